@@ -1,0 +1,513 @@
+//! The subcommands, on top of the hub.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::ExitCode;
+
+use serde_json::json;
+use tokio::sync::mpsc;
+
+use super::args::{merge, parse_args_json, parse_assignment};
+use super::{CliError, Command, output};
+use crate::catalog::{PromptRef, closest, find};
+use crate::config::{self, Config, ServerConfig};
+use crate::export::{Format, render};
+use crate::mcp::{Hub, McpError, McpEvent, PromptInfo, ServerDetails};
+
+/// Runs one subcommand.
+pub async fn run(config_path: Option<&Path>, command: Command) -> Result<ExitCode, CliError> {
+    let config = config::load(config_path).map_err(|e| CliError::runtime(e.to_string()))?;
+    match command {
+        Command::List { json } => list(&config, json).await,
+        Command::Servers { json } => servers(&config, json).await,
+        Command::Get {
+            prompt,
+            assignments,
+            args,
+            args_json,
+            format,
+        } => {
+            let format: Format = format.parse().map_err(CliError::usage)?;
+            let mut pairs = Vec::new();
+            for text in assignments.iter().chain(&args) {
+                pairs.push(parse_assignment(text).map_err(CliError::usage)?);
+            }
+            if let Some(json) = &args_json {
+                pairs.extend(parse_args_json(json).map_err(CliError::usage)?);
+            }
+            let arguments = merge(pairs).map_err(CliError::usage)?;
+            get(&config, &prompt, arguments, format).await
+        }
+        Command::Complete {
+            prompt,
+            argument,
+            prefix,
+            context,
+            json,
+        } => {
+            let mut pairs = Vec::new();
+            for text in &context {
+                pairs.push(parse_assignment(text).map_err(CliError::usage)?);
+            }
+            let context = merge(pairs).map_err(CliError::usage)?;
+            complete(&config, &prompt, &argument, &prefix, &context, json).await
+        }
+    }
+}
+
+fn no_servers(config: &Config) -> CliError {
+    let place = match (&config.path, config::default_config_path()) {
+        (Some(path), _) => format!("{} has no enabled [servers.NAME] tables", path.display()),
+        (None, Some(default)) => format!("no config file at {}", default.display()),
+        (None, None) => "no config file".to_string(),
+    };
+    CliError::runtime(format!(
+        "no servers to talk to: {place}. Add a server (see config.example.toml), or pass --config PATH"
+    ))
+}
+
+/// What one server ended up as, after the hub reported on it.
+enum Outcome {
+    Ready {
+        details: ServerDetails,
+        prompts: Vec<PromptInfo>,
+    },
+    Failed {
+        error: McpError,
+        stderr: Vec<String>,
+    },
+}
+
+/// Starts `servers`, waits until each is ready or failed, and returns the hub (still
+/// connected) with each server's outcome. Ctrl-C stops waiting.
+async fn connect_all(servers: Vec<ServerConfig>) -> Result<(Hub, BTreeMap<String, Outcome>), CliError> {
+    let (tx, mut rx) = mpsc::channel(64);
+    let mut pending: std::collections::BTreeSet<String> =
+        servers.iter().map(|s| s.name.clone()).collect();
+    let hub = Hub::start(servers, tx, false);
+    let mut outcomes = BTreeMap::new();
+    let interrupt = tokio::signal::ctrl_c();
+    tokio::pin!(interrupt);
+    while !pending.is_empty() {
+        let event = tokio::select! {
+            event = rx.recv() => event,
+            _ = &mut interrupt => {
+                hub.shutdown().await;
+                return Err(CliError { code: 130, message: "interrupted".into() });
+            }
+        };
+        let Some(event) = event else { break };
+        match event {
+            McpEvent::Ready { server, details, prompts } => {
+                pending.remove(&server);
+                outcomes.insert(server, Outcome::Ready { details, prompts });
+            }
+            McpEvent::Failed { server, error, stderr } => {
+                // A failure after Ready (the server dropped) does not replace the outcome.
+                if pending.remove(&server) {
+                    outcomes.insert(server, Outcome::Failed { error, stderr });
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok((hub, outcomes))
+}
+
+fn report_failure(server: &str, error: &McpError, stderr: &[String]) {
+    output::error(&format!("server `{server}` failed: {error}"));
+    if !stderr.is_empty() {
+        output::detail("its last stderr lines:");
+        for line in stderr {
+            output::detail(&format!("  {line}"));
+        }
+    }
+}
+
+fn write(body: &str) -> Result<(), CliError> {
+    output::result(body).map_err(|e| CliError::runtime(format!("cannot write the output: {e}")))
+}
+
+async fn list(config: &Config, json: bool) -> Result<ExitCode, CliError> {
+    let servers: Vec<ServerConfig> = config.enabled_servers().cloned().collect();
+    if servers.is_empty() {
+        return Err(no_servers(config));
+    }
+    let order: Vec<String> = servers.iter().map(|s| s.name.clone()).collect();
+    let (hub, outcomes) = connect_all(servers).await?;
+    hub.shutdown().await;
+    let mut prompts = Vec::new();
+    let mut answered = 0;
+    for name in &order {
+        match outcomes.get(name) {
+            Some(Outcome::Ready { prompts: p, .. }) => {
+                answered += 1;
+                prompts.extend(p.iter().cloned());
+            }
+            Some(Outcome::Failed { error, stderr }) => report_failure(name, error, stderr),
+            None => {}
+        }
+    }
+    if json {
+        let body = serde_json::to_string_pretty(&prompts).unwrap_or_default();
+        write(&format!("{body}\n"))?;
+    } else {
+        write(&list_text(&prompts))?;
+    }
+    Ok(if answered > 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// One line per prompt: `server/name  args  title: first line of description`.
+fn list_text(prompts: &[PromptInfo]) -> String {
+    let refs: Vec<String> = prompts.iter().map(|p| format!("{}/{}", p.server, p.name)).collect();
+    let width = refs.iter().map(|r| r.chars().count()).max().unwrap_or(0);
+    let mut out = String::new();
+    for (prompt, reference) in prompts.iter().zip(&refs) {
+        let args: Vec<String> = prompt
+            .arguments
+            .iter()
+            .map(|a| if a.required { format!("{}*", a.name) } else { format!("[{}]", a.name) })
+            .collect();
+        let mut line = format!("{reference:<width$}");
+        if !args.is_empty() {
+            line.push_str(&format!("  {}", args.join(" ")));
+        }
+        let summary = prompt.description.as_deref().and_then(|d| d.lines().next()).unwrap_or("");
+        match (&prompt.title, summary.is_empty()) {
+            (Some(title), false) => line.push_str(&format!("  — {title}: {summary}")),
+            (Some(title), true) => line.push_str(&format!("  — {title}")),
+            (None, false) => line.push_str(&format!("  — {summary}")),
+            (None, true) => {}
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// Resolves `SERVER/PROMPT` to a configured, enabled server and a prompt name.
+fn resolve_server<'a>(config: &'a Config, reference: &str) -> Result<(&'a ServerConfig, String), CliError> {
+    let reference = PromptRef::parse(reference).map_err(CliError::usage)?;
+    let enabled: Vec<&ServerConfig> = config.enabled_servers().collect();
+    let server = match &reference.server {
+        Some(name) => match config.server(name) {
+            Some(server) if server.enabled => server,
+            Some(_) => {
+                return Err(CliError::usage(format!(
+                    "server `{name}` is disabled in the config (set enabled = true)"
+                )));
+            }
+            None => {
+                let names = config.servers.iter().map(|s| s.name.as_str());
+                let hint = match closest(name, names, 3).as_slice() {
+                    [] => String::new(),
+                    found => format!(" Did you mean: {}?", found.join(", ")),
+                };
+                let known: Vec<&str> = enabled.iter().map(|s| s.name.as_str()).collect();
+                return Err(CliError::usage(format!(
+                    "no server `{name}` in the config (servers: {}).{hint}",
+                    if known.is_empty() { "none".to_string() } else { known.join(", ") }
+                )));
+            }
+        },
+        None => match enabled.as_slice() {
+            [only] => only,
+            [] => return Err(no_servers(config)),
+            many => {
+                let names: Vec<&str> = many.iter().map(|s| s.name.as_str()).collect();
+                return Err(CliError::usage(format!(
+                    "say which server `{}` is on: SERVER/{} (servers: {})",
+                    reference.prompt,
+                    reference.prompt,
+                    names.join(", ")
+                )));
+            }
+        },
+    };
+    Ok((server, reference.prompt))
+}
+
+/// Connects to one server and finds one prompt on it. On success the hub stays connected.
+async fn open_prompt(server: &ServerConfig, prompt: &str) -> Result<(Hub, PromptInfo), CliError> {
+    let (hub, mut outcomes) = connect_all(vec![server.clone()]).await?;
+    let outcome = outcomes.remove(&server.name);
+    let prompts = match outcome {
+        Some(Outcome::Ready { prompts, .. }) => prompts,
+        Some(Outcome::Failed { error, stderr }) => {
+            hub.shutdown().await;
+            report_failure(&server.name, &error, &stderr);
+            return Err(CliError::runtime(format!("cannot reach server `{}`", server.name)));
+        }
+        None => {
+            hub.shutdown().await;
+            return Err(CliError::runtime(format!("server `{}` did not report back", server.name)));
+        }
+    };
+    match find(&prompts, prompt) {
+        Some(found) => Ok((hub, found.clone())),
+        None => {
+            hub.shutdown().await;
+            let names = prompts.iter().map(|p| p.name.as_str());
+            let hint = match closest(prompt, names, 3).as_slice() {
+                [] => format!(" (`mcpick list` shows all {} of its prompts)", prompts.len()),
+                found => format!(
+                    ". Did you mean: {}?",
+                    found.iter().map(|n| format!("{}/{n}", server.name)).collect::<Vec<_>>().join(", ")
+                ),
+            };
+            Err(CliError::usage(format!(
+                "server `{}` has no prompt `{prompt}`{hint}",
+                server.name
+            )))
+        }
+    }
+}
+
+/// The usage of one prompt: its call shape and every argument with its description.
+pub fn prompt_usage(prompt: &PromptInfo) -> String {
+    let mut call = format!("usage: mcpick get {}/{}", prompt.server, prompt.name);
+    for arg in &prompt.arguments {
+        if arg.required {
+            call.push_str(&format!(" {}=VALUE", arg.name));
+        } else {
+            call.push_str(&format!(" [{}=VALUE]", arg.name));
+        }
+    }
+    let mut out = call;
+    if let Some(title) = &prompt.title {
+        out.push_str(&format!("\n\n{title}"));
+    }
+    if let Some(description) = &prompt.description {
+        out.push_str(&format!("\n\n{description}"));
+    }
+    if !prompt.arguments.is_empty() {
+        out.push_str("\n\narguments:");
+        let width = prompt.arguments.iter().map(|a| a.name.chars().count()).max().unwrap_or(0);
+        for arg in &prompt.arguments {
+            let mark = if arg.required { "required" } else { "optional" };
+            let mut about = String::new();
+            if let Some(title) = &arg.title {
+                about.push_str(title);
+            }
+            if let Some(description) = &arg.description {
+                if !about.is_empty() {
+                    about.push_str(": ");
+                }
+                about.push_str(description);
+            }
+            out.push_str(&format!("\n  {:<width$}  ({mark})  {about}", arg.name).trim_end().to_string().as_str());
+        }
+    }
+    out
+}
+
+/// Checks the arguments against the prompt before anything is sent.
+fn check_arguments(prompt: &PromptInfo, arguments: &BTreeMap<String, String>) -> Result<(), CliError> {
+    let declared = prompt.arguments.iter().map(|a| a.name.as_str());
+    for name in arguments.keys() {
+        if prompt.argument(name).is_none() {
+            let hint = match closest(name, declared.clone(), 1).first() {
+                Some(near) => format!(" (did you mean `{near}`?)"),
+                None => String::new(),
+            };
+            return Err(CliError::usage(format!(
+                "prompt `{}` has no argument `{name}`{hint}\n\n{}",
+                prompt.name,
+                prompt_usage(prompt)
+            )));
+        }
+    }
+    let missing: Vec<&str> = prompt
+        .arguments
+        .iter()
+        .filter(|a| a.required && !arguments.contains_key(&a.name))
+        .map(|a| a.name.as_str())
+        .collect();
+    if !missing.is_empty() {
+        return Err(CliError::usage(format!(
+            "missing required argument{} {}\n\n{}",
+            if missing.len() > 1 { "s" } else { "" },
+            missing.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", "),
+            prompt_usage(prompt)
+        )));
+    }
+    Ok(())
+}
+
+async fn get(
+    config: &Config,
+    reference: &str,
+    arguments: BTreeMap<String, String>,
+    format: Format,
+) -> Result<ExitCode, CliError> {
+    let (server, prompt_name) = resolve_server(config, reference)?;
+    let (hub, prompt) = open_prompt(server, &prompt_name).await?;
+    if let Err(error) = check_arguments(&prompt, &arguments) {
+        hub.shutdown().await;
+        return Err(error);
+    }
+    let result = match hub.connection(&server.name) {
+        Some(connection) => {
+            tokio::select! {
+                result = connection.get_prompt(&prompt.name, &arguments) => Some(result),
+                _ = tokio::signal::ctrl_c() => None,
+            }
+        }
+        None => Some(Err(McpError::Closed(String::new()))),
+    };
+    hub.shutdown().await;
+    match result {
+        None => Err(CliError { code: 130, message: "interrupted; the request was cancelled".into() }),
+        Some(Ok(messages)) => {
+            write(&render(&messages, format))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(Err(error)) => Err(CliError::runtime(format!(
+            "{}/{}: {error}",
+            server.name, prompt.name
+        ))),
+    }
+}
+
+async fn complete(
+    config: &Config,
+    reference: &str,
+    argument: &str,
+    prefix: &str,
+    context: &BTreeMap<String, String>,
+    json: bool,
+) -> Result<ExitCode, CliError> {
+    let (server, prompt_name) = resolve_server(config, reference)?;
+    let (hub, prompt) = open_prompt(server, &prompt_name).await?;
+    if prompt.argument(argument).is_none() {
+        hub.shutdown().await;
+        let names = prompt.arguments.iter().map(|a| a.name.as_str());
+        let hint = match closest(argument, names, 1).first() {
+            Some(near) => format!(" (did you mean `{near}`?)"),
+            None => String::new(),
+        };
+        return Err(CliError::usage(format!(
+            "prompt `{}` has no argument `{argument}`{hint}\n\n{}",
+            prompt.name,
+            prompt_usage(&prompt)
+        )));
+    }
+    let result = match hub.connection(&server.name) {
+        Some(connection) => {
+            tokio::select! {
+                result = connection.complete(&prompt.name, argument, prefix, context) => Some(result),
+                _ = tokio::signal::ctrl_c() => None,
+            }
+        }
+        None => Some(Err(McpError::Closed(String::new()))),
+    };
+    hub.shutdown().await;
+    match result {
+        None => Err(CliError { code: 130, message: "interrupted; the request was cancelled".into() }),
+        Some(Ok(completion)) => {
+            if json {
+                let body = serde_json::to_string_pretty(&completion).unwrap_or_default();
+                write(&format!("{body}\n"))?;
+            } else {
+                let mut body = String::new();
+                for value in &completion.values {
+                    body.push_str(value);
+                    body.push('\n');
+                }
+                write(&body)?;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(Err(error)) => Err(CliError::runtime(format!(
+            "{}/{}: completing `{argument}`: {error}",
+            server.name, prompt.name
+        ))),
+    }
+}
+
+async fn servers(config: &Config, json: bool) -> Result<ExitCode, CliError> {
+    if config.servers.is_empty() {
+        return Err(no_servers(config));
+    }
+    let enabled: Vec<ServerConfig> = config.enabled_servers().cloned().collect();
+    let (hub, outcomes) = connect_all(enabled).await?;
+    hub.shutdown().await;
+    let mut rows = Vec::new();
+    for server in &config.servers {
+        let base = json!({ "name": server.name, "transport": server.transport.kind() });
+        let row = match outcomes.get(&server.name) {
+            _ if !server.enabled => merge_json(base, json!({ "state": "disabled" })),
+            Some(Outcome::Ready { details, prompts }) => merge_json(
+                base,
+                json!({
+                    "state": "ready",
+                    "protocol_version": details.protocol_version,
+                    "server_name": details.server_name,
+                    "server_version": details.server_version,
+                    "capabilities": details.capabilities,
+                    "prompt_count": prompts.len(),
+                }),
+            ),
+            Some(Outcome::Failed { error, stderr }) => merge_json(
+                base,
+                json!({ "state": "failed", "error": error.to_string(), "stderr": stderr }),
+            ),
+            None => merge_json(base, json!({ "state": "unknown" })),
+        };
+        rows.push(row);
+    }
+    if json {
+        let body = serde_json::to_string_pretty(&rows).unwrap_or_default();
+        write(&format!("{body}\n"))?;
+    } else {
+        write(&servers_text(&rows))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn merge_json(mut base: serde_json::Value, extra: serde_json::Value) -> serde_json::Value {
+    if let (Some(base), serde_json::Value::Object(extra)) = (base.as_object_mut(), extra) {
+        base.extend(extra);
+    }
+    base
+}
+
+fn servers_text(rows: &[serde_json::Value]) -> String {
+    let mut out = String::new();
+    for row in rows {
+        let field = |key: &str| row[key].as_str().unwrap_or("").to_string();
+        out.push_str(&format!("{}  ({}, {})\n", field("name"), field("transport"), field("state")));
+        match row["state"].as_str() {
+            Some("ready") => {
+                let identity = match (row["server_name"].as_str(), row["server_version"].as_str()) {
+                    (Some(n), Some(v)) => format!("{n} {v}"),
+                    (Some(n), None) => n.to_string(),
+                    _ => "unnamed".to_string(),
+                };
+                let capabilities: Vec<String> = row["capabilities"]
+                    .as_object()
+                    .map(|o| o.keys().cloned().collect())
+                    .unwrap_or_default();
+                out.push_str(&format!("  server:       {identity}\n"));
+                out.push_str(&format!("  protocol:     {}\n", field("protocol_version")));
+                out.push_str(&format!("  capabilities: {}\n", capabilities.join(", ")));
+                out.push_str(&format!("  prompts:      {}\n", row["prompt_count"]));
+            }
+            Some("failed") => {
+                out.push_str(&format!("  error: {}\n", field("error")));
+                if let Some(lines) = row["stderr"].as_array().filter(|l| !l.is_empty()) {
+                    out.push_str("  last stderr lines:\n");
+                    for line in lines {
+                        out.push_str(&format!("    {}\n", line.as_str().unwrap_or("")));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}

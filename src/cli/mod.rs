@@ -1,0 +1,115 @@
+//! The command line: `mcpick list`, `get`, `complete` and `servers`.
+
+mod args;
+mod commands;
+mod output;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use crate::config::CONFIG_ENV;
+
+pub use args::{parse_assignment, parse_args_json};
+
+/// mcpick: every MCP server's prompts in one place — list them, fill them, export them.
+#[derive(Debug, Parser)]
+#[command(name = "mcpick", version, about, long_about = None)]
+pub struct Cli {
+    /// The config file (default: the platform config dir's mcpick/config.toml).
+    #[arg(long, global = true, env = CONFIG_ENV, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// List every prompt of every configured server.
+    List {
+        /// Print one JSON array (server, name, title, description, arguments).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Fill a prompt and print its messages.
+    Get {
+        /// The prompt, as SERVER/PROMPT (a bare PROMPT works when one server is configured).
+        prompt: String,
+        /// Arguments as NAME=VALUE (values may hold spaces, newlines and `=`).
+        #[arg(value_name = "NAME=VALUE")]
+        assignments: Vec<String>,
+        /// One more argument as NAME=VALUE (may repeat).
+        #[arg(long = "arg", value_name = "NAME=VALUE")]
+        args: Vec<String>,
+        /// Arguments as a JSON object of strings, e.g. '{"city":"New York"}'.
+        #[arg(long, value_name = "JSON")]
+        args_json: Option<String>,
+        /// Output format.
+        #[arg(long, default_value = "markdown", value_parser = ["markdown", "text", "mcp-json", "openai", "anthropic"])]
+        format: String,
+    },
+    /// Ask a server to complete a prompt argument.
+    Complete {
+        /// The prompt, as SERVER/PROMPT.
+        prompt: String,
+        /// The argument to complete.
+        argument: String,
+        /// What has been typed so far.
+        #[arg(default_value = "")]
+        prefix: String,
+        /// Values of the prompt's other arguments, as NAME=VALUE (may repeat).
+        #[arg(long = "context", value_name = "NAME=VALUE")]
+        context: Vec<String>,
+        /// Print JSON: values, total, hasMore.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show each server's connection state, protocol, identity and capabilities.
+    Servers {
+        /// Print one JSON array.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// A failure with its exit code: 1 for runtime errors, 2 for usage errors.
+#[derive(Debug)]
+pub struct CliError {
+    /// The process exit code.
+    pub code: u8,
+    /// What to print on stderr.
+    pub message: String,
+}
+
+impl CliError {
+    /// A usage error (exit 2).
+    pub fn usage(message: impl Into<String>) -> Self {
+        CliError { code: 2, message: message.into() }
+    }
+
+    /// A runtime error (exit 1).
+    pub fn runtime(message: impl Into<String>) -> Self {
+        CliError { code: 1, message: message.into() }
+    }
+}
+
+/// Runs a parsed command line and returns the process exit code.
+pub async fn run(cli: Cli) -> ExitCode {
+    let result = match cli.command {
+        None => Err(CliError::usage(
+            "the full-screen menu is not part of this build yet; use a subcommand: list, get, complete or servers (see mcpick --help)",
+        )),
+        Some(command) => commands::run(cli.config.as_deref(), command).await,
+    };
+    match result {
+        Ok(code) => code,
+        Err(error) => {
+            output::error(&error.message);
+            ExitCode::from(error.code)
+        }
+    }
+}

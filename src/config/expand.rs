@@ -1,0 +1,121 @@
+//! `${VAR}` and `${VAR:-default}` expansion for config strings.
+
+use thiserror::Error;
+
+/// Why a string could not be expanded.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum ExpandError {
+    /// `${NAME}` named a variable that is not set and gave no default.
+    #[error("environment variable `{0}` is not set (set it, or write ${{{0}:-default}})")]
+    Unset(String),
+    /// `${` without a closing `}`.
+    #[error("`${{` is never closed with `}}` (write `$${{` for a literal `${{`)")]
+    Unclosed,
+    /// The text between `${` and `}` is not a variable name.
+    #[error("`{0}` is not a variable name (letters, digits and `_`, not starting with a digit)")]
+    BadName(String),
+}
+
+/// Expands `${VAR}` and `${VAR:-default}` in `input`, looking variables up with `lookup`.
+///
+/// `$${` is an escape for a literal `${`. A `$` not followed by `{` is kept as it is, so
+/// shell-like text such as `$HOME` or `a$b` passes through untouched. A variable set to the
+/// empty string counts as unset for `:-`, as in POSIX shells.
+pub fn expand(input: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Result<String, ExpandError> {
+    let mut out = String::with_capacity(input.len());
+    let mut rest = input;
+    while let Some(pos) = rest.find('$') {
+        out.push_str(&rest[..pos]);
+        let after = &rest[pos + 1..];
+        if let Some(escaped) = after.strip_prefix("${") {
+            out.push_str("${");
+            rest = escaped;
+            continue;
+        }
+        let Some(body_start) = after.strip_prefix('{') else {
+            out.push('$');
+            rest = after;
+            continue;
+        };
+        let end = body_start.find('}').ok_or(ExpandError::Unclosed)?;
+        let body = &body_start[..end];
+        let (name, default) = match body.split_once(":-") {
+            Some((name, default)) => (name, Some(default)),
+            None => (body, None),
+        };
+        if !is_variable_name(name) {
+            return Err(ExpandError::BadName(name.to_string()));
+        }
+        match (lookup(name).filter(|v| !v.is_empty() || default.is_none()), default) {
+            (Some(value), _) => out.push_str(&value),
+            (None, Some(default)) => out.push_str(default),
+            (None, None) => return Err(ExpandError::Unset(name.to_string())),
+        }
+        rest = &body_start[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+fn is_variable_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(name: &str) -> Option<String> {
+        match name {
+            "HOME" => Some("/home/u".into()),
+            "EMPTY" => Some(String::new()),
+            "TOKEN" => Some("s3cr=t".into()),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn plain_text_is_unchanged() {
+        assert_eq!(expand("npx -y pkg", &env).unwrap(), "npx -y pkg");
+    }
+
+    #[test]
+    fn set_variables_expand_anywhere_in_the_string() {
+        assert_eq!(expand("${HOME}/x", &env).unwrap(), "/home/u/x");
+        assert_eq!(expand("Bearer ${TOKEN}!", &env).unwrap(), "Bearer s3cr=t!");
+        assert_eq!(expand("${HOME}${TOKEN}", &env).unwrap(), "/home/us3cr=t");
+    }
+
+    #[test]
+    fn default_applies_when_unset_or_empty() {
+        assert_eq!(expand("${NOPE:-fallback}", &env).unwrap(), "fallback");
+        assert_eq!(expand("${EMPTY:-fallback}", &env).unwrap(), "fallback");
+        assert_eq!(expand("${NOPE:-}", &env).unwrap(), "");
+        assert_eq!(expand("${HOME:-fallback}", &env).unwrap(), "/home/u");
+    }
+
+    #[test]
+    fn empty_value_without_default_is_kept_empty() {
+        assert_eq!(expand("[${EMPTY}]", &env).unwrap(), "[]");
+    }
+
+    #[test]
+    fn unset_variable_is_an_error_naming_it() {
+        assert_eq!(expand("a ${MISSING} b", &env), Err(ExpandError::Unset("MISSING".into())));
+    }
+
+    #[test]
+    fn lone_dollars_and_escapes_pass_through() {
+        assert_eq!(expand("$HOME a$b $", &env).unwrap(), "$HOME a$b $");
+        assert_eq!(expand("$${HOME}", &env).unwrap(), "${HOME}");
+    }
+
+    #[test]
+    fn malformed_references_are_errors() {
+        assert_eq!(expand("${HOME", &env), Err(ExpandError::Unclosed));
+        assert_eq!(expand("${1X}", &env), Err(ExpandError::BadName("1X".into())));
+        assert_eq!(expand("${}", &env), Err(ExpandError::BadName(String::new())));
+    }
+}

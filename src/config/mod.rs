@@ -1,0 +1,359 @@
+//! The config file: its TOML model, where it lives, and `${VAR}` expansion.
+
+mod expand;
+
+pub use expand::{ExpandError, expand};
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+use thiserror::Error;
+
+/// The request timeout used when a server sets no `timeout_ms`.
+pub const DEFAULT_TIMEOUT_MS: u64 = 30_000;
+
+/// The environment variable that points at a config file, like `--config`.
+pub const CONFIG_ENV: &str = "MCPICK_CONFIG";
+
+/// A loaded, validated and expanded config.
+#[derive(Debug, Clone, Default)]
+pub struct Config {
+    /// The file it came from, if any.
+    pub path: Option<PathBuf>,
+    /// Every configured server, enabled or not, ordered by name.
+    pub servers: Vec<ServerConfig>,
+}
+
+impl Config {
+    /// The servers that are enabled, in name order.
+    pub fn enabled_servers(&self) -> impl Iterator<Item = &ServerConfig> {
+        self.servers.iter().filter(|s| s.enabled)
+    }
+
+    /// The server called `name`, enabled or not.
+    pub fn server(&self, name: &str) -> Option<&ServerConfig> {
+        self.servers.iter().find(|s| s.name == name)
+    }
+}
+
+/// One `[servers.NAME]` table after expansion.
+#[derive(Clone, PartialEq, Eq)]
+pub struct ServerConfig {
+    /// The table's name: how the user refers to the server.
+    pub name: String,
+    /// How to reach it.
+    pub transport: TransportConfig,
+    /// The limit for each request to it.
+    pub timeout: Duration,
+    /// Whether mcpick connects to it.
+    pub enabled: bool,
+}
+
+/// How to reach a server.
+#[derive(Clone, PartialEq, Eq)]
+pub enum TransportConfig {
+    /// A child process speaking JSON-RPC on stdin/stdout.
+    Stdio {
+        /// The program to run.
+        command: String,
+        /// Its arguments.
+        args: Vec<String>,
+        /// Variables added to the inherited environment.
+        env: BTreeMap<String, String>,
+        /// The working directory, if not the current one.
+        cwd: Option<PathBuf>,
+    },
+    /// A Streamable HTTP endpoint.
+    Http {
+        /// The endpoint URL.
+        url: String,
+        /// Headers sent with every request (static tokens and the like).
+        headers: BTreeMap<String, String>,
+    },
+}
+
+impl TransportConfig {
+    /// A short name of the transport kind: `stdio` or `http`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            TransportConfig::Stdio { .. } => "stdio",
+            TransportConfig::Http { .. } => "http",
+        }
+    }
+}
+
+// Env and header values hold secrets: Debug shows their names only.
+impl fmt::Debug for TransportConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TransportConfig::Stdio { command, args, env, cwd } => f
+                .debug_struct("Stdio")
+                .field("command", command)
+                .field("args", args)
+                .field("env", &env.keys().collect::<Vec<_>>())
+                .field("cwd", cwd)
+                .finish(),
+            TransportConfig::Http { url, headers } => f
+                .debug_struct("Http")
+                .field("url", url)
+                .field("headers", &headers.keys().collect::<Vec<_>>())
+                .finish(),
+        }
+    }
+}
+
+impl fmt::Debug for ServerConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ServerConfig")
+            .field("name", &self.name)
+            .field("transport", &self.transport)
+            .field("timeout", &self.timeout)
+            .field("enabled", &self.enabled)
+            .finish()
+    }
+}
+
+/// Why a config could not be used.
+#[derive(Debug, Error)]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("cannot read config file {path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// The TOML is malformed or has unknown or mistyped fields.
+    #[error("config file {path}: {message}")]
+    Parse {
+        /// The file, or `<string>`.
+        path: PathBuf,
+        /// The parser's message, with line and column.
+        message: String,
+    },
+    /// A server table is inconsistent.
+    #[error("config file {path}: server `{server}`: {message}")]
+    Server {
+        /// The file.
+        path: PathBuf,
+        /// The server's table name.
+        server: String,
+        /// What is wrong and how to fix it.
+        message: String,
+    },
+    /// A `${VAR}` reference could not be expanded.
+    #[error("config file {path}: server `{server}`, field `{field}`: {source}")]
+    Expand {
+        /// The file.
+        path: PathBuf,
+        /// The server's table name.
+        server: String,
+        /// The field, e.g. `env.API_KEY` or `args[2]`.
+        field: String,
+        /// What went wrong.
+        source: ExpandError,
+    },
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawConfig {
+    #[serde(default)]
+    servers: BTreeMap<String, RawServer>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawServer {
+    command: Option<String>,
+    args: Option<Vec<String>>,
+    env: Option<BTreeMap<String, String>>,
+    cwd: Option<String>,
+    url: Option<String>,
+    headers: Option<BTreeMap<String, String>>,
+    timeout_ms: Option<u64>,
+    enabled: Option<bool>,
+}
+
+/// Where the config file is read from when neither `--config` nor `MCPICK_CONFIG` says.
+pub fn default_config_path() -> Option<PathBuf> {
+    directories::ProjectDirs::from("", "", "mcpick").map(|d| d.config_dir().join("config.toml"))
+}
+
+/// Loads the config: `explicit` (from `--config` or `MCPICK_CONFIG`) must exist; the default
+/// location may be missing, which gives an empty config.
+pub fn load(explicit: Option<&Path>) -> Result<Config, ConfigError> {
+    let path = match explicit {
+        Some(path) => path.to_path_buf(),
+        None => match default_config_path() {
+            Some(path) if path.exists() => path,
+            _ => return Ok(Config::default()),
+        },
+    };
+    let text = std::fs::read_to_string(&path).map_err(|source| ConfigError::Read {
+        path: path.clone(),
+        source,
+    })?;
+    let mut config = parse(&text, &path, &|name| std::env::var(name).ok())?;
+    config.path = Some(path);
+    Ok(config)
+}
+
+/// Parses and validates config text; `path` is only used in messages, `lookup` resolves
+/// `${VAR}` references.
+pub fn parse(
+    text: &str,
+    path: &Path,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) -> Result<Config, ConfigError> {
+    let raw: RawConfig = toml::from_str(text).map_err(|e| ConfigError::Parse {
+        path: path.to_path_buf(),
+        message: e.to_string().trim_end().to_string(),
+    })?;
+    let servers = raw
+        .servers
+        .into_iter()
+        .map(|(name, server)| build_server(path, name, server, lookup))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Config { path: None, servers })
+}
+
+/// Checks that a server name can be used in `SERVER/PROMPT` references.
+fn check_server_name(name: &str) -> Result<(), String> {
+    if name.is_empty() {
+        return Err("a server name cannot be empty".into());
+    }
+    if let Some(bad) = name
+        .chars()
+        .find(|c| !(c.is_alphanumeric() || matches!(c, '-' | '_' | '.')))
+    {
+        return Err(format!(
+            "the name may only hold letters, digits, `-`, `_` and `.` (found {bad:?}), because it is used as `SERVER/PROMPT`"
+        ));
+    }
+    Ok(())
+}
+
+fn build_server(
+    path: &Path,
+    name: String,
+    raw: RawServer,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) -> Result<ServerConfig, ConfigError> {
+    let server_error = |message: String| ConfigError::Server {
+        path: path.to_path_buf(),
+        server: name.clone(),
+        message,
+    };
+    check_server_name(&name).map_err(server_error)?;
+    let expand_field = |field: &str, value: &str| {
+        expand(value, lookup).map_err(|source| ConfigError::Expand {
+            path: path.to_path_buf(),
+            server: name.clone(),
+            field: field.to_string(),
+            source,
+        })
+    };
+    let transport = match (raw.command, raw.url) {
+        (Some(_), Some(_)) => {
+            return Err(server_error(
+                "has both `command` (stdio) and `url` (HTTP); keep one".into(),
+            ));
+        }
+        (None, None) => {
+            return Err(server_error(
+                "needs `command` (a stdio server) or `url` (a Streamable HTTP server)".into(),
+            ));
+        }
+        (Some(command), None) => {
+            if raw.headers.is_some() {
+                return Err(server_error(
+                    "`headers` only applies to `url` servers; stdio servers take `env`".into(),
+                ));
+            }
+            let command = expand_tilde(&expand_field("command", &command)?);
+            if command.trim().is_empty() {
+                return Err(server_error("`command` is empty".into()));
+            }
+            let args = raw
+                .args
+                .unwrap_or_default()
+                .iter()
+                .enumerate()
+                .map(|(i, a)| expand_field(&format!("args[{i}]"), a))
+                .collect::<Result<Vec<_>, _>>()?;
+            let env = raw
+                .env
+                .unwrap_or_default()
+                .into_iter()
+                .map(|(k, v)| Ok((k.clone(), expand_field(&format!("env.{k}"), &v)?)))
+                .collect::<Result<BTreeMap<_, _>, ConfigError>>()?;
+            let cwd = raw
+                .cwd
+                .map(|c| expand_field("cwd", &c).map(|c| PathBuf::from(expand_tilde(&c))))
+                .transpose()?;
+            TransportConfig::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            }
+        }
+        (None, Some(url)) => {
+            for field in [
+                ("args", raw.args.is_some()),
+                ("env", raw.env.is_some()),
+                ("cwd", raw.cwd.is_some()),
+            ] {
+                if field.1 {
+                    return Err(server_error(format!(
+                        "`{}` only applies to `command` servers, not `url` ones",
+                        field.0
+                    )));
+                }
+            }
+            let url = expand_field("url", &url)?;
+            if !(url.starts_with("http://") || url.starts_with("https://")) {
+                return Err(server_error(format!(
+                    "`url` must start with http:// or https:// (got {url:?})"
+                )));
+            }
+            let headers = raw
+                .headers
+                .unwrap_or_default()
+                .into_iter()
+                .map(|(k, v)| Ok((k.clone(), expand_field(&format!("headers.{k}"), &v)?)))
+                .collect::<Result<BTreeMap<_, _>, ConfigError>>()?;
+            TransportConfig::Http { url, headers }
+        }
+    };
+    let timeout_ms = raw.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS);
+    if timeout_ms == 0 {
+        return Err(server_error("`timeout_ms` must be more than 0".into()));
+    }
+    Ok(ServerConfig {
+        name,
+        transport,
+        timeout: Duration::from_millis(timeout_ms),
+        enabled: raw.enabled.unwrap_or(true),
+    })
+}
+
+/// Replaces a leading `~` or `~/` with the home directory, as a shell would.
+fn expand_tilde(value: &str) -> String {
+    let home = || directories::BaseDirs::new().map(|d| d.home_dir().to_string_lossy().into_owned());
+    if value == "~" {
+        return home().unwrap_or_else(|| value.to_string());
+    }
+    match (value.strip_prefix("~/"), home()) {
+        (Some(rest), Some(home)) => format!("{home}/{rest}"),
+        _ => value.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests;

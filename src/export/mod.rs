@@ -1,0 +1,125 @@
+//! Export formats: pure functions from messages to text, shared by the CLI and the TUI.
+
+mod chat;
+mod markdown;
+
+use std::str::FromStr;
+
+use crate::mcp::{Content, EmbeddedResource, KnownContent, PromptMessages};
+
+pub use chat::{anthropic, openai};
+pub use markdown::{markdown, plain_text};
+
+/// An export format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// Markdown with one heading per message.
+    Markdown,
+    /// Plain text with role labels.
+    Text,
+    /// The MCP `PromptMessage` list as JSON.
+    McpJson,
+    /// OpenAI Chat Completions `messages`.
+    OpenAi,
+    /// Anthropic Messages `messages`.
+    Anthropic,
+}
+
+impl Format {
+    /// Every format with its CLI name.
+    pub const ALL: [(&'static str, Format); 5] = [
+        ("markdown", Format::Markdown),
+        ("text", Format::Text),
+        ("mcp-json", Format::McpJson),
+        ("openai", Format::OpenAi),
+        ("anthropic", Format::Anthropic),
+    ];
+}
+
+impl FromStr for Format {
+    type Err = String;
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        Format::ALL
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, f)| *f)
+            .ok_or_else(|| {
+                let names: Vec<_> = Format::ALL.iter().map(|(n, _)| *n).collect();
+                format!("unknown format `{name}` (use one of: {})", names.join(", "))
+            })
+    }
+}
+
+/// Renders `prompt` in `format`. JSON formats are pretty-printed; every output ends with a newline.
+pub fn render(prompt: &PromptMessages, format: Format) -> String {
+    let mut out = match format {
+        Format::Markdown => markdown(prompt),
+        Format::Text => plain_text(prompt),
+        Format::McpJson => pretty(&serde_json::to_value(&prompt.messages).unwrap_or_default()),
+        Format::OpenAi => pretty(&openai(prompt)),
+        Format::Anthropic => pretty(&anthropic(prompt)),
+    };
+    if !out.ends_with('\n') {
+        out.push('\n');
+    }
+    out
+}
+
+fn pretty(value: &serde_json::Value) -> String {
+    serde_json::to_string_pretty(value).unwrap_or_default()
+}
+
+/// The size in bytes that a base64 string decodes to (padding-aware, whitespace ignored).
+pub fn decoded_len(base64: &str) -> usize {
+    let clean = base64.bytes().filter(|b| !b.is_ascii_whitespace()).count();
+    let padding = base64.trim_end().bytes().rev().take_while(|b| *b == b'=').count().min(2);
+    let whole = (clean / 4) * 3
+        + match clean % 4 {
+            2 => 1,
+            3 => 2,
+            _ => 0,
+        };
+    // A partial final quantum has no padding; a full one may carry up to two `=`.
+    if clean % 4 == 0 { whole.saturating_sub(padding) } else { whole }
+}
+
+/// A one-line, human description of a non-text block, e.g. `image: image/png, 68 bytes`.
+pub fn describe(content: &Content) -> String {
+    match content {
+        Content::Known(KnownContent::Text { text, .. }) => format!("text, {} chars", text.chars().count()),
+        Content::Known(KnownContent::Image { data, mime_type, .. }) => {
+            format!("image: {mime_type}, {} bytes", decoded_len(data))
+        }
+        Content::Known(KnownContent::Audio { data, mime_type, .. }) => {
+            format!("audio: {mime_type}, {} bytes", decoded_len(data))
+        }
+        Content::Known(KnownContent::Resource { resource, .. }) => match resource {
+            EmbeddedResource::Text { uri, mime_type, .. } => {
+                format!("resource {uri}{}", mime_suffix(mime_type.as_deref()))
+            }
+            EmbeddedResource::Blob { uri, mime_type, blob, .. } => format!(
+                "resource {uri}: {}, {} bytes",
+                mime_type.as_deref().unwrap_or("application/octet-stream"),
+                decoded_len(blob)
+            ),
+        },
+        Content::Known(KnownContent::ResourceLink { uri, name, mime_type, size, .. }) => {
+            let mut out = format!("resource link {name} <{uri}>");
+            match (mime_type, size) {
+                (Some(m), Some(s)) => out.push_str(&format!(" ({m}, {s} bytes)")),
+                (Some(m), None) => out.push_str(&format!(" ({m})")),
+                (None, Some(s)) => out.push_str(&format!(" ({s} bytes)")),
+                (None, None) => {}
+            }
+            out
+        }
+        Content::Unknown(_) => format!("unknown content type `{}`", content.kind()),
+    }
+}
+
+fn mime_suffix(mime: Option<&str>) -> String {
+    mime.map(|m| format!(" ({m})")).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,10 @@
+//! mcpick: a terminal host for MCP prompts. The library holds everything; `main.rs` only
+//! parses arguments and dispatches, so tests can drive every part.
+#![forbid(unsafe_code)]
+
+pub mod catalog;
+pub mod cli;
+pub mod config;
+pub mod export;
+pub mod mcp;
+pub mod text;

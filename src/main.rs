@@ -1,0 +1,42 @@
+//! The `mcpick` binary: parse the command line, set up logging, run.
+#![forbid(unsafe_code)]
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use mcpick::cli::{Cli, run};
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let _log_guard = init_logging();
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("mcpick: cannot start the async runtime: {error}");
+            return ExitCode::from(1);
+        }
+    };
+    let code = runtime.block_on(run(cli));
+    // Server tasks are already shut down; do not wait on stragglers (e.g. a stuck reader).
+    runtime.shutdown_timeout(std::time::Duration::from_millis(100));
+    code
+}
+
+/// Logs go to a file only (the terminal belongs to the output): the state dir's
+/// `mcpick.log`, level from `MCPICK_LOG` (default `info`). No log dir, no logs.
+fn init_logging() -> Option<tracing_appender::non_blocking::WorkerGuard> {
+    let dirs = directories::ProjectDirs::from("", "", "mcpick")?;
+    let dir = dirs.state_dir().unwrap_or_else(|| dirs.data_local_dir()).to_path_buf();
+    std::fs::create_dir_all(&dir).ok()?;
+    let appender = tracing_appender::rolling::never(&dir, "mcpick.log");
+    let (writer, guard) = tracing_appender::non_blocking(appender);
+    let filter = tracing_subscriber::EnvFilter::try_from_env("MCPICK_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    tracing_subscriber::fmt()
+        .with_writer(writer)
+        .with_ansi(false)
+        .with_env_filter(filter)
+        .try_init()
+        .ok()?;
+    Some(guard)
+}

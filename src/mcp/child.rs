@@ -1,0 +1,169 @@
+//! Stdio server processes: spawning with piped stderr, and a prompt, orphan-free shutdown.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::{ExitStatus, Stdio};
+use std::sync::Arc;
+use std::time::Duration;
+
+use nix::sys::signal::{Signal, killpg};
+use nix::unistd::Pid;
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
+use tokio::process::{ChildStdin, ChildStdout, Command};
+use tokio::sync::{mpsc, watch};
+
+use super::error::McpError;
+use super::log::ServerLog;
+use super::types::LogLine;
+
+/// How long a server gets to exit after its stdin is closed, and again after SIGTERM.
+pub const EXIT_GRACE: Duration = Duration::from_millis(150);
+
+/// A running stdio server process (and its process group).
+#[derive(Debug)]
+pub struct ChildProcess {
+    pid: Option<u32>,
+    exit: watch::Receiver<Option<ExitStatus>>,
+}
+
+/// The pipes the protocol runs over.
+pub type ChildPipes = (ChildStdout, ChildStdin);
+
+/// What to run.
+pub struct SpawnSpec<'a> {
+    /// The program.
+    pub command: &'a str,
+    /// Its arguments.
+    pub args: &'a [String],
+    /// Extra environment.
+    pub env: &'a BTreeMap<String, String>,
+    /// Working directory.
+    pub cwd: Option<&'a PathBuf>,
+}
+
+impl ChildProcess {
+    /// Starts the server in its own process group, stderr read line by line into `log`
+    /// (and each line to `on_line`), never onto the terminal.
+    pub fn spawn(
+        server: &str,
+        spec: &SpawnSpec<'_>,
+        log: Arc<ServerLog>,
+        on_line: Option<mpsc::Sender<LogLine>>,
+    ) -> Result<(ChildProcess, ChildPipes), McpError> {
+        let mut command = Command::new(spec.command);
+        command
+            .args(spec.args)
+            .envs(spec.env)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            // Its own group, so shutdown reaches grandchildren (npx → node) and a
+            // Ctrl-C meant for mcpick does not kill servers behind its back.
+            .process_group(0)
+            .kill_on_drop(true);
+        if let Some(cwd) = spec.cwd {
+            command.current_dir(cwd);
+        }
+        let mut child = command.spawn().map_err(|e| McpError::Spawn {
+            command: spec.command.to_string(),
+            reason: spawn_hint(&e, spec.cwd),
+        })?;
+        let stdin = child.stdin.take().expect("stdin is piped");
+        let stdout = child.stdout.take().expect("stdout is piped");
+        let stderr = child.stderr.take().expect("stderr is piped");
+        let pid = child.id();
+
+        let server_name = server.to_string();
+        tokio::spawn(async move {
+            let mut reader = BufReader::new(stderr);
+            let mut buf = Vec::new();
+            loop {
+                buf.clear();
+                // Bounded: a line without a newline is cut, read on as the next line.
+                match (&mut reader)
+                    .take(64 * 1024)
+                    .read_until(b'\n', &mut buf)
+                    .await
+                {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {
+                        let text = String::from_utf8_lossy(&buf);
+                        let line = log.push("stderr", &text);
+                        tracing::info!(target: "mcpick::server", server = %server_name, "stderr: {}", line.text);
+                        if let Some(tx) = &on_line {
+                            // Dropped when the reader is slow: a flood must not queue forever.
+                            let _ = tx.try_send(line);
+                        }
+                    }
+                }
+            }
+        });
+
+        let (exit_tx, exit_rx) = watch::channel(None);
+        tokio::spawn(async move {
+            let status = child.wait().await;
+            let _ = exit_tx.send(status.ok());
+        });
+
+        Ok((ChildProcess { pid, exit: exit_rx }, (stdout, stdin)))
+    }
+
+    /// The exit status, once the process has exited.
+    pub fn exit_status(&self) -> Option<ExitStatus> {
+        *self.exit.borrow()
+    }
+
+    /// Waits until the process exits.
+    pub async fn exited(&self) -> Option<ExitStatus> {
+        let mut exit = self.exit.clone();
+        let result = exit.wait_for(Option::is_some).await;
+        result.ok().and_then(|s| *s)
+    }
+
+    /// Ends the process: its stdin must already be closed. Waits [`EXIT_GRACE`], then
+    /// SIGTERMs the process group, waits again, then SIGKILLs it.
+    pub async fn terminate(&self) {
+        if tokio::time::timeout(EXIT_GRACE, self.exited()).await.is_ok() {
+            self.kill_group(Signal::SIGKILL); // stray grandchildren, if any
+            return;
+        }
+        self.kill_group(Signal::SIGTERM);
+        if tokio::time::timeout(EXIT_GRACE, self.exited()).await.is_err() {
+            tracing::warn!(pid = ?self.pid, "server ignored SIGTERM; killing it");
+        }
+        self.kill_group(Signal::SIGKILL);
+        let _ = tokio::time::timeout(EXIT_GRACE, self.exited()).await;
+    }
+
+    fn kill_group(&self, signal: Signal) {
+        if let Some(pid) = self.pid.and_then(|p| i32::try_from(p).ok()) {
+            // ESRCH (group already gone) is the common, harmless case.
+            let _ = killpg(Pid::from_raw(pid), signal);
+        }
+    }
+}
+
+fn spawn_hint(error: &std::io::Error, cwd: Option<&PathBuf>) -> String {
+    match error.kind() {
+        std::io::ErrorKind::NotFound => match cwd {
+            Some(cwd) if !cwd.is_dir() => {
+                format!("the working directory {} does not exist (check `cwd`)", cwd.display())
+            }
+            _ => "no such program (check `command`, and that it is on PATH)".to_string(),
+        },
+        std::io::ErrorKind::PermissionDenied => {
+            format!("{error} (is the program executable?)")
+        }
+        _ => error.to_string(),
+    }
+}
+
+/// Describes how a process ended, for error messages.
+pub fn describe_exit(status: ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    match (status.code(), status.signal()) {
+        (Some(code), _) => format!("exited with status {code}"),
+        (None, Some(signal)) => format!("was killed by signal {signal}"),
+        _ => "exited".to_string(),
+    }
+}

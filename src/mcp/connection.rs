@@ -1,0 +1,562 @@
+//! One live connection to one server: handshake in either protocol era, requests with
+//! timeouts, list-change signals, and shutdown.
+
+use std::collections::{BTreeMap, HashSet};
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::model::{
+    ArgumentInfo, ClientCapabilities, ClientConfig, CompleteRequestParams, CompletionContext,
+    GetPromptRequestParams, GetPromptResponse, Implementation,
+    PaginatedRequestParams, ProtocolVersion, Reference, ServerNotification, SubscriptionFilter,
+};
+use rmcp::service::{
+    ClientInitializeError, ClientLifecycleMode, ClientServiceExt, NotificationContext, Peer,
+    RoleClient, RunningService, ServiceError,
+};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::ClientHandler;
+use tokio::sync::{Notify, mpsc};
+
+use super::child::{ChildProcess, SpawnSpec, describe_exit};
+use super::error::McpError;
+use super::log::ServerLog;
+use super::types::{
+    Completion, LogLine, Message, PromptArg, PromptInfo, PromptMessages, ServerDetails, ServerId,
+};
+use crate::config::{ServerConfig, TransportConfig};
+
+/// The most pages of `prompts/list` followed before giving up on a server that never ends.
+const MAX_PAGES: usize = 10_000;
+/// The most `input_required` rounds of one `prompts/get`.
+const MAX_INPUT_ROUNDS: usize = 8;
+/// How many stderr lines a failure report carries.
+pub const STDERR_TAIL: usize = 10;
+
+/// Receives a server's notifications; it only signals, the owner of the connection acts.
+struct Handler {
+    info: ClientConfig,
+    list_changed: Arc<Notify>,
+    log: Arc<ServerLog>,
+    server: ServerId,
+    lines: Option<mpsc::Sender<LogLine>>,
+}
+
+impl ClientHandler for Handler {
+    fn get_info(&self) -> ClientConfig {
+        self.info.clone()
+    }
+
+    async fn on_prompt_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.list_changed.notify_one();
+    }
+
+    // Logging is deprecated in 2026-07-28, but older servers still send it.
+    #[allow(deprecated)]
+    async fn on_logging_message(
+        &self,
+        params: rmcp::model::LoggingMessageNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        let level = serde_json::to_value(params.level)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_else(|| "log".to_string());
+        let data = match &params.data {
+            serde_json::Value::String(text) => text.clone(),
+            other => other.to_string(),
+        };
+        let text = match &params.logger {
+            Some(logger) => format!("[{logger}] {data}"),
+            None => data,
+        };
+        let line = self.log.push(&level, &text);
+        tracing::info!(target: "mcpick::server", server = %self.server, "{level}: {}", line.text);
+        if let Some(tx) = &self.lines {
+            let _ = tx.try_send(line);
+        }
+    }
+}
+
+/// The client identity mcpick sends. It declares no optional capabilities: prompt picking
+/// needs none, and servers then must not send sampling, roots or elicitation requests.
+fn client_info() -> ClientConfig {
+    ClientConfig::new(
+        ClientCapabilities::default(),
+        Implementation::new("mcpick", env!("CARGO_PKG_VERSION")).with_title("mcpick"),
+    )
+}
+
+/// The protocol versions mcpick speaks, newest first.
+pub fn known_versions() -> Vec<String> {
+    ProtocolVersion::KNOWN_VERSIONS
+        .iter()
+        .map(|v| v.as_str().to_string())
+        .collect()
+}
+
+/// A live connection to one server.
+pub struct Connection {
+    name: ServerId,
+    service: RunningService<RoleClient, Handler>,
+    peer: Peer<RoleClient>,
+    timeout: Duration,
+    details: ServerDetails,
+    child: Option<ChildProcess>,
+    log: Arc<ServerLog>,
+    list_changed: Arc<Notify>,
+    listener: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl Connection {
+    /// Connects and completes the handshake: `server/discover` first (2026-07-28), falling
+    /// back to `initialize` for older servers. `log` collects stderr and log messages; each
+    /// line is also sent to `lines` when given.
+    pub async fn connect(
+        config: &ServerConfig,
+        log: Arc<ServerLog>,
+        lines: Option<mpsc::Sender<LogLine>>,
+    ) -> Result<Connection, McpError> {
+        let list_changed = Arc::new(Notify::new());
+        let handler = || Handler {
+            info: client_info(),
+            list_changed: list_changed.clone(),
+            log: log.clone(),
+            server: config.name.clone(),
+            lines: lines.clone(),
+        };
+        let (service, child) = match &config.transport {
+            TransportConfig::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            } => {
+                let spec = SpawnSpec {
+                    command,
+                    args,
+                    env,
+                    cwd: cwd.as_ref(),
+                };
+                let (child, pipes) =
+                    ChildProcess::spawn(&config.name, &spec, log.clone(), lines.clone())?;
+                match handshake(handler(), pipes, auto_lifecycle(), config.timeout).await {
+                    Ok(service) => (service, Some(child)),
+                    Err(first) => {
+                        // Some legacy servers exit on any request before `initialize`
+                        // (spec digest §6.5): restart once and go straight to `initialize`.
+                        let exited =
+                            tokio::time::timeout(Duration::from_millis(200), child.exited())
+                                .await
+                                .ok()
+                                .flatten();
+                        let Some(status) = exited else {
+                            child.terminate().await;
+                            return Err(first);
+                        };
+                        tracing::info!(server = %config.name, "server {} during server/discover; retrying with initialize", describe_exit(status));
+                        let (child, pipes) =
+                            ChildProcess::spawn(&config.name, &spec, log.clone(), lines.clone())?;
+                        let lifecycle = ClientLifecycleMode::Initialize;
+                        match handshake(handler(), pipes, lifecycle, config.timeout).await {
+                            Ok(service) => (service, Some(child)),
+                            Err(error) => {
+                                let error = match child.exit_status() {
+                                    Some(status) => McpError::Closed(format!(
+                                        " during the handshake: the server {}",
+                                        describe_exit(status)
+                                    )),
+                                    None => error,
+                                };
+                                child.terminate().await;
+                                return Err(error);
+                            }
+                        }
+                    }
+                }
+            }
+            TransportConfig::Http { url, headers } => {
+                let transport = http_transport(url, headers)?;
+                let service =
+                    handshake(handler(), transport, auto_lifecycle(), config.timeout).await?;
+                (service, None)
+            }
+        };
+        let peer = service.peer().clone();
+        let details = details(&config.transport, &peer)?;
+        let mut connection = Connection {
+            name: config.name.clone(),
+            service,
+            peer,
+            timeout: config.timeout,
+            details,
+            child,
+            log,
+            list_changed,
+            listener: None,
+        };
+        if connection.details.prompts_list_changed && connection.is_modern() {
+            connection.listener = Some(tokio::spawn(listen_for_list_changes(
+                connection.peer.clone(),
+                connection.list_changed.clone(),
+                connection.name.clone(),
+            )));
+        }
+        Ok(connection)
+    }
+
+    /// The server's name in the config.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// What the handshake told about the server.
+    pub fn details(&self) -> &ServerDetails {
+        &self.details
+    }
+
+    /// The server's log (stderr and log messages).
+    pub fn log(&self) -> &Arc<ServerLog> {
+        &self.log
+    }
+
+    fn is_modern(&self) -> bool {
+        self.peer
+            .peer_info()
+            .is_some_and(|info| !info.protocol_version.has_initialize())
+    }
+
+    /// Resolves when the server says its prompt list changed (coalesced: many notices
+    /// before the next call resolve it once).
+    pub async fn list_changed(&self) {
+        self.list_changed.notified().await;
+    }
+
+    /// Whether the connection is gone (server exited or transport closed).
+    pub fn is_closed(&self) -> bool {
+        self.service.is_closed()
+            || self.peer.is_transport_closed()
+            || self.child.as_ref().is_some_and(|c| c.exit_status().is_some())
+    }
+
+    /// Why the connection is gone, with the exit status of a stdio server.
+    pub fn closed_reason(&self) -> McpError {
+        let how = match self.child.as_ref().and_then(ChildProcess::exit_status) {
+            Some(status) => format!(": the server {}", describe_exit(status)),
+            None => String::new(),
+        };
+        McpError::Closed(how)
+    }
+
+    /// Every prompt, following `nextCursor` through all pages. Dropping the future cancels
+    /// the request in flight.
+    pub async fn list_prompts(&self) -> Result<Vec<PromptInfo>, McpError> {
+        let mut prompts = Vec::new();
+        let mut cursor: Option<String> = None;
+        let mut seen_cursors = HashSet::new();
+        for _ in 0..MAX_PAGES {
+            let params = PaginatedRequestParams::default().with_cursor(cursor.clone());
+            let page = self
+                .timed("prompts/list", self.peer.list_prompts(Some(params)))
+                .await?;
+            prompts.extend(page.prompts.into_iter().map(|p| PromptInfo {
+                server: self.name.clone(),
+                name: p.name,
+                title: p.title,
+                description: p.description,
+                arguments: p
+                    .arguments
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|a| PromptArg {
+                        name: a.name,
+                        title: a.title,
+                        description: a.description,
+                        required: a.required.unwrap_or(false),
+                    })
+                    .collect(),
+            }));
+            match page.next_cursor {
+                None => return Ok(prompts),
+                Some(next) => {
+                    if !seen_cursors.insert(next.clone()) {
+                        return Err(McpError::Protocol(format!(
+                            "prompts/list sent the cursor {next:?} twice; stopping to avoid a loop"
+                        )));
+                    }
+                    cursor = Some(next);
+                }
+            }
+        }
+        Err(McpError::Protocol(format!(
+            "prompts/list did not end after {MAX_PAGES} pages"
+        )))
+    }
+
+    /// Fills a prompt. Dropping the future cancels the request (`notifications/cancelled`).
+    pub async fn get_prompt(
+        &self,
+        name: &str,
+        arguments: &BTreeMap<String, String>,
+    ) -> Result<PromptMessages, McpError> {
+        let args: serde_json::Map<String, serde_json::Value> = arguments
+            .iter()
+            .map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone())))
+            .collect();
+        let mut params = GetPromptRequestParams::new(name);
+        if !args.is_empty() {
+            params = params.with_arguments(args);
+        }
+        for _ in 0..MAX_INPUT_ROUNDS {
+            match self
+                .timed("prompts/get", self.peer.get_prompt_once(params.clone()))
+                .await?
+            {
+                GetPromptResponse::Complete(result) => {
+                    let messages: Vec<Message> =
+                        serde_json::from_value(serde_json::to_value(&result.messages).map_err(
+                            |e| McpError::Protocol(format!("cannot read the messages: {e}")),
+                        )?)
+                        .map_err(|e| McpError::Protocol(format!("cannot read the messages: {e}")))?;
+                    return Ok(PromptMessages {
+                        description: result.description,
+                        messages,
+                    });
+                }
+                GetPromptResponse::InputRequired(request) => {
+                    if let Some(asked) = request.input_requests.as_ref().filter(|r| !r.is_empty()) {
+                        let keys = serde_json::to_value(asked)
+                            .ok()
+                            .and_then(|v| v.as_object().map(|o| o.keys().cloned().collect::<Vec<_>>()))
+                            .unwrap_or_default();
+                        return Err(McpError::InputRequired(format!(
+                            "it asked for {} (answering such questions is not supported here yet)",
+                            keys.join(", ")
+                        )));
+                    }
+                    // Only `requestState` (e.g. load shedding): retry at once, echoing it.
+                    params.request_state = request.request_state;
+                    params.input_responses = None;
+                }
+                _ => {
+                    return Err(McpError::Protocol(
+                        "prompts/get answered with an unexpected result".into(),
+                    ));
+                }
+            }
+        }
+        Err(McpError::Protocol(format!(
+            "prompts/get still asked for input after {MAX_INPUT_ROUNDS} rounds"
+        )))
+    }
+
+    /// Asks the server to complete `argument` of `prompt` from `value`, with the other
+    /// arguments' values as context.
+    pub async fn complete(
+        &self,
+        prompt: &str,
+        argument: &str,
+        value: &str,
+        context: &BTreeMap<String, String>,
+    ) -> Result<Completion, McpError> {
+        let mut params = CompleteRequestParams::new(
+            Reference::for_prompt(prompt),
+            ArgumentInfo::new(argument, value),
+        );
+        if !context.is_empty() {
+            params = params.with_context(CompletionContext::with_arguments(
+                context.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+            ));
+        }
+        let result = self
+            .timed("completion/complete", self.peer.complete(params))
+            .await?;
+        Ok(Completion {
+            values: result.completion.values,
+            total: result.completion.total,
+            has_more: result.completion.has_more,
+        })
+    }
+
+    async fn timed<T>(
+        &self,
+        method: &str,
+        request: impl Future<Output = Result<T, ServiceError>>,
+    ) -> Result<T, McpError> {
+        match tokio::time::timeout(self.timeout, request).await {
+            Ok(result) => result.map_err(|e| self.service_error(e)),
+            // Dropping the request future sent `notifications/cancelled`.
+            Err(_) => Err(McpError::Timeout {
+                method: method.to_string(),
+                ms: self.timeout.as_millis(),
+            }),
+        }
+    }
+
+    fn service_error(&self, error: ServiceError) -> McpError {
+        match error {
+            ServiceError::McpError(data) => McpError::Server {
+                code: data.code.0,
+                message: data.message.into_owned(),
+                data: data.data.map(|d| d.to_string()),
+            },
+            ServiceError::TransportClosed => self.closed_reason(),
+            other => McpError::Protocol(other.to_string()),
+        }
+    }
+
+    /// Closes the connection: stdin is closed first, then a stdio server gets a short
+    /// grace period before it is terminated.
+    pub async fn shutdown(mut self) {
+        if let Some(listener) = self.listener.take() {
+            listener.abort();
+        }
+        let _ = tokio::time::timeout(
+            Duration::from_millis(500),
+            self.service.close_with_timeout(Duration::from_millis(300)),
+        )
+        .await;
+        drop(self.service);
+        if let Some(child) = &self.child {
+            child.terminate().await;
+        }
+    }
+}
+
+fn auto_lifecycle() -> ClientLifecycleMode {
+    ClientLifecycleMode::Auto {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        legacy_version: Some(ProtocolVersion::LATEST_WITH_INITIALIZE),
+    }
+}
+
+async fn handshake<T, E, A>(
+    handler: Handler,
+    transport: T,
+    lifecycle: ClientLifecycleMode,
+    timeout: Duration,
+) -> Result<RunningService<RoleClient, Handler>, McpError>
+where
+    T: rmcp::transport::IntoTransport<RoleClient, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    match tokio::time::timeout(timeout, handler.serve_with_lifecycle(transport, lifecycle)).await {
+        Ok(Ok(service)) => Ok(service),
+        Ok(Err(error)) => Err(handshake_error(error)),
+        Err(_) => Err(McpError::Timeout {
+            method: "the handshake".into(),
+            ms: timeout.as_millis(),
+        }),
+    }
+}
+
+fn handshake_error(error: ClientInitializeError) -> McpError {
+    match error {
+        ClientInitializeError::JsonRpcError(data) => McpError::Handshake(format!(
+            "the server refused the handshake: error {}: {}",
+            data.code.0, data.message
+        )),
+        ClientInitializeError::NoCompatibleProtocolVersion {
+            server_supported, ..
+        } => McpError::Handshake(format!(
+            "no protocol version in common: the server supports {}, mcpick speaks {}",
+            server_supported
+                .iter()
+                .map(|v| v.as_str().to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+            known_versions().join(", ")
+        )),
+        ClientInitializeError::ConnectionClosed(_) => {
+            McpError::Closed(" during the handshake".into())
+        }
+        ClientInitializeError::LegacyFallbackFailed { fallback, .. } => handshake_error(*fallback),
+        other => McpError::Handshake(format!("handshake failed: {other}")),
+    }
+}
+
+fn http_transport(
+    url: &str,
+    headers: &BTreeMap<String, String>,
+) -> Result<StreamableHttpClientTransport<reqwest::Client>, McpError> {
+    let mut custom = std::collections::HashMap::new();
+    for (name, value) in headers {
+        let header_name = http::HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
+            McpError::Handshake(format!("`{name}` is not a valid HTTP header name (check `headers`)"))
+        })?;
+        // The value is a secret: never echo it.
+        let header_value = http::HeaderValue::from_str(value).map_err(|_| {
+            McpError::Handshake(format!(
+                "the value of header `{name}` holds characters HTTP does not allow (check `headers`)"
+            ))
+        })?;
+        custom.insert(header_name, header_value);
+    }
+    let config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(custom);
+    Ok(StreamableHttpClientTransport::from_config(config))
+}
+
+fn details(transport: &TransportConfig, peer: &Peer<RoleClient>) -> Result<ServerDetails, McpError> {
+    let info = peer
+        .peer_info()
+        .ok_or_else(|| McpError::Handshake("the server sent no handshake result".into()))?;
+    let version = info.protocol_version.clone();
+    if !ProtocolVersion::KNOWN_VERSIONS.contains(&version) {
+        return Err(McpError::UnknownVersion {
+            offered: version.as_str().to_string(),
+            known: known_versions().join(", "),
+        });
+    }
+    let capabilities = serde_json::to_value(&info.capabilities).unwrap_or_default();
+    Ok(ServerDetails {
+        transport: transport.kind().to_string(),
+        protocol_version: version.as_str().to_string(),
+        server_name: info.server_info.as_ref().map(|s| s.name.clone()),
+        server_version: info.server_info.as_ref().map(|s| s.version.clone()),
+        prompts_list_changed: info
+            .capabilities
+            .prompts
+            .as_ref()
+            .and_then(|p| p.list_changed)
+            .unwrap_or(false),
+        completions: info.capabilities.completions.is_some(),
+        capabilities,
+    })
+}
+
+/// On 2026-07-28 servers list changes arrive only on a `subscriptions/listen` stream:
+/// keep one open, re-subscribing with backoff if it drops.
+async fn listen_for_list_changes(peer: Peer<RoleClient>, notify: Arc<Notify>, server: ServerId) {
+    let filter = SubscriptionFilter::builder().prompts_list_changed().build();
+    let mut backoff = Duration::from_secs(1);
+    let mut first = true;
+    loop {
+        match peer.listen(filter.clone()).await {
+            Ok(mut subscription) => {
+                backoff = Duration::from_secs(1);
+                if !first {
+                    // Changes may have happened while no stream was open.
+                    notify.notify_one();
+                }
+                loop {
+                    match subscription.next().await {
+                        Ok(Some(ServerNotification::PromptListChangedNotification(_))) => {
+                            notify.notify_one();
+                        }
+                        Ok(Some(_)) => {}
+                        Ok(None) | Err(_) => break,
+                    }
+                }
+                tracing::info!(%server, end = ?subscription.end(), "prompt subscription ended");
+            }
+            Err(error) => tracing::warn!(%server, %error, "subscriptions/listen failed"),
+        }
+        if peer.is_transport_closed() {
+            return;
+        }
+        first = false;
+        tokio::time::sleep(backoff).await;
+        backoff = (backoff * 2).min(Duration::from_secs(60));
+    }
+}

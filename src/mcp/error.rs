@@ -1,0 +1,66 @@
+//! Errors of connections and requests, phrased for the user.
+
+use thiserror::Error;
+
+/// Why a connection or a request failed.
+#[derive(Debug, Clone, Error)]
+pub enum McpError {
+    /// The stdio server's program could not be started.
+    #[error("cannot start `{command}`: {reason}")]
+    Spawn {
+        /// The command as configured.
+        command: String,
+        /// The OS error, with a hint.
+        reason: String,
+    },
+    /// The handshake (`server/discover` or `initialize`) failed.
+    #[error("{0}")]
+    Handshake(String),
+    /// The server negotiated a protocol version mcpick does not speak.
+    #[error(
+        "the server offered protocol version {offered:?}, which mcpick does not know (it speaks {known})"
+    )]
+    UnknownVersion {
+        /// The version the server answered with.
+        offered: String,
+        /// The versions mcpick knows, comma-separated.
+        known: String,
+    },
+    /// A request took longer than the server's `timeout_ms`.
+    #[error("{method} timed out after {ms} ms (raise `timeout_ms` for this server to wait longer)")]
+    Timeout {
+        /// The JSON-RPC method.
+        method: String,
+        /// The limit that was hit.
+        ms: u128,
+    },
+    /// The server answered with a JSON-RPC error.
+    #[error("server error {code}: {message}")]
+    Server {
+        /// The JSON-RPC error code.
+        code: i32,
+        /// The server's message.
+        message: String,
+        /// The error's `data`, if any, as compact JSON.
+        data: Option<String>,
+    },
+    /// The server closed the connection or exited.
+    #[error("the server closed the connection{0}")]
+    Closed(String),
+    /// The server asked for input (2026-07-28 `input_required`) that this client cannot give.
+    #[error("the server asked for more input before answering: {0}")]
+    InputRequired(String),
+    /// Anything else the transport or protocol layer reported.
+    #[error("{0}")]
+    Protocol(String),
+}
+
+impl McpError {
+    /// The JSON-RPC error code, for server errors.
+    pub fn code(&self) -> Option<i32> {
+        match self {
+            McpError::Server { code, .. } => Some(*code),
+            _ => None,
+        }
+    }
+}

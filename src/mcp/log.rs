@@ -1,0 +1,94 @@
+//! A bounded per-server log: the child's stderr lines and `notifications/message` lines.
+
+use std::collections::VecDeque;
+use std::sync::Mutex;
+
+use super::types::LogLine;
+
+/// How many lines a server's log keeps; older lines are dropped.
+pub const LOG_CAPACITY: usize = 500;
+/// The longest line kept; longer lines are cut (a flood of one huge line stays bounded).
+pub const MAX_LINE_CHARS: usize = 4096;
+
+/// The last [`LOG_CAPACITY`] lines a server wrote or logged.
+#[derive(Debug, Default)]
+pub struct ServerLog {
+    lines: Mutex<VecDeque<LogLine>>,
+}
+
+impl ServerLog {
+    /// Appends a line, dropping the oldest when full.
+    pub fn push(&self, source: &str, text: &str) -> LogLine {
+        let text = truncate_chars(text.trim_end_matches(['\r', '\n']), MAX_LINE_CHARS);
+        let line = LogLine {
+            source: source.to_string(),
+            text,
+        };
+        let mut lines = self.lines.lock().unwrap_or_else(|e| e.into_inner());
+        if lines.len() == LOG_CAPACITY {
+            lines.pop_front();
+        }
+        lines.push_back(line.clone());
+        line
+    }
+
+    /// The last `count` lines from stderr, oldest first.
+    pub fn stderr_tail(&self, count: usize) -> Vec<String> {
+        let lines = self.lines.lock().unwrap_or_else(|e| e.into_inner());
+        let mut tail: Vec<String> = lines
+            .iter()
+            .rev()
+            .filter(|l| l.source == "stderr")
+            .take(count)
+            .map(|l| l.text.clone())
+            .collect();
+        tail.reverse();
+        tail
+    }
+
+    /// Every kept line, oldest first.
+    pub fn lines(&self) -> Vec<LogLine> {
+        let lines = self.lines.lock().unwrap_or_else(|e| e.into_inner());
+        lines.iter().cloned().collect()
+    }
+}
+
+fn truncate_chars(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keeps_only_the_last_lines() {
+        let log = ServerLog::default();
+        for i in 0..LOG_CAPACITY + 10 {
+            log.push("stderr", &format!("line {i}"));
+        }
+        let lines = log.lines();
+        assert_eq!(lines.len(), LOG_CAPACITY);
+        assert_eq!(lines[0].text, "line 10");
+    }
+
+    #[test]
+    fn stderr_tail_skips_other_sources() {
+        let log = ServerLog::default();
+        log.push("stderr", "a");
+        log.push("info", "not stderr");
+        log.push("stderr", "b\n");
+        assert_eq!(log.stderr_tail(5), vec!["a", "b"]);
+        assert_eq!(log.stderr_tail(1), vec!["b"]);
+    }
+
+    #[test]
+    fn long_lines_are_cut() {
+        let log = ServerLog::default();
+        let line = log.push("stderr", &"x".repeat(MAX_LINE_CHARS * 2));
+        assert_eq!(line.text.chars().count(), MAX_LINE_CHARS + 1);
+    }
+}

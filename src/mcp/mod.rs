@@ -1,0 +1,18 @@
+//! MCP connections. This is the only module that imports `rmcp`: the rest of mcpick sees
+//! the types re-exported here.
+
+mod child;
+mod connection;
+mod error;
+mod hub;
+mod log;
+mod types;
+
+pub use connection::{Connection, STDERR_TAIL, known_versions};
+pub use error::McpError;
+pub use hub::{Hub, McpEvent};
+pub use log::ServerLog;
+pub use types::{
+    Completion, Content, EmbeddedResource, KnownContent, LogLine, Message, PromptArg, PromptInfo,
+    PromptMessages, Role, ServerDetails, ServerId,
+};

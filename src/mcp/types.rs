@@ -1,0 +1,304 @@
+//! The app's own protocol types: what the rest of mcpick sees of MCP, free of `rmcp`.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The name of a configured server (its `[servers.NAME]` table).
+pub type ServerId = String;
+
+/// One prompt a server offers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PromptInfo {
+    /// The server that offers it.
+    pub server: ServerId,
+    /// The prompt's identifier, used in `prompts/get`.
+    pub name: String,
+    /// A display label, when the server gives one.
+    pub title: Option<String>,
+    /// What the prompt does.
+    pub description: Option<String>,
+    /// Its arguments, in the server's order.
+    pub arguments: Vec<PromptArg>,
+}
+
+impl PromptInfo {
+    /// The label to show: the title if there is one, else the name.
+    pub fn display_name(&self) -> &str {
+        self.title.as_deref().unwrap_or(&self.name)
+    }
+
+    /// The argument called `name`.
+    pub fn argument(&self, name: &str) -> Option<&PromptArg> {
+        self.arguments.iter().find(|a| a.name == name)
+    }
+}
+
+/// One argument of a prompt. Values are always strings.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PromptArg {
+    /// The key in `arguments`.
+    pub name: String,
+    /// A display label, when the server gives one.
+    pub title: Option<String>,
+    /// What to enter.
+    pub description: Option<String>,
+    /// Whether `prompts/get` needs it (the spec's default is optional).
+    pub required: bool,
+}
+
+/// The role of a message. MCP has no system role.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// Said by the user.
+    User,
+    /// Said by the model.
+    Assistant,
+}
+
+impl Role {
+    /// The role's wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::User => "user",
+            Role::Assistant => "assistant",
+        }
+    }
+}
+
+/// One message of a filled prompt, as the server sent it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Message {
+    /// Who says it.
+    pub role: Role,
+    /// Its single content block.
+    pub content: Content,
+}
+
+/// The result of `prompts/get`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PromptMessages {
+    /// The server's description of the filled prompt.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The messages, in order.
+    pub messages: Vec<Message>,
+}
+
+/// A content block. Known kinds are typed; a kind from a newer revision is kept as raw JSON
+/// so nothing the server sent is lost.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Content {
+    /// A kind mcpick knows.
+    Known(KnownContent),
+    /// Any other JSON object, kept verbatim.
+    Unknown(Value),
+}
+
+/// The content kinds of MCP 2025-06-18 and later. `annotations` and `_meta` are kept verbatim.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum KnownContent {
+    /// Plain text.
+    Text {
+        /// The text.
+        text: String,
+        /// Display hints (audience, priority, lastModified).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        annotations: Option<Value>,
+        /// Extension metadata.
+        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+        meta: Option<Value>,
+    },
+    /// A base64 image.
+    Image {
+        /// Base64 bytes.
+        data: String,
+        /// e.g. `image/png`.
+        #[serde(rename = "mimeType")]
+        mime_type: String,
+        /// Display hints.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        annotations: Option<Value>,
+        /// Extension metadata.
+        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+        meta: Option<Value>,
+    },
+    /// Base64 audio.
+    Audio {
+        /// Base64 bytes.
+        data: String,
+        /// e.g. `audio/wav`.
+        #[serde(rename = "mimeType")]
+        mime_type: String,
+        /// Display hints.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        annotations: Option<Value>,
+        /// Extension metadata.
+        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+        meta: Option<Value>,
+    },
+    /// A resource whose contents are embedded.
+    Resource {
+        /// The contents.
+        resource: EmbeddedResource,
+        /// Display hints.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        annotations: Option<Value>,
+        /// Extension metadata.
+        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+        meta: Option<Value>,
+    },
+    /// A link to a resource the client may fetch.
+    ResourceLink {
+        /// The resource URI.
+        uri: String,
+        /// Its name.
+        name: String,
+        /// A display label.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        title: Option<String>,
+        /// What it is.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        description: Option<String>,
+        /// Its MIME type.
+        #[serde(rename = "mimeType", default, skip_serializing_if = "Option::is_none")]
+        mime_type: Option<String>,
+        /// Its size in bytes.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        size: Option<u64>,
+        /// Display hints.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        annotations: Option<Value>,
+        /// Extension metadata.
+        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+        meta: Option<Value>,
+    },
+}
+
+/// The contents of an embedded resource: text or a base64 blob.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum EmbeddedResource {
+    /// Text contents.
+    Text {
+        /// The resource URI.
+        uri: String,
+        /// Its MIME type.
+        #[serde(rename = "mimeType", default, skip_serializing_if = "Option::is_none")]
+        mime_type: Option<String>,
+        /// The text.
+        text: String,
+        /// Extension metadata.
+        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+        meta: Option<Value>,
+    },
+    /// Binary contents.
+    Blob {
+        /// The resource URI.
+        uri: String,
+        /// Its MIME type.
+        #[serde(rename = "mimeType", default, skip_serializing_if = "Option::is_none")]
+        mime_type: Option<String>,
+        /// Base64 bytes.
+        blob: String,
+        /// Extension metadata.
+        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+        meta: Option<Value>,
+    },
+}
+
+impl Content {
+    /// A text block.
+    pub fn text(text: impl Into<String>) -> Self {
+        Content::Known(KnownContent::Text {
+            text: text.into(),
+            annotations: None,
+            meta: None,
+        })
+    }
+
+    /// The content kind's wire name (`text`, `image`, …), or the unknown kind's `type`.
+    pub fn kind(&self) -> &str {
+        match self {
+            Content::Known(KnownContent::Text { .. }) => "text",
+            Content::Known(KnownContent::Image { .. }) => "image",
+            Content::Known(KnownContent::Audio { .. }) => "audio",
+            Content::Known(KnownContent::Resource { .. }) => "resource",
+            Content::Known(KnownContent::ResourceLink { .. }) => "resource_link",
+            Content::Unknown(value) => value.get("type").and_then(Value::as_str).unwrap_or("unknown"),
+        }
+    }
+}
+
+/// Suggestions from `completion/complete`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Completion {
+    /// The values, best first (at most 100).
+    pub values: Vec<String>,
+    /// How many matches exist in all, when the server says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total: Option<u32>,
+    /// Whether more values exist than were sent.
+    #[serde(rename = "hasMore", default, skip_serializing_if = "Option::is_none")]
+    pub has_more: Option<bool>,
+}
+
+/// What the connection learned about a server.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ServerDetails {
+    /// `stdio` or `http`.
+    pub transport: String,
+    /// The negotiated protocol version.
+    pub protocol_version: String,
+    /// The server's own name, if it gave one.
+    pub server_name: Option<String>,
+    /// The server's own version, if it gave one.
+    pub server_version: Option<String>,
+    /// The capabilities the server declared, as JSON.
+    pub capabilities: Value,
+    /// Whether the server says it sends prompt list changes.
+    pub prompts_list_changed: bool,
+    /// Whether the server declared `completions`.
+    pub completions: bool,
+}
+
+/// A `notifications/message` log line or a stderr line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LogLine {
+    /// Where it came from: `stderr`, or the log level of a `notifications/message`.
+    pub source: String,
+    /// The text (JSON log data is compacted to one line).
+    pub text: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn every_content_kind_round_trips_verbatim() {
+        let blocks = [
+            json!({"type":"text","text":"hi","annotations":{"audience":["user"],"priority":0.5}}),
+            json!({"type":"image","data":"AAA=","mimeType":"image/png"}),
+            json!({"type":"audio","data":"BBB=","mimeType":"audio/wav","_meta":{"x":1}}),
+            json!({"type":"resource","resource":{"uri":"file:///a","mimeType":"text/plain","text":"t"}}),
+            json!({"type":"resource","resource":{"uri":"file:///b","blob":"AQI="}}),
+            json!({"type":"resource_link","uri":"file:///c","name":"c","size":3}),
+            json!({"type":"hologram","frames":[1,2]}),
+        ];
+        for block in blocks {
+            let content: Content = serde_json::from_value(block.clone()).unwrap();
+            assert_eq!(serde_json::to_value(&content).unwrap(), block);
+        }
+    }
+
+    #[test]
+    fn unknown_kinds_are_kept_not_dropped() {
+        let content: Content = serde_json::from_value(json!({"type":"hologram"})).unwrap();
+        assert_eq!(content.kind(), "hologram");
+        assert!(matches!(content, Content::Unknown(_)));
+    }
+}
