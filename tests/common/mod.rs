@@ -1,0 +1,211 @@
+//! Shared helpers for the integration tests: the pinned third-party servers, HTTP server
+//! processes on loopback, configs in temp dirs, and running the real binary.
+#![allow(dead_code)]
+
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+/// The repository root.
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Installs (once per test binary; the script itself is idempotent and locked) the pinned
+/// peers under target/peers, and returns that directory.
+pub fn peers() -> &'static Path {
+    static PEERS: OnceLock<PathBuf> = OnceLock::new();
+    PEERS.get_or_init(|| {
+        let status = Command::new("bash")
+            .arg(root().join("tests/peers/setup.sh"))
+            .status()
+            .expect("run tests/peers/setup.sh");
+        assert!(status.success(), "tests/peers/setup.sh failed: install node/npm and python3");
+        std::env::var_os("MCPICK_PEERS_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| root().join("target/peers"))
+    })
+}
+
+/// The server-everything entry point.
+pub fn everything_js() -> PathBuf {
+    peers().join("node/node_modules/@modelcontextprotocol/server-everything/dist/index.js")
+}
+
+/// The venv's python.
+pub fn python() -> PathBuf {
+    peers().join("venv/bin/python")
+}
+
+/// Our Python-SDK test server.
+pub fn py_server() -> PathBuf {
+    root().join("tests/peers/py_server/server.py")
+}
+
+/// A TOML string literal.
+pub fn toml_str(text: impl AsRef<str>) -> String {
+    toml::Value::String(text.as_ref().to_string()).to_string()
+}
+
+/// `[servers.NAME]` for server-everything over stdio.
+pub fn everything_stdio(name: &str) -> String {
+    format!(
+        "[servers.{name}]\ncommand = \"node\"\nargs = [{}, \"stdio\"]\n",
+        toml_str(everything_js().to_string_lossy())
+    )
+}
+
+/// `[servers.NAME]` for the Python-SDK server over stdio, with extra server arguments.
+pub fn py_stdio(name: &str, extra: &[&str]) -> String {
+    let mut args = vec![toml_str(py_server().to_string_lossy()), toml_str("stdio")];
+    args.extend(extra.iter().map(toml_str));
+    format!(
+        "[servers.{name}]\ncommand = {}\nargs = [{}]\n",
+        toml_str(python().to_string_lossy()),
+        args.join(", ")
+    )
+}
+
+/// `[servers.NAME]` for an HTTP server.
+pub fn http(name: &str, url: &str) -> String {
+    format!("[servers.{name}]\nurl = {}\n", toml_str(url))
+}
+
+/// A temp dir holding `config.toml`, also used as the XDG home of the run.
+pub struct Sandbox {
+    /// The temp dir.
+    pub dir: tempfile::TempDir,
+}
+
+impl Sandbox {
+    /// Writes `config` into a new temp dir.
+    pub fn new(config: &str) -> Sandbox {
+        let dir = tempfile::tempdir().expect("temp dir");
+        std::fs::write(dir.path().join("config.toml"), config).expect("write config");
+        Sandbox { dir }
+    }
+
+    /// The config file.
+    pub fn config(&self) -> PathBuf {
+        self.dir.path().join("config.toml")
+    }
+
+    /// Runs `mcpick --config <this config> ARGS` with no stdin and the XDG dirs inside the sandbox.
+    pub fn mcpick(&self, args: &[&str]) -> Output {
+        let mut command = self.command(args);
+        command.output().expect("run mcpick")
+    }
+
+    /// The command, for callers that need to adjust it.
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_mcpick"));
+        command
+            .arg("--config")
+            .arg(self.config())
+            .args(args)
+            .stdin(Stdio::null())
+            .env_remove("MCPICK_CONFIG")
+            .env("XDG_CONFIG_HOME", self.dir.path().join("xdg-config"))
+            .env("XDG_STATE_HOME", self.dir.path().join("xdg-state"))
+            .env("XDG_DATA_HOME", self.dir.path().join("xdg-data"));
+        command
+    }
+}
+
+/// The output's stdout as text.
+pub fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// The output's stderr as text.
+pub fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// Asserts exit code 0 and returns stdout.
+pub fn success(output: &Output) -> String {
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "mcpick failed\nstdout:\n{}\nstderr:\n{}",
+        stdout(output),
+        stderr(output)
+    );
+    stdout(output)
+}
+
+/// A free loopback port (bound and released; the window for a clash is tiny).
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("free port")
+}
+
+/// A server process killed when dropped.
+pub struct ServerProcess {
+    child: Child,
+    /// Its URL.
+    pub url: String,
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn wait_for_port(port: u16, child: &mut Child) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while Instant::now() < deadline {
+        if TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            return;
+        }
+        if let Ok(Some(status)) = child.try_wait() {
+            panic!("HTTP test server exited before listening: {status}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    panic!("HTTP test server did not listen on port {port} within 30 s");
+}
+
+/// server-everything over Streamable HTTP on a free loopback port.
+pub fn everything_http() -> ServerProcess {
+    let port = free_port();
+    let mut child = Command::new("node")
+        .arg(everything_js())
+        .arg("streamableHttp")
+        .env("PORT", port.to_string())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start server-everything");
+    wait_for_port(port, &mut child);
+    ServerProcess {
+        child,
+        url: format!("http://127.0.0.1:{port}/mcp"),
+    }
+}
+
+/// The Python-SDK server over Streamable HTTP on a free loopback port.
+pub fn py_http() -> ServerProcess {
+    let port = free_port();
+    let mut child = Command::new(python())
+        .arg(py_server())
+        .arg("http")
+        .arg(port.to_string())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start the Python test server");
+    wait_for_port(port, &mut child);
+    ServerProcess {
+        child,
+        url: format!("http://127.0.0.1:{port}/mcp"),
+    }
+}
