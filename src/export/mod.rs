@@ -69,18 +69,14 @@ fn pretty(value: &serde_json::Value) -> String {
     serde_json::to_string_pretty(value).unwrap_or_default()
 }
 
-/// The size in bytes that a base64 string decodes to (padding-aware, whitespace ignored).
+/// The size in bytes that a base64 string decodes to (padding and whitespace ignored).
 pub fn decoded_len(base64: &str) -> usize {
-    let clean = base64.bytes().filter(|b| !b.is_ascii_whitespace()).count();
-    let padding = base64.trim_end().bytes().rev().take_while(|b| *b == b'=').count().min(2);
-    let whole = (clean / 4) * 3
-        + match clean % 4 {
-            2 => 1,
-            3 => 2,
-            _ => 0,
-        };
-    // A partial final quantum has no padding; a full one may carry up to two `=`.
-    if clean % 4 == 0 { whole.saturating_sub(padding) } else { whole }
+    let symbols = base64
+        .bytes()
+        .filter(|b| !b.is_ascii_whitespace() && *b != b'=')
+        .count();
+    // Every 4 symbols carry 3 bytes; a tail of 2 or 3 symbols carries 1 or 2.
+    (symbols / 4) * 3 + (symbols % 4).saturating_sub(1)
 }
 
 /// A one-line, human description of a non-text block, e.g. `image: image/png, 68 bytes`.
