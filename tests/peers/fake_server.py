@@ -1,0 +1,50 @@
+"""A deliberately odd stdio MCP server (standard library only) for edge cases a real SDK
+will not produce. The mode is the first argument:
+
+  bad-version   answers `server/discover` with -32601 (a legacy server) and `initialize`
+                with protocolVersion "1999-01-01", which no MCP revision has.
+  exit-on-discover
+                exits at once on any request before `initialize` (as some old rmcp servers
+                did); otherwise a minimal legacy server with one prompt.
+"""
+
+import json
+import sys
+
+mode = sys.argv[1] if len(sys.argv) > 1 else "bad-version"
+initialized = False
+
+
+def send(message):
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+for line in sys.stdin:
+    try:
+        request = json.loads(line)
+    except ValueError:
+        continue
+    method = request.get("method")
+    rid = request.get("id")
+    if rid is None:
+        continue  # notifications
+    if method == "initialize":
+        initialized = True
+        version = "1999-01-01" if mode == "bad-version" else "2025-06-18"
+        send({"jsonrpc": "2.0", "id": rid, "result": {
+            "protocolVersion": version,
+            "capabilities": {"prompts": {}},
+            "serverInfo": {"name": "fake", "version": "0"}}})
+    elif not initialized and mode == "exit-on-discover":
+        print("fake: request before initialize, exiting", file=sys.stderr, flush=True)
+        sys.exit(3)
+    elif method == "prompts/list":
+        send({"jsonrpc": "2.0", "id": rid, "result": {"prompts": [
+            {"name": "hello", "description": "Says hello"}]}})
+    elif method == "prompts/get":
+        send({"jsonrpc": "2.0", "id": rid, "result": {"messages": [
+            {"role": "user", "content": {"type": "text", "text": "hello"}}]}})
+    else:
+        send({"jsonrpc": "2.0", "id": rid,
+              "error": {"code": -32601, "message": "Method not found: %s" % method}})
