@@ -17,7 +17,7 @@ use super::log::ServerLog;
 use super::types::LogLine;
 
 /// How long a server gets to exit after its stdin is closed, and again after SIGTERM.
-pub const EXIT_GRACE: Duration = Duration::from_millis(150);
+pub const EXIT_GRACE: Duration = Duration::from_millis(100);
 
 /// A running stdio server process (and its process group).
 #[derive(Debug)]
@@ -102,6 +102,7 @@ impl ChildProcess {
         let (exit_tx, exit_rx) = watch::channel(None);
         tokio::spawn(async move {
             let status = child.wait().await;
+            tracing::debug!(?status, "child wait returned");
             let _ = exit_tx.send(status.ok());
         });
 
@@ -124,9 +125,11 @@ impl ChildProcess {
     /// SIGTERMs the process group, waits again, then SIGKILLs it.
     pub async fn terminate(&self) {
         if tokio::time::timeout(EXIT_GRACE, self.exited()).await.is_ok() {
+            tracing::debug!(pid = ?self.pid, "server exited after stdin closed");
             self.kill_group(Signal::SIGKILL); // stray grandchildren, if any
             return;
         }
+        tracing::debug!(pid = ?self.pid, "server still running after stdin closed; SIGTERM");
         self.kill_group(Signal::SIGTERM);
         if tokio::time::timeout(EXIT_GRACE, self.exited()).await.is_err() {
             tracing::warn!(pid = ?self.pid, "server ignored SIGTERM; killing it");

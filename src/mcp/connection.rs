@@ -418,6 +418,7 @@ impl Connection {
         )
         .await;
         drop(self.service);
+        tracing::debug!(server = %self.name, "connection closed");
         if let Some(child) = &self.child {
             child.terminate().await;
         }
