@@ -21,7 +21,9 @@ impl PromptRef {
             None => (None, text),
         };
         if server.is_some_and(str::is_empty) {
-            return Err(format!("`{text}` has an empty server name (write SERVER/PROMPT)"));
+            return Err(format!(
+                "`{text}` has an empty server name (write SERVER/PROMPT)"
+            ));
         }
         if prompt.is_empty() {
             return Err(format!("`{text}` has no prompt name (write SERVER/PROMPT)"));
@@ -35,7 +37,11 @@ impl PromptRef {
 
 /// Up to `limit` names from `candidates` that look like `wanted`, closest first: names
 /// within a small edit distance, then names that contain it (ignoring case).
-pub fn closest<'a>(wanted: &str, candidates: impl IntoIterator<Item = &'a str>, limit: usize) -> Vec<String> {
+pub fn closest<'a>(
+    wanted: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+    limit: usize,
+) -> Vec<String> {
     let wanted_lower = wanted.to_lowercase();
     let max_distance = (wanted.chars().count() / 3).max(2);
     let mut scored: Vec<(usize, &str)> = candidates
@@ -54,7 +60,11 @@ pub fn closest<'a>(wanted: &str, candidates: impl IntoIterator<Item = &'a str>, 
         .collect();
     scored.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(b.1)));
     scored.dedup_by(|a, b| a.1 == b.1);
-    scored.into_iter().take(limit).map(|(_, n)| n.to_string()).collect()
+    scored
+        .into_iter()
+        .take(limit)
+        .map(|(_, n)| n.to_string())
+        .collect()
 }
 
 /// The prompt named `name` in `prompts`.
@@ -84,26 +94,42 @@ mod tests {
     fn references_split_at_the_first_separator() {
         assert_eq!(
             PromptRef::parse("everything/args-prompt").unwrap(),
-            PromptRef { server: Some("everything".into()), prompt: "args-prompt".into() }
+            PromptRef {
+                server: Some("everything".into()),
+                prompt: "args-prompt".into()
+            }
         );
         assert_eq!(
             PromptRef::parse("/py:greet").unwrap(),
-            PromptRef { server: Some("py".into()), prompt: "greet".into() }
+            PromptRef {
+                server: Some("py".into()),
+                prompt: "greet".into()
+            }
         );
         assert_eq!(
             PromptRef::parse("srv/a/b").unwrap(),
-            PromptRef { server: Some("srv".into()), prompt: "a/b".into() }
+            PromptRef {
+                server: Some("srv".into()),
+                prompt: "a/b".into()
+            }
         );
         assert_eq!(
             PromptRef::parse("greet").unwrap(),
-            PromptRef { server: None, prompt: "greet".into() }
+            PromptRef {
+                server: None,
+                prompt: "greet".into()
+            }
         );
     }
 
     #[test]
     fn empty_parts_are_errors() {
         assert!(PromptRef::parse("/x").is_ok());
-        assert!(PromptRef::parse("srv/").unwrap_err().contains("no prompt name"));
+        assert!(
+            PromptRef::parse("srv/")
+                .unwrap_err()
+                .contains("no prompt name")
+        );
         assert!(PromptRef::parse("/srv/").is_err());
         assert!(PromptRef::parse(":p").unwrap_err().contains("empty server"));
         assert!(PromptRef::parse("").is_err());
@@ -111,7 +137,12 @@ mod tests {
 
     #[test]
     fn closest_names_rank_typos_first() {
-        let names = ["simple-prompt", "args-prompt", "resource-prompt", "completable-prompt"];
+        let names = [
+            "simple-prompt",
+            "args-prompt",
+            "resource-prompt",
+            "completable-prompt",
+        ];
         assert_eq!(closest("args-promt", names, 3), vec!["args-prompt"]);
         assert_eq!(closest("prompt", names, 2).len(), 2);
         assert!(closest("zzz", names, 3).is_empty());

@@ -9,7 +9,10 @@ use mcpick::cli::{Cli, run};
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let _log_guard = init_logging();
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
         Ok(runtime) => runtime,
         Err(error) => {
             eprintln!("mcpick: cannot start the async runtime: {error}");
@@ -26,7 +29,10 @@ fn main() -> ExitCode {
 /// `mcpick.log`, level from `MCPICK_LOG` (default `info`). No log dir, no logs.
 fn init_logging() -> Option<tracing_appender::non_blocking::WorkerGuard> {
     let dirs = directories::ProjectDirs::from("", "", "mcpick")?;
-    let dir = dirs.state_dir().unwrap_or_else(|| dirs.data_local_dir()).to_path_buf();
+    let dir = dirs
+        .state_dir()
+        .unwrap_or_else(|| dirs.data_local_dir())
+        .to_path_buf();
     std::fs::create_dir_all(&dir).ok()?;
     let appender = tracing_appender::rolling::never(&dir, "mcpick.log");
     let (writer, guard) = tracing_appender::non_blocking(appender);

@@ -20,7 +20,10 @@ fn an_unknown_protocol_version_is_an_error_naming_it() {
     assert_eq!(servers[0]["state"], "failed");
     let error = servers[0]["error"].as_str().unwrap();
     assert!(error.contains("\"1999-01-01\""), "{error}");
-    assert!(error.contains("2025-11-25"), "the error should list what mcpick speaks: {error}");
+    assert!(
+        error.contains("2025-11-25"),
+        "the error should list what mcpick speaks: {error}"
+    );
 }
 
 #[test]
@@ -35,7 +38,8 @@ fn a_legacy_server_that_exits_on_discover_is_restarted_with_initialize() {
 
 #[test]
 fn config_errors_exit_1_and_name_the_problem() {
-    let sandbox = Sandbox::new("[servers.a]\ncommand = \"x\"\nargs = [\"${MCPICK_TEST_UNSET_VAR}\"]\n");
+    let sandbox =
+        Sandbox::new("[servers.a]\ncommand = \"x\"\nargs = [\"${MCPICK_TEST_UNSET_VAR}\"]\n");
     let output = sandbox.mcpick(&["list"]);
     assert_eq!(output.status.code(), Some(1));
     let err = stderr(&output);
@@ -48,7 +52,11 @@ fn no_servers_says_how_to_add_one() {
     let sandbox = Sandbox::new("");
     let output = sandbox.mcpick(&["list"]);
     assert_eq!(output.status.code(), Some(1));
-    assert!(stderr(&output).contains("config.example.toml"), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("config.example.toml"),
+        "{}",
+        stderr(&output)
+    );
 }
 
 #[test]
@@ -56,7 +64,11 @@ fn bad_usage_exits_2() {
     let sandbox = Sandbox::new(&fake("odd", "bad-version"));
     let output = sandbox.mcpick(&["get", "odd/hello", "novalue"]);
     assert_eq!(output.status.code(), Some(2));
-    assert!(stderr(&output).contains("NAME=VALUE"), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("NAME=VALUE"),
+        "{}",
+        stderr(&output)
+    );
     let output = sandbox.mcpick(&["get", "odd/hello", "--format", "yaml"]);
     assert_eq!(output.status.code(), Some(2));
 }

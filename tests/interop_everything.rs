@@ -20,8 +20,16 @@ fn list_json_shows_every_prompt_with_its_arguments() {
         .iter()
         .map(|p| p["name"].as_str().unwrap())
         .collect();
-    for expected in ["simple-prompt", "args-prompt", "completable-prompt", "resource-prompt"] {
-        assert!(names.contains(&expected), "{expected} missing from {names:?}");
+    for expected in [
+        "simple-prompt",
+        "args-prompt",
+        "completable-prompt",
+        "resource-prompt",
+    ] {
+        assert!(
+            names.contains(&expected),
+            "{expected} missing from {names:?}"
+        );
     }
     let args_prompt = prompts
         .as_array()
@@ -39,7 +47,8 @@ fn list_json_shows_every_prompt_with_its_arguments() {
 #[test]
 fn get_fills_arguments_with_spaces() {
     let sandbox = Sandbox::new(&everything_stdio("everything"));
-    let out = success(&sandbox.mcpick(&["get", "everything/args-prompt", "city=New York", "state=NY"]));
+    let out =
+        success(&sandbox.mcpick(&["get", "everything/args-prompt", "city=New York", "state=NY"]));
     assert_eq!(out, "## user\n\nWhat's weather in New York, NY?\n");
 }
 
@@ -76,7 +85,10 @@ fn json_formats_are_valid_and_shaped_per_api() {
     assert_eq!(mcp[0]["content"]["type"], "text");
     assert_eq!(mcp[0]["content"]["text"], "What's weather in New York?");
     let openai = get("openai");
-    assert_eq!(openai, serde_json::json!([{"role":"user","content":"What's weather in New York?"}]));
+    assert_eq!(
+        openai,
+        serde_json::json!([{"role":"user","content":"What's weather in New York?"}])
+    );
     let anthropic = get("anthropic");
     assert_eq!(
         anthropic,
@@ -111,7 +123,10 @@ fn missing_required_argument_exits_2_with_usage() {
     assert_eq!(output.status.code(), Some(2));
     let err = stderr(&output);
     assert!(err.contains("missing required argument `city`"), "{err}");
-    assert!(err.contains("usage: mcpick get everything/args-prompt city=VALUE [state=VALUE]"), "{err}");
+    assert!(
+        err.contains("usage: mcpick get everything/args-prompt city=VALUE [state=VALUE]"),
+        "{err}"
+    );
     assert!(err.contains("Name of the city"), "{err}");
     assert!(stdout(&output).is_empty());
 }
@@ -121,19 +136,36 @@ fn unknown_prompt_and_argument_suggest_close_names() {
     let sandbox = Sandbox::new(&everything_stdio("everything"));
     let output = sandbox.mcpick(&["get", "everything/args-promt"]);
     assert_eq!(output.status.code(), Some(2));
-    assert!(stderr(&output).contains("Did you mean: everything/args-prompt?"), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("Did you mean: everything/args-prompt?"),
+        "{}",
+        stderr(&output)
+    );
     let output = sandbox.mcpick(&["get", "everything/args-prompt", "ctiy=Paris"]);
     assert_eq!(output.status.code(), Some(2));
-    assert!(stderr(&output).contains("no argument `ctiy` (did you mean `city`?)"), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("no argument `ctiy` (did you mean `city`?)"),
+        "{}",
+        stderr(&output)
+    );
     let output = sandbox.mcpick(&["get", "everythin/args-prompt"]);
     assert_eq!(output.status.code(), Some(2));
-    assert!(stderr(&output).contains("Did you mean: everything?"), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("Did you mean: everything?"),
+        "{}",
+        stderr(&output)
+    );
 }
 
 #[test]
 fn completion_uses_context_arguments() {
     let sandbox = Sandbox::new(&everything_stdio("everything"));
-    let departments = success(&sandbox.mcpick(&["complete", "everything/completable-prompt", "department", "E"]));
+    let departments = success(&sandbox.mcpick(&[
+        "complete",
+        "everything/completable-prompt",
+        "department",
+        "E",
+    ]));
     assert_eq!(departments, "Engineering\n");
     let names = json(&success(&sandbox.mcpick(&[
         "complete",
@@ -155,7 +187,10 @@ fn completion_uses_context_arguments() {
         "department=Engineering",
         "--json",
     ])));
-    assert_ne!(names["values"], engineering["values"], "context must change the suggestions");
+    assert_ne!(
+        names["values"], engineering["values"],
+        "context must change the suggestions"
+    );
 }
 
 #[test]
@@ -167,7 +202,10 @@ fn servers_json_reports_legacy_protocol_and_identity() {
     assert_eq!(row["transport"], "stdio");
     assert_eq!(row["state"], "ready");
     assert_eq!(row["protocol_version"], "2025-11-25");
-    assert!(row["server_name"].as_str().unwrap().contains("everything"), "{row}");
+    assert!(
+        row["server_name"].as_str().unwrap().contains("everything"),
+        "{row}"
+    );
     assert!(row["capabilities"]["prompts"].is_object(), "{row}");
     assert_eq!(row["prompt_count"], 4);
 }
@@ -183,12 +221,23 @@ fn a_missing_command_is_reported_and_the_others_still_list() {
     let prompts = json(&success(&output));
     assert_eq!(prompts.as_array().unwrap().len(), 4);
     let err = stderr(&output);
-    assert!(err.contains("server `ghost` failed: cannot start `mcpick-no-such-command`"), "{err}");
+    assert!(
+        err.contains("server `ghost` failed: cannot start `mcpick-no-such-command`"),
+        "{err}"
+    );
 
     let servers = json(&success(&sandbox.mcpick(&["servers", "--json"])));
-    let ghost = servers.as_array().unwrap().iter().find(|s| s["name"] == "ghost").unwrap();
+    let ghost = servers
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "ghost")
+        .unwrap();
     assert_eq!(ghost["state"], "failed");
-    assert!(ghost["error"].as_str().unwrap().contains("no such program"), "{ghost}");
+    assert!(
+        ghost["error"].as_str().unwrap().contains("no such program"),
+        "{ghost}"
+    );
 }
 
 #[test]

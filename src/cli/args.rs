@@ -6,8 +6,12 @@ use std::collections::BTreeMap;
 pub fn parse_assignment(text: &str) -> Result<(String, String), String> {
     match text.split_once('=') {
         Some((name, value)) if !name.trim().is_empty() => Ok((name.to_string(), value.to_string())),
-        Some(_) => Err(format!("`{text}` has no argument name before `=` (write NAME=VALUE)")),
-        None => Err(format!("`{text}` is not NAME=VALUE (quote values with spaces: name=\"a b\")")),
+        Some(_) => Err(format!(
+            "`{text}` has no argument name before `=` (write NAME=VALUE)"
+        )),
+        None => Err(format!(
+            "`{text}` is not NAME=VALUE (quote values with spaces: name=\"a b\")"
+        )),
     }
 }
 
@@ -37,7 +41,9 @@ pub fn parse_args_json(text: &str) -> Result<Vec<(String, String)>, String> {
 }
 
 /// Merges arguments from every source; giving one name twice is an error.
-pub fn merge(sources: impl IntoIterator<Item = (String, String)>) -> Result<BTreeMap<String, String>, String> {
+pub fn merge(
+    sources: impl IntoIterator<Item = (String, String)>,
+) -> Result<BTreeMap<String, String>, String> {
     let mut merged = BTreeMap::new();
     for (name, value) in sources {
         if merged.insert(name.clone(), value).is_some() {
@@ -53,16 +59,36 @@ mod tests {
 
     #[test]
     fn values_keep_spaces_newlines_and_equals() {
-        assert_eq!(parse_assignment("city=New York").unwrap(), ("city".into(), "New York".into()));
-        assert_eq!(parse_assignment("q=a=b==c").unwrap(), ("q".into(), "a=b==c".into()));
-        assert_eq!(parse_assignment("t=line1\nline2").unwrap(), ("t".into(), "line1\nline2".into()));
-        assert_eq!(parse_assignment("empty=").unwrap(), ("empty".into(), String::new()));
+        assert_eq!(
+            parse_assignment("city=New York").unwrap(),
+            ("city".into(), "New York".into())
+        );
+        assert_eq!(
+            parse_assignment("q=a=b==c").unwrap(),
+            ("q".into(), "a=b==c".into())
+        );
+        assert_eq!(
+            parse_assignment("t=line1\nline2").unwrap(),
+            ("t".into(), "line1\nline2".into())
+        );
+        assert_eq!(
+            parse_assignment("empty=").unwrap(),
+            ("empty".into(), String::new())
+        );
     }
 
     #[test]
     fn malformed_assignments_explain_the_form() {
-        assert!(parse_assignment("novalue").unwrap_err().contains("NAME=VALUE"));
-        assert!(parse_assignment("=x").unwrap_err().contains("no argument name"));
+        assert!(
+            parse_assignment("novalue")
+                .unwrap_err()
+                .contains("NAME=VALUE")
+        );
+        assert!(
+            parse_assignment("=x")
+                .unwrap_err()
+                .contains("no argument name")
+        );
     }
 
     #[test]
@@ -82,7 +108,11 @@ mod tests {
     fn json_errors_say_what_is_wrong() {
         assert!(parse_args_json("[1]").unwrap_err().contains("JSON object"));
         assert!(parse_args_json("{").unwrap_err().contains("not valid JSON"));
-        assert!(parse_args_json(r#"{"a":null}"#).unwrap_err().contains("`a` must be a string, not null"));
+        assert!(
+            parse_args_json(r#"{"a":null}"#)
+                .unwrap_err()
+                .contains("`a` must be a string, not null")
+        );
     }
 
     #[test]

@@ -80,7 +80,9 @@ enum Outcome {
 
 /// Starts `servers`, waits until each is ready or failed, and returns the hub (still
 /// connected) with each server's outcome. Ctrl-C stops waiting.
-async fn connect_all(servers: Vec<ServerConfig>) -> Result<(Hub, BTreeMap<String, Outcome>), CliError> {
+async fn connect_all(
+    servers: Vec<ServerConfig>,
+) -> Result<(Hub, BTreeMap<String, Outcome>), CliError> {
     let (tx, mut rx) = mpsc::channel(64);
     let mut pending: std::collections::BTreeSet<String> =
         servers.iter().map(|s| s.name.clone()).collect();
@@ -98,15 +100,21 @@ async fn connect_all(servers: Vec<ServerConfig>) -> Result<(Hub, BTreeMap<String
         };
         let Some(event) = event else { break };
         match event {
-            McpEvent::Ready { server, details, prompts } => {
+            McpEvent::Ready {
+                server,
+                details,
+                prompts,
+            } => {
                 pending.remove(&server);
                 outcomes.insert(server, Outcome::Ready { details, prompts });
             }
-            McpEvent::Failed { server, error, stderr } => {
-                // A failure after Ready (the server dropped) does not replace the outcome.
-                if pending.remove(&server) {
-                    outcomes.insert(server, Outcome::Failed { error, stderr });
-                }
+            // A failure after Ready (the server dropped) does not replace the outcome.
+            McpEvent::Failed {
+                server,
+                error,
+                stderr,
+            } if pending.remove(&server) => {
+                outcomes.insert(server, Outcome::Failed { error, stderr });
             }
             _ => {}
         }
@@ -163,20 +171,33 @@ async fn list(config: &Config, json: bool) -> Result<ExitCode, CliError> {
 
 /// One line per prompt: `server/name  args  title: first line of description`.
 fn list_text(prompts: &[PromptInfo]) -> String {
-    let refs: Vec<String> = prompts.iter().map(|p| format!("{}/{}", p.server, p.name)).collect();
+    let refs: Vec<String> = prompts
+        .iter()
+        .map(|p| format!("{}/{}", p.server, p.name))
+        .collect();
     let width = refs.iter().map(|r| r.chars().count()).max().unwrap_or(0);
     let mut out = String::new();
     for (prompt, reference) in prompts.iter().zip(&refs) {
         let args: Vec<String> = prompt
             .arguments
             .iter()
-            .map(|a| if a.required { format!("{}*", a.name) } else { format!("[{}]", a.name) })
+            .map(|a| {
+                if a.required {
+                    format!("{}*", a.name)
+                } else {
+                    format!("[{}]", a.name)
+                }
+            })
             .collect();
         let mut line = format!("{reference:<width$}");
         if !args.is_empty() {
             line.push_str(&format!("  {}", args.join(" ")));
         }
-        let summary = prompt.description.as_deref().and_then(|d| d.lines().next()).unwrap_or("");
+        let summary = prompt
+            .description
+            .as_deref()
+            .and_then(|d| d.lines().next())
+            .unwrap_or("");
         match (&prompt.title, summary.is_empty()) {
             (Some(title), false) => line.push_str(&format!("  — {title}: {summary}")),
             (Some(title), true) => line.push_str(&format!("  — {title}")),
@@ -190,7 +211,10 @@ fn list_text(prompts: &[PromptInfo]) -> String {
 }
 
 /// Resolves `SERVER/PROMPT` to a configured, enabled server and a prompt name.
-fn resolve_server<'a>(config: &'a Config, reference: &str) -> Result<(&'a ServerConfig, String), CliError> {
+fn resolve_server<'a>(
+    config: &'a Config,
+    reference: &str,
+) -> Result<(&'a ServerConfig, String), CliError> {
     let reference = PromptRef::parse(reference).map_err(CliError::usage)?;
     let enabled: Vec<&ServerConfig> = config.enabled_servers().collect();
     let server = match &reference.server {
@@ -210,7 +234,11 @@ fn resolve_server<'a>(config: &'a Config, reference: &str) -> Result<(&'a Server
                 let known: Vec<&str> = enabled.iter().map(|s| s.name.as_str()).collect();
                 return Err(CliError::usage(format!(
                     "no server `{name}` in the config (servers: {}).{hint}",
-                    if known.is_empty() { "none".to_string() } else { known.join(", ") }
+                    if known.is_empty() {
+                        "none".to_string()
+                    } else {
+                        known.join(", ")
+                    }
                 )));
             }
         },
@@ -240,11 +268,17 @@ async fn open_prompt(server: &ServerConfig, prompt: &str) -> Result<(Hub, Prompt
         Some(Outcome::Failed { error, stderr }) => {
             hub.shutdown().await;
             report_failure(&server.name, &error, &stderr);
-            return Err(CliError::runtime(format!("cannot reach server `{}`", server.name)));
+            return Err(CliError::runtime(format!(
+                "cannot reach server `{}`",
+                server.name
+            )));
         }
         None => {
             hub.shutdown().await;
-            return Err(CliError::runtime(format!("server `{}` did not report back", server.name)));
+            return Err(CliError::runtime(format!(
+                "server `{}` did not report back",
+                server.name
+            )));
         }
     };
     match find(&prompts, prompt) {
@@ -253,10 +287,17 @@ async fn open_prompt(server: &ServerConfig, prompt: &str) -> Result<(Hub, Prompt
             hub.shutdown().await;
             let names = prompts.iter().map(|p| p.name.as_str());
             let hint = match closest(prompt, names, 3).as_slice() {
-                [] => format!(" (`mcpick list` shows all {} of its prompts)", prompts.len()),
+                [] => format!(
+                    " (`mcpick list` shows all {} of its prompts)",
+                    prompts.len()
+                ),
                 found => format!(
                     ". Did you mean: {}?",
-                    found.iter().map(|n| format!("{}/{n}", server.name)).collect::<Vec<_>>().join(", ")
+                    found
+                        .iter()
+                        .map(|n| format!("{}/{n}", server.name))
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
             };
             Err(CliError::usage(format!(
@@ -286,7 +327,12 @@ pub fn prompt_usage(prompt: &PromptInfo) -> String {
     }
     if !prompt.arguments.is_empty() {
         out.push_str("\n\narguments:");
-        let width = prompt.arguments.iter().map(|a| a.name.chars().count()).max().unwrap_or(0);
+        let width = prompt
+            .arguments
+            .iter()
+            .map(|a| a.name.chars().count())
+            .max()
+            .unwrap_or(0);
         for arg in &prompt.arguments {
             let mark = if arg.required { "required" } else { "optional" };
             let mut about = String::new();
@@ -299,14 +345,18 @@ pub fn prompt_usage(prompt: &PromptInfo) -> String {
                 }
                 about.push_str(description);
             }
-            out.push_str(&format!("\n  {:<width$}  ({mark})  {about}", arg.name).trim_end().to_string().as_str());
+            let line = format!("\n  {:<width$}  ({mark})  {about}", arg.name);
+            out.push_str(line.trim_end());
         }
     }
     out
 }
 
 /// Checks the arguments against the prompt before anything is sent.
-fn check_arguments(prompt: &PromptInfo, arguments: &BTreeMap<String, String>) -> Result<(), CliError> {
+fn check_arguments(
+    prompt: &PromptInfo,
+    arguments: &BTreeMap<String, String>,
+) -> Result<(), CliError> {
     let declared = prompt.arguments.iter().map(|a| a.name.as_str());
     for name in arguments.keys() {
         if prompt.argument(name).is_none() {
@@ -331,7 +381,11 @@ fn check_arguments(prompt: &PromptInfo, arguments: &BTreeMap<String, String>) ->
         return Err(CliError::usage(format!(
             "missing required argument{} {}\n\n{}",
             if missing.len() > 1 { "s" } else { "" },
-            missing.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", "),
+            missing
+                .iter()
+                .map(|m| format!("`{m}`"))
+                .collect::<Vec<_>>()
+                .join(", "),
             prompt_usage(prompt)
         )));
     }
@@ -361,7 +415,10 @@ async fn get(
     };
     hub.shutdown().await;
     match result {
-        None => Err(CliError { code: 130, message: "interrupted; the request was cancelled".into() }),
+        None => Err(CliError {
+            code: 130,
+            message: "interrupted; the request was cancelled".into(),
+        }),
         Some(Ok(messages)) => {
             write(&render(&messages, format))?;
             Ok(ExitCode::SUCCESS)
@@ -407,7 +464,10 @@ async fn complete(
     };
     hub.shutdown().await;
     match result {
-        None => Err(CliError { code: 130, message: "interrupted; the request was cancelled".into() }),
+        None => Err(CliError {
+            code: 130,
+            message: "interrupted; the request was cancelled".into(),
+        }),
         Some(Ok(completion)) => {
             if json {
                 let body = serde_json::to_string_pretty(&completion).unwrap_or_default();
@@ -480,7 +540,12 @@ fn servers_text(rows: &[serde_json::Value]) -> String {
     let mut out = String::new();
     for row in rows {
         let field = |key: &str| row[key].as_str().unwrap_or("").to_string();
-        out.push_str(&format!("{}  ({}, {})\n", field("name"), field("transport"), field("state")));
+        out.push_str(&format!(
+            "{}  ({}, {})\n",
+            field("name"),
+            field("transport"),
+            field("state")
+        ));
         match row["state"].as_str() {
             Some("ready") => {
                 let identity = match (row["server_name"].as_str(), row["server_version"].as_str()) {

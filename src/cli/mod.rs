@@ -11,7 +11,7 @@ use clap::{Parser, Subcommand};
 
 use crate::config::CONFIG_ENV;
 
-pub use args::{parse_assignment, parse_args_json};
+pub use args::{parse_args_json, parse_assignment};
 
 /// mcpick: every MCP server's prompts in one place — list them, fill them, export them.
 #[derive(Debug, Parser)]
@@ -88,12 +88,18 @@ pub struct CliError {
 impl CliError {
     /// A usage error (exit 2).
     pub fn usage(message: impl Into<String>) -> Self {
-        CliError { code: 2, message: message.into() }
+        CliError {
+            code: 2,
+            message: message.into(),
+        }
     }
 
     /// A runtime error (exit 1).
     pub fn runtime(message: impl Into<String>) -> Self {
-        CliError { code: 1, message: message.into() }
+        CliError {
+            code: 1,
+            message: message.into(),
+        }
     }
 }
 

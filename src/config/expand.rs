@@ -46,7 +46,10 @@ pub fn expand(input: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Result<St
         if !is_variable_name(name) {
             return Err(ExpandError::BadName(name.to_string()));
         }
-        match (lookup(name).filter(|v| !v.is_empty() || default.is_none()), default) {
+        match (
+            lookup(name).filter(|v| !v.is_empty() || default.is_none()),
+            default,
+        ) {
             (Some(value), _) => out.push_str(&value),
             (None, Some(default)) => out.push_str(default),
             (None, None) => return Err(ExpandError::Unset(name.to_string())),
@@ -103,7 +106,10 @@ mod tests {
 
     #[test]
     fn unset_variable_is_an_error_naming_it() {
-        assert_eq!(expand("a ${MISSING} b", &env), Err(ExpandError::Unset("MISSING".into())));
+        assert_eq!(
+            expand("a ${MISSING} b", &env),
+            Err(ExpandError::Unset("MISSING".into()))
+        );
     }
 
     #[test]
@@ -115,7 +121,13 @@ mod tests {
     #[test]
     fn malformed_references_are_errors() {
         assert_eq!(expand("${HOME", &env), Err(ExpandError::Unclosed));
-        assert_eq!(expand("${1X}", &env), Err(ExpandError::BadName("1X".into())));
-        assert_eq!(expand("${}", &env), Err(ExpandError::BadName(String::new())));
+        assert_eq!(
+            expand("${1X}", &env),
+            Err(ExpandError::BadName("1X".into()))
+        );
+        assert_eq!(
+            expand("${}", &env),
+            Err(ExpandError::BadName(String::new()))
+        );
     }
 }

@@ -89,7 +89,12 @@ impl TransportConfig {
 impl fmt::Debug for TransportConfig {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            TransportConfig::Stdio { command, args, env, cwd } => f
+            TransportConfig::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            } => f
                 .debug_struct("Stdio")
                 .field("command", command)
                 .field("args", args)
@@ -219,7 +224,10 @@ pub fn parse(
         .into_iter()
         .map(|(name, server)| build_server(path, name, server, lookup))
         .collect::<Result<Vec<_>, _>>()?;
-    Ok(Config { path: None, servers })
+    Ok(Config {
+        path: None,
+        servers,
+    })
 }
 
 /// Checks that a server name can be used in `SERVER/PROMPT` references.

@@ -32,13 +32,19 @@ enabled = false
     .unwrap();
     assert_eq!(config.servers.len(), 2);
     let everything = config.server("everything").unwrap();
-    assert_eq!(everything.timeout, Duration::from_millis(DEFAULT_TIMEOUT_MS));
+    assert_eq!(
+        everything.timeout,
+        Duration::from_millis(DEFAULT_TIMEOUT_MS)
+    );
     assert!(everything.enabled);
     assert_eq!(
         everything.transport,
         TransportConfig::Stdio {
             command: "npx".into(),
-            args: vec!["-y".into(), "@modelcontextprotocol/server-everything".into()],
+            args: vec![
+                "-y".into(),
+                "@modelcontextprotocol/server-everything".into()
+            ],
             env: BTreeMap::from([("API_KEY".into(), "abc123".into())]),
             cwd: Some(PathBuf::from("/srv/work")),
         }
@@ -106,7 +112,9 @@ fn unknown_field_is_an_error_with_its_location() {
 
 #[test]
 fn unknown_top_level_table_is_an_error() {
-    let err = parse_str("[server.a]\ncommand = \"x\"\n").unwrap_err().to_string();
+    let err = parse_str("[server.a]\ncommand = \"x\"\n")
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("unknown field `server`"), "{err}");
 }
 
@@ -126,7 +134,11 @@ fn inconsistent_tables_say_what_to_do() {
     assert!(neither.to_string().contains("needs `command`"), "{neither}");
     let headers_on_stdio =
         parse_str("[servers.a]\ncommand = \"x\"\nheaders = { A = \"b\" }\n").unwrap_err();
-    assert!(headers_on_stdio.to_string().contains("`headers` only applies"));
+    assert!(
+        headers_on_stdio
+            .to_string()
+            .contains("`headers` only applies")
+    );
     let args_on_http = parse_str("[servers.a]\nurl = \"http://h\"\nargs = []\n").unwrap_err();
     assert!(args_on_http.to_string().contains("`args` only applies"));
     let bad_url = parse_str("[servers.a]\nurl = \"ftp://h\"\n").unwrap_err();
@@ -137,7 +149,9 @@ fn inconsistent_tables_say_what_to_do() {
 
 #[test]
 fn server_names_must_work_in_references() {
-    let err = parse_str("[servers.\"a/b\"]\ncommand = \"x\"\n").unwrap_err().to_string();
+    let err = parse_str("[servers.\"a/b\"]\ncommand = \"x\"\n")
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("SERVER/PROMPT"), "{err}");
     assert!(parse_str("[servers.my-server_2]\ncommand = \"x\"\n").is_ok());
 }
@@ -150,7 +164,10 @@ fn debug_output_hides_secret_values() {
     .unwrap();
     let shown = format!("{config:?}");
     assert!(!shown.contains("abc123"), "{shown}");
-    assert!(shown.contains("\"K\"") && shown.contains("\"H\""), "{shown}");
+    assert!(
+        shown.contains("\"K\"") && shown.contains("\"H\""),
+        "{shown}"
+    );
 }
 
 #[test]

@@ -33,7 +33,10 @@ fn embedded_text(uri: &str, mime: Option<&str>, text: &str) -> String {
 
 fn link_text(content: &Content) -> String {
     match content {
-        Content::Known(KnownContent::ResourceLink { description: Some(d), .. }) => {
+        Content::Known(KnownContent::ResourceLink {
+            description: Some(d),
+            ..
+        }) => {
             format!("[{}: {d}]", describe(content))
         }
         _ => format!("[{}]", describe(content)),
@@ -70,24 +73,37 @@ fn openai_part(role: Role, content: &Content) -> Value {
     let user = role == Role::User;
     match content {
         Content::Known(KnownContent::Text { text: t, .. }) => text(t.clone()),
-        Content::Known(KnownContent::Image { data, mime_type, .. }) if user => json!({
+        Content::Known(KnownContent::Image {
+            data, mime_type, ..
+        }) if user => json!({
             "type": "image_url",
             "image_url": { "url": format!("data:{mime_type};base64,{data}") }
         }),
-        Content::Known(KnownContent::Audio { data, mime_type, .. }) if user => {
-            match audio_format(mime_type) {
-                Some(format) => json!({
-                    "type": "input_audio",
-                    "input_audio": { "data": data, "format": format }
-                }),
-                None => text(placeholder(content, "OpenAI input_audio takes only wav and mp3")),
-            }
-        }
+        Content::Known(KnownContent::Audio {
+            data, mime_type, ..
+        }) if user => match audio_format(mime_type) {
+            Some(format) => json!({
+                "type": "input_audio",
+                "input_audio": { "data": data, "format": format }
+            }),
+            None => text(placeholder(
+                content,
+                "OpenAI input_audio takes only wav and mp3",
+            )),
+        },
         Content::Known(KnownContent::Resource { resource, .. }) => match resource {
-            EmbeddedResource::Text { uri, mime_type, text: t, .. } => {
-                text(embedded_text(uri, mime_type.as_deref(), t))
-            }
-            EmbeddedResource::Blob { uri, mime_type, blob, .. } if user => json!({
+            EmbeddedResource::Text {
+                uri,
+                mime_type,
+                text: t,
+                ..
+            } => text(embedded_text(uri, mime_type.as_deref(), t)),
+            EmbeddedResource::Blob {
+                uri,
+                mime_type,
+                blob,
+                ..
+            } if user => json!({
                 "type": "file",
                 "file": {
                     "filename": file_name(uri),
@@ -132,37 +148,53 @@ fn anthropic_block(role: Role, content: &Content) -> Value {
     let user = role == Role::User;
     match content {
         Content::Known(KnownContent::Text { text: t, .. }) => text(t.clone()),
-        Content::Known(KnownContent::Image { data, mime_type, .. }) => {
+        Content::Known(KnownContent::Image {
+            data, mime_type, ..
+        }) => {
             if !user {
-                text(placeholder(content, "images are only accepted in user turns"))
+                text(placeholder(
+                    content,
+                    "images are only accepted in user turns",
+                ))
             } else if ANTHROPIC_IMAGE_TYPES.contains(&mime_type.as_str()) {
                 json!({
                     "type": "image",
                     "source": { "type": "base64", "media_type": mime_type, "data": data }
                 })
             } else {
-                text(placeholder(content, "Anthropic takes png, jpeg, gif and webp images"))
+                text(placeholder(
+                    content,
+                    "Anthropic takes png, jpeg, gif and webp images",
+                ))
             }
         }
-        Content::Known(KnownContent::Audio { .. }) => {
-            text(placeholder(content, "Anthropic Messages has no audio input"))
-        }
+        Content::Known(KnownContent::Audio { .. }) => text(placeholder(
+            content,
+            "Anthropic Messages has no audio input",
+        )),
         Content::Known(KnownContent::Resource { resource, .. }) => match resource {
-            EmbeddedResource::Text { uri, mime_type, text: t, .. } => {
-                text(embedded_text(uri, mime_type.as_deref(), t))
-            }
-            EmbeddedResource::Blob { mime_type: Some(mime), blob, uri, .. }
-                if user && mime == "application/pdf" =>
-            {
+            EmbeddedResource::Text {
+                uri,
+                mime_type,
+                text: t,
+                ..
+            } => text(embedded_text(uri, mime_type.as_deref(), t)),
+            EmbeddedResource::Blob {
+                mime_type: Some(mime),
+                blob,
+                uri,
+                ..
+            } if user && mime == "application/pdf" => {
                 json!({
                     "type": "document",
                     "source": { "type": "base64", "media_type": "application/pdf", "data": blob },
                     "title": file_name(uri)
                 })
             }
-            EmbeddedResource::Blob { .. } => {
-                text(placeholder(content, "binary resources other than PDF are not accepted"))
-            }
+            EmbeddedResource::Blob { .. } => text(placeholder(
+                content,
+                "binary resources other than PDF are not accepted",
+            )),
         },
         Content::Known(KnownContent::ResourceLink { .. }) => text(link_text(content)),
         Content::Unknown(_) => text(placeholder(content, "not representable")),

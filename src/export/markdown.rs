@@ -9,7 +9,10 @@ use super::describe;
 pub fn markdown(prompt: &PromptMessages) -> String {
     let mut out = String::new();
     if let Some(description) = &prompt.description {
-        out.push_str(&format!("<!-- {} -->\n\n", description.replace("--", "- -")));
+        out.push_str(&format!(
+            "<!-- {} -->\n\n",
+            description.replace("--", "- -")
+        ));
     }
     for (i, message) in prompt.messages.iter().enumerate() {
         if i > 0 {
@@ -27,25 +30,42 @@ pub fn markdown(prompt: &PromptMessages) -> String {
 fn markdown_block(content: &Content) -> String {
     match content {
         Content::Known(KnownContent::Text { text, .. }) => text.clone(),
-        Content::Known(KnownContent::Image { data, mime_type, .. }) => {
+        Content::Known(KnownContent::Image {
+            data, mime_type, ..
+        }) => {
             format!("![{}](data:{mime_type};base64,{data})", describe(content))
         }
-        Content::Known(KnownContent::Audio { data, mime_type, .. }) => {
+        Content::Known(KnownContent::Audio {
+            data, mime_type, ..
+        }) => {
             format!("[{}](data:{mime_type};base64,{data})", describe(content))
         }
         Content::Known(KnownContent::Resource { resource, .. }) => match resource {
-            EmbeddedResource::Text { text, mime_type, .. } => {
+            EmbeddedResource::Text {
+                text, mime_type, ..
+            } => {
                 let fence = fence_for(text);
                 let lang = mime_type.as_deref().map(fence_language).unwrap_or("");
-                format!("**{}**\n\n{fence}{lang}\n{text}\n{fence}", describe(content))
+                format!(
+                    "**{}**\n\n{fence}{lang}\n{text}\n{fence}",
+                    describe(content)
+                )
             }
-            EmbeddedResource::Blob { blob, mime_type, .. } => format!(
+            EmbeddedResource::Blob {
+                blob, mime_type, ..
+            } => format!(
                 "[{}](data:{};base64,{blob})",
                 describe(content),
                 mime_type.as_deref().unwrap_or("application/octet-stream")
             ),
         },
-        Content::Known(KnownContent::ResourceLink { uri, name, title, description, .. }) => {
+        Content::Known(KnownContent::ResourceLink {
+            uri,
+            name,
+            title,
+            description,
+            ..
+        }) => {
             let label = title.as_deref().unwrap_or(name);
             let mut out = format!("[{label}]({uri})");
             if let Some(description) = description {

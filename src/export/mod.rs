@@ -82,24 +82,41 @@ pub fn decoded_len(base64: &str) -> usize {
 /// A one-line, human description of a non-text block, e.g. `image: image/png, 68 bytes`.
 pub fn describe(content: &Content) -> String {
     match content {
-        Content::Known(KnownContent::Text { text, .. }) => format!("text, {} chars", text.chars().count()),
-        Content::Known(KnownContent::Image { data, mime_type, .. }) => {
+        Content::Known(KnownContent::Text { text, .. }) => {
+            format!("text, {} chars", text.chars().count())
+        }
+        Content::Known(KnownContent::Image {
+            data, mime_type, ..
+        }) => {
             format!("image: {mime_type}, {} bytes", decoded_len(data))
         }
-        Content::Known(KnownContent::Audio { data, mime_type, .. }) => {
+        Content::Known(KnownContent::Audio {
+            data, mime_type, ..
+        }) => {
             format!("audio: {mime_type}, {} bytes", decoded_len(data))
         }
         Content::Known(KnownContent::Resource { resource, .. }) => match resource {
             EmbeddedResource::Text { uri, mime_type, .. } => {
                 format!("resource {uri}{}", mime_suffix(mime_type.as_deref()))
             }
-            EmbeddedResource::Blob { uri, mime_type, blob, .. } => format!(
+            EmbeddedResource::Blob {
+                uri,
+                mime_type,
+                blob,
+                ..
+            } => format!(
                 "resource {uri}: {}, {} bytes",
                 mime_type.as_deref().unwrap_or("application/octet-stream"),
                 decoded_len(blob)
             ),
         },
-        Content::Known(KnownContent::ResourceLink { uri, name, mime_type, size, .. }) => {
+        Content::Known(KnownContent::ResourceLink {
+            uri,
+            name,
+            mime_type,
+            size,
+            ..
+        }) => {
             let mut out = format!("resource link {name} <{uri}>");
             match (mime_type, size) {
                 (Some(m), Some(s)) => out.push_str(&format!(" ({m}, {s} bytes)")),

@@ -6,17 +6,47 @@ use crate::mcp::{Message, Role};
 /// One message per content kind, in both roles, plus a kind from the future.
 fn every_kind() -> PromptMessages {
     let blocks = [
-        (Role::User, json!({"type":"text","text":"Review this ```code```:\nfn main() {}"})),
-        (Role::User, json!({"type":"image","data":"iVBORw0KGgo=","mimeType":"image/png"})),
-        (Role::User, json!({"type":"audio","data":"UklGRg==","mimeType":"audio/wav"})),
-        (Role::User, json!({"type":"audio","data":"T2dnUw==","mimeType":"audio/ogg"})),
-        (Role::User, json!({"type":"resource","resource":{"uri":"file:///notes.txt","mimeType":"text/plain","text":"embedded notes"}})),
-        (Role::User, json!({"type":"resource","resource":{"uri":"file:///data.bin","mimeType":"application/octet-stream","blob":"AAECAwQFBgcICQoLDA0ODw=="}})),
-        (Role::User, json!({"type":"resource","resource":{"uri":"file:///doc.pdf","mimeType":"application/pdf","blob":"JVBERi0="}})),
-        (Role::User, json!({"type":"resource_link","uri":"file:///project/src/main.rs","name":"main.rs","title":"Main","description":"Entry point","mimeType":"text/x-rust","size":1234})),
+        (
+            Role::User,
+            json!({"type":"text","text":"Review this ```code```:\nfn main() {}"}),
+        ),
+        (
+            Role::User,
+            json!({"type":"image","data":"iVBORw0KGgo=","mimeType":"image/png"}),
+        ),
+        (
+            Role::User,
+            json!({"type":"audio","data":"UklGRg==","mimeType":"audio/wav"}),
+        ),
+        (
+            Role::User,
+            json!({"type":"audio","data":"T2dnUw==","mimeType":"audio/ogg"}),
+        ),
+        (
+            Role::User,
+            json!({"type":"resource","resource":{"uri":"file:///notes.txt","mimeType":"text/plain","text":"embedded notes"}}),
+        ),
+        (
+            Role::User,
+            json!({"type":"resource","resource":{"uri":"file:///data.bin","mimeType":"application/octet-stream","blob":"AAECAwQFBgcICQoLDA0ODw=="}}),
+        ),
+        (
+            Role::User,
+            json!({"type":"resource","resource":{"uri":"file:///doc.pdf","mimeType":"application/pdf","blob":"JVBERi0="}}),
+        ),
+        (
+            Role::User,
+            json!({"type":"resource_link","uri":"file:///project/src/main.rs","name":"main.rs","title":"Main","description":"Entry point","mimeType":"text/x-rust","size":1234}),
+        ),
         (Role::Assistant, json!({"type":"text","text":"Looks fine."})),
-        (Role::Assistant, json!({"type":"image","data":"iVBORw0KGgo=","mimeType":"image/png"})),
-        (Role::Assistant, json!({"type":"resource","resource":{"uri":"file:///a.rs","mimeType":"text/x-rust","text":"fn a() {}"}})),
+        (
+            Role::Assistant,
+            json!({"type":"image","data":"iVBORw0KGgo=","mimeType":"image/png"}),
+        ),
+        (
+            Role::Assistant,
+            json!({"type":"resource","resource":{"uri":"file:///a.rs","mimeType":"text/x-rust","text":"fn a() {}"}}),
+        ),
         (Role::User, json!({"type":"hologram","frames":3})),
     ];
     PromptMessages {
@@ -83,9 +113,18 @@ fn text_only_openai_turns_are_strings() {
     let prompt = PromptMessages {
         description: None,
         messages: vec![
-            Message { role: Role::User, content: Content::text("a") },
-            Message { role: Role::User, content: Content::text("b") },
-            Message { role: Role::Assistant, content: Content::text("c") },
+            Message {
+                role: Role::User,
+                content: Content::text("a"),
+            },
+            Message {
+                role: Role::User,
+                content: Content::text("b"),
+            },
+            Message {
+                role: Role::Assistant,
+                content: Content::text("c"),
+            },
         ],
     };
     assert_eq!(
@@ -120,5 +159,8 @@ fn decoded_len_handles_padding_and_junk() {
 fn format_names_parse_and_errors_list_them() {
     assert_eq!("openai".parse::<Format>().unwrap(), Format::OpenAi);
     let err = "yaml".parse::<Format>().unwrap_err();
-    assert!(err.contains("markdown, text, mcp-json, openai, anthropic"), "{err}");
+    assert!(
+        err.contains("markdown, text, mcp-json, openai, anthropic"),
+        "{err}"
+    );
 }

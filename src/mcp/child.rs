@@ -124,14 +124,20 @@ impl ChildProcess {
     /// Ends the process: its stdin must already be closed. Waits [`EXIT_GRACE`], then
     /// SIGTERMs the process group, waits again, then SIGKILLs it.
     pub async fn terminate(&self) {
-        if tokio::time::timeout(EXIT_GRACE, self.exited()).await.is_ok() {
+        if tokio::time::timeout(EXIT_GRACE, self.exited())
+            .await
+            .is_ok()
+        {
             tracing::debug!(pid = ?self.pid, "server exited after stdin closed");
             self.kill_group(Signal::SIGKILL); // stray grandchildren, if any
             return;
         }
         tracing::debug!(pid = ?self.pid, "server still running after stdin closed; SIGTERM");
         self.kill_group(Signal::SIGTERM);
-        if tokio::time::timeout(EXIT_GRACE, self.exited()).await.is_err() {
+        if tokio::time::timeout(EXIT_GRACE, self.exited())
+            .await
+            .is_err()
+        {
             tracing::warn!(pid = ?self.pid, "server ignored SIGTERM; killing it");
         }
         self.kill_group(Signal::SIGKILL);
@@ -150,7 +156,10 @@ fn spawn_hint(error: &std::io::Error, cwd: Option<&PathBuf>) -> String {
     match error.kind() {
         std::io::ErrorKind::NotFound => match cwd {
             Some(cwd) if !cwd.is_dir() => {
-                format!("the working directory {} does not exist (check `cwd`)", cwd.display())
+                format!(
+                    "the working directory {} does not exist (check `cwd`)",
+                    cwd.display()
+                )
             }
             _ => "no such program (check `command`, and that it is on PATH)".to_string(),
         },

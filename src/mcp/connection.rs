@@ -5,10 +5,11 @@ use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
 
+use rmcp::ClientHandler;
 use rmcp::model::{
     ArgumentInfo, ClientCapabilities, ClientConfig, CompleteRequestParams, CompletionContext,
-    GetPromptRequestParams, GetPromptResponse, Implementation,
-    PaginatedRequestParams, ProtocolVersion, Reference, ServerNotification, SubscriptionFilter,
+    GetPromptRequestParams, GetPromptResponse, Implementation, PaginatedRequestParams,
+    ProtocolVersion, Reference, ServerNotification, SubscriptionFilter,
 };
 use rmcp::service::{
     ClientInitializeError, ClientLifecycleMode, ClientServiceExt, NotificationContext, Peer,
@@ -16,7 +17,6 @@ use rmcp::service::{
 };
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::ClientHandler;
 use tokio::sync::{Notify, mpsc};
 
 use super::child::{ChildProcess, SpawnSpec, describe_exit};
@@ -237,7 +237,10 @@ impl Connection {
     pub fn is_closed(&self) -> bool {
         self.service.is_closed()
             || self.peer.is_transport_closed()
-            || self.child.as_ref().is_some_and(|c| c.exit_status().is_some())
+            || self
+                .child
+                .as_ref()
+                .is_some_and(|c| c.exit_status().is_some())
     }
 
     /// Why the connection is gone, with the exit status of a stdio server.
@@ -260,22 +263,24 @@ impl Connection {
             let page = self
                 .timed("prompts/list", self.peer.list_prompts(Some(params)))
                 .await?;
-            prompts.extend(page.prompts.into_iter().map(|p| PromptInfo {
-                server: self.name.clone(),
-                name: p.name,
-                title: p.title,
-                description: p.description,
-                arguments: p
-                    .arguments
-                    .unwrap_or_default()
-                    .into_iter()
-                    .map(|a| PromptArg {
-                        name: a.name,
-                        title: a.title,
-                        description: a.description,
-                        required: a.required.unwrap_or(false),
-                    })
-                    .collect(),
+            prompts.extend(page.prompts.into_iter().map(|p| {
+                PromptInfo {
+                    server: self.name.clone(),
+                    name: p.name,
+                    title: p.title,
+                    description: p.description,
+                    arguments: p
+                        .arguments
+                        .unwrap_or_default()
+                        .into_iter()
+                        .map(|a| PromptArg {
+                            name: a.name,
+                            title: a.title,
+                            description: a.description,
+                            required: a.required.unwrap_or(false),
+                        })
+                        .collect(),
+                }
             }));
             match page.next_cursor {
                 None => return Ok(prompts),
@@ -314,11 +319,12 @@ impl Connection {
                 .await?
             {
                 GetPromptResponse::Complete(result) => {
-                    let messages: Vec<Message> =
-                        serde_json::from_value(serde_json::to_value(&result.messages).map_err(
-                            |e| McpError::Protocol(format!("cannot read the messages: {e}")),
-                        )?)
-                        .map_err(|e| McpError::Protocol(format!("cannot read the messages: {e}")))?;
+                    let messages: Vec<Message> = serde_json::from_value(
+                        serde_json::to_value(&result.messages).map_err(|e| {
+                            McpError::Protocol(format!("cannot read the messages: {e}"))
+                        })?,
+                    )
+                    .map_err(|e| McpError::Protocol(format!("cannot read the messages: {e}")))?;
                     return Ok(PromptMessages {
                         description: result.description,
                         messages,
@@ -328,7 +334,9 @@ impl Connection {
                     if let Some(asked) = request.input_requests.as_ref().filter(|r| !r.is_empty()) {
                         let keys = serde_json::to_value(asked)
                             .ok()
-                            .and_then(|v| v.as_object().map(|o| o.keys().cloned().collect::<Vec<_>>()))
+                            .and_then(|v| {
+                                v.as_object().map(|o| o.keys().cloned().collect::<Vec<_>>())
+                            })
                             .unwrap_or_default();
                         return Err(McpError::InputRequired(format!(
                             "it asked for {} (answering such questions is not supported here yet)",
@@ -366,7 +374,10 @@ impl Connection {
         );
         if !context.is_empty() {
             params = params.with_context(CompletionContext::with_arguments(
-                context.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+                context
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect(),
             ));
         }
         let result = self
@@ -484,7 +495,9 @@ fn http_transport(
     let mut custom = std::collections::HashMap::new();
     for (name, value) in headers {
         let header_name = http::HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
-            McpError::Handshake(format!("`{name}` is not a valid HTTP header name (check `headers`)"))
+            McpError::Handshake(format!(
+                "`{name}` is not a valid HTTP header name (check `headers`)"
+            ))
         })?;
         // The value is a secret: never echo it.
         let header_value = http::HeaderValue::from_str(value).map_err(|_| {
@@ -498,7 +511,10 @@ fn http_transport(
     Ok(StreamableHttpClientTransport::from_config(config))
 }
 
-fn details(transport: &TransportConfig, peer: &Peer<RoleClient>) -> Result<ServerDetails, McpError> {
+fn details(
+    transport: &TransportConfig,
+    peer: &Peer<RoleClient>,
+) -> Result<ServerDetails, McpError> {
     let info = peer
         .peer_info()
         .ok_or_else(|| McpError::Handshake("the server sent no handshake result".into()))?;

@@ -136,7 +136,11 @@ async fn run_server(
     shutdown: CancellationToken,
 ) {
     let server = config.name.clone();
-    let _ = events.send(McpEvent::Connecting { server: server.clone() }).await;
+    let _ = events
+        .send(McpEvent::Connecting {
+            server: server.clone(),
+        })
+        .await;
     let log = Arc::new(ServerLog::default());
     let lines = forward_logs.then(|| forward_log_lines(server.clone(), events.clone()));
 

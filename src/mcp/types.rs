@@ -89,6 +89,8 @@ pub struct PromptMessages {
 /// so nothing the server sent is lost.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
+// Blocks are few per prompt; boxing would only complicate every match on them.
+#[allow(clippy::large_enum_variant)]
 pub enum Content {
     /// A kind mcpick knows.
     Known(KnownContent),
@@ -227,7 +229,10 @@ impl Content {
             Content::Known(KnownContent::Audio { .. }) => "audio",
             Content::Known(KnownContent::Resource { .. }) => "resource",
             Content::Known(KnownContent::ResourceLink { .. }) => "resource_link",
-            Content::Unknown(value) => value.get("type").and_then(Value::as_str).unwrap_or("unknown"),
+            Content::Unknown(value) => value
+                .get("type")
+                .and_then(Value::as_str)
+                .unwrap_or("unknown"),
         }
     }
 }

@@ -22,7 +22,10 @@ pub fn peers() -> &'static Path {
             .arg(root().join("tests/peers/setup.sh"))
             .status()
             .expect("run tests/peers/setup.sh");
-        assert!(status.success(), "tests/peers/setup.sh failed: install node/npm and python3");
+        assert!(
+            status.success(),
+            "tests/peers/setup.sh failed: install node/npm and python3"
+        );
         std::env::var_os("MCPICK_PEERS_DIR")
             .map(PathBuf::from)
             .unwrap_or_else(|| root().join("target/peers"))

@@ -204,6 +204,7 @@ def _decode_cursor(cursor: str) -> int:
 # streams; the SDK's ListenHandler fans out whatever is published on this bus
 # (filtering, subscription-id stamping and the acknowledgement are done for us).
 bus = InMemorySubscriptionBus()
+listen_handler = ListenHandler(bus)
 
 # Handshake-era clients get `notifications/prompts/list_changed` on their session.
 # The SDK has no server-wide broadcast for that era, so remember one
@@ -345,7 +346,7 @@ def build_server() -> PeerServer:
         on_list_prompts=list_prompts,
         on_get_prompt=get_prompt,
         on_completion=complete,
-        on_subscriptions_listen=ListenHandler(bus),
+        on_subscriptions_listen=listen_handler,
     )
     server.middleware.append(track_legacy_sessions)
     return server
@@ -362,7 +363,7 @@ async def run_stdio(server: PeerServer) -> None:
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
-class _AnnouncingUvicorn(uvicorn.Server):
+class _PeerUvicorn(uvicorn.Server):
     # uvicorn runs the app lifespan (which starts the MCP session manager) before
     # binding, so once startup() returns the endpoint is fully usable.
     async def startup(self, sockets: Any = None) -> None:
@@ -371,13 +372,24 @@ class _AnnouncingUvicorn(uvicorn.Server):
             port = self.servers[0].sockets[0].getsockname()[1]
             log(f"py-server ready http://{HOST}:{port}{HTTP_PATH}")
 
+    # uvicorn waits for in-flight responses before exiting, and a listen stream
+    # never finishes on its own. Closing the streams first sends each subscriber
+    # the spec's graceful final result instead of leaving SIGTERM hanging.
+    async def shutdown(self, sockets: Any = None) -> None:
+        listen_handler.close()
+        await super().shutdown(sockets)
+
 
 async def run_http(server: PeerServer, port: int) -> None:
     # host=127.0.0.1 also makes the SDK enable DNS-rebinding protection: the
     # Host header must be 127.0.0.1:*, localhost:* or [::1]:*.
     app = server.streamable_http_app(streamable_http_path=HTTP_PATH, host=HOST)
-    config = uvicorn.Config(app, host=HOST, port=port, log_level="warning", lifespan="on")
-    await _AnnouncingUvicorn(config).serve()
+    # The graceful-shutdown cap covers streams nobody can close for us (legacy
+    # GET streams), so a test harness's SIGTERM always ends the process promptly.
+    config = uvicorn.Config(
+        app, host=HOST, port=port, log_level="warning", lifespan="on", timeout_graceful_shutdown=2
+    )
+    await _PeerUvicorn(config).serve()
 
 
 def main(argv: list[str]) -> int:
