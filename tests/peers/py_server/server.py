@@ -18,6 +18,16 @@ stderr protocol for test harnesses (stdout carries only JSON-RPC in stdio mode):
 The prompt list is deliberately laid out so that a client has to follow
 `nextCursor` to find the interesting prompts: pages hold 5 entries and
 `all_content`, `code_review` and `add_prompt` live on pages 2 and 3.
+
+Calling `add_prompt` appends `dynamic_N` and announces the change in both eras:
+legacy sessions get `notifications/prompts/list_changed` (the caller's copy
+ahead of its result, on the same POST stream over HTTP), and 2026-07-28 clients
+get it on any `subscriptions/listen` stream that asked for promptsListChanged
+(asynchronously: it may arrive after the `prompts/get` result).
+
+Unknown prompt names, missing (or empty) required arguments and malformed
+cursors are JSON-RPC -32602 errors. Besides `code_review`, `greet`'s `style`
+argument also completes (formal/casual).
 """
 
 from __future__ import annotations
@@ -33,6 +43,7 @@ import uvicorn
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
+from mcp.server.session import ServerSession
 from mcp.server.stdio import stdio_server
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, PromptsListChanged
 from mcp.shared.exceptions import MCPError
@@ -209,8 +220,10 @@ listen_handler = ListenHandler(bus)
 # Handshake-era clients get `notifications/prompts/list_changed` on their session.
 # The SDK has no server-wide broadcast for that era, so remember one
 # ServerSession per live legacy connection: HTTP connections are keyed by their
-# Mcp-Session-Id; a stdio process has exactly one connection.
-legacy_sessions: dict[str, Any] = {}
+# Mcp-Session-Id; a stdio process has exactly one connection. Entries for
+# sessions that have since ended stay behind: the SDK silently drops
+# notifications addressed to them, which is harmless for a short-lived peer.
+legacy_sessions: dict[str, ServerSession] = {}
 
 
 def _legacy_key(ctx: ServerRequestContext[Any, Any]) -> str | None:
