@@ -72,3 +72,143 @@ fn bad_usage_exits_2() {
     let output = sandbox.mcpick(&["get", "odd/hello", "--format", "yaml"]);
     assert_eq!(output.status.code(), Some(2));
 }
+
+/// `sh -c 'tee -a TRAFFIC | python3 fake_server.py MODE'`: records what mcpick sends.
+fn recorded_fake(name: &str, mode: &str, traffic: &std::path::Path, extra: &str) -> String {
+    format!(
+        "[servers.{name}]\ncommand = \"sh\"\nargs = [\"-c\", {}]\n{extra}\n",
+        toml_str(format!(
+            "tee -a '{}' | python3 '{}' {mode}",
+            traffic.display(),
+            root().join("tests/peers/fake_server.py").display()
+        ))
+    )
+}
+
+#[test]
+fn a_request_past_its_timeout_fails_and_is_cancelled() {
+    let sandbox = Sandbox::new("");
+    let traffic = sandbox.dir.path().join("traffic.jsonl");
+    std::fs::write(
+        sandbox.config(),
+        recorded_fake("slow", "hang-get", &traffic, "timeout_ms = 1000"),
+    )
+    .unwrap();
+    let output = sandbox.mcpick(&["get", "slow/hello"]);
+    assert_eq!(output.status.code(), Some(1));
+    let err = stderr(&output);
+    assert!(err.contains("prompts/get timed out after 1000 ms"), "{err}");
+    assert!(
+        err.contains("timeout_ms"),
+        "the error should say what to change: {err}"
+    );
+    let sent = std::fs::read_to_string(&traffic).unwrap();
+    let cancelled: Vec<&str> = sent
+        .lines()
+        .filter(|l| l.contains("notifications/cancelled"))
+        .collect();
+    assert_eq!(cancelled.len(), 1, "{sent}");
+    let get_id = sent
+        .lines()
+        .find(|l| l.contains("\"prompts/get\""))
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["id"].clone())
+        .unwrap();
+    let cancel: serde_json::Value = serde_json::from_str(cancelled[0]).unwrap();
+    assert_eq!(cancel["params"]["requestId"], get_id);
+}
+
+#[test]
+fn a_crashing_server_reports_its_exit_and_last_stderr_lines() {
+    let sandbox = Sandbox::new(&fake("crashy", "crash"));
+    let servers: serde_json::Value =
+        serde_json::from_str(&success(&sandbox.mcpick(&["servers", "--json"]))).unwrap();
+    let row = &servers[0];
+    assert_eq!(row["state"], "failed");
+    assert!(
+        row["error"]
+            .as_str()
+            .unwrap()
+            .contains("exited with status 3"),
+        "{row}"
+    );
+    // It crashed on the discover probe too, so it was started once more for `initialize`.
+    assert_eq!(
+        row["stderr"],
+        serde_json::json!([
+            "fake: fatal problem 1",
+            "fake: fatal problem 2",
+            "fake: fatal problem 3",
+            "[mcpick] the server exited with status 3 during server/discover; starting it again with initialize",
+            "fake: fatal problem 1",
+            "fake: fatal problem 2",
+            "fake: fatal problem 3"
+        ])
+    );
+    let output = sandbox.mcpick(&["list"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).contains("fake: fatal problem 3"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+fn is_running(pid: &str) -> bool {
+    // A zombie waiting for its parent to reap it is not running.
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .map(|status| {
+            !status
+                .lines()
+                .any(|l| l.starts_with("State:") && l.contains('Z'))
+        })
+        .unwrap_or(false)
+}
+
+#[test]
+fn a_server_ignoring_eof_and_sigterm_is_killed_with_its_children() {
+    let sandbox = Sandbox::new("");
+    let pids_file = sandbox.dir.path().join("pids");
+    let config = format!(
+        "[servers.stubborn]\ncommand = \"python3\"\nargs = [{}, \"stubborn\", {}]\n",
+        toml_str(root().join("tests/peers/fake_server.py").to_string_lossy()),
+        toml_str(pids_file.to_string_lossy())
+    );
+    std::fs::write(sandbox.config(), config).unwrap();
+    let out = success(&sandbox.mcpick(&["list"]));
+    assert!(out.contains("stubborn/hello"), "{out}");
+    let pids = std::fs::read_to_string(&pids_file).unwrap();
+    let pids: Vec<&str> = pids.split_whitespace().collect();
+    assert_eq!(pids.len(), 2);
+    // mcpick has exited: the server and its grandchild must be gone.
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    for pid in pids {
+        assert!(!is_running(pid), "process {pid} outlived mcpick");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn log_messages_are_kept_with_the_server() {
+    use mcpick::mcp::{Hub, McpEvent};
+    let config = mcpick::config::parse(
+        &fake("chatty", "hang-get"),
+        std::path::Path::new("t.toml"),
+        &|_| None,
+    )
+    .unwrap();
+    let (tx, mut events) = tokio::sync::mpsc::channel(64);
+    let hub = Hub::start(config.servers, tx, true);
+    let line = tokio::time::timeout(std::time::Duration::from_secs(20), async {
+        loop {
+            match events.recv().await {
+                Some(McpEvent::Log { line, .. }) if line.source == "info" => return line,
+                Some(McpEvent::Failed { error, .. }) => panic!("{error}"),
+                Some(_) => {}
+                None => panic!("hub stopped"),
+            }
+        }
+    })
+    .await
+    .expect("no log line");
+    assert_eq!(line.text, "[fake] fake server ready");
+    hub.shutdown().await;
+}

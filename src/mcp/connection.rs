@@ -155,14 +155,27 @@ impl Connection {
                             child.terminate().await;
                             return Err(first);
                         };
-                        tracing::info!(server = %config.name, "server {} during server/discover; retrying with initialize", describe_exit(status));
+                        log.push(
+                            "mcpick",
+                            &format!(
+                                "the server {} during server/discover; starting it again with initialize",
+                                describe_exit(status)
+                            ),
+                        );
                         let (child, pipes) =
                             ChildProcess::spawn(&config.name, &spec, log.clone(), lines.clone())?;
                         let lifecycle = ClientLifecycleMode::Initialize;
                         match handshake(handler(), pipes, lifecycle, config.timeout).await {
                             Ok(service) => (service, Some(child)),
                             Err(error) => {
-                                let error = match child.exit_status() {
+                                let exited = tokio::time::timeout(
+                                    Duration::from_millis(200),
+                                    child.exited(),
+                                )
+                                .await
+                                .ok()
+                                .flatten();
+                                let error = match exited {
                                     Some(status) => McpError::Closed(format!(
                                         " during the handshake: the server {}",
                                         describe_exit(status)

@@ -32,15 +32,19 @@ impl ServerLog {
         line
     }
 
-    /// The last `count` lines from stderr, oldest first.
+    /// The last `count` lines from stderr, oldest first, with mcpick's own notes about the
+    /// process (marked `[mcpick]`) in between.
     pub fn stderr_tail(&self, count: usize) -> Vec<String> {
         let lines = self.lines.lock().unwrap_or_else(|e| e.into_inner());
         let mut tail: Vec<String> = lines
             .iter()
             .rev()
-            .filter(|l| l.source == "stderr")
+            .filter_map(|l| match l.source.as_str() {
+                "stderr" => Some(l.text.clone()),
+                "mcpick" => Some(format!("[mcpick] {}", l.text)),
+                _ => None,
+            })
             .take(count)
-            .map(|l| l.text.clone())
             .collect();
         tail.reverse();
         tail
@@ -80,8 +84,9 @@ mod tests {
         let log = ServerLog::default();
         log.push("stderr", "a");
         log.push("info", "not stderr");
+        log.push("mcpick", "restarted");
         log.push("stderr", "b\n");
-        assert_eq!(log.stderr_tail(5), vec!["a", "b"]);
+        assert_eq!(log.stderr_tail(5), vec!["a", "[mcpick] restarted", "b"]);
         assert_eq!(log.stderr_tail(1), vec!["b"]);
     }
 

@@ -6,13 +6,35 @@ will not produce. The mode is the first argument:
   exit-on-discover
                 exits at once on any request before `initialize` (as some old rmcp servers
                 did); otherwise a minimal legacy server with one prompt.
+  hang-get      a minimal legacy server that never answers `prompts/get`.
+  crash         writes a few stderr lines and exits with status 3 before answering.
+  stubborn      a minimal legacy server that ignores stdin EOF and SIGTERM and starts a
+                grandchild; it writes "PID GRANDCHILD_PID" to the file named by the second
+                argument, so a test can check both are gone.
+
+Every minimal server sends one `notifications/message` after `notifications/initialized`.
 """
 
 import json
+import os
+import signal
+import subprocess
 import sys
+import time
 
 mode = sys.argv[1] if len(sys.argv) > 1 else "bad-version"
 initialized = False
+
+if mode == "crash":
+    for n in range(1, 4):
+        print("fake: fatal problem %d" % n, file=sys.stderr, flush=True)
+    sys.exit(3)
+
+if mode == "stubborn":
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    grandchild = subprocess.Popen(["sleep", "300"])
+    with open(sys.argv[2], "w") as pids:
+        pids.write("%d %d" % (os.getpid(), grandchild.pid))
 
 
 def send(message):
@@ -28,7 +50,10 @@ for line in sys.stdin:
     method = request.get("method")
     rid = request.get("id")
     if rid is None:
-        continue  # notifications
+        if method == "notifications/initialized":
+            send({"jsonrpc": "2.0", "method": "notifications/message",
+                  "params": {"level": "info", "logger": "fake", "data": "fake server ready"}})
+        continue
     if method == "initialize":
         initialized = True
         version = "1999-01-01" if mode == "bad-version" else "2025-06-18"
@@ -42,9 +67,14 @@ for line in sys.stdin:
     elif method == "prompts/list":
         send({"jsonrpc": "2.0", "id": rid, "result": {"prompts": [
             {"name": "hello", "description": "Says hello"}]}})
+    elif method == "prompts/get" and mode == "hang-get":
+        continue
     elif method == "prompts/get":
         send({"jsonrpc": "2.0", "id": rid, "result": {"messages": [
             {"role": "user", "content": {"type": "text", "text": "hello"}}]}})
     else:
         send({"jsonrpc": "2.0", "id": rid,
               "error": {"code": -32601, "message": "Method not found: %s" % method}})
+
+if mode == "stubborn":
+    time.sleep(300)  # stdin is closed; a polite server would exit now
