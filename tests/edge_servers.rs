@@ -212,3 +212,60 @@ async fn log_messages_are_kept_with_the_server() {
     assert_eq!(line.text, "[fake] fake server ready");
     hub.shutdown().await;
 }
+
+#[test]
+fn http_headers_are_sent_but_their_values_never_shown_or_logged() {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let capture = std::thread::spawn(move || {
+        let (mut stream, _) = listener.accept().unwrap();
+        let mut request = Vec::new();
+        let mut buf = [0u8; 4096];
+        while !request.windows(4).any(|w| w == b"\r\n\r\n") {
+            let n = stream.read(&mut buf).unwrap();
+            if n == 0 {
+                break;
+            }
+            request.extend_from_slice(&buf[..n]);
+        }
+        let _ = stream
+            .write_all(b"HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+        String::from_utf8_lossy(&request).to_lowercase()
+    });
+    let secret = "s3cr3t-token-value";
+    let sandbox = Sandbox::new(&format!(
+        "[servers.guarded]\nurl = \"http://127.0.0.1:{port}/mcp\"\nheaders = {{ X-Api-Key = \"${{MCPICK_TEST_SECRET}}\" }}\n"
+    ));
+    let output = sandbox
+        .command(&["servers", "--json"])
+        .env("MCPICK_TEST_SECRET", secret)
+        .env("MCPICK_LOG", "trace")
+        .output()
+        .unwrap();
+    let request = capture.join().unwrap();
+    assert!(
+        request.contains(&format!("x-api-key: {secret}")),
+        "{request}"
+    );
+    let shown = format!("{}{}", stdout(&output), stderr(&output));
+    assert!(shown.contains("\"state\": \"failed\""), "{shown}");
+    assert!(!shown.contains(secret), "{shown}");
+    let log =
+        std::fs::read_to_string(sandbox.dir.path().join("xdg-state/mcpick/mcpick.log")).unwrap();
+    assert!(
+        log.contains("guarded"),
+        "the log should mention the server: {log}"
+    );
+    assert!(!log.contains(secret), "the secret leaked into the log");
+}
+
+#[test]
+fn the_example_config_is_valid() {
+    let text = std::fs::read_to_string(root().join("config.example.toml")).unwrap();
+    let config = mcpick::config::parse(&text, std::path::Path::new("config.example.toml"), &|_| {
+        None
+    })
+    .expect("config.example.toml must parse with no variables set");
+    assert_eq!(config.servers.len(), 2);
+}

@@ -426,7 +426,11 @@ impl Connection {
                 data: data.data.map(|d| d.to_string()),
             },
             ServiceError::TransportClosed => self.closed_reason(),
-            other => McpError::Protocol(other.to_string()),
+            ServiceError::TransportSend(error) => McpError::Protocol(format!(
+                "cannot reach the server: {}",
+                error_chain(error.error.as_ref())
+            )),
+            other => McpError::Protocol(error_chain(&other)),
         }
     }
 
@@ -477,6 +481,13 @@ where
 }
 
 fn handshake_error(error: ClientInitializeError) -> McpError {
+    if error.is_authorization_required() {
+        return McpError::Handshake(
+            "the server requires authorization (HTTP 401/403). Sign-in (OAuth) is not supported yet; \
+             if you have a token, send it with `headers = { Authorization = \"Bearer ${TOKEN}\" }`"
+                .into(),
+        );
+    }
     match error {
         ClientInitializeError::JsonRpcError(data) => McpError::Handshake(format!(
             "the server refused the handshake: error {}: {}",
@@ -497,7 +508,41 @@ fn handshake_error(error: ClientInitializeError) -> McpError {
             McpError::Closed(" during the handshake".into())
         }
         ClientInitializeError::LegacyFallbackFailed { fallback, .. } => handshake_error(*fallback),
-        other => McpError::Handshake(format!("handshake failed: {other}")),
+        ClientInitializeError::TransportError { error, .. } => McpError::Handshake(format!(
+            "cannot reach the server: {}",
+            error_chain(error.error.as_ref())
+        )),
+        other => McpError::Handshake(format!("handshake failed: {}", error_chain(&other))),
+    }
+}
+
+/// An error and its sources on one line, without repeats, cut to a readable length
+/// (servers answer errors with whole HTML pages).
+fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
+    use rmcp::transport::streamable_http_client::StreamableHttpError;
+    // The HTTP client's error is not linked as a source; follow it by hand.
+    if let Some(StreamableHttpError::Client(inner)) =
+        error.downcast_ref::<StreamableHttpError<reqwest::Error>>()
+    {
+        return error_chain(inner);
+    }
+    let mut parts: Vec<String> = Vec::new();
+    let mut current = Some(error);
+    while let Some(error) = current {
+        let text = error
+            .to_string()
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        if !text.is_empty() && !parts.iter().any(|p| p.contains(&text)) {
+            parts.push(text);
+        }
+        current = error.source();
+    }
+    let joined = parts.join(": ");
+    match joined.char_indices().nth(400) {
+        Some((cut, _)) => format!("{}…", &joined[..cut]),
+        None => joined,
     }
 }
 
