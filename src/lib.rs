@@ -1,6 +1,7 @@
 //! mcpick: a terminal host for MCP prompts. The library holds everything; `main.rs` only
 //! parses arguments and dispatches, so tests can drive every part.
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
 pub mod catalog;
 pub mod cli;

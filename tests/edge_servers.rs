@@ -269,3 +269,40 @@ fn the_example_config_is_valid() {
     .expect("config.example.toml must parse with no variables set");
     assert_eq!(config.servers.len(), 2);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dropping_a_request_cancels_it_before_shutdown() {
+    use mcpick::mcp::{Hub, McpEvent};
+    let dir = tempfile::tempdir().unwrap();
+    let traffic = dir.path().join("traffic.jsonl");
+    let config = mcpick::config::parse(
+        &recorded_fake("slow", "hang-get", &traffic, ""),
+        std::path::Path::new("t.toml"),
+        &|_| None,
+    )
+    .unwrap();
+    let (tx, mut events) = tokio::sync::mpsc::channel(64);
+    let hub = Hub::start(config.servers, tx, false);
+    loop {
+        match events.recv().await.expect("hub stopped") {
+            McpEvent::Ready { .. } => break,
+            McpEvent::Failed { error, .. } => panic!("{error}"),
+            _ => {}
+        }
+    }
+    let connection = hub.connection("slow").unwrap();
+    let abandoned = tokio::time::timeout(
+        std::time::Duration::from_millis(300),
+        connection.get_prompt("hello", &Default::default()),
+    )
+    .await;
+    assert!(abandoned.is_err(), "the server never answers");
+    drop(connection);
+    hub.shutdown().await;
+    let sent = std::fs::read_to_string(&traffic).unwrap();
+    let cancel = sent
+        .lines()
+        .find(|l| l.contains("notifications/cancelled"))
+        .unwrap_or_else(|| panic!("no cancellation sent:\n{sent}"));
+    assert!(cancel.contains("cancelled by the user"), "{cancel}");
+}

@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use serde_json::json;
 use tokio::sync::mpsc;
@@ -12,7 +13,7 @@ use super::{CliError, Command, output};
 use crate::catalog::{PromptRef, closest, find};
 use crate::config::{self, Config, ServerConfig};
 use crate::export::{Format, render};
-use crate::mcp::{Hub, McpError, McpEvent, PromptInfo, ServerDetails};
+use crate::mcp::{Connection, Hub, McpError, McpEvent, PromptInfo, ServerDetails};
 
 /// Runs one subcommand.
 pub async fn run(config_path: Option<&Path>, command: Command) -> Result<ExitCode, CliError> {
@@ -392,6 +393,30 @@ fn check_arguments(
     Ok(())
 }
 
+/// Runs one request on `server`'s connection (Ctrl-C cancels it, which sends
+/// `notifications/cancelled`), then closes the hub.
+async fn request_then_close<T, Fut>(
+    hub: Hub,
+    server: &str,
+    request: impl FnOnce(Arc<Connection>) -> Fut,
+) -> Result<Result<T, McpError>, CliError>
+where
+    Fut: Future<Output = Result<T, McpError>>,
+{
+    let result = match hub.connection(server) {
+        Some(connection) => tokio::select! {
+            result = request(connection) => Some(result),
+            _ = tokio::signal::ctrl_c() => None,
+        },
+        None => Some(Err(McpError::Closed(String::new()))),
+    };
+    hub.shutdown().await;
+    result.ok_or_else(|| CliError {
+        code: 130,
+        message: "interrupted; the request was cancelled".into(),
+    })
+}
+
 async fn get(
     config: &Config,
     reference: &str,
@@ -404,26 +429,17 @@ async fn get(
         hub.shutdown().await;
         return Err(error);
     }
-    let result = match hub.connection(&server.name) {
-        Some(connection) => {
-            tokio::select! {
-                result = connection.get_prompt(&prompt.name, &arguments) => Some(result),
-                _ = tokio::signal::ctrl_c() => None,
-            }
-        }
-        None => Some(Err(McpError::Closed(String::new()))),
-    };
-    hub.shutdown().await;
+    let (name, arguments) = (&prompt.name, &arguments);
+    let result = request_then_close(hub, &server.name, |connection| async move {
+        connection.get_prompt(name, arguments).await
+    })
+    .await?;
     match result {
-        None => Err(CliError {
-            code: 130,
-            message: "interrupted; the request was cancelled".into(),
-        }),
-        Some(Ok(messages)) => {
+        Ok(messages) => {
             write(&render(&messages, format))?;
             Ok(ExitCode::SUCCESS)
         }
-        Some(Err(error)) => Err(CliError::runtime(format!(
+        Err(error) => Err(CliError::runtime(format!(
             "{}/{}: {error}",
             server.name, prompt.name
         ))),
@@ -453,22 +469,13 @@ async fn complete(
             prompt_usage(&prompt)
         )));
     }
-    let result = match hub.connection(&server.name) {
-        Some(connection) => {
-            tokio::select! {
-                result = connection.complete(&prompt.name, argument, prefix, context) => Some(result),
-                _ = tokio::signal::ctrl_c() => None,
-            }
-        }
-        None => Some(Err(McpError::Closed(String::new()))),
-    };
-    hub.shutdown().await;
+    let name = &prompt.name;
+    let result = request_then_close(hub, &server.name, |connection| async move {
+        connection.complete(name, argument, prefix, context).await
+    })
+    .await?;
     match result {
-        None => Err(CliError {
-            code: 130,
-            message: "interrupted; the request was cancelled".into(),
-        }),
-        Some(Ok(completion)) => {
+        Ok(completion) => {
             if json {
                 let body = serde_json::to_string_pretty(&completion).unwrap_or_default();
                 write(&format!("{body}\n"))?;
@@ -482,7 +489,7 @@ async fn complete(
             }
             Ok(ExitCode::SUCCESS)
         }
-        Some(Err(error)) => Err(CliError::runtime(format!(
+        Err(error) => Err(CliError::runtime(format!(
             "{}/{}: completing `{argument}`: {error}",
             server.name, prompt.name
         ))),

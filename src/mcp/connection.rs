@@ -7,13 +7,15 @@ use std::time::Duration;
 
 use rmcp::ClientHandler;
 use rmcp::model::{
-    ArgumentInfo, ClientCapabilities, ClientConfig, CompleteRequestParams, CompletionContext,
-    GetPromptRequestParams, GetPromptResponse, Implementation, PaginatedRequestParams,
-    ProtocolVersion, Reference, ServerNotification, SubscriptionFilter,
+    ArgumentInfo, CancelledNotification, CancelledNotificationParam, ClientCapabilities,
+    ClientConfig, ClientNotification, ClientRequest, CompleteRequest, CompleteRequestParams,
+    CompletionContext, GetPromptRequest, GetPromptRequestParams, Implementation,
+    ListPromptsRequest, PaginatedRequestParams, ProtocolVersion, Reference, RequestId,
+    ServerNotification, ServerResult, SubscriptionFilter,
 };
 use rmcp::service::{
     ClientInitializeError, ClientLifecycleMode, ClientServiceExt, NotificationContext, Peer,
-    RoleClient, RunningService, ServiceError,
+    PeerRequestOptions, RoleClient, RunningService, ServiceError,
 };
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
@@ -107,6 +109,7 @@ pub struct Connection {
     log: Arc<ServerLog>,
     list_changed: Arc<Notify>,
     listener: Option<tokio::task::JoinHandle<()>>,
+    pending_cancels: PendingCancels,
 }
 
 impl Connection {
@@ -208,6 +211,7 @@ impl Connection {
             log,
             list_changed,
             listener: None,
+            pending_cancels: PendingCancels::default(),
         };
         if connection.details.prompts_list_changed && connection.is_modern() {
             connection.listener = Some(tokio::spawn(listen_for_list_changes(
@@ -273,9 +277,14 @@ impl Connection {
         let mut seen_cursors = HashSet::new();
         for _ in 0..MAX_PAGES {
             let params = PaginatedRequestParams::default().with_cursor(cursor.clone());
-            let page = self
-                .timed("prompts/list", self.peer.list_prompts(Some(params)))
-                .await?;
+            let request = ListPromptsRequest::with_param(params);
+            let page = match self
+                .request("prompts/list", ClientRequest::ListPromptsRequest(request))
+                .await?
+            {
+                ServerResult::ListPromptsResult(page) => page,
+                other => return Err(unexpected("prompts/list", &other)),
+            };
             prompts.extend(page.prompts.into_iter().map(|p| {
                 PromptInfo {
                     server: self.name.clone(),
@@ -327,11 +336,9 @@ impl Connection {
             params = params.with_arguments(args);
         }
         for _ in 0..MAX_INPUT_ROUNDS {
-            match self
-                .timed("prompts/get", self.peer.get_prompt_once(params.clone()))
-                .await?
-            {
-                GetPromptResponse::Complete(result) => {
+            let request = ClientRequest::GetPromptRequest(GetPromptRequest::new(params.clone()));
+            match self.request("prompts/get", request).await? {
+                ServerResult::GetPromptResult(result) => {
                     let messages: Vec<Message> = serde_json::from_value(
                         serde_json::to_value(&result.messages).map_err(|e| {
                             McpError::Protocol(format!("cannot read the messages: {e}"))
@@ -343,7 +350,7 @@ impl Connection {
                         messages,
                     });
                 }
-                GetPromptResponse::InputRequired(request) => {
+                ServerResult::InputRequiredResult(request) => {
                     if let Some(asked) = request.input_requests.as_ref().filter(|r| !r.is_empty()) {
                         let keys = serde_json::to_value(asked)
                             .ok()
@@ -360,11 +367,7 @@ impl Connection {
                     params.request_state = request.request_state;
                     params.input_responses = None;
                 }
-                _ => {
-                    return Err(McpError::Protocol(
-                        "prompts/get answered with an unexpected result".into(),
-                    ));
-                }
+                other => return Err(unexpected("prompts/get", &other)),
             }
         }
         Err(McpError::Protocol(format!(
@@ -393,9 +396,11 @@ impl Connection {
                     .collect(),
             ));
         }
-        let result = self
-            .timed("completion/complete", self.peer.complete(params))
-            .await?;
+        let request = ClientRequest::CompleteRequest(CompleteRequest::new(params));
+        let result = match self.request("completion/complete", request).await? {
+            ServerResult::CompleteResult(result) => result,
+            other => return Err(unexpected("completion/complete", &other)),
+        };
         Ok(Completion {
             values: result.completion.values,
             total: result.completion.total,
@@ -403,18 +408,35 @@ impl Connection {
         })
     }
 
-    async fn timed<T>(
+    /// Sends one request and waits at most `timeout_ms` for its answer. A timeout, or the
+    /// caller dropping the future, tells the server with `notifications/cancelled`.
+    async fn request(
         &self,
         method: &str,
-        request: impl Future<Output = Result<T, ServiceError>>,
-    ) -> Result<T, McpError> {
-        match tokio::time::timeout(self.timeout, request).await {
-            Ok(result) => result.map_err(|e| self.service_error(e)),
-            // Dropping the request future sent `notifications/cancelled`.
-            Err(_) => Err(McpError::Timeout {
-                method: method.to_string(),
-                ms: self.timeout.as_millis(),
-            }),
+        request: ClientRequest,
+    ) -> Result<ServerResult, McpError> {
+        let handle = self
+            .peer
+            .send_request_with_option(request, PeerRequestOptions::no_options())
+            .await
+            .map_err(|e| self.service_error(e))?;
+        let mut in_flight = InFlight {
+            peer: self.peer.clone(),
+            id: Some(handle.id.clone()),
+            pending: self.pending_cancels.clone(),
+        };
+        match tokio::time::timeout(self.timeout, handle.await_response()).await {
+            Ok(result) => {
+                in_flight.id = None;
+                result.map_err(|e| self.service_error(e))
+            }
+            Err(_) => {
+                in_flight.cancel("timed out").await;
+                Err(McpError::Timeout {
+                    method: method.to_string(),
+                    ms: self.timeout.as_millis(),
+                })
+            }
         }
     }
 
@@ -440,6 +462,13 @@ impl Connection {
         if let Some(listener) = self.listener.take() {
             listener.abort();
         }
+        // Let cancellations of abandoned requests reach the server before its pipe closes.
+        let cancels: Vec<_> = lock(&self.pending_cancels).drain(..).collect();
+        let _ = tokio::time::timeout(
+            Duration::from_millis(200),
+            futures::future::join_all(cancels),
+        )
+        .await;
         let _ = tokio::time::timeout(
             Duration::from_millis(500),
             self.service.close_with_timeout(Duration::from_millis(300)),
@@ -451,6 +480,66 @@ impl Connection {
             child.terminate().await;
         }
     }
+}
+
+/// Cancellations sent from `Drop` (which cannot await), kept so shutdown can wait for them.
+type PendingCancels = Arc<std::sync::Mutex<Vec<tokio::task::JoinHandle<()>>>>;
+
+fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn cancelled(id: RequestId, reason: &str) -> ClientNotification {
+    ClientNotification::CancelledNotification(CancelledNotification::new(
+        CancelledNotificationParam::new(Some(id), Some(reason.to_string())),
+    ))
+}
+
+/// A request awaiting its answer; dropped while `id` is set, it cancels the request.
+struct InFlight {
+    peer: Peer<RoleClient>,
+    id: Option<RequestId>,
+    pending: PendingCancels,
+}
+
+impl InFlight {
+    async fn cancel(&mut self, reason: &str) {
+        if let Some(id) = self.id.take() {
+            let _ = self.peer.send_notification(cancelled(id, reason)).await;
+        }
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        let Some(id) = self.id.take() else { return };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let peer = self.peer.clone();
+        let task = runtime.spawn(async move {
+            let _ = peer
+                .send_notification(cancelled(id, "cancelled by the user"))
+                .await;
+        });
+        let mut pending = lock(&self.pending);
+        pending.retain(|t| !t.is_finished());
+        pending.push(task);
+    }
+}
+
+fn unexpected(method: &str, result: &ServerResult) -> McpError {
+    let kind = serde_json::to_value(result)
+        .ok()
+        .and_then(|v| {
+            v.get("resultType")
+                .and_then(|t| t.as_str())
+                .map(str::to_string)
+        })
+        .unwrap_or_else(|| "an unrelated result".to_string());
+    McpError::Protocol(format!(
+        "{method} was answered with {kind}, not its own result"
+    ))
 }
 
 fn auto_lifecycle() -> ClientLifecycleMode {
