@@ -306,3 +306,37 @@ async fn dropping_a_request_cancels_it_before_shutdown() {
         .unwrap_or_else(|| panic!("no cancellation sent:\n{sent}"));
     assert!(cancel.contains("cancelled by the user"), "{cancel}");
 }
+
+#[test]
+fn the_config_is_found_through_mcpick_config_and_the_default_location() {
+    let sandbox = Sandbox::new(&fake("odd", "exit-on-discover"));
+    let bare = || {
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_mcpick"));
+        command
+            .args(["list", "--json"])
+            .stdin(std::process::Stdio::null())
+            .env_remove("MCPICK_CONFIG")
+            .env("XDG_STATE_HOME", sandbox.dir.path().join("xdg-state"))
+            .env("XDG_CONFIG_HOME", sandbox.dir.path().join("xdg-config"));
+        command
+    };
+    // The environment variable.
+    let output = bare()
+        .env("MCPICK_CONFIG", sandbox.config())
+        .output()
+        .unwrap();
+    assert!(success(&output).contains("\"hello\""));
+    // The platform config dir (XDG on Linux).
+    let dir = sandbox.dir.path().join("xdg-config/mcpick");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(sandbox.config(), dir.join("config.toml")).unwrap();
+    let output = bare().output().unwrap();
+    assert!(success(&output).contains("\"hello\""));
+    // An explicit path that does not exist is an error, not an empty config.
+    let output = bare()
+        .env("MCPICK_CONFIG", "/nonexistent/mcpick.toml")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stderr(&output).contains("cannot read config file /nonexistent/mcpick.toml"));
+}

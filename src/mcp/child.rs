@@ -152,6 +152,16 @@ impl ChildProcess {
     }
 }
 
+// Whatever path drops a server without `terminate` (an error, a panic unwinding), its
+// process group must not outlive mcpick.
+impl Drop for ChildProcess {
+    fn drop(&mut self) {
+        if self.exit_status().is_none() {
+            self.kill_group(Signal::SIGKILL);
+        }
+    }
+}
+
 fn spawn_hint(error: &std::io::Error, cwd: Option<&PathBuf>) -> String {
     match error.kind() {
         std::io::ErrorKind::NotFound => match cwd {

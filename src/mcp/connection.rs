@@ -142,55 +142,10 @@ impl Connection {
                     env,
                     cwd: cwd.as_ref(),
                 };
-                let (child, pipes) =
-                    ChildProcess::spawn(&config.name, &spec, log.clone(), lines.clone())?;
-                match handshake(handler(), pipes, auto_lifecycle(), config.timeout).await {
-                    Ok(service) => (service, Some(child)),
-                    Err(first) => {
-                        // Some legacy servers exit on any request before `initialize`
-                        // (spec digest §6.5): restart once and go straight to `initialize`.
-                        let exited =
-                            tokio::time::timeout(Duration::from_millis(200), child.exited())
-                                .await
-                                .ok()
-                                .flatten();
-                        let Some(status) = exited else {
-                            child.terminate().await;
-                            return Err(first);
-                        };
-                        log.push(
-                            "mcpick",
-                            &format!(
-                                "the server {} during server/discover; starting it again with initialize",
-                                describe_exit(status)
-                            ),
-                        );
-                        let (child, pipes) =
-                            ChildProcess::spawn(&config.name, &spec, log.clone(), lines.clone())?;
-                        let lifecycle = ClientLifecycleMode::Initialize;
-                        match handshake(handler(), pipes, lifecycle, config.timeout).await {
-                            Ok(service) => (service, Some(child)),
-                            Err(error) => {
-                                let exited = tokio::time::timeout(
-                                    Duration::from_millis(200),
-                                    child.exited(),
-                                )
-                                .await
-                                .ok()
-                                .flatten();
-                                let error = match exited {
-                                    Some(status) => McpError::Closed(format!(
-                                        " during the handshake: the server {}",
-                                        describe_exit(status)
-                                    )),
-                                    None => error,
-                                };
-                                child.terminate().await;
-                                return Err(error);
-                            }
-                        }
-                    }
-                }
+                let (service, child) =
+                    connect_stdio(&config.name, &spec, &log, &lines, config.timeout, handler)
+                        .await?;
+                (service, Some(child))
             }
             TransportConfig::Http { url, headers } => {
                 let transport = http_transport(url, headers)?;
@@ -540,6 +495,58 @@ fn unexpected(method: &str, result: &ServerResult) -> McpError {
     McpError::Protocol(format!(
         "{method} was answered with {kind}, not its own result"
     ))
+}
+
+/// Starts a stdio server and completes the handshake. Some legacy servers exit on any
+/// request before `initialize` (spec digest §6.5): such a server is started once more and
+/// initialized directly.
+async fn connect_stdio(
+    server: &str,
+    spec: &SpawnSpec<'_>,
+    log: &Arc<ServerLog>,
+    lines: &Option<mpsc::Sender<LogLine>>,
+    timeout: Duration,
+    handler: impl Fn() -> Handler,
+) -> Result<(RunningService<RoleClient, Handler>, ChildProcess), McpError> {
+    let (child, pipes) = ChildProcess::spawn(server, spec, log.clone(), lines.clone())?;
+    let first = match handshake(handler(), pipes, auto_lifecycle(), timeout).await {
+        Ok(service) => return Ok((service, child)),
+        Err(error) => error,
+    };
+    let Some(status) = exit_soon(&child).await else {
+        child.terminate().await;
+        return Err(first);
+    };
+    log.push(
+        "mcpick",
+        &format!(
+            "the server {} during server/discover; starting it again with initialize",
+            describe_exit(status)
+        ),
+    );
+    let (child, pipes) = ChildProcess::spawn(server, spec, log.clone(), lines.clone())?;
+    match handshake(handler(), pipes, ClientLifecycleMode::Initialize, timeout).await {
+        Ok(service) => Ok((service, child)),
+        Err(error) => {
+            let error = match exit_soon(&child).await {
+                Some(status) => McpError::Closed(format!(
+                    " during the handshake: the server {}",
+                    describe_exit(status)
+                )),
+                None => error,
+            };
+            child.terminate().await;
+            Err(error)
+        }
+    }
+}
+
+/// The exit status, if the process exits within a moment (the reaper may lag the pipe).
+async fn exit_soon(child: &ChildProcess) -> Option<std::process::ExitStatus> {
+    tokio::time::timeout(Duration::from_millis(200), child.exited())
+        .await
+        .ok()
+        .flatten()
 }
 
 fn auto_lifecycle() -> ClientLifecycleMode {

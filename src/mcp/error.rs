@@ -35,7 +35,7 @@ pub enum McpError {
         ms: u128,
     },
     /// The server answered with a JSON-RPC error.
-    #[error("server error {code}: {message}")]
+    #[error("server error {code}: {message}{}", data_suffix(.data.as_deref()))]
     Server {
         /// The JSON-RPC error code.
         code: i32,
@@ -62,5 +62,13 @@ impl McpError {
             McpError::Server { code, .. } => Some(*code),
             _ => None,
         }
+    }
+}
+
+/// Short error data is worth showing (e.g. `{"supported":[...]}`); long data is left to the log.
+fn data_suffix(data: Option<&str>) -> String {
+    match data {
+        Some(data) if data.chars().count() <= 200 && data != "null" => format!(" ({data})"),
+        _ => String::new(),
     }
 }
