@@ -8,4 +8,5 @@ pub mod cli;
 pub mod config;
 pub mod export;
 pub mod mcp;
+pub mod serve;
 pub mod text;

@@ -1,0 +1,399 @@
+//! The served library: prompts loaded from files, with unique names, and the operations
+//! the server answers with (pages, filling, completion).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use thiserror::Error;
+
+use super::native::FileReader;
+use super::{LoadError, MessageTemplate, PromptDef, claude, native, vscode};
+use crate::mcp::{Completion, Content, EmbeddedResource, KnownContent, Message, PromptMessages};
+
+/// The most completion values one answer carries (the spec's limit).
+pub const MAX_COMPLETIONS: usize = 100;
+/// The largest embedded file served.
+const MAX_EMBEDDED_BYTES: u64 = 1024 * 1024;
+
+/// A request the library cannot answer; all are `-32602 Invalid params` on the wire.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum ArgumentError {
+    /// No prompt has that name.
+    #[error("unknown prompt: {0}")]
+    UnknownPrompt(String),
+    /// Required arguments were not given.
+    #[error("missing required argument{} for prompt {prompt}: {}", if missing.len() > 1 { "s" } else { "" }, missing.join(", "))]
+    MissingArguments {
+        /// The prompt.
+        prompt: String,
+        /// The missing names.
+        missing: Vec<String>,
+    },
+    /// Completion for an argument the prompt does not have.
+    #[error("prompt {prompt} has no argument {argument}")]
+    UnknownArgument {
+        /// The prompt.
+        prompt: String,
+        /// The argument asked for.
+        argument: String,
+    },
+    /// A `prompts/list` cursor this server did not hand out.
+    #[error("invalid cursor: {0:?}")]
+    BadCursor(String),
+}
+
+/// The prompts being served, and what went wrong loading them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Library {
+    prompts: Vec<PromptDef>,
+    /// Files skipped and names changed, one line each (`file:line: problem`).
+    pub diagnostics: Vec<String>,
+}
+
+impl Library {
+    /// Builds a library from parse results: failures become diagnostics, and a name already
+    /// taken gets a `-2`, `-3`… suffix (also reported).
+    pub fn from_results(results: Vec<Result<PromptDef, LoadError>>) -> Library {
+        let mut library = Library::default();
+        for result in results {
+            match result {
+                Ok(mut prompt) => {
+                    if let Some(first) = library.prompts.iter().find(|p| p.name == prompt.name) {
+                        let taken_by = first.source.clone();
+                        let base = prompt.name.clone();
+                        let mut n = 2;
+                        while library
+                            .prompts
+                            .iter()
+                            .any(|p| p.name == format!("{base}-{n}"))
+                        {
+                            n += 1;
+                        }
+                        prompt.name = format!("{base}-{n}");
+                        library.diagnostics.push(format!(
+                            "{}: the prompt name `{base}` is already used by {taken_by}; serving this one as `{}`",
+                            prompt.source, prompt.name
+                        ));
+                    }
+                    library.prompts.push(prompt);
+                }
+                Err(error) => library.diagnostics.push(format!("{error} (file skipped)")),
+            }
+        }
+        library
+    }
+
+    /// Every prompt, in load order.
+    pub fn prompts(&self) -> &[PromptDef] {
+        &self.prompts
+    }
+
+    /// The prompt called `name`.
+    pub fn find(&self, name: &str) -> Option<&PromptDef> {
+        self.prompts.iter().find(|p| p.name == name)
+    }
+
+    /// Whether `other` lists the same prompts (names, titles, descriptions, arguments).
+    pub fn same_listing(&self, other: &Library) -> bool {
+        self.prompts.len() == other.prompts.len()
+            && self.prompts.iter().zip(&other.prompts).all(|(a, b)| {
+                a.name == b.name
+                    && a.title == b.title
+                    && a.description == b.description
+                    && a.arguments == b.arguments
+            })
+    }
+
+    /// One page of the listing. The cursor is the offset of the page's first prompt.
+    pub fn page(
+        &self,
+        cursor: Option<&str>,
+        page_size: usize,
+    ) -> Result<(&[PromptDef], Option<String>), ArgumentError> {
+        let start = match cursor {
+            None => 0,
+            Some(cursor) => cursor
+                .parse::<usize>()
+                .ok()
+                .filter(|&n| n <= self.prompts.len())
+                .ok_or_else(|| ArgumentError::BadCursor(cursor.to_string()))?,
+        };
+        let end = (start + page_size.max(1)).min(self.prompts.len());
+        let next = (end < self.prompts.len()).then(|| end.to_string());
+        Ok((&self.prompts[start..end], next))
+    }
+
+    /// Fills a prompt. Every required argument must be present (an empty value counts as
+    /// given); arguments the prompt does not declare are ignored.
+    pub fn render(
+        &self,
+        name: &str,
+        values: &BTreeMap<String, String>,
+    ) -> Result<PromptMessages, ArgumentError> {
+        let prompt = self
+            .find(name)
+            .ok_or_else(|| ArgumentError::UnknownPrompt(name.to_string()))?;
+        let missing: Vec<String> = prompt
+            .arguments
+            .iter()
+            .filter(|a| a.required && !values.contains_key(&a.name))
+            .map(|a| a.name.clone())
+            .collect();
+        if !missing.is_empty() {
+            return Err(ArgumentError::MissingArguments {
+                prompt: name.to_string(),
+                missing,
+            });
+        }
+        let messages = prompt
+            .messages
+            .iter()
+            .map(|message| match message {
+                MessageTemplate::Text { role, template } => Message {
+                    role: *role,
+                    content: Content::text(template.render(values)),
+                },
+                MessageTemplate::Embedded {
+                    role,
+                    uri,
+                    mime_type,
+                    text,
+                } => Message {
+                    role: *role,
+                    content: Content::Known(KnownContent::Resource {
+                        resource: EmbeddedResource::Text {
+                            uri: uri.clone(),
+                            mime_type: Some(mime_type.clone()),
+                            text: text.clone(),
+                            meta: None,
+                        },
+                        annotations: None,
+                        meta: None,
+                    }),
+                },
+            })
+            .collect();
+        Ok(PromptMessages {
+            description: prompt.description.clone(),
+            messages,
+        })
+    }
+
+    /// Completion from an argument's declared values: those starting with `value` first
+    /// (ignoring case), then those containing its letters in order; at most
+    /// [`MAX_COMPLETIONS`], with the true `total`.
+    pub fn complete(
+        &self,
+        prompt: &str,
+        argument: &str,
+        value: &str,
+    ) -> Result<Completion, ArgumentError> {
+        let found = self
+            .find(prompt)
+            .ok_or_else(|| ArgumentError::UnknownPrompt(prompt.to_string()))?;
+        let arg = found
+            .arguments
+            .iter()
+            .find(|a| a.name == argument)
+            .ok_or_else(|| ArgumentError::UnknownArgument {
+                prompt: prompt.to_string(),
+                argument: argument.to_string(),
+            })?;
+        let typed = value.to_lowercase();
+        let (mut prefixed, mut fuzzy): (Vec<&String>, Vec<&String>) = (Vec::new(), Vec::new());
+        for candidate in &arg.values {
+            let lower = candidate.to_lowercase();
+            if lower.starts_with(&typed) {
+                prefixed.push(candidate);
+            } else if is_subsequence(&typed, &lower) {
+                fuzzy.push(candidate);
+            }
+        }
+        prefixed.append(&mut fuzzy);
+        let total = prefixed.len();
+        Ok(Completion {
+            values: prefixed
+                .into_iter()
+                .take(MAX_COMPLETIONS)
+                .cloned()
+                .collect(),
+            total: Some(u32::try_from(total).unwrap_or(u32::MAX)),
+            has_more: Some(total > MAX_COMPLETIONS),
+        })
+    }
+}
+
+fn is_subsequence(needle: &str, haystack: &str) -> bool {
+    let mut letters = haystack.chars();
+    needle.chars().all(|c| letters.any(|h| h == c))
+}
+
+/// What kind of prompt file `path` is, and the prompt's default name.
+pub(super) enum Kind {
+    VsCode(String),
+    Claude(String),
+    Mcpick(String),
+}
+
+/// Classifies a file by name; `explicit` files (named on the command line) that are plain
+/// `.md` count as Claude Code commands even outside a `commands` folder.
+pub(super) fn classify(relative: &Path, explicit: bool) -> Option<Kind> {
+    let file_name = relative.file_name()?.to_str()?;
+    if let Some(stem) = file_name.strip_suffix(".prompt.md") {
+        return Some(Kind::VsCode(stem.to_string()));
+    }
+    if let Some(stem) = file_name.strip_suffix(".mcpick.md") {
+        return Some(Kind::Mcpick(stem.to_string()));
+    }
+    let stem = file_name.strip_suffix(".md")?;
+    let folders: Vec<&str> = relative
+        .parent()
+        .map(|p| p.iter().filter_map(|c| c.to_str()).collect())
+        .unwrap_or_default();
+    match folders.iter().rposition(|f| *f == "commands") {
+        Some(at) => {
+            let mut parts: Vec<&str> = folders[at + 1..].to_vec();
+            parts.push(stem);
+            Some(Kind::Claude(parts.join(":")))
+        }
+        None if explicit => Some(Kind::Claude(stem.to_string())),
+        None => None,
+    }
+}
+
+/// Parses one prompt file's text.
+pub(super) fn parse_file(
+    kind: Kind,
+    text: &str,
+    display: &str,
+    files: &dyn FileReader,
+) -> Result<PromptDef, LoadError> {
+    match kind {
+        Kind::VsCode(stem) => vscode::parse(text, display, &stem),
+        Kind::Claude(name) => claude::parse(text, display, &name),
+        Kind::Mcpick(stem) => native::parse(text, display, &stem, files),
+    }
+}
+
+/// Reads embedded files from disk, relative to the prompt's folder, inside the served roots.
+struct DiskFiles<'a> {
+    folder: PathBuf,
+    roots: &'a [PathBuf],
+}
+
+impl FileReader for DiskFiles<'_> {
+    fn read_relative(&self, relative: &str) -> Result<(String, String), String> {
+        if Path::new(relative).is_absolute() {
+            return Err("use a path relative to the prompt file".into());
+        }
+        let path = self
+            .folder
+            .join(relative)
+            .canonicalize()
+            .map_err(|e| format!("{e}"))?;
+        if !self.roots.iter().any(|root| path.starts_with(root)) {
+            return Err("it is outside the served folders".into());
+        }
+        let size = std::fs::metadata(&path).map_err(|e| e.to_string())?.len();
+        if size > MAX_EMBEDDED_BYTES {
+            return Err(format!(
+                "it is {size} bytes; embedded files may be at most 1 MiB"
+            ));
+        }
+        let bytes = std::fs::read(&path).map_err(|e| e.to_string())?;
+        let text = String::from_utf8(bytes).map_err(|_| "it is not UTF-8 text".to_string())?;
+        Ok((format!("file://{}", path.display()), text))
+    }
+}
+
+/// Loads every prompt file under `paths` (files, or folders searched recursively; hidden
+/// folders like `.github` are searched, `.git`, `node_modules` and `target` are not).
+pub fn load_paths(paths: &[PathBuf]) -> Library {
+    let mut results = Vec::new();
+    let mut roots = Vec::new();
+    let mut missing = Vec::new();
+    for path in paths {
+        match path.canonicalize() {
+            Ok(canonical) => roots.push((path.clone(), canonical)),
+            Err(e) => missing.push(format!("{}: {e} (not served)", path.display())),
+        }
+    }
+    let canonical_roots: Vec<PathBuf> = roots
+        .iter()
+        .map(|(_, c)| {
+            if c.is_file() {
+                c.parent()
+                    .map(Path::to_path_buf)
+                    .unwrap_or_else(|| c.clone())
+            } else {
+                c.clone()
+            }
+        })
+        .collect();
+    for (given, canonical) in &roots {
+        let explicit = canonical.is_file();
+        let files = if explicit {
+            vec![(given.clone(), canonical.clone())]
+        } else {
+            let mut found = Vec::new();
+            walk(canonical, given, &mut found);
+            found
+        };
+        for (display_path, file) in files {
+            let relative = if explicit {
+                PathBuf::from(file.file_name().unwrap_or_default())
+            } else {
+                file.strip_prefix(canonical).unwrap_or(&file).to_path_buf()
+            };
+            let Some(kind) = classify(&relative, explicit) else {
+                continue;
+            };
+            let display = display_path.display().to_string();
+            let result = std::fs::read_to_string(&file)
+                .map_err(|e| LoadError {
+                    file: display.clone(),
+                    line: None,
+                    message: format!("cannot read it: {e}"),
+                })
+                .and_then(|text| {
+                    let reader = DiskFiles {
+                        folder: file.parent().map(Path::to_path_buf).unwrap_or_default(),
+                        roots: &canonical_roots,
+                    };
+                    parse_file(kind, &text, &display, &reader)
+                });
+            results.push(result);
+        }
+    }
+    let mut library = Library::from_results(results);
+    library.diagnostics.splice(0..0, missing);
+    library
+}
+
+/// Collects files under `dir` (sorted, so names and collisions are stable), pairing each
+/// with the path to show: `shown` joined with the file's path below `dir`.
+fn walk(dir: &Path, shown: &Path, out: &mut Vec<(PathBuf, PathBuf)>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
+    entries.sort_by_key(|e| e.file_name());
+    for entry in entries {
+        let name = entry.file_name();
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        let path = entry.path();
+        if kind.is_dir() {
+            if matches!(name.to_str(), Some(".git" | "node_modules" | "target")) {
+                continue;
+            }
+            walk(&path, &shown.join(&name), out);
+        } else if kind.is_file() {
+            out.push((shown.join(&name), path));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,270 @@
+use std::collections::BTreeMap;
+use std::fs;
+
+use super::*;
+use crate::mcp::Role;
+
+fn write(dir: &Path, relative: &str, text: &str) {
+    let path = dir.join(relative);
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(path, text).unwrap();
+}
+
+fn values(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+    pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+fn texts(messages: &PromptMessages) -> Vec<(Role, String)> {
+    messages
+        .messages
+        .iter()
+        .map(|m| match &m.content {
+            Content::Known(KnownContent::Text { text, .. }) => (m.role, text.clone()),
+            Content::Known(KnownContent::Resource {
+                resource: EmbeddedResource::Text { uri, text, .. },
+                ..
+            }) => (m.role, format!("[{uri}] {text}")),
+            other => panic!("{other:?}"),
+        })
+        .collect()
+}
+
+const NATIVE: &str = "---\nname: greet\ntitle: Greeting\ndescription: Says hi\narguments:\n  - name: who\n    required: true\n  - name: mood\n    values: [happy, grumpy, Hungry, sleepy]\n---\nHello {{ who }}, you seem {{mood}}. \\{{literal}}\n\n--- assistant ---\nHi!\n\n--- user: notes/extra.txt ---\n--- user ---\nBye {{who}}.\n";
+
+#[test]
+fn every_format_is_found_in_a_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        ".github/prompts/explain.prompt.md",
+        "Explain ${input:topic:What to explain}",
+    );
+    write(
+        dir.path(),
+        ".claude/commands/frontend/review.md",
+        "---\nargument-hint: [pr]\n---\nReview $1",
+    );
+    write(dir.path(), "lib/greet.mcpick.md", NATIVE);
+    write(dir.path(), "lib/notes/extra.txt", "extra ✓");
+    write(dir.path(), "README.md", "# not a prompt");
+    write(
+        dir.path(),
+        "node_modules/x/commands/skip.md",
+        "never served",
+    );
+    let library = load_paths(&[dir.path().to_path_buf()]);
+    assert!(library.diagnostics.is_empty(), "{:?}", library.diagnostics);
+    let names: Vec<&str> = library.prompts().iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["frontend:review", "explain", "greet"]);
+}
+
+#[test]
+fn native_prompts_fill_every_message() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "greet.mcpick.md", NATIVE);
+    write(dir.path(), "notes/extra.txt", "extra ✓\n");
+    let library = load_paths(&[dir.path().to_path_buf()]);
+    assert!(library.diagnostics.is_empty(), "{:?}", library.diagnostics);
+    let filled = library
+        .render("greet", &values(&[("who", "{{mood}} $1 ${input:x}\nÜ")]))
+        .unwrap();
+    let texts = texts(&filled);
+    assert_eq!(texts.len(), 4);
+    assert_eq!(
+        texts[0],
+        (
+            Role::User,
+            "Hello {{mood}} $1 ${input:x}\nÜ, you seem . {{literal}}".to_string()
+        )
+    );
+    assert_eq!(texts[1], (Role::Assistant, "Hi!".to_string()));
+    assert!(
+        texts[2].1.starts_with("[file://") && texts[2].1.ends_with("notes/extra.txt] extra ✓\n"),
+        "{:?}",
+        texts[2]
+    );
+    assert_eq!(
+        texts[3],
+        (Role::User, "Bye {{mood}} $1 ${input:x}\nÜ.".to_string())
+    );
+    assert_eq!(filled.description.as_deref(), Some("Says hi"));
+}
+
+#[test]
+fn missing_required_arguments_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "greet.mcpick.md", NATIVE);
+    write(dir.path(), "notes/extra.txt", "x");
+    let library = load_paths(&[dir.path().to_path_buf()]);
+    let err = library.render("greet", &BTreeMap::new()).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "missing required argument for prompt greet: who"
+    );
+    assert_eq!(
+        library
+            .render("nope", &BTreeMap::new())
+            .unwrap_err()
+            .to_string(),
+        "unknown prompt: nope"
+    );
+    // Empty counts as given.
+    assert!(library.render("greet", &values(&[("who", "")])).is_ok());
+}
+
+#[test]
+fn broken_files_are_skipped_with_file_line_and_problem() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "a.mcpick.md",
+        "---\narguments:\n  - name: x\n---\nuses {{y}}\n",
+    );
+    write(dir.path(), "b.mcpick.md", "---\ntitel: typo\n---\nhi\n");
+    write(
+        dir.path(),
+        "c.mcpick.md",
+        "---\nname: c\n---\n--- user: ../../../etc/hostname ---\n",
+    );
+    write(
+        dir.path(),
+        "d.mcpick.md",
+        "---\nname: fine\n---\nstill served\n",
+    );
+    let library = load_paths(&[dir.path().to_path_buf()]);
+    assert_eq!(library.prompts().len(), 1);
+    assert_eq!(library.prompts()[0].name, "fine");
+    let all = library.diagnostics.join("\n");
+    assert!(
+        all.contains("a.mcpick.md:5: `{{y}}` is not a declared argument"),
+        "{all}"
+    );
+    assert!(
+        all.contains("b.mcpick.md:2: front matter: unknown field `titel`"),
+        "{all}"
+    );
+    assert!(
+        all.contains("c.mcpick.md:4: cannot embed `../../../etc/hostname`"),
+        "{all}"
+    );
+}
+
+#[test]
+fn embedded_files_must_stay_inside_the_served_folders() {
+    let outer = tempfile::tempdir().unwrap();
+    write(outer.path(), "secret.txt", "secret");
+    write(
+        outer.path(),
+        "served/p.mcpick.md",
+        "--- user: ../secret.txt ---\n",
+    );
+    let library = load_paths(&[outer.path().join("served")]);
+    assert!(library.prompts().is_empty());
+    assert!(
+        library.diagnostics[0].contains("outside the served folders"),
+        "{:?}",
+        library.diagnostics
+    );
+}
+
+#[test]
+fn colliding_names_get_suffixes_and_a_report() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "a/x.prompt.md", "one");
+    write(dir.path(), "b/x.prompt.md", "two");
+    write(dir.path(), "c/x.mcpick.md", "three");
+    let library = load_paths(&[dir.path().to_path_buf()]);
+    let names: Vec<&str> = library.prompts().iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["x", "x-2", "x-3"]);
+    assert_eq!(library.diagnostics.len(), 2, "{:?}", library.diagnostics);
+    assert!(
+        library.diagnostics[0].contains("already used by"),
+        "{:?}",
+        library.diagnostics
+    );
+}
+
+#[test]
+fn a_plain_markdown_file_named_explicitly_is_a_command() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "fix.md", "Fix $ARGUMENTS");
+    let library = load_paths(&[dir.path().join("fix.md")]);
+    assert_eq!(library.prompts()[0].name, "fix");
+    let missing = load_paths(&[dir.path().join("nope")]);
+    assert!(
+        missing.diagnostics[0].contains("not served"),
+        "{:?}",
+        missing.diagnostics
+    );
+}
+
+#[test]
+fn completion_ranks_prefixes_then_fuzzy_matches() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "greet.mcpick.md", NATIVE);
+    write(dir.path(), "notes/extra.txt", "x");
+    let library = load_paths(&[dir.path().to_path_buf()]);
+    let c = library.complete("greet", "mood", "h").unwrap();
+    assert_eq!(c.values, ["happy", "Hungry"]);
+    let c = library.complete("greet", "mood", "gy").unwrap();
+    assert_eq!(c.values, ["grumpy", "Hungry"]);
+    let c = library.complete("greet", "mood", "").unwrap();
+    assert_eq!(
+        (c.values.len(), c.total, c.has_more),
+        (4, Some(4), Some(false))
+    );
+    assert_eq!(
+        library.complete("greet", "who", "a").unwrap().values.len(),
+        0
+    );
+    assert!(matches!(
+        library.complete("greet", "nope", ""),
+        Err(ArgumentError::UnknownArgument { .. })
+    ));
+}
+
+#[test]
+fn completion_caps_at_100_with_the_true_total() {
+    let many: Vec<String> = (0..150).map(|i| format!("v{i:03}")).collect();
+    let text = format!(
+        "---\narguments:\n  - name: a\n    values: [{}]\n---\n{{{{a}}}}\n",
+        many.join(", ")
+    );
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "many.mcpick.md", &text);
+    let library = load_paths(&[dir.path().to_path_buf()]);
+    let c = library.complete("many", "a", "v").unwrap();
+    assert_eq!(
+        (c.values.len(), c.total, c.has_more),
+        (100, Some(150), Some(true))
+    );
+}
+
+#[test]
+fn pages_follow_cursors_and_reject_strangers() {
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..5 {
+        write(dir.path(), &format!("p{i}.prompt.md"), "x");
+    }
+    let library = load_paths(&[dir.path().to_path_buf()]);
+    let (first, next) = library.page(None, 2).unwrap();
+    assert_eq!((first.len(), next.as_deref()), (2, Some("2")));
+    let (second, next) = library.page(next.as_deref(), 2).unwrap();
+    assert_eq!(
+        (second[0].name.as_str(), next.as_deref()),
+        ("p2", Some("4"))
+    );
+    let (last, next) = library.page(next.as_deref(), 2).unwrap();
+    assert_eq!((last.len(), next), (1, None));
+    assert!(matches!(
+        library.page(Some("x"), 2),
+        Err(ArgumentError::BadCursor(_))
+    ));
+    assert!(matches!(
+        library.page(Some("99"), 2),
+        Err(ArgumentError::BadCursor(_))
+    ));
+}

@@ -1,0 +1,109 @@
+//! `mcpick serve`: prompt files (VS Code, Claude Code, mcpick's own) as an MCP prompt
+//! library. This module is pure loading and rendering; `crate::mcp::server` puts it on the
+//! wire.
+
+mod builtin;
+mod claude;
+mod frontmatter;
+mod library;
+mod native;
+mod template;
+mod vscode;
+mod watch;
+
+pub use builtin::builtin_library;
+pub use library::{ArgumentError, Library, load_paths};
+pub use watch::watch_paths;
+
+use std::fmt;
+
+use crate::mcp::Role;
+use template::Template;
+
+/// Which kind of file a prompt came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SourceFormat {
+    /// A VS Code `*.prompt.md` file.
+    VsCode,
+    /// A Claude Code command file (`.md` under `commands/`).
+    ClaudeCode,
+    /// An mcpick `*.mcpick.md` file.
+    Mcpick,
+}
+
+/// One argument of a served prompt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArgDef {
+    /// Its name.
+    pub name: String,
+    /// A display label.
+    pub title: Option<String>,
+    /// What to enter.
+    pub description: Option<String>,
+    /// Whether `prompts/get` needs it.
+    pub required: bool,
+    /// Values offered by completion.
+    pub values: Vec<String>,
+}
+
+/// One message of a served prompt, before filling.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MessageTemplate {
+    /// A text message with argument slots.
+    Text {
+        /// Who says it.
+        role: Role,
+        /// Its text.
+        template: Template,
+    },
+    /// A message embedding a text file as a resource.
+    Embedded {
+        /// Who says it.
+        role: Role,
+        /// The file's URI.
+        uri: String,
+        /// Its MIME type.
+        mime_type: String,
+        /// Its text, read when the library was loaded.
+        text: String,
+    },
+}
+
+/// A prompt parsed from a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PromptDef {
+    /// Its unique name in the library.
+    pub name: String,
+    /// A display label.
+    pub title: Option<String>,
+    /// What it does.
+    pub description: Option<String>,
+    /// Its arguments.
+    pub arguments: Vec<ArgDef>,
+    /// Its messages.
+    pub messages: Vec<MessageTemplate>,
+    /// The file it came from, for messages.
+    pub source: String,
+    /// The file's format.
+    pub format: SourceFormat,
+}
+
+/// A file that could not be served, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoadError {
+    /// The file.
+    pub file: String,
+    /// The 1-based line, when known.
+    pub line: Option<usize>,
+    /// The problem.
+    pub message: String,
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "{}:{line}: {}", self.file, self.message),
+            None => write!(f, "{}: {}", self.file, self.message),
+        }
+    }
+}

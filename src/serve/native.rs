@@ -1,0 +1,220 @@
+//! mcpick's own prompt files (`*.mcpick.md`).
+//!
+//! ```text
+//! ---
+//! name: review-diff            # default: the file name without .mcpick.md
+//! title: Review a diff
+//! description: Reviews a unified diff.
+//! arguments:
+//!   - name: diff
+//!     description: The diff to review
+//!     required: true
+//!   - name: focus
+//!     values: [correctness, security, performance]   # offered by completion
+//! ---
+//! Review this diff, focusing on {{focus}}:
+//!
+//! {{diff}}
+//!
+//! --- assistant ---
+//! Understood. Here is my review.
+//!
+//! --- user: checklist.md ---
+//! ```
+//!
+//! Text before the first separator is a user message. `--- user ---` and
+//! `--- assistant ---` start a new text message; `--- ROLE: PATH ---` adds a message that
+//! embeds the text file PATH (relative to the prompt's folder, never outside the served
+//! folders) as a resource. `{{NAME}}` (spaces allowed inside) is replaced by the argument's
+//! value; `\{{` writes a literal `{{`.
+
+use serde::Deserialize;
+
+use super::frontmatter;
+use super::template::Template;
+use super::vscode::trim_template;
+use super::{ArgDef, LoadError, MessageTemplate, PromptDef, SourceFormat};
+use crate::mcp::Role;
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Meta {
+    name: Option<String>,
+    title: Option<String>,
+    description: Option<String>,
+    #[serde(default)]
+    arguments: Vec<MetaArg>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MetaArg {
+    name: String,
+    title: Option<String>,
+    description: Option<String>,
+    #[serde(default)]
+    required: bool,
+    #[serde(default)]
+    values: Vec<String>,
+}
+
+/// An embedded file a prompt asks for, resolved by the loader.
+pub trait FileReader {
+    /// Reads `relative` (relative to the prompt file's folder) as text, or says why not.
+    fn read_relative(&self, relative: &str) -> Result<(String, String), String>;
+}
+
+/// A separator line: `--- user ---`, `--- assistant ---`, or `--- ROLE: PATH ---`.
+fn separator(line: &str) -> Option<(Role, Option<&str>)> {
+    let inner = line.trim().strip_prefix("---")?.strip_suffix("---")?.trim();
+    let (role, path) = match inner.split_once(':') {
+        Some((role, path)) => (role.trim(), Some(path.trim())),
+        None => (inner, None),
+    };
+    let role = match role {
+        "user" => Role::User,
+        "assistant" => Role::Assistant,
+        _ => return None,
+    };
+    Some((role, path))
+}
+
+/// Parses a prompt file; `stem` is the default name, `files` reads embedded files.
+pub fn parse(
+    text: &str,
+    file: &str,
+    stem: &str,
+    files: &dyn FileReader,
+) -> Result<PromptDef, LoadError> {
+    let split = frontmatter::split(text);
+    let meta: Meta = frontmatter::parse(split.yaml, file)?;
+    let error = |line: usize, message: String| LoadError {
+        file: file.to_string(),
+        line: Some(line),
+        message,
+    };
+    let mut arguments: Vec<ArgDef> = Vec::new();
+    for arg in meta.arguments {
+        if arg.name.trim().is_empty() {
+            return Err(error(1, "an argument has an empty `name`".into()));
+        }
+        if arguments.iter().any(|a| a.name == arg.name) {
+            return Err(error(
+                1,
+                format!("argument `{}` is declared twice", arg.name),
+            ));
+        }
+        arguments.push(ArgDef {
+            name: arg.name,
+            title: arg.title,
+            description: arg.description,
+            required: arg.required,
+            values: arg.values,
+        });
+    }
+
+    let mut messages = Vec::new();
+    let mut current: (Role, Template, usize) = (Role::User, Template::default(), split.body_line);
+    let finish = |(role, template, _): (Role, Template, usize),
+                  messages: &mut Vec<MessageTemplate>| {
+        let template = trim_template(template);
+        if !template.segments.is_empty() {
+            messages.push(MessageTemplate::Text { role, template });
+        }
+    };
+    for (index, line) in split.body.split_inclusive('\n').enumerate() {
+        let line_number = split.body_line + index;
+        if let Some((role, path)) = separator(line) {
+            finish(
+                std::mem::replace(&mut current, (role, Template::default(), line_number)),
+                &mut messages,
+            );
+            if let Some(path) = path {
+                let (uri, text) = files
+                    .read_relative(path)
+                    .map_err(|why| error(line_number, format!("cannot embed `{path}`: {why}")))?;
+                messages.push(MessageTemplate::Embedded {
+                    role,
+                    uri,
+                    mime_type: mime_for(path).to_string(),
+                    text,
+                });
+            }
+            continue;
+        }
+        parse_line(line, line_number, &arguments, &mut current.1)
+            .map_err(|m| error(line_number, m))?;
+    }
+    finish(current, &mut messages);
+    if messages.is_empty() {
+        return Err(error(split.body_line, "the prompt has no messages".into()));
+    }
+    Ok(PromptDef {
+        name: meta.name.unwrap_or_else(|| stem.to_string()),
+        title: meta.title,
+        description: meta.description,
+        arguments,
+        messages,
+        source: file.to_string(),
+        format: SourceFormat::Mcpick,
+    })
+}
+
+fn parse_line(
+    line: &str,
+    _line_number: usize,
+    arguments: &[ArgDef],
+    template: &mut Template,
+) -> Result<(), String> {
+    let mut rest = line;
+    loop {
+        let escaped = rest.find("\\{{");
+        let open = rest.find("{{");
+        match (escaped, open) {
+            (Some(e), Some(o)) if e < o => {
+                template.push_literal(&rest[..e]);
+                template.push_literal("{{");
+                rest = &rest[e + 3..];
+            }
+            (_, Some(o)) => {
+                template.push_literal(&rest[..o]);
+                let after = &rest[o + 2..];
+                let Some(close) = after.find("}}") else {
+                    return Err(
+                        "`{{` is never closed with `}}` (write `\\{{` for a literal `{{`)".into(),
+                    );
+                };
+                let name = after[..close].trim();
+                if !arguments.iter().any(|a| a.name == name) {
+                    return Err(format!(
+                        "`{{{{{name}}}}}` is not a declared argument (declare it under `arguments`, or write `\\{{{{` for a literal `{{{{`)"
+                    ));
+                }
+                template.push_arg(name);
+                rest = &after[close + 2..];
+            }
+            (_, None) => {
+                template.push_literal(rest);
+                return Ok(());
+            }
+        }
+    }
+}
+
+/// A MIME type from a file name's extension, for embedded files.
+pub fn mime_for(path: &str) -> &'static str {
+    let extension = path.rsplit('.').next().unwrap_or("").to_lowercase();
+    match extension.as_str() {
+        "md" | "markdown" => "text/markdown",
+        "rs" => "text/x-rust",
+        "py" => "text/x-python",
+        "js" | "mjs" => "text/javascript",
+        "ts" => "text/x-typescript",
+        "json" => "application/json",
+        "toml" => "application/toml",
+        "yaml" | "yml" => "application/yaml",
+        "html" | "htm" => "text/html",
+        "csv" => "text/csv",
+        _ => "text/plain",
+    }
+}
