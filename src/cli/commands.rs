@@ -15,9 +15,63 @@ use crate::config::{self, Config, ServerConfig};
 use crate::export::{Format, render};
 use crate::mcp::{Connection, Hub, McpError, McpEvent, PromptInfo, ServerDetails};
 
+/// Loads the config; with no config file at all, the bundled library (this binary's
+/// `serve --builtin`) is the one server, and a note on stderr says where a config would go.
+fn load_config(config_path: Option<&Path>) -> Result<Config, CliError> {
+    let mut config = config::load(config_path).map_err(|e| CliError::runtime(e.to_string()))?;
+    if config.path.is_none() {
+        let exe = std::env::current_exe().map_err(|e| {
+            CliError::runtime(format!(
+                "cannot find mcpick's own binary to serve the bundled prompts: {e}"
+            ))
+        })?;
+        config.servers = vec![config::builtin_server(&exe)];
+        let place = config::default_config_path()
+            .map(|p| format!(" at {}", p.display()))
+            .unwrap_or_default();
+        output::error(&format!(
+            "no config file{place}; using the bundled prompt library as server `builtin` (`mcpick init` writes a starter config)"
+        ));
+    }
+    Ok(config)
+}
+
+/// Writes the starter config to `--config`/`MCPICK_CONFIG` or the default location.
+pub fn init(config_path: Option<&Path>) -> Result<ExitCode, CliError> {
+    let path = match config_path {
+        Some(path) => path.to_path_buf(),
+        None => config::default_config_path().ok_or_else(|| {
+            CliError::runtime("this platform has no config directory; pass --config PATH")
+        })?,
+    };
+    if path.exists() {
+        return Err(CliError::runtime(format!(
+            "{} already exists; not overwriting it (edit it, or move it away first)",
+            path.display()
+        )));
+    }
+    let exe = std::env::current_exe()
+        .map_err(|e| CliError::runtime(format!("cannot find mcpick's own binary: {e}")))?;
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| CliError::runtime(format!("cannot create {}: {e}", dir.display())))?;
+    }
+    // create_new: never clobber a file that appeared since the check above.
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&path)
+        .map_err(|e| CliError::runtime(format!("cannot write {}: {e}", path.display())))?;
+    use std::io::Write as _;
+    file.write_all(config::starter_config(&exe).as_bytes())
+        .map_err(|e| CliError::runtime(format!("cannot write {}: {e}", path.display())))?;
+    output::error(&format!("wrote a starter config to {}", path.display()));
+    Ok(ExitCode::SUCCESS)
+}
+
 /// Runs one subcommand.
 pub async fn run(config_path: Option<&Path>, command: Command) -> Result<ExitCode, CliError> {
-    let config = config::load(config_path).map_err(|e| CliError::runtime(e.to_string()))?;
+    let config = load_config(config_path)?;
     match command {
         Command::List { json } => list(&config, json).await,
         Command::Servers { json } => servers(&config, json).await,
@@ -53,6 +107,7 @@ pub async fn run(config_path: Option<&Path>, command: Command) -> Result<ExitCod
             let context = merge(pairs).map_err(CliError::usage)?;
             complete(&config, &prompt, &argument, &prefix, &context, json).await
         }
+        Command::Serve { .. } | Command::Init => unreachable!("dispatched in cli::run"),
     }
 }
 
@@ -63,7 +118,7 @@ fn no_servers(config: &Config) -> CliError {
         (None, None) => "no config file".to_string(),
     };
     CliError::runtime(format!(
-        "no servers to talk to: {place}. Add a server (see config.example.toml), or pass --config PATH"
+        "no servers to talk to: {place}. Add a [servers.NAME] table (see config.example.toml), or pass --config PATH"
     ))
 }
 

@@ -3,6 +3,7 @@
 mod args;
 mod commands;
 mod output;
+mod serve;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -74,6 +75,30 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Serve prompt files as an MCP server (stdio unless --http).
+    ///
+    /// Files and folders (searched recursively): VS Code `*.prompt.md`, Claude Code
+    /// commands (`*.md` under a `commands` folder) and mcpick `*.mcpick.md`. Changes on disk
+    /// are picked up and announced to connected clients.
+    Serve {
+        /// Prompt files or folders (default: the current folder, unless --builtin).
+        #[arg(value_name = "PATH")]
+        paths: Vec<PathBuf>,
+        /// Serve the prompt library bundled with mcpick (as well as any PATHs).
+        #[arg(long)]
+        builtin: bool,
+        /// Serve Streamable HTTP at http://ADDR/mcp (e.g. 127.0.0.1:8080) instead of stdio.
+        #[arg(long, value_name = "ADDR")]
+        http: Option<String>,
+        /// Allow --http on an address that is not loopback (and skip the Host check).
+        #[arg(long, requires = "http")]
+        allow_remote: bool,
+        /// Prompts per `prompts/list` page.
+        #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u16).range(1..))]
+        page_size: u16,
+    },
+    /// Write a commented starter config file (never overwrites one).
+    Init,
 }
 
 /// A failure with its exit code: 1 for runtime errors, 2 for usage errors.
@@ -109,6 +134,14 @@ pub async fn run(cli: Cli) -> ExitCode {
         None => Err(CliError::usage(
             "the full-screen menu is not part of this build yet; use a subcommand: list, get, complete or servers (see mcpick --help)",
         )),
+        Some(Command::Serve {
+            paths,
+            builtin,
+            http,
+            allow_remote,
+            page_size,
+        }) => serve::run(paths, builtin, http, allow_remote, usize::from(page_size)).await,
+        Some(Command::Init) => commands::init(cli.config.as_deref()),
         Some(command) => commands::run(cli.config.as_deref(), command).await,
     };
     match result {

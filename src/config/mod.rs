@@ -352,7 +352,7 @@ fn build_server(
 }
 
 /// Replaces a leading `~` or `~/` with the home directory, as a shell would.
-fn expand_tilde(value: &str) -> String {
+pub(crate) fn expand_tilde(value: &str) -> String {
     let home = || directories::BaseDirs::new().map(|d| d.home_dir().to_string_lossy().into_owned());
     if value == "~" {
         return home().unwrap_or_else(|| value.to_string());
@@ -365,3 +365,52 @@ fn expand_tilde(value: &str) -> String {
 
 #[cfg(test)]
 mod tests;
+
+/// The server that serves the bundled prompt library: this very binary, `serve --builtin`.
+pub fn builtin_server(exe: &Path) -> ServerConfig {
+    ServerConfig {
+        name: "builtin".into(),
+        transport: TransportConfig::Stdio {
+            command: exe.display().to_string(),
+            args: vec!["serve".into(), "--builtin".into()],
+            env: BTreeMap::new(),
+            cwd: None,
+        },
+        timeout: Duration::from_millis(DEFAULT_TIMEOUT_MS),
+        enabled: true,
+    }
+}
+
+/// A commented starter config: the bundled library (served by `exe`) and examples.
+pub fn starter_config(exe: &Path) -> String {
+    let command = toml::Value::String(exe.display().to_string());
+    format!(
+        r#"# mcpick config. Every field is documented in config.example.toml in mcpick's repository.
+#
+# Each [servers.NAME] table is one MCP server; NAME is how you refer to it
+# (`mcpick get NAME/PROMPT`). `${{VAR}}` and `${{VAR:-default}}` expand from the environment
+# in every string value.
+
+# The prompt library bundled with mcpick (this binary, serving its own prompts).
+[servers.builtin]
+command = {command}
+args = ["serve", "--builtin"]
+
+# Your own prompt files (VS Code .prompt.md, Claude Code commands, mcpick .mcpick.md):
+# [servers.mine]
+# command = {command}
+# args = ["serve", "~/prompts"]
+
+# The MCP reference server (needs Node.js):
+# [servers.everything]
+# command = "npx"
+# args = ["-y", "@modelcontextprotocol/server-everything"]
+
+# A Streamable HTTP server:
+# [servers.remote]
+# url = "https://example.com/mcp"
+# headers = {{ Authorization = "Bearer ${{REMOTE_TOKEN}}" }}
+# timeout_ms = 30000
+"#
+    )
+}

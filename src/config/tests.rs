@@ -175,3 +175,10 @@ fn explicit_missing_file_is_an_error() {
     let err = load(Some(Path::new("/nonexistent/mcpick.toml"))).unwrap_err();
     assert!(err.to_string().contains("cannot read config file"), "{err}");
 }
+
+#[test]
+fn the_starter_config_parses_to_the_builtin_server() {
+    let exe = Path::new("/opt/mcpick \"x\"/mcpick");
+    let config = parse(&starter_config(exe), Path::new("starter.toml"), &env).unwrap();
+    assert_eq!(config.servers, vec![builtin_server(exe)]);
+}

@@ -6,12 +6,14 @@ mod connection;
 mod error;
 mod hub;
 mod log;
+mod server;
 mod types;
 
 pub use connection::{Connection, STDERR_TAIL, known_versions};
 pub use error::McpError;
 pub use hub::{Hub, McpEvent};
 pub use log::ServerLog;
+pub use server::{PromptServer, serve_http, serve_stdio};
 pub use types::{
     Completion, Content, EmbeddedResource, KnownContent, LogLine, Message, PromptArg, PromptInfo,
     PromptMessages, Role, ServerDetails, ServerId,

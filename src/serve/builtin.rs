@@ -15,7 +15,7 @@ struct BundledFiles {
 }
 
 impl FileReader for BundledFiles {
-    fn read_relative(&self, relative: &str) -> Result<(String, String), String> {
+    fn read_relative(&self, relative: &str) -> Result<(String, Vec<u8>), String> {
         let mut parts: Vec<&str> = self.folder.split('/').filter(|p| !p.is_empty()).collect();
         for part in relative.split('/') {
             match part {
@@ -30,7 +30,7 @@ impl FileReader for BundledFiles {
         files::FILES
             .iter()
             .find(|(name, _)| *name == path)
-            .map(|(name, text)| (format!("mcpick://builtin/{name}"), text.to_string()))
+            .map(|(name, text)| (format!("mcpick://builtin/{name}"), text.as_bytes().to_vec()))
             .ok_or_else(|| format!("no bundled file `{path}`"))
     }
 }

@@ -110,6 +110,7 @@ pub fn parse(text: &str, file: &str, name: &str) -> Result<PromptDef, LoadError>
                 .or(Some("everything after the command".into())),
             required: false,
             values: Vec::new(),
+            default: None,
         });
     }
     for &n in &positions {
@@ -119,6 +120,7 @@ pub fn parse(text: &str, file: &str, name: &str) -> Result<PromptDef, LoadError>
             description: Some(format!("positional argument ${n}")),
             required: false,
             values: Vec::new(),
+            default: None,
         });
     }
     Ok(PromptDef {

@@ -83,6 +83,20 @@ impl Library {
         library
     }
 
+    /// Joins libraries in order, keeping names unique across them.
+    pub fn combine(parts: Vec<Library>) -> Library {
+        let mut diagnostics = Vec::new();
+        let mut results = Vec::new();
+        for part in parts {
+            diagnostics.extend(part.diagnostics);
+            results.extend(part.prompts.into_iter().map(Ok));
+        }
+        let mut library = Library::from_results(results);
+        diagnostics.append(&mut library.diagnostics);
+        library.diagnostics = diagnostics;
+        library
+    }
+
     /// Every prompt, in load order.
     pub fn prompts(&self) -> &[PromptDef] {
         &self.prompts
@@ -145,6 +159,15 @@ impl Library {
                 missing,
             });
         }
+        let mut values = values.clone();
+        for arg in &prompt.arguments {
+            if let Some(default) = &arg.default
+                && values.get(&arg.name).is_none_or(String::is_empty)
+            {
+                values.insert(arg.name.clone(), default.clone());
+            }
+        }
+        let values = &values;
         let messages = prompt
             .messages
             .iter()
@@ -167,6 +190,19 @@ impl Library {
                             text: text.clone(),
                             meta: None,
                         },
+                        annotations: None,
+                        meta: None,
+                    }),
+                },
+                MessageTemplate::Image {
+                    role,
+                    mime_type,
+                    data,
+                } => Message {
+                    role: *role,
+                    content: Content::Known(KnownContent::Image {
+                        data: data.clone(),
+                        mime_type: mime_type.clone(),
                         annotations: None,
                         meta: None,
                     }),
@@ -282,7 +318,7 @@ struct DiskFiles<'a> {
 }
 
 impl FileReader for DiskFiles<'_> {
-    fn read_relative(&self, relative: &str) -> Result<(String, String), String> {
+    fn read_relative(&self, relative: &str) -> Result<(String, Vec<u8>), String> {
         if Path::new(relative).is_absolute() {
             return Err("use a path relative to the prompt file".into());
         }
@@ -301,8 +337,7 @@ impl FileReader for DiskFiles<'_> {
             ));
         }
         let bytes = std::fs::read(&path).map_err(|e| e.to_string())?;
-        let text = String::from_utf8(bytes).map_err(|_| "it is not UTF-8 text".to_string())?;
-        Ok((format!("file://{}", path.display()), text))
+        Ok((format!("file://{}", path.display()), bytes))
     }
 }
 

@@ -7,12 +7,14 @@ mod claude;
 mod frontmatter;
 mod library;
 mod native;
+mod shared;
 mod template;
 mod vscode;
 mod watch;
 
 pub use builtin::builtin_library;
 pub use library::{ArgumentError, Library, load_paths};
+pub use shared::SharedLibrary;
 pub use watch::watch_paths;
 
 use std::fmt;
@@ -44,6 +46,8 @@ pub struct ArgDef {
     pub required: bool,
     /// Values offered by completion.
     pub values: Vec<String>,
+    /// The value used when none (or an empty one) is given.
+    pub default: Option<String>,
 }
 
 /// One message of a served prompt, before filling.
@@ -66,6 +70,15 @@ pub enum MessageTemplate {
         mime_type: String,
         /// Its text, read when the library was loaded.
         text: String,
+    },
+    /// A message holding an image file.
+    Image {
+        /// Who says it.
+        role: Role,
+        /// e.g. `image/png`.
+        mime_type: String,
+        /// The bytes, base64.
+        data: String,
     },
 }
 

@@ -11,6 +11,7 @@
 //!     required: true
 //!   - name: focus
 //!     values: [correctness, security, performance]   # offered by completion
+//!     default: correctness                           # used when no value (or "") is given
 //! ---
 //! Review this diff, focusing on {{focus}}:
 //!
@@ -24,8 +25,9 @@
 //!
 //! Text before the first separator is a user message. `--- user ---` and
 //! `--- assistant ---` start a new text message; `--- ROLE: PATH ---` adds a message that
-//! embeds the text file PATH (relative to the prompt's folder, never outside the served
-//! folders) as a resource. `{{NAME}}` (spaces allowed inside) is replaced by the argument's
+//! embeds the file PATH (relative to the prompt's folder, never outside the served folders,
+//! at most 1 MiB): a text file as an embedded resource, a png, jpeg, gif or webp file as an
+//! image. `{{NAME}}` (spaces allowed inside) is replaced by the argument's
 //! value; `\{{` writes a literal `{{`.
 
 use serde::Deserialize;
@@ -56,12 +58,13 @@ struct MetaArg {
     required: bool,
     #[serde(default)]
     values: Vec<String>,
+    default: Option<String>,
 }
 
 /// An embedded file a prompt asks for, resolved by the loader.
 pub trait FileReader {
-    /// Reads `relative` (relative to the prompt file's folder) as text, or says why not.
-    fn read_relative(&self, relative: &str) -> Result<(String, String), String>;
+    /// Reads `relative` (relative to the prompt file's folder): its URI and bytes, or why not.
+    fn read_relative(&self, relative: &str) -> Result<(String, Vec<u8>), String>;
 }
 
 /// A separator line: `--- user ---`, `--- assistant ---`, or `--- ROLE: PATH ---`.
@@ -104,12 +107,28 @@ pub fn parse(
                 format!("argument `{}` is declared twice", arg.name),
             ));
         }
+        if arg.required && arg.default.is_some() {
+            return Err(error(
+                1,
+                format!(
+                    "argument `{}` is required, so its `default` would never be used",
+                    arg.name
+                ),
+            ));
+        }
+        // Clients cannot see defaults on the wire, so the description tells them.
+        let description = match (arg.description, &arg.default) {
+            (Some(d), Some(default)) => Some(format!("{d} (default: {default})")),
+            (None, Some(default)) => Some(format!("default: {default}")),
+            (d, None) => d,
+        };
         arguments.push(ArgDef {
             name: arg.name,
             title: arg.title,
-            description: arg.description,
+            description,
             required: arg.required,
             values: arg.values,
+            default: arg.default,
         });
     }
 
@@ -130,15 +149,28 @@ pub fn parse(
                 &mut messages,
             );
             if let Some(path) = path {
-                let (uri, text) = files
-                    .read_relative(path)
-                    .map_err(|why| error(line_number, format!("cannot embed `{path}`: {why}")))?;
-                messages.push(MessageTemplate::Embedded {
-                    role,
-                    uri,
-                    mime_type: mime_for(path).to_string(),
-                    text,
-                });
+                let embed_error =
+                    |why: String| error(line_number, format!("cannot embed `{path}`: {why}"));
+                let (uri, bytes) = files.read_relative(path).map_err(embed_error)?;
+                let mime_type = mime_for(path).to_string();
+                if mime_type.starts_with("image/") {
+                    use base64::Engine as _;
+                    messages.push(MessageTemplate::Image {
+                        role,
+                        mime_type,
+                        data: base64::engine::general_purpose::STANDARD.encode(bytes),
+                    });
+                } else {
+                    let text = String::from_utf8(bytes).map_err(|_| {
+                        embed_error("it is not UTF-8 text (images: png, jpeg, gif, webp)".into())
+                    })?;
+                    messages.push(MessageTemplate::Embedded {
+                        role,
+                        uri,
+                        mime_type,
+                        text,
+                    });
+                }
             }
             continue;
         }
@@ -215,6 +247,10 @@ pub fn mime_for(path: &str) -> &'static str {
         "yaml" | "yml" => "application/yaml",
         "html" | "htm" => "text/html",
         "csv" => "text/csv",
+        "png" => "image/png",
+        "jpg" | "jpeg" => "image/jpeg",
+        "gif" => "image/gif",
+        "webp" => "image/webp",
         _ => "text/plain",
     }
 }

@@ -66,6 +66,7 @@ pub fn parse(text: &str, file: &str, stem: &str) -> Result<PromptDef, LoadError>
                 // VS Code always asks for every input variable.
                 required: true,
                 values: Vec::new(),
+                default: None,
             }),
         }
         template.push_arg(name);

@@ -1,0 +1,110 @@
+//! `mcpick serve`: load prompt files, serve them, reload them when they change.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use tokio_util::sync::CancellationToken;
+
+use super::{CliError, output};
+use crate::config::expand_tilde;
+use crate::mcp::{PromptServer, serve_http, serve_stdio};
+use crate::serve::{Library, SharedLibrary, builtin_library, load_paths, watch_paths};
+
+fn load(paths: &[PathBuf], builtin: bool) -> Library {
+    let mut parts = Vec::new();
+    if builtin {
+        parts.push(builtin_library());
+    }
+    if !paths.is_empty() {
+        parts.push(load_paths(paths));
+    }
+    Library::combine(parts)
+}
+
+/// Runs the server until the client goes away (stdio) or Ctrl-C (HTTP).
+pub async fn run(
+    paths: Vec<PathBuf>,
+    builtin: bool,
+    http: Option<String>,
+    allow_remote: bool,
+    page_size: usize,
+) -> Result<ExitCode, CliError> {
+    let mut paths: Vec<PathBuf> = paths
+        .iter()
+        .map(|p| PathBuf::from(expand_tilde(&p.to_string_lossy())))
+        .collect();
+    if paths.is_empty() && !builtin {
+        paths.push(PathBuf::from("."));
+    }
+    let address = match &http {
+        Some(text) => {
+            let address: SocketAddr = text.parse().map_err(|_| {
+                CliError::usage(format!(
+                    "--http wants IP:PORT, like 127.0.0.1:8080 (got `{text}`)"
+                ))
+            })?;
+            if !address.ip().is_loopback() && !allow_remote {
+                return Err(CliError::usage(format!(
+                    "refusing to serve on {address}: it is not a loopback address, so anyone who can reach it could read your prompts. Pass --allow-remote if that is what you want"
+                )));
+            }
+            Some(address)
+        }
+        None => None,
+    };
+
+    let library = load(&paths, builtin);
+    for problem in &library.diagnostics {
+        output::error(&format!("serve: {problem}"));
+    }
+    if library.prompts().is_empty() {
+        output::error(
+            "serve: no prompt files found (looked for *.prompt.md, *.mcpick.md, and *.md under a `commands` folder)",
+        );
+    }
+    let shared = SharedLibrary::new(library);
+    let server = PromptServer::new(shared.clone(), page_size);
+
+    if !paths.is_empty() {
+        let mut changes = watch_paths(paths.clone());
+        let shared = shared.clone();
+        tokio::spawn(async move {
+            while changes.recv().await.is_some() {
+                let paths = paths.clone();
+                let Ok(library) = tokio::task::spawn_blocking(move || load(&paths, builtin)).await
+                else {
+                    return;
+                };
+                let reported = shared.current().diagnostics.clone();
+                for problem in library.diagnostics.iter().filter(|d| !reported.contains(d)) {
+                    output::error(&format!("serve: {problem}"));
+                }
+                let count = library.prompts().len();
+                if shared.replace(library) {
+                    tracing::info!(prompts = count, "prompt files changed; clients notified");
+                }
+            }
+        });
+    }
+
+    match address {
+        None => serve_stdio(server).await.map_err(CliError::runtime)?,
+        Some(address) => {
+            let shutdown = CancellationToken::new();
+            let stop = shutdown.clone();
+            tokio::spawn(async move {
+                let _ = tokio::signal::ctrl_c().await;
+                stop.cancel();
+            });
+            serve_http(server, address, allow_remote, shutdown, |bound| {
+                output::error(&format!(
+                    "serve: listening on http://{bound}/mcp (Ctrl-C stops)"
+                ));
+            })
+            .await
+            .map_err(CliError::runtime)?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,257 @@
+//! The server side of `mcpick serve`: a prompt library on the wire, over stdio or
+//! Streamable HTTP, for clients of both eras (2026-07-28 `server/discover` and the
+//! `initialize` handshake). List changes reach legacy clients as
+//! `notifications/prompts/list_changed` and 2026-07-28 clients on `subscriptions/listen`.
+
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+
+use rmcp::model::{
+    CompleteRequestParams, CompleteResult, ErrorData, GetPromptRequestParams, GetPromptResponse,
+    GetPromptResult, ListPromptsResult, PaginatedRequestParams, Reference, ServerCapabilities,
+    ServerConfig, SubscriptionFilter,
+};
+use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use rmcp::{ServerHandler, ServiceExt};
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+use crate::serve::{ArgumentError, PromptDef, SharedLibrary};
+
+/// How `mcpick serve` answers.
+#[derive(Debug, Clone)]
+pub struct PromptServer {
+    library: SharedLibrary,
+    page_size: usize,
+}
+
+impl PromptServer {
+    /// Serves `library` with `page_size` prompts per `prompts/list` page.
+    pub fn new(library: SharedLibrary, page_size: usize) -> PromptServer {
+        PromptServer {
+            library,
+            page_size: page_size.max(1),
+        }
+    }
+}
+
+fn invalid_params(error: ArgumentError) -> ErrorData {
+    ErrorData::invalid_params(error.to_string(), None)
+}
+
+fn from_json<T: serde::de::DeserializeOwned>(value: Value) -> Result<T, ErrorData> {
+    serde_json::from_value(value)
+        .map_err(|e| ErrorData::internal_error(format!("building the result: {e}"), None))
+}
+
+fn prompt_json(prompt: &PromptDef) -> Value {
+    let arguments: Vec<Value> = prompt
+        .arguments
+        .iter()
+        .map(|a| {
+            let mut arg = json!({ "name": a.name, "required": a.required });
+            if let Some(title) = &a.title {
+                arg["title"] = json!(title);
+            }
+            if let Some(description) = &a.description {
+                arg["description"] = json!(description);
+            }
+            arg
+        })
+        .collect();
+    let mut value = json!({ "name": prompt.name, "arguments": arguments });
+    if let Some(title) = &prompt.title {
+        value["title"] = json!(title);
+    }
+    if let Some(description) = &prompt.description {
+        value["description"] = json!(description);
+    }
+    value
+}
+
+impl ServerHandler for PromptServer {
+    fn get_info(&self) -> ServerConfig {
+        let capabilities: ServerCapabilities = serde_json::from_value(json!({
+            "prompts": { "listChanged": true },
+            "completions": {},
+            "logging": {}
+        }))
+        .unwrap_or_default();
+        ServerConfig::new(capabilities)
+            .with_server_info(rmcp::model::Implementation::new("mcpick-serve", env!("CARGO_PKG_VERSION")).with_title("mcpick prompt library"))
+            .with_instructions("Prompts from prompt files (VS Code .prompt.md, Claude Code commands, mcpick .mcpick.md), served by mcpick.")
+    }
+
+    async fn list_prompts(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        let library = self.library.current();
+        let cursor = request.as_ref().and_then(|r| r.cursor.as_deref());
+        let (page, next) = library
+            .page(cursor, self.page_size)
+            .map_err(invalid_params)?;
+        let mut result = json!({
+            "prompts": page.iter().map(prompt_json).collect::<Vec<_>>(),
+            // The files can change at any moment; list_changed says when.
+            "ttlMs": 0,
+            "cacheScope": "public",
+        });
+        if let Some(next) = next {
+            result["nextCursor"] = json!(next);
+        }
+        from_json(result)
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let values: BTreeMap<String, String> = request
+            .arguments
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(k, v)| {
+                let text = match v {
+                    Value::String(s) => s,
+                    other => other.to_string(),
+                };
+                (k, text)
+            })
+            .collect();
+        let filled = self
+            .library
+            .current()
+            .render(&request.name, &values)
+            .map_err(invalid_params)?;
+        let result: GetPromptResult = from_json(serde_json::to_value(&filled).unwrap_or_default())?;
+        Ok(GetPromptResponse::Complete(result))
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        let Reference::Prompt(prompt) = &request.r#ref else {
+            return Err(ErrorData::invalid_params(
+                "this server has no resources to complete",
+                None,
+            ));
+        };
+        let completion = self
+            .library
+            .current()
+            .complete(
+                &prompt.name,
+                &request.argument.name,
+                &request.argument.value,
+            )
+            .map_err(invalid_params)?;
+        from_json(json!({ "completion": completion }))
+    }
+
+    #[allow(deprecated)] // logging/setLevel: legacy clients may still send it
+    async fn set_level(
+        &self,
+        _request: rmcp::model::SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        // Only load problems are logged, at warning level; every level shows them.
+        Ok(())
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        _requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        Some(SubscriptionFilter::builder().prompts_list_changed().build())
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        let mut changes = self.library.changes();
+        changes.mark_unchanged();
+        loop {
+            tokio::select! {
+                _ = context.cancelled() => return Ok(()),
+                changed = changes.changed() => {
+                    if changed.is_err() || context.sink().notify_prompt_list_changed().await.is_err() {
+                        return Ok(());
+                    }
+                }
+            }
+        }
+    }
+
+    #[allow(deprecated)] // logging is deprecated in 2026-07-28; legacy clients still read it
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        let peer = context.peer;
+        for problem in &self.library.current().diagnostics {
+            let _ = peer
+                .notify_logging_message(rmcp::model::LoggingMessageNotificationParam::new(
+                    rmcp::model::LoggingLevel::Warning,
+                    json!(problem),
+                ))
+                .await;
+        }
+        let mut changes = self.library.changes();
+        changes.mark_unchanged();
+        tokio::spawn(async move {
+            while changes.changed().await.is_ok() {
+                if peer.notify_prompt_list_changed().await.is_err() {
+                    return;
+                }
+            }
+        });
+    }
+}
+
+/// Serves over this process's stdin and stdout until the client closes stdin.
+pub async fn serve_stdio(server: PromptServer) -> Result<(), String> {
+    let running = server
+        .serve(rmcp::transport::stdio())
+        .await
+        .map_err(|e| format!("the client did not connect: {e}"))?;
+    running
+        .waiting()
+        .await
+        .map(|_| ())
+        .map_err(|e| format!("the server stopped: {e}"))
+}
+
+/// Serves Streamable HTTP at `http://ADDR/mcp` until `shutdown` is cancelled. `remote`
+/// drops the `Host` check that guards loopback servers against DNS rebinding. `bound`
+/// is told the address once listening (port 0 picks a free one).
+pub async fn serve_http(
+    server: PromptServer,
+    addr: SocketAddr,
+    remote: bool,
+    shutdown: CancellationToken,
+    bound: impl FnOnce(SocketAddr),
+) -> Result<(), String> {
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+    let local = listener.local_addr().map_err(|e| e.to_string())?;
+    let mut config = StreamableHttpServerConfig::default()
+        .with_cancellation_token(shutdown.child_token())
+        .with_stateless_protocol_metadata_required(true);
+    if remote {
+        config = config.disable_allowed_hosts();
+    }
+    let service = StreamableHttpService::new(
+        move || Ok(server.clone()),
+        LocalSessionManager::default().into(),
+        config,
+    );
+    let router = axum::Router::new().nest_service("/mcp", service);
+    bound(local);
+    axum::serve(listener, router)
+        .with_graceful_shutdown(async move { shutdown.cancelled().await })
+        .await
+        .map_err(|e| format!("the HTTP server failed: {e}"))
+}

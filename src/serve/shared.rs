@@ -1,0 +1,49 @@
+//! The library being served, swappable when files change, with a generation counter that
+//! connected clients watch for list changes.
+
+use std::sync::{Arc, RwLock};
+
+use tokio::sync::watch;
+
+use super::Library;
+
+/// A library shared by every connection of one server.
+#[derive(Debug, Clone)]
+pub struct SharedLibrary {
+    current: Arc<RwLock<Arc<Library>>>,
+    generation: Arc<watch::Sender<u64>>,
+}
+
+impl SharedLibrary {
+    /// Shares `library`.
+    pub fn new(library: Library) -> SharedLibrary {
+        SharedLibrary {
+            current: Arc::new(RwLock::new(Arc::new(library))),
+            generation: Arc::new(watch::Sender::new(0)),
+        }
+    }
+
+    /// The library as it is now.
+    pub fn current(&self) -> Arc<Library> {
+        self.current
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Replaces the library; if its listing differs, bumps the generation (a list change)
+    /// and returns true.
+    pub fn replace(&self, library: Library) -> bool {
+        let changed = !self.current().same_listing(&library);
+        *self.current.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(library);
+        if changed {
+            self.generation.send_modify(|g| *g += 1);
+        }
+        changed
+    }
+
+    /// A receiver that sees every list change from now on.
+    pub fn changes(&self) -> watch::Receiver<u64> {
+        self.generation.subscribe()
+    }
+}
