@@ -37,6 +37,17 @@ impl PromptServer {
     }
 }
 
+/// 2026-07-28 results must say `"resultType": "complete"`; older clients get none.
+fn mark_complete(mut result: Value, context: &RequestContext<RoleServer>) -> Value {
+    let modern = context
+        .protocol_version()
+        .is_some_and(|version| !version.has_initialize());
+    if modern {
+        result["resultType"] = json!("complete");
+    }
+    result
+}
+
 fn invalid_params(error: ArgumentError) -> ErrorData {
     ErrorData::invalid_params(error.to_string(), None)
 }
@@ -87,7 +98,7 @@ impl ServerHandler for PromptServer {
     async fn list_prompts(
         &self,
         request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
         let library = self.library.current();
         let cursor = request.as_ref().and_then(|r| r.cursor.as_deref());
@@ -103,13 +114,13 @@ impl ServerHandler for PromptServer {
         if let Some(next) = next {
             result["nextCursor"] = json!(next);
         }
-        from_json(result)
+        from_json(mark_complete(result, &context))
     }
 
     async fn get_prompt(
         &self,
         request: GetPromptRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
         let values: BTreeMap<String, String> = request
             .arguments
@@ -128,14 +139,17 @@ impl ServerHandler for PromptServer {
             .current()
             .render(&request.name, &values)
             .map_err(invalid_params)?;
-        let result: GetPromptResult = from_json(serde_json::to_value(&filled).unwrap_or_default())?;
+        let result: GetPromptResult = from_json(mark_complete(
+            serde_json::to_value(&filled).unwrap_or_default(),
+            &context,
+        ))?;
         Ok(GetPromptResponse::Complete(result))
     }
 
     async fn complete(
         &self,
         request: CompleteRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, ErrorData> {
         let Reference::Prompt(prompt) = &request.r#ref else {
             return Err(ErrorData::invalid_params(
@@ -152,7 +166,7 @@ impl ServerHandler for PromptServer {
                 &request.argument.value,
             )
             .map_err(invalid_params)?;
-        from_json(json!({ "completion": completion }))
+        from_json(mark_complete(json!({ "completion": completion }), &context))
     }
 
     #[allow(deprecated)] // logging/setLevel: legacy clients may still send it

