@@ -212,3 +212,48 @@ pub fn py_http() -> ServerProcess {
         url: format!("http://127.0.0.1:{port}/mcp"),
     }
 }
+
+/// `[servers.NAME]` for `mcpick serve ARGS` (this very binary) over stdio.
+pub fn mcpick_serve(name: &str, args: &[&str]) -> String {
+    let mut all = vec![toml_str("serve")];
+    all.extend(args.iter().map(toml_str));
+    format!(
+        "[servers.{name}]\ncommand = {}\nargs = [{}]\n",
+        toml_str(env!("CARGO_BIN_EXE_mcpick")),
+        all.join(", ")
+    )
+}
+
+/// `mcpick serve --http 127.0.0.1:0 ARGS`, with the URL it reports on stderr.
+pub fn mcpick_serve_http(args: &[&str]) -> ServerProcess {
+    use std::io::BufRead;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mcpick"))
+        .args(["serve", "--http", "127.0.0.1:0"])
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start mcpick serve --http");
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stderr)
+            .lines()
+            .map_while(Result::ok)
+        {
+            if let Some(at) = line.find("http://") {
+                let url: String = line[at..]
+                    .split_whitespace()
+                    .next()
+                    .unwrap_or("")
+                    .to_string();
+                let _ = tx.send(url);
+            }
+        }
+    });
+    let url = rx
+        .recv_timeout(Duration::from_secs(30))
+        .expect("mcpick serve --http did not report its address");
+    ServerProcess { child, url }
+}

@@ -1,0 +1,378 @@
+//! `mcpick serve` end to end: prompt files in every format served over stdio and HTTP to
+//! mcpick's own client, list changes after edits on disk, the bundled library as the
+//! default when no config exists, and `mcpick init`.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use common::*;
+use mcpick::mcp::{Hub, McpEvent, PromptInfo};
+use serde_json::Value;
+
+fn json(text: &str) -> Value {
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("not JSON ({e}):\n{text}"))
+}
+
+fn write(dir: &Path, relative: &str, text: &str) {
+    let path = dir.join(relative);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+/// A folder with one prompt of each format.
+fn prompt_folder() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        ".github/prompts/explain.prompt.md",
+        "---\ndescription: Explain a topic\nmode: ask\n---\nExplain ${input:topic:What to explain} to ${input:audience}. Keep ${selection} as is.\n",
+    );
+    write(
+        dir.path(),
+        ".claude/commands/git/fix-issue.md",
+        "---\ndescription: Fix a GitHub issue\nargument-hint: [issue-number] [priority]\n---\nFix issue #$1 with priority $2.\n",
+    );
+    write(
+        dir.path(),
+        "lib/haiku.mcpick.md",
+        "---\ntitle: Haiku\ndescription: Writes a haiku\narguments:\n  - name: subject\n    required: true\n  - name: mood\n    values: [calm, stormy, playful]\n    default: calm\n---\nWrite a {{mood}} haiku about {{subject}}.\n\n--- assistant ---\nHere it is:\n",
+    );
+    dir
+}
+
+#[test]
+fn every_format_is_listed_and_filled_over_stdio() {
+    let folder = prompt_folder();
+    let sandbox = Sandbox::new(&mcpick_serve("files", &[&folder.path().to_string_lossy()]));
+    let prompts = json(&success(&sandbox.mcpick(&["list", "--json"])));
+    let by_name = |name: &str| {
+        prompts
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["name"] == name)
+            .unwrap_or_else(|| panic!("{name} not listed: {prompts}"))
+            .clone()
+    };
+    let explain = by_name("explain");
+    assert_eq!(explain["arguments"][0]["name"], "topic");
+    assert_eq!(explain["arguments"][0]["description"], "What to explain");
+    assert_eq!(explain["arguments"][1]["name"], "audience");
+    let fix = by_name("git:fix-issue");
+    assert_eq!(fix["description"], "Fix a GitHub issue");
+    assert_eq!(fix["arguments"][0]["name"], "issue-number");
+    assert_eq!(fix["arguments"][1]["name"], "priority");
+    let haiku = by_name("haiku");
+    assert_eq!(haiku["title"], "Haiku");
+
+    let out = success(&sandbox.mcpick(&[
+        "get",
+        "files/explain",
+        "topic=borrowing in Rust",
+        "audience=a $5 {{budget}} crowd",
+        "--format",
+        "text",
+    ]));
+    assert_eq!(
+        out,
+        "user:\nExplain borrowing in Rust to a $5 {{budget}} crowd. Keep ${selection} as is.\n"
+    );
+    let out = success(&sandbox.mcpick(&[
+        "get",
+        "files/git:fix-issue",
+        "issue-number=42",
+        "priority=high",
+        "--format",
+        "text",
+    ]));
+    assert_eq!(out, "user:\nFix issue #42 with priority high.\n");
+    let out = success(&sandbox.mcpick(&[
+        "get",
+        "files/haiku",
+        "subject=autumn\nleaves",
+        "--format",
+        "text",
+    ]));
+    assert_eq!(
+        out,
+        "user:\nWrite a calm haiku about autumn\nleaves.\n\nassistant:\nHere it is:\n"
+    );
+    let completion = success(&sandbox.mcpick(&["complete", "files/haiku", "mood", "st"]));
+    assert_eq!(completion, "stormy\n");
+}
+
+#[test]
+fn the_server_answers_missing_arguments_with_32602() {
+    let folder = prompt_folder();
+    let dir = folder.path().to_string_lossy().to_string();
+    let sandbox = Sandbox::new(&mcpick_serve("files", &[&dir]));
+    // `complete` on an argument the prompt lacks is checked by the client; ask the server
+    // directly through the hub instead.
+    let config = mcpick::config::parse(
+        &mcpick_serve("files", &[&dir]),
+        Path::new("t.toml"),
+        &|_| None,
+    )
+    .unwrap();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let (tx, mut events) = tokio::sync::mpsc::channel(64);
+        let hub = Hub::start(config.servers, tx, false);
+        wait_ready(&mut events).await;
+        let connection = hub.connection("files").unwrap();
+        let error = connection
+            .get_prompt("haiku", &BTreeMap::new())
+            .await
+            .unwrap_err();
+        assert_eq!(error.code(), Some(-32602));
+        assert!(error.to_string().contains("subject"), "{error}");
+        let error = connection
+            .get_prompt("nope", &BTreeMap::new())
+            .await
+            .unwrap_err();
+        assert_eq!(error.code(), Some(-32602));
+        assert!(
+            error.to_string().contains("unknown prompt: nope"),
+            "{error}"
+        );
+        drop(connection);
+        hub.shutdown().await;
+    });
+    drop(sandbox);
+}
+
+#[test]
+fn every_format_is_served_over_http() {
+    let folder = prompt_folder();
+    let server = mcpick_serve_http(&[&folder.path().to_string_lossy()]);
+    let sandbox = Sandbox::new(&http("web", &server.url));
+    let prompts = json(&success(&sandbox.mcpick(&["list", "--json"])));
+    assert_eq!(prompts.as_array().unwrap().len(), 3, "{prompts}");
+    let out = success(&sandbox.mcpick(&[
+        "get",
+        "web/haiku",
+        "subject=rain",
+        "mood=stormy",
+        "--format",
+        "text",
+    ]));
+    assert!(
+        out.starts_with("user:\nWrite a stormy haiku about rain."),
+        "{out}"
+    );
+    let servers = json(&success(&sandbox.mcpick(&["servers", "--json"])));
+    assert_eq!(servers[0]["protocol_version"], "2026-07-28");
+}
+
+#[test]
+fn a_non_loopback_address_is_refused() {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_mcpick"))
+        .args(["serve", "--http", "0.0.0.0:0", "--builtin"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("--allow-remote"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn broken_files_are_reported_and_the_rest_served() {
+    let folder = prompt_folder();
+    write(
+        folder.path(),
+        "bad.mcpick.md",
+        "---\nname: bad\n---\nuses {{nothing}}\n",
+    );
+    let server = mcpick_serve_http(&[&folder.path().to_string_lossy()]);
+    let sandbox = Sandbox::new(&http("web", &server.url));
+    let prompts = json(&success(&sandbox.mcpick(&["list", "--json"])));
+    assert_eq!(prompts.as_array().unwrap().len(), 3);
+}
+
+async fn wait_ready(events: &mut tokio::sync::mpsc::Receiver<McpEvent>) -> Vec<PromptInfo> {
+    tokio::time::timeout(Duration::from_secs(30), async {
+        loop {
+            match events.recv().await.expect("hub stopped") {
+                McpEvent::Ready { prompts, .. } => return prompts,
+                McpEvent::Failed { error, stderr, .. } => panic!("{error}\n{}", stderr.join("\n")),
+                _ => {}
+            }
+        }
+    })
+    .await
+    .expect("server not ready in time")
+}
+
+async fn wait_change(
+    events: &mut tokio::sync::mpsc::Receiver<McpEvent>,
+    wanted: impl Fn(&[PromptInfo]) -> bool,
+) -> Duration {
+    let start = Instant::now();
+    tokio::time::timeout(Duration::from_secs(20), async {
+        loop {
+            match events.recv().await.expect("hub stopped") {
+                McpEvent::PromptsChanged { prompts, .. } if wanted(&prompts) => return,
+                McpEvent::Failed { error, .. } => panic!("{error}"),
+                _ => {}
+            }
+        }
+    })
+    .await
+    .expect("the list change did not arrive");
+    start.elapsed()
+}
+
+/// Connects to `config_text`, then edits, adds and removes prompt files in `folder`, and
+/// checks each change reaches the client's catalog.
+async fn edits_reach_the_client(config_text: &str, folder: &Path) {
+    let config = mcpick::config::parse(config_text, Path::new("t.toml"), &|_| None).unwrap();
+    let (tx, mut events) = tokio::sync::mpsc::channel(64);
+    let hub = Hub::start(config.servers, tx, false);
+    let prompts = wait_ready(&mut events).await;
+    assert_eq!(prompts.len(), 3);
+
+    let haiku = folder.join("lib/haiku.mcpick.md");
+    let text = std::fs::read_to_string(&haiku).unwrap();
+    std::fs::write(
+        &haiku,
+        text.replace("Writes a haiku", "Writes a short poem"),
+    )
+    .unwrap();
+    let took = wait_change(&mut events, |p| {
+        p.iter()
+            .any(|p| p.description.as_deref() == Some("Writes a short poem"))
+    })
+    .await;
+    println!("edit reached the client after {took:?}");
+
+    write(folder, "new.prompt.md", "---\ndescription: New\n---\nhello");
+    wait_change(&mut events, |p| p.iter().any(|p| p.name == "new")).await;
+
+    std::fs::remove_file(folder.join(".github/prompts/explain.prompt.md")).unwrap();
+    wait_change(&mut events, |p| !p.iter().any(|p| p.name == "explain")).await;
+    hub.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn edits_on_disk_reach_a_2026_stdio_client() {
+    let folder = prompt_folder();
+    let config = mcpick_serve("files", &[&folder.path().to_string_lossy()]);
+    edits_reach_the_client(&config, folder.path()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn edits_on_disk_reach_a_legacy_stdio_client() {
+    let folder = prompt_folder();
+    let gate = root().join("tests/peers/legacy_gate.py");
+    let config = format!(
+        "[servers.files]\ncommand = \"python3\"\nargs = [{}, {}, \"serve\", {}]\n",
+        toml_str(gate.to_string_lossy()),
+        toml_str(env!("CARGO_BIN_EXE_mcpick")),
+        toml_str(folder.path().to_string_lossy())
+    );
+    edits_reach_the_client(&config, folder.path()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn edits_on_disk_reach_an_http_client() {
+    let folder = prompt_folder();
+    let server = mcpick_serve_http(&[&folder.path().to_string_lossy()]);
+    edits_reach_the_client(&http("web", &server.url), folder.path()).await;
+}
+
+#[test]
+fn with_no_config_the_bundled_library_is_served() {
+    let sandbox = Sandbox::new("");
+    let bare = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_mcpick"))
+            .args(args)
+            .stdin(std::process::Stdio::null())
+            .env_remove("MCPICK_CONFIG")
+            .env("XDG_CONFIG_HOME", sandbox.dir.path().join("no-config-here"))
+            .env("XDG_STATE_HOME", sandbox.dir.path().join("state"))
+            .output()
+            .unwrap()
+    };
+    let output = bare(&["list", "--json"]);
+    let prompts = json(&success(&output));
+    assert!(prompts.as_array().unwrap().len() >= 8);
+    assert!(
+        prompts
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|p| p["server"] == "builtin")
+    );
+    let note = stderr(&output);
+    assert!(note.contains("no config file at"), "{note}");
+    assert!(note.contains("mcpick init"), "{note}");
+    assert_eq!(note.lines().count(), 1, "said once: {note}");
+
+    let out = success(&bare(&[
+        "get",
+        "builtin/translate",
+        "text=Guten Morgen",
+        "to=English",
+        "--format",
+        "text",
+    ]));
+    assert!(out.contains("into English in a neutral tone"), "{out}");
+    assert!(out.ends_with("Guten Morgen\n"), "{out}");
+    let out = success(&bare(&[
+        "get",
+        "builtin/review-diff",
+        "diff=+ fn main() {}",
+        "--format",
+        "mcp-json",
+    ]));
+    assert!(
+        out.contains("mcpick://builtin/review-checklist.md"),
+        "{out}"
+    );
+}
+
+#[test]
+fn init_writes_a_starter_config_once() {
+    let sandbox = Sandbox::new("");
+    let xdg = sandbox.dir.path().join("fresh");
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_mcpick"))
+            .args(args)
+            .stdin(std::process::Stdio::null())
+            .env_remove("MCPICK_CONFIG")
+            .env("XDG_CONFIG_HOME", &xdg)
+            .env("XDG_STATE_HOME", sandbox.dir.path().join("state"))
+            .output()
+            .unwrap()
+    };
+    let output = run(&["init"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let written = xdg.join("mcpick/config.toml");
+    let text = std::fs::read_to_string(&written).unwrap();
+    assert!(text.contains("[servers.builtin]"), "{text}");
+    // The starter config works as it is.
+    let output = run(&["list"]);
+    assert!(success(&output).contains("builtin/review-diff"));
+    assert!(
+        !stderr(&output).contains("no config file"),
+        "{}",
+        stderr(&output)
+    );
+    // A second init leaves the file alone.
+    std::fs::write(&written, "# mine\n").unwrap();
+    let output = run(&["init"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).contains("not overwriting"),
+        "{}",
+        stderr(&output)
+    );
+    assert_eq!(std::fs::read_to_string(&written).unwrap(), "# mine\n");
+}
