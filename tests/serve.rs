@@ -108,9 +108,7 @@ fn every_format_is_listed_and_filled_over_stdio() {
 fn the_server_answers_missing_arguments_with_32602() {
     let folder = prompt_folder();
     let dir = folder.path().to_string_lossy().to_string();
-    let sandbox = Sandbox::new(&mcpick_serve("files", &[&dir]));
-    // `complete` on an argument the prompt lacks is checked by the client; ask the server
-    // directly through the hub instead.
+    // The CLI checks arguments before sending; ask the server directly through the hub.
     let config = mcpick::config::parse(
         &mcpick_serve("files", &[&dir]),
         Path::new("t.toml"),
@@ -141,7 +139,6 @@ fn the_server_answers_missing_arguments_with_32602() {
         drop(connection);
         hub.shutdown().await;
     });
-    drop(sandbox);
 }
 
 #[test]
@@ -194,6 +191,44 @@ fn broken_files_are_reported_and_the_rest_served() {
     let sandbox = Sandbox::new(&http("web", &server.url));
     let prompts = json(&success(&sandbox.mcpick(&["list", "--json"])));
     assert_eq!(prompts.as_array().unwrap().len(), 3);
+    let logged = server.stderr.lock().unwrap().join("\n");
+    assert!(
+        logged.contains("bad.mcpick.md:4: `{{nothing}}` is not a declared argument"),
+        "{logged}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn legacy_clients_get_load_problems_as_log_messages() {
+    let folder = prompt_folder();
+    write(
+        folder.path(),
+        "bad.mcpick.md",
+        "---\nname: bad\n---\nuses {{nothing}}\n",
+    );
+    let gate = root().join("tests/peers/legacy_gate.py");
+    let config = format!(
+        "[servers.files]\ncommand = \"python3\"\nargs = [{}, {}, \"serve\", {}]\n",
+        toml_str(gate.to_string_lossy()),
+        toml_str(env!("CARGO_BIN_EXE_mcpick")),
+        toml_str(folder.path().to_string_lossy())
+    );
+    let config = mcpick::config::parse(&config, Path::new("t.toml"), &|_| None).unwrap();
+    let (tx, mut events) = tokio::sync::mpsc::channel(64);
+    let hub = Hub::start(config.servers, tx, true);
+    let line = tokio::time::timeout(Duration::from_secs(30), async {
+        loop {
+            match events.recv().await.expect("hub stopped") {
+                McpEvent::Log { line, .. } if line.source == "warning" => return line,
+                McpEvent::Failed { error, .. } => panic!("{error}"),
+                _ => {}
+            }
+        }
+    })
+    .await
+    .expect("no log message");
+    assert!(line.text.contains("bad.mcpick.md:4"), "{line:?}");
+    hub.shutdown().await;
 }
 
 async fn wait_ready(events: &mut tokio::sync::mpsc::Receiver<McpEvent>) -> Vec<PromptInfo> {

@@ -152,6 +152,8 @@ pub struct ServerProcess {
     child: Child,
     /// Its URL.
     pub url: String,
+    /// Its stderr so far, when captured.
+    pub stderr: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
 }
 
 impl Drop for ServerProcess {
@@ -191,6 +193,7 @@ pub fn everything_http() -> ServerProcess {
     ServerProcess {
         child,
         url: format!("http://127.0.0.1:{port}/mcp"),
+        stderr: Default::default(),
     }
 }
 
@@ -210,6 +213,7 @@ pub fn py_http() -> ServerProcess {
     ServerProcess {
         child,
         url: format!("http://127.0.0.1:{port}/mcp"),
+        stderr: Default::default(),
     }
 }
 
@@ -236,6 +240,8 @@ pub fn mcpick_serve_http(args: &[&str]) -> ServerProcess {
         .spawn()
         .expect("start mcpick serve --http");
     let stderr = child.stderr.take().unwrap();
+    let lines: std::sync::Arc<std::sync::Mutex<Vec<String>>> = Default::default();
+    let kept = lines.clone();
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         for line in std::io::BufReader::new(stderr)
@@ -250,10 +256,15 @@ pub fn mcpick_serve_http(args: &[&str]) -> ServerProcess {
                     .to_string();
                 let _ = tx.send(url);
             }
+            kept.lock().unwrap().push(line);
         }
     });
     let url = rx
         .recv_timeout(Duration::from_secs(30))
         .expect("mcpick serve --http did not report its address");
-    ServerProcess { child, url }
+    ServerProcess {
+        child,
+        url,
+        stderr: lines,
+    }
 }
