@@ -17,7 +17,7 @@ suite="$peers/conformance/node_modules/@modelcontextprotocol/conformance/dist/in
 log="$(mktemp)"
 "$mcpick" serve --http 127.0.0.1:0 "$here/prompts" 2>"$log" &
 server=$!
-trap 'kill "$server" 2>/dev/null; wait "$server" 2>/dev/null; rm -f "$log"' EXIT
+trap 'kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; rm -f "$log"' EXIT
 url=""
 for _ in $(seq 100); do
     url="$(grep -o 'http://127.0.0.1:[0-9]*/mcp' "$log" | head -n1 || true)"
