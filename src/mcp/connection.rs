@@ -169,11 +169,15 @@ impl Connection {
             pending_cancels: PendingCancels::default(),
         };
         if connection.details.prompts_list_changed && connection.is_modern() {
+            // Subscribe before the first list, so no change can fall between the two.
+            let (subscribed, acknowledged) = tokio::sync::oneshot::channel();
             connection.listener = Some(tokio::spawn(listen_for_list_changes(
                 connection.peer.clone(),
                 connection.list_changed.clone(),
                 connection.name.clone(),
+                subscribed,
             )));
+            let _ = tokio::time::timeout(config.timeout, acknowledged).await;
         }
         Ok(connection)
     }
@@ -339,6 +343,12 @@ impl Connection {
         value: &str,
         context: &BTreeMap<String, String>,
     ) -> Result<Completion, McpError> {
+        // 2024-11-05 had no `completions` flag: there, just try.
+        if !self.details.completions && self.details.protocol_version != "2024-11-05" {
+            return Err(McpError::Protocol(
+                "the server does not offer completion (it declared no `completions` capability)".into(),
+            ));
+        }
         let mut params = CompleteRequestParams::new(
             Reference::for_prompt(prompt),
             ArgumentInfo::new(argument, value),
@@ -685,6 +695,7 @@ fn details(
         protocol_version: version.as_str().to_string(),
         server_name: info.server_info.as_ref().map(|s| s.name.clone()),
         server_version: info.server_info.as_ref().map(|s| s.version.clone()),
+        prompts: info.capabilities.prompts.is_some(),
         prompts_list_changed: info
             .capabilities
             .prompts
@@ -698,12 +709,23 @@ fn details(
 
 /// On 2026-07-28 servers list changes arrive only on a `subscriptions/listen` stream:
 /// keep one open, re-subscribing with backoff if it drops.
-async fn listen_for_list_changes(peer: Peer<RoleClient>, notify: Arc<Notify>, server: ServerId) {
+async fn listen_for_list_changes(
+    peer: Peer<RoleClient>,
+    notify: Arc<Notify>,
+    server: ServerId,
+    subscribed: tokio::sync::oneshot::Sender<()>,
+) {
     let filter = SubscriptionFilter::builder().prompts_list_changed().build();
     let mut backoff = Duration::from_secs(1);
     let mut first = true;
+    let mut subscribed = Some(subscribed);
     loop {
-        match peer.listen(filter.clone()).await {
+        let result = peer.listen(filter.clone()).await;
+        // Acknowledged or refused: either way the first list need not wait any longer.
+        if let Some(tx) = subscribed.take() {
+            let _ = tx.send(());
+        }
+        match result {
             Ok(mut subscription) => {
                 backoff = Duration::from_secs(1);
                 if !first {

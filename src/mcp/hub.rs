@@ -136,11 +136,9 @@ async fn run_server(
     shutdown: CancellationToken,
 ) {
     let server = config.name.clone();
-    let _ = events
-        .send(McpEvent::Connecting {
-            server: server.clone(),
-        })
-        .await;
+    if !emit(&events, &shutdown, McpEvent::Connecting { server: server.clone() }).await {
+        return;
+    }
     let log = Arc::new(ServerLog::default());
     let lines = forward_logs.then(|| forward_log_lines(server.clone(), events.clone()));
 
@@ -153,30 +151,35 @@ async fn run_server(
         Ok(connection) => Arc::new(connection),
         Err(error) => {
             tracing::warn!(%server, %error, "connect failed");
-            let _ = events.send(failed(&server, error, &log)).await;
+            emit(&events, &shutdown, failed(&server, error, &log)).await;
             return;
         }
     };
-    let listed = tokio::select! {
-        result = connection.list_prompts() => Some(result),
-        _ = shutdown.cancelled() => None,
+    // A server without the prompts capability has none to list (and may refuse to).
+    let listed = if connection.details().prompts {
+        tokio::select! {
+            result = connection.list_prompts() => Some(result),
+            _ = shutdown.cancelled() => None,
+        }
+    } else {
+        Some(Ok(Vec::new()))
     };
     match listed {
         Some(Ok(prompts)) => {
             lock(&connections).insert(server.clone(), connection.clone());
             let details = connection.details().clone();
             tracing::info!(%server, version = %details.protocol_version, prompts = prompts.len(), "ready");
-            let _ = events
-                .send(McpEvent::Ready {
-                    server: server.clone(),
-                    details,
-                    prompts,
-                })
-                .await;
-            watch_server(&connection, &events, &shutdown).await;
+            let ready = McpEvent::Ready {
+                server: server.clone(),
+                details,
+                prompts,
+            };
+            if emit(&events, &shutdown, ready).await {
+                watch_server(&connection, &events, &shutdown).await;
+            }
         }
         Some(Err(error)) => {
-            let _ = events.send(failed(&server, error, &log)).await;
+            emit(&events, &shutdown, failed(&server, error, &log)).await;
         }
         None => {}
     }
@@ -200,7 +203,18 @@ async fn run_server(
     }
 }
 
+/// Sends an event unless shutdown comes first (a reader that stopped reading must not
+/// hold up shutdown). Returns false on shutdown.
+async fn emit(events: &mpsc::Sender<McpEvent>, shutdown: &CancellationToken, event: McpEvent) -> bool {
+    tokio::select! {
+        biased;
+        _ = shutdown.cancelled() => false,
+        _ = events.send(event) => true,
+    }
+}
+
 /// Refreshes the catalog on list changes until shutdown or until the connection drops.
+/// Every wait races shutdown, so a slow server never delays it.
 async fn watch_server(
     connection: &Connection,
     events: &mpsc::Sender<McpEvent>,
@@ -210,25 +224,37 @@ async fn watch_server(
     let mut poll = tokio::time::interval(CLOSED_POLL);
     loop {
         tokio::select! {
+            biased;
             _ = shutdown.cancelled() => return,
             _ = connection.list_changed() => {
-                match connection.list_prompts().await {
+                let refreshed = tokio::select! {
+                    biased;
+                    _ = shutdown.cancelled() => return,
+                    result = connection.list_prompts() => result,
+                };
+                let event = match refreshed {
                     Ok(prompts) => {
                         tracing::info!(%server, prompts = prompts.len(), "prompt list changed");
-                        let _ = events.send(McpEvent::PromptsChanged { server: server.clone(), prompts }).await;
+                        McpEvent::PromptsChanged { server: server.clone(), prompts }
                     }
                     Err(error) => {
                         // Keep the old catalog: a failed refresh is logged, not fatal.
                         let line = connection.log().push("mcpick", &format!("refreshing prompts failed: {error}"));
-                        let _ = events.send(McpEvent::Log { server: server.clone(), line }).await;
+                        McpEvent::Log { server: server.clone(), line }
                     }
+                };
+                if !emit(events, shutdown, event).await {
+                    return;
                 }
             }
             _ = poll.tick() => {
                 if connection.is_closed() {
                     // Let the stderr reader catch the last lines before reporting.
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                    let _ = events.send(failed(&server, connection.closed_reason(), connection.log())).await;
+                    tokio::select! {
+                        _ = shutdown.cancelled() => return,
+                        _ = tokio::time::sleep(Duration::from_millis(50)) => {}
+                    }
+                    emit(events, shutdown, failed(&server, connection.closed_reason(), connection.log())).await;
                     return;
                 }
             }

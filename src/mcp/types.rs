@@ -263,6 +263,8 @@ pub struct ServerDetails {
     pub server_version: Option<String>,
     /// The capabilities the server declared, as JSON.
     pub capabilities: Value,
+    /// Whether the server declared the `prompts` capability.
+    pub prompts: bool,
     /// Whether the server says it sends prompt list changes.
     pub prompts_list_changed: bool,
     /// Whether the server declared `completions`.
