@@ -340,3 +340,45 @@ fn the_config_is_found_through_mcpick_config_and_the_default_location() {
     assert_eq!(output.status.code(), Some(1));
     assert!(stderr(&output).contains("cannot read config file /nonexistent/mcpick.toml"));
 }
+
+#[test]
+fn content_beyond_the_schema_is_kept_and_bad_roles_are_named() {
+    let sandbox = Sandbox::new(&fake("odd", "odd-content"));
+    let out: serde_json::Value = serde_json::from_str(&success(&sandbox.mcpick(&[
+        "get",
+        "odd/hello",
+        "--format",
+        "mcp-json",
+    ])))
+    .unwrap();
+    assert_eq!(
+        out,
+        serde_json::json!([
+            {"role": "user", "content": {"type": "text", "text": "hi",
+             "annotations": {"audience": ["user"], "priority": 0.3}}},
+            {"role": "user", "content": {"type": "hologram", "frames": [1, 2]}},
+            {"role": "assistant", "content": {"type": "resource_link", "uri": "file:///a",
+             "name": "a", "icons": [{"src": "data:image/png;base64,AA==", "mimeType": "image/png"}]}}
+        ])
+    );
+    // Through the SDK's own types, a priority keeps its short decimal form.
+    let annotated: serde_json::Value = serde_json::from_str(&success(&sandbox.mcpick(&[
+        "get",
+        "odd/annotated",
+        "--format",
+        "mcp-json",
+    ])))
+    .unwrap();
+    assert_eq!(
+        annotated[0]["content"]["annotations"]["priority"],
+        serde_json::json!(0.3)
+    );
+    let output = sandbox.mcpick(&["get", "odd/system"]);
+    assert_eq!(output.status.code(), Some(1));
+    let err = stderr(&output);
+    assert!(
+        err.contains("message 0 is not a valid prompt message"),
+        "{err}"
+    );
+    assert!(err.contains("system"), "{err}");
+}

@@ -298,16 +298,16 @@ impl Connection {
             let request = ClientRequest::GetPromptRequest(GetPromptRequest::new(params.clone()));
             match self.request("prompts/get", request).await? {
                 ServerResult::GetPromptResult(result) => {
-                    let messages: Vec<Message> = serde_json::from_value(
-                        serde_json::to_value(&result.messages).map_err(|e| {
-                            McpError::Protocol(format!("cannot read the messages: {e}"))
-                        })?,
-                    )
-                    .map_err(|e| McpError::Protocol(format!("cannot read the messages: {e}")))?;
-                    return Ok(PromptMessages {
-                        description: result.description,
-                        messages,
-                    });
+                    let mut value = serde_json::to_value(&result).map_err(|e| {
+                        McpError::Protocol(format!("cannot read the messages: {e}"))
+                    })?;
+                    tidy_annotations(&mut value);
+                    return read_messages(value);
+                }
+                // A result the SDK has no type for (a content kind or role from beyond the
+                // schema it knows) arrives raw: read it with mcpick's own, more tolerant types.
+                ServerResult::CustomResult(custom) if custom.0.get("messages").is_some() => {
+                    return read_messages(custom.0);
                 }
                 ServerResult::InputRequiredResult(request) => {
                     if let Some(asked) = request.input_requests.as_ref().filter(|r| !r.is_empty()) {
@@ -346,7 +346,8 @@ impl Connection {
         // 2024-11-05 had no `completions` flag: there, just try.
         if !self.details.completions && self.details.protocol_version != "2024-11-05" {
             return Err(McpError::Protocol(
-                "the server does not offer completion (it declared no `completions` capability)".into(),
+                "the server does not offer completion (it declared no `completions` capability)"
+                    .into(),
             ));
         }
         let mut params = CompleteRequestParams::new(
@@ -444,6 +445,53 @@ impl Connection {
         if let Some(child) = &self.child {
             child.terminate().await;
         }
+    }
+}
+
+/// Reads a `prompts/get` result with mcpick's types; errors name the message at fault.
+fn read_messages(value: serde_json::Value) -> Result<PromptMessages, McpError> {
+    let description = value
+        .get("description")
+        .and_then(|d| d.as_str())
+        .map(str::to_string);
+    let Some(list) = value.get("messages").and_then(|m| m.as_array()) else {
+        return Err(McpError::Protocol(
+            "the result has no `messages` list".into(),
+        ));
+    };
+    let messages = list
+        .iter()
+        .enumerate()
+        .map(|(i, message)| {
+            serde_json::from_value::<Message>(message.clone()).map_err(|e| {
+                McpError::Protocol(format!("message {i} is not a valid prompt message: {e}"))
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(PromptMessages {
+        description,
+        messages,
+    })
+}
+
+/// The SDK keeps `annotations.priority` as a 32-bit float (0.3 becomes
+/// 0.30000001192092896); give it back the short decimal the server most likely sent.
+fn tidy_annotations(value: &mut serde_json::Value) {
+    match value {
+        serde_json::Value::Object(map) => {
+            if let Some(priority) = map
+                .get_mut("annotations")
+                .and_then(|a| a.get_mut("priority"))
+                && let Some(number) = priority.as_f64()
+                && let Ok(short) = format!("{}", number as f32).parse::<f64>()
+                && let Some(short) = serde_json::Number::from_f64(short)
+            {
+                *priority = serde_json::Value::Number(short);
+            }
+            map.values_mut().for_each(tidy_annotations);
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(tidy_annotations),
+        _ => {}
     }
 }
 

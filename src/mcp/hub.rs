@@ -136,7 +136,15 @@ async fn run_server(
     shutdown: CancellationToken,
 ) {
     let server = config.name.clone();
-    if !emit(&events, &shutdown, McpEvent::Connecting { server: server.clone() }).await {
+    if !emit(
+        &events,
+        &shutdown,
+        McpEvent::Connecting {
+            server: server.clone(),
+        },
+    )
+    .await
+    {
         return;
     }
     let log = Arc::new(ServerLog::default());
@@ -205,7 +213,11 @@ async fn run_server(
 
 /// Sends an event unless shutdown comes first (a reader that stopped reading must not
 /// hold up shutdown). Returns false on shutdown.
-async fn emit(events: &mpsc::Sender<McpEvent>, shutdown: &CancellationToken, event: McpEvent) -> bool {
+async fn emit(
+    events: &mpsc::Sender<McpEvent>,
+    shutdown: &CancellationToken,
+    event: McpEvent,
+) -> bool {
     tokio::select! {
         biased;
         _ = shutdown.cancelled() => false,

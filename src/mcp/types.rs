@@ -170,6 +170,9 @@ pub enum KnownContent {
         /// Its size in bytes.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         size: Option<u64>,
+        /// Icons for it (2025-11-25).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        icons: Option<Value>,
         /// Display hints.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         annotations: Option<Value>,
@@ -293,7 +296,7 @@ mod tests {
             json!({"type":"audio","data":"BBB=","mimeType":"audio/wav","_meta":{"x":1}}),
             json!({"type":"resource","resource":{"uri":"file:///a","mimeType":"text/plain","text":"t"}}),
             json!({"type":"resource","resource":{"uri":"file:///b","blob":"AQI="}}),
-            json!({"type":"resource_link","uri":"file:///c","name":"c","size":3}),
+            json!({"type":"resource_link","uri":"file:///c","name":"c","size":3,"icons":[{"src":"data:image/png;base64,AA=="}]}),
             json!({"type":"hologram","frames":[1,2]}),
         ];
         for block in blocks {

@@ -8,6 +8,9 @@ will not produce. The mode is the first argument:
                 did); otherwise a minimal legacy server with one prompt.
   hang-get      a minimal legacy server that never answers `prompts/get`.
   crash         writes a few stderr lines and exits with status 3 before answering.
+  odd-content   a minimal legacy server whose `prompts/get` holds a content kind from the
+                future, annotations and a resource link with icons; `annotated` holds only
+                an annotated text; `system` has the role "system" (which MCP does not have).
   stubborn      a minimal legacy server that ignores stdin EOF and SIGTERM and starts a
                 grandchild; it writes "PID GRANDCHILD_PID" to the file named by the second
                 argument, so a test can check both are gone.
@@ -66,9 +69,26 @@ for line in sys.stdin:
         sys.exit(3)
     elif method == "prompts/list":
         send({"jsonrpc": "2.0", "id": rid, "result": {"prompts": [
-            {"name": "hello", "description": "Says hello"}]}})
+            {"name": "hello", "description": "Says hello"},
+            {"name": "system", "description": "Uses a role MCP does not have"},
+            {"name": "annotated", "description": "Has annotations"}]}})
     elif method == "prompts/get" and mode == "hang-get":
         continue
+    elif method == "prompts/get" and mode == "odd-content":
+        if request["params"]["name"] == "system":
+            messages = [{"role": "system", "content": {"type": "text", "text": "x"}}]
+        elif request["params"]["name"] == "annotated":
+            messages = [{"role": "user", "content": {"type": "text", "text": "hi",
+                         "annotations": {"audience": ["user"], "priority": 0.3}}}]
+        else:
+            messages = [
+                {"role": "user", "content": {"type": "text", "text": "hi",
+                 "annotations": {"audience": ["user"], "priority": 0.3}}},
+                {"role": "user", "content": {"type": "hologram", "frames": [1, 2]}},
+                {"role": "assistant", "content": {"type": "resource_link", "uri": "file:///a",
+                 "name": "a", "icons": [{"src": "data:image/png;base64,AA==", "mimeType": "image/png"}]}},
+            ]
+        send({"jsonrpc": "2.0", "id": rid, "result": {"messages": messages}})
     elif method == "prompts/get":
         send({"jsonrpc": "2.0", "id": rid, "result": {"messages": [
             {"role": "user", "content": {"type": "text", "text": "hello"}}]}})
