@@ -382,3 +382,51 @@ fn content_beyond_the_schema_is_kept_and_bad_roles_are_named() {
     );
     assert!(err.contains("system"), "{err}");
 }
+
+#[test]
+fn sigterm_and_sighup_shut_servers_down_too() {
+    for (signal, code) in [("-TERM", 143), ("-HUP", 129)] {
+        let sandbox = Sandbox::new("");
+        let pid_file = sandbox.dir.path().join("pid");
+        let script = format!("echo $$ > '{}'; exec sleep 31", pid_file.display());
+        std::fs::write(
+            sandbox.config(),
+            format!(
+                "[servers.slow]\ncommand = \"sh\"\nargs = [\"-c\", {}]\n",
+                toml_str(script)
+            ),
+        )
+        .unwrap();
+        let child = sandbox
+            .command(&["list"])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while !pid_file.exists() && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let server_pid = std::fs::read_to_string(&pid_file)
+            .unwrap()
+            .trim()
+            .to_string();
+        let status = std::process::Command::new("kill")
+            .args([signal, &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let output = child.wait_with_output().unwrap();
+        assert_eq!(output.status.code(), Some(code), "{}", stderr(&output));
+        assert!(
+            stderr(&output).contains("stopped by a signal"),
+            "{}",
+            stderr(&output)
+        );
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        assert!(
+            !is_running(&server_pid),
+            "the server outlived mcpick after {signal}"
+        );
+    }
+}

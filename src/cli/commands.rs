@@ -144,14 +144,14 @@ async fn connect_all(
         servers.iter().map(|s| s.name.clone()).collect();
     let hub = Hub::start(servers, tx, false);
     let mut outcomes = BTreeMap::new();
-    let interrupt = tokio::signal::ctrl_c();
+    let interrupt = super::signals::stopped();
     tokio::pin!(interrupt);
     while !pending.is_empty() {
         let event = tokio::select! {
             event = rx.recv() => event,
-            _ = &mut interrupt => {
+            code = &mut interrupt => {
                 hub.shutdown().await;
-                return Err(CliError { code: 130, message: "interrupted".into() });
+                return Err(CliError { code, message: "stopped by a signal; servers shut down".into() });
             }
         };
         let Some(event) = event else { break };
@@ -460,15 +460,15 @@ where
 {
     let result = match hub.connection(server) {
         Some(connection) => tokio::select! {
-            result = request(connection) => Some(result),
-            _ = tokio::signal::ctrl_c() => None,
+            result = request(connection) => Ok(result),
+            code = super::signals::stopped() => Err(code),
         },
-        None => Some(Err(McpError::Closed(String::new()))),
+        None => Ok(Err(McpError::Closed(String::new()))),
     };
     hub.shutdown().await;
-    result.ok_or_else(|| CliError {
-        code: 130,
-        message: "interrupted; the request was cancelled".into(),
+    result.map_err(|code| CliError {
+        code,
+        message: "stopped by a signal; the request was cancelled".into(),
     })
 }
 

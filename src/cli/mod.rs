@@ -4,6 +4,7 @@ mod args;
 mod commands;
 mod output;
 mod serve;
+mod signals;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

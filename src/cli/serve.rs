@@ -94,7 +94,7 @@ pub async fn run(
             let shutdown = CancellationToken::new();
             let stop = shutdown.clone();
             tokio::spawn(async move {
-                let _ = tokio::signal::ctrl_c().await;
+                super::signals::stopped().await;
                 stop.cancel();
             });
             serve_http(server, address, allow_remote, shutdown, |bound| {
