@@ -430,3 +430,17 @@ fn sigterm_and_sighup_shut_servers_down_too() {
         );
     }
 }
+
+#[test]
+fn a_legacy_server_silent_on_discover_is_initialized_after_a_short_timeout() {
+    let sandbox = Sandbox::new(&format!(
+        "{}timeout_ms = 1500\n",
+        fake("quiet", "silent-discover")
+    ));
+    let out = success(&sandbox.mcpick(&["get", "quiet/hello"]));
+    assert_eq!(out, "## user\n\nhello\n");
+    let servers: serde_json::Value =
+        serde_json::from_str(&success(&sandbox.mcpick(&["servers", "--json"]))).unwrap();
+    assert_eq!(servers[0]["state"], "ready");
+    assert_eq!(servers[0]["protocol_version"], "2025-06-18");
+}

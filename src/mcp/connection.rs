@@ -33,6 +33,9 @@ use crate::config::{ServerConfig, TransportConfig};
 const MAX_PAGES: usize = 10_000;
 /// The most `input_required` rounds of one `prompts/get`.
 const MAX_INPUT_ROUNDS: usize = 8;
+/// How long rmcp's dual-era handshake waits for an answer to `server/discover` before it
+/// takes the server for a silent legacy one (`ClientLifecycleMode::Auto`).
+const SDK_DISCOVER_PROBE: Duration = Duration::from_secs(10);
 /// How many stderr lines a failure report carries.
 pub const STDERR_TAIL: usize = 10;
 
@@ -571,17 +574,29 @@ async fn connect_stdio(
         Ok(service) => return Ok((service, child)),
         Err(error) => error,
     };
-    let Some(status) = exit_soon(&child).await else {
+    let reason = if matches!(first, McpError::Timeout { .. }) {
+        // The SDK waits SDK_DISCOVER_PROBE for a silent legacy server before it falls back to
+        // `initialize`; a shorter timeout_ms cut that short, so try `initialize` directly.
+        // With a longer one the fallback already happened: the server is just not answering.
         child.terminate().await;
-        return Err(first);
-    };
-    log.push(
-        "mcpick",
-        &format!(
+        if timeout >= SDK_DISCOVER_PROBE {
+            return Err(first);
+        }
+        format!(
+            "the server did not answer server/discover within {} ms; starting it again with initialize",
+            timeout.as_millis()
+        )
+    } else {
+        let Some(status) = exit_soon(&child).await else {
+            child.terminate().await;
+            return Err(first);
+        };
+        format!(
             "the server {} during server/discover; starting it again with initialize",
             describe_exit(status)
-        ),
-    );
+        )
+    };
+    log.push("mcpick", &reason);
     let (child, pipes) = ChildProcess::spawn(server, spec, log.clone(), lines.clone())?;
     match handshake(handler(), pipes, ClientLifecycleMode::Initialize, timeout).await {
         Ok(service) => Ok((service, child)),

@@ -7,6 +7,8 @@ will not produce. The mode is the first argument:
                 exits at once on any request before `initialize` (as some old rmcp servers
                 did); otherwise a minimal legacy server with one prompt.
   hang-get      a minimal legacy server that never answers `prompts/get`.
+  silent-discover
+                a minimal legacy server that ignores every request before `initialize`.
   crash         writes a few stderr lines and exits with status 3 before answering.
   odd-content   a minimal legacy server whose `prompts/get` holds a content kind from the
                 future, annotations and a resource link with icons; `annotated` holds only
@@ -64,6 +66,8 @@ for line in sys.stdin:
             "protocolVersion": version,
             "capabilities": {"prompts": {}},
             "serverInfo": {"name": "fake", "version": "0"}}})
+    elif not initialized and mode == "silent-discover":
+        continue
     elif not initialized and mode == "exit-on-discover":
         print("fake: request before initialize, exiting", file=sys.stderr, flush=True)
         sys.exit(3)
