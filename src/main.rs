@@ -26,7 +26,7 @@ fn main() -> ExitCode {
 }
 
 /// Logs go to a file only (the terminal belongs to the output): the state dir's
-/// `mcpick.log`, level from `MCPICK_LOG` (default `info`). No log dir, no logs.
+/// `mcpick.YYYY-MM-DD.log`, level from `MCPICK_LOG` (default `info`). No log dir, no logs.
 fn init_logging() -> Option<tracing_appender::non_blocking::WorkerGuard> {
     let dirs = directories::ProjectDirs::from("", "", "mcpick")?;
     let dir = dirs

@@ -444,3 +444,17 @@ fn a_legacy_server_silent_on_discover_is_initialized_after_a_short_timeout() {
     assert_eq!(servers[0]["state"], "ready");
     assert_eq!(servers[0]["protocol_version"], "2025-06-18");
 }
+
+#[test]
+fn a_server_crashing_on_get_shows_its_last_words() {
+    let sandbox = Sandbox::new(&fake("fragile", "crash-on-get"));
+    let output = sandbox.mcpick(&["get", "fragile/hello"]);
+    assert_eq!(output.status.code(), Some(1));
+    let err = stderr(&output);
+    assert!(err.contains("exited with status 7"), "{err}");
+    assert!(
+        err.contains("its last stderr lines:\n    Traceback: KeyError 'city'"),
+        "{err}"
+    );
+    assert!(err.contains("(all of them are in the log, in "), "{err}");
+}

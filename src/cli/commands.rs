@@ -180,12 +180,37 @@ async fn connect_all(
 
 fn report_failure(server: &str, error: &McpError, stderr: &[String]) {
     output::error(&format!("server `{server}` failed: {error}"));
-    if !stderr.is_empty() {
-        output::detail("its last stderr lines:");
-        for line in stderr {
-            output::detail(&format!("  {line}"));
+    report_stderr(stderr);
+}
+
+/// The server's last stderr lines, and where the full log is.
+fn report_stderr(stderr: &[String]) {
+    let block = stderr_block(stderr);
+    if !block.is_empty() {
+        // The block starts with a newline and is indented for an error message;
+        // `detail` adds its own indent.
+        for line in block.lines().skip(1) {
+            output::detail(line.strip_prefix("  ").unwrap_or(line));
         }
     }
+}
+
+/// `\n  its last stderr lines:\n    …` for an error message, or nothing.
+fn stderr_block(stderr: &[String]) -> String {
+    if stderr.is_empty() {
+        return String::new();
+    }
+    let mut block = String::from("\n  its last stderr lines:");
+    for line in stderr {
+        block.push_str(&format!("\n    {line}"));
+    }
+    if let Some(dir) = config::log_dir() {
+        block.push_str(&format!(
+            "\n  (all of them are in the log, in {})",
+            dir.display()
+        ));
+    }
+    block
 }
 
 fn write(body: &str) -> Result<(), CliError> {
@@ -454,22 +479,33 @@ async fn request_then_close<T, Fut>(
     hub: Hub,
     server: &str,
     request: impl FnOnce(Arc<Connection>) -> Fut,
-) -> Result<Result<T, McpError>, CliError>
+) -> Result<Result<T, String>, CliError>
 where
     Fut: Future<Output = Result<T, McpError>>,
 {
+    let mut stderr = Vec::new();
     let result = match hub.connection(server) {
-        Some(connection) => tokio::select! {
-            result = request(connection) => Ok(result),
-            code = super::signals::stopped() => Err(code),
-        },
+        Some(connection) => {
+            let log = connection.log().clone();
+            let result = tokio::select! {
+                result = request(connection) => Ok(result),
+                code = super::signals::stopped() => Err(code),
+            };
+            if matches!(result, Ok(Err(_))) {
+                // Give the stderr reader a moment: a crashing server's last words matter.
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                stderr = log.stderr_tail(crate::mcp::STDERR_TAIL);
+            }
+            result
+        }
         None => Ok(Err(McpError::Closed(String::new()))),
     };
     hub.shutdown().await;
-    result.map_err(|code| CliError {
+    let result = result.map_err(|code| CliError {
         code,
         message: "stopped by a signal; the request was cancelled".into(),
-    })
+    })?;
+    Ok(result.map_err(|error| format!("{error}{}", stderr_block(&stderr))))
 }
 
 async fn get(

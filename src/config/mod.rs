@@ -189,6 +189,16 @@ pub fn default_config_path() -> Option<PathBuf> {
     directories::ProjectDirs::from("", "", "mcpick").map(|d| d.config_dir().join("config.toml"))
 }
 
+/// The folder of mcpick's log file (`mcpick.log`): the platform state dir, else the local data dir.
+pub fn log_dir() -> Option<PathBuf> {
+    let dirs = directories::ProjectDirs::from("", "", "mcpick")?;
+    Some(
+        dirs.state_dir()
+            .unwrap_or_else(|| dirs.data_local_dir())
+            .to_path_buf(),
+    )
+}
+
 /// Loads the config: `explicit` (from `--config` or `MCPICK_CONFIG`) must exist; the default
 /// location may be missing, which gives an empty config.
 pub fn load(explicit: Option<&Path>) -> Result<Config, ConfigError> {

@@ -7,6 +7,8 @@ will not produce. The mode is the first argument:
                 exits at once on any request before `initialize` (as some old rmcp servers
                 did); otherwise a minimal legacy server with one prompt.
   hang-get      a minimal legacy server that never answers `prompts/get`.
+  crash-on-get  a minimal legacy server that writes a traceback to stderr and exits with
+                status 7 on `prompts/get`.
   silent-discover
                 a minimal legacy server that ignores every request before `initialize`.
   crash         writes a few stderr lines and exits with status 3 before answering.
@@ -78,6 +80,9 @@ for line in sys.stdin:
             {"name": "annotated", "description": "Has annotations"}]}})
     elif method == "prompts/get" and mode == "hang-get":
         continue
+    elif method == "prompts/get" and mode == "crash-on-get":
+        print("Traceback: KeyError 'city'", file=sys.stderr, flush=True)
+        sys.exit(7)
     elif method == "prompts/get" and mode == "odd-content":
         if request["params"]["name"] == "system":
             messages = [{"role": "system", "content": {"type": "text", "text": "x"}}]
