@@ -44,7 +44,7 @@ fn link_text(content: &Content) -> String {
 }
 
 /// OpenAI Chat Completions `messages`. User turns use content parts: `text`, `image_url`
-/// (data URI), `input_audio` (wav and mp3 only) and `file` (blobs, as a data URI). Assistant
+/// (data URI), `input_audio` (wav and mp3 only) and `file` (PDF blobs, as a data URI). Assistant
 /// turns may only hold text, so their other blocks become bracketed descriptions. A turn of
 /// only text becomes one string.
 pub fn openai(prompt: &PromptMessages) -> Value {
@@ -100,19 +100,19 @@ fn openai_part(role: Role, content: &Content) -> Value {
             } => text(embedded_text(uri, mime_type.as_deref(), t)),
             EmbeddedResource::Blob {
                 uri,
-                mime_type,
+                mime_type: Some(mime),
                 blob,
                 ..
-            } if user => json!({
+            } if user && mime == "application/pdf" => json!({
                 "type": "file",
                 "file": {
                     "filename": file_name(uri),
-                    "file_data": format!(
-                        "data:{};base64,{blob}",
-                        mime_type.as_deref().unwrap_or("application/octet-stream")
-                    )
+                    "file_data": format!("data:application/pdf;base64,{blob}")
                 }
             }),
+            EmbeddedResource::Blob { .. } if user => {
+                text(placeholder(content, "OpenAI file parts take only PDF"))
+            }
             EmbeddedResource::Blob { .. } => {
                 text(placeholder(content, "assistant messages carry only text"))
             }

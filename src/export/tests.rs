@@ -5,7 +5,20 @@ use crate::mcp::{Message, Role};
 
 /// One message per content kind, in both roles, plus a kind from the future.
 fn every_kind() -> PromptMessages {
-    let blocks = [
+    PromptMessages {
+        description: Some("Every content kind --> <b>bold</b>".into()),
+        messages: blocks()
+            .into_iter()
+            .map(|(role, block)| Message {
+                role,
+                content: serde_json::from_value(block).unwrap(),
+            })
+            .collect(),
+    }
+}
+
+fn blocks() -> Vec<(Role, serde_json::Value)> {
+    vec![
         (
             Role::User,
             json!({"type":"text","text":"Review this ```code```:\nfn main() {}"}),
@@ -48,17 +61,19 @@ fn every_kind() -> PromptMessages {
             json!({"type":"resource","resource":{"uri":"file:///a.rs","mimeType":"text/x-rust","text":"fn a() {}"}}),
         ),
         (Role::User, json!({"type":"hologram","frames":3})),
-    ];
-    PromptMessages {
-        description: Some("Every content kind".into()),
-        messages: blocks
-            .into_iter()
-            .map(|(role, block)| Message {
-                role,
-                content: serde_json::from_value(block).unwrap(),
-            })
-            .collect(),
-    }
+        (
+            Role::Assistant,
+            json!({"type":"audio","data":"UklGRg==","mimeType":"audio/wav","annotations":{"audience":["assistant"],"priority":0.25}}),
+        ),
+        (
+            Role::Assistant,
+            json!({"type":"resource","resource":{"uri":"file:///b.bin","mimeType":"application/octet-stream","blob":"AAE=","_meta":{"k":"v"}}}),
+        ),
+        (
+            Role::Assistant,
+            json!({"type":"resource_link","uri":"https://example.com/x","name":"x","icons":[{"src":"https://example.com/i.png"}],"_meta":{"k":1}}),
+        ),
+    ]
 }
 
 #[test]
@@ -87,10 +102,22 @@ fn anthropic_golden() {
 }
 
 #[test]
-fn mcp_json_is_the_message_list_verbatim() {
-    let prompt = every_kind();
-    let out: serde_json::Value = serde_json::from_str(&render(&prompt, Format::McpJson)).unwrap();
-    assert_eq!(out, serde_json::to_value(&prompt.messages).unwrap());
+fn mcp_json_is_the_message_list_as_the_server_sent_it() {
+    let out: serde_json::Value =
+        serde_json::from_str(&render(&every_kind(), Format::McpJson)).unwrap();
+    let sent: Vec<serde_json::Value> = blocks()
+        .into_iter()
+        .map(|(role, block)| json!({"role": role.as_str(), "content": block}))
+        .collect();
+    assert_eq!(out, serde_json::Value::Array(sent));
+}
+
+#[test]
+fn a_description_cannot_close_the_markdown_comment() {
+    let out = render(&every_kind(), Format::Markdown);
+    let first = out.lines().next().unwrap();
+    assert_eq!(first.matches("-->").count(), 1, "{first}");
+    assert!(first.ends_with("-->"), "{first}");
 }
 
 #[test]
@@ -104,7 +131,11 @@ fn chat_formats_merge_consecutive_roles_into_turns() {
             .iter()
             .map(|m| m["role"].as_str().unwrap())
             .collect();
-        assert_eq!(roles, ["user", "assistant", "user"], "{format:?}");
+        assert_eq!(
+            roles,
+            ["user", "assistant", "user", "assistant"],
+            "{format:?}"
+        );
     }
 }
 
