@@ -9,6 +9,11 @@ pub struct PromptRef {
     pub server: Option<String>,
     /// The prompt's name.
     pub prompt: String,
+    /// The whole reference (without a leading `/`): a prompt name itself may hold `:`
+    /// (`git:fix`), so when the part before `:` is no server, this is the name.
+    pub whole: String,
+    /// Which separator split it, if any.
+    pub separator: Option<char>,
 }
 
 impl PromptRef {
@@ -16,9 +21,13 @@ impl PromptRef {
     /// leading `/` is ignored. Server names cannot hold `/` or `:`, so the first one splits.
     pub fn parse(text: &str) -> Result<PromptRef, String> {
         let text = text.strip_prefix('/').unwrap_or(text);
-        let (server, prompt) = match text.find(['/', ':']) {
-            Some(at) => (Some(&text[..at]), &text[at + 1..]),
-            None => (None, text),
+        let (server, prompt, separator) = match text.find(['/', ':']) {
+            Some(at) => (
+                Some(&text[..at]),
+                &text[at + 1..],
+                text[at..].chars().next(),
+            ),
+            None => (None, text, None),
         };
         if server.is_some_and(str::is_empty) {
             return Err(format!(
@@ -31,6 +40,8 @@ impl PromptRef {
         Ok(PromptRef {
             server: server.map(str::to_string),
             prompt: prompt.to_string(),
+            whole: text.to_string(),
+            separator,
         })
     }
 }

@@ -411,3 +411,44 @@ fn init_writes_a_starter_config_once() {
     );
     assert_eq!(std::fs::read_to_string(&written).unwrap(), "# mine\n");
 }
+
+#[test]
+fn bare_names_are_found_on_whichever_server_has_them() {
+    let folder = prompt_folder();
+    let config = format!(
+        "{}\n{}",
+        mcpick_serve("lib", &["--builtin"]),
+        mcpick_serve("files", &[&folder.path().to_string_lossy()])
+    );
+    let sandbox = Sandbox::new(&config);
+    // A name holding `:` is a prompt name when no server is called `git`.
+    let out =
+        success(&sandbox.mcpick(&["get", "git:fix-issue", "issue-number=7", "--format", "text"]));
+    assert_eq!(out, "user:\nFix issue #7 with priority .\n");
+    let out = success(&sandbox.mcpick(&[
+        "get",
+        "/translate",
+        "text=Hola",
+        "to=English",
+        "--format",
+        "text",
+    ]));
+    assert!(out.contains("into English"), "{out}");
+    let output = sandbox.mcpick(&["get", "translat"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("Did you mean: lib/translate?"),
+        "{}",
+        stderr(&output)
+    );
+
+    let twice = format!("{config}\n{}", mcpick_serve("lib2", &["--builtin"]));
+    let sandbox = Sandbox::new(&twice);
+    let output = sandbox.mcpick(&["get", "translate", "text=x", "to=y"]);
+    assert_eq!(output.status.code(), Some(2));
+    let err = stderr(&output);
+    assert!(
+        err.contains("several servers; say which: lib/translate, lib2/translate"),
+        "{err}"
+    );
+}

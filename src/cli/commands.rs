@@ -243,6 +243,9 @@ async fn list(config: &Config, json: bool) -> Result<ExitCode, CliError> {
     } else {
         write(&list_text(&prompts))?;
     }
+    if answered > 0 && prompts.is_empty() {
+        output::error("the servers answered, but none of them offers any prompts");
+    }
     Ok(if answered > 0 {
         ExitCode::SUCCESS
     } else {
@@ -277,9 +280,15 @@ fn list_text(prompts: &[PromptInfo]) -> String {
         let summary = prompt
             .description
             .as_deref()
-            .and_then(|d| d.lines().next())
-            .unwrap_or("");
-        match (&prompt.title, summary.is_empty()) {
+            .and_then(|d| d.lines().find(|l| !l.trim().is_empty()))
+            .unwrap_or("")
+            .trim();
+        // One line per prompt, whatever a server put in its title.
+        let title = prompt
+            .title
+            .as_ref()
+            .map(|t| t.split_whitespace().collect::<Vec<_>>().join(" "));
+        match (&title, summary.is_empty()) {
             (Some(title), false) => line.push_str(&format!("  — {title}: {summary}")),
             (Some(title), true) => line.push_str(&format!("  — {title}")),
             (None, false) => line.push_str(&format!("  — {summary}")),
@@ -291,53 +300,122 @@ fn list_text(prompts: &[PromptInfo]) -> String {
     out
 }
 
-/// Resolves `SERVER/PROMPT` to a configured, enabled server and a prompt name.
-fn resolve_server<'a>(
-    config: &'a Config,
-    reference: &str,
-) -> Result<(&'a ServerConfig, String), CliError> {
+/// Where a reference points.
+enum Target<'a> {
+    /// One server, and the prompt's name on it.
+    One(&'a ServerConfig, String),
+    /// A bare name with several servers enabled: look on all of them.
+    Search(String),
+}
+
+/// Resolves `SERVER/PROMPT`, `SERVER:PROMPT` or a bare `PROMPT` (which may itself hold `:`).
+fn resolve<'a>(config: &'a Config, reference: &str) -> Result<Target<'a>, CliError> {
     let reference = PromptRef::parse(reference).map_err(CliError::usage)?;
-    let enabled: Vec<&ServerConfig> = config.enabled_servers().collect();
-    let server = match &reference.server {
-        Some(name) => match config.server(name) {
-            Some(server) if server.enabled => server,
-            Some(_) => {
-                return Err(CliError::usage(format!(
-                    "server `{name}` is disabled in the config (set enabled = true)"
-                )));
-            }
-            None => {
-                let names = config.servers.iter().map(|s| s.name.as_str());
-                let hint = match closest(name, names, 3).as_slice() {
-                    [] => String::new(),
-                    found => format!(" Did you mean: {}?", found.join(", ")),
-                };
-                let known: Vec<&str> = enabled.iter().map(|s| s.name.as_str()).collect();
-                return Err(CliError::usage(format!(
-                    "no server `{name}` in the config (servers: {}).{hint}",
-                    if known.is_empty() {
-                        "none".to_string()
-                    } else {
-                        known.join(", ")
-                    }
-                )));
-            }
-        },
-        None => match enabled.as_slice() {
-            [only] => only,
-            [] => return Err(no_servers(config)),
-            many => {
-                let names: Vec<&str> = many.iter().map(|s| s.name.as_str()).collect();
-                return Err(CliError::usage(format!(
-                    "say which server `{}` is on: SERVER/{} (servers: {})",
-                    reference.prompt,
-                    reference.prompt,
-                    names.join(", ")
-                )));
-            }
-        },
+    let bare = |name: &str| -> Result<Target<'a>, CliError> {
+        let enabled: Vec<&ServerConfig> = config.enabled_servers().collect();
+        match enabled.as_slice() {
+            [only] => Ok(Target::One(only, name.to_string())),
+            [] => Err(no_servers(config)),
+            _ => Ok(Target::Search(name.to_string())),
+        }
     };
-    Ok((server, reference.prompt))
+    let Some(name) = &reference.server else {
+        return bare(&reference.prompt);
+    };
+    match config.server(name) {
+        Some(server) if server.enabled => Ok(Target::One(server, reference.prompt)),
+        Some(_) => Err(CliError::usage(format!(
+            "server `{name}` is disabled in the config (set enabled = true)"
+        ))),
+        // `git:fix` names a prompt when there is no server `git`.
+        None if reference.separator == Some(':') => bare(&reference.whole),
+        None => {
+            let names = config.servers.iter().map(|s| s.name.as_str());
+            let hint = match closest(name, names, 3).as_slice() {
+                [] => String::new(),
+                found => format!(" Did you mean: {}?", found.join(", ")),
+            };
+            let known: Vec<&str> = config.enabled_servers().map(|s| s.name.as_str()).collect();
+            Err(CliError::usage(format!(
+                "no server `{name}` in the config (servers: {}).{hint}",
+                if known.is_empty() {
+                    "none".to_string()
+                } else {
+                    known.join(", ")
+                }
+            )))
+        }
+    }
+}
+
+/// Finds the prompt a reference names, connecting to its server (or, for a bare name with
+/// several servers, to all of them). On success the hub stays connected.
+async fn locate(
+    config: &Config,
+    reference: &str,
+) -> Result<(Hub, ServerConfig, PromptInfo), CliError> {
+    let name = match resolve(config, reference)? {
+        Target::One(server, prompt) => {
+            let (hub, found) = open_prompt(server, &prompt).await?;
+            return Ok((hub, server.clone(), found));
+        }
+        Target::Search(name) => name,
+    };
+    let (hub, outcomes) = connect_all(config.enabled_servers().cloned().collect()).await?;
+    let mut everything = Vec::new();
+    for (server, outcome) in &outcomes {
+        match outcome {
+            Outcome::Ready { prompts, .. } => everything.extend(prompts.iter().cloned()),
+            Outcome::Failed { error, stderr } => report_failure(server, error, stderr),
+        }
+    }
+    let matches: Vec<&PromptInfo> = everything.iter().filter(|p| p.name == name).collect();
+    match matches.as_slice() {
+        [one] => {
+            let server = config
+                .server(&one.server)
+                .cloned()
+                .ok_or_else(|| CliError::runtime("the server vanished from the config"))?;
+            let found = (*one).clone();
+            Ok((hub, server, found))
+        }
+        [] => {
+            hub.shutdown().await;
+            let names: Vec<String> = everything
+                .iter()
+                .map(|p| format!("{}/{}", p.server, p.name))
+                .collect();
+            let bare_names = everything.iter().map(|p| p.name.as_str());
+            let near: Vec<String> = closest(&name, bare_names, 3)
+                .into_iter()
+                .flat_map(|n| {
+                    names
+                        .iter()
+                        .filter(move |full| full.ends_with(&format!("/{n}")))
+                        .cloned()
+                })
+                .collect();
+            let hint = if near.is_empty() {
+                " (`mcpick list` shows them all)".to_string()
+            } else {
+                format!(". Did you mean: {}?", near.join(", "))
+            };
+            Err(CliError::usage(format!(
+                "no server has a prompt `{name}`{hint}"
+            )))
+        }
+        many => {
+            hub.shutdown().await;
+            let choices: Vec<String> = many
+                .iter()
+                .map(|p| format!("{}/{}", p.server, p.name))
+                .collect();
+            Err(CliError::usage(format!(
+                "`{name}` is a prompt of several servers; say which: {}",
+                choices.join(", ")
+            )))
+        }
+    }
 }
 
 /// Connects to one server and finds one prompt on it. On success the hub stays connected.
@@ -514,8 +592,7 @@ async fn get(
     arguments: BTreeMap<String, String>,
     format: Format,
 ) -> Result<ExitCode, CliError> {
-    let (server, prompt_name) = resolve_server(config, reference)?;
-    let (hub, prompt) = open_prompt(server, &prompt_name).await?;
+    let (hub, server, prompt) = locate(config, reference).await?;
     if let Err(error) = check_arguments(&prompt, &arguments) {
         hub.shutdown().await;
         return Err(error);
@@ -545,8 +622,7 @@ async fn complete(
     context: &BTreeMap<String, String>,
     json: bool,
 ) -> Result<ExitCode, CliError> {
-    let (server, prompt_name) = resolve_server(config, reference)?;
-    let (hub, prompt) = open_prompt(server, &prompt_name).await?;
+    let (hub, server, prompt) = locate(config, reference).await?;
     if prompt.argument(argument).is_none() {
         hub.shutdown().await;
         let names = prompt.arguments.iter().map(|a| a.name.as_str());
