@@ -101,36 +101,41 @@ fn levenshtein(a: &str, b: &str) -> usize {
 mod tests {
     use super::*;
 
+    fn parts(text: &str) -> (Option<String>, String, String, Option<char>) {
+        let r = PromptRef::parse(text).unwrap();
+        (r.server, r.prompt, r.whole, r.separator)
+    }
+
     #[test]
     fn references_split_at_the_first_separator() {
         assert_eq!(
-            PromptRef::parse("everything/args-prompt").unwrap(),
-            PromptRef {
-                server: Some("everything".into()),
-                prompt: "args-prompt".into()
-            }
+            parts("everything/args-prompt"),
+            (
+                Some("everything".into()),
+                "args-prompt".into(),
+                "everything/args-prompt".into(),
+                Some('/')
+            )
         );
         assert_eq!(
-            PromptRef::parse("/py:greet").unwrap(),
-            PromptRef {
-                server: Some("py".into()),
-                prompt: "greet".into()
-            }
+            parts("/py:greet"),
+            (
+                Some("py".into()),
+                "greet".into(),
+                "py:greet".into(),
+                Some(':')
+            )
         );
         assert_eq!(
-            PromptRef::parse("srv/a/b").unwrap(),
-            PromptRef {
-                server: Some("srv".into()),
-                prompt: "a/b".into()
-            }
+            parts("srv/a/b"),
+            (
+                Some("srv".into()),
+                "a/b".into(),
+                "srv/a/b".into(),
+                Some('/')
+            )
         );
-        assert_eq!(
-            PromptRef::parse("greet").unwrap(),
-            PromptRef {
-                server: None,
-                prompt: "greet".into()
-            }
-        );
+        assert_eq!(parts("greet"), (None, "greet".into(), "greet".into(), None));
     }
 
     #[test]
