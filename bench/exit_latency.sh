@@ -28,9 +28,10 @@ for _ in $(seq "$runs"); do
     rm -rf "$work/state"
     XDG_STATE_HOME="$work/state" "$root/target/release/mcpick" --config "$work/config.toml" list >/dev/null
     end="$(date +%s.%N)"
-    python3 - "$work/state/mcpick/mcpick.log" "$end" <<'PY'
-import datetime, sys
-ready = [l.split()[0] for l in open(sys.argv[1]) if "mcpick::mcp::hub: ready" in l]
+    python3 - "$work/state/mcpick" "$end" <<'PY'
+import datetime, glob, sys
+lines = [l for f in glob.glob(sys.argv[1] + "/mcpick.*.log") for l in open(f)]
+ready = [l.split()[0] for l in lines if "mcpick::mcp::hub: ready" in l]
 last = max(datetime.datetime.fromisoformat(t.replace("Z", "+00:00")).timestamp() for t in ready)
 print("%.1f" % ((float(sys.argv[2]) - last) * 1000))
 PY

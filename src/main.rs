@@ -28,13 +28,16 @@ fn main() -> ExitCode {
 /// Logs go to a file only (the terminal belongs to the output): the state dir's
 /// `mcpick.YYYY-MM-DD.log`, level from `MCPICK_LOG` (default `info`). No log dir, no logs.
 fn init_logging() -> Option<tracing_appender::non_blocking::WorkerGuard> {
-    let dirs = directories::ProjectDirs::from("", "", "mcpick")?;
-    let dir = dirs
-        .state_dir()
-        .unwrap_or_else(|| dirs.data_local_dir())
-        .to_path_buf();
+    let dir = mcpick::config::log_dir()?;
     std::fs::create_dir_all(&dir).ok()?;
-    let appender = tracing_appender::rolling::never(&dir, "mcpick.log");
+    // One file a day, the last three kept: the log never grows without bound.
+    let appender = tracing_appender::rolling::Builder::new()
+        .rotation(tracing_appender::rolling::Rotation::DAILY)
+        .filename_prefix("mcpick")
+        .filename_suffix("log")
+        .max_log_files(3)
+        .build(&dir)
+        .ok()?;
     let (writer, guard) = tracing_appender::non_blocking(appender);
     let filter = tracing_subscriber::EnvFilter::try_from_env("MCPICK_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));

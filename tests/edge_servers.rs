@@ -251,8 +251,7 @@ fn http_headers_are_sent_but_their_values_never_shown_or_logged() {
     let shown = format!("{}{}", stdout(&output), stderr(&output));
     assert!(shown.contains("\"state\": \"failed\""), "{shown}");
     assert!(!shown.contains(secret), "{shown}");
-    let log =
-        std::fs::read_to_string(sandbox.dir.path().join("xdg-state/mcpick/mcpick.log")).unwrap();
+    let log = read_logs(&sandbox.dir.path().join("xdg-state/mcpick"));
     assert!(
         log.contains("guarded"),
         "the log should mention the server: {log}"
@@ -457,4 +456,17 @@ fn a_server_crashing_on_get_shows_its_last_words() {
         "{err}"
     );
     assert!(err.contains("(all of them are in the log, in "), "{err}");
+}
+
+/// Every log file in `dir` (one per day: `mcpick.YYYY-MM-DD.log`), concatenated.
+fn read_logs(dir: &std::path::Path) -> String {
+    let mut text = String::new();
+    for entry in std::fs::read_dir(dir).unwrap().filter_map(Result::ok) {
+        let name = entry.file_name().to_string_lossy().to_string();
+        if name.starts_with("mcpick.") && name.ends_with(".log") {
+            text.push_str(&std::fs::read_to_string(entry.path()).unwrap());
+        }
+    }
+    assert!(!text.is_empty(), "no log file in {}", dir.display());
+    text
 }

@@ -189,7 +189,8 @@ pub fn default_config_path() -> Option<PathBuf> {
     directories::ProjectDirs::from("", "", "mcpick").map(|d| d.config_dir().join("config.toml"))
 }
 
-/// The folder of mcpick's log file (`mcpick.log`): the platform state dir, else the local data dir.
+/// The folder of mcpick's log files (`mcpick.YYYY-MM-DD.log`): the platform state dir, else
+/// the local data dir.
 pub fn log_dir() -> Option<PathBuf> {
     let dirs = directories::ProjectDirs::from("", "", "mcpick")?;
     Some(

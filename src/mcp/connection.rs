@@ -222,6 +222,15 @@ impl Connection {
                 .is_some_and(|c| c.exit_status().is_some())
     }
 
+    /// Why the connection is gone, after giving a stdio server's exit a moment to be seen
+    /// (the pipe closes before the process is reaped).
+    async fn closed_error(&self) -> McpError {
+        if let Some(child) = &self.child {
+            exit_soon(child).await;
+        }
+        self.closed_reason()
+    }
+
     /// Why the connection is gone, with the exit status of a stdio server.
     pub fn closed_reason(&self) -> McpError {
         let how = match self.child.as_ref().and_then(ChildProcess::exit_status) {
@@ -395,6 +404,10 @@ impl Connection {
             pending: self.pending_cancels.clone(),
         };
         match tokio::time::timeout(self.timeout, handle.await_response()).await {
+            Ok(Err(ServiceError::TransportClosed)) => {
+                in_flight.id = None;
+                Err(self.closed_error().await)
+            }
             Ok(result) => {
                 in_flight.id = None;
                 result.map_err(|e| self.service_error(e))

@@ -32,7 +32,7 @@ passed=0
 failed=0
 for version in 2025-11-25 2026-07-28; do
     for scenario in "${scenarios[@]}"; do
-        if out="$("$node" "$suite" server --url "$url" --scenario "$scenario" --spec-version "$version" 2>&1)"; then
+        if out="$(timeout 120 "$node" "$suite" server --url "$url" --scenario "$scenario" --spec-version "$version" 2>&1)"; then
             passed=$((passed + 1))
             echo "pass  $version  $scenario  $(echo "$out" | sed 's/\x1b\[[0-9;]*m//g' | grep -o 'Passed: [0-9]*/[0-9]*' | tail -n1)"
         else
