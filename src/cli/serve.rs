@@ -12,12 +12,13 @@ use crate::mcp::{PromptServer, serve_http, serve_stdio};
 use crate::serve::{Library, SharedLibrary, builtin_library, load_paths, watch_paths};
 
 fn load(paths: &[PathBuf], builtin: bool) -> Library {
+    // The user's own files come first: on a name clash, theirs keeps the plain name.
     let mut parts = Vec::new();
-    if builtin {
-        parts.push(builtin_library());
-    }
     if !paths.is_empty() {
         parts.push(load_paths(paths));
+    }
+    if builtin {
+        parts.push(builtin_library());
     }
     Library::combine(parts)
 }

@@ -12,8 +12,8 @@ use crate::mcp::{Completion, Content, EmbeddedResource, KnownContent, Message, P
 
 /// The most completion values one answer carries (the spec's limit).
 pub const MAX_COMPLETIONS: usize = 100;
-/// The largest embedded file served.
-const MAX_EMBEDDED_BYTES: u64 = 1024 * 1024;
+/// The largest prompt or embedded file read.
+const MAX_FILE_BYTES: u64 = 1024 * 1024;
 
 /// A request the library cannot answer; all are `-32602 Invalid params` on the wire.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -48,32 +48,44 @@ pub struct Library {
     prompts: Vec<PromptDef>,
     /// Files skipped and names changed, one line each (`file:line: problem`).
     pub diagnostics: Vec<String>,
+    /// Files the prompts embed (or tried to), for the watcher.
+    pub embedded_files: Vec<PathBuf>,
 }
 
 impl Library {
     /// Builds a library from parse results: failures become diagnostics, and a name already
     /// taken gets a `-2`, `-3`… suffix (also reported).
     pub fn from_results(results: Vec<Result<PromptDef, LoadError>>) -> Library {
+        use std::collections::{HashMap, HashSet};
         let mut library = Library::default();
+        // Names as written are reserved first, so a generated `x-2` never takes a name
+        // another file declares.
+        let mut taken: HashSet<String> = results
+            .iter()
+            .filter_map(|r| r.as_ref().ok().map(|p| p.name.clone()))
+            .collect();
+        let mut first_source: HashMap<String, String> = HashMap::new();
         for result in results {
             match result {
                 Ok(mut prompt) => {
-                    if let Some(first) = library.prompts.iter().find(|p| p.name == prompt.name) {
-                        let taken_by = first.source.clone();
-                        let base = prompt.name.clone();
-                        let mut n = 2;
-                        while library
-                            .prompts
-                            .iter()
-                            .any(|p| p.name == format!("{base}-{n}"))
-                        {
-                            n += 1;
+                    match first_source.get(&prompt.name).cloned() {
+                        None => {
+                            first_source.insert(prompt.name.clone(), prompt.source.clone());
                         }
-                        prompt.name = format!("{base}-{n}");
-                        library.diagnostics.push(format!(
-                            "{}: the prompt name `{base}` is already used by {taken_by}; serving this one as `{}`",
-                            prompt.source, prompt.name
-                        ));
+                        Some(taken_by) => {
+                            let base = prompt.name.clone();
+                            let mut n = 2;
+                            while taken.contains(&format!("{base}-{n}")) {
+                                n += 1;
+                            }
+                            prompt.name = format!("{base}-{n}");
+                            taken.insert(prompt.name.clone());
+                            first_source.insert(prompt.name.clone(), prompt.source.clone());
+                            library.diagnostics.push(format!(
+                                "{}: the prompt name `{base}` is already used by {taken_by}; serving this one as `{}`",
+                                prompt.source, prompt.name
+                            ));
+                        }
                     }
                     library.prompts.push(prompt);
                 }
@@ -87,13 +99,16 @@ impl Library {
     pub fn combine(parts: Vec<Library>) -> Library {
         let mut diagnostics = Vec::new();
         let mut results = Vec::new();
+        let mut embedded = Vec::new();
         for part in parts {
             diagnostics.extend(part.diagnostics);
+            embedded.extend(part.embedded_files);
             results.extend(part.prompts.into_iter().map(Ok));
         }
         let mut library = Library::from_results(results);
         diagnostics.append(&mut library.diagnostics);
         library.diagnostics = diagnostics;
+        library.embedded_files = embedded;
         library
     }
 
@@ -311,10 +326,13 @@ pub(super) fn parse_file(
     }
 }
 
-/// Reads embedded files from disk, relative to the prompt's folder, inside the served roots.
+/// Reads embedded files from disk, relative to the prompt's folder, inside the served
+/// roots, and remembers every path it was asked for (so the watcher can follow them, even
+/// one that does not exist yet).
 struct DiskFiles<'a> {
     folder: PathBuf,
     roots: &'a [PathBuf],
+    asked: std::cell::RefCell<Vec<PathBuf>>,
 }
 
 impl FileReader for DiskFiles<'_> {
@@ -322,35 +340,73 @@ impl FileReader for DiskFiles<'_> {
         if Path::new(relative).is_absolute() {
             return Err("use a path relative to the prompt file".into());
         }
-        let path = self
-            .folder
-            .join(relative)
-            .canonicalize()
-            .map_err(|e| format!("{e}"))?;
+        let joined = self.folder.join(relative);
+        self.asked.borrow_mut().push(joined.clone());
+        let path = joined.canonicalize().map_err(|e| e.to_string())?;
+        self.asked.borrow_mut().push(path.clone());
         if !self.roots.iter().any(|root| path.starts_with(root)) {
-            return Err("it is outside the served folders".into());
-        }
-        let size = std::fs::metadata(&path).map_err(|e| e.to_string())?.len();
-        if size > MAX_EMBEDDED_BYTES {
+            let roots: Vec<String> = self.roots.iter().map(|r| r.display().to_string()).collect();
             return Err(format!(
-                "it is {size} bytes; embedded files may be at most 1 MiB"
+                "it is outside the served folders ({})",
+                roots.join(", ")
             ));
         }
-        let bytes = std::fs::read(&path).map_err(|e| e.to_string())?;
-        Ok((format!("file://{}", path.display()), bytes))
+        let bytes = read_capped(&path)?;
+        Ok((file_uri(&path), bytes))
     }
 }
 
+/// Reads a regular file of at most [`MAX_FILE_BYTES`]. Anything else (a FIFO would block
+/// forever, a device never end) is refused; the cap holds even if the file grows meanwhile.
+fn read_capped(path: &Path) -> Result<Vec<u8>, String> {
+    use std::io::Read as _;
+    let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
+    if !meta.is_file() {
+        return Err("it is not a regular file".into());
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(format!(
+            "it is {} bytes; files may be at most 1 MiB",
+            meta.len()
+        ));
+    }
+    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let mut bytes = Vec::new();
+    file.take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| e.to_string())?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err("it is larger than 1 MiB".into());
+    }
+    Ok(bytes)
+}
+
+/// A `file://` URI for an absolute path, percent-encoding what URIs do not allow.
+pub fn file_uri(path: &Path) -> String {
+    let mut uri = String::from("file://");
+    for byte in path.to_string_lossy().bytes() {
+        match byte {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
+                uri.push(byte as char)
+            }
+            other => uri.push_str(&format!("%{other:02X}")),
+        }
+    }
+    uri
+}
+
 /// Loads every prompt file under `paths` (files, or folders searched recursively; hidden
-/// folders like `.github` are searched, `.git`, `node_modules` and `target` are not).
+/// folders like `.github` are searched, `.git`, `node_modules` and `target` below a served
+/// folder are not; symbolic links are followed, each folder once).
 pub fn load_paths(paths: &[PathBuf]) -> Library {
     let mut results = Vec::new();
     let mut roots = Vec::new();
-    let mut missing = Vec::new();
+    let mut diagnostics = Vec::new();
+    let mut embedded = Vec::new();
     for path in paths {
         match path.canonicalize() {
             Ok(canonical) => roots.push((path.clone(), canonical)),
-            Err(e) => missing.push(format!("{}: {e} (not served)", path.display())),
+            Err(e) => diagnostics.push(format!("{}: {e} (not served)", path.display())),
         }
     }
     let canonical_roots: Vec<PathBuf> = roots
@@ -371,7 +427,9 @@ pub fn load_paths(paths: &[PathBuf]) -> Library {
             vec![(given.clone(), canonical.clone())]
         } else {
             let mut found = Vec::new();
-            walk(canonical, given, &mut found);
+            let mut seen = std::collections::HashSet::new();
+            seen.insert(canonical.clone());
+            walk(canonical, given, &mut seen, &mut found, &mut diagnostics);
             found
         };
         for (display_path, file) in files {
@@ -384,30 +442,48 @@ pub fn load_paths(paths: &[PathBuf]) -> Library {
                 continue;
             };
             let display = display_path.display().to_string();
-            let result = std::fs::read_to_string(&file)
-                .map_err(|e| LoadError {
+            let reader = DiskFiles {
+                folder: file.parent().map(Path::to_path_buf).unwrap_or_default(),
+                roots: &canonical_roots,
+                asked: Default::default(),
+            };
+            let result = read_capped(&file)
+                .and_then(|bytes| {
+                    String::from_utf8(bytes)
+                        .map_err(|_| "it is not UTF-8 text (save it as UTF-8)".to_string())
+                })
+                .map_err(|why| LoadError {
                     file: display.clone(),
                     line: None,
-                    message: format!("cannot read it: {e}"),
+                    message: format!("cannot read it: {why}"),
                 })
-                .and_then(|text| {
-                    let reader = DiskFiles {
-                        folder: file.parent().map(Path::to_path_buf).unwrap_or_default(),
-                        roots: &canonical_roots,
-                    };
-                    parse_file(kind, &text, &display, &reader)
-                });
+                .and_then(|text| parse_file(kind, &text, &display, &reader));
+            embedded.extend(reader.asked.into_inner());
             results.push(result);
         }
     }
     let mut library = Library::from_results(results);
-    library.diagnostics.splice(0..0, missing);
+    diagnostics.append(&mut library.diagnostics);
+    library.diagnostics = diagnostics;
+    library.embedded_files = embedded;
     library
 }
 
+/// The folders below a served folder that are never searched.
+pub(super) fn skipped_folder(name: &str) -> bool {
+    matches!(name, ".git" | "node_modules" | "target")
+}
+
 /// Collects files under `dir` (sorted, so names and collisions are stable), pairing each
-/// with the path to show: `shown` joined with the file's path below `dir`.
-fn walk(dir: &Path, shown: &Path, out: &mut Vec<(PathBuf, PathBuf)>) {
+/// with the path to show: `shown` joined with the file's path below `dir`. Links are
+/// followed; `seen` holds the canonical folders already walked, so a link cycle ends.
+fn walk(
+    dir: &Path,
+    shown: &Path,
+    seen: &mut std::collections::HashSet<PathBuf>,
+    out: &mut Vec<(PathBuf, PathBuf)>,
+    diagnostics: &mut Vec<String>,
+) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
@@ -415,16 +491,28 @@ fn walk(dir: &Path, shown: &Path, out: &mut Vec<(PathBuf, PathBuf)>) {
     entries.sort_by_key(|e| e.file_name());
     for entry in entries {
         let name = entry.file_name();
-        let Ok(kind) = entry.file_type() else {
+        let path = entry.path();
+        // `metadata` follows links; a dangling link is reported, not silently dropped.
+        let Ok(meta) = std::fs::metadata(&path) else {
+            if classify(Path::new(&name), false).is_some() {
+                diagnostics.push(format!(
+                    "{}: a broken link (not served)",
+                    shown.join(&name).display()
+                ));
+            }
             continue;
         };
-        let path = entry.path();
-        if kind.is_dir() {
-            if matches!(name.to_str(), Some(".git" | "node_modules" | "target")) {
+        if meta.is_dir() {
+            if name.to_str().is_some_and(skipped_folder) {
                 continue;
             }
-            walk(&path, &shown.join(&name), out);
-        } else if kind.is_file() {
+            let Ok(canonical) = path.canonicalize() else {
+                continue;
+            };
+            if seen.insert(canonical) {
+                walk(&path, &shown.join(&name), seen, out, diagnostics);
+            }
+        } else if meta.is_file() {
             out.push((shown.join(&name), path));
         }
     }

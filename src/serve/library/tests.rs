@@ -147,7 +147,9 @@ fn broken_files_are_skipped_with_file_line_and_problem() {
         "{all}"
     );
     assert!(
-        all.contains("c.mcpick.md:4: cannot embed `../../../etc/hostname`"),
+        all.contains(
+            "c.mcpick.md:4: cannot embed `../../../etc/hostname`: it is outside the served folders"
+        ),
         "{all}"
     );
 }
@@ -267,4 +269,97 @@ fn pages_follow_cursors_and_reject_strangers() {
         library.page(Some("99"), 2),
         Err(ArgumentError::BadCursor(_))
     ));
+}
+
+#[test]
+fn declared_names_win_over_generated_suffixes() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "a/x.prompt.md", "one");
+    write(dir.path(), "b/x.prompt.md", "two");
+    write(dir.path(), "c/y.mcpick.md", "---\nname: x-2\n---\nthree");
+    let library = load_paths(&[dir.path().to_path_buf()]);
+    let names: Vec<&str> = library.prompts().iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["x", "x-3", "x-2"]);
+}
+
+#[test]
+fn defaults_fill_missing_and_empty_values() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "d.mcpick.md",
+        "---\narguments:\n  - name: tone\n    default: neutral\n    description: How\n---\nBe {{tone}}.",
+    );
+    let library = load_paths(&[dir.path().to_path_buf()]);
+    assert_eq!(
+        library.prompts()[0].arguments[0].description.as_deref(),
+        Some("How (default: neutral)")
+    );
+    for given in [None, Some(""), Some("warm")] {
+        let values = match given {
+            Some(v) => values(&[("tone", v)]),
+            None => BTreeMap::new(),
+        };
+        let text = texts(&library.render("d", &values).unwrap())[0].1.clone();
+        let expected = given.filter(|v| !v.is_empty()).unwrap_or("neutral");
+        assert_eq!(text, format!("Be {expected}."));
+    }
+}
+
+#[test]
+fn links_are_followed_once_and_fifos_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let shared = tempfile::tempdir().unwrap();
+    write(shared.path(), "shared.prompt.md", "from a linked folder");
+    write(dir.path(), "real.prompt.md", "real");
+    std::os::unix::fs::symlink(shared.path(), dir.path().join("linked")).unwrap();
+    std::os::unix::fs::symlink(dir.path(), dir.path().join("loop")).unwrap();
+    std::os::unix::fs::symlink(
+        dir.path().join("nowhere.prompt.md"),
+        dir.path().join("dangling.prompt.md"),
+    )
+    .unwrap();
+    let status = std::process::Command::new("mkfifo")
+        .arg(dir.path().join("pipe.txt"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    write(dir.path(), "fifo.mcpick.md", "--- user: pipe.txt ---\n");
+    let library = load_paths(&[dir.path().to_path_buf()]);
+    let names: Vec<&str> = library.prompts().iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["shared", "real"], "{:?}", library.diagnostics);
+    let all = library.diagnostics.join("\n");
+    assert!(all.contains("dangling.prompt.md: a broken link"), "{all}");
+    assert!(
+        all.contains("cannot embed `pipe.txt`: it is not a regular file"),
+        "{all}"
+    );
+}
+
+#[test]
+fn big_and_non_utf8_files_are_refused_with_advice() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "big.prompt.md", &"x".repeat(1024 * 1024 + 1));
+    fs::write(dir.path().join("latin1.prompt.md"), b"caf\xe9").unwrap();
+    let library = load_paths(&[dir.path().to_path_buf()]);
+    assert!(library.prompts().is_empty());
+    let all = library.diagnostics.join("\n");
+    assert!(
+        all.contains(
+            "big.prompt.md: cannot read it: it is 1048577 bytes; files may be at most 1 MiB"
+        ),
+        "{all}"
+    );
+    assert!(
+        all.contains("latin1.prompt.md: cannot read it: it is not UTF-8 text (save it as UTF-8)"),
+        "{all}"
+    );
+}
+
+#[test]
+fn embedded_file_uris_are_percent_encoded() {
+    assert_eq!(
+        file_uri(Path::new("/a b/nötes #1.txt")),
+        "file:///a%20b/n%C3%B6tes%20%231.txt"
+    );
 }
