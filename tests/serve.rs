@@ -452,3 +452,78 @@ fn bare_names_are_found_on_whichever_server_has_them() {
         "{err}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_busy_log_file_does_not_hold_back_reloads_and_embedded_edits_are_served() {
+    let folder = prompt_folder();
+    write(folder.path(), "lib/notes.txt", "first notes");
+    write(
+        folder.path(),
+        "lib/with-notes.mcpick.md",
+        "---\ndescription: Has notes\n---\n--- user: notes.txt ---\n",
+    );
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let log_path = folder.path().join("build.log");
+    let writer = {
+        let stop = stop.clone();
+        std::thread::spawn(move || {
+            use std::io::Write;
+            let mut log = std::fs::File::create(log_path).unwrap();
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                writeln!(log, "building…").unwrap();
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        })
+    };
+    let config = mcpick_serve("files", &[&folder.path().to_string_lossy()]);
+    let config = mcpick::config::parse(&config, Path::new("t.toml"), &|_| None).unwrap();
+    let (tx, mut events) = tokio::sync::mpsc::channel(64);
+    let hub = Hub::start(config.servers, tx, false);
+    wait_ready(&mut events).await;
+
+    let haiku = folder.path().join("lib/haiku.mcpick.md");
+    let text = std::fs::read_to_string(&haiku).unwrap();
+    std::fs::write(&haiku, text.replace("Writes a haiku", "Writes a poem")).unwrap();
+    let took = wait_change(&mut events, |p| {
+        p.iter()
+            .any(|p| p.description.as_deref() == Some("Writes a poem"))
+    })
+    .await;
+    assert!(took < Duration::from_secs(10), "{took:?}");
+
+    // An embedded file's new text is served without any list change.
+    write(folder.path(), "lib/notes.txt", "second notes");
+    let connection = hub.connection("files").unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let filled = connection
+            .get_prompt("with-notes", &BTreeMap::new())
+            .await
+            .unwrap();
+        let text = mcpick::export::render(&filled, mcpick::export::Format::Text);
+        if text.contains("second notes") {
+            break;
+        }
+        assert!(Instant::now() < deadline, "still served: {text}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    drop(connection);
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    writer.join().unwrap();
+    hub.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_served_folder_named_target_is_still_watched() {
+    let outer = tempfile::tempdir().unwrap();
+    let folder = outer.path().join("target");
+    write(&folder, "a.prompt.md", "---\ndescription: one\n---\nx");
+    let config = mcpick_serve("files", &[&folder.to_string_lossy()]);
+    let config = mcpick::config::parse(&config, Path::new("t.toml"), &|_| None).unwrap();
+    let (tx, mut events) = tokio::sync::mpsc::channel(64);
+    let hub = Hub::start(config.servers, tx, false);
+    assert_eq!(wait_ready(&mut events).await.len(), 1);
+    write(&folder, "a.prompt.md", "---\ndescription: two\n---\nx");
+    wait_change(&mut events, |p| p[0].description.as_deref() == Some("two")).await;
+    hub.shutdown().await;
+}

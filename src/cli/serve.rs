@@ -9,7 +9,7 @@ use tokio_util::sync::CancellationToken;
 use super::{CliError, output};
 use crate::config::expand_tilde;
 use crate::mcp::{PromptServer, serve_http, serve_stdio};
-use crate::serve::{Library, SharedLibrary, builtin_library, load_paths, watch_paths};
+use crate::serve::{Embedded, Library, SharedLibrary, builtin_library, load_paths, watch_paths};
 
 fn load(paths: &[PathBuf], builtin: bool) -> Library {
     // The user's own files come first: on a name clash, theirs keeps the plain name.
@@ -21,6 +21,13 @@ fn load(paths: &[PathBuf], builtin: bool) -> Library {
         parts.push(builtin_library());
     }
     Library::combine(parts)
+}
+
+/// Tells the watcher which files the library embeds (canonical and as written).
+fn set_embedded(embedded: &Embedded, library: &Library) {
+    if let Ok(mut set) = embedded.write() {
+        *set = library.embedded_files.iter().cloned().collect();
+    }
 }
 
 /// Runs the server until the client goes away (stdio) or Ctrl-C (HTTP).
@@ -36,6 +43,18 @@ pub async fn run(
         .map(|p| PathBuf::from(expand_tilde(&p.to_string_lossy())))
         .collect();
     if paths.is_empty() && !builtin {
+        // Hosts often start servers in `/` or the home folder: serving every prompt file
+        // on the disk by accident helps no one.
+        let here = std::env::current_dir().ok().and_then(|d| d.canonicalize().ok());
+        let home = directories::BaseDirs::new().and_then(|d| d.home_dir().canonicalize().ok());
+        if let Some(here) = &here
+            && (here.parent().is_none() || Some(here) == home.as_ref())
+        {
+            return Err(CliError::usage(format!(
+                "no PATH given, and the current folder is {}: name the folder to serve (e.g. `mcpick serve ./prompts`), or pass --builtin",
+                here.display()
+            )));
+        }
         paths.push(PathBuf::from("."));
     }
     let address = match &http {
@@ -68,7 +87,9 @@ pub async fn run(
     let server = PromptServer::new(shared.clone(), page_size);
 
     if !paths.is_empty() {
-        let mut changes = watch_paths(paths.clone());
+        let embedded: Embedded = Default::default();
+        set_embedded(&embedded, &shared.current());
+        let mut changes = watch_paths(paths.clone(), embedded.clone());
         let shared = shared.clone();
         tokio::spawn(async move {
             while changes.recv().await.is_some() {
@@ -77,6 +98,7 @@ pub async fn run(
                 else {
                     return;
                 };
+                set_embedded(&embedded, &library);
                 let reported = shared.current().diagnostics.clone();
                 for problem in library.diagnostics.iter().filter(|d| !reported.contains(d)) {
                     output::error(&format!("serve: {problem}"));

@@ -15,7 +15,7 @@ mod watch;
 pub use builtin::builtin_library;
 pub use library::{ArgumentError, Library, load_paths};
 pub use shared::SharedLibrary;
-pub use watch::watch_paths;
+pub use watch::{Embedded, watch_paths};
 
 use std::fmt;
 

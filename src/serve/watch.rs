@@ -1,89 +1,190 @@
-//! Noticing changes to served folders: a cheap poll of every file's size and mtime,
-//! debounced, so editors that write in several steps cause one reload.
+//! Noticing changes to served folders. Filesystem events (inotify, FSEvents, …) are filtered
+//! to the files that matter (prompt files, files prompts embed, folders), so a busy log
+//! file elsewhere in the tree neither costs anything nor holds reloads back; bursts are
+//! debounced into one reload. Where events cannot be had, a poll of the same files stands in.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
 use std::time::{Duration, SystemTime};
 
+use notify::{RecursiveMode, Watcher};
 use tokio::sync::mpsc;
 
-/// How often the folders are checked.
-pub const POLL_INTERVAL: Duration = Duration::from_millis(400);
-/// How long the files must stay unchanged before a change is reported.
-pub const SETTLE: Duration = Duration::from_millis(200);
+use super::library::{classify, skipped_folder};
+
+/// How long to wait after the last relevant event before reloading.
+pub const SETTLE: Duration = Duration::from_millis(150);
+/// The longest a steady stream of relevant events can delay a reload.
+pub const MAX_DELAY: Duration = Duration::from_secs(1);
+/// How often the fallback poll looks.
+pub const POLL_INTERVAL: Duration = Duration::from_millis(500);
+
+/// The files the current library embeds; the serve loop keeps it up to date.
+pub type Embedded = Arc<RwLock<HashSet<PathBuf>>>;
+
+/// Whether a change at `path` can change what is served: a prompt file, a file a prompt
+/// embeds, or a folder (whose files may be prompt files); nothing below `.git`,
+/// `node_modules` or `target` inside a served folder.
+fn relevant(path: &Path, roots: &[PathBuf], embedded: &Embedded) -> bool {
+    if embedded.read().map(|e| e.contains(path)).unwrap_or(true) {
+        return true;
+    }
+    let relative = roots
+        .iter()
+        .find_map(|root| path.strip_prefix(root).ok())
+        .unwrap_or(path);
+    if relative
+        .components()
+        .any(|c| c.as_os_str().to_str().is_some_and(skipped_folder))
+    {
+        return false;
+    }
+    classify(relative, false).is_some() || path.extension().is_none()
+}
+
+/// Watches `paths` and sends `()` after each settled relevant change, until the receiver
+/// is dropped.
+pub fn watch_paths(paths: Vec<PathBuf>, embedded: Embedded) -> mpsc::Receiver<()> {
+    // Events name absolute paths; compare them with absolute roots.
+    let paths: Vec<PathBuf> = paths
+        .iter()
+        .map(|p| p.canonicalize().unwrap_or_else(|_| p.clone()))
+        .collect();
+    let (out, rx) = mpsc::channel(1);
+    let (raw, raw_rx) = mpsc::channel::<()>(1);
+    let filter = embedded.clone();
+    let roots = paths.clone();
+    let watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+        let wanted = match &event {
+            Ok(event) => event.paths.iter().any(|p| relevant(p, &roots, &filter)),
+            Err(_) => true, // e.g. events were lost: look again
+        };
+        if wanted {
+            // Full means a reload is already pending: nothing is lost.
+            let _ = raw.try_send(());
+        }
+    });
+    let watching = watcher.and_then(|mut watcher| {
+        for path in &paths {
+            watcher.watch(path, RecursiveMode::Recursive)?;
+        }
+        Ok(watcher)
+    });
+    match watching {
+        Ok(watcher) => {
+            tokio::spawn(debounce(raw_rx, out, watcher));
+        }
+        Err(error) => {
+            tracing::warn!(%error, "no filesystem events here; polling the prompt files instead");
+            tokio::spawn(poll(paths, embedded, out));
+        }
+    }
+    rx
+}
+
+async fn debounce<W: Send + 'static>(
+    mut raw: mpsc::Receiver<()>,
+    out: mpsc::Sender<()>,
+    watcher: W,
+) {
+    // The watcher lives as long as this task.
+    let _watcher = watcher;
+    while raw.recv().await.is_some() {
+        let deadline = tokio::time::Instant::now() + MAX_DELAY;
+        loop {
+            let quiet = tokio::time::sleep(SETTLE);
+            tokio::select! {
+                _ = quiet => break,
+                more = raw.recv() => {
+                    if more.is_none() || tokio::time::Instant::now() >= deadline {
+                        break;
+                    }
+                }
+            }
+        }
+        if out.send(()).await.is_err() {
+            return;
+        }
+    }
+}
 
 type Fingerprint = Vec<(PathBuf, u64, Option<SystemTime>)>;
 
-fn fingerprint(paths: &[PathBuf]) -> Fingerprint {
+/// The fallback: sizes and mtimes of the relevant files only.
+fn fingerprint(paths: &[PathBuf], embedded: &Embedded) -> Fingerprint {
+    fn collect(
+        path: &Path,
+        roots: &[PathBuf],
+        embedded: &Embedded,
+        depth: usize,
+        out: &mut Fingerprint,
+    ) {
+        let Ok(meta) = std::fs::metadata(path) else {
+            out.push((path.to_path_buf(), 0, None));
+            return;
+        };
+        if meta.is_dir() {
+            if depth > 0
+                && path
+                    .file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(skipped_folder)
+            {
+                return;
+            }
+            if depth > 32 {
+                return; // a link cycle
+            }
+            if let Ok(entries) = std::fs::read_dir(path) {
+                for entry in entries.filter_map(Result::ok) {
+                    collect(&entry.path(), roots, embedded, depth + 1, out);
+                }
+            }
+        } else if relevant(path, roots, embedded) {
+            out.push((path.to_path_buf(), meta.len(), meta.modified().ok()));
+        }
+    }
     let mut out = Vec::new();
     for path in paths {
-        collect(path, &mut out);
+        collect(path, paths, embedded, 0, &mut out);
+    }
+    for path in embedded.read().map(|e| e.clone()).unwrap_or_default() {
+        let meta = std::fs::metadata(&path).ok();
+        out.push((
+            path,
+            meta.as_ref().map_or(0, |m| m.len()),
+            meta.and_then(|m| m.modified().ok()),
+        ));
     }
     out.sort();
     out
 }
 
-fn collect(path: &Path, out: &mut Fingerprint) {
-    let Ok(meta) = std::fs::symlink_metadata(path) else {
+async fn poll(paths: Vec<PathBuf>, embedded: Embedded, out: mpsc::Sender<()>) {
+    let scan = |paths: Vec<PathBuf>, embedded: Embedded| async move {
+        tokio::task::spawn_blocking(move || {
+            let print = fingerprint(&paths, &embedded);
+            (paths, embedded, print)
+        })
+        .await
+        .ok()
+    };
+    let Some((mut paths, mut embedded, mut last)) = scan(paths, embedded).await else {
         return;
     };
-    if meta.is_dir() {
-        if matches!(
-            path.file_name().and_then(|n| n.to_str()),
-            Some(".git" | "node_modules" | "target")
-        ) {
-            return;
-        }
-        if let Ok(entries) = std::fs::read_dir(path) {
-            for entry in entries.filter_map(Result::ok) {
-                collect(&entry.path(), out);
-            }
-        }
-    } else if meta.is_file() {
-        out.push((path.to_path_buf(), meta.len(), meta.modified().ok()));
-    }
-}
-
-/// Watches `paths` and sends `()` after each settled change, until the receiver is dropped.
-pub fn watch_paths(paths: Vec<PathBuf>) -> mpsc::Receiver<()> {
-    let (tx, rx) = mpsc::channel(1);
-    tokio::spawn(async move {
-        let scan = |paths: Vec<PathBuf>| async move {
-            tokio::task::spawn_blocking(move || {
-                let print = fingerprint(&paths);
-                (paths, print)
-            })
-            .await
-            .ok()
-        };
-        let Some((mut paths, mut last)) = scan(paths).await else {
+    loop {
+        tokio::time::sleep(POLL_INTERVAL).await;
+        let Some((p, e, now)) = scan(paths, embedded).await else {
             return;
         };
-        loop {
-            tokio::time::sleep(POLL_INTERVAL).await;
-            let Some((p, mut now)) = scan(paths).await else {
-                return;
-            };
-            paths = p;
-            if now == last {
-                continue;
-            }
-            // Wait until the files stop changing.
-            loop {
-                tokio::time::sleep(SETTLE).await;
-                let Some((p, settled)) = scan(paths).await else {
-                    return;
-                };
-                paths = p;
-                if settled == now {
-                    break;
-                }
-                now = settled;
-            }
+        paths = p;
+        embedded = e;
+        if now != last {
             last = now;
-            if tx.send(()).await.is_err() {
+            if out.send(()).await.is_err() {
                 return;
             }
         }
-    });
-    rx
+    }
 }
