@@ -527,3 +527,50 @@ async fn a_served_folder_named_target_is_still_watched() {
     wait_change(&mut events, |p| p[0].description.as_deref() == Some("two")).await;
     hub.shutdown().await;
 }
+
+/// POSTs an `initialize` to `url` with extra headers and returns the HTTP status.
+fn post_status(url: &str, extra_headers: &[(&str, &str)]) -> u16 {
+    use std::io::{Read, Write};
+    let authority = url.trim_start_matches("http://").split('/').next().unwrap();
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    let mut headers = vec![
+        ("Host", authority),
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json, text/event-stream"),
+    ];
+    for (name, value) in extra_headers {
+        headers.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
+        headers.push((name, value));
+    }
+    let mut request = "POST /mcp HTTP/1.1\r\nConnection: close\r\n".to_string();
+    for (name, value) in headers {
+        request.push_str(&format!("{name}: {value}\r\n"));
+    }
+    request.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
+    let mut stream = std::net::TcpStream::connect(authority).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut response = [0u8; 12];
+    stream.read_exact(&mut response).unwrap();
+    String::from_utf8_lossy(&response[9..12]).parse().unwrap()
+}
+
+#[test]
+fn http_on_loopback_refuses_foreign_hosts_and_origins() {
+    let server = mcpick_serve_http(&["--builtin"]);
+    assert_eq!(post_status(&server.url, &[]), 200);
+    assert_eq!(
+        post_status(&server.url, &[("Origin", "http://127.0.0.1:3000")]),
+        200
+    );
+    assert_eq!(
+        post_status(&server.url, &[("Origin", "http://evil.example.com")]),
+        403
+    );
+    assert_eq!(
+        post_status(&server.url, &[("Host", "evil.example.com")]),
+        403
+    );
+}

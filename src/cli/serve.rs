@@ -45,7 +45,9 @@ pub async fn run(
     if paths.is_empty() && !builtin {
         // Hosts often start servers in `/` or the home folder: serving every prompt file
         // on the disk by accident helps no one.
-        let here = std::env::current_dir().ok().and_then(|d| d.canonicalize().ok());
+        let here = std::env::current_dir()
+            .ok()
+            .and_then(|d| d.canonicalize().ok());
         let home = directories::BaseDirs::new().and_then(|d| d.home_dir().canonicalize().ok());
         if let Some(here) = &here
             && (here.parent().is_none() || Some(here) == home.as_ref())
@@ -120,7 +122,7 @@ pub async fn run(
                 super::signals::stopped().await;
                 stop.cancel();
             });
-            serve_http(server, address, allow_remote, shutdown, |bound| {
+            serve_http(server, address, shutdown, |bound| {
                 output::error(&format!(
                     "serve: listening on http://{bound}/mcp (Ctrl-C stops)"
                 ));

@@ -237,24 +237,51 @@ pub async fn serve_stdio(server: PromptServer) -> Result<(), String> {
         .map_err(|e| format!("the server stopped: {e}"))
 }
 
-/// Serves Streamable HTTP at `http://ADDR/mcp` until `shutdown` is cancelled. `remote`
-/// drops the `Host` check that guards loopback servers against DNS rebinding. `bound`
-/// is told the address once listening (port 0 picks a free one).
+/// Serves Streamable HTTP at `http://ADDR/mcp` until `shutdown` is cancelled. On a loopback
+/// address only loopback `Host` names and browser `Origin`s are accepted (DNS rebinding
+/// and drive-by web pages cannot reach it); on any other address (`--allow-remote`) the
+/// Host check is off, as the name clients use cannot be known. `bound` is told the
+/// address once listening (port 0 picks a free one).
 pub async fn serve_http(
     server: PromptServer,
     addr: SocketAddr,
-    remote: bool,
     shutdown: CancellationToken,
     bound: impl FnOnce(SocketAddr),
 ) -> Result<(), String> {
-    let listener = tokio::net::TcpListener::bind(addr)
-        .await
-        .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+    let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| {
+        let hint = if e.kind() == std::io::ErrorKind::AddrInUse {
+            " (another program uses that port: pick another, or port 0 for a free one)"
+        } else {
+            ""
+        };
+        format!("cannot listen on {addr}: {e}{hint}")
+    })?;
     let local = listener.local_addr().map_err(|e| e.to_string())?;
     let mut config = StreamableHttpServerConfig::default()
         .with_cancellation_token(shutdown.child_token())
         .with_stateless_protocol_metadata_required(true);
-    if remote {
+    if local.ip().is_loopback() {
+        let ip = local.ip().to_string();
+        let bracketed = if local.is_ipv6() {
+            format!("[{ip}]")
+        } else {
+            ip.clone()
+        };
+        config = config
+            .with_allowed_hosts([
+                "localhost".to_string(),
+                "127.0.0.1".into(),
+                "::1".into(),
+                ip,
+            ])
+            .with_allowed_origins([
+                "http://localhost:*".to_string(),
+                "http://127.0.0.1:*".into(),
+                "http://[::1]:*".into(),
+                format!("http://{bracketed}:*"),
+            ])
+            .enforce_origin_validation();
+    } else {
         config = config.disable_allowed_hosts();
     }
     let service = StreamableHttpService::new(
