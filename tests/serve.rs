@@ -574,3 +574,37 @@ fn http_on_loopback_refuses_foreign_hosts_and_origins() {
         403
     );
 }
+
+#[test]
+fn serve_exits_when_its_client_goes_even_with_a_subscription_open() {
+    use std::io::{BufRead, Write};
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_mcpick"))
+        .args(["serve", "--builtin"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let listen = r#"{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"notifications":{"promptsListChanged":true}}}"#;
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(stdin, "{listen}").unwrap();
+    let mut line = String::new();
+    // Held open, as a host does: it closes stdin and waits.
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    stdout.read_line(&mut line).unwrap();
+    assert!(
+        line.contains("notifications/subscriptions/acknowledged"),
+        "{line}"
+    );
+    let closed = Instant::now();
+    drop(stdin);
+    let status = child.wait().unwrap();
+    drop(stdout);
+    assert!(status.success(), "{status}");
+    // Not a timing budget: the SDK's own wait for busy handlers is 5 s.
+    assert!(
+        closed.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        closed.elapsed()
+    );
+}

@@ -114,7 +114,23 @@ pub async fn run(
     }
 
     match address {
-        None => serve_stdio(server).await.map_err(CliError::runtime)?,
+        None => {
+            use std::io::IsTerminal as _;
+            let by_hand = std::io::stdin().is_terminal();
+            if by_hand {
+                output::error(
+                    "serve: speaking MCP on stdin/stdout, for an MCP host to start (to try it by hand, use --http 127.0.0.1:0)",
+                );
+            }
+            serve_stdio(server).await.map_err(|e| {
+                let hint = if by_hand {
+                    " (an MCP host, not a person, talks to `mcpick serve` on stdin)"
+                } else {
+                    ""
+                };
+                CliError::runtime(format!("{e}{hint}"))
+            })?
+        }
         Some(address) => {
             let shutdown = CancellationToken::new();
             let stop = shutdown.clone();

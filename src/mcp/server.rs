@@ -25,6 +25,7 @@ use crate::serve::{ArgumentError, PromptDef, SharedLibrary};
 pub struct PromptServer {
     library: SharedLibrary,
     page_size: usize,
+    client_gone: CancellationToken,
 }
 
 impl PromptServer {
@@ -33,7 +34,29 @@ impl PromptServer {
         PromptServer {
             library,
             page_size: page_size.max(1),
+            client_gone: CancellationToken::new(),
         }
+    }
+}
+
+/// Stdin that cancels a token when it reaches end of file (the client went away).
+struct EofSignal<R> {
+    inner: R,
+    eof: CancellationToken,
+}
+
+impl<R: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for EofSignal<R> {
+    fn poll_read(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        let before = buf.filled().len();
+        let polled = std::pin::Pin::new(&mut self.inner).poll_read(cx, buf);
+        if matches!(polled, std::task::Poll::Ready(Ok(()))) && buf.filled().len() == before {
+            self.eof.cancel();
+        }
+        polled
     }
 }
 
@@ -192,6 +215,9 @@ impl ServerHandler for PromptServer {
         loop {
             tokio::select! {
                 _ = context.cancelled() => return Ok(()),
+                // The SDK waits seconds for running handlers once the client has gone;
+                // an open subscription must not be one of them.
+                _ = self.client_gone.cancelled() => return Ok(()),
                 changed = changes.changed() => {
                     if changed.is_err() || context.sink().notify_prompt_list_changed().await.is_err() {
                         return Ok(());
@@ -214,10 +240,16 @@ impl ServerHandler for PromptServer {
         }
         let mut changes = self.library.changes();
         changes.mark_unchanged();
+        let gone = self.client_gone.clone();
         tokio::spawn(async move {
-            while changes.changed().await.is_ok() {
-                if peer.notify_prompt_list_changed().await.is_err() {
-                    return;
+            loop {
+                tokio::select! {
+                    _ = gone.cancelled() => return,
+                    changed = changes.changed() => {
+                        if changed.is_err() || peer.notify_prompt_list_changed().await.is_err() {
+                            return;
+                        }
+                    }
                 }
             }
         });
@@ -226,8 +258,13 @@ impl ServerHandler for PromptServer {
 
 /// Serves over this process's stdin and stdout until the client closes stdin.
 pub async fn serve_stdio(server: PromptServer) -> Result<(), String> {
+    let (stdin, stdout) = rmcp::transport::stdio();
+    let stdin = EofSignal {
+        inner: stdin,
+        eof: server.client_gone.clone(),
+    };
     let running = server
-        .serve(rmcp::transport::stdio())
+        .serve((stdin, stdout))
         .await
         .map_err(|e| format!("the client did not connect: {e}"))?;
     running
