@@ -228,6 +228,24 @@ async fn legacy_clients_get_load_problems_as_log_messages() {
     .await
     .expect("no log message");
     assert!(line.text.contains("bad.mcpick.md:4"), "{line:?}");
+    // A file broken while the client is connected is told too.
+    write(
+        folder.path(),
+        "worse.mcpick.md",
+        "---\nname: worse\n---\nuses {{missing}}\n",
+    );
+    let line = tokio::time::timeout(Duration::from_secs(20), async {
+        loop {
+            match events.recv().await.expect("hub stopped") {
+                McpEvent::Log { line, .. } if line.source == "warning" => return line,
+                McpEvent::Failed { error, .. } => panic!("{error}"),
+                _ => {}
+            }
+        }
+    })
+    .await
+    .expect("no log message for the later problem");
+    assert!(line.text.contains("worse.mcpick.md:4"), "{line:?}");
     hub.shutdown().await;
 }
 

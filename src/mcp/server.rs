@@ -230,21 +230,26 @@ impl ServerHandler for PromptServer {
     #[allow(deprecated)] // logging is deprecated in 2026-07-28; legacy clients still read it
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
         let peer = context.peer;
-        for problem in &self.library.current().diagnostics {
-            let _ = peer
-                .notify_logging_message(rmcp::model::LoggingMessageNotificationParam::new(
-                    rmcp::model::LoggingLevel::Warning,
-                    json!(problem),
-                ))
-                .await;
-        }
-        let mut changes = self.library.changes();
+        let library = self.library.clone();
+        let mut changes = library.changes();
         changes.mark_unchanged();
+        let mut problems = library.problem_changes();
+        problems.mark_unchanged();
         let gone = self.client_gone.clone();
         tokio::spawn(async move {
+            // Each load problem is told once per session, when first seen.
+            let mut told = std::collections::HashSet::new();
+            if !tell_problems(&peer, &library, &mut told).await {
+                return;
+            }
             loop {
                 tokio::select! {
                     _ = gone.cancelled() => return,
+                    changed = problems.changed() => {
+                        if changed.is_err() || !tell_problems(&peer, &library, &mut told).await {
+                            return;
+                        }
+                    }
                     changed = changes.changed() => {
                         if changed.is_err() || peer.notify_prompt_list_changed().await.is_err() {
                             return;
@@ -254,6 +259,27 @@ impl ServerHandler for PromptServer {
             }
         });
     }
+}
+
+/// Sends a legacy client the load problems it has not been told yet; false once it is gone.
+#[allow(deprecated)] // logging is deprecated in 2026-07-28; legacy clients still read it
+async fn tell_problems(
+    peer: &rmcp::service::Peer<RoleServer>,
+    library: &SharedLibrary,
+    told: &mut std::collections::HashSet<String>,
+) -> bool {
+    for problem in &library.current().diagnostics {
+        if told.insert(problem.clone()) {
+            let param = rmcp::model::LoggingMessageNotificationParam::new(
+                rmcp::model::LoggingLevel::Warning,
+                json!(problem),
+            );
+            if peer.notify_logging_message(param).await.is_err() {
+                return false;
+            }
+        }
+    }
+    true
 }
 
 /// Serves over this process's stdin and stdout until the client closes stdin.

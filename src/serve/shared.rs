@@ -12,6 +12,7 @@ use super::Library;
 pub struct SharedLibrary {
     current: Arc<RwLock<Arc<Library>>>,
     generation: Arc<watch::Sender<u64>>,
+    problems: Arc<watch::Sender<u64>>,
 }
 
 impl SharedLibrary {
@@ -20,6 +21,7 @@ impl SharedLibrary {
         SharedLibrary {
             current: Arc::new(RwLock::new(Arc::new(library))),
             generation: Arc::new(watch::Sender::new(0)),
+            problems: Arc::new(watch::Sender::new(0)),
         }
     }
 
@@ -35,11 +37,20 @@ impl SharedLibrary {
     /// and returns true.
     pub fn replace(&self, library: Library) -> bool {
         let changed = !self.current().same_listing(&library);
+        let new_problems = self.current().diagnostics != library.diagnostics;
         *self.current.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(library);
         if changed {
             self.generation.send_modify(|g| *g += 1);
         }
+        if new_problems {
+            self.problems.send_modify(|g| *g += 1);
+        }
         changed
+    }
+
+    /// A receiver that sees every change of the load problems from now on.
+    pub fn problem_changes(&self) -> watch::Receiver<u64> {
+        self.problems.subscribe()
     }
 
     /// A receiver that sees every list change from now on.
