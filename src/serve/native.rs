@@ -90,20 +90,55 @@ pub fn parse(
     files: &dyn FileReader,
 ) -> Result<PromptDef, LoadError> {
     let split = frontmatter::split(text);
-    let meta: Meta = frontmatter::parse(split.yaml, file)?;
     let error = |line: usize, message: String| LoadError {
         file: file.to_string(),
         line: Some(line),
         message,
     };
+    let first_line = text.trim_start_matches('\u{feff}').lines().next().unwrap_or("");
+    if split.yaml.is_none() && first_line.trim_end() == "---" {
+        return Err(error(
+            1,
+            "the front matter is never closed with a `---` line".into(),
+        ));
+    }
+    let meta: Meta = frontmatter::parse(split.yaml, file)?;
+    // The file line of an argument's `name:` entry (front matter starts on line 2).
+    let arg_line = |name: &str| {
+        split
+            .yaml
+            .unwrap_or("")
+            .lines()
+            .position(|l| {
+                let l = l.trim_start().trim_start_matches('-').trim_start();
+                l.strip_prefix("name:")
+                    .is_some_and(|v| v.trim().trim_matches(['"', '\'']) == name)
+            })
+            .map_or(1, |i| i + 2)
+    };
     let mut arguments: Vec<ArgDef> = Vec::new();
     for arg in meta.arguments {
         if arg.name.trim().is_empty() {
-            return Err(error(1, "an argument has an empty `name`".into()));
+            return Err(error(
+                arg_line(""),
+                "an argument has an empty `name`".into(),
+            ));
         }
         if arguments.iter().any(|a| a.name == arg.name) {
+            // The second declaration is the one at fault.
+            let yaml = split.yaml.unwrap_or("");
+            let line = yaml
+                .lines()
+                .enumerate()
+                .filter(|(_, l)| {
+                    let l = l.trim_start().trim_start_matches('-').trim_start();
+                    l.strip_prefix("name:")
+                        .is_some_and(|v| v.trim().trim_matches(['"', '\'']) == arg.name)
+                })
+                .nth(1)
+                .map_or(1, |(i, _)| i + 2);
             return Err(error(
-                1,
+                line,
                 format!("argument `{}` is declared twice", arg.name),
             ));
         }

@@ -47,10 +47,11 @@ pub fn parse(text: &str, file: &str, stem: &str) -> Result<PromptDef, LoadError>
             None => (inner.trim(), None),
         };
         if name.is_empty() {
+            let consumed = split.body.len() - rest.len() + start;
             return Err(LoadError {
                 file: file.to_string(),
-                line: None,
-                message: "`${input:}` has no variable name".into(),
+                line: Some(split.body_line + split.body[..consumed].matches('\n').count()),
+                message: "`${input:}` has no variable name (write ${input:NAME})".into(),
             });
         }
         match arguments.iter_mut().find(|a| a.name == name) {

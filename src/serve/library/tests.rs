@@ -363,3 +363,37 @@ fn embedded_file_uris_are_percent_encoded() {
         "file:///a%20b/n%C3%B6tes%20%231.txt"
     );
 }
+
+#[test]
+fn problems_point_at_their_own_line() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "dup.mcpick.md",
+        "---\ntitle: t\narguments:\n  - name: a\n    required: true\n  - name: a\n---\n{{a}}\n",
+    );
+    write(
+        dir.path(),
+        "open.mcpick.md",
+        "---\nname: x\narguments:\n  - name: a\n{{a}}\n",
+    );
+    write(
+        dir.path(),
+        "noname.prompt.md",
+        "line one\nuse ${input:} here\n",
+    );
+    let library = load_paths(&[dir.path().to_path_buf()]);
+    let all = library.diagnostics.join("\n");
+    assert!(
+        all.contains("dup.mcpick.md:6: argument `a` is declared twice"),
+        "{all}"
+    );
+    assert!(
+        all.contains("open.mcpick.md:1: the front matter is never closed"),
+        "{all}"
+    );
+    assert!(
+        all.contains("noname.prompt.md:2: `${input:}` has no variable name"),
+        "{all}"
+    );
+}
