@@ -52,6 +52,15 @@ pub fn init(config_path: Option<&Path>) -> Result<ExitCode, CliError> {
     }
     let exe = std::env::current_exe()
         .map_err(|e| CliError::runtime(format!("cannot find mcpick's own binary: {e}")))?;
+    // Write `mcpick` when that is what PATH finds, so the config survives reinstalls;
+    // otherwise (e.g. a build in target/) the full path.
+    let on_path = std::env::var_os("PATH").and_then(|path| {
+        let me = exe.canonicalize().ok()?;
+        std::env::split_paths(&path)
+            .any(|dir| dir.join("mcpick").canonicalize().ok().as_ref() == Some(&me))
+            .then(|| std::path::PathBuf::from("mcpick"))
+    });
+    let exe = on_path.unwrap_or(exe);
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)
             .map_err(|e| CliError::runtime(format!("cannot create {}: {e}", dir.display())))?;

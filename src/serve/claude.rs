@@ -1,8 +1,8 @@
 //! Claude Code command files (`.md` under a `commands` folder): front matter
 //! `description`, `argument-hint`. `$ARGUMENTS` becomes the argument `arguments`, and
 //! `$1`..`$9` become positional arguments named from `argument-hint` when it lists one
-//! name per position (`[pr-number] [priority]` gives `pr-number`, `priority`), else `arg1`…
-//! `arg9`. All are optional, as in Claude Code. Other syntax (`!` shell lines, `@file`
+//! bracketed name per position (`[pr-number] [priority]` gives `pr-number`, `priority`),
+//! else `arg1`…`arg9`. Without a `description`, the body's first line describes it. All are optional, as in Claude Code. Other syntax (`!` shell lines, `@file`
 //! references) is left as it is.
 
 use super::frontmatter;
@@ -16,19 +16,15 @@ struct Meta {
     argument_hint: Option<String>,
 }
 
-/// The names listed in an argument hint: bracketed (`[a] <b>`) or plain words.
+/// The names listed in an argument hint, bracketed (`[a] <b>`); a hint in plain words
+/// (`issue number`) names nothing.
 fn hint_names(hint: &str) -> Vec<String> {
-    let bracketed: Vec<String> = hint
+    let names: Vec<String> = hint
         .split(['[', '<'])
         .skip(1)
         .filter_map(|part| part.split([']', '>']).next())
         .map(str::to_string)
         .collect();
-    let names = if bracketed.is_empty() {
-        hint.split_whitespace().map(str::to_string).collect()
-    } else {
-        bracketed
-    };
     names
         .into_iter()
         .map(|n| {
@@ -123,10 +119,17 @@ pub fn parse(text: &str, file: &str, name: &str) -> Result<PromptDef, LoadError>
             default: None,
         });
     }
+    // Claude Code shows the body's first line when there is no description.
+    let description = meta.description.or_else(|| {
+        body.lines()
+            .map(str::trim)
+            .find(|l| !l.is_empty())
+            .map(|l| l.chars().take(120).collect())
+    });
     Ok(PromptDef {
         name: name.to_string(),
         title: None,
-        description: meta.description,
+        description,
         arguments,
         messages: vec![MessageTemplate::Text {
             role: Role::User,

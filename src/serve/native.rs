@@ -82,6 +82,18 @@ fn separator(line: &str) -> Option<(Role, Option<&str>)> {
     Some((role, path))
 }
 
+/// A line that looks meant as a separator but names no MCP role (`--- User ---`,
+/// `--- system ---`): better an error than a message that silently swallows it.
+fn near_separator(line: &str) -> Option<String> {
+    let inner = line.trim().strip_prefix("---")?.strip_suffix("---")?.trim();
+    let role = inner.split(':').next().unwrap_or("").trim();
+    let lower = role.to_lowercase();
+    (["user", "assistant", "system"].contains(&lower.as_str())
+        && role != "user"
+        && role != "assistant")
+        .then(|| role.to_string())
+}
+
 /// Parses a prompt file; `stem` is the default name, `files` reads embedded files.
 pub fn parse(
     text: &str,
@@ -95,7 +107,11 @@ pub fn parse(
         line: Some(line),
         message,
     };
-    let first_line = text.trim_start_matches('\u{feff}').lines().next().unwrap_or("");
+    let first_line = text
+        .trim_start_matches('\u{feff}')
+        .lines()
+        .next()
+        .unwrap_or("");
     if split.yaml.is_none() && first_line.trim_end() == "---" {
         return Err(error(
             1,
@@ -208,6 +224,14 @@ pub fn parse(
                 }
             }
             continue;
+        }
+        if let Some(role) = near_separator(line) {
+            return Err(error(
+                line_number,
+                format!(
+                    "`{role}` is not a role: separators are `--- user ---` and `--- assistant ---` (MCP has no system role)"
+                ),
+            ));
         }
         parse_line(line, line_number, &arguments, &mut current.1)
             .map_err(|m| error(line_number, m))?;

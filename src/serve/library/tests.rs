@@ -397,3 +397,15 @@ fn problems_point_at_their_own_line() {
         "{all}"
     );
 }
+
+#[test]
+fn misspelled_separators_are_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "s.mcpick.md", "hi\n--- System ---\nbe nice\n");
+    let library = load_paths(&[dir.path().to_path_buf()]);
+    assert!(
+        library.diagnostics[0].contains("s.mcpick.md:2: `System` is not a role"),
+        "{:?}",
+        library.diagnostics
+    );
+}
