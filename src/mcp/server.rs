@@ -289,15 +289,22 @@ pub async fn serve_stdio(server: PromptServer) -> Result<(), String> {
         inner: stdin,
         eof: server.client_gone.clone(),
     };
+    let gone = server.client_gone.clone();
     let running = server
         .serve((stdin, stdout))
         .await
         .map_err(|e| format!("the client did not connect: {e}"))?;
-    running
-        .waiting()
-        .await
-        .map(|_| ())
-        .map_err(|e| format!("the server stopped: {e}"))
+    tokio::select! {
+        finished = running.waiting() => finished
+            .map(|_| ())
+            .map_err(|e| format!("the server stopped: {e}")),
+        // The client closed stdin: answers still being written get a moment, but the SDK's
+        // multi-second drain of long-lived handlers (subscriptions) is not waited for.
+        _ = async {
+            gone.cancelled().await;
+            tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        } => Ok(()),
+    }
 }
 
 /// Serves Streamable HTTP at `http://ADDR/mcp` until `shutdown` is cancelled. On a loopback

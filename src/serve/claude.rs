@@ -142,20 +142,8 @@ pub fn parse(text: &str, file: &str, name: &str) -> Result<PromptDef, LoadError>
 
 #[cfg(test)]
 mod tests {
-    use std::collections::BTreeMap;
-
     use super::*;
-
-    fn render(prompt: &PromptDef, values: &[(&str, &str)]) -> String {
-        let values: BTreeMap<String, String> = values
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        match &prompt.messages[0] {
-            MessageTemplate::Text { template, .. } => template.render(&values),
-            other => panic!("{other:?}"),
-        }
-    }
+    use crate::serve::render_first as render;
 
     #[test]
     fn arguments_placeholder_takes_everything() {

@@ -120,3 +120,16 @@ impl fmt::Display for LoadError {
         }
     }
 }
+
+/// Fills the first message of a parsed prompt, for the format parsers' tests.
+#[cfg(test)]
+pub(crate) fn render_first(prompt: &PromptDef, values: &[(&str, &str)]) -> String {
+    let values: std::collections::BTreeMap<String, String> = values
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    match &prompt.messages[0] {
+        MessageTemplate::Text { template, .. } => template.render(&values),
+        other => panic!("{other:?}"),
+    }
+}

@@ -109,20 +109,8 @@ pub fn trim_template(mut template: Template) -> Template {
 
 #[cfg(test)]
 mod tests {
-    use std::collections::BTreeMap;
-
     use super::*;
-
-    fn body(prompt: &PromptDef, values: &[(&str, &str)]) -> String {
-        let values: BTreeMap<String, String> = values
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        match &prompt.messages[0] {
-            MessageTemplate::Text { template, .. } => template.render(&values),
-            other => panic!("{other:?}"),
-        }
-    }
+    use crate::serve::render_first as body;
 
     #[test]
     fn input_variables_become_arguments() {
