@@ -33,7 +33,7 @@ fn a_legacy_server_that_exits_on_discover_is_restarted_with_initialize() {
     assert_eq!(out, "## user\n\nhello\n");
     let servers: serde_json::Value =
         serde_json::from_str(&success(&sandbox.mcpick(&["servers", "--json"]))).unwrap();
-    assert_eq!(servers[0]["protocol_version"], "2025-06-18");
+    assert_eq!(servers[0]["protocolVersion"], "2025-06-18");
 }
 
 #[test]
@@ -441,7 +441,7 @@ fn a_legacy_server_silent_on_discover_is_initialized_after_a_short_timeout() {
     let servers: serde_json::Value =
         serde_json::from_str(&success(&sandbox.mcpick(&["servers", "--json"]))).unwrap();
     assert_eq!(servers[0]["state"], "ready");
-    assert_eq!(servers[0]["protocol_version"], "2025-06-18");
+    assert_eq!(servers[0]["protocolVersion"], "2025-06-18");
 }
 
 #[test]

@@ -201,13 +201,13 @@ fn servers_json_reports_legacy_protocol_and_identity() {
     assert_eq!(row["name"], "everything");
     assert_eq!(row["transport"], "stdio");
     assert_eq!(row["state"], "ready");
-    assert_eq!(row["protocol_version"], "2025-11-25");
+    assert_eq!(row["protocolVersion"], "2025-11-25");
     assert!(
-        row["server_name"].as_str().unwrap().contains("everything"),
+        row["serverName"].as_str().unwrap().contains("everything"),
         "{row}"
     );
     assert!(row["capabilities"]["prompts"].is_object(), "{row}");
-    assert_eq!(row["prompt_count"], 4);
+    assert_eq!(row["promptCount"], 4);
 }
 
 #[test]
@@ -257,5 +257,5 @@ fn streamable_http_lists_and_gets() {
     assert_eq!(out, "## user\n\nWhat's weather in Lyon?\n");
     let servers = json(&success(&sandbox.mcpick(&["servers", "--json"])));
     assert_eq!(servers[0]["transport"], "http");
-    assert_eq!(servers[0]["protocol_version"], "2025-11-25");
+    assert_eq!(servers[0]["protocolVersion"], "2025-11-25");
 }

@@ -72,10 +72,10 @@ fn servers_json_reports_each_era() {
             .unwrap()
             .clone()
     };
-    assert_eq!(row("py")["protocol_version"], "2026-07-28");
-    assert_eq!(row("py")["server_name"], "mcpick-py-test");
-    assert_eq!(row("py")["prompt_count"], 13);
-    assert_eq!(row("everything")["protocol_version"], "2025-11-25");
+    assert_eq!(row("py")["protocolVersion"], "2026-07-28");
+    assert_eq!(row("py")["serverName"], "mcpick-py-test");
+    assert_eq!(row("py")["promptCount"], 13);
+    assert_eq!(row("everything")["protocolVersion"], "2025-11-25");
 }
 
 #[test]
@@ -248,7 +248,7 @@ fn streamable_http_in_the_2026_era() {
         "user:\nPlease greet Grace in a casual style.\n\nassistant:\nHello, Grace!\n\nuser:\nThanks.\n"
     );
     let servers = json(&success(&sandbox.mcpick(&["servers", "--json"])));
-    assert_eq!(servers[0]["protocol_version"], "2026-07-28");
+    assert_eq!(servers[0]["protocolVersion"], "2026-07-28");
     assert_eq!(servers[0]["transport"], "http");
     let completion =
         success(&sandbox.mcpick(&["complete", "pyhttp/code_review", "language", "ty"]));
@@ -266,6 +266,6 @@ fn a_legacy_only_server_is_reached_through_initialize() {
     );
     let sandbox = Sandbox::new(&config);
     let servers = json(&success(&sandbox.mcpick(&["servers", "--json"])));
-    assert_eq!(servers[0]["protocol_version"], "2025-11-25");
-    assert_eq!(servers[0]["prompt_count"], 13);
+    assert_eq!(servers[0]["protocolVersion"], "2025-11-25");
+    assert_eq!(servers[0]["promptCount"], 13);
 }

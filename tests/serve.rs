@@ -161,7 +161,7 @@ fn every_format_is_served_over_http() {
         "{out}"
     );
     let servers = json(&success(&sandbox.mcpick(&["servers", "--json"])));
-    assert_eq!(servers[0]["protocol_version"], "2026-07-28");
+    assert_eq!(servers[0]["protocolVersion"], "2026-07-28");
 }
 
 #[test]

@@ -688,11 +688,11 @@ async fn servers(config: &Config, json: bool) -> Result<ExitCode, CliError> {
                 base,
                 json!({
                     "state": "ready",
-                    "protocol_version": details.protocol_version,
-                    "server_name": details.server_name,
-                    "server_version": details.server_version,
+                    "protocolVersion": details.protocol_version,
+                    "serverName": details.server_name,
+                    "serverVersion": details.server_version,
                     "capabilities": details.capabilities,
-                    "prompt_count": prompts.len(),
+                    "promptCount": prompts.len(),
                 }),
             ),
             Some(Outcome::Failed { error, stderr }) => merge_json(
@@ -731,7 +731,7 @@ fn servers_text(rows: &[serde_json::Value]) -> String {
         ));
         match row["state"].as_str() {
             Some("ready") => {
-                let identity = match (row["server_name"].as_str(), row["server_version"].as_str()) {
+                let identity = match (row["serverName"].as_str(), row["serverVersion"].as_str()) {
                     (Some(n), Some(v)) => format!("{n} {v}"),
                     (Some(n), None) => n.to_string(),
                     _ => "unnamed".to_string(),
@@ -741,9 +741,9 @@ fn servers_text(rows: &[serde_json::Value]) -> String {
                     .map(|o| o.keys().cloned().collect())
                     .unwrap_or_default();
                 out.push_str(&format!("  server:       {identity}\n"));
-                out.push_str(&format!("  protocol:     {}\n", field("protocol_version")));
+                out.push_str(&format!("  protocol:     {}\n", field("protocolVersion")));
                 out.push_str(&format!("  capabilities: {}\n", capabilities.join(", ")));
-                out.push_str(&format!("  prompts:      {}\n", row["prompt_count"]));
+                out.push_str(&format!("  prompts:      {}\n", row["promptCount"]));
             }
             Some("failed") => {
                 out.push_str(&format!("  error: {}\n", field("error")));
