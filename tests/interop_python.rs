@@ -257,12 +257,15 @@ fn streamable_http_in_the_2026_era() {
 
 #[test]
 fn a_legacy_only_server_is_reached_through_initialize() {
-    let gate = root().join("tests/peers/legacy_gate.py");
-    let config = format!(
-        "[servers.old]\ncommand = \"python3\"\nargs = [{}, {}, {}, \"stdio\"]\n",
-        toml_str(gate.to_string_lossy()),
-        toml_str(python().to_string_lossy()),
-        toml_str(py_server().to_string_lossy())
+    let python = python();
+    let server = py_server();
+    let config = behind_legacy_gate(
+        "old",
+        &[
+            &python.to_string_lossy(),
+            &server.to_string_lossy(),
+            "stdio",
+        ],
     );
     let sandbox = Sandbox::new(&config);
     let servers = json(&success(&sandbox.mcpick(&["servers", "--json"])));

@@ -86,12 +86,15 @@ async fn modern_server_refreshes_through_subscriptions_listen() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn legacy_server_refreshes_through_list_changed_notifications() {
-    let gate = root().join("tests/peers/legacy_gate.py");
-    let config = format!(
-        "[servers.py]\ncommand = \"python3\"\nargs = [{}, {}, {}, \"stdio\"]\n",
-        toml_str(gate.to_string_lossy()),
-        toml_str(python().to_string_lossy()),
-        toml_str(py_server().to_string_lossy())
+    let python = python();
+    let server = py_server();
+    let config = behind_legacy_gate(
+        "py",
+        &[
+            &python.to_string_lossy(),
+            &server.to_string_lossy(),
+            "stdio",
+        ],
     );
     let details = refreshes_after_list_change(&config).await;
     assert_eq!(details.protocol_version, "2025-11-25");

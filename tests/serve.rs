@@ -206,12 +206,10 @@ async fn legacy_clients_get_load_problems_as_log_messages() {
         "bad.mcpick.md",
         "---\nname: bad\n---\nuses {{nothing}}\n",
     );
-    let gate = root().join("tests/peers/legacy_gate.py");
-    let config = format!(
-        "[servers.files]\ncommand = \"python3\"\nargs = [{}, {}, \"serve\", {}]\n",
-        toml_str(gate.to_string_lossy()),
-        toml_str(env!("CARGO_BIN_EXE_mcpick")),
-        toml_str(folder.path().to_string_lossy())
+    let folder_path = folder.path().to_string_lossy();
+    let config = behind_legacy_gate(
+        "files",
+        &[env!("CARGO_BIN_EXE_mcpick"), "serve", &folder_path],
     );
     let config = mcpick::config::parse(&config, Path::new("t.toml"), &|_| None).unwrap();
     let (tx, mut events) = tokio::sync::mpsc::channel(64);
@@ -317,12 +315,10 @@ async fn edits_on_disk_reach_a_2026_stdio_client() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn edits_on_disk_reach_a_legacy_stdio_client() {
     let folder = prompt_folder();
-    let gate = root().join("tests/peers/legacy_gate.py");
-    let config = format!(
-        "[servers.files]\ncommand = \"python3\"\nargs = [{}, {}, \"serve\", {}]\n",
-        toml_str(gate.to_string_lossy()),
-        toml_str(env!("CARGO_BIN_EXE_mcpick")),
-        toml_str(folder.path().to_string_lossy())
+    let folder_path = folder.path().to_string_lossy();
+    let config = behind_legacy_gate(
+        "files",
+        &[env!("CARGO_BIN_EXE_mcpick"), "serve", &folder_path],
     );
     edits_reach_the_client(&config, folder.path()).await;
 }

@@ -121,10 +121,9 @@ pub async fn run(config_path: Option<&Path>, command: Command) -> Result<ExitCod
 }
 
 fn no_servers(config: &Config) -> CliError {
-    let place = match (&config.path, config::default_config_path()) {
-        (Some(path), _) => format!("{} has no enabled [servers.NAME] tables", path.display()),
-        (None, Some(default)) => format!("no config file at {}", default.display()),
-        (None, None) => "no config file".to_string(),
+    let place = match &config.path {
+        Some(path) => format!("{} has no enabled [servers.NAME] tables", path.display()),
+        None => "the config has no enabled servers".to_string(),
     };
     CliError::runtime(format!(
         "no servers to talk to: {place}. Add a [servers.NAME] table (see config.example.toml), or pass --config PATH"
@@ -192,34 +191,36 @@ fn report_failure(server: &str, error: &McpError, stderr: &[String]) {
     report_stderr(stderr);
 }
 
-/// The server's last stderr lines, and where the full log is.
-fn report_stderr(stderr: &[String]) {
-    let block = stderr_block(stderr);
-    if !block.is_empty() {
-        // The block starts with a newline and is indented for an error message;
-        // `detail` adds its own indent.
-        for line in block.lines().skip(1) {
-            output::detail(line.strip_prefix("  ").unwrap_or(line));
-        }
-    }
-}
-
-/// `\n  its last stderr lines:\n    …` for an error message, or nothing.
-fn stderr_block(stderr: &[String]) -> String {
+/// The server's last stderr lines and where the full log is, one line each (nested lines
+/// indented), or nothing when it wrote none.
+fn stderr_report(stderr: &[String]) -> Vec<String> {
     if stderr.is_empty() {
-        return String::new();
+        return Vec::new();
     }
-    let mut block = String::from("\n  its last stderr lines:");
-    for line in stderr {
-        block.push_str(&format!("\n    {line}"));
-    }
+    let mut lines = vec!["its last stderr lines:".to_string()];
+    lines.extend(stderr.iter().map(|line| format!("  {line}")));
     if let Some(dir) = config::log_dir() {
-        block.push_str(&format!(
-            "\n  (all of them are in the log, in {})",
+        lines.push(format!(
+            "(all of them are in the log, in {})",
             dir.display()
         ));
     }
-    block
+    lines
+}
+
+/// Prints [`stderr_report`] under a diagnostic already printed.
+fn report_stderr(stderr: &[String]) {
+    stderr_report(stderr)
+        .iter()
+        .for_each(|line| output::detail(line));
+}
+
+/// [`stderr_report`] as the tail of an error message.
+fn stderr_block(stderr: &[String]) -> String {
+    stderr_report(stderr)
+        .iter()
+        .map(|line| format!("\n  {line}"))
+        .collect()
 }
 
 fn write(body: &str) -> Result<(), CliError> {

@@ -514,7 +514,8 @@ fn tidy_annotations(value: &mut serde_json::Value) {
 /// Cancellations sent from `Drop` (which cannot await), kept so shutdown can wait for them.
 type PendingCancels = Arc<std::sync::Mutex<Vec<tokio::task::JoinHandle<()>>>>;
 
-fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+/// Locks a mutex; a panic elsewhere while it was held does not make its data unusable.
+pub(super) fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 

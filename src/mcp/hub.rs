@@ -9,7 +9,7 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use super::connection::{Connection, STDERR_TAIL};
+use super::connection::{Connection, STDERR_TAIL, lock};
 use super::error::McpError;
 use super::log::ServerLog;
 use super::types::{LogLine, PromptInfo, ServerDetails, ServerId};
@@ -122,10 +122,6 @@ impl Hub {
             let _ = task.await;
         }
     }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 async fn run_server(

@@ -119,19 +119,22 @@ pub fn parse(
         ));
     }
     let meta: Meta = frontmatter::parse(split.yaml, file)?;
-    // The file line of an argument's `name:` entry (front matter starts on line 2).
-    let arg_line = |name: &str| {
+    // The file lines of an argument's `name:` entries (front matter starts on line 2).
+    let name_lines = |name: &str| {
         split
             .yaml
             .unwrap_or("")
             .lines()
-            .position(|l| {
+            .enumerate()
+            .filter(|(_, l)| {
                 let l = l.trim_start().trim_start_matches('-').trim_start();
                 l.strip_prefix("name:")
                     .is_some_and(|v| v.trim().trim_matches(['"', '\'']) == name)
             })
-            .map_or(1, |i| i + 2)
+            .map(|(i, _)| i + 2)
+            .collect::<Vec<_>>()
     };
+    let arg_line = |name: &str| name_lines(name).first().copied().unwrap_or(1);
     let mut arguments: Vec<ArgDef> = Vec::new();
     for arg in meta.arguments {
         if arg.name.trim().is_empty() {
@@ -142,17 +145,7 @@ pub fn parse(
         }
         if arguments.iter().any(|a| a.name == arg.name) {
             // The second declaration is the one at fault.
-            let yaml = split.yaml.unwrap_or("");
-            let line = yaml
-                .lines()
-                .enumerate()
-                .filter(|(_, l)| {
-                    let l = l.trim_start().trim_start_matches('-').trim_start();
-                    l.strip_prefix("name:")
-                        .is_some_and(|v| v.trim().trim_matches(['"', '\'']) == arg.name)
-                })
-                .nth(1)
-                .map_or(1, |(i, _)| i + 2);
+            let line = name_lines(&arg.name).get(1).copied().unwrap_or(1);
             return Err(error(
                 line,
                 format!("argument `{}` is declared twice", arg.name),

@@ -36,8 +36,9 @@ impl SharedLibrary {
     /// Replaces the library; if its listing differs, bumps the generation (a list change)
     /// and returns true.
     pub fn replace(&self, library: Library) -> bool {
-        let changed = !self.current().same_listing(&library);
-        let new_problems = self.current().diagnostics != library.diagnostics;
+        let current = self.current();
+        let changed = !current.same_listing(&library);
+        let new_problems = current.diagnostics != library.diagnostics;
         *self.current.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(library);
         if changed {
             self.generation.send_modify(|g| *g += 1);

@@ -71,6 +71,19 @@ pub fn py_stdio(name: &str, extra: &[&str]) -> String {
     )
 }
 
+/// `[servers.NAME]` running `COMMAND ARGS` behind tests/peers/legacy_gate.py, which makes a
+/// dual-era stdio server look legacy-only.
+pub fn behind_legacy_gate(name: &str, command: &[&str]) -> String {
+    let mut args = vec![toml_str(
+        root().join("tests/peers/legacy_gate.py").to_string_lossy(),
+    )];
+    args.extend(command.iter().map(toml_str));
+    format!(
+        "[servers.{name}]\ncommand = \"python3\"\nargs = [{}]\n",
+        args.join(", ")
+    )
+}
+
 /// `[servers.NAME]` for an HTTP server.
 pub fn http(name: &str, url: &str) -> String {
     format!("[servers.{name}]\nurl = {}\n", toml_str(url))
