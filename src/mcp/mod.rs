@@ -5,6 +5,7 @@ mod child;
 mod connection;
 mod error;
 mod hub;
+mod input;
 mod log;
 mod server;
 mod types;
@@ -12,6 +13,9 @@ mod types;
 pub use connection::{Connection, STDERR_TAIL, known_versions};
 pub use error::McpError;
 pub use hub::{Hub, McpEvent};
+pub use input::{
+    Answer, FieldKind, FormField, GetOutcome, InputAnswers, InputRequest, Question, QuestionKind,
+};
 pub use log::ServerLog;
 pub use server::{PromptServer, serve_http, serve_stdio};
 pub use types::{
