@@ -3,6 +3,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod app;
 pub mod catalog;
 pub mod cli;
 pub mod config;
@@ -10,3 +11,5 @@ pub mod export;
 pub mod mcp;
 pub mod serve;
 pub mod text;
+pub mod tui;
+pub mod ui;

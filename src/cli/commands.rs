@@ -18,7 +18,17 @@ use crate::mcp::{Connection, Hub, McpError, McpEvent, PromptInfo, ServerDetails}
 /// Loads the config; with no config file at all, the bundled library (this binary's
 /// `serve --builtin`) is the one server, and a note on stderr says where a config would go.
 fn load_config(config_path: Option<&Path>) -> Result<Config, CliError> {
+    let (config, note) = load_config_quietly(config_path)?;
+    if let Some(note) = note {
+        output::error(&note);
+    }
+    Ok(config)
+}
+
+/// The config, or the bundled library when there is no config file (with a note saying so).
+fn load_config_quietly(config_path: Option<&Path>) -> Result<(Config, Option<String>), CliError> {
     let mut config = config::load(config_path).map_err(|e| CliError::runtime(e.to_string()))?;
+    let mut note = None;
     if config.path.is_none() {
         let exe = std::env::current_exe().map_err(|e| {
             CliError::runtime(format!(
@@ -29,11 +39,60 @@ fn load_config(config_path: Option<&Path>) -> Result<Config, CliError> {
         let place = config::default_config_path()
             .map(|p| format!(" at {}", p.display()))
             .unwrap_or_default();
-        output::error(&format!(
+        note = Some(format!(
             "no config file{place}; using the bundled prompt library as server `builtin` (`mcpick init` writes a starter config)"
         ));
     }
-    Ok(config)
+    Ok((config, note))
+}
+
+/// The full-screen menu.
+pub async fn tui(
+    config_path: Option<&Path>,
+    output_path: Option<std::path::PathBuf>,
+    print: bool,
+    format: &str,
+) -> Result<ExitCode, CliError> {
+    let format: Format = format.parse().map_err(CliError::usage)?;
+    if !crate::tui::has_terminal() {
+        return Err(CliError::usage(
+            "the full-screen menu needs a terminal; in scripts use `mcpick list`, `mcpick get` or `mcpick complete`",
+        ));
+    }
+    let (config, note) = load_config_quietly(config_path)?;
+    let keys = crate::app::KeyMap::with_overrides(&config.keys).map_err(|e| {
+        let place = config
+            .path
+            .as_ref()
+            .map(|p| format!("{}: ", p.display()))
+            .unwrap_or_default();
+        CliError::usage(format!("{place}{e}"))
+    })?;
+    let servers: Vec<_> = config.enabled_servers().cloned().collect();
+    let note = note.map(|_| {
+        "No config file: showing the bundled prompt library (`mcpick init` writes a config)."
+            .to_string()
+    });
+    let options = crate::app::Options {
+        output: output_path,
+        print,
+        format,
+        color: std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+    };
+    let outcome = crate::tui::run(servers, options, keys, note)
+        .await
+        .map_err(CliError::runtime)?;
+    if let Some(text) = outcome.print {
+        let stdout = std::io::stdout();
+        let for_terminal = std::io::IsTerminal::is_terminal(&stdout);
+        let mut lock = stdout.lock();
+        let _ = std::io::Write::write_all(
+            &mut lock,
+            crate::text::for_output(&text, for_terminal).as_bytes(),
+        );
+        let _ = std::io::Write::flush(&mut lock);
+    }
+    Ok(ExitCode::from(outcome.code))
 }
 
 /// Writes the starter config to `--config`/`MCPICK_CONFIG` or the default location.

@@ -23,9 +23,29 @@ pub struct Cli {
     #[arg(long, global = true, env = CONFIG_ENV, value_name = "PATH")]
     pub config: Option<PathBuf>,
 
-    /// What to do.
+    /// Full-screen menu: when you accept a result (Enter on the review screen), write it to
+    /// FILE and exit.
+    #[arg(long, value_name = "FILE", conflicts_with = "print")]
+    pub output: Option<PathBuf>,
+
+    /// Full-screen menu: when you accept a result, exit and print it on stdout (after the
+    /// terminal is restored), e.g. `mcpick --print | llm`.
+    #[arg(long)]
+    pub print: bool,
+
+    /// Full-screen menu: the initial export format.
+    #[arg(long = "format", value_name = "FORMAT", default_value = "markdown", value_parser = ["markdown", "text", "mcp-json", "openai", "anthropic"])]
+    pub tui_format: String,
+
+    /// What to do (none: the full-screen menu).
     #[command(subcommand)]
     pub command: Option<Command>,
+}
+
+/// Resolves when a stop signal (SIGINT, SIGTERM, SIGHUP, SIGQUIT) arrives, with the exit
+/// code a shell expects.
+pub async fn stop_signal() -> u8 {
+    signals::stopped().await
 }
 
 /// The subcommands.
@@ -132,9 +152,15 @@ impl CliError {
 /// Runs a parsed command line and returns the process exit code.
 pub async fn run(cli: Cli) -> ExitCode {
     let result = match cli.command {
-        None => Err(CliError::usage(
-            "the full-screen menu is not part of this build yet; use a subcommand: list, get, complete or servers (see mcpick --help)",
-        )),
+        None => {
+            commands::tui(
+                cli.config.as_deref(),
+                cli.output,
+                cli.print,
+                &cli.tui_format,
+            )
+            .await
+        }
         Some(Command::Serve {
             paths,
             builtin,

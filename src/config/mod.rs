@@ -25,6 +25,8 @@ pub struct Config {
     pub path: Option<PathBuf>,
     /// Every configured server, enabled or not, ordered by name.
     pub servers: Vec<ServerConfig>,
+    /// Key binding overrides: screen → action → keys (checked by the TUI, which knows them).
+    pub keys: BTreeMap<String, BTreeMap<String, Vec<String>>>,
 }
 
 impl Config {
@@ -169,6 +171,16 @@ pub enum ConfigError {
 struct RawConfig {
     #[serde(default)]
     servers: BTreeMap<String, RawServer>,
+    #[serde(default)]
+    keys: BTreeMap<String, BTreeMap<String, KeyList>>,
+}
+
+/// A binding: one key or a list of keys.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum KeyList {
+    One(String),
+    Many(Vec<String>),
 }
 
 #[derive(Debug, Deserialize)]
@@ -187,6 +199,11 @@ struct RawServer {
 /// Where the config file is read from when neither `--config` nor `MCPICK_CONFIG` says.
 pub fn default_config_path() -> Option<PathBuf> {
     directories::ProjectDirs::from("", "", "mcpick").map(|d| d.config_dir().join("config.toml"))
+}
+
+/// The folder for what mcpick remembers between runs (argument history, recent prompts).
+pub fn data_dir() -> Option<PathBuf> {
+    directories::ProjectDirs::from("", "", "mcpick").map(|d| d.data_dir().to_path_buf())
 }
 
 /// The folder of mcpick's log files (`mcpick.YYYY-MM-DD.log`): the platform state dir, else
@@ -235,9 +252,24 @@ pub fn parse(
         .into_iter()
         .map(|(name, server)| build_server(path, name, server, lookup))
         .collect::<Result<Vec<_>, _>>()?;
+    let keys = raw
+        .keys
+        .into_iter()
+        .map(|(screen, actions)| {
+            let actions = actions
+                .into_iter()
+                .map(|(action, keys)| match keys {
+                    KeyList::One(key) => (action, vec![key]),
+                    KeyList::Many(keys) => (action, keys),
+                })
+                .collect();
+            (screen, actions)
+        })
+        .collect();
     Ok(Config {
         path: None,
         servers,
+        keys,
     })
 }
 

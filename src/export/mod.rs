@@ -2,6 +2,7 @@
 
 mod chat;
 mod markdown;
+pub mod sink;
 
 use std::str::FromStr;
 

@@ -1,0 +1,497 @@
+//! The argument form: one field per argument, suggestions from `completion/complete` and
+//! from history, validation of required fields.
+
+use std::collections::BTreeMap;
+
+use crossterm::event::{KeyCode, KeyEvent};
+use ratatui::style::Style;
+use ratatui_textarea::{CursorMove, TextArea};
+
+use super::history::History;
+use super::keys::Action;
+use super::{Effect, ServerState, ServerStatus};
+use crate::mcp::{Completion, PromptArg, PromptInfo};
+
+/// Ticks of quiet typing before completion is asked (a tick is 80 ms).
+const COMPLETION_DEBOUNCE_TICKS: u64 = 2;
+/// The spec's cap on completion values.
+const MAX_SUGGESTIONS: usize = 100;
+/// History values offered at most per field.
+const HISTORY_SUGGESTIONS: usize = 5;
+
+/// One argument's field.
+#[derive(Debug, Clone)]
+pub struct Field {
+    /// The argument.
+    pub arg: PromptArg,
+    /// The value being typed (may span lines).
+    pub editor: TextArea<'static>,
+    /// Marked after a submit with this required field empty.
+    pub missing: bool,
+}
+
+impl Field {
+    /// The field's value.
+    pub fn value(&self) -> String {
+        self.editor.lines().join("\n")
+    }
+}
+
+/// Suggestions shown under the focused field.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Suggestions {
+    /// The values: remembered ones first, then the server's.
+    pub values: Vec<String>,
+    /// How many of `values` come from history.
+    pub from_history: usize,
+    /// The server said more exist than it sent.
+    pub has_more: bool,
+    /// The server's total, if given.
+    pub total: Option<u32>,
+    /// The highlighted one.
+    pub highlighted: usize,
+    /// Hidden by Esc or by taking one, until the next edit.
+    pub dismissed: bool,
+}
+
+impl Suggestions {
+    /// Whether they are shown.
+    pub fn visible(&self) -> bool {
+        !self.dismissed && !self.values.is_empty()
+    }
+}
+
+/// The form of one prompt.
+#[derive(Debug, Clone)]
+pub struct FormState {
+    /// The prompt being filled.
+    pub prompt: PromptInfo,
+    /// Its `server:name`.
+    pub slash_name: String,
+    /// One field per argument, in the server's order.
+    pub fields: Vec<Field>,
+    /// The focused field.
+    pub focus: usize,
+    /// Suggestions for the focused field.
+    pub suggestions: Suggestions,
+    /// The server's last suggestions for the focused field.
+    server_suggestions: Option<Completion>,
+    /// When to ask for completion (a tick), if typing changed the value.
+    pub completion_due: Option<u64>,
+    /// The completion request whose answer is awaited; older answers are dropped.
+    completion_pending: Option<u64>,
+    /// The last error (validation or the server's).
+    pub error: Option<String>,
+    /// The fetch in flight: request id and the tick it started.
+    pub fetching: Option<(u64, u64)>,
+}
+
+/// What a form action leads to.
+pub(super) enum Outcome {
+    /// Stay, with this work.
+    Effects(Vec<Effect>),
+    /// Back to the menu.
+    Back,
+    /// Validate and fetch.
+    Submit,
+}
+
+/// A text area for a value, cursor at its end.
+pub fn editor_with(text: &str) -> TextArea<'static> {
+    let mut editor = TextArea::new(text.split('\n').map(str::to_string).collect());
+    editor.set_cursor_line_style(Style::default());
+    editor.move_cursor(CursorMove::Bottom);
+    editor.move_cursor(CursorMove::End);
+    editor
+}
+
+impl FormState {
+    /// A form for `prompt`, each field pre-filled with the value used last time.
+    pub fn new(prompt: PromptInfo, slash_name: String, history: &History) -> FormState {
+        let fields = prompt
+            .arguments
+            .iter()
+            .map(|arg| Field {
+                editor: editor_with(
+                    history
+                        .values(&slash_name, &arg.name)
+                        .first()
+                        .map(String::as_str)
+                        .unwrap_or(""),
+                ),
+                arg: arg.clone(),
+                missing: false,
+            })
+            .collect();
+        let mut form = FormState {
+            prompt,
+            slash_name,
+            fields,
+            focus: 0,
+            suggestions: Suggestions::default(),
+            server_suggestions: None,
+            completion_due: None,
+            completion_pending: None,
+            error: None,
+            fetching: None,
+        };
+        form.refresh_suggestions(history);
+        form
+    }
+
+    /// The arguments to send: required ones always, optional ones when filled.
+    pub fn arguments(&self) -> BTreeMap<String, String> {
+        self.fields
+            .iter()
+            .filter_map(|f| {
+                let value = f.value();
+                (f.arg.required || !value.is_empty()).then(|| (f.arg.name.clone(), value))
+            })
+            .collect()
+    }
+
+    /// Marks empty required fields; the error names them.
+    pub fn validate(&mut self) -> Result<(), String> {
+        let mut missing = Vec::new();
+        for field in &mut self.fields {
+            field.missing = field.arg.required && field.value().trim().is_empty();
+            if field.missing {
+                missing.push(
+                    field
+                        .arg
+                        .title
+                        .clone()
+                        .unwrap_or_else(|| field.arg.name.clone()),
+                );
+            }
+        }
+        if let Some(first) = self.fields.iter().position(|f| f.missing) {
+            self.focus = first;
+            return Err(format!(
+                "Fill in the required {} {} first.",
+                if missing.len() == 1 {
+                    "field"
+                } else {
+                    "fields"
+                },
+                missing.join(", ")
+            ));
+        }
+        Ok(())
+    }
+
+    /// Called when a field gains focus: suggestions for it are asked at once.
+    pub(super) fn on_focus(&mut self, history: &History, tick: u64) -> Vec<Effect> {
+        self.server_suggestions = None;
+        self.completion_pending = None;
+        self.suggestions = Suggestions::default();
+        self.refresh_suggestions(history);
+        self.completion_due = Some(tick);
+        Vec::new()
+    }
+
+    /// The completion request to send now, if one is due.
+    pub(super) fn due_completion(
+        &mut self,
+        tick: u64,
+        id: u64,
+        servers: &[ServerStatus],
+    ) -> Option<Effect> {
+        let due = self.completion_due?;
+        if tick < due || self.fetching.is_some() {
+            return None;
+        }
+        self.completion_due = None;
+        let field = self.fields.get(self.focus)?;
+        let offers = servers.iter().any(|s| {
+            s.name == self.prompt.server
+                && matches!(&s.state, ServerState::Ready { details, .. }
+                    if details.completions || details.protocol_version == "2024-11-05")
+        });
+        if !offers {
+            return None;
+        }
+        self.completion_pending = Some(id);
+        let context = self
+            .fields
+            .iter()
+            .enumerate()
+            .filter(|(i, f)| *i != self.focus && !f.value().is_empty())
+            .map(|(_, f)| (f.arg.name.clone(), f.value()))
+            .collect();
+        Some(Effect::Complete {
+            id,
+            server: self.prompt.server.clone(),
+            prompt: self.prompt.name.clone(),
+            argument: field.arg.name.clone(),
+            value: field.value(),
+            context,
+        })
+    }
+
+    /// Takes a completion answer, unless a newer request superseded it.
+    pub(super) fn on_completed(
+        &mut self,
+        id: u64,
+        result: Result<Completion, String>,
+        history: &History,
+    ) {
+        if self.completion_pending != Some(id) {
+            return;
+        }
+        self.completion_pending = None;
+        match result {
+            Ok(completion) => self.server_suggestions = Some(completion),
+            Err(error) => {
+                tracing::debug!(%error, "completion failed");
+                self.server_suggestions = None;
+            }
+        }
+        let dismissed = self.suggestions.dismissed;
+        self.refresh_suggestions(history);
+        self.suggestions.dismissed = dismissed;
+    }
+
+    /// Rebuilds the suggestion list: remembered values containing what is typed, then the
+    /// server's values.
+    fn refresh_suggestions(&mut self, history: &History) {
+        let Some(field) = self.fields.get(self.focus) else {
+            self.suggestions = Suggestions::default();
+            return;
+        };
+        let value = field.value();
+        let lower = value.to_lowercase();
+        let mut values: Vec<String> = history
+            .values(&self.slash_name, &field.arg.name)
+            .iter()
+            .filter(|v| **v != value && v.to_lowercase().contains(&lower))
+            .take(HISTORY_SUGGESTIONS)
+            .cloned()
+            .collect();
+        let from_history = values.len();
+        let (mut has_more, mut total) = (false, None);
+        if let Some(completion) = &self.server_suggestions {
+            for v in &completion.values {
+                if values.len() >= MAX_SUGGESTIONS + from_history {
+                    has_more = true;
+                    break;
+                }
+                if !values.contains(v) {
+                    values.push(v.clone());
+                }
+            }
+            has_more |= completion.has_more.unwrap_or(false);
+            total = completion.total;
+        }
+        // A lone suggestion equal to the value offers nothing.
+        if values.len() == 1 && values[0] == value {
+            values.clear();
+        }
+        let highlighted = self
+            .suggestions
+            .highlighted
+            .min(values.len().saturating_sub(1));
+        self.suggestions = Suggestions {
+            values,
+            from_history,
+            has_more,
+            total,
+            highlighted,
+            dismissed: false,
+        };
+    }
+
+    fn edited(&mut self, history: &History, tick: u64) {
+        if let Some(field) = self.fields.get_mut(self.focus) {
+            field.missing = false;
+        }
+        self.suggestions.highlighted = 0;
+        self.refresh_suggestions(history);
+        self.completion_due = Some(tick + COMPLETION_DEBOUNCE_TICKS);
+    }
+
+    /// A key no binding took: typing into the focused field.
+    pub(super) fn type_key(
+        &mut self,
+        key: KeyEvent,
+        history: &History,
+        tick: u64,
+    ) -> Vec<super::Effect> {
+        if self.fetching.is_some() {
+            return Vec::new();
+        }
+        let Some(field) = self.fields.get_mut(self.focus) else {
+            return Vec::new();
+        };
+        // The text area's own Enter and Tab would put them in the value.
+        if matches!(key.code, KeyCode::Enter | KeyCode::Tab | KeyCode::BackTab) {
+            return Vec::new();
+        }
+        if field.editor.input(key) {
+            self.edited(history, tick);
+        }
+        Vec::new()
+    }
+
+    /// Pasted text goes into the focused field, line breaks included.
+    pub(super) fn paste(&mut self, text: &str, tick: u64) -> Vec<Effect> {
+        if self.fetching.is_some() {
+            return Vec::new();
+        }
+        if let Some(field) = self.fields.get_mut(self.focus) {
+            field
+                .editor
+                .insert_str(text.replace("\r\n", "\n").replace('\r', "\n"));
+            field.missing = false;
+            self.completion_due = Some(tick + COMPLETION_DEBOUNCE_TICKS);
+        }
+        Vec::new()
+    }
+
+    /// The focused field's value, replaced (from `$EDITOR` or a suggestion).
+    pub(super) fn set_focused_value(
+        &mut self,
+        text: &str,
+        history: &History,
+        tick: u64,
+    ) -> Vec<Effect> {
+        // Editors end files with a newline the user did not mean as part of the value.
+        let text = text.strip_suffix('\n').unwrap_or(text);
+        if let Some(field) = self.fields.get_mut(self.focus) {
+            field.editor = editor_with(text);
+            self.edited(history, tick);
+        }
+        Vec::new()
+    }
+
+    fn move_focus(&mut self, to: usize, history: &History, tick: u64) -> Vec<Effect> {
+        if to == self.focus || to >= self.fields.len() {
+            return Vec::new();
+        }
+        self.focus = to;
+        self.on_focus(history, tick)
+    }
+
+    fn accept_suggestion(&mut self, history: &History) -> bool {
+        if !self.suggestions.visible() {
+            return false;
+        }
+        let Some(value) = self
+            .suggestions
+            .values
+            .get(self.suggestions.highlighted)
+            .cloned()
+        else {
+            return false;
+        };
+        let Some(field) = self.fields.get_mut(self.focus) else {
+            return false;
+        };
+        if field.value() == value {
+            return false;
+        }
+        field.editor = editor_with(&value);
+        field.missing = false;
+        self.refresh_suggestions(history);
+        self.suggestions.dismissed = true;
+        true
+    }
+
+    /// Runs a form action.
+    pub(super) fn action(&mut self, action: Action, history: &History, tick: u64) -> Outcome {
+        if let Some((id, _)) = self.fetching {
+            // While fetching only Esc (cancel) does anything.
+            if action == Action::Back {
+                self.fetching = None;
+                self.error = Some("Cancelled. Enter or Ctrl-S sends it again.".into());
+                return Outcome::Effects(vec![Effect::CancelFetch { id }]);
+            }
+            return Outcome::Effects(Vec::new());
+        }
+        let last = self.fields.len().saturating_sub(1);
+        let effects = match action {
+            Action::NextOrSubmit => {
+                if self.focus >= last {
+                    return Outcome::Submit;
+                }
+                self.move_focus(self.focus + 1, history, tick)
+            }
+            Action::Submit => return Outcome::Submit,
+            Action::NextField => {
+                if self.accept_suggestion(history) {
+                    Vec::new()
+                } else {
+                    let next = if self.focus >= last {
+                        0
+                    } else {
+                        self.focus + 1
+                    };
+                    self.move_focus(next, history, tick)
+                }
+            }
+            Action::PrevField => {
+                let prev = if self.focus == 0 {
+                    last
+                } else {
+                    self.focus - 1
+                };
+                self.move_focus(prev, history, tick)
+            }
+            Action::Up => self.move_focus(self.focus.saturating_sub(1), history, tick),
+            Action::Down => self.move_focus((self.focus + 1).min(last), history, tick),
+            Action::AcceptSuggestion => {
+                let at_end = self.fields.get(self.focus).is_some_and(|f| {
+                    let ratatui_textarea::DataCursor(row, col) = f.editor.cursor();
+                    row + 1 == f.editor.lines().len()
+                        && col == f.editor.lines()[row].chars().count()
+                });
+                if !(at_end && self.accept_suggestion(history))
+                    && let Some(field) = self.fields.get_mut(self.focus)
+                {
+                    field.editor.move_cursor(CursorMove::Forward);
+                }
+                Vec::new()
+            }
+            Action::NextSuggestion => {
+                let count = self.suggestions.values.len();
+                if count > 0 {
+                    self.suggestions.dismissed = false;
+                    self.suggestions.highlighted = (self.suggestions.highlighted + 1) % count;
+                }
+                Vec::new()
+            }
+            Action::PrevSuggestion => {
+                let count = self.suggestions.values.len();
+                if count > 0 {
+                    self.suggestions.dismissed = false;
+                    self.suggestions.highlighted =
+                        (self.suggestions.highlighted + count - 1) % count;
+                }
+                Vec::new()
+            }
+            Action::Newline => {
+                if let Some(field) = self.fields.get_mut(self.focus) {
+                    field.editor.insert_newline();
+                    self.edited(history, tick);
+                }
+                Vec::new()
+            }
+            Action::ExternalEditor => match self.fields.get(self.focus) {
+                Some(field) => vec![Effect::ExternalEditor {
+                    text: field.value(),
+                }],
+                None => Vec::new(),
+            },
+            Action::Back => {
+                if self.suggestions.visible() {
+                    self.suggestions.dismissed = true;
+                    Vec::new()
+                } else {
+                    return Outcome::Back;
+                }
+            }
+            _ => Vec::new(),
+        };
+        Outcome::Effects(effects)
+    }
+}

@@ -1,0 +1,656 @@
+//! Key bindings: per-screen tables from keys to actions, with user overrides from the
+//! config's `[keys.SCREEN]` tables (`ACTION = "KEY"` or `ACTION = ["KEY", …]`).
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+/// Everything a key can do. Which actions a screen knows is given by its default table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Action {
+    /// Leave mcpick.
+    Quit,
+    /// Show the keys of the current screen.
+    Help,
+    /// Show the servers' logs.
+    Logs,
+    /// Move up one row or field.
+    Up,
+    /// Move down one row or field.
+    Down,
+    /// Move up one page.
+    PageUp,
+    /// Move down one page.
+    PageDown,
+    /// Go to the first row.
+    Home,
+    /// Go to the last row.
+    End,
+    /// Choose the selected prompt.
+    Pick,
+    /// Go back one screen (or leave a mode).
+    Back,
+    /// Next form field.
+    NextField,
+    /// Previous form field.
+    PrevField,
+    /// Next field, or submit on the last one.
+    NextOrSubmit,
+    /// Submit the form.
+    Submit,
+    /// Insert a line break in a value.
+    Newline,
+    /// Edit the value in `$EDITOR`.
+    ExternalEditor,
+    /// Take the highlighted suggestion.
+    AcceptSuggestion,
+    /// Highlight the next suggestion.
+    NextSuggestion,
+    /// Highlight the previous suggestion.
+    PrevSuggestion,
+    /// Edit the selected message's text.
+    Edit,
+    /// Switch the selected message between user and assistant.
+    ToggleRole,
+    /// Delete the selected message.
+    Delete,
+    /// Add a message below the selected one.
+    Add,
+    /// Move the selected message up.
+    MoveUp,
+    /// Move the selected message down.
+    MoveDown,
+    /// Restore the selected message to what the server sent.
+    Restore,
+    /// Restore every message to what the server sent.
+    RestoreAll,
+    /// Copy the export to the clipboard.
+    Copy,
+    /// Save the export to a file.
+    Save,
+    /// Switch to the next export format.
+    CycleFormat,
+    /// Show or hide the export preview.
+    Preview,
+    /// Accept the result: write `--output`, print with `--print`, or copy.
+    Accept,
+    /// Save the selected block's bytes (image, audio, blob) to a file.
+    SaveBytes,
+    /// Fetch a linked resource and embed it.
+    FetchResource,
+    /// Scroll the message text up.
+    ScrollUp,
+    /// Scroll the message text down.
+    ScrollDown,
+    /// Show the next server's lines only (logs).
+    NextServer,
+    /// Decline the server's question.
+    Decline,
+}
+
+impl Action {
+    /// Every action with its config name.
+    pub const NAMES: [(&'static str, Action); 39] = [
+        ("quit", Action::Quit),
+        ("help", Action::Help),
+        ("logs", Action::Logs),
+        ("up", Action::Up),
+        ("down", Action::Down),
+        ("page_up", Action::PageUp),
+        ("page_down", Action::PageDown),
+        ("home", Action::Home),
+        ("end", Action::End),
+        ("pick", Action::Pick),
+        ("back", Action::Back),
+        ("next_field", Action::NextField),
+        ("prev_field", Action::PrevField),
+        ("next_or_submit", Action::NextOrSubmit),
+        ("submit", Action::Submit),
+        ("newline", Action::Newline),
+        ("external_editor", Action::ExternalEditor),
+        ("accept_suggestion", Action::AcceptSuggestion),
+        ("next_suggestion", Action::NextSuggestion),
+        ("prev_suggestion", Action::PrevSuggestion),
+        ("edit", Action::Edit),
+        ("toggle_role", Action::ToggleRole),
+        ("delete", Action::Delete),
+        ("add", Action::Add),
+        ("move_up", Action::MoveUp),
+        ("move_down", Action::MoveDown),
+        ("restore", Action::Restore),
+        ("restore_all", Action::RestoreAll),
+        ("copy", Action::Copy),
+        ("save", Action::Save),
+        ("cycle_format", Action::CycleFormat),
+        ("preview", Action::Preview),
+        ("accept", Action::Accept),
+        ("save_bytes", Action::SaveBytes),
+        ("fetch_resource", Action::FetchResource),
+        ("scroll_up", Action::ScrollUp),
+        ("scroll_down", Action::ScrollDown),
+        ("next_server", Action::NextServer),
+        ("decline", Action::Decline),
+    ];
+
+    /// The action's config name.
+    pub fn name(self) -> &'static str {
+        Action::NAMES
+            .iter()
+            .find(|(_, a)| *a == self)
+            .map(|(n, _)| *n)
+            .unwrap_or("?")
+    }
+
+    fn from_name(name: &str) -> Option<Action> {
+        Action::NAMES
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, a)| *a)
+    }
+
+    /// What the action does, for the help overlay.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Action::Quit => "quit mcpick",
+            Action::Help => "show this help",
+            Action::Logs => "show server logs",
+            Action::Up => "move up",
+            Action::Down => "move down",
+            Action::PageUp => "page up",
+            Action::PageDown => "page down",
+            Action::Home => "first",
+            Action::End => "last",
+            Action::Pick => "open the selected prompt",
+            Action::Back => "go back",
+            Action::NextField => "next field",
+            Action::PrevField => "previous field",
+            Action::NextOrSubmit => "next field; submit on the last",
+            Action::Submit => "submit",
+            Action::Newline => "insert a line break",
+            Action::ExternalEditor => "edit in $EDITOR",
+            Action::AcceptSuggestion => "take the highlighted suggestion",
+            Action::NextSuggestion => "next suggestion",
+            Action::PrevSuggestion => "previous suggestion",
+            Action::Edit => "edit the message text",
+            Action::ToggleRole => "switch role user/assistant",
+            Action::Delete => "delete the message",
+            Action::Add => "add a message below",
+            Action::MoveUp => "move the message up",
+            Action::MoveDown => "move the message down",
+            Action::Restore => "restore the message as sent",
+            Action::RestoreAll => "restore all messages as sent",
+            Action::Copy => "copy the export to the clipboard",
+            Action::Save => "save the export to a file",
+            Action::CycleFormat => "next export format",
+            Action::Preview => "show/hide the export preview",
+            Action::Accept => "accept: --output / --print / copy",
+            Action::SaveBytes => "save the block's bytes to a file",
+            Action::FetchResource => "fetch the linked resource",
+            Action::ScrollUp => "scroll the text up",
+            Action::ScrollDown => "scroll the text down",
+            Action::NextServer => "show the next server only",
+            Action::Decline => "decline to answer",
+        }
+    }
+}
+
+/// The screens (and modes) that have their own key table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum KeyScreen {
+    /// The prompt menu.
+    Picker,
+    /// The argument form.
+    Form,
+    /// The server's questions (`input_required`).
+    Questions,
+    /// Reviewing messages.
+    Review,
+    /// Editing one message's text.
+    Editor,
+    /// The logs pane.
+    Logs,
+}
+
+impl KeyScreen {
+    /// Every screen with its config name.
+    pub const ALL: [(&'static str, KeyScreen); 6] = [
+        ("picker", KeyScreen::Picker),
+        ("form", KeyScreen::Form),
+        ("questions", KeyScreen::Questions),
+        ("review", KeyScreen::Review),
+        ("editor", KeyScreen::Editor),
+        ("logs", KeyScreen::Logs),
+    ];
+
+    /// The default bindings, in the order the help shows them.
+    fn defaults(self) -> &'static [(Action, &'static [&'static str])] {
+        use Action::*;
+        match self {
+            KeyScreen::Picker => &[
+                (Pick, &["enter"]),
+                (Up, &["up", "ctrl-p"]),
+                (Down, &["down", "ctrl-n"]),
+                (PageUp, &["pageup"]),
+                (PageDown, &["pagedown"]),
+                (Home, &["home"]),
+                (End, &["end"]),
+                (Back, &["esc"]),
+                (Logs, &["ctrl-l"]),
+                (Help, &["f1", "?"]),
+                (Quit, &["ctrl-c", "ctrl-q"]),
+            ],
+            KeyScreen::Form => &[
+                (NextOrSubmit, &["enter"]),
+                (Submit, &["ctrl-s"]),
+                (NextField, &["tab"]),
+                (PrevField, &["shift-tab"]),
+                (Up, &["up"]),
+                (Down, &["down"]),
+                (AcceptSuggestion, &["right"]),
+                (NextSuggestion, &["ctrl-n"]),
+                (PrevSuggestion, &["ctrl-p"]),
+                (Newline, &["alt-enter", "ctrl-j"]),
+                (ExternalEditor, &["ctrl-e"]),
+                (Back, &["esc"]),
+                (Logs, &["ctrl-l"]),
+                (Help, &["f1"]),
+                (Quit, &["ctrl-c", "ctrl-q"]),
+            ],
+            KeyScreen::Questions => &[
+                (NextOrSubmit, &["enter"]),
+                (Submit, &["ctrl-s"]),
+                (NextField, &["tab", "down"]),
+                (PrevField, &["shift-tab", "up"]),
+                (Decline, &["ctrl-d"]),
+                (Back, &["esc"]),
+                (Help, &["f1"]),
+                (Quit, &["ctrl-c", "ctrl-q"]),
+            ],
+            KeyScreen::Review => &[
+                (Accept, &["enter"]),
+                (Up, &["up", "k"]),
+                (Down, &["down", "j"]),
+                (ScrollUp, &["pageup"]),
+                (ScrollDown, &["pagedown", "space"]),
+                (Home, &["home", "g"]),
+                (End, &["end", "G"]),
+                (Edit, &["e", "i"]),
+                (ToggleRole, &["r"]),
+                (Delete, &["d"]),
+                (Add, &["a"]),
+                (MoveUp, &["alt-up"]),
+                (MoveDown, &["alt-down"]),
+                (Restore, &["u"]),
+                (RestoreAll, &["U"]),
+                (Copy, &["y"]),
+                (Save, &["s"]),
+                (CycleFormat, &["f"]),
+                (Preview, &["p"]),
+                (SaveBytes, &["w"]),
+                (FetchResource, &["o"]),
+                (Back, &["esc"]),
+                (Logs, &["L", "ctrl-l"]),
+                (Help, &["?", "f1"]),
+                (Quit, &["q", "ctrl-c", "ctrl-q"]),
+            ],
+            KeyScreen::Editor => &[(Back, &["esc"]), (Quit, &["ctrl-c"]), (Help, &["f1"])],
+            KeyScreen::Logs => &[
+                (Up, &["up", "k"]),
+                (Down, &["down", "j"]),
+                (PageUp, &["pageup"]),
+                (PageDown, &["pagedown", "space"]),
+                (Home, &["home", "g"]),
+                (End, &["end", "G"]),
+                (NextServer, &["tab"]),
+                (Back, &["esc", "L", "q"]),
+                (Help, &["?", "f1"]),
+                (Quit, &["ctrl-c", "ctrl-q"]),
+            ],
+        }
+    }
+}
+
+/// One key with its modifiers, as written in the config (`ctrl-s`, `alt-enter`, `U`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Key {
+    code: KeyCode,
+    modifiers: KeyModifiers,
+}
+
+impl Key {
+    /// The key of a terminal event, normalised: Shift is part of a typed character.
+    pub fn from_event(event: &KeyEvent) -> Key {
+        let mut modifiers =
+            event.modifiers & (KeyModifiers::CONTROL | KeyModifiers::ALT | KeyModifiers::SHIFT);
+        let code = match event.code {
+            KeyCode::Char(c) => {
+                modifiers.remove(KeyModifiers::SHIFT);
+                // Terminals report Ctrl-letter in either case.
+                if modifiers.contains(KeyModifiers::CONTROL) {
+                    KeyCode::Char(c.to_ascii_lowercase())
+                } else {
+                    KeyCode::Char(c)
+                }
+            }
+            KeyCode::BackTab => {
+                modifiers.insert(KeyModifiers::SHIFT);
+                KeyCode::Tab
+            }
+            other => other,
+        };
+        Key { code, modifiers }
+    }
+
+    /// Parses `ctrl-s`, `alt-enter`, `shift-tab`, `f1`, `?`, `U`, `space`.
+    pub fn parse(text: &str) -> Result<Key, String> {
+        let mut modifiers = KeyModifiers::NONE;
+        let mut rest = text;
+        loop {
+            let lower = rest.to_ascii_lowercase();
+            if let Some(tail) = lower.strip_prefix("ctrl-").filter(|t| !t.is_empty()) {
+                modifiers |= KeyModifiers::CONTROL;
+                rest = &rest[rest.len() - tail.len()..];
+            } else if let Some(tail) = lower.strip_prefix("alt-").filter(|t| !t.is_empty()) {
+                modifiers |= KeyModifiers::ALT;
+                rest = &rest[rest.len() - tail.len()..];
+            } else if let Some(tail) = lower.strip_prefix("shift-").filter(|t| !t.is_empty()) {
+                modifiers |= KeyModifiers::SHIFT;
+                rest = &rest[rest.len() - tail.len()..];
+            } else {
+                break;
+            }
+        }
+        let named = match rest.to_ascii_lowercase().as_str() {
+            "enter" | "return" => Some(KeyCode::Enter),
+            "esc" | "escape" => Some(KeyCode::Esc),
+            "tab" => Some(KeyCode::Tab),
+            "backtab" => {
+                modifiers |= KeyModifiers::SHIFT;
+                Some(KeyCode::Tab)
+            }
+            "up" => Some(KeyCode::Up),
+            "down" => Some(KeyCode::Down),
+            "left" => Some(KeyCode::Left),
+            "right" => Some(KeyCode::Right),
+            "pageup" => Some(KeyCode::PageUp),
+            "pagedown" => Some(KeyCode::PageDown),
+            "home" => Some(KeyCode::Home),
+            "end" => Some(KeyCode::End),
+            "backspace" => Some(KeyCode::Backspace),
+            "delete" | "del" => Some(KeyCode::Delete),
+            "insert" => Some(KeyCode::Insert),
+            "space" => Some(KeyCode::Char(' ')),
+            name => name
+                .strip_prefix('f')
+                .and_then(|n| n.parse::<u8>().ok())
+                .filter(|n| (1..=12).contains(n))
+                .map(KeyCode::F),
+        };
+        let code = match named {
+            Some(code) => code,
+            None => {
+                let mut chars = rest.chars();
+                match (chars.next(), chars.next()) {
+                    (Some(c), None) => {
+                        let c = if modifiers.contains(KeyModifiers::CONTROL) {
+                            c.to_ascii_lowercase()
+                        } else {
+                            c
+                        };
+                        modifiers.remove(KeyModifiers::SHIFT);
+                        KeyCode::Char(c)
+                    }
+                    _ => {
+                        return Err(format!(
+                            "unknown key `{text}` (write e.g. `ctrl-s`, `alt-enter`, `shift-tab`, `f1`, `pagedown`, `x`)"
+                        ));
+                    }
+                }
+            }
+        };
+        Ok(Key { code, modifiers })
+    }
+}
+
+impl fmt::Display for Key {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.modifiers.contains(KeyModifiers::CONTROL) {
+            f.write_str("Ctrl-")?;
+        }
+        if self.modifiers.contains(KeyModifiers::ALT) {
+            f.write_str("Alt-")?;
+        }
+        if self.modifiers.contains(KeyModifiers::SHIFT) {
+            f.write_str("Shift-")?;
+        }
+        match self.code {
+            KeyCode::Char(' ') => f.write_str("Space"),
+            KeyCode::Char(c) => write!(f, "{c}"),
+            KeyCode::Enter => f.write_str("Enter"),
+            KeyCode::Esc => f.write_str("Esc"),
+            KeyCode::Tab => f.write_str("Tab"),
+            KeyCode::Up => f.write_str("↑"),
+            KeyCode::Down => f.write_str("↓"),
+            KeyCode::Left => f.write_str("←"),
+            KeyCode::Right => f.write_str("→"),
+            KeyCode::PageUp => f.write_str("PgUp"),
+            KeyCode::PageDown => f.write_str("PgDn"),
+            KeyCode::Home => f.write_str("Home"),
+            KeyCode::End => f.write_str("End"),
+            KeyCode::Backspace => f.write_str("Backspace"),
+            KeyCode::Delete => f.write_str("Del"),
+            KeyCode::Insert => f.write_str("Ins"),
+            KeyCode::F(n) => write!(f, "F{n}"),
+            other => write!(f, "{other:?}"),
+        }
+    }
+}
+
+/// The bindings of every screen, defaults merged with the user's overrides.
+#[derive(Debug, Clone)]
+pub struct KeyMap {
+    screens: BTreeMap<KeyScreen, Vec<(Action, Vec<Key>)>>,
+}
+
+impl Default for KeyMap {
+    fn default() -> Self {
+        let screens = KeyScreen::ALL
+            .iter()
+            .map(|(_, screen)| {
+                let table = screen
+                    .defaults()
+                    .iter()
+                    .map(|(action, keys)| {
+                        let keys = keys
+                            .iter()
+                            .map(|k| Key::parse(k).expect("default keys parse"))
+                            .collect();
+                        (*action, keys)
+                    })
+                    .collect();
+                (*screen, table)
+            })
+            .collect();
+        KeyMap { screens }
+    }
+}
+
+impl KeyMap {
+    /// The defaults with `overrides` (screen → action → keys) applied. An override replaces
+    /// the action's keys on that screen; the same keys are taken away from other actions.
+    pub fn with_overrides(
+        overrides: &BTreeMap<String, BTreeMap<String, Vec<String>>>,
+    ) -> Result<KeyMap, String> {
+        let mut map = KeyMap::default();
+        for (screen_name, actions) in overrides {
+            let screen = KeyScreen::ALL
+                .iter()
+                .find(|(n, _)| n == screen_name)
+                .map(|(_, s)| *s)
+                .ok_or_else(|| {
+                    let names: Vec<_> = KeyScreen::ALL.iter().map(|(n, _)| *n).collect();
+                    format!(
+                        "[keys.{screen_name}]: unknown screen (use one of: {})",
+                        names.join(", ")
+                    )
+                })?;
+            let table = map
+                .screens
+                .get_mut(&screen)
+                .expect("every screen has a table");
+            for (action_name, key_names) in actions {
+                let action = Action::from_name(action_name)
+                    .filter(|a| table.iter().any(|(known, _)| known == a))
+                    .ok_or_else(|| {
+                        let names: Vec<_> = table.iter().map(|(a, _)| a.name()).collect();
+                        format!(
+                            "[keys.{screen_name}]: `{action_name}` is not an action of this screen (use one of: {})",
+                            names.join(", ")
+                        )
+                    })?;
+                let keys = key_names
+                    .iter()
+                    .map(|k| {
+                        Key::parse(k)
+                            .map_err(|e| format!("[keys.{screen_name}] {action_name}: {e}"))
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                for (other, other_keys) in table.iter_mut() {
+                    if *other != action {
+                        other_keys.retain(|k| !keys.contains(k));
+                    }
+                }
+                if let Some((_, bound)) = table.iter_mut().find(|(a, _)| *a == action) {
+                    *bound = keys;
+                }
+            }
+        }
+        Ok(map)
+    }
+
+    /// The action `event` triggers on `screen`, if any.
+    pub fn action(&self, screen: KeyScreen, event: &KeyEvent) -> Option<Action> {
+        let key = Key::from_event(event);
+        self.screens
+            .get(&screen)?
+            .iter()
+            .find(|(_, keys)| keys.contains(&key))
+            .map(|(action, _)| *action)
+    }
+
+    /// The bindings of `screen`, in help order.
+    pub fn bindings(&self, screen: KeyScreen) -> &[(Action, Vec<Key>)] {
+        self.screens.get(&screen).map(Vec::as_slice).unwrap_or(&[])
+    }
+
+    /// The first key bound to `action` on `screen`, for hints.
+    pub fn hint(&self, screen: KeyScreen, action: Action) -> Option<String> {
+        self.bindings(screen)
+            .iter()
+            .find(|(a, _)| *a == action)
+            .and_then(|(_, keys)| keys.first())
+            .map(Key::to_string)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn event(code: KeyCode, modifiers: KeyModifiers) -> KeyEvent {
+        KeyEvent::new(code, modifiers)
+    }
+
+    #[test]
+    fn keys_parse_and_match_terminal_events() {
+        let map = KeyMap::default();
+        assert_eq!(
+            map.action(
+                KeyScreen::Form,
+                &event(KeyCode::Char('s'), KeyModifiers::CONTROL)
+            ),
+            Some(Action::Submit)
+        );
+        assert_eq!(
+            map.action(
+                KeyScreen::Form,
+                &event(KeyCode::BackTab, KeyModifiers::SHIFT)
+            ),
+            Some(Action::PrevField)
+        );
+        assert_eq!(
+            map.action(
+                KeyScreen::Review,
+                &event(KeyCode::Char('U'), KeyModifiers::SHIFT)
+            ),
+            Some(Action::RestoreAll)
+        );
+        assert_eq!(
+            map.action(
+                KeyScreen::Review,
+                &event(KeyCode::Char('u'), KeyModifiers::NONE)
+            ),
+            Some(Action::Restore)
+        );
+        assert_eq!(
+            map.action(KeyScreen::Form, &event(KeyCode::Enter, KeyModifiers::ALT)),
+            Some(Action::Newline)
+        );
+        assert_eq!(
+            map.action(
+                KeyScreen::Picker,
+                &event(KeyCode::Char('x'), KeyModifiers::NONE)
+            ),
+            None
+        );
+    }
+
+    #[test]
+    fn overrides_replace_an_actions_keys_and_free_them_elsewhere() {
+        let overrides = BTreeMap::from([(
+            "review".to_string(),
+            BTreeMap::from([
+                ("copy".to_string(), vec!["c".to_string(), "y".to_string()]),
+                ("edit".to_string(), vec!["ctrl-e".to_string()]),
+            ]),
+        )]);
+        let map = KeyMap::with_overrides(&overrides).unwrap();
+        let c = event(KeyCode::Char('c'), KeyModifiers::NONE);
+        assert_eq!(map.action(KeyScreen::Review, &c), Some(Action::Copy));
+        let e = event(KeyCode::Char('e'), KeyModifiers::NONE);
+        assert_eq!(map.action(KeyScreen::Review, &e), None);
+        assert_eq!(
+            map.hint(KeyScreen::Review, Action::Edit).as_deref(),
+            Some("Ctrl-e")
+        );
+    }
+
+    #[test]
+    fn bad_overrides_name_what_is_wrong() {
+        let bad_screen = BTreeMap::from([("pickr".to_string(), BTreeMap::new())]);
+        assert!(
+            KeyMap::with_overrides(&bad_screen)
+                .unwrap_err()
+                .contains("unknown screen")
+        );
+        let bad_action = BTreeMap::from([(
+            "picker".to_string(),
+            BTreeMap::from([("edit".to_string(), vec!["e".to_string()])]),
+        )]);
+        assert!(
+            KeyMap::with_overrides(&bad_action)
+                .unwrap_err()
+                .contains("not an action of this screen")
+        );
+        let bad_key = BTreeMap::from([(
+            "picker".to_string(),
+            BTreeMap::from([("up".to_string(), vec!["hyper-x".to_string()])]),
+        )]);
+        assert!(
+            KeyMap::with_overrides(&bad_key)
+                .unwrap_err()
+                .contains("unknown key")
+        );
+    }
+}

@@ -1,0 +1,1002 @@
+//! The TUI's state and its pure `update`: messages in, effects out. Nothing here touches
+//! the terminal, the network or the disk; the runner (`crate::tui`) does, and feeds the
+//! results back as [`Msg`]s.
+
+mod form;
+pub mod history;
+pub mod keys;
+mod questions;
+mod review;
+
+use std::collections::{BTreeMap, VecDeque};
+use std::path::PathBuf;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+use crate::catalog::{self, Entry, Query, Ranked};
+use crate::export::Format;
+use crate::export::sink::{ClipboardRoute, WriteError};
+use crate::mcp::{
+    Completion, EmbeddedResource, GetOutcome, InputAnswers, LogLine, McpError, McpEvent,
+    PromptInfo, ServerDetails, ServerId,
+};
+
+pub use form::{Field, FormState, Suggestions};
+pub use history::History;
+pub use keys::{Action, KeyMap, KeyScreen};
+pub use questions::{QuestionField, QuestionValue, QuestionsState};
+pub use review::{
+    LineInput, LinePurpose, ReviewItem, ReviewState, editable_text, format_extension, format_name,
+};
+
+/// Lines kept per server in the logs pane.
+const LOG_LINES_PER_SERVER: usize = 1000;
+/// Ticks a notice stays in the status bar (a tick is [`TICK_MS`]).
+const FLASH_TICKS: u64 = 60;
+/// The tick period the runner uses, in milliseconds.
+pub const TICK_MS: u64 = 80;
+
+/// How the run was started: where an accepted export goes, and how things look.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// `--output FILE`: accepting writes the export there and exits.
+    pub output: Option<PathBuf>,
+    /// `--print`: accepting exits and prints the export on stdout.
+    pub print: bool,
+    /// The initial export format.
+    pub format: Format,
+    /// Whether colours may be used (`NO_COLOR` unset).
+    pub color: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            output: None,
+            print: false,
+            format: Format::Markdown,
+            color: true,
+        }
+    }
+}
+
+/// A server's state as the status bar shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ServerState {
+    /// Starting and handshaking.
+    Connecting,
+    /// Connected; its prompts are in the menu.
+    Ready {
+        /// What the handshake told.
+        details: Box<ServerDetails>,
+        /// How many prompts it offers.
+        prompts: usize,
+    },
+    /// Could not connect, or the connection dropped.
+    Failed {
+        /// Why, for the user.
+        error: String,
+    },
+}
+
+/// One configured server and its state.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerStatus {
+    /// Its config name.
+    pub name: ServerId,
+    /// Where it is.
+    pub state: ServerState,
+}
+
+/// The main screen.
+#[derive(Debug, Clone)]
+pub enum Screen {
+    /// The prompt menu.
+    Picker,
+    /// A prompt's argument form (and the fetch it starts).
+    Form(Box<FormState>),
+    /// The server's questions before it answers (`input_required`).
+    Questions(Box<QuestionsState>),
+    /// The returned messages, for review, editing and export.
+    Review(Box<ReviewState>),
+}
+
+/// A pane drawn over the screen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Overlay {
+    /// The keys of the screen below.
+    Help,
+    /// The servers' stderr and log messages.
+    Logs(LogsView),
+}
+
+/// What the logs pane shows.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LogsView {
+    /// Only this server's lines, or all.
+    pub server: Option<ServerId>,
+    /// Lines scrolled up from the newest (0 follows new lines).
+    pub scroll_from_bottom: usize,
+}
+
+/// A notice in the status bar.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Flash {
+    /// What to say.
+    pub text: String,
+    /// Whether it reports a failure.
+    pub error: bool,
+    /// The tick after which it disappears.
+    pub until: u64,
+}
+
+/// What the runner should do once mcpick is done.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Exit {
+    /// Leave without output.
+    Quit,
+    /// Restore the terminal, then print this on stdout.
+    Print(String),
+}
+
+/// Why a file is being saved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SavePurpose {
+    /// The export; `then_exit` when this was the accept of `--output`.
+    Export {
+        /// Leave mcpick once written.
+        then_exit: bool,
+    },
+    /// The decoded bytes of a block.
+    Bytes,
+}
+
+/// Everything that can happen to the app.
+#[derive(Debug)]
+pub enum Msg {
+    /// A key press.
+    Key(KeyEvent),
+    /// Pasted text (bracketed paste).
+    Paste(String),
+    /// The mouse wheel turned up.
+    WheelUp,
+    /// The mouse wheel turned down.
+    WheelDown,
+    /// Time passed (spinners, debounced completion, notices).
+    Tick,
+    /// Something happened to a server.
+    Mcp(McpEvent),
+    /// A `completion/complete` answer.
+    Completed {
+        /// The request it answers.
+        id: u64,
+        /// The suggestions, or why there are none.
+        result: Result<Completion, String>,
+    },
+    /// A `prompts/get` answer.
+    Fetched {
+        /// The request it answers.
+        id: u64,
+        /// The messages, questions, or the error.
+        result: Result<GetOutcome, McpError>,
+    },
+    /// A `resources/read` answer.
+    ResourceRead {
+        /// The request it answers.
+        id: u64,
+        /// The contents, or the error.
+        result: Result<Vec<EmbeddedResource>, McpError>,
+    },
+    /// The clipboard copy finished.
+    Copied(Result<ClipboardRoute, String>),
+    /// A file save finished.
+    Saved {
+        /// Why it was saved.
+        purpose: SavePurpose,
+        /// Where.
+        path: PathBuf,
+        /// How it went.
+        result: Result<(), WriteError>,
+    },
+    /// `$EDITOR` returned the edited text.
+    Edited(Result<String, String>),
+}
+
+/// Work for the runner. Results come back as [`Msg`]s.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Effect {
+    /// Ask for completions of one argument.
+    Complete {
+        /// The request id, echoed in [`Msg::Completed`].
+        id: u64,
+        /// The server.
+        server: ServerId,
+        /// The prompt.
+        prompt: String,
+        /// The argument being completed.
+        argument: String,
+        /// Its current value.
+        value: String,
+        /// The other arguments' values.
+        context: BTreeMap<String, String>,
+    },
+    /// Fill a prompt.
+    Fetch {
+        /// The request id, echoed in [`Msg::Fetched`].
+        id: u64,
+        /// The server.
+        server: ServerId,
+        /// The prompt.
+        prompt: String,
+        /// Its arguments.
+        arguments: BTreeMap<String, String>,
+        /// Answers to the server's questions, for a retry.
+        answers: Option<InputAnswers>,
+    },
+    /// Drop a fetch in flight (the server is told it was cancelled).
+    CancelFetch {
+        /// The request to cancel.
+        id: u64,
+    },
+    /// Read a linked resource.
+    ReadResource {
+        /// The request id.
+        id: u64,
+        /// The server.
+        server: ServerId,
+        /// The resource.
+        uri: String,
+    },
+    /// Put text on the clipboard.
+    Copy {
+        /// The text.
+        text: String,
+    },
+    /// Write a file atomically.
+    Save {
+        /// Where (relative to the current folder, `~` expanded).
+        path: PathBuf,
+        /// What.
+        contents: Vec<u8>,
+        /// Whether an existing file may be replaced.
+        overwrite: bool,
+        /// Why, echoed in [`Msg::Saved`].
+        purpose: SavePurpose,
+    },
+    /// Hand the terminal to `$EDITOR` with this text.
+    ExternalEditor {
+        /// The text to edit.
+        text: String,
+    },
+    /// Store the history.
+    SaveHistory(History),
+}
+
+/// The whole state of the TUI.
+#[derive(Debug, Clone)]
+pub struct App {
+    /// The key bindings.
+    pub keys: KeyMap,
+    /// How this run was started.
+    pub options: Options,
+    /// Every configured server, in config order.
+    pub servers: Vec<ServerStatus>,
+    /// Each ready server's prompts.
+    prompts: BTreeMap<ServerId, Vec<PromptInfo>>,
+    /// The merged menu, in server order.
+    pub entries: Vec<Entry>,
+    /// What is typed in the menu's search line.
+    pub query: String,
+    /// The parsed query.
+    pub parsed_query: Query,
+    /// The menu's rows, best first.
+    pub ranked: Vec<Ranked>,
+    /// The selected row.
+    pub selected: usize,
+    /// The main screen.
+    pub screen: Screen,
+    /// A pane over the screen, if any.
+    pub overlay: Option<Overlay>,
+    /// Each server's stderr lines and log messages, oldest first.
+    pub logs: BTreeMap<ServerId, VecDeque<LogLine>>,
+    /// Remembered prompts and values.
+    pub history: History,
+    /// The current notice.
+    pub flash: Option<Flash>,
+    /// Ticks since start (drives spinners and debouncing).
+    pub tick: u64,
+    next_id: u64,
+    /// Set when mcpick should end.
+    pub exit: Option<Exit>,
+}
+
+impl App {
+    /// A new app for `servers` (all connecting), with the remembered `history`.
+    pub fn new(servers: Vec<ServerId>, options: Options, keys: KeyMap, history: History) -> App {
+        let mut app = App {
+            keys,
+            options,
+            servers: servers
+                .into_iter()
+                .map(|name| ServerStatus {
+                    name,
+                    state: ServerState::Connecting,
+                })
+                .collect(),
+            prompts: BTreeMap::new(),
+            entries: Vec::new(),
+            query: String::new(),
+            parsed_query: Query {
+                server: None,
+                needle: String::new(),
+            },
+            ranked: Vec::new(),
+            selected: 0,
+            screen: Screen::Picker,
+            overlay: None,
+            logs: BTreeMap::new(),
+            history,
+            flash: None,
+            tick: 0,
+            next_id: 0,
+            exit: None,
+        };
+        app.refilter();
+        app
+    }
+
+    /// Whether something animates or waits on time, so the runner should keep ticking.
+    pub fn wants_ticks(&self) -> bool {
+        self.flash.is_some()
+            || self
+                .servers
+                .iter()
+                .any(|s| s.state == ServerState::Connecting)
+            || match &self.screen {
+                Screen::Form(form) => form.fetching.is_some() || form.completion_due.is_some(),
+                Screen::Questions(q) => q.fetching.is_some(),
+                Screen::Review(r) => r.reading.is_some(),
+                Screen::Picker => false,
+            }
+    }
+
+    /// The key table that applies now.
+    pub fn key_screen(&self) -> KeyScreen {
+        match (&self.overlay, &self.screen) {
+            (Some(Overlay::Logs(_)), _) => KeyScreen::Logs,
+            (_, Screen::Picker) => KeyScreen::Picker,
+            (_, Screen::Form(_)) => KeyScreen::Form,
+            (_, Screen::Questions(_)) => KeyScreen::Questions,
+            (_, Screen::Review(r)) if r.is_typing() => KeyScreen::Editor,
+            (_, Screen::Review(_)) => KeyScreen::Review,
+        }
+    }
+
+    /// The entry under the cursor in the menu.
+    pub fn selected_entry(&self) -> Option<&Entry> {
+        self.ranked
+            .get(self.selected)
+            .and_then(|r| self.entries.get(r.index))
+    }
+
+    /// The details of a ready server.
+    pub fn server_details(&self, server: &str) -> Option<&ServerDetails> {
+        self.servers
+            .iter()
+            .find(|s| s.name == server)
+            .and_then(|s| match &s.state {
+                ServerState::Ready { details, .. } => Some(details.as_ref()),
+                _ => None,
+            })
+    }
+
+    fn fresh_id(&mut self) -> u64 {
+        self.next_id += 1;
+        self.next_id
+    }
+
+    /// Shows a notice in the status bar.
+    pub fn notify(&mut self, text: impl Into<String>) {
+        self.flash = Some(Flash {
+            text: text.into(),
+            error: false,
+            until: self.tick + FLASH_TICKS,
+        });
+    }
+
+    /// Shows a failure in the status bar.
+    pub fn warn(&mut self, text: impl Into<String>) {
+        self.flash = Some(Flash {
+            text: text.into(),
+            error: true,
+            until: self.tick + FLASH_TICKS * 2,
+        });
+    }
+
+    /// Applies one message; returns the work it asks for.
+    pub fn update(&mut self, msg: Msg) -> Vec<Effect> {
+        match msg {
+            Msg::Tick => self.on_tick(),
+            Msg::Key(key) => self.on_key(key),
+            Msg::Paste(text) => self.on_paste(&text),
+            Msg::WheelUp => self.on_action(Action::Up),
+            Msg::WheelDown => self.on_action(Action::Down),
+            Msg::Mcp(event) => {
+                self.on_mcp(event);
+                Vec::new()
+            }
+            Msg::Completed { id, result } => {
+                if let Screen::Form(form) = &mut self.screen {
+                    form.on_completed(id, result, &self.history);
+                }
+                Vec::new()
+            }
+            Msg::Fetched { id, result } => self.on_fetched(id, result),
+            Msg::ResourceRead { id, result } => {
+                if let Screen::Review(review) = &mut self.screen {
+                    match review.on_resource_read(id, result) {
+                        Ok(Some(note)) => self.notify(note),
+                        Ok(None) => {}
+                        Err(error) => self.warn(error),
+                    }
+                }
+                Vec::new()
+            }
+            Msg::Copied(result) => {
+                match result {
+                    Ok(ClipboardRoute::Native) => self.notify("Copied to the clipboard."),
+                    Ok(ClipboardRoute::Osc52) => self.notify(
+                        "Sent to the terminal's clipboard (OSC 52); if nothing arrives, your terminal does not allow it: use s to save.",
+                    ),
+                    Err(error) => self.warn(format!("Copy failed: {error}. Use s to save to a file.")),
+                }
+                Vec::new()
+            }
+            Msg::Saved {
+                purpose,
+                path,
+                result,
+            } => self.on_saved(purpose, path, result),
+            Msg::Edited(result) => {
+                match result {
+                    Ok(text) => match &mut self.screen {
+                        Screen::Form(form) => {
+                            return form.set_focused_value(&text, &self.history, self.tick);
+                        }
+                        Screen::Questions(q) => q.set_focused_text(&text),
+                        _ => {}
+                    },
+                    Err(error) => self.warn(error),
+                }
+                Vec::new()
+            }
+        }
+    }
+
+    fn on_tick(&mut self) -> Vec<Effect> {
+        self.tick += 1;
+        if self.flash.as_ref().is_some_and(|f| self.tick >= f.until) {
+            self.flash = None;
+        }
+        let tick = self.tick;
+        let id = self.next_id + 1;
+        if let Screen::Form(form) = &mut self.screen
+            && let Some(effect) = form.due_completion(tick, id, &self.servers)
+        {
+            self.next_id = id;
+            return vec![effect];
+        }
+        Vec::new()
+    }
+
+    fn on_paste(&mut self, text: &str) -> Vec<Effect> {
+        if self.overlay.is_some() {
+            return Vec::new();
+        }
+        let tick = self.tick;
+        match &mut self.screen {
+            Screen::Picker => {
+                // The search line is one line.
+                self.query.push_str(&text.replace(['\r', '\n'], " "));
+                self.refilter();
+                Vec::new()
+            }
+            Screen::Form(form) => form.paste(text, tick),
+            Screen::Questions(q) => {
+                q.paste(text);
+                Vec::new()
+            }
+            Screen::Review(review) => {
+                review.paste(text);
+                Vec::new()
+            }
+        }
+    }
+
+    fn on_key(&mut self, key: KeyEvent) -> Vec<Effect> {
+        let screen = self.key_screen();
+        let action = self.keys.action(screen, &key);
+        // Typing goes to the search line; bound plain characters (like `?`) act only on
+        // an empty one.
+        if screen == KeyScreen::Picker
+            && self.overlay.is_none()
+            && is_typing(&key)
+            && !self.query.is_empty()
+        {
+            return self.picker_type(key);
+        }
+        if self.overlay == Some(Overlay::Help) {
+            // Any key closes the help.
+            self.overlay = None;
+            return Vec::new();
+        }
+        match action {
+            Some(action) => self.on_action(action),
+            None => self.on_unbound_key(key),
+        }
+    }
+
+    fn on_unbound_key(&mut self, key: KeyEvent) -> Vec<Effect> {
+        if self.overlay.is_some() {
+            return Vec::new();
+        }
+        let tick = self.tick;
+        match &mut self.screen {
+            Screen::Picker => self.picker_type(key),
+            Screen::Form(form) => form.type_key(key, &self.history, tick),
+            Screen::Questions(q) => {
+                q.type_key(key);
+                Vec::new()
+            }
+            Screen::Review(review) => {
+                let outcome = review.type_key(key);
+                self.review_outcome(outcome)
+            }
+        }
+    }
+
+    fn picker_type(&mut self, key: KeyEvent) -> Vec<Effect> {
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        match key.code {
+            KeyCode::Char('u') if ctrl => self.query.clear(),
+            KeyCode::Char('w') if ctrl => {
+                let trimmed = self.query.trim_end().len();
+                let cut = self.query[..trimmed]
+                    .rfind([' ', ':', '/', '-'])
+                    .map(|i| i + 1)
+                    .unwrap_or(0);
+                self.query.truncate(cut);
+            }
+            KeyCode::Char(c) if !ctrl && !key.modifiers.contains(KeyModifiers::ALT) => {
+                self.query.push(c)
+            }
+            KeyCode::Backspace => {
+                self.query.pop();
+            }
+            _ => return Vec::new(),
+        }
+        self.refilter();
+        Vec::new()
+    }
+
+    /// Runs an action of the current screen.
+    pub fn on_action(&mut self, action: Action) -> Vec<Effect> {
+        match action {
+            Action::Quit => {
+                self.exit = Some(Exit::Quit);
+                return Vec::new();
+            }
+            Action::Help => {
+                self.overlay = Some(Overlay::Help);
+                return Vec::new();
+            }
+            Action::Logs => {
+                self.overlay = Some(Overlay::Logs(LogsView::default()));
+                return Vec::new();
+            }
+            _ => {}
+        }
+        if let Some(Overlay::Logs(view)) = &mut self.overlay {
+            logs_action(view, action, &self.logs, &self.servers);
+            if action == Action::Back {
+                self.overlay = None;
+            }
+            return Vec::new();
+        }
+        let tick = self.tick;
+        match &mut self.screen {
+            Screen::Picker => self.picker_action(action),
+            Screen::Form(form) => match form.action(action, &self.history, tick) {
+                form::Outcome::Effects(effects) => effects,
+                form::Outcome::Back => {
+                    self.screen = Screen::Picker;
+                    Vec::new()
+                }
+                form::Outcome::Submit => self.submit_form(),
+            },
+            Screen::Questions(q) => match q.action(action) {
+                questions::Outcome::Nothing => Vec::new(),
+                questions::Outcome::Message(text) => {
+                    self.warn(text);
+                    Vec::new()
+                }
+                questions::Outcome::Answer(answers) => self.answer_questions(answers),
+                questions::Outcome::CancelFetch(id) => vec![Effect::CancelFetch { id }],
+            },
+            Screen::Review(review) => {
+                let outcome = review.action(action, &self.options);
+                self.review_outcome(outcome)
+            }
+        }
+    }
+
+    fn picker_action(&mut self, action: Action) -> Vec<Effect> {
+        let rows = self.ranked.len();
+        let page = 10;
+        match action {
+            Action::Up => self.selected = self.selected.saturating_sub(1),
+            Action::Down => self.selected = (self.selected + 1).min(rows.saturating_sub(1)),
+            Action::PageUp => self.selected = self.selected.saturating_sub(page),
+            Action::PageDown => self.selected = (self.selected + page).min(rows.saturating_sub(1)),
+            Action::Home => self.selected = 0,
+            Action::End => self.selected = rows.saturating_sub(1),
+            Action::Back => {
+                if self.query.is_empty() {
+                    self.exit = Some(Exit::Quit);
+                } else {
+                    self.query.clear();
+                    self.refilter();
+                }
+            }
+            Action::Pick => return self.pick(),
+            _ => {}
+        }
+        Vec::new()
+    }
+
+    fn pick(&mut self) -> Vec<Effect> {
+        let Some(entry) = self.selected_entry() else {
+            if self
+                .servers
+                .iter()
+                .any(|s| s.state == ServerState::Connecting)
+            {
+                self.notify("No prompt matches yet; servers are still connecting.");
+            } else {
+                self.warn("No prompt matches. Backspace to widen the search, Esc to clear it.");
+            }
+            return Vec::new();
+        };
+        let prompt = entry.prompt.clone();
+        let slash = entry.slash_name.clone();
+        let mut form = FormState::new(prompt, slash, &self.history);
+        if form.fields.is_empty() {
+            self.screen = Screen::Form(Box::new(form));
+            return self.submit_form();
+        }
+        let effects = form.on_focus(&self.history, self.tick);
+        self.screen = Screen::Form(Box::new(form));
+        effects
+    }
+
+    fn submit_form(&mut self) -> Vec<Effect> {
+        let id = self.fresh_id();
+        let Screen::Form(form) = &mut self.screen else {
+            return Vec::new();
+        };
+        if let Err(message) = form.validate() {
+            form.error = Some(message);
+            return Vec::new();
+        }
+        let arguments = form.arguments();
+        form.error = None;
+        form.fetching = Some((id, self.tick));
+        vec![Effect::Fetch {
+            id,
+            server: form.prompt.server.clone(),
+            prompt: form.prompt.name.clone(),
+            arguments,
+            answers: None,
+        }]
+    }
+
+    fn answer_questions(&mut self, answers: InputAnswers) -> Vec<Effect> {
+        let id = self.fresh_id();
+        let Screen::Questions(q) = &mut self.screen else {
+            return Vec::new();
+        };
+        q.fetching = Some((id, self.tick));
+        vec![Effect::Fetch {
+            id,
+            server: q.form.prompt.server.clone(),
+            prompt: q.form.prompt.name.clone(),
+            arguments: q.arguments.clone(),
+            answers: Some(answers),
+        }]
+    }
+
+    fn on_fetched(&mut self, id: u64, result: Result<GetOutcome, McpError>) -> Vec<Effect> {
+        // Take the form this answer belongs to; a stale answer (cancelled) changes nothing.
+        let form = match &mut self.screen {
+            Screen::Form(form) if form.fetching.map(|(f, _)| f) == Some(id) => {
+                form.fetching = None;
+                form.as_ref().clone()
+            }
+            Screen::Questions(q) if q.fetching.map(|(f, _)| f) == Some(id) => {
+                q.fetching = None;
+                q.form.clone()
+            }
+            _ => return Vec::new(),
+        };
+        match result {
+            Ok(GetOutcome::Messages(messages)) => {
+                let arguments = form.arguments();
+                self.history.record(&form.slash_name, &arguments);
+                self.screen = Screen::Review(Box::new(ReviewState::new(
+                    form,
+                    arguments,
+                    messages,
+                    self.options.format,
+                )));
+                vec![Effect::SaveHistory(self.history.clone())]
+            }
+            Ok(GetOutcome::InputRequired(request)) => {
+                let arguments = form.arguments();
+                self.screen =
+                    Screen::Questions(Box::new(QuestionsState::new(form, arguments, request)));
+                Vec::new()
+            }
+            Err(error) => {
+                let mut form = form;
+                form.error = Some(describe_error(&error));
+                self.screen = Screen::Form(Box::new(form));
+                Vec::new()
+            }
+        }
+    }
+
+    fn review_outcome(&mut self, outcome: review::Outcome) -> Vec<Effect> {
+        match outcome {
+            review::Outcome::Nothing => Vec::new(),
+            review::Outcome::Effects(effects) => effects,
+            review::Outcome::Notice(text) => {
+                self.notify(text);
+                Vec::new()
+            }
+            review::Outcome::Warning(text) => {
+                self.warn(text);
+                Vec::new()
+            }
+            review::Outcome::Back => {
+                if let Screen::Review(review) = &mut self.screen {
+                    let form = review.form.clone();
+                    self.screen = if form.fields.is_empty() {
+                        Screen::Picker
+                    } else {
+                        Screen::Form(Box::new(form))
+                    };
+                }
+                Vec::new()
+            }
+            review::Outcome::Print(text) => {
+                self.exit = Some(Exit::Print(text));
+                Vec::new()
+            }
+            review::Outcome::CopyAndLeave(text) => {
+                self.screen = Screen::Picker;
+                vec![Effect::Copy { text }]
+            }
+            review::Outcome::ReadResource { server, uri } => {
+                let id = self.fresh_id();
+                if let Screen::Review(review) = &mut self.screen {
+                    review.reading = Some((id, self.tick));
+                }
+                vec![Effect::ReadResource { id, server, uri }]
+            }
+        }
+    }
+
+    fn on_saved(
+        &mut self,
+        purpose: SavePurpose,
+        path: PathBuf,
+        result: Result<(), WriteError>,
+    ) -> Vec<Effect> {
+        match result {
+            Ok(()) => {
+                if purpose == (SavePurpose::Export { then_exit: true }) {
+                    self.exit = Some(Exit::Quit);
+                } else {
+                    self.notify(format!("Saved {}.", path.display()));
+                }
+            }
+            Err(WriteError::Exists(path)) => {
+                if let Screen::Review(review) = &mut self.screen {
+                    review.ask_overwrite(path, purpose);
+                } else {
+                    self.warn(format!("{} exists; not replaced.", path.display()));
+                }
+            }
+            Err(WriteError::Failed(message)) => self.warn(format!("Save failed: {message}")),
+        }
+        Vec::new()
+    }
+
+    fn on_mcp(&mut self, event: McpEvent) {
+        match event {
+            McpEvent::Connecting { server } => self.set_state(&server, ServerState::Connecting),
+            McpEvent::Ready {
+                server,
+                details,
+                prompts,
+            } => {
+                self.set_state(
+                    &server,
+                    ServerState::Ready {
+                        details: Box::new(details),
+                        prompts: prompts.len(),
+                    },
+                );
+                self.prompts.insert(server, prompts);
+                self.rebuild();
+            }
+            McpEvent::PromptsChanged { server, prompts } => {
+                if let Some(status) = self.servers.iter_mut().find(|s| s.name == server)
+                    && let ServerState::Ready { prompts: count, .. } = &mut status.state
+                {
+                    *count = prompts.len();
+                }
+                self.prompts.insert(server, prompts);
+                self.rebuild();
+            }
+            McpEvent::Failed {
+                server,
+                error,
+                stderr,
+            } => {
+                let logs = self.logs.entry(server.clone()).or_default();
+                // The hub forwards stderr lines as they come; add the tail only if none arrived.
+                if logs.is_empty() {
+                    for line in stderr {
+                        push_log(
+                            logs,
+                            LogLine {
+                                source: "stderr".into(),
+                                text: line,
+                            },
+                        );
+                    }
+                }
+                push_log(
+                    logs,
+                    LogLine {
+                        source: "mcpick".into(),
+                        text: format!("failed: {error}"),
+                    },
+                );
+                self.set_state(
+                    &server,
+                    ServerState::Failed {
+                        error: error.to_string(),
+                    },
+                );
+                self.prompts.remove(&server);
+                self.rebuild();
+            }
+            McpEvent::Log { server, line } => {
+                push_log(self.logs.entry(server).or_default(), line);
+            }
+        }
+    }
+
+    fn set_state(&mut self, server: &str, state: ServerState) {
+        match self.servers.iter_mut().find(|s| s.name == server) {
+            Some(status) => status.state = state,
+            None => self.servers.push(ServerStatus {
+                name: server.to_string(),
+                state,
+            }),
+        }
+    }
+
+    /// Rebuilds the merged menu after a server's list changed, keeping the selection.
+    fn rebuild(&mut self) {
+        let keep = self.selected_entry().map(|e| e.slash_name.clone());
+        self.entries = self
+            .servers
+            .iter()
+            .filter_map(|s| self.prompts.get(&s.name))
+            .flatten()
+            .cloned()
+            .map(Entry::new)
+            .collect();
+        self.refilter_keeping(keep);
+    }
+
+    fn refilter(&mut self) {
+        self.refilter_keeping(None);
+        self.selected = 0;
+    }
+
+    fn refilter_keeping(&mut self, keep: Option<String>) {
+        self.parsed_query = Query::parse(&self.query, self.servers.iter().map(|s| s.name.as_str()));
+        self.ranked = catalog::rank(&self.entries, &self.parsed_query, &self.history.recent);
+        self.selected = keep
+            .and_then(|name| {
+                self.ranked
+                    .iter()
+                    .position(|r| self.entries[r.index].slash_name == name)
+            })
+            .unwrap_or(0)
+            .min(self.ranked.len().saturating_sub(1));
+    }
+}
+
+fn push_log(lines: &mut VecDeque<LogLine>, line: LogLine) {
+    if lines.len() >= LOG_LINES_PER_SERVER {
+        lines.pop_front();
+    }
+    lines.push_back(line);
+}
+
+fn logs_action(
+    view: &mut LogsView,
+    action: Action,
+    logs: &BTreeMap<ServerId, VecDeque<LogLine>>,
+    servers: &[ServerStatus],
+) {
+    let total: usize = match &view.server {
+        Some(s) => logs.get(s).map_or(0, VecDeque::len),
+        None => logs.values().map(VecDeque::len).sum(),
+    };
+    match action {
+        Action::Up => {
+            view.scroll_from_bottom = (view.scroll_from_bottom + 1).min(total.saturating_sub(1))
+        }
+        Action::Down => view.scroll_from_bottom = view.scroll_from_bottom.saturating_sub(1),
+        Action::PageUp => {
+            view.scroll_from_bottom = (view.scroll_from_bottom + 10).min(total.saturating_sub(1))
+        }
+        Action::PageDown => view.scroll_from_bottom = view.scroll_from_bottom.saturating_sub(10),
+        Action::Home => view.scroll_from_bottom = total.saturating_sub(1),
+        Action::End => view.scroll_from_bottom = 0,
+        Action::NextServer => {
+            let names: Vec<&ServerId> = servers.iter().map(|s| &s.name).collect();
+            view.server = match &view.server {
+                None => names.first().map(|s| s.to_string()),
+                Some(current) => names
+                    .iter()
+                    .position(|n| *n == current)
+                    .and_then(|i| names.get(i + 1))
+                    .map(|s| s.to_string()),
+            };
+            view.scroll_from_bottom = 0;
+        }
+        _ => {}
+    }
+}
+
+/// A plain character typed without Ctrl or Alt.
+fn is_typing(key: &KeyEvent) -> bool {
+    matches!(key.code, KeyCode::Char(_))
+        && !key
+            .modifiers
+            .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
+}
+
+/// An error as the form shows it: the server's code and message, or what went wrong.
+pub fn describe_error(error: &McpError) -> String {
+    match error {
+        McpError::Server { code, .. } => format!("{error} [code {code}]"),
+        other => other.to_string(),
+    }
+}
+
+/// The spinner frame for `tick`.
+pub fn spinner(tick: u64) -> char {
+    const FRAMES: [char; 10] = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+    FRAMES[(tick % FRAMES.len() as u64) as usize]
+}
+
+#[cfg(test)]
+mod tests;

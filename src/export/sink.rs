@@ -1,0 +1,127 @@
+//! Where exports go: files (written atomically) and the clipboard (native, or OSC 52).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Why a file could not be written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WriteError {
+    /// The file exists and overwriting was not allowed.
+    Exists(PathBuf),
+    /// Anything else, phrased for the user.
+    Failed(String),
+}
+
+/// Writes `contents` to `path` atomically: a temp file in the same folder, then a rename,
+/// so readers never see half a file. Refuses to replace an existing file unless `overwrite`.
+pub fn write_atomic(path: &Path, contents: &[u8], overwrite: bool) -> Result<(), WriteError> {
+    let folder = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    if path.is_dir() {
+        return Err(WriteError::Failed(format!(
+            "{} is a folder; give a file name",
+            path.display()
+        )));
+    }
+    if !overwrite && path.exists() {
+        return Err(WriteError::Exists(path.to_path_buf()));
+    }
+    let failed = |what: &str, e: std::io::Error| {
+        WriteError::Failed(format!("cannot {what} {}: {e}", path.display()))
+    };
+    let mut temp = tempfile::Builder::new()
+        .prefix(".mcpick-")
+        .suffix(".tmp")
+        .tempfile_in(&folder)
+        .map_err(|e| failed("write", e))?;
+    temp.write_all(contents).map_err(|e| failed("write", e))?;
+    temp.as_file().sync_all().map_err(|e| failed("write", e))?;
+    if overwrite {
+        temp.persist(path).map_err(|e| failed("write", e.error))?;
+    } else {
+        // A file that appeared meanwhile is still not replaced.
+        temp.persist_noclobber(path).map_err(|e| {
+            if e.error.kind() == std::io::ErrorKind::AlreadyExists {
+                WriteError::Exists(path.to_path_buf())
+            } else {
+                failed("write", e.error)
+            }
+        })?;
+    }
+    Ok(())
+}
+
+/// How text reached the clipboard.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClipboardRoute {
+    /// The desktop's clipboard (X11 or Wayland).
+    Native,
+    /// An OSC 52 escape sequence to the terminal (SSH, no display); the terminal must allow it.
+    Osc52,
+}
+
+/// Whether the native clipboard is worth trying: a display is present and this is not an
+/// SSH session (where the remote display is not the user's).
+pub fn native_clipboard_likely() -> bool {
+    let has_display = std::env::var_os("DISPLAY").is_some_and(|v| !v.is_empty())
+        || std::env::var_os("WAYLAND_DISPLAY").is_some_and(|v| !v.is_empty())
+        || cfg!(any(target_os = "macos", target_os = "windows"));
+    let over_ssh =
+        std::env::var_os("SSH_CONNECTION").is_some() || std::env::var_os("SSH_TTY").is_some();
+    has_display && !over_ssh
+}
+
+/// The OSC 52 sequence that asks the terminal to put `text` on the clipboard. Inside tmux
+/// the sequence is wrapped so tmux passes it through.
+pub fn osc52_sequence(text: &str, inside_tmux: bool) -> String {
+    use base64::Engine;
+    let encoded = base64::engine::general_purpose::STANDARD.encode(text.as_bytes());
+    let sequence = format!("\x1b]52;c;{encoded}\x07");
+    if inside_tmux {
+        format!("\x1bPtmux;{}\x1b\\", sequence.replace('\x1b', "\x1b\x1b"))
+    } else {
+        sequence
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn atomic_write_creates_then_refuses_to_clobber_unless_asked() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.md");
+        write_atomic(&path, b"one", false).unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"one");
+        assert_eq!(
+            write_atomic(&path, b"two", false),
+            Err(WriteError::Exists(path.clone()))
+        );
+        assert_eq!(std::fs::read(&path).unwrap(), b"one");
+        write_atomic(&path, b"two", true).unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"two");
+        // No temp files are left behind.
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn a_missing_folder_or_a_folder_path_is_a_clear_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = write_atomic(&dir.path().join("nope/out.md"), b"x", false).unwrap_err();
+        assert!(matches!(err, WriteError::Failed(m) if m.contains("cannot write")));
+        let err = write_atomic(dir.path(), b"x", true).unwrap_err();
+        assert!(matches!(err, WriteError::Failed(m) if m.contains("is a folder")));
+    }
+
+    #[test]
+    fn osc52_encodes_and_wraps_for_tmux() {
+        assert_eq!(osc52_sequence("hi", false), "\x1b]52;c;aGk=\x07");
+        assert_eq!(
+            osc52_sequence("hi", true),
+            "\x1bPtmux;\x1b\x1b]52;c;aGk=\x07\x1b\\"
+        );
+    }
+}

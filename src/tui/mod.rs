@@ -1,0 +1,370 @@
+//! The full-screen runner: owns the terminal, runs the loop, and carries out the app's
+//! effects as tasks whose results come back as messages. The loop never awaits the network.
+
+mod terminal;
+
+use std::collections::HashMap;
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crossterm::event::{Event, EventStream, KeyEventKind, MouseEventKind};
+use futures::StreamExt;
+use tokio::sync::mpsc;
+use tokio::task::AbortHandle;
+
+use crate::app::{App, Effect, Exit, History, KeyMap, Msg, Options, TICK_MS};
+use crate::config::ServerConfig;
+use crate::export::sink::{self, ClipboardRoute};
+use crate::mcp::{Hub, McpError, McpEvent};
+use terminal::TerminalGuard;
+
+/// How long shutdown waits for servers before leaving them to the OS.
+const SHUTDOWN_WAIT: Duration = Duration::from_secs(2);
+/// Messages handled before a frame is drawn, at most (bursts are coalesced).
+const BATCH: usize = 256;
+
+/// What the run ended with.
+#[derive(Debug)]
+pub struct Outcome {
+    /// The process exit code.
+    pub code: u8,
+    /// Text to print on stdout after the terminal is restored (`--print`).
+    pub print: Option<String>,
+}
+
+/// Runs the TUI over `servers` until the user leaves. `notice` is shown at start.
+pub async fn run(
+    servers: Vec<ServerConfig>,
+    options: Options,
+    keys: KeyMap,
+    notice: Option<String>,
+) -> Result<Outcome, String> {
+    let (history, history_problem) = load_history();
+    let names = servers.iter().map(|s| s.name.clone()).collect();
+    let mut app = App::new(names, options, keys, history);
+    if let Some(problem) = history_problem {
+        app.warn(problem);
+    } else if let Some(notice) = notice {
+        app.notify(notice);
+    }
+
+    let mut guard = TerminalGuard::enter()?;
+    // The first frame, before any server is even started.
+    guard.draw(&app)?;
+
+    let (mcp_tx, mut mcp_rx) = mpsc::channel::<McpEvent>(256);
+    let hub = Hub::start(servers, mcp_tx, true);
+    let (msg_tx, mut msg_rx) = mpsc::unbounded_channel::<Msg>();
+    let mut runner = Runner {
+        hub: &hub,
+        results: msg_tx,
+        fetches: HashMap::new(),
+        completion: None,
+        clipboard: None,
+    };
+    let mut events = EventStream::new();
+    let mut tick = tokio::time::interval(Duration::from_millis(TICK_MS));
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    let stop = crate::cli::stop_signal();
+    tokio::pin!(stop);
+    let mut signal_code = None;
+
+    while app.exit.is_none() {
+        let wants_ticks = app.wants_ticks();
+        let first = tokio::select! {
+            event = events.next() => match event {
+                Some(Ok(event)) => translate(event),
+                Some(Err(error)) => return finish(guard, hub, Err(format!("cannot read the terminal: {error}"))).await,
+                None => { app.exit = Some(Exit::Quit); None }
+            },
+            Some(event) = mcp_rx.recv() => Some(Msg::Mcp(event)),
+            Some(msg) = msg_rx.recv() => Some(msg),
+            _ = tick.tick(), if wants_ticks => Some(Msg::Tick),
+            code = &mut stop => { signal_code = Some(code); break; }
+        };
+        let mut pending: Vec<Msg> = first.into_iter().collect();
+        // Coalesce what is already waiting, then draw once.
+        while pending.len() < BATCH {
+            if let Ok(event) = mcp_rx.try_recv() {
+                pending.push(Msg::Mcp(event));
+            } else if let Ok(msg) = msg_rx.try_recv() {
+                pending.push(msg);
+            } else {
+                break;
+            }
+        }
+        for msg in pending {
+            for effect in app.update(msg) {
+                if let Some(msg) = runner.run(effect, &mut guard, &mut events) {
+                    for effect in app.update(msg) {
+                        // An effect's immediate answer never asks for the terminal again.
+                        let _ = runner.run(effect, &mut guard, &mut events);
+                    }
+                }
+            }
+        }
+        guard.draw(&app)?;
+    }
+    let result = match (signal_code, app.exit.take()) {
+        (Some(code), _) => Ok(Outcome { code, print: None }),
+        (None, Some(Exit::Print(text))) => Ok(Outcome {
+            code: 0,
+            print: Some(text),
+        }),
+        _ => Ok(Outcome {
+            code: 0,
+            print: None,
+        }),
+    };
+    finish(guard, hub, result).await
+}
+
+async fn finish(
+    guard: TerminalGuard,
+    hub: Hub,
+    result: Result<Outcome, String>,
+) -> Result<Outcome, String> {
+    drop(guard);
+    let _ = tokio::time::timeout(SHUTDOWN_WAIT, hub.shutdown()).await;
+    result
+}
+
+/// Terminal events as app messages; key releases and repeats of nothing are dropped.
+fn translate(event: Event) -> Option<Msg> {
+    match event {
+        Event::Key(key) if key.kind != KeyEventKind::Release => Some(Msg::Key(key)),
+        Event::Paste(text) => Some(Msg::Paste(text)),
+        Event::Mouse(mouse) => match mouse.kind {
+            MouseEventKind::ScrollUp => Some(Msg::WheelUp),
+            MouseEventKind::ScrollDown => Some(Msg::WheelDown),
+            _ => None,
+        },
+        // A resize needs no message: the frame after it is drawn at the new size.
+        Event::Resize(..) => Some(Msg::Tick),
+        _ => None,
+    }
+}
+
+fn history_path() -> Option<PathBuf> {
+    crate::config::data_dir().map(|d| d.join(History::FILE))
+}
+
+fn load_history() -> (History, Option<String>) {
+    let Some(path) = history_path() else {
+        return (History::default(), None);
+    };
+    match std::fs::read_to_string(&path) {
+        Ok(text) => match History::from_json(&text) {
+            Ok(history) => (history, None),
+            Err(problem) => (
+                History::default(),
+                Some(format!("{problem} ({})", path.display())),
+            ),
+        },
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => (History::default(), None),
+        Err(e) => (
+            History::default(),
+            Some(format!("cannot read {}: {e}", path.display())),
+        ),
+    }
+}
+
+/// Carries out effects.
+struct Runner<'h> {
+    hub: &'h Hub,
+    results: mpsc::UnboundedSender<Msg>,
+    fetches: HashMap<u64, AbortHandle>,
+    completion: Option<AbortHandle>,
+    clipboard: Option<arboard::Clipboard>,
+}
+
+impl Runner<'_> {
+    /// Starts `effect`; effects that finish at once return their message.
+    fn run(
+        &mut self,
+        effect: Effect,
+        guard: &mut TerminalGuard,
+        events: &mut EventStream,
+    ) -> Option<Msg> {
+        match effect {
+            Effect::Complete {
+                id,
+                server,
+                prompt,
+                argument,
+                value,
+                context,
+            } => {
+                let connection = self.hub.connection(&server);
+                let results = self.results.clone();
+                // Only the newest completion matters: drop the one before.
+                if let Some(previous) = self.completion.take() {
+                    previous.abort();
+                }
+                let task = tokio::spawn(async move {
+                    let result = match connection {
+                        Some(c) => c
+                            .complete(&prompt, &argument, &value, &context)
+                            .await
+                            .map_err(|e| e.to_string()),
+                        None => Err(format!("{server} is not connected")),
+                    };
+                    let _ = results.send(Msg::Completed { id, result });
+                });
+                self.completion = Some(task.abort_handle());
+                None
+            }
+            Effect::Fetch {
+                id,
+                server,
+                prompt,
+                arguments,
+                answers,
+            } => {
+                let connection = self.hub.connection(&server);
+                let results = self.results.clone();
+                let task = tokio::spawn(async move {
+                    let result = match connection {
+                        Some(c) => {
+                            let _ = &answers;
+                            c.get_prompt(&prompt, &arguments)
+                                .await
+                                .map(crate::mcp::GetOutcome::Messages)
+                        } // SHIM until MRTR lands
+                        None => Err(McpError::Protocol(format!(
+                            "{server} is not connected (Ctrl-L shows its logs)"
+                        ))),
+                    };
+                    let _ = results.send(Msg::Fetched { id, result });
+                });
+                self.fetches.retain(|_, handle| !handle.is_finished());
+                self.fetches.insert(id, task.abort_handle());
+                None
+            }
+            Effect::CancelFetch { id } => {
+                // Dropping the request future tells the server (`notifications/cancelled`).
+                if let Some(handle) = self.fetches.remove(&id) {
+                    handle.abort();
+                }
+                None
+            }
+            Effect::ReadResource { id, server, uri } => {
+                let connection = self.hub.connection(&server);
+                let results = self.results.clone();
+                tokio::spawn(async move {
+                    let result = match connection {
+                        Some(_c) => Err(McpError::Protocol(format!(
+                            "reading {uri} is not supported yet"
+                        ))), // SHIM
+                        None => Err(McpError::Protocol(format!("{server} is not connected"))),
+                    };
+                    let _ = results.send(Msg::ResourceRead { id, result });
+                });
+                None
+            }
+            Effect::Copy { text } => Some(Msg::Copied(self.copy(&text, guard))),
+            Effect::Save {
+                path,
+                contents,
+                overwrite,
+                purpose,
+            } => {
+                let results = self.results.clone();
+                let path = PathBuf::from(crate::config::expand_tilde(&path.to_string_lossy()));
+                tokio::task::spawn_blocking(move || {
+                    let result = sink::write_atomic(&path, &contents, overwrite);
+                    let _ = results.send(Msg::Saved {
+                        purpose,
+                        path,
+                        result,
+                    });
+                });
+                None
+            }
+            Effect::SaveHistory(history) => {
+                if let Some(path) = history_path() {
+                    tokio::task::spawn_blocking(move || {
+                        if let Some(dir) = path.parent() {
+                            let _ = std::fs::create_dir_all(dir);
+                        }
+                        if let Err(error) =
+                            sink::write_atomic(&path, history.to_json().as_bytes(), true)
+                        {
+                            tracing::warn!(?error, "cannot save the history");
+                        }
+                    });
+                }
+                None
+            }
+            Effect::ExternalEditor { text } => {
+                // The editor reads the terminal: stop reading it here until the editor exits.
+                let stream = std::mem::replace(events, EventStream::new());
+                drop(stream);
+                let result = guard.suspend_for(|| edit_externally(&text));
+                *events = EventStream::new();
+                Some(Msg::Edited(result))
+            }
+        }
+    }
+
+    fn copy(&mut self, text: &str, guard: &mut TerminalGuard) -> Result<ClipboardRoute, String> {
+        if sink::native_clipboard_likely() {
+            if self.clipboard.is_none() {
+                self.clipboard = arboard::Clipboard::new().ok();
+            }
+            if let Some(clipboard) = &mut self.clipboard {
+                match clipboard.set_text(text) {
+                    Ok(()) => return Ok(ClipboardRoute::Native),
+                    Err(error) => tracing::info!(%error, "native clipboard failed; trying OSC 52"),
+                }
+            }
+        }
+        let inside_tmux = std::env::var_os("TMUX").is_some();
+        guard
+            .write_raw(sink::osc52_sequence(text, inside_tmux).as_bytes())
+            .map(|()| ClipboardRoute::Osc52)
+            .map_err(|e| format!("cannot write to the terminal: {e}"))
+    }
+}
+
+/// Runs `$VISUAL` or `$EDITOR` (else `vi`) on a temp file holding `text`; returns the result.
+fn edit_externally(text: &str) -> Result<String, String> {
+    let editor = std::env::var("VISUAL")
+        .ok()
+        .filter(|v| !v.trim().is_empty())
+        .or_else(|| {
+            std::env::var("EDITOR")
+                .ok()
+                .filter(|v| !v.trim().is_empty())
+        })
+        .unwrap_or_else(|| "vi".to_string());
+    let mut file = tempfile::Builder::new()
+        .prefix("mcpick-")
+        .suffix(".md")
+        .tempfile()
+        .map_err(|e| format!("cannot make a temp file for the editor: {e}"))?;
+    file.write_all(text.as_bytes())
+        .and_then(|()| file.flush())
+        .map_err(|e| format!("cannot write the temp file: {e}"))?;
+    // `$EDITOR` may carry arguments (`code --wait`): run it through the shell.
+    let status = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("{editor} \"$1\""))
+        .arg("mcpick-editor")
+        .arg(file.path())
+        .status()
+        .map_err(|e| format!("cannot run the editor `{editor}`: {e}"))?;
+    if !status.success() {
+        return Err(format!(
+            "the editor `{editor}` failed ({status}); the value is unchanged"
+        ));
+    }
+    std::fs::read_to_string(file.path())
+        .map_err(|e| format!("cannot read back the edited text: {e}"))
+}
+
+/// Whether the TUI can run: it needs a terminal to draw on.
+pub fn has_terminal() -> bool {
+    std::io::stdout().is_terminal() || std::io::stderr().is_terminal()
+}

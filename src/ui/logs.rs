@@ -1,0 +1,64 @@
+//! The logs pane: every server's stderr lines and log messages.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use super::{Theme, one_line, titled_block};
+use crate::app::{App, LogsView, ServerState};
+
+pub(super) fn draw(app: &App, view: &LogsView, frame: &mut Frame, area: Rect, theme: &Theme) {
+    let which = match &view.server {
+        Some(server) => format!("server {}", one_line(server)),
+        None => "all servers".into(),
+    };
+    let title = format!(" Logs: {which} (Tab: next server, Esc: close) ");
+    let block = titled_block(Span::styled(title, theme.accent()), true, theme);
+    let inner = block.inner(area);
+    let mut lines: Vec<Line> = Vec::new();
+    for status in &app.servers {
+        if view.server.as_ref().is_some_and(|s| s != &status.name) {
+            continue;
+        }
+        if let ServerState::Failed { error } = &status.state {
+            lines.push(Line::styled(
+                format!("{}: failed: {}", one_line(&status.name), one_line(error)),
+                theme.error(),
+            ));
+        }
+    }
+    let width = app
+        .servers
+        .iter()
+        .map(|s| s.name.chars().count())
+        .max()
+        .unwrap_or(0)
+        .min(16);
+    let mut entries: Vec<Line> = Vec::new();
+    for (server, log) in &app.logs {
+        if view.server.as_ref().is_some_and(|s| s != server) {
+            continue;
+        }
+        for line in log {
+            let source_style = if line.source == "stderr" {
+                theme.dim()
+            } else {
+                theme.busy()
+            };
+            entries.push(Line::from(vec![
+                Span::styled(format!("{:<width$} ", one_line(server)), theme.accent()),
+                Span::styled(format!("{:<7} ", one_line(&line.source)), source_style),
+                Span::raw(one_line(&line.text)),
+            ]));
+        }
+    }
+    if entries.is_empty() && lines.is_empty() {
+        lines.push(Line::styled("Nothing logged yet.", theme.dim()));
+    }
+    let room = (inner.height as usize).saturating_sub(lines.len());
+    let end = entries.len().saturating_sub(view.scroll_from_bottom);
+    let start = end.saturating_sub(room);
+    lines.extend(entries.into_iter().skip(start).take(end - start));
+    frame.render_widget(Paragraph::new(lines).block(block), area);
+}

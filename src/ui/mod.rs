@@ -1,0 +1,300 @@
+//! Drawing: a pure function of the [`App`]. One file per screen.
+
+mod form;
+mod logs;
+mod picker;
+mod questions;
+mod review;
+mod theme;
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
+
+use crate::app::{Action, App, KeyScreen, Overlay, Screen, ServerState, spinner};
+pub use theme::Theme;
+
+/// The smallest terminal mcpick draws in.
+pub const MIN_WIDTH: u16 = 60;
+/// The smallest terminal height mcpick draws in.
+pub const MIN_HEIGHT: u16 = 15;
+
+/// Draws the whole screen.
+pub fn draw(app: &App, frame: &mut Frame) {
+    let area = frame.area();
+    let theme = Theme::new(app.options.color);
+    if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
+        draw_too_small(frame, area, &theme);
+        return;
+    }
+    let [main, status, hints] = Layout::vertical([
+        Constraint::Fill(1),
+        Constraint::Length(1),
+        Constraint::Length(1),
+    ])
+    .areas(area);
+    match &app.overlay {
+        Some(Overlay::Logs(view)) => logs::draw(app, view, frame, main, &theme),
+        _ => match &app.screen {
+            Screen::Picker => picker::draw(app, frame, main, &theme),
+            Screen::Form(form) => form::draw(app, form, frame, main, &theme),
+            Screen::Questions(q) => questions::draw(app, q, frame, main, &theme),
+            Screen::Review(review) => review::draw(app, review, frame, main, &theme),
+        },
+    }
+    draw_status(app, frame, status, &theme);
+    draw_hints(app, frame, hints, &theme);
+    if app.overlay == Some(Overlay::Help) {
+        draw_help(app, frame, main, &theme);
+    }
+}
+
+/// Server text on one line: controls made visible, line breaks as spaces.
+pub(crate) fn one_line(text: &str) -> String {
+    crate::text::sanitize(text).replace(['\n', '\t'], " ")
+}
+
+fn draw_too_small(frame: &mut Frame, area: Rect, theme: &Theme) {
+    let text = vec![
+        Line::styled("Terminal too small", theme.error()),
+        Line::raw(format!(
+            "mcpick needs {MIN_WIDTH}×{MIN_HEIGHT}; this one is {}×{}.",
+            area.width, area.height
+        )),
+        Line::raw("Make the window larger (Ctrl-C quits)."),
+    ];
+    let height = (text.len() as u16).min(area.height);
+    let y = area.y + area.height.saturating_sub(height) / 2;
+    frame.render_widget(
+        Paragraph::new(text).wrap(Wrap { trim: true }).centered(),
+        Rect {
+            x: area.x,
+            y,
+            width: area.width,
+            height,
+        },
+    );
+}
+
+fn draw_status(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
+    let mut spans = Vec::new();
+    for server in &app.servers {
+        if !spans.is_empty() {
+            spans.push(Span::raw("  "));
+        }
+        match &server.state {
+            ServerState::Connecting => {
+                spans.push(Span::styled(
+                    format!("{} ", spinner(app.tick)),
+                    theme.busy(),
+                ));
+                spans.push(Span::raw(one_line(&server.name)));
+            }
+            ServerState::Ready { prompts, .. } => {
+                spans.push(Span::styled("● ", theme.ok()));
+                spans.push(Span::raw(one_line(&server.name)));
+                spans.push(Span::styled(format!(" {prompts}"), theme.dim()));
+            }
+            ServerState::Failed { .. } => {
+                spans.push(Span::styled("✗ ", theme.error()));
+                spans.push(Span::styled(
+                    format!("{} failed", one_line(&server.name)),
+                    theme.error(),
+                ));
+            }
+        }
+    }
+    if app.servers.is_empty() {
+        spans.push(Span::styled("no servers configured", theme.dim()));
+    }
+    let Some(flash) = &app.flash else {
+        frame.render_widget(Paragraph::new(Line::from(spans)), area);
+        return;
+    };
+    let flash_text = one_line(&flash.text);
+    let flash_width = (flash_text.chars().count() as u16 + 1).min(area.width);
+    let [servers, notice] =
+        Layout::horizontal([Constraint::Fill(1), Constraint::Length(flash_width)]).areas(area);
+    frame.render_widget(Paragraph::new(Line::from(spans)), servers);
+    let style = if flash.error {
+        theme.error()
+    } else {
+        theme.accent()
+    };
+    frame.render_widget(
+        Paragraph::new(Line::styled(flash_text, style)).right_aligned(),
+        notice,
+    );
+}
+
+/// The actions worth a hint on each screen, in order.
+fn hinted(app: &App) -> Vec<Action> {
+    use Action::*;
+    if matches!(app.overlay, Some(Overlay::Logs(_))) {
+        return vec![NextServer, Up, Home, End, Back];
+    }
+    match &app.screen {
+        Screen::Picker => vec![Pick, Down, Logs, Help, Quit],
+        Screen::Form(form) if form.fetching.is_some() => vec![Back],
+        Screen::Form(_) => vec![
+            NextOrSubmit,
+            NextField,
+            Submit,
+            Newline,
+            ExternalEditor,
+            Back,
+            Help,
+        ],
+        Screen::Questions(_) => vec![Submit, NextField, Decline, Back, Help],
+        Screen::Review(r) if r.editor.is_some() => vec![Back],
+        Screen::Review(r) if r.is_typing() => vec![Back],
+        Screen::Review(_) => vec![
+            Accept,
+            Edit,
+            ToggleRole,
+            Delete,
+            Add,
+            Restore,
+            Copy,
+            Save,
+            CycleFormat,
+            Preview,
+            Back,
+            Help,
+        ],
+    }
+}
+
+fn draw_hints(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
+    let screen = app.key_screen();
+    let mut spans = Vec::new();
+    let extra = match &app.screen {
+        Screen::Review(r) if r.editor.is_some() => Some("editing: type freely"),
+        Screen::Review(r) if r.input.is_some() => Some("Enter saves"),
+        Screen::Review(r) if r.confirm.is_some() => Some("y replaces · any other key keeps it"),
+        _ => None,
+    };
+    if let Some(extra) = extra {
+        spans.push(Span::styled(extra, theme.dim()));
+    }
+    for action in hinted(app) {
+        let Some(key) = app.keys.hint(screen, action) else {
+            continue;
+        };
+        if !spans.is_empty() {
+            spans.push(Span::styled(" · ", theme.dim()));
+        }
+        spans.push(Span::styled(key, theme.key()));
+        spans.push(Span::raw(format!(" {}", short_label(action))));
+    }
+    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+fn short_label(action: Action) -> &'static str {
+    match action {
+        Action::Pick => "open",
+        Action::Down => "move",
+        Action::Logs => "logs",
+        Action::Help => "help",
+        Action::Quit => "quit",
+        Action::NextOrSubmit => "next/submit",
+        Action::NextField => "next/accept",
+        Action::Submit => "submit",
+        Action::Newline => "new line",
+        Action::ExternalEditor => "$EDITOR",
+        Action::Back => "back",
+        Action::Decline => "decline",
+        Action::Accept => "accept",
+        Action::Edit => "edit",
+        Action::ToggleRole => "role",
+        Action::Delete => "delete",
+        Action::Add => "add",
+        Action::Restore => "restore",
+        Action::Copy => "copy",
+        Action::Save => "save",
+        Action::CycleFormat => "format",
+        Action::Preview => "preview",
+        Action::NextServer => "server",
+        Action::Up => "scroll",
+        Action::Home => "oldest",
+        Action::End => "newest",
+        other => other.describe(),
+    }
+}
+
+fn draw_help(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
+    let screen = app.key_screen();
+    let title = match screen {
+        KeyScreen::Picker => "Keys: prompt menu",
+        KeyScreen::Form => "Keys: argument form",
+        KeyScreen::Questions => "Keys: the server's questions",
+        KeyScreen::Review => "Keys: review",
+        KeyScreen::Editor => "Keys: editing",
+        KeyScreen::Logs => "Keys: logs",
+    };
+    let mut lines: Vec<Line> = Vec::new();
+    for (action, keys) in app.keys.bindings(screen) {
+        if keys.is_empty() {
+            continue;
+        }
+        let keys: Vec<String> = keys.iter().map(ToString::to_string).collect();
+        lines.push(Line::from(vec![
+            Span::styled(format!("{:<18}", keys.join(", ")), theme.key()),
+            Span::raw(action.describe()),
+        ]));
+    }
+    let notes: &[&str] = match screen {
+        KeyScreen::Picker => &[
+            "Type to filter (fuzzy over server, name, title, description).",
+            "/server:prompt narrows to one server. Backspace, Ctrl-U, Ctrl-W edit.",
+            "? opens this help while the search line is empty.",
+        ],
+        KeyScreen::Form => &[
+            "Tab takes the highlighted suggestion, else goes to the next field.",
+            "Other keys edit the value (Ctrl-A/E home/end style as in Emacs).",
+        ],
+        KeyScreen::Questions => &["Space or ←/→ choose for yes/no and choice fields."],
+        KeyScreen::Editor => &["Everything else edits the text (Ctrl-Z undo, Ctrl-Y redo)."],
+        _ => &[],
+    };
+    if !notes.is_empty() {
+        lines.push(Line::raw(""));
+        lines.extend(notes.iter().map(|n| Line::styled(*n, theme.dim())));
+    }
+    lines.push(Line::raw(""));
+    lines.push(Line::styled(
+        "Any key closes this help. Keys can be changed in the config's [keys] tables.",
+        theme.dim(),
+    ));
+    let width = area.width.min(84);
+    let height = (lines.len() as u16 + 2).min(area.height);
+    let popup = Rect {
+        x: area.x + (area.width - width) / 2,
+        y: area.y + (area.height - height) / 2,
+        width,
+        height,
+    };
+    frame.render_widget(Clear, popup);
+    frame.render_widget(
+        Paragraph::new(lines).wrap(Wrap { trim: false }).block(
+            Block::default()
+                .borders(Borders::ALL)
+                .border_style(theme.accent())
+                .title(Span::styled(format!(" {title} "), theme.accent())),
+        ),
+        popup,
+    );
+}
+
+/// A bordered block with a title, accented when focused.
+pub(crate) fn titled_block<'a>(
+    title: impl Into<Line<'a>>,
+    focused: bool,
+    theme: &Theme,
+) -> Block<'a> {
+    Block::default()
+        .borders(Borders::ALL)
+        .border_style(if focused { theme.accent() } else { theme.dim() })
+        .title(title)
+}
