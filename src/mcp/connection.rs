@@ -991,3 +991,76 @@ async fn listen_for_list_changes(
         backoff = (backoff * 2).min(Duration::from_secs(60));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mcp::input::{FieldKind, QuestionKind};
+    use serde_json::json;
+
+    /// What `prompts_get` sees of an `input_required` result, through the SDK's types.
+    fn asked(result: serde_json::Value) -> (bool, crate::mcp::input::InputRequest) {
+        let result: ServerResult = serde_json::from_value(result).unwrap();
+        match result {
+            ServerResult::InputRequiredResult(typed) => (
+                true,
+                mrtr::parse_input_required(&serde_json::to_value(&typed).unwrap()),
+            ),
+            ServerResult::CustomResult(raw) if mrtr::is_input_required(&raw.0) => {
+                (false, mrtr::parse_input_required(&raw.0))
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn typed_input_required_results_keep_schema_order_and_legacy_labels() {
+        let (typed, request) = asked(json!({"resultType":"input_required","inputRequests":{
+            "q":{"method":"elicitation/create","params":{"message":"m","requestedSchema":{
+                "type":"object","properties":{
+                    "zeta":{"type":"string","enum":["a","b"],"enumNames":["A","B"]},
+                    "alpha":{"type":"array","items":{"anyOf":[{"const":"x","title":"X"}]}},
+                    "mid":{"type":"number","maximum":2.5}}}}}},
+            "requestState":"s"}));
+        assert!(typed, "the SDK should type this result");
+        let QuestionKind::Form { fields, .. } = &request.questions[0].kind else {
+            panic!("{request:?}")
+        };
+        let names: Vec<&str> = fields.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(names, ["zeta", "alpha", "mid"]);
+        assert!(
+            matches!(&fields[0].kind, FieldKind::Choice { labels, .. } if labels == &["A", "B"])
+        );
+        assert!(matches!(
+            &fields[1].kind,
+            FieldKind::Choice { multiple: true, .. }
+        ));
+        assert_eq!(request.request_state.as_deref(), Some("s"));
+    }
+
+    #[test]
+    fn input_required_results_the_sdk_cannot_type_are_read_raw() {
+        let (typed, request) = asked(json!({"resultType":"input_required","inputRequests":{
+            "a":{"method":"tasks/frobnicate"},
+            "b":{"method":"elicitation/create","params":{"message":"m","requestedSchema":{
+                "type":"object","properties":{"when":{"type":"string","format":"x-odd"}}}}}}}));
+        assert!(!typed);
+        assert_eq!(request.questions.len(), 2);
+        assert!(matches!(
+            &request.questions[1].kind,
+            QuestionKind::Form { fields, .. }
+                if fields[0].kind == FieldKind::Text { format: Some("x-odd".into()), min_length: None, max_length: None }
+        ));
+    }
+
+    #[test]
+    fn elicitation_is_declared_as_form_only() {
+        let meta = serde_json::to_value(elicitation_meta()).unwrap();
+        assert_eq!(
+            meta,
+            json!({"io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}}})
+        );
+        let handshake = serde_json::to_value(client_info().capabilities).unwrap();
+        assert_eq!(handshake, json!({}));
+    }
+}
