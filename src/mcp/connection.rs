@@ -77,10 +77,11 @@ impl ClientHandler for Handler {
                     .map(str::to_string)
             })
             .unwrap_or_default();
-        let line = self.log.push(
-            "mcpick",
-            &format!("declined the server's elicitation/create (answerable only in 2026-07-28 prompts/get): {message}"),
+        let note = format!(
+            "declined the server's elicitation/create \
+             (answerable only in 2026-07-28 prompts/get): {message}"
         );
+        let line = self.log.push("mcpick", &note);
         tracing::info!(target: "mcpick::server", server = %self.server, "{}", line.text);
         if let Some(tx) = &self.lines {
             let _ = tx.try_send(line);
