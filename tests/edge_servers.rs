@@ -470,3 +470,143 @@ fn read_logs(dir: &std::path::Path) -> String {
     assert!(!text.is_empty(), "no log file in {}", dir.display());
     text
 }
+
+/// Connects straight through `Connection` (no hub) to the fake server in `mode`.
+async fn connect_fake(mode: &str) -> mcpick::mcp::Connection {
+    let config =
+        mcpick::config::parse(&fake("fake", mode), std::path::Path::new("t.toml"), &|_| {
+            None
+        })
+        .unwrap();
+    let log = std::sync::Arc::new(mcpick::mcp::ServerLog::default());
+    mcpick::mcp::Connection::connect(&config.servers[0], log, None)
+        .await
+        .unwrap_or_else(|e| panic!("connect: {e}"))
+}
+
+fn first_text(messages: &mcpick::mcp::PromptMessages) -> String {
+    match &messages.messages[0].content {
+        mcpick::mcp::Content::Known(mcpick::mcp::KnownContent::Text { text, .. }) => text.clone(),
+        other => panic!("not text: {other:?}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn input_required_questions_are_asked_and_the_answers_sent_back() {
+    use mcpick::mcp::{Answer, FieldKind, GetOutcome, InputAnswers, QuestionKind};
+    let connection = connect_fake("input-required").await;
+    assert_eq!(connection.details().protocol_version, "2026-07-28");
+    let arguments = Default::default();
+    let asked = match connection
+        .get_prompt_round("ask", &arguments, None)
+        .await
+        .unwrap()
+    {
+        GetOutcome::InputRequired(asked) => asked,
+        other => panic!("expected questions, got {other:?}"),
+    };
+    assert_eq!(
+        asked.request_state.as_deref(),
+        Some("st\u{e9} \"q\" \\ /x== \u{2603}")
+    );
+    let login = asked.questions.iter().find(|q| q.key == "login").unwrap();
+    let QuestionKind::Form { message, fields } = &login.kind else {
+        panic!("{login:?}")
+    };
+    assert_eq!(message, "Who is asking?");
+    let names: Vec<&str> = fields.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(names, ["name", "color", "count"], "the schema's order");
+    assert!(fields[0].required && !fields[1].required);
+    assert_eq!(fields[0].title.as_deref(), Some("Name"));
+    assert_eq!(
+        fields[1].kind,
+        FieldKind::Choice {
+            values: vec!["r".into(), "g".into()],
+            labels: vec!["Red".into(), "Green".into()],
+            multiple: false
+        }
+    );
+    assert_eq!(fields[2].default, Some(serde_json::json!(2)));
+    let llm = asked.questions.iter().find(|q| q.key == "llm").unwrap();
+    assert!(
+        matches!(&llm.kind, QuestionKind::Unsupported { method, .. } if method == "sampling/createMessage"),
+        "{llm:?}"
+    );
+
+    let mut content = serde_json::Map::new();
+    content.insert("name".into(), "octocat".into());
+    content.insert("color".into(), "g".into());
+    content.insert("count".into(), 3.into());
+    let answers = InputAnswers {
+        answers: vec![
+            ("login".into(), Answer::Accept(content)),
+            ("llm".into(), Answer::Decline),
+        ],
+        request_state: asked.request_state.clone(),
+    };
+    let filled = match connection
+        .get_prompt_round("ask", &arguments, Some(&answers))
+        .await
+        .unwrap_or_else(|e| panic!("the retry was refused: {e}"))
+    {
+        GetOutcome::Messages(messages) => messages,
+        other => panic!("expected messages, got {other:?}"),
+    };
+    assert_eq!(first_text(&filled), "Hello octocat, you like g (x3)");
+
+    // The CLI's get_prompt declares no elicitation: this server then refuses (-32021).
+    let refused = connection.get_prompt("ask", &arguments).await.unwrap_err();
+    assert_eq!(refused.code(), Some(-32021), "{refused}");
+    connection.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn state_only_rounds_are_retried_and_unknown_questions_named() {
+    use mcpick::mcp::{GetOutcome, McpError, QuestionKind};
+    let connection = connect_fake("input-required").await;
+    let arguments = Default::default();
+    match connection.get_prompt_round("busy", &arguments, None).await {
+        Ok(GetOutcome::Messages(messages)) => {
+            assert_eq!(first_text(&messages), "served after shedding")
+        }
+        other => panic!("{other:?}"),
+    }
+    let busy = connection.get_prompt("busy", &arguments).await.unwrap();
+    assert_eq!(first_text(&busy), "served after shedding");
+    match connection
+        .get_prompt_round("odd-ask", &arguments, None)
+        .await
+    {
+        Ok(GetOutcome::InputRequired(asked)) => {
+            assert_eq!(asked.request_state, None);
+            assert!(matches!(
+                &asked.questions[0].kind,
+                QuestionKind::Unsupported { method, .. } if method == "tasks/frobnicate"
+            ));
+        }
+        other => panic!("{other:?}"),
+    }
+    match connection.get_prompt("odd-ask", &arguments).await {
+        Err(McpError::InputRequired(what)) => assert!(what.contains("`x`"), "{what}"),
+        other => panic!("{other:?}"),
+    }
+    connection.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_legacy_elicitation_request_is_declined() {
+    let connection = connect_fake("legacy-elicit").await;
+    assert_eq!(connection.details().protocol_version, "2025-06-18");
+    let filled = connection
+        .get_prompt("hello", &Default::default())
+        .await
+        .unwrap();
+    assert_eq!(first_text(&filled), "elicitation answered: decline");
+    let log = connection.log().lines();
+    assert!(
+        log.iter()
+            .any(|l| l.text.contains("declined the server's elicitation/create")),
+        "{log:?}"
+    );
+    connection.shutdown().await;
+}

@@ -259,3 +259,66 @@ fn streamable_http_lists_and_gets() {
     assert_eq!(servers[0]["transport"], "http");
     assert_eq!(servers[0]["protocolVersion"], "2025-11-25");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn read_resource_returns_text_and_blob_contents() {
+    use mcpick::mcp::{Connection, EmbeddedResource, McpError, ServerLog};
+    let config = mcpick::config::parse(
+        &everything_stdio("everything"),
+        std::path::Path::new("t.toml"),
+        &|_| None,
+    )
+    .unwrap();
+    let connection = Connection::connect(
+        &config.servers[0],
+        std::sync::Arc::new(ServerLog::default()),
+        None,
+    )
+    .await
+    .unwrap_or_else(|e| panic!("connect: {e}"));
+    assert!(connection.details().resources, "{:?}", connection.details());
+
+    let uri = "demo://resource/static/document/features.md";
+    let contents = connection.read_resource(uri).await.unwrap();
+    assert_eq!(contents.len(), 1, "{contents:?}");
+    match &contents[0] {
+        EmbeddedResource::Text {
+            uri: got,
+            mime_type,
+            text,
+            ..
+        } => {
+            assert_eq!(got, uri);
+            assert_eq!(mime_type.as_deref(), Some("text/markdown"));
+            let on_disk =
+                std::fs::read_to_string(everything_js().parent().unwrap().join("docs/features.md"))
+                    .unwrap();
+            assert_eq!(text, &on_disk);
+        }
+        other => panic!("expected text, got {other:?}"),
+    }
+
+    let contents = connection
+        .read_resource("demo://resource/dynamic/blob/7")
+        .await
+        .unwrap();
+    match &contents[..] {
+        [EmbeddedResource::Blob { uri, blob, .. }] => {
+            assert_eq!(uri, "demo://resource/dynamic/blob/7");
+            use base64::Engine;
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(blob)
+                .unwrap();
+            let text = String::from_utf8(bytes).unwrap();
+            assert!(text.starts_with("Resource 7: "), "{text}");
+        }
+        other => panic!("expected one blob, got {other:?}"),
+    }
+
+    let missing = connection
+        .read_resource("demo://resource/nowhere")
+        .await
+        .unwrap_err();
+    assert!(matches!(missing, McpError::Server { .. }), "{missing}");
+    connection.shutdown().await;
+}

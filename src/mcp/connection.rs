@@ -9,13 +9,15 @@ use rmcp::ClientHandler;
 use rmcp::model::{
     ArgumentInfo, CancelledNotification, CancelledNotificationParam, ClientCapabilities,
     ClientConfig, ClientNotification, ClientRequest, CompleteRequest, CompleteRequestParams,
-    CompletionContext, GetPromptRequest, GetPromptRequestParams, Implementation,
-    ListPromptsRequest, PaginatedRequestParams, ProtocolVersion, Reference, RequestId,
-    ServerNotification, ServerResult, SubscriptionFilter,
+    CompletionContext, ElicitResult, ElicitationAction, ElicitationCapability,
+    FormElicitationCapability, GetPromptRequest, GetPromptRequestParams, Implementation,
+    ListPromptsRequest, PaginatedRequestParams, ProtocolVersion, ReadResourceRequest,
+    ReadResourceRequestParams, Reference, RequestId, RequestMetaObject, ServerNotification,
+    ServerResult, SubscriptionFilter,
 };
 use rmcp::service::{
     ClientInitializeError, ClientLifecycleMode, ClientServiceExt, NotificationContext, Peer,
-    PeerRequestOptions, RoleClient, RunningService, ServiceError,
+    PeerRequestOptions, RequestContext, RoleClient, RunningService, ServiceError,
 };
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
@@ -23,9 +25,12 @@ use tokio::sync::{Notify, mpsc};
 
 use super::child::{ChildProcess, SpawnSpec, describe_exit};
 use super::error::McpError;
+use super::input::{GetOutcome, InputAnswers};
 use super::log::ServerLog;
+use super::mrtr;
 use super::types::{
-    Completion, LogLine, Message, PromptArg, PromptInfo, PromptMessages, ServerDetails, ServerId,
+    Completion, EmbeddedResource, LogLine, Message, PromptArg, PromptInfo, PromptMessages,
+    ServerDetails, ServerId,
 };
 use crate::config::{ServerConfig, TransportConfig};
 
@@ -57,6 +62,33 @@ impl ClientHandler for Handler {
         self.list_changed.notify_one();
     }
 
+    /// A legacy server's mid-request `elicitation/create` (never declared, see
+    /// [`client_info`]): declined at once, with a note in the server's log.
+    async fn create_elicitation(
+        &self,
+        request: rmcp::model::ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, rmcp::ErrorData> {
+        let message = serde_json::to_value(&request)
+            .ok()
+            .and_then(|v| {
+                v.get("message")
+                    .and_then(|m| m.as_str())
+                    .map(str::to_string)
+            })
+            .unwrap_or_default();
+        let note = format!(
+            "declined the server's elicitation/create \
+             (answerable only in 2026-07-28 prompts/get): {message}"
+        );
+        let line = self.log.push("mcpick", &note);
+        tracing::info!(target: "mcpick::server", server = %self.server, "{}", line.text);
+        if let Some(tx) = &self.lines {
+            let _ = tx.try_send(line);
+        }
+        Ok(ElicitResult::new(ElicitationAction::Decline))
+    }
+
     // Logging is deprecated in 2026-07-28, but older servers still send it.
     #[allow(deprecated)]
     async fn on_logging_message(
@@ -84,13 +116,35 @@ impl ClientHandler for Handler {
     }
 }
 
-/// The client identity mcpick sends. It declares no optional capabilities: prompt picking
-/// needs none, and servers then must not send sampling, roots or elicitation requests.
+/// The client identity mcpick sends. It declares no optional capabilities at the
+/// handshake, so servers must not send sampling, roots or elicitation requests.
+///
+/// Form elicitation is declared only per request, and only where mcpick can put the
+/// questions to the user: on the `prompts/get` of [`Connection::get_prompt_round`] to a
+/// 2026-07-28 server, whose questions come back as an `input_required` result
+/// ([`elicitation_meta`]). Legacy servers (≤ 2025-11-25) would instead send
+/// `elicitation/create` in the middle of `prompts/get`, which the picker has no way to show
+/// at that moment: declaring it to them would only invite requests that always end in
+/// "decline", where an undeclared client lets a server fall back to filling the prompt
+/// without asking. (The handshake's capabilities are the same object for both eras in the
+/// SDK's dual-era handshake, so they stay empty.) A legacy server that asks anyway is
+/// answered with decline by [`Handler`].
 fn client_info() -> ClientConfig {
     ClientConfig::new(
         ClientCapabilities::default(),
         Implementation::new("mcpick", env!("CARGO_PKG_VERSION")).with_title("mcpick"),
     )
+}
+
+/// Per-request `_meta` declaring form elicitation (2026-07-28 `clientCapabilities`); it
+/// replaces the handshake's empty capabilities for that one request.
+fn elicitation_meta() -> RequestMetaObject {
+    let mut capabilities = ClientCapabilities::default();
+    capabilities.elicitation =
+        Some(ElicitationCapability::new().with_form(FormElicitationCapability::new()));
+    let mut meta = RequestMetaObject::new();
+    meta.set_client_capabilities(capabilities);
+    meta
 }
 
 /// The protocol versions mcpick speaks, newest first.
@@ -293,11 +347,42 @@ impl Connection {
     }
 
     /// Fills a prompt. Dropping the future cancels the request (`notifications/cancelled`).
+    /// Declares no elicitation, so a 2026-07-28 server fills the prompt without asking if it
+    /// can; questions it asks anyway come back as [`McpError::InputRequired`] naming them.
     pub async fn get_prompt(
         &self,
         name: &str,
         arguments: &BTreeMap<String, String>,
     ) -> Result<PromptMessages, McpError> {
+        match self.prompts_get(name, arguments, None, false).await? {
+            GetOutcome::Messages(messages) => Ok(messages),
+            GetOutcome::InputRequired(request) => {
+                Err(McpError::InputRequired(mrtr::describe(&request)))
+            }
+        }
+    }
+
+    /// One round of filling a prompt that may ask the user first (2026-07-28
+    /// `input_required`): call with `answers: None`, then, while it returns
+    /// [`GetOutcome::InputRequired`], again with the user's answers and that result's
+    /// `request_state`. Declares form elicitation to 2026-07-28 servers. Rounds that carry
+    /// only `requestState` are retried here at once. Dropping the future cancels the request.
+    pub async fn get_prompt_round(
+        &self,
+        name: &str,
+        arguments: &BTreeMap<String, String>,
+        answers: Option<&InputAnswers>,
+    ) -> Result<GetOutcome, McpError> {
+        self.prompts_get(name, arguments, answers, true).await
+    }
+
+    async fn prompts_get(
+        &self,
+        name: &str,
+        arguments: &BTreeMap<String, String>,
+        answers: Option<&InputAnswers>,
+        can_ask: bool,
+    ) -> Result<GetOutcome, McpError> {
         let args: serde_json::Map<String, serde_json::Value> = arguments
             .iter()
             .map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone())))
@@ -306,43 +391,89 @@ impl Connection {
         if !args.is_empty() {
             params = params.with_arguments(args);
         }
+        if let Some(answers) = answers {
+            params.input_responses = Some(mrtr::input_responses(answers).into_iter().collect());
+            params.request_state = answers.request_state.clone();
+        }
+        // Only 2026-07-28 servers ask through `input_required`; legacy ones would send
+        // `elicitation/create` mid-request, which `Handler` declines (see `client_info`).
+        let elicitation = can_ask && self.is_modern();
         for _ in 0..MAX_INPUT_ROUNDS {
             let request = ClientRequest::GetPromptRequest(GetPromptRequest::new(params.clone()));
-            match self.request("prompts/get", request).await? {
+            let options = if elicitation {
+                PeerRequestOptions::no_options().with_meta(elicitation_meta())
+            } else {
+                PeerRequestOptions::no_options()
+            };
+            let asked = match self.request_with("prompts/get", request, options).await? {
                 ServerResult::GetPromptResult(result) => {
                     let mut value = serde_json::to_value(&result).map_err(|e| {
                         McpError::Protocol(format!("cannot read the messages: {e}"))
                     })?;
                     tidy_annotations(&mut value);
-                    return read_messages(value);
+                    return read_messages(value).map(GetOutcome::Messages);
+                }
+                // The SDK types questions it knows; one it does not (an unknown method, a
+                // schema beyond its types) leaves the whole result raw.
+                ServerResult::InputRequiredResult(request) => {
+                    let value = serde_json::to_value(&request).map_err(|e| {
+                        McpError::Protocol(format!("cannot read the questions: {e}"))
+                    })?;
+                    mrtr::parse_input_required(&value)
+                }
+                ServerResult::CustomResult(custom) if mrtr::is_input_required(&custom.0) => {
+                    mrtr::parse_input_required(&custom.0)
                 }
                 // A result the SDK has no type for (a content kind or role from beyond the
                 // schema it knows) arrives raw: read it with mcpick's own, more tolerant types.
                 ServerResult::CustomResult(custom) if custom.0.get("messages").is_some() => {
-                    return read_messages(custom.0);
-                }
-                ServerResult::InputRequiredResult(request) => {
-                    if let Some(asked) = request.input_requests.as_ref().filter(|r| !r.is_empty()) {
-                        let keys = serde_json::to_value(asked)
-                            .ok()
-                            .and_then(|v| {
-                                v.as_object().map(|o| o.keys().cloned().collect::<Vec<_>>())
-                            })
-                            .unwrap_or_default();
-                        return Err(McpError::InputRequired(format!(
-                            "it asked for {} (answering such questions is not supported here yet)",
-                            keys.join(", ")
-                        )));
-                    }
-                    // Only `requestState` (e.g. load shedding): retry at once, echoing it.
-                    params.request_state = request.request_state;
-                    params.input_responses = None;
+                    return read_messages(custom.0).map(GetOutcome::Messages);
                 }
                 other => return Err(unexpected("prompts/get", &other)),
+            };
+            if !asked.questions.is_empty() {
+                return Ok(GetOutcome::InputRequired(asked));
             }
+            // Only `requestState` (e.g. load shedding): retry at once, echoing it.
+            params.request_state = asked.request_state;
+            params.input_responses = None;
         }
         Err(McpError::Protocol(format!(
             "prompts/get still asked for input after {MAX_INPUT_ROUNDS} rounds"
+        )))
+    }
+
+    /// Reads a resource (`resources/read`): its contents, text or base64 blobs. Questions
+    /// a 2026-07-28 server asks first are not answered: they fail as
+    /// [`McpError::InputRequired`]. Dropping the future cancels the request.
+    pub async fn read_resource(&self, uri: &str) -> Result<Vec<EmbeddedResource>, McpError> {
+        let mut params = ReadResourceRequestParams::new(uri);
+        for _ in 0..MAX_INPUT_ROUNDS {
+            let request =
+                ClientRequest::ReadResourceRequest(ReadResourceRequest::new(params.clone()));
+            let value = match self.request("resources/read", request).await? {
+                ServerResult::ReadResourceResult(result) => serde_json::to_value(&result)
+                    .map_err(|e| McpError::Protocol(format!("cannot read the contents: {e}")))?,
+                ServerResult::InputRequiredResult(request) => serde_json::to_value(&request)
+                    .map_err(|e| McpError::Protocol(format!("cannot read the questions: {e}")))?,
+                ServerResult::CustomResult(custom)
+                    if mrtr::is_input_required(&custom.0) || custom.0.get("contents").is_some() =>
+                {
+                    custom.0
+                }
+                other => return Err(unexpected("resources/read", &other)),
+            };
+            if !mrtr::is_input_required(&value) {
+                return read_contents(&value);
+            }
+            let asked = mrtr::parse_input_required(&value);
+            if !asked.questions.is_empty() {
+                return Err(McpError::InputRequired(mrtr::describe(&asked)));
+            }
+            params.request_state = asked.request_state;
+        }
+        Err(McpError::Protocol(format!(
+            "resources/read still asked for input after {MAX_INPUT_ROUNDS} rounds"
         )))
     }
 
@@ -393,9 +524,20 @@ impl Connection {
         method: &str,
         request: ClientRequest,
     ) -> Result<ServerResult, McpError> {
+        self.request_with(method, request, PeerRequestOptions::no_options())
+            .await
+    }
+
+    /// [`Connection::request`] with options (e.g. extra `_meta`).
+    async fn request_with(
+        &self,
+        method: &str,
+        request: ClientRequest,
+        options: PeerRequestOptions,
+    ) -> Result<ServerResult, McpError> {
         let handle = self
             .peer
-            .send_request_with_option(request, PeerRequestOptions::no_options())
+            .send_request_with_option(request, options)
             .await
             .map_err(|e| self.service_error(e))?;
         let mut in_flight = InFlight {
@@ -488,6 +630,25 @@ fn read_messages(value: serde_json::Value) -> Result<PromptMessages, McpError> {
         description,
         messages,
     })
+}
+
+/// Reads a `resources/read` result's `contents` with mcpick's types.
+fn read_contents(value: &serde_json::Value) -> Result<Vec<EmbeddedResource>, McpError> {
+    let Some(list) = value.get("contents").and_then(|c| c.as_array()) else {
+        return Err(McpError::Protocol(
+            "the result has no `contents` list".into(),
+        ));
+    };
+    list.iter()
+        .enumerate()
+        .map(|(i, item)| {
+            serde_json::from_value::<EmbeddedResource>(item.clone()).map_err(|e| {
+                McpError::Protocol(format!(
+                    "item {i} of the contents is neither text nor a blob: {e}"
+                ))
+            })
+        })
+        .collect()
 }
 
 /// The SDK keeps `annotations.priority` as a 32-bit float (0.3 becomes
@@ -780,6 +941,7 @@ fn details(
             .and_then(|p| p.list_changed)
             .unwrap_or(false),
         completions: info.capabilities.completions.is_some(),
+        resources: info.capabilities.resources.is_some(),
         capabilities,
     })
 }
@@ -828,5 +990,78 @@ async fn listen_for_list_changes(
         first = false;
         tokio::time::sleep(backoff).await;
         backoff = (backoff * 2).min(Duration::from_secs(60));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mcp::input::{FieldKind, QuestionKind};
+    use serde_json::json;
+
+    /// What `prompts_get` sees of an `input_required` result, through the SDK's types.
+    fn asked(result: serde_json::Value) -> (bool, crate::mcp::input::InputRequest) {
+        let result: ServerResult = serde_json::from_value(result).unwrap();
+        match result {
+            ServerResult::InputRequiredResult(typed) => (
+                true,
+                mrtr::parse_input_required(&serde_json::to_value(&typed).unwrap()),
+            ),
+            ServerResult::CustomResult(raw) if mrtr::is_input_required(&raw.0) => {
+                (false, mrtr::parse_input_required(&raw.0))
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn typed_input_required_results_keep_schema_order_and_legacy_labels() {
+        let (typed, request) = asked(json!({"resultType":"input_required","inputRequests":{
+            "q":{"method":"elicitation/create","params":{"message":"m","requestedSchema":{
+                "type":"object","properties":{
+                    "zeta":{"type":"string","enum":["a","b"],"enumNames":["A","B"]},
+                    "alpha":{"type":"array","items":{"anyOf":[{"const":"x","title":"X"}]}},
+                    "mid":{"type":"number","maximum":2.5}}}}}},
+            "requestState":"s"}));
+        assert!(typed, "the SDK should type this result");
+        let QuestionKind::Form { fields, .. } = &request.questions[0].kind else {
+            panic!("{request:?}")
+        };
+        let names: Vec<&str> = fields.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(names, ["zeta", "alpha", "mid"]);
+        assert!(
+            matches!(&fields[0].kind, FieldKind::Choice { labels, .. } if labels == &["A", "B"])
+        );
+        assert!(matches!(
+            &fields[1].kind,
+            FieldKind::Choice { multiple: true, .. }
+        ));
+        assert_eq!(request.request_state.as_deref(), Some("s"));
+    }
+
+    #[test]
+    fn input_required_results_the_sdk_cannot_type_are_read_raw() {
+        let (typed, request) = asked(json!({"resultType":"input_required","inputRequests":{
+            "a":{"method":"tasks/frobnicate"},
+            "b":{"method":"elicitation/create","params":{"message":"m","requestedSchema":{
+                "type":"object","properties":{"when":{"type":"string","format":"x-odd"}}}}}}}));
+        assert!(!typed);
+        assert_eq!(request.questions.len(), 2);
+        assert!(matches!(
+            &request.questions[1].kind,
+            QuestionKind::Form { fields, .. }
+                if fields[0].kind == FieldKind::Text { format: Some("x-odd".into()), min_length: None, max_length: None }
+        ));
+    }
+
+    #[test]
+    fn elicitation_is_declared_as_form_only() {
+        let meta = serde_json::to_value(elicitation_meta()).unwrap();
+        assert_eq!(
+            meta,
+            json!({"io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}}})
+        );
+        let handshake = serde_json::to_value(client_info().capabilities).unwrap();
+        assert_eq!(handshake, json!({}));
     }
 }

@@ -7,6 +7,7 @@ mod error;
 mod hub;
 mod input;
 mod log;
+mod mrtr;
 mod server;
 mod types;
 

@@ -272,6 +272,9 @@ pub struct ServerDetails {
     pub prompts_list_changed: bool,
     /// Whether the server declared `completions`.
     pub completions: bool,
+    /// Whether the server declared `resources` (so `resources/read` may work).
+    #[serde(default)]
+    pub resources: bool,
 }
 
 /// A `notifications/message` log line or a stderr line.

@@ -15,6 +15,18 @@ will not produce. The mode is the first argument:
   odd-content   a minimal legacy server whose `prompts/get` holds a content kind from the
                 future, annotations and a resource link with icons; `annotated` holds only
                 an annotated text; `system` has the role "system" (which MCP does not have).
+  input-required
+                a 2026-07-28 server (answers `server/discover`, no `initialize`) whose
+                `prompts/get` asks first, with `input_required`:
+                  ask      a form (`login`) and a sampling request (`llm`) with a
+                           requestState; the retry must carry the answers (accept with a
+                           `name`, decline) and the state byte for byte, under a new id.
+                           It refuses with -32021 if the request did not declare form
+                           elicitation in its `_meta` clientCapabilities.
+                  busy     only a requestState ("load shedding"), then the messages.
+                  odd-ask  a question with a method no revision has.
+  legacy-elicit a minimal legacy server that sends `elicitation/create` during
+                `prompts/get` and puts the client's answer in the prompt's text.
   stubborn      a minimal legacy server that ignores stdin EOF and SIGTERM and starts a
                 grandchild; it writes "PID GRANDCHILD_PID" to the file named by the second
                 argument, so a test can check both are gone.
@@ -49,6 +61,100 @@ def send(message):
     sys.stdout.flush()
 
 
+def text_result(rid, text, **extra):
+    result = {"messages": [{"role": "user", "content": {"type": "text", "text": text}}]}
+    result.update(extra)
+    send({"jsonrpc": "2.0", "id": rid, "result": result})
+
+
+def error(rid, code, message, data=None):
+    body = {"code": code, "message": message}
+    if data is not None:
+        body["data"] = data
+    send({"jsonrpc": "2.0", "id": rid, "error": body})
+
+
+# What the `ask` prompt expects back: the state (with characters a re-encoding could
+# change) and the id of the round that asked, which the retry must not reuse.
+ASK_STATE = "st\u00e9 \"q\" \\ /x== \u2603"
+asked_ids = []
+
+
+def modern(request):
+    """One request to the 2026-07-28 `input-required` server."""
+    method = request.get("method")
+    rid = request.get("id")
+    params = request.get("params") or {}
+    meta = params.get("_meta") or {}
+    if meta.get("io.modelcontextprotocol/protocolVersion") != "2026-07-28":
+        return error(rid, -32602, "missing or wrong protocolVersion in _meta")
+    if method == "server/discover":
+        return send({"jsonrpc": "2.0", "id": rid, "result": {
+            "resultType": "complete", "supportedVersions": ["2026-07-28"],
+            "capabilities": {"prompts": {}},
+            "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "fake-mrtr", "version": "0"}},
+            "ttlMs": 0, "cacheScope": "public"}})
+    if method == "prompts/list":
+        return send({"jsonrpc": "2.0", "id": rid, "result": {
+            "resultType": "complete", "ttlMs": 0, "cacheScope": "public", "prompts": [
+                {"name": "ask"}, {"name": "busy"}, {"name": "odd-ask"}]}})
+    if method != "prompts/get":
+        return error(rid, -32601, "Method not found: %s" % method)
+    name = params.get("name")
+    responses = params.get("inputResponses")
+    state = params.get("requestState")
+    if name == "ask":
+        capabilities = meta.get("io.modelcontextprotocol/clientCapabilities") or {}
+        if "form" not in (capabilities.get("elicitation") or {}):
+            return error(rid, -32021, "Missing required client capability",
+                         {"requiredCapabilities": {"elicitation": {"form": {}}}})
+        if responses is None:
+            asked_ids.append(rid)
+            return send({"jsonrpc": "2.0", "id": rid, "result": {
+                "resultType": "input_required",
+                "inputRequests": {
+                    "login": {"method": "elicitation/create", "params": {
+                        "mode": "form", "message": "Who is asking?",
+                        "requestedSchema": {"type": "object", "properties": {
+                            "name": {"type": "string", "title": "Name", "minLength": 1},
+                            "color": {"type": "string", "oneOf": [
+                                {"const": "r", "title": "Red"}, {"const": "g", "title": "Green"}]},
+                            "count": {"type": "integer", "minimum": 1, "default": 2}},
+                            "required": ["name"]}}},
+                    "llm": {"method": "sampling/createMessage", "params": {
+                        "messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}],
+                        "maxTokens": 5}}},
+                "requestState": ASK_STATE}})
+        problems = []
+        if rid in asked_ids:
+            problems.append("the retry reused id %r" % (rid,))
+        if state != ASK_STATE:
+            problems.append("requestState came back as %r" % (state,))
+        login = responses.get("login") or {}
+        if login.get("action") != "accept" or "name" not in (login.get("content") or {}):
+            problems.append("login answered %r" % (login,))
+        if responses.get("llm") != {"action": "decline"}:
+            problems.append("llm answered %r" % (responses.get("llm"),))
+        if problems:
+            return error(rid, -32602, "; ".join(problems))
+        content = login["content"]
+        return text_result(rid, "Hello %s, you like %s (x%s)" % (
+            content["name"], content.get("color"), content.get("count")),
+            resultType="complete")
+    if name == "busy":
+        if state is None:
+            return send({"jsonrpc": "2.0", "id": rid, "result": {
+                "resultType": "input_required", "requestState": "shed-1"}})
+        if state != "shed-1" or responses is not None:
+            return error(rid, -32602, "busy retried with %r, %r" % (state, responses))
+        return text_result(rid, "served after shedding", resultType="complete")
+    if name == "odd-ask":
+        return send({"jsonrpc": "2.0", "id": rid, "result": {
+            "resultType": "input_required",
+            "inputRequests": {"x": {"method": "tasks/frobnicate", "params": {}}}}})
+    return error(rid, -32602, "Unknown prompt: %s" % name)
+
+
 for line in sys.stdin:
     try:
         request = json.loads(line)
@@ -56,6 +162,10 @@ for line in sys.stdin:
         continue
     method = request.get("method")
     rid = request.get("id")
+    if mode == "input-required":
+        if rid is not None:
+            modern(request)
+        continue
     if rid is None:
         if method == "notifications/initialized":
             send({"jsonrpc": "2.0", "method": "notifications/message",
@@ -83,6 +193,20 @@ for line in sys.stdin:
     elif method == "prompts/get" and mode == "crash-on-get":
         print("Traceback: KeyError 'city'", file=sys.stderr, flush=True)
         sys.exit(7)
+    elif method == "prompts/get" and mode == "legacy-elicit":
+        send({"jsonrpc": "2.0", "id": "elicit-1", "method": "elicitation/create", "params": {
+            "message": "Your name?", "requestedSchema": {"type": "object", "properties": {
+                "name": {"type": "string"}}, "required": ["name"]}}})
+        while True:
+            answer = json.loads(sys.stdin.readline() or "null")
+            if answer is None:
+                sys.exit(0)
+            if answer.get("id") == "elicit-1" and "method" not in answer:
+                break
+        if "result" in answer:
+            text_result(rid, "elicitation answered: %s" % answer["result"].get("action"))
+        else:
+            text_result(rid, "elicitation failed: %s" % answer.get("error"))
     elif method == "prompts/get" and mode == "odd-content":
         if request["params"]["name"] == "system":
             messages = [{"role": "system", "content": {"type": "text", "text": "x"}}]
