@@ -100,6 +100,7 @@ pub(super) enum Outcome {
 pub fn editor_with(text: &str) -> TextArea<'static> {
     let mut editor = TextArea::new(text.split('\n').map(str::to_string).collect());
     editor.set_cursor_line_style(Style::default());
+    editor.set_wrap_mode(ratatui_textarea::WrapMode::WordOrGlyph);
     editor.move_cursor(CursorMove::Bottom);
     editor.move_cursor(CursorMove::End);
     editor

@@ -426,6 +426,9 @@ impl fmt::Display for Key {
         }
         match self.code {
             KeyCode::Char(' ') => f.write_str("Space"),
+            KeyCode::Char(c) if self.modifiers.contains(KeyModifiers::CONTROL) => {
+                write!(f, "{}", c.to_ascii_uppercase())
+            }
             KeyCode::Char(c) => write!(f, "{c}"),
             KeyCode::Enter => f.write_str("Enter"),
             KeyCode::Esc => f.write_str("Esc"),

@@ -227,11 +227,9 @@ impl Runner<'_> {
                 let task = tokio::spawn(async move {
                     let result = match connection {
                         Some(c) => {
-                            let _ = &answers;
-                            c.get_prompt(&prompt, &arguments)
+                            c.get_prompt_round(&prompt, &arguments, answers.as_ref())
                                 .await
-                                .map(crate::mcp::GetOutcome::Messages)
-                        } // SHIM until MRTR lands
+                        }
                         None => Err(McpError::Protocol(format!(
                             "{server} is not connected (Ctrl-L shows its logs)"
                         ))),
@@ -254,9 +252,7 @@ impl Runner<'_> {
                 let results = self.results.clone();
                 tokio::spawn(async move {
                     let result = match connection {
-                        Some(_c) => Err(McpError::Protocol(format!(
-                            "reading {uri} is not supported yet"
-                        ))), // SHIM
+                        Some(c) => c.read_resource(&uri).await,
                         None => Err(McpError::Protocol(format!("{server} is not connected"))),
                     };
                     let _ = results.send(Msg::ResourceRead { id, result });

@@ -121,6 +121,16 @@ fn draw_list(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
         .unwrap_or(0)
         .min(16);
     let needle = &app.parsed_query.needle;
+    // One argument column for the visible rows, so the server column lines up.
+    let args_width = app
+        .ranked
+        .iter()
+        .skip(offset)
+        .take(height)
+        .map(|r| argument_summary(&app.entries[r.index].prompt).chars().count())
+        .max()
+        .unwrap_or(0)
+        .min(width / 3);
     let mut lines = Vec::with_capacity(height);
     for (row, ranked) in app.ranked.iter().enumerate().skip(offset).take(height) {
         let entry = &app.entries[ranked.index];
@@ -133,7 +143,6 @@ fn draw_list(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
         };
         let name = one_line(prompt.display_name());
         let args = argument_summary(prompt);
-        let args_width = args.chars().count().min(width / 3);
         let name_width = width.saturating_sub(server_width + args_width + 6).max(8);
         let mut spans = vec![Span::styled(
             if selected { "▌ " } else { "  " },
