@@ -202,12 +202,13 @@ pub fn rank(entries: &[Entry], query: &Query, recent: &[String]) -> Vec<Ranked> 
                 || entry.prompt.display_name().to_lowercase() == needle_lower;
             Some(Ranked {
                 index,
-                score: best + if exact { EXACT_BONUS } else { 0 },
+                // Exact names tie with each other, so they keep the catalog order.
+                score: if exact { EXACT_BONUS } else { best },
             })
         })
         .collect();
     // A stable sort keeps the catalog order among equal scores.
-    ranked.sort_by(|a, b| b.score.cmp(&a.score));
+    ranked.sort_by_key(|r| std::cmp::Reverse(r.score));
     ranked
 }
 

@@ -625,7 +625,7 @@ mod tests {
         assert_eq!(map.action(KeyScreen::Review, &e), None);
         assert_eq!(
             map.hint(KeyScreen::Review, Action::Edit).as_deref(),
-            Some("Ctrl-e")
+            Some("Ctrl-E")
         );
     }
 

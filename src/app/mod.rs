@@ -999,4 +999,4 @@ pub fn spinner(tick: u64) -> char {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -15,7 +15,7 @@ use crate::mcp::{Answer, FieldKind, FormField, InputAnswers, InputRequest, Quest
 #[derive(Debug, Clone)]
 pub enum QuestionValue {
     /// Text or a number, typed.
-    Text(TextArea<'static>),
+    Text(Box<TextArea<'static>>),
     /// Yes, no, or not chosen yet.
     Bool(Option<bool>),
     /// One choice (index into the field's values), or none yet.
@@ -75,7 +75,7 @@ fn initial_value(field: &FormField) -> QuestionValue {
                 Some(Value::Number(n)) => n.to_string(),
                 _ => String::new(),
             };
-            QuestionValue::Text(editor_with(&text))
+            QuestionValue::Text(Box::new(editor_with(&text)))
         }
         FieldKind::Boolean => QuestionValue::Bool(field.default.as_ref().and_then(Value::as_bool)),
         FieldKind::Choice {
@@ -255,11 +255,10 @@ impl QuestionsState {
         };
         field.problem = None;
         match &mut field.value {
-            QuestionValue::Text(editor) => {
-                if !matches!(key.code, KeyCode::Enter | KeyCode::Tab) {
-                    editor.input(key);
-                }
+            QuestionValue::Text(editor) if !matches!(key.code, KeyCode::Enter | KeyCode::Tab) => {
+                editor.input(key);
             }
+            QuestionValue::Text(_) => {}
             QuestionValue::Bool(value) => match key.code {
                 KeyCode::Char(' ') | KeyCode::Left | KeyCode::Right => {
                     *value = Some(!value.unwrap_or(false))
@@ -305,7 +304,7 @@ impl QuestionsState {
             ..
         }) = self.fields.get_mut(self.focus)
         {
-            *editor = editor_with(text.strip_suffix('\n').unwrap_or(text));
+            **editor = editor_with(text.strip_suffix('\n').unwrap_or(text));
         }
     }
 }

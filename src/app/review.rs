@@ -396,13 +396,11 @@ impl ReviewState {
                     };
                 }
             }
-            Action::Delete => {
-                if self.selected < count {
-                    self.items.remove(self.selected);
-                    self.selected = self.selected.min(self.items.len().saturating_sub(1));
-                    self.scroll = 0;
-                    return Outcome::Notice("Deleted. U restores every message as sent.".into());
-                }
+            Action::Delete if self.selected < count => {
+                self.items.remove(self.selected);
+                self.selected = self.selected.min(self.items.len().saturating_sub(1));
+                self.scroll = 0;
+                return Outcome::Notice("Deleted. U restores every message as sent.".into());
             }
             Action::Add => {
                 let at = if count == 0 { 0 } else { self.selected + 1 };
@@ -420,17 +418,13 @@ impl ReviewState {
                 self.scroll = 0;
                 self.editor = Some(editor_with(""));
             }
-            Action::MoveUp => {
-                if self.selected > 0 && self.selected < count {
-                    self.items.swap(self.selected, self.selected - 1);
-                    self.selected -= 1;
-                }
+            Action::MoveUp if self.selected > 0 && self.selected < count => {
+                self.items.swap(self.selected, self.selected - 1);
+                self.selected -= 1;
             }
-            Action::MoveDown => {
-                if self.selected + 1 < count {
-                    self.items.swap(self.selected, self.selected + 1);
-                    self.selected += 1;
-                }
+            Action::MoveDown if self.selected + 1 < count => {
+                self.items.swap(self.selected, self.selected + 1);
+                self.selected += 1;
             }
             Action::Restore => {
                 let Some(item) = self.items.get_mut(self.selected) else {

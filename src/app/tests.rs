@@ -1,1 +1,624 @@
+//! Key sequences driven through `update`, without a terminal or a server.
+
 use super::*;
+use crate::mcp::{Answer, Content, Message, PromptArg, PromptMessages, Role};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+pub(crate) fn details(completions: bool) -> ServerDetails {
+    ServerDetails {
+        transport: "stdio".into(),
+        protocol_version: "2025-11-25".into(),
+        server_name: Some("test".into()),
+        server_version: Some("1.0".into()),
+        capabilities: serde_json::json!({"prompts": {}}),
+        prompts: true,
+        prompts_list_changed: false,
+        completions,
+        resources: false,
+    }
+}
+
+pub(crate) fn arg(name: &str, required: bool) -> PromptArg {
+    PromptArg {
+        name: name.into(),
+        title: None,
+        description: Some(format!("the {name}")),
+        required,
+    }
+}
+
+pub(crate) fn prompt(server: &str, name: &str, args: Vec<PromptArg>) -> PromptInfo {
+    PromptInfo {
+        server: server.into(),
+        name: name.into(),
+        title: None,
+        description: Some(format!("{name} does things")),
+        arguments: args,
+    }
+}
+
+/// An app with `everything` (args-prompt, simple-prompt) and `py` (greet) ready.
+pub(crate) fn ready_app() -> App {
+    let mut app = App::new(
+        vec!["everything".into(), "py".into()],
+        Options::default(),
+        KeyMap::default(),
+        History::default(),
+    );
+    app.update(Msg::Mcp(McpEvent::Ready {
+        server: "everything".into(),
+        details: details(true),
+        prompts: vec![
+            prompt("everything", "simple-prompt", vec![]),
+            prompt(
+                "everything",
+                "args-prompt",
+                vec![arg("city", true), arg("state", false)],
+            ),
+        ],
+    }));
+    app.update(Msg::Mcp(McpEvent::Ready {
+        server: "py".into(),
+        details: details(false),
+        prompts: vec![prompt("py", "greet", vec![arg("name", true)])],
+    }));
+    app
+}
+
+pub(crate) fn key(code: KeyCode) -> Msg {
+    Msg::Key(KeyEvent::new(code, KeyModifiers::NONE))
+}
+
+pub(crate) fn ctrl(c: char) -> Msg {
+    Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL))
+}
+
+pub(crate) fn type_text(app: &mut App, text: &str) -> Vec<Effect> {
+    let mut effects = Vec::new();
+    for c in text.chars() {
+        effects.extend(app.update(key(KeyCode::Char(c))));
+    }
+    effects
+}
+
+fn form(app: &App) -> &FormState {
+    match &app.screen {
+        Screen::Form(form) => form,
+        other => panic!("expected the form, got {other:?}"),
+    }
+}
+
+fn review(app: &App) -> &ReviewState {
+    match &app.screen {
+        Screen::Review(review) => review,
+        other => panic!("expected the review, got {other:?}"),
+    }
+}
+
+fn fetch_id(effects: &[Effect]) -> u64 {
+    effects
+        .iter()
+        .find_map(|e| match e {
+            Effect::Fetch { id, .. } => Some(*id),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no fetch in {effects:?}"))
+}
+
+pub(crate) fn messages(texts: &[(Role, &str)]) -> PromptMessages {
+    PromptMessages {
+        description: None,
+        messages: texts
+            .iter()
+            .map(|(role, text)| Message {
+                role: *role,
+                content: Content::text(*text),
+            })
+            .collect(),
+    }
+}
+
+/// Opens args-prompt, fills it, submits, and answers with one message.
+pub(crate) fn app_in_review() -> App {
+    let mut app = ready_app();
+    type_text(&mut app, "args-prompt");
+    app.update(key(KeyCode::Enter));
+    type_text(&mut app, "New York");
+    app.update(key(KeyCode::Enter));
+    let effects = app.update(key(KeyCode::Enter));
+    let id = fetch_id(&effects);
+    app.update(Msg::Fetched {
+        id,
+        result: Ok(GetOutcome::Messages(messages(&[
+            (Role::User, "Weather in New York?"),
+            (Role::Assistant, "Sunny."),
+        ]))),
+    });
+    app
+}
+
+#[test]
+fn the_menu_merges_servers_in_order_and_filters_as_you_type() {
+    let mut app = ready_app();
+    let names: Vec<_> = app
+        .ranked
+        .iter()
+        .map(|r| app.entries[r.index].slash_name.clone())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "everything:simple-prompt",
+            "everything:args-prompt",
+            "py:greet"
+        ]
+    );
+    type_text(&mut app, "/py:");
+    assert_eq!(app.ranked.len(), 1);
+    assert_eq!(app.selected_entry().unwrap().slash_name, "py:greet");
+    app.update(ctrl('u'));
+    assert_eq!(app.ranked.len(), 3);
+}
+
+#[test]
+fn selection_survives_a_list_change_and_a_failed_server_leaves_the_menu() {
+    let mut app = ready_app();
+    app.update(key(KeyCode::End));
+    assert_eq!(app.selected_entry().unwrap().slash_name, "py:greet");
+    app.update(Msg::Mcp(McpEvent::PromptsChanged {
+        server: "everything".into(),
+        prompts: vec![prompt("everything", "new-one", vec![])],
+    }));
+    assert_eq!(app.selected_entry().unwrap().slash_name, "py:greet");
+    app.update(Msg::Mcp(McpEvent::Failed {
+        server: "py".into(),
+        error: McpError::Closed(" (exit status 1)".into()),
+        stderr: vec!["Traceback: boom".into()],
+    }));
+    assert_eq!(app.entries.len(), 1);
+    assert!(matches!(app.servers[1].state, ServerState::Failed { .. }));
+    assert_eq!(app.logs["py"][0].text, "Traceback: boom");
+}
+
+#[test]
+fn enter_moves_through_fields_and_submits_on_the_last() {
+    let mut app = ready_app();
+    type_text(&mut app, "args-prompt");
+    app.update(key(KeyCode::Enter));
+    assert_eq!(form(&app).fields.len(), 2);
+    type_text(&mut app, "Paris");
+    app.update(key(KeyCode::Enter));
+    assert_eq!(form(&app).focus, 1);
+    type_text(&mut app, "Texas");
+    let effects = app.update(key(KeyCode::Enter));
+    match &effects[..] {
+        [
+            Effect::Fetch {
+                server,
+                prompt,
+                arguments,
+                answers: None,
+                ..
+            },
+        ] => {
+            assert_eq!(
+                (server.as_str(), prompt.as_str()),
+                ("everything", "args-prompt")
+            );
+            assert_eq!(arguments["city"], "Paris");
+            assert_eq!(arguments["state"], "Texas");
+        }
+        other => panic!("expected one fetch, got {other:?}"),
+    }
+    assert!(form(&app).fetching.is_some());
+}
+
+#[test]
+fn a_required_field_left_empty_blocks_the_submit() {
+    let mut app = ready_app();
+    type_text(&mut app, "args-prompt");
+    app.update(key(KeyCode::Enter));
+    app.update(key(KeyCode::Tab));
+    type_text(&mut app, "Texas");
+    let effects = app.update(ctrl('s'));
+    assert!(effects.iter().all(|e| !matches!(e, Effect::Fetch { .. })));
+    let form = form(&app);
+    assert!(form.fields[0].missing);
+    assert_eq!(form.focus, 0);
+    assert!(form.error.as_deref().unwrap().contains("city"));
+}
+
+#[test]
+fn optional_empty_fields_are_not_sent_and_newlines_are_kept() {
+    let mut app = ready_app();
+    type_text(&mut app, "args-prompt");
+    app.update(key(KeyCode::Enter));
+    type_text(&mut app, "two");
+    app.update(Msg::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::ALT)));
+    type_text(&mut app, "lines");
+    let effects = app.update(ctrl('s'));
+    match &effects[..] {
+        [Effect::Fetch { arguments, .. }] => {
+            assert_eq!(arguments.len(), 1);
+            assert_eq!(arguments["city"], "two\nlines");
+        }
+        other => panic!("expected one fetch, got {other:?}"),
+    }
+}
+
+#[test]
+fn completion_is_debounced_carries_context_and_drops_stale_answers() {
+    let mut app = ready_app();
+    type_text(&mut app, "args-prompt");
+    app.update(key(KeyCode::Enter));
+    app.update(key(KeyCode::Tab));
+    type_text(&mut app, "Tex");
+    // Nothing is asked while typing; a quiet moment later, one request goes out.
+    let mut requests = Vec::new();
+    for _ in 0..4 {
+        requests.extend(app.update(Msg::Tick));
+    }
+    let focus_request = requests
+        .iter()
+        .filter(|e| matches!(e, Effect::Complete { .. }))
+        .count();
+    assert!(focus_request >= 1, "{requests:?}");
+    let (id, context) = requests
+        .iter()
+        .rev()
+        .find_map(|e| match e {
+            Effect::Complete {
+                id,
+                argument,
+                value,
+                context,
+                ..
+            } if argument == "state" && value == "Tex" => Some((*id, context.clone())),
+            _ => None,
+        })
+        .expect("a completion for what was typed");
+    assert!(
+        context.is_empty(),
+        "city is empty, so no context: {context:?}"
+    );
+    app.update(Msg::Completed {
+        id: id - 1,
+        result: Ok(Completion {
+            values: vec!["Stale".into()],
+            total: None,
+            has_more: None,
+        }),
+    });
+    assert!(!form(&app).suggestions.values.contains(&"Stale".to_string()));
+    app.update(Msg::Completed {
+        id,
+        result: Ok(Completion {
+            values: vec!["Texas".into(), "Texarkana".into()],
+            total: Some(7),
+            has_more: Some(true),
+        }),
+    });
+    let s = &form(&app).suggestions;
+    assert_eq!(s.values, ["Texas", "Texarkana"]);
+    assert!(s.has_more);
+    app.update(ctrl('n'));
+    app.update(key(KeyCode::Tab));
+    assert_eq!(form(&app).fields[1].value(), "Texarkana");
+    assert_eq!(
+        form(&app).focus,
+        1,
+        "Tab took the suggestion instead of moving"
+    );
+    app.update(key(KeyCode::Tab));
+    assert_eq!(
+        form(&app).focus,
+        0,
+        "with nothing to take, Tab moves (and wraps)"
+    );
+}
+
+#[test]
+fn servers_without_completions_are_not_asked() {
+    let mut app = ready_app();
+    type_text(&mut app, "/py:greet");
+    app.update(key(KeyCode::Enter));
+    type_text(&mut app, "Ann");
+    let mut effects = Vec::new();
+    for _ in 0..4 {
+        effects.extend(app.update(Msg::Tick));
+    }
+    assert!(effects.is_empty(), "{effects:?}");
+}
+
+#[test]
+fn a_prompt_without_arguments_is_fetched_at_once_and_esc_cancels() {
+    let mut app = ready_app();
+    type_text(&mut app, "simple-prompt");
+    let effects = app.update(key(KeyCode::Enter));
+    let id = fetch_id(&effects);
+    let effects = app.update(key(KeyCode::Esc));
+    assert_eq!(effects, vec![Effect::CancelFetch { id }]);
+    // The cancelled request's late answer changes nothing.
+    app.update(Msg::Fetched {
+        id,
+        result: Ok(GetOutcome::Messages(messages(&[(Role::User, "late")]))),
+    });
+    assert!(matches!(app.screen, Screen::Form(_)));
+}
+
+#[test]
+fn a_server_error_is_shown_in_the_form_and_the_values_stay() {
+    let mut app = ready_app();
+    type_text(&mut app, "args-prompt");
+    app.update(key(KeyCode::Enter));
+    type_text(&mut app, "Paris");
+    let id = fetch_id(&app.update(ctrl('s')));
+    app.update(Msg::Fetched {
+        id,
+        result: Err(McpError::Server {
+            code: -32602,
+            message: "unknown city".into(),
+            data: None,
+        }),
+    });
+    let form = form(&app);
+    assert!(form.error.as_deref().unwrap().contains("-32602"));
+    assert!(form.error.as_deref().unwrap().contains("unknown city"));
+    assert_eq!(form.fields[0].value(), "Paris");
+    assert!(form.fetching.is_none());
+}
+
+#[test]
+fn values_are_remembered_and_prefill_the_next_form() {
+    let mut app = app_in_review();
+    assert_eq!(
+        app.history.values("everything:args-prompt", "city"),
+        ["New York"]
+    );
+    assert_eq!(app.history.recent, ["everything:args-prompt"]);
+    app.update(key(KeyCode::Esc));
+    app.update(key(KeyCode::Esc));
+    assert!(matches!(app.screen, Screen::Picker));
+    // Recent first on an empty query.
+    assert_eq!(
+        app.selected_entry().unwrap().slash_name,
+        "everything:args-prompt"
+    );
+    app.update(key(KeyCode::Enter));
+    assert_eq!(form(&app).fields[0].value(), "New York");
+}
+
+#[test]
+fn review_edits_are_marked_exported_and_restored() {
+    let mut app = app_in_review();
+    app.update(key(KeyCode::Char('e')));
+    assert_eq!(app.key_screen(), KeyScreen::Editor);
+    type_text(&mut app, " Hot?");
+    app.update(key(KeyCode::Esc));
+    let r = review(&app);
+    assert!(r.is_edited(0));
+    assert!(r.export().contains("Weather in New York? Hot?"));
+    app.update(key(KeyCode::Char('u')));
+    assert!(!review(&app).is_edited(0));
+    // Role, order, delete, add, and U for all.
+    app.update(key(KeyCode::Char('r')));
+    assert_eq!(review(&app).items[0].message.role, Role::Assistant);
+    app.update(Msg::Key(KeyEvent::new(KeyCode::Down, KeyModifiers::ALT)));
+    assert_eq!(review(&app).selected, 1);
+    app.update(key(KeyCode::Char('d')));
+    assert_eq!(review(&app).items.len(), 1);
+    app.update(key(KeyCode::Char('a')));
+    type_text(&mut app, "added");
+    app.update(key(KeyCode::Esc));
+    assert_eq!(review(&app).items.len(), 2);
+    assert!(review(&app).is_edited(1));
+    app.update(key(KeyCode::Char('U')));
+    let r = review(&app);
+    assert!(!r.has_changes());
+    assert_eq!(r.current(), r.original);
+}
+
+#[test]
+fn accepting_follows_output_print_or_clipboard() {
+    let mut app = app_in_review();
+    let effects = app.update(key(KeyCode::Enter));
+    assert!(
+        matches!(&effects[..], [Effect::Copy { text }] if text.contains("Weather in New York?"))
+    );
+    assert!(matches!(app.screen, Screen::Picker));
+
+    let mut app = app_in_review();
+    app.options.print = true;
+    app.update(key(KeyCode::Enter));
+    assert!(matches!(&app.exit, Some(Exit::Print(text)) if text.contains("## assistant")));
+
+    let mut app = app_in_review();
+    app.options.output = Some("out.md".into());
+    let effects = app.update(key(KeyCode::Enter));
+    let [
+        Effect::Save {
+            path,
+            purpose,
+            overwrite: false,
+            ..
+        },
+    ] = &effects[..]
+    else {
+        panic!("expected a save, got {effects:?}");
+    };
+    assert_eq!(path, &std::path::PathBuf::from("out.md"));
+    // It exists: asked, then replaced on y, then mcpick exits.
+    app.update(Msg::Saved {
+        purpose: *purpose,
+        path: path.clone(),
+        result: Err(WriteError::Exists(path.clone())),
+    });
+    assert!(review(&app).confirm.is_some());
+    let effects = app.update(key(KeyCode::Char('y')));
+    assert!(matches!(
+        &effects[..],
+        [Effect::Save {
+            overwrite: true,
+            ..
+        }]
+    ));
+    app.update(Msg::Saved {
+        purpose: *purpose,
+        path: path.clone(),
+        result: Ok(()),
+    });
+    assert_eq!(app.exit, Some(Exit::Quit));
+}
+
+#[test]
+fn esc_with_edits_asks_before_discarding() {
+    let mut app = app_in_review();
+    app.update(key(KeyCode::Char('d')));
+    app.update(key(KeyCode::Esc));
+    assert!(matches!(app.screen, Screen::Review(_)));
+    assert!(app.flash.as_ref().unwrap().text.contains("Esc again"));
+    app.update(key(KeyCode::Esc));
+    assert!(matches!(app.screen, Screen::Form(_)));
+}
+
+#[test]
+fn f_cycles_formats_and_s_asks_for_a_path() {
+    let mut app = app_in_review();
+    app.update(key(KeyCode::Char('f')));
+    assert_eq!(review(&app).format, crate::export::Format::Text);
+    app.update(key(KeyCode::Char('s')));
+    assert_eq!(
+        review(&app).input.as_ref().unwrap().editor.lines()[0],
+        "args-prompt.txt"
+    );
+    let effects = app.update(key(KeyCode::Enter));
+    assert!(
+        matches!(&effects[..], [Effect::Save { path, overwrite: false, purpose: SavePurpose::Export { then_exit: false }, .. }] if path.to_str() == Some("args-prompt.txt"))
+    );
+}
+
+#[test]
+fn questions_are_answered_declined_or_cancelled() {
+    use crate::mcp::{FieldKind, FormField, InputRequest, Question, QuestionKind};
+    let mut app = ready_app();
+    type_text(&mut app, "/py:greet");
+    app.update(key(KeyCode::Enter));
+    type_text(&mut app, "Ann");
+    let id = fetch_id(&app.update(ctrl('s')));
+    let field = |name: &str, kind: FieldKind, required: bool| FormField {
+        name: name.into(),
+        title: None,
+        description: None,
+        required,
+        kind,
+        default: None,
+    };
+    app.update(Msg::Fetched {
+        id,
+        result: Ok(GetOutcome::InputRequired(InputRequest {
+            questions: vec![
+                Question {
+                    key: "who".into(),
+                    kind: QuestionKind::Form {
+                        message: "Who are you?".into(),
+                        fields: vec![
+                            field(
+                                "login",
+                                FieldKind::Text {
+                                    format: None,
+                                    min_length: None,
+                                    max_length: None,
+                                },
+                                true,
+                            ),
+                            field(
+                                "age",
+                                FieldKind::Number {
+                                    integer: true,
+                                    minimum: Some(0.0),
+                                    maximum: None,
+                                },
+                                false,
+                            ),
+                            field("admin", FieldKind::Boolean, false),
+                        ],
+                    },
+                },
+                Question {
+                    key: "llm".into(),
+                    kind: QuestionKind::Unsupported {
+                        method: "sampling/createMessage".into(),
+                        summary: "asks a model".into(),
+                    },
+                },
+            ],
+            request_state: Some("opaque".into()),
+        })),
+    });
+    assert_eq!(app.key_screen(), KeyScreen::Questions);
+    // Required login missing: blocked.
+    assert!(app.update(ctrl('s')).is_empty());
+    type_text(&mut app, "octocat");
+    app.update(key(KeyCode::Tab));
+    type_text(&mut app, "4.5");
+    assert!(app.update(ctrl('s')).is_empty(), "4.5 is not an integer");
+    app.update(key(KeyCode::Backspace));
+    app.update(key(KeyCode::Backspace));
+    app.update(key(KeyCode::Tab));
+    app.update(key(KeyCode::Char(' ')));
+    let effects = app.update(ctrl('s'));
+    let [
+        Effect::Fetch {
+            answers: Some(answers),
+            arguments,
+            ..
+        },
+    ] = &effects[..]
+    else {
+        panic!("expected a retry, got {effects:?}");
+    };
+    assert_eq!(arguments["name"], "Ann");
+    assert_eq!(answers.request_state.as_deref(), Some("opaque"));
+    let Answer::Accept(content) = &answers.answers[0].1 else {
+        panic!()
+    };
+    assert_eq!(content["login"], "octocat");
+    assert_eq!(content["age"], 4);
+    assert_eq!(content["admin"], true);
+    assert_eq!(answers.answers[1], ("llm".to_string(), Answer::Decline));
+}
+
+#[test]
+fn logs_collect_lines_per_server_and_filter() {
+    let mut app = ready_app();
+    app.update(Msg::Mcp(McpEvent::Log {
+        server: "py".into(),
+        line: LogLine {
+            source: "stderr".into(),
+            text: "hello".into(),
+        },
+    }));
+    app.update(ctrl('l'));
+    assert_eq!(app.key_screen(), KeyScreen::Logs);
+    app.update(key(KeyCode::Tab));
+    assert_eq!(
+        app.overlay,
+        Some(Overlay::Logs(LogsView {
+            server: Some("everything".into()),
+            scroll_from_bottom: 0
+        }))
+    );
+    app.update(key(KeyCode::Esc));
+    assert_eq!(app.overlay, None);
+}
+
+#[test]
+fn question_mark_opens_help_only_on_an_empty_search() {
+    let mut app = ready_app();
+    app.update(key(KeyCode::Char('?')));
+    assert_eq!(app.overlay, Some(Overlay::Help));
+    app.update(key(KeyCode::Char('x')));
+    assert_eq!(app.overlay, None);
+    type_text(&mut app, "a?");
+    assert_eq!(app.query, "a?");
+}

@@ -6,7 +6,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::{Theme, one_line, titled_block};
-use crate::app::{App, LogsView, ServerState};
+use crate::app::{App, LogsView};
 
 pub(super) fn draw(app: &App, view: &LogsView, frame: &mut Frame, area: Rect, theme: &Theme) {
     let which = match &view.server {
@@ -17,17 +17,6 @@ pub(super) fn draw(app: &App, view: &LogsView, frame: &mut Frame, area: Rect, th
     let block = titled_block(Span::styled(title, theme.accent()), true, theme);
     let inner = block.inner(area);
     let mut lines: Vec<Line> = Vec::new();
-    for status in &app.servers {
-        if view.server.as_ref().is_some_and(|s| s != &status.name) {
-            continue;
-        }
-        if let ServerState::Failed { error } = &status.state {
-            lines.push(Line::styled(
-                format!("{}: failed: {}", one_line(&status.name), one_line(error)),
-                theme.error(),
-            ));
-        }
-    }
     let width = app
         .servers
         .iter()
@@ -41,7 +30,10 @@ pub(super) fn draw(app: &App, view: &LogsView, frame: &mut Frame, area: Rect, th
             continue;
         }
         for line in log {
-            let source_style = if line.source == "stderr" {
+            let failed = line.source == "mcpick" && line.text.starts_with("failed:");
+            let source_style = if failed {
+                theme.error()
+            } else if line.source == "stderr" {
                 theme.dim()
             } else {
                 theme.busy()

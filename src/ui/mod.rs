@@ -7,6 +7,9 @@ mod questions;
 mod review;
 mod theme;
 
+#[cfg(test)]
+mod tests;
+
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -178,15 +181,41 @@ fn draw_hints(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
     if let Some(extra) = extra {
         spans.push(Span::styled(extra, theme.dim()));
     }
+    // Hints that do not fit are left out, but the help key always shows.
+    let help = app
+        .keys
+        .hint(screen, Action::Help)
+        .map(|k| format!("{k} help"));
+    let reserve = help.as_ref().map_or(0, |h| h.chars().count() + 3);
+    let mut used: usize = spans.iter().map(|s| s.content.chars().count()).sum();
     for action in hinted(app) {
+        if action == Action::Help {
+            continue;
+        }
         let Some(key) = app.keys.hint(screen, action) else {
             continue;
         };
-        if !spans.is_empty() {
+        let label = match (screen, action) {
+            (KeyScreen::Questions, Action::NextField) => "next",
+            _ => short_label(action),
+        };
+        let separator = if spans.is_empty() { 0 } else { 3 };
+        let width = separator + key.chars().count() + 1 + label.chars().count();
+        if used + width + reserve > area.width as usize {
+            break;
+        }
+        if separator > 0 {
             spans.push(Span::styled(" · ", theme.dim()));
         }
         spans.push(Span::styled(key, theme.key()));
-        spans.push(Span::raw(format!(" {}", short_label(action))));
+        spans.push(Span::raw(format!(" {label}")));
+        used += width;
+    }
+    if let Some(help) = help {
+        if !spans.is_empty() {
+            spans.push(Span::styled(" · ", theme.dim()));
+        }
+        spans.push(Span::styled(help, theme.key()));
     }
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }

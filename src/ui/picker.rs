@@ -127,7 +127,11 @@ fn draw_list(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
         .iter()
         .skip(offset)
         .take(height)
-        .map(|r| argument_summary(&app.entries[r.index].prompt).chars().count())
+        .map(|r| {
+            argument_summary(&app.entries[r.index].prompt)
+                .chars()
+                .count()
+        })
         .max()
         .unwrap_or(0)
         .min(width / 3);

@@ -1,0 +1,283 @@
+//! Screens drawn into a test backend, compared with reviewed snapshots.
+
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+
+use crate::app::tests::{app_in_review, ctrl, key, ready_app, type_text};
+use crate::app::{App, KeyMap, Msg, Options};
+use crate::mcp::{Completion, GetOutcome, McpError, McpEvent, PromptMessages};
+use crossterm::event::KeyCode;
+
+fn screen(app: &App, width: u16, height: u16) -> String {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+    terminal.draw(|frame| super::draw(app, frame)).unwrap();
+    terminal.backend().to_string()
+}
+
+fn wide(app: &App) -> String {
+    screen(app, 120, 30)
+}
+
+#[test]
+fn picker_while_servers_connect() {
+    let app = App::new(
+        vec!["everything".into(), "py".into()],
+        Options::default(),
+        KeyMap::default(),
+        Default::default(),
+    );
+    insta::assert_snapshot!(wide(&app));
+}
+
+#[test]
+fn picker_with_every_prompt() {
+    insta::assert_snapshot!(wide(&ready_app()));
+}
+
+#[test]
+fn picker_filtered() {
+    let mut app = ready_app();
+    type_text(&mut app, "args");
+    insta::assert_snapshot!(wide(&app));
+}
+
+#[test]
+fn picker_with_no_match() {
+    let mut app = ready_app();
+    type_text(&mut app, "zzzz");
+    insta::assert_snapshot!(wide(&app));
+}
+
+#[test]
+fn picker_with_a_failed_server_narrow() {
+    let mut app = ready_app();
+    app.update(Msg::Mcp(McpEvent::Failed {
+        server: "py".into(),
+        error: McpError::Spawn {
+            command: "python3".into(),
+            reason: "No such file or directory".into(),
+        },
+        stderr: vec![],
+    }));
+    insta::assert_snapshot!(screen(&app, 80, 20));
+}
+
+#[test]
+fn form_with_suggestions() {
+    let mut app = ready_app();
+    type_text(&mut app, "args-prompt");
+    app.update(key(KeyCode::Enter));
+    app.update(key(KeyCode::Tab));
+    type_text(&mut app, "Tex");
+    let mut id = None;
+    for _ in 0..4 {
+        for effect in app.update(Msg::Tick) {
+            if let crate::app::Effect::Complete { id: i, .. } = effect {
+                id = Some(i);
+            }
+        }
+    }
+    app.update(Msg::Completed {
+        id: id.unwrap(),
+        result: Ok(Completion {
+            values: vec!["Texas".into(), "Texarkana".into()],
+            total: Some(9),
+            has_more: Some(true),
+        }),
+    });
+    insta::assert_snapshot!(wide(&app));
+}
+
+#[test]
+fn form_with_a_missing_required_value() {
+    let mut app = ready_app();
+    type_text(&mut app, "args-prompt");
+    app.update(key(KeyCode::Enter));
+    app.update(ctrl('s'));
+    insta::assert_snapshot!(wide(&app));
+}
+
+#[test]
+fn form_fetching() {
+    let mut app = ready_app();
+    type_text(&mut app, "args-prompt");
+    app.update(key(KeyCode::Enter));
+    type_text(&mut app, "Paris");
+    app.update(ctrl('s'));
+    insta::assert_snapshot!(wide(&app));
+}
+
+#[test]
+fn questions_from_the_server() {
+    use crate::mcp::{FieldKind, FormField, InputRequest, Question, QuestionKind};
+    let mut app = ready_app();
+    type_text(&mut app, "/py:greet");
+    app.update(key(KeyCode::Enter));
+    type_text(&mut app, "Ann");
+    let effects = app.update(ctrl('s'));
+    let Some(crate::app::Effect::Fetch { id, .. }) = effects.first() else {
+        panic!()
+    };
+    let field = |name: &str, kind: FieldKind| FormField {
+        name: name.into(),
+        title: None,
+        description: Some(format!("your {name}")),
+        required: name == "login",
+        kind,
+        default: None,
+    };
+    app.update(Msg::Fetched {
+        id: *id,
+        result: Ok(GetOutcome::InputRequired(InputRequest {
+            questions: vec![
+                Question {
+                    key: "who".into(),
+                    kind: QuestionKind::Form {
+                        message: "Please tell us who you are".into(),
+                        fields: vec![
+                            field(
+                                "login",
+                                FieldKind::Text {
+                                    format: None,
+                                    min_length: None,
+                                    max_length: None,
+                                },
+                            ),
+                            field("admin", FieldKind::Boolean),
+                            field(
+                                "team",
+                                FieldKind::Choice {
+                                    values: vec!["a".into(), "b".into()],
+                                    labels: vec!["Alpha".into(), "Beta".into()],
+                                    multiple: false,
+                                },
+                            ),
+                        ],
+                    },
+                },
+                Question {
+                    key: "llm".into(),
+                    kind: QuestionKind::Unsupported {
+                        method: "sampling/createMessage".into(),
+                        summary: "asks a model to write".into(),
+                    },
+                },
+            ],
+            request_state: None,
+        })),
+    });
+    insta::assert_snapshot!(wide(&app));
+}
+
+fn with_every_content_kind(app: &mut App) {
+    let messages: PromptMessages = serde_json::from_value(serde_json::json!({"messages": [
+        {"role":"user","content":{"type":"text","text":"Look at these \u{1b}[31mfiles\u{1b}[0m"}},
+        {"role":"user","content":{"type":"image","data":"iVBORw0KGgo=","mimeType":"image/png"}},
+        {"role":"assistant","content":{"type":"audio","data":"UklGRg==","mimeType":"audio/wav"}},
+        {"role":"user","content":{"type":"resource","resource":{"uri":"file:///notes.md","mimeType":"text/markdown","text":"# Notes\nline two"}}},
+        {"role":"user","content":{"type":"resource","resource":{"uri":"file:///blob.bin","blob":"AAEC"}}},
+        {"role":"user","content":{"type":"resource_link","uri":"file:///big.log","name":"big.log","description":"The build log","mimeType":"text/plain","size":2048}},
+        {"role":"user","content":{"type":"hologram","frames":3}}
+    ]}))
+    .unwrap();
+    if let crate::app::Screen::Review(review) = &mut app.screen {
+        let form = review.form.clone();
+        **review = crate::app::ReviewState::new(
+            form,
+            review.arguments.clone(),
+            messages,
+            crate::export::Format::Markdown,
+        );
+    }
+}
+
+#[test]
+fn review_navigating() {
+    let mut app = app_in_review();
+    app.update(key(KeyCode::Char('e')));
+    type_text(&mut app, " Hot?");
+    app.update(key(KeyCode::Esc));
+    insta::assert_snapshot!(wide(&app));
+}
+
+#[test]
+fn review_with_every_content_kind() {
+    let mut app = app_in_review();
+    with_every_content_kind(&mut app);
+    app.update(key(KeyCode::Down));
+    insta::assert_snapshot!(screen(&app, 100, 40));
+}
+
+#[test]
+fn review_editing() {
+    let mut app = app_in_review();
+    app.update(key(KeyCode::Char('e')));
+    type_text(&mut app, " Hot?");
+    insta::assert_snapshot!(wide(&app));
+}
+
+#[test]
+fn review_with_export_preview() {
+    let mut app = app_in_review();
+    app.update(key(KeyCode::Char('f')));
+    app.update(key(KeyCode::Char('f')));
+    app.update(key(KeyCode::Char('p')));
+    insta::assert_snapshot!(wide(&app));
+}
+
+#[test]
+fn review_asking_where_to_save() {
+    let mut app = app_in_review();
+    app.update(key(KeyCode::Char('s')));
+    insta::assert_snapshot!(wide(&app));
+}
+
+#[test]
+fn help_over_the_review() {
+    let mut app = app_in_review();
+    app.update(key(KeyCode::Char('?')));
+    insta::assert_snapshot!(screen(&app, 100, 40));
+}
+
+#[test]
+fn logs_pane() {
+    let mut app = ready_app();
+    app.update(Msg::Mcp(McpEvent::Log {
+        server: "py".into(),
+        line: crate::mcp::LogLine {
+            source: "stderr".into(),
+            text: "Traceback (most recent call last):\u{1b}]52;c;aGk=\u{7}".into(),
+        },
+    }));
+    app.update(Msg::Mcp(McpEvent::Log {
+        server: "everything".into(),
+        line: crate::mcp::LogLine {
+            source: "info".into(),
+            text: "ready".into(),
+        },
+    }));
+    app.update(Msg::Mcp(McpEvent::Failed {
+        server: "py".into(),
+        error: McpError::Closed(" (exit status 1)".into()),
+        stderr: vec![],
+    }));
+    app.update(ctrl('l'));
+    insta::assert_snapshot!(wide(&app));
+}
+
+#[test]
+fn too_small() {
+    insta::assert_snapshot!(screen(&ready_app(), 50, 12));
+}
+
+#[test]
+fn server_text_never_reaches_the_terminal_raw() {
+    let mut app = app_in_review();
+    with_every_content_kind(&mut app);
+    let drawn = screen(&app, 100, 40);
+    assert!(
+        !drawn.contains('\u{1b}'),
+        "an escape from the server reached the screen"
+    );
+    assert!(drawn.contains("␛[31mfiles"));
+}
