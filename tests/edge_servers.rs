@@ -267,6 +267,9 @@ fn the_example_config_is_valid() {
     })
     .expect("config.example.toml must parse with no variables set");
     assert_eq!(config.servers.len(), 2);
+    mcpick::app::KeyMap::with_overrides(&config.keys)
+        .expect("the example's [keys] tables must name real screens, actions and keys");
+    assert!(!config.keys.is_empty(), "the example shows a [keys] table");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

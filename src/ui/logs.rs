@@ -38,11 +38,21 @@ pub(super) fn draw(app: &App, view: &LogsView, frame: &mut Frame, area: Rect, th
             } else {
                 theme.busy()
             };
-            entries.push(Line::from(vec![
-                Span::styled(format!("{:<width$} ", one_line(server)), theme.accent()),
-                Span::styled(format!("{:<7} ", one_line(&line.source)), source_style),
-                Span::raw(one_line(&line.text)),
-            ]));
+            // Long lines wrap under the text column, so an error is read whole.
+            let text_width = (inner.width as usize).saturating_sub(width + 9).max(10);
+            let text: Vec<char> = one_line(&line.text).chars().collect();
+            for (n, chunk) in text.chunks(text_width).enumerate() {
+                let chunk: String = chunk.iter().collect();
+                entries.push(if n == 0 {
+                    Line::from(vec![
+                        Span::styled(format!("{:<width$} ", one_line(server)), theme.accent()),
+                        Span::styled(format!("{:<7} ", one_line(&line.source)), source_style),
+                        Span::raw(chunk),
+                    ])
+                } else {
+                    Line::raw(format!("{:width$}         {chunk}", ""))
+                });
+            }
         }
     }
     if entries.is_empty() && lines.is_empty() {

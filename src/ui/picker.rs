@@ -29,7 +29,7 @@ pub(super) fn draw(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
 }
 
 fn draw_search(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
-    let count = format!("{}/{} prompts ", app.ranked.len(), app.entries.len());
+    let count = format!("  {}/{} prompts ", app.ranked.len(), app.entries.len());
     let [left, right] = Layout::horizontal([
         Constraint::Fill(1),
         Constraint::Length(count.chars().count() as u16),
