@@ -306,6 +306,8 @@ pub struct App {
     /// Ticks since start (drives spinners and debouncing).
     pub tick: u64,
     next_id: u64,
+    /// Quit was pressed once over unexported edits: the next quit leaves.
+    quit_armed: bool,
     /// Set when mcpick should end.
     pub exit: Option<Exit>,
 }
@@ -339,6 +341,7 @@ impl App {
             flash: None,
             tick: 0,
             next_id: 0,
+            quit_armed: false,
             exit: None,
         };
         app.refilter();
@@ -516,6 +519,9 @@ impl App {
     fn on_key(&mut self, key: KeyEvent) -> Vec<Effect> {
         let screen = self.key_screen();
         let action = self.keys.action(screen, &key);
+        if action != Some(Action::Quit) {
+            self.quit_armed = false;
+        }
         // Typing goes to the search line; bound plain characters (like `?`) act only on
         // an empty one.
         if screen == KeyScreen::Picker
@@ -583,7 +589,13 @@ impl App {
     pub fn on_action(&mut self, action: Action) -> Vec<Effect> {
         match action {
             Action::Quit => {
-                self.exit = Some(Exit::Quit);
+                let edited = matches!(&self.screen, Screen::Review(r) if r.has_changes());
+                if edited && !self.quit_armed {
+                    self.quit_armed = true;
+                    self.warn("You edited these messages: quit again to leave without exporting them (Enter accepts, s saves).");
+                } else {
+                    self.exit = Some(Exit::Quit);
+                }
                 return Vec::new();
             }
             Action::Help => {

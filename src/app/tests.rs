@@ -622,3 +622,17 @@ fn question_mark_opens_help_only_on_an_empty_search() {
     type_text(&mut app, "a?");
     assert_eq!(app.query, "a?");
 }
+
+#[test]
+fn quitting_over_edits_asks_first() {
+    let mut app = app_in_review();
+    app.update(key(KeyCode::Char('d')));
+    app.update(key(KeyCode::Char('q')));
+    assert_eq!(app.exit, None);
+    app.update(key(KeyCode::Char('q')));
+    assert_eq!(app.exit, Some(Exit::Quit));
+    // Without edits, one press is enough.
+    let mut app = ready_app();
+    app.update(ctrl('c'));
+    assert_eq!(app.exit, Some(Exit::Quit));
+}

@@ -105,9 +105,12 @@ impl TerminalGuard {
             backend,
             EnterAlternateScreen,
             EnableMouseCapture,
-            EnableBracketedPaste
+            EnableBracketedPaste,
+            crossterm::terminal::Clear(crossterm::terminal::ClearType::All)
         );
-        let _ = self.terminal.clear();
+        // Forget the last frame so the next draw repaints everything. (`Terminal::clear`
+        // would ask the terminal for the cursor position, an answer the event reader eats.)
+        self.terminal.swap_buffers();
         result
     }
 }

@@ -197,6 +197,7 @@ fn draw_hints(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
         };
         let label = match (screen, action) {
             (KeyScreen::Questions, Action::NextField) => "next",
+            (KeyScreen::Questions, Action::Back) => "cancel",
             _ => short_label(action),
         };
         let separator = if spans.is_empty() { 0 } else { 3 };

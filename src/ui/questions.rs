@@ -92,7 +92,12 @@ pub(super) fn draw(app: &App, q: &QuestionsState, frame: &mut Frame, area: Rect,
         }
     }
     let scroll = focus_line.saturating_sub(body.height as usize / 2) as u16;
-    frame.render_widget(Paragraph::new(lines).scroll((scroll, 0)), body);
+    frame.render_widget(
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: false })
+            .scroll((scroll, 0)),
+        body,
+    );
     let status = if q.fetching.is_some() {
         Line::styled(
             format!("{} Sending the answers…  Esc cancels.", spinner(app.tick)),
