@@ -422,8 +422,17 @@ impl App {
             Msg::Tick => self.on_tick(),
             Msg::Key(key) => self.on_key(key),
             Msg::Paste(text) => self.on_paste(&text),
-            Msg::WheelUp => self.on_action(Action::Up),
-            Msg::WheelDown => self.on_action(Action::Down),
+            Msg::WheelUp | Msg::WheelDown => {
+                let up = matches!(msg, Msg::WheelUp);
+                match &mut self.screen {
+                    // In a review the wheel scrolls the message, like a pager.
+                    Screen::Review(review) if self.overlay.is_none() && !review.is_typing() => {
+                        review.wheel(up);
+                        Vec::new()
+                    }
+                    _ => self.on_action(if up { Action::Up } else { Action::Down }),
+                }
+            }
             Msg::Mcp(event) => {
                 self.on_mcp(event);
                 Vec::new()

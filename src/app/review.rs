@@ -344,6 +344,27 @@ impl ReviewState {
         }
     }
 
+    /// The mouse wheel: scrolls the selected message, then moves to the next or previous.
+    pub(super) fn wheel(&mut self, up: bool) {
+        const WHEEL_STEP: usize = 3;
+        let lines = self
+            .items
+            .get(self.selected)
+            .map_or(0, |i| message_line_count(&i.message));
+        if up {
+            if self.scroll == 0 && self.selected > 0 {
+                self.selected -= 1;
+            } else {
+                self.scroll = self.scroll.saturating_sub(WHEEL_STEP);
+            }
+        } else if self.scroll + WHEEL_STEP < lines {
+            self.scroll += WHEEL_STEP;
+        } else if self.selected + 1 < self.items.len() {
+            self.selected += 1;
+            self.scroll = 0;
+        }
+    }
+
     /// Runs a review action.
     pub(super) fn action(&mut self, action: Action, options: &Options) -> Outcome {
         if self.editor.is_some() || self.input.is_some() || self.confirm.is_some() {

@@ -636,3 +636,20 @@ fn quitting_over_edits_asks_first() {
     app.update(ctrl('c'));
     assert_eq!(app.exit, Some(Exit::Quit));
 }
+
+#[test]
+fn the_wheel_scrolls_a_long_message_then_moves_on() {
+    let mut app = app_in_review();
+    let long: String = (1..=10).map(|n| format!("line {n}\n")).collect();
+    if let Screen::Review(review) = &mut app.screen {
+        review.items[0].message.content = Content::text(long);
+    }
+    app.update(Msg::WheelDown);
+    assert_eq!((review(&app).selected, review(&app).scroll), (0, 3));
+    for _ in 0..3 {
+        app.update(Msg::WheelDown);
+    }
+    assert_eq!((review(&app).selected, review(&app).scroll), (1, 0));
+    app.update(Msg::WheelUp);
+    assert_eq!(review(&app).selected, 0);
+}
