@@ -1,0 +1,483 @@
+//! The full-screen menu end to end: the real binary in a pseudo-terminal (120×40), its output
+//! parsed by a terminal emulator (vt100) and read back as a screen, driven by key bytes, with
+//! server-everything and the Python-SDK server as peers.
+
+mod common;
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use common::*;
+use portable_pty::{Child, CommandBuilder, MasterPty, PtySize, native_pty_system};
+
+const ROWS: u16 = 40;
+const COLS: u16 = 120;
+
+/// How long servers may take to connect (node and Python start on a busy 2-core machine).
+const SERVER_START: Duration = Duration::from_secs(30);
+/// How long one step (a key and its redraw, a `prompts/get`) may take.
+const STEP: Duration = Duration::from_secs(15);
+
+const ENTER: &str = "\r";
+const TAB: &str = "\t";
+const ESC: &str = "\x1b";
+const CTRL_C: &str = "\x03";
+const CTRL_L: &str = "\x0c";
+const CTRL_S: &str = "\x13";
+
+/// crossterm waits a moment after a lone ESC to tell it from the start of a sequence; keys
+/// sent within that window may be read as part of one.
+const AFTER_ESC: Duration = Duration::from_millis(300);
+
+/// What the reader thread collects from the PTY.
+struct Output {
+    parser: vt100::Parser,
+    raw: Vec<u8>,
+}
+
+/// mcpick running in a PTY. Dropping it kills the process, so a failing test leaves nothing
+/// behind.
+struct Tui {
+    output: Arc<Mutex<Output>>,
+    eof: Arc<AtomicBool>,
+    writer: Box<dyn Write + Send>,
+    child: Box<dyn Child + Send + Sync>,
+    _master: Box<dyn MasterPty + Send>,
+}
+
+impl Tui {
+    /// `mcpick --config <sandbox config> ARGS` in the sandbox, with its own XDG dirs and home.
+    fn start(sandbox: &Sandbox, args: &[&str]) -> Tui {
+        let mut command = CommandBuilder::new(env!("CARGO_BIN_EXE_mcpick"));
+        command.arg("--config");
+        command.arg(sandbox.config());
+        command.args(args);
+        Tui::spawn(sandbox, command)
+    }
+
+    /// Runs `command` in a fresh PTY with the sandbox's environment.
+    fn spawn(sandbox: &Sandbox, mut command: CommandBuilder) -> Tui {
+        let dir = sandbox.dir.path();
+        command.cwd(dir);
+        command.env("TERM", "xterm-256color");
+        command.env("HOME", dir);
+        command.env("XDG_CONFIG_HOME", dir.join("xdg-config"));
+        command.env("XDG_DATA_HOME", dir.join("xdg-data"));
+        command.env("XDG_STATE_HOME", dir.join("xdg-state"));
+        for name in [
+            "MCPICK_CONFIG",
+            "NO_COLOR",
+            "VISUAL",
+            "EDITOR",
+            "DISPLAY",
+            "WAYLAND_DISPLAY",
+            "TMUX",
+        ] {
+            command.env_remove(name);
+        }
+
+        let pair = native_pty_system()
+            .openpty(PtySize {
+                rows: ROWS,
+                cols: COLS,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .expect("open a PTY");
+        let child = pair.slave.spawn_command(command).expect("start mcpick");
+        // Only the child holds the slave now, so the reader sees EOF when it exits.
+        drop(pair.slave);
+
+        let mut reader = pair.master.try_clone_reader().expect("PTY reader");
+        let writer = pair.master.take_writer().expect("PTY writer");
+        let output = Arc::new(Mutex::new(Output {
+            parser: vt100::Parser::new(ROWS, COLS, 0),
+            raw: Vec::new(),
+        }));
+        let eof = Arc::new(AtomicBool::new(false));
+        {
+            let output = output.clone();
+            let eof = eof.clone();
+            std::thread::spawn(move || {
+                let mut buffer = [0u8; 8192];
+                loop {
+                    match reader.read(&mut buffer) {
+                        Ok(0) | Err(_) => break,
+                        Ok(n) => {
+                            let mut output = output.lock().unwrap();
+                            output.parser.process(&buffer[..n]);
+                            output.raw.extend_from_slice(&buffer[..n]);
+                        }
+                    }
+                }
+                eof.store(true, Ordering::SeqCst);
+            });
+        }
+        Tui {
+            output,
+            eof,
+            writer,
+            child,
+            _master: pair.master,
+        }
+    }
+
+    /// The screen as text, one line per row.
+    fn screen(&self) -> String {
+        self.output.lock().unwrap().parser.screen().contents()
+    }
+
+    /// Everything the process wrote to the terminal so far.
+    fn raw(&self) -> Vec<u8> {
+        self.output.lock().unwrap().raw.clone()
+    }
+
+    /// Waits until the screen contains `needle`; returns the screen. On timeout, panics with
+    /// the whole screen.
+    fn wait_for(&mut self, needle: &str, timeout: Duration) -> String {
+        self.wait_until(&format!("{needle:?} on screen"), timeout, |screen| {
+            screen.contains(needle)
+        })
+    }
+
+    /// Waits until the screen no longer contains `needle`.
+    fn wait_gone(&mut self, needle: &str, timeout: Duration) -> String {
+        self.wait_until(&format!("{needle:?} gone"), timeout, |screen| {
+            !screen.contains(needle)
+        })
+    }
+
+    /// Waits until `done(screen)`; returns the screen. On timeout (or if mcpick exits first),
+    /// panics with `what` and the whole screen.
+    fn wait_until(&mut self, what: &str, timeout: Duration, done: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let screen = self.screen();
+            if done(&screen) {
+                return screen;
+            }
+            let exited = self.child.try_wait().ok().flatten();
+            if exited.is_some() || Instant::now() >= deadline {
+                let why = match exited {
+                    Some(status) => format!("mcpick exited ({status:?})"),
+                    None => format!("timed out after {timeout:?}"),
+                };
+                panic!(
+                    "waiting for {what}: {why}; the screen:\n{}\n{}\n{}",
+                    "─".repeat(COLS as usize),
+                    screen,
+                    "─".repeat(COLS as usize)
+                );
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Sends bytes as typed keys.
+    fn send(&mut self, keys: &str) {
+        self.writer
+            .write_all(keys.as_bytes())
+            .expect("write to PTY");
+        self.writer.flush().expect("flush PTY");
+    }
+
+    /// Sends ESC, then waits out crossterm's escape-sequence window so the next key is read
+    /// on its own.
+    fn send_esc(&mut self) {
+        self.send(ESC);
+        std::thread::sleep(AFTER_ESC);
+    }
+
+    /// Waits for mcpick to exit and for its last output to be read; returns the exit code.
+    fn wait_exit(&mut self, timeout: Duration) -> u32 {
+        let deadline = Instant::now() + timeout;
+        let status = loop {
+            if let Some(status) = self.child.try_wait().expect("poll mcpick") {
+                break status;
+            }
+            if Instant::now() >= deadline {
+                panic!(
+                    "mcpick did not exit within {timeout:?}; the screen:\n{}",
+                    self.screen()
+                );
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        // The output is complete once the reader hits EOF (bounded: a stray holder of the
+        // slave would keep it open, and the assertions on the output then say what is missing).
+        let drained = Instant::now() + Duration::from_secs(5);
+        while !self.eof.load(Ordering::SeqCst) && Instant::now() < drained {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        status.exit_code()
+    }
+}
+
+impl Drop for Tui {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// The output file's text, with a helpful failure.
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()))
+}
+
+/// Where `--output` writes, inside the sandbox (not existing yet, so no overwrite question).
+fn out_file(sandbox: &Sandbox) -> PathBuf {
+    sandbox.dir.path().join("out.md")
+}
+
+/// The text after the last leave-alternate-screen sequence, without control sequences and
+/// with the terminal's CRLF line ends turned back into LF.
+fn after_leaving_alternate_screen(raw: &[u8]) -> String {
+    const LEAVE: &[u8] = b"\x1b[?1049l";
+    let at = raw
+        .windows(LEAVE.len())
+        .rposition(|w| w == LEAVE)
+        .unwrap_or_else(|| {
+            panic!(
+                "the terminal never left the alternate screen; the output:\n{}",
+                String::from_utf8_lossy(raw)
+            )
+        });
+    let text = String::from_utf8_lossy(&raw[at + LEAVE.len()..]).into_owned();
+    strip_csi(&text).replace("\r\n", "\n")
+}
+
+/// Removes CSI sequences (`ESC [ params final`).
+fn strip_csi(text: &str) -> String {
+    let mut out = String::new();
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\x1b' && chars.peek() == Some(&'[') {
+            chars.next();
+            for c in chars.by_ref() {
+                if ('\x40'..='\x7e').contains(&c) {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// From the menu: filters on `search`, waits for `/server:prompt` to be the selection, opens it.
+fn open_prompt(tui: &mut Tui, search: &str, server_prompt: &str) {
+    tui.send(search);
+    tui.wait_for(&format!("❯ {search}"), STEP);
+    tui.wait_for(server_prompt, STEP);
+    tui.send(ENTER);
+}
+
+/// server-everything's args-prompt filled with city "New York" and state "Texas", up to the
+/// review screen.
+fn fill_args_prompt(tui: &mut Tui) {
+    open_prompt(tui, "args-prompt", "/everything:args-prompt");
+    let form = tui.wait_for("city *  Name of the city", STEP);
+    assert!(
+        form.lines().any(|line| line.trim_end() == "state")
+            && form.contains("Enter on the last field (or Ctrl-S) fetches the prompt"),
+        "not the form with fields city and state:\n{form}"
+    );
+    tui.send("New York");
+    tui.wait_for("│New York", STEP);
+    tui.send(TAB);
+    tui.send("Texas");
+    tui.wait_for("│Texas", STEP);
+    tui.send(ENTER);
+    let review = tui.wait_for("What's weather in New York, Texas?", STEP);
+    assert!(
+        review.contains("#1 user · text"),
+        "not the review:\n{review}"
+    );
+}
+
+#[test]
+fn picks_fills_and_writes_output_with_server_everything_and_python() {
+    let sandbox = Sandbox::new(&format!(
+        "{}\n{}",
+        everything_stdio("everything"),
+        py_stdio("py", &[])
+    ));
+    let out = out_file(&sandbox);
+    let mut tui = Tui::start(
+        &sandbox,
+        &["--output", out.to_str().unwrap(), "--format", "markdown"],
+    );
+
+    // Both servers ready: server-everything's 4 prompts and all 3 pages (13) of the Python's.
+    tui.wait_for("● everything 4", SERVER_START);
+    tui.wait_for("● py 13", SERVER_START);
+    let menu = tui.wait_for("17/17 prompts", STEP);
+    for row in [
+        "Arguments Prompt",
+        "Greeting",
+        // Page 2 and page 3 of the Python server's list.
+        "all_content",
+        "code_review",
+        "add_prompt",
+    ] {
+        assert!(menu.contains(row), "{row} missing from the menu:\n{menu}");
+    }
+
+    fill_args_prompt(&mut tui);
+    tui.send(ENTER);
+
+    assert_eq!(tui.wait_exit(STEP), 0, "exit code");
+    assert_eq!(
+        read(&out),
+        "## user\n\nWhat's weather in New York, Texas?\n"
+    );
+}
+
+/// Fills args-prompt on server-everything, edits the message (appending " (EDITED in review)"),
+/// leaves the editor, then sends `before_accept` and accepts; returns the exported file.
+fn edit_then_accept(before_accept: Option<&str>) -> String {
+    let sandbox = Sandbox::new(&everything_stdio("everything"));
+    let out = out_file(&sandbox);
+    let mut tui = Tui::start(&sandbox, &["--output", out.to_str().unwrap()]);
+    tui.wait_for("● everything 4", SERVER_START);
+    fill_args_prompt(&mut tui);
+
+    tui.send("e");
+    tui.wait_for("Editing #1 (user)", STEP);
+    // The cursor starts at the end of the text.
+    tui.send(" (EDITED in review)");
+    tui.wait_for("Texas? (EDITED in review)", STEP);
+    tui.send_esc();
+    tui.wait_gone("Editing #1", STEP);
+    let review = tui.wait_for("#1 user · text · edited", STEP);
+    assert!(
+        review.contains("What's weather in New York, Texas? (EDITED in review)"),
+        "the edit is not shown in the review:\n{review}"
+    );
+
+    if let Some(keys) = before_accept {
+        tui.send(keys);
+        tui.wait_gone("(EDITED in review)", STEP);
+        tui.wait_for("What's weather in New York, Texas?", STEP);
+    }
+    tui.send(ENTER);
+    assert_eq!(tui.wait_exit(STEP), 0, "exit code");
+    read(&out)
+}
+
+#[test]
+fn an_edit_in_review_is_exported_as_edited() {
+    assert_eq!(
+        edit_then_accept(None),
+        "## user\n\nWhat's weather in New York, Texas? (EDITED in review)\n"
+    );
+}
+
+#[test]
+fn restore_all_after_an_edit_exports_what_the_server_sent() {
+    let exported = edit_then_accept(Some("U"));
+    assert!(
+        !exported.contains("EDITED"),
+        "the edit was exported:\n{exported}"
+    );
+    assert_eq!(exported, "## user\n\nWhat's weather in New York, Texas?\n");
+}
+
+/// The Python server's greet prompt, `name` filled with "Ann Lee" and submitted with Ctrl-S.
+fn fill_greet_and_submit(tui: &mut Tui) {
+    tui.wait_for("● py 13", SERVER_START);
+    open_prompt(tui, "greet", "/py:greet");
+    tui.wait_for("Who to greet", STEP);
+    tui.send("Ann Lee");
+    tui.wait_for("│Ann Lee", STEP);
+    tui.send(CTRL_S);
+    tui.wait_for("Please greet Ann Lee in a casual style.", STEP);
+    tui.wait_for("Hello, Ann Lee!", STEP);
+}
+
+const GREET_MARKDOWN: &str = "<!-- A short multi-turn greeting conversation -->\n\n\
+    ## user\n\nPlease greet Ann Lee in a casual style.\n\n\
+    ## assistant\n\nHello, Ann Lee!\n\n\
+    ## user\n\nThanks.\n";
+
+#[test]
+fn print_writes_the_export_to_stdout_after_restoring_the_terminal() {
+    let sandbox = Sandbox::new(&py_stdio("py", &[]));
+    let mut tui = Tui::start(&sandbox, &["--print"]);
+    fill_greet_and_submit(&mut tui);
+    // Nothing is printed while the menu owns the screen.
+    assert!(
+        !String::from_utf8_lossy(&tui.raw()).contains("## assistant"),
+        "the export was printed before accepting"
+    );
+    tui.send(ENTER);
+    assert_eq!(tui.wait_exit(STEP), 0, "exit code");
+    let printed = after_leaving_alternate_screen(&tui.raw());
+    assert_eq!(printed, GREET_MARKDOWN);
+}
+
+#[test]
+fn print_with_stdout_redirected_draws_on_stderr_and_prints_only_the_export() {
+    let sandbox = Sandbox::new(&py_stdio("py", &[]));
+    let printed = sandbox.dir.path().join("printed.md");
+    // stdout to a file, stdin and stderr on the PTY: like `mcpick --print | llm`.
+    let mut command = CommandBuilder::new("sh");
+    command.arg("-c");
+    command.arg("exec \"$0\" \"$@\" >\"$OUT\"");
+    command.arg(env!("CARGO_BIN_EXE_mcpick"));
+    command.args(["--config", sandbox.config().to_str().unwrap(), "--print"]);
+    command.env("OUT", &printed);
+    let mut tui = Tui::spawn(&sandbox, command);
+    fill_greet_and_submit(&mut tui);
+    assert_eq!(read(&printed), "", "stdout written before accepting");
+    tui.send(ENTER);
+    assert_eq!(tui.wait_exit(STEP), 0, "exit code");
+    assert_eq!(read(&printed), GREET_MARKDOWN);
+    let terminal = String::from_utf8_lossy(&tui.raw()).into_owned();
+    assert!(
+        !terminal.contains("## assistant"),
+        "the export went to the terminal too:\n{terminal}"
+    );
+}
+
+#[test]
+fn a_server_that_fails_at_start_shows_failed_and_its_logs() {
+    let sandbox = Sandbox::new(&format!(
+        "{}\n[servers.broken]\ncommand = \"sh\"\nargs = [\"-c\", \"echo boom-from-stderr >&2; exit 3\"]\n",
+        py_stdio("py", &[])
+    ));
+    let mut tui = Tui::start(&sandbox, &[]);
+
+    tui.wait_for("✗ broken failed", SERVER_START);
+    let menu = tui.wait_for("● py 13", SERVER_START);
+    for row in ["Greeting", "code_review", "add_prompt"] {
+        assert!(menu.contains(row), "{row} missing from the menu:\n{menu}");
+    }
+
+    tui.send(CTRL_L);
+    tui.wait_for("Logs: all servers", STEP);
+    let logs = tui.wait_for("boom-from-stderr", STEP);
+    assert!(
+        logs.lines()
+            .any(|l| l.contains("broken") && l.contains("boom-from-stderr")),
+        "the line is not attributed to the broken server:\n{logs}"
+    );
+    assert!(
+        logs.contains("exited with status 3"),
+        "the failure is not in the logs:\n{logs}"
+    );
+
+    tui.send_esc();
+    tui.wait_gone("Logs: all servers", STEP);
+    tui.wait_for("type to search", STEP);
+
+    tui.send(CTRL_C);
+    assert_eq!(tui.wait_exit(STEP), 0, "exit code");
+}
