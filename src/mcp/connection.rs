@@ -771,7 +771,11 @@ async fn connect_stdio(
             describe_exit(status)
         )
     };
-    log.push("mcpick", &reason);
+    let note = log.push("mcpick", &reason);
+    // The logs pane should say why the server's first lines appear twice.
+    if let Some(tx) = lines {
+        let _ = tx.try_send(note);
+    }
     let (child, pipes) = ChildProcess::spawn(server, spec, log.clone(), lines.clone())?;
     match handshake(handler(), pipes, ClientLifecycleMode::Initialize, timeout).await {
         Ok(service) => Ok((service, child)),
