@@ -25,6 +25,49 @@ pub fn sanitize(text: &str) -> String {
     out
 }
 
+/// Server text on one line: controls made visible, line breaks and tabs as spaces.
+pub fn one_line(text: &str) -> String {
+    sanitize(text).replace(['\n', '\t'], " ")
+}
+
+/// Cuts `line` into rows at most `width` columns wide (by display width, so wide
+/// characters count double), breaking after a space when one is near, else anywhere.
+/// An empty line is one empty row.
+pub fn wrap(line: &str, width: usize) -> Vec<String> {
+    use unicode_width::UnicodeWidthChar;
+    let width = width.max(1);
+    let mut rows = Vec::new();
+    let mut row = String::new();
+    let mut row_width = 0;
+    // Where the row could break: byte index after the last space, and the width before it.
+    let mut last_space: Option<(usize, usize)> = None;
+    for c in line.chars() {
+        let w = c.width().unwrap_or(0);
+        if row_width + w > width && !row.is_empty() {
+            match last_space.filter(|(_, before)| *before * 2 >= width) {
+                Some((at, before)) => {
+                    let rest = row.split_off(at);
+                    rows.push(std::mem::take(&mut row));
+                    row = rest;
+                    row_width -= before;
+                }
+                None => {
+                    rows.push(std::mem::take(&mut row));
+                    row_width = 0;
+                }
+            }
+            last_space = None;
+        }
+        row.push(c);
+        row_width += w;
+        if c == ' ' {
+            last_space = Some((row.len(), row_width));
+        }
+    }
+    rows.push(row);
+    rows
+}
+
 /// [`sanitize`] only when `for_terminal`; files and pipes get the text as the server sent it.
 pub fn for_output(text: &str, for_terminal: bool) -> std::borrow::Cow<'_, str> {
     if for_terminal {
@@ -37,6 +80,17 @@ pub fn for_output(text: &str, for_terminal: bool) -> std::borrow::Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn wrap_breaks_at_spaces_and_counts_wide_characters() {
+        assert_eq!(
+            wrap("hello brave new world", 12),
+            ["hello brave ", "new world"]
+        );
+        assert_eq!(wrap("abcdefghij", 4), ["abcd", "efgh", "ij"]);
+        assert_eq!(wrap("", 5), [""]);
+        assert_eq!(wrap("日本語テキスト", 6), ["日本語", "テキス", "ト"]);
+    }
 
     #[test]
     fn escape_sequences_become_visible() {

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use crossterm::event::{KeyCode, KeyEvent};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::style::Style;
 use ratatui_textarea::{CursorMove, TextArea};
 
@@ -28,6 +28,8 @@ pub struct Field {
     pub editor: TextArea<'static>,
     /// Marked after a submit with this required field empty.
     pub missing: bool,
+    /// Holds the last run's value, untouched: the first typed character replaces it.
+    pub prefilled: bool,
 }
 
 impl Field {
@@ -112,16 +114,14 @@ impl FormState {
         let fields = prompt
             .arguments
             .iter()
-            .map(|arg| Field {
-                editor: editor_with(
-                    history
-                        .values(&slash_name, &arg.name)
-                        .first()
-                        .map(String::as_str)
-                        .unwrap_or(""),
-                ),
-                arg: arg.clone(),
-                missing: false,
+            .map(|arg| {
+                let last = history.last_value(&slash_name, &arg.name).unwrap_or("");
+                Field {
+                    editor: editor_with(last),
+                    arg: arg.clone(),
+                    missing: false,
+                    prefilled: !last.is_empty(),
+                }
             })
             .collect();
         let mut form = FormState {
@@ -187,6 +187,9 @@ impl FormState {
         self.completion_pending = None;
         self.suggestions = Suggestions::default();
         self.refresh_suggestions(history);
+        // Ready, but hidden until the user types or asks (Ctrl-N): Tab on an untouched
+        // field moves on rather than taking a suggestion nobody looked at.
+        self.suggestions.dismissed = true;
         self.completion_due = Some(tick);
         Vec::new()
     }
@@ -305,7 +308,10 @@ impl FormState {
     fn edited(&mut self, history: &History, tick: u64) {
         if let Some(field) = self.fields.get_mut(self.focus) {
             field.missing = false;
+            field.prefilled = false;
         }
+        // An answer for what was typed before is stale now.
+        self.completion_pending = None;
         self.suggestions.highlighted = 0;
         self.refresh_suggestions(history);
         self.completion_due = Some(tick + COMPLETION_DEBOUNCE_TICKS);
@@ -328,6 +334,26 @@ impl FormState {
         if matches!(key.code, KeyCode::Enter | KeyCode::Tab | KeyCode::BackTab) {
             return Vec::new();
         }
+        if field.prefilled {
+            // The last run's value acts as selected: typing or deleting replaces it,
+            // moving the cursor keeps it.
+            match key.code {
+                KeyCode::Char(_)
+                    if !key
+                        .modifiers
+                        .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) =>
+                {
+                    field.editor = editor_with("");
+                }
+                KeyCode::Backspace | KeyCode::Delete => {
+                    field.editor = editor_with("");
+                    self.edited(history, tick);
+                    return Vec::new();
+                }
+                _ => {}
+            }
+            field.prefilled = false;
+        }
         if field.editor.input(key) {
             self.edited(history, tick);
         }
@@ -340,6 +366,10 @@ impl FormState {
             return Vec::new();
         }
         if let Some(field) = self.fields.get_mut(self.focus) {
+            if field.prefilled {
+                field.editor = editor_with("");
+                field.prefilled = false;
+            }
             field
                 .editor
                 .insert_str(text.replace("\r\n", "\n").replace('\r', "\n"));
@@ -393,9 +423,24 @@ impl FormState {
         }
         field.editor = editor_with(&value);
         field.missing = false;
+        field.prefilled = false;
         self.refresh_suggestions(history);
         self.suggestions.dismissed = true;
         true
+    }
+
+    /// The focused field's cursor row and its number of rows.
+    fn cursor_row(&self) -> Option<(usize, usize)> {
+        let field = self.fields.get(self.focus)?;
+        Some((field.editor.cursor().0, field.editor.lines().len()))
+    }
+
+    fn move_in_field(&mut self, movement: CursorMove) -> Vec<Effect> {
+        if let Some(field) = self.fields.get_mut(self.focus) {
+            field.prefilled = false;
+            field.editor.move_cursor(movement);
+        }
+        Vec::new()
     }
 
     /// Runs a form action.
@@ -437,6 +482,13 @@ impl FormState {
                     self.focus - 1
                 };
                 self.move_focus(prev, history, tick)
+            }
+            // In a value of several lines, Up and Down move between its lines first.
+            Action::Up if self.cursor_row().is_some_and(|(row, _)| row > 0) => {
+                self.move_in_field(CursorMove::Up)
+            }
+            Action::Down if self.cursor_row().is_some_and(|(row, rows)| row + 1 < rows) => {
+                self.move_in_field(CursorMove::Down)
             }
             Action::Up => self.move_focus(self.focus.saturating_sub(1), history, tick),
             Action::Down => self.move_focus((self.focus + 1).min(last), history, tick),

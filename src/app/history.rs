@@ -21,6 +21,10 @@ pub struct History {
     /// Slash name → argument → values, most recent first.
     #[serde(default)]
     pub values: BTreeMap<String, BTreeMap<String, Vec<String>>>,
+    /// Slash name → the arguments of its last use, empty ones included (they pre-fill the
+    /// next form, so a field left empty stays empty).
+    #[serde(default)]
+    pub last: BTreeMap<String, BTreeMap<String, String>>,
 }
 
 impl History {
@@ -43,6 +47,12 @@ impl History {
         self.recent.retain(|n| n != slash_name);
         self.recent.insert(0, slash_name.to_string());
         self.recent.truncate(RECENT_LIMIT);
+        let kept: BTreeMap<String, String> = arguments
+            .iter()
+            .filter(|(_, v)| v.len() <= VALUE_MAX_BYTES)
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        self.last.insert(slash_name.to_string(), kept);
         let per_prompt = self.values.entry(slash_name.to_string()).or_default();
         for (name, value) in arguments {
             if value.is_empty() || value.len() > VALUE_MAX_BYTES {
@@ -53,6 +63,11 @@ impl History {
             values.insert(0, value.clone());
             values.truncate(VALUES_LIMIT);
         }
+    }
+
+    /// The value `argument` of `slash_name` had at its last use, if it was given.
+    pub fn last_value(&self, slash_name: &str, argument: &str) -> Option<&str> {
+        self.last.get(slash_name)?.get(argument).map(String::as_str)
     }
 
     /// The values given before to `argument` of `slash_name`, most recent first.

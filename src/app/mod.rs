@@ -6,7 +6,7 @@ mod form;
 pub mod history;
 pub mod keys;
 mod questions;
-mod review;
+pub mod review;
 
 use std::collections::{BTreeMap, VecDeque};
 use std::path::PathBuf;
@@ -135,6 +135,8 @@ pub struct Flash {
 pub enum Exit {
     /// Leave without output.
     Quit,
+    /// Leave after the accepted export was written (`--output`).
+    Accepted,
     /// Restore the terminal, then print this on stdout.
     Print(String),
 }
@@ -158,6 +160,8 @@ pub enum Msg {
     Key(KeyEvent),
     /// Pasted text (bracketed paste).
     Paste(String),
+    /// The terminal's size: columns, rows.
+    Resize(u16, u16),
     /// The mouse wheel turned up.
     WheelUp,
     /// The mouse wheel turned down.
@@ -188,7 +192,12 @@ pub enum Msg {
         result: Result<Vec<EmbeddedResource>, McpError>,
     },
     /// The clipboard copy finished.
-    Copied(Result<ClipboardRoute, String>),
+    Copied {
+        /// How the text got there, or why it did not.
+        result: Result<ClipboardRoute, String>,
+        /// Go back to the menu if it worked (the accept of a run without flags).
+        leave: bool,
+    },
     /// A file save finished.
     Saved {
         /// Why it was saved.
@@ -251,6 +260,8 @@ pub enum Effect {
     Copy {
         /// The text.
         text: String,
+        /// Echoed in [`Msg::Copied`]: back to the menu once copied.
+        leave: bool,
     },
     /// Write a file atomically.
     Save {
@@ -293,6 +304,9 @@ pub struct App {
     pub ranked: Vec<Ranked>,
     /// The selected row.
     pub selected: usize,
+    /// The user moved the selection: keep it on the same prompt when the list changes.
+    /// Until then the first row stays selected as servers connect.
+    selection_pinned: bool,
     /// The main screen.
     pub screen: Screen,
     /// A pane over the screen, if any.
@@ -303,8 +317,12 @@ pub struct App {
     pub history: History,
     /// The current notice.
     pub flash: Option<Flash>,
+    /// Lines the help is scrolled by.
+    pub help_scroll: u16,
     /// Ticks since start (drives spinners and debouncing).
     pub tick: u64,
+    /// The terminal's size (columns, rows), for what update must know of the layout.
+    pub size: (u16, u16),
     next_id: u64,
     /// Quit was pressed once over unexported edits: the next quit leaves.
     quit_armed: bool,
@@ -334,12 +352,15 @@ impl App {
             },
             ranked: Vec::new(),
             selected: 0,
+            selection_pinned: false,
             screen: Screen::Picker,
             overlay: None,
             logs: BTreeMap::new(),
             history,
             flash: None,
+            help_scroll: 0,
             tick: 0,
+            size: (80, 24),
             next_id: 0,
             quit_armed: false,
             exit: None,
@@ -422,6 +443,17 @@ impl App {
             Msg::Tick => self.on_tick(),
             Msg::Key(key) => self.on_key(key),
             Msg::Paste(text) => self.on_paste(&text),
+            Msg::Resize(columns, rows) => {
+                self.size = (columns, rows);
+                if let Screen::Review(review) = &mut self.screen {
+                    review.screen_width = columns;
+                }
+                Vec::new()
+            }
+            Msg::WheelUp | Msg::WheelDown if matches!(self.overlay, Some(Overlay::Help)) => {
+                let up = matches!(msg, Msg::WheelUp);
+                self.on_action(if up { Action::Up } else { Action::Down })
+            }
             Msg::WheelUp | Msg::WheelDown => {
                 let up = matches!(msg, Msg::WheelUp);
                 match &mut self.screen {
@@ -454,7 +486,11 @@ impl App {
                 }
                 Vec::new()
             }
-            Msg::Copied(result) => {
+            Msg::Copied { result, leave } => {
+                // Leave the review only once its export is safely somewhere.
+                if leave && result.is_ok() && matches!(self.screen, Screen::Review(_)) {
+                    self.screen = Screen::Picker;
+                }
                 match result {
                     Ok(ClipboardRoute::Native) => self.notify("Copied to the clipboard."),
                     Ok(ClipboardRoute::Osc52) => self.notify(
@@ -541,8 +577,20 @@ impl App {
             return self.picker_type(key);
         }
         if self.overlay == Some(Overlay::Help) {
-            // Any key closes the help.
-            self.overlay = None;
+            // Arrows and pages scroll a help taller than the screen; any other key closes it.
+            match key.code {
+                KeyCode::Up | KeyCode::Char('k') => {
+                    self.help_scroll = self.help_scroll.saturating_sub(1)
+                }
+                KeyCode::Down | KeyCode::Char('j') => {
+                    self.help_scroll = self.help_scroll.saturating_add(1)
+                }
+                KeyCode::PageUp => self.help_scroll = self.help_scroll.saturating_sub(10),
+                KeyCode::PageDown | KeyCode::Char(' ') => {
+                    self.help_scroll = self.help_scroll.saturating_add(10)
+                }
+                _ => self.overlay = None,
+            }
             return Vec::new();
         }
         match action {
@@ -598,6 +646,10 @@ impl App {
     pub fn on_action(&mut self, action: Action) -> Vec<Effect> {
         match action {
             Action::Quit => {
+                // Text still in the editor counts as an edit.
+                if let Screen::Review(review) = &mut self.screen {
+                    review.finish_edit();
+                }
                 let edited = matches!(&self.screen, Screen::Review(r) if r.has_changes());
                 if edited && !self.quit_armed {
                     self.quit_armed = true;
@@ -609,6 +661,15 @@ impl App {
             }
             Action::Help => {
                 self.overlay = Some(Overlay::Help);
+                self.help_scroll = 0;
+                return Vec::new();
+            }
+            Action::Up | Action::Down if self.overlay == Some(Overlay::Help) => {
+                self.help_scroll = if action == Action::Up {
+                    self.help_scroll.saturating_sub(1)
+                } else {
+                    self.help_scroll.saturating_add(1)
+                };
                 return Vec::new();
             }
             Action::Logs => {
@@ -654,6 +715,17 @@ impl App {
     fn picker_action(&mut self, action: Action) -> Vec<Effect> {
         let rows = self.ranked.len();
         let page = 10;
+        if matches!(
+            action,
+            Action::Up
+                | Action::Down
+                | Action::PageUp
+                | Action::PageDown
+                | Action::Home
+                | Action::End
+        ) {
+            self.selection_pinned = true;
+        }
         match action {
             Action::Up => self.selected = self.selected.saturating_sub(1),
             Action::Down => self.selected = (self.selected + 1).min(rows.saturating_sub(1)),
@@ -753,12 +825,9 @@ impl App {
             Ok(GetOutcome::Messages(messages)) => {
                 let arguments = form.arguments();
                 self.history.record(&form.slash_name, &arguments);
-                self.screen = Screen::Review(Box::new(ReviewState::new(
-                    form,
-                    arguments,
-                    messages,
-                    self.options.format,
-                )));
+                let mut review = ReviewState::new(form, arguments, messages, self.options.format);
+                review.screen_width = self.size.0;
+                self.screen = Screen::Review(Box::new(review));
                 vec![Effect::SaveHistory(self.history.clone())]
             }
             Ok(GetOutcome::InputRequired(request)) => {
@@ -803,11 +872,15 @@ impl App {
                 self.exit = Some(Exit::Print(text));
                 Vec::new()
             }
-            review::Outcome::CopyAndLeave(text) => {
-                self.screen = Screen::Picker;
-                vec![Effect::Copy { text }]
-            }
+            review::Outcome::CopyAndLeave(text) => vec![Effect::Copy { text, leave: true }],
             review::Outcome::ReadResource { server, uri } => {
+                if self.server_details(&server).is_some_and(|d| !d.resources) {
+                    self.warn(format!(
+                        "{} does not offer resources (no `resources` capability), so the link cannot be fetched here.",
+                        crate::text::one_line(&server)
+                    ));
+                    return Vec::new();
+                }
                 let id = self.fresh_id();
                 if let Screen::Review(review) = &mut self.screen {
                     review.reading = Some((id, self.tick));
@@ -826,7 +899,7 @@ impl App {
         match result {
             Ok(()) => {
                 if purpose == (SavePurpose::Export { then_exit: true }) {
-                    self.exit = Some(Exit::Quit);
+                    self.exit = Some(Exit::Accepted);
                 } else {
                     self.notify(format!("Saved {}.", path.display()));
                 }
@@ -922,7 +995,10 @@ impl App {
 
     /// Rebuilds the merged menu after a server's list changed, keeping the selection.
     fn rebuild(&mut self) {
-        let keep = self.selected_entry().map(|e| e.slash_name.clone());
+        let keep = self
+            .selected_entry()
+            .filter(|_| self.selection_pinned)
+            .map(|e| e.slash_name.clone());
         self.entries = self
             .servers
             .iter()
@@ -937,6 +1013,7 @@ impl App {
     fn refilter(&mut self) {
         self.refilter_keeping(None);
         self.selected = 0;
+        self.selection_pinned = false;
     }
 
     fn refilter_keeping(&mut self, keep: Option<String>) {
@@ -1007,10 +1084,8 @@ fn is_typing(key: &KeyEvent) -> bool {
 
 /// An error as the form shows it: the server's code and message, or what went wrong.
 pub fn describe_error(error: &McpError) -> String {
-    match error {
-        McpError::Server { code, .. } => format!("{error} [code {code}]"),
-        other => other.to_string(),
-    }
+    // `McpError` already says "server error CODE: MESSAGE".
+    error.to_string()
 }
 
 /// The spinner frame for `tick`.

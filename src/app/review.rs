@@ -10,7 +10,7 @@ use ratatui_textarea::TextArea;
 use super::form::{FormState, editor_with};
 use super::keys::Action;
 use super::{Effect, Options, SavePurpose};
-use crate::export::{self, Format};
+use crate::export::{self, Format, decoded_len, describe};
 use crate::mcp::{
     Content, EmbeddedResource, KnownContent, McpError, Message, PromptMessages, Role,
 };
@@ -78,6 +78,8 @@ pub struct ReviewState {
     pub editor: Option<TextArea<'static>>,
     /// The export format.
     pub format: Format,
+    /// The screen's width, for wrapping (kept up to date by the app).
+    pub screen_width: u16,
     /// Whether the export preview is shown.
     pub preview: bool,
     /// A one-line input, when asking for a path.
@@ -89,6 +91,7 @@ pub struct ReviewState {
     /// A `resources/read` in flight: request id and the tick it started.
     pub reading: Option<(u64, u64)>,
     reading_index: usize,
+    reading_uri: String,
     /// The last contents handed to a save, kept for an overwrite confirmation.
     pending_contents: Vec<u8>,
 }
@@ -243,12 +246,14 @@ impl ReviewState {
             scroll: 0,
             editor: None,
             format,
+            screen_width: 80,
             preview: false,
             input: None,
             confirm: None,
             discard_armed: false,
             reading: None,
             reading_index: 0,
+            reading_uri: String::new(),
             pending_contents: Vec::new(),
         }
     }
@@ -333,7 +338,8 @@ impl ReviewState {
         }
     }
 
-    fn finish_edit(&mut self) {
+    /// Writes the editor's text back into the selected message and closes the editor.
+    pub(super) fn finish_edit(&mut self) {
         if let Some(editor) = self.editor.take()
             && let Some(item) = self.items.get_mut(self.selected)
         {
@@ -344,13 +350,24 @@ impl ReviewState {
         }
     }
 
+    /// How many rows the selected message's body wraps into on screen.
+    pub fn selected_rows(&self) -> usize {
+        self.items.get(self.selected).map_or(0, |item| {
+            body_rows(
+                &item.message.content,
+                body_width(self.screen_width, self.preview),
+            )
+            .count()
+        })
+    }
+
     /// The mouse wheel: scrolls the selected message, then moves to the next or previous.
     pub(super) fn wheel(&mut self, up: bool) {
         const WHEEL_STEP: usize = 3;
         let lines = self
             .items
             .get(self.selected)
-            .map_or(0, |i| message_line_count(&i.message));
+            .map_or(0, |_| self.selected_rows());
         if up {
             if self.scroll == 0 && self.selected > 0 {
                 self.selected -= 1;
@@ -405,7 +422,7 @@ impl ReviewState {
                 let lines = self
                     .items
                     .get(self.selected)
-                    .map_or(0, |i| message_line_count(&i.message));
+                    .map_or(0, |_| self.selected_rows());
                 self.scroll = (self.scroll + SCROLL_STEP).min(lines.saturating_sub(1));
             }
             Action::Edit => return self.start_edit(),
@@ -466,6 +483,7 @@ impl ReviewState {
             Action::RestoreAll => {
                 let format = self.format;
                 let preview = self.preview;
+                let screen_width = self.screen_width;
                 *self = ReviewState::new(
                     self.form.clone(),
                     self.arguments.clone(),
@@ -473,11 +491,13 @@ impl ReviewState {
                     format,
                 );
                 self.preview = preview;
+                self.screen_width = screen_width;
                 return Outcome::Notice("Every message restored as the server sent it.".into());
             }
             Action::Copy => {
                 return Outcome::Effects(vec![Effect::Copy {
                     text: self.export(),
+                    leave: false,
                 }]);
             }
             Action::Save => {
@@ -559,6 +579,7 @@ impl ReviewState {
                     return Outcome::Nothing;
                 }
                 self.reading_index = self.selected;
+                self.reading_uri = uri.clone();
                 return Outcome::ReadResource {
                     server: self.form.prompt.server.clone(),
                     uri: uri.clone(),
@@ -640,10 +661,19 @@ impl ReviewState {
         if contents.is_empty() {
             return Err("The server returned no contents for this resource.".into());
         }
-        let index = self.reading_index;
-        let Some(role) = self.items.get(index).map(|i| i.message.role) else {
-            return Ok(None);
+        // The messages may have moved since `o`: find the link again by its URI.
+        let is_link = |item: &ReviewItem| matches!(&item.message.content, Content::Known(KnownContent::ResourceLink { uri, .. }) if *uri == self.reading_uri);
+        let index = if self.items.get(self.reading_index).is_some_and(is_link) {
+            self.reading_index
+        } else if let Some(found) = self.items.iter().position(is_link) {
+            found
+        } else {
+            return Err(format!(
+                "The resource {} arrived, but its link is no longer in the messages.",
+                crate::text::one_line(&self.reading_uri)
+            ));
         };
+        let role = self.items[index].message.role;
         let count = contents.len();
         for (n, resource) in contents.into_iter().enumerate() {
             let content = Content::Known(KnownContent::Resource {
@@ -683,10 +713,110 @@ fn resource_file_name(content: &Content) -> Option<String> {
     (name != "prompt" && name.contains('.')).then_some(name)
 }
 
-/// How many lines the message's body takes (before wrapping).
-pub fn message_line_count(message: &Message) -> usize {
-    editable_text(&message.content).map_or(1, |t| t.lines().count().max(1))
+/// The body of a block as display lines (sanitized); non-text blocks are described.
+pub fn body_lines(content: &Content) -> Box<dyn Iterator<Item = String> + '_> {
+    match content {
+        Content::Known(KnownContent::Text { text, .. }) => {
+            if text.is_empty() {
+                Box::new(std::iter::once("(empty)".to_string()))
+            } else {
+                Box::new(text.lines().map(crate::text::sanitize))
+            }
+        }
+        Content::Known(KnownContent::Image { .. }) | Content::Known(KnownContent::Audio { .. }) => {
+            Box::new(std::iter::once(format!(
+                "{} — w saves the bytes",
+                crate::text::one_line(&describe(content))
+            )))
+        }
+        Content::Known(KnownContent::Resource { resource, .. }) => match resource {
+            EmbeddedResource::Text {
+                uri,
+                mime_type,
+                text,
+                ..
+            } => Box::new(
+                std::iter::once(format!(
+                    "resource {} ({}) — e edits the text, w saves it",
+                    crate::text::one_line(uri),
+                    crate::text::one_line(mime_type.as_deref().unwrap_or("no MIME type"))
+                ))
+                .chain(text.lines().map(crate::text::sanitize)),
+            ),
+            EmbeddedResource::Blob {
+                uri,
+                mime_type,
+                blob,
+                ..
+            } => Box::new(std::iter::once(format!(
+                "resource {} ({}, {} bytes) — w saves the bytes",
+                crate::text::one_line(uri),
+                crate::text::one_line(mime_type.as_deref().unwrap_or("application/octet-stream")),
+                decoded_len(blob)
+            ))),
+        },
+        Content::Known(KnownContent::ResourceLink {
+            uri,
+            name,
+            title,
+            description,
+            mime_type,
+            size,
+            ..
+        }) => {
+            let mut lines = vec![format!(
+                "link {} <{}>",
+                crate::text::one_line(title.as_deref().unwrap_or(name)),
+                crate::text::one_line(uri)
+            )];
+            if let Some(d) = description {
+                lines.push(crate::text::one_line(d));
+            }
+            let mut facts = vec![format!("name {}", crate::text::one_line(name))];
+            if let Some(m) = mime_type {
+                facts.push(crate::text::one_line(m));
+            }
+            if let Some(s) = size {
+                facts.push(format!("{s} bytes"));
+            }
+            lines.push(format!("{} — o fetches and embeds it", facts.join(", ")));
+            Box::new(lines.into_iter())
+        }
+        Content::Unknown(value) => {
+            let json = value.to_string();
+            let shown: String = json.chars().take(400).collect();
+            Box::new(
+                [
+                    format!(
+                        "{} — kept as sent, exported as is",
+                        crate::text::one_line(&describe(content))
+                    ),
+                    crate::text::one_line(&shown),
+                ]
+                .into_iter(),
+            )
+        }
+    }
 }
+
+/// The rows of a block's body at `width` columns, wrapped.
+pub fn body_rows(content: &Content, width: usize) -> impl Iterator<Item = String> + '_ {
+    body_lines(content).flat_map(move |line| crate::text::wrap(&line, width))
+}
+
+/// The width message bodies wrap at, for a screen `total_width` wide: two columns of
+/// indent, and half the width when the preview is beside the messages.
+pub fn body_width(total_width: u16, preview: bool) -> usize {
+    let pane = if preview && total_width >= PREVIEW_BESIDE {
+        total_width / 2
+    } else {
+        total_width
+    };
+    usize::from(pane).saturating_sub(2).max(10)
+}
+
+/// The screen width from which the export preview goes beside the messages.
+pub const PREVIEW_BESIDE: u16 = 110;
 
 #[cfg(test)]
 mod tests {

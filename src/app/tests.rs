@@ -423,8 +423,19 @@ fn accepting_follows_output_print_or_clipboard() {
     let mut app = app_in_review();
     let effects = app.update(key(KeyCode::Enter));
     assert!(
-        matches!(&effects[..], [Effect::Copy { text }] if text.contains("Weather in New York?"))
+        matches!(&effects[..], [Effect::Copy { text, leave: true }] if text.contains("Weather in New York?"))
     );
+    // A failed copy keeps the review (nothing is lost); a good one goes back to the menu.
+    app.update(Msg::Copied {
+        result: Err("no clipboard".into()),
+        leave: true,
+    });
+    assert!(matches!(app.screen, Screen::Review(_)));
+    app.update(key(KeyCode::Enter));
+    app.update(Msg::Copied {
+        result: Ok(ClipboardRoute::Native),
+        leave: true,
+    });
     assert!(matches!(app.screen, Screen::Picker));
 
     let mut app = app_in_review();
@@ -467,7 +478,7 @@ fn accepting_follows_output_print_or_clipboard() {
         path: path.clone(),
         result: Ok(()),
     });
-    assert_eq!(app.exit, Some(Exit::Quit));
+    assert_eq!(app.exit, Some(Exit::Accepted));
 }
 
 #[test]

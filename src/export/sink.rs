@@ -31,11 +31,25 @@ pub fn write_atomic(path: &Path, contents: &[u8], overwrite: bool) -> Result<(),
     let failed = |what: &str, e: std::io::Error| {
         WriteError::Failed(format!("cannot {what} {}: {e}", path.display()))
     };
-    let mut temp = tempfile::Builder::new()
-        .prefix(".mcpick-")
-        .suffix(".tmp")
+    let existing = std::fs::metadata(path).ok().map(|m| m.permissions());
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".mcpick-").suffix(".tmp");
+    // A new file gets the usual mode (0666 less the umask, applied at creation), not a temp
+    // file's 0600.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    let mut temp = builder
         .tempfile_in(&folder)
         .map_err(|e| failed("write", e))?;
+    // A replaced file keeps its own mode.
+    if let Some(permissions) = existing {
+        temp.as_file()
+            .set_permissions(permissions)
+            .map_err(|e| failed("write", e))?;
+    }
     temp.write_all(contents).map_err(|e| failed("write", e))?;
     temp.as_file().sync_all().map_err(|e| failed("write", e))?;
     if overwrite {
@@ -73,17 +87,13 @@ pub fn native_clipboard_likely() -> bool {
     has_display && !over_ssh
 }
 
-/// The OSC 52 sequence that asks the terminal to put `text` on the clipboard. Inside tmux
-/// the sequence is wrapped so tmux passes it through.
-pub fn osc52_sequence(text: &str, inside_tmux: bool) -> String {
+/// The OSC 52 sequence that asks the terminal to put `text` on the clipboard. Sent plain
+/// inside tmux too: tmux (3.3+, `set-clipboard` on or `external`) takes it itself and passes
+/// it on, while the DCS passthrough form is dropped unless `allow-passthrough` is set.
+pub fn osc52_sequence(text: &str) -> String {
     use base64::Engine;
     let encoded = base64::engine::general_purpose::STANDARD.encode(text.as_bytes());
-    let sequence = format!("\x1b]52;c;{encoded}\x07");
-    if inside_tmux {
-        format!("\x1bPtmux;{}\x1b\\", sequence.replace('\x1b', "\x1b\x1b"))
-    } else {
-        sequence
-    }
+    format!("\x1b]52;c;{encoded}\x07")
 }
 
 #[cfg(test)]
@@ -103,6 +113,17 @@ mod tests {
         assert_eq!(std::fs::read(&path).unwrap(), b"one");
         write_atomic(&path, b"two", true).unwrap();
         assert_eq!(std::fs::read(&path).unwrap(), b"two");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+            // Readable like any new file (not a temp file's 0600)...
+            assert_ne!(mode(&path), 0o600);
+            // ...and a replaced file keeps its mode.
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
+            write_atomic(&path, b"three", true).unwrap();
+            assert_eq!(mode(&path), 0o640);
+        }
         // No temp files are left behind.
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
     }
@@ -117,11 +138,7 @@ mod tests {
     }
 
     #[test]
-    fn osc52_encodes_and_wraps_for_tmux() {
-        assert_eq!(osc52_sequence("hi", false), "\x1b]52;c;aGk=\x07");
-        assert_eq!(
-            osc52_sequence("hi", true),
-            "\x1bPtmux;\x1b\x1b]52;c;aGk=\x07\x1b\\"
-        );
+    fn osc52_encodes_the_text() {
+        assert_eq!(osc52_sequence("hi"), "\x1b]52;c;aGk=\x07");
     }
 }

@@ -21,6 +21,12 @@ use terminal::TerminalGuard;
 
 /// How long shutdown waits for servers before leaving them to the OS.
 const SHUTDOWN_WAIT: Duration = Duration::from_secs(2);
+/// The exit code when `--print` or `--output` was given but nothing was accepted.
+pub const CANCELLED: u8 = 130;
+/// How often the loop checks whether a task panicked.
+const PANIC_CHECK: Duration = Duration::from_millis(200);
+const INTERNAL_ERROR: &str = "mcpick hit an internal error (a bug) and stopped; the message above and the log file say where";
+
 /// Messages handled before a frame is drawn, at most (bursts are coalesced).
 const BATCH: usize = 256;
 
@@ -50,6 +56,9 @@ pub async fn run(
     }
 
     let mut guard = TerminalGuard::enter()?;
+    if let Ok((columns, rows)) = crossterm::terminal::size() {
+        app.update(Msg::Resize(columns, rows));
+    }
     // The first frame, before any server is even started.
     guard.draw(&app)?;
 
@@ -69,6 +78,7 @@ pub async fn run(
     let stop = crate::cli::stop_signal();
     tokio::pin!(stop);
     let mut signal_code = None;
+    let mut panic_check = tokio::time::interval(PANIC_CHECK);
 
     while app.exit.is_none() {
         let wants_ticks = app.wants_ticks();
@@ -82,6 +92,12 @@ pub async fn run(
             Some(msg) = msg_rx.recv() => Some(msg),
             _ = tick.tick(), if wants_ticks => Some(Msg::Tick),
             code = &mut stop => { signal_code = Some(code); break; }
+            _ = panic_check.tick() => {
+                if terminal::PANICKED.load(std::sync::atomic::Ordering::SeqCst) {
+                    break;
+                }
+                None
+            }
         };
         let mut pending: Vec<Msg> = first.into_iter().collect();
         // Coalesce what is already waiting, then draw once.
@@ -106,11 +122,21 @@ pub async fn run(
         }
         guard.draw(&app)?;
     }
+    if terminal::PANICKED.load(std::sync::atomic::Ordering::SeqCst) {
+        return finish(guard, hub, Err(INTERNAL_ERROR.to_string())).await;
+    }
+    // With --print or --output, leaving without accepting is a cancel (like fzf: 130), so
+    // `mcpick --print | llm` can tell nothing was chosen.
+    let wanted_output = app.options.print || app.options.output.is_some();
     let result = match (signal_code, app.exit.take()) {
         (Some(code), _) => Ok(Outcome { code, print: None }),
         (None, Some(Exit::Print(text))) => Ok(Outcome {
             code: 0,
             print: Some(text),
+        }),
+        (None, Some(Exit::Quit) | None) if wanted_output => Ok(Outcome {
+            code: CANCELLED,
+            print: None,
         }),
         _ => Ok(Outcome {
             code: 0,
@@ -140,8 +166,7 @@ fn translate(event: Event) -> Option<Msg> {
             MouseEventKind::ScrollDown => Some(Msg::WheelDown),
             _ => None,
         },
-        // A resize needs no message: the frame after it is drawn at the new size.
-        Event::Resize(..) => Some(Msg::Tick),
+        Event::Resize(columns, rows) => Some(Msg::Resize(columns, rows)),
         _ => None,
     }
 }
@@ -259,7 +284,10 @@ impl Runner<'_> {
                 });
                 None
             }
-            Effect::Copy { text } => Some(Msg::Copied(self.copy(&text, guard))),
+            Effect::Copy { text, leave } => Some(Msg::Copied {
+                result: self.copy(&text, guard),
+                leave,
+            }),
             Effect::Save {
                 path,
                 contents,
@@ -316,9 +344,8 @@ impl Runner<'_> {
                 }
             }
         }
-        let inside_tmux = std::env::var_os("TMUX").is_some();
         guard
-            .write_raw(sink::osc52_sequence(text, inside_tmux).as_bytes())
+            .write_raw(sink::osc52_sequence(text).as_bytes())
             .map(|()| ClipboardRoute::Osc52)
             .map_err(|e| format!("cannot write to the terminal: {e}"))
     }

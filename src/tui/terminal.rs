@@ -3,6 +3,7 @@
 
 use std::io::{self, IsTerminal, Write};
 use std::sync::Once;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crossterm::event::{
     DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
@@ -41,12 +42,17 @@ pub fn restore() {
     let _ = out.flush();
 }
 
+/// Set by the panic hook: the loop must stop, even when the panic was in a task that the
+/// runtime caught, because the terminal is no longer in TUI mode.
+pub static PANICKED: AtomicBool = AtomicBool::new(false);
+
 fn install_panic_hook() {
     static HOOK: Once = Once::new();
     HOOK.call_once(|| {
         let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
             // Restore first, so the panic message lands on a usable terminal.
+            PANICKED.store(true, Ordering::SeqCst);
             restore();
             previous(info);
         }));

@@ -113,6 +113,12 @@ fn draw_field(
     if field.missing {
         label.push(Span::styled("  required", theme.error()));
     }
+    if field.prefilled && focused {
+        label.push(Span::styled(
+            "  (last value: typing replaces it)",
+            theme.busy(),
+        ));
+    }
     let value_lines = field.editor.lines().len().clamp(1, MAX_VALUE_LINES) as u16;
     let [label_area, box_area, rest] = Layout::vertical([
         Constraint::Length(1),

@@ -55,7 +55,7 @@ pub fn draw(app: &App, frame: &mut Frame) {
 
 /// Server text on one line: controls made visible, line breaks as spaces.
 pub(crate) fn one_line(text: &str) -> String {
-    crate::text::sanitize(text).replace(['\n', '\t'], " ")
+    crate::text::one_line(text)
 }
 
 fn draw_too_small(frame: &mut Frame, area: Rect, theme: &Theme) {
@@ -198,6 +198,9 @@ fn draw_hints(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
         let label = match (screen, action) {
             (KeyScreen::Questions, Action::NextField) => "next",
             (KeyScreen::Questions, Action::Back) => "cancel",
+            (KeyScreen::Form, Action::Back) if matches!(&app.screen, Screen::Form(f) if f.fetching.is_some()) => {
+                "cancel"
+            }
             _ => short_label(action),
         };
         let separator = if spans.is_empty() { 0 } else { 3 };
@@ -274,31 +277,50 @@ fn draw_help(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
             Span::raw(action.describe()),
         ]));
     }
+    let width = area.width.min(84);
     let notes: &[&str] = match screen {
         KeyScreen::Picker => &[
             "Type to filter (fuzzy over server, name, title, description).",
-            "/server:prompt narrows to one server. Backspace, Ctrl-U, Ctrl-W edit.",
+            "/server:prompt narrows to one server. Backspace, Ctrl-U (clear) and Ctrl-W (word) edit the search.",
             "? opens this help while the search line is empty.",
         ],
         KeyScreen::Form => &[
-            "Tab takes the highlighted suggestion, else goes to the next field.",
-            "Other keys edit the value (Ctrl-A/E home/end style as in Emacs).",
+            "Tab takes the highlighted suggestion when the list is shown, else goes to the next field.",
+            "A value from last time is replaced by what you type; arrows keep it.",
+            "Other keys edit the value: ←/→, Home/End, Ctrl-U undo, Ctrl-R redo, Ctrl-K cut to the end.",
         ],
         KeyScreen::Questions => &["Space or ←/→ choose for yes/no and choice fields."],
-        KeyScreen::Editor => &["Everything else edits the text (Ctrl-Z undo, Ctrl-Y redo)."],
+        KeyScreen::Editor => &[
+            "Everything else edits the text: Ctrl-U undo, Ctrl-R redo, Ctrl-K cut to the end, Ctrl-Y paste the cut.",
+        ],
         _ => &[],
+    };
+    let note_width = usize::from(width.saturating_sub(2)).max(10);
+    let wrapped = |lines: &mut Vec<Line>, text: &str| {
+        for row in crate::text::wrap(text, note_width) {
+            lines.push(Line::styled(row, theme.dim()));
+        }
     };
     if !notes.is_empty() {
         lines.push(Line::raw(""));
-        lines.extend(notes.iter().map(|n| Line::styled(*n, theme.dim())));
+        for note in notes {
+            wrapped(&mut lines, note);
+        }
     }
     lines.push(Line::raw(""));
-    lines.push(Line::styled(
-        "Any key closes this help. Keys can be changed in the config's [keys] tables.",
-        theme.dim(),
-    ));
-    let width = area.width.min(84);
-    let height = (lines.len() as u16 + 2).min(area.height);
+    wrapped(
+        &mut lines,
+        "↑/↓ and PgUp/PgDn scroll; any other key closes this help. Keys can be changed in the config's [keys] tables.",
+    );
+    let wanted = lines.len() as u16 + 2;
+    let height = wanted.min(area.height);
+    let hidden = wanted - height;
+    let scroll = app.help_scroll.min(hidden);
+    let title = if hidden > 0 {
+        format!("{title} ({}/{}, ↓ more)", scroll + 1, hidden + 1)
+    } else {
+        title.to_string()
+    };
     let popup = Rect {
         x: area.x + (area.width - width) / 2,
         y: area.y + (area.height - height) / 2,
@@ -307,7 +329,7 @@ fn draw_help(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
     };
     frame.render_widget(Clear, popup);
     frame.render_widget(
-        Paragraph::new(lines).wrap(Wrap { trim: false }).block(
+        Paragraph::new(lines).scroll((scroll, 0)).block(
             Block::default()
                 .borders(Borders::ALL)
                 .border_style(theme.accent())

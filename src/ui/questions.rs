@@ -125,8 +125,18 @@ fn value_line<'a>(
     };
     let text = match (value, kind) {
         (QuestionValue::Text(editor), _) => {
-            let v = crate::text::sanitize(&editor.lines().join("⏎"));
-            format!("{v}{}", if focused { "▏" } else { "" })
+            let mut chars: Vec<char> = editor.lines().join("⏎").chars().collect();
+            if focused {
+                // The cursor where the text area has it, so typing lands where it shows.
+                let (row, col) = (editor.cursor().0, editor.cursor().1);
+                let at: usize = editor.lines()[..row]
+                    .iter()
+                    .map(|l| l.chars().count() + 1)
+                    .sum::<usize>()
+                    + col;
+                chars.insert(at.min(chars.len()), '▏');
+            }
+            crate::text::sanitize(&chars.into_iter().collect::<String>())
         }
         (QuestionValue::Bool(v), _) => match v {
             Some(true) => "[x] yes".into(),

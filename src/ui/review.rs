@@ -3,17 +3,15 @@
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Paragraph, Wrap};
+use ratatui::widgets::Paragraph;
 
 use super::{Theme, one_line, titled_block};
+use crate::app::review::{PREVIEW_BESIDE, body_rows};
 use crate::app::{App, ReviewState, spinner};
-use crate::export::{decoded_len, describe};
-use crate::mcp::{Content, EmbeddedResource, KnownContent, Message, Role};
+use crate::mcp::{Message, Role};
 
 /// Lines of a message shown when it is not selected.
 const PREVIEW_LINES: usize = 3;
-/// Width from which the export preview goes beside the messages.
-const SIDE_BY_SIDE: u16 = 110;
 
 pub(super) fn draw(app: &App, review: &ReviewState, frame: &mut Frame, area: Rect, theme: &Theme) {
     let bottom = if review.input.is_some() || review.confirm.is_some() || review.reading.is_some() {
@@ -42,7 +40,7 @@ pub(super) fn draw(app: &App, review: &ReviewState, frame: &mut Frame, area: Rec
         frame.render_widget(block, body);
         frame.render_widget(editor, inner);
     } else if review.preview {
-        if body.width >= SIDE_BY_SIDE {
+        if body.width >= PREVIEW_BESIDE {
             let [messages, preview] =
                 Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
                     .areas(body);
@@ -104,92 +102,6 @@ fn draw_header(review: &ReviewState, frame: &mut Frame, area: Rect, theme: &Them
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
-/// The body of a block as display lines (sanitized); non-text blocks are described.
-fn body_lines(content: &Content) -> Box<dyn Iterator<Item = String> + '_> {
-    match content {
-        Content::Known(KnownContent::Text { text, .. }) => {
-            if text.is_empty() {
-                Box::new(std::iter::once("(empty)".to_string()))
-            } else {
-                Box::new(text.lines().map(crate::text::sanitize))
-            }
-        }
-        Content::Known(KnownContent::Image { .. }) | Content::Known(KnownContent::Audio { .. }) => {
-            Box::new(std::iter::once(format!(
-                "{} — w saves the bytes",
-                one_line(&describe(content))
-            )))
-        }
-        Content::Known(KnownContent::Resource { resource, .. }) => match resource {
-            EmbeddedResource::Text {
-                uri,
-                mime_type,
-                text,
-                ..
-            } => Box::new(
-                std::iter::once(format!(
-                    "resource {} ({}) — e edits the text, w saves it",
-                    one_line(uri),
-                    one_line(mime_type.as_deref().unwrap_or("no MIME type"))
-                ))
-                .chain(text.lines().map(crate::text::sanitize)),
-            ),
-            EmbeddedResource::Blob {
-                uri,
-                mime_type,
-                blob,
-                ..
-            } => Box::new(std::iter::once(format!(
-                "resource {} ({}, {} bytes) — w saves the bytes",
-                one_line(uri),
-                one_line(mime_type.as_deref().unwrap_or("application/octet-stream")),
-                decoded_len(blob)
-            ))),
-        },
-        Content::Known(KnownContent::ResourceLink {
-            uri,
-            name,
-            title,
-            description,
-            mime_type,
-            size,
-            ..
-        }) => {
-            let mut lines = vec![format!(
-                "link {} <{}>",
-                one_line(title.as_deref().unwrap_or(name)),
-                one_line(uri)
-            )];
-            if let Some(d) = description {
-                lines.push(one_line(d));
-            }
-            let mut facts = vec![format!("name {}", one_line(name))];
-            if let Some(m) = mime_type {
-                facts.push(one_line(m));
-            }
-            if let Some(s) = size {
-                facts.push(format!("{s} bytes"));
-            }
-            lines.push(format!("{} — o fetches and embeds it", facts.join(", ")));
-            Box::new(lines.into_iter())
-        }
-        Content::Unknown(value) => {
-            let json = value.to_string();
-            let shown: String = json.chars().take(400).collect();
-            Box::new(
-                [
-                    format!(
-                        "{} — kept as sent, exported as is",
-                        one_line(&describe(content))
-                    ),
-                    one_line(&shown),
-                ]
-                .into_iter(),
-            )
-        }
-    }
-}
-
 fn header_line<'a>(
     review: &ReviewState,
     index: usize,
@@ -239,47 +151,64 @@ fn draw_messages(review: &ReviewState, frame: &mut Frame, area: Rect, theme: &Th
         return;
     }
     let height = area.height as usize;
-    let mut lines: Vec<Line> = Vec::new();
-    let mut selected_at = 0;
-    for (index, item) in review.items.iter().enumerate() {
+    let width = usize::from(area.width).saturating_sub(2).max(10);
+    let compact = |lines: &mut Vec<Line>, index: usize| {
+        let item = &review.items[index];
         if index > 0 {
             lines.push(Line::raw(""));
         }
-        if index == review.selected {
-            selected_at = lines.len();
-            lines.push(header_line(review, index, &item.message, theme));
-            let room = height.saturating_sub(2).max(1);
-            let mut body = body_lines(&item.message.content).skip(review.scroll);
-            for text in body.by_ref().take(room) {
-                lines.push(Line::raw(format!("  {text}")));
-            }
-            let rest = body.count();
-            if rest > 0 {
-                lines.push(Line::styled(
-                    format!("  … {rest} more lines (PgDn scrolls)"),
-                    theme.dim(),
-                ));
-            }
-        } else {
-            lines.push(header_line(review, index, &item.message, theme));
-            let mut body = body_lines(&item.message.content);
-            for text in body.by_ref().take(PREVIEW_LINES) {
-                lines.push(Line::styled(format!("  {text}"), theme.dim()));
-            }
-            let rest = body.count();
-            if rest > 0 {
-                lines.push(Line::styled(format!("  … {rest} more lines"), theme.dim()));
-            }
+        lines.push(header_line(review, index, &item.message, theme));
+        let mut rows = body_rows(&item.message.content, width);
+        for text in rows.by_ref().take(PREVIEW_LINES) {
+            lines.push(Line::styled(format!("  {text}"), theme.dim()));
         }
+        let rest = rows.count();
+        if rest > 0 {
+            lines.push(Line::styled(format!("  … {rest} more lines"), theme.dim()));
+        }
+    };
+    let mut lines: Vec<Line> = Vec::new();
+    for index in 0..review.selected.min(review.items.len()) {
+        compact(&mut lines, index);
     }
-    // Scroll so the selected message starts near the top when it would not fit below.
-    let offset = if selected_at + 3 > height {
-        selected_at.saturating_sub(1)
+    if review.selected > 0 {
+        lines.push(Line::raw(""));
+    }
+    let selected_at = lines.len();
+    let Some(item) = review.items.get(review.selected) else {
+        return;
+    };
+    let total = body_rows(&item.message.content, width).count();
+    let wanted = total
+        .saturating_sub(review.scroll)
+        .clamp(1, height.saturating_sub(2).max(1));
+    // Scroll the selected message to the top when it would not fit below the others.
+    let offset = if selected_at + 1 + wanted + 1 > height {
+        selected_at
     } else {
         0
     };
-    let shown: Vec<Line> = lines.into_iter().skip(offset).take(height).collect();
-    frame.render_widget(Paragraph::new(shown).wrap(Wrap { trim: false }), area);
+    lines.push(header_line(review, review.selected, &item.message, theme));
+    let room = height.saturating_sub(selected_at - offset + 1).max(1);
+    let mut rows = body_rows(&item.message.content, width).skip(review.scroll);
+    let mut shown: Vec<String> = rows.by_ref().take(room).collect();
+    let mut rest = rows.count();
+    if rest > 0 && shown.len() > 1 {
+        shown.pop();
+        rest += 1;
+    }
+    lines.extend(shown.into_iter().map(|text| Line::raw(format!("  {text}"))));
+    if rest > 0 {
+        lines.push(Line::styled(
+            format!("  … {rest} more lines (PgDn or the wheel scrolls)"),
+            theme.dim(),
+        ));
+    }
+    for index in review.selected + 1..review.items.len() {
+        compact(&mut lines, index);
+    }
+    let visible: Vec<Line> = lines.into_iter().skip(offset).take(height).collect();
+    frame.render_widget(Paragraph::new(visible), area);
 }
 
 fn draw_preview(review: &ReviewState, frame: &mut Frame, area: Rect, theme: &Theme) {
@@ -290,15 +219,22 @@ fn draw_preview(review: &ReviewState, frame: &mut Frame, area: Rect, theme: &The
     let block = titled_block(Span::styled(title, theme.accent()), false, theme);
     let inner = block.inner(area);
     let export = review.export();
-    let lines: Vec<Line> = export
+    let width = usize::from(inner.width).max(10);
+    let height = usize::from(inner.height);
+    let mut rows = export
         .lines()
-        .take(inner.height as usize)
-        .map(|l| Line::raw(crate::text::sanitize(l)))
-        .collect();
-    frame.render_widget(
-        Paragraph::new(lines)
-            .wrap(Wrap { trim: false })
-            .block(block),
-        area,
-    );
+        .flat_map(|l| crate::text::wrap(&crate::text::sanitize(l), width));
+    let mut lines: Vec<Line> = rows.by_ref().take(height).map(Line::raw).collect();
+    let rest = rows.count();
+    if rest > 0 && !lines.is_empty() {
+        lines.pop();
+        lines.push(Line::styled(
+            format!(
+                "… {} more lines (s saves it all, y copies it all)",
+                rest + 1
+            ),
+            theme.dim(),
+        ));
+    }
+    frame.render_widget(Paragraph::new(lines).block(block), area);
 }

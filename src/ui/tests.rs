@@ -281,3 +281,24 @@ fn server_text_never_reaches_the_terminal_raw() {
     );
     assert!(drawn.contains("␛[31mfiles"));
 }
+
+#[test]
+fn help_at_the_smallest_size_scrolls() {
+    let mut app = app_in_review();
+    app.update(Msg::Resize(60, 15));
+    app.update(key(KeyCode::Char('?')));
+    app.update(key(KeyCode::PageDown));
+    insta::assert_snapshot!(screen(&app, 60, 15));
+}
+
+#[test]
+fn review_of_a_long_paragraph_wraps_and_scrolls() {
+    let mut app = app_in_review();
+    app.update(Msg::Resize(80, 20));
+    let words: Vec<String> = (1..=300).map(|n| format!("word{n}")).collect();
+    if let crate::app::Screen::Review(review) = &mut app.screen {
+        review.items[0].message.content = crate::mcp::Content::text(words.join(" "));
+    }
+    app.update(key(KeyCode::PageDown));
+    insta::assert_snapshot!(screen(&app, 80, 20));
+}
