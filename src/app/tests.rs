@@ -664,3 +664,168 @@ fn the_wheel_scrolls_a_long_message_then_moves_on() {
     app.update(Msg::WheelUp);
     assert_eq!(review(&app).selected, 0);
 }
+
+#[test]
+fn a_remembered_value_is_replaced_by_typing_and_an_empty_one_stays_empty() {
+    let mut app = ready_app();
+    app.history.record(
+        "everything:args-prompt",
+        &BTreeMap::from([
+            ("city".to_string(), "Paris".to_string()),
+            ("state".to_string(), String::new()),
+        ]),
+    );
+    app.history.record(
+        "everything:args-prompt",
+        &BTreeMap::from([("city".to_string(), "Rome".to_string())]),
+    );
+    type_text(&mut app, "args-prompt");
+    app.update(key(KeyCode::Enter));
+    let form = form(&app);
+    assert_eq!(form.fields[0].value(), "Rome");
+    assert!(form.fields[0].prefilled);
+    // `state` was not given last time: it stays empty, though Paris's run had a value slot.
+    assert_eq!(form.fields[1].value(), "");
+    type_text(&mut app, "Oslo");
+    assert_eq!(super::tests::form_value(&app, 0), "Oslo");
+    // Moving the cursor keeps a remembered value and then edits it.
+    app.update(key(KeyCode::Esc));
+    app.update(key(KeyCode::Esc));
+    let mut app2 = ready_app();
+    app2.history = app.history.clone();
+    type_text(&mut app2, "args-prompt");
+    app2.update(key(KeyCode::Enter));
+    app2.update(key(KeyCode::Left));
+    type_text(&mut app2, "!");
+    assert_eq!(form_value(&app2, 0), "Rom!e");
+}
+
+pub(crate) fn form_value(app: &App, field: usize) -> String {
+    form(app).fields[field].value()
+}
+
+#[test]
+fn suggestions_wait_until_typing_so_tab_on_an_untouched_field_moves_on() {
+    let mut app = ready_app();
+    type_text(&mut app, "args-prompt");
+    app.update(key(KeyCode::Enter));
+    let mut id = None;
+    for _ in 0..3 {
+        for effect in app.update(Msg::Tick) {
+            if let Effect::Complete { id: i, .. } = effect {
+                id = Some(i);
+            }
+        }
+    }
+    app.update(Msg::Completed {
+        id: id.expect("completion asked on focus"),
+        result: Ok(Completion {
+            values: vec!["Paris".into()],
+            total: None,
+            has_more: None,
+        }),
+    });
+    assert!(!form(&app).suggestions.visible());
+    app.update(key(KeyCode::Tab));
+    assert_eq!((form(&app).focus, form_value(&app, 0)), (1, String::new()));
+    // Ctrl-N shows them on demand.
+    app.update(key(KeyCode::BackTab));
+    for _ in 0..3 {
+        for effect in app.update(Msg::Tick) {
+            if let Effect::Complete { id: i, .. } = effect {
+                app.update(Msg::Completed {
+                    id: i,
+                    result: Ok(Completion {
+                        values: vec!["Paris".into()],
+                        total: None,
+                        has_more: None,
+                    }),
+                });
+            }
+        }
+    }
+    app.update(ctrl('n'));
+    assert!(form(&app).suggestions.visible());
+}
+
+#[test]
+fn the_first_row_stays_selected_while_servers_connect_until_the_user_moves() {
+    let mut app = App::new(
+        vec!["a".into(), "b".into()],
+        Options::default(),
+        KeyMap::default(),
+        History::default(),
+    );
+    app.update(Msg::Mcp(McpEvent::Ready {
+        server: "b".into(),
+        details: details(false),
+        prompts: vec![prompt("b", "late", vec![])],
+    }));
+    app.update(Msg::Mcp(McpEvent::Ready {
+        server: "a".into(),
+        details: details(false),
+        prompts: vec![prompt("a", "first", vec![]), prompt("a", "second", vec![])],
+    }));
+    assert_eq!(app.selected_entry().unwrap().slash_name, "a:first");
+    app.update(key(KeyCode::Down));
+    app.update(Msg::Mcp(McpEvent::PromptsChanged {
+        server: "a".into(),
+        prompts: vec![
+            prompt("a", "zero", vec![]),
+            prompt("a", "first", vec![]),
+            prompt("a", "second", vec![]),
+        ],
+    }));
+    assert_eq!(app.selected_entry().unwrap().slash_name, "a:second");
+}
+
+#[test]
+fn a_resource_arriving_after_the_messages_moved_goes_to_its_link() {
+    let mut app = app_in_review();
+    let link: Content = serde_json::from_value(
+        serde_json::json!({"type":"resource_link","uri":"file:///x.md","name":"x"}),
+    )
+    .unwrap();
+    if let Screen::Review(review) = &mut app.screen {
+        review.items[1].message.content = link;
+    }
+    app.update(key(KeyCode::Down));
+    // Without the resources capability, `o` says so and asks nothing.
+    assert!(app.update(key(KeyCode::Char('o'))).is_empty());
+    assert!(
+        app.flash
+            .as_ref()
+            .unwrap()
+            .text
+            .contains("does not offer resources")
+    );
+    if let ServerState::Ready { details, .. } = &mut app.servers[0].state {
+        details.resources = true;
+    }
+    let effects = app.update(key(KeyCode::Char('o')));
+    let [Effect::ReadResource { id, uri, .. }] = &effects[..] else {
+        panic!("{effects:?}")
+    };
+    assert_eq!(uri, "file:///x.md");
+    let id = *id;
+    // The link moves up before the answer arrives.
+    app.update(Msg::Key(KeyEvent::new(KeyCode::Up, KeyModifiers::ALT)));
+    app.update(Msg::ResourceRead {
+        id,
+        result: Ok(vec![crate::mcp::EmbeddedResource::Text {
+            uri: "file:///x.md".into(),
+            mime_type: None,
+            text: "contents".into(),
+            meta: None,
+        }]),
+    });
+    let r = review(&app);
+    assert_eq!(
+        crate::app::editable_text(&r.items[0].message.content),
+        Some("contents")
+    );
+    assert_eq!(
+        crate::app::editable_text(&r.items[1].message.content),
+        Some("Weather in New York?")
+    );
+}
