@@ -30,6 +30,24 @@ pub fn one_line(text: &str) -> String {
     sanitize(text).replace(['\n', '\t'], " ")
 }
 
+/// The number of terminal columns `text` takes.
+pub fn width(text: &str) -> usize {
+    unicode_width::UnicodeWidthStr::width(text)
+}
+
+/// The longest start of `text` that fits in `columns` terminal columns.
+pub fn truncate(text: &str, columns: usize) -> &str {
+    use unicode_width::UnicodeWidthChar;
+    let mut used = 0;
+    for (at, c) in text.char_indices() {
+        used += c.width().unwrap_or(0);
+        if used > columns {
+            return &text[..at];
+        }
+    }
+    text
+}
+
 /// Cuts `line` into rows at most `width` columns wide (by display width, so wide
 /// characters count double), breaking after a space when one is near, else anywhere.
 /// An empty line is one empty row.

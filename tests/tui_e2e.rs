@@ -488,7 +488,14 @@ fn quitting_print_without_accepting_exits_130_and_prints_nothing() {
     let mut tui = Tui::start(&sandbox, &["--print"]);
     tui.wait_for("● py 13", SERVER_START);
     tui.send(CTRL_C);
-    assert_eq!(tui.wait_exit(STEP), 130, "a cancelled --print must not look like success");
+    assert_eq!(
+        tui.wait_exit(STEP),
+        130,
+        "a cancelled --print must not look like success"
+    );
     let printed = after_leaving_alternate_screen(&tui.raw());
-    assert!(printed.trim().is_empty(), "nothing should be printed: {printed:?}");
+    assert!(
+        printed.trim().is_empty(),
+        "nothing should be printed: {printed:?}"
+    );
 }

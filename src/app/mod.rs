@@ -494,9 +494,11 @@ impl App {
                 match result {
                     Ok(ClipboardRoute::Native) => self.notify("Copied to the clipboard."),
                     Ok(ClipboardRoute::Osc52) => self.notify(
-                        "Sent to the terminal's clipboard (OSC 52); if nothing arrives, your terminal does not allow it: use s to save.",
+                        "Copied with OSC 52 (if your terminal refuses it, s saves to a file).",
                     ),
-                    Err(error) => self.warn(format!("Copy failed: {error}. Use s to save to a file.")),
+                    Err(error) => {
+                        self.warn(format!("Copy failed: {error}. Use s to save to a file."))
+                    }
                 }
                 Vec::new()
             }

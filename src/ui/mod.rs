@@ -111,24 +111,63 @@ fn draw_status(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
     if app.servers.is_empty() {
         spans.push(Span::styled("no servers configured", theme.dim()));
     }
-    let Some(flash) = &app.flash else {
-        frame.render_widget(Paragraph::new(Line::from(spans)), area);
-        return;
-    };
-    let flash_text = one_line(&flash.text);
-    let flash_width = (flash_text.chars().count() as u16 + 1).min(area.width);
+    let flash = app.flash.as_ref().map(|f| (one_line(&f.text), f.error));
+    // A notice takes at most two thirds of the bar, so servers stay in sight.
+    let flash_width = flash.as_ref().map_or(0, |(text, _)| {
+        (crate::text::width(text) as u16 + 1).min(area.width * 2 / 3)
+    });
     let [servers, notice] =
         Layout::horizontal([Constraint::Fill(1), Constraint::Length(flash_width)]).areas(area);
+    let full: usize = spans.iter().map(|s| crate::text::width(&s.content)).sum();
+    if full > usize::from(servers.width) {
+        spans = compact_status(app, theme);
+    }
     frame.render_widget(Paragraph::new(Line::from(spans)), servers);
-    let style = if flash.error {
-        theme.error()
-    } else {
-        theme.accent()
-    };
-    frame.render_widget(
-        Paragraph::new(Line::styled(flash_text, style)).right_aligned(),
-        notice,
-    );
+    if let Some((text, error)) = flash {
+        let style = if error { theme.error() } else { theme.accent() };
+        frame.render_widget(
+            Paragraph::new(Line::styled(text, style)).right_aligned(),
+            notice,
+        );
+    }
+}
+
+/// Server states as counts, naming only failed servers: for a bar too narrow for all.
+fn compact_status<'a>(app: &App, theme: &Theme) -> Vec<Span<'a>> {
+    let ready = app
+        .servers
+        .iter()
+        .filter(|s| matches!(s.state, ServerState::Ready { .. }))
+        .count();
+    let connecting = app
+        .servers
+        .iter()
+        .filter(|s| s.state == ServerState::Connecting)
+        .count();
+    let failed: Vec<String> = app
+        .servers
+        .iter()
+        .filter(|s| matches!(s.state, ServerState::Failed { .. }))
+        .map(|s| one_line(&s.name))
+        .collect();
+    let mut spans = vec![
+        Span::styled("● ", theme.ok()),
+        Span::raw(format!("{ready} ready")),
+    ];
+    if connecting > 0 {
+        spans.push(Span::styled(
+            format!("  {} ", spinner(app.tick)),
+            theme.busy(),
+        ));
+        spans.push(Span::raw(format!("{connecting} connecting")));
+    }
+    if !failed.is_empty() {
+        spans.push(Span::styled(
+            format!("  ✗ {} failed", failed.join(", ")),
+            theme.error(),
+        ));
+    }
+    spans
 }
 
 /// The actions worth a hint on each screen, in order.

@@ -116,7 +116,7 @@ fn draw_list(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
     let server_width = app
         .servers
         .iter()
-        .map(|s| s.name.chars().count())
+        .map(|s| crate::text::width(&s.name))
         .max()
         .unwrap_or(0)
         .min(16);
@@ -127,11 +127,7 @@ fn draw_list(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
         .iter()
         .skip(offset)
         .take(height)
-        .map(|r| {
-            argument_summary(&app.entries[r.index].prompt)
-                .chars()
-                .count()
-        })
+        .map(|r| crate::text::width(&argument_summary(&app.entries[r.index].prompt)))
         .max()
         .unwrap_or(0)
         .min(width / 3);
@@ -152,7 +148,7 @@ fn draw_list(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
             if selected { "▌ " } else { "  " },
             base.patch(theme.accent()),
         )];
-        let name_shown: String = name.chars().take(name_width).collect();
+        let name_shown = crate::text::truncate(&name, name_width).to_string();
         let positions = match_positions(needle, &name);
         spans.extend(highlighted(
             &name_shown,
@@ -161,7 +157,7 @@ fn draw_list(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
             base,
             theme,
         ));
-        let pad = name_width.saturating_sub(name_shown.chars().count()) + 1;
+        let pad = name_width.saturating_sub(crate::text::width(&name_shown)) + 1;
         spans.push(Span::styled(" ".repeat(pad), base));
         let server: String = one_line(&prompt.server)
             .chars()
@@ -176,12 +172,12 @@ fn draw_list(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
             theme,
         ));
         spans.push(Span::styled(
-            " ".repeat(server_width.saturating_sub(server.chars().count()) + 2),
+            " ".repeat(server_width.saturating_sub(crate::text::width(&server)) + 2),
             base,
         ));
-        let args_shown: String = args.chars().take(args_width).collect();
+        let args_shown = crate::text::truncate(&args, args_width).to_string();
         spans.push(Span::styled(args_shown, base.patch(theme.dim())));
-        let used: usize = spans.iter().map(|s| s.content.chars().count()).sum();
+        let used: usize = spans.iter().map(|s| crate::text::width(&s.content)).sum();
         if selected && used < width {
             spans.push(Span::styled(" ".repeat(width - used), base));
         }

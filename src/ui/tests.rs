@@ -302,3 +302,40 @@ fn review_of_a_long_paragraph_wraps_and_scrolls() {
     app.update(key(KeyCode::PageDown));
     insta::assert_snapshot!(screen(&app, 80, 20));
 }
+
+#[test]
+fn a_narrow_status_bar_counts_servers_and_names_the_failed_ones() {
+    let mut app = App::new(
+        (1..=6).map(|n| format!("server-number-{n}")).collect(),
+        Options::default(),
+        KeyMap::default(),
+        Default::default(),
+    );
+    app.update(Msg::Mcp(McpEvent::Failed {
+        server: "server-number-5".into(),
+        error: McpError::Closed(String::new()),
+        stderr: vec![],
+    }));
+    insta::assert_snapshot!(screen(&app, 60, 15));
+}
+
+#[test]
+fn wide_characters_keep_the_menu_columns_aligned() {
+    let mut app = App::new(
+        vec!["srv".into()],
+        Options::default(),
+        KeyMap::default(),
+        Default::default(),
+    );
+    let mut wide =
+        crate::app::tests::prompt("srv", "kanji", vec![crate::app::tests::arg("x", true)]);
+    wide.title = Some("日本語のプロンプト".into());
+    let narrow =
+        crate::app::tests::prompt("srv", "plain", vec![crate::app::tests::arg("y", false)]);
+    app.update(Msg::Mcp(McpEvent::Ready {
+        server: "srv".into(),
+        details: crate::app::tests::details(false),
+        prompts: vec![wide, narrow],
+    }));
+    insta::assert_snapshot!(screen(&app, 80, 15));
+}
