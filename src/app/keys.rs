@@ -264,6 +264,7 @@ impl KeyScreen {
                 (PrevField, &["shift-tab", "up"]),
                 (Decline, &["ctrl-d"]),
                 (Back, &["esc"]),
+                (Logs, &["ctrl-l"]),
                 (Help, &["f1"]),
                 (Quit, &["ctrl-c", "ctrl-q"]),
             ],
@@ -294,7 +295,12 @@ impl KeyScreen {
                 (Help, &["?", "f1"]),
                 (Quit, &["q", "ctrl-c", "ctrl-q"]),
             ],
-            KeyScreen::Editor => &[(Back, &["esc"]), (Quit, &["ctrl-c"]), (Help, &["f1"])],
+            KeyScreen::Editor => &[
+                (Back, &["esc"]),
+                (Logs, &["ctrl-l"]),
+                (Help, &["f1"]),
+                (Quit, &["ctrl-c"]),
+            ],
             KeyScreen::Logs => &[
                 (Up, &["up", "k"]),
                 (Down, &["down", "j"]),

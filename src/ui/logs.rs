@@ -40,9 +40,10 @@ pub(super) fn draw(app: &App, view: &LogsView, frame: &mut Frame, area: Rect, th
             };
             // Long lines wrap under the text column, so an error is read whole.
             let text_width = (inner.width as usize).saturating_sub(width + 9).max(10);
-            let text: Vec<char> = one_line(&line.text).chars().collect();
-            for (n, chunk) in text.chunks(text_width).enumerate() {
-                let chunk: String = chunk.iter().collect();
+            for (n, chunk) in crate::text::wrap(&one_line(&line.text), text_width)
+                .into_iter()
+                .enumerate()
+            {
                 entries.push(if n == 0 {
                     Line::from(vec![
                         Span::styled(format!("{:<width$} ", one_line(server)), theme.accent()),
