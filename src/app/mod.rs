@@ -950,26 +950,9 @@ impl App {
                 error,
                 stderr,
             } => {
-                let logs = self.logs.entry(server.clone()).or_default();
-                // The hub forwards stderr lines as they come; add the tail only if none arrived.
-                if logs.is_empty() {
-                    for line in stderr {
-                        push_log(
-                            logs,
-                            LogLine {
-                                source: "stderr".into(),
-                                text: line,
-                            },
-                        );
-                    }
-                }
-                push_log(
-                    logs,
-                    LogLine {
-                        source: "mcpick".into(),
-                        text: format!("failed: {error}"),
-                    },
-                );
+                // Its stderr lines arrive as `Log` events (the tail in `stderr` repeats
+                // them); the logs pane ends each failed server's lines with the error.
+                let _ = stderr;
                 self.set_state(
                     &server,
                     ServerState::Failed {

@@ -6,7 +6,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::{Theme, one_line, titled_block};
-use crate::app::{App, LogsView};
+use crate::app::{App, LogsView, ServerState};
 
 pub(super) fn draw(app: &App, view: &LogsView, frame: &mut Frame, area: Rect, theme: &Theme) {
     let which = match &view.server {
@@ -25,12 +25,26 @@ pub(super) fn draw(app: &App, view: &LogsView, frame: &mut Frame, area: Rect, th
         .unwrap_or(0)
         .min(16);
     let mut entries: Vec<Line> = Vec::new();
-    for (server, log) in &app.logs {
+    let no_lines = std::collections::VecDeque::new();
+    for status in &app.servers {
+        let server = &status.name;
         if view.server.as_ref().is_some_and(|s| s != server) {
             continue;
         }
-        for line in log {
-            let failed = line.source == "mcpick" && line.text.starts_with("failed:");
+        let log = app.logs.get(server).unwrap_or(&no_lines);
+        // A failed server's lines end with why it failed, whatever order they arrived in.
+        let failure = match &status.state {
+            ServerState::Failed { error } => Some(crate::mcp::LogLine {
+                source: "mcpick".into(),
+                text: format!("failed: {error}"),
+            }),
+            _ => None,
+        };
+        for (line, failed) in log
+            .iter()
+            .map(|l| (l, false))
+            .chain(failure.iter().map(|l| (l, true)))
+        {
             let source_style = if failed {
                 theme.error()
             } else if line.source == "stderr" {

@@ -261,6 +261,14 @@ fn logs_pane() {
         error: McpError::Closed(" (exit status 1)".into()),
         stderr: vec![],
     }));
+    // A stderr line that arrives after the failure still shows above it.
+    app.update(Msg::Mcp(McpEvent::Log {
+        server: "py".into(),
+        line: crate::mcp::LogLine {
+            source: "stderr".into(),
+            text: "ValueError: late line".into(),
+        },
+    }));
     app.update(ctrl('l'));
     insta::assert_snapshot!(wide(&app));
 }
