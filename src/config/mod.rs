@@ -1,6 +1,7 @@
 //! The config file: its TOML model, where it lives, and `${VAR}` expansion.
 
 mod expand;
+pub mod import;
 
 pub use expand::{ExpandError, expand};
 

@@ -1,0 +1,259 @@
+//! Each dialect from a fixture written after its host's documentation.
+
+use super::*;
+use crate::config::{TransportConfig, parse};
+
+fn context() -> Context {
+    Context {
+        workspace: PathBuf::from("/work/proj"),
+        home: Some(PathBuf::from("/home/ann")),
+    }
+}
+
+fn run(text: &str, path: &str) -> Import {
+    import(text, Path::new(path), None, &context()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The imported TOML parses as an mcpick config, with every variable set to `<NAME>`.
+fn as_config(import: &Import) -> crate::config::Config {
+    let toml = to_toml(&import.servers);
+    parse(&toml, Path::new("imported.toml"), &|name| {
+        Some(format!("<{name}>"))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{toml}"))
+}
+
+#[test]
+fn claude_desktop() {
+    let text = r#"{"mcpServers": {
+        "filesystem": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/Users/ann/Desktop"]},
+        "weird ${name}": {"command": "uvx", "args": ["pkg"], "env": {"TOKEN": "lit${eral}"}}
+    }}"#;
+    let import = run(text, "/home/ann/.config/Claude/claude_desktop_config.json");
+    assert_eq!(import.dialect, Dialect::ClaudeDesktop);
+    let config = as_config(&import);
+    let names: Vec<_> = config.servers.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["filesystem", "weird---name-"]);
+    let TransportConfig::Stdio { env, .. } = &config.servers[1].transport else {
+        panic!()
+    };
+    // Claude Desktop has no variables: `${` stays literal.
+    assert_eq!(env["TOKEN"], "lit${eral}");
+}
+
+#[test]
+fn claude_code_with_project_entries_types_and_defaults() {
+    let text = r#"{
+      "mcpServers": {"global": {"type": "stdio", "command": "mcp-global", "env": {"KEY": "${API_KEY:-none}"}}},
+      "projects": {
+        "/work/proj": {"mcpServers": {"api": {"type": "http", "url": "${API_BASE_URL:-https://api.example.com}/mcp", "headers": {"Authorization": "Bearer ${API_KEY}"}}}},
+        "/elsewhere": {"mcpServers": {"other": {"command": "x"}}}
+      }}"#;
+    let import = run(text, "/home/ann/.claude.json");
+    assert_eq!(import.dialect, Dialect::ClaudeCode);
+    // Only API_KEY is set: the URL's default applies.
+    let toml = to_toml(&import.servers);
+    let config = parse(&toml, Path::new("imported.toml"), &|name| {
+        (name == "API_KEY").then(|| "<API_KEY>".to_string())
+    })
+    .unwrap();
+    let names: Vec<_> = config.servers.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["api", "global"],
+        "only this folder's project servers"
+    );
+    let TransportConfig::Http { url, headers } = &config.servers[0].transport else {
+        panic!()
+    };
+    assert_eq!(url, "https://api.example.com/mcp");
+    assert_eq!(headers["Authorization"], "Bearer <API_KEY>");
+}
+
+#[test]
+fn claude_code_sse_servers_are_imported_disabled_with_a_note() {
+    let import = run(
+        r#"{"mcpServers": {"old": {"type": "sse", "url": "https://x/sse"}}}"#,
+        "/work/proj/.mcp.json",
+    );
+    assert!(!import.servers[0].enabled);
+    assert!(import.notes[0].contains("SSE"));
+}
+
+#[test]
+fn vscode_with_comments_trailing_commas_inputs_and_variables() {
+    let text = r#"{
+  // Inputs are asked by VS Code when the server starts.
+  "inputs": [
+    {"type": "promptString", "id": "perplexity-key", "description": "Perplexity API Key", "password": true},
+  ],
+  "servers": {
+    "Perplexity": {
+      "type": "stdio",
+      "command": "npx",
+      "args": ["-y", "server-perplexity-ask", "${workspaceFolder}/data"],
+      "env": {"PERPLEXITY_API_KEY": "${input:perplexity-key}", "HOME_DIR": "${userHome}", "P": "${env:PATH}"},
+    },
+    "github": {"type": "http", "url": "https://api.githubcopilot.com/mcp/", /* inline */ },
+  },
+}"#;
+    let import = run(text, "/work/proj/.vscode/mcp.json");
+    assert_eq!(import.dialect, Dialect::VsCode);
+    let config = as_config(&import);
+    let TransportConfig::Stdio { args, env, .. } = &config.servers[0].transport else {
+        panic!()
+    };
+    assert_eq!(args[2], "/work/proj/data");
+    assert_eq!(env["PERPLEXITY_API_KEY"], "<MCPICK_INPUT_PERPLEXITY_KEY>");
+    assert_eq!(env["HOME_DIR"], "/home/ann");
+    assert_eq!(env["P"], "<PATH>");
+    assert!(
+        import
+            .notes
+            .iter()
+            .any(|n| n.contains("Perplexity API Key") && n.contains("MCPICK_INPUT_PERPLEXITY_KEY"))
+    );
+    assert!(matches!(
+        config.servers[1].transport,
+        TransportConfig::Http { .. }
+    ));
+}
+
+#[test]
+fn cursor_env_and_home_variables() {
+    let text = r#"{"mcpServers": {"db": {"command": "${userHome}/bin/db-mcp", "env": {"DB_URL": "${env:DATABASE_URL}"}}}}"#;
+    let import = run(text, "/work/proj/.cursor/mcp.json");
+    assert_eq!(import.dialect, Dialect::Cursor);
+    let config = as_config(&import);
+    let TransportConfig::Stdio { command, env, .. } = &config.servers[0].transport else {
+        panic!()
+    };
+    assert_eq!(command, "/home/ann/bin/db-mcp");
+    assert_eq!(env["DB_URL"], "<DATABASE_URL>");
+}
+
+#[test]
+fn gemini_http_sse_cwd_timeout_and_dollar_variables() {
+    let text = r#"{"theme": "x", "mcpServers": {
+        "py": {"command": "python", "args": ["-m", "srv"], "cwd": "./srv", "env": {"K": "$API_KEY", "L": "${OTHER}"}, "timeout": 15000},
+        "remote": {"httpUrl": "https://h/mcp", "headers": {"Authorization": "Bearer $TOKEN"}},
+        "legacy": {"url": "https://h/sse"}
+    }}"#;
+    let import = run(text, "/home/ann/.gemini/settings.json");
+    assert_eq!(import.dialect, Dialect::Gemini);
+    let config = as_config(&import);
+    let py = config.server("py").unwrap();
+    assert_eq!(py.timeout.as_millis(), 15000);
+    let TransportConfig::Stdio { env, cwd, .. } = &py.transport else {
+        panic!()
+    };
+    assert_eq!(
+        (env["K"].as_str(), env["L"].as_str()),
+        ("<API_KEY>", "<OTHER>")
+    );
+    assert_eq!(cwd.as_deref(), Some(Path::new("./srv")));
+    let TransportConfig::Http { headers, .. } = &config.server("remote").unwrap().transport else {
+        panic!()
+    };
+    assert_eq!(headers["Authorization"], "Bearer <TOKEN>");
+    assert!(!config.server("legacy").unwrap().enabled);
+}
+
+#[test]
+fn zed_flat_and_nested_shapes_with_comments() {
+    let text = r#"{
+  // Zed settings
+  "theme": "One Dark",
+  "context_servers": {
+    "flat": {"source": "custom", "command": "some-command", "args": ["a"], "env": {}},
+    "nested": {"command": {"path": "old-command", "args": ["b"], "env": {"X": "1"}}, "settings": {}},
+  },
+}"#;
+    let import = run(text, "/home/ann/.config/zed/settings.json");
+    assert_eq!(import.dialect, Dialect::Zed);
+    let config = as_config(&import);
+    let TransportConfig::Stdio { command, .. } = &config.server("nested").unwrap().transport else {
+        panic!()
+    };
+    assert_eq!(command, "old-command");
+    assert!(config.server("flat").is_some());
+}
+
+#[test]
+fn errors_name_the_file_and_where() {
+    let bad_json = import(
+        "{\n  \"mcpServers\": {\n    \"a\": {\"command\": \"x\",, }\n  }\n}",
+        Path::new("/x/.mcp.json"),
+        None,
+        &context(),
+    )
+    .unwrap_err();
+    assert!(
+        bad_json
+            .to_string()
+            .starts_with("/x/.mcp.json: not valid JSON at line 3"),
+        "{bad_json}"
+    );
+    let unknown = import(
+        r#"{"mcpServers": {"a": {"command": "x", "comand": "y"}}}"#,
+        Path::new("/x/.mcp.json"),
+        None,
+        &context(),
+    )
+    .unwrap_err();
+    assert!(
+        unknown
+            .message
+            .contains("unknown field `comand` at `mcpServers.a.comand`"),
+        "{unknown}"
+    );
+    let nothing = import(
+        r#"{"theme": "x"}"#,
+        Path::new("/x/settings.json"),
+        None,
+        &context(),
+    )
+    .unwrap_err();
+    assert!(nothing.message.contains("--from"));
+    let bad_variable = import(
+        r#"{"servers": {"a": {"command": "${command:pick}"}}}"#,
+        Path::new("/x/mcp.json"),
+        None,
+        &context(),
+    )
+    .unwrap_err();
+    assert!(
+        bad_variable.message.contains("${command:pick}"),
+        "{bad_variable}"
+    );
+}
+
+#[test]
+fn merging_keeps_comments_and_renames_collisions() {
+    let existing = "# my servers\n[servers.everything]\ncommand = \"npx\" # the reference server\n";
+    let drafts = vec![
+        Draft {
+            name: "everything".into(),
+            command: Some("other".into()),
+            enabled: true,
+            ..Draft::default()
+        },
+        Draft {
+            name: "new".into(),
+            url: Some("https://x/mcp".into()),
+            enabled: true,
+            ..Draft::default()
+        },
+    ];
+    let (merged, notices) = merge(existing, &drafts).unwrap();
+    assert!(
+        merged.starts_with(
+            "# my servers\n[servers.everything]\ncommand = \"npx\" # the reference server\n"
+        ),
+        "{merged}"
+    );
+    assert!(notices[0].contains("added as `everything-2`"));
+    let config = parse(&merged, Path::new("c.toml"), &|_| None).unwrap();
+    let names: Vec<_> = config.servers.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["everything", "everything-2", "new"]);
+}
