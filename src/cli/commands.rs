@@ -175,7 +175,9 @@ pub async fn run(config_path: Option<&Path>, command: Command) -> Result<ExitCod
             let context = merge(pairs).map_err(CliError::usage)?;
             complete(&config, &prompt, &argument, &prefix, &context, json).await
         }
-        Command::Serve { .. } | Command::Init => unreachable!("dispatched in cli::run"),
+        Command::Serve { .. } | Command::Init | Command::Config { .. } => {
+            unreachable!("dispatched in cli::run")
+        }
     }
 }
 

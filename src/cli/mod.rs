@@ -2,6 +2,7 @@
 
 mod args;
 mod commands;
+mod import;
 mod output;
 mod serve;
 mod signals;
@@ -120,6 +121,30 @@ pub enum Command {
     },
     /// Write a commented starter config file (never overwrites one).
     Init,
+    /// Work with the config file.
+    Config {
+        /// What to do with it.
+        #[command(subcommand)]
+        action: ConfigCommand,
+    },
+}
+
+/// `mcpick config` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum ConfigCommand {
+    /// Add the MCP servers of another host's config (Claude Desktop, Claude Code, VS Code,
+    /// Cursor, Gemini CLI, Zed) to mcpick's config; without PATH, list the ones found.
+    Import {
+        /// The other host's config file (default: list the known places that exist).
+        #[arg(value_name = "PATH")]
+        path: Option<PathBuf>,
+        /// Its format, when the file does not make it clear.
+        #[arg(long, value_name = "DIALECT", value_parser = ["claude-desktop", "claude-code", "vscode", "cursor", "gemini", "zed"])]
+        from: Option<String>,
+        /// Print the [servers.*] tables it would add instead of adding them.
+        #[arg(long)]
+        dry_run: bool,
+    },
 }
 
 /// A failure with its exit code: 1 for runtime errors, 2 for usage errors.
@@ -169,6 +194,14 @@ pub async fn run(cli: Cli) -> ExitCode {
             page_size,
         }) => serve::run(paths, builtin, http, allow_remote, usize::from(page_size)).await,
         Some(Command::Init) => commands::init(cli.config.as_deref()),
+        Some(Command::Config {
+            action:
+                ConfigCommand::Import {
+                    path,
+                    from,
+                    dry_run,
+                },
+        }) => import::run(cli.config.as_deref(), path, from, dry_run),
         Some(command) => commands::run(cli.config.as_deref(), command).await,
     };
     match result {

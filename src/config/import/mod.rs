@@ -660,9 +660,20 @@ fn add_tables(document: &mut toml_edit::DocumentMut, drafts: &[Draft]) {
     }
 }
 
+/// What [`merge`] made.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Merged {
+    /// The new config text.
+    pub text: String,
+    /// The names the servers were added under.
+    pub names: Vec<String>,
+    /// Renames, for the user.
+    pub notices: Vec<String>,
+}
+
 /// Adds `drafts` to the config text `existing`, keeping its comments and layout. A name
 /// already taken gets a `-2`, `-3`… suffix; the notices say which.
-pub fn merge(existing: &str, drafts: &[Draft]) -> Result<(String, Vec<String>), String> {
+pub fn merge(existing: &str, drafts: &[Draft]) -> Result<Merged, String> {
     let mut document: toml_edit::DocumentMut = existing
         .parse()
         .map_err(|e| format!("the config is not valid TOML: {e}"))?;
@@ -691,8 +702,24 @@ pub fn merge(existing: &str, drafts: &[Draft]) -> Result<(String, Vec<String>), 
         used.push(draft.name.clone());
         renamed.push(draft);
     }
-    add_tables(&mut document, &renamed);
-    Ok((document.to_string(), notices))
+    let names = renamed.iter().map(|d| d.name.clone()).collect();
+    // A file of comments only: toml_edit would keep them after the new tables.
+    let text = if taken.is_empty() && document.iter().next().is_none() {
+        let mut text = existing.trim_end().to_string();
+        if !text.is_empty() {
+            text.push_str("\n\n");
+        }
+        text.push_str(&to_toml(&renamed));
+        text
+    } else {
+        add_tables(&mut document, &renamed);
+        document.to_string()
+    };
+    Ok(Merged {
+        text,
+        names,
+        notices,
+    })
 }
 
 /// The places other hosts keep MCP configs, for this folder and user, in search order.

@@ -245,7 +245,12 @@ fn merging_keeps_comments_and_renames_collisions() {
             ..Draft::default()
         },
     ];
-    let (merged, notices) = merge(existing, &drafts).unwrap();
+    let Merged {
+        text: merged,
+        notices,
+        names,
+    } = merge(existing, &drafts).unwrap();
+    assert_eq!(names, ["everything-2", "new"]);
     assert!(
         merged.starts_with(
             "# my servers\n[servers.everything]\ncommand = \"npx\" # the reference server\n"
@@ -256,4 +261,16 @@ fn merging_keeps_comments_and_renames_collisions() {
     let config = parse(&merged, Path::new("c.toml"), &|_| None).unwrap();
     let names: Vec<_> = config.servers.iter().map(|s| s.name.as_str()).collect();
     assert_eq!(names, ["everything", "everything-2", "new"]);
+}
+
+#[test]
+fn merging_into_a_file_of_comments_keeps_them_on_top() {
+    let drafts = vec![Draft {
+        name: "a".into(),
+        command: Some("x".into()),
+        enabled: true,
+        ..Draft::default()
+    }];
+    let merged = merge("# header\n", &drafts).unwrap();
+    assert_eq!(merged.text, "# header\n\n[servers.a]\ncommand = \"x\"\n");
 }

@@ -1,0 +1,111 @@
+//! `mcpick config import`: other hosts' files in, mcpick tables out, servers usable.
+
+mod common;
+
+use common::{Sandbox, everything_js, stderr, stdout};
+
+fn write(sandbox: &Sandbox, relative: &str, text: &str) -> std::path::PathBuf {
+    let path = sandbox.dir.path().join(relative);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// `--dry-run` prints TOML that mcpick itself accepts, naming every server.
+fn dry_run(sandbox: &Sandbox, file: &std::path::Path, names: &[&str]) -> String {
+    let output = sandbox.mcpick(&["config", "import", file.to_str().unwrap(), "--dry-run"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let toml = stdout(&output);
+    let config = mcpick::config::parse(&toml, std::path::Path::new("dry-run.toml"), &|name| {
+        Some(format!("value-of-{name}"))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{toml}"));
+    let mut got: Vec<_> = config.servers.iter().map(|s| s.name.clone()).collect();
+    got.sort();
+    let mut want: Vec<_> = names.iter().map(|n| n.to_string()).collect();
+    want.sort();
+    assert_eq!(got, want, "{toml}");
+    toml
+}
+
+#[test]
+fn dry_runs_of_four_dialects_give_valid_toml() {
+    let sandbox = Sandbox::new("");
+    let desktop = write(
+        &sandbox,
+        "Claude/claude_desktop_config.json",
+        r#"{"mcpServers": {"fs": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"]}}}"#,
+    );
+    dry_run(&sandbox, &desktop, &["fs"]);
+    let claude_code = write(
+        &sandbox,
+        "proj/.mcp.json",
+        r#"{"mcpServers": {"api": {"type": "http", "url": "https://api.example.com/mcp", "headers": {"Authorization": "Bearer ${API_KEY}"}}, "local": {"command": "mcp-local", "env": {"LEVEL": "${LEVEL:-info}"}}}}"#,
+    );
+    dry_run(&sandbox, &claude_code, &["api", "local"]);
+    let vscode = write(
+        &sandbox,
+        "proj/.vscode/mcp.json",
+        "{\n  // comment\n  \"inputs\": [{\"type\": \"promptString\", \"id\": \"key\", \"description\": \"Key\", \"password\": true},],\n  \"servers\": {\"gh\": {\"type\": \"http\", \"url\": \"https://api.githubcopilot.com/mcp/\", \"headers\": {\"Authorization\": \"Bearer ${input:key}\"},},},\n}\n",
+    );
+    let toml = dry_run(&sandbox, &vscode, &["gh"]);
+    assert!(toml.contains("${MCPICK_INPUT_KEY}"), "{toml}");
+    let zed = write(
+        &sandbox,
+        "zed/settings.json",
+        "{\n  // Zed\n  \"context_servers\": {\"a\": {\"command\": \"a-cmd\", \"args\": []}, \"b\": {\"command\": {\"path\": \"b-cmd\", \"args\": [\"x\"]}},},\n}\n",
+    );
+    dry_run(&sandbox, &zed, &["a", "b"]);
+}
+
+#[test]
+fn a_malformed_file_names_the_file_line_and_column() {
+    let sandbox = Sandbox::new("");
+    let bad = write(
+        &sandbox,
+        "proj/.mcp.json",
+        "{\n  \"mcpServers\": {\n    \"a\": {\"command\": }\n  }\n}\n",
+    );
+    let output = sandbox.mcpick(&["config", "import", bad.to_str().unwrap(), "--dry-run"]);
+    assert_eq!(output.status.code(), Some(1));
+    let message = stderr(&output);
+    assert!(
+        message.contains(".mcp.json: not valid JSON at line 3, column"),
+        "{message}"
+    );
+}
+
+#[test]
+fn imported_servers_are_added_next_to_existing_ones_and_work() {
+    let sandbox = Sandbox::new(
+        "# mine\n[servers.everything]\ncommand = \"node\"\nargs = [\"nothing.js\"]\nenabled = false # off for now\n",
+    );
+    let file = write(
+        &sandbox,
+        "claude_desktop_config.json",
+        &format!(
+            r#"{{"mcpServers": {{"everything": {{"command": "node", "args": [{:?}, "stdio"]}}}}}}"#,
+            everything_js().to_string_lossy()
+        ),
+    );
+    let output = sandbox.mcpick(&["config", "import", file.to_str().unwrap()]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("added as `everything-2`"),
+        "{}",
+        stderr(&output)
+    );
+    let config = std::fs::read_to_string(sandbox.config()).unwrap();
+    assert!(
+        config.starts_with("# mine\n[servers.everything]\n"),
+        "{config}"
+    );
+    assert!(config.contains("enabled = false # off for now"), "{config}");
+    let list = sandbox.mcpick(&["list"]);
+    assert!(list.status.success(), "{}", stderr(&list));
+    assert!(
+        stdout(&list).contains("everything-2/args-prompt"),
+        "{}",
+        stdout(&list)
+    );
+}
