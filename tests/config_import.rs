@@ -109,3 +109,33 @@ fn imported_servers_are_added_next_to_existing_ones_and_work() {
         stdout(&list)
     );
 }
+
+#[test]
+fn an_unset_variable_fails_that_server_and_the_others_list() {
+    let sandbox = Sandbox::new(&format!(
+        "[servers.needs-key]\ncommand = \"x\"\nenv = {{ KEY = \"${{MCPICK_TEST_SURELY_UNSET}}\" }}\n\n{}",
+        common::py_stdio("py", &[])
+    ));
+    let output = sandbox.mcpick(&["list"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(stdout(&output).contains("py/"), "{}", stdout(&output));
+    let message = stderr(&output);
+    assert!(message.contains("needs-key"), "{message}");
+    assert!(message.contains("MCPICK_TEST_SURELY_UNSET"), "{message}");
+    let servers = sandbox.mcpick(&["servers", "--json"]);
+    let json: serde_json::Value = serde_json::from_slice(&servers.stdout).unwrap();
+    let failed = json
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "needs-key")
+        .unwrap();
+    assert_eq!(failed["state"], "failed");
+    assert!(
+        failed["error"]
+            .as_str()
+            .unwrap()
+            .contains("field `env.KEY`"),
+        "{failed}"
+    );
+}

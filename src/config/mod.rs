@@ -53,6 +53,9 @@ pub struct ServerConfig {
     pub timeout: Duration,
     /// Whether mcpick connects to it.
     pub enabled: bool,
+    /// Why it cannot start (a `${VAR}` that is not set): it is reported as failed, with this
+    /// message, while the other servers start.
+    pub problem: Option<String>,
 }
 
 /// How to reach a server.
@@ -120,6 +123,7 @@ impl fmt::Debug for ServerConfig {
             .field("transport", &self.transport)
             .field("timeout", &self.timeout)
             .field("enabled", &self.enabled)
+            .field("problem", &self.problem)
             .finish()
     }
 }
@@ -251,7 +255,25 @@ pub fn parse(
     let servers = raw
         .servers
         .into_iter()
-        .map(|(name, server)| build_server(path, name, server, lookup))
+        .map(|(name, server)| {
+            let enabled = server.enabled.unwrap_or(true);
+            match build_server(path, name.clone(), server, lookup) {
+                // An unset variable spoils one server, not the whole config.
+                Err(error @ ConfigError::Expand { .. }) => Ok(ServerConfig {
+                    name,
+                    transport: TransportConfig::Stdio {
+                        command: String::new(),
+                        args: Vec::new(),
+                        env: BTreeMap::new(),
+                        cwd: None,
+                    },
+                    timeout: Duration::from_millis(DEFAULT_TIMEOUT_MS),
+                    enabled,
+                    problem: Some(error.to_string()),
+                }),
+                other => other,
+            }
+        })
         .collect::<Result<Vec<_>, _>>()?;
     let keys = raw
         .keys
@@ -392,6 +414,7 @@ fn build_server(
         transport,
         timeout: Duration::from_millis(timeout_ms),
         enabled: raw.enabled.unwrap_or(true),
+        problem: None,
     })
 }
 
@@ -422,6 +445,7 @@ pub fn builtin_server(exe: &Path) -> ServerConfig {
         },
         timeout: Duration::from_millis(DEFAULT_TIMEOUT_MS),
         enabled: true,
+        problem: None,
     }
 }
 

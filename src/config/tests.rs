@@ -67,11 +67,18 @@ fn empty_file_has_no_servers() {
     assert!(parse_str("").unwrap().servers.is_empty());
 }
 
+/// The problem of the one server in `text`: an unset variable spoils that server only.
+fn problem(text: &str) -> String {
+    let config = parse_str(text).unwrap();
+    config.servers[0]
+        .problem
+        .clone()
+        .expect("the server is marked unusable")
+}
+
 #[test]
 fn unset_variable_names_server_field_and_variable() {
-    let err = parse_str("[servers.a]\ncommand = \"x\"\nargs = [\"ok\", \"${NOPE}\"]\n")
-        .unwrap_err()
-        .to_string();
+    let err = problem("[servers.a]\ncommand = \"x\"\nargs = [\"ok\", \"${NOPE}\"]\n");
     assert!(err.contains("server `a`"), "{err}");
     assert!(err.contains("field `args[1]`"), "{err}");
     assert!(err.contains("`NOPE` is not set"), "{err}");
@@ -79,14 +86,18 @@ fn unset_variable_names_server_field_and_variable() {
 
 #[test]
 fn unset_variable_in_env_and_headers_names_the_key() {
-    let err = parse_str("[servers.a]\ncommand = \"x\"\nenv = { K = \"${NOPE}\" }\n")
-        .unwrap_err()
-        .to_string();
+    let err = problem("[servers.a]\ncommand = \"x\"\nenv = { K = \"${NOPE}\" }\n");
     assert!(err.contains("field `env.K`"), "{err}");
-    let err = parse_str("[servers.b]\nurl = \"http://h\"\nheaders = { X-Key = \"${NOPE}\" }\n")
-        .unwrap_err()
-        .to_string();
+    let err = problem("[servers.b]\nurl = \"http://h\"\nheaders = { X-Key = \"${NOPE}\" }\n");
     assert!(err.contains("server `b`, field `headers.X-Key`"), "{err}");
+}
+
+#[test]
+fn an_unset_variable_spoils_only_its_server() {
+    let config =
+        parse_str("[servers.a]\ncommand = \"${NOPE}\"\n[servers.b]\ncommand = \"ok\"\n").unwrap();
+    assert!(config.servers[0].problem.is_some());
+    assert!(config.servers[1].problem.is_none());
 }
 
 #[test]

@@ -50,6 +50,9 @@ pub enum McpError {
     /// The server asked for input (2026-07-28 `input_required`) that this client cannot give.
     #[error("the server asked for more input before answering: {0}")]
     InputRequired(String),
+    /// The server's config cannot be used (e.g. an unset `${VAR}`); it was not started.
+    #[error("{0}")]
+    Config(String),
     /// Anything else the transport or protocol layer reported.
     #[error("{0}")]
     Protocol(String),

@@ -144,6 +144,11 @@ async fn run_server(
         return;
     }
     let log = Arc::new(ServerLog::default());
+    if let Some(problem) = &config.problem {
+        let error = McpError::Config(problem.clone());
+        emit(&events, &shutdown, failed(&server, error, &log)).await;
+        return;
+    }
     let lines = forward_logs.then(|| forward_log_lines(server.clone(), events.clone()));
 
     let connect = Connection::connect(&config, log.clone(), lines);
