@@ -139,3 +139,65 @@ fn an_unset_variable_fails_that_server_and_the_others_list() {
         "{failed}"
     );
 }
+
+#[test]
+fn live_sources_add_other_hosts_servers_by_path_and_by_name() {
+    let sandbox = Sandbox::new("");
+    let home = sandbox.dir.path().join("home");
+    let everything = format!(
+        r#"{{"mcpServers": {{"ev": {{"command": "node", "args": [{:?}, "stdio"]}}}}}}"#,
+        everything_js().to_string_lossy()
+    );
+    let by_path = write(&sandbox, "proj/.mcp.json", &everything);
+    write(&sandbox, "home/.cursor/mcp.json", &everything);
+    std::fs::write(
+        sandbox.config(),
+        format!("sources = [{:?}, \"cursor\"]\n", by_path.to_string_lossy()),
+    )
+    .unwrap();
+    let mut command = sandbox.command(&["list"]);
+    command.env("HOME", &home);
+    let output = command.output().unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    let listed = stdout(&output);
+    assert!(listed.contains("ev/args-prompt"), "{listed}");
+    assert!(
+        listed.contains("ev-2/args-prompt"),
+        "the cursor copy is renamed: {listed}"
+    );
+    let mut command = sandbox.command(&["servers", "--json"]);
+    command.env("HOME", &home);
+    let json: serde_json::Value =
+        serde_json::from_slice(&command.output().unwrap().stdout).unwrap();
+    let sources: Vec<&str> = json
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s["source"].as_str())
+        .collect();
+    assert!(
+        sources
+            .iter()
+            .any(|s| s.starts_with("claude-code: ") && s.ends_with(".mcp.json")),
+        "{json}"
+    );
+    assert!(sources.iter().any(|s| s.starts_with("cursor: ")), "{json}");
+}
+
+#[test]
+fn a_broken_source_names_its_file() {
+    let sandbox = Sandbox::new("");
+    let bad = write(&sandbox, "proj/.mcp.json", "{ \"mcpServers\": [ }");
+    std::fs::write(
+        sandbox.config(),
+        format!("sources = [{:?}]\n", bad.to_string_lossy()),
+    )
+    .unwrap();
+    let output = sandbox.mcpick(&["list"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).contains(".mcp.json: not valid JSON at line 1"),
+        "{}",
+        stderr(&output)
+    );
+}

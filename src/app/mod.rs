@@ -294,6 +294,8 @@ pub struct App {
     pub servers: Vec<ServerStatus>,
     /// Each ready server's prompts.
     prompts: BTreeMap<ServerId, Vec<PromptInfo>>,
+    /// Where servers from other hosts' configs came from (`vscode: PATH`).
+    pub server_sources: BTreeMap<ServerId, String>,
     /// The merged menu, in server order.
     pub entries: Vec<Entry>,
     /// What is typed in the menu's search line.
@@ -344,6 +346,7 @@ impl App {
                 })
                 .collect(),
             prompts: BTreeMap::new(),
+            server_sources: BTreeMap::new(),
             entries: Vec::new(),
             query: String::new(),
             parsed_query: Query {

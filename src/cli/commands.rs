@@ -743,7 +743,10 @@ async fn servers(config: &Config, json: bool) -> Result<ExitCode, CliError> {
     hub.shutdown().await;
     let mut rows = Vec::new();
     for server in &config.servers {
-        let base = json!({ "name": server.name, "transport": server.transport.kind() });
+        let mut base = json!({ "name": server.name, "transport": server.transport.kind() });
+        if let Some(source) = &server.source {
+            base["source"] = json!(source);
+        }
         let row = match outcomes.get(&server.name) {
             _ if !server.enabled => merge_json(base, json!({ "state": "disabled" })),
             Some(Outcome::Ready { details, prompts }) => merge_json(
@@ -791,6 +794,9 @@ fn servers_text(rows: &[serde_json::Value]) -> String {
             field("transport"),
             field("state")
         ));
+        if let Some(source) = row["source"].as_str() {
+            out.push_str(&format!("  from:         {source}\n"));
+        }
         match row["state"].as_str() {
             Some("ready") => {
                 let identity = match (row["serverName"].as_str(), row["serverVersion"].as_str()) {

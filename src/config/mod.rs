@@ -28,6 +28,8 @@ pub struct Config {
     pub servers: Vec<ServerConfig>,
     /// Key binding overrides: screen → action → keys (checked by the TUI, which knows them).
     pub keys: BTreeMap<String, BTreeMap<String, Vec<String>>>,
+    /// Other hosts' configs read at start (`claude-code`, `vscode`, … or file paths).
+    pub sources: Vec<String>,
 }
 
 impl Config {
@@ -53,6 +55,8 @@ pub struct ServerConfig {
     pub timeout: Duration,
     /// Whether mcpick connects to it.
     pub enabled: bool,
+    /// Where it came from when another host's config holds it (`vscode: PATH`).
+    pub source: Option<String>,
     /// Why it cannot start (a `${VAR}` that is not set): it is reported as failed, with this
     /// message, while the other servers start.
     pub problem: Option<String>,
@@ -123,6 +127,7 @@ impl fmt::Debug for ServerConfig {
             .field("transport", &self.transport)
             .field("timeout", &self.timeout)
             .field("enabled", &self.enabled)
+            .field("source", &self.source)
             .field("problem", &self.problem)
             .finish()
     }
@@ -178,6 +183,8 @@ struct RawConfig {
     servers: BTreeMap<String, RawServer>,
     #[serde(default)]
     keys: BTreeMap<String, BTreeMap<String, KeyList>>,
+    #[serde(default)]
+    sources: Vec<String>,
 }
 
 /// A binding: one key or a list of keys.
@@ -236,9 +243,74 @@ pub fn load(explicit: Option<&Path>) -> Result<Config, ConfigError> {
         path: path.clone(),
         source,
     })?;
-    let mut config = parse(&text, &path, &|name| std::env::var(name).ok())?;
-    config.path = Some(path);
+    let lookup = |name: &str| std::env::var(name).ok();
+    let mut config = parse(&text, &path, &lookup)?;
+    config.path = Some(path.clone());
+    let context = import::Context {
+        workspace: std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
+        home: directories::BaseDirs::new().map(|d| d.home_dir().to_path_buf()),
+    };
+    add_sources(&mut config, &path, &context, &lookup)?;
     Ok(config)
+}
+
+/// Reads the config's `sources`: each named host's config files that exist (or each path),
+/// adding their servers after mcpick's own. A name already taken gets a `-2`… suffix.
+pub fn add_sources(
+    config: &mut Config,
+    path: &Path,
+    context: &import::Context,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) -> Result<(), ConfigError> {
+    let source_error = |message: String| ConfigError::Parse {
+        path: path.to_path_buf(),
+        message,
+    };
+    let mut files: Vec<(Option<import::Dialect>, PathBuf)> = Vec::new();
+    for source in &config.sources {
+        match import::Dialect::parse(source) {
+            Ok(dialect) => files.extend(
+                import::known_locations(context)
+                    .into_iter()
+                    .filter(|(d, p)| *d == dialect && p.is_file())
+                    .map(|(d, p)| (Some(d), p)),
+            ),
+            Err(_) if source.contains('/') || source.ends_with(".json") => {
+                files.push((None, PathBuf::from(expand_tilde(source))))
+            }
+            Err(e) => {
+                return Err(source_error(format!(
+                    "`sources`: {e}, or a path to a config file"
+                )));
+            }
+        }
+    }
+    for (dialect, file) in files {
+        let text = std::fs::read_to_string(&file).map_err(|source| ConfigError::Read {
+            path: file.clone(),
+            source,
+        })?;
+        let imported = import::import(&text, &file, dialect, context)
+            .map_err(|e| source_error(format!("`sources`: {e}")))?;
+        for note in &imported.notes {
+            tracing::info!(file = %file.display(), "{note}");
+        }
+        let taken: Vec<String> = config.servers.iter().map(|s| s.name.clone()).collect();
+        let merged = import::merge("", &imported.servers).map_err(source_error)?;
+        let mut added = parse(&merged.text, &file, lookup)?.servers;
+        for server in &mut added {
+            let mut name = server.name.clone();
+            let mut n = 2;
+            while taken.contains(&name) {
+                name = format!("{}-{n}", server.name);
+                n += 1;
+            }
+            server.name = name;
+            server.source = Some(format!("{}: {}", imported.dialect, file.display()));
+        }
+        config.servers.extend(added);
+    }
+    Ok(())
 }
 
 /// Parses and validates config text; `path` is only used in messages, `lookup` resolves
@@ -269,6 +341,7 @@ pub fn parse(
                     },
                     timeout: Duration::from_millis(DEFAULT_TIMEOUT_MS),
                     enabled,
+                    source: None,
                     problem: Some(error.to_string()),
                 }),
                 other => other,
@@ -293,6 +366,7 @@ pub fn parse(
         path: None,
         servers,
         keys,
+        sources: raw.sources,
     })
 }
 
@@ -414,6 +488,7 @@ fn build_server(
         transport,
         timeout: Duration::from_millis(timeout_ms),
         enabled: raw.enabled.unwrap_or(true),
+        source: None,
         problem: None,
     })
 }
@@ -445,6 +520,7 @@ pub fn builtin_server(exe: &Path) -> ServerConfig {
         },
         timeout: Duration::from_millis(DEFAULT_TIMEOUT_MS),
         enabled: true,
+        source: None,
         problem: None,
     }
 }

@@ -49,6 +49,10 @@ pub async fn run(
     let (history, history_problem) = load_history();
     let names = servers.iter().map(|s| s.name.clone()).collect();
     let mut app = App::new(names, options, keys, history);
+    app.server_sources = servers
+        .iter()
+        .filter_map(|s| Some((s.name.clone(), s.source.clone()?)))
+        .collect();
     if let Some(problem) = history_problem {
         app.warn(problem);
     } else if let Some(notice) = notice {

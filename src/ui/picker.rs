@@ -245,6 +245,12 @@ fn draw_details(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
         Line::styled(one_line(prompt.display_name()), theme.accent()),
         Line::styled(format!("/{}", one_line(&entry.slash_name)), theme.dim()),
     ];
+    if let Some(source) = app.server_sources.get(&prompt.server) {
+        lines.push(Line::styled(
+            format!("server from {}", one_line(source)),
+            theme.dim(),
+        ));
+    }
     if let Some(description) = &prompt.description {
         lines.push(Line::raw(""));
         lines.extend(
