@@ -87,11 +87,13 @@ pub enum Action {
     NextServer,
     /// Decline the server's question.
     Decline,
+    /// Use the servers found in other hosts' configs (first run).
+    UseSources,
 }
 
 impl Action {
     /// Every action with its config name.
-    pub const NAMES: [(&'static str, Action); 39] = [
+    pub const NAMES: [(&'static str, Action); 40] = [
         ("quit", Action::Quit),
         ("help", Action::Help),
         ("logs", Action::Logs),
@@ -131,6 +133,7 @@ impl Action {
         ("scroll_down", Action::ScrollDown),
         ("next_server", Action::NextServer),
         ("decline", Action::Decline),
+        ("use_sources", Action::UseSources),
     ];
 
     /// The action's config name.
@@ -191,6 +194,7 @@ impl Action {
             Action::ScrollDown => "scroll the text down",
             Action::NextServer => "show the next server only",
             Action::Decline => "decline to answer",
+            Action::UseSources => "use the servers found in other hosts' configs",
         }
     }
 }
@@ -237,6 +241,7 @@ impl KeyScreen {
                 (End, &["end"]),
                 (Back, &["esc"]),
                 (Logs, &["ctrl-l"]),
+                (UseSources, &["ctrl-o"]),
                 (Help, &["f1", "?"]),
                 (Quit, &["ctrl-c", "ctrl-q"]),
             ],

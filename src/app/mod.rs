@@ -141,6 +141,17 @@ pub enum Exit {
     Print(String),
 }
 
+/// Another host's config found on a first run (no mcpick config yet).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceOffer {
+    /// The host's dialect name (`vscode`, …), as written in `sources`.
+    pub dialect: String,
+    /// The file.
+    pub path: PathBuf,
+    /// How many servers it holds.
+    pub servers: usize,
+}
+
 /// Why a file is being saved.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SavePurpose {
@@ -209,6 +220,8 @@ pub enum Msg {
     },
     /// `$EDITOR` returned the edited text.
     Edited(Result<String, String>),
+    /// A config with `sources` was written and these servers (name, source) are starting.
+    SourcesAdded(Result<(PathBuf, Vec<(ServerId, String)>), String>),
 }
 
 /// Work for the runner. Results come back as [`Msg`]s.
@@ -281,6 +294,11 @@ pub enum Effect {
     },
     /// Store the history.
     SaveHistory(History),
+    /// Write a config that reads these hosts' configs (`sources`) and start their servers.
+    UseSources {
+        /// Dialect names, as written in `sources`.
+        sources: Vec<String>,
+    },
 }
 
 /// The whole state of the TUI.
@@ -296,6 +314,8 @@ pub struct App {
     prompts: BTreeMap<ServerId, Vec<PromptInfo>>,
     /// Where servers from other hosts' configs came from (`vscode: PATH`).
     pub server_sources: BTreeMap<ServerId, String>,
+    /// Other hosts' configs found on a first run, offered until taken.
+    pub offer: Vec<SourceOffer>,
     /// The merged menu, in server order.
     pub entries: Vec<Entry>,
     /// What is typed in the menu's search line.
@@ -347,6 +367,7 @@ impl App {
                 .collect(),
             prompts: BTreeMap::new(),
             server_sources: BTreeMap::new(),
+            offer: Vec::new(),
             entries: Vec::new(),
             query: String::new(),
             parsed_query: Query {
@@ -510,6 +531,24 @@ impl App {
                 path,
                 result,
             } => self.on_saved(purpose, path, result),
+            Msg::SourcesAdded(result) => {
+                match result {
+                    Ok((path, servers)) => {
+                        self.notify(format!(
+                            "Wrote {} with `sources`; starting {} server{}.",
+                            path.display(),
+                            servers.len(),
+                            if servers.len() == 1 { "" } else { "s" }
+                        ));
+                        for (name, source) in servers {
+                            self.set_state(&name, ServerState::Connecting);
+                            self.server_sources.insert(name, source);
+                        }
+                    }
+                    Err(error) => self.warn(error),
+                }
+                Vec::new()
+            }
             Msg::Edited(result) => {
                 match result {
                     Ok(text) => match &mut self.screen {
@@ -747,6 +786,15 @@ impl App {
                 }
             }
             Action::Pick => return self.pick(),
+            Action::UseSources if !self.offer.is_empty() => {
+                let mut sources: Vec<String> = Vec::new();
+                for offer in self.offer.drain(..) {
+                    if !sources.contains(&offer.dialect) {
+                        sources.push(offer.dialect);
+                    }
+                }
+                return vec![Effect::UseSources { sources }];
+            }
             _ => {}
         }
         Vec::new()

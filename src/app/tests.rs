@@ -830,3 +830,45 @@ fn a_resource_arriving_after_the_messages_moved_goes_to_its_link() {
         Some("Weather in New York?")
     );
 }
+
+#[test]
+fn a_first_run_offer_is_taken_with_one_key() {
+    let mut app = ready_app();
+    app.offer = vec![
+        SourceOffer {
+            dialect: "vscode".into(),
+            path: "/p/.vscode/mcp.json".into(),
+            servers: 2,
+        },
+        SourceOffer {
+            dialect: "vscode".into(),
+            path: "/home/mcp.json".into(),
+            servers: 1,
+        },
+        SourceOffer {
+            dialect: "cursor".into(),
+            path: "/p/.cursor/mcp.json".into(),
+            servers: 1,
+        },
+    ];
+    let effects = app.update(ctrl('o'));
+    assert_eq!(
+        effects,
+        vec![Effect::UseSources {
+            sources: vec!["vscode".into(), "cursor".into()]
+        }]
+    );
+    assert!(app.offer.is_empty());
+    app.update(Msg::SourcesAdded(Ok((
+        "/c/config.toml".into(),
+        vec![("gh".into(), "vscode: /p/.vscode/mcp.json".into())],
+    ))));
+    assert!(
+        app.servers
+            .iter()
+            .any(|s| s.name == "gh" && s.state == ServerState::Connecting)
+    );
+    assert_eq!(app.server_sources["gh"], "vscode: /p/.vscode/mcp.json");
+    // Without an offer the key does nothing.
+    assert!(app.update(ctrl('o')).is_empty());
+}

@@ -46,6 +46,27 @@ fn load_config_quietly(config_path: Option<&Path>) -> Result<(Config, Option<Str
     Ok((config, note))
 }
 
+/// Other hosts' config files with servers, in the usual places.
+fn other_hosts_configs() -> Vec<crate::app::SourceOffer> {
+    use crate::config::import;
+    let context = import::Context {
+        workspace: std::env::current_dir().unwrap_or_else(|_| std::path::PathBuf::from(".")),
+        home: directories::BaseDirs::new().map(|d| d.home_dir().to_path_buf()),
+    };
+    import::known_locations(&context)
+        .into_iter()
+        .filter_map(|(dialect, path)| {
+            let text = std::fs::read_to_string(&path).ok()?;
+            let imported = import::import(&text, &path, Some(dialect), &context).ok()?;
+            (!imported.servers.is_empty()).then(|| crate::app::SourceOffer {
+                dialect: dialect.name().to_string(),
+                path,
+                servers: imported.servers.len(),
+            })
+        })
+        .collect()
+}
+
 /// The full-screen menu.
 pub async fn tui(
     config_path: Option<&Path>,
@@ -69,6 +90,12 @@ pub async fn tui(
         CliError::usage(format!("{place}{e}"))
     })?;
     let servers: Vec<_> = config.enabled_servers().cloned().collect();
+    // A first run: offer the servers of other hosts' configs found here.
+    let offer = if note.is_some() {
+        other_hosts_configs()
+    } else {
+        Vec::new()
+    };
     let note = note.map(|_| {
         "No config file: showing the bundled prompt library (`mcpick init` writes a config)."
             .to_string()
@@ -79,7 +106,7 @@ pub async fn tui(
         format,
         color: std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
     };
-    let outcome = crate::tui::run(servers, options, keys, note)
+    let outcome = crate::tui::run(servers, options, keys, note, offer)
         .await
         .map_err(CliError::runtime)?;
     if let Some(text) = outcome.print {

@@ -525,7 +525,23 @@ pub fn builtin_server(exe: &Path) -> ServerConfig {
     }
 }
 
-/// A commented starter config: the bundled library (served by `exe`) and examples.
+/// The starter config with `sources` reading other hosts' configs at start.
+pub fn starter_config_with_sources(exe: &Path, sources: &[String]) -> String {
+    let list: Vec<String> = sources
+        .iter()
+        .map(|s| toml::Value::String(s.clone()).to_string())
+        .collect();
+    starter_config(exe).replacen(
+        "\n# The prompt library bundled",
+        &format!(
+            "\n# Other hosts' MCP configs, read at every start (see the README):\nsources = [{}]\n\n# The prompt library bundled",
+            list.join(", ")
+        ),
+        1,
+    )
+}
+
+/// The commented starter config `mcpick init` writes, with the bundled library as `builtin`.
 pub fn starter_config(exe: &Path) -> String {
     let command = toml::Value::String(exe.display().to_string());
     format!(

@@ -45,10 +45,12 @@ pub async fn run(
     options: Options,
     keys: KeyMap,
     notice: Option<String>,
+    offer: Vec<crate::app::SourceOffer>,
 ) -> Result<Outcome, String> {
     let (history, history_problem) = load_history();
     let names = servers.iter().map(|s| s.name.clone()).collect();
     let mut app = App::new(names, options, keys, history);
+    app.offer = offer;
     app.server_sources = servers
         .iter()
         .filter_map(|s| Some((s.name.clone(), s.source.clone()?)))
@@ -67,10 +69,11 @@ pub async fn run(
     guard.draw(&app)?;
 
     let (mcp_tx, mut mcp_rx) = mpsc::channel::<McpEvent>(256);
-    let hub = Hub::start(servers, mcp_tx, true);
+    let hub = Hub::start(servers, mcp_tx.clone(), true);
     let (msg_tx, mut msg_rx) = mpsc::unbounded_channel::<Msg>();
     let mut runner = Runner {
-        hub: &hub,
+        hubs: vec![hub],
+        mcp_events: mcp_tx,
         results: msg_tx,
         fetches: HashMap::new(),
         completion: None,
@@ -89,7 +92,7 @@ pub async fn run(
         let first = tokio::select! {
             event = events.next() => match event {
                 Some(Ok(event)) => translate(event),
-                Some(Err(error)) => return finish(guard, hub, Err(format!("cannot read the terminal: {error}"))).await,
+                Some(Err(error)) => return finish(guard, runner.hubs, Err(format!("cannot read the terminal: {error}"))).await,
                 None => { app.exit = Some(Exit::Quit); None }
             },
             Some(event) = mcp_rx.recv() => Some(Msg::Mcp(event)),
@@ -127,7 +130,7 @@ pub async fn run(
         guard.draw(&app)?;
     }
     if terminal::PANICKED.load(std::sync::atomic::Ordering::SeqCst) {
-        return finish(guard, hub, Err(INTERNAL_ERROR.to_string())).await;
+        return finish(guard, runner.hubs, Err(INTERNAL_ERROR.to_string())).await;
     }
     // With --print or --output, leaving without accepting is a cancel (like fzf: 130), so
     // `mcpick --print | llm` can tell nothing was chosen.
@@ -147,16 +150,17 @@ pub async fn run(
             print: None,
         }),
     };
-    finish(guard, hub, result).await
+    finish(guard, runner.hubs, result).await
 }
 
 async fn finish(
     guard: TerminalGuard,
-    hub: Hub,
+    hubs: Vec<Hub>,
     result: Result<Outcome, String>,
 ) -> Result<Outcome, String> {
     drop(guard);
-    let _ = tokio::time::timeout(SHUTDOWN_WAIT, hub.shutdown()).await;
+    let shutdowns = futures::future::join_all(hubs.into_iter().map(Hub::shutdown));
+    let _ = tokio::time::timeout(SHUTDOWN_WAIT, shutdowns).await;
     result
 }
 
@@ -200,15 +204,22 @@ fn load_history() -> (History, Option<String>) {
 }
 
 /// Carries out effects.
-struct Runner<'h> {
-    hub: &'h Hub,
+struct Runner {
+    /// The servers of the config, then those added from other hosts' configs at run time.
+    hubs: Vec<Hub>,
+    /// Where new hubs send their events.
+    mcp_events: mpsc::Sender<McpEvent>,
     results: mpsc::UnboundedSender<Msg>,
     fetches: HashMap<u64, AbortHandle>,
     completion: Option<AbortHandle>,
     clipboard: Option<arboard::Clipboard>,
 }
 
-impl Runner<'_> {
+impl Runner {
+    fn connection(&self, server: &str) -> Option<std::sync::Arc<crate::mcp::Connection>> {
+        self.hubs.iter().find_map(|hub| hub.connection(server))
+    }
+
     /// Starts `effect`; effects that finish at once return their message.
     fn run(
         &mut self,
@@ -225,7 +236,7 @@ impl Runner<'_> {
                 value,
                 context,
             } => {
-                let connection = self.hub.connection(&server);
+                let connection = self.connection(&server);
                 let results = self.results.clone();
                 // Only the newest completion matters: drop the one before.
                 if let Some(previous) = self.completion.take() {
@@ -251,7 +262,7 @@ impl Runner<'_> {
                 arguments,
                 answers,
             } => {
-                let connection = self.hub.connection(&server);
+                let connection = self.connection(&server);
                 let results = self.results.clone();
                 let task = tokio::spawn(async move {
                     let result = match connection {
@@ -277,7 +288,7 @@ impl Runner<'_> {
                 None
             }
             Effect::ReadResource { id, server, uri } => {
-                let connection = self.hub.connection(&server);
+                let connection = self.connection(&server);
                 let results = self.results.clone();
                 tokio::spawn(async move {
                     let result = match connection {
@@ -325,6 +336,7 @@ impl Runner<'_> {
                 }
                 None
             }
+            Effect::UseSources { sources } => Some(Msg::SourcesAdded(self.use_sources(&sources))),
             Effect::ExternalEditor { text } => {
                 // The editor reads the terminal: stop reading it here until the editor exits.
                 let stream = std::mem::replace(events, EventStream::new());
@@ -334,6 +346,45 @@ impl Runner<'_> {
                 Some(Msg::Edited(result))
             }
         }
+    }
+
+    /// Writes a config that reads `sources`, then starts the servers they hold.
+    fn use_sources(
+        &mut self,
+        sources: &[String],
+    ) -> Result<(PathBuf, Vec<(String, String)>), String> {
+        let path = crate::config::default_config_path()
+            .ok_or("this platform has no config directory; write a config with `sources` and pass --config")?;
+        if path.exists() {
+            return Err(format!(
+                "{} exists now; add `sources = [...]` to it yourself (see the README)",
+                path.display()
+            ));
+        }
+        let exe =
+            std::env::current_exe().map_err(|e| format!("cannot find mcpick's own binary: {e}"))?;
+        let text = crate::config::starter_config_with_sources(&exe, sources);
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        }
+        sink::write_atomic(&path, text.as_bytes(), false).map_err(|e| match e {
+            sink::WriteError::Exists(p) => format!("{} exists now; not replaced", p.display()),
+            sink::WriteError::Failed(message) => message,
+        })?;
+        let config = crate::config::load(Some(&path)).map_err(|e| e.to_string())?;
+        let added: Vec<ServerConfig> = config
+            .servers
+            .into_iter()
+            .filter(|s| s.enabled && s.source.is_some())
+            .collect();
+        let names = added
+            .iter()
+            .map(|s| (s.name.clone(), s.source.clone().unwrap_or_default()))
+            .collect();
+        self.hubs
+            .push(Hub::start(added, self.mcp_events.clone(), true));
+        Ok((path, names))
     }
 
     fn copy(&mut self, text: &str, guard: &mut TerminalGuard) -> Result<ClipboardRoute, String> {

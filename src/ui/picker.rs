@@ -14,8 +14,47 @@ use crate::mcp::PromptInfo;
 const SIDE_BY_SIDE: u16 = 100;
 
 pub(super) fn draw(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
-    let [search, body] = Layout::vertical([Constraint::Length(1), Constraint::Fill(1)]).areas(area);
+    let banner = if app.offer.is_empty() { 0 } else { 2 };
+    let [search, offer, body] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Length(banner),
+        Constraint::Fill(1),
+    ])
+    .areas(area);
     draw_search(app, frame, search, theme);
+    if banner > 0 {
+        let found: Vec<String> = app
+            .offer
+            .iter()
+            .map(|o| {
+                let plural = if o.servers == 1 { "" } else { "s" };
+                format!(
+                    "{} ({}, {} server{plural})",
+                    o.dialect,
+                    o.path.display(),
+                    o.servers
+                )
+            })
+            .collect();
+        let key = app
+            .keys
+            .hint(
+                crate::app::KeyScreen::Picker,
+                crate::app::Action::UseSources,
+            )
+            .unwrap_or_else(|| "use_sources".into());
+        frame.render_widget(
+            Paragraph::new(Line::styled(
+                format!(
+                    "Found MCP servers in {}. {key} uses them (writes a config with `sources`).",
+                    one_line(&found.join(", "))
+                ),
+                theme.busy(),
+            ))
+            .wrap(Wrap { trim: true }),
+            offer,
+        );
+    }
     let (list, details) = if body.width >= SIDE_BY_SIDE {
         let [l, d] = Layout::horizontal([Constraint::Percentage(60), Constraint::Percentage(40)])
             .areas(body);

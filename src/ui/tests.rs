@@ -356,3 +356,14 @@ fn the_details_say_where_an_imported_server_came_from() {
     type_text(&mut app, "/py:");
     insta::assert_snapshot!(screen(&app, 80, 20));
 }
+
+#[test]
+fn a_first_run_offers_other_hosts_servers() {
+    let mut app = ready_app();
+    app.offer = vec![crate::app::SourceOffer {
+        dialect: "claude-code".into(),
+        path: "/home/ann/.claude.json".into(),
+        servers: 3,
+    }];
+    insta::assert_snapshot!(screen(&app, 100, 15));
+}

@@ -751,6 +751,14 @@ pub fn known_locations(context: &Context) -> Vec<(Dialect, PathBuf)> {
         places.push((Dialect::Gemini, home.join(".gemini/settings.json")));
         places.push((Dialect::Zed, home.join(".config/zed/settings.json")));
     }
+    // Working in the home folder makes some places the same file: list each once.
+    let mut seen = Vec::new();
+    places.retain(|(_, path)| {
+        let key = path.canonicalize().unwrap_or_else(|_| path.clone());
+        let new = !seen.contains(&key);
+        seen.push(key);
+        new
+    });
     places
 }
 

@@ -274,3 +274,22 @@ fn merging_into_a_file_of_comments_keeps_them_on_top() {
     let merged = merge("# header\n", &drafts).unwrap();
     assert_eq!(merged.text, "# header\n\n[servers.a]\ncommand = \"x\"\n");
 }
+
+#[test]
+fn known_places_are_listed_once_when_home_is_the_current_folder() {
+    let context = Context {
+        workspace: PathBuf::from("/home/ann"),
+        home: Some(PathBuf::from("/home/ann")),
+    };
+    let places = known_locations(&context);
+    let cursor: Vec<_> = places
+        .iter()
+        .filter(|(_, p)| p.ends_with(".cursor/mcp.json"))
+        .collect();
+    assert_eq!(cursor.len(), 1, "{places:?}");
+    assert!(
+        places
+            .iter()
+            .any(|(d, p)| *d == Dialect::VsCode && p.ends_with("Code/User/mcp.json"))
+    );
+}
