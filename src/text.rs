@@ -30,6 +30,20 @@ pub fn one_line(text: &str) -> String {
     sanitize(text).replace(['\n', '\t'], " ")
 }
 
+/// `name` with every character but letters, digits, `-`, `_` and `.` replaced by `-`: a
+/// name safe as a file name or a `[servers.NAME]` table.
+pub fn name_chars(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect()
+}
+
 /// The number of terminal columns `text` takes.
 pub fn width(text: &str) -> usize {
     unicode_width::UnicodeWidthStr::width(text)

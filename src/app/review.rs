@@ -184,16 +184,7 @@ fn block_bytes(content: &Content) -> Option<Result<(Vec<u8>, String), String>> {
 
 /// A file name that is safe to offer: letters, digits, `-`, `_`, `.` only.
 fn safe_file_name(name: &str) -> String {
-    let cleaned: String = name
-        .chars()
-        .map(|c| {
-            if c.is_alphanumeric() || matches!(c, '-' | '_' | '.') {
-                c
-            } else {
-                '-'
-            }
-        })
-        .collect();
+    let cleaned = crate::text::name_chars(name);
     let cleaned = cleaned.trim_matches(['-', '.']).to_string();
     if cleaned.is_empty() {
         "prompt".into()

@@ -49,10 +49,7 @@ fn load_config_quietly(config_path: Option<&Path>) -> Result<(Config, Option<Str
 /// Other hosts' config files with servers, in the usual places.
 fn other_hosts_configs() -> Vec<crate::app::SourceOffer> {
     use crate::config::import;
-    let context = import::Context {
-        workspace: std::env::current_dir().unwrap_or_else(|_| std::path::PathBuf::from(".")),
-        home: directories::BaseDirs::new().map(|d| d.home_dir().to_path_buf()),
-    };
+    let context = import::Context::current();
     import::known_locations(&context)
         .into_iter()
         .filter_map(|(dialect, path)| {

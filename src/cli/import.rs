@@ -10,13 +10,6 @@ use crate::config::import::{self, Context, Dialect};
 const NEW_CONFIG_HEADER: &str =
     "# mcpick config. Every field is documented in config.example.toml in mcpick's repository.\n";
 
-fn context() -> Context {
-    Context {
-        workspace: std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
-        home: directories::BaseDirs::new().map(|d| d.home_dir().to_path_buf()),
-    }
-}
-
 /// Runs `config import`.
 pub fn run(
     config_path: Option<&Path>,
@@ -29,7 +22,7 @@ pub fn run(
         .map(Dialect::parse)
         .transpose()
         .map_err(CliError::usage)?;
-    let context = context();
+    let context = Context::current();
     let Some(source) = source else {
         return list_found(&context);
     };

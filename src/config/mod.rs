@@ -246,11 +246,7 @@ pub fn load(explicit: Option<&Path>) -> Result<Config, ConfigError> {
     let lookup = |name: &str| std::env::var(name).ok();
     let mut config = parse(&text, &path, &lookup)?;
     config.path = Some(path.clone());
-    let context = import::Context {
-        workspace: std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
-        home: directories::BaseDirs::new().map(|d| d.home_dir().to_path_buf()),
-    };
-    add_sources(&mut config, &path, &context, &lookup)?;
+    add_sources(&mut config, &path, &import::Context::current(), &lookup)?;
     Ok(config)
 }
 

@@ -53,10 +53,7 @@ pub fn draw(app: &App, frame: &mut Frame) {
     }
 }
 
-/// Server text on one line: controls made visible, line breaks as spaces.
-pub(crate) fn one_line(text: &str) -> String {
-    crate::text::one_line(text)
-}
+pub(crate) use crate::text::one_line;
 
 fn draw_too_small(frame: &mut Frame, area: Rect, theme: &Theme) {
     let text = vec![

@@ -126,6 +126,16 @@ pub struct Context {
     pub home: Option<PathBuf>,
 }
 
+impl Context {
+    /// The current folder and the user's home.
+    pub fn current() -> Context {
+        Context {
+            workspace: std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
+            home: directories::BaseDirs::new().map(|d| d.home_dir().to_path_buf()),
+        }
+    }
+}
+
 /// One server in mcpick's terms, ready to become a `[servers.NAME]` table. String values
 /// are in mcpick's `${VAR}` syntax.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -215,7 +225,6 @@ type Entries<'v> = Vec<(String, &'v Map<String, Value>, String)>;
 /// Adds the servers of one `name: {entry}` table to `entries`, with their JSON paths.
 fn collect_entries<'v>(
     entries: &mut Entries<'v>,
-    _key: &str,
     table: Option<&'v Value>,
     at: &str,
 ) -> Result<(), String> {
@@ -238,7 +247,7 @@ impl Reader<'_> {
         let mut entries: Entries = Vec::new();
         match self.dialect {
             Dialect::VsCode => {
-                collect_entries(&mut entries, "servers", root.get("servers"), "servers")?;
+                collect_entries(&mut entries, root.get("servers"), "servers")?;
                 if let Some(inputs) = root.get("inputs").and_then(Value::as_array) {
                     for input in inputs {
                         if let Some(id) = input.get("id").and_then(Value::as_str) {
@@ -252,26 +261,17 @@ impl Reader<'_> {
                     }
                 }
             }
-            Dialect::Zed => collect_entries(
-                &mut entries,
-                "context_servers",
-                root.get("context_servers"),
-                "context_servers",
-            )?,
+            Dialect::Zed => {
+                collect_entries(&mut entries, root.get("context_servers"), "context_servers")?
+            }
             Dialect::ClaudeCode => {
-                collect_entries(
-                    &mut entries,
-                    "mcpServers",
-                    root.get("mcpServers"),
-                    "mcpServers",
-                )?;
+                collect_entries(&mut entries, root.get("mcpServers"), "mcpServers")?;
                 // `~/.claude.json` keeps per-project servers: those of this folder and its parents.
                 if let Some(projects) = root.get("projects").and_then(Value::as_object) {
                     for (project, settings) in projects {
                         if self.context.workspace.starts_with(project) {
                             collect_entries(
                                 &mut entries,
-                                "mcpServers",
                                 settings.get("mcpServers"),
                                 &format!("projects.{project}.mcpServers"),
                             )?;
@@ -279,12 +279,7 @@ impl Reader<'_> {
                     }
                 }
             }
-            _ => collect_entries(
-                &mut entries,
-                "mcpServers",
-                root.get("mcpServers"),
-                "mcpServers",
-            )?,
+            _ => collect_entries(&mut entries, root.get("mcpServers"), "mcpServers")?,
         }
         let mut drafts = Vec::new();
         for (name, entry, at) in entries {
@@ -582,16 +577,7 @@ fn gemini_variables(value: &str) -> String {
 
 /// A name usable as `[servers.NAME]`: other characters become `-`.
 fn table_name(name: &str) -> String {
-    let cleaned: String = name
-        .chars()
-        .map(|c| {
-            if c.is_alphanumeric() || matches!(c, '-' | '_' | '.') {
-                c
-            } else {
-                '-'
-            }
-        })
-        .collect();
+    let cleaned = crate::text::name_chars(name);
     if cleaned.is_empty() {
         "server".into()
     } else {
