@@ -5,7 +5,7 @@ use crate::config::{TransportConfig, parse};
 
 fn context() -> Context {
     Context {
-        workspace: PathBuf::from("/work/proj"),
+        workspace: PathBuf::from("/home/ann/proj"),
         home: Some(PathBuf::from("/home/ann")),
     }
 }
@@ -46,7 +46,7 @@ fn claude_code_with_project_entries_types_and_defaults() {
     let text = r#"{
       "mcpServers": {"global": {"type": "stdio", "command": "mcp-global", "env": {"KEY": "${API_KEY:-none}"}}},
       "projects": {
-        "/work/proj": {"mcpServers": {"api": {"type": "http", "url": "${API_BASE_URL:-https://api.example.com}/mcp", "headers": {"Authorization": "Bearer ${API_KEY}"}}}},
+        "/home/ann/proj": {"mcpServers": {"api": {"type": "http", "url": "${API_BASE_URL:-https://api.example.com}/mcp", "headers": {"Authorization": "Bearer ${API_KEY}"}}}},
         "/elsewhere": {"mcpServers": {"other": {"command": "x"}}}
       }}"#;
     let import = run(text, "/home/ann/.claude.json");
@@ -74,7 +74,7 @@ fn claude_code_with_project_entries_types_and_defaults() {
 fn claude_code_sse_servers_are_imported_disabled_with_a_note() {
     let import = run(
         r#"{"mcpServers": {"old": {"type": "sse", "url": "https://x/sse"}}}"#,
-        "/work/proj/.mcp.json",
+        "/home/ann/proj/.mcp.json",
     );
     assert!(!import.servers[0].enabled);
     assert!(import.notes[0].contains("SSE"));
@@ -97,13 +97,13 @@ fn vscode_with_comments_trailing_commas_inputs_and_variables() {
     "github": {"type": "http", "url": "https://api.githubcopilot.com/mcp/", /* inline */ },
   },
 }"#;
-    let import = run(text, "/work/proj/.vscode/mcp.json");
+    let import = run(text, "/home/ann/proj/.vscode/mcp.json");
     assert_eq!(import.dialect, Dialect::VsCode);
     let config = as_config(&import);
     let TransportConfig::Stdio { args, env, .. } = &config.servers[0].transport else {
         panic!()
     };
-    assert_eq!(args[2], "/work/proj/data");
+    assert_eq!(args[2], "/home/ann/proj/data");
     assert_eq!(env["PERPLEXITY_API_KEY"], "<MCPICK_INPUT_PERPLEXITY_KEY>");
     assert_eq!(env["HOME_DIR"], "/home/ann");
     assert_eq!(env["P"], "<PATH>");
@@ -122,7 +122,7 @@ fn vscode_with_comments_trailing_commas_inputs_and_variables() {
 #[test]
 fn cursor_env_and_home_variables() {
     let text = r#"{"mcpServers": {"db": {"command": "${userHome}/bin/db-mcp", "env": {"DB_URL": "${env:DATABASE_URL}"}}}}"#;
-    let import = run(text, "/work/proj/.cursor/mcp.json");
+    let import = run(text, "/home/ann/proj/.cursor/mcp.json");
     assert_eq!(import.dialect, Dialect::Cursor);
     let config = as_config(&import);
     let TransportConfig::Stdio { command, env, .. } = &config.servers[0].transport else {
