@@ -499,3 +499,34 @@ fn quitting_print_without_accepting_exits_130_and_prints_nothing() {
         "nothing should be printed: {printed:?}"
     );
 }
+
+#[test]
+fn completion_suggestions_follow_what_is_typed_and_the_other_fields() {
+    let sandbox = Sandbox::new(&everything_stdio("everything"));
+    let mut tui = Tui::start(&sandbox, &[]);
+    tui.wait_for("● everything 4", SERVER_START);
+    open_prompt(&mut tui, "completable", "/everything:completable-prompt");
+    tui.wait_for("department *", STEP);
+    tui.send("S");
+    let screen = tui.wait_for("▸ Sales", STEP);
+    assert!(
+        screen.contains("Support"),
+        "both departments with S:\n{screen}"
+    );
+    assert!(
+        !screen.contains("Engineering"),
+        "only matches of what is typed:\n{screen}"
+    );
+    // Tab takes the highlighted one; the next field's suggestions use it as context.
+    tui.send(TAB);
+    tui.wait_for("│Sales", STEP);
+    tui.send(TAB);
+    tui.send("E");
+    let screen = tui.wait_for("▸ Eve", STEP);
+    assert!(
+        !screen.contains("Alice"),
+        "names of the Sales team only:\n{screen}"
+    );
+    tui.send(CTRL_C);
+    assert_eq!(tui.wait_exit(STEP), 0);
+}

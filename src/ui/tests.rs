@@ -351,8 +351,10 @@ fn wide_characters_keep_the_menu_columns_aligned() {
 #[test]
 fn the_details_say_where_an_imported_server_came_from() {
     let mut app = ready_app();
-    app.server_sources
-        .insert("py".into(), "vscode: /home/ann/proj/.vscode/mcp.json".into());
+    app.server_sources.insert(
+        "py".into(),
+        "vscode: /home/ann/proj/.vscode/mcp.json".into(),
+    );
     type_text(&mut app, "/py:");
     insta::assert_snapshot!(screen(&app, 80, 20));
 }
