@@ -14,9 +14,38 @@ pub enum ExpandError {
     /// The text between `${` and `}` is not a variable name.
     #[error("`{0}` is not a variable name (letters, digits and `_`, not starting with a digit)")]
     BadName(String),
+    /// `${input:ID}` named an input nobody gave a value for.
+    #[error("input `{0}` has no value (type it when mcpick asks, or set {var})", var = input_variable(.0))]
+    NoInput(String),
+}
+
+/// The environment variable that gives input `id` a value without asking: `MCPICK_INPUT_`
+/// and the id in upper case, other characters as `_`.
+pub fn input_variable(id: &str) -> String {
+    let cleaned: String = id
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_uppercase()
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("MCPICK_INPUT_{cleaned}")
+}
+
+/// Whether `id` can name an input in `${input:ID}`: letters, digits, `_`, `-` and `.`.
+pub fn is_input_id(id: &str) -> bool {
+    !id.is_empty()
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
 }
 
 /// Expands `${VAR}` and `${VAR:-default}` in `input`, looking variables up with `lookup`.
+///
+/// `${input:ID}` is looked up as `input:ID`: the caller decides where inputs come from.
 ///
 /// `$${` is an escape for a literal `${`. A `$` not followed by `{` is kept as it is, so
 /// shell-like text such as `$HOME` or `a$b` passes through untouched. A variable set to the
@@ -43,7 +72,12 @@ pub fn expand(input: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Result<St
             Some((name, default)) => (name, Some(default)),
             None => (body, None),
         };
-        if !is_variable_name(name) {
+        let input = name.strip_prefix("input:");
+        let valid = match input {
+            Some(id) => is_input_id(id),
+            None => is_variable_name(name),
+        };
+        if !valid {
             return Err(ExpandError::BadName(name.to_string()));
         }
         match (
@@ -52,7 +86,12 @@ pub fn expand(input: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Result<St
         ) {
             (Some(value), _) => out.push_str(&value),
             (None, Some(default)) => out.push_str(default),
-            (None, None) => return Err(ExpandError::Unset(name.to_string())),
+            (None, None) => {
+                return Err(match input {
+                    Some(id) => ExpandError::NoInput(id.to_string()),
+                    None => ExpandError::Unset(name.to_string()),
+                });
+            }
         }
         rest = &body_start[end + 1..];
     }
@@ -116,6 +155,26 @@ mod tests {
     fn lone_dollars_and_escapes_pass_through() {
         assert_eq!(expand("$HOME a$b $", &env).unwrap(), "$HOME a$b $");
         assert_eq!(expand("$${HOME}", &env).unwrap(), "${HOME}");
+    }
+
+    #[test]
+    fn inputs_are_looked_up_by_their_prefixed_name() {
+        let lookup = |name: &str| (name == "input:api-key").then(|| "k3y".to_string());
+        assert_eq!(expand("Bearer ${input:api-key}", &lookup).unwrap(), "Bearer k3y");
+        assert_eq!(
+            expand("${input:other.id}", &lookup),
+            Err(ExpandError::NoInput("other.id".into()))
+        );
+        assert_eq!(expand("${input:other:-none}", &lookup).unwrap(), "none");
+        assert_eq!(
+            expand("${input:}", &lookup),
+            Err(ExpandError::BadName("input:".into()))
+        );
+        assert_eq!(
+            expand("${input:a b}", &lookup),
+            Err(ExpandError::BadName("input:a b".into()))
+        );
+        assert_eq!(input_variable("perplexity-key"), "MCPICK_INPUT_PERPLEXITY_KEY");
     }
 
     #[test]

@@ -3,11 +3,12 @@
 mod expand;
 pub mod import;
 
-pub use expand::{ExpandError, expand};
+pub use expand::{ExpandError, expand, input_variable, is_input_id};
 
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde::Deserialize;
@@ -60,6 +61,96 @@ pub struct ServerConfig {
     /// Why it cannot start (a `${VAR}` that is not set): it is reported as failed, with this
     /// message, while the other servers start.
     pub problem: Option<String>,
+    /// The inputs (`${input:ID}`) it needs before it can start; empty when it can start.
+    /// Until they have values its `transport` holds empty strings in their place.
+    pub inputs: Vec<InputSpec>,
+    /// Its table as written, to build it again once its inputs have values.
+    template: Option<Arc<Template>>,
+}
+
+/// A server table kept for [`ServerConfig::with_inputs`].
+#[derive(Debug, PartialEq, Eq)]
+struct Template {
+    path: PathBuf,
+    raw: RawServer,
+    declared: BTreeMap<String, InputSpec>,
+}
+
+/// A value a server's config asks for with `${input:ID}` (VS Code's inputs): asked once
+/// when the server starts, kept in memory only, never written anywhere.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InputSpec {
+    /// The id in `${input:ID}`.
+    pub id: String,
+    /// What to ask, from `[inputs.ID] description` (may be empty).
+    pub description: String,
+    /// Whether typing is masked (`password`, default true: inputs are usually secrets).
+    pub password: bool,
+}
+
+impl InputSpec {
+    /// How to ask for it: the description, else the id.
+    pub fn label(&self) -> &str {
+        if self.description.trim().is_empty() {
+            &self.id
+        } else {
+            &self.description
+        }
+    }
+}
+
+/// Values typed for inputs, by id. Its `Debug` shows the ids only: the values are secrets.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct InputValues(BTreeMap<String, String>);
+
+impl InputValues {
+    /// Gives input `id` its value.
+    pub fn insert(&mut self, id: impl Into<String>, value: impl Into<String>) {
+        self.0.insert(id.into(), value.into());
+    }
+
+    /// The value of input `id`, if given.
+    pub fn get(&self, id: &str) -> Option<&str> {
+        self.0.get(id).map(String::as_str)
+    }
+
+    /// Adds every value of `other`, replacing those with the same id.
+    pub fn extend(&mut self, other: InputValues) {
+        self.0.extend(other.0);
+    }
+}
+
+impl fmt::Debug for InputValues {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_set().entries(self.0.keys()).finish()
+    }
+}
+
+impl ServerConfig {
+    /// This server with `values` (and `MCPICK_INPUT_*` variables, through `lookup`) given
+    /// to its inputs. Inputs still without a value stay in `inputs`; a table that turns out
+    /// wrong once they are filled in sets `problem`.
+    pub fn with_inputs(
+        &self,
+        values: &InputValues,
+        lookup: &dyn Fn(&str) -> Option<String>,
+    ) -> ServerConfig {
+        let Some(template) = &self.template else {
+            return self.clone();
+        };
+        let mut built = build_from_template(
+            &template.path,
+            self.name.clone(),
+            &template.raw,
+            &template.declared,
+            values,
+            lookup,
+        )
+        .unwrap_or_else(|error| cannot_start(&self.name, &template.raw, error.to_string()));
+        built.enabled = self.enabled;
+        built.source = self.source.clone();
+        built
+    }
 }
 
 /// How to reach a server.
@@ -129,6 +220,7 @@ impl fmt::Debug for ServerConfig {
             .field("enabled", &self.enabled)
             .field("source", &self.source)
             .field("problem", &self.problem)
+            .field("inputs", &self.inputs)
             .finish()
     }
 }
@@ -185,6 +277,15 @@ struct RawConfig {
     keys: BTreeMap<String, BTreeMap<String, KeyList>>,
     #[serde(default)]
     sources: Vec<String>,
+    #[serde(default)]
+    inputs: BTreeMap<String, RawInput>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawInput {
+    description: Option<String>,
+    password: Option<bool>,
 }
 
 /// A binding: one key or a list of keys.
@@ -195,7 +296,7 @@ enum KeyList {
     Many(Vec<String>),
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawServer {
     command: Option<String>,
@@ -320,28 +421,35 @@ pub fn parse(
         path: path.to_path_buf(),
         message: e.to_string().trim_end().to_string(),
     })?;
+    let mut declared = BTreeMap::new();
+    for (id, input) in raw.inputs {
+        if !is_input_id(&id) {
+            return Err(ConfigError::Parse {
+                path: path.to_path_buf(),
+                message: format!(
+                    "`[inputs.{id}]`: an input id holds letters, digits, `_`, `-` and `.` only"
+                ),
+            });
+        }
+        let spec = InputSpec {
+            id: id.clone(),
+            description: input.description.unwrap_or_default(),
+            password: input.password.unwrap_or(true),
+        };
+        declared.insert(id, spec);
+    }
     let servers = raw
         .servers
         .into_iter()
         .map(|(name, server)| {
-            let enabled = server.enabled.unwrap_or(true);
-            match build_server(path, name.clone(), server, lookup) {
-                // An unset variable spoils one server, not the whole config.
-                Err(error @ ConfigError::Expand { .. }) => Ok(ServerConfig {
-                    name,
-                    transport: TransportConfig::Stdio {
-                        command: String::new(),
-                        args: Vec::new(),
-                        env: BTreeMap::new(),
-                        cwd: None,
-                    },
-                    timeout: Duration::from_millis(DEFAULT_TIMEOUT_MS),
-                    enabled,
-                    source: None,
-                    problem: Some(error.to_string()),
-                }),
-                other => other,
-            }
+            build_from_template(
+                path,
+                name,
+                &server,
+                &declared,
+                &InputValues::default(),
+                lookup,
+            )
         })
         .collect::<Result<Vec<_>, _>>()?;
     let keys = raw
@@ -364,6 +472,114 @@ pub fn parse(
         keys,
         sources: raw.sources,
     })
+}
+
+/// Builds one server table. `Err` is a table that is wrong whatever the environment holds;
+/// an unset variable gives a server with `problem`, inputs without values one with `inputs`.
+fn build_from_template(
+    path: &Path,
+    name: String,
+    raw: &RawServer,
+    declared: &BTreeMap<String, InputSpec>,
+    values: &InputValues,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) -> Result<ServerConfig, ConfigError> {
+    let input_value = |id: &str| {
+        values
+            .get(id)
+            .map(str::to_string)
+            .or_else(|| lookup(&input_variable(id)))
+    };
+    let missing: Vec<String> = input_references(raw)
+        .into_iter()
+        .filter(|id| input_value(id).is_none())
+        .collect();
+    let resolve = |variable: &str| match variable.strip_prefix("input:") {
+        // An empty stand-in for a missing one, so the rest of the table is still checked.
+        Some(id) => Some(input_value(id).unwrap_or_default()),
+        None => lookup(variable),
+    };
+    let built = build_server(path, name.clone(), raw.clone(), &resolve);
+    let transport = built.as_ref().ok().map(|s| s.transport.clone());
+    match built {
+        // An unset variable: no input value will help.
+        Err(error @ ConfigError::Expand { .. }) => {
+            Ok(cannot_start(&name, raw, error.to_string()))
+        }
+        _ if !missing.is_empty() => {
+            let template = Template {
+                path: path.to_path_buf(),
+                raw: raw.clone(),
+                declared: declared.clone(),
+            };
+            // The table is checked again once the inputs have values: an error now may
+            // come from the empty stand-ins.
+            let mut server = cannot_start(&name, raw, String::new());
+            server.problem = None;
+            if let Some(transport) = transport {
+                server.transport = transport;
+            }
+            server.inputs = missing
+                .into_iter()
+                .map(|id| {
+                    declared.get(&id).cloned().unwrap_or(InputSpec {
+                        id,
+                        description: String::new(),
+                        password: true,
+                    })
+                })
+                .collect();
+            server.template = Some(Arc::new(template));
+            Ok(server)
+        }
+        other => other,
+    }
+}
+
+/// The ids of the inputs a server table uses, in the order they appear.
+fn input_references(raw: &RawServer) -> Vec<String> {
+    let found = std::cell::RefCell::new(Vec::<String>::new());
+    let record = |variable: &str| {
+        if let Some(id) = variable.strip_prefix("input:") {
+            let mut found = found.borrow_mut();
+            if !found.iter().any(|f| f == id) {
+                found.push(id.to_string());
+            }
+        }
+        Some(String::new())
+    };
+    let strings = raw
+        .command
+        .iter()
+        .chain(raw.args.iter().flatten())
+        .chain(raw.env.iter().flat_map(|e| e.values()))
+        .chain(raw.cwd.iter())
+        .chain(raw.url.iter())
+        .chain(raw.headers.iter().flat_map(|h| h.values()));
+    for value in strings {
+        // Malformed text is reported when the table is built.
+        let _ = expand(value, &record);
+    }
+    found.into_inner()
+}
+
+/// A server that is reported failed with `problem` instead of starting.
+fn cannot_start(name: &str, raw: &RawServer, problem: String) -> ServerConfig {
+    ServerConfig {
+        name: name.to_string(),
+        transport: TransportConfig::Stdio {
+            command: String::new(),
+            args: Vec::new(),
+            env: BTreeMap::new(),
+            cwd: None,
+        },
+        timeout: Duration::from_millis(raw.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS).max(1)),
+        enabled: raw.enabled.unwrap_or(true),
+        source: None,
+        problem: Some(problem),
+        inputs: Vec::new(),
+        template: None,
+    }
 }
 
 /// Checks that a server name can be used in `SERVER/PROMPT` references.
@@ -486,6 +702,8 @@ fn build_server(
         enabled: raw.enabled.unwrap_or(true),
         source: None,
         problem: None,
+        inputs: Vec::new(),
+        template: None,
     })
 }
 
@@ -518,6 +736,8 @@ pub fn builtin_server(exe: &Path) -> ServerConfig {
         enabled: true,
         source: None,
         problem: None,
+        inputs: Vec::new(),
+        template: None,
     }
 }
 

@@ -193,3 +193,102 @@ fn the_starter_config_parses_to_the_builtin_server() {
     let config = parse(&starter_config(exe), Path::new("starter.toml"), &env).unwrap();
     assert_eq!(config.servers, vec![builtin_server(exe)]);
 }
+
+#[test]
+fn inputs_wait_for_values_shared_by_id() {
+    let config = parse_str(
+        r#"
+[inputs.api-key]
+description = "Acme API key"
+
+[inputs.region]
+password = false
+
+[servers.acme]
+url = "${input:endpoint}"
+headers = { Authorization = "Bearer ${input:api-key}" }
+
+[servers.worker]
+command = "acme-worker"
+args = ["--region", "${input:region}"]
+env = { ACME_KEY = "${input:api-key}" }
+"#,
+    )
+    .unwrap();
+    let acme = config.server("acme").unwrap();
+    // The empty stand-in for the URL is not an error yet: it is checked once filled in.
+    assert_eq!(acme.problem, None);
+    let ids: Vec<_> = acme.inputs.iter().map(|i| i.id.as_str()).collect();
+    assert_eq!(ids, ["endpoint", "api-key"]);
+    assert_eq!(acme.inputs[0].label(), "endpoint");
+    assert_eq!(acme.inputs[1].label(), "Acme API key");
+    let worker = config.server("worker").unwrap();
+    assert!(!worker.inputs[0].password && worker.inputs[1].password);
+
+    let mut values = InputValues::default();
+    values.insert("api-key", "s3cret");
+    values.insert("region", "eu");
+    // One set of values serves every server that uses them.
+    let worker = worker.with_inputs(&values, &env);
+    assert!(worker.inputs.is_empty() && worker.problem.is_none());
+    let TransportConfig::Stdio { args, env: vars, .. } = &worker.transport else {
+        panic!()
+    };
+    assert_eq!(args[1], "eu");
+    assert_eq!(vars["ACME_KEY"], "s3cret");
+    assert!(!format!("{values:?}").contains("s3cret"));
+
+    // Still missing one: only that one is left to ask.
+    let acme_partly = acme.with_inputs(&values, &env);
+    let ids: Vec<_> = acme_partly.inputs.iter().map(|i| i.id.as_str()).collect();
+    assert_eq!(ids, ["endpoint"]);
+    // A value that makes the table wrong fails the server, saying why.
+    values.insert("endpoint", "ftp://acme");
+    let broken = acme.with_inputs(&values, &env);
+    assert!(broken.inputs.is_empty());
+    assert!(
+        broken.problem.as_deref().unwrap().contains("must start with http"),
+        "{broken:?}"
+    );
+    values.insert("endpoint", "https://acme.example/mcp");
+    let ready = acme.with_inputs(&values, &env);
+    assert_eq!(ready.problem, None);
+    let TransportConfig::Http { url, headers } = &ready.transport else {
+        panic!()
+    };
+    assert_eq!(url, "https://acme.example/mcp");
+    assert_eq!(headers["Authorization"], "Bearer s3cret");
+}
+
+#[test]
+fn inputs_come_from_mcpick_input_variables_and_bad_ids_are_errors() {
+    let lookup = |name: &str| (name == "MCPICK_INPUT_API_KEY").then(|| "from-env".to_string());
+    let config = parse(
+        r#"
+[servers.acme]
+command = "acme"
+env = { KEY = "${input:api-key}" }
+"#,
+        Path::new("config.toml"),
+        &lookup,
+    )
+    .unwrap();
+    let acme = config.server("acme").unwrap();
+    assert!(acme.inputs.is_empty());
+    let TransportConfig::Stdio { env, .. } = &acme.transport else {
+        panic!()
+    };
+    assert_eq!(env["KEY"], "from-env");
+
+    let error = parse_str("[inputs.\"a b\"]\n").unwrap_err().to_string();
+    assert!(error.contains("`[inputs.a b]`"), "{error}");
+    let error = parse_str("[inputs.x]\nprompt = \"?\"\n").unwrap_err().to_string();
+    assert!(error.contains("unknown field `prompt`"), "{error}");
+    // An unset variable fails the server even when it also waits for an input.
+    let config = parse_str(
+        "[servers.s]\ncommand = \"s\"\nenv = { A = \"${NOPE}\", B = \"${input:b}\" }\n",
+    )
+    .unwrap();
+    let s = config.server("s").unwrap();
+    assert!(s.problem.as_deref().unwrap().contains("`NOPE`"));
+}

@@ -10,6 +10,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
+use crate::config::InputSpec;
+
 /// A config format of another host.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Dialect {
@@ -158,6 +160,8 @@ pub struct Draft {
     pub timeout_ms: Option<u64>,
     /// False when the other host had it disabled.
     pub enabled: bool,
+    /// The inputs (`${input:ID}`) its values use, written as `[inputs.ID]` tables.
+    pub inputs: Vec<InputSpec>,
 }
 
 /// The result of reading one file.
@@ -203,6 +207,7 @@ pub fn import(
         context,
         notes: &mut notes,
         inputs: BTreeMap::new(),
+        used_inputs: Vec::new(),
     };
     let servers = reader.read(&value).map_err(error)?;
     Ok(Import {
@@ -216,8 +221,10 @@ struct Reader<'a> {
     dialect: Dialect,
     context: &'a Context,
     notes: &'a mut Vec<String>,
-    /// VS Code `inputs`: id → description.
-    inputs: BTreeMap<String, String>,
+    /// VS Code `inputs` by id.
+    inputs: BTreeMap<String, InputSpec>,
+    /// The inputs the server being read uses.
+    used_inputs: Vec<InputSpec>,
 }
 
 type Entries<'v> = Vec<(String, &'v Map<String, Value>, String)>;
@@ -256,7 +263,17 @@ impl Reader<'_> {
                                 .and_then(Value::as_str)
                                 .unwrap_or("")
                                 .to_string();
-                            self.inputs.insert(id.to_string(), description);
+                            // VS Code's default is a visible prompt; mcpick masks unless told.
+                            let password = input
+                                .get("password")
+                                .and_then(Value::as_bool)
+                                .unwrap_or(true);
+                            let spec = InputSpec {
+                                id: id.to_string(),
+                                description,
+                                password,
+                            };
+                            self.inputs.insert(id.to_string(), spec);
                         }
                     }
                 }
@@ -461,6 +478,15 @@ impl Reader<'_> {
         if entry.get("enabled") == Some(&Value::Bool(false)) {
             draft.enabled = false;
         }
+        draft.inputs = std::mem::take(&mut self.used_inputs);
+        for input in &draft.inputs {
+            self.notes.push(format!(
+                "`{name}` asks for input `{}` ({}): mcpick asks for it when the server starts and keeps it in memory only (or set {})",
+                input.id,
+                input.label(),
+                crate::config::input_variable(&input.id)
+            ));
+        }
         Ok(Some(draft))
     }
 
@@ -503,20 +529,20 @@ impl Reader<'_> {
             return Ok(format!("${{{var}}}"));
         }
         if let Some(id) = reference.strip_prefix("input:") {
-            let var = input_variable(id);
-            let what = self
-                .inputs
-                .get(id)
-                .filter(|d| !d.is_empty())
-                .map(|d| format!(" ({d})"))
-                .unwrap_or_default();
-            let note = format!(
-                "`{at}.{field}` asks for input `{id}`{what}: mcpick reads it from the environment variable {var}"
-            );
-            if !self.notes.contains(&note) {
-                self.notes.push(note);
+            if !crate::config::is_input_id(id) {
+                return Err(format!(
+                    "`{at}.{field}` uses input `{id}`: mcpick takes input ids of letters, digits, `_`, `-` and `.`"
+                ));
             }
-            return Ok(format!("${{{var}}}"));
+            let spec = self.inputs.get(id).cloned().unwrap_or(InputSpec {
+                id: id.to_string(),
+                description: String::new(),
+                password: true,
+            });
+            if !self.used_inputs.contains(&spec) {
+                self.used_inputs.push(spec);
+            }
+            return Ok(format!("${{input:{id}}}"));
         }
         match reference {
             "workspaceFolder" | "workspaceRoot" => Ok(escape(&self.context.workspace)),
@@ -530,22 +556,6 @@ impl Reader<'_> {
             )),
         }
     }
-}
-
-/// The environment variable standing in for VS Code input `id`: `MCPICK_INPUT_` and the id
-/// in upper case, other characters as `_`.
-pub fn input_variable(id: &str) -> String {
-    let cleaned: String = id
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c.to_ascii_uppercase()
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    format!("MCPICK_INPUT_{cleaned}")
 }
 
 /// Gemini CLI expands `$VAR` and `${VAR}`: both become mcpick's `${VAR}`.
@@ -643,6 +653,28 @@ fn add_tables(document: &mut toml_edit::DocumentMut, drafts: &[Draft]) {
             table.insert("enabled", value(false));
         }
         servers.insert(&draft.name, Item::Table(table));
+    }
+    // Inputs are shared by id, as in VS Code: one already in the config is kept as it is.
+    for input in drafts.iter().flat_map(|d| &d.inputs) {
+        if !document.contains_key("inputs") {
+            let mut inputs = Table::new();
+            inputs.set_implicit(true);
+            document.insert("inputs", Item::Table(inputs));
+        }
+        let Some(inputs) = document["inputs"].as_table_mut() else {
+            continue;
+        };
+        if inputs.contains_key(&input.id) {
+            continue;
+        }
+        let mut table = Table::new();
+        if !input.description.is_empty() {
+            table.insert("description", value(input.description.as_str()));
+        }
+        if !input.password {
+            table.insert("password", value(false));
+        }
+        inputs.insert(&input.id, Item::Table(table));
     }
 }
 

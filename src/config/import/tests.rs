@@ -104,19 +104,50 @@ fn vscode_with_comments_trailing_commas_inputs_and_variables() {
         panic!()
     };
     assert_eq!(args[2], "/home/ann/proj/data");
+    // An input can also come from its MCPICK_INPUT_ variable.
     assert_eq!(env["PERPLEXITY_API_KEY"], "<MCPICK_INPUT_PERPLEXITY_KEY>");
     assert_eq!(env["HOME_DIR"], "/home/ann");
     assert_eq!(env["P"], "<PATH>");
-    assert!(
-        import
-            .notes
-            .iter()
-            .any(|n| n.contains("Perplexity API Key") && n.contains("MCPICK_INPUT_PERPLEXITY_KEY"))
-    );
+    assert!(import.notes.iter().any(|n| n.contains("Perplexity API Key")
+        && n.contains("asks for it when the server starts")));
     assert!(matches!(
         config.servers[1].transport,
         TransportConfig::Http { .. }
     ));
+
+    // The input stays an input, declared with its description.
+    let toml = to_toml(&import.servers);
+    assert!(toml.contains(r#""${input:perplexity-key}""#), "{toml}");
+    assert!(
+        toml.contains("[inputs.perplexity-key]\ndescription = \"Perplexity API Key\""),
+        "{toml}"
+    );
+    let config = parse(&toml, Path::new("imported.toml"), &|name| {
+        (name == "PATH").then(|| "/bin".to_string())
+    })
+    .unwrap();
+    let perplexity = &config.servers[0];
+    assert_eq!(perplexity.name, "Perplexity");
+    assert_eq!(perplexity.problem, None);
+    assert_eq!(
+        perplexity.inputs,
+        [crate::config::InputSpec {
+            id: "perplexity-key".into(),
+            description: "Perplexity API Key".into(),
+            password: true,
+        }]
+    );
+    let mut values = crate::config::InputValues::default();
+    values.insert("perplexity-key", "pplx-123");
+    let started = perplexity.with_inputs(&values, &|name| {
+        (name == "PATH").then(|| "/bin".to_string())
+    });
+    assert!(started.inputs.is_empty());
+    let TransportConfig::Stdio { env, .. } = &started.transport else {
+        panic!()
+    };
+    assert_eq!(env["PERPLEXITY_API_KEY"], "pplx-123");
+    assert_eq!(env["P"], "/bin");
 }
 
 #[test]
