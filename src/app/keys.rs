@@ -89,11 +89,13 @@ pub enum Action {
     Decline,
     /// Use the servers found in other hosts' configs (first run).
     UseSources,
+    /// Type the inputs servers wait for (`${input:ID}` in their config).
+    Inputs,
 }
 
 impl Action {
     /// Every action with its config name.
-    pub const NAMES: [(&'static str, Action); 40] = [
+    pub const NAMES: [(&'static str, Action); 41] = [
         ("quit", Action::Quit),
         ("help", Action::Help),
         ("logs", Action::Logs),
@@ -134,6 +136,7 @@ impl Action {
         ("next_server", Action::NextServer),
         ("decline", Action::Decline),
         ("use_sources", Action::UseSources),
+        ("inputs", Action::Inputs),
     ];
 
     /// The action's config name.
@@ -195,6 +198,7 @@ impl Action {
             Action::NextServer => "show the next server only",
             Action::Decline => "decline to answer",
             Action::UseSources => "use the servers found in other hosts' configs",
+            Action::Inputs => "type the inputs servers wait for",
         }
     }
 }
@@ -214,17 +218,20 @@ pub enum KeyScreen {
     Editor,
     /// The logs pane.
     Logs,
+    /// The inputs prompt (`${input:ID}` values).
+    Inputs,
 }
 
 impl KeyScreen {
     /// Every screen with its config name.
-    pub const ALL: [(&'static str, KeyScreen); 6] = [
+    pub const ALL: [(&'static str, KeyScreen); 7] = [
         ("picker", KeyScreen::Picker),
         ("form", KeyScreen::Form),
         ("questions", KeyScreen::Questions),
         ("review", KeyScreen::Review),
         ("editor", KeyScreen::Editor),
         ("logs", KeyScreen::Logs),
+        ("inputs", KeyScreen::Inputs),
     ];
 
     /// The default bindings, in the order the help shows them.
@@ -242,6 +249,7 @@ impl KeyScreen {
                 (Back, &["esc"]),
                 (Logs, &["ctrl-l"]),
                 (UseSources, &["ctrl-o"]),
+                (Inputs, &["ctrl-k"]),
                 (Help, &["f1", "?"]),
                 (Quit, &["ctrl-c", "ctrl-q"]),
             ],
@@ -316,6 +324,14 @@ impl KeyScreen {
                 (NextServer, &["tab"]),
                 (Back, &["esc", "L", "q"]),
                 (Help, &["?", "f1"]),
+                (Quit, &["ctrl-c", "ctrl-q"]),
+            ],
+            KeyScreen::Inputs => &[
+                (NextOrSubmit, &["enter"]),
+                (Submit, &["ctrl-s"]),
+                (NextField, &["tab", "down"]),
+                (PrevField, &["shift-tab", "up"]),
+                (Back, &["esc"]),
                 (Quit, &["ctrl-c", "ctrl-q"]),
             ],
         }

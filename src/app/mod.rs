@@ -4,6 +4,7 @@
 
 mod form;
 pub mod history;
+pub mod inputs;
 pub mod keys;
 mod questions;
 pub mod review;
@@ -14,6 +15,7 @@ use std::path::PathBuf;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use crate::catalog::{self, Entry, Query, Ranked};
+use crate::config::{InputSpec, InputValues};
 use crate::export::Format;
 use crate::export::sink::{ClipboardRoute, WriteError};
 use crate::mcp::{
@@ -23,6 +25,7 @@ use crate::mcp::{
 
 pub use form::{Field, FormState, Suggestions};
 pub use history::History;
+pub use inputs::{InputField, InputsPrompt};
 pub use keys::{Action, KeyMap, KeyScreen};
 pub use questions::{QuestionField, QuestionValue, QuestionsState};
 pub use review::{
@@ -72,6 +75,11 @@ pub enum ServerState {
         /// How many prompts it offers.
         prompts: usize,
     },
+    /// Waits for inputs (`${input:ID}`) to be typed before it starts.
+    NeedsInput {
+        /// What it waits for, as the prompt names them.
+        inputs: Vec<String>,
+    },
     /// Could not connect, or the connection dropped.
     Failed {
         /// Why, for the user.
@@ -108,6 +116,8 @@ pub enum Overlay {
     Help,
     /// The servers' stderr and log messages.
     Logs(LogsView),
+    /// Values servers wait for before they start.
+    Inputs(InputsPrompt),
 }
 
 /// What the logs pane shows.
@@ -222,6 +232,8 @@ pub enum Msg {
     Edited(Result<String, String>),
     /// A config with `sources` was written and these servers (name, source) are starting.
     SourcesAdded(Result<(PathBuf, Vec<(ServerId, String)>), String>),
+    /// These servers wait for inputs (`${input:ID}`) before they can start.
+    InputsNeeded(Vec<(ServerId, Vec<InputSpec>)>),
 }
 
 /// Work for the runner. Results come back as [`Msg`]s.
@@ -299,6 +311,8 @@ pub enum Effect {
         /// Dialect names, as written in `sources`.
         sources: Vec<String>,
     },
+    /// Start the servers that waited for these inputs (kept in memory only).
+    GiveInputs(InputValues),
 }
 
 /// The whole state of the TUI.
@@ -316,6 +330,8 @@ pub struct App {
     pub server_sources: BTreeMap<ServerId, String>,
     /// Other hosts' configs found on a first run, offered until taken.
     pub offer: Vec<SourceOffer>,
+    /// Servers waiting for inputs, and which.
+    pub waiting: Vec<(ServerId, Vec<InputSpec>)>,
     /// The merged menu, in server order.
     pub entries: Vec<Entry>,
     /// What is typed in the menu's search line.
@@ -368,6 +384,7 @@ impl App {
             prompts: BTreeMap::new(),
             server_sources: BTreeMap::new(),
             offer: Vec::new(),
+            waiting: Vec::new(),
             entries: Vec::new(),
             query: String::new(),
             parsed_query: Query {
@@ -412,6 +429,7 @@ impl App {
     pub fn key_screen(&self) -> KeyScreen {
         match (&self.overlay, &self.screen) {
             (Some(Overlay::Logs(_)), _) => KeyScreen::Logs,
+            (Some(Overlay::Inputs(_)), _) => KeyScreen::Inputs,
             (_, Screen::Picker) => KeyScreen::Picker,
             (_, Screen::Form(_)) => KeyScreen::Form,
             (_, Screen::Questions(_)) => KeyScreen::Questions,
@@ -549,6 +567,10 @@ impl App {
                 }
                 Vec::new()
             }
+            Msg::InputsNeeded(waiting) => {
+                self.on_inputs_needed(waiting);
+                Vec::new()
+            }
             Msg::Edited(result) => {
                 match result {
                     Ok(text) => match &mut self.screen {
@@ -582,6 +604,10 @@ impl App {
     }
 
     fn on_paste(&mut self, text: &str) -> Vec<Effect> {
+        if let Some(Overlay::Inputs(prompt)) = &mut self.overlay {
+            prompt.paste(text);
+            return Vec::new();
+        }
         if self.overlay.is_some() {
             return Vec::new();
         }
@@ -644,6 +670,10 @@ impl App {
     }
 
     fn on_unbound_key(&mut self, key: KeyEvent) -> Vec<Effect> {
+        if let Some(Overlay::Inputs(prompt)) = &mut self.overlay {
+            prompt.type_key(key);
+            return Vec::new();
+        }
         if self.overlay.is_some() {
             return Vec::new();
         }
@@ -702,6 +732,9 @@ impl App {
                     self.exit = Some(Exit::Quit);
                 }
                 return Vec::new();
+            }
+            _ if matches!(self.overlay, Some(Overlay::Inputs(_))) => {
+                return self.inputs_action(action);
             }
             Action::Help => {
                 self.overlay = Some(Overlay::Help);
@@ -794,6 +827,13 @@ impl App {
                     }
                 }
                 return vec![Effect::UseSources { sources }];
+            }
+            Action::Inputs => {
+                if self.waiting.is_empty() {
+                    self.notify("No server waits for an input.");
+                } else {
+                    self.overlay = Some(Overlay::Inputs(InputsPrompt::new(&self.waiting, None)));
+                }
             }
             _ => {}
         }
@@ -1017,6 +1057,76 @@ impl App {
                 push_log(self.logs.entry(server).or_default(), line);
             }
         }
+    }
+
+    /// Servers wait for inputs: the prompt opens (or grows) unless another pane is up.
+    fn on_inputs_needed(&mut self, waiting: Vec<(ServerId, Vec<InputSpec>)>) {
+        for (server, specs) in waiting {
+            let labels = specs.iter().map(|s| s.label().to_string()).collect();
+            self.set_state(&server, ServerState::NeedsInput { inputs: labels });
+            self.waiting.retain(|(name, _)| *name != server);
+            self.waiting.push((server, specs));
+        }
+        match &self.overlay {
+            None => {
+                self.overlay = Some(Overlay::Inputs(InputsPrompt::new(&self.waiting, None)));
+            }
+            Some(Overlay::Inputs(previous)) => {
+                let prompt = InputsPrompt::new(&self.waiting, Some(previous));
+                self.overlay = Some(Overlay::Inputs(prompt));
+            }
+            Some(_) => self.remind_inputs(),
+        }
+    }
+
+    fn inputs_action(&mut self, action: Action) -> Vec<Effect> {
+        let Some(Overlay::Inputs(prompt)) = &mut self.overlay else {
+            return Vec::new();
+        };
+        match prompt.action(action) {
+            inputs::Outcome::Nothing => Vec::new(),
+            inputs::Outcome::Skip => {
+                self.overlay = None;
+                self.remind_inputs();
+                Vec::new()
+            }
+            inputs::Outcome::Submit(values) => {
+                self.overlay = None;
+                let mut still = Vec::new();
+                for (server, specs) in std::mem::take(&mut self.waiting) {
+                    let left: Vec<InputSpec> = specs
+                        .into_iter()
+                        .filter(|s| values.get(&s.id).is_none())
+                        .collect();
+                    if left.is_empty() {
+                        self.set_state(&server, ServerState::Connecting);
+                    } else {
+                        let labels = left.iter().map(|s| s.label().to_string()).collect();
+                        self.set_state(&server, ServerState::NeedsInput { inputs: labels });
+                        still.push((server, left));
+                    }
+                }
+                self.waiting = still;
+                if !self.waiting.is_empty() {
+                    self.remind_inputs();
+                }
+                vec![Effect::GiveInputs(values)]
+            }
+        }
+    }
+
+    /// Says which servers still wait, and the key that opens the prompt again.
+    fn remind_inputs(&mut self) {
+        let names: Vec<&str> = self.waiting.iter().map(|(s, _)| s.as_str()).collect();
+        let key = self
+            .keys
+            .hint(KeyScreen::Picker, Action::Inputs)
+            .unwrap_or_else(|| "the inputs key".into());
+        self.notify(format!(
+            "{} wait{} for inputs: {key} to type them.",
+            names.join(", "),
+            if names.len() == 1 { "s" } else { "" }
+        ));
     }
 
     fn set_state(&mut self, server: &str, state: ServerState) {

@@ -872,3 +872,96 @@ fn a_first_run_offer_is_taken_with_one_key() {
     // Without an offer the key does nothing.
     assert!(app.update(ctrl('o')).is_empty());
 }
+
+fn input_spec(id: &str, description: &str) -> InputSpec {
+    InputSpec {
+        id: id.into(),
+        description: description.into(),
+        password: true,
+    }
+}
+
+/// `ready_app` plus `acme` and `worker`, waiting for inputs.
+pub(crate) fn app_waiting_for_inputs() -> App {
+    let mut app = ready_app();
+    app.update(Msg::InputsNeeded(vec![
+        ("acme".into(), vec![input_spec("key", "Acme API key")]),
+        (
+            "worker".into(),
+            vec![input_spec("key", "Acme API key"), input_spec("region", "")],
+        ),
+    ]));
+    app
+}
+
+#[test]
+fn servers_waiting_for_inputs_ask_once_and_start_when_given() {
+    let mut app = app_waiting_for_inputs();
+    assert!(matches!(app.overlay, Some(Overlay::Inputs(_))));
+    assert_eq!(app.key_screen(), KeyScreen::Inputs);
+    assert_eq!(
+        app.servers.iter().find(|s| s.name == "worker").unwrap().state,
+        ServerState::NeedsInput {
+            inputs: vec!["Acme API key".into(), "region".into()]
+        }
+    );
+    // Typing goes to the field, not the search line; `?` is a character of a secret.
+    type_text(&mut app, "k?y");
+    assert!(app.query.is_empty());
+    // Esc keeps the servers waiting and says how to come back.
+    assert!(app.update(key(KeyCode::Esc)).is_empty());
+    assert!(app.overlay.is_none());
+    assert!(app.flash.as_ref().unwrap().text.contains("Ctrl-K"));
+    app.update(ctrl('k'));
+    let Some(Overlay::Inputs(prompt)) = &app.overlay else {
+        panic!("Ctrl-K opens the prompt again")
+    };
+    assert_eq!(prompt.fields.len(), 2);
+    type_text(&mut app, "k3y");
+    app.update(Msg::Paste("pasted\n".into()));
+    // Enter moves on; on the last field it submits what is typed (region left empty).
+    assert!(app.update(key(KeyCode::Enter)).is_empty());
+    let effects = app.update(key(KeyCode::Enter));
+    let [Effect::GiveInputs(values)] = effects.as_slice() else {
+        panic!("{effects:?}")
+    };
+    assert_eq!(values.get("key"), Some("k3ypasted"));
+    assert_eq!(values.get("region"), None);
+    let state = |app: &App, name: &str| {
+        app.servers
+            .iter()
+            .find(|s| s.name == name)
+            .unwrap()
+            .state
+            .clone()
+    };
+    assert_eq!(state(&app, "acme"), ServerState::Connecting);
+    assert_eq!(
+        state(&app, "worker"),
+        ServerState::NeedsInput {
+            inputs: vec!["region".into()]
+        }
+    );
+    assert_eq!(app.waiting.len(), 1);
+    // Once nothing waits, the key says so.
+    app.update(ctrl('k'));
+    type_text(&mut app, "eu");
+    let effects = app.update(ctrl('s'));
+    assert!(matches!(effects.as_slice(), [Effect::GiveInputs(_)]));
+    assert!(app.waiting.is_empty());
+    app.update(ctrl('k'));
+    assert!(app.overlay.is_none());
+    assert!(app.flash.as_ref().unwrap().text.contains("No server waits"));
+}
+
+#[test]
+fn inputs_needed_while_another_pane_is_open_only_notify() {
+    let mut app = ready_app();
+    app.update(ctrl('l'));
+    app.update(Msg::InputsNeeded(vec![(
+        "acme".into(),
+        vec![input_spec("key", "")],
+    )]));
+    assert!(matches!(app.overlay, Some(Overlay::Logs(_))));
+    assert!(app.flash.as_ref().unwrap().text.contains("acme waits for inputs"));
+}

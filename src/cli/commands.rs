@@ -232,6 +232,7 @@ enum Outcome {
 async fn connect_all(
     servers: Vec<ServerConfig>,
 ) -> Result<(Hub, BTreeMap<String, Outcome>), CliError> {
+    let servers = super::inputs::ask(servers)?;
     let (tx, mut rx) = mpsc::channel(64);
     let mut pending: std::collections::BTreeSet<String> =
         servers.iter().map(|s| s.name.clone()).collect();

@@ -3,6 +3,7 @@
 mod args;
 mod commands;
 mod import;
+mod inputs;
 mod output;
 mod serve;
 mod signals;

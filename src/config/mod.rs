@@ -127,6 +127,31 @@ impl fmt::Debug for InputValues {
 }
 
 impl ServerConfig {
+    /// Why it cannot start yet when inputs have no value, saying how to give them.
+    pub fn missing_inputs_problem(&self) -> Option<String> {
+        if self.inputs.is_empty() {
+            return None;
+        }
+        let list: Vec<String> = self
+            .inputs
+            .iter()
+            .map(|input| {
+                let what = if input.description.trim().is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", input.description)
+                };
+                format!("`{}`{what}", input.id)
+            })
+            .collect();
+        let variables: Vec<String> = self.inputs.iter().map(|i| input_variable(&i.id)).collect();
+        Some(format!(
+            "needs input {}, which was not given: type it when mcpick asks (in a terminal), or set {}",
+            list.join(", "),
+            variables.join(", ")
+        ))
+    }
+
     /// This server with `values` (and `MCPICK_INPUT_*` variables, through `lookup`) given
     /// to its inputs. Inputs still without a value stay in `inputs`; a table that turns out
     /// wrong once they are filled in sets `problem`.

@@ -144,8 +144,12 @@ async fn run_server(
         return;
     }
     let log = Arc::new(ServerLog::default());
-    if let Some(problem) = &config.problem {
-        let error = McpError::Config(problem.clone());
+    if let Some(problem) = config
+        .problem
+        .clone()
+        .or_else(|| config.missing_inputs_problem())
+    {
+        let error = McpError::Config(problem);
         emit(&events, &shutdown, failed(&server, error, &log)).await;
         return;
     }

@@ -14,7 +14,7 @@ use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 
 use crate::app::{App, Effect, Exit, History, KeyMap, Msg, Options, TICK_MS};
-use crate::config::ServerConfig;
+use crate::config::{InputValues, ServerConfig};
 use crate::export::sink::{self, ClipboardRoute};
 use crate::mcp::{Hub, McpError, McpEvent};
 use terminal::TerminalGuard;
@@ -69,16 +69,18 @@ pub async fn run(
     guard.draw(&app)?;
 
     let (mcp_tx, mut mcp_rx) = mpsc::channel::<McpEvent>(256);
-    let hub = Hub::start(servers, mcp_tx.clone(), true);
     let (msg_tx, mut msg_rx) = mpsc::unbounded_channel::<Msg>();
     let mut runner = Runner {
-        hubs: vec![hub],
+        hubs: Vec::new(),
         mcp_events: mcp_tx,
         results: msg_tx,
         fetches: HashMap::new(),
         completion: None,
         clipboard: None,
+        waiting: Vec::new(),
+        input_values: InputValues::default(),
     };
+    runner.start(servers, true);
     let mut events = EventStream::new();
     let mut tick = tokio::time::interval(Duration::from_millis(TICK_MS));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
@@ -213,9 +215,35 @@ struct Runner {
     fetches: HashMap<u64, AbortHandle>,
     completion: Option<AbortHandle>,
     clipboard: Option<arboard::Clipboard>,
+    /// Servers waiting for inputs (`${input:ID}`) before they start.
+    waiting: Vec<ServerConfig>,
+    /// The inputs typed so far: in memory only, for every server that uses them.
+    input_values: InputValues,
 }
 
 impl Runner {
+    /// Starts `servers` in a new hub, except those still waiting for inputs; with
+    /// `announce` the app hears which wait.
+    fn start(&mut self, servers: Vec<ServerConfig>, announce: bool) {
+        let env = |name: &str| std::env::var(name).ok();
+        let (ready, waiting): (Vec<ServerConfig>, Vec<ServerConfig>) = servers
+            .into_iter()
+            .map(|s| s.with_inputs(&self.input_values, &env))
+            .partition(|s| s.inputs.is_empty());
+        if announce && !waiting.is_empty() {
+            let needed = waiting
+                .iter()
+                .map(|s| (s.name.clone(), s.inputs.clone()))
+                .collect();
+            let _ = self.results.send(Msg::InputsNeeded(needed));
+        }
+        self.waiting.extend(waiting);
+        if !ready.is_empty() {
+            self.hubs
+                .push(Hub::start(ready, self.mcp_events.clone(), true));
+        }
+    }
+
     fn connection(&self, server: &str) -> Option<std::sync::Arc<crate::mcp::Connection>> {
         self.hubs.iter().find_map(|hub| hub.connection(server))
     }
@@ -337,6 +365,13 @@ impl Runner {
                 None
             }
             Effect::UseSources { sources } => Some(Msg::SourcesAdded(self.use_sources(&sources))),
+            Effect::GiveInputs(values) => {
+                self.input_values.extend(values);
+                // The app already knows which servers still wait.
+                let waiting = std::mem::take(&mut self.waiting);
+                self.start(waiting, false);
+                None
+            }
             Effect::ExternalEditor { text } => {
                 // The editor reads the terminal: stop reading it here until the editor exits.
                 let stream = std::mem::replace(events, EventStream::new());
@@ -382,8 +417,7 @@ impl Runner {
             .iter()
             .map(|s| (s.name.clone(), s.source.clone().unwrap_or_default()))
             .collect();
-        self.hubs
-            .push(Hub::start(added, self.mcp_events.clone(), true));
+        self.start(added, true);
         Ok((path, names))
     }
 

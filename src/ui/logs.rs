@@ -38,6 +38,13 @@ pub(super) fn draw(app: &App, view: &LogsView, frame: &mut Frame, area: Rect, th
                 source: "mcpick".into(),
                 text: format!("failed: {error}"),
             }),
+            ServerState::NeedsInput { inputs } => Some(crate::mcp::LogLine {
+                source: "mcpick".into(),
+                text: format!(
+                    "waits for inputs before it starts: {}",
+                    inputs.join(", ")
+                ),
+            }),
             _ => None,
         };
         for (line, failed) in log

@@ -1,6 +1,7 @@
 //! Drawing: a pure function of the [`App`]. One file per screen.
 
 mod form;
+mod inputs;
 mod logs;
 mod picker;
 mod questions;
@@ -48,8 +49,10 @@ pub fn draw(app: &App, frame: &mut Frame) {
     }
     draw_status(app, frame, status, &theme);
     draw_hints(app, frame, hints, &theme);
-    if app.overlay == Some(Overlay::Help) {
-        draw_help(app, frame, main, &theme);
+    match &app.overlay {
+        Some(Overlay::Help) => draw_help(app, frame, main, &theme),
+        Some(Overlay::Inputs(prompt)) => inputs::draw(prompt, frame, main, &theme),
+        _ => {}
     }
 }
 
@@ -95,6 +98,13 @@ fn draw_status(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
                 spans.push(Span::styled("● ", theme.ok()));
                 spans.push(Span::raw(one_line(&server.name)));
                 spans.push(Span::styled(format!(" {prompts}"), theme.dim()));
+            }
+            ServerState::NeedsInput { .. } => {
+                spans.push(Span::styled("◇ ", theme.busy()));
+                spans.push(Span::styled(
+                    format!("{} needs input", one_line(&server.name)),
+                    theme.busy(),
+                ));
             }
             ServerState::Failed { .. } => {
                 spans.push(Span::styled("✗ ", theme.error()));
@@ -158,6 +168,17 @@ fn compact_status<'a>(app: &App, theme: &Theme) -> Vec<Span<'a>> {
         ));
         spans.push(Span::raw(format!("{connecting} connecting")));
     }
+    let waiting = app
+        .servers
+        .iter()
+        .filter(|s| matches!(s.state, ServerState::NeedsInput { .. }))
+        .count();
+    if waiting > 0 {
+        spans.push(Span::styled(
+            format!("  ◇ {waiting} need input"),
+            theme.busy(),
+        ));
+    }
     if !failed.is_empty() {
         spans.push(Span::styled(
             format!("  ✗ {} failed", failed.join(", ")),
@@ -172,6 +193,9 @@ fn hinted(app: &App) -> Vec<Action> {
     use Action::*;
     if matches!(app.overlay, Some(Overlay::Logs(_))) {
         return vec![NextServer, Up, Home, End, Back];
+    }
+    if matches!(app.overlay, Some(Overlay::Inputs(_))) {
+        return vec![NextOrSubmit, NextField, Submit, Back];
     }
     match &app.screen {
         Screen::Picker => vec![Pick, Down, Logs, Help, Quit],
@@ -234,6 +258,9 @@ fn draw_hints(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
         let label = match (screen, action) {
             (KeyScreen::Questions, Action::NextField) => "next",
             (KeyScreen::Questions, Action::Back) => "cancel",
+            (KeyScreen::Inputs, Action::Back) => "later",
+            (KeyScreen::Inputs, Action::NextField) => "next",
+            (KeyScreen::Inputs, Action::Submit) => "start servers",
             (KeyScreen::Form, Action::Back) if matches!(&app.screen, Screen::Form(f) if f.fetching.is_some()) => {
                 "cancel"
             }
@@ -301,6 +328,7 @@ fn draw_help(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
         KeyScreen::Review => "Keys: review",
         KeyScreen::Editor => "Keys: editing",
         KeyScreen::Logs => "Keys: logs",
+        KeyScreen::Inputs => "Keys: inputs",
     };
     let mut lines: Vec<Line> = Vec::new();
     for (action, keys) in app.keys.bindings(screen) {

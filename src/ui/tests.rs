@@ -369,3 +369,14 @@ fn a_first_run_offers_other_hosts_servers() {
     }];
     insta::assert_snapshot!(screen(&app, 100, 15));
 }
+
+#[test]
+fn servers_waiting_for_inputs_ask_for_them_masked() {
+    let mut app = crate::app::tests::app_waiting_for_inputs();
+    for c in "s3cret".chars() {
+        app.update(crate::app::tests::key(crossterm::event::KeyCode::Char(c)));
+    }
+    let drawn = screen(&app, 100, 20);
+    assert!(!drawn.contains("s3cret"));
+    insta::assert_snapshot!(drawn);
+}
