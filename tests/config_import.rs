@@ -49,7 +49,10 @@ fn dry_runs_of_four_dialects_give_valid_toml() {
         "{\n  // comment\n  \"inputs\": [{\"type\": \"promptString\", \"id\": \"key\", \"description\": \"Key\", \"password\": true},],\n  \"servers\": {\"gh\": {\"type\": \"http\", \"url\": \"https://api.githubcopilot.com/mcp/\", \"headers\": {\"Authorization\": \"Bearer ${input:key}\"},},},\n}\n",
     );
     let toml = dry_run(&sandbox, &vscode, &["gh"]);
-    assert!(toml.contains("${MCPICK_INPUT_KEY}"), "{toml}");
+    assert!(
+        toml.contains("Bearer ${input:key}") && toml.contains("[inputs.key]"),
+        "{toml}"
+    );
     let zed = write(
         &sandbox,
         "zed/settings.json",
@@ -200,4 +203,73 @@ fn a_broken_source_names_its_file() {
         "{}",
         stderr(&output)
     );
+}
+
+/// A VS Code `mcp.json` whose server-everything only starts when `KEY` is the secret the
+/// `api-key` input gives (the gate fails it otherwise), next to an ungated copy.
+fn vscode_with_an_input(sandbox: &Sandbox) -> std::path::PathBuf {
+    let everything = format!("{:?}", everything_js().to_string_lossy());
+    write(
+        sandbox,
+        "proj/.vscode/mcp.json",
+        &format!(
+            r#"{{
+  // VS Code asks for inputs when a server starts.
+  "inputs": [
+    {{"type": "promptString", "id": "api-key", "description": "Gate API Key", "password": true}},
+  ],
+  "servers": {{
+    "gated": {{
+      "command": "sh",
+      "args": ["-c", "[ \"$KEY\" = s3cret ] || {{ echo wrong key >&2; exit 1; }}; exec \"$@\"", "gate", "node", {everything}, "stdio"],
+      "env": {{"KEY": "${{input:api-key}}"}},
+    }},
+    "open": {{"command": "node", "args": [{everything}, "stdio"]}},
+  }},
+}}"#
+        ),
+    )
+}
+
+#[test]
+fn a_vscode_input_is_given_by_its_variable_or_fails_its_server_saying_how() {
+    let sandbox = Sandbox::new("");
+    let file = vscode_with_an_input(&sandbox);
+    let toml = dry_run(&sandbox, &file, &["gated", "open"]);
+    assert!(toml.contains(r#"KEY = "${input:api-key}""#), "{toml}");
+    assert!(
+        toml.contains("[inputs.api-key]\ndescription = \"Gate API Key\""),
+        "{toml}"
+    );
+    std::fs::write(
+        sandbox.config(),
+        format!("sources = [{:?}]\n", file.to_string_lossy()),
+    )
+    .unwrap();
+
+    // No terminal to ask on: the server that needs the input fails, the other lists (and
+    // `list` succeeds, as it does whenever a server answered).
+    let output = sandbox.mcpick(&["list"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let listed = stdout(&output);
+    assert!(listed.contains("open/args-prompt"), "{listed}");
+    assert!(!listed.contains("gated/"), "{listed}");
+    let error = stderr(&output);
+    assert!(
+        error.contains("server `gated` failed: needs input `api-key` (Gate API Key)")
+            && error.contains("set MCPICK_INPUT_API_KEY"),
+        "{error}"
+    );
+
+    // The variable gives it; the gate proves the value reached the server.
+    let mut command = sandbox.command(&["list"]);
+    command.env("MCPICK_INPUT_API_KEY", "s3cret");
+    let output = command.output().unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(stdout(&output).contains("gated/args-prompt"));
+
+    let mut command = sandbox.command(&["list"]);
+    command.env("MCPICK_INPUT_API_KEY", "wrong");
+    let output = command.output().unwrap();
+    assert!(stderr(&output).contains("wrong key"), "{}", stderr(&output));
 }

@@ -530,3 +530,67 @@ fn completion_suggestions_follow_what_is_typed_and_the_other_fields() {
     tui.send(CTRL_C);
     assert_eq!(tui.wait_exit(STEP), 0);
 }
+
+/// A config with server-everything behind a gate that only starts it when `KEY` is the
+/// secret the `api-key` input gives, plus the Python-SDK server, which needs nothing.
+fn gated_by_an_input() -> Sandbox {
+    Sandbox::new(&format!(
+        r#"[inputs.api-key]
+description = "Gate API key"
+
+[servers.gated]
+command = "sh"
+args = ["-c", "[ \"$KEY\" = s3cret ] || {{ echo wrong key >&2; exit 1; }}; exec \"$@\"", "gate", "node", {}, "stdio"]
+env = {{ KEY = "${{input:api-key}}" }}
+
+{}"#,
+        toml_str(everything_js().to_string_lossy()),
+        py_stdio("py", &[])
+    ))
+}
+
+#[test]
+fn an_input_is_asked_masked_in_the_menu_before_its_server_starts() {
+    let sandbox = gated_by_an_input();
+    let mut tui = Tui::start(&sandbox, &[]);
+    tui.wait_for("Servers wait for inputs", SERVER_START);
+    let screen = tui.wait_for("Gate API key for gated", STEP);
+    assert!(screen.contains("◇ gated needs input"), "{screen}");
+    // The other server starts meanwhile.
+    tui.wait_for("● py 13", SERVER_START);
+    tui.send("s3cret");
+    let screen = tui.wait_for("> ••••••", STEP);
+    assert!(!screen.contains("s3cret"), "the secret is on screen:\n{screen}");
+    tui.send(ENTER);
+    tui.wait_gone("Servers wait for inputs", STEP);
+    tui.wait_for("● gated 4", SERVER_START);
+    tui.send(CTRL_C);
+    assert_eq!(tui.wait_exit(STEP), 0);
+    let raw = String::from_utf8_lossy(&tui.raw()).into_owned();
+    assert!(!raw.contains("s3cret"), "the secret reached the terminal");
+}
+
+#[test]
+fn the_cli_asks_for_an_input_on_the_terminal_masked() {
+    let sandbox = gated_by_an_input();
+    let mut command = CommandBuilder::new(env!("CARGO_BIN_EXE_mcpick"));
+    command.arg("--config");
+    command.arg(sandbox.config());
+    command.args(["list"]);
+    let mut cli = Tui::spawn(&sandbox, command);
+    cli.wait_for(
+        "server `gated` needs input `api-key` (Gate API key)",
+        STEP,
+    );
+    cli.wait_for("value (Enter gives it, Esc skips):", STEP);
+    cli.send("s3cre");
+    cli.send("\x7f"); // Backspace
+    cli.send("et");
+    cli.wait_for("******", STEP);
+    cli.send(ENTER);
+    let screen = cli.wait_for("gated/args-prompt", SERVER_START);
+    assert!(screen.contains("py/"), "{screen}");
+    assert_eq!(cli.wait_exit(SERVER_START), 0);
+    let raw = String::from_utf8_lossy(&cli.raw()).into_owned();
+    assert!(!raw.contains("s3cret"), "the secret was echoed");
+}
