@@ -560,7 +560,10 @@ fn an_input_is_asked_masked_in_the_menu_before_its_server_starts() {
     tui.wait_for("● py 13", SERVER_START);
     tui.send("s3cret");
     let screen = tui.wait_for("> ••••••", STEP);
-    assert!(!screen.contains("s3cret"), "the secret is on screen:\n{screen}");
+    assert!(
+        !screen.contains("s3cret"),
+        "the secret is on screen:\n{screen}"
+    );
     tui.send(ENTER);
     tui.wait_gone("Servers wait for inputs", STEP);
     tui.wait_for("● gated 4", SERVER_START);
@@ -578,10 +581,7 @@ fn the_cli_asks_for_an_input_on_the_terminal_masked() {
     command.arg(sandbox.config());
     command.args(["list"]);
     let mut cli = Tui::spawn(&sandbox, command);
-    cli.wait_for(
-        "server `gated` needs input `api-key` (Gate API key)",
-        STEP,
-    );
+    cli.wait_for("server `gated` needs input `api-key` (Gate API key)", STEP);
     cli.wait_for("value (Enter gives it, Esc skips):", STEP);
     cli.send("s3cre");
     cli.send("\x7f"); // Backspace

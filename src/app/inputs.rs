@@ -150,7 +150,10 @@ mod tests {
     #[test]
     fn one_field_per_input_shared_by_servers_and_empty_ones_are_not_given() {
         let waiting = vec![
-            ("acme".to_string(), vec![spec("key", "API key"), spec("region", "")]),
+            (
+                "acme".to_string(),
+                vec![spec("key", "API key"), spec("region", "")],
+            ),
             ("worker".to_string(), vec![spec("key", "API key")]),
         ];
         let mut prompt = InputsPrompt::new(&waiting, None);

@@ -900,7 +900,11 @@ fn servers_waiting_for_inputs_ask_once_and_start_when_given() {
     assert!(matches!(app.overlay, Some(Overlay::Inputs(_))));
     assert_eq!(app.key_screen(), KeyScreen::Inputs);
     assert_eq!(
-        app.servers.iter().find(|s| s.name == "worker").unwrap().state,
+        app.servers
+            .iter()
+            .find(|s| s.name == "worker")
+            .unwrap()
+            .state,
         ServerState::NeedsInput {
             inputs: vec!["Acme API key".into(), "region".into()]
         }
@@ -963,5 +967,11 @@ fn inputs_needed_while_another_pane_is_open_only_notify() {
         vec![input_spec("key", "")],
     )]));
     assert!(matches!(app.overlay, Some(Overlay::Logs(_))));
-    assert!(app.flash.as_ref().unwrap().text.contains("acme waits for inputs"));
+    assert!(
+        app.flash
+            .as_ref()
+            .unwrap()
+            .text
+            .contains("acme waits for inputs")
+    );
 }

@@ -46,7 +46,10 @@ pub fn ask(servers: Vec<ServerConfig>) -> Result<Vec<ServerConfig>, CliError> {
             spec.id
         ));
         match read_value(spec.password).map_err(|e| {
-            CliError::runtime(format!("cannot read input `{}` from the terminal: {e}", spec.id))
+            CliError::runtime(format!(
+                "cannot read input `{}` from the terminal: {e}",
+                spec.id
+            ))
         })? {
             Typed::Value(value) => values.insert(spec.id.clone(), value),
             Typed::Skipped => {}
@@ -111,10 +114,8 @@ fn read_value(masked: bool) -> std::io::Result<Typed> {
                 write!(stderr, "{erase}")?;
                 value.clear();
             }
-            KeyCode::Backspace => {
-                if value.pop().is_some() {
-                    write!(stderr, "\u{8} \u{8}")?;
-                }
+            KeyCode::Backspace if value.pop().is_some() => {
+                write!(stderr, "\u{8} \u{8}")?;
             }
             KeyCode::Char(c) if !ctrl => {
                 value.push(c);

@@ -160,7 +160,10 @@ mod tests {
     #[test]
     fn inputs_are_looked_up_by_their_prefixed_name() {
         let lookup = |name: &str| (name == "input:api-key").then(|| "k3y".to_string());
-        assert_eq!(expand("Bearer ${input:api-key}", &lookup).unwrap(), "Bearer k3y");
+        assert_eq!(
+            expand("Bearer ${input:api-key}", &lookup).unwrap(),
+            "Bearer k3y"
+        );
         assert_eq!(
             expand("${input:other.id}", &lookup),
             Err(ExpandError::NoInput("other.id".into()))
@@ -174,7 +177,10 @@ mod tests {
             expand("${input:a b}", &lookup),
             Err(ExpandError::BadName("input:a b".into()))
         );
-        assert_eq!(input_variable("perplexity-key"), "MCPICK_INPUT_PERPLEXITY_KEY");
+        assert_eq!(
+            input_variable("perplexity-key"),
+            "MCPICK_INPUT_PERPLEXITY_KEY"
+        );
     }
 
     #[test]

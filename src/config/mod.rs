@@ -528,9 +528,7 @@ fn build_from_template(
     let transport = built.as_ref().ok().map(|s| s.transport.clone());
     match built {
         // An unset variable: no input value will help.
-        Err(error @ ConfigError::Expand { .. }) => {
-            Ok(cannot_start(&name, raw, error.to_string()))
-        }
+        Err(error @ ConfigError::Expand { .. }) => Ok(cannot_start(&name, raw, error.to_string())),
         _ if !missing.is_empty() => {
             let template = Template {
                 path: path.to_path_buf(),

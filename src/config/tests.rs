@@ -231,7 +231,10 @@ env = { ACME_KEY = "${input:api-key}" }
     // One set of values serves every server that uses them.
     let worker = worker.with_inputs(&values, &env);
     assert!(worker.inputs.is_empty() && worker.problem.is_none());
-    let TransportConfig::Stdio { args, env: vars, .. } = &worker.transport else {
+    let TransportConfig::Stdio {
+        args, env: vars, ..
+    } = &worker.transport
+    else {
         panic!()
     };
     assert_eq!(args[1], "eu");
@@ -247,7 +250,11 @@ env = { ACME_KEY = "${input:api-key}" }
     let broken = acme.with_inputs(&values, &env);
     assert!(broken.inputs.is_empty());
     assert!(
-        broken.problem.as_deref().unwrap().contains("must start with http"),
+        broken
+            .problem
+            .as_deref()
+            .unwrap()
+            .contains("must start with http"),
         "{broken:?}"
     );
     values.insert("endpoint", "https://acme.example/mcp");
@@ -282,13 +289,14 @@ env = { KEY = "${input:api-key}" }
 
     let error = parse_str("[inputs.\"a b\"]\n").unwrap_err().to_string();
     assert!(error.contains("`[inputs.a b]`"), "{error}");
-    let error = parse_str("[inputs.x]\nprompt = \"?\"\n").unwrap_err().to_string();
+    let error = parse_str("[inputs.x]\nprompt = \"?\"\n")
+        .unwrap_err()
+        .to_string();
     assert!(error.contains("unknown field `prompt`"), "{error}");
     // An unset variable fails the server even when it also waits for an input.
-    let config = parse_str(
-        "[servers.s]\ncommand = \"s\"\nenv = { A = \"${NOPE}\", B = \"${input:b}\" }\n",
-    )
-    .unwrap();
+    let config =
+        parse_str("[servers.s]\ncommand = \"s\"\nenv = { A = \"${NOPE}\", B = \"${input:b}\" }\n")
+            .unwrap();
     let s = config.server("s").unwrap();
     assert!(s.problem.as_deref().unwrap().contains("`NOPE`"));
 }

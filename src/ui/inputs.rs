@@ -34,7 +34,10 @@ pub(super) fn draw(prompt: &InputsPrompt, frame: &mut Frame, area: Rect, theme: 
             ratatui::style::Style::default()
         };
         lines.push(Line::from(vec![
-            Span::styled(crate::text::truncate(&label, inner_width).to_string(), style),
+            Span::styled(
+                crate::text::truncate(&label, inner_width).to_string(),
+                style,
+            ),
             Span::styled(
                 crate::text::truncate(
                     &servers,

@@ -40,10 +40,7 @@ pub(super) fn draw(app: &App, view: &LogsView, frame: &mut Frame, area: Rect, th
             }),
             ServerState::NeedsInput { inputs } => Some(crate::mcp::LogLine {
                 source: "mcpick".into(),
-                text: format!(
-                    "waits for inputs before it starts: {}",
-                    inputs.join(", ")
-                ),
+                text: format!("waits for inputs before it starts: {}", inputs.join(", ")),
             }),
             _ => None,
         };

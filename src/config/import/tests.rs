@@ -108,8 +108,10 @@ fn vscode_with_comments_trailing_commas_inputs_and_variables() {
     assert_eq!(env["PERPLEXITY_API_KEY"], "<MCPICK_INPUT_PERPLEXITY_KEY>");
     assert_eq!(env["HOME_DIR"], "/home/ann");
     assert_eq!(env["P"], "<PATH>");
-    assert!(import.notes.iter().any(|n| n.contains("Perplexity API Key")
-        && n.contains("asks for it when the server starts")));
+    assert!(
+        import.notes.iter().any(|n| n.contains("Perplexity API Key")
+            && n.contains("asks for it when the server starts"))
+    );
     assert!(matches!(
         config.servers[1].transport,
         TransportConfig::Http { .. }
