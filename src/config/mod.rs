@@ -192,20 +192,57 @@ pub enum TransportConfig {
         /// The working directory, if not the current one.
         cwd: Option<PathBuf>,
     },
-    /// A Streamable HTTP endpoint.
+    /// A Streamable HTTP endpoint, or a legacy HTTP+SSE one.
     Http {
         /// The endpoint URL.
         url: String,
         /// Headers sent with every request (static tokens and the like).
         headers: BTreeMap<String, String>,
+        /// `transport = "sse"`: the HTTP+SSE transport of 2024-11-05 (GET the stream,
+        /// POST to the endpoint it names).
+        legacy_sse: bool,
+        /// How to sign in when the server asks for OAuth.
+        oauth: OAuthConfig,
     },
 }
 
+/// OAuth client settings of one server (`oauth = { ... }`); all optional: by default mcpick
+/// registers itself with the authorization server.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct OAuthConfig {
+    /// A client id registered with the authorization server beforehand.
+    pub client_id: Option<String>,
+    /// Its secret, for a confidential client.
+    pub client_secret: Option<String>,
+    /// Scopes to ask for instead of those the server suggests.
+    pub scopes: Vec<String>,
+    /// An HTTPS URL of a Client ID Metadata Document describing mcpick, used as the client
+    /// id where the authorization server supports it.
+    pub client_metadata_url: Option<String>,
+}
+
+impl fmt::Debug for OAuthConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OAuthConfig")
+            .field("client_id", &self.client_id)
+            .field(
+                "client_secret",
+                &self.client_secret.as_ref().map(|_| "<hidden>"),
+            )
+            .field("scopes", &self.scopes)
+            .field("client_metadata_url", &self.client_metadata_url)
+            .finish()
+    }
+}
+
 impl TransportConfig {
-    /// A short name of the transport kind: `stdio` or `http`.
+    /// A short name of the transport kind: `stdio`, `http` or `sse`.
     pub fn kind(&self) -> &'static str {
         match self {
             TransportConfig::Stdio { .. } => "stdio",
+            TransportConfig::Http {
+                legacy_sse: true, ..
+            } => "sse",
             TransportConfig::Http { .. } => "http",
         }
     }
@@ -227,10 +264,17 @@ impl fmt::Debug for TransportConfig {
                 .field("env", &env.keys().collect::<Vec<_>>())
                 .field("cwd", cwd)
                 .finish(),
-            TransportConfig::Http { url, headers } => f
+            TransportConfig::Http {
+                url,
+                headers,
+                legacy_sse,
+                oauth,
+            } => f
                 .debug_struct("Http")
                 .field("url", url)
                 .field("headers", &headers.keys().collect::<Vec<_>>())
+                .field("legacy_sse", legacy_sse)
+                .field("oauth", oauth)
                 .finish(),
         }
     }
@@ -324,6 +368,7 @@ enum KeyList {
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawServer {
+    transport: Option<String>,
     command: Option<String>,
     args: Option<Vec<String>>,
     env: Option<BTreeMap<String, String>>,
@@ -332,6 +377,16 @@ struct RawServer {
     headers: Option<BTreeMap<String, String>>,
     timeout_ms: Option<u64>,
     enabled: Option<bool>,
+    oauth: Option<RawOAuth>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawOAuth {
+    client_id: Option<String>,
+    client_secret: Option<String>,
+    scopes: Option<Vec<String>>,
+    client_metadata_url: Option<String>,
 }
 
 /// Where the config file is read from when neither `--config` nor `MCPICK_CONFIG` says.
@@ -578,7 +633,13 @@ fn input_references(raw: &RawServer) -> Vec<String> {
         .chain(raw.env.iter().flat_map(|e| e.values()))
         .chain(raw.cwd.iter())
         .chain(raw.url.iter())
-        .chain(raw.headers.iter().flat_map(|h| h.values()));
+        .chain(raw.headers.iter().flat_map(|h| h.values()))
+        .chain(raw.oauth.iter().flat_map(|o| {
+            o.client_id
+                .iter()
+                .chain(o.client_secret.iter())
+                .chain(o.client_metadata_url.iter())
+        }));
     for value in strings {
         // Malformed text is reported when the table is built.
         let _ = expand(value, &record);
@@ -641,6 +702,33 @@ fn build_server(
             source,
         })
     };
+    let legacy_sse = match raw.transport.as_deref() {
+        None => None,
+        Some("stdio") if raw.command.is_some() => None,
+        Some("http") if raw.url.is_some() => Some(false),
+        Some("sse") if raw.url.is_some() => Some(true),
+        Some(kind @ ("stdio" | "http" | "sse")) => {
+            return Err(server_error(format!(
+                "`transport = \"{kind}\"` needs {}",
+                if kind == "stdio" {
+                    "`command`"
+                } else {
+                    "`url`"
+                }
+            )));
+        }
+        Some(other) => {
+            return Err(server_error(format!(
+                "`transport` is \"stdio\", \"http\" (Streamable HTTP) or \"sse\" (the legacy HTTP+SSE transport), not {other:?}"
+            )));
+        }
+    };
+    if raw.oauth.is_some() && raw.url.is_none() {
+        return Err(server_error(
+            "`oauth` only applies to `url` servers; stdio servers take credentials from `env`"
+                .into(),
+        ));
+    }
     let transport = match (raw.command, raw.url) {
         (Some(_), Some(_)) => {
             return Err(server_error(
@@ -711,7 +799,45 @@ fn build_server(
                 .into_iter()
                 .map(|(k, v)| Ok((k.clone(), expand_field(&format!("headers.{k}"), &v)?)))
                 .collect::<Result<BTreeMap<_, _>, ConfigError>>()?;
-            TransportConfig::Http { url, headers }
+            let oauth = match raw.oauth {
+                None => OAuthConfig::default(),
+                Some(oauth) => {
+                    let field = |name: &str, value: Option<String>| {
+                        value
+                            .map(|v| expand_field(&format!("oauth.{name}"), &v))
+                            .transpose()
+                    };
+                    let client_metadata_url =
+                        field("client_metadata_url", oauth.client_metadata_url)?;
+                    if let Some(cimd) = &client_metadata_url
+                        && !cimd.starts_with("https://")
+                    {
+                        return Err(server_error(format!(
+                            "`oauth.client_metadata_url` must be an https:// URL (got {cimd:?})"
+                        )));
+                    }
+                    let client_id = field("client_id", oauth.client_id)?;
+                    let client_secret = field("client_secret", oauth.client_secret)?;
+                    if client_secret.is_some() && client_id.is_none() {
+                        return Err(server_error(
+                            "`oauth.client_secret` needs the `oauth.client_id` it belongs to"
+                                .into(),
+                        ));
+                    }
+                    OAuthConfig {
+                        client_id,
+                        client_secret,
+                        scopes: oauth.scopes.unwrap_or_default(),
+                        client_metadata_url,
+                    }
+                }
+            };
+            TransportConfig::Http {
+                url,
+                headers,
+                legacy_sse: legacy_sse.unwrap_or(false),
+                oauth,
+            }
         }
     };
     let timeout_ms = raw.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS);

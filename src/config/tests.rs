@@ -57,6 +57,8 @@ enabled = false
         TransportConfig::Http {
             url: "https://example.com/mcp".into(),
             headers: BTreeMap::from([("Authorization".into(), "Bearer abc123".into())]),
+            legacy_sse: false,
+            oauth: OAuthConfig::default(),
         }
     );
     assert_eq!(config.enabled_servers().count(), 1);
@@ -107,7 +109,9 @@ fn default_values_expand_in_every_field() {
         config.servers[0].transport,
         TransportConfig::Http {
             url: "http://127.0.0.1:9/mcp".into(),
-            headers: BTreeMap::new()
+            headers: BTreeMap::new(),
+            legacy_sse: false,
+            oauth: OAuthConfig::default(),
         }
     );
 }
@@ -260,7 +264,7 @@ env = { ACME_KEY = "${input:api-key}" }
     values.insert("endpoint", "https://acme.example/mcp");
     let ready = acme.with_inputs(&values, &env);
     assert_eq!(ready.problem, None);
-    let TransportConfig::Http { url, headers } = &ready.transport else {
+    let TransportConfig::Http { url, headers, .. } = &ready.transport else {
         panic!()
     };
     assert_eq!(url, "https://acme.example/mcp");
@@ -299,4 +303,63 @@ env = { KEY = "${input:api-key}" }
             .unwrap();
     let s = config.server("s").unwrap();
     assert!(s.problem.as_deref().unwrap().contains("`NOPE`"));
+}
+
+#[test]
+fn sse_transport_and_oauth_settings_parse_and_are_checked() {
+    let config = parse_str(
+        r#"
+[servers.old]
+transport = "sse"
+url = "http://127.0.0.1:3001/sse"
+
+[servers.linear]
+url = "https://mcp.example.com/mcp"
+oauth = { client_id = "mcpick", client_secret = "${TOKEN}", scopes = ["read"], client_metadata_url = "https://example.com/mcpick.json" }
+"#,
+    )
+    .unwrap();
+    let old = config.server("old").unwrap();
+    assert_eq!(old.transport.kind(), "sse");
+    let TransportConfig::Http {
+        oauth, legacy_sse, ..
+    } = &config.server("linear").unwrap().transport
+    else {
+        panic!()
+    };
+    assert!(!legacy_sse);
+    assert_eq!(oauth.client_id.as_deref(), Some("mcpick"));
+    assert_eq!(oauth.client_secret.as_deref(), Some("abc123"));
+    assert_eq!(oauth.scopes, ["read"]);
+    // The secret never shows in debug output.
+    assert!(!format!("{config:?}").contains("abc123"));
+
+    for (table, expected) in [
+        (
+            "transport = \"sse\"\ncommand = \"x\"",
+            "`transport = \"sse\"` needs `url`",
+        ),
+        ("transport = \"ws\"\nurl = \"http://h/\"", "not \"ws\""),
+        (
+            "command = \"x\"\noauth = { client_id = \"a\" }",
+            "`oauth` only applies to `url` servers",
+        ),
+        (
+            "url = \"http://h/\"\noauth = { client_secret = \"s\" }",
+            "needs the `oauth.client_id`",
+        ),
+        (
+            "url = \"http://h/\"\noauth = { client_metadata_url = \"http://h/c.json\" }",
+            "must be an https:// URL",
+        ),
+        (
+            "url = \"http://h/\"\noauth = { token = \"t\" }",
+            "unknown field `token`",
+        ),
+    ] {
+        let error = parse_str(&format!("[servers.s]\n{table}\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains(expected), "{table}: {error}");
+    }
 }

@@ -204,7 +204,7 @@ impl Connection {
                         .await?;
                 (service, Some(child))
             }
-            TransportConfig::Http { url, headers } => {
+            TransportConfig::Http { url, headers, .. } => {
                 let transport = http_transport(url, headers)?;
                 let service =
                     handshake(handler(), transport, auto_lifecycle(), config.timeout).await?;

@@ -154,6 +154,8 @@ pub struct Draft {
     pub cwd: Option<String>,
     /// An HTTP server's URL.
     pub url: Option<String>,
+    /// Whether it speaks the legacy HTTP+SSE transport (`transport = "sse"`).
+    pub legacy_sse: bool,
     /// Its headers.
     pub headers: BTreeMap<String, String>,
     /// The request limit.
@@ -457,13 +459,8 @@ impl Reader<'_> {
                 ));
             }
         } else if let Some(url) = http_url.or(url) {
-            let sse = kind == "sse" || (self.dialect == Dialect::Gemini && http_url.is_none());
-            if sse {
-                self.notes.push(format!(
-                    "`{name}` uses the legacy HTTP+SSE transport, which mcpick does not speak yet; imported as Streamable HTTP and disabled"
-                ));
-                draft.enabled = false;
-            }
+            draft.legacy_sse =
+                kind == "sse" || (self.dialect == Dialect::Gemini && http_url.is_none());
             draft.url = Some(self.translate(url, at, "url")?);
             draft.headers = map("headers")?
                 .iter()
@@ -638,6 +635,9 @@ fn add_tables(document: &mut toml_edit::DocumentMut, drafts: &[Draft]) {
             }
         }
         if let Some(url) = &draft.url {
+            if draft.legacy_sse {
+                table.insert("transport", value("sse"));
+            }
             table.insert("url", value(url.as_str()));
             if !draft.headers.is_empty() {
                 table.insert("headers", value(inline(&draft.headers)));

@@ -63,7 +63,7 @@ fn claude_code_with_project_entries_types_and_defaults() {
         ["api", "global"],
         "only this folder's project servers"
     );
-    let TransportConfig::Http { url, headers } = &config.servers[0].transport else {
+    let TransportConfig::Http { url, headers, .. } = &config.servers[0].transport else {
         panic!()
     };
     assert_eq!(url, "https://api.example.com/mcp");
@@ -71,13 +71,14 @@ fn claude_code_with_project_entries_types_and_defaults() {
 }
 
 #[test]
-fn claude_code_sse_servers_are_imported_disabled_with_a_note() {
+fn claude_code_sse_servers_keep_their_transport() {
     let import = run(
         r#"{"mcpServers": {"old": {"type": "sse", "url": "https://x/sse"}}}"#,
         "/home/ann/proj/.mcp.json",
     );
-    assert!(!import.servers[0].enabled);
-    assert!(import.notes[0].contains("SSE"));
+    assert!(import.servers[0].enabled && import.servers[0].legacy_sse);
+    let config = as_config(&import);
+    assert_eq!(config.servers[0].transport.kind(), "sse");
 }
 
 #[test]
@@ -189,7 +190,7 @@ fn gemini_http_sse_cwd_timeout_and_dollar_variables() {
         panic!()
     };
     assert_eq!(headers["Authorization"], "Bearer <TOKEN>");
-    assert!(!config.server("legacy").unwrap().enabled);
+    assert_eq!(config.server("legacy").unwrap().transport.kind(), "sse");
 }
 
 #[test]
