@@ -17,7 +17,7 @@ use crate::mcp::{Connection, Hub, McpError, McpEvent, PromptInfo, ServerDetails}
 
 /// Loads the config; with no config file at all, the bundled library (this binary's
 /// `serve --builtin`) is the one server, and a note on stderr says where a config would go.
-fn load_config(config_path: Option<&Path>) -> Result<Config, CliError> {
+pub(super) fn load_config(config_path: Option<&Path>) -> Result<Config, CliError> {
     let (config, note) = load_config_quietly(config_path)?;
     if let Some(note) = note {
         output::error(&note);
@@ -199,7 +199,7 @@ pub async fn run(config_path: Option<&Path>, command: Command) -> Result<ExitCod
             let context = merge(pairs).map_err(CliError::usage)?;
             complete(&config, &prompt, &argument, &prefix, &context, json).await
         }
-        Command::Serve { .. } | Command::Init | Command::Config { .. } => {
+        Command::Serve { .. } | Command::Init | Command::Config { .. } | Command::Auth { .. } => {
             unreachable!("dispatched in cli::run")
         }
     }
@@ -772,6 +772,9 @@ async fn servers(config: &Config, json: bool) -> Result<ExitCode, CliError> {
         if let Some(source) = &server.source {
             base["source"] = json!(source);
         }
+        if server.transport.kind() != "stdio" {
+            base["signIn"] = json!(crate::mcp::auth::sign_in_state(server).describe());
+        }
         let row = match outcomes.get(&server.name) {
             _ if !server.enabled => merge_json(base, json!({ "state": "disabled" })),
             Some(Outcome::Ready { details, prompts }) => merge_json(
@@ -821,6 +824,9 @@ fn servers_text(rows: &[serde_json::Value]) -> String {
         ));
         if let Some(source) = row["source"].as_str() {
             out.push_str(&format!("  from:         {source}\n"));
+        }
+        if let Some(sign_in) = row["signIn"].as_str() {
+            out.push_str(&format!("  sign-in:      {sign_in}\n"));
         }
         match row["state"].as_str() {
             Some("ready") => {

@@ -1,6 +1,7 @@
 //! The command line: `mcpick list`, `get`, `complete` and `servers`.
 
 mod args;
+mod auth;
 mod commands;
 mod import;
 mod inputs;
@@ -128,6 +129,31 @@ pub enum Command {
         #[command(subcommand)]
         action: ConfigCommand,
     },
+    /// Sign in to HTTP servers that ask for OAuth, or sign out.
+    Auth {
+        /// What to do.
+        #[command(subcommand)]
+        action: AuthCommand,
+    },
+}
+
+/// `mcpick auth` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum AuthCommand {
+    /// Sign in to SERVER in the browser; its tokens are kept in mcpick's data dir, readable
+    /// by you only.
+    Login {
+        /// The server's name in the config.
+        server: String,
+        /// Print the sign-in URL without opening a browser (for SSH sessions).
+        #[arg(long)]
+        no_browser: bool,
+    },
+    /// Delete SERVER's stored tokens.
+    Logout {
+        /// The server's name in the config.
+        server: String,
+    },
 }
 
 /// `mcpick config` subcommands.
@@ -203,6 +229,7 @@ pub async fn run(cli: Cli) -> ExitCode {
                     dry_run,
                 },
         }) => import::run(cli.config.as_deref(), path, from, dry_run),
+        Some(Command::Auth { action }) => auth::run(cli.config.as_deref(), action).await,
         Some(command) => commands::run(cli.config.as_deref(), command).await,
     };
     match result {

@@ -205,9 +205,33 @@ impl Connection {
                 (service, Some(child))
             }
             TransportConfig::Http { url, headers, .. } => {
-                let transport = http_transport(url, headers)?;
-                let service =
-                    handshake(handler(), transport, auto_lifecycle(), config.timeout).await?;
+                let custom = custom_headers(headers)?;
+                let transport_config =
+                    StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(custom);
+                // Stored tokens sign every request (and are refreshed as they expire).
+                let connected = match super::auth::signed_client(config).await? {
+                    Some(client) => {
+                        let transport =
+                            StreamableHttpClientTransport::with_client(client, transport_config);
+                        handshake(handler(), transport, auto_lifecycle(), config.timeout).await
+                    }
+                    None => {
+                        let transport = StreamableHttpClientTransport::from_config(transport_config);
+                        handshake(handler(), transport, auto_lifecycle(), config.timeout).await
+                    }
+                };
+                let service = connected.map_err(|error| match error {
+                    McpError::SignInRequired {
+                        challenge,
+                        more_scopes,
+                        ..
+                    } => McpError::SignInRequired {
+                        server: config.name.clone(),
+                        challenge,
+                        more_scopes,
+                    },
+                    other => other,
+                })?;
                 (service, None)
             }
         };
@@ -572,10 +596,19 @@ impl Connection {
                 data: data.data.map(|d| d.to_string()),
             },
             ServiceError::TransportClosed => self.closed_reason(),
-            ServiceError::TransportSend(error) => McpError::Protocol(format!(
-                "cannot reach the server: {}",
-                error_chain(error.error.as_ref())
-            )),
+            ServiceError::TransportSend(error) => {
+                match sign_in_challenge(error.error.as_ref()) {
+                    Some((challenge, more_scopes)) => McpError::SignInRequired {
+                        server: self.name.clone(),
+                        challenge: Some(challenge),
+                        more_scopes,
+                    },
+                    None => McpError::Protocol(format!(
+                        "cannot reach the server: {}",
+                        error_chain(error.error.as_ref())
+                    )),
+                }
+            }
             other => McpError::Protocol(error_chain(&other)),
         }
     }
@@ -829,12 +862,17 @@ where
 }
 
 fn handshake_error(error: ClientInitializeError) -> McpError {
-    if error.is_authorization_required() {
-        return McpError::Handshake(
-            "the server requires authorization (HTTP 401/403). Sign-in (OAuth) is not supported yet; \
-             if you have a token, send it with `headers = { Authorization = \"Bearer ${TOKEN}\" }`"
-                .into(),
-        );
+    if error.is_authorization_required() || error.auth_challenge().is_some() {
+        let challenge = error.auth_challenge().map(str::to_string);
+        let more_scopes = challenge
+            .as_deref()
+            .is_some_and(|c| c.contains("insufficient_scope"));
+        // The caller knows which server this is.
+        return McpError::SignInRequired {
+            server: String::new(),
+            challenge,
+            more_scopes,
+        };
     }
     match error {
         ClientInitializeError::JsonRpcError(data) => McpError::Handshake(format!(
@@ -862,6 +900,23 @@ fn handshake_error(error: ClientInitializeError) -> McpError {
         )),
         other => McpError::Handshake(format!("handshake failed: {}", error_chain(&other))),
     }
+}
+
+/// The `WWW-Authenticate` challenge of a 401 (or of a 403 asking for more scopes, then
+/// `true`) somewhere in `error`'s sources.
+fn sign_in_challenge(error: &(dyn std::error::Error + 'static)) -> Option<(String, bool)> {
+    use rmcp::transport::streamable_http_client::{AuthRequiredError, InsufficientScopeError};
+    let mut current = Some(error);
+    while let Some(error) = current {
+        if let Some(required) = error.downcast_ref::<AuthRequiredError>() {
+            return Some((required.www_authenticate_header.clone(), false));
+        }
+        if let Some(scope) = error.downcast_ref::<InsufficientScopeError>() {
+            return Some((scope.www_authenticate_header.clone(), true));
+        }
+        current = error.source();
+    }
+    None
 }
 
 /// An error and its sources on one line, without repeats, cut to a readable length
@@ -894,10 +949,9 @@ fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
     }
 }
 
-fn http_transport(
-    url: &str,
+fn custom_headers(
     headers: &BTreeMap<String, String>,
-) -> Result<StreamableHttpClientTransport<reqwest::Client>, McpError> {
+) -> Result<std::collections::HashMap<http::HeaderName, http::HeaderValue>, McpError> {
     let mut custom = std::collections::HashMap::new();
     for (name, value) in headers {
         let header_name = http::HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
@@ -913,8 +967,7 @@ fn http_transport(
         })?;
         custom.insert(header_name, header_value);
     }
-    let config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(custom);
-    Ok(StreamableHttpClientTransport::from_config(config))
+    Ok(custom)
 }
 
 fn details(

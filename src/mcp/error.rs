@@ -53,6 +53,22 @@ pub enum McpError {
     /// The server's config cannot be used (e.g. an unset `${VAR}`); it was not started.
     #[error("{0}")]
     Config(String),
+    /// The server wants an OAuth sign-in (HTTP 401, or 403 for more scopes).
+    #[error(
+        "`{server}` asks you to sign in{}: run `mcpick auth login {server}` (or press Ctrl-A in the menu)",
+        if *.more_scopes { " again, for more permissions" } else { "" }
+    )]
+    SignInRequired {
+        /// The server's config name.
+        server: String,
+        /// Its `WWW-Authenticate` value, to start the sign-in from.
+        challenge: Option<String>,
+        /// A 403 `insufficient_scope`: signed in, but for too little.
+        more_scopes: bool,
+    },
+    /// Signing in failed.
+    #[error("sign-in: {0}")]
+    Auth(String),
     /// Anything else the transport or protocol layer reported.
     #[error("{0}")]
     Protocol(String),

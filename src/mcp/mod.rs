@@ -1,6 +1,7 @@
 //! MCP connections. This is the only module that imports `rmcp`: the rest of mcpick sees
 //! the types re-exported here.
 
+pub mod auth;
 mod child;
 mod connection;
 mod error;

@@ -1,0 +1,82 @@
+//! `mcpick auth login|logout SERVER`: OAuth sign-in for HTTP servers.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use super::{AuthCommand, CliError, output};
+use crate::config::{Config, ServerConfig};
+use crate::mcp::auth::{self, Browser};
+
+/// Runs an `auth` subcommand.
+pub async fn run(config_path: Option<&Path>, action: AuthCommand) -> Result<ExitCode, CliError> {
+    let config = super::commands::load_config(config_path)?;
+    match action {
+        AuthCommand::Login { server, no_browser } => {
+            let server = find(&config, &server)?;
+            let server = super::inputs::ask(vec![server])?.remove(0);
+            if let Some(problem) = server
+                .problem
+                .clone()
+                .or_else(|| server.missing_inputs_problem())
+            {
+                return Err(CliError::runtime(format!("`{}`: {problem}", server.name)));
+            }
+            let browser = if no_browser {
+                Browser::None
+            } else {
+                Browser::System
+            };
+            let name = server.name.clone();
+            let show = move |url: &str| {
+                output::error(&format!(
+                    "sign in to `{name}` in the browser{}:",
+                    if no_browser { "" } else { " (opening it now)" }
+                ));
+                output::detail(url);
+                output::detail("waiting for the browser to come back (Ctrl-C stops)…");
+            };
+            let signed_in = tokio::select! {
+                result = auth::sign_in(&server, None, browser, &show) => result,
+                code = super::signals::stopped() => {
+                    return Err(CliError { code, message: "sign-in stopped".into() });
+                }
+            };
+            signed_in.map_err(|e| CliError::runtime(format!("`{}`: {e}", server.name)))?;
+            let place = auth::token_path(&server.name)
+                .map(|p| format!(" (tokens in {}, readable by you only)", p.display()))
+                .unwrap_or_default();
+            output::error(&format!("signed in to `{}`{place}", server.name));
+            Ok(ExitCode::SUCCESS)
+        }
+        AuthCommand::Logout { server } => {
+            let server = find(&config, &server)?;
+            if auth::sign_out(&server.name).map_err(|e| CliError::runtime(e.to_string()))? {
+                output::error(&format!("signed out of `{}`: its tokens are deleted", server.name));
+            } else {
+                output::error(&format!("`{}` has no stored tokens", server.name));
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+/// The HTTP server called `name`, or an error naming the ones there are.
+fn find(config: &Config, name: &str) -> Result<ServerConfig, CliError> {
+    let Some(server) = config.server(name) else {
+        let names: Vec<&str> = config.servers.iter().map(|s| s.name.as_str()).collect();
+        return Err(CliError::usage(format!(
+            "no server `{name}` in the config (it has: {})",
+            if names.is_empty() {
+                "none".to_string()
+            } else {
+                names.join(", ")
+            }
+        )));
+    };
+    if server.transport.kind() == "stdio" {
+        return Err(CliError::usage(format!(
+            "`{name}` is a stdio server: it takes credentials from `env`, not a sign-in"
+        )));
+    }
+    Ok(server.clone())
+}

@@ -1,0 +1,533 @@
+//! OAuth 2.1 sign-in for HTTP servers (rmcp's `auth`): discovery from the server's 401,
+//! client registration (pre-registered, Client ID Metadata Document, or dynamic), the
+//! authorization code flow with PKCE through the browser and a loopback redirect, `iss`
+//! checked, and tokens kept in the data dir readable by the owner only.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use rmcp::transport::auth::{AuthorizationCallback, AuthorizationManager};
+use rmcp::transport::{
+    AuthClient, AuthError, AuthorizationRequest, AuthorizationSession, CredentialStore,
+    StoredCredentials,
+};
+use serde::{Deserialize, Serialize};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpListener;
+
+use super::error::McpError;
+use crate::config::{OAuthConfig, ServerConfig, TransportConfig};
+
+/// How long the browser step may take before sign-in gives up.
+pub const SIGN_IN_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// What mcpick calls itself when it registers with an authorization server.
+const CLIENT_NAME: &str = "mcpick";
+
+/// A request to the redirect listener larger than this is not a browser's redirect.
+const MAX_CALLBACK_REQUEST: usize = 16 * 1024;
+
+/// The file holding `server`'s tokens: `<data dir>/auth/<server>.json`.
+pub fn token_path(server: &str) -> Option<PathBuf> {
+    crate::config::data_dir().map(|dir| dir.join("auth").join(format!("{server}.json")))
+}
+
+/// What the token file says about a server's sign-in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SignInState {
+    /// No tokens stored.
+    SignedOut,
+    /// Tokens stored for this URL.
+    SignedIn {
+        /// Seconds since the epoch when the access token expires, if the server said.
+        expires_at: Option<u64>,
+        /// Whether a refresh token renews it without the browser.
+        refreshable: bool,
+    },
+}
+
+impl SignInState {
+    /// One line for `mcpick servers`.
+    pub fn describe(&self) -> String {
+        match self {
+            SignInState::SignedOut => "not signed in".into(),
+            SignInState::SignedIn {
+                expires_at,
+                refreshable,
+            } => {
+                let now = now_secs();
+                let expiry = match expires_at {
+                    None => String::new(),
+                    Some(at) if *at <= now => ", access token expired".into(),
+                    Some(at) => format!(", access token expires in {}", duration_words(at - now)),
+                };
+                let renew = if *refreshable {
+                    " (renewed automatically)"
+                } else {
+                    ""
+                };
+                format!("signed in{expiry}{renew}")
+            }
+        }
+    }
+}
+
+fn duration_words(secs: u64) -> String {
+    match secs {
+        0..120 => format!("{secs} s"),
+        120..7200 => format!("{} min", secs / 60),
+        7200..172_800 => format!("{} h", secs / 3600),
+        _ => format!("{} days", secs / 86_400),
+    }
+}
+
+fn now_secs() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// The sign-in state of `server` from its token file.
+pub fn sign_in_state(server: &ServerConfig) -> SignInState {
+    let Some((url, _)) = http_parts(server) else {
+        return SignInState::SignedOut;
+    };
+    let Some(path) = token_path(&server.name) else {
+        return SignInState::SignedOut;
+    };
+    match TokenFile::read(&path, url) {
+        Ok(Some(credentials)) => state_of(&credentials),
+        _ => SignInState::SignedOut,
+    }
+}
+
+fn state_of(credentials: &StoredCredentials) -> SignInState {
+    let Some(token) = &credentials.token_response else {
+        return SignInState::SignedOut;
+    };
+    // The token response's fields, read through its JSON form.
+    let json = serde_json::to_value(token).unwrap_or_default();
+    let expires_at = json
+        .get("expires_in")
+        .and_then(serde_json::Value::as_u64)
+        .zip(credentials.token_received_at)
+        .map(|(lifetime, received)| received + lifetime);
+    SignInState::SignedIn {
+        expires_at,
+        refreshable: json.get("refresh_token").is_some_and(|r| !r.is_null()),
+    }
+}
+
+/// Deletes `server`'s tokens; `Ok(false)` when there were none.
+pub fn sign_out(server: &str) -> Result<bool, McpError> {
+    let Some(path) = token_path(server) else {
+        return Ok(false);
+    };
+    match std::fs::remove_file(&path) {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(McpError::Auth(format!(
+            "cannot delete {}: {e}",
+            path.display()
+        ))),
+    }
+}
+
+/// The tokens of one server, as stored: the URL they were issued for, and rmcp's
+/// credentials. A token file for another URL is ignored (never sent elsewhere).
+#[derive(Serialize, Deserialize)]
+struct TokenFile {
+    url: String,
+    credentials: StoredCredentials,
+}
+
+impl TokenFile {
+    fn read(path: &Path, url: &str) -> Result<Option<StoredCredentials>, AuthError> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => {
+                return Err(AuthError::CredentialStoreError(format!(
+                    "cannot read {}: {e}",
+                    path.display()
+                )));
+            }
+        };
+        let file: TokenFile = serde_json::from_str(&text).map_err(|e| {
+            AuthError::CredentialStoreError(format!(
+                "{} is not a token file mcpick wrote ({e}); `mcpick auth logout` removes it",
+                path.display()
+            ))
+        })?;
+        Ok((file.url == url).then_some(file.credentials))
+    }
+}
+
+/// rmcp's credential store over one server's token file: written atomically, owner-only.
+pub(super) struct TokenStore {
+    path: PathBuf,
+    url: String,
+}
+
+impl TokenStore {
+    /// The store of `server` (its name and URL).
+    pub fn new(server: &str, url: &str) -> Result<TokenStore, McpError> {
+        let path = token_path(server).ok_or_else(|| {
+            McpError::Auth("this platform has no data directory to keep tokens in".into())
+        })?;
+        Ok(TokenStore {
+            path,
+            url: url.to_string(),
+        })
+    }
+
+    fn write(&self, credentials: StoredCredentials) -> std::io::Result<()> {
+        let dir = self.path.parent().unwrap_or(Path::new("."));
+        create_private_dir(dir)?;
+        let file = TokenFile {
+            url: self.url.clone(),
+            credentials,
+        };
+        let json = serde_json::to_vec_pretty(&file).map_err(std::io::Error::other)?;
+        // A temp file is created owner-only (0600), then renamed over the old one.
+        let mut temp = tempfile::NamedTempFile::new_in(dir)?;
+        set_owner_only(temp.path())?;
+        temp.write_all(&json)?;
+        temp.as_file().sync_all()?;
+        temp.persist(&self.path).map_err(|e| e.error)?;
+        Ok(())
+    }
+}
+
+#[cfg(unix)]
+fn set_owner_only(path: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
+}
+
+#[cfg(not(unix))]
+fn set_owner_only(_path: &Path) -> std::io::Result<()> {
+    Ok(())
+}
+
+#[cfg(unix)]
+fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+}
+
+#[cfg(not(unix))]
+fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)
+}
+
+#[async_trait::async_trait]
+impl CredentialStore for TokenStore {
+    async fn load(&self) -> Result<Option<StoredCredentials>, AuthError> {
+        TokenFile::read(&self.path, &self.url)
+    }
+
+    async fn save(&self, credentials: StoredCredentials) -> Result<(), AuthError> {
+        self.write(credentials).map_err(|e| {
+            AuthError::CredentialStoreError(format!("cannot write {}: {e}", self.path.display()))
+        })
+    }
+
+    async fn clear(&self) -> Result<(), AuthError> {
+        match std::fs::remove_file(&self.path) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(AuthError::CredentialStoreError(format!(
+                "cannot delete {}: {e}",
+                self.path.display()
+            ))),
+        }
+    }
+}
+
+fn http_parts(server: &ServerConfig) -> Option<(&str, &OAuthConfig)> {
+    match &server.transport {
+        TransportConfig::Http { url, oauth, .. } => Some((url, oauth)),
+        TransportConfig::Stdio { .. } => None,
+    }
+}
+
+/// An HTTP client that signs requests with `server`'s stored tokens (refreshing them when
+/// they expire), or `None` when none are stored: then requests go out unsigned and a 401
+/// means sign-in is needed.
+pub(super) async fn signed_client(
+    server: &ServerConfig,
+) -> Result<Option<AuthClient<reqwest::Client>>, McpError> {
+    let Some((url, _)) = http_parts(server) else {
+        return Ok(None);
+    };
+    if sign_in_state(server) == SignInState::SignedOut {
+        return Ok(None);
+    }
+    let mut manager = AuthorizationManager::new_allowing_private_addresses(url)
+        .await
+        .map_err(auth_error)?;
+    manager.set_credential_store(TokenStore::new(&server.name, url)?);
+    // Loads the client id and checks the tokens still belong to the server's issuer.
+    if !manager.initialize_from_store().await.map_err(auth_error)? {
+        return Ok(None);
+    }
+    Ok(Some(AuthClient::new(reqwest::Client::new(), manager)))
+}
+
+/// How the browser step is done.
+pub enum Browser {
+    /// Open the system browser (and print the URL, for SSH sessions).
+    System,
+    /// Only report the URL; the user opens it.
+    None,
+    /// Visit the URL with an HTTP client that follows redirects (headless test servers
+    /// that redirect straight back).
+    Follow,
+}
+
+/// Signs in to `server`: asks the server for its authorization server (from the 401's
+/// `WWW-Authenticate`, else the well-known URLs), registers mcpick, runs the authorization
+/// code flow with PKCE via `browser` and a loopback redirect, checks `iss`, and stores the
+/// tokens. `show_url` receives the URL to open. `challenge` may carry a `WWW-Authenticate`
+/// value already seen (a 401, or a 403 asking for more scopes).
+pub async fn sign_in(
+    server: &ServerConfig,
+    challenge: Option<String>,
+    browser: Browser,
+    show_url: &(dyn Fn(&str) + Send + Sync),
+) -> Result<(), McpError> {
+    let (url, oauth) = http_parts(server).ok_or_else(|| {
+        McpError::Auth(format!(
+            "`{}` is a stdio server; sign-in is for `url` servers",
+            server.name
+        ))
+    })?;
+    let challenge = match challenge {
+        Some(challenge) => Some(challenge),
+        None => probe_challenge(server).await?,
+    };
+    let mut manager = AuthorizationManager::new_allowing_private_addresses(url)
+        .await
+        .map_err(auth_error)?;
+    manager.set_credential_store(TokenStore::new(&server.name, url)?);
+    let resolution = manager
+        .resolve_metadata_from_challenge(challenge.as_deref())
+        .await
+        .map_err(auth_error)?;
+    manager.set_metadata(resolution.metadata);
+
+    let listener = TcpListener::bind(("127.0.0.1", 0))
+        .await
+        .map_err(|e| McpError::Auth(format!("cannot listen for the browser's redirect: {e}")))?;
+    let port = listener.local_addr().map_err(|e| McpError::Auth(e.to_string()))?.port();
+    let redirect_uri = format!("http://127.0.0.1:{port}/callback");
+
+    let mut request = AuthorizationRequest::new(&redirect_uri).with_client_name(CLIENT_NAME);
+    if let Some(challenge) = &challenge {
+        request = request.with_challenge(challenge.clone());
+    }
+    if !oauth.scopes.is_empty() {
+        request = request.with_scopes(oauth.scopes.iter().cloned());
+    }
+    if let Some(client_id) = &oauth.client_id {
+        request = request.with_preregistered_client(client_id.clone());
+        if let Some(secret) = &oauth.client_secret {
+            request = request.with_client_secret(secret.clone());
+        }
+    }
+    if let Some(metadata_url) = &oauth.client_metadata_url {
+        request = request.with_client_metadata_url(metadata_url.clone());
+    }
+    let session = AuthorizationSession::new(manager, request)
+        .await
+        .map_err(|(_, e)| auth_error(e))?;
+    let authorization_url = session.get_authorization_url().to_string();
+    show_url(&authorization_url);
+    match browser {
+        Browser::System => open_in_browser(&authorization_url),
+        Browser::None => {}
+        Browser::Follow => {
+            let url = authorization_url.clone();
+            tokio::spawn(async move {
+                if let Err(error) = reqwest::get(&url).await {
+                    tracing::warn!(%error, "following the authorization URL failed");
+                }
+            });
+        }
+    }
+    let callback = tokio::time::timeout(SIGN_IN_TIMEOUT, wait_for_redirect(&listener, port))
+        .await
+        .map_err(|_| {
+            McpError::Auth(format!(
+                "no answer from the browser within {} minutes; run the sign-in again",
+                SIGN_IN_TIMEOUT.as_secs() / 60
+            ))
+        })??;
+    session
+        .handle_callback_with_issuer(
+            &callback.code,
+            &callback.csrf_token,
+            callback.issuer.as_deref(),
+        )
+        .await
+        .map_err(auth_error)?;
+    Ok(())
+}
+
+/// Sends an unsigned request to see whether the server asks for sign-in: the
+/// `WWW-Authenticate` value of its 401 (or 403), or `None`.
+async fn probe_challenge(server: &ServerConfig) -> Result<Option<String>, McpError> {
+    let TransportConfig::Http { url, headers, .. } = &server.transport else {
+        return Ok(None);
+    };
+    let body = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": CLIENT_NAME, "version": env!("CARGO_PKG_VERSION")}
+        }
+    });
+    let mut request = reqwest::Client::new()
+        .post(url)
+        .header("Accept", "application/json, text/event-stream")
+        .header("MCP-Protocol-Version", "2025-11-25")
+        .json(&body)
+        .timeout(server.timeout);
+    for (name, value) in headers {
+        request = request.header(name, value);
+    }
+    let response = request
+        .send()
+        .await
+        .map_err(|e| McpError::Auth(format!("cannot reach {url}: {e}")))?;
+    let status = response.status().as_u16();
+    Ok(if matches!(status, 401 | 403) {
+        response
+            .headers()
+            .get("www-authenticate")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string)
+    } else {
+        None
+    })
+}
+
+/// Waits for the browser's redirect to the loopback listener, answers it with a short
+/// page, and returns its parameters. Other requests (a favicon) get a 404.
+async fn wait_for_redirect(
+    listener: &TcpListener,
+    port: u16,
+) -> Result<AuthorizationCallback, McpError> {
+    loop {
+        let (mut stream, _) = listener
+            .accept()
+            .await
+            .map_err(|e| McpError::Auth(format!("the redirect listener failed: {e}")))?;
+        let mut request = Vec::new();
+        let mut buffer = [0u8; 2048];
+        while !request.windows(4).any(|w| w == b"\r\n\r\n")
+            && !request.windows(2).any(|w| w == b"\n\n")
+            && request.len() < MAX_CALLBACK_REQUEST
+        {
+            match tokio::time::timeout(Duration::from_secs(10), stream.read(&mut buffer)).await {
+                Ok(Ok(0)) | Ok(Err(_)) | Err(_) => break,
+                Ok(Ok(n)) => request.extend_from_slice(&buffer[..n]),
+            }
+        }
+        let head = String::from_utf8_lossy(&request);
+        let target = head
+            .lines()
+            .next()
+            .and_then(|line| line.strip_prefix("GET "))
+            .and_then(|rest| rest.split(' ').next())
+            .unwrap_or("");
+        if !target.starts_with("/callback") {
+            let _ = stream
+                .write_all(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+                .await;
+            continue;
+        }
+        let full = format!("http://127.0.0.1:{port}{target}");
+        let parsed = url::Url::parse(&full).ok();
+        let param = |key: &str| {
+            parsed.as_ref().and_then(|u| {
+                u.query_pairs()
+                    .find(|(k, _)| k == key)
+                    .map(|(_, v)| v.into_owned())
+            })
+        };
+        let (page, outcome) = match param("error") {
+            Some(error) => {
+                let description = param("error_description").unwrap_or_default();
+                let message = format!(
+                    "the authorization server refused: {error}{}",
+                    if description.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" ({description})")
+                    }
+                );
+                ("Sign-in failed; mcpick says why.", Err(McpError::Auth(message)))
+            }
+            None => match AuthorizationCallback::from_redirect_url(&full) {
+                Ok(callback) => (
+                    "Signed in. You can close this tab and go back to mcpick.",
+                    Ok(callback),
+                ),
+                Err(e) => ("Sign-in failed; mcpick says why.", Err(auth_error(e))),
+            },
+        };
+        let body = format!(
+            "<!doctype html><meta charset=utf-8><title>mcpick</title><p>{page}</p>"
+        );
+        let response = format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        let _ = stream.write_all(response.as_bytes()).await;
+        let _ = stream.shutdown().await;
+        return outcome;
+    }
+}
+
+/// Opens `url` in the system browser, if there is one; failures are only logged (the URL
+/// is shown to the user anyway).
+fn open_in_browser(url: &str) {
+    let opener = std::env::var("BROWSER").ok().filter(|b| !b.trim().is_empty());
+    let program = opener.unwrap_or_else(|| {
+        if cfg!(target_os = "macos") {
+            "open".into()
+        } else {
+            "xdg-open".into()
+        }
+    });
+    let spawned = std::process::Command::new(&program)
+        .arg(url)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn();
+    match spawned {
+        // Reap it in the background so no zombie is left.
+        Ok(mut child) => {
+            std::thread::spawn(move || child.wait());
+        }
+        Err(error) => tracing::info!(%program, %error, "cannot open a browser"),
+    }
+}
+
+/// An rmcp auth error as mcpick says it.
+pub(crate) fn auth_error(error: AuthError) -> McpError {
+    McpError::Auth(match error {
+        AuthError::AuthorizationRequired => "the server wants a new sign-in".into(),
+        other => other.to_string(),
+    })
+}
