@@ -91,11 +91,13 @@ pub enum Action {
     UseSources,
     /// Type the inputs servers wait for (`${input:ID}` in their config).
     Inputs,
+    /// Sign in (OAuth, in the browser) to a server that asks for it.
+    SignIn,
 }
 
 impl Action {
     /// Every action with its config name.
-    pub const NAMES: [(&'static str, Action); 41] = [
+    pub const NAMES: [(&'static str, Action); 42] = [
         ("quit", Action::Quit),
         ("help", Action::Help),
         ("logs", Action::Logs),
@@ -137,6 +139,7 @@ impl Action {
         ("decline", Action::Decline),
         ("use_sources", Action::UseSources),
         ("inputs", Action::Inputs),
+        ("sign_in", Action::SignIn),
     ];
 
     /// The action's config name.
@@ -199,6 +202,7 @@ impl Action {
             Action::Decline => "decline to answer",
             Action::UseSources => "use the servers found in other hosts' configs",
             Action::Inputs => "type the inputs servers wait for",
+            Action::SignIn => "sign in to a server that asks for it (opens the browser)",
         }
     }
 }
@@ -250,6 +254,7 @@ impl KeyScreen {
                 (Logs, &["ctrl-l"]),
                 (UseSources, &["ctrl-o"]),
                 (Inputs, &["ctrl-k"]),
+                (SignIn, &["ctrl-a"]),
                 (Help, &["f1", "?"]),
                 (Quit, &["ctrl-c", "ctrl-q"]),
             ],

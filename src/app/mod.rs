@@ -75,6 +75,8 @@ pub enum ServerState {
         /// How many prompts it offers.
         prompts: usize,
     },
+    /// Asks for an OAuth sign-in before it answers.
+    NeedsSignIn,
     /// Waits for inputs (`${input:ID}`) to be typed before it starts.
     NeedsInput {
         /// What it waits for, as the prompt names them.
@@ -234,6 +236,20 @@ pub enum Msg {
     SourcesAdded(Result<(PathBuf, Vec<(ServerId, String)>), String>),
     /// These servers wait for inputs (`${input:ID}`) before they can start.
     InputsNeeded(Vec<(ServerId, Vec<InputSpec>)>),
+    /// A sign-in started: the URL the browser should open.
+    SignInUrl {
+        /// The server.
+        server: ServerId,
+        /// The authorization URL.
+        url: String,
+    },
+    /// A sign-in ended; on success the server is being restarted with its tokens.
+    SignedIn {
+        /// The server.
+        server: ServerId,
+        /// How it went.
+        result: Result<(), String>,
+    },
 }
 
 /// Work for the runner. Results come back as [`Msg`]s.
@@ -313,6 +329,18 @@ pub enum Effect {
     },
     /// Start the servers that waited for these inputs (kept in memory only).
     GiveInputs(InputValues),
+    /// Connect to a started server again.
+    Restart {
+        /// The server.
+        server: ServerId,
+    },
+    /// Sign in to a server in the browser (the answer is [`Msg::SignedIn`]).
+    SignIn {
+        /// The server.
+        server: ServerId,
+        /// The `WWW-Authenticate` value it answered with, if any.
+        challenge: Option<String>,
+    },
 }
 
 /// The whole state of the TUI.
@@ -332,6 +360,8 @@ pub struct App {
     pub offer: Vec<SourceOffer>,
     /// Servers waiting for inputs, and which.
     pub waiting: Vec<(ServerId, Vec<InputSpec>)>,
+    /// Servers that asked for a sign-in, with their `WWW-Authenticate` challenge.
+    pub sign_ins: BTreeMap<ServerId, Option<String>>,
     /// The merged menu, in server order.
     pub entries: Vec<Entry>,
     /// What is typed in the menu's search line.
@@ -385,6 +415,7 @@ impl App {
             server_sources: BTreeMap::new(),
             offer: Vec::new(),
             waiting: Vec::new(),
+            sign_ins: BTreeMap::new(),
             entries: Vec::new(),
             query: String::new(),
             parsed_query: Query {
@@ -569,6 +600,35 @@ impl App {
             }
             Msg::InputsNeeded(waiting) => {
                 self.on_inputs_needed(waiting);
+                Vec::new()
+            }
+            Msg::SignInUrl { server, url } => {
+                push_log(
+                    self.logs.entry(server.clone()).or_default(),
+                    LogLine {
+                        source: "mcpick".into(),
+                        text: format!("sign in at {url}"),
+                    },
+                );
+                let logs = self
+                    .keys
+                    .hint(KeyScreen::Picker, Action::Logs)
+                    .unwrap_or_else(|| "the logs".into());
+                self.notify(format!(
+                    "Sign in to {server} in the browser (its URL is in the logs: {logs})."
+                ));
+                Vec::new()
+            }
+            Msg::SignedIn { server, result } => {
+                match result {
+                    Ok(()) => {
+                        self.sign_ins.remove(&server);
+                        self.set_state(&server, ServerState::Connecting);
+                        self.notify(format!("Signed in to {server}; connecting."));
+                        return vec![Effect::Restart { server }];
+                    }
+                    Err(error) => self.warn(format!("Sign-in to {server} failed: {error}")),
+                }
                 Vec::new()
             }
             Msg::Edited(result) => {
@@ -828,6 +888,23 @@ impl App {
                 }
                 return vec![Effect::UseSources { sources }];
             }
+            Action::SignIn => {
+                let next = self
+                    .servers
+                    .iter()
+                    .find_map(|s| self.sign_ins.get_key_value(&s.name));
+                match next {
+                    Some((server, challenge)) => {
+                        let effect = Effect::SignIn {
+                            server: server.clone(),
+                            challenge: challenge.clone(),
+                        };
+                        self.notify(format!("Starting the sign-in to {server}…"));
+                        return vec![effect];
+                    }
+                    None => self.notify("No server asks for a sign-in."),
+                }
+            }
             Action::Inputs => {
                 if self.waiting.is_empty() {
                     self.notify("No server waits for an input.");
@@ -930,6 +1007,12 @@ impl App {
                 Vec::new()
             }
             Err(error) => {
+                if let McpError::SignInRequired {
+                    server, challenge, ..
+                } = &error
+                {
+                    self.sign_ins.insert(server.clone(), challenge.clone());
+                }
                 let mut form = form;
                 form.error = Some(describe_error(&error));
                 self.screen = Screen::Form(Box::new(form));
@@ -1044,12 +1127,16 @@ impl App {
                 // Its stderr lines arrive as `Log` events (the tail in `stderr` repeats
                 // them); the logs pane ends each failed server's lines with the error.
                 let _ = stderr;
-                self.set_state(
-                    &server,
-                    ServerState::Failed {
+                let state = match &error {
+                    McpError::SignInRequired { challenge, .. } => {
+                        self.sign_ins.insert(server.clone(), challenge.clone());
+                        ServerState::NeedsSignIn
+                    }
+                    _ => ServerState::Failed {
                         error: error.to_string(),
                     },
-                );
+                };
+                self.set_state(&server, state);
                 self.prompts.remove(&server);
                 self.rebuild();
             }

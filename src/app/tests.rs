@@ -975,3 +975,67 @@ fn inputs_needed_while_another_pane_is_open_only_notify() {
             .contains("acme waits for inputs")
     );
 }
+
+#[test]
+fn a_server_asking_for_sign_in_is_signed_in_with_one_key_then_restarted() {
+    let mut app = ready_app();
+    app.update(Msg::Mcp(McpEvent::Connecting {
+        server: "remote".into(),
+    }));
+    app.update(Msg::Mcp(McpEvent::Failed {
+        server: "remote".into(),
+        error: McpError::SignInRequired {
+            server: "remote".into(),
+            challenge: Some("Bearer resource_metadata=\"http://h/prm\"".into()),
+            more_scopes: false,
+        },
+        stderr: Vec::new(),
+    }));
+    let state = |app: &App| {
+        app.servers
+            .iter()
+            .find(|s| s.name == "remote")
+            .unwrap()
+            .state
+            .clone()
+    };
+    assert_eq!(state(&app), ServerState::NeedsSignIn);
+    let effects = app.update(ctrl('a'));
+    assert_eq!(
+        effects,
+        vec![Effect::SignIn {
+            server: "remote".into(),
+            challenge: Some("Bearer resource_metadata=\"http://h/prm\"".into()),
+        }]
+    );
+    app.update(Msg::SignInUrl {
+        server: "remote".into(),
+        url: "http://h/authorize?x=1".into(),
+    });
+    assert!(app.flash.as_ref().unwrap().text.contains("Ctrl-L"));
+    assert!(
+        app.logs["remote"]
+            .iter()
+            .any(|l| l.text == "sign in at http://h/authorize?x=1")
+    );
+    // A failed sign-in leaves the server asking.
+    app.update(Msg::SignedIn {
+        server: "remote".into(),
+        result: Err("the authorization server refused: access_denied".into()),
+    });
+    assert!(app.flash.as_ref().unwrap().error);
+    assert_eq!(state(&app), ServerState::NeedsSignIn);
+    let effects = app.update(Msg::SignedIn {
+        server: "remote".into(),
+        result: Ok(()),
+    });
+    assert_eq!(
+        effects,
+        vec![Effect::Restart {
+            server: "remote".into()
+        }]
+    );
+    assert_eq!(state(&app), ServerState::Connecting);
+    assert!(app.update(ctrl('a')).is_empty());
+    assert!(app.flash.as_ref().unwrap().text.contains("No server asks"));
+}

@@ -51,7 +51,10 @@ pub async fn run(config_path: Option<&Path>, action: AuthCommand) -> Result<Exit
         AuthCommand::Logout { server } => {
             let server = find(&config, &server)?;
             if auth::sign_out(&server.name).map_err(|e| CliError::runtime(e.to_string()))? {
-                output::error(&format!("signed out of `{}`: its tokens are deleted", server.name));
+                output::error(&format!(
+                    "signed out of `{}`: its tokens are deleted",
+                    server.name
+                ));
             } else {
                 output::error(&format!("`{}` has no stored tokens", server.name));
             }

@@ -324,7 +324,10 @@ pub async fn sign_in(
     let listener = TcpListener::bind(("127.0.0.1", 0))
         .await
         .map_err(|e| McpError::Auth(format!("cannot listen for the browser's redirect: {e}")))?;
-    let port = listener.local_addr().map_err(|e| McpError::Auth(e.to_string()))?.port();
+    let port = listener
+        .local_addr()
+        .map_err(|e| McpError::Auth(e.to_string()))?
+        .port();
     let redirect_uri = format!("http://127.0.0.1:{port}/callback");
 
     let mut request = AuthorizationRequest::new(&redirect_uri).with_client_name(CLIENT_NAME);
@@ -451,7 +454,9 @@ async fn wait_for_redirect(
             .unwrap_or("");
         if !target.starts_with("/callback") {
             let _ = stream
-                .write_all(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+                .write_all(
+                    b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+                )
                 .await;
             continue;
         }
@@ -475,7 +480,10 @@ async fn wait_for_redirect(
                         format!(" ({description})")
                     }
                 );
-                ("Sign-in failed; mcpick says why.", Err(McpError::Auth(message)))
+                (
+                    "Sign-in failed; mcpick says why.",
+                    Err(McpError::Auth(message)),
+                )
             }
             None => match AuthorizationCallback::from_redirect_url(&full) {
                 Ok(callback) => (
@@ -485,9 +493,7 @@ async fn wait_for_redirect(
                 Err(e) => ("Sign-in failed; mcpick says why.", Err(auth_error(e))),
             },
         };
-        let body = format!(
-            "<!doctype html><meta charset=utf-8><title>mcpick</title><p>{page}</p>"
-        );
+        let body = format!("<!doctype html><meta charset=utf-8><title>mcpick</title><p>{page}</p>");
         let response = format!(
             "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
             body.len()
@@ -501,7 +507,9 @@ async fn wait_for_redirect(
 /// Opens `url` in the system browser, if there is one; failures are only logged (the URL
 /// is shown to the user anyway).
 fn open_in_browser(url: &str) {
-    let opener = std::env::var("BROWSER").ok().filter(|b| !b.trim().is_empty());
+    let opener = std::env::var("BROWSER")
+        .ok()
+        .filter(|b| !b.trim().is_empty());
     let program = opener.unwrap_or_else(|| {
         if cfg!(target_os = "macos") {
             "open".into()

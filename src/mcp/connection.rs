@@ -206,8 +206,8 @@ impl Connection {
             }
             TransportConfig::Http { url, headers, .. } => {
                 let custom = custom_headers(headers)?;
-                let transport_config =
-                    StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(custom);
+                let transport_config = StreamableHttpClientTransportConfig::with_uri(url.as_str())
+                    .custom_headers(custom);
                 // Stored tokens sign every request (and are refreshed as they expire).
                 let connected = match super::auth::signed_client(config).await? {
                     Some(client) => {
@@ -216,7 +216,8 @@ impl Connection {
                         handshake(handler(), transport, auto_lifecycle(), config.timeout).await
                     }
                     None => {
-                        let transport = StreamableHttpClientTransport::from_config(transport_config);
+                        let transport =
+                            StreamableHttpClientTransport::from_config(transport_config);
                         handshake(handler(), transport, auto_lifecycle(), config.timeout).await
                     }
                 };
@@ -596,19 +597,17 @@ impl Connection {
                 data: data.data.map(|d| d.to_string()),
             },
             ServiceError::TransportClosed => self.closed_reason(),
-            ServiceError::TransportSend(error) => {
-                match sign_in_challenge(error.error.as_ref()) {
-                    Some((challenge, more_scopes)) => McpError::SignInRequired {
-                        server: self.name.clone(),
-                        challenge: Some(challenge),
-                        more_scopes,
-                    },
-                    None => McpError::Protocol(format!(
-                        "cannot reach the server: {}",
-                        error_chain(error.error.as_ref())
-                    )),
-                }
-            }
+            ServiceError::TransportSend(error) => match sign_in_challenge(error.error.as_ref()) {
+                Some((challenge, more_scopes)) => McpError::SignInRequired {
+                    server: self.name.clone(),
+                    challenge: Some(challenge),
+                    more_scopes,
+                },
+                None => McpError::Protocol(format!(
+                    "cannot reach the server: {}",
+                    error_chain(error.error.as_ref())
+                )),
+            },
             other => McpError::Protocol(error_chain(&other)),
         }
     }

@@ -79,6 +79,7 @@ pub async fn run(
         clipboard: None,
         waiting: Vec::new(),
         input_values: InputValues::default(),
+        started: HashMap::new(),
     };
     runner.start(servers, true);
     let mut events = EventStream::new();
@@ -219,6 +220,8 @@ struct Runner {
     waiting: Vec<ServerConfig>,
     /// The inputs typed so far: in memory only, for every server that uses them.
     input_values: InputValues,
+    /// Every started server's config (inputs filled in), to restart it after a sign-in.
+    started: HashMap<String, ServerConfig>,
 }
 
 impl Runner {
@@ -238,6 +241,9 @@ impl Runner {
             let _ = self.results.send(Msg::InputsNeeded(needed));
         }
         self.waiting.extend(waiting);
+        for server in &ready {
+            self.started.insert(server.name.clone(), server.clone());
+        }
         if !ready.is_empty() {
             self.hubs
                 .push(Hub::start(ready, self.mcp_events.clone(), true));
@@ -365,6 +371,44 @@ impl Runner {
                 None
             }
             Effect::UseSources { sources } => Some(Msg::SourcesAdded(self.use_sources(&sources))),
+            Effect::SignIn { server, challenge } => {
+                let Some(config) = self.started.get(&server).cloned() else {
+                    return Some(Msg::SignedIn {
+                        server,
+                        result: Err("it is not a started server".into()),
+                    });
+                };
+                let results = self.results.clone();
+                tokio::spawn(async move {
+                    let show = {
+                        let results = results.clone();
+                        let server = server.clone();
+                        move |url: &str| {
+                            let _ = results.send(Msg::SignInUrl {
+                                server: server.clone(),
+                                url: url.to_string(),
+                            });
+                        }
+                    };
+                    let result = crate::mcp::auth::sign_in(
+                        &config,
+                        challenge,
+                        crate::mcp::auth::Browser::System,
+                        &show,
+                    )
+                    .await
+                    .map_err(|e| e.to_string());
+                    let _ = results.send(Msg::SignedIn { server, result });
+                });
+                None
+            }
+            Effect::Restart { server } => {
+                // Connect again (after a sign-in, now with the tokens).
+                if let Some(config) = self.started.get(&server).cloned() {
+                    self.start(vec![config], false);
+                }
+                None
+            }
             Effect::GiveInputs(values) => {
                 self.input_values.extend(values);
                 // The app already knows which servers still wait.

@@ -38,6 +38,15 @@ pub(super) fn draw(app: &App, view: &LogsView, frame: &mut Frame, area: Rect, th
                 source: "mcpick".into(),
                 text: format!("failed: {error}"),
             }),
+            ServerState::NeedsSignIn => Some(crate::mcp::LogLine {
+                source: "mcpick".into(),
+                text: format!(
+                    "asks for a sign-in: {} in the menu, or `mcpick auth login {server}`",
+                    app.keys
+                        .hint(crate::app::KeyScreen::Picker, crate::app::Action::SignIn)
+                        .unwrap_or_else(|| "the sign_in key".into())
+                ),
+            }),
             ServerState::NeedsInput { inputs } => Some(crate::mcp::LogLine {
                 source: "mcpick".into(),
                 text: format!("waits for inputs before it starts: {}", inputs.join(", ")),

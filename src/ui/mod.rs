@@ -99,6 +99,18 @@ fn draw_status(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
                 spans.push(Span::raw(one_line(&server.name)));
                 spans.push(Span::styled(format!(" {prompts}"), theme.dim()));
             }
+            ServerState::NeedsSignIn => {
+                let key = app
+                    .keys
+                    .hint(KeyScreen::Picker, Action::SignIn)
+                    .map(|k| format!(" ({k})"))
+                    .unwrap_or_default();
+                spans.push(Span::styled("◇ ", theme.busy()));
+                spans.push(Span::styled(
+                    format!("{} needs sign-in{key}", one_line(&server.name)),
+                    theme.busy(),
+                ));
+            }
             ServerState::NeedsInput { .. } => {
                 spans.push(Span::styled("◇ ", theme.busy()));
                 spans.push(Span::styled(
@@ -176,6 +188,17 @@ fn compact_status<'a>(app: &App, theme: &Theme) -> Vec<Span<'a>> {
     if waiting > 0 {
         spans.push(Span::styled(
             format!("  ◇ {waiting} need input"),
+            theme.busy(),
+        ));
+    }
+    let signing = app
+        .servers
+        .iter()
+        .filter(|s| s.state == ServerState::NeedsSignIn)
+        .count();
+    if signing > 0 {
+        spans.push(Span::styled(
+            format!("  ◇ {signing} need sign-in"),
             theme.busy(),
         ));
     }
