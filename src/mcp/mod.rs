@@ -10,6 +10,9 @@ mod input;
 mod log;
 mod mrtr;
 mod server;
+// Not used outside its tests until connection.rs opens `transport = "sse"` servers with it.
+#[cfg_attr(not(test), allow(dead_code))]
+pub(crate) mod sse;
 mod types;
 
 pub use connection::{Connection, STDERR_TAIL, known_versions};

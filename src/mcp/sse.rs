@@ -1,0 +1,1555 @@
+//! The legacy HTTP+SSE client transport of MCP 2024-11-05, which rmcp no longer ships.
+//!
+//! The client GETs an event stream; the server's first event (`endpoint`) names the URL
+//! to POST every client message to, and every server message arrives as a `message`
+//! event on the stream. This file holds the transport and its bounded, incremental SSE
+//! parser.
+
+use std::borrow::Cow;
+use std::time::Duration;
+
+use futures::StreamExt;
+use http::header::{ACCEPT, CACHE_CONTROL, CONTENT_TYPE, WWW_AUTHENTICATE};
+use http::{HeaderMap, StatusCode};
+use reqwest::Url;
+use rmcp::RoleClient;
+use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
+use rmcp::transport::Transport;
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::JoinHandle;
+use tokio_util::sync::{CancellationToken, DropGuard};
+
+/// The most data one SSE event may carry: its `data` lines joined, plus its event name.
+pub const MAX_EVENT_BYTES: usize = 32 * 1024 * 1024;
+/// The longest line of the stream. Room for a maximal `data:` line and its field name;
+/// it also bounds comments and unknown fields, which are never buffered.
+pub const MAX_LINE_BYTES: usize = MAX_EVENT_BYTES + 1024;
+/// Field names longer than this are unknown anyway (the longest known one is 5 bytes,
+/// plus a 3-byte BOM on the first line), so they are not buffered.
+const MAX_FIELD_NAME: usize = 32;
+/// Server messages parsed but not yet received; more waits on the socket (backpressure).
+const MESSAGE_BUFFER: usize = 64;
+/// How much of an error response's body is read, and how much of it is shown.
+const EXCERPT_READ_BYTES: usize = 4096;
+const EXCERPT_CHARS: usize = 200;
+/// The SSE parser's limits: an event or a line over its limit ends the stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SseLimits {
+    /// The most bytes of one event (data lines joined, plus the event name).
+    pub max_event_bytes: usize,
+    /// The longest line, without its line end.
+    pub max_line_bytes: usize,
+}
+
+impl Default for SseLimits {
+    fn default() -> Self {
+        SseLimits {
+            max_event_bytes: MAX_EVENT_BYTES,
+            max_line_bytes: MAX_LINE_BYTES,
+        }
+    }
+}
+
+/// Why the SSE transport failed. No variant echoes a URL's path or query, nor a header
+/// value: they may hold secrets.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SseError {
+    /// The configured URL cannot be used (not a URL, or not http/https).
+    #[error("invalid server URL: {reason}")]
+    InvalidUrl {
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The server answered 401 or 403: sign-in or a token is needed.
+    #[error("the server requires authorization: the {request} answered HTTP {status}")]
+    Unauthorized {
+        /// `"GET"` (opening the stream) or `"POST"` (sending a message).
+        request: &'static str,
+        /// 401 or 403.
+        status: StatusCode,
+        /// The `WWW-Authenticate` header, if the server sent one.
+        www_authenticate: Option<String>,
+    },
+    /// Any other non-2xx answer.
+    #[error("the {request} answered HTTP {status}{}", excerpt_suffix(.body))]
+    Status {
+        /// `"GET"` (opening the stream) or `"POST"` (sending a message).
+        request: &'static str,
+        /// The status.
+        status: StatusCode,
+        /// A short excerpt of the body, whitespace collapsed (may be empty).
+        body: String,
+    },
+    /// The GET did not answer with an event stream.
+    #[error(
+        "the server answered with content type {content_type:?}, not text/event-stream \
+         (is it a Streamable HTTP server? then it is not an SSE server)"
+    )]
+    NotEventStream {
+        /// The `Content-Type` it sent (empty if none).
+        content_type: String,
+    },
+    /// The stream ended before the server sent its `endpoint` event.
+    #[error("the SSE stream ended before the server sent its message endpoint")]
+    NoEndpoint,
+    /// The `endpoint` event does not hold a usable URL.
+    #[error("the server's message endpoint is not a valid URL: {reason}")]
+    BadEndpoint {
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The `endpoint` is on another origin than the SSE URL: refused, so a server cannot
+    /// send our messages (and headers) to another host.
+    #[error(
+        "the server's message endpoint is on {endpoint_origin}, not on {origin} like the SSE \
+         stream; refusing to send messages to another origin"
+    )]
+    CrossOrigin {
+        /// The SSE URL's origin (scheme, host, port).
+        origin: String,
+        /// The endpoint's origin.
+        endpoint_origin: String,
+    },
+    /// A step took longer than the timeout.
+    #[error("{what} timed out after {ms} ms")]
+    Timeout {
+        /// What timed out: the GET, the wait for the endpoint, or a POST.
+        what: &'static str,
+        /// The limit that was hit.
+        ms: u128,
+    },
+    /// The HTTP request failed (connection refused, reset, TLS, ...).
+    #[error("{what} failed: {detail}")]
+    Request {
+        /// The step that failed.
+        what: &'static str,
+        /// The error and its causes, without the URL.
+        detail: String,
+    },
+    /// One SSE event was larger than [`SseLimits::max_event_bytes`].
+    #[error("the server sent an SSE event over the limit of {limit} bytes")]
+    EventTooLarge {
+        /// The limit.
+        limit: usize,
+    },
+    /// One SSE line was longer than [`SseLimits::max_line_bytes`].
+    #[error("the server sent an SSE line over the limit of {limit} bytes")]
+    LineTooLong {
+        /// The limit.
+        limit: usize,
+    },
+    /// A message could not be serialized.
+    #[error("cannot serialize the message: {0}")]
+    Serialize(String),
+    /// The transport was closed, or its stream ended.
+    #[error("the SSE transport is closed")]
+    Closed,
+}
+
+impl SseError {
+    /// Whether the server asked for authorization (HTTP 401 or 403).
+    pub fn is_auth_required(&self) -> bool {
+        matches!(self, SseError::Unauthorized { .. })
+    }
+
+    /// The HTTP status of a refused GET or POST.
+    pub fn status(&self) -> Option<StatusCode> {
+        match self {
+            SseError::Unauthorized { status, .. } | SseError::Status { status, .. } => {
+                Some(*status)
+            }
+            _ => None,
+        }
+    }
+}
+
+fn excerpt_suffix(body: &str) -> String {
+    if body.is_empty() {
+        String::new()
+    } else {
+        format!(": {body}")
+    }
+}
+
+/// A message queued for the POST task, with where to report its outcome.
+type Outgoing = (
+    TxJsonRpcMessage<RoleClient>,
+    oneshot::Sender<Result<(), SseError>>,
+);
+
+/// A client connection over the legacy HTTP+SSE transport, ready for rmcp's
+/// `serve`/`serve_with_lifecycle`. Messages are POSTed one at a time, in the order they
+/// are sent, so a notification never overtakes the request before it.
+pub struct SseClientTransport {
+    outbox: mpsc::UnboundedSender<Outgoing>,
+    messages: mpsc::Receiver<RxJsonRpcMessage<RoleClient>>,
+    closed: CancellationToken,
+    reader: Option<JoinHandle<()>>,
+    writer: Option<JoinHandle<()>>,
+    // Dropping the transport without `close` still stops both tasks.
+    _stop: DropGuard,
+}
+
+impl std::fmt::Debug for SseClientTransport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SseClientTransport")
+            .field("closed", &self.closed.is_cancelled())
+            .finish_non_exhaustive()
+    }
+}
+
+impl SseClientTransport {
+    /// Opens the SSE stream at `url` and waits for the server's message endpoint.
+    /// `headers` (e.g. `Authorization`) go on the GET and on every POST; `timeout`
+    /// bounds the GET and the wait for the endpoint together, and each POST.
+    pub async fn connect(
+        url: &str,
+        headers: HeaderMap,
+        timeout: Duration,
+    ) -> Result<SseClientTransport, SseError> {
+        Self::connect_with_limits(url, headers, timeout, SseLimits::default()).await
+    }
+
+    /// [`SseClientTransport::connect`] with the parser's limits given.
+    pub async fn connect_with_limits(
+        url: &str,
+        headers: HeaderMap,
+        timeout: Duration,
+        limits: SseLimits,
+    ) -> Result<SseClientTransport, SseError> {
+        let sse_url = Url::parse(url).map_err(|e| SseError::InvalidUrl {
+            reason: e.to_string(),
+        })?;
+        if !matches!(sse_url.scheme(), "http" | "https") {
+            return Err(SseError::InvalidUrl {
+                reason: format!("the scheme is {:?}, not http or https", sse_url.scheme()),
+            });
+        }
+        let client = reqwest::Client::builder()
+            .connect_timeout(timeout)
+            .build()
+            .map_err(|e| request_error("setting up the HTTP client", e, None))?;
+        let closed = CancellationToken::new();
+        // Until the transport exists, a failure or a timeout stops the reader here.
+        let stop = closed.clone().drop_guard();
+        let deadline = tokio::time::Instant::now() + timeout;
+        let ms = timeout.as_millis();
+
+        let request = client
+            .get(sse_url.clone())
+            .headers(headers.clone())
+            .header(ACCEPT, "text/event-stream")
+            .header(CACHE_CONTROL, "no-cache");
+        let opening = async {
+            let response = request
+                .send()
+                .await
+                .map_err(|e| request_error("the SSE GET", e, Some(timeout)))?;
+            let response = check_status("GET", response).await?;
+            let content_type = response
+                .headers()
+                .get(CONTENT_TYPE)
+                .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+                .unwrap_or_default();
+            let essence = content_type.split(';').next().unwrap_or("").trim();
+            if !essence.eq_ignore_ascii_case("text/event-stream") {
+                return Err(SseError::NotEventStream { content_type });
+            }
+            Ok(response)
+        };
+        let response = tokio::time::timeout_at(deadline, opening)
+            .await
+            .map_err(|_| SseError::Timeout {
+                what: "the SSE GET",
+                ms,
+            })??;
+
+        let (endpoint_tx, endpoint_rx) = oneshot::channel();
+        let (messages_tx, messages) = mpsc::channel(MESSAGE_BUFFER);
+        let reader = tokio::spawn(read_events(
+            response,
+            SseParser::new(limits),
+            endpoint_tx,
+            messages_tx,
+            closed.clone(),
+        ));
+        let raw_endpoint = tokio::time::timeout_at(deadline, endpoint_rx)
+            .await
+            .map_err(|_| SseError::Timeout {
+                what: "waiting for the server's message endpoint",
+                ms,
+            })?
+            .unwrap_or(Err(SseError::NoEndpoint))?;
+        let endpoint = resolve_endpoint(&sse_url, &raw_endpoint)?;
+        tracing::debug!(
+            path = endpoint.path(),
+            "SSE stream open; the server gave its message endpoint"
+        );
+
+        let (outbox, inbox) = mpsc::unbounded_channel();
+        let writer = tokio::spawn(post_messages(
+            client,
+            endpoint,
+            headers,
+            timeout,
+            inbox,
+            closed.clone(),
+        ));
+        stop.disarm();
+        Ok(SseClientTransport {
+            outbox,
+            messages,
+            reader: Some(reader),
+            writer: Some(writer),
+            _stop: closed.clone().drop_guard(),
+            closed,
+        })
+    }
+}
+
+impl Transport<RoleClient> for SseClientTransport {
+    type Error = SseError;
+
+    fn name() -> Cow<'static, str> {
+        "sse".into()
+    }
+
+    fn send(
+        &mut self,
+        item: TxJsonRpcMessage<RoleClient>,
+    ) -> impl Future<Output = Result<(), SseError>> + Send + 'static {
+        // Queued now, in call order; the POST task sends them one by one.
+        let (done, outcome) = oneshot::channel();
+        let queued = self.outbox.send((item, done)).is_ok();
+        async move {
+            if !queued {
+                return Err(SseError::Closed);
+            }
+            outcome.await.unwrap_or(Err(SseError::Closed))
+        }
+    }
+
+    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
+        self.messages.recv().await
+    }
+
+    async fn close(&mut self) -> Result<(), SseError> {
+        self.closed.cancel();
+        // Both tasks watch `closed`, so these joins are prompt.
+        if let Some(reader) = self.reader.take() {
+            let _ = reader.await;
+        }
+        if let Some(writer) = self.writer.take() {
+            let _ = writer.await;
+        }
+        Ok(())
+    }
+}
+
+/// Resolves the `endpoint` event's URI against the SSE URL and refuses another origin.
+fn resolve_endpoint(sse_url: &Url, raw: &str) -> Result<Url, SseError> {
+    let raw = raw.trim();
+    if raw.is_empty() {
+        return Err(SseError::BadEndpoint {
+            reason: "it is empty".into(),
+        });
+    }
+    let endpoint = sse_url.join(raw).map_err(|e| SseError::BadEndpoint {
+        reason: e.to_string(),
+    })?;
+    if endpoint.origin() != sse_url.origin() {
+        return Err(SseError::CrossOrigin {
+            origin: sse_url.origin().ascii_serialization(),
+            endpoint_origin: endpoint.origin().ascii_serialization(),
+        });
+    }
+    Ok(endpoint)
+}
+
+/// A reqwest error as an [`SseError`], its causes spelled out and its URL left out.
+/// `timeout` is the limit reqwest enforced for this request, if any.
+fn request_error(what: &'static str, error: reqwest::Error, timeout: Option<Duration>) -> SseError {
+    if let Some(limit) = timeout
+        && error.is_timeout()
+    {
+        return SseError::Timeout {
+            what,
+            ms: limit.as_millis(),
+        };
+    }
+    let error = error.without_url();
+    let mut detail = error.to_string();
+    let mut source = std::error::Error::source(&error);
+    while let Some(cause) = source {
+        let text = cause.to_string();
+        if !detail.contains(&text) {
+            detail.push_str(": ");
+            detail.push_str(&text);
+        }
+        source = cause.source();
+    }
+    SseError::Request { what, detail }
+}
+
+/// Passes a 2xx response; anything else becomes an error with a short excerpt.
+async fn check_status(
+    request: &'static str,
+    response: reqwest::Response,
+) -> Result<reqwest::Response, SseError> {
+    let status = response.status();
+    if status.is_success() {
+        return Ok(response);
+    }
+    if status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN {
+        let www_authenticate = response
+            .headers()
+            .get(WWW_AUTHENTICATE)
+            .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+        return Err(SseError::Unauthorized {
+            request,
+            status,
+            www_authenticate,
+        });
+    }
+    let body = excerpt(response).await;
+    Err(SseError::Status {
+        request,
+        status,
+        body,
+    })
+}
+
+/// The start of a body, read no further than [`EXCERPT_READ_BYTES`], on one short line.
+async fn excerpt(response: reqwest::Response) -> String {
+    let mut stream = response.bytes_stream();
+    let mut bytes = Vec::new();
+    while bytes.len() < EXCERPT_READ_BYTES {
+        match stream.next().await {
+            Some(Ok(chunk)) => {
+                let room = EXCERPT_READ_BYTES - bytes.len();
+                bytes.extend_from_slice(&chunk[..chunk.len().min(room)]);
+            }
+            _ => break,
+        }
+    }
+    shorten(&String::from_utf8_lossy(&bytes))
+}
+
+/// Collapses whitespace and cuts to [`EXCERPT_CHARS`].
+fn shorten(text: &str) -> String {
+    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    match text.char_indices().nth(EXCERPT_CHARS) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text,
+    }
+}
+
+/// The reader task: parses the stream, hands the endpoint to `connect` and messages to
+/// `receive`. When it ends, `closed` is cancelled and `receive` sees the end.
+async fn read_events(
+    response: reqwest::Response,
+    mut parser: SseParser,
+    endpoint: oneshot::Sender<Result<String, SseError>>,
+    messages: mpsc::Sender<RxJsonRpcMessage<RoleClient>>,
+    closed: CancellationToken,
+) {
+    let mut endpoint = Some(endpoint);
+    let mut stream = response.bytes_stream();
+    let mut events = Vec::new();
+    let failure = 'read: loop {
+        let next = tokio::select! {
+            _ = closed.cancelled() => return,
+            next = stream.next() => next,
+        };
+        let chunk = match next {
+            None => break None,
+            Some(Err(e)) => break Some(request_error("reading the SSE stream", e, None)),
+            Some(Ok(chunk)) => chunk,
+        };
+        // Events completed before a parse error are still delivered.
+        let fed = parser.feed(&chunk, &mut events);
+        for event in events.drain(..) {
+            match event.event.as_str() {
+                "endpoint" => match endpoint.take() {
+                    Some(tx) => {
+                        let _ = tx.send(Ok(event.data));
+                    }
+                    None => tracing::warn!("ignoring a second SSE endpoint event"),
+                },
+                "message" => {
+                    for message in parse_messages(&event.data) {
+                        tokio::select! {
+                            _ = closed.cancelled() => return,
+                            sent = messages.send(message) => if sent.is_err() {
+                                break 'read None;
+                            },
+                        }
+                    }
+                }
+                other => tracing::debug!(event = other, "ignoring an unknown SSE event"),
+            }
+        }
+        if let Err(error) = fed {
+            break Some(error);
+        }
+    };
+    closed.cancel();
+    match failure {
+        Some(error) => {
+            tracing::warn!("the SSE stream ends: {error}");
+            if let Some(tx) = endpoint {
+                let _ = tx.send(Err(error));
+            }
+        }
+        None => match endpoint {
+            Some(tx) => {
+                let _ = tx.send(Err(SseError::NoEndpoint));
+            }
+            None => tracing::debug!("the server closed the SSE stream"),
+        },
+    }
+}
+
+/// The JSON-RPC messages in one `message` event's data: one message, or a batch
+/// (2024-11-05 allows them). Anything else is logged and skipped.
+fn parse_messages(data: &str) -> Vec<RxJsonRpcMessage<RoleClient>> {
+    let error = match serde_json::from_str::<RxJsonRpcMessage<RoleClient>>(data) {
+        Ok(message) => return vec![message],
+        Err(error) => error,
+    };
+    if data.trim_start().starts_with('[')
+        && let Ok(items) = serde_json::from_str::<Vec<serde_json::Value>>(data)
+    {
+        let mut messages = Vec::with_capacity(items.len());
+        for item in items {
+            match serde_json::from_value(item) {
+                Ok(message) => messages.push(message),
+                Err(error) => {
+                    tracing::warn!("skipping a batch entry that is not a JSON-RPC message: {error}")
+                }
+            }
+        }
+        return messages;
+    }
+    tracing::warn!(
+        "skipping an SSE message that is not JSON-RPC ({error}): {}",
+        shorten(data)
+    );
+    Vec::new()
+}
+
+/// The POST task: sends queued messages one at a time, in order.
+async fn post_messages(
+    client: reqwest::Client,
+    endpoint: Url,
+    headers: HeaderMap,
+    timeout: Duration,
+    mut inbox: mpsc::UnboundedReceiver<Outgoing>,
+    closed: CancellationToken,
+) {
+    loop {
+        let (message, done) = tokio::select! {
+            _ = closed.cancelled() => break,
+            next = inbox.recv() => match next {
+                Some(next) => next,
+                None => break,
+            },
+        };
+        let outcome = tokio::select! {
+            _ = closed.cancelled() => Err(SseError::Closed),
+            outcome = post(&client, &endpoint, &headers, timeout, &message) => outcome,
+        };
+        if let Err(error) = &outcome {
+            tracing::debug!("POST of a message failed: {error}");
+        }
+        let _ = done.send(outcome);
+    }
+    // Messages still queued are dropped with their senders: their `send` says Closed.
+}
+
+async fn post(
+    client: &reqwest::Client,
+    endpoint: &Url,
+    headers: &HeaderMap,
+    timeout: Duration,
+    message: &TxJsonRpcMessage<RoleClient>,
+) -> Result<(), SseError> {
+    let body = serde_json::to_vec(message).map_err(|e| SseError::Serialize(e.to_string()))?;
+    let response = client
+        .post(endpoint.clone())
+        .headers(headers.clone())
+        .header(CONTENT_TYPE, "application/json")
+        .timeout(timeout)
+        .body(body)
+        .send()
+        .await
+        .map_err(|e| request_error("the POST", e, Some(timeout)))?;
+    // The body of a 200/202 carries nothing the protocol needs.
+    check_status("POST", response).await.map(drop)
+}
+
+/// One dispatched SSE event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct SseEvent {
+    /// The event name; `message` when none was given.
+    event: String,
+    /// The data lines, joined by `\n`.
+    data: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Field {
+    Data,
+    Event,
+    /// Comments, `id`, `retry` and unknown fields: their values are skipped unbuffered.
+    Other,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// Reading the field name, up to the first `:`.
+    Name,
+    /// Reading the value; `at_start` until its first byte (one leading space is dropped).
+    Value { field: Field, at_start: bool },
+}
+
+/// An incremental SSE parser (the WHATWG event-stream grammar) over raw bytes. Lines
+/// are split on bytes (`\r\n`, `\n`, `\r`), so UTF-8 split across chunks needs no care:
+/// text is decoded only when an event is dispatched. Only what an event keeps is
+/// buffered, and never past the limits.
+#[derive(Debug)]
+struct SseParser {
+    limits: SseLimits,
+    phase: Phase,
+    name: Vec<u8>,
+    name_overflow: bool,
+    line_len: usize,
+    first_line: bool,
+    after_cr: bool,
+    data: Vec<u8>,
+    has_data: bool,
+    event: Vec<u8>,
+}
+
+impl SseParser {
+    fn new(limits: SseLimits) -> Self {
+        SseParser {
+            limits,
+            phase: Phase::Name,
+            name: Vec::new(),
+            name_overflow: false,
+            line_len: 0,
+            first_line: true,
+            after_cr: false,
+            data: Vec::new(),
+            has_data: false,
+            event: Vec::new(),
+        }
+    }
+
+    /// Parses the next bytes of the stream, pushing each completed event to `out`. After
+    /// an error the parser must not be fed again.
+    fn feed(&mut self, mut chunk: &[u8], out: &mut Vec<SseEvent>) -> Result<(), SseError> {
+        while let Some(&first) = chunk.first() {
+            if self.after_cr {
+                self.after_cr = false;
+                if first == b'\n' {
+                    chunk = &chunk[1..];
+                    continue;
+                }
+            }
+            let end = chunk.iter().position(|&b| b == b'\r' || b == b'\n');
+            let content = &chunk[..end.unwrap_or(chunk.len())];
+            self.line_len = self.line_len.saturating_add(content.len());
+            if self.line_len > self.limits.max_line_bytes {
+                return Err(SseError::LineTooLong {
+                    limit: self.limits.max_line_bytes,
+                });
+            }
+            self.take(content)?;
+            match end {
+                Some(i) => {
+                    self.after_cr = chunk[i] == b'\r';
+                    self.end_line(out)?;
+                    chunk = &chunk[i + 1..];
+                }
+                None => break,
+            }
+        }
+        Ok(())
+    }
+
+    /// Takes bytes from inside a line.
+    fn take(&mut self, mut bytes: &[u8]) -> Result<(), SseError> {
+        if self.phase == Phase::Name {
+            let colon = bytes.iter().position(|&b| b == b':');
+            self.push_name(&bytes[..colon.unwrap_or(bytes.len())]);
+            let Some(colon) = colon else {
+                return Ok(());
+            };
+            let field = self.field();
+            self.start_field(field)?;
+            self.phase = Phase::Value {
+                field,
+                at_start: true,
+            };
+            bytes = &bytes[colon + 1..];
+        }
+        if let Phase::Value { field, at_start } = &mut self.phase {
+            if *at_start && let Some(&first) = bytes.first() {
+                *at_start = false;
+                if first == b' ' {
+                    bytes = &bytes[1..];
+                }
+            }
+            if *field == Field::Other {
+                return Ok(());
+            }
+            // Checked before growing, so the buffers never pass the limit.
+            let size = self.data.len() + self.event.len() + bytes.len();
+            if size > self.limits.max_event_bytes {
+                return Err(SseError::EventTooLarge {
+                    limit: self.limits.max_event_bytes,
+                });
+            }
+            match field {
+                Field::Data => self.data.extend_from_slice(bytes),
+                Field::Event => self.event.extend_from_slice(bytes),
+                Field::Other => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn push_name(&mut self, bytes: &[u8]) {
+        if self.name.len() + bytes.len() > MAX_FIELD_NAME {
+            self.name_overflow = true;
+        } else if !self.name_overflow {
+            self.name.extend_from_slice(bytes);
+        }
+    }
+
+    /// The field named so far; a BOM opening the stream is not part of it.
+    fn field(&self) -> Field {
+        if self.name_overflow {
+            return Field::Other;
+        }
+        let mut name = self.name.as_slice();
+        if self.first_line {
+            name = name.strip_prefix("\u{feff}".as_bytes()).unwrap_or(name);
+        }
+        match name {
+            b"data" => Field::Data,
+            b"event" => Field::Event,
+            _ => Field::Other,
+        }
+    }
+
+    fn start_field(&mut self, field: Field) -> Result<(), SseError> {
+        match field {
+            Field::Data => {
+                if self.has_data {
+                    if self.data.len() + self.event.len() + 1 > self.limits.max_event_bytes {
+                        return Err(SseError::EventTooLarge {
+                            limit: self.limits.max_event_bytes,
+                        });
+                    }
+                    self.data.push(b'\n');
+                }
+                self.has_data = true;
+            }
+            // A later `event:` line replaces the name.
+            Field::Event => self.event.clear(),
+            Field::Other => {}
+        }
+        Ok(())
+    }
+
+    fn end_line(&mut self, out: &mut Vec<SseEvent>) -> Result<(), SseError> {
+        if self.phase == Phase::Name {
+            let blank = !self.name_overflow
+                && (self.name.is_empty()
+                    || (self.first_line && self.name == "\u{feff}".as_bytes()));
+            if blank {
+                self.dispatch(out);
+            } else {
+                // A line without a colon is a field with an empty value.
+                let field = self.field();
+                self.start_field(field)?;
+            }
+        }
+        self.phase = Phase::Name;
+        self.name.clear();
+        self.name_overflow = false;
+        self.line_len = 0;
+        self.first_line = false;
+        Ok(())
+    }
+
+    fn dispatch(&mut self, out: &mut Vec<SseEvent>) {
+        let event = std::mem::take(&mut self.event);
+        let data = std::mem::take(&mut self.data);
+        if !std::mem::take(&mut self.has_data) {
+            return;
+        }
+        let event = if event.is_empty() {
+            "message".to_string()
+        } else {
+            String::from_utf8_lossy(&event).into_owned()
+        };
+        let data = String::from_utf8(data)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+        out.push(SseEvent { event, data });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn limits(max_event_bytes: usize, max_line_bytes: usize) -> SseLimits {
+        SseLimits {
+            max_event_bytes,
+            max_line_bytes,
+        }
+    }
+
+    /// Feeds `chunks` in order, stopping at the first error.
+    fn run(chunks: &[&[u8]], limits: SseLimits) -> Result<Vec<SseEvent>, SseError> {
+        let mut parser = SseParser::new(limits);
+        let mut out = Vec::new();
+        for chunk in chunks {
+            parser.feed(chunk, &mut out)?;
+        }
+        Ok(out)
+    }
+
+    /// Parses `input` whole, split in two at every byte, and one byte at a time; all
+    /// must agree. Returns the outcome.
+    fn parse_every_way(input: &[u8], limits: SseLimits) -> Result<Vec<SseEvent>, SseError> {
+        let whole = run(&[input], limits);
+        for i in 0..=input.len() {
+            let split = run(&[&input[..i], &input[i..]], limits);
+            assert_eq!(split, whole, "split at byte {i} of {input:?}");
+        }
+        let bytes: Vec<&[u8]> = input.chunks(1).collect();
+        assert_eq!(run(&bytes, limits), whole, "one byte at a time: {input:?}");
+        whole
+    }
+
+    fn events(input: &str) -> Vec<(String, String)> {
+        parse_every_way(input.as_bytes(), SseLimits::default())
+            .unwrap()
+            .into_iter()
+            .map(|e| (e.event, e.data))
+            .collect()
+    }
+
+    fn pairs(expected: &[(&str, &str)]) -> Vec<(String, String)> {
+        expected
+            .iter()
+            .map(|(e, d)| (e.to_string(), d.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn every_line_end_ends_a_line() {
+        assert_eq!(
+            events("data: a\r\n\r\ndata: b\n\ndata: c\r\rdata: d\r\n\ndata: e\n\r"),
+            pairs(&[
+                ("message", "a"),
+                ("message", "b"),
+                ("message", "c"),
+                ("message", "d"),
+                ("message", "e")
+            ])
+        );
+    }
+
+    #[test]
+    fn data_lines_join_with_newlines() {
+        assert_eq!(
+            events("data: {\ndata:  \"a\": 1\r\ndata:}\n\n"),
+            pairs(&[("message", "{\n \"a\": 1\n}")])
+        );
+        // No space after the colon, a bare `data` line, an empty value.
+        assert_eq!(
+            events("data:x\ndata\ndata:\n\ndata\n\ndata:\n\n"),
+            pairs(&[("message", "x\n\n"), ("message", ""), ("message", "")])
+        );
+    }
+
+    #[test]
+    fn comments_and_other_fields_are_skipped() {
+        assert_eq!(
+            events(": hello\nid: 5\nretry: 10\nfoo: bar\ndata: x\n: in between\nid\n\n:\n\n"),
+            pairs(&[("message", "x")])
+        );
+        let long_name = format!("{}: y\ndata: z\n\n", "n".repeat(100));
+        assert_eq!(events(&long_name), pairs(&[("message", "z")]));
+    }
+
+    #[test]
+    fn event_names_apply_to_one_event() {
+        assert_eq!(
+            events(
+                "event: endpoint\ndata: /m?s=1\n\nevent: ping\ndata: p\n\ndata: after\n\n\
+                 event: lost\n\ndata: still message\n\nevent: a\nevent: b\ndata: last\n\n"
+            ),
+            pairs(&[
+                ("endpoint", "/m?s=1"),
+                ("ping", "p"),
+                ("message", "after"),
+                ("message", "still message"),
+                ("b", "last")
+            ])
+        );
+    }
+
+    #[test]
+    fn one_leading_bom_is_dropped() {
+        assert_eq!(events("\u{feff}data: a\n\n"), pairs(&[("message", "a")]));
+        assert_eq!(
+            events("\u{feff}: hi\r\n\r\nevent: endpoint\r\ndata: /m\r\n\r\n"),
+            pairs(&[("endpoint", "/m")])
+        );
+        assert_eq!(events("\u{feff}\ndata: b\n\n"), pairs(&[("message", "b")]));
+        // Only one, and only at the start of the stream.
+        assert_eq!(events("\u{feff}\u{feff}data: a\n\n"), pairs(&[]));
+        assert_eq!(
+            events("data: a\n\u{feff}data: b\n\n"),
+            pairs(&[("message", "a")])
+        );
+    }
+
+    #[test]
+    fn utf8_split_across_chunks_survives() {
+        assert_eq!(
+            events("event: café\ndata: ünïcödé ✓ 😀\n\n"),
+            pairs(&[("café", "ünïcödé ✓ 😀")])
+        );
+    }
+
+    #[test]
+    fn an_unfinished_event_is_dropped_at_the_end() {
+        assert_eq!(events("data: a\n\ndata: b\n"), pairs(&[("message", "a")]));
+    }
+
+    #[test]
+    fn an_event_over_the_limit_is_an_error() {
+        let small = limits(16, 64);
+        // Exactly at the limit: 7 + 1 (the joining newline) + 8 bytes.
+        let at_limit = parse_every_way(b"data: 0123456\ndata: 01234567\n\n", small).unwrap();
+        assert_eq!(at_limit[0].data.len(), 16);
+        let over = parse_every_way(b"data: 0123456\ndata: 012345678\n\n", small);
+        assert_eq!(over, Err(SseError::EventTooLarge { limit: 16 }));
+        // The event name counts too.
+        let over = parse_every_way(b"event: 0123456789\ndata: 0123456\n\n", small);
+        assert_eq!(over, Err(SseError::EventTooLarge { limit: 16 }));
+        // Many short lines add up.
+        let many = "data:\n".repeat(20) + "\n";
+        let over = parse_every_way(many.as_bytes(), small);
+        assert_eq!(over, Err(SseError::EventTooLarge { limit: 16 }));
+
+        // Nothing is buffered past the limit, even fed one huge chunk.
+        let mut parser = SseParser::new(small);
+        let huge = format!("data: {}\n\n", "x".repeat(50));
+        let mut out = Vec::new();
+        assert!(parser.feed(huge.as_bytes(), &mut out).is_err());
+        assert!(parser.data.len() <= 16 && out.is_empty());
+    }
+
+    #[test]
+    fn a_line_over_the_limit_is_an_error() {
+        let small = limits(16, 64);
+        let comment = format!(": {}\n", "c".repeat(63));
+        assert_eq!(
+            parse_every_way(comment.as_bytes(), small),
+            Err(SseError::LineTooLong { limit: 64 })
+        );
+        let at_limit = format!(": {}\ndata: ok\n\n", "c".repeat(62));
+        assert_eq!(
+            parse_every_way(at_limit.as_bytes(), small).unwrap().len(),
+            1
+        );
+        // A line that never ends is an error too, not endless reading.
+        let mut parser = SseParser::new(small);
+        let mut out = Vec::new();
+        let endless = [b'z'; 40];
+        assert!(parser.feed(&endless, &mut out).is_ok());
+        assert_eq!(
+            parser.feed(&endless, &mut out),
+            Err(SseError::LineTooLong { limit: 64 })
+        );
+    }
+
+    #[test]
+    fn endpoints_resolve_on_the_same_origin_only() {
+        let base = Url::parse("http://127.0.0.1:3001/sse").unwrap();
+        let ok = |raw: &str| resolve_endpoint(&base, raw).unwrap().to_string();
+        assert_eq!(
+            ok("/message?sessionId=abc"),
+            "http://127.0.0.1:3001/message?sessionId=abc"
+        );
+        assert_eq!(ok("message?x=1"), "http://127.0.0.1:3001/message?x=1");
+        assert_eq!(ok(" /m \n"), "http://127.0.0.1:3001/m");
+        assert_eq!(ok("http://127.0.0.1:3001/m"), "http://127.0.0.1:3001/m");
+        let default_port = Url::parse("http://example.com/sse").unwrap();
+        assert!(resolve_endpoint(&default_port, "http://example.com:80/m").is_ok());
+
+        for raw in [
+            "//evil.example/m",
+            "http://evil.example/message",
+            "http://127.0.0.1:3002/m",
+            "https://127.0.0.1:3001/m",
+            "http://localhost:3001/m",
+            "data:text/plain,hi",
+        ] {
+            assert!(
+                matches!(
+                    resolve_endpoint(&base, raw),
+                    Err(SseError::CrossOrigin { .. })
+                ),
+                "{raw} must be refused"
+            );
+        }
+        assert_eq!(
+            resolve_endpoint(&base, "http://evil.example/x"),
+            Err(SseError::CrossOrigin {
+                origin: "http://127.0.0.1:3001".into(),
+                endpoint_origin: "http://evil.example".into(),
+            })
+        );
+        assert!(matches!(
+            resolve_endpoint(&base, ""),
+            Err(SseError::BadEndpoint { .. })
+        ));
+        assert!(matches!(
+            resolve_endpoint(&base, "http://[::1"),
+            Err(SseError::BadEndpoint { .. })
+        ));
+    }
+
+    #[test]
+    fn messages_parse_alone_or_in_batches() {
+        let one = r#"{"jsonrpc":"2.0","method":"notifications/prompts/list_changed"}"#;
+        assert_eq!(parse_messages(one).len(), 1);
+        let batch = format!(r#"[{one}, {{"jsonrpc":"2.0","id":1,"result":{{}}}}, 7]"#);
+        assert_eq!(parse_messages(&batch).len(), 2);
+        assert!(parse_messages("not json").is_empty());
+        assert!(parse_messages(r#"{"hello":"world"}"#).is_empty());
+    }
+
+    #[test]
+    fn errors_read_well() {
+        let error = SseError::Status {
+            request: "POST",
+            status: StatusCode::NOT_FOUND,
+            body: "no such session".into(),
+        };
+        assert_eq!(
+            error.to_string(),
+            "the POST answered HTTP 404 Not Found: no such session"
+        );
+        assert_eq!(error.status(), Some(StatusCode::NOT_FOUND));
+        assert!(!error.is_auth_required());
+        let long = shorten(&"word \n\t ".repeat(100));
+        assert_eq!(long.chars().count(), EXCERPT_CHARS + 1);
+        assert!(long.ends_with('…') && !long.contains('\n'));
+    }
+
+    #[tokio::test]
+    async fn unusable_urls_are_refused() {
+        let t = Duration::from_secs(1);
+        for url in ["not a url", "ftp://127.0.0.1/sse", "/sse"] {
+            let error = SseClientTransport::connect(url, HeaderMap::new(), t)
+                .await
+                .unwrap_err();
+            assert!(matches!(error, SseError::InvalidUrl { .. }), "{url}");
+        }
+    }
+
+    /// A tiny legacy SSE server: `/sse` + `/message` serve an rmcp server with one
+    /// prompt, framed awkwardly on purpose; other routes misbehave for the error tests.
+    mod server {
+        use std::collections::HashMap;
+        use std::convert::Infallible;
+        use std::net::SocketAddr;
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        use std::sync::{Arc, Mutex};
+
+        use axum::Router;
+        use axum::body::Body;
+        use axum::extract::State;
+        use axum::http::{HeaderMap, StatusCode, Uri, header};
+        use axum::response::Response;
+        use axum::routing::{get, post};
+        use futures::channel::mpsc::{UnboundedSender, unbounded};
+        use futures::stream::{self, BoxStream, StreamExt};
+        use rmcp::model::{
+            ClientJsonRpcMessage, Implementation, ListPromptsResult, PaginatedRequestParams,
+            ServerCapabilities, ServerConfig, ServerJsonRpcMessage,
+        };
+        use rmcp::service::{RequestContext, RoleServer};
+        use rmcp::{ErrorData, ServerHandler};
+        use serde_json::json;
+
+        pub const TOKEN: &str = "Bearer test-token";
+
+        struct TestPrompts;
+
+        impl ServerHandler for TestPrompts {
+            fn get_info(&self) -> ServerConfig {
+                let capabilities: ServerCapabilities =
+                    serde_json::from_value(json!({ "prompts": {} })).unwrap();
+                ServerConfig::new(capabilities)
+                    .with_server_info(Implementation::new("sse-test", "1.0"))
+            }
+
+            async fn list_prompts(
+                &self,
+                _request: Option<PaginatedRequestParams>,
+                _context: RequestContext<RoleServer>,
+            ) -> Result<ListPromptsResult, ErrorData> {
+                Ok(serde_json::from_value(json!({
+                    "prompts": [{ "name": "greet", "description": "Says hello — café ✓" }]
+                }))
+                .unwrap())
+            }
+        }
+
+        #[derive(Clone, Default)]
+        struct Sessions {
+            next: Arc<AtomicUsize>,
+            open: Arc<Mutex<HashMap<String, UnboundedSender<ClientJsonRpcMessage>>>>,
+        }
+
+        type Chunks = BoxStream<'static, Result<Vec<u8>, Infallible>>;
+
+        fn event_stream(chunks: Chunks) -> Response {
+            Response::builder()
+                .header(header::CONTENT_TYPE, "text/event-stream")
+                .body(Body::from_stream(chunks))
+                .unwrap()
+        }
+
+        /// The stream's opening bytes (endpoint first), then `then`.
+        fn opening(endpoint: &str, then: Chunks) -> Response {
+            let head = format!("event: endpoint\ndata: {endpoint}\n\n").into_bytes();
+            event_stream(stream::once(async move { Ok(head) }).chain(then).boxed())
+        }
+
+        fn authorized(headers: &HeaderMap) -> bool {
+            headers
+                .get(header::AUTHORIZATION)
+                .is_some_and(|v| v.as_bytes() == TOKEN.as_bytes())
+        }
+
+        /// One server message, with noise the client must skip: a comment, an unknown
+        /// event, a message that is not JSON-RPC; the JSON spread over data lines.
+        fn frame(message: &ServerJsonRpcMessage) -> Vec<u8> {
+            let pretty = serde_json::to_string_pretty(message).unwrap();
+            let mut out = String::from(": keep-alive\nevent: ping\ndata: {}\n\n");
+            out.push_str("data: not json-rpc\r\r");
+            out.push_str("event: message\r\n");
+            for line in pretty.lines() {
+                out.push_str("data: ");
+                out.push_str(line);
+                out.push_str("\r\n");
+            }
+            out.push_str("\r\n");
+            out.into_bytes()
+        }
+
+        async fn mcp_sse(State(sessions): State<Sessions>, headers: HeaderMap) -> Response {
+            if !authorized(&headers) {
+                return Response::builder()
+                    .status(StatusCode::UNAUTHORIZED)
+                    .header(header::WWW_AUTHENTICATE, "Bearer realm=\"test\"")
+                    .body(Body::empty())
+                    .unwrap();
+            }
+            let id = format!("s{}", sessions.next.fetch_add(1, Ordering::Relaxed));
+            let (to_server, from_client) = unbounded::<ClientJsonRpcMessage>();
+            let (to_client, from_server) = unbounded::<ServerJsonRpcMessage>();
+            sessions.open.lock().unwrap().insert(id.clone(), to_server);
+            tokio::spawn(async move {
+                if let Ok(running) = rmcp::serve_server(TestPrompts, (to_client, from_client)).await
+                {
+                    let _ = running.waiting().await;
+                }
+            });
+            let head = format!(
+                "\u{feff}: welcome\r\nevent: endpoint\r\ndata: /message?sessionId={id}\r\n\r\n"
+            )
+            .into_bytes();
+            // Small chunks, so lines and UTF-8 are cut across reads.
+            let frames = from_server.flat_map(|message| {
+                let chunks: Vec<Vec<u8>> = frame(&message).chunks(7).map(<[u8]>::to_vec).collect();
+                stream::iter(chunks)
+            });
+            event_stream(
+                stream::once(async move { head })
+                    .chain(frames)
+                    .map(Ok)
+                    .boxed(),
+            )
+        }
+
+        async fn mcp_message(
+            State(sessions): State<Sessions>,
+            uri: Uri,
+            headers: HeaderMap,
+            body: String,
+        ) -> StatusCode {
+            if !authorized(&headers) {
+                return StatusCode::UNAUTHORIZED;
+            }
+            if headers
+                .get(header::CONTENT_TYPE)
+                .is_none_or(|v| v.as_bytes() != b"application/json")
+            {
+                return StatusCode::UNSUPPORTED_MEDIA_TYPE;
+            }
+            let id = uri
+                .query()
+                .and_then(|q| q.strip_prefix("sessionId="))
+                .unwrap_or_default();
+            let Some(session) = sessions.open.lock().unwrap().get(id).cloned() else {
+                return StatusCode::NOT_FOUND;
+            };
+            let Ok(message) = serde_json::from_str::<ClientJsonRpcMessage>(&body) else {
+                return StatusCode::BAD_REQUEST;
+            };
+            match session.unbounded_send(message) {
+                Ok(()) => StatusCode::ACCEPTED,
+                Err(_) => StatusCode::GONE,
+            }
+        }
+
+        fn never() -> Chunks {
+            stream::pending().boxed()
+        }
+
+        /// Serves on 127.0.0.1 at a free port.
+        pub async fn spawn() -> SocketAddr {
+            let router = Router::new()
+                .route("/sse", get(mcp_sse))
+                .route("/message", post(mcp_message))
+                .route(
+                    "/html",
+                    get(|| async {
+                        Response::builder()
+                            .header(header::CONTENT_TYPE, "text/html; charset=utf-8")
+                            .body(Body::from("<html></html>"))
+                            .unwrap()
+                    }),
+                )
+                .route(
+                    "/ended",
+                    get(|| async {
+                        event_stream(stream::iter([Ok(b": nothing here\n\n".to_vec())]).boxed())
+                    }),
+                )
+                .route("/silent", get(|| async { event_stream(never()) }))
+                .route(
+                    "/elsewhere",
+                    get(|| async { opening("http://evil.example/message", never()) }),
+                )
+                .route(
+                    "/other-port",
+                    get(|| async { opening("http://127.0.0.1:1/message", never()) }),
+                )
+                .route("/idle", get(|| async { opening("/message", never()) }))
+                .route(
+                    "/reject-posts",
+                    get(|| async { opening("/reject", never()) }),
+                )
+                .route(
+                    "/reject",
+                    post(|| async {
+                        (
+                            StatusCode::INTERNAL_SERVER_ERROR,
+                            format!("it broke:\n{}", "very long explanation ".repeat(500)),
+                        )
+                    }),
+                )
+                .route(
+                    "/huge",
+                    get(|| async {
+                        let note =
+                            r#"{"jsonrpc":"2.0","method":"notifications/prompts/list_changed"}"#;
+                        let small = format!("data: {note}\n\n").into_bytes();
+                        let big = format!("data: {}\n\n", "x".repeat(1000)).into_bytes();
+                        opening(
+                            "/message",
+                            stream::iter([Ok(small), Ok(big)]).chain(never()).boxed(),
+                        )
+                    }),
+                )
+                .with_state(Sessions::default());
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let addr = listener.local_addr().unwrap();
+            tokio::spawn(async move {
+                let _ = axum::serve(listener, router).await;
+            });
+            addr
+        }
+    }
+
+    const WAIT: Duration = Duration::from_secs(5);
+
+    fn auth() -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        headers.insert(http::header::AUTHORIZATION, server::TOKEN.parse().unwrap());
+        headers
+    }
+
+    #[tokio::test]
+    async fn initialize_and_list_prompts_end_to_end() {
+        let addr = server::spawn().await;
+        let transport = SseClientTransport::connect(&format!("http://{addr}/sse"), auth(), WAIT)
+            .await
+            .unwrap();
+        let client = tokio::time::timeout(WAIT, rmcp::service::serve_client((), transport))
+            .await
+            .unwrap()
+            .unwrap();
+        let info = client.peer_info().unwrap();
+        assert_eq!(
+            info.server_info.as_ref().map(|s| s.name.as_str()),
+            Some("sse-test")
+        );
+        let prompts = tokio::time::timeout(WAIT, client.list_all_prompts())
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(prompts.len(), 1);
+        assert_eq!(prompts[0].name, "greet");
+        assert_eq!(
+            prompts[0].description.as_deref(),
+            Some("Says hello — café ✓")
+        );
+        client.cancel().await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_refused_sign_in_is_told_apart() {
+        let addr = server::spawn().await;
+        let error =
+            SseClientTransport::connect(&format!("http://{addr}/sse"), HeaderMap::new(), WAIT)
+                .await
+                .unwrap_err();
+        assert!(error.is_auth_required());
+        assert_eq!(
+            error,
+            SseError::Unauthorized {
+                request: "GET",
+                status: StatusCode::UNAUTHORIZED,
+                www_authenticate: Some("Bearer realm=\"test\"".into()),
+            }
+        );
+    }
+
+    #[tokio::test]
+    async fn failures_before_the_endpoint_are_clear() {
+        let addr = server::spawn().await;
+        let connect = |path: &str, timeout: Duration| {
+            let url = format!("http://{addr}{path}");
+            async move { SseClientTransport::connect(&url, auth(), timeout).await }
+        };
+        assert_eq!(
+            connect("/html", WAIT).await.unwrap_err(),
+            SseError::NotEventStream {
+                content_type: "text/html; charset=utf-8".into()
+            }
+        );
+        assert_eq!(
+            connect("/ended", WAIT).await.unwrap_err(),
+            SseError::NoEndpoint
+        );
+        assert_eq!(
+            connect("/silent", Duration::from_millis(300))
+                .await
+                .unwrap_err(),
+            SseError::Timeout {
+                what: "waiting for the server's message endpoint",
+                ms: 300
+            }
+        );
+        assert!(matches!(
+            connect("/missing", WAIT).await.unwrap_err(),
+            SseError::Status { request: "GET", status, .. } if status == StatusCode::NOT_FOUND
+        ));
+        let refused = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let free = refused.local_addr().unwrap();
+        drop(refused);
+        let error = SseClientTransport::connect(&format!("http://{free}/sse"), auth(), WAIT)
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(
+                error,
+                SseError::Request {
+                    what: "the SSE GET",
+                    ..
+                }
+            ),
+            "{error:?}"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_cross_origin_endpoint_is_refused() {
+        let addr = server::spawn().await;
+        for (path, endpoint_origin) in [
+            ("/elsewhere", "http://evil.example"),
+            ("/other-port", "http://127.0.0.1:1"),
+        ] {
+            let error = SseClientTransport::connect(&format!("http://{addr}{path}"), auth(), WAIT)
+                .await
+                .unwrap_err();
+            assert_eq!(
+                error,
+                SseError::CrossOrigin {
+                    origin: format!("http://{addr}"),
+                    endpoint_origin: endpoint_origin.into(),
+                }
+            );
+        }
+    }
+
+    fn initialized() -> TxJsonRpcMessage<RoleClient> {
+        serde_json::from_value(serde_json::json!({
+            "jsonrpc": "2.0",
+            "method": "notifications/initialized"
+        }))
+        .unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_refused_post_says_why_briefly() {
+        let addr = server::spawn().await;
+        let mut transport =
+            SseClientTransport::connect(&format!("http://{addr}/reject-posts"), auth(), WAIT)
+                .await
+                .unwrap();
+        let error = transport.send(initialized()).await.unwrap_err();
+        let SseError::Status {
+            request: "POST",
+            status: StatusCode::INTERNAL_SERVER_ERROR,
+            body,
+        } = &error
+        else {
+            panic!("{error:?}");
+        };
+        assert!(body.starts_with("it broke: very long explanation"));
+        assert_eq!(body.chars().count(), EXCERPT_CHARS + 1);
+        transport.close().await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn an_oversize_event_ends_the_stream() {
+        let addr = server::spawn().await;
+        let mut transport = SseClientTransport::connect_with_limits(
+            &format!("http://{addr}/huge"),
+            auth(),
+            WAIT,
+            limits(256, 1024),
+        )
+        .await
+        .unwrap();
+        // The message before the oversize event still arrives; then the stream ends.
+        let first = tokio::time::timeout(WAIT, transport.receive())
+            .await
+            .unwrap();
+        assert!(matches!(
+            first,
+            Some(rmcp::model::JsonRpcMessage::Notification(_))
+        ));
+        let end = tokio::time::timeout(WAIT, transport.receive())
+            .await
+            .unwrap();
+        assert!(end.is_none());
+        assert_eq!(transport.send(initialized()).await, Err(SseError::Closed));
+    }
+
+    #[tokio::test]
+    async fn close_stops_the_transport() {
+        let addr = server::spawn().await;
+        let mut transport =
+            SseClientTransport::connect(&format!("http://{addr}/idle"), auth(), WAIT)
+                .await
+                .unwrap();
+        tokio::time::timeout(WAIT, transport.close())
+            .await
+            .unwrap()
+            .unwrap();
+        assert!(
+            tokio::time::timeout(WAIT, transport.receive())
+                .await
+                .unwrap()
+                .is_none()
+        );
+        assert_eq!(transport.send(initialized()).await, Err(SseError::Closed));
+    }
+
+    /// Against a live legacy SSE server, e.g. the reference server-everything started
+    /// with `PORT=3001 node dist/index.js sse`:
+    /// `MCPICK_SSE_URL=http://127.0.0.1:3001/sse cargo test --lib live_sse -- --ignored --nocapture`
+    #[tokio::test]
+    #[ignore = "needs a live SSE server at MCPICK_SSE_URL"]
+    async fn live_sse_server_initializes_and_lists_prompts() {
+        use rmcp::service::{ClientLifecycleMode, ClientServiceExt};
+        let url = std::env::var("MCPICK_SSE_URL").expect("set MCPICK_SSE_URL");
+        let lifecycles = [
+            ("initialize", ClientLifecycleMode::Initialize),
+            (
+                "auto (server/discover, then initialize)",
+                ClientLifecycleMode::Auto {
+                    preferred_versions: vec![rmcp::model::ProtocolVersion::V_2026_07_28],
+                    legacy_version: Some(rmcp::model::ProtocolVersion::LATEST_WITH_INITIALIZE),
+                },
+            ),
+        ];
+        for (label, lifecycle) in lifecycles {
+            let transport = SseClientTransport::connect(&url, HeaderMap::new(), WAIT)
+                .await
+                .unwrap();
+            let client = tokio::time::timeout(
+                Duration::from_secs(30),
+                ().serve_with_lifecycle(transport, lifecycle),
+            )
+            .await
+            .unwrap()
+            .unwrap();
+            let info = client.peer_info().unwrap();
+            println!(
+                "[{label}] protocol {} server {:?}",
+                info.protocol_version.as_str(),
+                info.server_info
+                    .as_ref()
+                    .map(|s| format!("{} {}", s.name, s.version))
+            );
+            let prompts = client.list_all_prompts().await.unwrap();
+            println!(
+                "[{label}] {} prompts: {}",
+                prompts.len(),
+                prompts
+                    .iter()
+                    .map(|p| p.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+            assert!(!prompts.is_empty());
+            let first = rmcp::model::GetPromptRequestParams::new(prompts[0].name.clone());
+            let filled = client.get_prompt(first).await.unwrap();
+            println!(
+                "[{label}] {} gives {} message(s)",
+                prompts[0].name,
+                filled.messages.len()
+            );
+            client.cancel().await.unwrap();
+        }
+    }
+}
