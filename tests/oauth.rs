@@ -1,0 +1,639 @@
+//! OAuth sign-in against a local authorization server (loopback only): the Python SDK's
+//! authorization server in tests/peers/py_server/auth_server.py, which approves every
+//! sign-in at once, so the test plays the browser by following the sign-in URL's redirects.
+//! Covers `mcpick auth login|logout`, the owner-only token file, signed requests, refresh on
+//! expiry, and a server that revokes the tokens.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Read};
+use std::path::PathBuf;
+use std::process::{Child, Command, ExitStatus, Output, Stdio};
+use std::sync::mpsc::{self, Receiver};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use common::{Sandbox, http, python, root, stderr, stdout, success};
+
+/// Long enough for a slow machine, short enough that a hang fails the test rather than CI.
+const STEP_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The prompt only the signed-in see.
+const SECRET: &str = "secure/secret_prompt";
+
+/// The OAuth-protected MCP server, killed when dropped.
+struct AuthServer {
+    child: Child,
+    /// `http://127.0.0.1:N/mcp`.
+    url: String,
+    /// `http://127.0.0.1:N`: the authorization server and the test endpoints.
+    base: String,
+    /// What it wrote on stderr, for failure messages.
+    log: Arc<Mutex<Vec<String>>>,
+}
+
+impl Drop for AuthServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl AuthServer {
+    /// Starts the server with access tokens living `token_lifetime` seconds.
+    fn start(token_lifetime: u64) -> AuthServer {
+        let mut child = Command::new(python())
+            .arg(root().join("tests/peers/py_server/auth_server.py"))
+            .arg("0")
+            .arg("--token-lifetime")
+            .arg(token_lifetime.to_string())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start tests/peers/py_server/auth_server.py");
+        let log: Arc<Mutex<Vec<String>>> = Default::default();
+        let lines = lines_of(child.stderr.take().unwrap(), log.clone());
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let url = loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match lines.recv_timeout(left) {
+                Ok(line) => {
+                    if let Some(url) = line.strip_prefix("auth-server ready ") {
+                        break url.trim().to_string();
+                    }
+                }
+                Err(_) => panic!(
+                    "the auth server did not get ready: {:?}\n{}",
+                    child.try_wait(),
+                    log.lock().unwrap().join("\n")
+                ),
+            }
+        };
+        let base = url
+            .strip_suffix("/mcp")
+            .expect("URL ends in /mcp")
+            .to_string();
+        AuthServer {
+            child,
+            url,
+            base,
+            log,
+        }
+    }
+
+    /// A sandbox whose only server is this one, called `secure`.
+    fn sandbox(&self) -> Sandbox {
+        Sandbox::new(&http("secure", &self.url))
+    }
+
+    /// GET /test/stats.
+    fn stats(&self) -> serde_json::Value {
+        let (status, body) = fetch("GET", &format!("{}/test/stats", self.base));
+        assert_eq!(status, 200, "{body}");
+        serde_json::from_str(&body).expect("stats are JSON")
+    }
+
+    /// One count from /test/stats.
+    fn count(&self, key: &str) -> u64 {
+        let stats = self.stats();
+        stats[key]
+            .as_u64()
+            .unwrap_or_else(|| panic!("no count `{key}` in {stats}"))
+    }
+
+    /// POST /test/revoke: every access and refresh token stops working.
+    fn revoke_everything(&self) {
+        let (status, body) = fetch("POST", &format!("{}/test/revoke", self.base));
+        assert_eq!(status, 200, "{body}");
+    }
+
+    /// Its stderr so far.
+    fn log(&self) -> String {
+        self.log.lock().unwrap().join("\n")
+    }
+}
+
+/// Sends each line of `reader` (also kept in `log`) down the returned channel.
+fn lines_of(reader: impl Read + Send + 'static, log: Arc<Mutex<Vec<String>>>) -> Receiver<String> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(reader).lines().map_while(Result::ok) {
+            log.lock().unwrap().push(line.clone());
+            let _ = tx.send(line);
+        }
+    });
+    rx
+}
+
+/// An HTTP request with redirects followed (as a browser would): the final status and body.
+fn fetch(method: &str, url: &str) -> (u16, String) {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("tokio runtime");
+    runtime.block_on(async {
+        let client = reqwest::Client::builder()
+            .no_proxy()
+            .timeout(Duration::from_secs(30))
+            .build()
+            .expect("HTTP client");
+        let method = reqwest::Method::from_bytes(method.as_bytes()).expect("method");
+        let response = client
+            .request(method, url)
+            .send()
+            .await
+            .unwrap_or_else(|e| panic!("{url}: {e}"));
+        let status = response.status().as_u16();
+        (status, response.text().await.unwrap_or_default())
+    })
+}
+
+/// Waits for `child` to exit, failing after `limit` (the caller's [`Running`] kills it).
+fn wait_with_limit(child: &mut Child, limit: Duration, what: &str) -> ExitStatus {
+    let deadline = Instant::now() + limit;
+    loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            return status;
+        }
+        if Instant::now() >= deadline {
+            panic!("{what} did not finish within {} s", limit.as_secs());
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Runs mcpick to completion within [`STEP_TIMEOUT`] (a hang fails the test).
+fn run(sandbox: &Sandbox, args: &[&str]) -> Output {
+    let mut child = Running(
+        sandbox
+            .command(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("run mcpick"),
+    );
+    let out = drain(child.0.stdout.take().unwrap());
+    let err = drain(child.0.stderr.take().unwrap());
+    let status = wait_with_limit(&mut child.0, STEP_TIMEOUT, &format!("mcpick {args:?}"));
+    Output {
+        status,
+        stdout: out.join().unwrap(),
+        stderr: err.join().unwrap(),
+    }
+}
+
+fn drain(mut reader: impl Read + Send + 'static) -> std::thread::JoinHandle<Vec<u8>> {
+    std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = reader.read_to_end(&mut bytes);
+        bytes
+    })
+}
+
+/// A child process killed when dropped, so a failing test leaves no mcpick waiting for a
+/// browser that will never come.
+struct Running(Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// What a finished `mcpick auth login` said.
+struct Login {
+    output: Output,
+    /// The sign-in URL it printed.
+    url: String,
+}
+
+/// `mcpick auth login secure --no-browser`, with the test as the browser: reads the URL from
+/// stderr, follows it (the server approves at once and redirects to mcpick's loopback
+/// listener), and waits for mcpick to finish.
+fn login(sandbox: &Sandbox) -> Login {
+    let mut child = Running(
+        sandbox
+            .command(&["auth", "login", "secure", "--no-browser"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            // Were --no-browser ignored, nothing would open.
+            .env("BROWSER", "false")
+            .spawn()
+            .expect("run mcpick auth login"),
+    );
+    let out = drain(child.0.stdout.take().unwrap());
+    let log: Arc<Mutex<Vec<String>>> = Default::default();
+    let lines = lines_of(child.0.stderr.take().unwrap(), log.clone());
+
+    // "mcpick: sign in to `secure` in the browser:" then the URL on the next line, indented.
+    let deadline = Instant::now() + STEP_TIMEOUT;
+    let mut asked = false;
+    let url = loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let Ok(line) = lines.recv_timeout(left) else {
+            panic!(
+                "mcpick auth login printed no sign-in URL:\n{}",
+                log.lock().unwrap().join("\n")
+            );
+        };
+        if asked {
+            assert!(
+                line.starts_with("  http://127.0.0.1:"),
+                "the line after the sign-in request is not the URL: {line:?}"
+            );
+            break line.trim().to_string();
+        }
+        asked = line.contains("sign in to `secure` in the browser:");
+    };
+
+    // The browser's part.
+    let (status, page) = fetch("GET", &url);
+    assert_eq!(status, 200, "the redirect back to mcpick failed: {page}");
+    assert!(page.contains("Signed in."), "mcpick's page: {page}");
+
+    let status = wait_with_limit(&mut child.0, STEP_TIMEOUT, "mcpick auth login");
+    // Its stderr closes as it exits: the reader has everything once the channel ends.
+    while lines.recv_timeout(Duration::from_secs(10)).is_ok() {}
+    let stderr_bytes = log.lock().unwrap().join("\n").into_bytes();
+    Login {
+        output: Output {
+            status,
+            stdout: out.join().unwrap(),
+            stderr: stderr_bytes,
+        },
+        url,
+    }
+}
+
+/// `login` that must succeed.
+fn signed_in(sandbox: &Sandbox) -> Login {
+    let login = login(sandbox);
+    assert_eq!(
+        login.output.status.code(),
+        Some(0),
+        "mcpick auth login failed:\n{}",
+        stderr(&login.output)
+    );
+    login
+}
+
+/// `<XDG_DATA_HOME>/mcpick/auth/secure.json`.
+fn token_file(sandbox: &Sandbox) -> PathBuf {
+    sandbox.dir.path().join("xdg-data/mcpick/auth/secure.json")
+}
+
+/// The access and refresh tokens in the token file (whatever its layout: every string
+/// under an `access_token` or `refresh_token` key).
+fn stored_tokens(sandbox: &Sandbox) -> Vec<String> {
+    fn collect(value: &serde_json::Value, found: &mut Vec<String>) {
+        match value {
+            serde_json::Value::Object(map) => {
+                for (key, value) in map {
+                    match (key.as_str(), value) {
+                        ("access_token" | "refresh_token", serde_json::Value::String(token)) => {
+                            found.push(token.clone())
+                        }
+                        _ => collect(value, found),
+                    }
+                }
+            }
+            serde_json::Value::Array(items) => items.iter().for_each(|v| collect(v, found)),
+            _ => {}
+        }
+    }
+    let text = std::fs::read_to_string(token_file(sandbox)).expect("read the token file");
+    let json: serde_json::Value = serde_json::from_str(&text).expect("the token file is JSON");
+    let mut found = Vec::new();
+    collect(&json, &mut found);
+    found
+}
+
+#[cfg(unix)]
+fn mode(path: &std::path::Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).expect("stat").permissions().mode() & 0o777
+}
+
+/// Asserts the token file is the owner's alone (0600, in a 0700 folder).
+fn assert_owner_only(sandbox: &Sandbox) {
+    let file = token_file(sandbox);
+    assert!(file.is_file(), "no token file at {}", file.display());
+    #[cfg(unix)]
+    {
+        assert_eq!(
+            format!("{:o}", mode(&file)),
+            "600",
+            "mode of {}",
+            file.display()
+        );
+        let dir = file.parent().unwrap();
+        assert_eq!(
+            format!("{:o}", mode(dir)),
+            "700",
+            "mode of {}",
+            dir.display()
+        );
+    }
+}
+
+/// Asserts `output` is `secure` failing with the sign-in message (exit 1, the only server).
+fn assert_asks_for_sign_in(output: &Output) {
+    let err = stderr(output);
+    assert_eq!(output.status.code(), Some(1), "stderr:\n{err}");
+    assert!(
+        err.contains("server `secure` failed: `secure` asks you to sign in"),
+        "stderr:\n{err}"
+    );
+    assert!(
+        err.contains("run `mcpick auth login secure`"),
+        "stderr:\n{err}"
+    );
+    assert!(!stdout(output).contains(SECRET), "{}", stdout(output));
+}
+
+/// `mcpick servers --json`'s row for `secure`.
+fn servers_row(sandbox: &Sandbox) -> serde_json::Value {
+    let output = run(sandbox, &["servers", "--json"]);
+    let rows: serde_json::Value =
+        serde_json::from_str(&success(&output)).expect("servers --json is JSON");
+    rows.as_array()
+        .and_then(|rows| rows.iter().find(|r| r["name"] == "secure"))
+        .cloned()
+        .unwrap_or_else(|| panic!("no `secure` in {rows}"))
+}
+
+#[test]
+fn before_sign_in_the_server_asks_for_it() {
+    let server = AuthServer::start(3600);
+    let sandbox = server.sandbox();
+
+    assert_asks_for_sign_in(&run(&sandbox, &["list"]));
+
+    let row = servers_row(&sandbox);
+    assert_eq!(row["signIn"], "not signed in", "{row}");
+    assert_eq!(row["state"], "failed", "{row}");
+    assert!(
+        row["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("mcpick auth login secure")),
+        "{row}"
+    );
+    // Nothing was signed in, nothing was written.
+    assert!(!token_file(&sandbox).exists());
+    assert_eq!(server.count("authorization_code"), 0, "{}", server.log());
+}
+
+#[test]
+fn auth_login_signs_in_through_the_browser_and_keeps_the_tokens_owner_only() {
+    let server = AuthServer::start(3600);
+    let sandbox = server.sandbox();
+
+    let login = signed_in(&sandbox);
+    assert!(
+        login
+            .url
+            .starts_with(&format!("{}/authorize?", server.base)),
+        "{}",
+        login.url
+    );
+    assert!(
+        login.url.contains("code_challenge="),
+        "no PKCE: {}",
+        login.url
+    );
+    let err = stderr(&login.output);
+    assert!(err.contains("signed in to `secure`"), "{err}");
+    assert!(err.contains("readable by you only"), "{err}");
+    assert_eq!(server.count("registrations"), 1);
+    assert_eq!(server.count("authorization_code"), 1);
+    assert_eq!(server.count("bearer_checks"), 0);
+
+    assert_owner_only(&sandbox);
+    let tokens = stored_tokens(&sandbox);
+    assert!(
+        tokens.len() >= 2,
+        "the token file holds no access and refresh token: {tokens:?}"
+    );
+
+    let list = run(&sandbox, &["list"]);
+    let listed = success(&list);
+    assert!(listed.contains(SECRET), "{listed}");
+    assert!(listed.contains("secure/greet_member"), "{listed}");
+    // The requests carried the token.
+    assert!(server.count("bearer_checks") > 0, "{}", server.stats());
+
+    let get = run(&sandbox, &["get", SECRET]);
+    let got = success(&get);
+    assert!(
+        got.contains("The secret is: signed requests work."),
+        "{got}"
+    );
+
+    let get = run(&sandbox, &["get", "secure/greet_member", "name=Ada"]);
+    assert!(success(&get).contains("Welcome back, Ada."));
+
+    let servers = run(&sandbox, &["servers"]);
+    let text = success(&servers);
+    assert!(text.contains("secure  (http, ready)"), "{text}");
+    assert!(text.contains("sign-in:      signed in"), "{text}");
+    assert!(!text.contains("not signed in"), "{text}");
+
+    let row = servers_row(&sandbox);
+    let sign_in = row["signIn"].as_str().unwrap_or_default();
+    assert!(sign_in.starts_with("signed in"), "{row}");
+    assert!(sign_in.contains("renewed automatically"), "{row}");
+
+    // No token is ever printed.
+    for output in [&login.output, &list, &get, &servers] {
+        for token in &tokens {
+            assert!(
+                !stdout(output).contains(token.as_str()),
+                "a token on stdout"
+            );
+            assert!(
+                !stderr(output).contains(token.as_str()),
+                "a token on stderr"
+            );
+        }
+    }
+    // One sign-in served every later run, with no refresh needed.
+    assert_eq!(server.count("authorization_code"), 1);
+    assert_eq!(server.count("refresh_token"), 0);
+    assert_owner_only(&sandbox);
+}
+
+#[test]
+fn an_expired_access_token_is_refreshed_without_the_browser() {
+    let lifetime = 2;
+    let server = AuthServer::start(lifetime);
+    let sandbox = server.sandbox();
+    signed_in(&sandbox);
+    let before = stored_tokens(&sandbox);
+    assert_eq!(server.count("refresh_token"), 0);
+
+    // Past the access token's lifetime (the server refuses it from now on).
+    std::thread::sleep(Duration::from_secs(lifetime + 1));
+
+    let list = run(&sandbox, &["list"]);
+    let listed = success(&list);
+    assert!(listed.contains(SECRET), "{listed}");
+    assert!(
+        server.count("refresh_token") >= 1,
+        "no refresh_token grant: {}",
+        server.stats()
+    );
+    // Renewed without a new sign-in.
+    assert_eq!(server.count("authorization_code"), 1);
+    assert_eq!(server.count("authorizations"), 1);
+
+    // The renewed tokens were stored, still owner-only.
+    assert_owner_only(&sandbox);
+    let after = stored_tokens(&sandbox);
+    assert!(
+        after.iter().all(|t| !before.contains(t)),
+        "the token file still holds the old tokens"
+    );
+
+    // Again after the renewed token has expired: the stored refresh token was the new one.
+    std::thread::sleep(Duration::from_secs(lifetime + 1));
+    let get = run(&sandbox, &["get", SECRET]);
+    assert!(success(&get).contains("The secret is"));
+    assert!(server.count("refresh_token") >= 2, "{}", server.stats());
+    assert_eq!(server.count("refresh_refused"), 0, "{}", server.stats());
+}
+
+#[test]
+fn a_server_that_revokes_the_tokens_asks_for_sign_in_again() {
+    let server = AuthServer::start(3600);
+    let sandbox = server.sandbox();
+    signed_in(&sandbox);
+    assert!(success(&run(&sandbox, &["list"])).contains(SECRET));
+
+    server.revoke_everything();
+    assert_eq!(server.count("live_access_tokens"), 0);
+
+    let started = Instant::now();
+    let list = run(&sandbox, &["list"]);
+    assert_asks_for_sign_in(&list);
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "took {:?}",
+        started.elapsed()
+    );
+    // The refused access token was followed by one try of the (revoked) refresh token.
+    assert!(server.count("refresh_refused") >= 1, "{}", server.stats());
+    assert_eq!(server.count("refresh_token"), 0);
+
+    let row = servers_row(&sandbox);
+    assert_eq!(row["state"], "failed", "{row}");
+    assert!(
+        row["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("mcpick auth login secure")),
+        "{row}"
+    );
+
+    // Signing in again fixes it.
+    signed_in(&sandbox);
+    assert_owner_only(&sandbox);
+    assert!(success(&run(&sandbox, &["list"])).contains(SECRET));
+    assert_eq!(server.count("authorization_code"), 2);
+}
+
+#[test]
+fn auth_logout_deletes_the_tokens() {
+    let server = AuthServer::start(3600);
+    let sandbox = server.sandbox();
+    signed_in(&sandbox);
+    assert!(token_file(&sandbox).exists());
+
+    let logout = run(&sandbox, &["auth", "logout", "secure"]);
+    success(&logout);
+    assert!(
+        stderr(&logout).contains("signed out of `secure`"),
+        "{}",
+        stderr(&logout)
+    );
+    assert!(
+        !token_file(&sandbox).exists(),
+        "the token file is still there"
+    );
+
+    assert_eq!(servers_row(&sandbox)["signIn"], "not signed in");
+    assert_asks_for_sign_in(&run(&sandbox, &["list"]));
+
+    // Again: nothing to delete, and says so.
+    let again = run(&sandbox, &["auth", "logout", "secure"]);
+    success(&again);
+    assert!(
+        stderr(&again).contains("`secure` has no stored tokens"),
+        "{}",
+        stderr(&again)
+    );
+}
+
+#[test]
+fn auth_login_for_an_unknown_or_a_stdio_server_is_a_usage_error() {
+    // Nothing listens here: neither command may get as far as connecting.
+    let config = format!(
+        "{}\n[servers.local]\ncommand = \"true\"\n",
+        http("secure", "http://127.0.0.1:9/mcp")
+    );
+    let sandbox = Sandbox::new(&config);
+
+    let unknown = run(&sandbox, &["auth", "login", "nope", "--no-browser"]);
+    let err = stderr(&unknown);
+    assert_eq!(unknown.status.code(), Some(2), "{err}");
+    assert!(err.contains("no server `nope`"), "{err}");
+    assert!(err.contains("secure") && err.contains("local"), "{err}");
+
+    let stdio = run(&sandbox, &["auth", "login", "local", "--no-browser"]);
+    let err = stderr(&stdio);
+    assert_eq!(stdio.status.code(), Some(2), "{err}");
+    assert!(err.contains("`local` is a stdio server"), "{err}");
+
+    let logout = run(&sandbox, &["auth", "logout", "nope"]);
+    assert_eq!(logout.status.code(), Some(2), "{}", stderr(&logout));
+    assert!(stderr(&logout).contains("no server `nope`"));
+
+    assert!(!sandbox.dir.path().join("xdg-data/mcpick/auth").exists());
+}
+
+#[test]
+fn tokens_are_only_sent_to_the_url_they_were_issued_for() {
+    let server = AuthServer::start(3600);
+    let sandbox = server.sandbox();
+    signed_in(&sandbox);
+    assert!(success(&run(&sandbox, &["list"])).contains(SECRET));
+
+    // The same server under another name is another URL: its tokens stay home.
+    let elsewhere = server.url.replace("127.0.0.1", "localhost");
+    std::fs::write(sandbox.config(), http("secure", &elsewhere)).expect("rewrite the config");
+    let checks = server.count("bearer_checks");
+    assert_asks_for_sign_in(&run(&sandbox, &["list"]));
+    assert_eq!(server.count("bearer_checks"), checks, "a token was sent");
+    assert_eq!(servers_row(&sandbox)["signIn"], "not signed in");
+    // Not deleted either: back at the first URL they work again.
+    assert_owner_only(&sandbox);
+    std::fs::write(sandbox.config(), http("secure", &server.url)).expect("rewrite the config");
+    assert!(success(&run(&sandbox, &["list"])).contains(SECRET));
+}
+
+#[test]
+fn an_expired_token_whose_refresh_token_was_revoked_asks_for_sign_in() {
+    let lifetime = 2;
+    let server = AuthServer::start(lifetime);
+    let sandbox = server.sandbox();
+    signed_in(&sandbox);
+    server.revoke_everything();
+    // Expired as far as mcpick knows too: it tries the refresh token before any request.
+    std::thread::sleep(Duration::from_secs(lifetime + 1));
+
+    let started = Instant::now();
+    assert_asks_for_sign_in(&run(&sandbox, &["list"]));
+    assert!(started.elapsed() < Duration::from_secs(30));
+    assert!(server.count("refresh_refused") >= 1, "{}", server.stats());
+    assert_eq!(server.count("refresh_token"), 0, "{}", server.stats());
+}

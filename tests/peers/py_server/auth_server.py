@@ -1,0 +1,303 @@
+"""An MCP server behind OAuth, for mcpick's sign-in tests, on the official Python SDK (`mcp==2.3.0`).
+
+Usage:
+    python auth_server.py PORT [--token-lifetime SECONDS]
+
+Serves Streamable HTTP on http://127.0.0.1:PORT/mcp (PORT may be 0: any free port) and is
+its own OAuth 2.1 authorization server at http://127.0.0.1:PORT, with the SDK's routes
+(mcp.server.auth): RFC 9728 protected resource metadata, RFC 8414 metadata, dynamic client
+registration, /authorize, /token (authorization_code and refresh_token grants) and /revoke.
+Every /mcp request needs a bearer token it issued, with the scope `prompts`; anything else
+gets the SDK's 401 with a `WWW-Authenticate` challenge naming the resource metadata.
+
+What makes it a test server, all in memory:
+  * /authorize approves at once: it redirects straight back to the client's redirect_uri
+    with `code`, `state` and the RFC 9207 `iss` (whose support the metadata advertises), so
+    any HTTP client that follows redirects can play the browser;
+  * access tokens live --token-lifetime seconds (default 3600); refresh tokens never expire
+    and are rotated on use;
+  * test-only control endpoints (loopback only, like everything here):
+      GET  /test/stats   JSON counts: registrations, authorizations, the token grants by
+                         type (`authorization_code`, `refresh_token`), refresh tokens refused,
+                         revocations, requests that carried a bearer token
+                         (`bearer_checks`), live access and refresh tokens
+      POST /test/revoke  revokes every access and refresh token (clients stay registered)
+
+Prompts: `secret_prompt` (no arguments) and `greet_member` (required `name`).
+
+stderr protocol for test harnesses:
+    "auth-server starting"                          first line, always
+    "auth-server ready http://127.0.0.1:N/mcp"      socket bound and app started (N is the
+                                                    real port)
+"""
+
+from __future__ import annotations
+
+import argparse
+import secrets
+import socket
+import sys
+import time
+from typing import Any
+
+import anyio
+import uvicorn
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+import mcp.server.auth.routes as auth_routes
+from mcp.server.auth.provider import (
+    AccessToken,
+    AuthorizationCode,
+    AuthorizationParams,
+    RefreshToken,
+    construct_redirect_uri,
+)
+from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions, RevocationOptions
+from mcp.server.mcpserver import MCPServer
+from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
+
+HOST = "127.0.0.1"
+HTTP_PATH = "/mcp"
+SCOPE = "prompts"
+CODE_LIFETIME = 300
+
+
+def log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+# The SDK's authorization server puts no `iss` in its metadata's RFC 9207 flag; this one sends
+# `iss` on every redirect, so it says so, and clients must then check it.
+_sdk_build_metadata = auth_routes.build_metadata
+
+
+def _build_metadata(*args: Any, **kwargs: Any) -> Any:
+    metadata = _sdk_build_metadata(*args, **kwargs)
+    metadata.authorization_response_iss_parameter_supported = True
+    return metadata
+
+
+auth_routes.build_metadata = _build_metadata
+
+
+class InMemoryProvider:
+    """An `OAuthAuthorizationServerProvider` that approves everyone and keeps counts."""
+
+    def __init__(self, issuer: str, token_lifetime: int) -> None:
+        self.issuer = issuer
+        self.token_lifetime = token_lifetime
+        self.clients: dict[str, OAuthClientInformationFull] = {}
+        self.codes: dict[str, AuthorizationCode] = {}
+        self.access_tokens: dict[str, AccessToken] = {}
+        self.refresh_tokens: dict[str, RefreshToken] = {}
+        # Which refresh token goes with which access token, to revoke them together.
+        self.pairs: dict[str, str] = {}
+        self.counts = {
+            "registrations": 0,
+            "authorizations": 0,
+            "authorization_code": 0,
+            "refresh_token": 0,
+            "refresh_refused": 0,
+            "revocations": 0,
+            "bearer_checks": 0,
+        }
+
+    def stats(self) -> dict[str, int]:
+        return {
+            **self.counts,
+            "live_access_tokens": len(self.access_tokens),
+            "live_refresh_tokens": len(self.refresh_tokens),
+        }
+
+    # -- clients ------------------------------------------------------------
+
+    async def get_client(self, client_id: str) -> OAuthClientInformationFull | None:
+        return self.clients.get(client_id)
+
+    async def register_client(self, client_info: OAuthClientInformationFull) -> None:
+        assert client_info.client_id is not None
+        self.clients[client_info.client_id] = client_info
+        self.counts["registrations"] += 1
+
+    # -- authorization code ----------------------------------------------------
+
+    async def authorize(self, client: OAuthClientInformationFull, params: AuthorizationParams) -> str:
+        code = secrets.token_urlsafe(32)
+        self.codes[code] = AuthorizationCode(
+            code=code,
+            scopes=params.scopes or [SCOPE],
+            expires_at=time.time() + CODE_LIFETIME,
+            client_id=client.client_id,
+            code_challenge=params.code_challenge,
+            redirect_uri=params.redirect_uri,
+            redirect_uri_provided_explicitly=params.redirect_uri_provided_explicitly,
+            resource=params.resource,
+        )
+        self.counts["authorizations"] += 1
+        # Approved at once: straight back to the client, as a browser would be sent.
+        return construct_redirect_uri(str(params.redirect_uri), code=code, state=params.state, iss=self.issuer)
+
+    async def load_authorization_code(
+        self, client: OAuthClientInformationFull, authorization_code: str
+    ) -> AuthorizationCode | None:
+        return self.codes.get(authorization_code)
+
+    async def exchange_authorization_code(
+        self, client: OAuthClientInformationFull, authorization_code: AuthorizationCode
+    ) -> OAuthToken:
+        # Single use.
+        self.codes.pop(authorization_code.code, None)
+        self.counts["authorization_code"] += 1
+        return self._issue(client.client_id, authorization_code.scopes, authorization_code.resource)
+
+    # -- refresh ----------------------------------------------------------------
+
+    async def load_refresh_token(self, client: OAuthClientInformationFull, refresh_token: str) -> RefreshToken | None:
+        token = self.refresh_tokens.get(refresh_token)
+        if token is None:
+            self.counts["refresh_refused"] += 1
+        return token
+
+    async def exchange_refresh_token(
+        self, client: OAuthClientInformationFull, refresh_token: RefreshToken, scopes: list[str]
+    ) -> OAuthToken:
+        # Rotation: the old refresh token and its access token stop working.
+        self._forget_refresh(refresh_token.token)
+        self.counts["refresh_token"] += 1
+        return self._issue(client.client_id, scopes, refresh_token.resource)
+
+    # -- access tokens --------------------------------------------------------------
+
+    async def load_access_token(self, token: str) -> AccessToken | None:
+        # Called for every request that carries a bearer token, valid or not.
+        self.counts["bearer_checks"] += 1
+        access = self.access_tokens.get(token)
+        if access is None:
+            return None
+        if access.expires_at is not None and access.expires_at <= time.time():
+            return None
+        return access
+
+    async def revoke_token(self, token: AccessToken | RefreshToken) -> None:
+        self.counts["revocations"] += 1
+        if isinstance(token, RefreshToken):
+            self._forget_refresh(token.token)
+        else:
+            self.access_tokens.pop(token.token, None)
+            refresh = self.pairs.pop(token.token, None)
+            if refresh is not None:
+                self.refresh_tokens.pop(refresh, None)
+
+    def revoke_everything(self) -> None:
+        self.counts["revocations"] += len(self.access_tokens) + len(self.refresh_tokens)
+        self.access_tokens.clear()
+        self.refresh_tokens.clear()
+        self.pairs.clear()
+
+    def _forget_refresh(self, refresh: str) -> None:
+        self.refresh_tokens.pop(refresh, None)
+        for access, paired in list(self.pairs.items()):
+            if paired == refresh:
+                self.pairs.pop(access, None)
+                self.access_tokens.pop(access, None)
+
+    def _issue(self, client_id: str, scopes: list[str], resource: str | None) -> OAuthToken:
+        access = secrets.token_urlsafe(32)
+        refresh = secrets.token_urlsafe(32)
+        self.access_tokens[access] = AccessToken(
+            token=access,
+            client_id=client_id,
+            scopes=scopes,
+            expires_at=int(time.time()) + self.token_lifetime,
+            resource=resource,
+        )
+        self.refresh_tokens[refresh] = RefreshToken(
+            token=refresh, client_id=client_id, scopes=scopes, resource=resource
+        )
+        self.pairs[access] = refresh
+        return OAuthToken(
+            access_token=access,
+            token_type="Bearer",
+            expires_in=self.token_lifetime,
+            scope=" ".join(scopes),
+            refresh_token=refresh,
+        )
+
+
+def build_server(provider: InMemoryProvider, base: str) -> MCPServer[Any]:
+    server: MCPServer[Any] = MCPServer(
+        "mcpick-auth-test",
+        version="1.0.0",
+        log_level="WARNING",
+        auth_server_provider=provider,
+        auth=AuthSettings(
+            issuer_url=base,
+            resource_server_url=f"{base}{HTTP_PATH}",
+            # Tokens are bound to this resource (RFC 8707): the client must ask for it.
+            validate_token_resource=True,
+            required_scopes=[SCOPE],
+            client_registration_options=ClientRegistrationOptions(
+                enabled=True, valid_scopes=[SCOPE], default_scopes=[SCOPE]
+            ),
+            revocation_options=RevocationOptions(enabled=True),
+        ),
+    )
+
+    @server.prompt(description="Only for signed-in clients")
+    def secret_prompt() -> str:
+        return "The secret is: signed requests work."
+
+    @server.prompt(description="Greets a member by name")
+    def greet_member(name: str) -> str:
+        return f"Welcome back, {name}."
+
+    @server.custom_route("/test/stats", methods=["GET"])
+    async def stats(request: Request) -> Response:
+        return JSONResponse(provider.stats())
+
+    @server.custom_route("/test/revoke", methods=["POST"])
+    async def revoke(request: Request) -> Response:
+        provider.revoke_everything()
+        return JSONResponse(provider.stats())
+
+    return server
+
+
+class _Uvicorn(uvicorn.Server):
+    async def startup(self, sockets: Any = None) -> None:
+        await super().startup(sockets)
+        if self.started:
+            port = self.servers[0].sockets[0].getsockname()[1]
+            log(f"auth-server ready http://{HOST}:{port}{HTTP_PATH}")
+
+
+async def serve(sock: socket.socket, token_lifetime: int) -> None:
+    port = sock.getsockname()[1]
+    # No trailing slash: RFC 8414/9207 compare issuers as exact strings.
+    base = f"http://{HOST}:{port}"
+    provider = InMemoryProvider(base, token_lifetime)
+    app = build_server(provider, base).streamable_http_app(streamable_http_path=HTTP_PATH, host=HOST)
+    config = uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=2)
+    await _Uvicorn(config).serve(sockets=[sock])
+
+
+def main(argv: list[str]) -> int:
+    log("auth-server starting")
+    parser = argparse.ArgumentParser(description="MCP server behind OAuth, for tests (loopback only)")
+    parser.add_argument("port", type=int, help="port on 127.0.0.1 (0: any free port)")
+    parser.add_argument("--token-lifetime", type=int, default=3600, help="access token lifetime in seconds")
+    args = parser.parse_args(argv[1:])
+    if args.token_lifetime < 1:
+        parser.error("--token-lifetime must be at least 1")
+    # Bound before the app is built, so the issuer URL carries the real port.
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((HOST, args.port))
+    sock.listen(128)
+    anyio.run(serve, sock, args.token_lifetime)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
