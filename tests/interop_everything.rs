@@ -260,6 +260,42 @@ fn streamable_http_lists_and_gets() {
     assert_eq!(servers[0]["protocolVersion"], "2025-11-25");
 }
 
+#[test]
+fn legacy_sse_mode_lists_and_gets_with_transport_sse_and_by_fallback() {
+    let server = everything_sse();
+    let sandbox = Sandbox::new(&format!(
+        "[servers.old]\ntransport = \"sse\"\nurl = {}\n\n[servers.guessed]\nurl = {}\n",
+        toml_str(&server.url),
+        toml_str(&server.url)
+    ));
+    let prompts = json(&success(&sandbox.mcpick(&["list", "--json"])));
+    let names: Vec<String> = prompts
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            format!(
+                "{}/{}",
+                p["server"].as_str().unwrap(),
+                p["name"].as_str().unwrap()
+            )
+        })
+        .collect();
+    // `guessed` has no `transport`: its POST is refused, and the GET finds the SSE stream.
+    for server in ["old", "guessed"] {
+        assert!(
+            names.contains(&format!("{server}/args-prompt")),
+            "{server} missing: {names:?}"
+        );
+    }
+    assert_eq!(names.len(), 8, "{names:?}");
+    let out = success(&sandbox.mcpick(&["get", "old/args-prompt", "city=Lyon"]));
+    assert_eq!(out, "## user\n\nWhat's weather in Lyon?\n");
+    let servers = json(&success(&sandbox.mcpick(&["servers", "--json"])));
+    assert_eq!(servers[1]["transport"], "sse");
+    assert_eq!(servers[1]["state"], "ready", "{servers}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn read_resource_returns_text_and_blob_contents() {
     use mcpick::mcp::{Connection, EmbeddedResource, McpError, ServerLog};

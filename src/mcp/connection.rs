@@ -204,6 +204,17 @@ impl Connection {
                         .await?;
                 (service, Some(child))
             }
+            TransportConfig::Http {
+                url,
+                headers,
+                legacy_sse: true,
+                ..
+            } => {
+                let transport = connect_sse(&config.name, url, headers, config.timeout).await?;
+                let service =
+                    handshake(handler(), transport, auto_lifecycle(), config.timeout).await?;
+                (service, None)
+            }
             TransportConfig::Http { url, headers, .. } => {
                 let custom = custom_headers(headers)?;
                 let transport_config = StreamableHttpClientTransportConfig::with_uri(url.as_str())
@@ -221,18 +232,34 @@ impl Connection {
                         handshake(handler(), transport, auto_lifecycle(), config.timeout).await
                     }
                 };
-                let service = connected.map_err(|error| match error {
-                    McpError::SignInRequired {
+                let service = match connected {
+                    Ok(service) => service,
+                    Err(McpError::SignInRequired {
                         challenge,
                         more_scopes,
                         ..
-                    } => McpError::SignInRequired {
-                        server: config.name.clone(),
-                        challenge,
-                        more_scopes,
-                    },
-                    other => other,
-                })?;
+                    }) => {
+                        return Err(McpError::SignInRequired {
+                            server: config.name.clone(),
+                            challenge,
+                            more_scopes,
+                        });
+                    }
+                    Err(error @ McpError::Timeout { .. }) => return Err(error),
+                    // A server refusing the POST may be an HTTP+SSE one (2024-11-05): the
+                    // spec's fallback is a GET that answers with an `endpoint` event.
+                    Err(error) => {
+                        let probe = config.timeout.min(Duration::from_secs(5));
+                        match connect_sse(&config.name, url, headers, probe).await {
+                            Ok(transport) => {
+                                tracing::info!(server = %config.name, "falling back to HTTP+SSE");
+                                handshake(handler(), transport, auto_lifecycle(), config.timeout)
+                                    .await?
+                            }
+                            Err(_) => return Err(error),
+                        }
+                    }
+                };
                 (service, None)
             }
         };
@@ -946,6 +973,34 @@ fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
         Some((cut, _)) => format!("{}…", &joined[..cut]),
         None => joined,
     }
+}
+
+/// Opens a legacy HTTP+SSE connection (GET the stream, wait for its `endpoint` event).
+async fn connect_sse(
+    server: &str,
+    url: &str,
+    headers: &BTreeMap<String, String>,
+    timeout: Duration,
+) -> Result<super::sse::SseClientTransport, McpError> {
+    let map: http::HeaderMap = custom_headers(headers)?.into_iter().collect();
+    super::sse::SseClientTransport::connect(url, map, timeout)
+        .await
+        .map_err(|error| match error {
+            super::sse::SseError::Unauthorized {
+                www_authenticate, ..
+            } => McpError::SignInRequired {
+                server: server.to_string(),
+                more_scopes: www_authenticate
+                    .as_deref()
+                    .is_some_and(|c| c.contains("insufficient_scope")),
+                challenge: www_authenticate,
+            },
+            super::sse::SseError::Timeout { what, ms } => McpError::Timeout {
+                method: what.to_string(),
+                ms: u128::from(ms),
+            },
+            other => McpError::Handshake(format!("HTTP+SSE: {other}")),
+        })
 }
 
 fn custom_headers(

@@ -10,8 +10,6 @@ mod input;
 mod log;
 mod mrtr;
 mod server;
-// Not used outside its tests until connection.rs opens `transport = "sse"` servers with it.
-#[cfg_attr(not(test), allow(dead_code))]
 pub(crate) mod sse;
 mod types;
 

@@ -148,10 +148,12 @@ pub enum SseError {
 
 impl SseError {
     /// Whether the server asked for authorization (HTTP 401 or 403).
+    #[cfg(test)]
     pub fn is_auth_required(&self) -> bool {
         matches!(self, SseError::Unauthorized { .. })
     }
 
+    #[cfg(test)]
     /// The HTTP status of a refused GET or POST.
     pub fn status(&self) -> Option<StatusCode> {
         match self {

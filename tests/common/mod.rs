@@ -210,6 +210,27 @@ pub fn everything_http() -> ServerProcess {
     }
 }
 
+/// server-everything in its legacy HTTP+SSE mode (2024-11-05 transport): the stream is
+/// at `/sse`.
+pub fn everything_sse() -> ServerProcess {
+    let port = free_port();
+    let mut child = Command::new("node")
+        .arg(everything_js())
+        .arg("sse")
+        .env("PORT", port.to_string())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start server-everything");
+    wait_for_port(port, &mut child);
+    ServerProcess {
+        child,
+        url: format!("http://127.0.0.1:{port}/sse"),
+        stderr: Default::default(),
+    }
+}
+
 /// The Python-SDK server over Streamable HTTP on a free loopback port.
 pub fn py_http() -> ServerProcess {
     let port = free_port();
