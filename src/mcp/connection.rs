@@ -997,7 +997,7 @@ async fn connect_sse(
             },
             super::sse::SseError::Timeout { what, ms } => McpError::Timeout {
                 method: what.to_string(),
-                ms: u128::from(ms),
+                ms,
             },
             other => McpError::Handshake(format!("HTTP+SSE: {other}")),
         })
