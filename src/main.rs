@@ -39,8 +39,12 @@ fn init_logging() -> Option<tracing_appender::non_blocking::WorkerGuard> {
         .build(&dir)
         .ok()?;
     let (writer, guard) = tracing_appender::non_blocking(appender);
-    let filter = tracing_subscriber::EnvFilter::try_from_env("MCPICK_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let filter = tracing_subscriber::EnvFilter::try_from_env("MCPICK_LOG").unwrap_or_else(|_| {
+        tracing_subscriber::EnvFilter::new(
+            // rmcp's transport worker logs failing URLs whole, queries (keys) included.
+            "info,rmcp::transport::worker=off",
+        )
+    });
     tracing_subscriber::fmt()
         .with_writer(writer)
         .with_ansi(false)

@@ -328,7 +328,12 @@ pub enum Effect {
         sources: Vec<String>,
     },
     /// Start the servers that waited for these inputs (kept in memory only).
-    GiveInputs(InputValues),
+    GiveInputs {
+        /// The values typed.
+        values: InputValues,
+        /// Failed servers to start again with them (values left empty stay as before).
+        again: Vec<ServerId>,
+    },
     /// Connect to a started server again.
     Restart {
         /// The server.
@@ -360,6 +365,10 @@ pub struct App {
     pub offer: Vec<SourceOffer>,
     /// Servers waiting for inputs, and which.
     pub waiting: Vec<(ServerId, Vec<InputSpec>)>,
+    /// Every server that used inputs, with them: a failed one can be given new values.
+    pub input_servers: BTreeMap<ServerId, Vec<InputSpec>>,
+    /// Failed servers whose inputs are being typed again.
+    retrying: Vec<ServerId>,
     /// Servers that asked for a sign-in, with their `WWW-Authenticate` challenge.
     pub sign_ins: BTreeMap<ServerId, Option<String>>,
     /// The merged menu, in server order.
@@ -416,6 +425,8 @@ impl App {
             offer: Vec::new(),
             waiting: Vec::new(),
             sign_ins: BTreeMap::new(),
+            input_servers: BTreeMap::new(),
+            retrying: Vec::new(),
             entries: Vec::new(),
             query: String::new(),
             parsed_query: Query {
@@ -906,6 +917,20 @@ impl App {
                 }
             }
             Action::Inputs => {
+                // Failed servers that used inputs get a chance at new values too (a
+                // mistyped key).
+                {
+                    let failed: Vec<(ServerId, Vec<InputSpec>)> = self
+                        .servers
+                        .iter()
+                        .filter(|s| matches!(s.state, ServerState::Failed { .. }))
+                        .filter_map(|s| {
+                            Some((s.name.clone(), self.input_servers.get(&s.name)?.clone()))
+                        })
+                        .collect();
+                    self.retrying = failed.iter().map(|(name, _)| name.clone()).collect();
+                    self.waiting.extend(failed);
+                }
                 if self.waiting.is_empty() {
                     self.notify("No server waits for an input.");
                 } else {
@@ -1149,6 +1174,9 @@ impl App {
     /// Servers wait for inputs: the prompt opens (or grows) unless another pane is up.
     fn on_inputs_needed(&mut self, waiting: Vec<(ServerId, Vec<InputSpec>)>) {
         for (server, specs) in waiting {
+            self.input_servers
+                .entry(server.clone())
+                .or_insert_with(|| specs.clone());
             let labels = specs.iter().map(|s| s.label().to_string()).collect();
             self.set_state(&server, ServerState::NeedsInput { inputs: labels });
             self.waiting.retain(|(name, _)| *name != server);
@@ -1174,13 +1202,24 @@ impl App {
             inputs::Outcome::Nothing => Vec::new(),
             inputs::Outcome::Skip => {
                 self.overlay = None;
+                if !self.retrying.is_empty() {
+                    // Those servers stay failed, not waiting.
+                    let retrying = std::mem::take(&mut self.retrying);
+                    self.waiting.retain(|(name, _)| !retrying.contains(name));
+                    return Vec::new();
+                }
                 self.remind_inputs();
                 Vec::new()
             }
             inputs::Outcome::Submit(values) => {
                 self.overlay = None;
+                let again = std::mem::take(&mut self.retrying);
                 let mut still = Vec::new();
                 for (server, specs) in std::mem::take(&mut self.waiting) {
+                    if again.contains(&server) {
+                        self.set_state(&server, ServerState::Connecting);
+                        continue;
+                    }
                     let left: Vec<InputSpec> = specs
                         .into_iter()
                         .filter(|s| values.get(&s.id).is_none())
@@ -1197,7 +1236,7 @@ impl App {
                 if !self.waiting.is_empty() {
                     self.remind_inputs();
                 }
-                vec![Effect::GiveInputs(values)]
+                vec![Effect::GiveInputs { values, again }]
             }
         }
     }

@@ -926,11 +926,12 @@ fn servers_waiting_for_inputs_ask_once_and_start_when_given() {
     // Enter moves on; on the last field it submits what is typed (region left empty).
     assert!(app.update(key(KeyCode::Enter)).is_empty());
     let effects = app.update(key(KeyCode::Enter));
-    let [Effect::GiveInputs(values)] = effects.as_slice() else {
+    let [Effect::GiveInputs { values, again }] = effects.as_slice() else {
         panic!("{effects:?}")
     };
     assert_eq!(values.get("key"), Some("k3ypasted"));
     assert_eq!(values.get("region"), None);
+    assert!(again.is_empty());
     let state = |app: &App, name: &str| {
         app.servers
             .iter()
@@ -951,7 +952,7 @@ fn servers_waiting_for_inputs_ask_once_and_start_when_given() {
     app.update(ctrl('k'));
     type_text(&mut app, "eu");
     let effects = app.update(ctrl('s'));
-    assert!(matches!(effects.as_slice(), [Effect::GiveInputs(_)]));
+    assert!(matches!(effects.as_slice(), [Effect::GiveInputs { .. }]));
     assert!(app.waiting.is_empty());
     app.update(ctrl('k'));
     assert!(app.overlay.is_none());
@@ -1038,4 +1039,33 @@ fn a_server_asking_for_sign_in_is_signed_in_with_one_key_then_restarted() {
     assert_eq!(state(&app), ServerState::Connecting);
     assert!(app.update(ctrl('a')).is_empty());
     assert!(app.flash.as_ref().unwrap().text.contains("No server asks"));
+}
+
+#[test]
+fn a_failed_server_that_used_inputs_can_be_given_new_values() {
+    let mut app = app_waiting_for_inputs();
+    type_text(&mut app, "wrong");
+    app.update(ctrl('s'));
+    app.update(Msg::Mcp(McpEvent::Failed {
+        server: "acme".into(),
+        error: McpError::Closed(": wrong key".into()),
+        stderr: Vec::new(),
+    }));
+    // Ctrl-K offers the failed server's inputs again (the waiting worker's too).
+    app.update(ctrl('k'));
+    let Some(Overlay::Inputs(prompt)) = &app.overlay else {
+        panic!("no prompt")
+    };
+    let ids: Vec<&str> = prompt.fields.iter().map(|f| f.spec.id.as_str()).collect();
+    assert_eq!(ids, ["region", "key"]);
+    app.update(key(KeyCode::Tab));
+    type_text(&mut app, "right");
+    let effects = app.update(ctrl('s'));
+    let [Effect::GiveInputs { values, again }] = effects.as_slice() else {
+        panic!("{effects:?}")
+    };
+    assert_eq!(values.get("key"), Some("right"));
+    assert_eq!(again, &["acme".to_string()]);
+    let acme = app.servers.iter().find(|s| s.name == "acme").unwrap();
+    assert_eq!(acme.state, ServerState::Connecting);
 }

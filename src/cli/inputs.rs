@@ -92,7 +92,10 @@ impl Drop for RawMode {
 /// Reads one line from the terminal, echoing `*` for each character when `masked`.
 fn read_value(masked: bool) -> std::io::Result<Typed> {
     let mut stderr = std::io::stderr();
-    write!(stderr, "  value (Enter gives it, Esc skips): ")?;
+    write!(
+        stderr,
+        "  value (Enter gives it; Esc or an empty Enter skips): "
+    )?;
     stderr.flush()?;
     let raw = RawMode::enter()?;
     let mut value = String::new();
@@ -106,6 +109,8 @@ fn read_value(masked: bool) -> std::io::Result<Typed> {
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         let shown = |c: char| if masked { '*' } else { c };
         match key.code {
+            // Nothing typed is a skip, as in the menu's prompt.
+            KeyCode::Enter if value.is_empty() => break Typed::Skipped,
             KeyCode::Enter => break Typed::Value(std::mem::take(&mut value)),
             KeyCode::Esc => break Typed::Skipped,
             KeyCode::Char('c') | KeyCode::Char('d') if ctrl => break Typed::Interrupted,

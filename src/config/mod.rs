@@ -146,8 +146,9 @@ impl ServerConfig {
             .collect();
         let variables: Vec<String> = self.inputs.iter().map(|i| input_variable(&i.id)).collect();
         Some(format!(
-            "needs input {}, which was not given: type it when mcpick asks (in a terminal), or set {}",
+            "needs input {}, which {} not given: type it when mcpick asks (in a terminal), or set {}",
             list.join(", "),
+            if list.len() == 1 { "was" } else { "were" },
             variables.join(", ")
         ))
     }
@@ -594,8 +595,18 @@ fn build_from_template(
             // come from the empty stand-ins.
             let mut server = cannot_start(&name, raw, String::new());
             server.problem = None;
-            if let Some(transport) = transport {
-                server.transport = transport;
+            match transport {
+                Some(transport) => server.transport = transport,
+                // Keep the kind (an HTTP server whose URL is an input is not stdio).
+                None if raw.url.is_some() => {
+                    server.transport = TransportConfig::Http {
+                        url: String::new(),
+                        headers: BTreeMap::new(),
+                        legacy_sse: raw.transport.as_deref() == Some("sse"),
+                        oauth: OAuthConfig::default(),
+                    }
+                }
+                None => {}
             }
             server.inputs = missing
                 .into_iter()
@@ -614,17 +625,15 @@ fn build_from_template(
     }
 }
 
-/// The ids of the inputs a server table uses, in the order they appear.
+/// The ids of the inputs a server table needs, in the order they appear (an input with a
+/// default, `${input:ID:-default}`, is not needed).
 fn input_references(raw: &RawServer) -> Vec<String> {
     let found = std::cell::RefCell::new(Vec::<String>::new());
-    let record = |variable: &str| {
-        if let Some(id) = variable.strip_prefix("input:") {
-            let mut found = found.borrow_mut();
-            if !found.iter().any(|f| f == id) {
-                found.push(id.to_string());
-            }
-        }
-        Some(String::new())
+    // Inputs found so far look given; an unknown one is unset, so `expand` reports it only
+    // when it has no default. Each round finds one more.
+    let record = |variable: &str| match variable.strip_prefix("input:") {
+        Some(id) if !found.borrow().iter().any(|f| f == id) => None,
+        _ => Some(String::new()),
     };
     let strings = raw
         .command
@@ -642,7 +651,9 @@ fn input_references(raw: &RawServer) -> Vec<String> {
         }));
     for value in strings {
         // Malformed text is reported when the table is built.
-        let _ = expand(value, &record);
+        while let Err(ExpandError::NoInput(id)) = expand(value, &record) {
+            found.borrow_mut().push(id);
+        }
     }
     found.into_inner()
 }
@@ -787,10 +798,17 @@ fn build_server(
                     )));
                 }
             }
-            let url = expand_field("url", &url)?;
+            let written = url;
+            let url = expand_field("url", &written)?;
             if !(url.starts_with("http://") || url.starts_with("https://")) {
+                // A value typed for an input may be a secret: show the URL as written.
                 return Err(server_error(format!(
-                    "`url` must start with http:// or https:// (got {url:?})"
+                    "`url` must start with http:// or https:// (got {:?})",
+                    if written.contains("${input:") {
+                        &written
+                    } else {
+                        &url
+                    }
                 )));
             }
             let headers = raw

@@ -363,3 +363,42 @@ oauth = { client_id = "mcpick", client_secret = "${TOKEN}", scopes = ["read"], c
         assert!(error.contains(expected), "{table}: {error}");
     }
 }
+
+#[test]
+fn inputs_with_defaults_are_not_asked_and_an_input_url_stays_http() {
+    let config = parse_str(
+        r#"
+[servers.d]
+command = "d"
+env = { A = "${input:a:-fallback}", B = "${input:b}${input:c:-}" }
+
+[servers.u]
+transport = "sse"
+url = "${input:endpoint}"
+"#,
+    )
+    .unwrap();
+    let ids: Vec<_> = config.servers[0]
+        .inputs
+        .iter()
+        .map(|i| i.id.as_str())
+        .collect();
+    assert_eq!(ids, ["b"]);
+    let mut values = InputValues::default();
+    values.insert("b", "bee");
+    let d = config.servers[0].with_inputs(&values, &env);
+    let TransportConfig::Stdio { env: vars, .. } = &d.transport else {
+        panic!()
+    };
+    assert_eq!(vars["A"], "fallback");
+    assert_eq!(vars["B"], "bee");
+    let u = config.server("u").unwrap();
+    assert_eq!(u.transport.kind(), "sse");
+    values.insert("endpoint", "not a url");
+    let problem = u.with_inputs(&values, &env).problem.unwrap();
+    // The typed value is not echoed: it may be a secret.
+    assert!(
+        problem.contains("${input:endpoint}") && !problem.contains("not a url"),
+        "{problem}"
+    );
+}

@@ -167,6 +167,8 @@ pub struct Connection {
     list_changed: Arc<Notify>,
     listener: Option<tokio::task::JoinHandle<()>>,
     pending_cancels: PendingCancels,
+    /// An HTTP server's URL, whose query is hidden in error messages.
+    url: Option<String>,
 }
 
 impl Connection {
@@ -210,9 +212,12 @@ impl Connection {
                 legacy_sse: true,
                 ..
             } => {
-                let transport = connect_sse(&config.name, url, headers, config.timeout).await?;
-                let service =
-                    handshake(handler(), transport, auto_lifecycle(), config.timeout).await?;
+                let transport = connect_sse(&config.name, url, headers, config.timeout)
+                    .await
+                    .map_err(|e| e.hiding_url_query(url))?;
+                let service = handshake(handler(), transport, auto_lifecycle(), config.timeout)
+                    .await
+                    .map_err(|e| e.hiding_url_query(url))?;
                 (service, None)
             }
             TransportConfig::Http { url, headers, .. } => {
@@ -254,9 +259,10 @@ impl Connection {
                             Ok(transport) => {
                                 tracing::info!(server = %config.name, "falling back to HTTP+SSE");
                                 handshake(handler(), transport, auto_lifecycle(), config.timeout)
-                                    .await?
+                                    .await
+                                    .map_err(|e| e.hiding_url_query(url))?
                             }
-                            Err(_) => return Err(error),
+                            Err(_) => return Err(error.hiding_url_query(url)),
                         }
                     }
                 };
@@ -276,6 +282,10 @@ impl Connection {
             list_changed,
             listener: None,
             pending_cancels: PendingCancels::default(),
+            url: match &config.transport {
+                TransportConfig::Http { url, .. } => Some(url.clone()),
+                TransportConfig::Stdio { .. } => None,
+            },
         };
         if connection.details.prompts_list_changed && connection.is_modern() {
             // Subscribe before the first list, so no change can fall between the two.
@@ -617,6 +627,14 @@ impl Connection {
     }
 
     fn service_error(&self, error: ServiceError) -> McpError {
+        let error = self.service_error_unhidden(error);
+        match &self.url {
+            Some(url) => error.hiding_url_query(url),
+            None => error,
+        }
+    }
+
+    fn service_error_unhidden(&self, error: ServiceError) -> McpError {
         match error {
             ServiceError::McpError(data) => McpError::Server {
                 code: data.code.0,

@@ -75,6 +75,30 @@ pub enum McpError {
 }
 
 impl McpError {
+    /// The error with the query of `url` hidden wherever it is quoted: a query can hold a
+    /// key (`?api_key=${input:key}`), and HTTP errors quote the URL they failed on.
+    pub(crate) fn hiding_url_query(self, url: &str) -> McpError {
+        let mut forms = vec![url.to_string()];
+        if let Ok(parsed) = url::Url::parse(url) {
+            forms.push(parsed.to_string());
+        }
+        let hide = |text: String| {
+            forms
+                .iter()
+                .fold(text, |text, form| match form.find(['?', '#']) {
+                    Some(at) => text.replace(form.as_str(), &format!("{}?…", &form[..at])),
+                    None => text,
+                })
+        };
+        match self {
+            McpError::Handshake(text) => McpError::Handshake(hide(text)),
+            McpError::Protocol(text) => McpError::Protocol(hide(text)),
+            McpError::Closed(text) => McpError::Closed(hide(text)),
+            McpError::Auth(text) => McpError::Auth(hide(text)),
+            other => other,
+        }
+    }
+
     /// The JSON-RPC error code, for server errors.
     pub fn code(&self) -> Option<i32> {
         match self {

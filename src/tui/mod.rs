@@ -80,6 +80,7 @@ pub async fn run(
         waiting: Vec::new(),
         input_values: InputValues::default(),
         started: HashMap::new(),
+        with_inputs: HashMap::new(),
     };
     runner.start(servers, true);
     let mut events = EventStream::new();
@@ -222,6 +223,8 @@ struct Runner {
     input_values: InputValues,
     /// Every started server's config (inputs filled in), to restart it after a sign-in.
     started: HashMap<String, ServerConfig>,
+    /// Servers that use inputs, as configured, to start again with new values.
+    with_inputs: HashMap<String, ServerConfig>,
 }
 
 impl Runner {
@@ -229,6 +232,11 @@ impl Runner {
     /// `announce` the app hears which wait.
     fn start(&mut self, servers: Vec<ServerConfig>, announce: bool) {
         let env = |name: &str| std::env::var(name).ok();
+        for server in servers.iter().filter(|s| !s.inputs.is_empty()) {
+            self.with_inputs
+                .entry(server.name.clone())
+                .or_insert_with(|| server.clone());
+        }
         let (ready, waiting): (Vec<ServerConfig>, Vec<ServerConfig>) = servers
             .into_iter()
             .map(|s| s.with_inputs(&self.input_values, &env))
@@ -409,11 +417,16 @@ impl Runner {
                 }
                 None
             }
-            Effect::GiveInputs(values) => {
+            Effect::GiveInputs { values, again } => {
                 self.input_values.extend(values);
                 // The app already knows which servers still wait.
-                let waiting = std::mem::take(&mut self.waiting);
-                self.start(waiting, false);
+                let mut servers = std::mem::take(&mut self.waiting);
+                servers.extend(
+                    again
+                        .iter()
+                        .filter_map(|name| self.with_inputs.get(name).cloned()),
+                );
+                self.start(servers, false);
                 None
             }
             Effect::ExternalEditor { text } => {

@@ -264,6 +264,15 @@ fn draw_empty(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
             "Ctrl-L shows their logs; check the config (mcpick servers tells more).",
             theme.dim(),
         ));
+    } else if app.servers.iter().any(|s| {
+        matches!(
+            s.state,
+            ServerState::NeedsInput { .. } | ServerState::NeedsSignIn
+        )
+    }) {
+        lines.push(Line::raw(
+            "No prompts yet: servers wait for inputs or a sign-in (see the status bar).",
+        ));
     } else {
         lines.push(Line::raw("No prompts: the connected servers offer none."));
     }
