@@ -534,6 +534,9 @@ fn a_server_that_revokes_the_tokens_asks_for_sign_in_again() {
             .is_some_and(|e| e.contains("mcpick auth login secure")),
         "{row}"
     );
+    // The refused tokens are forgotten, so the state says what to do.
+    assert_eq!(row["signIn"], "not signed in", "{row}");
+    assert!(!token_file(&sandbox).exists());
 
     // Signing in again fixes it.
     signed_in(&sandbox);

@@ -237,6 +237,25 @@ impl CredentialStore for TokenStore {
         })
     }
 
+    async fn on_refresh_token_rejected(
+        &self,
+        credentials: &StoredCredentials,
+    ) -> Result<(), AuthError> {
+        // Tokens the server refused are useless: forget them (unless replaced meanwhile),
+        // so `mcpick servers` says "not signed in" rather than "signed in".
+        let refresh = |c: &StoredCredentials| {
+            serde_json::to_value(&c.token_response)
+                .ok()
+                .and_then(|v| v.get("refresh_token").cloned())
+        };
+        if let Some(stored) = TokenFile::read(&self.path, &self.url)?
+            && refresh(&stored) == refresh(credentials)
+        {
+            self.clear().await?;
+        }
+        Ok(())
+    }
+
     async fn clear(&self) -> Result<(), AuthError> {
         match std::fs::remove_file(&self.path) {
             Ok(()) => Ok(()),
