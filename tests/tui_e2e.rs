@@ -593,3 +593,81 @@ fn the_cli_asks_for_an_input_on_the_terminal_masked() {
     let raw = String::from_utf8_lossy(&cli.raw()).into_owned();
     assert!(!raw.contains("s3cret"), "the secret was echoed");
 }
+
+/// The test authorization server (tests/peers/py_server/auth_server.py), killed on drop.
+struct AuthPeer {
+    child: std::process::Child,
+    url: String,
+}
+
+impl Drop for AuthPeer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn auth_peer(dir: &Path) -> AuthPeer {
+    let log = dir.join("auth-server.err");
+    let child = std::process::Command::new(python())
+        .arg(root().join("tests/peers/py_server/auth_server.py"))
+        .arg("0")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::fs::File::create(&log).expect("log file"))
+        .spawn()
+        .expect("start auth_server.py");
+    let deadline = Instant::now() + SERVER_START;
+    loop {
+        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        if let Some(url) = text
+            .lines()
+            .find_map(|l| l.strip_prefix("auth-server ready "))
+        {
+            return AuthPeer {
+                child,
+                url: url.trim().to_string(),
+            };
+        }
+        assert!(Instant::now() < deadline, "auth server not ready:\n{text}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn ctrl_a_signs_in_through_the_browser_and_the_server_connects() {
+    let sandbox = Sandbox::new("");
+    let dir = sandbox.dir.path();
+    let peer = auth_peer(dir);
+    std::fs::write(sandbox.config(), http("secure", &peer.url)).unwrap();
+    // The "browser": fetches the URL, following the redirect back to mcpick's listener.
+    let browser = dir.join("browser.py");
+    std::fs::write(
+        &browser,
+        format!(
+            "#!{}\nimport sys, urllib.request\nurllib.request.urlopen(sys.argv[1]).read()\n",
+            python().display()
+        ),
+    )
+    .unwrap();
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&browser, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let mut command = CommandBuilder::new(env!("CARGO_BIN_EXE_mcpick"));
+    command.arg("--config");
+    command.arg(sandbox.config());
+    command.env("BROWSER", &browser);
+    let mut tui = Tui::spawn(&sandbox, command);
+    tui.wait_for("◇ secure needs sign-in (Ctrl-A)", SERVER_START);
+    tui.send("\x01"); // Ctrl-A
+    tui.wait_for("● secure 2", SERVER_START);
+    let tokens = dir.join("xdg-data/mcpick/auth/secure.json");
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(&tokens).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+    tui.send(CTRL_L);
+    tui.wait_for("sign in at http://127.0.0.1:", STEP);
+    tui.send(CTRL_C);
+    assert_eq!(tui.wait_exit(STEP), 0);
+}
