@@ -609,7 +609,7 @@ impl Drop for AuthPeer {
 
 fn auth_peer(dir: &Path) -> AuthPeer {
     let log = dir.join("auth-server.err");
-    let child = std::process::Command::new(python())
+    let mut child = std::process::Command::new(python())
         .arg(root().join("tests/peers/py_server/auth_server.py"))
         .arg("0")
         .stdin(std::process::Stdio::null())
@@ -629,7 +629,11 @@ fn auth_peer(dir: &Path) -> AuthPeer {
                 url: url.trim().to_string(),
             };
         }
-        assert!(Instant::now() < deadline, "auth server not ready:\n{text}");
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("auth server not ready:\n{text}");
+        }
         std::thread::sleep(Duration::from_millis(50));
     }
 }
