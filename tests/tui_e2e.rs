@@ -609,14 +609,18 @@ impl Drop for AuthPeer {
 
 fn auth_peer(dir: &Path) -> AuthPeer {
     let log = dir.join("auth-server.err");
-    let mut child = std::process::Command::new(python())
-        .arg(root().join("tests/peers/py_server/auth_server.py"))
-        .arg("0")
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::fs::File::create(&log).expect("log file"))
-        .spawn()
-        .expect("start auth_server.py");
+    // Owned by the peer at once, so it is killed whatever happens next.
+    let mut peer = AuthPeer {
+        child: std::process::Command::new(python())
+            .arg(root().join("tests/peers/py_server/auth_server.py"))
+            .arg("0")
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::fs::File::create(&log).expect("log file"))
+            .spawn()
+            .expect("start auth_server.py"),
+        url: String::new(),
+    };
     let deadline = Instant::now() + SERVER_START;
     loop {
         let text = std::fs::read_to_string(&log).unwrap_or_default();
@@ -624,16 +628,10 @@ fn auth_peer(dir: &Path) -> AuthPeer {
             .lines()
             .find_map(|l| l.strip_prefix("auth-server ready "))
         {
-            return AuthPeer {
-                child,
-                url: url.trim().to_string(),
-            };
+            peer.url = url.trim().to_string();
+            return peer;
         }
-        if Instant::now() >= deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("auth server not ready:\n{text}");
-        }
+        assert!(Instant::now() < deadline, "auth server not ready:\n{text}");
         std::thread::sleep(Duration::from_millis(50));
     }
 }
