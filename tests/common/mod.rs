@@ -192,31 +192,21 @@ fn wait_for_port(port: u16, child: &mut Child) {
 
 /// server-everything over Streamable HTTP on a free loopback port.
 pub fn everything_http() -> ServerProcess {
-    let port = free_port();
-    let mut child = Command::new("node")
-        .arg(everything_js())
-        .arg("streamableHttp")
-        .env("PORT", port.to_string())
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start server-everything");
-    wait_for_port(port, &mut child);
-    ServerProcess {
-        child,
-        url: format!("http://127.0.0.1:{port}/mcp"),
-        stderr: Default::default(),
-    }
+    everything_in_mode("streamableHttp", "/mcp")
 }
 
 /// server-everything in its legacy HTTP+SSE mode (2024-11-05 transport): the stream is
 /// at `/sse`.
 pub fn everything_sse() -> ServerProcess {
+    everything_in_mode("sse", "/sse")
+}
+
+/// server-everything started with `MODE` on a free loopback port, its URL ending in `path`.
+fn everything_in_mode(mode: &str, path: &str) -> ServerProcess {
     let port = free_port();
     let mut child = Command::new("node")
         .arg(everything_js())
-        .arg("sse")
+        .arg(mode)
         .env("PORT", port.to_string())
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -226,7 +216,7 @@ pub fn everything_sse() -> ServerProcess {
     wait_for_port(port, &mut child);
     ServerProcess {
         child,
-        url: format!("http://127.0.0.1:{port}/sse"),
+        url: format!("http://127.0.0.1:{port}{path}"),
         stderr: Default::default(),
     }
 }
