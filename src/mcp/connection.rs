@@ -7,11 +7,11 @@ use std::time::Duration;
 
 use rmcp::ClientHandler;
 use rmcp::model::{
-    ArgumentInfo, CancelledNotification, CancelledNotificationParam, ClientCapabilities,
+    ArgumentInfo, CallToolRequest, CallToolRequestParams, CancelledNotification, CancelledNotificationParam, ClientCapabilities,
     ClientConfig, ClientNotification, ClientRequest, CompleteRequest, CompleteRequestParams,
     CompletionContext, ElicitResult, ElicitationAction, ElicitationCapability,
     FormElicitationCapability, GetPromptRequest, GetPromptRequestParams, Implementation,
-    ListPromptsRequest, PaginatedRequestParams, ProtocolVersion, ReadResourceRequest,
+    ListPromptsRequest, ListToolsRequest, PaginatedRequestParams, ProtocolVersion, ReadResourceRequest,
     ReadResourceRequestParams, Reference, RequestId, RequestMetaObject, ServerNotification,
     ServerResult, SubscriptionFilter,
 };
@@ -503,6 +503,56 @@ impl Connection {
         Err(McpError::Protocol(format!(
             "prompts/get still asked for input after {MAX_INPUT_ROUNDS} rounds"
         )))
+    }
+
+    /// The names of the server's tools (`tools/list`, every page). mcpick is a prompt host
+    /// and does not use tools itself; this exists for protocol checks (the conformance
+    /// client) against servers that serve only tools.
+    pub async fn list_tools(&self) -> Result<Vec<String>, McpError> {
+        let mut names = Vec::new();
+        let mut cursor: Option<String> = None;
+        let mut seen_cursors = HashSet::new();
+        for _ in 0..MAX_PAGES {
+            let params = PaginatedRequestParams::default().with_cursor(cursor.clone());
+            let request = ListToolsRequest::with_param(params);
+            let page = match self
+                .request("tools/list", ClientRequest::ListToolsRequest(request))
+                .await?
+            {
+                ServerResult::ListToolsResult(page) => page,
+                other => return Err(unexpected("tools/list", &other)),
+            };
+            names.extend(page.tools.into_iter().map(|t| t.name.into_owned()));
+            match page.next_cursor {
+                None => return Ok(names),
+                Some(next) => {
+                    if !seen_cursors.insert(next.clone()) {
+                        return Err(McpError::Protocol(format!(
+                            "tools/list sent the cursor {next:?} twice; stopping to avoid a loop"
+                        )));
+                    }
+                    cursor = Some(next);
+                }
+            }
+        }
+        Err(McpError::Protocol(format!(
+            "tools/list did not end after {MAX_PAGES} pages"
+        )))
+    }
+
+    /// Calls a tool (`tools/call`) and returns its result as JSON. Like
+    /// [`Connection::list_tools`], for protocol checks only.
+    pub async fn call_tool(
+        &self,
+        name: &str,
+        arguments: serde_json::Map<String, serde_json::Value>,
+    ) -> Result<serde_json::Value, McpError> {
+        let mut params = CallToolRequestParams::new(name.to_string());
+        params.arguments = Some(arguments);
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        let result = self.request("tools/call", request).await?;
+        serde_json::to_value(&result)
+            .map_err(|e| McpError::Protocol(format!("cannot read the tool result: {e}")))
     }
 
     /// Reads a resource (`resources/read`): its contents, text or base64 blobs. Questions
