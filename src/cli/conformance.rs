@@ -75,12 +75,14 @@ fn server_config(
             oauth.push(format!("{key} = {}", quote(value)));
         }
     }
-    let text = format!(
+    let mut text = format!(
         "[servers.{SERVER_NAME}]\nurl = {}\ntimeout_ms = 20000\noauth = {{ {} }}\n",
         quote(url),
         oauth.join(", ")
     );
-    let _ = version;
+    if let Some(version) = version.filter(|v| !v.is_empty()) {
+        text.push_str(&format!("protocol_version = {}\n", quote(version)));
+    }
     let parsed = config::parse(&text, Path::new("<conformance-client>"), &|_| None)
         .map_err(|e| CliError::usage(format!("cannot build the server's config: {e}")))?;
     parsed

@@ -181,8 +181,15 @@ impl Connection {
         lines: Option<mpsc::Sender<LogLine>>,
     ) -> Result<Connection, McpError> {
         let list_changed = Arc::new(Notify::new());
+        let (lifecycle, legacy_version) = pinned_lifecycle(config)?;
         let handler = || Handler {
-            info: client_info(),
+            info: {
+                let mut info = client_info();
+                if let Some(version) = &legacy_version {
+                    info.protocol_version = version.clone();
+                }
+                info
+            },
             list_changed: list_changed.clone(),
             log: log.clone(),
             server: config.name.clone(),
@@ -215,7 +222,7 @@ impl Connection {
                 let transport = connect_sse(&config.name, url, headers, config.timeout)
                     .await
                     .map_err(|e| e.hiding_url_query(url))?;
-                let service = handshake(handler(), transport, auto_lifecycle(), config.timeout)
+                let service = handshake(handler(), transport, lifecycle.clone(), config.timeout)
                     .await
                     .map_err(|e| e.hiding_url_query(url))?;
                 (service, None)
@@ -229,12 +236,12 @@ impl Connection {
                     Some(client) => {
                         let transport =
                             StreamableHttpClientTransport::with_client(client, transport_config);
-                        handshake(handler(), transport, auto_lifecycle(), config.timeout).await
+                        handshake(handler(), transport, lifecycle.clone(), config.timeout).await
                     }
                     None => {
                         let transport =
                             StreamableHttpClientTransport::from_config(transport_config);
-                        handshake(handler(), transport, auto_lifecycle(), config.timeout).await
+                        handshake(handler(), transport, lifecycle.clone(), config.timeout).await
                     }
                 };
                 let service = match connected {
@@ -258,7 +265,7 @@ impl Connection {
                         match connect_sse(&config.name, url, headers, probe).await {
                             Ok(transport) => {
                                 tracing::info!(server = %config.name, "falling back to HTTP+SSE");
-                                handshake(handler(), transport, auto_lifecycle(), config.timeout)
+                                handshake(handler(), transport, lifecycle.clone(), config.timeout)
                                     .await
                                     .map_err(|e| e.hiding_url_query(url))?
                             }
@@ -926,6 +933,36 @@ async fn exit_soon(child: &ChildProcess) -> Option<std::process::ExitStatus> {
         .await
         .ok()
         .flatten()
+}
+
+/// The handshake an HTTP server's `protocol_version` pins, with the version `initialize`
+/// then offers; [`auto_lifecycle`] when it pins none.
+fn pinned_lifecycle(
+    config: &ServerConfig,
+) -> Result<(ClientLifecycleMode, Option<ProtocolVersion>), McpError> {
+    let Some(pinned) = &config.protocol_version else {
+        return Ok((auto_lifecycle(), None));
+    };
+    let version = ProtocolVersion::KNOWN_VERSIONS
+        .iter()
+        .find(|v| v.as_str() == pinned)
+        .cloned()
+        .ok_or_else(|| {
+            McpError::Config(format!(
+                "`protocol_version = {pinned:?}` is not a version mcpick speaks ({})",
+                known_versions().join(", ")
+            ))
+        })?;
+    Ok(if version.has_initialize() {
+        (ClientLifecycleMode::Initialize, Some(version))
+    } else {
+        (
+            ClientLifecycleMode::Discover {
+                preferred_versions: vec![version],
+            },
+            None,
+        )
+    })
 }
 
 fn auto_lifecycle() -> ClientLifecycleMode {
