@@ -69,7 +69,10 @@ fn server_config(
     context: &serde_json::Value,
 ) -> Result<ServerConfig, CliError> {
     let quote = |s: &str| serde_json::Value::String(s.to_string()).to_string();
-    let mut oauth = vec![format!("client_metadata_url = {}", quote(CLIENT_METADATA_URL))];
+    let mut oauth = vec![format!(
+        "client_metadata_url = {}",
+        quote(CLIENT_METADATA_URL)
+    )];
     for key in ["client_id", "client_secret"] {
         if let Some(value) = context.get(key).and_then(|v| v.as_str()) {
             oauth.push(format!("{key} = {}", quote(value)));
@@ -108,7 +111,9 @@ async fn work(connection: &Connection) -> Result<(), McpError> {
     );
     if details.prompts {
         for prompt in connection.list_prompts().await? {
-            connection.get_prompt(&prompt.name, &BTreeMap::new()).await?;
+            connection
+                .get_prompt(&prompt.name, &BTreeMap::new())
+                .await?;
         }
     }
     if details.capabilities.get("tools").is_some() {

@@ -7,13 +7,13 @@ use std::time::Duration;
 
 use rmcp::ClientHandler;
 use rmcp::model::{
-    ArgumentInfo, CallToolRequest, CallToolRequestParams, CancelledNotification, CancelledNotificationParam, ClientCapabilities,
-    ClientConfig, ClientNotification, ClientRequest, CompleteRequest, CompleteRequestParams,
-    CompletionContext, ElicitResult, ElicitationAction, ElicitationCapability,
-    FormElicitationCapability, GetPromptRequest, GetPromptRequestParams, Implementation,
-    ListPromptsRequest, ListToolsRequest, PaginatedRequestParams, ProtocolVersion, ReadResourceRequest,
-    ReadResourceRequestParams, Reference, RequestId, RequestMetaObject, ServerNotification,
-    ServerResult, SubscriptionFilter,
+    ArgumentInfo, CallToolRequest, CallToolRequestParams, CancelledNotification,
+    CancelledNotificationParam, ClientCapabilities, ClientConfig, ClientNotification,
+    ClientRequest, CompleteRequest, CompleteRequestParams, CompletionContext, ElicitResult,
+    ElicitationAction, ElicitationCapability, FormElicitationCapability, GetPromptRequest,
+    GetPromptRequestParams, Implementation, ListPromptsRequest, ListToolsRequest,
+    PaginatedRequestParams, ProtocolVersion, ReadResourceRequest, ReadResourceRequestParams,
+    Reference, RequestId, RequestMetaObject, ServerNotification, ServerResult, SubscriptionFilter,
 };
 use rmcp::service::{
     ClientInitializeError, ClientLifecycleMode, ClientServiceExt, NotificationContext, Peer,
