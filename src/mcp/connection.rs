@@ -1215,6 +1215,39 @@ mod tests {
     use crate::mcp::input::{FieldKind, QuestionKind};
     use serde_json::json;
 
+    fn http_server(extra: &str) -> ServerConfig {
+        let text = format!("[servers.s]\nurl = \"http://127.0.0.1:1/mcp\"\n{extra}");
+        let config =
+            crate::config::parse(&text, std::path::Path::new("t.toml"), &|_| None).unwrap();
+        config.server("s").unwrap().clone()
+    }
+
+    #[test]
+    fn protocol_version_pins_the_handshake() {
+        let (mode, version) = pinned_lifecycle(&http_server("")).unwrap();
+        assert_eq!(mode, auto_lifecycle());
+        assert_eq!(version, None);
+        let (mode, version) =
+            pinned_lifecycle(&http_server("protocol_version = \"2025-06-18\"")).unwrap();
+        assert_eq!(mode, ClientLifecycleMode::Initialize);
+        assert_eq!(version, Some(ProtocolVersion::V_2025_06_18));
+        let (mode, version) =
+            pinned_lifecycle(&http_server("protocol_version = \"2026-07-28\"")).unwrap();
+        assert_eq!(
+            mode,
+            ClientLifecycleMode::Discover {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28]
+            }
+        );
+        assert_eq!(version, None);
+        let error =
+            pinned_lifecycle(&http_server("protocol_version = \"1999-01-01\"")).unwrap_err();
+        assert!(
+            error.to_string().contains("not a version mcpick speaks"),
+            "{error}"
+        );
+    }
+
     /// What `prompts_get` sees of an `input_required` result, through the SDK's types.
     fn asked(result: serde_json::Value) -> (bool, crate::mcp::input::InputRequest) {
         let result: ServerResult = serde_json::from_value(result).unwrap();
