@@ -1,5 +1,7 @@
-//! The official MCP conformance suite's prompt and completion server scenarios, in both
-//! protocol eras, against `mcpick serve --http` (tests/conformance/run-server.sh).
+//! The official MCP conformance suite against mcpick: the prompt and completion server
+//! scenarios in both protocol eras against `mcpick serve --http`
+//! (tests/conformance/run-server.sh), and the client scenarios of a prompts host against
+//! `mcpick conformance-client` (tests/conformance/run-client.sh).
 
 mod common;
 
@@ -19,4 +21,25 @@ fn conformance_prompt_and_completion_server_scenarios_pass() {
         String::from_utf8_lossy(&output.stderr)
     );
     assert!(stdout.contains("12 passed, 0 failed"), "{stdout}");
+}
+
+/// The official suite's client scenarios for a prompts host (initialization, HTTP standard
+/// headers, request metadata, SSE retry, and the auth/ scenarios on both wires) against
+/// `mcpick conformance-client` (tests/conformance/run-client.sh).
+#[test]
+fn conformance_client_scenarios_pass() {
+    let output = std::process::Command::new("bash")
+        .arg(common::root().join("tests/conformance/run-client.sh"))
+        .env("MCPICK_BIN", env!("CARGO_BIN_EXE_mcpick"))
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run tests/conformance/run-client.sh");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    println!("{stdout}");
+    assert!(
+        output.status.success(),
+        "conformance client scenarios failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(stdout.contains("47 passed, 0 failed"), "{stdout}");
 }

@@ -199,7 +199,11 @@ pub async fn run(config_path: Option<&Path>, command: Command) -> Result<ExitCod
             let context = merge(pairs).map_err(CliError::usage)?;
             complete(&config, &prompt, &argument, &prefix, &context, json).await
         }
-        Command::Serve { .. } | Command::Init | Command::Config { .. } | Command::Auth { .. } => {
+        Command::Serve { .. }
+        | Command::Init
+        | Command::Config { .. }
+        | Command::Auth { .. }
+        | Command::ConformanceClient { .. } => {
             unreachable!("dispatched in cli::run")
         }
     }

@@ -3,6 +3,7 @@
 mod args;
 mod auth;
 mod commands;
+mod conformance;
 mod import;
 mod inputs;
 mod output;
@@ -135,6 +136,13 @@ pub enum Command {
         #[command(subcommand)]
         action: AuthCommand,
     },
+    /// Run the client side of the MCP conformance suite against URL (for CI; reads
+    /// MCP_CONFORMANCE_SCENARIO, MCP_CONFORMANCE_PROTOCOL_VERSION, MCP_CONFORMANCE_CONTEXT).
+    #[command(hide = true)]
+    ConformanceClient {
+        /// The test server's URL.
+        url: String,
+    },
 }
 
 /// `mcpick auth` subcommands.
@@ -230,6 +238,7 @@ pub async fn run(cli: Cli) -> ExitCode {
                 },
         }) => import::run(cli.config.as_deref(), path, from, dry_run),
         Some(Command::Auth { action }) => auth::run(cli.config.as_deref(), action).await,
+        Some(Command::ConformanceClient { url }) => conformance::run(url).await,
         Some(command) => commands::run(cli.config.as_deref(), command).await,
     };
     match result {

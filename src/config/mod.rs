@@ -64,6 +64,11 @@ pub struct ServerConfig {
     /// The inputs (`${input:ID}`) it needs before it can start; empty when it can start.
     /// Until they have values its `transport` holds empty strings in their place.
     pub inputs: Vec<InputSpec>,
+    /// The protocol version to speak to an HTTP server (`protocol_version`, undocumented,
+    /// for protocol tests): a version with `initialize` (2025-11-25 and older) skips the
+    /// `server/discover` probe, a newer one sends only `server/discover`. Unset: probe with
+    /// `server/discover` and fall back to `initialize`.
+    pub protocol_version: Option<String>,
     /// Its table as written, to build it again once its inputs have values.
     template: Option<Arc<Template>>,
 }
@@ -379,6 +384,7 @@ struct RawServer {
     timeout_ms: Option<u64>,
     enabled: Option<bool>,
     oauth: Option<RawOAuth>,
+    protocol_version: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -673,6 +679,7 @@ fn cannot_start(name: &str, raw: &RawServer, problem: String) -> ServerConfig {
         source: None,
         problem: Some(problem),
         inputs: Vec::new(),
+        protocol_version: raw.protocol_version.clone(),
         template: None,
     }
 }
@@ -870,6 +877,7 @@ fn build_server(
         source: None,
         problem: None,
         inputs: Vec::new(),
+        protocol_version: raw.protocol_version.clone(),
         template: None,
     })
 }
@@ -904,6 +912,7 @@ pub fn builtin_server(exe: &Path) -> ServerConfig {
         source: None,
         problem: None,
         inputs: Vec::new(),
+        protocol_version: None,
         template: None,
     }
 }

@@ -355,6 +355,8 @@ pub async fn sign_in(
     }
     if !oauth.scopes.is_empty() {
         request = request.with_scopes(oauth.scopes.iter().cloned());
+    } else if let Some(scopes) = step_up_scopes(server, url, challenge.as_deref(), &manager) {
+        request = request.with_scopes(scopes);
     }
     if let Some(client_id) = &oauth.client_id {
         request = request.with_preregistered_client(client_id.clone());
@@ -399,6 +401,33 @@ pub async fn sign_in(
         .await
         .map_err(auth_error)?;
     Ok(())
+}
+
+/// On a 403 `insufficient_scope` challenge (step-up), the scopes to ask for: those already
+/// granted for this URL together with those the server asks for now (SEP-2350), since the
+/// new token replaces the old one. `None` when it is not a step-up or nothing was granted
+/// before: then rmcp picks the scopes from the challenge and metadata.
+fn step_up_scopes(
+    server: &ServerConfig,
+    url: &str,
+    challenge: Option<&str>,
+    manager: &AuthorizationManager,
+) -> Option<Vec<String>> {
+    if !challenge.is_some_and(|c| c.contains("insufficient_scope")) {
+        return None;
+    }
+    let path = token_path(&server.name)?;
+    let granted = TokenFile::read(&path, url).ok()??.granted_scopes;
+    if granted.is_empty() {
+        return None;
+    }
+    let mut scopes = granted;
+    for scope in manager.select_scopes(None, &[]) {
+        if !scopes.contains(&scope) {
+            scopes.push(scope);
+        }
+    }
+    Some(scopes)
 }
 
 /// Sends an unsigned request to see whether the server asks for sign-in: the

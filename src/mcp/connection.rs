@@ -7,13 +7,13 @@ use std::time::Duration;
 
 use rmcp::ClientHandler;
 use rmcp::model::{
-    ArgumentInfo, CancelledNotification, CancelledNotificationParam, ClientCapabilities,
-    ClientConfig, ClientNotification, ClientRequest, CompleteRequest, CompleteRequestParams,
-    CompletionContext, ElicitResult, ElicitationAction, ElicitationCapability,
-    FormElicitationCapability, GetPromptRequest, GetPromptRequestParams, Implementation,
-    ListPromptsRequest, PaginatedRequestParams, ProtocolVersion, ReadResourceRequest,
-    ReadResourceRequestParams, Reference, RequestId, RequestMetaObject, ServerNotification,
-    ServerResult, SubscriptionFilter,
+    ArgumentInfo, CallToolRequest, CallToolRequestParams, CancelledNotification,
+    CancelledNotificationParam, ClientCapabilities, ClientConfig, ClientNotification,
+    ClientRequest, CompleteRequest, CompleteRequestParams, CompletionContext, ElicitResult,
+    ElicitationAction, ElicitationCapability, FormElicitationCapability, GetPromptRequest,
+    GetPromptRequestParams, Implementation, ListPromptsRequest, ListToolsRequest,
+    PaginatedRequestParams, ProtocolVersion, ReadResourceRequest, ReadResourceRequestParams,
+    Reference, RequestId, RequestMetaObject, ServerNotification, ServerResult, SubscriptionFilter,
 };
 use rmcp::service::{
     ClientInitializeError, ClientLifecycleMode, ClientServiceExt, NotificationContext, Peer,
@@ -181,8 +181,15 @@ impl Connection {
         lines: Option<mpsc::Sender<LogLine>>,
     ) -> Result<Connection, McpError> {
         let list_changed = Arc::new(Notify::new());
+        let (lifecycle, legacy_version) = pinned_lifecycle(config)?;
         let handler = || Handler {
-            info: client_info(),
+            info: {
+                let mut info = client_info();
+                if let Some(version) = &legacy_version {
+                    info.protocol_version = version.clone();
+                }
+                info
+            },
             list_changed: list_changed.clone(),
             log: log.clone(),
             server: config.name.clone(),
@@ -215,7 +222,7 @@ impl Connection {
                 let transport = connect_sse(&config.name, url, headers, config.timeout)
                     .await
                     .map_err(|e| e.hiding_url_query(url))?;
-                let service = handshake(handler(), transport, auto_lifecycle(), config.timeout)
+                let service = handshake(handler(), transport, lifecycle.clone(), config.timeout)
                     .await
                     .map_err(|e| e.hiding_url_query(url))?;
                 (service, None)
@@ -229,12 +236,12 @@ impl Connection {
                     Some(client) => {
                         let transport =
                             StreamableHttpClientTransport::with_client(client, transport_config);
-                        handshake(handler(), transport, auto_lifecycle(), config.timeout).await
+                        handshake(handler(), transport, lifecycle.clone(), config.timeout).await
                     }
                     None => {
                         let transport =
                             StreamableHttpClientTransport::from_config(transport_config);
-                        handshake(handler(), transport, auto_lifecycle(), config.timeout).await
+                        handshake(handler(), transport, lifecycle.clone(), config.timeout).await
                     }
                 };
                 let service = match connected {
@@ -258,7 +265,7 @@ impl Connection {
                         match connect_sse(&config.name, url, headers, probe).await {
                             Ok(transport) => {
                                 tracing::info!(server = %config.name, "falling back to HTTP+SSE");
-                                handshake(handler(), transport, auto_lifecycle(), config.timeout)
+                                handshake(handler(), transport, lifecycle.clone(), config.timeout)
                                     .await
                                     .map_err(|e| e.hiding_url_query(url))?
                             }
@@ -503,6 +510,56 @@ impl Connection {
         Err(McpError::Protocol(format!(
             "prompts/get still asked for input after {MAX_INPUT_ROUNDS} rounds"
         )))
+    }
+
+    /// The names of the server's tools (`tools/list`, every page). mcpick is a prompt host
+    /// and does not use tools itself; this exists for protocol checks (the conformance
+    /// client) against servers that serve only tools.
+    pub async fn list_tools(&self) -> Result<Vec<String>, McpError> {
+        let mut names = Vec::new();
+        let mut cursor: Option<String> = None;
+        let mut seen_cursors = HashSet::new();
+        for _ in 0..MAX_PAGES {
+            let params = PaginatedRequestParams::default().with_cursor(cursor.clone());
+            let request = ListToolsRequest::with_param(params);
+            let page = match self
+                .request("tools/list", ClientRequest::ListToolsRequest(request))
+                .await?
+            {
+                ServerResult::ListToolsResult(page) => page,
+                other => return Err(unexpected("tools/list", &other)),
+            };
+            names.extend(page.tools.into_iter().map(|t| t.name.into_owned()));
+            match page.next_cursor {
+                None => return Ok(names),
+                Some(next) => {
+                    if !seen_cursors.insert(next.clone()) {
+                        return Err(McpError::Protocol(format!(
+                            "tools/list sent the cursor {next:?} twice; stopping to avoid a loop"
+                        )));
+                    }
+                    cursor = Some(next);
+                }
+            }
+        }
+        Err(McpError::Protocol(format!(
+            "tools/list did not end after {MAX_PAGES} pages"
+        )))
+    }
+
+    /// Calls a tool (`tools/call`) and returns its result as JSON. Like
+    /// [`Connection::list_tools`], for protocol checks only.
+    pub async fn call_tool(
+        &self,
+        name: &str,
+        arguments: serde_json::Map<String, serde_json::Value>,
+    ) -> Result<serde_json::Value, McpError> {
+        let mut params = CallToolRequestParams::new(name.to_string());
+        params.arguments = Some(arguments);
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        let result = self.request("tools/call", request).await?;
+        serde_json::to_value(&result)
+            .map_err(|e| McpError::Protocol(format!("cannot read the tool result: {e}")))
     }
 
     /// Reads a resource (`resources/read`): its contents, text or base64 blobs. Questions
@@ -878,6 +935,36 @@ async fn exit_soon(child: &ChildProcess) -> Option<std::process::ExitStatus> {
         .flatten()
 }
 
+/// The handshake an HTTP server's `protocol_version` pins, with the version `initialize`
+/// then offers; [`auto_lifecycle`] when it pins none.
+fn pinned_lifecycle(
+    config: &ServerConfig,
+) -> Result<(ClientLifecycleMode, Option<ProtocolVersion>), McpError> {
+    let Some(pinned) = &config.protocol_version else {
+        return Ok((auto_lifecycle(), None));
+    };
+    let version = ProtocolVersion::KNOWN_VERSIONS
+        .iter()
+        .find(|v| v.as_str() == pinned)
+        .cloned()
+        .ok_or_else(|| {
+            McpError::Config(format!(
+                "`protocol_version = {pinned:?}` is not a version mcpick speaks ({})",
+                known_versions().join(", ")
+            ))
+        })?;
+    Ok(if version.has_initialize() {
+        (ClientLifecycleMode::Initialize, Some(version))
+    } else {
+        (
+            ClientLifecycleMode::Discover {
+                preferred_versions: vec![version],
+            },
+            None,
+        )
+    })
+}
+
 fn auto_lifecycle() -> ClientLifecycleMode {
     ClientLifecycleMode::Auto {
         preferred_versions: vec![ProtocolVersion::V_2026_07_28],
@@ -1127,6 +1214,39 @@ mod tests {
     use super::*;
     use crate::mcp::input::{FieldKind, QuestionKind};
     use serde_json::json;
+
+    fn http_server(extra: &str) -> ServerConfig {
+        let text = format!("[servers.s]\nurl = \"http://127.0.0.1:1/mcp\"\n{extra}");
+        let config =
+            crate::config::parse(&text, std::path::Path::new("t.toml"), &|_| None).unwrap();
+        config.server("s").unwrap().clone()
+    }
+
+    #[test]
+    fn protocol_version_pins_the_handshake() {
+        let (mode, version) = pinned_lifecycle(&http_server("")).unwrap();
+        assert_eq!(mode, auto_lifecycle());
+        assert_eq!(version, None);
+        let (mode, version) =
+            pinned_lifecycle(&http_server("protocol_version = \"2025-06-18\"")).unwrap();
+        assert_eq!(mode, ClientLifecycleMode::Initialize);
+        assert_eq!(version, Some(ProtocolVersion::V_2025_06_18));
+        let (mode, version) =
+            pinned_lifecycle(&http_server("protocol_version = \"2026-07-28\"")).unwrap();
+        assert_eq!(
+            mode,
+            ClientLifecycleMode::Discover {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28]
+            }
+        );
+        assert_eq!(version, None);
+        let error =
+            pinned_lifecycle(&http_server("protocol_version = \"1999-01-01\"")).unwrap_err();
+        assert!(
+            error.to_string().contains("not a version mcpick speaks"),
+            "{error}"
+        );
+    }
 
     /// What `prompts_get` sees of an `input_required` result, through the SDK's types.
     fn asked(result: serde_json::Value) -> (bool, crate::mcp::input::InputRequest) {

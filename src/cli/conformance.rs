@@ -1,0 +1,126 @@
+//! `mcpick conformance-client URL` (hidden): the client side of the official MCP
+//! conformance suite (`@modelcontextprotocol/conformance client --command ...`).
+//!
+//! The suite starts a test server per scenario and runs this command with the server's URL
+//! as the last argument, the scenario in `MCP_CONFORMANCE_SCENARIO`, the protocol version
+//! it speaks in `MCP_CONFORMANCE_PROTOCOL_VERSION` and, for some auth scenarios, a
+//! pre-registered client in `MCP_CONFORMANCE_CONTEXT`. It does what mcpick does with any
+//! HTTP server, through the same connection and sign-in code: connect (signing in with
+//! OAuth when the server asks, up to [`MAX_SIGN_INS`] times, e.g. for more scopes), list
+//! the prompts and get each one, and, since the suite's servers mostly serve tools, list
+//! the tools and call the first. The scenario name only appears in messages.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use super::CliError;
+use crate::config::{self, ServerConfig};
+use crate::mcp::auth::{self, Browser};
+use crate::mcp::{Connection, McpError, ServerLog};
+
+/// The most sign-ins one run does before giving up (a server that keeps asking).
+const MAX_SIGN_INS: usize = 3;
+
+/// The Client ID Metadata Document URL the suite's authorization servers accept as a
+/// client id (used only where the authorization server says it supports CIMD).
+const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
+
+/// The server's name in the generated config (and its token file's name).
+const SERVER_NAME: &str = "conformance";
+
+/// Runs the client flow against `url`.
+pub async fn run(url: String) -> Result<ExitCode, CliError> {
+    let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
+    let version = std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION").ok();
+    let context = match std::env::var("MCP_CONFORMANCE_CONTEXT") {
+        Ok(text) if !text.trim().is_empty() => serde_json::from_str::<serde_json::Value>(&text)
+            .map_err(|e| CliError::usage(format!("MCP_CONFORMANCE_CONTEXT is not JSON: {e}")))?,
+        _ => serde_json::Value::Null,
+    };
+    let server = server_config(&url, version.as_deref(), &context)?;
+    let fail = |e: McpError| CliError::runtime(format!("scenario `{scenario}`: {e}"));
+    let mut sign_ins = 0;
+    loop {
+        match exercise(&server).await {
+            Ok(()) => {
+                eprintln!("conformance-client: scenario `{scenario}` done");
+                return Ok(ExitCode::SUCCESS);
+            }
+            Err(McpError::SignInRequired { challenge, .. }) if sign_ins < MAX_SIGN_INS => {
+                sign_ins += 1;
+                eprintln!("conformance-client: the server asks for sign-in (#{sign_ins})");
+                let show = |url: &str| eprintln!("conformance-client: authorizing at {url}");
+                auth::sign_in(&server, challenge, Browser::Follow, &show)
+                    .await
+                    .map_err(fail)?;
+            }
+            Err(error) => return Err(fail(error)),
+        }
+    }
+}
+
+/// The config of the server under test: its URL, the pre-registered client from the
+/// context if any, the suite's CIMD URL, and the protocol version to prefer.
+fn server_config(
+    url: &str,
+    version: Option<&str>,
+    context: &serde_json::Value,
+) -> Result<ServerConfig, CliError> {
+    let quote = |s: &str| serde_json::Value::String(s.to_string()).to_string();
+    let mut oauth = vec![format!(
+        "client_metadata_url = {}",
+        quote(CLIENT_METADATA_URL)
+    )];
+    for key in ["client_id", "client_secret"] {
+        if let Some(value) = context.get(key).and_then(|v| v.as_str()) {
+            oauth.push(format!("{key} = {}", quote(value)));
+        }
+    }
+    let mut text = format!(
+        "[servers.{SERVER_NAME}]\nurl = {}\ntimeout_ms = 20000\noauth = {{ {} }}\n",
+        quote(url),
+        oauth.join(", ")
+    );
+    if let Some(version) = version.filter(|v| !v.is_empty()) {
+        text.push_str(&format!("protocol_version = {}\n", quote(version)));
+    }
+    let parsed = config::parse(&text, Path::new("<conformance-client>"), &|_| None)
+        .map_err(|e| CliError::usage(format!("cannot build the server's config: {e}")))?;
+    parsed
+        .server(SERVER_NAME)
+        .cloned()
+        .ok_or_else(|| CliError::usage("cannot build the server's config"))
+}
+
+/// One connection's worth of work: handshake, prompts (list, get each), tools (list, call
+/// the first), shutdown.
+async fn exercise(server: &ServerConfig) -> Result<(), McpError> {
+    let connection = Connection::connect(server, Arc::new(ServerLog::default()), None).await?;
+    let result = work(&connection).await;
+    connection.shutdown().await;
+    result
+}
+
+async fn work(connection: &Connection) -> Result<(), McpError> {
+    let details = connection.details();
+    eprintln!(
+        "conformance-client: connected, protocol {}",
+        details.protocol_version
+    );
+    if details.prompts {
+        for prompt in connection.list_prompts().await? {
+            connection
+                .get_prompt(&prompt.name, &BTreeMap::new())
+                .await?;
+        }
+    }
+    if details.capabilities.get("tools").is_some() {
+        let tools = connection.list_tools().await?;
+        if let Some(first) = tools.first() {
+            connection.call_tool(first, serde_json::Map::new()).await?;
+        }
+    }
+    Ok(())
+}
