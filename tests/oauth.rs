@@ -248,6 +248,17 @@ fn login(sandbox: &Sandbox) -> Login {
         asked = line.contains("sign in to `secure` in the browser:");
     };
 
+    // A stray callback (another sign-in's, or a forged one) is turned away, and the
+    // sign-in goes on.
+    let redirect = url::Url::parse(&url)
+        .expect("the sign-in URL parses")
+        .query_pairs()
+        .find(|(k, _)| k == "redirect_uri")
+        .map(|(_, v)| v.into_owned())
+        .expect("the sign-in URL names its redirect_uri");
+    let (status, _) = fetch("GET", &format!("{redirect}?code=forged&state=not-this-one"));
+    assert_eq!(status, 400, "a callback with a foreign state was taken");
+
     // The browser's part.
     let (status, page) = fetch("GET", &url);
     assert_eq!(status, 200, "the redirect back to mcpick failed: {page}");

@@ -371,6 +371,8 @@ pub struct App {
     retrying: Vec<ServerId>,
     /// Servers that asked for a sign-in, with their `WWW-Authenticate` challenge.
     pub sign_ins: BTreeMap<ServerId, Option<String>>,
+    /// Servers whose sign-in is under way (in the browser).
+    signing_in: std::collections::BTreeSet<ServerId>,
     /// The merged menu, in server order.
     pub entries: Vec<Entry>,
     /// What is typed in the menu's search line.
@@ -425,6 +427,7 @@ impl App {
             offer: Vec::new(),
             waiting: Vec::new(),
             sign_ins: BTreeMap::new(),
+            signing_in: Default::default(),
             input_servers: BTreeMap::new(),
             retrying: Vec::new(),
             entries: Vec::new(),
@@ -631,6 +634,7 @@ impl App {
                 Vec::new()
             }
             Msg::SignedIn { server, result } => {
+                self.signing_in.remove(&server);
                 match result {
                     Ok(()) => {
                         self.sign_ins.remove(&server);
@@ -903,9 +907,18 @@ impl App {
                 let next = self
                     .servers
                     .iter()
+                    .filter(|s| !self.signing_in.contains(&s.name))
                     .find_map(|s| self.sign_ins.get_key_value(&s.name));
                 match next {
+                    None if !self.signing_in.is_empty() => {
+                        let names: Vec<&str> = self.signing_in.iter().map(String::as_str).collect();
+                        self.notify(format!(
+                            "Signing in to {} already: finish it in the browser.",
+                            names.join(", ")
+                        ));
+                    }
                     Some((server, challenge)) => {
+                        self.signing_in.insert(server.clone());
                         let effect = Effect::SignIn {
                             server: server.clone(),
                             challenge: challenge.clone(),

@@ -1009,6 +1009,9 @@ fn a_server_asking_for_sign_in_is_signed_in_with_one_key_then_restarted() {
             challenge: Some("Bearer resource_metadata=\"http://h/prm\"".into()),
         }]
     );
+    // A second press while the browser is open starts nothing more.
+    assert!(app.update(ctrl('a')).is_empty());
+    assert!(app.flash.as_ref().unwrap().text.contains("already"));
     app.update(Msg::SignInUrl {
         server: "remote".into(),
         url: "http://h/authorize?x=1".into(),
@@ -1026,6 +1029,8 @@ fn a_server_asking_for_sign_in_is_signed_in_with_one_key_then_restarted() {
     });
     assert!(app.flash.as_ref().unwrap().error);
     assert_eq!(state(&app), ServerState::NeedsSignIn);
+    // After a failure, the key tries again.
+    assert_eq!(app.update(ctrl('a')).len(), 1);
     let effects = app.update(Msg::SignedIn {
         server: "remote".into(),
         result: Ok(()),

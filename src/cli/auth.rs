@@ -76,10 +76,18 @@ fn find(config: &Config, name: &str) -> Result<ServerConfig, CliError> {
             }
         )));
     };
-    if server.transport.kind() == "stdio" {
-        return Err(CliError::usage(format!(
-            "`{name}` is a stdio server: it takes credentials from `env`, not a sign-in"
-        )));
+    match server.transport.kind() {
+        "stdio" => {
+            return Err(CliError::usage(format!(
+                "`{name}` is a stdio server: it takes credentials from `env`, not a sign-in"
+            )));
+        }
+        "sse" => {
+            return Err(CliError::usage(format!(
+                "`{name}` uses the HTTP+SSE transport: it takes a token in `headers`, not a sign-in"
+            )));
+        }
+        _ => {}
     }
     Ok(server.clone())
 }

@@ -741,6 +741,11 @@ fn build_server(
             )));
         }
     };
+    if raw.oauth.is_some() && legacy_sse == Some(true) {
+        return Err(server_error(
+            "`oauth` does not apply to `transport = \"sse\"`: give its token in `headers`".into(),
+        ));
+    }
     if raw.oauth.is_some() && raw.url.is_none() {
         return Err(server_error(
             "`oauth` only applies to `url` servers; stdio servers take credentials from `env`"

@@ -320,6 +320,20 @@ pub async fn sign_in(
     browser: Browser,
     show_url: &(dyn Fn(&str) + Send + Sync),
 ) -> Result<(), McpError> {
+    let result = sign_in_unhidden(server, challenge, browser, show_url).await;
+    match http_parts(server) {
+        // A URL's query may hold a key: errors quote the URL without it.
+        Some((url, _)) => result.map_err(|e| e.hiding_url_query(url)),
+        None => result,
+    }
+}
+
+async fn sign_in_unhidden(
+    server: &ServerConfig,
+    challenge: Option<String>,
+    browser: Browser,
+    show_url: &(dyn Fn(&str) + Send + Sync),
+) -> Result<(), McpError> {
     let (url, oauth) = http_parts(server).ok_or_else(|| {
         McpError::Auth(format!(
             "`{}` is a stdio server; sign-in is for `url` servers",
@@ -384,23 +398,49 @@ pub async fn sign_in(
             });
         }
     }
-    let callback = tokio::time::timeout(SIGN_IN_TIMEOUT, wait_for_redirect(&listener, port))
-        .await
-        .map_err(|_| {
-            McpError::Auth(format!(
-                "no answer from the browser within {} minutes; run the sign-in again",
-                SIGN_IN_TIMEOUT.as_secs() / 60
-            ))
-        })??;
-    session
-        .handle_callback_with_issuer(
-            &callback.code,
-            &callback.csrf_token,
-            callback.issuer.as_deref(),
-        )
-        .await
-        .map_err(auth_error)?;
-    Ok(())
+    let expected_state = url::Url::parse(&authorization_url).ok().and_then(|u| {
+        u.query_pairs()
+            .find(|(k, _)| k == "state")
+            .map(|(_, v)| v.into_owned())
+    });
+    let waited = tokio::time::timeout(
+        SIGN_IN_TIMEOUT,
+        wait_for_redirect(&listener, port, expected_state.as_deref()),
+    )
+    .await
+    .map_err(|_| {
+        McpError::Auth(format!(
+            "no answer from the browser within {} minutes; run the sign-in again",
+            SIGN_IN_TIMEOUT.as_secs() / 60
+        ))
+    })??;
+    let (mut stream, callback) = waited;
+    let outcome = match callback {
+        Ok(callback) => session
+            .handle_callback_with_issuer(
+                &callback.code,
+                &callback.csrf_token,
+                callback.issuer.as_deref(),
+            )
+            .await
+            .map(|_| ())
+            .map_err(auth_error),
+        Err(error) => Err(error),
+    };
+    // The browser hears how it ended only once the tokens are (or are not) in hand.
+    let page = if outcome.is_ok() {
+        "Signed in. You can close this tab and go back to mcpick."
+    } else {
+        "Sign-in failed; mcpick says why."
+    };
+    let body = format!("<!doctype html><meta charset=utf-8><title>mcpick</title><p>{page}</p>");
+    let response = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let _ = stream.write_all(response.as_bytes()).await;
+    let _ = stream.shutdown().await;
+    outcome
 }
 
 /// On a 403 `insufficient_scope` challenge (step-up), the scopes to ask for: those already
@@ -458,7 +498,7 @@ async fn probe_challenge(server: &ServerConfig) -> Result<Option<String>, McpErr
     let response = request
         .send()
         .await
-        .map_err(|e| McpError::Auth(format!("cannot reach {url}: {e}")))?;
+        .map_err(|e| McpError::Auth(format!("cannot reach {url}: {}", e.without_url())))?;
     let status = response.status().as_u16();
     Ok(if matches!(status, 401 | 403) {
         response
@@ -471,12 +511,24 @@ async fn probe_challenge(server: &ServerConfig) -> Result<Option<String>, McpErr
     })
 }
 
-/// Waits for the browser's redirect to the loopback listener, answers it with a short
-/// page, and returns its parameters. Other requests (a favicon) get a 404.
+/// How long one connection to the redirect listener may take to send its request.
+const CALLBACK_READ_LIMIT: Duration = Duration::from_secs(5);
+
+/// Waits for the browser's redirect to the loopback listener: the connection (to answer
+/// once the code is exchanged) and its parameters, or the authorization server's refusal.
+/// Requests for other paths (a favicon), idle connections and callbacks of another sign-in
+/// (a `state` that is not this one's) are turned away, and the wait goes on.
 async fn wait_for_redirect(
     listener: &TcpListener,
     port: u16,
-) -> Result<AuthorizationCallback, McpError> {
+    expected_state: Option<&str>,
+) -> Result<
+    (
+        tokio::net::TcpStream,
+        Result<AuthorizationCallback, McpError>,
+    ),
+    McpError,
+> {
     loop {
         let (mut stream, _) = listener
             .accept()
@@ -484,14 +536,23 @@ async fn wait_for_redirect(
             .map_err(|e| McpError::Auth(format!("the redirect listener failed: {e}")))?;
         let mut request = Vec::new();
         let mut buffer = [0u8; 2048];
-        while !request.windows(4).any(|w| w == b"\r\n\r\n")
-            && !request.windows(2).any(|w| w == b"\n\n")
-            && request.len() < MAX_CALLBACK_REQUEST
-        {
-            match tokio::time::timeout(Duration::from_secs(10), stream.read(&mut buffer)).await {
-                Ok(Ok(0)) | Ok(Err(_)) | Err(_) => break,
-                Ok(Ok(n)) => request.extend_from_slice(&buffer[..n]),
+        let read_head = async {
+            while !request.windows(4).any(|w| w == b"\r\n\r\n")
+                && !request.windows(2).any(|w| w == b"\n\n")
+                && request.len() < MAX_CALLBACK_REQUEST
+            {
+                match stream.read(&mut buffer).await {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => request.extend_from_slice(&buffer[..n]),
+                }
             }
+        };
+        // A connection that sends nothing (a browser's preconnect) cannot hold the wait.
+        if tokio::time::timeout(CALLBACK_READ_LIMIT, read_head)
+            .await
+            .is_err()
+        {
+            continue;
         }
         let head = String::from_utf8_lossy(&request);
         let target = head
@@ -499,15 +560,8 @@ async fn wait_for_redirect(
             .next()
             .and_then(|line| line.strip_prefix("GET "))
             .and_then(|rest| rest.split(' ').next())
-            .unwrap_or("");
-        if !target.starts_with("/callback") {
-            let _ = stream
-                .write_all(
-                    b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
-                )
-                .await;
-            continue;
-        }
+            .unwrap_or("")
+            .to_string();
         let full = format!("http://127.0.0.1:{port}{target}");
         let parsed = url::Url::parse(&full).ok();
         let param = |key: &str| {
@@ -517,38 +571,31 @@ async fn wait_for_redirect(
                     .map(|(_, v)| v.into_owned())
             })
         };
-        let (page, outcome) = match param("error") {
+        let ours = expected_state.is_none_or(|s| param("state").as_deref() == Some(s));
+        if !target.starts_with("/callback") || !ours {
+            let answer: &[u8] = if target.starts_with("/callback") {
+                b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+            } else {
+                b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+            };
+            let _ = stream.write_all(answer).await;
+            continue;
+        }
+        let outcome = match param("error") {
             Some(error) => {
                 let description = param("error_description").unwrap_or_default();
-                let message = format!(
+                Err(McpError::Auth(format!(
                     "the authorization server refused: {error}{}",
                     if description.is_empty() {
                         String::new()
                     } else {
                         format!(" ({description})")
                     }
-                );
-                (
-                    "Sign-in failed; mcpick says why.",
-                    Err(McpError::Auth(message)),
-                )
+                )))
             }
-            None => match AuthorizationCallback::from_redirect_url(&full) {
-                Ok(callback) => (
-                    "Signed in. You can close this tab and go back to mcpick.",
-                    Ok(callback),
-                ),
-                Err(e) => ("Sign-in failed; mcpick says why.", Err(auth_error(e))),
-            },
+            None => AuthorizationCallback::from_redirect_url(&full).map_err(auth_error),
         };
-        let body = format!("<!doctype html><meta charset=utf-8><title>mcpick</title><p>{page}</p>");
-        let response = format!(
-            "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-            body.len()
-        );
-        let _ = stream.write_all(response.as_bytes()).await;
-        let _ = stream.shutdown().await;
-        return outcome;
+        return Ok((stream, outcome));
     }
 }
 

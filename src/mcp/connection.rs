@@ -232,7 +232,22 @@ impl Connection {
                 let transport_config = StreamableHttpClientTransportConfig::with_uri(url.as_str())
                     .custom_headers(custom);
                 // Stored tokens sign every request (and are refreshed as they expire).
-                let connected = match super::auth::signed_client(config).await? {
+                // Stored tokens need the authorization server's metadata first: bounded by
+                // the server's timeout, and a failure is a connection problem.
+                let signed =
+                    tokio::time::timeout(config.timeout, super::auth::signed_client(config))
+                        .await
+                        .map_err(|_| McpError::Timeout {
+                            method: "finding the authorization server of the stored sign-in".into(),
+                            ms: config.timeout.as_millis(),
+                        })?
+                        .map_err(|e| {
+                            McpError::Handshake(format!(
+                                "cannot reach the server's authorization server: {e}"
+                            ))
+                            .hiding_url_query(url)
+                        })?;
+                let connected = match signed {
                     Some(client) => {
                         let transport =
                             StreamableHttpClientTransport::with_client(client, transport_config);
@@ -261,8 +276,7 @@ impl Connection {
                     // A server refusing the POST may be an HTTP+SSE one (2024-11-05): the
                     // spec's fallback is a GET that answers with an `endpoint` event.
                     Err(error) => {
-                        let probe = config.timeout.min(Duration::from_secs(5));
-                        match connect_sse(&config.name, url, headers, probe).await {
+                        match connect_sse(&config.name, url, headers, config.timeout).await {
                             Ok(transport) => {
                                 tracing::info!(server = %config.name, "falling back to HTTP+SSE");
                                 handshake(handler(), transport, lifecycle.clone(), config.timeout)
@@ -1091,15 +1105,10 @@ async fn connect_sse(
     super::sse::SseClientTransport::connect(url, map, timeout)
         .await
         .map_err(|error| match error {
-            super::sse::SseError::Unauthorized {
-                www_authenticate, ..
-            } => McpError::SignInRequired {
-                server: server.to_string(),
-                more_scopes: www_authenticate
-                    .as_deref()
-                    .is_some_and(|c| c.contains("insufficient_scope")),
-                challenge: www_authenticate,
-            },
+            // mcpick signs in to Streamable HTTP servers only.
+            super::sse::SseError::Unauthorized { status, .. } => McpError::Handshake(format!(
+                "`{server}` refused the request (HTTP {status}): an HTTP+SSE server takes its token in `headers` (`Authorization = \"Bearer ${{TOKEN}}\"`); sign-in is for Streamable HTTP servers"
+            )),
             super::sse::SseError::Timeout { what, ms } => McpError::Timeout {
                 method: what.to_string(),
                 ms,

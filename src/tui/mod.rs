@@ -259,7 +259,11 @@ impl Runner {
     }
 
     fn connection(&self, server: &str) -> Option<std::sync::Arc<crate::mcp::Connection>> {
-        self.hubs.iter().find_map(|hub| hub.connection(server))
+        // The newest hub first: a server restarted after a sign-in lives there.
+        self.hubs
+            .iter()
+            .rev()
+            .find_map(|hub| hub.connection(server))
     }
 
     /// Starts `effect`; effects that finish at once return their message.
