@@ -64,8 +64,7 @@ pub struct ServerConfig {
     /// The inputs (`${input:ID}`) it needs before it can start; empty when it can start.
     /// Until they have values its `transport` holds empty strings in their place.
     pub inputs: Vec<InputSpec>,
-    /// The protocol version to speak to an HTTP server (`protocol_version`, undocumented,
-    /// for protocol tests): a version with `initialize` (2025-11-25 and older) skips the
+    /// The protocol version to speak to an HTTP server (`protocol_version`): a version with `initialize` (2025-11-25 and older) skips the
     /// `server/discover` probe, a newer one sends only `server/discover`. Unset: probe with
     /// `server/discover` and fall back to `initialize`.
     pub protocol_version: Option<String>,

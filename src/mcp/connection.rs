@@ -230,9 +230,12 @@ impl Connection {
             TransportConfig::Http { url, headers, .. } => {
                 let custom = custom_headers(headers)?;
                 let transport_config = StreamableHttpClientTransportConfig::with_uri(url.as_str())
-                    .custom_headers(custom);
-                // Stored tokens sign every request (and are refreshed as they expire).
-                // Stored tokens need the authorization server's metadata first: bounded by
+                    .custom_headers(custom)
+                    // One bound for every transport's messages (rmcp's default is 16 MiB).
+                    .max_sse_event_size(super::sse::MAX_EVENT_BYTES)
+                    .max_json_response_size(super::sse::MAX_EVENT_BYTES);
+                // Stored tokens sign every request (and are refreshed as they expire); they
+                // need the authorization server's metadata first: bounded by
                 // the server's timeout, and a failure is a connection problem.
                 let signed =
                     tokio::time::timeout(config.timeout, super::auth::signed_client(config))
