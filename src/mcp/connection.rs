@@ -250,18 +250,40 @@ impl Connection {
                             ))
                             .hiding_url_query(url)
                         })?;
-                let connected = match signed {
-                    Some(client) => {
-                        let transport =
-                            StreamableHttpClientTransport::with_client(client, transport_config);
-                        handshake(handler(), transport, lifecycle.clone(), config.timeout).await
-                    }
-                    None => {
-                        let transport =
-                            StreamableHttpClientTransport::from_config(transport_config);
-                        handshake(handler(), transport, lifecycle.clone(), config.timeout).await
+                let streamable = |lifecycle: ClientLifecycleMode| {
+                    let signed = signed.clone();
+                    let transport_config = transport_config.clone();
+                    let handler = handler();
+                    async move {
+                        match signed {
+                            Some(client) => {
+                                let transport = StreamableHttpClientTransport::with_client(
+                                    client,
+                                    transport_config,
+                                );
+                                handshake(handler, transport, lifecycle, config.timeout).await
+                            }
+                            None => {
+                                let transport =
+                                    StreamableHttpClientTransport::from_config(transport_config);
+                                handshake(handler, transport, lifecycle, config.timeout).await
+                            }
+                        }
                     }
                 };
+                let mut connected = streamable(lifecycle.clone()).await;
+                // Some legacy servers answer `server/discover` with an empty success, which
+                // the probe cannot read: without a pinned version, `initialize` gets a try.
+                if config.protocol_version.is_none()
+                    && matches!(
+                        connected,
+                        Err(McpError::Handshake(_) | McpError::Protocol(_) | McpError::Closed(_))
+                    )
+                    && let Ok(service) = streamable(ClientLifecycleMode::Initialize).await
+                {
+                    tracing::info!(server = %config.name, "the discover probe failed; initialize worked");
+                    connected = Ok(service);
+                }
                 let service = match connected {
                     Ok(service) => service,
                     Err(McpError::SignInRequired {
