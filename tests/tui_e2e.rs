@@ -673,3 +673,49 @@ fn ctrl_a_signs_in_through_the_browser_and_the_server_connects() {
     tui.send(CTRL_C);
     assert_eq!(tui.wait_exit(STEP), 0);
 }
+
+#[test]
+fn after_kill_9_during_an_edit_the_next_start_shows_the_draft_with_the_edit() {
+    let sandbox = Sandbox::new(&py_stdio("py", &[]));
+    let draft = sandbox.dir.path().join("xdg-data/mcpick/draft.json");
+    let mut tui = Tui::start(&sandbox, &[]);
+    fill_greet_and_submit(&mut tui);
+    tui.send("e");
+    tui.send(" KEPT-THROUGH-KILL");
+    tui.wait_for("KEPT-THROUGH-KILL", STEP);
+    // Saved shortly after the typing stops, while still in the editor.
+    let deadline = Instant::now() + STEP;
+    while !std::fs::read_to_string(&draft).is_ok_and(|t| t.contains("KEPT-THROUGH-KILL")) {
+        assert!(Instant::now() < deadline, "no draft at {}", draft.display());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let pid = tui.child.process_id().expect("mcpick's pid");
+    let killed = std::process::Command::new("kill")
+        .args(["-9", &pid.to_string()])
+        .status()
+        .expect("run kill");
+    assert!(killed.success());
+    tui.wait_exit(STEP);
+
+    let mut again = Tui::start(&sandbox, &[]);
+    let screen = again.wait_for("unexported draft of /py:greet", STEP);
+    assert!(screen.contains("KEPT-THROUGH-KILL"), "{screen}");
+    assert!(
+        screen.contains("#1 user · text"),
+        "not the review:\n{screen}"
+    );
+    // Discarding it (Esc twice: back to the form) removes the draft.
+    again.send_esc();
+    again.send_esc();
+    again.wait_gone("KEPT-THROUGH-KILL", STEP);
+    let deadline = Instant::now() + STEP;
+    while draft.exists() {
+        assert!(
+            Instant::now() < deadline,
+            "the discarded draft is still there"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    again.send(CTRL_C);
+    assert_eq!(again.wait_exit(STEP), 0);
+}

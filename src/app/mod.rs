@@ -29,7 +29,8 @@ pub use inputs::{InputField, InputsPrompt};
 pub use keys::{Action, KeyMap, KeyScreen};
 pub use questions::{QuestionField, QuestionValue, QuestionsState};
 pub use review::{
-    LineInput, LinePurpose, ReviewItem, ReviewState, editable_text, format_extension, format_name,
+    Draft, LineInput, LinePurpose, ReviewItem, ReviewState, editable_text, format_extension,
+    format_name,
 };
 
 /// Lines kept per server in the logs pane.
@@ -38,6 +39,8 @@ const LOG_LINES_PER_SERVER: usize = 1000;
 const FLASH_TICKS: u64 = 60;
 /// The tick period the runner uses, in milliseconds.
 pub const TICK_MS: u64 = 80;
+/// Ticks after the last key in a review before its draft is saved (about half a second).
+const DRAFT_TICKS: u64 = 6;
 
 /// How the run was started: where an accepted export goes, and how things look.
 #[derive(Debug, Clone)]
@@ -327,6 +330,10 @@ pub enum Effect {
         /// Dialect names, as written in `sources`.
         sources: Vec<String>,
     },
+    /// Keep this draft of the review on disk (replacing the one there).
+    SaveDraft(Box<Draft>),
+    /// The review was exported or discarded: remove its draft.
+    DeleteDraft,
     /// Start the servers that waited for these inputs (kept in memory only).
     GiveInputs {
         /// The values typed.
@@ -405,6 +412,10 @@ pub struct App {
     next_id: u64,
     /// Quit was pressed once over unexported edits: the next quit leaves.
     quit_armed: bool,
+    /// The tick at which the review's draft is due to be saved.
+    draft_due: Option<u64>,
+    /// A draft of the current review is on disk.
+    draft_saved: bool,
     /// Set when mcpick should end.
     pub exit: Option<Exit>,
 }
@@ -449,6 +460,8 @@ impl App {
             size: (80, 24),
             next_id: 0,
             quit_armed: false,
+            draft_due: None,
+            draft_saved: false,
             exit: None,
         };
         app.refilter();
@@ -458,6 +471,7 @@ impl App {
     /// Whether something animates or waits on time, so the runner should keep ticking.
     pub fn wants_ticks(&self) -> bool {
         self.flash.is_some()
+            || self.draft_due.is_some()
             || self
                 .servers
                 .iter()
@@ -526,6 +540,68 @@ impl App {
 
     /// Applies one message; returns the work it asks for.
     pub fn update(&mut self, msg: Msg) -> Vec<Effect> {
+        let typed = matches!(msg, Msg::Key(_) | Msg::Paste(_) | Msg::Edited(_));
+        let mut effects = self.update_screens(msg);
+        // A review with edits is saved as a draft shortly after the typing stops, and its
+        // draft goes once the review is left (exported or discarded).
+        match &self.screen {
+            Screen::Review(_) if typed => {
+                self.draft_due = Some(self.tick + DRAFT_TICKS);
+            }
+            Screen::Review(_) => {}
+            _ if self.draft_saved => {
+                self.draft_saved = false;
+                self.draft_due = None;
+                effects.push(Effect::DeleteDraft);
+            }
+            _ => self.draft_due = None,
+        }
+        effects
+    }
+
+    /// Shows the review of `draft`, kept from a run that ended without exporting it.
+    pub fn restore_draft(&mut self, draft: Draft) {
+        let what = draft.slash_name.clone();
+        let mut review = ReviewState::from_draft(draft, &self.history, self.options.format);
+        review.screen_width = self.size.0;
+        self.screen = Screen::Review(Box::new(review));
+        self.draft_saved = true;
+        self.notify(format!(
+            "Your unexported draft of /{what} from last time (Esc twice discards it)."
+        ));
+    }
+
+    /// The review's draft, saved or removed as its state says, when it is due.
+    fn draft_effect(&mut self) -> Option<Effect> {
+        if self.draft_due.is_none_or(|due| self.tick < due) {
+            return None;
+        }
+        self.draft_due = None;
+        let Screen::Review(review) = &self.screen else {
+            return None;
+        };
+        if review.has_changes() || review.editor.is_some() {
+            self.draft_saved = true;
+            Some(Effect::SaveDraft(Box::new(review.draft())))
+        } else if self.draft_saved {
+            self.draft_saved = false;
+            Some(Effect::DeleteDraft)
+        } else {
+            None
+        }
+    }
+
+    /// The export reached the clipboard or a file: the draft is no longer needed.
+    fn exported(&mut self) -> Vec<Effect> {
+        if std::mem::take(&mut self.draft_saved) {
+            self.draft_due = None;
+            vec![Effect::DeleteDraft]
+        } else {
+            Vec::new()
+        }
+    }
+
+    fn update_screens(&mut self, msg: Msg) -> Vec<Effect> {
         match msg {
             Msg::Tick => self.on_tick(),
             Msg::Key(key) => self.on_key(key),
@@ -578,6 +654,11 @@ impl App {
                 if leave && result.is_ok() && matches!(self.screen, Screen::Review(_)) {
                     self.screen = Screen::Picker;
                 }
+                let effects = if result.is_ok() {
+                    self.exported()
+                } else {
+                    Vec::new()
+                };
                 match result {
                     Ok(ClipboardRoute::Native) => self.notify("Copied to the clipboard."),
                     Ok(ClipboardRoute::Osc52) => self.notify(
@@ -587,7 +668,7 @@ impl App {
                         self.warn(format!("Copy failed: {error}. Use s to save to a file."))
                     }
                 }
-                Vec::new()
+                effects
             }
             Msg::Saved {
                 purpose,
@@ -666,6 +747,9 @@ impl App {
         self.tick += 1;
         if self.flash.as_ref().is_some_and(|f| self.tick >= f.until) {
             self.flash = None;
+        }
+        if let Some(effect) = self.draft_effect() {
+            return vec![effect];
         }
         let tick = self.tick;
         let id = self.next_id + 1;
@@ -1116,6 +1200,9 @@ impl App {
                     self.exit = Some(Exit::Accepted);
                 } else {
                     self.notify(format!("Saved {}.", path.display()));
+                }
+                if matches!(purpose, SavePurpose::Export { .. }) {
+                    return self.exported();
                 }
             }
             Err(WriteError::Exists(path)) => {

@@ -12,14 +12,29 @@ use super::keys::Action;
 use super::{Effect, Options, SavePurpose};
 use crate::export::{self, Format, decoded_len, describe};
 use crate::mcp::{
-    Content, EmbeddedResource, KnownContent, McpError, Message, PromptMessages, Role,
+    Content, EmbeddedResource, KnownContent, McpError, Message, PromptInfo, PromptMessages, Role,
 };
+
+/// A review kept on disk while it has unexported edits, to be restored after a crash.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Draft {
+    /// The prompt.
+    pub prompt: PromptInfo,
+    /// Its `server:name`.
+    pub slash_name: String,
+    /// The arguments it was filled with.
+    pub arguments: BTreeMap<String, String>,
+    /// What the server returned.
+    pub original: PromptMessages,
+    /// The messages as edited (text still in the editor included).
+    pub items: Vec<ReviewItem>,
+}
 
 /// Lines one scroll step moves.
 const SCROLL_STEP: usize = 10;
 
 /// One message on the screen, with where it came from.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ReviewItem {
     /// The message as it is now.
     pub message: Message,
@@ -247,6 +262,31 @@ impl ReviewState {
             reading_uri: String::new(),
             pending_contents: Vec::new(),
         }
+    }
+
+    /// The draft of this review: its messages with the editor's text applied.
+    pub fn draft(&self) -> Draft {
+        let mut items = self.items.clone();
+        if self.editor.is_some() {
+            let mut finished = self.clone();
+            finished.finish_edit();
+            items = finished.items;
+        }
+        Draft {
+            prompt: self.form.prompt.clone(),
+            slash_name: self.form.slash_name.clone(),
+            arguments: self.arguments.clone(),
+            original: self.original.clone(),
+            items,
+        }
+    }
+
+    /// A review rebuilt from `draft` (its form from the remembered values).
+    pub fn from_draft(draft: Draft, history: &super::History, format: Format) -> ReviewState {
+        let form = FormState::new(draft.prompt, draft.slash_name, history);
+        let mut review = ReviewState::new(form, draft.arguments, draft.original, format);
+        review.items = draft.items;
+        review
     }
 
     /// The messages as they are now.

@@ -1074,3 +1074,56 @@ fn a_failed_server_that_used_inputs_can_be_given_new_values() {
     let acme = app.servers.iter().find(|s| s.name == "acme").unwrap();
     assert_eq!(acme.state, ServerState::Connecting);
 }
+
+/// Ticks until effects come, at most `limit` ticks.
+fn tick_until_effects(app: &mut App, limit: usize) -> Vec<Effect> {
+    for _ in 0..limit {
+        let effects = app.update(Msg::Tick);
+        if !effects.is_empty() {
+            return effects;
+        }
+    }
+    Vec::new()
+}
+
+#[test]
+fn edits_in_review_are_kept_as_a_draft_until_exported_and_restore_whole() {
+    let mut app = app_in_review();
+    // No edits, no draft.
+    assert!(tick_until_effects(&mut app, 20).is_empty());
+    app.update(key(KeyCode::Char('e')));
+    type_text(&mut app, " Hot?");
+    // Still typing in the editor: the draft holds the text typed so far.
+    let effects = tick_until_effects(&mut app, 20);
+    let [Effect::SaveDraft(draft)] = effects.as_slice() else {
+        panic!("{effects:?}")
+    };
+    assert_eq!(
+        crate::app::editable_text(&draft.items[0].message.content),
+        Some("Weather in New York? Hot?")
+    );
+    assert_eq!(draft.slash_name, "everything:args-prompt");
+    let draft = draft.as_ref().clone();
+    // Nothing typed since: nothing saved again.
+    assert!(tick_until_effects(&mut app, 20).is_empty());
+
+    // The next run shows the draft's review, edits and all.
+    let mut restored = ready_app();
+    restored.restore_draft(draft);
+    let r = review(&restored);
+    assert!(r.is_edited(0));
+    assert!(r.export().contains("Weather in New York? Hot?"));
+    assert!(restored.flash.as_ref().unwrap().text.contains("draft"));
+
+    // Exporting removes it; leaving after discarding too.
+    app.update(key(KeyCode::Esc));
+    let effects = app.update(Msg::Copied {
+        result: Ok(crate::export::sink::ClipboardRoute::Native),
+        leave: false,
+    });
+    assert_eq!(effects, vec![Effect::DeleteDraft]);
+    restored.update(key(KeyCode::Esc));
+    let effects = restored.update(key(KeyCode::Esc));
+    assert!(effects.contains(&Effect::DeleteDraft), "{effects:?}");
+    assert!(!matches!(restored.screen, Screen::Review(_)));
+}

@@ -13,7 +13,7 @@ use futures::StreamExt;
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 
-use crate::app::{App, Effect, Exit, History, KeyMap, Msg, Options, TICK_MS};
+use crate::app::{App, Draft, Effect, Exit, History, KeyMap, Msg, Options, Screen, TICK_MS};
 use crate::config::{InputValues, ServerConfig};
 use crate::export::sink::{self, ClipboardRoute};
 use crate::mcp::{Hub, McpError, McpEvent};
@@ -59,6 +59,11 @@ pub async fn run(
         app.warn(problem);
     } else if let Some(notice) = notice {
         app.notify(notice);
+    }
+    match load_draft() {
+        Ok(Some(draft)) => app.restore_draft(draft),
+        Ok(None) => {}
+        Err(problem) => app.warn(problem),
     }
 
     let mut guard = TerminalGuard::enter()?;
@@ -136,6 +141,14 @@ pub async fn run(
     if terminal::PANICKED.load(std::sync::atomic::Ordering::SeqCst) {
         return finish(guard, runner.hubs, Err(INTERNAL_ERROR.to_string())).await;
     }
+    // A signal keeps the edits (the newest too); leaving on purpose exported or discarded them.
+    match (&signal_code, &app.screen) {
+        (Some(_), Screen::Review(review)) if review.has_changes() || review.editor.is_some() => {
+            save_draft(&review.draft())
+        }
+        (Some(_), _) => {}
+        (None, _) => delete_draft(),
+    }
     // With --print or --output, leaving without accepting is a cancel (like fzf: 130), so
     // `mcpick --print | llm` can tell nothing was chosen.
     let wanted_output = app.options.print || app.options.output.is_some();
@@ -180,6 +193,46 @@ fn translate(event: Event) -> Option<Msg> {
         },
         Event::Resize(columns, rows) => Some(Msg::Resize(columns, rows)),
         _ => None,
+    }
+}
+
+/// Where the review's draft is kept while it has unexported edits.
+fn draft_path() -> Option<PathBuf> {
+    crate::config::data_dir().map(|d| d.join("draft.json"))
+}
+
+/// The draft a run left behind (it crashed, was killed, or got a signal), if any.
+fn load_draft() -> Result<Option<Draft>, String> {
+    let Some(path) = draft_path() else {
+        return Ok(None);
+    };
+    match std::fs::read_to_string(&path) {
+        Ok(text) => serde_json::from_str(&text).map(Some).map_err(|e| {
+            format!(
+                "the draft {} cannot be read ({e}); it is left there",
+                path.display()
+            )
+        }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(format!("cannot read the draft {}: {e}", path.display())),
+    }
+}
+
+/// Writes the draft at once (small, and a later delete must not be overtaken by it).
+fn save_draft(draft: &Draft) {
+    let Some(path) = draft_path() else { return };
+    if let Some(dir) = path.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    let json = serde_json::to_vec(draft).unwrap_or_default();
+    if let Err(error) = sink::write_atomic(&path, &json, true) {
+        tracing::warn!(?error, "cannot save the draft");
+    }
+}
+
+fn delete_draft() {
+    if let Some(path) = draft_path() {
+        let _ = std::fs::remove_file(path);
     }
 }
 
@@ -419,6 +472,14 @@ impl Runner {
                 if let Some(config) = self.started.get(&server).cloned() {
                     self.start(vec![config], false);
                 }
+                None
+            }
+            Effect::SaveDraft(draft) => {
+                save_draft(&draft);
+                None
+            }
+            Effect::DeleteDraft => {
+                delete_draft();
                 None
             }
             Effect::GiveInputs { values, again } => {
