@@ -405,11 +405,8 @@ impl Connection {
     /// Every prompt, following `nextCursor` through all pages. Dropping the future cancels
     /// the request in flight.
     pub async fn list_prompts(&self) -> Result<Vec<PromptInfo>, McpError> {
-        let mut prompts = Vec::new();
-        let mut cursor: Option<String> = None;
-        let mut seen_cursors = HashSet::new();
-        for _ in 0..MAX_PAGES {
-            let params = PaginatedRequestParams::default().with_cursor(cursor.clone());
+        all_pages("prompts/list", |cursor| async move {
+            let params = PaginatedRequestParams::default().with_cursor(cursor);
             let request = ListPromptsRequest::with_param(params);
             let page = match self
                 .request("prompts/list", ClientRequest::ListPromptsRequest(request))
@@ -418,8 +415,10 @@ impl Connection {
                 ServerResult::ListPromptsResult(page) => page,
                 other => return Err(unexpected("prompts/list", &other)),
             };
-            prompts.extend(page.prompts.into_iter().map(|p| {
-                PromptInfo {
+            let prompts = page
+                .prompts
+                .into_iter()
+                .map(|p| PromptInfo {
                     server: self.name.clone(),
                     name: p.name,
                     title: p.title,
@@ -435,23 +434,11 @@ impl Connection {
                             required: a.required.unwrap_or(false),
                         })
                         .collect(),
-                }
-            }));
-            match page.next_cursor {
-                None => return Ok(prompts),
-                Some(next) => {
-                    if !seen_cursors.insert(next.clone()) {
-                        return Err(McpError::Protocol(format!(
-                            "prompts/list sent the cursor {next:?} twice; stopping to avoid a loop"
-                        )));
-                    }
-                    cursor = Some(next);
-                }
-            }
-        }
-        Err(McpError::Protocol(format!(
-            "prompts/list did not end after {MAX_PAGES} pages"
-        )))
+                })
+                .collect();
+            Ok((prompts, page.next_cursor))
+        })
+        .await
     }
 
     /// Fills a prompt. Dropping the future cancels the request (`notifications/cancelled`).
@@ -555,11 +542,8 @@ impl Connection {
     /// and does not use tools itself; this exists for protocol checks (the conformance
     /// client) against servers that serve only tools.
     pub async fn list_tools(&self) -> Result<Vec<String>, McpError> {
-        let mut names = Vec::new();
-        let mut cursor: Option<String> = None;
-        let mut seen_cursors = HashSet::new();
-        for _ in 0..MAX_PAGES {
-            let params = PaginatedRequestParams::default().with_cursor(cursor.clone());
+        all_pages("tools/list", |cursor| async move {
+            let params = PaginatedRequestParams::default().with_cursor(cursor);
             let request = ListToolsRequest::with_param(params);
             let page = match self
                 .request("tools/list", ClientRequest::ListToolsRequest(request))
@@ -568,22 +552,14 @@ impl Connection {
                 ServerResult::ListToolsResult(page) => page,
                 other => return Err(unexpected("tools/list", &other)),
             };
-            names.extend(page.tools.into_iter().map(|t| t.name.into_owned()));
-            match page.next_cursor {
-                None => return Ok(names),
-                Some(next) => {
-                    if !seen_cursors.insert(next.clone()) {
-                        return Err(McpError::Protocol(format!(
-                            "tools/list sent the cursor {next:?} twice; stopping to avoid a loop"
-                        )));
-                    }
-                    cursor = Some(next);
-                }
-            }
-        }
-        Err(McpError::Protocol(format!(
-            "tools/list did not end after {MAX_PAGES} pages"
-        )))
+            let names = page
+                .tools
+                .into_iter()
+                .map(|t| t.name.into_owned())
+                .collect();
+            Ok((names, page.next_cursor))
+        })
+        .await
     }
 
     /// Calls a tool (`tools/call`) and returns its result as JSON. Like
@@ -1070,6 +1046,39 @@ fn handshake_error(error: ClientInitializeError) -> McpError {
         )),
         other => McpError::Handshake(format!("handshake failed: {}", error_chain(&other))),
     }
+}
+
+/// Every item of a paginated list: `page(cursor)` fetches one page and its
+/// `nextCursor`, followed until there is none. A repeated cursor or more than
+/// [`MAX_PAGES`] pages is an error, so a server cannot loop mcpick forever.
+async fn all_pages<T, Page>(
+    method: &str,
+    mut page: impl FnMut(Option<String>) -> Page,
+) -> Result<Vec<T>, McpError>
+where
+    Page: Future<Output = Result<(Vec<T>, Option<String>), McpError>>,
+{
+    let mut items = Vec::new();
+    let mut cursor: Option<String> = None;
+    let mut seen_cursors = HashSet::new();
+    for _ in 0..MAX_PAGES {
+        let (more, next) = page(cursor.clone()).await?;
+        items.extend(more);
+        match next {
+            None => return Ok(items),
+            Some(next) => {
+                if !seen_cursors.insert(next.clone()) {
+                    return Err(McpError::Protocol(format!(
+                        "{method} sent the cursor {next:?} twice; stopping to avoid a loop"
+                    )));
+                }
+                cursor = Some(next);
+            }
+        }
+    }
+    Err(McpError::Protocol(format!(
+        "{method} did not end after {MAX_PAGES} pages"
+    )))
 }
 
 /// The `WWW-Authenticate` challenge of a 401 (or of a 403 asking for more scopes, then
