@@ -580,7 +580,7 @@ impl App {
         let Screen::Review(review) = &self.screen else {
             return None;
         };
-        if review.has_changes() || review.editor.is_some() {
+        if review.has_unsaved_work() {
             self.draft_saved = true;
             Some(Effect::SaveDraft(Box::new(review.draft())))
         } else if self.draft_saved {

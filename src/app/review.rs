@@ -324,6 +324,11 @@ impl ReviewState {
                 .any(|(i, item)| item.origin != Some(i) || self.is_edited(i))
     }
 
+    /// Whether there is work a draft should keep: edits, or text in the editor.
+    pub fn has_unsaved_work(&self) -> bool {
+        self.has_changes() || self.editor.is_some()
+    }
+
     /// Whether keys go to a text input (editor, path, or confirmation) rather than actions.
     pub fn is_typing(&self) -> bool {
         self.editor.is_some() || self.input.is_some() || self.confirm.is_some()

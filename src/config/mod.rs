@@ -176,7 +176,7 @@ impl ServerConfig {
             values,
             lookup,
         )
-        .unwrap_or_else(|error| cannot_start(&self.name, &template.raw, error.to_string()));
+        .unwrap_or_else(|error| stand_in(&self.name, &template.raw, Some(error.to_string())));
         built.enabled = self.enabled;
         built.source = self.source.clone();
         built
@@ -589,7 +589,9 @@ fn build_from_template(
     let transport = built.as_ref().ok().map(|s| s.transport.clone());
     match built {
         // An unset variable: no input value will help.
-        Err(error @ ConfigError::Expand { .. }) => Ok(cannot_start(&name, raw, error.to_string())),
+        Err(error @ ConfigError::Expand { .. }) => {
+            Ok(stand_in(&name, raw, Some(error.to_string())))
+        }
         _ if !missing.is_empty() => {
             let template = Template {
                 path: path.to_path_buf(),
@@ -598,8 +600,7 @@ fn build_from_template(
             };
             // The table is checked again once the inputs have values: an error now may
             // come from the empty stand-ins.
-            let mut server = cannot_start(&name, raw, String::new());
-            server.problem = None;
+            let mut server = stand_in(&name, raw, None);
             match transport {
                 Some(transport) => server.transport = transport,
                 // Keep the kind (an HTTP server whose URL is an input is not stdio).
@@ -663,8 +664,9 @@ fn input_references(raw: &RawServer) -> Vec<String> {
     found.into_inner()
 }
 
-/// A server that is reported failed with `problem` instead of starting.
-fn cannot_start(name: &str, raw: &RawServer, problem: String) -> ServerConfig {
+/// A server that cannot start as it is: reported failed with `problem`, or (without one)
+/// waiting for its inputs.
+fn stand_in(name: &str, raw: &RawServer, problem: Option<String>) -> ServerConfig {
     ServerConfig {
         name: name.to_string(),
         transport: TransportConfig::Stdio {
@@ -676,7 +678,7 @@ fn cannot_start(name: &str, raw: &RawServer, problem: String) -> ServerConfig {
         timeout: Duration::from_millis(raw.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS).max(1)),
         enabled: raw.enabled.unwrap_or(true),
         source: None,
-        problem: Some(problem),
+        problem,
         inputs: Vec::new(),
         protocol_version: raw.protocol_version.clone(),
         template: None,

@@ -143,7 +143,7 @@ pub async fn run(
     }
     // A signal keeps the edits (the newest too); leaving on purpose exported or discarded them.
     match (&signal_code, &app.screen) {
-        (Some(_), Screen::Review(review)) if review.has_changes() || review.editor.is_some() => {
+        (Some(_), Screen::Review(review)) if review.has_unsaved_work() => {
             save_draft(&review.draft())
         }
         (Some(_), _) => {}
@@ -201,21 +201,30 @@ fn draft_path() -> Option<PathBuf> {
     crate::config::data_dir().map(|d| d.join("draft.json"))
 }
 
-/// The draft a run left behind (it crashed, was killed, or got a signal), if any.
-fn load_draft() -> Result<Option<Draft>, String> {
-    let Some(path) = draft_path() else {
+/// The text of a file in the data dir: `None` when there is no such file (or no data dir),
+/// an error saying which file when it cannot be read.
+fn read_data_file(path: Option<PathBuf>) -> Result<Option<(PathBuf, String)>, String> {
+    let Some(path) = path else {
         return Ok(None);
     };
     match std::fs::read_to_string(&path) {
-        Ok(text) => serde_json::from_str(&text).map(Some).map_err(|e| {
-            format!(
-                "the draft {} cannot be read ({e}); it is left there",
-                path.display()
-            )
-        }),
+        Ok(text) => Ok(Some((path, text))),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(format!("cannot read the draft {}: {e}", path.display())),
+        Err(e) => Err(format!("cannot read {}: {e}", path.display())),
     }
+}
+
+/// The draft a run left behind (it crashed, was killed, or got a signal), if any.
+fn load_draft() -> Result<Option<Draft>, String> {
+    let Some((path, text)) = read_data_file(draft_path())? else {
+        return Ok(None);
+    };
+    serde_json::from_str(&text).map(Some).map_err(|e| {
+        format!(
+            "the draft {} cannot be read ({e}); it is left there",
+            path.display()
+        )
+    })
 }
 
 /// Writes the draft at once (small, and a later delete must not be overtaken by it).
@@ -241,22 +250,16 @@ fn history_path() -> Option<PathBuf> {
 }
 
 fn load_history() -> (History, Option<String>) {
-    let Some(path) = history_path() else {
-        return (History::default(), None);
-    };
-    match std::fs::read_to_string(&path) {
-        Ok(text) => match History::from_json(&text) {
+    match read_data_file(history_path()) {
+        Ok(None) => (History::default(), None),
+        Ok(Some((path, text))) => match History::from_json(&text) {
             Ok(history) => (history, None),
             Err(problem) => (
                 History::default(),
                 Some(format!("{problem} ({})", path.display())),
             ),
         },
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => (History::default(), None),
-        Err(e) => (
-            History::default(),
-            Some(format!("cannot read {}: {e}", path.display())),
-        ),
+        Err(problem) => (History::default(), Some(problem)),
     }
 }
 

@@ -69,12 +69,7 @@ pub(super) fn draw(prompt: &InputsPrompt, frame: &mut Frame, area: Rect, theme: 
         ]));
     }
     let height = (lines.len() as u16 + 2).min(area.height);
-    let popup = Rect {
-        x: area.x + (area.width - width) / 2,
-        y: area.y + (area.height - height) / 2,
-        width,
-        height,
-    };
+    let popup = super::centered(area, width, height);
     frame.render_widget(Clear, popup);
     // Keep the focused field in sight when the box is shorter than its lines.
     let scroll = cursor.map_or(0, |(_, row)| {

@@ -408,12 +408,7 @@ fn draw_help(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
     } else {
         title.to_string()
     };
-    let popup = Rect {
-        x: area.x + (area.width - width) / 2,
-        y: area.y + (area.height - height) / 2,
-        width,
-        height,
-    };
+    let popup = centered(area, width, height);
     frame.render_widget(Clear, popup);
     frame.render_widget(
         Paragraph::new(lines).scroll((scroll, 0)).block(
@@ -424,6 +419,16 @@ fn draw_help(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
         ),
         popup,
     );
+}
+
+/// A `width`×`height` box in the middle of `area` (which must hold it).
+pub(crate) fn centered(area: Rect, width: u16, height: u16) -> Rect {
+    Rect {
+        x: area.x + (area.width - width) / 2,
+        y: area.y + (area.height - height) / 2,
+        width,
+        height,
+    }
 }
 
 /// A bordered block with a title, accented when focused.

@@ -5,14 +5,8 @@
 #   MCPICK_BIN=path/to/mcpick tests/conformance/run-server.sh
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-root="$(cd "$here/../.." && pwd)"
-peers="${MCPICK_PEERS_DIR:-$root/target/peers}"
-mcpick="${MCPICK_BIN:-$root/target/debug/mcpick}"
-
-bash "$root/tests/peers/setup.sh"
-node="$(ls "$peers"/node22/node_modules/node-linux-*/bin/node 2>/dev/null | head -n1)"
-[ -x "$node" ] || { echo "run-server.sh: no Node 22 for this machine under $peers/node22" >&2; exit 1; }
-suite="$peers/conformance/node_modules/@modelcontextprotocol/conformance/dist/index.js"
+# shellcheck source=suite.sh
+source "$here/suite.sh"
 
 log="$(mktemp)"
 "$mcpick" serve --http 127.0.0.1:0 "$here/prompts" 2>"$log" &
