@@ -365,6 +365,20 @@ fn assert_asks_for_sign_in(output: &Output) {
 }
 
 /// `mcpick servers --json`'s row for `secure`.
+/// `mcpick servers` shows the server failed, asking for `mcpick auth login secure`, and
+/// not signed in.
+fn assert_servers_row_asks_for_sign_in(sandbox: &Sandbox) {
+    let row = servers_row(sandbox);
+    assert_eq!(row["signIn"], "not signed in", "{row}");
+    assert_eq!(row["state"], "failed", "{row}");
+    assert!(
+        row["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("mcpick auth login secure")),
+        "{row}"
+    );
+}
+
 fn servers_row(sandbox: &Sandbox) -> serde_json::Value {
     let output = run(sandbox, &["servers", "--json"]);
     let rows: serde_json::Value =
@@ -382,15 +396,7 @@ fn before_sign_in_the_server_asks_for_it() {
 
     assert_asks_for_sign_in(&run(&sandbox, &["list"]));
 
-    let row = servers_row(&sandbox);
-    assert_eq!(row["signIn"], "not signed in", "{row}");
-    assert_eq!(row["state"], "failed", "{row}");
-    assert!(
-        row["error"]
-            .as_str()
-            .is_some_and(|e| e.contains("mcpick auth login secure")),
-        "{row}"
-    );
+    assert_servers_row_asks_for_sign_in(&sandbox);
     // Nothing was signed in, nothing was written.
     assert!(!token_file(&sandbox).exists());
     assert_eq!(server.count("authorization_code"), 0, "{}", server.log());
@@ -537,16 +543,8 @@ fn a_server_that_revokes_the_tokens_asks_for_sign_in_again() {
     assert!(server.count("refresh_refused") >= 1, "{}", server.stats());
     assert_eq!(server.count("refresh_token"), 0);
 
-    let row = servers_row(&sandbox);
-    assert_eq!(row["state"], "failed", "{row}");
-    assert!(
-        row["error"]
-            .as_str()
-            .is_some_and(|e| e.contains("mcpick auth login secure")),
-        "{row}"
-    );
     // The refused tokens are forgotten, so the state says what to do.
-    assert_eq!(row["signIn"], "not signed in", "{row}");
+    assert_servers_row_asks_for_sign_in(&sandbox);
     assert!(!token_file(&sandbox).exists());
 
     // Signing in again fixes it.
