@@ -17,6 +17,12 @@ use thiserror::Error;
 /// The request timeout used when a server sets no `timeout_ms`.
 pub const DEFAULT_TIMEOUT_MS: u64 = 30_000;
 
+/// The largest message accepted from a server that sets no `max_response_bytes` (32 MiB).
+pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 32 * 1024 * 1024;
+
+/// The smallest `max_response_bytes` accepted: below it even a handshake may not fit.
+pub const MIN_MAX_RESPONSE_BYTES: u64 = 64 * 1024;
+
 /// The environment variable that points at a config file, like `--config`.
 pub const CONFIG_ENV: &str = "MCPICK_CONFIG";
 
@@ -54,6 +60,9 @@ pub struct ServerConfig {
     pub transport: TransportConfig,
     /// The limit for each request to it.
     pub timeout: Duration,
+    /// The largest message accepted from it (`max_response_bytes`); a larger one is
+    /// refused with an error naming the limit.
+    pub max_response_bytes: usize,
     /// Whether mcpick connects to it.
     pub enabled: bool,
     /// Where it came from when another host's config holds it (`vscode: PATH`).
@@ -291,6 +300,7 @@ impl fmt::Debug for ServerConfig {
             .field("name", &self.name)
             .field("transport", &self.transport)
             .field("timeout", &self.timeout)
+            .field("max_response_bytes", &self.max_response_bytes)
             .field("enabled", &self.enabled)
             .field("source", &self.source)
             .field("problem", &self.problem)
@@ -381,6 +391,7 @@ struct RawServer {
     url: Option<String>,
     headers: Option<BTreeMap<String, String>>,
     timeout_ms: Option<u64>,
+    max_response_bytes: Option<u64>,
     enabled: Option<bool>,
     oauth: Option<RawOAuth>,
     protocol_version: Option<String>,
@@ -676,6 +687,7 @@ fn stand_in(name: &str, raw: &RawServer, problem: Option<String>) -> ServerConfi
             cwd: None,
         },
         timeout: Duration::from_millis(raw.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS).max(1)),
+        max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
         enabled: raw.enabled.unwrap_or(true),
         source: None,
         problem,
@@ -875,10 +887,20 @@ fn build_server(
     if timeout_ms == 0 {
         return Err(server_error("`timeout_ms` must be more than 0".into()));
     }
+    let max_response_bytes = match raw.max_response_bytes {
+        None => DEFAULT_MAX_RESPONSE_BYTES,
+        Some(bytes) if bytes < MIN_MAX_RESPONSE_BYTES => {
+            return Err(server_error(format!(
+                "`max_response_bytes = {bytes}` is too small: use at least {MIN_MAX_RESPONSE_BYTES} (the default is {DEFAULT_MAX_RESPONSE_BYTES}, 32 MiB)"
+            )));
+        }
+        Some(bytes) => usize::try_from(bytes).unwrap_or(usize::MAX),
+    };
     Ok(ServerConfig {
         name,
         transport,
         timeout: Duration::from_millis(timeout_ms),
+        max_response_bytes,
         enabled: raw.enabled.unwrap_or(true),
         source: None,
         problem: None,
@@ -914,6 +936,7 @@ pub fn builtin_server(exe: &Path) -> ServerConfig {
             cwd: None,
         },
         timeout: Duration::from_millis(DEFAULT_TIMEOUT_MS),
+        max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
         enabled: true,
         source: None,
         problem: None,

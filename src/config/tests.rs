@@ -160,6 +160,21 @@ fn inconsistent_tables_say_what_to_do() {
     assert!(bad_url.to_string().contains("http://"));
     let zero = parse_str("[servers.a]\ncommand = \"x\"\ntimeout_ms = 0\n").unwrap_err();
     assert!(zero.to_string().contains("timeout_ms"));
+    let tiny = parse_str("[servers.a]\ncommand = \"x\"\nmax_response_bytes = 100\n").unwrap_err();
+    assert!(tiny.to_string().contains("at least 65536"), "{tiny}");
+}
+
+#[test]
+fn max_response_bytes_defaults_to_32_mib_and_can_be_raised() {
+    let config = parse_str("[servers.a]\ncommand = \"x\"\n[servers.b]\nurl = \"http://h\"\nmax_response_bytes = 67108864\n").unwrap();
+    assert_eq!(
+        config.server("a").unwrap().max_response_bytes,
+        32 * 1024 * 1024
+    );
+    assert_eq!(
+        config.server("b").unwrap().max_response_bytes,
+        64 * 1024 * 1024
+    );
 }
 
 #[test]

@@ -20,12 +20,14 @@ use rmcp::service::{
     PeerRequestOptions, RequestContext, RoleClient, RunningService, ServiceError,
 };
 use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use tokio::sync::{Notify, mpsc};
 
 use super::child::{ChildProcess, SpawnSpec, describe_exit};
 use super::error::McpError;
 use super::input::{GetOutcome, InputAnswers};
+use super::limit::{LineLimit, TOO_LARGE_CODE, TOO_LARGE_MARKER, TRANSPORT_SLACK};
 use super::log::ServerLog;
 use super::mrtr;
 use super::types::{
@@ -161,6 +163,7 @@ pub struct Connection {
     service: RunningService<RoleClient, Handler>,
     peer: Peer<RoleClient>,
     timeout: Duration,
+    max_response_bytes: usize,
     details: ServerDetails,
     child: Option<ChildProcess>,
     log: Arc<ServerLog>,
@@ -208,9 +211,12 @@ impl Connection {
                     env,
                     cwd: cwd.as_ref(),
                 };
+                let limits = StdioLimits {
+                    timeout: config.timeout,
+                    max_response_bytes: config.max_response_bytes,
+                };
                 let (service, child) =
-                    connect_stdio(&config.name, &spec, &log, &lines, config.timeout, handler)
-                        .await?;
+                    connect_stdio(&config.name, &spec, &log, &lines, limits, handler).await?;
                 (service, Some(child))
             }
             TransportConfig::Http {
@@ -219,7 +225,7 @@ impl Connection {
                 legacy_sse: true,
                 ..
             } => {
-                let transport = connect_sse(&config.name, url, headers, config.timeout)
+                let transport = connect_sse(config, url, headers)
                     .await
                     .map_err(|e| e.hiding_url_query(url))?;
                 let service = handshake(handler(), transport, lifecycle.clone(), config.timeout)
@@ -232,8 +238,8 @@ impl Connection {
                 let transport_config = StreamableHttpClientTransportConfig::with_uri(url.as_str())
                     .custom_headers(custom)
                     // One bound for every transport's messages (rmcp's default is 16 MiB).
-                    .max_sse_event_size(super::sse::MAX_EVENT_BYTES)
-                    .max_json_response_size(super::sse::MAX_EVENT_BYTES);
+                    .max_sse_event_size(config.max_response_bytes)
+                    .max_json_response_size(config.max_response_bytes);
                 // Stored tokens sign every request (and are refreshed as they expire); they
                 // need the authorization server's metadata first: bounded by
                 // the server's timeout, and a failure is a connection problem.
@@ -300,17 +306,15 @@ impl Connection {
                     Err(error @ McpError::Timeout { .. }) => return Err(error),
                     // A server refusing the POST may be an HTTP+SSE one (2024-11-05): the
                     // spec's fallback is a GET that answers with an `endpoint` event.
-                    Err(error) => {
-                        match connect_sse(&config.name, url, headers, config.timeout).await {
-                            Ok(transport) => {
-                                tracing::info!(server = %config.name, "falling back to HTTP+SSE");
-                                handshake(handler(), transport, lifecycle.clone(), config.timeout)
-                                    .await
-                                    .map_err(|e| e.hiding_url_query(url))?
-                            }
-                            Err(_) => return Err(error.hiding_url_query(url)),
+                    Err(error) => match connect_sse(config, url, headers).await {
+                        Ok(transport) => {
+                            tracing::info!(server = %config.name, "falling back to HTTP+SSE");
+                            handshake(handler(), transport, lifecycle.clone(), config.timeout)
+                                .await
+                                .map_err(|e| e.hiding_url_query(url))?
                         }
-                    }
+                        Err(_) => return Err(error.hiding_url_query(url)),
+                    },
                 };
                 (service, None)
             }
@@ -322,6 +326,7 @@ impl Connection {
             service,
             peer,
             timeout: config.timeout,
+            max_response_bytes: config.max_response_bytes,
             details,
             child,
             log,
@@ -708,12 +713,24 @@ impl Connection {
 
     fn service_error_unhidden(&self, error: ServiceError) -> McpError {
         match error {
+            ServiceError::McpError(data) if is_too_large(&data) => McpError::TooLarge {
+                limit: data_number(&data, "limit").unwrap_or(0),
+                size: data_number(&data, "size"),
+            },
             ServiceError::McpError(data) => McpError::Server {
                 code: data.code.0,
                 message: data.message.into_owned(),
                 data: data.data.map(|d| d.to_string()),
             },
             ServiceError::TransportClosed => self.closed_reason(),
+            ServiceError::TransportSend(error)
+                if error_chain(error.error.as_ref()).contains("response body exceeded") =>
+            {
+                McpError::TooLarge {
+                    limit: self.max_response_bytes,
+                    size: None,
+                }
+            }
             ServiceError::TransportSend(error) => match sign_in_challenge(error.error.as_ref()) {
                 Some((challenge, more_scopes)) => McpError::SignInRequired {
                     server: self.name.clone(),
@@ -753,6 +770,25 @@ impl Connection {
             child.terminate().await;
         }
     }
+}
+
+/// Whether a JSON-RPC error is [`LineLimit`]'s stand-in for an answer over the limit.
+fn is_too_large(data: &rmcp::model::ErrorData) -> bool {
+    data.code.0 == TOO_LARGE_CODE
+        && data
+            .data
+            .as_ref()
+            .and_then(|d| d.get("mcpick"))
+            .and_then(|m| m.as_str())
+            == Some(TOO_LARGE_MARKER)
+}
+
+fn data_number(data: &rmcp::model::ErrorData, field: &str) -> Option<usize> {
+    data.data
+        .as_ref()
+        .and_then(|d| d.get(field))
+        .and_then(serde_json::Value::as_u64)
+        .and_then(|n| usize::try_from(n).ok())
 }
 
 /// Reads a `prompts/get` result with mcpick's types; errors name the message at fault.
@@ -890,11 +926,17 @@ async fn connect_stdio(
     spec: &SpawnSpec<'_>,
     log: &Arc<ServerLog>,
     lines: &Option<mpsc::Sender<LogLine>>,
-    timeout: Duration,
+    limits: StdioLimits,
     handler: impl Fn() -> Handler,
 ) -> Result<(RunningService<RoleClient, Handler>, ChildProcess), McpError> {
+    let timeout = limits.timeout;
+    let transport = |(stdout, stdin): super::child::ChildPipes| {
+        let limit = limits.max_response_bytes;
+        AsyncRwTransport::<RoleClient, _, _>::new(LineLimit::new(stdout, limit, log.clone()), stdin)
+            .with_max_line_length(limit.saturating_add(TRANSPORT_SLACK))
+    };
     let (child, pipes) = ChildProcess::spawn(server, spec, log.clone(), lines.clone())?;
-    let first = match handshake(handler(), pipes, auto_lifecycle(), timeout).await {
+    let first = match handshake(handler(), transport(pipes), auto_lifecycle(), timeout).await {
         Ok(service) => return Ok((service, child)),
         Err(error) => error,
     };
@@ -926,7 +968,14 @@ async fn connect_stdio(
         let _ = tx.try_send(note);
     }
     let (child, pipes) = ChildProcess::spawn(server, spec, log.clone(), lines.clone())?;
-    match handshake(handler(), pipes, ClientLifecycleMode::Initialize, timeout).await {
+    match handshake(
+        handler(),
+        transport(pipes),
+        ClientLifecycleMode::Initialize,
+        timeout,
+    )
+    .await
+    {
         Ok(service) => Ok((service, child)),
         Err(error) => {
             let error = match exit_soon(&child).await {
@@ -940,6 +989,13 @@ async fn connect_stdio(
             Err(error)
         }
     }
+}
+
+/// The bounds of a stdio server's requests and messages.
+#[derive(Clone, Copy)]
+struct StdioLimits {
+    timeout: Duration,
+    max_response_bytes: usize,
 }
 
 /// The exit status, if the process exits within a moment (the reaper may lag the pipe).
@@ -1130,13 +1186,17 @@ fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
 
 /// Opens a legacy HTTP+SSE connection (GET the stream, wait for its `endpoint` event).
 async fn connect_sse(
-    server: &str,
+    config: &ServerConfig,
     url: &str,
     headers: &BTreeMap<String, String>,
-    timeout: Duration,
 ) -> Result<super::sse::SseClientTransport, McpError> {
+    let server = &config.name;
     let map: http::HeaderMap = custom_headers(headers)?.into_iter().collect();
-    super::sse::SseClientTransport::connect(url, map, timeout)
+    let limits = super::sse::SseLimits {
+        max_event_bytes: config.max_response_bytes,
+        max_line_bytes: config.max_response_bytes.saturating_add(1024),
+    };
+    super::sse::SseClientTransport::connect_with_limits(url, map, config.timeout, limits)
         .await
         .map_err(|error| match error {
             // mcpick signs in to Streamable HTTP servers only.

@@ -44,6 +44,18 @@ pub enum McpError {
         /// The error's `data`, if any, as compact JSON.
         data: Option<String>,
     },
+    /// A message from the server was larger than its `max_response_bytes`.
+    #[error(
+        "the server's answer was {}more than this server's max_response_bytes ({limit} bytes = {}); it was dropped (raise `max_response_bytes` for this server to accept it)",
+        .size.map(|s| format!("{s} bytes ({}), ", mebibytes(s))).unwrap_or_default(),
+        mebibytes(*.limit)
+    )]
+    TooLarge {
+        /// The server's limit, in bytes.
+        limit: usize,
+        /// The answer's size in bytes, when known.
+        size: Option<usize>,
+    },
     /// The server closed the connection or exited.
     #[error("the server closed the connection{0}")]
     Closed(String),
@@ -113,5 +125,15 @@ fn data_suffix(data: Option<&str>) -> String {
     match data {
         Some(data) if data.chars().count() <= 200 && data != "null" => format!(" ({data})"),
         _ => String::new(),
+    }
+}
+
+/// A byte count in MiB, as people read sizes: `32 MiB`, `38.1 MiB`.
+fn mebibytes(bytes: usize) -> String {
+    let mib = bytes as f64 / (1024.0 * 1024.0);
+    if mib.fract() == 0.0 {
+        format!("{mib:.0} MiB")
+    } else {
+        format!("{mib:.1} MiB")
     }
 }

@@ -7,6 +7,7 @@ mod connection;
 mod error;
 mod hub;
 mod input;
+mod limit;
 mod log;
 mod mrtr;
 mod server;

@@ -204,6 +204,7 @@ impl SseClientTransport {
     /// Opens the SSE stream at `url` and waits for the server's message endpoint.
     /// `headers` (e.g. `Authorization`) go on the GET and on every POST; `timeout`
     /// bounds the GET and the wait for the endpoint together, and each POST.
+    #[cfg(test)]
     pub async fn connect(
         url: &str,
         headers: HeaderMap,

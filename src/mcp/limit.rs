@@ -1,0 +1,422 @@
+//! A size limit on a stdio server's messages (`max_response_bytes`).
+//!
+//! rmcp's stdio transport drops a line over its limit without a word, so the request it
+//! answered waits until its timeout. [`LineLimit`] sits between the child's stdout and
+//! the transport: it passes lines within the limit through untouched, cuts an oversized
+//! one short (rmcp ignores the unparsable rest), skips the remainder without buffering
+//! it, and then answers the request in its place with an error naming the limit, so the
+//! user hears at once why, and the connection stays usable.
+
+use std::io;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll, ready};
+
+use serde_json::Value;
+use tokio::io::{AsyncRead, ReadBuf};
+
+use super::log::ServerLog;
+
+/// The JSON-RPC error code of the stand-in answer (implementation-defined range).
+pub const TOO_LARGE_CODE: i32 = -32_099;
+/// The `data.mcpick` marker of the stand-in answer, so no server's own -32099 is taken
+/// for it.
+pub const TOO_LARGE_MARKER: &str = "max_response_bytes";
+/// How much of a line's start is searched for its top-level `id`.
+const ID_PREFIX_BYTES: usize = 4096;
+/// How much of a line's end is kept to find an `id` written last.
+const ID_SUFFIX_BYTES: usize = 256;
+/// Room the transport needs beyond the limit: a passed line may reach the limit exactly.
+pub const TRANSPORT_SLACK: usize = 64 * 1024;
+
+/// An [`AsyncRead`] that passes through only lines of at most `limit` bytes.
+pub struct LineLimit<R> {
+    inner: R,
+    limit: usize,
+    log: Arc<ServerLog>,
+    /// Bytes of the current line seen so far (passed or skipped).
+    line_len: usize,
+    /// Set once the current line went over the limit: the rest of it is skipped.
+    skipping: bool,
+    id: IdScanner,
+    /// The current line's last bytes, for an `id` at its end.
+    tail: Vec<u8>,
+    /// Bytes ready for the reader.
+    ready: Vec<u8>,
+    ready_at: usize,
+    chunk: Vec<u8>,
+}
+
+impl<R> LineLimit<R> {
+    /// Wraps `inner`; oversized lines are noted in `log`.
+    pub fn new(inner: R, limit: usize, log: Arc<ServerLog>) -> LineLimit<R> {
+        LineLimit {
+            inner,
+            limit,
+            log,
+            line_len: 0,
+            skipping: false,
+            id: IdScanner::default(),
+            tail: Vec::new(),
+            ready: Vec::new(),
+            ready_at: 0,
+            chunk: vec![0; 64 * 1024],
+        }
+    }
+
+    fn take_in(&mut self, bytes: &[u8]) {
+        let mut rest = bytes;
+        while !rest.is_empty() {
+            let newline = rest.iter().position(|b| *b == b'\n');
+            let take = newline.map_or(rest.len(), |at| at + 1);
+            let (segment, after) = rest.split_at(take);
+            let content = segment.strip_suffix(b"\n").unwrap_or(segment);
+            if self.line_len < ID_PREFIX_BYTES {
+                let room = ID_PREFIX_BYTES - self.line_len;
+                self.id.feed(&content[..content.len().min(room)]);
+            }
+            self.keep_tail(content);
+            if !self.skipping {
+                if self.line_len + content.len() > self.limit {
+                    self.skipping = true;
+                    // What the transport already has becomes a broken line it ignores.
+                    self.ready.push(b'\n');
+                } else {
+                    self.ready.extend_from_slice(segment);
+                }
+            }
+            self.line_len += content.len();
+            if newline.is_some() {
+                self.end_line();
+            }
+            rest = after;
+        }
+    }
+
+    fn keep_tail(&mut self, content: &[u8]) {
+        if content.len() >= ID_SUFFIX_BYTES {
+            self.tail.clear();
+            self.tail
+                .extend_from_slice(&content[content.len() - ID_SUFFIX_BYTES..]);
+        } else {
+            self.tail.extend_from_slice(content);
+            if self.tail.len() > ID_SUFFIX_BYTES {
+                self.tail.drain(..self.tail.len() - ID_SUFFIX_BYTES);
+            }
+        }
+    }
+
+    fn end_line(&mut self) {
+        if self.skipping {
+            let id = self.id.found().or_else(|| id_at_end(&self.tail));
+            let size = self.line_len;
+            let answered = match &id {
+                Some(id) => {
+                    self.ready
+                        .extend_from_slice(&stand_in_answer(id, self.limit, size));
+                    format!("request {id} was answered with an error naming the limit")
+                }
+                None => "it had no request id, so no request was answered".to_string(),
+            };
+            let note = format!(
+                "dropped a message of {size} bytes from the server: more than max_response_bytes ({}); {answered}",
+                self.limit
+            );
+            tracing::warn!("{note}");
+            self.log.push("mcpick", &note);
+        }
+        self.line_len = 0;
+        self.skipping = false;
+        self.id = IdScanner::default();
+        self.tail.clear();
+    }
+}
+
+impl<R: AsyncRead + Unpin> AsyncRead for LineLimit<R> {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        out: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        loop {
+            if this.ready_at < this.ready.len() {
+                let count = out.remaining().min(this.ready.len() - this.ready_at);
+                out.put_slice(&this.ready[this.ready_at..this.ready_at + count]);
+                this.ready_at += count;
+                if this.ready_at == this.ready.len() {
+                    this.ready.clear();
+                    this.ready_at = 0;
+                }
+                return Poll::Ready(Ok(()));
+            }
+            let mut chunk = std::mem::take(&mut this.chunk);
+            let mut buf = ReadBuf::new(&mut chunk);
+            let polled = Pin::new(&mut this.inner).poll_read(cx, &mut buf);
+            let filled = buf.filled().len();
+            let result = match polled {
+                Poll::Ready(Ok(())) if filled > 0 => {
+                    this.take_in(&chunk[..filled]);
+                    None
+                }
+                other => Some(other),
+            };
+            this.chunk = chunk;
+            if let Some(result) = result {
+                // End of stream, an error, or nothing yet.
+                ready!(result)?;
+                return Poll::Ready(Ok(()));
+            }
+        }
+    }
+}
+
+/// The error answer sent to the transport in place of an oversized one.
+fn stand_in_answer(id: &Value, limit: usize, size: usize) -> Vec<u8> {
+    let answer = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "error": {
+            "code": TOO_LARGE_CODE,
+            "message": format!("the answer was {size} bytes, more than max_response_bytes ({limit})"),
+            "data": { "mcpick": TOO_LARGE_MARKER, "limit": limit, "size": size },
+        },
+    });
+    let mut line = answer.to_string().into_bytes();
+    line.push(b'\n');
+    line
+}
+
+/// Finds a message's top-level `"id"` in its first bytes, tracking nesting and strings.
+#[derive(Default)]
+struct IdScanner {
+    depth: usize,
+    in_string: bool,
+    escaped: bool,
+    /// At depth 1, a string now would be a key.
+    expecting_key: bool,
+    key: Vec<u8>,
+    key_is_id: bool,
+    in_id_value: bool,
+    value: Vec<u8>,
+    found: Option<Value>,
+    done: bool,
+}
+
+impl IdScanner {
+    fn feed(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            if self.done {
+                return;
+            }
+            self.step(byte);
+        }
+    }
+
+    fn step(&mut self, byte: u8) {
+        if self.in_id_value && self.value.len() < 256 {
+            self.value.push(byte);
+        }
+        if self.in_string {
+            if self.escaped {
+                self.escaped = false;
+            } else if byte == b'\\' {
+                self.escaped = true;
+            } else if byte == b'"' {
+                self.in_string = false;
+                if self.depth == 1 && self.expecting_key {
+                    self.key_is_id = self.key == b"id";
+                }
+            } else if self.depth == 1 && self.expecting_key && self.key.len() < 8 {
+                self.key.push(byte);
+            }
+            return;
+        }
+        match byte {
+            b'"' => {
+                self.in_string = true;
+                if self.depth == 1 && self.expecting_key {
+                    self.key.clear();
+                }
+            }
+            b'{' | b'[' => {
+                self.depth += 1;
+                if self.depth == 1 {
+                    self.expecting_key = byte == b'{';
+                }
+            }
+            b'}' | b']' => {
+                self.finish_value(1);
+                self.depth = self.depth.saturating_sub(1);
+                if self.depth == 0 {
+                    self.done = true;
+                }
+            }
+            b':' if self.depth == 1 && self.expecting_key => {
+                self.expecting_key = false;
+                if self.key_is_id {
+                    self.in_id_value = true;
+                    self.value.clear();
+                }
+            }
+            b',' if self.depth == 1 => {
+                self.finish_value(1);
+                self.expecting_key = true;
+                self.key_is_id = false;
+            }
+            _ => {}
+        }
+    }
+
+    /// Ends the `id` value when a `,` or `}` at `depth` closes it.
+    fn finish_value(&mut self, depth: usize) {
+        if self.in_id_value && self.depth == depth {
+            self.in_id_value = false;
+            let text = self.value.strip_suffix(b",").unwrap_or(&self.value);
+            let text = text.strip_suffix(b"}").unwrap_or(text);
+            self.found = usable_id(text);
+            self.done = true;
+        }
+    }
+
+    fn found(&self) -> Option<Value> {
+        self.found.clone()
+    }
+}
+
+/// A request id as JSON-RPC has them: a number or a string.
+fn usable_id(text: &[u8]) -> Option<Value> {
+    match serde_json::from_slice::<Value>(text.trim_ascii()).ok()? {
+        id @ (Value::Number(_) | Value::String(_)) => Some(id),
+        _ => None,
+    }
+}
+
+/// The `id` of a message that ends with it: `…,"id":7}` or `…, "id": "a-1" }`.
+fn id_at_end(tail: &[u8]) -> Option<Value> {
+    let text = tail.trim_ascii_end().strip_suffix(b"}")?.trim_ascii_end();
+    let value_start = if text.ends_with(b"\"") {
+        // A string id: back to its opening quote (ids with escaped quotes are not found).
+        let inner = &text[..text.len() - 1];
+        inner.iter().rposition(|b| *b == b'"')?
+    } else {
+        text.iter()
+            .rposition(|b| !(b.is_ascii_digit() || b"-+.eE".contains(b)))?
+            + 1
+    };
+    let before = text[..value_start].trim_ascii_end().strip_suffix(b":")?;
+    let before = before.trim_ascii_end().strip_suffix(b"\"id\"")?;
+    if !before.trim_ascii_end().ends_with(b",") {
+        return None;
+    }
+    usable_id(&text[value_start..])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::io::AsyncReadExt;
+
+    async fn read_through(input: &[u8], limit: usize) -> (String, Vec<String>) {
+        let log = Arc::new(ServerLog::default());
+        let mut reader = LineLimit::new(input, limit, log.clone());
+        let mut out = Vec::new();
+        reader.read_to_end(&mut out).await.unwrap();
+        let notes = log.lines().into_iter().map(|l| l.text).collect();
+        (String::from_utf8(out).unwrap(), notes)
+    }
+
+    fn big_answer(id: &str, size: usize, id_first: bool) -> String {
+        let text = "x".repeat(size);
+        if id_first {
+            format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"text":"{text}"}}}}"#)
+        } else {
+            format!(r#"{{"result":{{"id":1,"text":"{text}"}},"jsonrpc":"2.0", "id" : {id} }}"#)
+        }
+    }
+
+    fn stand_in_of(out: &str) -> Value {
+        let line = out
+            .lines()
+            .find(|l| l.contains("max_response_bytes"))
+            .expect("a stand-in answer");
+        serde_json::from_str(line).unwrap()
+    }
+
+    #[tokio::test]
+    async fn lines_within_the_limit_pass_untouched() {
+        let input = "{\"a\":1}\n\n{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}\r\nlast";
+        let (out, notes) = read_through(input.as_bytes(), 64).await;
+        assert_eq!(out, input);
+        assert!(notes.is_empty());
+    }
+
+    #[tokio::test]
+    async fn an_oversized_answer_becomes_an_error_for_its_request() {
+        let big = big_answer("7", 10_000, true);
+        let input = format!("{{\"before\":1}}\n{big}\n{{\"after\":2}}\n");
+        let (out, notes) = read_through(input.as_bytes(), 5_000).await;
+        assert!(out.starts_with("{\"before\":1}\n"), "{out:.80}");
+        assert!(out.ends_with("{\"after\":2}\n"), "{out:.80}");
+        assert!(
+            out.len() < 5_000 + 1_000,
+            "the oversized line is not passed whole"
+        );
+        let answer = stand_in_of(&out);
+        assert_eq!(answer["id"], 7);
+        assert_eq!(answer["error"]["code"], TOO_LARGE_CODE);
+        assert_eq!(answer["error"]["data"]["limit"], 5_000);
+        assert_eq!(answer["error"]["data"]["size"], big.len());
+        assert!(notes[0].contains("max_response_bytes (5000)"), "{notes:?}");
+    }
+
+    #[tokio::test]
+    async fn the_id_is_found_at_the_end_and_nested_ids_are_not_taken() {
+        let big = big_answer("\"req-9\"", 10_000, false);
+        let (out, _) = read_through(format!("{big}\n").as_bytes(), 5_000).await;
+        assert_eq!(stand_in_of(&out)["id"], "req-9");
+    }
+
+    #[tokio::test]
+    async fn a_message_without_an_id_is_dropped_with_a_note() {
+        let text = "y".repeat(10_000);
+        let input = format!(
+            "{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{{\"data\":\"{text}\"}}}}\n{{\"ok\":1}}\n"
+        );
+        let (out, notes) = read_through(input.as_bytes(), 5_000).await;
+        assert!(!out.contains("max_response_bytes"));
+        assert!(out.ends_with("{\"ok\":1}\n"));
+        assert!(notes[0].contains("no request id"), "{notes:?}");
+    }
+
+    #[tokio::test]
+    async fn an_oversized_line_split_across_reads_is_handled() {
+        // A reader that gives one byte range at a time, like a slow pipe.
+        let big = big_answer("3", 200_000, true);
+        let input = format!("{big}\n{{\"ok\":1}}\n");
+        let (client, mut server) = tokio::io::duplex(1024);
+        let writer = tokio::spawn(async move {
+            use tokio::io::AsyncWriteExt;
+            for piece in input.as_bytes().chunks(777) {
+                server.write_all(piece).await.unwrap();
+            }
+        });
+        let log = Arc::new(ServerLog::default());
+        let mut reader = LineLimit::new(client, 100_000, log);
+        let mut out = Vec::new();
+        reader.read_to_end(&mut out).await.unwrap();
+        writer.await.unwrap();
+        let out = String::from_utf8(out).unwrap();
+        assert_eq!(stand_in_of(&out)["id"], 3);
+        assert!(out.ends_with("{\"ok\":1}\n"));
+    }
+
+    #[test]
+    fn ids_at_the_end_are_read_strictly() {
+        assert_eq!(id_at_end(br#","id":12}"#), Some(Value::from(12)));
+        assert_eq!(id_at_end(br#", "id" : "a" } "#), Some(Value::from("a")));
+        assert_eq!(id_at_end(br#"{"id":12}}"#), None);
+        assert_eq!(id_at_end(br#","id":null}"#), None);
+        assert_eq!(id_at_end(br#","xid":5}"#), None);
+    }
+}
