@@ -613,3 +613,131 @@ async fn a_legacy_elicitation_request_is_declined() {
     );
     connection.shutdown().await;
 }
+
+/// Events of one hub until `until` says stop, with a generous bound.
+async fn hub_events_until(
+    events: &mut tokio::sync::mpsc::Receiver<mcpick::mcp::McpEvent>,
+    until: impl Fn(&mcpick::mcp::McpEvent) -> bool,
+) -> Vec<mcpick::mcp::McpEvent> {
+    let mut seen = Vec::new();
+    tokio::time::timeout(std::time::Duration::from_secs(30), async {
+        while let Some(event) = events.recv().await {
+            let done = until(&event);
+            seen.push(event);
+            if done {
+                return;
+            }
+        }
+    })
+    .await
+    .unwrap_or_else(|_| panic!("timed out; events so far: {seen:#?}"));
+    seen
+}
+
+/// The events' kinds, for comparing sequences (log lines left out).
+fn kinds(events: &[mcpick::mcp::McpEvent]) -> Vec<String> {
+    use mcpick::mcp::McpEvent::*;
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Connecting { .. } => Some("connecting".to_string()),
+            Ready { .. } => Some("ready".to_string()),
+            Failed { .. } => Some("failed".to_string()),
+            Restarting {
+                attempt, of, delay, ..
+            } => Some(format!(
+                "restart {attempt}/{of} in {} ms",
+                delay.as_millis()
+            )),
+            PromptsChanged { .. } | Log { .. } => None,
+        })
+        .collect()
+}
+
+fn quick_restarts(attempts: u32) -> mcpick::mcp::RestartPolicy {
+    mcpick::mcp::RestartPolicy {
+        attempts,
+        first_delay: std::time::Duration::from_millis(100),
+        ..Default::default()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_crashing_mid_request_is_restarted_and_serves_again() {
+    use mcpick::mcp::{Hub, McpEvent};
+    let config = mcpick::config::parse(
+        &fake("flaky", "crash-on-get"),
+        std::path::Path::new("t.toml"),
+        &|_| None,
+    )
+    .unwrap();
+    let (tx, mut events) = tokio::sync::mpsc::channel(64);
+    let hub = Hub::start_with(config.servers, tx, false, quick_restarts(3));
+    hub_events_until(&mut events, |e| matches!(e, McpEvent::Ready { .. })).await;
+    let connection = hub.connection("flaky").expect("ready");
+    let error = connection
+        .get_prompt("hello", &Default::default())
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("exited with status 7"), "{error}");
+    drop(connection);
+    let seen = hub_events_until(&mut events, |e| matches!(e, McpEvent::Ready { .. })).await;
+    assert_eq!(
+        kinds(&seen),
+        ["failed", "restart 1/3 in 100 ms", "connecting", "ready"]
+    );
+    let again = hub.connection("flaky").expect("ready again");
+    assert_eq!(again.list_prompts().await.unwrap().len(), 3);
+    hub.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_keeps_crashing_is_restarted_with_backoff_then_given_up() {
+    use mcpick::mcp::{Hub, McpEvent};
+    let config = mcpick::config::parse(
+        &fake("doomed", "crash-after-list"),
+        std::path::Path::new("t.toml"),
+        &|_| None,
+    )
+    .unwrap();
+    let (tx, mut events) = tokio::sync::mpsc::channel(64);
+    let hub = Hub::start_with(config.servers, tx, true, quick_restarts(2));
+    let seen = hub_events_until(
+        &mut events,
+        |e| matches!(e, McpEvent::Log { line, .. } if line.text.contains("gave up")),
+    )
+    .await;
+    assert_eq!(
+        kinds(&seen),
+        [
+            "connecting",
+            "ready",
+            "failed",
+            "restart 1/2 in 100 ms",
+            "connecting",
+            "ready",
+            "failed",
+            "restart 2/2 in 200 ms",
+            "connecting",
+            "ready",
+            "failed",
+        ]
+    );
+    let McpEvent::Log { line, .. } = seen.last().unwrap() else {
+        unreachable!()
+    };
+    assert_eq!(line.text, "gave up restarting after 2 attempts");
+    // Nothing more (the channel may close, as the server's task ended): no fourth start.
+    let more = tokio::time::timeout(std::time::Duration::from_millis(800), async {
+        loop {
+            match events.recv().await {
+                Some(McpEvent::Log { .. }) => {}
+                other => return other,
+            }
+        }
+    })
+    .await;
+    assert!(!matches!(more, Ok(Some(_))), "{more:?}");
+    hub.shutdown().await;
+}

@@ -93,11 +93,13 @@ pub enum Action {
     Inputs,
     /// Sign in (OAuth, in the browser) to a server that asks for it.
     SignIn,
+    /// Start the failed servers again.
+    Restart,
 }
 
 impl Action {
     /// Every action with its config name.
-    pub const NAMES: [(&'static str, Action); 42] = [
+    pub const NAMES: [(&'static str, Action); 43] = [
         ("quit", Action::Quit),
         ("help", Action::Help),
         ("logs", Action::Logs),
@@ -140,6 +142,7 @@ impl Action {
         ("use_sources", Action::UseSources),
         ("inputs", Action::Inputs),
         ("sign_in", Action::SignIn),
+        ("restart", Action::Restart),
     ];
 
     /// The action's config name.
@@ -203,6 +206,7 @@ impl Action {
             Action::UseSources => "use the servers found in other hosts' configs",
             Action::Inputs => "type the inputs servers wait for",
             Action::SignIn => "sign in to a server that asks for it (opens the browser)",
+            Action::Restart => "start the failed servers again",
         }
     }
 }
@@ -255,6 +259,7 @@ impl KeyScreen {
                 (UseSources, &["ctrl-o"]),
                 (Inputs, &["ctrl-k"]),
                 (SignIn, &["ctrl-a"]),
+                (Restart, &["ctrl-r"]),
                 (Help, &["f1", "?"]),
                 (Quit, &["ctrl-c", "ctrl-q"]),
             ],

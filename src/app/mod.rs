@@ -89,7 +89,20 @@ pub enum ServerState {
     Failed {
         /// Why, for the user.
         error: String,
+        /// The restart on its way, for a server that crashed.
+        restart: Option<PlannedRestart>,
     },
+}
+
+/// A crashed server's next automatic restart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PlannedRestart {
+    /// Which attempt, from 1.
+    pub attempt: u32,
+    /// Of how many.
+    pub of: u32,
+    /// The wait before it.
+    pub delay: std::time::Duration,
 }
 
 /// One configured server and its state.
@@ -700,10 +713,7 @@ impl App {
             Msg::SignInUrl { server, url } => {
                 push_log(
                     self.logs.entry(server.clone()).or_default(),
-                    LogLine {
-                        source: "mcpick".into(),
-                        text: format!("sign in at {url}"),
-                    },
+                    mcpick_line(format!("sign in at {url}")),
                 );
                 let logs = self
                     .keys
@@ -987,6 +997,28 @@ impl App {
                 }
                 return vec![Effect::UseSources { sources }];
             }
+            Action::Restart => {
+                let failed: Vec<ServerId> = self
+                    .servers
+                    .iter()
+                    .filter(|s| matches!(s.state, ServerState::Failed { .. }))
+                    .map(|s| s.name.clone())
+                    .collect();
+                if failed.is_empty() {
+                    self.notify("No server has failed.");
+                    return Vec::new();
+                }
+                self.notify(format!("Restarting {}…", failed.join(", ")));
+                return failed
+                    .into_iter()
+                    .map(|server| {
+                        self.set_state(&server, ServerState::Connecting);
+                        let note = mcpick_line("restarting (by hand)".into());
+                        push_log(self.logs.entry(server.clone()).or_default(), note);
+                        Effect::Restart { server }
+                    })
+                    .collect();
+            }
             Action::SignIn => {
                 let next = self
                     .servers
@@ -1259,11 +1291,31 @@ impl App {
                     }
                     _ => ServerState::Failed {
                         error: error.to_string(),
+                        restart: None,
                     },
                 };
                 self.set_state(&server, state);
                 self.prompts.remove(&server);
                 self.rebuild();
+            }
+            McpEvent::Restarting {
+                server,
+                attempt,
+                of,
+                delay,
+            } => {
+                if let Some(ServerStatus {
+                    state: ServerState::Failed { restart, .. },
+                    ..
+                }) = self.servers.iter_mut().find(|s| s.name == server)
+                {
+                    *restart = Some(PlannedRestart { attempt, of, delay });
+                }
+                let note = format!(
+                    "restarting in {} s (attempt {attempt} of {of})",
+                    delay.as_secs_f32().ceil()
+                );
+                push_log(self.logs.entry(server).or_default(), mcpick_line(note));
             }
             McpEvent::Log { server, line } => {
                 push_log(self.logs.entry(server).or_default(), line);
@@ -1399,6 +1451,14 @@ impl App {
             })
             .unwrap_or(0)
             .min(self.ranked.len().saturating_sub(1));
+    }
+}
+
+/// A line of mcpick's own for a server's log.
+fn mcpick_line(text: String) -> LogLine {
+    LogLine {
+        source: "mcpick".into(),
+        text,
     }
 }
 

@@ -182,6 +182,47 @@ fn selection_survives_a_list_change_and_a_failed_server_leaves_the_menu() {
 }
 
 #[test]
+fn a_crashed_server_shows_its_planned_restart_and_ctrl_r_restarts_failed_servers() {
+    let mut app = ready_app();
+    assert!(app.update(ctrl('r')).is_empty(), "nothing failed yet");
+    app.update(Msg::Mcp(McpEvent::Failed {
+        server: "py".into(),
+        error: McpError::Closed(": the server exited with status 1".into()),
+        stderr: vec![],
+    }));
+    app.update(Msg::Mcp(McpEvent::Restarting {
+        server: "py".into(),
+        attempt: 2,
+        of: 5,
+        delay: std::time::Duration::from_secs(2),
+    }));
+    let ServerState::Failed { restart, .. } = &app.servers[1].state else {
+        panic!("{:?}", app.servers[1].state)
+    };
+    assert_eq!(
+        *restart,
+        Some(PlannedRestart {
+            attempt: 2,
+            of: 5,
+            delay: std::time::Duration::from_secs(2)
+        })
+    );
+    let effects = app.update(ctrl('r'));
+    assert_eq!(
+        effects,
+        vec![Effect::Restart {
+            server: "py".into()
+        }]
+    );
+    assert_eq!(app.servers[1].state, ServerState::Connecting);
+    assert_eq!(
+        app.servers[0].name, "everything",
+        "the ready one is left alone"
+    );
+    assert!(matches!(app.servers[0].state, ServerState::Ready { .. }));
+}
+
+#[test]
 fn enter_moves_through_fields_and_submits_on_the_last() {
     let mut app = ready_app();
     type_text(&mut app, "args-prompt");

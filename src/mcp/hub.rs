@@ -13,7 +13,7 @@ use super::connection::{Connection, STDERR_TAIL, lock};
 use super::error::McpError;
 use super::log::ServerLog;
 use super::types::{LogLine, PromptInfo, ServerDetails, ServerId};
-use crate::config::ServerConfig;
+use crate::config::{ServerConfig, TransportConfig};
 
 /// How often a server task checks whether its connection has dropped.
 const CLOSED_POLL: Duration = Duration::from_millis(250);
@@ -42,6 +42,17 @@ pub enum McpEvent {
         /// The new full list.
         prompts: Vec<PromptInfo>,
     },
+    /// A stdio server that crashed will be started again after `delay`.
+    Restarting {
+        /// Which server.
+        server: ServerId,
+        /// Which attempt this is, from 1.
+        attempt: u32,
+        /// How many attempts are made before giving up.
+        of: u32,
+        /// The wait before this attempt.
+        delay: Duration,
+    },
     /// The server could not be reached, or its connection dropped.
     Failed {
         /// Which server.
@@ -68,8 +79,43 @@ impl McpEvent {
             | McpEvent::Ready { server, .. }
             | McpEvent::PromptsChanged { server, .. }
             | McpEvent::Failed { server, .. }
+            | McpEvent::Restarting { server, .. }
             | McpEvent::Log { server, .. } => server,
         }
+    }
+}
+
+/// How a stdio server that crashes is started again: after `first_delay`, then twice as
+/// long each time, `attempts` times; a connection that lived `stable_after` starts the count
+/// afresh.
+#[derive(Debug, Clone, Copy)]
+pub struct RestartPolicy {
+    /// How many restarts in a row before giving up (0: never restart).
+    pub attempts: u32,
+    /// The wait before the first restart.
+    pub first_delay: Duration,
+    /// The longest wait between restarts.
+    pub max_delay: Duration,
+    /// How long a connection must have lived for a crash to count as a first one again.
+    pub stable_after: Duration,
+}
+
+impl Default for RestartPolicy {
+    fn default() -> Self {
+        RestartPolicy {
+            attempts: 5,
+            first_delay: Duration::from_secs(1),
+            max_delay: Duration::from_secs(30),
+            stable_after: Duration::from_secs(60),
+        }
+    }
+}
+
+impl RestartPolicy {
+    /// The wait before restart `attempt` (from 1): doubling, capped at `max_delay`.
+    pub fn delay(&self, attempt: u32) -> Duration {
+        let factor = 2u32.saturating_pow(attempt.saturating_sub(1));
+        self.first_delay.saturating_mul(factor).min(self.max_delay)
     }
 }
 
@@ -78,27 +124,44 @@ pub struct Hub {
     connections: Arc<Mutex<HashMap<ServerId, Arc<Connection>>>>,
     tasks: Vec<JoinHandle<()>>,
     shutdown: CancellationToken,
+    /// Each server's own stop switch (a child of `shutdown`).
+    stops: HashMap<ServerId, CancellationToken>,
 }
 
 impl Hub {
     /// Starts one task per server, all at once. Events arrive on `events`; log lines only
-    /// when `forward_logs` is set (the CLI does not need them).
+    /// when `forward_logs` is set (the CLI does not need them). Crashed stdio servers are
+    /// restarted by the default [`RestartPolicy`].
     pub fn start(
         servers: Vec<ServerConfig>,
         events: mpsc::Sender<McpEvent>,
         forward_logs: bool,
     ) -> Hub {
+        Hub::start_with(servers, events, forward_logs, RestartPolicy::default())
+    }
+
+    /// [`Hub::start`] with a restart policy of its own.
+    pub fn start_with(
+        servers: Vec<ServerConfig>,
+        events: mpsc::Sender<McpEvent>,
+        forward_logs: bool,
+        restarts: RestartPolicy,
+    ) -> Hub {
         let connections = Arc::new(Mutex::new(HashMap::new()));
         let shutdown = CancellationToken::new();
+        let mut stops = HashMap::new();
         let tasks = servers
             .into_iter()
             .map(|config| {
+                let stop = shutdown.child_token();
+                stops.insert(config.name.clone(), stop.clone());
                 tokio::spawn(run_server(
                     config,
                     events.clone(),
                     forward_logs,
                     connections.clone(),
-                    shutdown.clone(),
+                    stop,
+                    restarts,
                 ))
             })
             .collect();
@@ -106,6 +169,15 @@ impl Hub {
             connections,
             tasks,
             shutdown,
+            stops,
+        }
+    }
+
+    /// Stops one server (closing its connection, ending its restarts); no more events
+    /// come for it from this hub. For starting it again elsewhere.
+    pub fn stop(&self, server: &str) {
+        if let Some(stop) = self.stops.get(server) {
+            stop.cancel();
         }
     }
 
@@ -130,78 +202,181 @@ async fn run_server(
     forward_logs: bool,
     connections: Arc<Mutex<HashMap<ServerId, Arc<Connection>>>>,
     shutdown: CancellationToken,
+    restarts: RestartPolicy,
 ) {
     let server = config.name.clone();
-    if !emit(
-        &events,
-        &shutdown,
-        McpEvent::Connecting {
-            server: server.clone(),
-        },
-    )
-    .await
-    {
-        return;
-    }
     let log = Arc::new(ServerLog::default());
-    if let Some(problem) = config
-        .problem
-        .clone()
-        .or_else(|| config.missing_inputs_problem())
-    {
-        let error = McpError::Config(problem);
-        emit(&events, &shutdown, failed(&server, error, &log)).await;
-        return;
-    }
     let lines = forward_logs.then(|| forward_log_lines(server.clone(), events.clone()));
-
-    let connect = Connection::connect(&config, log.clone(), lines);
-    let connection = tokio::select! {
-        result = connect => result,
-        _ = shutdown.cancelled() => return,
-    };
-    let connection = match connection {
-        Ok(connection) => Arc::new(connection),
-        Err(error) => {
-            tracing::warn!(%server, %error, "connect failed");
-            emit(&events, &shutdown, failed(&server, error, &log)).await;
+    let restartable = matches!(config.transport, TransportConfig::Stdio { .. });
+    let mut attempt = 0;
+    loop {
+        let run = Run {
+            config: &config,
+            events: &events,
+            log: &log,
+            lines: &lines,
+            connections: &connections,
+            shutdown: &shutdown,
+        };
+        let lived = match run.once().await {
+            Ended::Shutdown => return,
+            Ended::Dropped { lived } => lived,
+            Ended::Failed => Duration::ZERO,
+        };
+        // A server that never came up is not restarted by itself: its error is what the
+        // user needs (a restart key tries again). One that crashed is.
+        let crashed_before = attempt > 0 || lived > Duration::ZERO;
+        if !restartable || !crashed_before || restarts.attempts == 0 {
             return;
         }
-    };
-    // A server without the prompts capability has none to list (and may refuse to).
-    let listed = if connection.details().prompts {
-        tokio::select! {
-            result = connection.list_prompts() => Some(result),
-            _ = shutdown.cancelled() => None,
+        if lived >= restarts.stable_after {
+            attempt = 0;
         }
-    } else {
-        Some(Ok(Vec::new()))
-    };
-    match listed {
-        Some(Ok(prompts)) => {
-            lock(&connections).insert(server.clone(), connection.clone());
-            let details = connection.details().clone();
-            tracing::info!(%server, version = %details.protocol_version, prompts = prompts.len(), "ready");
-            let ready = McpEvent::Ready {
-                server: server.clone(),
-                details,
-                prompts,
-            };
-            if emit(&events, &shutdown, ready).await {
-                watch_server(&connection, &events, &shutdown).await;
+        if attempt == restarts.attempts {
+            let note = log.push(
+                "mcpick",
+                &format!("gave up restarting after {attempt} attempts"),
+            );
+            emit(
+                &events,
+                &shutdown,
+                McpEvent::Log {
+                    server: server.clone(),
+                    line: note,
+                },
+            )
+            .await;
+            return;
+        }
+        attempt += 1;
+        let delay = restarts.delay(attempt);
+        let restarting = McpEvent::Restarting {
+            server: server.clone(),
+            attempt,
+            of: restarts.attempts,
+            delay,
+        };
+        tracing::info!(%server, attempt, ?delay, "restarting a crashed server");
+        if !emit(&events, &shutdown, restarting).await {
+            return;
+        }
+        tokio::select! {
+            _ = shutdown.cancelled() => return,
+            _ = tokio::time::sleep(delay) => {}
+        }
+    }
+}
+
+/// How one connection of a server ended.
+enum Ended {
+    /// Shutdown (or a stop) came first.
+    Shutdown,
+    /// It never became ready; `Failed` was sent.
+    Failed,
+    /// It was ready for `lived`, then dropped; `Failed` was sent.
+    Dropped { lived: Duration },
+}
+
+/// What one connection attempt of a server works with.
+struct Run<'a> {
+    config: &'a ServerConfig,
+    events: &'a mpsc::Sender<McpEvent>,
+    log: &'a Arc<ServerLog>,
+    lines: &'a Option<mpsc::Sender<LogLine>>,
+    connections: &'a Arc<Mutex<HashMap<ServerId, Arc<Connection>>>>,
+    shutdown: &'a CancellationToken,
+}
+
+impl Run<'_> {
+    /// Connects, lists, and watches until the connection drops or shutdown.
+    async fn once(&self) -> Ended {
+        let (config, events, shutdown) = (self.config, self.events, self.shutdown);
+        let server = config.name.clone();
+        let connecting = McpEvent::Connecting {
+            server: server.clone(),
+        };
+        if !emit(events, shutdown, connecting).await {
+            return Ended::Shutdown;
+        }
+        if let Some(problem) = config
+            .problem
+            .clone()
+            .or_else(|| config.missing_inputs_problem())
+        {
+            let error = McpError::Config(problem);
+            emit(events, shutdown, failed(&server, error, self.log)).await;
+            return Ended::Failed;
+        }
+        let connect = Connection::connect(config, self.log.clone(), self.lines.clone());
+        let connection = tokio::select! {
+            result = connect => result,
+            _ = shutdown.cancelled() => return Ended::Shutdown,
+        };
+        let connection = match connection {
+            Ok(connection) => Arc::new(connection),
+            Err(error) => {
+                tracing::warn!(%server, %error, "connect failed");
+                emit(events, shutdown, failed(&server, error, self.log)).await;
+                return Ended::Failed;
+            }
+        };
+        // A server without the prompts capability has none to list (and may refuse to).
+        let listed = if connection.details().prompts {
+            tokio::select! {
+                result = connection.list_prompts() => Some(result),
+                _ = shutdown.cancelled() => None,
+            }
+        } else {
+            Some(Ok(Vec::new()))
+        };
+        let ended = match listed {
+            Some(Ok(prompts)) => {
+                lock(self.connections).insert(server.clone(), connection.clone());
+                let details = connection.details().clone();
+                tracing::info!(%server, version = %details.protocol_version, prompts = prompts.len(), "ready");
+                let ready = McpEvent::Ready {
+                    server: server.clone(),
+                    details,
+                    prompts,
+                };
+                let since = std::time::Instant::now();
+                if emit(events, shutdown, ready).await
+                    && watch_server(&connection, events, shutdown).await
+                {
+                    Ended::Dropped {
+                        lived: since.elapsed().max(Duration::from_millis(1)),
+                    }
+                } else {
+                    Ended::Shutdown
+                }
+            }
+            Some(Err(error)) => {
+                emit(events, shutdown, failed(&server, error, self.log)).await;
+                Ended::Failed
+            }
+            None => Ended::Shutdown,
+        };
+        {
+            // Only this connection: a newer one may hold the name already.
+            let mut connections = lock(self.connections);
+            if connections
+                .get(&server)
+                .is_some_and(|c| Arc::ptr_eq(c, &connection))
+            {
+                connections.remove(&server);
             }
         }
-        Some(Err(error)) => {
-            emit(&events, &shutdown, failed(&server, error, &log)).await;
-        }
-        None => {}
+        close(connection).await;
+        ended
     }
-    lock(&connections).remove(&server);
-    // Requests still holding the connection end when their futures do.
+}
+
+/// Closes a connection now if nothing holds it, else once requests still holding it let go
+/// (their futures end them), without waiting here.
+async fn close(connection: Arc<Connection>) {
     match Arc::try_unwrap(connection) {
         Ok(connection) => connection.shutdown().await,
         Err(shared) => {
-            // Someone still holds it: close it once they let go, but do not wait here.
             tokio::spawn(async move {
                 let mut shared = shared;
                 loop {
@@ -230,23 +405,24 @@ async fn emit(
     }
 }
 
-/// Refreshes the catalog on list changes until shutdown or until the connection drops.
-/// Every wait races shutdown, so a slow server never delays it.
+/// Refreshes the catalog on list changes until shutdown or until the connection drops
+/// (then reports it failed and returns true). Every wait races shutdown, so a slow server
+/// never delays it.
 async fn watch_server(
     connection: &Connection,
     events: &mpsc::Sender<McpEvent>,
     shutdown: &CancellationToken,
-) {
+) -> bool {
     let server = connection.name().to_string();
     let mut poll = tokio::time::interval(CLOSED_POLL);
     loop {
         tokio::select! {
             biased;
-            _ = shutdown.cancelled() => return,
+            _ = shutdown.cancelled() => return false,
             _ = connection.list_changed() => {
                 let refreshed = tokio::select! {
                     biased;
-                    _ = shutdown.cancelled() => return,
+                    _ = shutdown.cancelled() => return false,
                     result = connection.list_prompts() => result,
                 };
                 let event = match refreshed {
@@ -261,18 +437,17 @@ async fn watch_server(
                     }
                 };
                 if !emit(events, shutdown, event).await {
-                    return;
+                    return false;
                 }
             }
             _ = poll.tick() => {
                 if connection.is_closed() {
                     // Let the stderr reader catch the last lines before reporting.
                     tokio::select! {
-                        _ = shutdown.cancelled() => return,
+                        _ = shutdown.cancelled() => return false,
                         _ = tokio::time::sleep(Duration::from_millis(50)) => {}
                     }
-                    emit(events, shutdown, failed(&server, connection.closed_reason(), connection.log())).await;
-                    return;
+                    return emit(events, shutdown, failed(&server, connection.closed_reason(), connection.log())).await;
                 }
             }
         }

@@ -16,7 +16,7 @@ mod types;
 
 pub use connection::{Connection, STDERR_TAIL, known_versions};
 pub use error::McpError;
-pub use hub::{Hub, McpEvent};
+pub use hub::{Hub, McpEvent, RestartPolicy};
 pub use input::{
     Answer, FieldKind, FormField, GetOutcome, InputAnswers, InputRequest, Question, QuestionKind,
 };

@@ -306,6 +306,10 @@ impl Runner {
         }
         self.waiting.extend(waiting);
         for server in &ready {
+            // One live copy of a server: a restart, sign-in or new input replaces the old.
+            for hub in &self.hubs {
+                hub.stop(&server.name);
+            }
             self.started.insert(server.name.clone(), server.clone());
         }
         if !ready.is_empty() {
@@ -471,7 +475,7 @@ impl Runner {
                 None
             }
             Effect::Restart { server } => {
-                // Connect again (after a sign-in, now with the tokens).
+                // Connect again (by hand, or after a sign-in, now with the tokens).
                 if let Some(config) = self.started.get(&server).cloned() {
                     self.start(vec![config], false);
                 }

@@ -34,9 +34,17 @@ pub(super) fn draw(app: &App, view: &LogsView, frame: &mut Frame, area: Rect, th
         let log = app.logs.get(server).unwrap_or(&no_lines);
         // A failed server's lines end with why it failed, whatever order they arrived in.
         let failure = match &status.state {
-            ServerState::Failed { error } => Some(crate::mcp::LogLine {
+            ServerState::Failed { error, restart } => Some(crate::mcp::LogLine {
                 source: "mcpick".into(),
-                text: format!("failed: {error}"),
+                text: match restart {
+                    Some(plan) => format!(
+                        "failed: {error}; restarting in {} s (attempt {} of {})",
+                        plan.delay.as_secs_f32().ceil(),
+                        plan.attempt,
+                        plan.of
+                    ),
+                    None => format!("failed: {error}"),
+                },
             }),
             ServerState::NeedsSignIn => Some(crate::mcp::LogLine {
                 source: "mcpick".into(),

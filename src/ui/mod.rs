@@ -118,10 +118,22 @@ fn draw_status(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
                     theme.busy(),
                 ));
             }
-            ServerState::Failed { .. } => {
+            ServerState::Failed { restart, .. } => {
+                let what = match restart {
+                    Some(plan) => format!(
+                        "crashed, restart {}/{} in {} s",
+                        plan.attempt,
+                        plan.of,
+                        plan.delay.as_secs_f32().ceil()
+                    ),
+                    None => match app.keys.hint(KeyScreen::Picker, Action::Restart) {
+                        Some(key) => format!("failed ({key} restarts)"),
+                        None => "failed".to_string(),
+                    },
+                };
                 spans.push(Span::styled("✗ ", theme.error()));
                 spans.push(Span::styled(
-                    format!("{} failed", one_line(&server.name)),
+                    format!("{} {what}", one_line(&server.name)),
                     theme.error(),
                 ));
             }

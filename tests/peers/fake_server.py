@@ -11,6 +11,9 @@ will not produce. The mode is the first argument:
                 status 7 on `prompts/get`.
   silent-discover
                 a minimal legacy server that ignores every request before `initialize`.
+  crash-after-list
+                a minimal legacy server that exits with status 5 a moment after it
+                answers `prompts/list` (every start: it never stays up).
   crash         writes a few stderr lines and exits with status 3 before answering.
   odd-content   a minimal legacy server whose `prompts/get` holds a content kind from the
                 future, annotations and a resource link with icons; `annotated` holds only
@@ -188,6 +191,10 @@ for line in sys.stdin:
             {"name": "hello", "description": "Says hello"},
             {"name": "system", "description": "Uses a role MCP does not have"},
             {"name": "annotated", "description": "Has annotations"}]}})
+        if mode == "crash-after-list":
+            time.sleep(0.2)
+            print("fake: crashing after the list", file=sys.stderr, flush=True)
+            sys.exit(5)
     elif method == "prompts/get" and mode == "hang-get":
         continue
     elif method == "prompts/get" and mode == "crash-on-get":
