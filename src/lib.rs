@@ -9,6 +9,7 @@ pub mod cli;
 pub mod config;
 pub mod export;
 pub mod mcp;
+pub mod secrets;
 pub mod serve;
 pub mod text;
 pub mod tui;

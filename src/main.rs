@@ -45,6 +45,8 @@ fn init_logging() -> Option<tracing_appender::non_blocking::WorkerGuard> {
             "info,rmcp::transport::worker=off",
         )
     });
+    // Server text in the log (rmcp logs messages whole) has the config's secrets masked.
+    let writer = move || mcpick::secrets::MaskingWriter(writer.clone());
     tracing_subscriber::fmt()
         .with_writer(writer)
         .with_ansi(false)

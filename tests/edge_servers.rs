@@ -260,6 +260,57 @@ fn http_headers_are_sent_but_their_values_never_shown_or_logged() {
 }
 
 #[test]
+fn a_server_repeating_its_key_never_gets_it_shown_logged_or_exported() {
+    let secret = "sk-live-0123456789";
+    let config = format!(
+        "{}env = {{ API_KEY = \"${{MCPICK_TEST_KEY}}\" }}\n",
+        fake("leaky", "leaky")
+    );
+    let sandbox = Sandbox::new(&config);
+    let run = |args: &[&str]| {
+        sandbox
+            .command(args)
+            .env("MCPICK_TEST_KEY", secret)
+            .env("MCPICK_LOG", "debug")
+            .output()
+            .unwrap()
+    };
+    let list = run(&["list", "--json"]);
+    assert!(
+        stdout(&list).contains("Uses key ‹hidden›"),
+        "{}",
+        stdout(&list)
+    );
+    let got = run(&["get", "leaky/hello"]);
+    assert!(
+        stdout(&got).ends_with("Authorization: Bearer ‹hidden›\n"),
+        "{}",
+        stdout(&got)
+    );
+    let json = run(&["get", "leaky/hello", "--format", "openai"]);
+    assert!(
+        stdout(&json).contains("Bearer ‹hidden›"),
+        "{}",
+        stdout(&json)
+    );
+    let failed = run(&["get", "leaky/fail"]);
+    assert!(!failed.status.success());
+    assert!(
+        stderr(&failed).contains("bad key ‹hidden›"),
+        "{}",
+        stderr(&failed)
+    );
+    let servers = run(&["servers", "--json"]);
+    for output in [&list, &got, &json, &failed, &servers] {
+        let shown = format!("{}{}", stdout(output), stderr(output));
+        assert!(!shown.contains(secret), "the key was shown: {shown}");
+    }
+    let log = read_logs(&sandbox.dir.path().join("xdg-state/mcpick"));
+    assert!(log.contains("starting with key ‹hidden›"), "{log}");
+    assert!(!log.contains(secret), "the key leaked into the log");
+}
+
+#[test]
 fn the_example_config_is_valid() {
     let text = std::fs::read_to_string(root().join("config.example.toml")).unwrap();
     let config = mcpick::config::parse(&text, std::path::Path::new("config.example.toml"), &|_| {

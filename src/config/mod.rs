@@ -79,6 +79,8 @@ pub struct ServerConfig {
     pub protocol_version: Option<String>,
     /// Its table as written, to build it again once its inputs have values.
     template: Option<Arc<Template>>,
+    /// The input values it was built with (secrets, to mask).
+    input_values: Vec<String>,
 }
 
 /// A server table kept for [`ServerConfig::with_inputs`].
@@ -140,6 +142,39 @@ impl fmt::Debug for InputValues {
 }
 
 impl ServerConfig {
+    /// The values of its config that are secrets, to mask wherever the server's text is
+    /// shown: header values, env values with secret-looking names (or URLs with a
+    /// password), input values, the OAuth client secret.
+    pub fn secrets(&self) -> crate::secrets::Secrets {
+        use crate::secrets::{Secrets, env_value_is_secret, header_secrets};
+        let mut secrets = Secrets::new(self.input_values.iter().cloned());
+        match &self.transport {
+            TransportConfig::Stdio { env, .. } => secrets.extend(
+                env.iter()
+                    .filter(|(name, value)| env_value_is_secret(name, value))
+                    .map(|(_, value)| value.clone()),
+            ),
+            TransportConfig::Http {
+                url,
+                headers,
+                oauth,
+                ..
+            } => {
+                // A URL's query may carry a key (`?api_key=…`).
+                let query = url.split_once('?').map_or("", |(_, q)| q);
+                let query = query.split('#').next().unwrap_or("");
+                secrets.extend(
+                    query
+                        .split('&')
+                        .filter_map(|pair| pair.split_once('=').map(|(_, v)| v.to_string())),
+                );
+                secrets.extend(headers.values().flat_map(|v| header_secrets(v)));
+                secrets.extend(oauth.client_secret.iter().cloned());
+            }
+        }
+        secrets
+    }
+
     /// Why it cannot start yet when inputs have no value, saying how to give them.
     pub fn missing_inputs_problem(&self) -> Option<String> {
         if self.inputs.is_empty() {
@@ -638,6 +673,13 @@ fn build_from_template(
             server.template = Some(Arc::new(template));
             Ok(server)
         }
+        Ok(mut server) => {
+            server.input_values = input_references(raw)
+                .iter()
+                .filter_map(|id| input_value(id))
+                .collect();
+            Ok(server)
+        }
         other => other,
     }
 }
@@ -694,6 +736,7 @@ fn stand_in(name: &str, raw: &RawServer, problem: Option<String>) -> ServerConfi
         inputs: Vec::new(),
         protocol_version: raw.protocol_version.clone(),
         template: None,
+        input_values: Vec::new(),
     }
 }
 
@@ -907,6 +950,7 @@ fn build_server(
         inputs: Vec::new(),
         protocol_version: raw.protocol_version.clone(),
         template: None,
+        input_values: Vec::new(),
     })
 }
 
@@ -943,6 +987,7 @@ pub fn builtin_server(exe: &Path) -> ServerConfig {
         inputs: Vec::new(),
         protocol_version: None,
         template: None,
+        input_values: Vec::new(),
     }
 }
 

@@ -102,6 +102,25 @@ pub fn sign_in_state(server: &ServerConfig) -> SignInState {
     }
 }
 
+/// The stored access and refresh tokens of `server` (to mask: a server may echo them).
+pub(super) fn stored_tokens(server: &ServerConfig) -> Vec<String> {
+    let Some((url, _)) = http_parts(server) else {
+        return Vec::new();
+    };
+    let Some(path) = token_path(&server.name) else {
+        return Vec::new();
+    };
+    let Ok(Some(credentials)) = TokenFile::read(&path, url) else {
+        return Vec::new();
+    };
+    // The token response's fields, read through its JSON form.
+    let json = serde_json::to_value(&credentials.token_response).unwrap_or_default();
+    ["access_token", "refresh_token"]
+        .iter()
+        .filter_map(|field| json.get(field)?.as_str().map(str::to_string))
+        .collect()
+}
+
 fn state_of(credentials: &StoredCredentials) -> SignInState {
     let Some(token) = &credentials.token_response else {
         return SignInState::SignedOut;

@@ -35,6 +35,7 @@ use super::types::{
     ServerDetails, ServerId,
 };
 use crate::config::{ServerConfig, TransportConfig};
+use crate::secrets::Secrets;
 
 /// The most pages of `prompts/list` followed before giving up on a server that never ends.
 const MAX_PAGES: usize = 10_000;
@@ -164,6 +165,8 @@ pub struct Connection {
     peer: Peer<RoleClient>,
     timeout: Duration,
     max_response_bytes: usize,
+    /// Config values (and tokens) masked in everything the server sends back.
+    secrets: Secrets,
     details: ServerDetails,
     child: Option<ChildProcess>,
     log: Arc<ServerLog>,
@@ -184,6 +187,10 @@ impl Connection {
         lines: Option<mpsc::Sender<LogLine>>,
     ) -> Result<Connection, McpError> {
         let list_changed = Arc::new(Notify::new());
+        let mut secrets = config.secrets();
+        secrets.extend(super::auth::stored_tokens(config));
+        // The log masks them from the first stderr line on.
+        log.add_secrets(&secrets);
         let (lifecycle, legacy_version) = pinned_lifecycle(config)?;
         let handler = || Handler {
             info: {
@@ -327,6 +334,7 @@ impl Connection {
             peer,
             timeout: config.timeout,
             max_response_bytes: config.max_response_bytes,
+            secrets,
             details,
             child,
             log,
@@ -426,16 +434,16 @@ impl Connection {
                 .map(|p| PromptInfo {
                     server: self.name.clone(),
                     name: p.name,
-                    title: p.title,
-                    description: p.description,
+                    title: self.mask(p.title),
+                    description: self.mask(p.description),
                     arguments: p
                         .arguments
                         .unwrap_or_default()
                         .into_iter()
                         .map(|a| PromptArg {
                             name: a.name,
-                            title: a.title,
-                            description: a.description,
+                            title: self.mask(a.title),
+                            description: self.mask(a.description),
                             required: a.required.unwrap_or(false),
                         })
                         .collect(),
@@ -511,6 +519,7 @@ impl Connection {
                         McpError::Protocol(format!("cannot read the messages: {e}"))
                     })?;
                     tidy_annotations(&mut value);
+                    self.secrets.mask_json(&mut value);
                     return read_messages(value).map(GetOutcome::Messages);
                 }
                 // The SDK types questions it knows; one it does not (an unknown method, a
@@ -526,7 +535,8 @@ impl Connection {
                 }
                 // A result the SDK has no type for (a content kind or role from beyond the
                 // schema it knows) arrives raw: read it with mcpick's own, more tolerant types.
-                ServerResult::CustomResult(custom) if custom.0.get("messages").is_some() => {
+                ServerResult::CustomResult(mut custom) if custom.0.get("messages").is_some() => {
+                    self.secrets.mask_json(&mut custom.0);
                     return read_messages(custom.0).map(GetOutcome::Messages);
                 }
                 other => return Err(unexpected("prompts/get", &other)),
@@ -650,7 +660,12 @@ impl Connection {
             other => return Err(unexpected("completion/complete", &other)),
         };
         Ok(Completion {
-            values: result.completion.values,
+            values: result
+                .completion
+                .values
+                .into_iter()
+                .map(|v| self.secrets.mask(&v).into_owned())
+                .collect(),
             total: result.completion.total,
             has_more: result.completion.has_more,
         })
@@ -705,10 +720,15 @@ impl Connection {
 
     fn service_error(&self, error: ServiceError) -> McpError {
         let error = self.service_error_unhidden(error);
-        match &self.url {
+        let error = match &self.url {
             Some(url) => error.hiding_url_query(url),
             None => error,
-        }
+        };
+        error.masked(&self.secrets)
+    }
+
+    fn mask(&self, text: Option<String>) -> Option<String> {
+        text.map(|t| self.secrets.mask(&t).into_owned())
     }
 
     fn service_error_unhidden(&self, error: ServiceError) -> McpError {

@@ -111,6 +111,42 @@ impl McpError {
         }
     }
 
+    /// The error with `secrets` masked wherever it quotes the server or the transport.
+    pub fn masked(self, secrets: &crate::secrets::Secrets) -> McpError {
+        if secrets.is_empty() {
+            return self;
+        }
+        let mask = |text: String| secrets.mask(&text).into_owned();
+        match self {
+            McpError::Server {
+                code,
+                message,
+                data,
+            } => McpError::Server {
+                code,
+                message: mask(message),
+                data: data.map(mask),
+            },
+            McpError::Spawn { command, reason } => McpError::Spawn {
+                command: mask(command),
+                reason: mask(reason),
+            },
+            McpError::Handshake(text) => McpError::Handshake(mask(text)),
+            McpError::Closed(text) => McpError::Closed(mask(text)),
+            McpError::InputRequired(text) => McpError::InputRequired(mask(text)),
+            McpError::Config(text) => McpError::Config(mask(text)),
+            McpError::Auth(text) => McpError::Auth(mask(text)),
+            McpError::Protocol(text) => McpError::Protocol(mask(text)),
+            McpError::UnknownVersion { offered, known } => McpError::UnknownVersion {
+                offered: mask(offered),
+                known,
+            },
+            other @ (McpError::Timeout { .. }
+            | McpError::TooLarge { .. }
+            | McpError::SignInRequired { .. }) => other,
+        }
+    }
+
     /// The JSON-RPC error code, for server errors.
     pub fn code(&self) -> Option<i32> {
         match self {

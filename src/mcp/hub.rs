@@ -205,7 +205,7 @@ async fn run_server(
     restarts: RestartPolicy,
 ) {
     let server = config.name.clone();
-    let log = Arc::new(ServerLog::default());
+    let log = Arc::new(ServerLog::with_secrets(config.secrets()));
     let lines = forward_logs.then(|| forward_log_lines(server.clone(), events.clone()));
     let restartable = matches!(config.transport, TransportConfig::Stdio { .. });
     let mut attempt = 0;
@@ -315,6 +315,7 @@ impl Run<'_> {
         let connection = match connection {
             Ok(connection) => Arc::new(connection),
             Err(error) => {
+                let error = self.log.mask_error(error);
                 tracing::warn!(%server, %error, "connect failed");
                 emit(events, shutdown, failed(&server, error, self.log)).await;
                 return Ended::Failed;
@@ -457,7 +458,7 @@ async fn watch_server(
 fn failed(server: &str, error: McpError, log: &ServerLog) -> McpEvent {
     McpEvent::Failed {
         server: server.to_string(),
-        error,
+        error: log.mask_error(error),
         stderr: log.stderr_tail(STDERR_TAIL),
     }
 }

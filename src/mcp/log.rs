@@ -4,6 +4,7 @@ use std::collections::VecDeque;
 use std::sync::Mutex;
 
 use super::types::LogLine;
+use crate::secrets::Secrets;
 
 /// How many lines a server's log keeps; older lines are dropped.
 pub const LOG_CAPACITY: usize = 500;
@@ -11,14 +12,42 @@ pub const LOG_CAPACITY: usize = 500;
 pub const MAX_LINE_CHARS: usize = 4096;
 
 /// The last [`LOG_CAPACITY`] lines a server wrote or logged.
+/// Its lines are masked: a server printing its key shows `‹hidden›`.
 #[derive(Debug, Default)]
 pub struct ServerLog {
     lines: Mutex<VecDeque<LogLine>>,
+    secrets: Mutex<Secrets>,
 }
 
 impl ServerLog {
+    /// A log that masks `secrets` in every line.
+    pub fn with_secrets(secrets: Secrets) -> ServerLog {
+        crate::secrets::register(&secrets);
+        ServerLog {
+            lines: Mutex::default(),
+            secrets: Mutex::new(secrets),
+        }
+    }
+
+    /// Masks more values from now on (tokens read at connect).
+    pub fn add_secrets(&self, more: &Secrets) {
+        crate::secrets::register(more);
+        let mut secrets = self.secrets.lock().unwrap_or_else(|e| e.into_inner());
+        secrets.merge(more);
+    }
+
+    /// `error` with the secrets masked in the server's words it quotes.
+    pub fn mask_error(&self, error: super::McpError) -> super::McpError {
+        let secrets = self.secrets.lock().unwrap_or_else(|e| e.into_inner());
+        error.masked(&secrets)
+    }
+
     /// Appends a line, dropping the oldest when full.
     pub fn push(&self, source: &str, text: &str) -> LogLine {
+        let text = {
+            let secrets = self.secrets.lock().unwrap_or_else(|e| e.into_inner());
+            secrets.mask(text).into_owned()
+        };
         let text = truncate_chars(text.trim_end_matches(['\r', '\n']), MAX_LINE_CHARS);
         let line = LogLine {
             source: source.to_string(),
@@ -67,6 +96,18 @@ fn truncate_chars(text: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn secrets_are_masked_in_every_line() {
+        let log = ServerLog::with_secrets(Secrets::new(["sk-12345".to_string()]));
+        log.add_secrets(&Secrets::new(["tok-987".to_string()]));
+        assert_eq!(
+            log.push("stderr", "key sk-12345 ok").text,
+            "key ‹hidden› ok"
+        );
+        assert_eq!(log.push("info", "token tok-987").text, "token ‹hidden›");
+        assert!(log.lines().iter().all(|l| !l.text.contains("sk-")));
+    }
 
     #[test]
     fn keeps_only_the_last_lines() {

@@ -11,6 +11,9 @@ will not produce. The mode is the first argument:
                 status 7 on `prompts/get`.
   silent-discover
                 a minimal legacy server that ignores every request before `initialize`.
+  leaky         a minimal legacy server that repeats its API_KEY environment variable
+                everywhere: stderr, a log message, a prompt description, the messages of
+                `hello`, the error of `fail`.
   crash-after-list
                 a minimal legacy server that exits with status 5 a moment after it
                 answers `prompts/list` (every start: it never stays up).
@@ -169,10 +172,26 @@ for line in sys.stdin:
         if rid is not None:
             modern(request)
         continue
+    key = os.environ.get("API_KEY", "")
     if rid is None:
         if method == "notifications/initialized":
             send({"jsonrpc": "2.0", "method": "notifications/message",
                   "params": {"level": "info", "logger": "fake", "data": "fake server ready"}})
+            if mode == "leaky":
+                print("fake: starting with key %s" % key, file=sys.stderr, flush=True)
+                send({"jsonrpc": "2.0", "method": "notifications/message",
+                      "params": {"level": "info", "data": "my key is %s" % key}})
+        continue
+    if mode == "leaky" and method == "prompts/list":
+        send({"jsonrpc": "2.0", "id": rid, "result": {"prompts": [
+            {"name": "hello", "description": "Uses key %s" % key},
+            {"name": "fail", "description": "Fails"}]}})
+        continue
+    if mode == "leaky" and method == "prompts/get":
+        if request["params"]["name"] == "fail":
+            error(rid, -32000, "bad key %s" % key, {"key": key})
+        else:
+            text_result(rid, "Authorization: Bearer %s" % key)
         continue
     if method == "initialize":
         initialized = True
