@@ -41,8 +41,9 @@ fn init_logging() -> Option<tracing_appender::non_blocking::WorkerGuard> {
     let (writer, guard) = tracing_appender::non_blocking(appender);
     let filter = tracing_subscriber::EnvFilter::try_from_env("MCPICK_LOG").unwrap_or_else(|_| {
         tracing_subscriber::EnvFilter::new(
-            // rmcp's transport worker logs failing URLs whole, queries (keys) included.
-            "info,rmcp::transport::worker=off",
+            // rmcp's transport worker logs failing URLs whole, queries (keys) included;
+            // its service logs every notification whole at info (a flood fills the file).
+            "info,rmcp::transport::worker=off,rmcp::service=warn",
         )
     });
     // Server text in the log (rmcp logs messages whole) has the config's secrets masked.

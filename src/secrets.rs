@@ -281,7 +281,10 @@ mod tests {
     fn a_bearer_token_is_a_secret_alone_too() {
         assert_eq!(header_secrets("Bearer abc123"), ["Bearer abc123", "abc123"]);
         assert_eq!(header_secrets("abc123"), ["abc123"]);
-        assert_eq!(header_secrets("Basic dXNlcjpw"), ["Basic dXNlcjpw", "dXNlcjpw"]);
+        assert_eq!(
+            header_secrets("Basic dXNlcjpw"),
+            ["Basic dXNlcjpw", "dXNlcjpw"]
+        );
         assert_eq!(header_secrets("a,b c"), ["a,b c"]);
     }
 }

@@ -89,7 +89,7 @@ impl ChildProcess {
                     Ok(_) => {
                         let text = String::from_utf8_lossy(&buf);
                         let line = log.push("stderr", &text);
-                        tracing::info!(target: "mcpick::server", server = %server_name, "stderr: {}", line.text);
+                        log.write_to_file(&server_name, &line);
                         if let Some(tx) = &on_line {
                             // Dropped when the reader is slow: a flood must not queue forever.
                             let _ = tx.try_send(line);

@@ -112,7 +112,7 @@ impl ClientHandler for Handler {
             None => data,
         };
         let line = self.log.push(&level, &text);
-        tracing::info!(target: "mcpick::server", server = %self.server, "{level}: {}", line.text);
+        self.log.write_to_file(&self.server, &line);
         if let Some(tx) = &self.lines {
             let _ = tx.try_send(line);
         }

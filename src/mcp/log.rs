@@ -11,12 +11,27 @@ pub const LOG_CAPACITY: usize = 500;
 /// The longest line kept; longer lines are cut (a flood of one huge line stays bounded).
 pub const MAX_LINE_CHARS: usize = 4096;
 
+/// How many of a server's lines may go to the log file per [`FILE_WINDOW`]; a flood beyond
+/// it is counted, not written, so the file stays small.
+pub const FILE_LINES_PER_WINDOW: u32 = 1000;
+/// The window of [`FILE_LINES_PER_WINDOW`].
+pub const FILE_WINDOW: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// The log file's share of a server's lines in the current window.
+#[derive(Debug, Default)]
+struct FileBudget {
+    window_start: Option<std::time::Instant>,
+    written: u32,
+    dropped: u64,
+}
+
 /// The last [`LOG_CAPACITY`] lines a server wrote or logged.
 /// Its lines are masked: a server printing its key shows `‹hidden›`.
 #[derive(Debug, Default)]
 pub struct ServerLog {
     lines: Mutex<VecDeque<LogLine>>,
     secrets: Mutex<Secrets>,
+    file: Mutex<FileBudget>,
 }
 
 impl ServerLog {
@@ -26,6 +41,30 @@ impl ServerLog {
         ServerLog {
             lines: Mutex::default(),
             secrets: Mutex::new(secrets),
+            file: Mutex::default(),
+        }
+    }
+
+    /// Writes a server's line to the log file, unless this window's budget is spent; the
+    /// first line of the next window says how many were left out.
+    pub fn write_to_file(&self, server: &str, line: &LogLine) {
+        let now = std::time::Instant::now();
+        let mut budget = self.file.lock().unwrap_or_else(|e| e.into_inner());
+        let start = *budget.window_start.get_or_insert(now);
+        if now.duration_since(start) >= FILE_WINDOW {
+            if budget.dropped > 0 {
+                tracing::warn!(target: "mcpick::server", %server, "{} lines from the server were not written to this file (a flood); the logs pane keeps the last {LOG_CAPACITY}", budget.dropped);
+            }
+            *budget = FileBudget {
+                window_start: Some(now),
+                ..FileBudget::default()
+            };
+        }
+        if budget.written < FILE_LINES_PER_WINDOW {
+            budget.written += 1;
+            tracing::info!(target: "mcpick::server", %server, "{}: {}", line.source, line.text);
+        } else {
+            budget.dropped += 1;
         }
     }
 
@@ -107,6 +146,18 @@ mod tests {
         );
         assert_eq!(log.push("info", "token tok-987").text, "token ‹hidden›");
         assert!(log.lines().iter().all(|l| !l.text.contains("sk-")));
+    }
+
+    #[test]
+    fn the_log_file_gets_a_bounded_share_of_a_flood() {
+        let log = ServerLog::default();
+        let line = log.push("stderr", "flood");
+        for _ in 0..FILE_LINES_PER_WINDOW + 50 {
+            log.write_to_file("s", &line);
+        }
+        let budget = log.file.lock().unwrap();
+        assert_eq!(budget.written, FILE_LINES_PER_WINDOW);
+        assert_eq!(budget.dropped, 50);
     }
 
     #[test]
