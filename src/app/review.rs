@@ -36,10 +36,73 @@ const SCROLL_STEP: usize = 10;
 /// One message on the screen, with where it came from.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ReviewItem {
-    /// The message as it is now.
-    pub message: Message,
+    /// The message as it is now (changed only through methods, which keep `layout` true).
+    message: Message,
     /// Its index in what the server sent; `None` for an added message.
     pub origin: Option<usize>,
+    /// Its body wrapped at the last width drawn.
+    #[serde(skip)]
+    layout: BodyLayout,
+}
+
+impl ReviewItem {
+    /// `message`, from the server's message `origin` (`None`: added here).
+    pub fn new(message: Message, origin: Option<usize>) -> ReviewItem {
+        ReviewItem {
+            message,
+            origin,
+            layout: BodyLayout::default(),
+        }
+    }
+
+    /// The message as it is now.
+    pub fn message(&self) -> &Message {
+        &self.message
+    }
+
+    /// Replaces the message's content.
+    pub fn set_content(&mut self, content: Content) {
+        self.message.content = content;
+        self.layout = BodyLayout::default();
+    }
+
+    /// Replaces the whole message.
+    pub fn set_message(&mut self, message: Message) {
+        self.message = message;
+        self.layout = BodyLayout::default();
+    }
+
+    /// Gives the message another role (its body stays as it is).
+    pub fn set_role(&mut self, role: Role) {
+        self.message.role = role;
+    }
+
+    /// The body's rows at `width` columns: wrapped once, then kept until the content or
+    /// the width changes, so a 30 MB message costs its wrapping once, not every frame.
+    pub fn rows(&self, width: usize) -> std::sync::Arc<Vec<String>> {
+        let mut cached = self.layout.0.borrow_mut();
+        if let Some((_, rows)) = cached.iter().find(|(at, _)| *at == width) {
+            return rows.clone();
+        }
+        let rows = std::sync::Arc::new(body_rows(&self.message.content, width).collect());
+        // Two widths: the screen's and the one scrolling counts with may differ by a column.
+        if cached.len() == 2 {
+            cached.remove(0);
+        }
+        cached.push((width, std::sync::Arc::clone(&rows)));
+        rows
+    }
+}
+
+/// A cache of a body's wrapped rows at the last two widths; equal to any other (it is
+/// derived from the message).
+#[derive(Debug, Clone, Default)]
+struct BodyLayout(std::cell::RefCell<Vec<(usize, std::sync::Arc<Vec<String>>)>>);
+
+impl PartialEq for BodyLayout {
+    fn eq(&self, _: &BodyLayout) -> bool {
+        true
+    }
 }
 
 /// What a one-line input at the bottom is for.
@@ -238,10 +301,7 @@ impl ReviewState {
             .messages
             .iter()
             .enumerate()
-            .map(|(i, m)| ReviewItem {
-                message: m.clone(),
-                origin: Some(i),
-            })
+            .map(|(i, m)| ReviewItem::new(m.clone(), Some(i)))
             .collect();
         ReviewState {
             form,
@@ -308,6 +368,7 @@ impl ReviewState {
             Some(ReviewItem {
                 origin: Some(o),
                 message,
+                ..
             }) => self.original.messages.get(*o) != Some(message),
             Some(ReviewItem { origin: None, .. }) => true,
             None => false,
@@ -381,7 +442,9 @@ impl ReviewState {
         {
             let text = editor.lines().join("\n");
             if editable_text(&item.message.content) != Some(text.as_str()) {
-                set_text(&mut item.message.content, text);
+                let mut content = item.message.content.clone();
+                set_text(&mut content, text);
+                item.set_content(content);
             }
         }
     }
@@ -389,11 +452,7 @@ impl ReviewState {
     /// How many rows the selected message's body wraps into on screen.
     pub fn selected_rows(&self) -> usize {
         self.items.get(self.selected).map_or(0, |item| {
-            body_rows(
-                &item.message.content,
-                body_width(self.screen_width, self.preview),
-            )
-            .count()
+            item.rows(body_width(self.screen_width, self.preview)).len()
         })
     }
 
@@ -464,10 +523,10 @@ impl ReviewState {
             Action::Edit => return self.start_edit(),
             Action::ToggleRole => {
                 if let Some(item) = self.items.get_mut(self.selected) {
-                    item.message.role = match item.message.role {
+                    item.set_role(match item.message.role {
                         Role::User => Role::Assistant,
                         Role::Assistant => Role::User,
-                    };
+                    });
                 }
             }
             Action::Delete if self.selected < count => {
@@ -478,16 +537,11 @@ impl ReviewState {
             }
             Action::Add => {
                 let at = if count == 0 { 0 } else { self.selected + 1 };
-                self.items.insert(
-                    at,
-                    ReviewItem {
-                        message: Message {
-                            role: Role::User,
-                            content: Content::text(""),
-                        },
-                        origin: None,
-                    },
-                );
+                let message = Message {
+                    role: Role::User,
+                    content: Content::text(""),
+                };
+                self.items.insert(at, ReviewItem::new(message, None));
                 self.selected = at;
                 self.scroll = 0;
                 self.editor = Some(editor_with(""));
@@ -506,7 +560,7 @@ impl ReviewState {
                 };
                 match item.origin.and_then(|o| self.original.messages.get(o)) {
                     Some(original) => {
-                        item.message = original.clone();
+                        item.set_message(original.clone());
                         return Outcome::Notice("Restored as the server sent it.".into());
                     }
                     None => {
@@ -718,15 +772,10 @@ impl ReviewState {
                 meta: None,
             });
             if n == 0 {
-                self.items[index].message.content = content;
+                self.items[index].set_content(content);
             } else {
-                self.items.insert(
-                    index + n,
-                    ReviewItem {
-                        message: Message { role, content },
-                        origin: None,
-                    },
-                );
+                let message = Message { role, content };
+                self.items.insert(index + n, ReviewItem::new(message, None));
             }
         }
         Ok(Some(format!(
@@ -857,6 +906,27 @@ pub const PREVIEW_BESIDE: u16 = 110;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn wrapped_rows_are_kept_per_width_and_follow_every_change() {
+        let mut item = ReviewItem::new(
+            Message {
+                role: Role::User,
+                content: Content::text("aaaa bbbb cccc"),
+            },
+            Some(0),
+        );
+        assert_eq!(*item.rows(10), ["aaaa bbbb ", "cccc"]);
+        assert!(std::sync::Arc::ptr_eq(&item.rows(10), &item.rows(10)));
+        assert_eq!(*item.rows(100), ["aaaa bbbb cccc"]);
+        item.set_content(Content::text("x\ny"));
+        assert_eq!(*item.rows(10), ["x", "y"]);
+        item.set_message(Message {
+            role: Role::Assistant,
+            content: Content::text("z"),
+        });
+        assert_eq!(*item.rows(10), ["z"]);
+    }
 
     #[test]
     fn bytes_of_blocks_decode_with_a_fitting_extension() {

@@ -444,7 +444,7 @@ fn review_edits_are_marked_exported_and_restored() {
     assert!(!review(&app).is_edited(0));
     // Role, order, delete, add, and U for all.
     app.update(key(KeyCode::Char('r')));
-    assert_eq!(review(&app).items[0].message.role, Role::Assistant);
+    assert_eq!(review(&app).items[0].message().role, Role::Assistant);
     app.update(Msg::Key(KeyEvent::new(KeyCode::Down, KeyModifiers::ALT)));
     assert_eq!(review(&app).selected, 1);
     app.update(key(KeyCode::Char('d')));
@@ -695,7 +695,7 @@ fn the_wheel_scrolls_a_long_message_then_moves_on() {
     let mut app = app_in_review();
     let long: String = (1..=10).map(|n| format!("line {n}\n")).collect();
     if let Screen::Review(review) = &mut app.screen {
-        review.items[0].message.content = Content::text(long);
+        review.items[0].set_content(Content::text(long));
     }
     app.update(Msg::WheelDown);
     assert_eq!((review(&app).selected, review(&app).scroll), (0, 3));
@@ -829,7 +829,7 @@ fn a_resource_arriving_after_the_messages_moved_goes_to_its_link() {
     )
     .unwrap();
     if let Screen::Review(review) = &mut app.screen {
-        review.items[1].message.content = link;
+        review.items[1].set_content(link);
     }
     app.update(key(KeyCode::Down));
     // Without the resources capability, `o` says so and asks nothing.
@@ -863,11 +863,11 @@ fn a_resource_arriving_after_the_messages_moved_goes_to_its_link() {
     });
     let r = review(&app);
     assert_eq!(
-        crate::app::editable_text(&r.items[0].message.content),
+        crate::app::editable_text(&r.items[0].message().content),
         Some("contents")
     );
     assert_eq!(
-        crate::app::editable_text(&r.items[1].message.content),
+        crate::app::editable_text(&r.items[1].message().content),
         Some("Weather in New York?")
     );
 }
@@ -1140,7 +1140,7 @@ fn edits_in_review_are_kept_as_a_draft_until_exported_and_restore_whole() {
         panic!("{effects:?}")
     };
     assert_eq!(
-        crate::app::editable_text(&draft.items[0].message.content),
+        crate::app::editable_text(&draft.items[0].message().content),
         Some("Weather in New York? Hot?")
     );
     assert_eq!(draft.slash_name, "everything:args-prompt");

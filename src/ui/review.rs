@@ -6,7 +6,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::{Theme, one_line, titled_block};
-use crate::app::review::{PREVIEW_BESIDE, body_rows};
+use crate::app::review::PREVIEW_BESIDE;
 use crate::app::{App, ReviewState, spinner};
 use crate::mcp::{Message, Role};
 
@@ -33,7 +33,7 @@ pub(super) fn draw(app: &App, review: &ReviewState, frame: &mut Frame, area: Rec
             review
                 .items
                 .get(review.selected)
-                .map_or("user", |i| i.message.role.as_str())
+                .map_or("user", |i| i.message().role.as_str())
         );
         let block = titled_block(Span::styled(title, theme.accent()), true, theme);
         let inner = block.inner(body);
@@ -157,12 +157,12 @@ fn draw_messages(review: &ReviewState, frame: &mut Frame, area: Rect, theme: &Th
         if index > 0 {
             lines.push(Line::raw(""));
         }
-        lines.push(header_line(review, index, &item.message, theme));
-        let mut rows = body_rows(&item.message.content, width);
-        for text in rows.by_ref().take(PREVIEW_LINES) {
+        lines.push(header_line(review, index, item.message(), theme));
+        let rows = item.rows(width);
+        for text in rows.iter().take(PREVIEW_LINES) {
             lines.push(Line::styled(format!("  {text}"), theme.dim()));
         }
-        let rest = rows.count();
+        let rest = rows.len().saturating_sub(PREVIEW_LINES);
         if rest > 0 {
             lines.push(Line::styled(format!("  … {rest} more lines"), theme.dim()));
         }
@@ -178,7 +178,8 @@ fn draw_messages(review: &ReviewState, frame: &mut Frame, area: Rect, theme: &Th
     let Some(item) = review.items.get(review.selected) else {
         return;
     };
-    let total = body_rows(&item.message.content, width).count();
+    let rows = item.rows(width);
+    let total = rows.len();
     let wanted = total
         .saturating_sub(review.scroll)
         .clamp(1, height.saturating_sub(2).max(1));
@@ -188,11 +189,11 @@ fn draw_messages(review: &ReviewState, frame: &mut Frame, area: Rect, theme: &Th
     } else {
         0
     };
-    lines.push(header_line(review, review.selected, &item.message, theme));
+    lines.push(header_line(review, review.selected, item.message(), theme));
     let room = height.saturating_sub(selected_at - offset + 1).max(1);
-    let mut rows = body_rows(&item.message.content, width).skip(review.scroll);
-    let mut shown: Vec<String> = rows.by_ref().take(room).collect();
-    let mut rest = rows.count();
+    let from = review.scroll.min(total);
+    let mut shown: Vec<&String> = rows[from..].iter().take(room).collect();
+    let mut rest = total - from - shown.len();
     if rest > 0 && shown.len() > 1 {
         shown.pop();
         rest += 1;

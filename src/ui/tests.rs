@@ -305,7 +305,7 @@ fn review_of_a_long_paragraph_wraps_and_scrolls() {
     app.update(Msg::Resize(80, 20));
     let words: Vec<String> = (1..=300).map(|n| format!("word{n}")).collect();
     if let crate::app::Screen::Review(review) = &mut app.screen {
-        review.items[0].message.content = crate::mcp::Content::text(words.join(" "));
+        review.items[0].set_content(crate::mcp::Content::text(words.join(" ")));
     }
     app.update(key(KeyCode::PageDown));
     insta::assert_snapshot!(screen(&app, 80, 20));
