@@ -22,7 +22,8 @@ Every server has the prompts `hello` (no arguments: "hello from chaos") and `gre
                     and the text of prompts/get `bad`. `bad-utf8:lines` sends only the
                     whole lines; `bad-utf8:get` also the bytes in prompts/get `bad`.
   huge:MB           a prompt `huge` whose prompts/get result is one text message of MB MiB
-                    (default 50; fractions allowed), lines of 100 characters.
+                    (default 50; fractions allowed): lines of 99 `x` and a newline, the last
+                    one without its newline.
   many:N            N prompts (default 100000) `prompt-00000`…, plus `needle-42` titled
                     "Needle in the haystack"; `page:SIZE` pages prompts/list (nextCursor).
   page:SIZE         prompts/list returns at most SIZE prompts a page.
@@ -260,10 +261,13 @@ def prompt_list():
 
 
 def huge_result(rid):
-    """Writes the `huge` answer in a few large writes, without building it twice."""
+    """Writes the `huge` answer in a few large writes, without building it twice. The text
+    is lines of 99 `x` and a newline, ending in `x` (no final newline)."""
     size = int(param("huge", 50, float) * 1024 * 1024)
     unit = b"x" * 99 + b"\\n"  # 100 characters once decoded
     units, rest = divmod(size, 100)
+    if units:
+        units, rest = units - 1, rest + 100
     head = ('{"jsonrpc": "2.0", "id": %s, "result": {"messages": [{"role": "user", '
             '"content": {"type": "text", "text": "' % json.dumps(rid)).encode()
     tail = b'"}}]}}\n'
