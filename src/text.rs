@@ -2,7 +2,8 @@
 
 /// Replaces every character that could drive a terminal or reorder text with a visible
 /// stand-in: C0 controls (but `\n` and `\t`) become control pictures (`␛`), DEL becomes `␡`,
-/// C1 controls and bidi overrides become `<U+XXXX>`. Everything else is kept.
+/// C1 controls and bidi controls (marks, embeddings, overrides, isolates) become `<U+XXXX>`.
+/// Everything else is kept.
 pub fn sanitize(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
@@ -13,6 +14,7 @@ pub fn sanitize(text: &str) -> String {
             }
             '\u{7f}' => out.push('␡'),
             '\u{80}'..='\u{9f}'
+            | '\u{61c}'
             | '\u{200e}'
             | '\u{200f}'
             | '\u{202a}'..='\u{202e}'
@@ -135,6 +137,16 @@ mod tests {
     fn c1_and_bidi_controls_become_code_points() {
         assert_eq!(sanitize("\u{9b}2J"), "<U+009B>2J");
         assert_eq!(sanitize("abc\u{202e}fed"), "abc<U+202E>fed");
+    }
+
+    #[test]
+    fn every_bidi_control_becomes_a_code_point() {
+        // Unicode's Bidi_Control characters: ALM, LRM, RLM, LRE…RLO, LRI…PDI.
+        let controls = "\u{61c}\u{200e}\u{200f}\u{202a}\u{202b}\u{202c}\u{202d}\u{202e}\u{2066}\u{2067}\u{2068}\u{2069}";
+        assert_eq!(
+            sanitize(controls),
+            "<U+061C><U+200E><U+200F><U+202A><U+202B><U+202C><U+202D><U+202E><U+2066><U+2067><U+2068><U+2069>"
+        );
     }
 
     #[test]

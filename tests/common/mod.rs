@@ -2,6 +2,8 @@
 //! processes on loopback, configs in temp dirs, and running the real binary.
 #![allow(dead_code)]
 
+pub mod pty;
+
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};

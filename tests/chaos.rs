@@ -1,0 +1,1085 @@
+//! Chaos: servers that hang, crash, flood, lie about ids, send junk, invalid UTF-8, huge or
+//! many answers, and terminal escape sequences (tests/peers/chaos_server.py), each next to a
+//! healthy server (this binary's `serve --builtin`). What the user sees, what the process
+//! does, and what is left behind: one server's failure never touches another's, mcpick never
+//! hangs, and server text never drives the user's terminal.
+//!
+//! Time limits here are generous "did not hang" bounds for a busy 2-core machine, not budgets.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use common::pty::*;
+use common::*;
+use portable_pty::CommandBuilder;
+
+/// What the `escapes` server puts in every string (tests/peers/chaos_server.py, `EVIL`).
+const EVIL: &str = "\x1b[2J\x1b[31m\x1b]0;PWNED-TITLE\x07\
+    \x1b]8;;https://evil.example/\x1b\\link\x1b]8;;\x1b\\\
+    \x1b]52;c;UFdORUQ=\x07\
+    \x1bP1$r0m\x1b\\\
+    \u{9b}2J\u{9d}0;C1-TITLE\u{9c}\
+    \u{202e}REVERSED\u{202c}\u{2066}\u{2067}\u{2068}isolates\u{2069}\u{61c}\
+    \r\x08\x07";
+
+/// `LABEL[EVIL]`, as the server writes its strings.
+fn evil(label: &str) -> String {
+    format!("{label}[{EVIL}]")
+}
+
+/// How long a CLI run may take before it counts as hung.
+const HUNG: Duration = Duration::from_secs(30);
+/// Peak memory (VmHWM) mcpick may reach under a flood: far above what it needs, far below
+/// what an unbounded queue would take.
+const MEMORY_BOUND_KIB: u64 = 500 * 1024;
+
+/// A sandbox whose config has one chaos server `chaos` in `modes` (with `extra` lines in
+/// its table) and the healthy `builtin` server.
+struct Chaos {
+    sandbox: Sandbox,
+}
+
+impl Chaos {
+    fn new(modes: &str, extra: &str) -> Chaos {
+        Chaos::with_servers(&[("chaos", modes, extra)])
+    }
+
+    /// Several chaos servers `(name, modes, extra)`, plus `builtin`.
+    fn with_servers(servers: &[(&str, &str, &str)]) -> Chaos {
+        let sandbox = Sandbox::new("");
+        let mut config = String::new();
+        for (name, modes, extra) in servers {
+            let dir = sandbox.dir.path();
+            config.push_str(&format!(
+                "[servers.{name}]\ncommand = \"python3\"\nargs = [{}, {}, \"--pid-file\", {}, \"--stats\", {}]\n{extra}\n\n",
+                toml_str(root().join("tests/peers/chaos_server.py").to_string_lossy()),
+                toml_str(modes),
+                toml_str(dir.join(format!("{name}.pids")).to_string_lossy()),
+                toml_str(dir.join(format!("{name}.stats.json")).to_string_lossy()),
+            ));
+        }
+        config.push_str(&mcpick_serve("builtin", &["--builtin"]));
+        std::fs::write(sandbox.config(), config).unwrap();
+        Chaos { sandbox }
+    }
+
+    /// Runs `mcpick ARGS` (stdout and stderr piped) to the end, sampling its memory.
+    fn run(&self, args: &[&str]) -> Run {
+        run(self.sandbox.command(args))
+    }
+
+    /// Runs `mcpick ARGS` in a terminal (a PTY) to the end; returns the terminal.
+    fn in_terminal(&self, args: &[&str]) -> (Tui, u32) {
+        let mut command = CommandBuilder::new(env!("CARGO_BIN_EXE_mcpick"));
+        command.arg("--config");
+        command.arg(self.sandbox.config());
+        command.args(args);
+        let mut terminal = Tui::spawn(&self.sandbox, command);
+        let code = terminal.wait_exit(HUNG);
+        (terminal, code)
+    }
+
+    /// The full-screen menu in a PTY.
+    fn tui(&self, args: &[&str]) -> Tui {
+        Tui::start(&self.sandbox, args)
+    }
+
+    /// The pids every start of server `name` wrote.
+    fn pids(&self, name: &str) -> Vec<u32> {
+        std::fs::read_to_string(self.sandbox.dir.path().join(format!("{name}.pids")))
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| l.trim().parse().ok())
+            .collect()
+    }
+
+    /// The counters server `name` wrote (requests by method, notifications sent).
+    fn stats(&self, name: &str) -> serde_json::Value {
+        let path = self.sandbox.dir.path().join(format!("{name}.stats.json"));
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|_| "{}".into());
+        serde_json::from_str(&text).unwrap_or_default()
+    }
+
+    /// Asserts that server `name` was started and that none of its processes outlived
+    /// mcpick (polling a moment: the last one may still be being reaped).
+    fn assert_gone(&self, name: &str) {
+        let pids = self.pids(name);
+        assert!(!pids.is_empty(), "server {name} never started");
+        let deadline = Instant::now() + Duration::from_secs(5);
+        for pid in pids {
+            while is_running(pid) {
+                assert!(
+                    Instant::now() < deadline,
+                    "server {name} (pid {pid}) outlived mcpick"
+                );
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        }
+    }
+
+    /// The total size of the log files mcpick wrote.
+    fn log_bytes(&self) -> u64 {
+        let dir = self.sandbox.dir.path().join("xdg-state/mcpick");
+        std::fs::read_dir(dir)
+            .map(|entries| {
+                entries
+                    .filter_map(Result::ok)
+                    .filter_map(|e| e.metadata().ok())
+                    .map(|m| m.len())
+                    .sum()
+            })
+            .unwrap_or(0)
+    }
+}
+
+/// A finished CLI run.
+struct Run {
+    output: Output,
+    elapsed: Duration,
+    /// The peak resident memory (VmHWM) seen while it ran, in KiB.
+    peak_kib: u64,
+}
+
+impl Run {
+    fn stdout(&self) -> String {
+        stdout(&self.output)
+    }
+
+    fn stderr(&self) -> String {
+        stderr(&self.output)
+    }
+
+    fn code(&self) -> Option<i32> {
+        self.output.status.code()
+    }
+
+    /// Asserts exit code 0; returns stdout.
+    fn success(&self) -> String {
+        success(&self.output)
+    }
+}
+
+/// Runs `command` to the end with stdout and stderr piped, killing it (and failing) if it
+/// runs longer than [`HUNG`]; samples its VmHWM every few milliseconds.
+fn run(mut command: Command) -> Run {
+    command.stdout(Stdio::piped()).stderr(Stdio::piped());
+    let started = Instant::now();
+    let mut child = command.spawn().expect("start mcpick");
+    let pid = child.id();
+    let read_all = |mut pipe: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            let _ = pipe.read_to_end(&mut bytes);
+            bytes
+        })
+    };
+    let out = read_all(Box::new(child.stdout.take().unwrap()));
+    let err = read_all(Box::new(child.stderr.take().unwrap()));
+    let mut peak_kib = 0;
+    let status = loop {
+        if let Some(kib) = vm_hwm_kib(pid) {
+            peak_kib = peak_kib.max(kib);
+        }
+        if let Some(status) = child.try_wait().expect("poll mcpick") {
+            break status;
+        }
+        if started.elapsed() > HUNG {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "mcpick did not exit within {HUNG:?}; stderr so far:\n{}",
+                String::from_utf8_lossy(&err.join().unwrap_or_default())
+            );
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let elapsed = started.elapsed();
+    Run {
+        output: Output {
+            status,
+            stdout: out.join().unwrap(),
+            stderr: err.join().unwrap(),
+        },
+        elapsed,
+        peak_kib,
+    }
+}
+
+/// A process's peak resident memory, from /proc.
+fn vm_hwm_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+}
+
+/// Whether `pid` is a live process (a zombie waiting to be reaped is not).
+fn is_running(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .map(|status| {
+            !status
+                .lines()
+                .any(|l| l.starts_with("State:") && l.contains('Z'))
+        })
+        .unwrap_or(false)
+}
+
+/// Characters that drive a terminal or reorder text: C1 controls and bidi controls.
+fn is_c1_or_bidi(c: char) -> bool {
+    matches!(c,
+        '\u{80}'..='\u{9f}'
+        | '\u{61c}'
+        | '\u{200e}'
+        | '\u{200f}'
+        | '\u{202a}'..='\u{202e}'
+        | '\u{2066}'..='\u{2069}')
+}
+
+/// Asserts that `raw` (what a terminal received) holds no ESC byte at all, no C1 control
+/// (as UTF-8 or as a lone byte) and no bidi control.
+fn assert_no_controls(raw: &[u8], what: &str) {
+    let text = String::from_utf8_lossy(raw);
+    if let Some(at) = raw.iter().position(|&b| b == 0x1b) {
+        panic!(
+            "{what}: ESC at byte {at}: {:?}",
+            String::from_utf8_lossy(&raw[at.saturating_sub(40)..(at + 40).min(raw.len())])
+        );
+    }
+    assert_no_c1_or_bidi(raw, what);
+    assert!(
+        !text.contains('\u{7}') && !text.contains('\u{8}'),
+        "{what}: a BEL or BS reached the terminal: {text:?}"
+    );
+}
+
+/// Asserts that `raw` holds no C1 control and no bidi control, and is valid UTF-8 (a lone
+/// 0x9B byte is a CSI to some terminals).
+fn assert_no_c1_or_bidi(raw: &[u8], what: &str) {
+    let text = std::str::from_utf8(raw)
+        .unwrap_or_else(|e| panic!("{what}: the terminal got invalid UTF-8: {e}"));
+    if let Some((at, c)) = text.char_indices().find(|(_, c)| is_c1_or_bidi(*c)) {
+        panic!(
+            "{what}: U+{:04X} at byte {at}: {:?}",
+            c as u32,
+            String::from_utf8_lossy(&raw[at.saturating_sub(40)..(at + 40).min(raw.len())])
+        );
+    }
+}
+
+/// Asserts that a full-screen run's raw output holds no OSC (title, hyperlink, clipboard),
+/// DCS, SOS, PM or APC sequence, no C1 or bidi control, and that the terminal emulator saw
+/// no title, clipboard or other OSC request. CSI is mcpick's own drawing.
+fn assert_terminal_untouched(tui: &Tui, what: &str) {
+    let raw = tui.raw();
+    for (intro, name) in [
+        (&b"\x1b]"[..], "OSC"),
+        (b"\x1bP", "DCS"),
+        (b"\x1bX", "SOS"),
+        (b"\x1b^", "PM"),
+        (b"\x1b_", "APC"),
+    ] {
+        if let Some(at) = raw.windows(2).position(|w| w == intro) {
+            panic!(
+                "{what}: an {name} sequence reached the terminal at byte {at}: {:?}",
+                String::from_utf8_lossy(&raw[at..(at + 60).min(raw.len())])
+            );
+        }
+    }
+    assert_no_c1_or_bidi(&raw, what);
+    let requests = tui.requests();
+    assert!(
+        requests.is_empty(),
+        "{what}: the terminal was asked for {requests:?}"
+    );
+}
+
+/// Esc until the menu shows with an empty search (Esc there would quit).
+fn back_to_menu(tui: &mut Tui) {
+    for _ in 0..5 {
+        if tui.screen().contains("type to search") {
+            return;
+        }
+        tui.send_esc();
+    }
+    tui.wait_for("type to search", STEP);
+}
+
+/// Types `query` into the menu's search and waits until it is shown.
+fn search(tui: &mut Tui, query: &str) {
+    tui.send(query);
+    tui.wait_for(&format!("❯ {query}"), STEP);
+}
+
+// ───────────────────────────── escapes ─────────────────────────────
+
+#[test]
+fn list_and_servers_to_a_terminal_carry_no_escape_sequence_from_a_server() {
+    let chaos = Chaos::new("escapes", "");
+    for args in [
+        &["list"][..],
+        &["list", "--json"],
+        &["servers"],
+        &["servers", "--json"],
+    ] {
+        let (terminal, code) = chaos.in_terminal(args);
+        assert_eq!(code, 0, "mcpick {args:?}:\n{}", terminal.screen());
+        let raw = terminal.raw();
+        assert_no_controls(&raw, &format!("mcpick {args:?}"));
+        assert!(terminal.requests().is_empty());
+        let text = String::from_utf8_lossy(&raw);
+        // The other server lists as usual.
+        assert!(text.contains("builtin"), "mcpick {args:?}: {text}");
+        match args {
+            ["list"] => {
+                assert!(text.contains("builtin/translate"), "{text}");
+                assert!(text.contains("chaos/show"), "{text}");
+                // The escapes are there, visible and inert.
+                assert!(
+                    text.contains("␛]52;c;UFdORUQ=␇"),
+                    "the OSC 52 should show as text: {text}"
+                );
+            }
+            ["list", "--json"] => {
+                assert!(text.contains("\"translate\""), "{text}");
+                // JSON escapes C0 controls itself; C1 and bidi are made visible.
+                assert!(
+                    text.contains("\\u001b]52;c;UFdORUQ=\\u0007\\u001bP1$r0m\\u001b\\\\<U+009B>2J"),
+                    "{text}"
+                );
+            }
+            _ => assert!(text.contains("chaos-server["), "{text}"),
+        }
+    }
+    chaos.assert_gone("chaos");
+}
+
+#[test]
+fn get_and_complete_to_a_terminal_show_escapes_as_visible_text() {
+    let chaos = Chaos::new("escapes", "");
+    let (terminal, code) = chaos.in_terminal(&["get", "chaos/show"]);
+    assert_eq!(code, 0, "{}", terminal.screen());
+    let raw = terminal.raw();
+    assert_no_controls(&raw, "mcpick get");
+    let text = String::from_utf8_lossy(&raw);
+    for visible in [
+        "user-text[␛[2J␛[31m␛]0;PWNED-TITLE␇",
+        "␛]8;;https://evil.example/␛\\link",
+        "␛P1$r0m␛\\<U+009B>2J<U+009D>0;C1-TITLE<U+009C>",
+        "<U+202E>REVERSED<U+202C><U+2066><U+2067><U+2068>isolates<U+2069><U+061C>␍␈␇]",
+        "assistant-text[",
+    ] {
+        assert!(text.contains(visible), "{visible:?} not shown:\n{text}");
+    }
+
+    let (terminal, code) = chaos.in_terminal(&["complete", "chaos/show", "topic"]);
+    assert_eq!(code, 0, "{}", terminal.screen());
+    assert_no_controls(&terminal.raw(), "mcpick complete");
+    assert!(
+        String::from_utf8_lossy(&terminal.raw()).contains("completion[␛[2J"),
+        "{}",
+        terminal.screen()
+    );
+    chaos.assert_gone("chaos");
+}
+
+#[test]
+fn server_errors_and_stderr_reach_a_terminal_neutralised() {
+    let chaos = Chaos::with_servers(&[
+        ("chaos", "escapes", ""),
+        ("dying", "escapes,exit-mid-request", ""),
+    ]);
+    // A JSON-RPC error whose message is full of escapes.
+    let (terminal, code) = chaos.in_terminal(&["get", "chaos/fail"]);
+    assert_eq!(code, 1, "{}", terminal.screen());
+    assert_no_controls(&terminal.raw(), "mcpick get chaos/fail");
+    let text = String::from_utf8_lossy(&terminal.raw()).into_owned();
+    assert!(text.contains("error-message[␛[2J"), "{text}");
+
+    // A crash whose last stderr lines are full of escapes.
+    let (terminal, code) = chaos.in_terminal(&["get", "dying/show"]);
+    assert_eq!(code, 1, "{}", terminal.screen());
+    assert_no_controls(&terminal.raw(), "mcpick get dying/show");
+    let text = String::from_utf8_lossy(&terminal.raw()).into_owned();
+    assert!(text.contains("exited with status 3"), "{text}");
+    assert!(
+        text.contains("chaos: lost the backend while filling show[␛[2J"),
+        "{text}"
+    );
+    chaos.assert_gone("chaos");
+    chaos.assert_gone("dying");
+}
+
+#[test]
+fn exports_to_pipes_and_files_keep_the_content_as_the_server_sent_it() {
+    let chaos = Chaos::new("escapes", "");
+    // A pipe: every byte as sent.
+    let markdown = chaos.run(&["get", "chaos/show"]).success();
+    for text in [
+        evil("user-text"),
+        evil("assistant-text"),
+        evil("result-description"),
+    ] {
+        assert!(
+            markdown.contains(&text),
+            "{text:?} not kept verbatim in:\n{markdown:?}"
+        );
+    }
+    let json: serde_json::Value = serde_json::from_str(
+        &chaos
+            .run(&["get", "chaos/show", "--format", "mcp-json"])
+            .success(),
+    )
+    .unwrap();
+    assert_eq!(json[0]["content"]["text"], evil("user-text"));
+    assert_eq!(json[1]["content"]["text"], evil("assistant-text"));
+
+    // A file (`> file`): the same bytes as the pipe.
+    let path = chaos.sandbox.dir.path().join("show.md");
+    let mut command = chaos.sandbox.command(&["get", "chaos/show"]);
+    command.stdout(std::fs::File::create(&path).unwrap());
+    let status = command.status().unwrap();
+    assert!(status.success());
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), markdown);
+
+    // The list to a pipe keeps names and descriptions too (JSON escapes ESC as \u001b).
+    let list: serde_json::Value =
+        serde_json::from_str(&chaos.run(&["list", "--json"]).success()).unwrap();
+    let show = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "show")
+        .expect("show listed");
+    assert_eq!(show["title"], evil("title"));
+    assert!(
+        list.as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p["name"] == format!("evil{EVIL}name"))
+    );
+    chaos.assert_gone("chaos");
+}
+
+#[test]
+fn the_menu_never_passes_server_escapes_to_the_terminal() {
+    let chaos = Chaos::new("escapes", "");
+    let out = chaos.sandbox.dir.path().join("out.md");
+    let mut tui = chaos.tui(&["--output", out.to_str().unwrap()]);
+    tui.wait_for("● builtin", SERVER_START);
+    tui.wait_for("● chaos 5", SERVER_START);
+    // The menu: the evil-named prompt's row, and show's title and description in details.
+    search(&mut tui, "show");
+    tui.wait_for("/chaos:show", STEP);
+    let menu = tui.wait_for("description[␛[2J", STEP);
+    assert!(menu.contains("title[␛[2J"), "{menu}");
+    // The form: argument titles and descriptions, the evil argument name.
+    tui.send(ENTER);
+    let form = tui.wait_for("argdesc[␛[2J", STEP);
+    assert!(form.contains("argtitle[␛[2J"), "{form}");
+    assert!(form.contains("evil-arg[␛[2J"), "{form}");
+    // Completion suggestions.
+    tui.send("a");
+    tui.wait_for("completion[␛[2J", STEP);
+    // The review: message text, shown and edited.
+    tui.send(CTRL_S);
+    let review = tui.wait_for("user-text[␛[2J", STEP);
+    assert!(review.contains("#1 user · text"), "{review}");
+    tui.send("e");
+    tui.wait_for("Editing #1", STEP);
+    tui.send_esc();
+    tui.wait_gone("Editing #1", STEP);
+    // The logs: stderr lines and log messages.
+    tui.send(CTRL_L);
+    tui.wait_for("stderr-at-start[␛[2J", STEP);
+    tui.wait_for("log-data[␛[2J", STEP);
+    tui.send_esc();
+    tui.wait_for("#1 user · text", STEP);
+    assert_terminal_untouched(&tui, "the menu before export");
+    // Accepting writes the file as the server sent it.
+    tui.send(ENTER);
+    assert_eq!(tui.wait_exit(STEP), 0);
+    let exported = read(&out);
+    assert!(exported.contains(&evil("user-text")), "{exported:?}");
+    assert!(exported.contains(&evil("assistant-text")), "{exported:?}");
+    assert_terminal_untouched(&tui, "the menu");
+    chaos.assert_gone("chaos");
+}
+
+#[test]
+fn the_menu_shows_an_evil_prompt_name_and_error_inert() {
+    let chaos = Chaos::new("escapes", "");
+    let mut tui = chaos.tui(&[]);
+    tui.wait_for("● builtin", SERVER_START);
+    tui.wait_for("● chaos 5", SERVER_START);
+    search(&mut tui, "title2");
+    tui.wait_for("/chaos:evil␛[2J", STEP);
+    tui.send(ENTER);
+    tui.wait_for("evil-named[␛[2J", STEP);
+    back_to_menu(&mut tui);
+    // A prompt whose server answers with an evil error message.
+    open_prompt(&mut tui, "/chaos:fail", "/chaos:fail");
+    tui.wait_for("error-message[␛[2J", STEP);
+    tui.send(CTRL_C);
+    assert_eq!(tui.wait_exit(STEP), 0);
+    assert_terminal_untouched(&tui, "the menu");
+    chaos.assert_gone("chaos");
+}
+
+#[test]
+fn print_to_a_terminal_shows_the_export_inert() {
+    let chaos = Chaos::new("escapes", "");
+    let mut tui = chaos.tui(&["--print"]);
+    tui.wait_for("● chaos 5", SERVER_START);
+    open_prompt(&mut tui, "/chaos:show", "/chaos:show");
+    tui.wait_for("argdesc[", STEP);
+    tui.send(CTRL_S);
+    tui.wait_for("#1 user · text", STEP);
+    tui.send(ENTER);
+    assert_eq!(tui.wait_exit(STEP), 0);
+    let raw = tui.raw();
+    let printed = after_leaving_alternate_screen(&raw);
+    assert!(printed.contains("user-text[␛[2J␛[31m"), "{printed:?}");
+    let leave = raw.windows(8).rposition(|w| w == b"\x1b[?1049l").unwrap();
+    let after = String::from_utf8_lossy(&raw[leave..]);
+    assert!(
+        !after.contains("\x1b[2J") && !after.contains("\x1b[31m"),
+        "a server's CSI reached the terminal: {after:?}"
+    );
+    assert_terminal_untouched(&tui, "--print to a terminal");
+    chaos.assert_gone("chaos");
+}
+
+// ───────────────────────────── hangs and crashes ─────────────────────────────
+
+#[test]
+fn a_prompt_that_never_answers_fails_after_timeout_ms() {
+    let chaos = Chaos::new("never-answers", "timeout_ms = 1500");
+    let run = chaos.run(&["get", "chaos/hello"]);
+    assert_eq!(run.code(), Some(1), "{}", run.stderr());
+    assert!(
+        run.stderr().contains("prompts/get timed out after 1500 ms"),
+        "{}",
+        run.stderr()
+    );
+    assert!(run.elapsed < Duration::from_secs(10), "{:?}", run.elapsed);
+    // Listing is unaffected, and so is the other server.
+    let list = chaos.run(&["list"]).success();
+    assert!(list.contains("chaos/hello"), "{list}");
+    assert!(list.contains("builtin/translate"), "{list}");
+    // A bare name reaches the healthy server while the other hangs.
+    let translated = chaos
+        .run(&["get", "translate", "text=Hallo", "to=English"])
+        .success();
+    assert!(translated.contains("Hallo"), "{translated}");
+    chaos.assert_gone("chaos");
+}
+
+#[test]
+fn a_server_exiting_mid_request_names_the_exit_and_its_last_stderr_line() {
+    let chaos = Chaos::new("exit-mid-request", "");
+    let run = chaos.run(&["get", "chaos/hello"]);
+    assert_eq!(run.code(), Some(1), "{}", run.stderr());
+    let err = run.stderr();
+    assert!(err.contains("exited with status 3"), "{err}");
+    assert!(
+        err.contains("chaos: lost the backend while filling hello"),
+        "{err}"
+    );
+    assert!(run.elapsed < Duration::from_secs(10), "{:?}", run.elapsed);
+    let list = chaos.run(&["list"]).success();
+    assert!(list.contains("builtin/translate"), "{list}");
+    chaos.assert_gone("chaos");
+}
+
+#[test]
+fn a_slow_server_is_waited_for_within_timeout_ms_and_cut_off_beyond() {
+    let chaos = Chaos::with_servers(&[
+        ("patient", "slow:1500", "timeout_ms = 10000"),
+        ("impatient", "slow:5000", "timeout_ms = 1000"),
+    ]);
+    let run = chaos.run(&["get", "patient/hello"]);
+    assert_eq!(run.stdout(), "## user\n\nhello from chaos\n");
+    assert!(run.elapsed >= Duration::from_millis(1500));
+    let run = chaos.run(&["get", "impatient/hello"]);
+    assert_eq!(run.code(), Some(1));
+    assert!(
+        run.stderr().contains("prompts/get timed out after 1000 ms"),
+        "{}",
+        run.stderr()
+    );
+    assert!(run.elapsed < Duration::from_secs(4), "{:?}", run.elapsed);
+    chaos.assert_gone("patient");
+    chaos.assert_gone("impatient");
+}
+
+#[test]
+fn in_the_menu_a_hang_and_a_crash_leave_the_other_servers_working() {
+    let chaos = Chaos::with_servers(&[
+        ("hang", "never-answers", "timeout_ms = 1500"),
+        ("crash", "exit-mid-request", ""),
+    ]);
+    let mut tui = chaos.tui(&[]);
+    tui.wait_for("● builtin", SERVER_START);
+    tui.wait_for("● hang 2", SERVER_START);
+    tui.wait_for("● crash 2", SERVER_START);
+    let started = Instant::now();
+    open_prompt(&mut tui, "/hang:hello", "/hang:hello");
+    tui.wait_for("timed out after 1500 ms", STEP);
+    assert!(started.elapsed() < Duration::from_secs(10));
+    back_to_menu(&mut tui);
+
+    open_prompt(&mut tui, "/crash:hello", "/crash:hello");
+    tui.wait_for("exited with status 3", STEP);
+    back_to_menu(&mut tui);
+    tui.send(CTRL_L);
+    tui.wait_for("chaos: lost the backend while filling hello", STEP);
+    tui.send_esc();
+    tui.wait_for("type to search", STEP);
+
+    // The healthy server still fills prompts.
+    open_prompt(&mut tui, "/builtin:translate", "/builtin:translate");
+    tui.wait_for("Text * (text)", STEP);
+    tui.send("Guten Morgen");
+    tui.wait_for("│Guten Morgen", STEP);
+    tui.send(TAB);
+    tui.send("English");
+    tui.wait_for("│English", STEP);
+    tui.send(CTRL_S);
+    let review = tui.wait_for("#1 user · text", STEP);
+    assert!(review.contains("Guten Morgen"), "{review}");
+    tui.send(CTRL_C);
+    assert_eq!(tui.wait_exit(STEP), 0);
+    chaos.assert_gone("hang");
+    chaos.assert_gone("crash");
+}
+
+#[test]
+#[ignore = "defect: the menu's error for a server that exits mid-request names the exit but not its last stderr line (the CLI does; the menu has it only in Ctrl-L)"]
+fn in_the_menu_a_crash_mid_request_names_its_last_stderr_line() {
+    let chaos = Chaos::new("exit-mid-request", "");
+    let mut tui = chaos.tui(&[]);
+    tui.wait_for("● chaos 2", SERVER_START);
+    open_prompt(&mut tui, "/chaos:hello", "/chaos:hello");
+    let screen = tui.wait_for("exited with status 3", STEP);
+    assert!(
+        screen.contains("chaos: lost the backend while filling hello"),
+        "{screen}"
+    );
+    tui.send(CTRL_C);
+    assert_eq!(tui.wait_exit(STEP), 0);
+    chaos.assert_gone("chaos");
+}
+
+// ───────────────────────────── junk on the wire ─────────────────────────────
+
+/// Lists both servers and fills `greet` on `chaos`; returns the run of the fill.
+fn still_works(chaos: &Chaos) -> Run {
+    let list = chaos.run(&["list"]);
+    let text = list.success();
+    assert!(text.contains("chaos/greet"), "{text}");
+    assert!(text.contains("builtin/translate"), "{text}");
+    assert!(list.elapsed < Duration::from_secs(10), "{:?}", list.elapsed);
+    let get = chaos.run(&["get", "chaos/greet", "name=Ann"]);
+    assert_eq!(get.success(), "## user\n\nHello, Ann!\n");
+    assert!(get.elapsed < Duration::from_secs(10), "{:?}", get.elapsed);
+    get
+}
+
+#[test]
+fn junk_lines_on_stdout_are_skipped() {
+    let chaos = Chaos::new("junk-stdout", "timeout_ms = 5000");
+    still_works(&chaos);
+    chaos.assert_gone("chaos");
+}
+
+#[test]
+fn whole_lines_of_invalid_utf8_are_skipped() {
+    let chaos = Chaos::new("bad-utf8:lines", "timeout_ms = 5000");
+    still_works(&chaos);
+    let bad = chaos.run(&["get", "chaos/bad"]).success();
+    assert_eq!(bad, "## user\n\nno bad bytes here\n");
+    chaos.assert_gone("chaos");
+}
+
+#[test]
+#[ignore = "defect: an answer with invalid UTF-8 inside a string is dropped unseen (rmcp's stdio transport skips the line as unparsable), so the request times out with 'raise timeout_ms'"]
+fn invalid_utf8_inside_an_answer_is_replaced_or_named() {
+    let chaos = Chaos::new("bad-utf8", "timeout_ms = 8000");
+    // In prompts/get: the text with U+FFFD, or an error saying what is wrong, at once.
+    let run = chaos.run(&["get", "chaos/bad"]);
+    assert!(run.elapsed < Duration::from_secs(5), "{:?}", run.elapsed);
+    if run.code() == Some(0) {
+        assert!(run.stdout().contains("before \u{fffd}"), "{}", run.stdout());
+    } else {
+        assert!(run.stderr().contains("UTF-8"), "{}", run.stderr());
+    }
+    // In prompts/list: the same; the other server lists regardless.
+    let run = chaos.run(&["list"]);
+    assert!(run.elapsed < Duration::from_secs(5), "{:?}", run.elapsed);
+    assert!(
+        run.stdout().contains("builtin/translate"),
+        "{}",
+        run.stdout()
+    );
+    assert!(
+        run.stdout().contains("chaos/bad") || run.stderr().contains("UTF-8"),
+        "{}\n{}",
+        run.stdout(),
+        run.stderr()
+    );
+    chaos.assert_gone("chaos");
+}
+
+#[test]
+fn invalid_utf8_inside_an_answer_never_hangs_or_touches_other_requests() {
+    // Today the answer is dropped and the request times out (see the ignored test above
+    // for what it should do); either way it ends within its timeout and nothing else fails.
+    let chaos = Chaos::new("bad-utf8:get", "timeout_ms = 1500");
+    let run = chaos.run(&["get", "chaos/bad"]);
+    assert!(run.elapsed < Duration::from_secs(10), "{:?}", run.elapsed);
+    match run.code() {
+        Some(0) => assert!(run.stdout().contains('\u{fffd}'), "{}", run.stdout()),
+        _ => assert!(run.stderr().contains("chaos/bad"), "{}", run.stderr()),
+    }
+    still_works(&chaos);
+    chaos.assert_gone("chaos");
+}
+
+#[test]
+fn responses_to_ids_nobody_asked_for_are_ignored_after_the_handshake() {
+    let chaos = Chaos::new("stray-ids:after-init", "timeout_ms = 5000");
+    still_works(&chaos);
+    let hello = chaos.run(&["get", "chaos/hello"]).success();
+    assert_eq!(hello, "## user\n\nhello from chaos\n");
+    chaos.assert_gone("chaos");
+}
+
+#[test]
+#[ignore = "defect: a response with an unknown id during the handshake fails the server, and the error blames an exit (status 0) that mcpick caused by closing stdin"]
+fn responses_to_ids_nobody_asked_for_during_the_handshake() {
+    let chaos = Chaos::new("stray-ids", "timeout_ms = 5000");
+    let servers = chaos.run(&["servers", "--json"]);
+    let rows: serde_json::Value = serde_json::from_str(&servers.success()).unwrap();
+    let row = |name: &str| {
+        rows.as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["name"] == name)
+            .cloned()
+            .unwrap()
+    };
+    let chaos_row = row("chaos");
+    // Ignoring them is best; failing is acceptable if the error says why.
+    if chaos_row["state"] != "ready" {
+        let error = chaos_row["error"].as_str().unwrap_or("");
+        assert!(
+            !error.contains("exited with status 0"),
+            "the error blames an exit mcpick caused: {chaos_row}"
+        );
+        assert!(
+            error.contains("999999"),
+            "the error should name the id: {chaos_row}"
+        );
+    }
+    assert_eq!(row("builtin")["state"], "ready");
+    chaos.assert_gone("chaos");
+}
+
+#[test]
+#[ignore = "defect: rmcp takes a response with id \"3\" as the answer to request 3 (model.rs matches_response_id), so a decoy sent under the wrong id type wins"]
+fn a_response_whose_id_has_another_type_is_not_the_answer() {
+    let chaos = Chaos::new("typed-ids", "timeout_ms = 5000");
+    let hello = chaos.run(&["get", "chaos/hello"]);
+    assert_eq!(hello.success(), "## user\n\nhello from chaos\n");
+    still_works(&chaos);
+    chaos.assert_gone("chaos");
+}
+
+// ───────────────────────────── floods ─────────────────────────────
+
+#[test]
+fn a_notification_flood_does_not_stop_requests_or_grow_memory() {
+    // The server floods for as long as the answer is delayed.
+    let chaos = Chaos::new("notify-flood,slow:3000", "timeout_ms = 20000");
+    let run = chaos.run(&["get", "chaos/greet", "name=Ann"]);
+    assert_eq!(run.success(), "## user\n\nHello, Ann!\n");
+    let sent = chaos.stats("chaos")["notifications_sent"].as_u64().unwrap();
+    assert!(sent > 1000, "the flood did not happen: {sent}");
+    eprintln!(
+        "notify-flood (CLI get): {sent} notifications, VmHWM {} KiB, {:?}",
+        run.peak_kib, run.elapsed
+    );
+    assert!(run.peak_kib < MEMORY_BOUND_KIB, "{} KiB", run.peak_kib);
+    still_works(&chaos);
+    chaos.assert_gone("chaos");
+}
+
+#[test]
+fn the_menu_stays_usable_under_a_notification_flood() {
+    let chaos = Chaos::new("notify-flood", "");
+    let mut tui = chaos.tui(&[]);
+    tui.wait_for("● builtin", SERVER_START);
+    tui.wait_for("● chaos 2", SERVER_START);
+    open_prompt(&mut tui, "/chaos:greet", "/chaos:greet");
+    tui.wait_for("name *", STEP);
+    tui.send("Ann");
+    tui.wait_for("│Ann", STEP);
+    tui.send(CTRL_S);
+    tui.wait_for("Hello, Ann!", STEP);
+    tui.send(CTRL_L);
+    tui.wait_for("flood message", STEP);
+    // Let the flood run on (200000 notifications in all) while the menu is open.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while chaos.stats("chaos")["notifications_sent"]
+        .as_u64()
+        .unwrap_or(0)
+        < 100_000
+        && Instant::now() < deadline
+    {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    tui.send_esc();
+    tui.wait_for("Hello, Ann!", STEP);
+    let peak = vm_hwm_kib(tui.pid()).unwrap();
+    let sent = chaos.stats("chaos")["notifications_sent"].as_u64().unwrap();
+    eprintln!("notify-flood (menu): {sent} notifications, VmHWM {peak} KiB");
+    assert!(peak < MEMORY_BOUND_KIB, "{peak} KiB");
+    tui.send(CTRL_C);
+    assert_eq!(tui.wait_exit(STEP), 0);
+    chaos.assert_gone("chaos");
+}
+
+#[test]
+fn a_stderr_flood_keeps_the_server_usable_and_its_log_bounded_in_memory() {
+    let chaos = Chaos::new("stderr-flood", "");
+    let mut tui = chaos.tui(&[]);
+    tui.wait_for("● builtin", SERVER_START);
+    tui.wait_for("● chaos 2", SERVER_START);
+    tui.send(CTRL_L);
+    // The end of the flood, after the 8 MiB line without a newline.
+    tui.wait_for("chaos: stderr flood over", Duration::from_secs(30));
+    let logs = tui.screen();
+    assert!(
+        !logs.contains("flood line 0 "),
+        "only the last lines are kept:\n{logs}"
+    );
+    tui.send_esc();
+    open_prompt(&mut tui, "/chaos:greet", "/chaos:greet");
+    tui.wait_for("name *", STEP);
+    tui.send("Ann");
+    tui.wait_for("│Ann", STEP);
+    tui.send(CTRL_S);
+    tui.wait_for("Hello, Ann!", STEP);
+    let peak = vm_hwm_kib(tui.pid()).unwrap();
+    eprintln!(
+        "stderr-flood (menu): VmHWM {peak} KiB, log on disk {} bytes",
+        chaos.log_bytes()
+    );
+    assert!(peak < MEMORY_BOUND_KIB, "{peak} KiB");
+    tui.send(CTRL_C);
+    assert_eq!(tui.wait_exit(STEP), 0);
+    chaos.assert_gone("chaos");
+}
+
+#[test]
+#[ignore = "needs the log file bound under floods (here every stderr line is logged: 47 MB for this flood)"]
+fn a_stderr_flood_leaves_a_bounded_log_on_disk() {
+    // 1,000,000 lines (about 30 MiB) on stderr while `get` waits.
+    let chaos = Chaos::new("stderr-flood:1000000,slow:2000", "timeout_ms = 60000");
+    let run = chaos.run(&["get", "chaos/hello"]);
+    assert_eq!(run.success(), "## user\n\nhello from chaos\n");
+    let log = chaos.log_bytes();
+    eprintln!("stderr-flood:1000000 (CLI get): log on disk {log} bytes");
+    assert!(log < 16 * 1024 * 1024, "the log grew to {log} bytes");
+    chaos.assert_gone("chaos");
+}
+
+#[test]
+fn a_list_changed_storm_ends_with_the_last_list() {
+    let chaos = Chaos::new("list-storm", "");
+    let mut tui = chaos.tui(&[]);
+    tui.wait_for("● builtin", SERVER_START);
+    tui.wait_for("● chaos", SERVER_START);
+    // Requests still work during the storm.
+    open_prompt(&mut tui, "/chaos:greet", "/chaos:greet");
+    tui.wait_for("name *", STEP);
+    tui.send("Ann");
+    tui.send(CTRL_S);
+    tui.wait_for("Hello, Ann!", STEP);
+    back_to_menu(&mut tui);
+    // Once it is over, the menu holds the final list.
+    search(&mut tui, "storm");
+    tui.wait_for("/chaos:storm-final", Duration::from_secs(20));
+    let menu = tui.screen();
+    assert!(
+        !menu
+            .lines()
+            .any(|l| l.contains("storm-") && !l.contains("storm-final")),
+        "an older list is shown:\n{menu}"
+    );
+    let stats = chaos.stats("chaos");
+    let notices = stats["list_changed_sent"].as_u64().unwrap();
+    let lists = stats["requests"]["prompts/list"].as_u64().unwrap();
+    let peak = vm_hwm_kib(tui.pid()).unwrap();
+    eprintln!("list-storm: {notices} notices, {lists} prompts/list, VmHWM {peak} KiB");
+    assert!(notices > 100, "no storm: {stats}");
+    // Notices coalesce while a refresh is in flight: never more refreshes than notices.
+    assert!(lists <= notices + 1, "{stats}");
+    assert!(peak < MEMORY_BOUND_KIB, "{peak} KiB");
+    tui.send(CTRL_C);
+    assert_eq!(tui.wait_exit(STEP), 0);
+    chaos.assert_gone("chaos");
+}
+
+#[test]
+fn a_list_changed_storm_over_a_large_list_does_not_pile_up() {
+    // Each refresh is 20000 prompts; a notice every 2 ms for 3 s.
+    let chaos = Chaos::new("many:20000,list-storm", "timeout_ms = 60000");
+    let mut tui = chaos.tui(&[]);
+    tui.wait_for("● builtin", SERVER_START);
+    tui.wait_for("● chaos 2000", SERVER_START);
+    search(&mut tui, "needle");
+    tui.wait_for("/chaos:needle-42", STEP);
+    back_to_menu(&mut tui);
+    search(&mut tui, "storm-final");
+    tui.wait_for("/chaos:storm-final", Duration::from_secs(30));
+    let stats = chaos.stats("chaos");
+    let peak = vm_hwm_kib(tui.pid()).unwrap();
+    eprintln!("list-storm over 20000 prompts: {stats}, VmHWM {peak} KiB");
+    let notices = stats["list_changed_sent"].as_u64().unwrap();
+    let lists = stats["requests"]["prompts/list"].as_u64().unwrap();
+    assert!(lists <= notices + 1, "{stats}");
+    assert!(peak < MEMORY_BOUND_KIB, "{peak} KiB");
+    tui.send(CTRL_C);
+    assert_eq!(tui.wait_exit(STEP), 0);
+    chaos.assert_gone("chaos");
+}
+
+#[test]
+fn a_list_changed_storm_does_not_disturb_a_request() {
+    let chaos = Chaos::new("list-storm,slow:2000", "timeout_ms = 20000");
+    let run = chaos.run(&["get", "chaos/greet", "name=Ann"]);
+    assert_eq!(run.success(), "## user\n\nHello, Ann!\n");
+    assert!(run.peak_kib < MEMORY_BOUND_KIB, "{} KiB", run.peak_kib);
+    chaos.assert_gone("chaos");
+}
+
+// ───────────────────────────── size ─────────────────────────────
+
+#[test]
+fn a_large_answer_under_the_line_limit_is_printed_whole() {
+    let chaos = Chaos::new("huge:10", "timeout_ms = 60000");
+    let run = chaos.run(&["get", "chaos/huge", "--format", "text"]);
+    let out = run.success();
+    let body = out.strip_prefix("user:\n").expect("a user message");
+    assert_eq!(body.len(), 10 * 1024 * 1024 + 1, "the text and its newline");
+    assert!(body.starts_with(&format!("{}\n", "x".repeat(99))));
+    eprintln!(
+        "huge:10 (CLI get to a pipe): {:?}, VmHWM {} KiB",
+        run.elapsed, run.peak_kib
+    );
+    chaos.assert_gone("chaos");
+}
+
+#[test]
+#[ignore = "needs max_response_bytes"]
+fn an_answer_over_max_response_bytes_is_a_clear_error() {
+    let chaos = Chaos::new("huge:50", "timeout_ms = 20000");
+    let run = chaos.run(&["get", "chaos/huge"]);
+    assert_eq!(run.code(), Some(1));
+    assert!(
+        run.stderr().contains("max_response_bytes"),
+        "{}",
+        run.stderr()
+    );
+    assert!(run.elapsed < Duration::from_secs(10), "{:?}", run.elapsed);
+    assert!(run.peak_kib < MEMORY_BOUND_KIB, "{} KiB", run.peak_kib);
+    still_works(&chaos);
+    chaos.assert_gone("chaos");
+}
+
+#[test]
+#[ignore = "needs max_response_bytes"]
+fn a_raised_max_response_bytes_prints_a_50_mib_answer_whole() {
+    let chaos = Chaos::new("huge:50", "max_response_bytes = 67108864");
+    let run = chaos.run(&["get", "chaos/huge", "--format", "text"]);
+    let out = run.success();
+    assert_eq!(out.len(), "user:\n".len() + 50 * 1024 * 1024 + 1);
+    eprintln!(
+        "huge:50 (CLI get to a pipe): {:?}, VmHWM {} KiB",
+        run.elapsed, run.peak_kib
+    );
+    chaos.assert_gone("chaos");
+}
+
+#[test]
+fn the_review_opens_a_large_answer() {
+    let chaos = Chaos::new("huge:5", "");
+    let mut tui = chaos.tui(&[]);
+    tui.wait_for("● builtin", SERVER_START);
+    tui.wait_for("● chaos 3", SERVER_START);
+    open_prompt(&mut tui, "/chaos:huge", "/chaos:huge");
+    tui.wait_for("#1 user · text", STEP);
+    tui.wait_for(&"x".repeat(99), STEP);
+    tui.send(CTRL_C);
+    assert_eq!(tui.wait_exit(STEP), 0);
+    chaos.assert_gone("chaos");
+}
+
+#[test]
+fn a_hundred_thousand_prompts_are_all_listed() {
+    for (modes, what) in [("many", "one page"), ("many,page:1000", "pages of 1000")] {
+        let chaos = Chaos::new(modes, "timeout_ms = 60000");
+        let run = chaos.run(&["list", "--json"]);
+        let list: serde_json::Value = serde_json::from_str(&run.success()).unwrap();
+        let mut per_server: BTreeMap<String, usize> = BTreeMap::new();
+        for prompt in list.as_array().unwrap() {
+            *per_server
+                .entry(prompt["server"].as_str().unwrap().to_string())
+                .or_default() += 1;
+        }
+        // 100000 + hello, greet and the needle.
+        assert_eq!(per_server["chaos"], 100_003, "{what}");
+        assert!(per_server["builtin"] > 5, "{what}: {per_server:?}");
+        eprintln!(
+            "many:100000 ({what}): list --json in {:?}, VmHWM {} KiB",
+            run.elapsed, run.peak_kib
+        );
+        if modes.contains("page") {
+            let lists = chaos.stats("chaos")["requests"]["prompts/list"]
+                .as_u64()
+                .unwrap();
+            assert_eq!(lists, 101, "one request a page");
+        }
+        chaos.assert_gone("chaos");
+    }
+}
+
+#[test]
+fn the_menu_filters_a_hundred_thousand_prompts() {
+    let chaos = Chaos::new("many", "timeout_ms = 60000");
+    let mut tui = chaos.tui(&[]);
+    tui.wait_for("● builtin", SERVER_START);
+    tui.wait_for("● chaos 100003", SERVER_START);
+    let menu = tui.wait_until("all prompts counted", STEP, |s| s.contains("/1000"));
+    assert!(menu.contains("prompt-0000"), "{menu}");
+    search(&mut tui, "needle");
+    let found = tui.wait_for("/chaos:needle-42", STEP);
+    assert!(found.contains("Needle in the haystack"), "{found}");
+    back_to_menu(&mut tui);
+    search(&mut tui, "prompt-99999");
+    let found = tui.wait_for("/chaos:prompt-99999", STEP);
+    assert!(found.contains("Prompt number 99999"), "{found}");
+    tui.send(ENTER);
+    tui.wait_for("you found prompt-99999", STEP);
+    let peak = vm_hwm_kib(tui.pid()).unwrap();
+    eprintln!("many:100000 (menu): VmHWM {peak} KiB");
+    tui.send(CTRL_C);
+    assert_eq!(tui.wait_exit(STEP), 0);
+    chaos.assert_gone("chaos");
+}

@@ -1,0 +1,343 @@
+//! mcpick (or any command) in a pseudo-terminal: its output parsed by a terminal emulator
+//! (vt100) and read back as a screen, the raw bytes kept, driven by key bytes.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use portable_pty::{Child, CommandBuilder, MasterPty, PtySize, native_pty_system};
+
+use super::Sandbox;
+
+pub const ROWS: u16 = 40;
+pub const COLS: u16 = 120;
+
+/// How long servers may take to connect (node and Python start on a busy 2-core machine).
+pub const SERVER_START: Duration = Duration::from_secs(30);
+/// How long one step (a key and its redraw, a `prompts/get`) may take.
+pub const STEP: Duration = Duration::from_secs(15);
+
+pub const ENTER: &str = "\r";
+pub const TAB: &str = "\t";
+pub const ESC: &str = "\x1b";
+pub const CTRL_C: &str = "\x03";
+pub const CTRL_L: &str = "\x0c";
+pub const CTRL_S: &str = "\x13";
+
+/// crossterm waits a moment after a lone ESC to tell it from the start of a sequence; keys
+/// sent within that window may be read as part of one.
+pub const AFTER_ESC: Duration = Duration::from_millis(300);
+
+/// What the reader thread collects from the PTY.
+pub struct Output {
+    parser: vt100::Parser<Requests>,
+    raw: Vec<u8>,
+}
+
+/// What the output asked of the terminal beyond drawing: window titles, clipboard writes,
+/// other OSC sequences. A terminal acts on these, so server text must never produce them.
+#[derive(Debug, Default, Clone)]
+pub struct Requests {
+    /// OSC 0/2 window titles.
+    pub titles: Vec<String>,
+    /// OSC 0/1 icon names.
+    pub icon_names: Vec<String>,
+    /// OSC 52 clipboard writes (base64 data).
+    pub clipboard: Vec<String>,
+    /// Other OSC sequences (e.g. OSC 8 hyperlinks), their parameters joined with `;`.
+    pub other_osc: Vec<String>,
+}
+
+impl Requests {
+    /// Whether nothing was asked.
+    pub fn is_empty(&self) -> bool {
+        self.titles.is_empty()
+            && self.icon_names.is_empty()
+            && self.clipboard.is_empty()
+            && self.other_osc.is_empty()
+    }
+}
+
+impl vt100::Callbacks for Requests {
+    fn set_window_title(&mut self, _: &mut vt100::Screen, title: &[u8]) {
+        self.titles
+            .push(String::from_utf8_lossy(title).into_owned());
+    }
+
+    fn set_window_icon_name(&mut self, _: &mut vt100::Screen, name: &[u8]) {
+        self.icon_names
+            .push(String::from_utf8_lossy(name).into_owned());
+    }
+
+    fn copy_to_clipboard(&mut self, _: &mut vt100::Screen, _ty: &[u8], data: &[u8]) {
+        self.clipboard
+            .push(String::from_utf8_lossy(data).into_owned());
+    }
+
+    fn unhandled_osc(&mut self, _: &mut vt100::Screen, params: &[&[u8]]) {
+        let params: Vec<String> = params
+            .iter()
+            .map(|p| String::from_utf8_lossy(p).into_owned())
+            .collect();
+        self.other_osc.push(params.join(";"));
+    }
+}
+
+/// mcpick running in a PTY. Dropping it kills the process, so a failing test leaves nothing
+/// behind.
+pub struct Tui {
+    output: Arc<Mutex<Output>>,
+    eof: Arc<AtomicBool>,
+    writer: Box<dyn Write + Send>,
+    /// The process.
+    pub child: Box<dyn Child + Send + Sync>,
+    _master: Box<dyn MasterPty + Send>,
+}
+
+impl Tui {
+    /// `mcpick --config <sandbox config> ARGS` in the sandbox, with its own XDG dirs and home.
+    pub fn start(sandbox: &Sandbox, args: &[&str]) -> Tui {
+        let mut command = CommandBuilder::new(env!("CARGO_BIN_EXE_mcpick"));
+        command.arg("--config");
+        command.arg(sandbox.config());
+        command.args(args);
+        Tui::spawn(sandbox, command)
+    }
+
+    /// Runs `command` in a fresh PTY with the sandbox's environment.
+    pub fn spawn(sandbox: &Sandbox, mut command: CommandBuilder) -> Tui {
+        let dir = sandbox.dir.path();
+        command.cwd(dir);
+        command.env("TERM", "xterm-256color");
+        command.env("HOME", dir);
+        command.env("XDG_CONFIG_HOME", dir.join("xdg-config"));
+        command.env("XDG_DATA_HOME", dir.join("xdg-data"));
+        command.env("XDG_STATE_HOME", dir.join("xdg-state"));
+        for name in [
+            "MCPICK_CONFIG",
+            "NO_COLOR",
+            "VISUAL",
+            "EDITOR",
+            "DISPLAY",
+            "WAYLAND_DISPLAY",
+            "TMUX",
+        ] {
+            command.env_remove(name);
+        }
+
+        let pair = native_pty_system()
+            .openpty(PtySize {
+                rows: ROWS,
+                cols: COLS,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .expect("open a PTY");
+        let child = pair.slave.spawn_command(command).expect("start mcpick");
+        // Only the child holds the slave now, so the reader sees EOF when it exits.
+        drop(pair.slave);
+
+        let mut reader = pair.master.try_clone_reader().expect("PTY reader");
+        let writer = pair.master.take_writer().expect("PTY writer");
+        let output = Arc::new(Mutex::new(Output {
+            parser: vt100::Parser::new_with_callbacks(ROWS, COLS, 0, Requests::default()),
+            raw: Vec::new(),
+        }));
+        let eof = Arc::new(AtomicBool::new(false));
+        {
+            let output = output.clone();
+            let eof = eof.clone();
+            std::thread::spawn(move || {
+                let mut buffer = [0u8; 8192];
+                loop {
+                    match reader.read(&mut buffer) {
+                        Ok(0) | Err(_) => break,
+                        Ok(n) => {
+                            let mut output = output.lock().unwrap();
+                            output.parser.process(&buffer[..n]);
+                            output.raw.extend_from_slice(&buffer[..n]);
+                        }
+                    }
+                }
+                eof.store(true, Ordering::SeqCst);
+            });
+        }
+        Tui {
+            output,
+            eof,
+            writer,
+            child,
+            _master: pair.master,
+        }
+    }
+
+    /// The screen as text, one line per row.
+    pub fn screen(&self) -> String {
+        self.output.lock().unwrap().parser.screen().contents()
+    }
+
+    /// Everything the process wrote to the terminal so far.
+    pub fn raw(&self) -> Vec<u8> {
+        self.output.lock().unwrap().raw.clone()
+    }
+
+    /// What the output asked of the terminal so far (titles, clipboard, other OSC).
+    pub fn requests(&self) -> Requests {
+        self.output.lock().unwrap().parser.callbacks().clone()
+    }
+
+    /// The process id.
+    pub fn pid(&self) -> u32 {
+        self.child.process_id().expect("the process has a pid")
+    }
+
+    /// Waits until the screen contains `needle`; returns the screen. On timeout, panics with
+    /// the whole screen.
+    pub fn wait_for(&mut self, needle: &str, timeout: Duration) -> String {
+        self.wait_until(&format!("{needle:?} on screen"), timeout, |screen| {
+            screen.contains(needle)
+        })
+    }
+
+    /// Waits until the screen no longer contains `needle`.
+    pub fn wait_gone(&mut self, needle: &str, timeout: Duration) -> String {
+        self.wait_until(&format!("{needle:?} gone"), timeout, |screen| {
+            !screen.contains(needle)
+        })
+    }
+
+    /// Waits until `done(screen)`; returns the screen. On timeout (or if mcpick exits first),
+    /// panics with `what` and the whole screen.
+    pub fn wait_until(
+        &mut self,
+        what: &str,
+        timeout: Duration,
+        done: impl Fn(&str) -> bool,
+    ) -> String {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let screen = self.screen();
+            if done(&screen) {
+                return screen;
+            }
+            let exited = self.child.try_wait().ok().flatten();
+            if exited.is_some() || Instant::now() >= deadline {
+                let why = match exited {
+                    Some(status) => format!("mcpick exited ({status:?})"),
+                    None => format!("timed out after {timeout:?}"),
+                };
+                panic!(
+                    "waiting for {what}: {why}; the screen:\n{}\n{}\n{}",
+                    "─".repeat(COLS as usize),
+                    screen,
+                    "─".repeat(COLS as usize)
+                );
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Sends bytes as typed keys.
+    pub fn send(&mut self, keys: &str) {
+        self.writer
+            .write_all(keys.as_bytes())
+            .expect("write to PTY");
+        self.writer.flush().expect("flush PTY");
+    }
+
+    /// Sends ESC, then waits out crossterm's escape-sequence window so the next key is read
+    /// on its own.
+    pub fn send_esc(&mut self) {
+        self.send(ESC);
+        std::thread::sleep(AFTER_ESC);
+    }
+
+    /// Waits for mcpick to exit and for its last output to be read; returns the exit code.
+    pub fn wait_exit(&mut self, timeout: Duration) -> u32 {
+        let deadline = Instant::now() + timeout;
+        let status = loop {
+            if let Some(status) = self.child.try_wait().expect("poll mcpick") {
+                break status;
+            }
+            if Instant::now() >= deadline {
+                panic!(
+                    "mcpick did not exit within {timeout:?}; the screen:\n{}",
+                    self.screen()
+                );
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        // The output is complete once the reader hits EOF (bounded: a stray holder of the
+        // slave would keep it open, and the assertions on the output then say what is missing).
+        let drained = Instant::now() + Duration::from_secs(5);
+        while !self.eof.load(Ordering::SeqCst) && Instant::now() < drained {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        status.exit_code()
+    }
+}
+
+impl Drop for Tui {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// The output file's text, with a helpful failure.
+pub fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()))
+}
+
+/// Where `--output` writes, inside the sandbox (not existing yet, so no overwrite question).
+pub fn out_file(sandbox: &Sandbox) -> PathBuf {
+    sandbox.dir.path().join("out.md")
+}
+
+/// The text after the last leave-alternate-screen sequence, without control sequences and
+/// with the terminal's CRLF line ends turned back into LF.
+pub fn after_leaving_alternate_screen(raw: &[u8]) -> String {
+    const LEAVE: &[u8] = b"\x1b[?1049l";
+    let at = raw
+        .windows(LEAVE.len())
+        .rposition(|w| w == LEAVE)
+        .unwrap_or_else(|| {
+            panic!(
+                "the terminal never left the alternate screen; the output:\n{}",
+                String::from_utf8_lossy(raw)
+            )
+        });
+    let text = String::from_utf8_lossy(&raw[at + LEAVE.len()..]).into_owned();
+    strip_csi(&text).replace("\r\n", "\n")
+}
+
+/// Removes CSI sequences (`ESC [ params final`).
+pub fn strip_csi(text: &str) -> String {
+    let mut out = String::new();
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\x1b' && chars.peek() == Some(&'[') {
+            chars.next();
+            for c in chars.by_ref() {
+                if ('\x40'..='\x7e').contains(&c) {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// From the menu: filters on `search`, waits for `/server:prompt` to be the selection, opens it.
+pub fn open_prompt(tui: &mut Tui, search: &str, server_prompt: &str) {
+    tui.send(search);
+    tui.wait_for(&format!("❯ {search}"), STEP);
+    tui.wait_for(server_prompt, STEP);
+    tui.send(ENTER);
+}
