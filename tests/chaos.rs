@@ -887,7 +887,6 @@ fn a_stderr_flood_keeps_the_server_usable_and_its_log_bounded_in_memory() {
 }
 
 #[test]
-#[ignore = "needs the log file bound under floods (here every stderr line is logged: 47 MB for this flood)"]
 fn a_stderr_flood_leaves_a_bounded_log_on_disk() {
     // 1,000,000 lines (about 30 MiB) on stderr while `get` waits.
     let chaos = Chaos::new("stderr-flood:1000000,slow:2000", "timeout_ms = 60000");
@@ -987,7 +986,6 @@ fn a_large_answer_under_the_line_limit_is_printed_whole() {
 }
 
 #[test]
-#[ignore = "needs max_response_bytes"]
 fn an_answer_over_max_response_bytes_is_a_clear_error() {
     let chaos = Chaos::new("huge:50", "timeout_ms = 20000");
     let run = chaos.run(&["get", "chaos/huge"]);
@@ -1004,7 +1002,6 @@ fn an_answer_over_max_response_bytes_is_a_clear_error() {
 }
 
 #[test]
-#[ignore = "needs max_response_bytes"]
 fn a_raised_max_response_bytes_prints_a_50_mib_answer_whole() {
     let chaos = Chaos::new("huge:50", "max_response_bytes = 67108864");
     let run = chaos.run(&["get", "chaos/huge", "--format", "text"]);
