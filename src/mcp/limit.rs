@@ -45,6 +45,10 @@ pub struct LineLimit<R> {
     ready: Vec<u8>,
     ready_at: usize,
     chunk: Vec<u8>,
+    /// The start of a UTF-8 sequence cut by the end of the last read.
+    carry: Vec<u8>,
+    /// Invalid UTF-8 bytes replaced so far, to note once per line.
+    replaced: usize,
 }
 
 impl<R> LineLimit<R> {
@@ -61,7 +65,43 @@ impl<R> LineLimit<R> {
             ready: Vec::new(),
             ready_at: 0,
             chunk: vec![0; 64 * 1024],
+            carry: Vec::new(),
+            replaced: 0,
         }
+    }
+
+    /// `bytes` as valid UTF-8: invalid sequences become U+FFFD (as a lenient reader would
+    /// show them) instead of making the whole message unreadable; a sequence cut by the
+    /// read's end waits for the next read.
+    fn repair_utf8(&mut self, bytes: &[u8]) -> Vec<u8> {
+        let mut input = std::mem::take(&mut self.carry);
+        input.extend_from_slice(bytes);
+        let mut out = Vec::with_capacity(input.len());
+        let mut rest = input.as_slice();
+        loop {
+            match std::str::from_utf8(rest) {
+                Ok(valid) => {
+                    out.extend_from_slice(valid.as_bytes());
+                    break;
+                }
+                Err(error) => {
+                    let (valid, after) = rest.split_at(error.valid_up_to());
+                    out.extend_from_slice(valid);
+                    match error.error_len() {
+                        Some(bad) => {
+                            out.extend_from_slice("\u{FFFD}".as_bytes());
+                            self.replaced += 1;
+                            rest = &after[bad..];
+                        }
+                        None => {
+                            self.carry = after.to_vec();
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        out
     }
 
     fn take_in(&mut self, bytes: &[u8]) {
@@ -125,6 +165,15 @@ impl<R> LineLimit<R> {
             tracing::warn!("{note}");
             self.log.push("mcpick", &note);
         }
+        if self.replaced > 0 {
+            let note = format!(
+                "the server sent {} invalid UTF-8 sequence(s) in one message; shown as �",
+                self.replaced
+            );
+            // Not to the log file: a server sending junk lines would flood it.
+            self.log.push("mcpick", &note);
+            self.replaced = 0;
+        }
         self.line_len = 0;
         self.skipping = false;
         self.id = IdScanner::default();
@@ -156,7 +205,8 @@ impl<R: AsyncRead + Unpin> AsyncRead for LineLimit<R> {
             let filled = buf.filled().len();
             let result = match polled {
                 Poll::Ready(Ok(())) if filled > 0 => {
-                    this.take_in(&chunk[..filled]);
+                    let repaired = this.repair_utf8(&chunk[..filled]);
+                    this.take_in(&repaired);
                     None
                 }
                 other => Some(other),
@@ -409,6 +459,36 @@ mod tests {
         let out = String::from_utf8(out).unwrap();
         assert_eq!(stand_in_of(&out)["id"], 3);
         assert!(out.ends_with("{\"ok\":1}\n"));
+    }
+
+    #[tokio::test]
+    async fn invalid_utf8_becomes_replacement_characters_even_across_reads() {
+        let mut input = b"{\"text\":\"a\xffb \xe2\x98".to_vec();
+        input.extend_from_slice(b"\x83 c\"}\n");
+        let (client, mut server) = tokio::io::duplex(64);
+        let writer = tokio::spawn(async move {
+            use tokio::io::AsyncWriteExt;
+            // Split inside the three bytes of U+2603: the reader must not break it.
+            for piece in input.chunks(14) {
+                server.write_all(piece).await.unwrap();
+                server.flush().await.unwrap();
+                tokio::task::yield_now().await;
+            }
+        });
+        let log = Arc::new(ServerLog::default());
+        let mut reader = LineLimit::new(client, 1000, log.clone());
+        let mut out = Vec::new();
+        reader.read_to_end(&mut out).await.unwrap();
+        writer.await.unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "{\"text\":\"a\u{FFFD}b \u{2603} c\"}\n"
+        );
+        assert!(
+            log.lines()[0].text.contains("1 invalid UTF-8"),
+            "{:?}",
+            log.lines()
+        );
     }
 
     #[test]
