@@ -283,6 +283,18 @@ struct Runner {
     with_inputs: HashMap<String, ServerConfig>,
 }
 
+/// A server that died mid-request: its last stderr line goes with the error, as the CLI
+/// shows it (the rest is in the logs pane).
+fn with_last_words(error: McpError, connection: &crate::mcp::Connection) -> McpError {
+    match error {
+        McpError::Closed(how) => match connection.log().stderr_tail(1).pop() {
+            Some(line) => McpError::Closed(format!("{how}; its last stderr line: {line}")),
+            None => McpError::Closed(how),
+        },
+        other => other,
+    }
+}
+
 impl Runner {
     /// Starts `servers` in a new hub, except those still waiting for inputs; with
     /// `announce` the app hears which wait.
@@ -372,10 +384,10 @@ impl Runner {
                 let results = self.results.clone();
                 let task = tokio::spawn(async move {
                     let result = match connection {
-                        Some(c) => {
-                            c.get_prompt_round(&prompt, &arguments, answers.as_ref())
-                                .await
-                        }
+                        Some(c) => c
+                            .get_prompt_round(&prompt, &arguments, answers.as_ref())
+                            .await
+                            .map_err(|error| with_last_words(error, &c)),
                         None => Err(McpError::Protocol(format!(
                             "{server} is not connected (Ctrl-L shows its logs)"
                         ))),
