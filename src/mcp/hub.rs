@@ -17,6 +17,8 @@ use crate::config::{ServerConfig, TransportConfig};
 
 /// How often a server task checks whether its connection has dropped.
 const CLOSED_POLL: Duration = Duration::from_millis(250);
+/// How long after a list-change notice the list is fetched: notices in between are one.
+const LIST_SETTLE: Duration = Duration::from_millis(100);
 
 /// What happens to servers, in the order it happens to each one.
 #[derive(Debug, Clone)]
@@ -421,6 +423,11 @@ async fn watch_server(
             biased;
             _ = shutdown.cancelled() => return false,
             _ = connection.list_changed() => {
+                // A storm of notices becomes one refresh per settle period.
+                tokio::select! {
+                    _ = shutdown.cancelled() => return false,
+                    _ = tokio::time::sleep(LIST_SETTLE) => {}
+                }
                 let refreshed = tokio::select! {
                     biased;
                     _ = shutdown.cancelled() => return false,
