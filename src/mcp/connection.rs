@@ -27,7 +27,9 @@ use tokio::sync::{Notify, mpsc};
 use super::child::{ChildProcess, SpawnSpec, describe_exit};
 use super::error::McpError;
 use super::input::{GetOutcome, InputAnswers};
-use super::limit::{LineLimit, TOO_LARGE_CODE, TOO_LARGE_MARKER, TRANSPORT_SLACK};
+use super::limit::{
+    LineLimit, RecordIds, SentIds, TOO_LARGE_CODE, TOO_LARGE_MARKER, TRANSPORT_SLACK,
+};
 use super::log::ServerLog;
 use super::mrtr;
 use super::types::{
@@ -952,7 +954,9 @@ async fn connect_stdio(
     let timeout = limits.timeout;
     let transport = |(stdout, stdin): super::child::ChildPipes| {
         let limit = limits.max_response_bytes;
-        AsyncRwTransport::<RoleClient, _, _>::new(LineLimit::new(stdout, limit, log.clone()), stdin)
+        let sent = SentIds::default();
+        let stdout = LineLimit::new(stdout, limit, log.clone()).answering(sent.clone());
+        AsyncRwTransport::<RoleClient, _, _>::new(stdout, RecordIds::new(stdin, sent))
             .with_max_line_length(limit.saturating_add(TRANSPORT_SLACK))
     };
     let (child, pipes) = ChildProcess::spawn(server, spec, log.clone(), lines.clone())?;

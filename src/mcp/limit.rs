@@ -6,14 +6,20 @@
 //! one short (rmcp ignores the unparsable rest), skips the remainder without buffering
 //! it, and then answers the request in its place with an error naming the limit, so the
 //! user hears at once why, and the connection stays usable.
+//!
+//! It also repairs invalid UTF-8 (as U+FFFD), and with [`SentIds`] (filled by [`RecordIds`]
+//! on the way in) it drops responses to ids mcpick never sent, or already had answered, or
+//! sent with another type (`"3"` for `3`), which rmcp would otherwise take for an answer or
+//! fail a handshake over.
 
+use std::collections::HashSet;
 use std::io;
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, ready};
 
 use serde_json::Value;
-use tokio::io::{AsyncRead, ReadBuf};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
 use super::log::ServerLog;
 
@@ -29,13 +35,57 @@ const ID_SUFFIX_BYTES: usize = 256;
 /// Room the transport needs beyond the limit: a passed line may reach the limit exactly.
 pub const TRANSPORT_SLACK: usize = 64 * 1024;
 
+/// The ids of requests mcpick sent and has no answer to yet, as JSON text (`3`, `"a"`).
+#[derive(Clone, Default)]
+pub struct SentIds(Arc<Mutex<HashSet<String>>>);
+
+impl SentIds {
+    fn insert(&self, id: &Value) {
+        let mut ids = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        // Requests that never get an answer (timed out) must not pile up forever.
+        if ids.len() >= 100_000 {
+            ids.clear();
+        }
+        ids.insert(id.to_string());
+    }
+
+    /// Takes `id` out: true when it was waiting for an answer.
+    fn answer(&self, id: &Value) -> bool {
+        let mut ids = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        ids.remove(&id.to_string())
+    }
+}
+
+/// What becomes of the line being read, once its start tells.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Verdict {
+    /// Its first bytes are held until its kind and id are known.
+    Undecided,
+    /// Passed on (within the size limit).
+    Pass,
+    /// A response nobody waits for: dropped.
+    Drop,
+}
+
+/// How much of a line is held back at most to decide on it.
+const HOLD_BYTES: usize = ID_PREFIX_BYTES;
+
 /// An [`AsyncRead`] that passes through only lines of at most `limit` bytes.
 pub struct LineLimit<R> {
     inner: R,
     limit: usize,
     log: Arc<ServerLog>,
+    /// When set, responses are passed only to ids in it.
+    sent: Option<SentIds>,
+    verdict: Verdict,
+    /// The id the current line answers, when it was found waiting in `sent`.
+    answers: Option<Value>,
+    /// The current line's start, held while undecided.
+    held: Vec<u8>,
     /// Bytes of the current line seen so far (passed or skipped).
     line_len: usize,
+    /// Bytes of the current line passed on.
+    passed: usize,
     /// Set once the current line went over the limit: the rest of it is skipped.
     skipping: bool,
     id: IdScanner,
@@ -58,7 +108,12 @@ impl<R> LineLimit<R> {
             inner,
             limit,
             log,
+            sent: None,
+            verdict: Verdict::Undecided,
+            answers: None,
+            held: Vec::new(),
             line_len: 0,
+            passed: 0,
             skipping: false,
             id: IdScanner::default(),
             tail: Vec::new(),
@@ -68,6 +123,12 @@ impl<R> LineLimit<R> {
             carry: Vec::new(),
             replaced: 0,
         }
+    }
+
+    /// Passes responses only to the ids in `sent` (what [`RecordIds`] saw mcpick send).
+    pub fn answering(mut self, sent: SentIds) -> LineLimit<R> {
+        self.sent = Some(sent);
+        self
     }
 
     /// `bytes` as valid UTF-8: invalid sequences become U+FFFD (as a lenient reader would
@@ -111,25 +172,84 @@ impl<R> LineLimit<R> {
             let take = newline.map_or(rest.len(), |at| at + 1);
             let (segment, after) = rest.split_at(take);
             let content = segment.strip_suffix(b"\n").unwrap_or(segment);
+            let ends = newline.is_some();
             if self.line_len < ID_PREFIX_BYTES {
                 let room = ID_PREFIX_BYTES - self.line_len;
                 self.id.feed(&content[..content.len().min(room)]);
             }
             self.keep_tail(content);
-            if !self.skipping {
-                if self.line_len + content.len() > self.limit {
-                    self.skipping = true;
-                    // What the transport already has becomes a broken line it ignores.
-                    self.ready.push(b'\n');
-                } else {
-                    self.ready.extend_from_slice(segment);
+            match self.verdict {
+                Verdict::Undecided => {
+                    self.held.extend_from_slice(content);
+                    if ends || self.held.len() >= HOLD_BYTES || self.id.knows_enough() {
+                        self.verdict = self.decide();
+                        let held = std::mem::take(&mut self.held);
+                        if self.verdict == Verdict::Pass {
+                            self.pass(&held, ends);
+                        }
+                    }
                 }
+                Verdict::Pass => self.pass(content, ends),
+                Verdict::Drop => {}
             }
             self.line_len += content.len();
-            if newline.is_some() {
+            if ends {
                 self.end_line();
             }
             rest = after;
+        }
+    }
+
+    /// Whether the line starting as seen so far goes on.
+    fn decide(&mut self) -> Verdict {
+        let Some(sent) = &self.sent else {
+            return Verdict::Pass;
+        };
+        if self.id.seen_method || !self.id.seen_outcome {
+            // A request or notification, or not known to be a response.
+            return Verdict::Pass;
+        }
+        match self.id.found() {
+            Some(id) if sent.answer(&id) => {
+                self.answers = Some(id);
+                Verdict::Pass
+            }
+            Some(id) => {
+                self.log.push(
+                    "mcpick",
+                    &format!("ignored a response to id {id}, which is no request of mcpick's waiting for an answer"),
+                );
+                Verdict::Drop
+            }
+            // A whole response without a usable id (`"id": null` on an error) answers no
+            // request; rmcp would take it for the handshake's answer and fail it.
+            None if self.id.done => {
+                self.log.push(
+                    "mcpick",
+                    "ignored a response without a request id (an error the server could not tie to a request)",
+                );
+                Verdict::Drop
+            }
+            // Its id may come after what was read: rmcp judges it.
+            None => Verdict::Pass,
+        }
+    }
+
+    /// Passes `content` of the current line on, within the limit.
+    fn pass(&mut self, content: &[u8], ends: bool) {
+        if self.skipping {
+            return;
+        }
+        if self.passed + content.len() > self.limit {
+            self.skipping = true;
+            // What the transport already has becomes a broken line it ignores.
+            self.ready.push(b'\n');
+            return;
+        }
+        self.ready.extend_from_slice(content);
+        self.passed += content.len();
+        if ends {
+            self.ready.push(b'\n');
         }
     }
 
@@ -150,12 +270,18 @@ impl<R> LineLimit<R> {
         if self.skipping {
             let id = self.id.found().or_else(|| id_at_end(&self.tail));
             let size = self.line_len;
+            // Over stdio an id is waited for only if mcpick sent it (and has no answer yet).
+            let waited = |id: &Value| {
+                self.answers.as_ref() == Some(id)
+                    || self.sent.as_ref().is_none_or(|sent| sent.answer(id))
+            };
             let answered = match &id {
-                Some(id) => {
+                Some(id) if waited(id) => {
                     self.ready
                         .extend_from_slice(&stand_in_answer(id, self.limit, size));
                     format!("request {id} was answered with an error naming the limit")
                 }
+                Some(id) => format!("no request of mcpick's waits for its id {id}"),
                 None => "it had no request id, so no request was answered".to_string(),
             };
             let note = format!(
@@ -175,7 +301,11 @@ impl<R> LineLimit<R> {
             self.replaced = 0;
         }
         self.line_len = 0;
+        self.passed = 0;
         self.skipping = false;
+        self.verdict = Verdict::Undecided;
+        self.answers = None;
+        self.held.clear();
         self.id = IdScanner::default();
         self.tail.clear();
     }
@@ -212,12 +342,94 @@ impl<R: AsyncRead + Unpin> AsyncRead for LineLimit<R> {
                 other => Some(other),
             };
             this.chunk = chunk;
+            if matches!(result, Some(Poll::Ready(Ok(())))) && this.verdict == Verdict::Undecided {
+                // The end of the stream: a held, unfinished last line goes as it is.
+                let held = std::mem::take(&mut this.held);
+                if !held.is_empty() {
+                    this.verdict = Verdict::Pass;
+                    this.pass(&held, false);
+                    continue;
+                }
+            }
             if let Some(result) = result {
                 // End of stream, an error, or nothing yet.
                 ready!(result)?;
                 return Poll::Ready(Ok(()));
             }
         }
+    }
+}
+
+/// An [`AsyncWrite`] (a server's stdin) that notes the id of every request mcpick sends
+/// into [`SentIds`], read from each message's first bytes.
+pub struct RecordIds<W> {
+    inner: W,
+    sent: SentIds,
+    scanner: IdScanner,
+    /// Bytes of the current outgoing line seen.
+    line_len: usize,
+    /// Bytes at the start of the next write already noted: ids are noted before the bytes
+    /// go out, as the answer may be read before the write returns.
+    noted_ahead: usize,
+}
+
+impl<W> RecordIds<W> {
+    /// Wraps `inner`, noting into `sent`.
+    pub fn new(inner: W, sent: SentIds) -> RecordIds<W> {
+        RecordIds {
+            inner,
+            sent,
+            scanner: IdScanner::default(),
+            line_len: 0,
+            noted_ahead: 0,
+        }
+    }
+
+    fn note(&mut self, written: &[u8]) {
+        for part in written.split_inclusive(|b| *b == b'\n') {
+            let content = part.strip_suffix(b"\n").unwrap_or(part);
+            if self.line_len < ID_PREFIX_BYTES {
+                let room = ID_PREFIX_BYTES - self.line_len;
+                self.scanner.feed(&content[..content.len().min(room)]);
+            }
+            self.line_len += content.len();
+            if part.ends_with(b"\n") {
+                if self.scanner.seen_method
+                    && let Some(id) = self.scanner.found()
+                {
+                    self.sent.insert(&id);
+                }
+                self.scanner = IdScanner::default();
+                self.line_len = 0;
+            }
+        }
+    }
+}
+
+impl<W: AsyncWrite + Unpin> AsyncWrite for RecordIds<W> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        let this = self.get_mut();
+        // A writer retries with what was not taken (`buf[written..]`), so what is noted
+        // once stays noted.
+        if this.noted_ahead < buf.len() {
+            this.note(&buf[this.noted_ahead..]);
+            this.noted_ahead = buf.len();
+        }
+        let written = ready!(Pin::new(&mut this.inner).poll_write(cx, buf))?;
+        this.noted_ahead = this.noted_ahead.saturating_sub(written);
+        Poll::Ready(Ok(written))
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().inner).poll_shutdown(cx)
     }
 }
 
@@ -250,7 +462,12 @@ struct IdScanner {
     in_id_value: bool,
     value: Vec<u8>,
     found: Option<Value>,
+    /// The message is done (its closing brace seen).
     done: bool,
+    /// A top-level `method` key: a request or notification.
+    seen_method: bool,
+    /// A top-level `result` or `error` key: a response.
+    seen_outcome: bool,
 }
 
 impl IdScanner {
@@ -261,6 +478,11 @@ impl IdScanner {
             }
             self.step(byte);
         }
+    }
+
+    /// Whether what is known decides the line: a request, or a response with its id.
+    fn knows_enough(&self) -> bool {
+        self.done || self.seen_method || (self.seen_outcome && self.found.is_some())
     }
 
     fn step(&mut self, byte: u8) {
@@ -276,6 +498,8 @@ impl IdScanner {
                 self.in_string = false;
                 if self.depth == 1 && self.expecting_key {
                     self.key_is_id = self.key == b"id";
+                    self.seen_method |= self.key == b"method";
+                    self.seen_outcome |= self.key == b"result" || self.key == b"error";
                 }
             } else if self.depth == 1 && self.expecting_key && self.key.len() < 8 {
                 self.key.push(byte);
@@ -325,7 +549,6 @@ impl IdScanner {
             let text = self.value.strip_suffix(b",").unwrap_or(&self.value);
             let text = text.strip_suffix(b"}").unwrap_or(text);
             self.found = usable_id(text);
-            self.done = true;
         }
     }
 
@@ -489,6 +712,88 @@ mod tests {
             "{:?}",
             log.lines()
         );
+    }
+
+    /// `server` lines read through a guard that knows mcpick sent `requests`.
+    async fn answers_to(requests: &str, server: &str) -> (String, Vec<String>) {
+        use tokio::io::AsyncWriteExt;
+        let sent = SentIds::default();
+        let mut writer = RecordIds::new(Vec::new(), sent.clone());
+        // Written in two pieces, cut inside a message, as a framed writer may.
+        let (first, second) = requests.as_bytes().split_at(requests.len() / 2);
+        writer.write_all(first).await.unwrap();
+        writer.write_all(second).await.unwrap();
+        let log = Arc::new(ServerLog::default());
+        let mut reader = LineLimit::new(server.as_bytes(), 1 << 20, log.clone()).answering(sent);
+        let mut out = Vec::new();
+        reader.read_to_end(&mut out).await.unwrap();
+        let notes = log.lines().into_iter().map(|l| l.text).collect();
+        (String::from_utf8(out).unwrap(), notes)
+    }
+
+    #[tokio::test]
+    async fn responses_pass_only_to_requests_waiting_for_them() {
+        let requests = concat!(
+            r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}"#,
+            "\n",
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            "\n",
+            r#"{"jsonrpc":"2.0","id":"a-1","method":"prompts/list"}"#,
+            "\n",
+            r#"{"jsonrpc":"2.0","id":7,"result":{}}"#,
+            "\n",
+        );
+        let server = concat!(
+            r#"{"jsonrpc":"2.0","id":99,"result":{"stray":true}}"#,
+            "\n",
+            r#"{"jsonrpc":"2.0","id":"0","result":{"wrong type":true}}"#,
+            "\n",
+            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"?"}}"#,
+            "\n",
+            r#"{"jsonrpc":"2.0","id":0,"result":{"ok":0}}"#,
+            "\n",
+            r#"{"jsonrpc":"2.0","id":0,"result":{"again":true}}"#,
+            "\n",
+            r#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#,
+            "\n",
+            r#"{"jsonrpc":"2.0","method":"notifications/message","params":{}}"#,
+            "\n",
+            r#"{"id":"a-1","jsonrpc":"2.0","error":{"code":1,"message":"no"}}"#,
+            "\n",
+            "not json at all\n",
+        );
+        let (out, notes) = answers_to(requests, server).await;
+        assert_eq!(
+            out,
+            concat!(
+                r#"{"jsonrpc":"2.0","id":0,"result":{"ok":0}}"#,
+                "\n",
+                r#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#,
+                "\n",
+                r#"{"jsonrpc":"2.0","method":"notifications/message","params":{}}"#,
+                "\n",
+                r#"{"id":"a-1","jsonrpc":"2.0","error":{"code":1,"message":"no"}}"#,
+                "\n",
+                "not json at all\n",
+            )
+        );
+        assert_eq!(notes.len(), 4, "{notes:?}");
+        assert!(notes[0].contains("id 99"), "{notes:?}");
+        assert!(notes[1].contains("id \"0\""), "{notes:?}");
+    }
+
+    #[tokio::test]
+    async fn an_oversized_stray_answer_gets_no_stand_in() {
+        let requests = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"prompts/get\"}\n";
+        let big = big_answer("1", 2_000_000, true);
+        let stray = big_answer("2", 2_000_000, true);
+        let (out, notes) = answers_to(requests, &format!("{stray}\n{big}\n")).await;
+        let answers: Vec<&str> = out
+            .lines()
+            .filter(|l| l.contains("max_response_bytes"))
+            .collect();
+        assert_eq!(answers.len(), 1, "{notes:?}");
+        assert!(answers[0].contains("\"id\":1"));
     }
 
     #[test]
