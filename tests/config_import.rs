@@ -269,7 +269,8 @@ fn a_vscode_input_is_given_by_its_variable_or_fails_its_server_saying_how() {
     assert!(stdout(&output).contains("gated/args-prompt"));
 
     let mut command = sandbox.command(&["list"]);
-    command.env("MCPICK_INPUT_API_KEY", "wrong");
+    // (A value that the gate's message does not contain: typed inputs are masked.)
+    command.env("MCPICK_INPUT_API_KEY", "not-the-key");
     let output = command.output().unwrap();
     assert!(stderr(&output).contains("wrong key"), "{}", stderr(&output));
 }
