@@ -16,6 +16,11 @@ use super::error::McpError;
 use super::log::ServerLog;
 use super::types::LogLine;
 
+/// The most stderr lines read from one server per [`STDERR_WINDOW`] (20,000 a second).
+pub const STDERR_LINES_PER_WINDOW: u32 = 2000;
+/// The window of [`STDERR_LINES_PER_WINDOW`].
+pub const STDERR_WINDOW: Duration = Duration::from_millis(100);
+
 /// How long a server gets to exit after its stdin is closed, and again after SIGTERM.
 pub const EXIT_GRACE: Duration = Duration::from_millis(100);
 
@@ -77,7 +82,17 @@ impl ChildProcess {
         tokio::spawn(async move {
             let mut reader = BufReader::new(stderr);
             let mut buf = Vec::new();
+            let mut window = (tokio::time::Instant::now(), 0u32);
             loop {
+                // A flood is read no faster than STDERR_LINES_PER_WINDOW: the server waits
+                // on its full pipe instead of mcpick spending a core on its lines.
+                window.1 += 1;
+                if window.1 > STDERR_LINES_PER_WINDOW {
+                    tokio::time::sleep_until(window.0 + STDERR_WINDOW).await;
+                    window = (tokio::time::Instant::now(), 1);
+                } else if window.0.elapsed() >= STDERR_WINDOW {
+                    window = (tokio::time::Instant::now(), 1);
+                }
                 buf.clear();
                 // Bounded: a line without a newline is cut, read on as the next line.
                 match (&mut reader)
