@@ -321,21 +321,87 @@ fn assert_terminal_untouched(tui: &Tui, what: &str) {
     );
 }
 
-/// Esc until the menu shows with an empty search (Esc there would quit).
-fn back_to_menu(tui: &mut Tui) {
-    for _ in 0..5 {
-        if tui.screen().contains("type to search") {
-            return;
-        }
-        tui.send_esc();
-    }
-    tui.wait_for("type to search", STEP);
+/// The start of the key-hint line (the bottom row) on the menu and on the form: it says which
+/// screen is up, whatever the rest of the screen shows.
+const MENU_HINTS: &str = "Enter open · ";
+const FORM_HINTS: &str = "Enter next/submit · ";
+
+/// The key-hint line of a screen.
+fn hints(screen: &str) -> &str {
+    screen.lines().last().unwrap_or("")
 }
 
-/// Types `query` into the menu's search and waits until it is shown.
+/// Waits until the screen whose key-hint line starts with `hints_start` is up.
+fn wait_for_screen(tui: &mut Tui, hints_start: &str) -> String {
+    tui.wait_until(
+        &format!("the screen with hints {hints_start:?}"),
+        STEP,
+        |s| hints(s).starts_with(hints_start),
+    )
+}
+
+/// What an Esc changes: the screen (its key hints), whether the menu's search is empty, and
+/// whether the form shows suggestions.
+fn esc_state(screen: &str) -> (String, bool, bool) {
+    (
+        hints(screen).to_string(),
+        screen.contains("type to search"),
+        screen.contains("Esc hide"),
+    )
+}
+
+/// Esc until the menu shows with an empty search (Esc there would quit). Each Esc goes only
+/// once the one before has shown its effect: one sent while mcpick is still busy with the
+/// last would be one too many (and quit), and a key read together with an Esc makes an
+/// Alt-key of it.
+fn back_to_menu(tui: &mut Tui) {
+    for _ in 0..5 {
+        let screen = tui.screen();
+        if hints(&screen).starts_with(MENU_HINTS) && screen.contains("type to search") {
+            return;
+        }
+        let before = esc_state(&screen);
+        tui.send(ESC);
+        tui.wait_until("the Esc to take effect", STEP, |s| esc_state(s) != before);
+    }
+    tui.wait_until("the menu with an empty search", STEP, |s| {
+        hints(s).starts_with(MENU_HINTS) && s.contains("type to search")
+    });
+}
+
+/// Waits until the screen contains `needle` for as long as the screen keeps changing (a flood
+/// being shown): fails once it stood still for a step without it, or after three minutes.
+fn wait_while_moving(tui: &mut Tui, needle: &str) -> String {
+    let started = Instant::now();
+    let mut screen = tui.screen();
+    let mut moved = Instant::now();
+    while !screen.contains(needle) {
+        let exited = tui.child.try_wait().ok().flatten();
+        assert!(
+            exited.is_none()
+                && moved.elapsed() < STEP
+                && started.elapsed() < Duration::from_secs(180),
+            "waiting for {needle:?}: mcpick exited ({exited:?}), or the screen stood still for \
+             {STEP:?} without it, or {:?} passed; the screen:\n{screen}",
+            started.elapsed()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+        let now = tui.screen();
+        if now != screen {
+            screen = now;
+            moved = Instant::now();
+        }
+    }
+    screen
+}
+
+/// Types `query` into the menu's search and waits until it is shown. Over a large list every
+/// key refilters it all, which can take a second a key in a debug build on a busy machine:
+/// each key gets a step.
 fn search(tui: &mut Tui, query: &str) {
     tui.send(query);
-    tui.wait_for(&format!("❯ {query}"), STEP);
+    let keys = u32::try_from(query.chars().count()).unwrap_or(u32::MAX);
+    tui.wait_for(&format!("❯ {query}"), STEP.saturating_mul(keys));
 }
 
 // ───────────────────────────── escapes ─────────────────────────────
@@ -495,16 +561,25 @@ fn the_menu_never_passes_server_escapes_to_the_terminal() {
     let mut tui = chaos.tui(&["--output", out.to_str().unwrap()]);
     tui.wait_for("● builtin", SERVER_START);
     tui.wait_for("● chaos 5", SERVER_START);
-    // The menu: the evil-named prompt's row, and show's title and description in details.
+    // The menu: show's title and description in details, and its arguments' titles and
+    // descriptions (the evil-named argument's last, below the others).
     search(&mut tui, "show");
     tui.wait_for("/chaos:show", STEP);
-    let menu = tui.wait_for("description[␛[2J", STEP);
-    assert!(menu.contains("title[␛[2J"), "{menu}");
-    // The form: argument titles and descriptions, the evil argument name.
+    let menu = tui.wait_for("evil-arg[␛[2J", STEP);
+    for text in [
+        "title[␛[2J",
+        "description[␛[2J",
+        "argtitle[␛[2J",
+        "argdesc[␛[2J",
+    ] {
+        assert!(menu.contains(text), "{text:?} not shown:\n{menu}");
+    }
+    // The form: the argument's title, the evil argument name. (Their descriptions follow on
+    // the same lines, past the screen's edge after such long titles.)
     tui.send(ENTER);
-    let form = tui.wait_for("argdesc[␛[2J", STEP);
+    let form = wait_for_screen(&mut tui, FORM_HINTS);
     assert!(form.contains("argtitle[␛[2J"), "{form}");
-    assert!(form.contains("evil-arg[␛[2J"), "{form}");
+    assert!(form.contains("\narg␛[2J"), "{form}");
     // Completion suggestions.
     tui.send("a");
     tui.wait_for("completion[␛[2J", STEP);
@@ -559,7 +634,8 @@ fn print_to_a_terminal_shows_the_export_inert() {
     let mut tui = chaos.tui(&["--print"]);
     tui.wait_for("● chaos 5", SERVER_START);
     open_prompt(&mut tui, "/chaos:show", "/chaos:show");
-    tui.wait_for("argdesc[", STEP);
+    let form = wait_for_screen(&mut tui, FORM_HINTS);
+    assert!(form.contains("argtitle["), "{form}");
     tui.send(CTRL_S);
     tui.wait_for("#1 user · text", STEP);
     tui.send(ENTER);
@@ -908,14 +984,15 @@ fn a_stderr_flood_keeps_the_server_usable_and_its_log_bounded_in_memory() {
     tui.wait_for("● builtin", SERVER_START);
     tui.wait_for("● chaos 2", SERVER_START);
     tui.send(CTRL_L);
-    // The end of the flood, after the 8 MiB line without a newline.
-    tui.wait_for("chaos: stderr flood over", Duration::from_secs(30));
-    let logs = tui.screen();
+    // The end of the flood, after the 8 MiB line without a newline. Showing 200000 lines
+    // takes a while in a debug build on a busy machine: waited for as long as the pane moves.
+    let logs = wait_while_moving(&mut tui, "chaos: stderr flood over");
     assert!(
         !logs.contains("flood line 0 "),
         "only the last lines are kept:\n{logs}"
     );
     tui.send_esc();
+    wait_for_screen(&mut tui, MENU_HINTS);
     open_prompt(&mut tui, "/chaos:greet", "/chaos:greet");
     tui.wait_for("name *", STEP);
     tui.send("Ann");
