@@ -11,6 +11,7 @@ mod common;
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::process::{Command, Output, Stdio};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use common::pty::*;
@@ -33,6 +34,10 @@ fn evil(label: &str) -> String {
 
 /// How long a CLI run may take before it counts as hung.
 const HUNG: Duration = Duration::from_secs(30);
+/// `timeout_ms` for a server whose request is meant to time out. It bounds the handshake too,
+/// the server's start included (a Python start takes over a second on a busy 2-core
+/// machine), so it cannot be much shorter without the server failing before the request.
+const SHORT_TIMEOUT_MS: u64 = 5000;
 /// Peak memory (VmHWM) mcpick may reach under a flood: far above what it needs, far below
 /// what an unbounded queue would take.
 const MEMORY_BOUND_KIB: u64 = 500 * 1024;
@@ -41,6 +46,23 @@ const MEMORY_BOUND_KIB: u64 = 500 * 1024;
 /// its table) and the healthy `builtin` server.
 struct Chaos {
     sandbox: Sandbox,
+}
+
+/// The Python interpreter itself: `python3` on PATH may be a version manager's shim (pyenv's
+/// is a bash script that runs `pyenv exec`), which adds up to a second to every server start
+/// on a busy machine.
+fn python3() -> &'static str {
+    static PYTHON: OnceLock<String> = OnceLock::new();
+    PYTHON.get_or_init(|| {
+        Command::new("python3")
+            .args(["-c", "import sys; print(sys.executable)"])
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+            .filter(|path| !path.is_empty())
+            .unwrap_or_else(|| "python3".into())
+    })
 }
 
 impl Chaos {
@@ -55,7 +77,8 @@ impl Chaos {
         for (name, modes, extra) in servers {
             let dir = sandbox.dir.path();
             config.push_str(&format!(
-                "[servers.{name}]\ncommand = \"python3\"\nargs = [{}, {}, \"--pid-file\", {}, \"--stats\", {}]\n{extra}\n\n",
+                "[servers.{name}]\ncommand = {}\nargs = [{}, {}, \"--pid-file\", {}, \"--stats\", {}]\n{extra}\n\n",
+                toml_str(python3()),
                 toml_str(root().join("tests/peers/chaos_server.py").to_string_lossy()),
                 toml_str(modes),
                 toml_str(dir.join(format!("{name}.pids")).to_string_lossy()),
@@ -298,21 +321,87 @@ fn assert_terminal_untouched(tui: &Tui, what: &str) {
     );
 }
 
-/// Esc until the menu shows with an empty search (Esc there would quit).
-fn back_to_menu(tui: &mut Tui) {
-    for _ in 0..5 {
-        if tui.screen().contains("type to search") {
-            return;
-        }
-        tui.send_esc();
-    }
-    tui.wait_for("type to search", STEP);
+/// The start of the key-hint line (the bottom row) on the menu and on the form: it says which
+/// screen is up, whatever the rest of the screen shows.
+const MENU_HINTS: &str = "Enter open · ";
+const FORM_HINTS: &str = "Enter next/submit · ";
+
+/// The key-hint line of a screen.
+fn hints(screen: &str) -> &str {
+    screen.lines().last().unwrap_or("")
 }
 
-/// Types `query` into the menu's search and waits until it is shown.
+/// Waits until the screen whose key-hint line starts with `hints_start` is up.
+fn wait_for_screen(tui: &mut Tui, hints_start: &str) -> String {
+    tui.wait_until(
+        &format!("the screen with hints {hints_start:?}"),
+        STEP,
+        |s| hints(s).starts_with(hints_start),
+    )
+}
+
+/// What an Esc changes: the screen (its key hints), whether the menu's search is empty, and
+/// whether the form shows suggestions.
+fn esc_state(screen: &str) -> (String, bool, bool) {
+    (
+        hints(screen).to_string(),
+        screen.contains("type to search"),
+        screen.contains("Esc hide"),
+    )
+}
+
+/// Esc until the menu shows with an empty search (Esc there would quit). Each Esc goes only
+/// once the one before has shown its effect: one sent while mcpick is still busy with the
+/// last would be one too many (and quit), and a key read together with an Esc makes an
+/// Alt-key of it.
+fn back_to_menu(tui: &mut Tui) {
+    for _ in 0..5 {
+        let screen = tui.screen();
+        if hints(&screen).starts_with(MENU_HINTS) && screen.contains("type to search") {
+            return;
+        }
+        let before = esc_state(&screen);
+        tui.send(ESC);
+        tui.wait_until("the Esc to take effect", STEP, |s| esc_state(s) != before);
+    }
+    tui.wait_until("the menu with an empty search", STEP, |s| {
+        hints(s).starts_with(MENU_HINTS) && s.contains("type to search")
+    });
+}
+
+/// Waits until the screen contains `needle` for as long as the screen keeps changing (a flood
+/// being shown): fails once it stood still for a step without it, or after three minutes.
+fn wait_while_moving(tui: &mut Tui, needle: &str) -> String {
+    let started = Instant::now();
+    let mut screen = tui.screen();
+    let mut moved = Instant::now();
+    while !screen.contains(needle) {
+        let exited = tui.child.try_wait().ok().flatten();
+        assert!(
+            exited.is_none()
+                && moved.elapsed() < STEP
+                && started.elapsed() < Duration::from_secs(180),
+            "waiting for {needle:?}: mcpick exited ({exited:?}), or the screen stood still for \
+             {STEP:?} without it, or {:?} passed; the screen:\n{screen}",
+            started.elapsed()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+        let now = tui.screen();
+        if now != screen {
+            screen = now;
+            moved = Instant::now();
+        }
+    }
+    screen
+}
+
+/// Types `query` into the menu's search and waits until it is shown. Over a large list every
+/// key refilters it all, which can take a second a key in a debug build on a busy machine:
+/// each key gets a step.
 fn search(tui: &mut Tui, query: &str) {
     tui.send(query);
-    tui.wait_for(&format!("❯ {query}"), STEP);
+    let keys = u32::try_from(query.chars().count()).unwrap_or(u32::MAX);
+    tui.wait_for(&format!("❯ {query}"), STEP.saturating_mul(keys));
 }
 
 // ───────────────────────────── escapes ─────────────────────────────
@@ -472,16 +561,25 @@ fn the_menu_never_passes_server_escapes_to_the_terminal() {
     let mut tui = chaos.tui(&["--output", out.to_str().unwrap()]);
     tui.wait_for("● builtin", SERVER_START);
     tui.wait_for("● chaos 5", SERVER_START);
-    // The menu: the evil-named prompt's row, and show's title and description in details.
+    // The menu: show's title and description in details, and its arguments' titles and
+    // descriptions (the evil-named argument's last, below the others).
     search(&mut tui, "show");
     tui.wait_for("/chaos:show", STEP);
-    let menu = tui.wait_for("description[␛[2J", STEP);
-    assert!(menu.contains("title[␛[2J"), "{menu}");
-    // The form: argument titles and descriptions, the evil argument name.
+    let menu = tui.wait_for("evil-arg[␛[2J", STEP);
+    for text in [
+        "title[␛[2J",
+        "description[␛[2J",
+        "argtitle[␛[2J",
+        "argdesc[␛[2J",
+    ] {
+        assert!(menu.contains(text), "{text:?} not shown:\n{menu}");
+    }
+    // The form: the argument's title, the evil argument name. (Their descriptions follow on
+    // the same lines, past the screen's edge after such long titles.)
     tui.send(ENTER);
-    let form = tui.wait_for("argdesc[␛[2J", STEP);
+    let form = wait_for_screen(&mut tui, FORM_HINTS);
     assert!(form.contains("argtitle[␛[2J"), "{form}");
-    assert!(form.contains("evil-arg[␛[2J"), "{form}");
+    assert!(form.contains("\narg␛[2J"), "{form}");
     // Completion suggestions.
     tui.send("a");
     tui.wait_for("completion[␛[2J", STEP);
@@ -536,7 +634,8 @@ fn print_to_a_terminal_shows_the_export_inert() {
     let mut tui = chaos.tui(&["--print"]);
     tui.wait_for("● chaos 5", SERVER_START);
     open_prompt(&mut tui, "/chaos:show", "/chaos:show");
-    tui.wait_for("argdesc[", STEP);
+    let form = wait_for_screen(&mut tui, FORM_HINTS);
+    assert!(form.contains("argtitle["), "{form}");
     tui.send(CTRL_S);
     tui.wait_for("#1 user · text", STEP);
     tui.send(ENTER);
@@ -558,15 +657,23 @@ fn print_to_a_terminal_shows_the_export_inert() {
 
 #[test]
 fn a_prompt_that_never_answers_fails_after_timeout_ms() {
-    let chaos = Chaos::new("never-answers", "timeout_ms = 1500");
+    let chaos = Chaos::new("never-answers", &format!("timeout_ms = {SHORT_TIMEOUT_MS}"));
     let run = chaos.run(&["get", "chaos/hello"]);
     assert_eq!(run.code(), Some(1), "{}", run.stderr());
     assert!(
-        run.stderr().contains("prompts/get timed out after 1500 ms"),
+        run.stderr().contains(&format!(
+            "prompts/get timed out after {SHORT_TIMEOUT_MS} ms"
+        )),
         "{}",
         run.stderr()
     );
-    assert!(run.elapsed < Duration::from_secs(10), "{:?}", run.elapsed);
+    let timeout = Duration::from_millis(SHORT_TIMEOUT_MS);
+    assert!(run.elapsed >= timeout, "{:?}", run.elapsed);
+    assert!(
+        run.elapsed < timeout + Duration::from_secs(15),
+        "{:?}",
+        run.elapsed
+    );
     // Listing is unaffected, and so is the other server.
     let list = chaos.run(&["list"]).success();
     assert!(list.contains("chaos/hello"), "{list}");
@@ -600,7 +707,12 @@ fn a_server_exiting_mid_request_names_the_exit_and_its_last_stderr_line() {
 fn a_slow_server_is_waited_for_within_timeout_ms_and_cut_off_beyond() {
     let chaos = Chaos::with_servers(&[
         ("patient", "slow:1500", "timeout_ms = 10000"),
-        ("impatient", "slow:5000", "timeout_ms = 1000"),
+        // It would answer after a minute.
+        (
+            "impatient",
+            "slow:60000",
+            &format!("timeout_ms = {SHORT_TIMEOUT_MS}"),
+        ),
     ]);
     let run = chaos.run(&["get", "patient/hello"]);
     assert_eq!(run.stdout(), "## user\n\nhello from chaos\n");
@@ -608,11 +720,19 @@ fn a_slow_server_is_waited_for_within_timeout_ms_and_cut_off_beyond() {
     let run = chaos.run(&["get", "impatient/hello"]);
     assert_eq!(run.code(), Some(1));
     assert!(
-        run.stderr().contains("prompts/get timed out after 1000 ms"),
+        run.stderr().contains(&format!(
+            "prompts/get timed out after {SHORT_TIMEOUT_MS} ms"
+        )),
         "{}",
         run.stderr()
     );
-    assert!(run.elapsed < Duration::from_secs(4), "{:?}", run.elapsed);
+    let timeout = Duration::from_millis(SHORT_TIMEOUT_MS);
+    assert!(run.elapsed >= timeout, "{:?}", run.elapsed);
+    assert!(
+        run.elapsed < timeout + Duration::from_secs(15),
+        "{:?}",
+        run.elapsed
+    );
     chaos.assert_gone("patient");
     chaos.assert_gone("impatient");
 }
@@ -620,7 +740,11 @@ fn a_slow_server_is_waited_for_within_timeout_ms_and_cut_off_beyond() {
 #[test]
 fn in_the_menu_a_hang_and_a_crash_leave_the_other_servers_working() {
     let chaos = Chaos::with_servers(&[
-        ("hang", "never-answers", "timeout_ms = 1500"),
+        (
+            "hang",
+            "never-answers",
+            &format!("timeout_ms = {SHORT_TIMEOUT_MS}"),
+        ),
         ("crash", "exit-mid-request", ""),
     ]);
     let mut tui = chaos.tui(&[]);
@@ -629,8 +753,17 @@ fn in_the_menu_a_hang_and_a_crash_leave_the_other_servers_working() {
     tui.wait_for("● crash 2", SERVER_START);
     let started = Instant::now();
     open_prompt(&mut tui, "/hang:hello", "/hang:hello");
-    tui.wait_for("timed out after 1500 ms", STEP);
-    assert!(started.elapsed() < Duration::from_secs(10));
+    let timeout = Duration::from_millis(SHORT_TIMEOUT_MS);
+    tui.wait_for(
+        &format!("timed out after {SHORT_TIMEOUT_MS} ms"),
+        timeout + STEP,
+    );
+    assert!(started.elapsed() >= timeout);
+    assert!(
+        started.elapsed() < timeout + Duration::from_secs(15),
+        "{:?}",
+        started.elapsed()
+    );
     back_to_menu(&mut tui);
 
     open_prompt(&mut tui, "/crash:hello", "/crash:hello");
@@ -708,10 +841,11 @@ fn whole_lines_of_invalid_utf8_are_skipped() {
 
 #[test]
 fn invalid_utf8_inside_an_answer_is_replaced_or_named() {
-    let chaos = Chaos::new("bad-utf8", "timeout_ms = 8000");
-    // In prompts/get: the text with U+FFFD in place of the bad bytes, at once.
+    let chaos = Chaos::new("bad-utf8", "timeout_ms = 20000");
+    // In prompts/get: the text with U+FFFD in place of the bad bytes, at once (well before
+    // the timeout).
     let run = chaos.run(&["get", "chaos/bad"]);
-    assert!(run.elapsed < Duration::from_secs(5), "{:?}", run.elapsed);
+    assert!(run.elapsed < Duration::from_secs(10), "{:?}", run.elapsed);
     assert!(
         run.success().contains("before \u{fffd}"),
         "{}",
@@ -719,7 +853,7 @@ fn invalid_utf8_inside_an_answer_is_replaced_or_named() {
     );
     // In prompts/list: the same; the other server lists regardless.
     let run = chaos.run(&["list"]);
-    assert!(run.elapsed < Duration::from_secs(5), "{:?}", run.elapsed);
+    assert!(run.elapsed < Duration::from_secs(10), "{:?}", run.elapsed);
     assert!(
         run.stdout().contains("builtin/translate"),
         "{}",
@@ -731,7 +865,7 @@ fn invalid_utf8_inside_an_answer_is_replaced_or_named() {
 
 #[test]
 fn invalid_utf8_inside_an_answer_never_hangs_or_touches_other_requests() {
-    let chaos = Chaos::new("bad-utf8:get", "timeout_ms = 1500");
+    let chaos = Chaos::new("bad-utf8:get", &format!("timeout_ms = {SHORT_TIMEOUT_MS}"));
     let run = chaos.run(&["get", "chaos/bad"]);
     assert!(run.elapsed < Duration::from_secs(10), "{:?}", run.elapsed);
     assert!(run.success().contains('\u{fffd}'), "{}", run.stdout());
@@ -848,14 +982,15 @@ fn a_stderr_flood_keeps_the_server_usable_and_its_log_bounded_in_memory() {
     tui.wait_for("● builtin", SERVER_START);
     tui.wait_for("● chaos 2", SERVER_START);
     tui.send(CTRL_L);
-    // The end of the flood, after the 8 MiB line without a newline.
-    tui.wait_for("chaos: stderr flood over", Duration::from_secs(30));
-    let logs = tui.screen();
+    // The end of the flood, after the 8 MiB line without a newline. Showing 200000 lines
+    // takes a while in a debug build on a busy machine: waited for as long as the pane moves.
+    let logs = wait_while_moving(&mut tui, "chaos: stderr flood over");
     assert!(
         !logs.contains("flood line 0 "),
         "only the last lines are kept:\n{logs}"
     );
     tui.send_esc();
+    wait_for_screen(&mut tui, MENU_HINTS);
     open_prompt(&mut tui, "/chaos:greet", "/chaos:greet");
     tui.wait_for("name *", STEP);
     tui.send("Ann");

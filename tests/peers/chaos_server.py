@@ -157,15 +157,22 @@ def note_stats(key, n=1, method=None):
             stats[key] += n
 
 
+# One writer at a time: the periodic writer and a final write share the temp file, and one
+# replacing it under the other made that one fail (an OSError that ended the request loop,
+# so `exit-mid-request` exited with status 0 instead of 3).
+stats_file_lock = threading.Lock()
+
+
 def write_stats():
     if not stats_file:
         return
     with stats_lock:
         text = json.dumps(stats)
     tmp = stats_file + ".tmp"
-    with open(tmp, "w") as f:
-        f.write(text)
-    os.replace(tmp, stats_file)
+    with stats_file_lock:
+        with open(tmp, "w") as f:
+            f.write(text)
+        os.replace(tmp, stats_file)
 
 
 def stats_writer():
