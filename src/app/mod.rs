@@ -1320,6 +1320,13 @@ impl App {
             McpEvent::Log { server, line } => {
                 push_log(self.logs.entry(server).or_default(), line);
             }
+            McpEvent::LogSnapshot { server, lines } => {
+                let log = self.logs.entry(server).or_default();
+                log.clear();
+                for line in lines {
+                    push_log(log, line);
+                }
+            }
         }
     }
 

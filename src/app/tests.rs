@@ -223,6 +223,25 @@ fn a_crashed_server_shows_its_planned_restart_and_ctrl_r_restarts_failed_servers
 }
 
 #[test]
+fn a_log_snapshot_after_a_flood_replaces_the_lines_seen() {
+    let mut app = ready_app();
+    let line = |text: &str| crate::mcp::LogLine {
+        source: "stderr".into(),
+        text: text.into(),
+    };
+    app.update(Msg::Mcp(McpEvent::Log {
+        server: "py".into(),
+        line: line("flood 1"),
+    }));
+    app.update(Msg::Mcp(McpEvent::LogSnapshot {
+        server: "py".into(),
+        lines: vec![line("flood 99998"), line("flood 99999"), line("flood over")],
+    }));
+    let texts: Vec<&str> = app.logs["py"].iter().map(|l| l.text.as_str()).collect();
+    assert_eq!(texts, ["flood 99998", "flood 99999", "flood over"]);
+}
+
+#[test]
 fn enter_moves_through_fields_and_submits_on_the_last() {
     let mut app = ready_app();
     type_text(&mut app, "args-prompt");

@@ -105,10 +105,8 @@ impl ChildProcess {
                         let text = String::from_utf8_lossy(&buf);
                         let line = log.push("stderr", &text);
                         log.write_to_file(&server_name, &line);
-                        if let Some(tx) = &on_line {
-                            // Dropped when the reader is slow: a flood must not queue forever.
-                            let _ = tx.try_send(line);
-                        }
+                        // Dropped when the reader is slow: a flood must not queue forever.
+                        log.forward(line, &on_line);
                     }
                 }
             }

@@ -88,9 +88,7 @@ impl ClientHandler for Handler {
         );
         let line = self.log.push("mcpick", &note);
         tracing::info!(target: "mcpick::server", server = %self.server, "{}", line.text);
-        if let Some(tx) = &self.lines {
-            let _ = tx.try_send(line);
-        }
+        self.log.forward(line, &self.lines);
         Ok(ElicitResult::new(ElicitationAction::Decline))
     }
 
@@ -115,9 +113,7 @@ impl ClientHandler for Handler {
         };
         let line = self.log.push(&level, &text);
         self.log.write_to_file(&self.server, &line);
-        if let Some(tx) = &self.lines {
-            let _ = tx.try_send(line);
-        }
+        self.log.forward(line, &self.lines);
     }
 }
 
@@ -988,9 +984,7 @@ async fn connect_stdio(
     };
     let note = log.push("mcpick", &reason);
     // The logs pane should say why the server's first lines appear twice.
-    if let Some(tx) = lines {
-        let _ = tx.try_send(note);
-    }
+    log.forward(note, lines);
     let (child, pipes) = ChildProcess::spawn(server, spec, log.clone(), lines.clone())?;
     match handshake(
         handler(),

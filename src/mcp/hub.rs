@@ -64,6 +64,14 @@ pub enum McpEvent {
         /// Its last stderr lines.
         stderr: Vec<String>,
     },
+    /// The server's whole kept log, in place of the lines seen so far: sent after a flood
+    /// in which lines were dropped on the way to the screen.
+    LogSnapshot {
+        /// Which server.
+        server: ServerId,
+        /// Its kept lines, oldest first.
+        lines: Vec<LogLine>,
+    },
     /// A stderr line or `notifications/message` from the server.
     Log {
         /// Which server.
@@ -82,6 +90,7 @@ impl McpEvent {
             | McpEvent::PromptsChanged { server, .. }
             | McpEvent::Failed { server, .. }
             | McpEvent::Restarting { server, .. }
+            | McpEvent::LogSnapshot { server, .. }
             | McpEvent::Log { server, .. } => server,
         }
     }
@@ -208,7 +217,8 @@ async fn run_server(
 ) {
     let server = config.name.clone();
     let log = Arc::new(ServerLog::with_secrets(config.secrets()));
-    let lines = forward_logs.then(|| forward_log_lines(server.clone(), events.clone()));
+    let lines =
+        forward_logs.then(|| forward_log_lines(server.clone(), events.clone(), log.clone()));
     let restartable = matches!(config.transport, TransportConfig::Stdio { .. });
     let mut attempt = 0;
     loop {
@@ -470,10 +480,15 @@ fn failed(server: &str, error: McpError, log: &ServerLog) -> McpEvent {
     }
 }
 
-fn forward_log_lines(server: ServerId, events: mpsc::Sender<McpEvent>) -> mpsc::Sender<LogLine> {
+fn forward_log_lines(
+    server: ServerId,
+    events: mpsc::Sender<McpEvent>,
+    log: Arc<ServerLog>,
+) -> mpsc::Sender<LogLine> {
     let (tx, mut rx) = mpsc::channel::<LogLine>(256);
     tokio::spawn(async move {
         while let Some(line) = rx.recv().await {
+            let server = server.clone();
             if events
                 .send(McpEvent::Log {
                     server: server.clone(),
@@ -483,6 +498,17 @@ fn forward_log_lines(server: ServerId, events: mpsc::Sender<McpEvent>) -> mpsc::
                 .is_err()
             {
                 return;
+            }
+            // Caught up after a flood that dropped lines: the whole log, newest included.
+            if rx.is_empty() && log.take_dropped() {
+                let lines = log.lines();
+                if events
+                    .send(McpEvent::LogSnapshot { server, lines })
+                    .await
+                    .is_err()
+                {
+                    return;
+                }
             }
         }
     });

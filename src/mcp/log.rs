@@ -32,6 +32,8 @@ pub struct ServerLog {
     lines: Mutex<VecDeque<LogLine>>,
     secrets: Mutex<Secrets>,
     file: Mutex<FileBudget>,
+    /// Set when a line could not be forwarded (the screen lagged behind a flood).
+    dropped: std::sync::atomic::AtomicBool,
 }
 
 impl ServerLog {
@@ -42,7 +44,25 @@ impl ServerLog {
             lines: Mutex::default(),
             secrets: Mutex::new(secrets),
             file: Mutex::default(),
+            dropped: std::sync::atomic::AtomicBool::new(false),
         }
+    }
+
+    /// Sends `line` on to the screen without waiting; a full channel drops it, and the
+    /// screen gets the whole log once it catches up ([`ServerLog::take_dropped`]).
+    pub fn forward(&self, line: LogLine, to: &Option<tokio::sync::mpsc::Sender<LogLine>>) {
+        if let Some(tx) = to
+            && tx.try_send(line).is_err()
+        {
+            self.dropped
+                .store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
+    /// Whether lines were dropped since the last call.
+    pub fn take_dropped(&self) -> bool {
+        self.dropped
+            .swap(false, std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Writes a server's line to the log file, unless this window's budget is spent; the

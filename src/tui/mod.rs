@@ -285,9 +285,13 @@ struct Runner {
 
 /// A server that died mid-request: its last stderr line goes with the error, as the CLI
 /// shows it (the rest is in the logs pane).
-fn with_last_words(error: McpError, connection: &crate::mcp::Connection) -> McpError {
+async fn with_last_words(error: McpError, connection: &crate::mcp::Connection) -> McpError {
     match error {
-        McpError::Closed(how) => match connection.log().stderr_tail(1).pop() {
+        // Its last lines may still be on their way from the pipe.
+        McpError::Closed(how) => match {
+            tokio::time::sleep(std::time::Duration::from_millis(150)).await;
+            connection.log().stderr_tail(1).pop()
+        } {
             Some(line) => McpError::Closed(format!("{how}; its last stderr line: {line}")),
             None => McpError::Closed(how),
         },
@@ -384,10 +388,13 @@ impl Runner {
                 let results = self.results.clone();
                 let task = tokio::spawn(async move {
                     let result = match connection {
-                        Some(c) => c
+                        Some(c) => match c
                             .get_prompt_round(&prompt, &arguments, answers.as_ref())
                             .await
-                            .map_err(|error| with_last_words(error, &c)),
+                        {
+                            Err(error) => Err(with_last_words(error, &c).await),
+                            ok => ok,
+                        },
                         None => Err(McpError::Protocol(format!(
                             "{server} is not connected (Ctrl-L shows its logs)"
                         ))),
