@@ -130,13 +130,11 @@ fn check_split(text: &str) {
         matches!(closing.trim_end(), "---" | "..."),
         "{closing:?} between the front matter and the body is not a closing line"
     );
-    if !split.body.is_empty() {
-        assert_eq!(
-            split.body_line,
-            1 + stripped[..body_at].matches('\n').count(),
-            "body_line is not the body's line"
-        );
-    }
+    assert_eq!(
+        split.body_line,
+        1 + stripped[..body_at].matches('\n').count(),
+        "body_line is not the body's line"
+    );
 }
 
 /// A file that cannot be served names itself and, when it says, a line that it has.

@@ -40,7 +40,8 @@ pub fn split(text: &str) -> Split<'_> {
             return Split {
                 yaml: Some(&text[first_end + 1..offset]),
                 body: &text[body_start..],
-                body_line: line + 1,
+                // A file that ends with the closing line has no line after it.
+                body_line: line + usize::from(end < text.len()),
             };
         }
         if end == text.len() {
@@ -175,6 +176,13 @@ mod tests {
         assert_eq!(split("hello\n---\n").yaml, None);
         assert_eq!(split("").body, "");
         assert_eq!(split("---\nunclosed: yes\n").yaml, None);
+    }
+
+    /// Found by fuzzing: `---\n---` put the (empty) body on line 3 of a two-line file.
+    #[test]
+    fn a_file_ending_with_the_closing_line_keeps_the_body_on_it() {
+        let split = split("\u{feff}---\r\n---");
+        assert_eq!((split.yaml, split.body, split.body_line), (Some(""), "", 2));
     }
 
     #[test]
