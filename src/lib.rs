@@ -8,6 +8,9 @@ pub mod catalog;
 pub mod cli;
 pub mod config;
 pub mod export;
+#[cfg(any(test, feature = "fuzzing"))]
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod mcp;
 pub mod secrets;
 pub mod serve;

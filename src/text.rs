@@ -51,55 +51,72 @@ pub fn width(text: &str) -> usize {
     unicode_width::UnicodeWidthStr::width(text)
 }
 
-/// The longest start of `text` that fits in `columns` terminal columns.
+/// The longest start of `text` that fits in `columns` terminal columns, as [`width`]
+/// counts them: one character more would not fit.
 pub fn truncate(text: &str, columns: usize) -> &str {
-    use unicode_width::UnicodeWidthChar;
-    let mut used = 0;
-    for (at, c) in text.char_indices() {
-        used += c.width().unwrap_or(0);
-        if used > columns {
-            return &text[..at];
-        }
-    }
-    text
+    &text[..fitting_len(text, columns)]
 }
 
-/// Cuts `line` into rows at most `width` columns wide (by display width, so wide
-/// characters count double), breaking after a space when one is near, else anywhere.
-/// An empty line is one empty row.
-pub fn wrap(line: &str, width: usize) -> Vec<String> {
-    use unicode_width::UnicodeWidthChar;
-    let width = width.max(1);
-    let mut rows = Vec::new();
-    let mut row = String::new();
-    let mut row_width = 0;
-    // Where the row could break: byte index after the last space, and the width before it.
-    let mut last_space: Option<(usize, usize)> = None;
-    for c in line.chars() {
-        let w = c.width().unwrap_or(0);
-        if row_width + w > width && !row.is_empty() {
-            match last_space.filter(|(_, before)| *before * 2 >= width) {
-                Some((at, before)) => {
-                    let rest = row.split_off(at);
-                    rows.push(std::mem::take(&mut row));
-                    row = rest;
-                    row_width -= before;
-                }
-                None => {
-                    rows.push(std::mem::take(&mut row));
-                    row_width = 0;
-                }
-            }
-            last_space = None;
+/// The byte length of the start of `text` that [`truncate`] keeps. [`width`] is not a sum
+/// over characters (an emoji with U+FE0F is two columns, `لا` one), so starts are measured
+/// whole: the first 1, 2, 4… characters until one does not fit, then a binary search.
+fn fitting_len(text: &str, columns: usize) -> usize {
+    let mut ends = text.char_indices().map(|(at, c)| at + c.len_utf8());
+    // The end of the first `i + 1` characters, for each `i` looked at so far.
+    let mut taken: Vec<usize> = Vec::new();
+    let mut fit = 0;
+    let mut step = 1;
+    let over = loop {
+        let before = taken.len();
+        taken.extend(ends.by_ref().take(step));
+        let Some(&end) = taken.last() else {
+            return 0;
+        };
+        if width(&text[..end]) > columns {
+            break taken.len();
         }
-        row.push(c);
-        row_width += w;
-        if c == ' ' {
-            last_space = Some((row.len(), row_width));
+        if taken.len() - before < step {
+            return end;
+        }
+        fit = taken.len();
+        step *= 2;
+    };
+    // The first `fit` characters fit, the first `over` do not.
+    let (mut fit, mut over) = (fit, over);
+    while over - fit > 1 {
+        let middle = (fit + over) / 2;
+        if width(&text[..taken[middle - 1]]) <= columns {
+            fit = middle;
+        } else {
+            over = middle;
         }
     }
-    rows.push(row);
-    rows
+    fit.checked_sub(1).map_or(0, |last| taken[last])
+}
+
+/// Cuts `line` into rows at most `columns` wide (by display width, as [`width`] counts it,
+/// so wide characters count double), breaking after a space when one is near, else
+/// anywhere; a character wider than a row gets a row of its own. An empty line is one
+/// empty row.
+pub fn wrap(line: &str, columns: usize) -> Vec<String> {
+    let columns = columns.max(1);
+    let mut rows = Vec::new();
+    let mut rest = line;
+    loop {
+        let fit = fitting_len(rest, columns);
+        let end = match rest[..fit].rfind(' ') {
+            _ if fit == rest.len() => fit,
+            // After the last space, if that leaves the row at least half full.
+            Some(space) if width(&rest[..=space]) * 2 >= columns => space + 1,
+            _ if fit > 0 => fit,
+            _ => rest.chars().next().map_or(rest.len(), char::len_utf8),
+        };
+        rows.push(rest[..end].to_string());
+        rest = &rest[end..];
+        if rest.is_empty() {
+            return rows;
+        }
+    }
 }
 
 /// [`sanitize`] only when `for_terminal`; files and pipes get the text as the server sent it.
@@ -124,6 +141,30 @@ mod tests {
         assert_eq!(wrap("abcdefghij", 4), ["abcd", "efgh", "ij"]);
         assert_eq!(wrap("", 5), [""]);
         assert_eq!(wrap("日本語テキスト", 6), ["日本語", "テキス", "ト"]);
+    }
+
+    /// Found by fuzzing: `truncate` and `wrap` summed the widths of single characters,
+    /// which is not what `width` (and the terminal) counts for a control character, an
+    /// emoji with U+FE0F, an emoji ZWJ sequence or a lam-alef ligature.
+    #[test]
+    fn truncate_and_wrap_measure_like_width() {
+        assert_eq!(truncate("\u{1b}x", 0), "");
+        assert_eq!(truncate("\u{1b}x", 1), "\u{1b}");
+        assert_eq!(truncate("❤\u{fe0f}ok", 1), "❤");
+        assert_eq!(truncate("❤\u{fe0f}ok", 2), "❤\u{fe0f}");
+        assert_eq!(truncate("لا", 1), "لا");
+        assert_eq!(truncate("👩\u{200d}👩!", 2), "👩\u{200d}👩");
+        assert_eq!(wrap("❤\u{fe0f}❤\u{fe0f}", 2), ["❤\u{fe0f}", "❤\u{fe0f}"]);
+        assert_eq!(wrap("a\rb", 2), ["a\r", "b"]);
+        // A character wider than the row is a row of its own, and no empty row follows.
+        assert_eq!(wrap("字", 1), ["字"]);
+        assert_eq!(wrap("a字", 1), ["a", "字"]);
+    }
+
+    /// Found by fuzzing: U+061C ARABIC LETTER MARK reorders text like U+200E and U+200F.
+    #[test]
+    fn every_bidi_control_becomes_a_code_point() {
+        assert_eq!(sanitize("a\u{61c}b"), "a<U+061C>b");
     }
 
     #[test]

@@ -616,6 +616,12 @@ fn build_from_template(
     values: &InputValues,
     lookup: &dyn Fn(&str) -> Option<String>,
 ) -> Result<ServerConfig, ConfigError> {
+    // A bad name is wrong whatever the inputs are: not deferred like the other checks.
+    check_server_name(&name).map_err(|message| ConfigError::Server {
+        path: path.to_path_buf(),
+        server: name.clone(),
+        message,
+    })?;
     let input_value = |id: &str| {
         values
             .get(id)

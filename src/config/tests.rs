@@ -184,6 +184,11 @@ fn server_names_must_work_in_references() {
         .to_string();
     assert!(err.contains("SERVER/PROMPT"), "{err}");
     assert!(parse_str("[servers.my-server_2]\ncommand = \"x\"\n").is_ok());
+    // Found by fuzzing: a server waiting for an input was not checked until it had one.
+    let err = parse_str("[servers.\"a b\"]\nurl = \"${input:u}\"\n")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("SERVER/PROMPT"), "{err}");
 }
 
 #[test]

@@ -9,10 +9,15 @@ use super::describe;
 pub fn markdown(prompt: &PromptMessages) -> String {
     let mut out = String::new();
     if let Some(description) = &prompt.description {
-        out.push_str(&format!(
-            "<!-- {} -->\n\n",
-            description.replace("--", "- -")
-        ));
+        // No `--` inside the comment, so nothing in it can close it (`-->`, `--!>`).
+        let mut safe = String::with_capacity(description.len());
+        for c in description.chars() {
+            if c == '-' && safe.ends_with('-') {
+                safe.push(' ');
+            }
+            safe.push(c);
+        }
+        out.push_str(&format!("<!-- {safe} -->\n\n"));
     }
     for (i, message) in prompt.messages.iter().enumerate() {
         if i > 0 {

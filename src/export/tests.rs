@@ -120,6 +120,17 @@ fn a_description_cannot_close_the_markdown_comment() {
     assert!(first.ends_with("-->"), "{first}");
 }
 
+/// Found by fuzzing: one pass of `--` → `- -` left `--->` as `- -->`, which closed the
+/// comment early.
+#[test]
+fn runs_of_dashes_cannot_close_the_markdown_comment() {
+    let prompt = PromptMessages {
+        description: Some("a---> b----!> c-".into()),
+        messages: Vec::new(),
+    };
+    assert_eq!(markdown(&prompt), "<!-- a- - -> b- - - -!> c- -->\n\n");
+}
+
 #[test]
 fn chat_formats_merge_consecutive_roles_into_turns() {
     let prompt = every_kind();

@@ -40,7 +40,8 @@ pub fn split(text: &str) -> Split<'_> {
             return Split {
                 yaml: Some(&text[first_end + 1..offset]),
                 body: &text[body_start..],
-                body_line: line + 1,
+                // A file that ends with the closing line has no line after it.
+                body_line: line + usize::from(end < text.len()),
             };
         }
         if end == text.len() {
@@ -64,8 +65,12 @@ pub fn parse<T: DeserializeOwned + Default>(
         return Ok(T::default());
     }
     yaml_serde::from_str(yaml).map_err(|e| {
-        // Line 1 of the YAML is line 2 of the file (after the opening `---`).
-        let line = e.location().map(|l| l.line() + 1);
+        // Line 1 of the YAML is line 2 of the file (after the opening `---`). YAML also
+        // breaks lines at a lone `\r` (and U+0085, U+2028, U+2029), so count the `\n`s.
+        let line = e.location().map(|l| {
+            let before = yaml.get(..l.index()).unwrap_or(yaml);
+            before.matches('\n').count() + 2
+        });
         let message = e.to_string();
         let message = message
             .split(" at line ")
@@ -173,11 +178,28 @@ mod tests {
         assert_eq!(split("---\nunclosed: yes\n").yaml, None);
     }
 
+    /// Found by fuzzing: `---\n---` put the (empty) body on line 3 of a two-line file.
+    #[test]
+    fn a_file_ending_with_the_closing_line_keeps_the_body_on_it() {
+        let split = split("\u{feff}---\r\n---");
+        assert_eq!((split.yaml, split.body, split.body_line), (Some(""), "", 2));
+    }
+
     #[test]
     fn crlf_and_bom_are_tolerated() {
         let split = split("\u{feff}---\r\nname: x\r\n---\r\nbody");
         assert_eq!(split.yaml, Some("name: x\r\n"));
         assert_eq!(split.body, "body");
+    }
+
+    /// Found by fuzzing: YAML counts a lone `\r` as a line break, and the error pointed
+    /// past the end of the file.
+    #[test]
+    fn yaml_error_lines_count_only_line_feeds() {
+        let err = parse::<serde_json::Value>(Some("a: 1\r\r\rb: [\n"), "a.md").unwrap_err();
+        assert_eq!(err.line, Some(3), "{err}");
+        let err = parse::<serde_json::Value>(Some("é: 1\nb: c: d\n"), "a.md").unwrap_err();
+        assert_eq!(err.line, Some(3), "{err}");
     }
 
     #[test]

@@ -3,13 +3,13 @@
 //! wire.
 
 mod builtin;
-mod claude;
-mod frontmatter;
+pub(crate) mod claude;
+pub(crate) mod frontmatter;
 mod library;
-mod native;
+pub(crate) mod native;
 mod shared;
-mod template;
-mod vscode;
+pub(crate) mod template;
+pub(crate) mod vscode;
 mod watch;
 
 pub use builtin::builtin_library;
