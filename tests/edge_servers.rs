@@ -700,7 +700,7 @@ fn kinds(events: &[mcpick::mcp::McpEvent]) -> Vec<String> {
                 "restart {attempt}/{of} in {} ms",
                 delay.as_millis()
             )),
-            PromptsChanged { .. } | Log { .. } => None,
+            PromptsChanged { .. } | Log { .. } | LogSnapshot { .. } => None,
         })
         .collect()
 }

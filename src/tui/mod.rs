@@ -286,16 +286,14 @@ struct Runner {
 /// A server that died mid-request: its last stderr line goes with the error, as the CLI
 /// shows it (the rest is in the logs pane).
 async fn with_last_words(error: McpError, connection: &crate::mcp::Connection) -> McpError {
-    match error {
-        // Its last lines may still be on their way from the pipe.
-        McpError::Closed(how) => match {
-            tokio::time::sleep(std::time::Duration::from_millis(150)).await;
-            connection.log().stderr_tail(1).pop()
-        } {
-            Some(line) => McpError::Closed(format!("{how}; its last stderr line: {line}")),
-            None => McpError::Closed(how),
-        },
-        other => other,
+    let McpError::Closed(how) = error else {
+        return error;
+    };
+    // Its last lines may still be on their way from the pipe.
+    tokio::time::sleep(std::time::Duration::from_millis(150)).await;
+    match connection.log().stderr_tail(1).pop() {
+        Some(line) => McpError::Closed(format!("{how}; its last stderr line: {line}")),
+        None => McpError::Closed(how),
     }
 }
 
