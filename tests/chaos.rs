@@ -241,17 +241,6 @@ fn vm_hwm_kib(pid: u32) -> Option<u64> {
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
 }
 
-/// Whether `pid` is a live process (a zombie waiting to be reaped is not).
-fn is_running(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .map(|status| {
-            !status
-                .lines()
-                .any(|l| l.starts_with("State:") && l.contains('Z'))
-        })
-        .unwrap_or(false)
-}
-
 /// Characters that drive a terminal or reorder text: C1 controls and bidi controls.
 fn is_c1_or_bidi(c: char) -> bool {
     matches!(c,

@@ -153,17 +153,6 @@ fn a_crashing_server_reports_its_exit_and_last_stderr_lines() {
     );
 }
 
-fn is_running(pid: &str) -> bool {
-    // A zombie waiting for its parent to reap it is not running.
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .map(|status| {
-            !status
-                .lines()
-                .any(|l| l.starts_with("State:") && l.contains('Z'))
-        })
-        .unwrap_or(false)
-}
-
 #[test]
 fn a_server_ignoring_eof_and_sigterm_is_killed_with_its_children() {
     let sandbox = Sandbox::new("");

@@ -294,3 +294,14 @@ pub fn mcpick_serve_http(args: &[&str]) -> ServerProcess {
         stderr: lines,
     }
 }
+
+/// Whether `pid` is a live process (a zombie waiting for its parent to reap it is not).
+pub fn is_running(pid: impl std::fmt::Display) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .map(|status| {
+            !status
+                .lines()
+                .any(|l| l.starts_with("State:") && l.contains('Z'))
+        })
+        .unwrap_or(false)
+}
