@@ -223,6 +223,17 @@ impl Tui {
                 return screen;
             }
             let exited = self.child.try_wait().ok().flatten();
+            if exited.is_some() {
+                // Its last output may still be on the way: read it all, then look again.
+                let drained = Instant::now() + Duration::from_secs(5);
+                while !self.eof.load(Ordering::SeqCst) && Instant::now() < drained {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                let screen = self.screen();
+                if done(&screen) {
+                    return screen;
+                }
+            }
             if exited.is_some() || Instant::now() >= deadline {
                 let why = match exited {
                     Some(status) => format!("mcpick exited ({status:?})"),
