@@ -29,6 +29,8 @@ pub const EXIT_GRACE: Duration = Duration::from_millis(100);
 pub struct ChildProcess {
     pid: Option<u32>,
     exit: watch::Receiver<Option<ExitStatus>>,
+    /// True once its stderr reached its end (every last line read).
+    stderr_done: watch::Receiver<bool>,
 }
 
 /// The pipes the protocol runs over.
@@ -79,6 +81,7 @@ impl ChildProcess {
         let pid = child.id();
 
         let server_name = server.to_string();
+        let (stderr_done_tx, stderr_done) = watch::channel(false);
         tokio::spawn(async move {
             let mut reader = BufReader::new(stderr);
             let mut buf = Vec::new();
@@ -110,6 +113,7 @@ impl ChildProcess {
                     }
                 }
             }
+            let _ = stderr_done_tx.send(true);
         });
 
         let (exit_tx, exit_rx) = watch::channel(None);
@@ -119,12 +123,23 @@ impl ChildProcess {
             let _ = exit_tx.send(status.ok());
         });
 
-        Ok((ChildProcess { pid, exit: exit_rx }, (stdout, stdin)))
+        let process = ChildProcess {
+            pid,
+            exit: exit_rx,
+            stderr_done,
+        };
+        Ok((process, (stdout, stdin)))
     }
 
     /// The exit status, once the process has exited.
     pub fn exit_status(&self) -> Option<ExitStatus> {
         *self.exit.borrow()
+    }
+
+    /// Waits until every stderr line the process wrote has been read.
+    pub async fn stderr_drained(&self) {
+        let mut done = self.stderr_done.clone();
+        let _ = done.wait_for(|done| *done).await;
     }
 
     /// Waits until the process exits.

@@ -400,6 +400,8 @@ impl Connection {
     async fn closed_error(&self) -> McpError {
         if let Some(child) = &self.child {
             exit_soon(child).await;
+            // Its last words may still be in the pipe: the error is shown with them.
+            let _ = tokio::time::timeout(Duration::from_millis(200), child.stderr_drained()).await;
         }
         self.closed_reason()
     }

@@ -216,7 +216,8 @@ async fn run_server(
     restarts: RestartPolicy,
 ) {
     let server = config.name.clone();
-    let log = Arc::new(ServerLog::with_secrets(config.secrets()));
+    // `Connection::connect` gives it the server's secrets (and tokens) before it starts.
+    let log = Arc::new(ServerLog::default());
     let lines =
         forward_logs.then(|| forward_log_lines(server.clone(), events.clone(), log.clone()));
     let restartable = matches!(config.transport, TransportConfig::Stdio { .. });
@@ -488,7 +489,6 @@ fn forward_log_lines(
     let (tx, mut rx) = mpsc::channel::<LogLine>(256);
     tokio::spawn(async move {
         while let Some(line) = rx.recv().await {
-            let server = server.clone();
             if events
                 .send(McpEvent::Log {
                     server: server.clone(),
@@ -503,7 +503,10 @@ fn forward_log_lines(
             if rx.is_empty() && log.take_dropped() {
                 let lines = log.lines();
                 if events
-                    .send(McpEvent::LogSnapshot { server, lines })
+                    .send(McpEvent::LogSnapshot {
+                        server: server.clone(),
+                        lines,
+                    })
                     .await
                     .is_err()
                 {

@@ -37,17 +37,6 @@ pub struct ServerLog {
 }
 
 impl ServerLog {
-    /// A log that masks `secrets` in every line.
-    pub fn with_secrets(secrets: Secrets) -> ServerLog {
-        crate::secrets::register(&secrets);
-        ServerLog {
-            lines: Mutex::default(),
-            secrets: Mutex::new(secrets),
-            file: Mutex::default(),
-            dropped: std::sync::atomic::AtomicBool::new(false),
-        }
-    }
-
     /// Sends `line` on to the screen without waiting; a full channel drops it, and the
     /// screen gets the whole log once it catches up ([`ServerLog::take_dropped`]).
     pub fn forward(&self, line: LogLine, to: &Option<tokio::sync::mpsc::Sender<LogLine>>) {
@@ -88,7 +77,7 @@ impl ServerLog {
         }
     }
 
-    /// Masks more values from now on (tokens read at connect).
+    /// Masks `more` in every line from now on, and in the log file.
     pub fn add_secrets(&self, more: &Secrets) {
         crate::secrets::register(more);
         let mut secrets = self.secrets.lock().unwrap_or_else(|e| e.into_inner());
@@ -158,7 +147,8 @@ mod tests {
 
     #[test]
     fn secrets_are_masked_in_every_line() {
-        let log = ServerLog::with_secrets(Secrets::new(["sk-12345".to_string()]));
+        let log = ServerLog::default();
+        log.add_secrets(&Secrets::new(["sk-12345".to_string()]));
         log.add_secrets(&Secrets::new(["tok-987".to_string()]));
         assert_eq!(
             log.push("stderr", "key sk-12345 ok").text,

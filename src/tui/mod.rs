@@ -285,12 +285,11 @@ struct Runner {
 
 /// A server that died mid-request: its last stderr line goes with the error, as the CLI
 /// shows it (the rest is in the logs pane).
-async fn with_last_words(error: McpError, connection: &crate::mcp::Connection) -> McpError {
+fn with_last_words(error: McpError, connection: &crate::mcp::Connection) -> McpError {
+    // The connection waited for the stderr pipe to drain before calling it closed.
     let McpError::Closed(how) = error else {
         return error;
     };
-    // Its last lines may still be on their way from the pipe.
-    tokio::time::sleep(std::time::Duration::from_millis(150)).await;
     match connection.log().stderr_tail(1).pop() {
         Some(line) => McpError::Closed(format!("{how}; its last stderr line: {line}")),
         None => McpError::Closed(how),
@@ -390,7 +389,7 @@ impl Runner {
                             .get_prompt_round(&prompt, &arguments, answers.as_ref())
                             .await
                         {
-                            Err(error) => Err(with_last_words(error, &c).await),
+                            Err(error) => Err(with_last_words(error, &c)),
                             ok => ok,
                         },
                         None => Err(McpError::Protocol(format!(
