@@ -1,10 +1,11 @@
 //! Prompt references (`SERVER/PROMPT`), finding prompts by name with suggestions, and the
 //! fuzzy ranking of the merged menu.
 
-use nucleo_matcher::pattern::{CaseMatching, Normalization, Pattern};
-use nucleo_matcher::{Config, Matcher, Utf32Str, Utf32String};
-
 use crate::mcp::PromptInfo;
+
+mod rank;
+
+pub use rank::{Highlighter, Ranked, Ranker, rank};
 
 /// A parsed `SERVER/PROMPT` reference.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -87,39 +88,23 @@ pub fn find<'a>(prompts: &'a [PromptInfo], name: &str) -> Option<&'a PromptInfo>
     prompts.iter().find(|p| p.name == name)
 }
 
-/// A prompt in the merged menu, with its search texts prepared for fast matching.
+/// A prompt in the merged menu.
 #[derive(Debug, Clone)]
 pub struct Entry {
     /// The prompt.
     pub prompt: PromptInfo,
     /// `server:name`, the slash name.
     pub slash_name: String,
-    title: Utf32String,
-    slash: Utf32String,
-    description: Utf32String,
 }
 
 impl Entry {
-    /// Prepares `prompt` for matching.
+    /// The menu entry of `prompt`.
     pub fn new(prompt: PromptInfo) -> Entry {
-        let slash_name = format!("{}:{}", prompt.server, prompt.name);
         Entry {
-            title: Utf32String::from(prompt.display_name()),
-            slash: Utf32String::from(slash_name.as_str()),
-            description: Utf32String::from(prompt.description.as_deref().unwrap_or("")),
-            slash_name,
+            slash_name: format!("{}:{}", prompt.server, prompt.name),
             prompt,
         }
     }
-}
-
-/// One row of a filtered menu: which entry, and how well it matched.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Ranked {
-    /// Index into the entries.
-    pub index: usize,
-    /// Higher is better; 0 for an empty query.
-    pub score: u32,
 }
 
 /// What a menu query means: an optional server to stay within, and the fuzzy pattern.
@@ -150,87 +135,6 @@ impl Query {
             needle: text.to_string(),
         }
     }
-}
-
-/// Exact names beat any fuzzy score, so `/server:prompt` and a unique bare name come first.
-const EXACT_BONUS: u32 = 1 << 20;
-
-/// Ranks `entries` for `query`, best first; ties keep the entries' order. An empty needle
-/// lists `recent` slash names first (most recent first), then the rest in order.
-pub fn rank(entries: &[Entry], query: &Query, recent: &[String]) -> Vec<Ranked> {
-    let in_scope = |e: &Entry| query.server.as_ref().is_none_or(|s| &e.prompt.server == s);
-    if query.needle.is_empty() {
-        let mut ranked: Vec<Ranked> = Vec::with_capacity(entries.len());
-        for name in recent {
-            if let Some(index) = entries
-                .iter()
-                .position(|e| &e.slash_name == name && in_scope(e))
-            {
-                ranked.push(Ranked { index, score: 0 });
-            }
-        }
-        let mut listed = vec![false; entries.len()];
-        for r in &ranked {
-            listed[r.index] = true;
-        }
-        ranked.extend(
-            entries
-                .iter()
-                .enumerate()
-                .filter(|(i, e)| in_scope(e) && !listed[*i])
-                .map(|(index, _)| Ranked { index, score: 0 }),
-        );
-        return ranked;
-    }
-    let pattern = Pattern::parse(&query.needle, CaseMatching::Smart, Normalization::Smart);
-    let mut matcher = Matcher::new(Config::DEFAULT);
-    let needle_lower = query.needle.to_lowercase();
-    let mut ranked: Vec<Ranked> = entries
-        .iter()
-        .enumerate()
-        .filter(|(_, e)| in_scope(e))
-        .filter_map(|(index, entry)| {
-            let title = pattern.score(entry.title.slice(..), &mut matcher);
-            let slash = pattern.score(entry.slash.slice(..), &mut matcher);
-            // Descriptions are long and match loosely: they count for less.
-            let description = pattern
-                .score(entry.description.slice(..), &mut matcher)
-                .map(|s| s / 2);
-            let best = title.max(slash).max(description)?;
-            let exact = entry.prompt.name.to_lowercase() == needle_lower
-                || entry.slash_name.to_lowercase() == needle_lower
-                || entry.prompt.display_name().to_lowercase() == needle_lower;
-            Some(Ranked {
-                index,
-                // Exact names tie with each other, so they keep the catalog order.
-                score: if exact { EXACT_BONUS } else { best },
-            })
-        })
-        .collect();
-    // A stable sort keeps the catalog order among equal scores.
-    ranked.sort_by_key(|r| std::cmp::Reverse(r.score));
-    ranked
-}
-
-/// The char positions of `text` that `needle` matches, for highlighting (empty when it
-/// does not match).
-pub fn match_positions(needle: &str, text: &str) -> Vec<usize> {
-    if needle.is_empty() {
-        return Vec::new();
-    }
-    let pattern = Pattern::parse(needle, CaseMatching::Smart, Normalization::Smart);
-    let mut matcher = Matcher::new(Config::DEFAULT);
-    let mut buffer = Vec::new();
-    let mut indices = Vec::new();
-    if pattern
-        .indices(Utf32Str::new(text, &mut buffer), &mut matcher, &mut indices)
-        .is_none()
-    {
-        return Vec::new();
-    }
-    indices.sort_unstable();
-    indices.dedup();
-    indices.into_iter().map(|i| i as usize).collect()
 }
 
 fn levenshtein(a: &str, b: &str) -> usize {
@@ -404,6 +308,76 @@ mod tests {
     }
 
     #[test]
+    fn descriptions_hold_words_not_scattered_letters() {
+        let entries = entries();
+        let found = |q: &str| names(&entries, &rank(&entries, &Query::parse(q, SERVERS), &[]));
+        assert_eq!(found("hello"), ["py:greet"]);
+        assert_eq!(found("two arg"), ["everything:args-prompt"]);
+        // "s…o…m…e" is scattered through "Say hello to someone" but not a word of it, and no name holds it.
+        assert!(!found("smoe").contains(&"py:greet".to_string()));
+    }
+
+    /// Typing, deleting and retyping: the ranker's answer is always what ranking afresh gives.
+    #[test]
+    fn the_ranker_gives_what_ranking_afresh_gives() {
+        let mut entries = entries();
+        for i in 0..300 {
+            let words = ["args", "greet", "simple", "commit", "prompt", "message"];
+            entries.push(Entry::new(prompt(
+                SERVERS[i % 3],
+                &format!("{}-{}-{i}", words[i % 6], words[(i / 6) % 6]),
+                (i % 4 == 0).then_some("A Title"),
+                &format!("About {} and {}", words[(i / 2) % 6], words[(i / 5) % 6]),
+            )));
+        }
+        let typed = [
+            "a",
+            "ar",
+            "arg",
+            "args",
+            "args ",
+            "args p",
+            "args pr",
+            "args p",
+            "args",
+            "ar",
+            "",
+            "/py:",
+            "/py:g",
+            "/py:gr",
+            "/py:",
+            "/p",
+            "/py",
+            "/py:a",
+            "s",
+            "s$",
+            "s",
+            "!s",
+            "!si",
+            "si",
+            "sim'",
+            "sim",
+            "Si",
+            "SiM",
+            "commit-m",
+            "commit-message",
+            "commit-message-1",
+            "x",
+            "",
+        ];
+        let mut ranker = Ranker::default();
+        for text in typed {
+            let query = Query::parse(text, SERVERS);
+            let recent = ["py:greet".to_string()];
+            assert_eq!(
+                ranker.rank(&entries, &query, &recent),
+                rank(&entries, &query, &recent),
+                "after typing {text:?}"
+            );
+        }
+    }
+
+    #[test]
     fn a_colon_that_names_no_server_is_part_of_the_needle() {
         assert_eq!(
             Query::parse("/git:fix", SERVERS),
@@ -415,9 +389,12 @@ mod tests {
     }
 
     #[test]
-    fn match_positions_mark_the_matched_characters() {
-        assert_eq!(match_positions("sp", "simple-prompt"), vec![0, 7]);
-        assert!(match_positions("zz", "simple-prompt").is_empty());
+    fn highlighters_mark_the_matched_characters() {
+        let mut highlighter = Highlighter::new("sp");
+        assert_eq!(highlighter.positions("simple-prompt"), vec![0, 7]);
+        assert!(highlighter.positions("zz-top").is_empty());
+        assert_eq!(highlighter.positions("a-sp"), vec![2, 3]);
+        assert!(Highlighter::new("").positions("simple-prompt").is_empty());
     }
 
     #[test]

@@ -401,6 +401,8 @@ pub struct App {
     pub parsed_query: Query,
     /// The menu's rows, best first.
     pub ranked: Vec<Ranked>,
+    /// Remembers the last results, so typing one more key only looks at them.
+    ranker: catalog::Ranker,
     /// The selected row.
     pub selected: usize,
     /// The user moved the selection: keep it on the same prompt when the list changes.
@@ -461,6 +463,7 @@ impl App {
                 needle: String::new(),
             },
             ranked: Vec::new(),
+            ranker: catalog::Ranker::default(),
             selected: 0,
             selection_pinned: false,
             screen: Screen::Picker,
@@ -1438,6 +1441,7 @@ impl App {
             .cloned()
             .map(Entry::new)
             .collect();
+        self.ranker = catalog::Ranker::new(&self.entries);
         self.refilter_keeping(keep);
     }
 
@@ -1449,7 +1453,9 @@ impl App {
 
     fn refilter_keeping(&mut self, keep: Option<String>) {
         self.parsed_query = Query::parse(&self.query, self.servers.iter().map(|s| s.name.as_str()));
-        self.ranked = catalog::rank(&self.entries, &self.parsed_query, &self.history.recent);
+        self.ranked = self
+            .ranker
+            .rank(&self.entries, &self.parsed_query, &self.history.recent);
         self.selected = keep
             .and_then(|name| {
                 self.ranked

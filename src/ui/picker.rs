@@ -7,7 +7,7 @@ use ratatui::widgets::{Paragraph, Wrap};
 
 use super::{Theme, one_line, titled_block};
 use crate::app::{App, ServerState, spinner};
-use crate::catalog::match_positions;
+use crate::catalog::Highlighter;
 use crate::mcp::PromptInfo;
 
 /// Width from which the details go beside the list rather than below it.
@@ -159,7 +159,7 @@ fn draw_list(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
         .max()
         .unwrap_or(0)
         .min(16);
-    let needle = &app.parsed_query.needle;
+    let mut highlighter = Highlighter::new(&app.parsed_query.needle);
     // One argument column for the visible rows, so the server column lines up.
     let args_width = app
         .ranked
@@ -188,7 +188,7 @@ fn draw_list(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
             base.patch(theme.accent()),
         )];
         let name_shown = crate::text::truncate(&name, name_width).to_string();
-        let positions = match_positions(needle, &name);
+        let positions = highlighter.positions(&name);
         spans.extend(highlighted(
             &name_shown,
             &positions,
@@ -202,7 +202,7 @@ fn draw_list(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
             .chars()
             .take(server_width)
             .collect();
-        let server_positions = match_positions(needle, &server);
+        let server_positions = highlighter.positions(&server);
         spans.extend(highlighted(
             &server,
             &server_positions,

@@ -1,0 +1,618 @@
+//! Fuzzy ranking of the merged menu, fast enough to run on every key over 100,000 prompts.
+//!
+//! The search texts of all prompts sit in one block of memory ([`SearchIndex`]), read in
+//! catalog order, so a scan is not a walk over scattered heap strings; a cheap check drops a
+//! name without the typed letters in order before the fuzzy matcher (nucleo) scores it; a
+//! query that only grew is matched against the last matches alone ([`Ranker`]); and long
+//! scans are split across threads.
+
+use memchr::memmem::Finder;
+use nucleo_matcher::pattern::{CaseMatching, Normalization, Pattern};
+use nucleo_matcher::{Config, Matcher, Utf32Str};
+
+use super::{Entry, Query};
+
+/// One row of a filtered menu: which entry, and how well it matched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ranked {
+    /// Index into the entries.
+    pub index: usize,
+    /// Higher is better; 0 for an empty query.
+    pub score: u32,
+}
+
+/// Exact names beat any fuzzy score, so `/server:prompt` and a unique bare name come first.
+const EXACT_BONUS: u32 = 1 << 20;
+
+/// The characters with a meaning in a needle (nucleo's pattern syntax), and `|`.
+const PATTERN_SYNTAX: &[char] = &['!', '$', '^', '\'', '\\', '|'];
+
+/// From this many candidates on, scoring is split across threads.
+const PARALLEL_FROM: usize = 4_096;
+
+/// A description's score per matched char: half what the fuzzy matcher gives a name's
+/// char matched in a row (16), so a name match usually ranks first.
+const DESCRIPTION_SCORE_PER_CHAR: u32 = 8;
+
+/// How many rows of results a [`Ranker`] keeps at most, to bound its memory.
+const KEPT_ROWS: usize = 400_000;
+
+/// Ranks `entries` for `query`, best first; ties keep the entries' order. An empty needle
+/// lists `recent` slash names first (most recent first), then the rest in order.
+///
+/// Names and titles match fuzzily; descriptions only hold each word of the query as it is
+/// typed (a substring), at half weight: fuzzy matching a sentence matches nearly anything
+/// ("trans" is in "the model to … a … s"), which buries the prompts the user means.
+pub fn rank(entries: &[Entry], query: &Query, recent: &[String]) -> Vec<Ranked> {
+    Ranker::default().rank(entries, query, recent)
+}
+
+/// The menu for an empty needle: `recent` first, then the rest in catalog order.
+fn rank_unfiltered(entries: &[Entry], query: &Query, recent: &[String]) -> Vec<Ranked> {
+    let mut ranked: Vec<Ranked> = Vec::with_capacity(entries.len());
+    for name in recent {
+        if let Some(index) = entries
+            .iter()
+            .position(|e| &e.slash_name == name && query.covers(e))
+        {
+            ranked.push(Ranked { index, score: 0 });
+        }
+    }
+    let mut listed = vec![false; entries.len()];
+    for r in &ranked {
+        listed[r.index] = true;
+    }
+    ranked.extend(
+        entries
+            .iter()
+            .enumerate()
+            .filter(|(i, e)| query.covers(e) && !listed[*i])
+            .map(|(index, _)| Ranked { index, score: 0 }),
+    );
+    ranked
+}
+
+/// Ranks the menu as the query is typed, one key at a time: a query that only adds to the
+/// last one is matched against the last one's matches alone, and going back (Backspace)
+/// reuses the earlier result. Make a new one whenever the entries change.
+#[derive(Debug, Clone, Default)]
+pub struct Ranker {
+    /// The entries' search texts (made at the first search when not made at the start).
+    index: Option<SearchIndex>,
+    /// Each query typed since the last start over, with its result; each one's needle
+    /// starts with the one before.
+    steps: Vec<Step>,
+}
+
+#[derive(Debug, Clone)]
+struct Step {
+    query: Query,
+    ranked: Vec<Ranked>,
+    /// The matched entries in catalog order (the candidates of a longer query).
+    matched: Vec<u32>,
+}
+
+impl Ranker {
+    /// A ranker for `entries`, with their search texts made now, so the first key does not
+    /// wait for them.
+    pub fn new(entries: &[Entry]) -> Ranker {
+        Ranker {
+            index: Some(SearchIndex::new(entries)),
+            steps: Vec::new(),
+        }
+    }
+
+    /// What [`rank`] gives, from the last results when the query only grew.
+    pub fn rank(&mut self, entries: &[Entry], query: &Query, recent: &[String]) -> Vec<Ranked> {
+        if query.needle.is_empty() {
+            self.steps.clear();
+            return rank_unfiltered(entries, query, recent);
+        }
+        while self
+            .steps
+            .last()
+            .is_some_and(|step| !query.narrows(&step.query))
+        {
+            self.steps.pop();
+        }
+        if let Some(step) = self.steps.last()
+            && &step.query == query
+        {
+            return step.ranked.clone();
+        }
+        let index = self.index.get_or_insert_with(|| SearchIndex::new(entries));
+        let (ranked, matched) = match self.steps.last() {
+            Some(step) => index.score(entries, query, &step.matched),
+            None => {
+                let in_scope: Vec<u32> = (0..entries.len())
+                    .filter(|&i| query.covers(&entries[i]))
+                    .map(|i| i as u32)
+                    .collect();
+                index.score(entries, query, &in_scope)
+            }
+        };
+        self.steps.push(Step {
+            query: query.clone(),
+            ranked: ranked.clone(),
+            matched,
+        });
+        while self.steps.len() > 1
+            && self.steps.iter().map(|s| s.ranked.len()).sum::<usize>() > KEPT_ROWS
+        {
+            self.steps.remove(0);
+        }
+        ranked
+    }
+}
+
+impl Query {
+    /// Whether `entry` is within this query's server.
+    pub(super) fn covers(&self, entry: &Entry) -> bool {
+        self.server
+            .as_ref()
+            .is_none_or(|s| &entry.prompt.server == s)
+    }
+
+    /// Whether everything this query matches is also matched by `earlier`: same server,
+    /// and the needle only grew. Pattern syntax (`!` negates, `$` anchors the end, `^`, `'`
+    /// and `\` change how words match) can turn a longer needle into a wider one, so a
+    /// needle holding any of it is never narrowed.
+    fn narrows(&self, earlier: &Query) -> bool {
+        self.server == earlier.server
+            && self.needle.starts_with(&earlier.needle)
+            && !self.needle.contains(PATTERN_SYNTAX)
+    }
+}
+
+/// Where one text sits in a [`SearchIndex`]: bytes of its `text`, or for text that is not
+/// ASCII, chars of its `chars` (what the fuzzy matcher reads).
+#[derive(Debug, Clone, Copy, Default)]
+struct Span {
+    start: usize,
+    len: u32,
+    wide: bool,
+}
+
+/// One entry's texts in a [`SearchIndex`].
+#[derive(Debug, Clone, Copy)]
+struct Row {
+    /// `server:name`.
+    slash: Span,
+    /// Where the name starts in the slash name (bytes or chars).
+    name_at: u32,
+    /// The title; empty when there is none (the slash name holds the name already).
+    title: Span,
+    /// The description in lowercase (always bytes).
+    description: Span,
+}
+
+/// The search texts of every entry, in one block, in catalog order.
+#[derive(Debug, Clone, Default)]
+struct SearchIndex {
+    rows: Vec<Row>,
+    text: String,
+    chars: Vec<char>,
+}
+
+impl SearchIndex {
+    fn new(entries: &[Entry]) -> SearchIndex {
+        let bytes = |text: Option<&str>| text.map_or(0, str::len);
+        let mut index = SearchIndex {
+            rows: Vec::with_capacity(entries.len()),
+            text: String::with_capacity(
+                entries
+                    .iter()
+                    .map(|e| {
+                        e.slash_name.len()
+                            + bytes(e.prompt.title.as_deref())
+                            + bytes(e.prompt.description.as_deref())
+                    })
+                    .sum(),
+            ),
+            chars: Vec::new(),
+        };
+        for entry in entries {
+            let prompt = &entry.prompt;
+            let slash = index.push(&entry.slash_name);
+            let name_at = if slash.wide {
+                prompt.server.chars().count() + 1
+            } else {
+                prompt.server.len() + 1
+            };
+            let title = prompt
+                .title
+                .as_deref()
+                .map_or_else(Span::default, |t| index.push(t));
+            let description = prompt.description.as_deref().unwrap_or("");
+            let start = index.text.len();
+            if description.is_ascii() {
+                index.text.push_str(description);
+                index.text[start..].make_ascii_lowercase();
+            } else {
+                index.text.push_str(&description.to_lowercase());
+            }
+            index.rows.push(Row {
+                slash,
+                name_at: name_at as u32,
+                title,
+                description: Span {
+                    start,
+                    len: (index.text.len() - start) as u32,
+                    wide: false,
+                },
+            });
+        }
+        index
+    }
+
+    fn push(&mut self, text: &str) -> Span {
+        if text.is_ascii() {
+            let start = self.text.len();
+            self.text.push_str(text);
+            Span {
+                start,
+                len: text.len() as u32,
+                wide: false,
+            }
+        } else {
+            let start = self.chars.len();
+            let mut buffer = Vec::new();
+            self.chars.extend(Utf32Str::new(text, &mut buffer).chars());
+            Span {
+                start,
+                len: (self.chars.len() - start) as u32,
+                wide: true,
+            }
+        }
+    }
+
+    fn haystack(&self, span: Span) -> Utf32Str<'_> {
+        let range = span.start..span.start + span.len as usize;
+        if span.wide {
+            Utf32Str::Unicode(&self.chars[range])
+        } else {
+            Utf32Str::Ascii(&self.text.as_bytes()[range])
+        }
+    }
+
+    /// Scores the `candidates` (entry indexes, in catalog order) against `query`'s needle:
+    /// the matches best first (ties in catalog order), and the matches in catalog order.
+    /// `entries` are the ones this index was made of.
+    fn score(
+        &self,
+        entries: &[Entry],
+        query: &Query,
+        candidates: &[u32],
+    ) -> (Vec<Ranked>, Vec<u32>) {
+        let names = Pattern::parse(&query.needle, CaseMatching::Smart, Normalization::Smart);
+        let words = Words::new(&query.needle);
+        // With pattern syntax in the needle, its words are no plain letters to look for.
+        let plain = !query.needle.contains(PATTERN_SYNTAX);
+        let greedy = plain && query.needle.is_ascii();
+        let needle_lower = query.needle.to_lowercase();
+        let score_chunk = |chunk: &[u32]| -> Vec<Ranked> {
+            let mut matcher = Matcher::new(Config::DEFAULT);
+            let mut fuzzy = |span: Span| {
+                if span.len == 0 {
+                    return None;
+                }
+                let haystack = self.haystack(span);
+                if plain && !greedy && !words.may_match(haystack) {
+                    return None;
+                }
+                if greedy {
+                    words.score_greedy(haystack, &mut matcher)
+                } else {
+                    names.score(haystack, &mut matcher)
+                }
+            };
+            chunk
+                .iter()
+                .filter_map(|&index| {
+                    let row = &self.rows[index as usize];
+                    let slash = fuzzy(row.slash);
+                    let title = fuzzy(row.title);
+                    let description = words.in_description(self, entries, index as usize);
+                    let best = slash.max(title).max(description)?;
+                    // An exact name is also a fuzzy match of the slash name.
+                    let exact = slash.is_some() && self.is_named(row, &needle_lower);
+                    Some(Ranked {
+                        index: index as usize,
+                        // Exact names tie with each other, so they keep the catalog order.
+                        score: if exact { EXACT_BONUS } else { best },
+                    })
+                })
+                .collect()
+        };
+        let threads = if candidates.len() < PARALLEL_FROM {
+            1
+        } else {
+            std::thread::available_parallelism().map_or(1, |n| n.get().min(4))
+        };
+        let matched: Vec<Ranked> = if threads == 1 {
+            score_chunk(candidates)
+        } else {
+            let chunk_len = candidates.len().div_ceil(threads);
+            std::thread::scope(|scope| {
+                let workers: Vec<_> = candidates
+                    .chunks(chunk_len)
+                    .map(|chunk| scope.spawn(|| score_chunk(chunk)))
+                    .collect();
+                workers
+                    .into_iter()
+                    .flat_map(|w| w.join().expect("scoring does not panic"))
+                    .collect()
+            })
+        };
+        let in_order = matched.iter().map(|r| r.index as u32).collect();
+        (best_first(&matched), in_order)
+    }
+
+    /// Whether `needle_lower` (lowercase) is the row's name, slash name or title, ignoring
+    /// case. It runs for every match, so it allocates nothing.
+    fn is_named(&self, row: &Row, needle_lower: &str) -> bool {
+        let same = |haystack: Utf32Str<'_>| match haystack {
+            // Lowercase ASCII is as long as the ASCII it came from.
+            Utf32Str::Ascii(bytes) => {
+                bytes.len() == needle_lower.len()
+                    && bytes.eq_ignore_ascii_case(needle_lower.as_bytes())
+            }
+            Utf32Str::Unicode(chars) => chars
+                .iter()
+                .flat_map(|c| c.to_lowercase())
+                .eq(needle_lower.chars()),
+        };
+        let slash = self.haystack(row.slash);
+        let name_at = (row.name_at as usize).min(slash.len());
+        same(slash)
+            || same(slash.slice(name_at..))
+            || (row.title.len > 0 && same(self.haystack(row.title)))
+    }
+}
+
+/// `ranked` by score, best first, ties by index: sorted as single numbers, which is quicker
+/// than comparing pairs (this runs on every key over up to every prompt).
+fn best_first(ranked: &[Ranked]) -> Vec<Ranked> {
+    let mut keys: Vec<u64> = ranked
+        .iter()
+        .map(|r| (u64::from(u32::MAX - r.score) << 32) | r.index as u64)
+        .collect();
+    keys.sort_unstable();
+    keys.into_iter()
+        .map(|key| Ranked {
+            index: (key & u64::from(u32::MAX)) as usize,
+            score: u32::MAX - (key >> 32) as u32,
+        })
+        .collect()
+}
+
+/// A plain needle (no pattern syntax) as words, for the quick checks: whether a name holds
+/// every word's letters in order (else fuzzy scoring is skipped), and whether a description
+/// holds every word.
+struct Words {
+    words: Vec<Word>,
+}
+
+struct Word {
+    /// As typed when it has a capital (Smart case: then case counts), else lowercase.
+    text: String,
+    case_sensitive: bool,
+    finder: Finder<'static>,
+}
+
+impl Words {
+    fn new(needle: &str) -> Words {
+        let words = needle
+            .split_whitespace()
+            .map(|word| {
+                let case_sensitive = word.chars().any(char::is_uppercase);
+                let text = if case_sensitive {
+                    word.to_string()
+                } else {
+                    word.to_lowercase()
+                };
+                Word {
+                    finder: Finder::new(text.as_bytes()).into_owned(),
+                    text,
+                    case_sensitive,
+                }
+            })
+            .collect();
+        Words { words }
+    }
+
+    /// False only when the fuzzy matcher cannot match `haystack` (some word's letters are
+    /// not in it in order). Text that is not ASCII may match letters by their base form
+    /// (`e` matches `é`), so it passes.
+    fn may_match(&self, haystack: Utf32Str<'_>) -> bool {
+        let Utf32Str::Ascii(bytes) = haystack else {
+            return true;
+        };
+        self.words.iter().all(|word| {
+            // Words are never empty (split on whitespace).
+            let wanted = word.text.as_bytes();
+            let mut found = 0;
+            for &byte in bytes {
+                let byte = if word.case_sensitive {
+                    byte
+                } else {
+                    byte.to_ascii_lowercase()
+                };
+                if byte == wanted[found] {
+                    found += 1;
+                    if found == wanted.len() {
+                        return true;
+                    }
+                }
+            }
+            false
+        })
+    }
+
+    /// The fuzzy score of `haystack`: every word matched, greedily (one pass, no matrix;
+    /// fzf's first algorithm), with nucleo's scores. For plain ASCII words only.
+    fn score_greedy(&self, haystack: Utf32Str<'_>, matcher: &mut Matcher) -> Option<u32> {
+        let mut score = 0;
+        for word in &self.words {
+            matcher.config.ignore_case = !word.case_sensitive;
+            matcher.config.normalize = true;
+            score += u32::from(
+                matcher.fuzzy_match_greedy(haystack, Utf32Str::Ascii(word.text.as_bytes()))?,
+            );
+        }
+        Some(score)
+    }
+
+    /// The score of entry `index`'s description when it holds every word, else `None`:
+    /// each word counts as its letters matched in a row, at half the weight of a name.
+    fn in_description(&self, index: &SearchIndex, entries: &[Entry], entry: usize) -> Option<u32> {
+        let mut score = 0;
+        for word in &self.words {
+            let text = if word.case_sensitive {
+                // Rare (a capital typed), so read from the entry, not kept twice.
+                entries[entry]
+                    .prompt
+                    .description
+                    .as_deref()
+                    .unwrap_or("")
+                    .as_bytes()
+            } else {
+                let span = index.rows[entry].description;
+                &index.text.as_bytes()[span.start..span.start + span.len as usize]
+            };
+            word.finder.find(text)?;
+            score += DESCRIPTION_SCORE_PER_CHAR * word.text.chars().count() as u32;
+        }
+        Some(score)
+    }
+}
+
+/// Finds the characters of each text a needle matches, for highlighting the rows of a
+/// menu: one pattern and one matcher (whose buffers are large) serve every row.
+pub struct Highlighter {
+    pattern: Option<Pattern>,
+    matcher: Matcher,
+    buffer: Vec<char>,
+    indices: Vec<u32>,
+}
+
+impl Highlighter {
+    /// A highlighter for `needle` (an empty one highlights nothing).
+    pub fn new(needle: &str) -> Highlighter {
+        Highlighter {
+            pattern: (!needle.is_empty())
+                .then(|| Pattern::parse(needle, CaseMatching::Smart, Normalization::Smart)),
+            matcher: Matcher::new(Config::DEFAULT),
+            buffer: Vec::new(),
+            indices: Vec::new(),
+        }
+    }
+
+    /// The char positions of `text` that the needle matches, in order (empty when it does
+    /// not match).
+    pub fn positions(&mut self, text: &str) -> Vec<usize> {
+        let Some(pattern) = &self.pattern else {
+            return Vec::new();
+        };
+        self.indices.clear();
+        let haystack = Utf32Str::new(text, &mut self.buffer);
+        if pattern
+            .indices(haystack, &mut self.matcher, &mut self.indices)
+            .is_none()
+        {
+            return Vec::new();
+        }
+        self.indices.sort_unstable();
+        self.indices.dedup();
+        self.indices.iter().map(|&i| i as usize).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mcp::PromptInfo;
+
+    fn entry(server: &str, name: &str, description: &str) -> Entry {
+        Entry::new(PromptInfo {
+            server: server.into(),
+            name: name.into(),
+            title: None,
+            description: Some(description.into()),
+            arguments: Vec::new(),
+        })
+    }
+
+    proptest::proptest! {
+        /// The quick check before fuzzy scoring never drops what the fuzzy matcher matches.
+        #[test]
+        fn the_quick_check_never_drops_a_fuzzy_match(
+            text in "[a-zA-Z:_ é-]{0,24}",
+            needle in "[a-zA-Z é]{1,6}",
+        ) {
+            let pattern = Pattern::parse(&needle, CaseMatching::Smart, Normalization::Smart);
+            let mut matcher = Matcher::new(Config::DEFAULT);
+            let mut buffer = Vec::new();
+            let haystack = Utf32Str::new(&text, &mut buffer);
+            let matched = pattern.score(haystack, &mut matcher).is_some();
+            proptest::prop_assert!(!matched || Words::new(&needle).may_match(haystack));
+        }
+    }
+
+    #[test]
+    fn the_quick_check_drops_names_without_the_letters_in_order() {
+        let may = |needle: &str, text: &str| {
+            Words::new(needle).may_match(Utf32Str::Ascii(text.as_bytes()))
+        };
+        assert!(may("gre", "py:greet"));
+        assert!(!may("gre", "py:erg"));
+        assert!(may("Gr", "py:Greet"));
+        assert!(!may("Gr", "py:greet"));
+        assert!(!may("ab cd", "dcab"));
+        assert!(may("ab cd", "cdab"));
+        let mut buffer = Vec::new();
+        assert!(Words::new("e").may_match(Utf32Str::new("café", &mut buffer)));
+    }
+
+    #[test]
+    fn exact_names_are_found_in_the_index_ignoring_case() {
+        let entries = [entry("py", "Greet", ""), entry("ünï", "cödé", "")];
+        let index = SearchIndex::new(&entries);
+        assert!(index.is_named(&index.rows[0], "greet"));
+        assert!(index.is_named(&index.rows[0], "py:greet"));
+        assert!(!index.is_named(&index.rows[0], "gree"));
+        assert!(index.is_named(&index.rows[1], "cödé"));
+        assert!(index.is_named(&index.rows[1], "ünï:cödé"));
+        assert!(!index.is_named(&index.rows[1], "ünï"));
+    }
+
+    #[test]
+    fn scoring_in_parallel_keeps_the_order() {
+        let entries: Vec<Entry> = (0..PARALLEL_FROM * 2 + 7)
+            .map(|i| {
+                entry(
+                    "s",
+                    &format!("p{}", i % 97),
+                    if i % 2 == 0 { "even p1" } else { "odd" },
+                )
+            })
+            .collect();
+        let index = SearchIndex::new(&entries);
+        let query = Query::parse("p1", ["s"]);
+        let all: Vec<u32> = (0..entries.len() as u32).collect();
+        let (whole, in_order) = index.score(&entries, &query, &all);
+        let mut one_by_one: Vec<Ranked> = all
+            .chunks(PARALLEL_FROM - 1)
+            .flat_map(|c| index.score(&entries, &query, c).0)
+            .collect();
+        one_by_one.sort_unstable_by_key(|r| (std::cmp::Reverse(r.score), r.index));
+        assert_eq!(whole, one_by_one);
+        assert!(whole.len() > PARALLEL_FROM);
+        assert!(
+            whole.windows(2).all(|w| w[0].score > w[1].score
+                || (w[0].score == w[1].score && w[0].index < w[1].index))
+        );
+        assert!(in_order.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(in_order.len(), whole.len());
+    }
+}
