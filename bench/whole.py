@@ -16,9 +16,11 @@ the benchmark (exit 1).
 import argparse
 import json
 import os
+import signal
 import statistics
 import sys
 import tempfile
+import textwrap
 import threading
 import time
 
@@ -37,6 +39,8 @@ PARALLEL_RATIO_BUDGET = 1.5
 FIRST_FRAME_BUDGET_MS = 50
 DELAY_S = 0.3
 PARALLEL_SERVERS = 10
+# A run longer than this is killed and stops the benchmark.
+RUN_TIMEOUT_S = 120
 
 
 class BenchError(Exception):
@@ -69,6 +73,7 @@ def run_once(argv, env, workdir, tag):
         (os.POSIX_SPAWN_OPEN, 2, err_path, flags, 0o644),
     ]
     peak = [None]
+    timed_out = [False]
     done = threading.Event()
     started = time.perf_counter()
     pid = os.posix_spawn(argv[0], argv, env, file_actions=actions)
@@ -78,6 +83,9 @@ def run_once(argv, env, workdir, tag):
             value = _vm_hwm_kib(pid)
             if value is not None:
                 peak[0] = value
+            if time.perf_counter() - started > RUN_TIMEOUT_S and not timed_out[0]:
+                timed_out[0] = True
+                os.kill(pid, signal.SIGKILL)
             time.sleep(0.001)
 
     sampler = threading.Thread(target=sample, daemon=True)
@@ -90,6 +98,9 @@ def run_once(argv, env, workdir, tag):
         out = f.read().decode("utf-8", "replace")
     with open(err_path, "rb") as f:
         err = f.read().decode("utf-8", "replace")
+    if timed_out[0]:
+        raise BenchError("%s ran longer than %d s (killed)\nstderr:\n%s"
+                         % (" ".join(argv), RUN_TIMEOUT_S, err[-2000:]))
     return wall, peak[0], os.waitstatus_to_exitcode(status), out, err
 
 
@@ -435,7 +446,7 @@ def table(args):
     add("")
     add("Notes:")
     for note in NOTES:
-        add("  - " + note)
+        add(textwrap.fill(note, width=106, initial_indent="  - ", subsequent_indent="    "))
     print("\n".join(lines))
 
 
@@ -448,9 +459,17 @@ NOTES = [
     " one request, prints the answer; then ends the server as mcpick does (closes its stdin,"
     " 100 ms to exit, SIGTERM to its process group, 100 ms, SIGKILL).",
     "mcpick asks server/discover first (2026-07-28) and falls back to initialize for a"
-    " legacy server such as server-everything; `get` lists the prompts before prompts/get.",
+    " legacy server such as server-everything (one more round trip); with a 2026-07-28"
+    " server (mcpick serve) it opens subscriptions/listen and waits for its acknowledgement"
+    " before prompts/list; `get` lists the prompts before prompts/get.",
     "Inspector: @modelcontextprotocol/inspector CLI (see bench/run.sh for the version), run"
-    " on Node 22 from target/peers/node22; the servers run on the PATH's node.",
+    " on Node 22 from target/peers/node22; the servers run on the PATH's node. It sends"
+    " logging/setLevel before the request; its SDK's StdioClientTransport.close ends the"
+    " server's stdin, waits up to 2 s for it to exit, then SIGTERMs the process (2 s more,"
+    " then SIGKILL).",
+    "server-everything does not exit within 100 ms of its stdin closing, so about 100 ms of"
+    " every floor and mcpick run on it is that grace before the SIGTERM; `mcpick serve"
+    " --builtin` exits on its own.",
     "Menu (section 3): the release binary in a 120x40 pseudo-terminal; times from the spawn"
     " to the read that first leaves text on the alternate screen (first frame) and to the"
     " one after which the status bar shows every server ready with its prompt count (menu"
