@@ -1,0 +1,380 @@
+//! How fast the full-screen menu starts, and how much memory it takes (DESIGN.md §6).
+//!
+//! Runs the release binary in a pseudo-terminal (120×40) and times, from the spawn:
+//! - the first frame: the first output that leaves something on the alternate screen,
+//!   with 10 servers configured (budget 50 ms, before any server answers);
+//! - the complete menu: the status bar showing every server ready with its prompt count,
+//!   for 1 and for 10 stdio servers that each sleep 300 ms before starting (budget: 10 take
+//!   less than 1.5× the time of one).
+//!
+//! Then mcpick's own peak memory (VmHWM, its servers not counted) once the menu is complete:
+//! with the bundled library (no config file: the default) and with a server of 10,000
+//! prompts (`tests/peers/chaos_server.py many:10000`; budget 30 MiB).
+//!
+//! ```sh
+//! cargo bench --bench startup [-- RUNS]     # default 7 runs each, after a warm-up
+//! ```
+//!
+//! With `MCPICK_BENCH_JSON=FILE` the samples are also written to FILE (for bench/run.sh).
+
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+use std::io::Read;
+use std::path::PathBuf;
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use common::{Sandbox, root, toml_str};
+use portable_pty::{CommandBuilder, PtySize, native_pty_system};
+use serde_json::json;
+
+const ROWS: u16 = 40;
+const COLS: u16 = 120;
+/// How long each server waits before it starts.
+const DELAY: &str = "0.3";
+const SERVERS: usize = 10;
+const FIRST_FRAME_BUDGET_MS: u64 = 50;
+const MEMORY_BUDGET_MIB: u64 = 30;
+const MANY: usize = 10_000;
+/// Longer than this, a run counts as failed.
+const TIMEOUT: Duration = Duration::from_secs(60);
+/// How long after the menu is complete its memory is read (a few more frames drawn).
+const SETTLE: Duration = Duration::from_millis(300);
+
+/// What one start of the menu showed, and when.
+struct Run {
+    /// From the spawn to the first output that leaves text on the alternate screen.
+    first_frame: Duration,
+    /// The screen of that first frame.
+    first_screen: String,
+    /// From the spawn to the output that made the menu complete.
+    complete: Duration,
+    /// mcpick's VmHWM after the menu was complete.
+    peak_kib: u64,
+    /// Its VmRSS then.
+    rss_kib: u64,
+}
+
+fn main() {
+    // `cargo bench` passes `--bench`; a number is the count of runs.
+    let runs: usize = std::env::args()
+        .skip(1)
+        .find_map(|a| a.parse().ok())
+        .unwrap_or(7)
+        .max(1);
+    let binary = env!("CARGO_BIN_EXE_mcpick");
+
+    let delayed = |count: usize| {
+        let mut config = String::new();
+        for n in 0..count {
+            config.push_str(&format!(
+                "[servers.s{n}]\ncommand = \"/bin/sh\"\nargs = [\"-c\", {}, {}]\n\n",
+                toml_str(format!("sleep {DELAY}; exec \"$0\" serve --builtin")),
+                toml_str(binary)
+            ));
+        }
+        config
+    };
+    let names = |count: usize| -> Vec<String> { (0..count).map(|n| format!("s{n}")).collect() };
+
+    // Start: 1 and 10 delayed servers, interleaved, one warm-up round first.
+    let mut one = Vec::new();
+    let mut ten = Vec::new();
+    for round in 0..=runs {
+        let a = run(Some(&delayed(1)), &names(1), None);
+        let b = run(Some(&delayed(SERVERS)), &names(SERVERS), None);
+        if round > 0 {
+            one.push(a);
+            ten.push(b);
+        }
+        eprintln!("  startup round {round}/{runs}{} done", warm_up(round));
+    }
+
+    // Memory: the bundled library (no config), then 10,000 prompts.
+    let chaos = format!(
+        "[servers.chaos]\ncommand = {}\nargs = [{}, {}]\ntimeout_ms = 60000\n",
+        toml_str(python3()),
+        toml_str(root().join("tests/peers/chaos_server.py").to_string_lossy()),
+        toml_str(format!("many:{MANY}"))
+    );
+    // many:N serves N prompts plus `hello`, `greet` and `needle-42`.
+    let many_count = (MANY + 3).to_string();
+    let mut builtin = Vec::new();
+    let mut many = Vec::new();
+    for round in 0..=runs {
+        let a = run(None, &["builtin".to_string()], None);
+        let b = run(Some(&chaos), &["chaos".to_string()], Some(&many_count));
+        if round > 0 {
+            builtin.push(a);
+            many.push(b);
+        }
+        eprintln!("  memory round {round}/{runs}{} done", warm_up(round));
+    }
+
+    let ms = |runs: &[Run], pick: fn(&Run) -> Duration| -> Vec<f64> {
+        runs.iter()
+            .map(|r| pick(r).as_secs_f64() * 1000.0)
+            .collect()
+    };
+    let answered = ten
+        .iter()
+        .filter(|r| ready(&r.first_screen, &names(SERVERS), None) > 0)
+        .count();
+    let first_frame_what = if answered == 0 {
+        format!("first frame, {SERVERS} servers (none ready yet)")
+    } else {
+        format!("first frame, {SERVERS} servers ({answered} runs with one ready: OVER)")
+    };
+    let times = vec![
+        json!({"name": "first_frame_10", "what": first_frame_what,
+               "ms": ms(&ten, |r| r.first_frame), "budget_ms": FIRST_FRAME_BUDGET_MS,
+               "runs_with_a_server_ready": answered}),
+        json!({"name": "first_frame_1", "what": "first frame, 1 server",
+               "ms": ms(&one, |r| r.first_frame)}),
+        json!({"name": "complete_1", "what": format!("menu complete, 1 server ({DELAY} s delay)"),
+               "ms": ms(&one, |r| r.complete)}),
+        json!({"name": "complete_10",
+               "what": format!("menu complete, {SERVERS} servers ({DELAY} s delay)"),
+               "ms": ms(&ten, |r| r.complete), "ratio_to": "complete_1"}),
+    ];
+    let kib = |runs: &[Run]| -> Vec<u64> { runs.iter().map(|r| r.peak_kib).collect() };
+    let rss = |runs: &[Run]| -> Vec<u64> { runs.iter().map(|r| r.rss_kib).collect() };
+    let memory = vec![
+        json!({"what": "menu, bundled library (default, no config)", "kib": kib(&builtin), "rss_kib": rss(&builtin)}),
+        json!({"what": format!("menu, {} prompts (chaos many:{MANY})", MANY + 3),
+               "kib": kib(&many), "rss_kib": rss(&many), "budget_mib": MEMORY_BUDGET_MIB}),
+        json!({"what": format!("menu, {SERVERS} delayed servers"), "kib": kib(&ten), "rss_kib": rss(&ten)}),
+    ];
+
+    println!(
+        "{:<48} {:>9} {:>9} {:>9}",
+        "startup (ms from spawn)", "median", "min", "max"
+    );
+    for row in &times {
+        let values: Vec<f64> = serde_json::from_value(row["ms"].clone()).unwrap();
+        let (median, min, max) = spread(values);
+        println!(
+            "{:<48} {median:>9.1} {min:>9.1} {max:>9.1}",
+            row["what"].as_str().unwrap()
+        );
+    }
+    println!(
+        "{:<48} {:>9} {:>9}",
+        "memory of mcpick, menu complete", "VmHWM", "VmRSS"
+    );
+    for row in &memory {
+        let max = |key: &str| {
+            let values: Vec<u64> = serde_json::from_value(row[key].clone()).unwrap();
+            values.iter().max().copied().unwrap_or(0) as f64 / 1024.0
+        };
+        println!(
+            "{:<48} {:>5.1} MiB {:>5.1} MiB",
+            row["what"].as_str().unwrap(),
+            max("kib"),
+            max("rss_kib")
+        );
+    }
+    if let Some(path) = std::env::var_os("MCPICK_BENCH_JSON") {
+        let all = json!({"runs": runs, "times": times, "memory": memory});
+        std::fs::write(&path, serde_json::to_string_pretty(&all).unwrap())
+            .unwrap_or_else(|e| panic!("write {}: {e}", PathBuf::from(&path).display()));
+    }
+}
+
+fn warm_up(round: usize) -> &'static str {
+    if round == 0 { " (warm-up)" } else { "" }
+}
+
+fn spread(mut values: Vec<f64>) -> (f64, f64, f64) {
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    let median = if n % 2 == 1 {
+        values[n / 2]
+    } else {
+        (values[n / 2 - 1] + values[n / 2]) / 2.0
+    };
+    (median, values[0], values[n - 1])
+}
+
+/// How many of `servers` the status bar shows ready (with `count` prompts each, when
+/// given), in its full form (`● NAME COUNT`) or its compact one (`● N ready`).
+fn ready(screen: &str, servers: &[String], count: Option<&str>) -> usize {
+    // The status bar is the row above the key hints; any row showing more counts.
+    screen
+        .lines()
+        .map(|line| ready_in(line, servers, count))
+        .max()
+        .unwrap_or(0)
+}
+
+fn ready_in(status: &str, servers: &[String], count: Option<&str>) -> usize {
+    if count.is_none()
+        && let Some(at) = status.find("● ")
+        && let Some((n, rest)) = status[at + "● ".len()..].split_once(' ')
+        && rest.starts_with("ready")
+        && let Ok(n) = n.parse()
+    {
+        return n;
+    }
+    servers
+        .iter()
+        .filter(|name| {
+            let mark = format!("● {name} ");
+            status.match_indices(&mark).any(|(at, _)| {
+                let rest = &status[at + mark.len()..];
+                let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+                match count {
+                    Some(count) => digits == count,
+                    None => !digits.is_empty(),
+                }
+            })
+        })
+        .count()
+}
+
+/// Starts mcpick (with `config`, or none: the bundled library) in a PTY, waits until every
+/// server in `servers` is ready, reads its VmHWM, quits it with Ctrl-C.
+fn run(config: Option<&str>, servers: &[String], count: Option<&str>) -> Run {
+    let sandbox = Sandbox::new(config.unwrap_or(""));
+    let dir = sandbox.dir.path();
+    let mut command = CommandBuilder::new(env!("CARGO_BIN_EXE_mcpick"));
+    if config.is_some() {
+        command.arg("--config");
+        command.arg(sandbox.config());
+    }
+    command.cwd(dir);
+    command.env("TERM", "xterm-256color");
+    command.env("HOME", dir);
+    command.env("XDG_CONFIG_HOME", dir.join("xdg-config"));
+    command.env("XDG_DATA_HOME", dir.join("xdg-data"));
+    command.env("XDG_STATE_HOME", dir.join("xdg-state"));
+    command.env("XDG_CACHE_HOME", dir.join("xdg-cache"));
+    for name in [
+        "MCPICK_CONFIG",
+        "MCPICK_LOG",
+        "NO_COLOR",
+        "VISUAL",
+        "EDITOR",
+        "DISPLAY",
+        "WAYLAND_DISPLAY",
+        "TMUX",
+    ] {
+        command.env_remove(name);
+    }
+    let pair = native_pty_system()
+        .openpty(PtySize {
+            rows: ROWS,
+            cols: COLS,
+            pixel_width: 0,
+            pixel_height: 0,
+        })
+        .expect("open a PTY");
+    let mut reader = pair.master.try_clone_reader().expect("PTY reader");
+    let mut writer = pair.master.take_writer().expect("PTY writer");
+
+    let started = Instant::now();
+    let mut child = pair.slave.spawn_command(command).expect("start mcpick");
+    drop(pair.slave);
+    let pid = child.process_id().expect("a pid");
+
+    // The reader notes when the first frame and the complete menu arrive.
+    let (tx, rx) = mpsc::channel();
+    let screen = Arc::new(Mutex::new(String::new()));
+    {
+        let servers = servers.to_vec();
+        let count = count.map(str::to_string);
+        let screen = screen.clone();
+        std::thread::spawn(move || {
+            let mut parser = vt100::Parser::new(ROWS, COLS, 0);
+            let mut first: Option<(Duration, String)> = None;
+            let mut done = false;
+            let mut buffer = [0u8; 65536];
+            loop {
+                let n = match reader.read(&mut buffer) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => n,
+                };
+                let at = started.elapsed();
+                parser.process(&buffer[..n]);
+                if done {
+                    continue;
+                }
+                let contents = parser.screen().contents();
+                if first.is_none()
+                    && parser.screen().alternate_screen()
+                    && !contents.trim().is_empty()
+                {
+                    first = Some((at, contents.clone()));
+                }
+                if first.is_some() && ready(&contents, &servers, count.as_deref()) == servers.len()
+                {
+                    done = true;
+                    let (first_frame, first_screen) = first.take().unwrap();
+                    let _ = tx.send((first_frame, first_screen, at));
+                }
+                *screen.lock().unwrap() = contents;
+            }
+        });
+    }
+    let Ok((first_frame, first_screen, complete)) = rx.recv_timeout(TIMEOUT) else {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!(
+            "the menu was not complete within {TIMEOUT:?} (servers {servers:?}); the screen:\n{}",
+            screen.lock().unwrap()
+        );
+    };
+    std::thread::sleep(SETTLE);
+    let peak_kib = proc_status_kib(pid, "VmHWM:").expect("mcpick's VmHWM");
+    let rss_kib = proc_status_kib(pid, "VmRSS:").expect("mcpick's VmRSS");
+    use std::io::Write;
+    let _ = writer.write_all(b"\x03");
+    let _ = writer.flush();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        if let Ok(Some(status)) = child.try_wait() {
+            assert!(status.success(), "mcpick exited with {status:?}");
+            break;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("mcpick did not exit after Ctrl-C");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    Run {
+        first_frame,
+        first_screen,
+        complete,
+        peak_kib,
+        rss_kib,
+    }
+}
+
+/// A `KEY: N kB` line of /proc/PID/status.
+fn proc_status_kib(pid: u32, key: &str) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix(key))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+}
+
+/// The Python interpreter itself, not a version manager's shim (as tests/chaos.rs does).
+fn python3() -> &'static str {
+    static PYTHON: OnceLock<String> = OnceLock::new();
+    PYTHON.get_or_init(|| {
+        std::process::Command::new("python3")
+            .args(["-c", "import sys; print(sys.executable)"])
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+            .filter(|path| !path.is_empty())
+            .unwrap_or_else(|| "python3".into())
+    })
+}
