@@ -36,12 +36,16 @@
 //! cargo bench --bench micro            # everything
 //! cargo bench --bench micro filter/100k  # only what matches the filter
 //! ```
+//!
+//! Criterion prints each mean with its confidence interval; the medians the budgets speak
+//! of are in `target/criterion/GROUP/BENCH/new/estimates.json` (`median.point_estimate`,
+//! in nanoseconds).
 
 use std::hint::black_box;
 use std::sync::LazyLock;
 use std::time::{Duration, Instant};
 
-use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
+use criterion::{BatchSize, Criterion, SamplingMode, criterion_group, criterion_main};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -394,11 +398,30 @@ fn draw(terminal: &mut Terminal<TestBackend>, app: &App) {
         .expect("a test terminal draws");
 }
 
-fn configure(group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>) {
+/// How long a benchmark runs: short, so that the whole file runs in a few minutes.
+#[derive(Clone, Copy)]
+enum Pace {
+    /// Microseconds to a few milliseconds an iteration: 20 samples, linear sampling.
+    Fast,
+    /// Up to a few hundred milliseconds an iteration: as many iterations in each sample
+    /// (flat sampling), so a slow one does not stretch the run.
+    Slow {
+        /// Samples taken (10 at least).
+        samples: usize,
+    },
+}
+
+fn configure(
+    group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    pace: Pace,
+) {
     group
-        .sample_size(20)
         .warm_up_time(Duration::from_millis(500))
         .measurement_time(Duration::from_secs(3));
+    match pace {
+        Pace::Fast => group.sample_size(20),
+        Pace::Slow { samples } => group.sample_size(samples).sampling_mode(SamplingMode::Flat),
+    };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -411,7 +434,7 @@ fn picker(c: &mut Criterion) {
         // Built on first use, so a filter that skips these benches skips the build too.
         let mut slot: Option<App> = None;
         let mut group = c.benchmark_group(format!("filter/{label}"));
-        configure(&mut group);
+        configure(&mut group, Pace::Slow { samples: 20 });
         // (bench name, the query before the key, the key, the key that takes it back)
         let keys: [(&str, &str, KeyCode, KeyCode); 4] = [
             ("key1_t", "", KeyCode::Char('t'), KeyCode::Backspace),
@@ -442,7 +465,7 @@ fn picker(c: &mut Criterion) {
             continue;
         }
         let mut group = c.benchmark_group(format!("draw_picker/{label}"));
-        configure(&mut group);
+        configure(&mut group, Pace::Fast);
         for (name, query) in [("empty_query", ""), ("query_trans", QUERY)] {
             group.bench_function(name, |b| {
                 let app = slot.get_or_insert_with(|| menu_app(per_server));
@@ -505,7 +528,7 @@ fn fetched(id: u64, messages: PromptMessages) -> Msg {
 /// The review screen of a 5 MB message: opening it, and typing in its editor.
 fn review(c: &mut Criterion) {
     let mut group = c.benchmark_group("review_5mb");
-    configure(&mut group);
+    configure(&mut group, Pace::Slow { samples: 10 });
     let mut base: Option<(App, u64, PromptMessages)> = None;
     let mut base = || {
         base.get_or_insert_with(|| {
@@ -627,7 +650,7 @@ fn review(c: &mut Criterion) {
 /// 50 servers × 200 prompts: the last server's list arriving.
 fn merge(c: &mut Criterion) {
     let mut group = c.benchmark_group("merge_50x200");
-    configure(&mut group);
+    configure(&mut group, Pace::Slow { samples: 20 });
     let mut base: Option<(App, String, Vec<PromptInfo>)> = None;
     for (name, query) in [
         ("last_server_empty_query", ""),
@@ -658,7 +681,7 @@ fn merge(c: &mut Criterion) {
 /// Every export format of 200 messages, about 2 MB.
 fn exports(c: &mut Criterion) {
     let mut group = c.benchmark_group("export_200msg_2mb");
-    configure(&mut group);
+    configure(&mut group, Pace::Fast);
     let mut result: Option<PromptMessages> = None;
     for (name, format) in Format::ALL {
         group.bench_function(name, |b| {
