@@ -249,6 +249,7 @@ fn menu_app(per_server: usize) -> App {
     for (server, prompts) in lists {
         app.update(ready(server, prompts));
     }
+    assert_eq!(app.entries.len(), SERVERS.len() * per_server);
     app
 }
 
