@@ -128,6 +128,16 @@ pub fn for_output(text: &str, for_terminal: bool) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// A byte count in MiB, as people read sizes: `32 MiB`, `38.1 MiB`.
+pub fn mebibytes(bytes: usize) -> String {
+    let mib = bytes as f64 / (1024.0 * 1024.0);
+    if mib.fract() == 0.0 {
+        format!("{mib:.0} MiB")
+    } else {
+        format!("{mib:.1} MiB")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

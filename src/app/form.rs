@@ -98,11 +98,18 @@ pub(super) enum Outcome {
     Submit,
 }
 
+/// The largest text the editor wraps (see [`editor_with`]).
+pub const WRAP_UP_TO_BYTES: usize = 256 * 1024;
+
 /// A text area for a value, cursor at its end.
 pub fn editor_with(text: &str) -> TextArea<'static> {
     let mut editor = TextArea::new(text.split('\n').map(str::to_string).collect());
     editor.set_cursor_line_style(Style::default());
-    editor.set_wrap_mode(ratatui_textarea::WrapMode::WordOrGlyph);
+    // The editor wraps the whole text again on every key: beyond this size typing would
+    // lag, so long lines scroll sideways instead (Ctrl-E opens $EDITOR).
+    if text.len() <= WRAP_UP_TO_BYTES {
+        editor.set_wrap_mode(ratatui_textarea::WrapMode::WordOrGlyph);
+    }
     editor.move_cursor(CursorMove::Bottom);
     editor.move_cursor(CursorMove::End);
     editor
@@ -546,5 +553,21 @@ impl FormState {
             _ => Vec::new(),
         };
         Outcome::Effects(effects)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ratatui_textarea::WrapMode;
+
+    #[test]
+    fn long_texts_are_edited_without_wrapping() {
+        let short = "word ".repeat(1000);
+        assert_eq!(editor_with(&short).wrap_mode(), WrapMode::WordOrGlyph);
+        let long = "word ".repeat(WRAP_UP_TO_BYTES / 5 + 1);
+        let editor = editor_with(&long);
+        assert_eq!(editor.wrap_mode(), WrapMode::None);
+        assert_eq!(editor.lines().join("\n"), long);
     }
 }

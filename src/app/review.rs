@@ -421,7 +421,14 @@ impl ReviewState {
             Some(text) => {
                 self.editor = Some(editor_with(text));
                 self.discard_armed = false;
-                Outcome::Nothing
+                if text.len() > super::form::WRAP_UP_TO_BYTES {
+                    Outcome::Notice(format!(
+                        "A long text ({}): its lines scroll sideways rather than wrap while you edit; Ctrl-E opens $EDITOR.",
+                        crate::text::mebibytes(text.len())
+                    ))
+                } else {
+                    Outcome::Nothing
+                }
             }
             None => Outcome::Warning(format!(
                 "A {} block has no text to edit{}.",

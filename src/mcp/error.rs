@@ -47,8 +47,8 @@ pub enum McpError {
     /// A message from the server was larger than its `max_response_bytes`.
     #[error(
         "the server's answer was {}more than this server's max_response_bytes ({limit} bytes = {}); it was dropped (raise `max_response_bytes` for this server to accept it)",
-        .size.map(|s| format!("{s} bytes ({}), ", mebibytes(s))).unwrap_or_default(),
-        mebibytes(*.limit)
+        .size.map(|s| format!("{s} bytes ({}), ", crate::text::mebibytes(s))).unwrap_or_default(),
+        crate::text::mebibytes(*.limit)
     )]
     TooLarge {
         /// The server's limit, in bytes.
@@ -161,15 +161,5 @@ fn data_suffix(data: Option<&str>) -> String {
     match data {
         Some(data) if data.chars().count() <= 200 && data != "null" => format!(" ({data})"),
         _ => String::new(),
-    }
-}
-
-/// A byte count in MiB, as people read sizes: `32 MiB`, `38.1 MiB`.
-fn mebibytes(bytes: usize) -> String {
-    let mib = bytes as f64 / (1024.0 * 1024.0);
-    if mib.fract() == 0.0 {
-        format!("{mib:.0} MiB")
-    } else {
-        format!("{mib:.1} MiB")
     }
 }
