@@ -320,6 +320,7 @@ impl KeyScreen {
             ],
             KeyScreen::Editor => &[
                 (Back, &["esc"]),
+                (ExternalEditor, &["ctrl-e"]),
                 (Logs, &["ctrl-l"]),
                 (Help, &["f1"]),
                 (Quit, &["ctrl-c"]),

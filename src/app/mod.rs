@@ -747,6 +747,7 @@ impl App {
                             return form.set_focused_value(&text, &self.history, self.tick);
                         }
                         Screen::Questions(q) => q.set_focused_text(&text),
+                        Screen::Review(review) => review.set_edited_text(text),
                         _ => {}
                     },
                     Err(error) => self.warn(error),

@@ -186,6 +186,9 @@ pub(super) enum Outcome {
     ReadResource { server: String, uri: String },
 }
 
+/// The longest text edited in place; a longer one opens in `$EDITOR`.
+pub const EDIT_INLINE_UP_TO_BYTES: usize = 1024 * 1024;
+
 /// The editable text of a block: text blocks and text resources.
 pub fn editable_text(content: &Content) -> Option<&str> {
     match content {
@@ -418,6 +421,14 @@ impl ReviewState {
             return Outcome::Warning("There is no message to edit; a adds one.".into());
         };
         match editable_text(&item.message.content) {
+            // The editor measures the whole text again on every key (~6 ms a MiB): a text
+            // this long goes to $EDITOR, where typing does not lag.
+            Some(text) if text.len() > EDIT_INLINE_UP_TO_BYTES => {
+                self.discard_armed = false;
+                Outcome::Effects(vec![Effect::ExternalEditor {
+                    text: text.to_string(),
+                }])
+            }
             Some(text) => {
                 self.editor = Some(editor_with(text));
                 self.discard_armed = false;
@@ -439,6 +450,20 @@ impl ReviewState {
                     ""
                 }
             )),
+        }
+    }
+
+    /// Takes the text `$EDITOR` gave back: into the editor when it is open (the user goes
+    /// on there), else into the selected message.
+    pub(super) fn set_edited_text(&mut self, text: String) {
+        if self.editor.is_some() {
+            self.editor = Some(editor_with(&text));
+        } else if let Some(item) = self.items.get_mut(self.selected)
+            && editable_text(&item.message.content).is_some()
+        {
+            let mut content = item.message.content.clone();
+            set_text(&mut content, text);
+            item.set_content(content);
         }
     }
 
@@ -486,6 +511,13 @@ impl ReviewState {
 
     /// Runs a review action.
     pub(super) fn action(&mut self, action: Action, options: &Options) -> Outcome {
+        if let Some(editor) = &self.editor
+            && action == Action::ExternalEditor
+        {
+            return Outcome::Effects(vec![Effect::ExternalEditor {
+                text: editor.lines().join("\n"),
+            }]);
+        }
         if self.editor.is_some() || self.input.is_some() || self.confirm.is_some() {
             if action == Action::Back {
                 if self.editor.is_some() {

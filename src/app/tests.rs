@@ -727,6 +727,44 @@ fn the_wheel_scrolls_a_long_message_then_moves_on() {
 }
 
 #[test]
+fn ctrl_e_hands_the_edited_text_to_the_external_editor_and_takes_it_back() {
+    let mut app = app_in_review();
+    app.update(key(KeyCode::Char('e')));
+    type_text(&mut app, " Hot?");
+    let effects = app.update(Msg::Key(KeyEvent::new(
+        KeyCode::Char('e'),
+        KeyModifiers::CONTROL,
+    )));
+    let [Effect::ExternalEditor { text }] = effects.as_slice() else {
+        panic!("expected the external editor, got {effects:?}");
+    };
+    assert!(text.ends_with("Weather in New York? Hot?"), "{text}");
+    app.update(Msg::Edited(Ok("Rewritten outside".into())));
+    assert_eq!(app.key_screen(), KeyScreen::Editor);
+    app.update(key(KeyCode::Esc));
+    assert!(review(&app).export().contains("Rewritten outside"));
+    assert!(review(&app).is_edited(0));
+}
+
+#[test]
+fn a_text_too_long_to_edit_in_place_opens_in_the_external_editor() {
+    let mut app = app_in_review();
+    let long = "word ".repeat(crate::app::review::EDIT_INLINE_UP_TO_BYTES / 5 + 1);
+    if let Screen::Review(review) = &mut app.screen {
+        review.items[0].set_content(Content::text(long.clone()));
+    }
+    let effects = app.update(key(KeyCode::Char('e')));
+    assert!(
+        matches!(effects.as_slice(), [Effect::ExternalEditor { text }] if *text == long),
+        "{effects:?}"
+    );
+    assert_ne!(app.key_screen(), KeyScreen::Editor);
+    app.update(Msg::Edited(Ok("short now".into())));
+    assert!(review(&app).export().contains("short now"));
+    assert!(review(&app).is_edited(0));
+}
+
+#[test]
 fn a_remembered_value_is_replaced_by_typing_and_an_empty_one_stays_empty() {
     let mut app = ready_app();
     app.history.record(
