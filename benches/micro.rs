@@ -12,10 +12,12 @@
 //!   line and with `trans` typed. Budget: **< 2 ms per frame.**
 //! - `review_5mb/…`: a `prompts/get` result holding a 5 MB text message. `open` is the app
 //!   taking the result (`Msg::Fetched`) and switching to the review; `open_first_frame`
-//!   adds the first frame drawn of it (which wraps the message). `edit_start` is `e`
-//!   opening the editor on the message (with its frame); `editor_key` is one character
-//!   typed in that editor, `editor_key_frame` the same with its frame. Budgets: **opens
-//!   < 100 ms; a keystroke < 16 ms.**
+//!   adds the first frame drawn of it (which wraps the message); `scroll_key_frame` is a
+//!   PageDown there with its frame; `edit_start` is `e`, which hands a text this long to
+//!   `$EDITOR`. Budgets: **opens < 100 ms; a keystroke < 16 ms.**
+//! - `editor_512k/…`: the built-in editor on a 512 KiB message, the longest it edits in place:
+//!   `edit_start` is `e` opening it (with its frame), `editor_key` one character typed in
+//!   it, `editor_key_frame` the same with its frame. Budget: **a keystroke < 16 ms.**
 //! - `merge_50x200/…`: 50 servers × 200 prompts arriving one list at a time; the cost of
 //!   the last server's list arriving (`McpEvent::Ready`), which rebuilds the merged menu
 //!   and filters it again, with an empty search line and with `trans` typed. No budget of
@@ -274,6 +276,8 @@ fn text_of(rng: &mut Lcg, bytes: usize) -> String {
             }
         }
     }
+    // Exactly `bytes` (the text is ASCII), so sizes at a limit stay on their side of it.
+    text.truncate(bytes);
     text
 }
 
@@ -500,10 +504,10 @@ fn app_fetching() -> (App, u64) {
     (app, id)
 }
 
-/// A 5 MB text message from the user, and a short answer.
-fn five_megabytes() -> PromptMessages {
-    let mut rng = Lcg::new(5_000_000);
-    let text = text_of(&mut rng, 5 * 1024 * 1024);
+/// A text message of `bytes` from the user, and a short answer.
+fn long_message(bytes: usize) -> PromptMessages {
+    let mut rng = Lcg::new(bytes as u64);
+    let text = text_of(&mut rng, bytes);
     PromptMessages {
         description: None,
         messages: vec![
@@ -519,6 +523,17 @@ fn five_megabytes() -> PromptMessages {
     }
 }
 
+/// The app in the review of a message of `bytes`, and a terminal showing its first frame
+/// (the message's wrapping is cached by then).
+fn in_review(bytes: usize) -> (App, Terminal<TestBackend>) {
+    let (mut app, id) = app_fetching();
+    app.update(fetched(id, long_message(bytes)));
+    assert!(matches!(app.screen, Screen::Review(_)));
+    let mut terminal = terminal();
+    draw(&mut terminal, &app);
+    (app, terminal)
+}
+
 fn fetched(id: u64, messages: PromptMessages) -> Msg {
     Msg::Fetched {
         id,
@@ -526,7 +541,7 @@ fn fetched(id: u64, messages: PromptMessages) -> Msg {
     }
 }
 
-/// The review screen of a 5 MB message: opening it, and typing in its editor.
+/// The review screen of a 5 MB message: opening it, and a key there.
 fn review(c: &mut Criterion) {
     let mut group = c.benchmark_group("review_5mb");
     configure(&mut group, Pace::Slow { samples: 10 });
@@ -534,7 +549,7 @@ fn review(c: &mut Criterion) {
     let mut base = || {
         base.get_or_insert_with(|| {
             let (app, id) = app_fetching();
-            (app, id, five_megabytes())
+            (app, id, long_message(5 * 1024 * 1024))
         })
         .clone()
     };
@@ -566,24 +581,54 @@ fn review(c: &mut Criterion) {
         );
     });
 
-    // In the review, its first frame drawn (the message's wrapping is cached by then).
-    let mut in_review: Option<App> = None;
-    let mut in_review = || {
-        let app = in_review
-            .get_or_insert_with(|| {
-                let (mut app, id, messages) = base();
-                app.update(fetched(id, messages));
-                assert!(matches!(app.screen, Screen::Review(_)));
-                app
-            })
-            .clone();
-        let mut terminal = terminal();
-        draw(&mut terminal, &app);
-        (app, terminal)
-    };
+    group.bench_function("scroll_key_frame", |b| {
+        let (mut app, mut terminal) = in_review(5 * 1024 * 1024);
+        let terminal = std::cell::RefCell::new(&mut terminal);
+        b.iter_custom(|iters| {
+            time_and_undo(
+                iters,
+                &mut app,
+                |app| {
+                    let effects = app.update(key(KeyCode::PageDown));
+                    draw(&mut terminal.borrow_mut(), app);
+                    effects
+                },
+                |app| {
+                    app.update(key(KeyCode::PageUp));
+                    draw(&mut terminal.borrow_mut(), app);
+                },
+            )
+        });
+    });
+
+    // `e` on a text this long hands it to $EDITOR (the effect; nothing runs here).
+    group.bench_function("edit_start", |b| {
+        let (app, _) = in_review(5 * 1024 * 1024);
+        b.iter_batched_ref(
+            || app.clone(),
+            |app| {
+                let effects = app.update(char_key('e'));
+                assert!(matches!(
+                    effects.as_slice(),
+                    [Effect::ExternalEditor { .. }]
+                ));
+                effects
+            },
+            BatchSize::PerIteration,
+        );
+    });
+    group.finish();
+}
+
+/// The built-in editor on a 512 KiB message (the longest edited in place): opening it, and
+/// typing in it.
+fn editor(c: &mut Criterion) {
+    let mut group = c.benchmark_group("editor_512k");
+    configure(&mut group, Pace::Slow { samples: 10 });
+    let bytes = mcpick::app::review::EDIT_INLINE_UP_TO_BYTES;
 
     group.bench_function("edit_start", |b| {
-        let (mut app, mut terminal) = in_review();
+        let (mut app, mut terminal) = in_review(bytes);
         b.iter_custom(|iters| {
             time_and_undo(
                 iters,
@@ -600,9 +645,9 @@ fn review(c: &mut Criterion) {
         });
     });
 
-    // In the editor on the 5 MB message, its frame drawn.
-    let mut editing = || {
-        let (mut app, mut terminal) = in_review();
+    // In the editor on the message, its frame drawn.
+    let editing = || {
+        let (mut app, mut terminal) = in_review(bytes);
         app.update(char_key('e'));
         match &app.screen {
             Screen::Review(review) => assert!(review.editor.is_some()),
@@ -693,5 +738,5 @@ fn exports(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, picker, review, merge, exports);
+criterion_group!(benches, picker, review, editor, merge, exports);
 criterion_main!(benches);

@@ -91,15 +91,16 @@ pub fn find<'a>(prompts: &'a [PromptInfo], name: &str) -> Option<&'a PromptInfo>
 /// A prompt in the merged menu.
 #[derive(Debug, Clone)]
 pub struct Entry {
-    /// The prompt.
-    pub prompt: PromptInfo,
+    /// The prompt (shared with the server's list it came in).
+    pub prompt: std::sync::Arc<PromptInfo>,
     /// `server:name`, the slash name.
     pub slash_name: String,
 }
 
 impl Entry {
     /// The menu entry of `prompt`.
-    pub fn new(prompt: PromptInfo) -> Entry {
+    pub fn new(prompt: impl Into<std::sync::Arc<PromptInfo>>) -> Entry {
+        let prompt = prompt.into();
         Entry {
             slash_name: format!("{}:{}", prompt.server, prompt.name),
             prompt,

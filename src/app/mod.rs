@@ -11,6 +11,7 @@ pub mod review;
 
 use std::collections::{BTreeMap, VecDeque};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
@@ -378,7 +379,7 @@ pub struct App {
     /// Every configured server, in config order.
     pub servers: Vec<ServerStatus>,
     /// Each ready server's prompts.
-    prompts: BTreeMap<ServerId, Vec<PromptInfo>>,
+    prompts: BTreeMap<ServerId, Vec<Arc<PromptInfo>>>,
     /// Where servers from other hosts' configs came from (`vscode: PATH`).
     pub server_sources: BTreeMap<ServerId, String>,
     /// Other hosts' configs found on a first run, offered until taken.
@@ -1090,7 +1091,7 @@ impl App {
         };
         let prompt = entry.prompt.clone();
         let slash = entry.slash_name.clone();
-        let mut form = FormState::new(prompt, slash, &self.history);
+        let mut form = FormState::new((*prompt).clone(), slash, &self.history);
         if form.fields.is_empty() {
             self.screen = Screen::Form(Box::new(form));
             return self.submit_form();
@@ -1268,7 +1269,8 @@ impl App {
                         prompts: prompts.len(),
                     },
                 );
-                self.prompts.insert(server, prompts);
+                self.prompts
+                    .insert(server, prompts.into_iter().map(Arc::new).collect());
                 self.rebuild();
             }
             McpEvent::PromptsChanged { server, prompts } => {
@@ -1277,7 +1279,8 @@ impl App {
                 {
                     *count = prompts.len();
                 }
-                self.prompts.insert(server, prompts);
+                self.prompts
+                    .insert(server, prompts.into_iter().map(Arc::new).collect());
                 self.rebuild();
             }
             McpEvent::Failed {

@@ -187,7 +187,7 @@ pub(super) enum Outcome {
 }
 
 /// The longest text edited in place; a longer one opens in `$EDITOR`.
-pub const EDIT_INLINE_UP_TO_BYTES: usize = 1024 * 1024;
+pub const EDIT_INLINE_UP_TO_BYTES: usize = 512 * 1024;
 
 /// The editable text of a block: text blocks and text resources.
 pub fn editable_text(content: &Content) -> Option<&str> {
@@ -421,7 +421,7 @@ impl ReviewState {
             return Outcome::Warning("There is no message to edit; a adds one.".into());
         };
         match editable_text(&item.message.content) {
-            // The editor measures the whole text again on every key (~6 ms a MiB): a text
+            // The editor measures the whole text again on every key (~15 ms a MiB): a text
             // this long goes to $EDITOR, where typing does not lag.
             Some(text) if text.len() > EDIT_INLINE_UP_TO_BYTES => {
                 self.discard_armed = false;
