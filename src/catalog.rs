@@ -260,7 +260,7 @@ mod tests {
     fn names(entries: &[Entry], ranked: &[Ranked]) -> Vec<String> {
         ranked
             .iter()
-            .map(|r| entries[r.index].slash_name.clone())
+            .map(|r| entries[r.index()].slash_name.clone())
             .collect()
     }
 
@@ -371,7 +371,7 @@ mod tests {
             let query = Query::parse(text, SERVERS);
             let recent = ["py:greet".to_string()];
             assert_eq!(
-                ranker.rank(&entries, &query, &recent),
+                ranker.rank(&entries, &query, &recent).to_vec(),
                 rank(&entries, &query, &recent),
                 "after typing {text:?}"
             );

@@ -401,7 +401,7 @@ pub struct App {
     /// The parsed query.
     pub parsed_query: Query,
     /// The menu's rows, best first.
-    pub ranked: Vec<Ranked>,
+    pub ranked: Arc<[Ranked]>,
     /// Remembers the last results, so typing one more key only looks at them.
     ranker: catalog::Ranker,
     /// The selected row.
@@ -463,7 +463,7 @@ impl App {
                 server: None,
                 needle: String::new(),
             },
-            ranked: Vec::new(),
+            ranked: Arc::new([]),
             ranker: catalog::Ranker::default(),
             selected: 0,
             selection_pinned: false,
@@ -518,7 +518,7 @@ impl App {
     pub fn selected_entry(&self) -> Option<&Entry> {
         self.ranked
             .get(self.selected)
-            .and_then(|r| self.entries.get(r.index))
+            .and_then(|r| self.entries.get(r.index()))
     }
 
     /// The details of a ready server.
@@ -1464,7 +1464,7 @@ impl App {
             .and_then(|name| {
                 self.ranked
                     .iter()
-                    .position(|r| self.entries[r.index].slash_name == name)
+                    .position(|r| self.entries[r.index()].slash_name == name)
             })
             .unwrap_or(0)
             .min(self.ranked.len().saturating_sub(1));

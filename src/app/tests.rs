@@ -143,7 +143,7 @@ fn the_menu_merges_servers_in_order_and_filters_as_you_type() {
     let names: Vec<_> = app
         .ranked
         .iter()
-        .map(|r| app.entries[r.index].slash_name.clone())
+        .map(|r| app.entries[r.index()].slash_name.clone())
         .collect();
     assert_eq!(
         names,

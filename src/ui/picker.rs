@@ -166,13 +166,13 @@ fn draw_list(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
         .iter()
         .skip(offset)
         .take(height)
-        .map(|r| crate::text::width(&argument_summary(&app.entries[r.index].prompt)))
+        .map(|r| crate::text::width(&argument_summary(&app.entries[r.index()].prompt)))
         .max()
         .unwrap_or(0)
         .min(width / 3);
     let mut lines = Vec::with_capacity(height);
     for (row, ranked) in app.ranked.iter().enumerate().skip(offset).take(height) {
-        let entry = &app.entries[ranked.index];
+        let entry = &app.entries[ranked.index()];
         let prompt = &entry.prompt;
         let selected = row == app.selected;
         let base = if selected {
