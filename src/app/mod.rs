@@ -401,7 +401,7 @@ pub struct App {
     /// The parsed query.
     pub parsed_query: Query,
     /// The menu's rows, best first.
-    pub ranked: Arc<[Ranked]>,
+    pub ranked: Arc<Vec<Ranked>>,
     /// Remembers the last results, so typing one more key only looks at them.
     ranker: catalog::Ranker,
     /// The selected row.
@@ -463,7 +463,7 @@ impl App {
                 server: None,
                 needle: String::new(),
             },
-            ranked: Arc::new([]),
+            ranked: Arc::default(),
             ranker: catalog::Ranker::default(),
             selected: 0,
             selection_pinned: false,

@@ -103,7 +103,7 @@ pub struct Ranker {
 #[derive(Debug, Clone)]
 struct Step {
     query: Query,
-    ranked: Arc<[Ranked]>,
+    ranked: Arc<Vec<Ranked>>,
     /// The matched entries in catalog order (the candidates of a longer query).
     matched: Vec<u32>,
 }
@@ -119,10 +119,15 @@ impl Ranker {
     }
 
     /// What [`rank`] gives, from the last results when the query only grew.
-    pub fn rank(&mut self, entries: &[Entry], query: &Query, recent: &[String]) -> Arc<[Ranked]> {
+    pub fn rank(
+        &mut self,
+        entries: &[Entry],
+        query: &Query,
+        recent: &[String],
+    ) -> Arc<Vec<Ranked>> {
         if query.needle.is_empty() {
             self.steps.clear();
-            return rank_unfiltered(entries, query, recent).into();
+            return Arc::new(rank_unfiltered(entries, query, recent));
         }
         while self
             .steps
@@ -299,7 +304,7 @@ impl SearchIndex {
         entries: &[Entry],
         query: &Query,
         candidates: &[u32],
-    ) -> (Arc<[Ranked]>, Vec<u32>) {
+    ) -> (Arc<Vec<Ranked>>, Vec<u32>) {
         let names = Pattern::parse(&query.needle, CaseMatching::Smart, Normalization::Smart);
         let words = Words::new(&query.needle);
         // With pattern syntax in the needle, its words are no plain letters to look for.
@@ -328,8 +333,15 @@ impl SearchIndex {
                     let row = &self.rows[index as usize];
                     let slash = fuzzy(row.slash);
                     let title = fuzzy(row.title);
-                    let description = words.in_description(self, entries, index as usize);
-                    let best = slash.max(title).max(description)?;
+                    let name = slash.max(title);
+                    // A description scores at most its words' full length: below a name's
+                    // match, it cannot change the best, so it is not searched.
+                    let description = if name.is_some_and(|n| n >= words.description_best) {
+                        None
+                    } else {
+                        words.in_description(self, entries, index as usize)
+                    };
+                    let best = name.max(description)?;
                     // An exact name is also a fuzzy match of the slash name.
                     let exact = slash.is_some() && self.is_named(row, &needle_lower);
                     // Exact names tie with each other, so they keep the catalog order.
@@ -354,15 +366,16 @@ impl SearchIndex {
                     .chunks(chunk_len)
                     .map(|chunk| scope.spawn(|| score_chunk(chunk)))
                     .collect();
-                workers
-                    .into_iter()
-                    .flat_map(|w| w.join().expect("scoring does not panic"))
-                    .collect()
+                let mut all = Vec::with_capacity(candidates.len());
+                for worker in workers {
+                    all.extend(worker.join().expect("scoring does not panic"));
+                }
+                all
             })
         };
         let in_order = matched.iter().map(|r| r.index() as u32).collect();
         matched.sort_unstable();
-        (matched.into(), in_order)
+        (Arc::new(matched), in_order)
     }
 
     /// Whether `needle_lower` (lowercase) is the row's name, slash name or title, ignoring
@@ -392,6 +405,8 @@ impl SearchIndex {
 /// holds every word.
 struct Words {
     words: Vec<Word>,
+    /// The highest score a description can give (every word found).
+    description_best: u32,
 }
 
 struct Word {
@@ -418,8 +433,15 @@ impl Words {
                     case_sensitive,
                 }
             })
-            .collect();
-        Words { words }
+            .collect::<Vec<Word>>();
+        let description_best = words
+            .iter()
+            .map(|w| DESCRIPTION_SCORE_PER_CHAR * w.text.chars().count() as u32)
+            .sum();
+        Words {
+            words,
+            description_best,
+        }
     }
 
     /// False only when the fuzzy matcher cannot match `haystack` (some word's letters are
