@@ -379,6 +379,18 @@ mod tests {
     }
 
     #[test]
+    fn fzf_syntax_narrows_the_names() {
+        let entries = entries();
+        let found = |q: &str| names(&entries, &rank(&entries, &Query::parse(q, SERVERS), &[]));
+        assert_eq!(found("'greet"), ["py:greet"]);
+        assert_eq!(found("^simple"), ["everything:simple-prompt"]);
+        assert_eq!(found("message$"), ["builtin:commit-message"]);
+        let mut without = found("prompt !simple");
+        without.sort();
+        assert_eq!(without, ["everything:args-prompt", "py:args-prompt"]);
+    }
+
+    #[test]
     fn a_colon_that_names_no_server_is_part_of_the_needle() {
         assert_eq!(
             Query::parse("/git:fix", SERVERS),
