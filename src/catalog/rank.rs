@@ -105,7 +105,7 @@ struct Step {
     query: Query,
     ranked: Arc<Vec<Ranked>>,
     /// The matched entries in catalog order (the candidates of a longer query).
-    matched: Vec<u32>,
+    matched: Vec<Candidate>,
 }
 
 impl Ranker {
@@ -145,9 +145,12 @@ impl Ranker {
         let (ranked, matched) = match self.steps.last() {
             Some(step) => index.score(entries, query, &step.matched),
             None => {
-                let in_scope: Vec<u32> = (0..entries.len())
+                let in_scope: Vec<Candidate> = (0..entries.len())
                     .filter(|&i| query.covers(&entries[i]))
-                    .map(|i| i as u32)
+                    .map(|i| Candidate {
+                        index: i as u32,
+                        may_match: Candidate::ALL,
+                    })
                     .collect();
                 index.score(entries, query, &in_scope)
             }
@@ -182,6 +185,25 @@ impl Query {
         self.server == earlier.server
             && self.needle.starts_with(&earlier.needle)
             && !self.needle.contains(PATTERN_SYNTAX)
+    }
+}
+
+/// An entry to score, with which of its texts may match (the others did not match a
+/// shorter needle, so they cannot match a longer one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Candidate {
+    index: u32,
+    may_match: u8,
+}
+
+impl Candidate {
+    const SLASH: u8 = 1;
+    const TITLE: u8 = 2;
+    const DESCRIPTION: u8 = 4;
+    const ALL: u8 = 7;
+
+    fn may(self, text: u8) -> bool {
+        self.may_match & text != 0
     }
 }
 
@@ -296,22 +318,22 @@ impl SearchIndex {
         }
     }
 
-    /// Scores the `candidates` (entry indexes, in catalog order) against `query`'s needle:
-    /// the matches best first (ties in catalog order), and the matches in catalog order.
+    /// Scores the `candidates` (in catalog order) against `query`'s needle: the matches
+    /// best first (ties in catalog order), and the matches in catalog order.
     /// `entries` are the ones this index was made of.
     fn score(
         &self,
         entries: &[Entry],
         query: &Query,
-        candidates: &[u32],
-    ) -> (Arc<Vec<Ranked>>, Vec<u32>) {
+        candidates: &[Candidate],
+    ) -> (Arc<Vec<Ranked>>, Vec<Candidate>) {
         let names = Pattern::parse(&query.needle, CaseMatching::Smart, Normalization::Smart);
         let words = Words::new(&query.needle);
         // With pattern syntax in the needle, its words are no plain letters to look for.
         let plain = !query.needle.contains(PATTERN_SYNTAX);
         let greedy = plain && query.needle.is_ascii();
         let needle_lower = query.needle.to_lowercase();
-        let score_chunk = |chunk: &[u32]| -> Vec<Ranked> {
+        let score_chunk = |chunk: &[Candidate]| -> Vec<(Ranked, Candidate)> {
             let mut matcher = Matcher::new(Config::DEFAULT);
             let mut fuzzy = |span: Span| {
                 if span.len == 0 {
@@ -329,25 +351,52 @@ impl SearchIndex {
             };
             chunk
                 .iter()
-                .filter_map(|&index| {
-                    let row = &self.rows[index as usize];
-                    let slash = fuzzy(row.slash);
-                    let title = fuzzy(row.title);
+                .filter_map(|&candidate| {
+                    let index = candidate.index as usize;
+                    let row = &self.rows[index];
+                    // A text that did not match a shorter needle cannot match this one.
+                    let slash = candidate
+                        .may(Candidate::SLASH)
+                        .then(|| fuzzy(row.slash))
+                        .flatten();
+                    let title = candidate
+                        .may(Candidate::TITLE)
+                        .then(|| fuzzy(row.title))
+                        .flatten();
                     let name = slash.max(title);
                     // A description scores at most its words' full length: below a name's
-                    // match, it cannot change the best, so it is not searched.
-                    let description = if name.is_some_and(|n| n >= words.description_best) {
-                        None
-                    } else {
-                        words.in_description(self, entries, index as usize)
-                    };
+                    // match, it cannot change the best, so it is not searched (and may
+                    // still match a longer needle).
+                    let searched = candidate.may(Candidate::DESCRIPTION)
+                        && name.is_none_or(|n| n < words.description_best);
+                    let description = searched
+                        .then(|| words.in_description(self, entries, index))
+                        .flatten();
                     let best = name.max(description)?;
+                    let mut may_match = 0;
+                    for (text, matched) in [
+                        (Candidate::SLASH, slash.is_some()),
+                        (Candidate::TITLE, title.is_some()),
+                        (
+                            Candidate::DESCRIPTION,
+                            description.is_some()
+                                || (!searched && candidate.may(Candidate::DESCRIPTION)),
+                        ),
+                    ] {
+                        if matched {
+                            may_match |= text;
+                        }
+                    }
                     // An exact name is also a fuzzy match of the slash name.
                     let exact = slash.is_some() && self.is_named(row, &needle_lower);
                     // Exact names tie with each other, so they keep the catalog order.
-                    Some(Ranked::new(
-                        index as usize,
-                        if exact { EXACT_BONUS } else { best },
+                    let ranked = Ranked::new(index, if exact { EXACT_BONUS } else { best });
+                    Some((
+                        ranked,
+                        Candidate {
+                            index: candidate.index,
+                            may_match,
+                        },
                     ))
                 })
                 .collect()
@@ -357,7 +406,7 @@ impl SearchIndex {
         } else {
             std::thread::available_parallelism().map_or(1, |n| n.get().min(4))
         };
-        let mut matched: Vec<Ranked> = if threads == 1 {
+        let matched: Vec<(Ranked, Candidate)> = if threads == 1 {
             score_chunk(candidates)
         } else {
             let chunk_len = candidates.len().div_ceil(threads);
@@ -373,9 +422,10 @@ impl SearchIndex {
                 all
             })
         };
-        let in_order = matched.iter().map(|r| r.index() as u32).collect();
-        matched.sort_unstable();
-        (Arc::new(matched), in_order)
+        let in_order = matched.iter().map(|(_, candidate)| *candidate).collect();
+        let mut ranked: Vec<Ranked> = matched.into_iter().map(|(ranked, _)| ranked).collect();
+        ranked.sort_unstable();
+        (Arc::new(ranked), in_order)
     }
 
     /// Whether `needle_lower` (lowercase) is the row's name, slash name or title, ignoring
@@ -582,6 +632,45 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        /// Typing a query key by key (and deleting some of it) ranks as ranking afresh does.
+        #[test]
+        fn typing_ranks_as_ranking_afresh(
+            prompts in proptest::collection::vec(
+                ("[a-c]{1,2}", "[a-eA-E:-]{1,10}", proptest::option::of("[a-eA-E ]{1,10}"), "[a-e ]{0,16}"),
+                1..40,
+            ),
+            typed in "[a-eA-E ]{1,7}",
+            deleted in 0usize..4,
+        ) {
+            let entries: Vec<Entry> = prompts
+                .into_iter()
+                .map(|(server, name, title, description)| {
+                    Entry::new(PromptInfo {
+                        server,
+                        name,
+                        title,
+                        description: Some(description),
+                        arguments: Vec::new(),
+                    })
+                })
+                .collect();
+            let servers = ["a", "b"];
+            let mut ranker = Ranker::new(&entries);
+            let mut steps: Vec<&str> = (1..=typed.len()).map(|n| &typed[..n]).collect();
+            let back = typed.len().saturating_sub(deleted).max(1);
+            steps.extend((back..typed.len()).rev().map(|n| &typed[..n]));
+            for text in steps {
+                let query = Query::parse(text, servers);
+                proptest::prop_assert_eq!(
+                    ranker.rank(&entries, &query, &[]).to_vec(),
+                    rank(&entries, &query, &[]),
+                    "after typing {:?}", text
+                );
+            }
+        }
+    }
+
     #[test]
     fn the_quick_check_drops_names_without_the_letters_in_order() {
         let may = |needle: &str, text: &str| {
@@ -636,7 +725,12 @@ mod tests {
             .collect();
         let index = SearchIndex::new(&entries);
         let query = Query::parse("p1", ["s"]);
-        let all: Vec<u32> = (0..entries.len() as u32).collect();
+        let all: Vec<Candidate> = (0..entries.len() as u32)
+            .map(|index| Candidate {
+                index,
+                may_match: Candidate::ALL,
+            })
+            .collect();
         let (whole, in_order) = index.score(&entries, &query, &all);
         let mut one_by_one: Vec<Ranked> = all
             .chunks(PARALLEL_FROM - 1)
@@ -647,7 +741,7 @@ mod tests {
         assert!(whole.len() > PARALLEL_FROM);
         assert!(whole.windows(2).all(|w| w[0].score() > w[1].score()
             || (w[0].score() == w[1].score() && w[0].index() < w[1].index())));
-        assert!(in_order.windows(2).all(|w| w[0] < w[1]));
+        assert!(in_order.windows(2).all(|w| w[0].index < w[1].index));
         assert_eq!(in_order.len(), whole.len());
     }
 }
