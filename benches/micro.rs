@@ -4,8 +4,8 @@
 //!
 //! - `filter/{1k,10k,100k}/…`: one key typed in the menu's search line, as
 //!   `App::update(Msg::Key(..))` (parse, fuzzy rank, selection), with 1,000, 10,000 and
-//!   100,000 prompts from 50 servers: the 1st key of `trans` from an empty line, the 3rd
-//!   (`tr` → `tra`), the 5th (`tran` → `trans`), and a Backspace (`trans` → `tran`).
+//!   100,000 prompts from 50 servers: each key of `trans` typed (`key1_t` from an empty
+//!   line … `key5_trans` from `tran`), and a Backspace (`trans` → `tran`).
 //!   Budget: **< 5 ms median per keystroke with 100,000 prompts.**
 //! - `draw_picker/100k/…`: one frame of the menu with 100,000 prompts (`ui::draw` in
 //!   `Terminal<TestBackend>` at 120×40: render, diff, backend write), with an empty search
@@ -441,9 +441,11 @@ fn picker(c: &mut Criterion) {
         let mut group = c.benchmark_group(format!("filter/{label}"));
         configure(&mut group, Pace::Slow { samples: 20 });
         // (bench name, the query before the key, the key, the key that takes it back)
-        let keys: [(&str, &str, KeyCode, KeyCode); 4] = [
+        let keys: [(&str, &str, KeyCode, KeyCode); 6] = [
             ("key1_t", "", KeyCode::Char('t'), KeyCode::Backspace),
+            ("key2_tr", "t", KeyCode::Char('r'), KeyCode::Backspace),
             ("key3_tra", "tr", KeyCode::Char('a'), KeyCode::Backspace),
+            ("key4_tran", "tra", KeyCode::Char('n'), KeyCode::Backspace),
             ("key5_trans", "tran", KeyCode::Char('s'), KeyCode::Backspace),
             ("backspace", "trans", KeyCode::Backspace, KeyCode::Char('s')),
         ];
