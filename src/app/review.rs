@@ -434,7 +434,7 @@ impl ReviewState {
                 self.discard_armed = false;
                 if text.len() > super::form::WRAP_UP_TO_BYTES {
                     Outcome::Notice(format!(
-                        "A long text ({}): its lines scroll sideways rather than wrap while you edit; Ctrl-E opens $EDITOR.",
+                        "Long text ({}): unwrapped while editing; Ctrl-E opens $EDITOR.",
                         crate::text::mebibytes(text.len())
                     ))
                 } else {

@@ -245,7 +245,7 @@ fn hinted(app: &App) -> Vec<Action> {
             Help,
         ],
         Screen::Questions(_) => vec![Submit, NextField, Decline, Back, Help],
-        Screen::Review(r) if r.editor.is_some() => vec![Back],
+        Screen::Review(r) if r.editor.is_some() => vec![ExternalEditor, Back],
         Screen::Review(r) if r.is_typing() => vec![Back],
         Screen::Review(_) => vec![
             Accept,
