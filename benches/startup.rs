@@ -23,10 +23,10 @@ mod common;
 use std::io::Read;
 use std::path::PathBuf;
 use std::sync::mpsc;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use common::{Sandbox, root, toml_str};
+use common::{Sandbox, python3, root, toml_str};
 use portable_pty::{CommandBuilder, PtySize, native_pty_system};
 use serde_json::json;
 
@@ -244,25 +244,9 @@ fn run(config: Option<&str>, servers: &[String], count: Option<&str>) -> Run {
         command.arg("--config");
         command.arg(sandbox.config());
     }
-    command.cwd(dir);
-    command.env("TERM", "xterm-256color");
-    command.env("HOME", dir);
-    command.env("XDG_CONFIG_HOME", dir.join("xdg-config"));
-    command.env("XDG_DATA_HOME", dir.join("xdg-data"));
-    command.env("XDG_STATE_HOME", dir.join("xdg-state"));
-    command.env("XDG_CACHE_HOME", dir.join("xdg-cache"));
-    for name in [
-        "MCPICK_CONFIG",
-        "MCPICK_LOG",
-        "NO_COLOR",
-        "VISUAL",
-        "EDITOR",
-        "DISPLAY",
-        "WAYLAND_DISPLAY",
-        "TMUX",
-    ] {
-        command.env_remove(name);
-    }
+    common::pty::isolate(&mut command, dir);
+    // Its own log level, not the one of the shell the bench runs in.
+    command.env_remove("MCPICK_LOG");
     let pair = native_pty_system()
         .openpty(PtySize {
             rows: ROWS,
@@ -362,19 +346,4 @@ fn proc_status_kib(pid: u32, key: &str) -> Option<u64> {
         .find_map(|l| l.strip_prefix(key))
         .and_then(|v| v.split_whitespace().next())
         .and_then(|v| v.parse().ok())
-}
-
-/// The Python interpreter itself, not a version manager's shim (as tests/chaos.rs does).
-fn python3() -> &'static str {
-    static PYTHON: OnceLock<String> = OnceLock::new();
-    PYTHON.get_or_init(|| {
-        std::process::Command::new("python3")
-            .args(["-c", "import sys; print(sys.executable)"])
-            .output()
-            .ok()
-            .filter(|o| o.status.success())
-            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-            .filter(|path| !path.is_empty())
-            .unwrap_or_else(|| "python3".into())
-    })
 }

@@ -11,7 +11,6 @@ mod common;
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::process::{Command, Output, Stdio};
-use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use common::pty::*;
@@ -46,23 +45,6 @@ const MEMORY_BOUND_KIB: u64 = 500 * 1024;
 /// its table) and the healthy `builtin` server.
 struct Chaos {
     sandbox: Sandbox,
-}
-
-/// The Python interpreter itself: `python3` on PATH may be a version manager's shim (pyenv's
-/// is a bash script that runs `pyenv exec`), which adds up to a second to every server start
-/// on a busy machine.
-fn python3() -> &'static str {
-    static PYTHON: OnceLock<String> = OnceLock::new();
-    PYTHON.get_or_init(|| {
-        Command::new("python3")
-            .args(["-c", "import sys; print(sys.executable)"])
-            .output()
-            .ok()
-            .filter(|o| o.status.success())
-            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-            .filter(|path| !path.is_empty())
-            .unwrap_or_else(|| "python3".into())
-    })
 }
 
 impl Chaos {

@@ -305,3 +305,20 @@ pub fn is_running(pid: impl std::fmt::Display) -> bool {
         })
         .unwrap_or(false)
 }
+
+/// The Python interpreter itself: `python3` on PATH may be a version manager's shim (pyenv's
+/// is a bash script that runs `pyenv exec`), which adds up to a second to every server start
+/// on a busy machine.
+pub fn python3() -> &'static str {
+    static PYTHON: OnceLock<String> = OnceLock::new();
+    PYTHON.get_or_init(|| {
+        Command::new("python3")
+            .args(["-c", "import sys; print(sys.executable)"])
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+            .filter(|path| !path.is_empty())
+            .unwrap_or_else(|| "python3".into())
+    })
+}

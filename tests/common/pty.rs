@@ -108,24 +108,7 @@ impl Tui {
 
     /// Runs `command` in a fresh PTY with the sandbox's environment.
     pub fn spawn(sandbox: &Sandbox, mut command: CommandBuilder) -> Tui {
-        let dir = sandbox.dir.path();
-        command.cwd(dir);
-        command.env("TERM", "xterm-256color");
-        command.env("HOME", dir);
-        command.env("XDG_CONFIG_HOME", dir.join("xdg-config"));
-        command.env("XDG_DATA_HOME", dir.join("xdg-data"));
-        command.env("XDG_STATE_HOME", dir.join("xdg-state"));
-        for name in [
-            "MCPICK_CONFIG",
-            "NO_COLOR",
-            "VISUAL",
-            "EDITOR",
-            "DISPLAY",
-            "WAYLAND_DISPLAY",
-            "TMUX",
-        ] {
-            command.env_remove(name);
-        }
+        isolate(&mut command, sandbox.dir.path());
 
         let pair = native_pty_system()
             .openpty(PtySize {
@@ -296,6 +279,30 @@ impl Drop for Tui {
             let _ = self.child.kill();
             let _ = self.child.wait();
         }
+    }
+}
+
+/// Runs `command` in `dir`, with `dir` as its home and XDG folders, a known terminal, and
+/// none of the environment that would change what mcpick does (a config, an editor, a
+/// display for the clipboard, tmux).
+pub fn isolate(command: &mut CommandBuilder, dir: &Path) {
+    command.cwd(dir);
+    command.env("TERM", "xterm-256color");
+    command.env("HOME", dir);
+    command.env("XDG_CONFIG_HOME", dir.join("xdg-config"));
+    command.env("XDG_DATA_HOME", dir.join("xdg-data"));
+    command.env("XDG_STATE_HOME", dir.join("xdg-state"));
+    command.env("XDG_CACHE_HOME", dir.join("xdg-cache"));
+    for name in [
+        "MCPICK_CONFIG",
+        "NO_COLOR",
+        "VISUAL",
+        "EDITOR",
+        "DISPLAY",
+        "WAYLAND_DISPLAY",
+        "TMUX",
+    ] {
+        command.env_remove(name);
     }
 }
 
