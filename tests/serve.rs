@@ -616,3 +616,85 @@ fn serve_exits_when_its_client_goes_even_with_a_subscription_open() {
         closed.elapsed()
     );
 }
+
+/// A 2026-07-28 request line for `mcpick serve` over stdio.
+fn modern_request(id: u64, method: &str, params: Value) -> String {
+    let mut params = params;
+    params["_meta"] = serde_json::json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    serde_json::json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params })
+        .to_string()
+}
+
+#[test]
+fn a_listen_still_being_acknowledged_ends_with_its_result_when_stdin_closes() {
+    use std::io::{BufRead, Write};
+    // Stdin closing while the SDK still sends the listen's acknowledgement left the
+    // handler waiting for good (the server quit by its own last-resort timer, the final
+    // result unsent). Closing right after the request hits that nearly every time; closing
+    // after a pipelined prompts/list, about a third of the time.
+    let listen = modern_request(
+        1,
+        "subscriptions/listen",
+        serde_json::json!({ "notifications": { "promptsListChanged": true } }),
+    );
+    let list = modern_request(2, "prompts/list", serde_json::json!({}));
+    for round in 0..30 {
+        let pipelined = round % 2 == 1;
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_mcpick"))
+            .args(["serve", "--builtin"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let (lines_tx, lines) = std::sync::mpsc::channel();
+        let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+        std::thread::spawn(move || {
+            for line in stdout.lines().map_while(Result::ok) {
+                let _ = lines_tx.send(line);
+            }
+        });
+        writeln!(stdin, "{listen}").unwrap();
+        if pipelined {
+            writeln!(stdin, "{list}").unwrap();
+            loop {
+                let line = lines
+                    .recv_timeout(Duration::from_secs(10))
+                    .expect("no prompts/list answer");
+                if json(&line)["id"] == 2 {
+                    break;
+                }
+            }
+        }
+        drop(stdin);
+        // Everything else it writes, until it exits and stdout closes.
+        let mut rest = Vec::new();
+        let deadline = Instant::now() + Duration::from_secs(5);
+        loop {
+            match lines.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+                Ok(line) => rest.push(json(&line)),
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                    let _ = child.kill();
+                    panic!("round {round}: still running 5 s after stdin closed");
+                }
+            }
+        }
+        let status = child.wait().unwrap();
+        assert!(status.success(), "round {round}: {status}");
+        let end = rest.iter().find(|m| m["id"] == 1).unwrap_or_else(|| {
+            panic!(
+                "round {round} (pipelined: {pipelined}): no final result for the listen: {rest:?}"
+            )
+        });
+        assert_eq!(end["result"]["resultType"], "complete", "{end}");
+        assert_eq!(
+            end["result"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 1,
+            "{end}"
+        );
+    }
+}
