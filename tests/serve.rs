@@ -698,3 +698,70 @@ fn a_listen_still_being_acknowledged_ends_with_its_result_when_stdin_closes() {
         );
     }
 }
+
+/// `mcpick serve ARGS` behind `sh -c 'tee -a TRAFFIC | ...'`: what the client sends is kept.
+fn recorded_serve(name: &str, traffic: &Path, args: &[&str]) -> String {
+    format!(
+        "[servers.{name}]\ncommand = \"sh\"\nargs = [\"-c\", {}]\n",
+        toml_str(format!(
+            "tee -a '{}' | '{}' serve {}",
+            traffic.display(),
+            env!("CARGO_BIN_EXE_mcpick"),
+            args.join(" ")
+        ))
+    )
+}
+
+/// The methods of the requests in a recorded stream, in order.
+fn methods(traffic: &Path) -> Vec<String> {
+    std::fs::read_to_string(traffic)
+        .unwrap_or_default()
+        .lines()
+        .map(json)
+        .filter(|m| m.get("id").is_some())
+        .filter_map(|m| m["method"].as_str().map(str::to_string))
+        .collect()
+}
+
+#[test]
+fn one_shot_commands_open_no_list_change_stream() {
+    let sandbox = Sandbox::new("");
+    let traffic = sandbox.dir.path().join("traffic.jsonl");
+    std::fs::write(
+        sandbox.config(),
+        recorded_serve("lib", &traffic, &["--builtin"]),
+    )
+    .unwrap();
+    let listed = json(&success(&sandbox.mcpick(&["list", "--json"])));
+    assert!(!listed.as_array().unwrap().is_empty(), "{listed}");
+    success(&sandbox.mcpick(&["servers", "--json"]));
+    let sent = methods(&traffic);
+    assert!(sent.contains(&"prompts/list".to_string()), "{sent:?}");
+    assert!(
+        !sent.contains(&"subscriptions/listen".to_string()),
+        "a one-shot command subscribed to list changes: {sent:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_hub_subscribes_to_list_changes_before_the_first_list() {
+    let dir = tempfile::tempdir().unwrap();
+    let traffic = dir.path().join("traffic.jsonl");
+    let config = mcpick::config::parse(
+        &recorded_serve("lib", &traffic, &["--builtin"]),
+        Path::new("t.toml"),
+        &|_| None,
+    )
+    .unwrap();
+    let (tx, mut events) = tokio::sync::mpsc::channel(64);
+    let hub = Hub::start(config.servers, tx, false);
+    wait_ready(&mut events).await;
+    hub.shutdown().await;
+    let sent = methods(&traffic);
+    let at = |method: &str| {
+        sent.iter()
+            .position(|m| m == method)
+            .unwrap_or_else(|| panic!("no {method}: {sent:?}"))
+    };
+    assert!(at("subscriptions/listen") < at("prompts/list"), "{sent:?}");
+}
