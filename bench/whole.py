@@ -459,9 +459,8 @@ NOTES = [
     " one request, prints the answer; then ends the server as mcpick does (closes its stdin,"
     " 100 ms to exit, SIGTERM to its process group, 100 ms, SIGKILL).",
     "mcpick asks server/discover first (2026-07-28) and falls back to initialize for a"
-    " legacy server such as server-everything (one more round trip); with a 2026-07-28"
-    " server (mcpick serve) it opens subscriptions/listen and waits for its acknowledgement"
-    " before prompts/list; `get` lists the prompts before prompts/get.",
+    " legacy server such as server-everything (one more round trip); a one-shot command"
+    " opens no subscriptions/listen stream; `get` lists the prompts before prompts/get.",
     "Inspector: @modelcontextprotocol/inspector CLI (see bench/run.sh for the version), run"
     " on Node 22 from target/peers/node22; the servers run on the PATH's node. It sends"
     " logging/setLevel before the request; its SDK's StdioClientTransport.close ends the"

@@ -616,3 +616,152 @@ fn serve_exits_when_its_client_goes_even_with_a_subscription_open() {
         closed.elapsed()
     );
 }
+
+/// A 2026-07-28 request line for `mcpick serve` over stdio.
+fn modern_request(id: u64, method: &str, params: Value) -> String {
+    let mut params = params;
+    params["_meta"] = serde_json::json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    serde_json::json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params })
+        .to_string()
+}
+
+#[test]
+fn a_listen_still_being_acknowledged_ends_with_its_result_when_stdin_closes() {
+    use std::io::{BufRead, Write};
+    // Stdin closing while the SDK still sends the listen's acknowledgement left the
+    // handler waiting for good (the server quit by its own last-resort timer, the final
+    // result unsent). Closing right after the request hits that nearly every time; closing
+    // after a pipelined prompts/list, about a third of the time.
+    let listen = modern_request(
+        1,
+        "subscriptions/listen",
+        serde_json::json!({ "notifications": { "promptsListChanged": true } }),
+    );
+    let list = modern_request(2, "prompts/list", serde_json::json!({}));
+    for round in 0..30 {
+        let pipelined = round % 2 == 1;
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_mcpick"))
+            .args(["serve", "--builtin"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let (lines_tx, lines) = std::sync::mpsc::channel();
+        let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+        std::thread::spawn(move || {
+            for line in stdout.lines().map_while(Result::ok) {
+                let _ = lines_tx.send(line);
+            }
+        });
+        writeln!(stdin, "{listen}").unwrap();
+        if pipelined {
+            writeln!(stdin, "{list}").unwrap();
+            loop {
+                let line = lines
+                    .recv_timeout(Duration::from_secs(10))
+                    .expect("no prompts/list answer");
+                if json(&line)["id"] == 2 {
+                    break;
+                }
+            }
+        }
+        drop(stdin);
+        // Everything else it writes, until it exits and stdout closes.
+        let mut rest = Vec::new();
+        let deadline = Instant::now() + Duration::from_secs(5);
+        loop {
+            match lines.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+                Ok(line) => rest.push(json(&line)),
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                    let _ = child.kill();
+                    panic!("round {round}: still running 5 s after stdin closed");
+                }
+            }
+        }
+        let status = child.wait().unwrap();
+        assert!(status.success(), "round {round}: {status}");
+        let end = rest.iter().find(|m| m["id"] == 1).unwrap_or_else(|| {
+            panic!(
+                "round {round} (pipelined: {pipelined}): no final result for the listen: {rest:?}"
+            )
+        });
+        assert_eq!(end["result"]["resultType"], "complete", "{end}");
+        assert_eq!(
+            end["result"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 1,
+            "{end}"
+        );
+    }
+}
+
+/// `mcpick serve ARGS` behind `sh -c 'tee -a TRAFFIC | ...'`: what the client sends is kept.
+fn recorded_serve(name: &str, traffic: &Path, args: &[&str]) -> String {
+    format!(
+        "[servers.{name}]\ncommand = \"sh\"\nargs = [\"-c\", {}]\n",
+        toml_str(format!(
+            "tee -a '{}' | '{}' serve {}",
+            traffic.display(),
+            env!("CARGO_BIN_EXE_mcpick"),
+            args.join(" ")
+        ))
+    )
+}
+
+/// The methods of the requests in a recorded stream, in order.
+fn methods(traffic: &Path) -> Vec<String> {
+    std::fs::read_to_string(traffic)
+        .unwrap_or_default()
+        .lines()
+        .map(json)
+        .filter(|m| m.get("id").is_some())
+        .filter_map(|m| m["method"].as_str().map(str::to_string))
+        .collect()
+}
+
+#[test]
+fn one_shot_commands_open_no_list_change_stream() {
+    let sandbox = Sandbox::new("");
+    let traffic = sandbox.dir.path().join("traffic.jsonl");
+    std::fs::write(
+        sandbox.config(),
+        recorded_serve("lib", &traffic, &["--builtin"]),
+    )
+    .unwrap();
+    let listed = json(&success(&sandbox.mcpick(&["list", "--json"])));
+    assert!(!listed.as_array().unwrap().is_empty(), "{listed}");
+    success(&sandbox.mcpick(&["servers", "--json"]));
+    let sent = methods(&traffic);
+    assert!(sent.contains(&"prompts/list".to_string()), "{sent:?}");
+    assert!(
+        !sent.contains(&"subscriptions/listen".to_string()),
+        "a one-shot command subscribed to list changes: {sent:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_hub_subscribes_to_list_changes_before_the_first_list() {
+    let dir = tempfile::tempdir().unwrap();
+    let traffic = dir.path().join("traffic.jsonl");
+    let config = mcpick::config::parse(
+        &recorded_serve("lib", &traffic, &["--builtin"]),
+        Path::new("t.toml"),
+        &|_| None,
+    )
+    .unwrap();
+    let (tx, mut events) = tokio::sync::mpsc::channel(64);
+    let hub = Hub::start(config.servers, tx, false);
+    wait_ready(&mut events).await;
+    hub.shutdown().await;
+    let sent = methods(&traffic);
+    let at = |method: &str| {
+        sent.iter()
+            .position(|m| m == method)
+            .unwrap_or_else(|| panic!("no {method}: {sent:?}"))
+    };
+    assert!(at("subscriptions/listen") < at("prompts/list"), "{sent:?}");
+}

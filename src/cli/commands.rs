@@ -240,7 +240,7 @@ async fn connect_all(
     let (tx, mut rx) = mpsc::channel(64);
     let mut pending: std::collections::BTreeSet<String> =
         servers.iter().map(|s| s.name.clone()).collect();
-    let hub = Hub::start(servers, tx, false);
+    let hub = Hub::start_once(servers, tx);
     let mut outcomes = BTreeMap::new();
     let interrupt = super::signals::stopped();
     tokio::pin!(interrupt);

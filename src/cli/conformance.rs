@@ -97,7 +97,9 @@ fn server_config(
 /// One connection's worth of work: handshake, prompts (list, get each), tools (list, call
 /// the first), shutdown.
 async fn exercise(server: &ServerConfig) -> Result<(), McpError> {
-    let connection = Connection::connect(server, Arc::new(ServerLog::default()), None).await?;
+    let mut connection = Connection::connect(server, Arc::new(ServerLog::default()), None).await?;
+    // As the menu does: the suite sees mcpick's list-change stream too.
+    connection.watch_list_changes().await;
     let result = work(&connection).await;
     connection.shutdown().await;
     result

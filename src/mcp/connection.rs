@@ -326,7 +326,7 @@ impl Connection {
         };
         let peer = service.peer().clone();
         let details = details(&config.transport, &peer)?;
-        let mut connection = Connection {
+        let connection = Connection {
             name: config.name.clone(),
             service,
             peer,
@@ -344,18 +344,26 @@ impl Connection {
                 TransportConfig::Stdio { .. } => None,
             },
         };
-        if connection.details.prompts_list_changed && connection.is_modern() {
-            // Subscribe before the first list, so no change can fall between the two.
-            let (subscribed, acknowledged) = tokio::sync::oneshot::channel();
-            connection.listener = Some(tokio::spawn(listen_for_list_changes(
-                connection.peer.clone(),
-                connection.list_changed.clone(),
-                connection.name.clone(),
-                subscribed,
-            )));
-            let _ = tokio::time::timeout(config.timeout, acknowledged).await;
-        }
         Ok(connection)
+    }
+
+    /// Keeps [`Connection::list_changed`] told of list changes: a 2026-07-28 server sends
+    /// them only on a `subscriptions/listen` stream, which this opens (older servers send
+    /// them unasked). Waits, up to the server's timeout, for the stream's acknowledgement:
+    /// called before the first list, no change can fall between the two. A command that
+    /// lists once and exits does without (it would only wait a round trip longer).
+    pub async fn watch_list_changes(&mut self) {
+        if self.listener.is_some() || !(self.details.prompts_list_changed && self.is_modern()) {
+            return;
+        }
+        let (subscribed, acknowledged) = tokio::sync::oneshot::channel();
+        self.listener = Some(tokio::spawn(listen_for_list_changes(
+            self.peer.clone(),
+            self.list_changed.clone(),
+            self.name.clone(),
+            subscribed,
+        )));
+        let _ = tokio::time::timeout(self.timeout, acknowledged).await;
     }
 
     /// The server's name in the config.

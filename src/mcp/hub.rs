@@ -140,9 +140,11 @@ pub struct Hub {
 }
 
 impl Hub {
-    /// Starts one task per server, all at once. Events arrive on `events`; log lines only
-    /// when `forward_logs` is set (the CLI does not need them). Crashed stdio servers are
-    /// restarted by the default [`RestartPolicy`].
+    /// Starts one task per server, all at once, each keeping its server's prompt list
+    /// fresh (a 2026-07-28 server's list changes are subscribed to before the first list).
+    /// Events arrive on `events`; log lines only when `forward_logs` is set. Crashed stdio
+    /// servers are restarted by the default [`RestartPolicy`]. One-shot commands use
+    /// [`Hub::start_once`].
     pub fn start(
         servers: Vec<ServerConfig>,
         events: mpsc::Sender<McpEvent>,
@@ -158,6 +160,24 @@ impl Hub {
         forward_logs: bool,
         restarts: RestartPolicy,
     ) -> Hub {
+        Hub::spawn(servers, events, forward_logs, true, restarts)
+    }
+
+    /// [`Hub::start`] for a command that lists or gets once and exits: no log lines, and
+    /// no `subscriptions/listen` stream for list changes (opening it costs a round trip
+    /// before the first list; it would end a moment after). A legacy server's unasked
+    /// `notifications/prompts/list_changed` still refreshes the list.
+    pub fn start_once(servers: Vec<ServerConfig>, events: mpsc::Sender<McpEvent>) -> Hub {
+        Hub::spawn(servers, events, false, false, RestartPolicy::default())
+    }
+
+    fn spawn(
+        servers: Vec<ServerConfig>,
+        events: mpsc::Sender<McpEvent>,
+        forward_logs: bool,
+        watch_list_changes: bool,
+        restarts: RestartPolicy,
+    ) -> Hub {
         let connections = Arc::new(Mutex::new(HashMap::new()));
         let shutdown = CancellationToken::new();
         let mut stops = HashMap::new();
@@ -170,6 +190,7 @@ impl Hub {
                     config,
                     events.clone(),
                     forward_logs,
+                    watch_list_changes,
                     connections.clone(),
                     stop,
                     restarts,
@@ -211,6 +232,7 @@ async fn run_server(
     config: ServerConfig,
     events: mpsc::Sender<McpEvent>,
     forward_logs: bool,
+    watch_list_changes: bool,
     connections: Arc<Mutex<HashMap<ServerId, Arc<Connection>>>>,
     shutdown: CancellationToken,
     restarts: RestartPolicy,
@@ -228,6 +250,7 @@ async fn run_server(
             events: &events,
             log: &log,
             lines: &lines,
+            watch_list_changes,
             connections: &connections,
             shutdown: &shutdown,
         };
@@ -296,6 +319,8 @@ struct Run<'a> {
     events: &'a mpsc::Sender<McpEvent>,
     log: &'a Arc<ServerLog>,
     lines: &'a Option<mpsc::Sender<LogLine>>,
+    /// Whether a 2026-07-28 server's list changes are subscribed to.
+    watch_list_changes: bool,
     connections: &'a Arc<Mutex<HashMap<ServerId, Arc<Connection>>>>,
     shutdown: &'a CancellationToken,
 }
@@ -320,7 +345,15 @@ impl Run<'_> {
             emit(events, shutdown, failed(&server, error, self.log)).await;
             return Ended::Failed;
         }
-        let connect = Connection::connect(config, self.log.clone(), self.lines.clone());
+        let connect = async {
+            let mut connection =
+                Connection::connect(config, self.log.clone(), self.lines.clone()).await?;
+            if self.watch_list_changes {
+                // Before the first list, so no change falls between the two.
+                connection.watch_list_changes().await;
+            }
+            Ok(connection)
+        };
         let connection = tokio::select! {
             result = connect => result,
             _ = shutdown.cancelled() => return Ended::Shutdown,

@@ -7,11 +7,14 @@ use std::collections::BTreeMap;
 use std::net::SocketAddr;
 
 use rmcp::model::{
-    CompleteRequestParams, CompleteResult, ErrorData, GetPromptRequestParams, GetPromptResponse,
-    GetPromptResult, ListPromptsResult, PaginatedRequestParams, Reference, ServerCapabilities,
-    ServerConfig, SubscriptionFilter,
+    ClientNotification, ClientRequest, CompleteRequestParams, CompleteResult, ErrorData,
+    GetPromptRequestParams, GetPromptResponse, GetPromptResult, ListPromptsResult,
+    PaginatedRequestParams, ProtocolVersion, Reference, ServerCapabilities, ServerConfig,
+    ServerResult, SubscriptionFilter, SubscriptionsListenResult,
 };
-use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
+use rmcp::service::{
+    NotificationContext, RequestContext, RoleServer, Service, SubscriptionContext,
+};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ServerHandler, ServiceExt};
@@ -210,14 +213,12 @@ impl ServerHandler for PromptServer {
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        // Over stdio, `StdioServer` also ends it when the client closes stdin.
         let mut changes = self.library.changes();
         changes.mark_unchanged();
         loop {
             tokio::select! {
                 _ = context.cancelled() => return Ok(()),
-                // The SDK waits seconds for running handlers once the client has gone;
-                // an open subscription must not be one of them.
-                _ = self.client_gone.cancelled() => return Ok(()),
                 changed = changes.changed() => {
                     if changed.is_err() || context.sink().notify_prompt_list_changed().await.is_err() {
                         return Ok(());
@@ -282,6 +283,59 @@ async fn tell_problems(
     true
 }
 
+/// [`PromptServer`] over stdio, where a `subscriptions/listen` ends as soon as the client
+/// closes stdin.
+///
+/// Once its input ends, the SDK's service loop (rmcp 3.11 `serve_inner`) no longer takes
+/// the notifications handlers send, nor tells them a send is done, yet it waits up to 5 s
+/// for every running handler before it finishes. A listen handler runs long in
+/// [`PromptServer::listen`], and before that it waits, inside the SDK, until its
+/// `notifications/subscriptions/acknowledged` is sent: if stdin closes before the loop
+/// has told it so, that wait never ends and `listen` is never called. So the whole request
+/// is raced here against the client leaving, and then ends with the final listen result.
+struct StdioServer(PromptServer);
+
+impl Service<RoleServer> for StdioServer {
+    async fn handle_request(
+        &self,
+        request: ClientRequest,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ServerResult, ErrorData> {
+        if !matches!(request, ClientRequest::SubscriptionsListenRequest(_)) {
+            return self.0.handle_request(request, context).await;
+        }
+        let id = context.id.clone();
+        tokio::select! {
+            // A refusal, ready at once, is still the answer.
+            biased;
+            answer = self.0.handle_request(request, context) => answer,
+            _ = self.0.client_gone.cancelled() => {
+                let mut result = SubscriptionsListenResult::complete(id);
+                result
+                    .meta
+                    .set_server_info(ServerHandler::get_info(&self.0).server_info);
+                Ok(ServerResult::SubscriptionsListenResult(result))
+            }
+        }
+    }
+
+    async fn handle_notification(
+        &self,
+        notification: ClientNotification,
+        context: NotificationContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.0.handle_notification(notification, context).await
+    }
+
+    fn get_info(&self) -> ServerConfig {
+        ServerHandler::get_info(&self.0)
+    }
+
+    fn supported_protocol_versions(&self) -> std::borrow::Cow<'static, [ProtocolVersion]> {
+        ServerHandler::supported_protocol_versions(&self.0)
+    }
+}
+
 /// Serves over this process's stdin and stdout until the client closes stdin.
 pub async fn serve_stdio(server: PromptServer) -> Result<(), String> {
     let (stdin, stdout) = rmcp::transport::stdio();
@@ -290,7 +344,7 @@ pub async fn serve_stdio(server: PromptServer) -> Result<(), String> {
         eof: server.client_gone.clone(),
     };
     let gone = server.client_gone.clone();
-    let running = server
+    let running = StdioServer(server)
         .serve((stdin, stdout))
         .await
         .map_err(|e| format!("the client did not connect: {e}"))?;
@@ -298,8 +352,8 @@ pub async fn serve_stdio(server: PromptServer) -> Result<(), String> {
         finished = running.waiting() => finished
             .map(|_| ())
             .map_err(|e| format!("the server stopped: {e}")),
-        // The client closed stdin: answers still being written get a moment, but the SDK's
-        // multi-second drain of long-lived handlers (subscriptions) is not waited for.
+        // The client closed stdin: answers still being written get a moment, but never
+        // the SDK's multi-second wait for a handler that is somehow still running.
         _ = async {
             gone.cancelled().await;
             tokio::time::sleep(std::time::Duration::from_millis(300)).await;
