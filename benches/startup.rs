@@ -26,12 +26,11 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use common::pty::{COLS, ROWS};
 use common::{Sandbox, python3, root, toml_str};
-use portable_pty::{CommandBuilder, PtySize, native_pty_system};
+use portable_pty::CommandBuilder;
 use serde_json::json;
 
-const ROWS: u16 = 40;
-const COLS: u16 = 120;
 /// How long each server waits before it starts.
 const DELAY: &str = "0.3";
 const SERVERS: usize = 10;
@@ -247,14 +246,7 @@ fn run(config: Option<&str>, servers: &[String], count: Option<&str>) -> Run {
     common::pty::isolate(&mut command, dir);
     // Its own log level, not the one of the shell the bench runs in.
     command.env_remove("MCPICK_LOG");
-    let pair = native_pty_system()
-        .openpty(PtySize {
-            rows: ROWS,
-            cols: COLS,
-            pixel_width: 0,
-            pixel_height: 0,
-        })
-        .expect("open a PTY");
+    let pair = common::pty::open_pty();
     let mut reader = pair.master.try_clone_reader().expect("PTY reader");
     let mut writer = pair.master.take_writer().expect("PTY writer");
 

@@ -586,13 +586,7 @@ fn http_on_loopback_refuses_foreign_hosts_and_origins() {
 #[test]
 fn serve_exits_when_its_client_goes_even_with_a_subscription_open() {
     use std::io::{BufRead, Write};
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_mcpick"))
-        .args(["serve", "--builtin"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = serve_builtin_piped();
     let listen = r#"{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"notifications":{"promptsListChanged":true}}}"#;
     let mut stdin = child.stdin.take().unwrap();
     writeln!(stdin, "{listen}").unwrap();
@@ -643,13 +637,7 @@ fn a_listen_still_being_acknowledged_ends_with_its_result_when_stdin_closes() {
     let list = modern_request(2, "prompts/list", serde_json::json!({}));
     for round in 0..30 {
         let pipelined = round % 2 == 1;
-        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_mcpick"))
-            .args(["serve", "--builtin"])
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
+        let mut child = serve_builtin_piped();
         let mut stdin = child.stdin.take().unwrap();
         let (lines_tx, lines) = std::sync::mpsc::channel();
         let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
@@ -764,4 +752,15 @@ async fn the_hub_subscribes_to_list_changes_before_the_first_list() {
             .unwrap_or_else(|| panic!("no {method}: {sent:?}"))
     };
     assert!(at("subscriptions/listen") < at("prompts/list"), "{sent:?}");
+}
+
+/// `mcpick serve --builtin` with its stdin and stdout piped to the test (stderr dropped).
+fn serve_builtin_piped() -> std::process::Child {
+    std::process::Command::new(env!("CARGO_BIN_EXE_mcpick"))
+        .args(["serve", "--builtin"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start mcpick serve --builtin")
 }

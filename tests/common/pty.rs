@@ -110,14 +110,7 @@ impl Tui {
     pub fn spawn(sandbox: &Sandbox, mut command: CommandBuilder) -> Tui {
         isolate(&mut command, sandbox.dir.path());
 
-        let pair = native_pty_system()
-            .openpty(PtySize {
-                rows: ROWS,
-                cols: COLS,
-                pixel_width: 0,
-                pixel_height: 0,
-            })
-            .expect("open a PTY");
+        let pair = open_pty();
         let child = pair.slave.spawn_command(command).expect("start mcpick");
         // Only the child holds the slave now, so the reader sees EOF when it exits.
         drop(pair.slave);
@@ -280,6 +273,18 @@ impl Drop for Tui {
             let _ = self.child.wait();
         }
     }
+}
+
+/// A new pseudo-terminal of ROWS × COLS.
+pub fn open_pty() -> portable_pty::PtyPair {
+    native_pty_system()
+        .openpty(PtySize {
+            rows: ROWS,
+            cols: COLS,
+            pixel_width: 0,
+            pixel_height: 0,
+        })
+        .expect("open a PTY")
 }
 
 /// Runs `command` in `dir`, with `dir` as its home and XDG folders, a known terminal, and
