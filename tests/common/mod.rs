@@ -322,3 +322,33 @@ pub fn python3() -> &'static str {
             .unwrap_or_else(|| "python3".into())
     })
 }
+
+/// Finds `program` (tmux, Xvfb, xclip, zsh, fish) on PATH, after tests/peers/system.sh has
+/// had one chance (per test binary) to install what is missing. Missing, it fails the test
+/// under CI (whose setup installs these) and elsewhere says SKIPPED loudly on stderr and
+/// returns `None`, so a test that cannot run never passes quietly.
+pub fn system_tool(program: &str) -> Option<PathBuf> {
+    static INSTALLED: OnceLock<bool> = OnceLock::new();
+    let installed = *INSTALLED.get_or_init(|| {
+        Command::new("bash")
+            .arg(root().join("tests/peers/system.sh"))
+            .status()
+            .is_ok_and(|s| s.success())
+    });
+    let found = std::env::var_os("PATH").and_then(|path| {
+        std::env::split_paths(&path)
+            .map(|dir| dir.join(program))
+            .find(|candidate| candidate.is_file())
+    });
+    if found.is_none() {
+        let why = format!(
+            "`{program}` is not installed (tests/peers/system.sh {}); this test needs it",
+            if installed { "ran" } else { "could not install it" }
+        );
+        if std::env::var_os("CI").is_some() {
+            panic!("{why}");
+        }
+        eprintln!("\n!!!!! SKIPPED: {why} !!!!!\n");
+    }
+    found
+}
