@@ -6,7 +6,9 @@ mod commands;
 mod conformance;
 mod import;
 mod inputs;
+mod menu;
 mod output;
+mod popup;
 mod serve;
 mod signals;
 
@@ -21,7 +23,7 @@ pub use args::{parse_args_json, parse_assignment};
 
 /// mcpick: every MCP server's prompts in one place — list them, fill them, export them.
 #[derive(Debug, Parser)]
-#[command(name = "mcpick", version, about, long_about = None)]
+#[command(name = "mcpick", version, about, long_about = None, args_conflicts_with_subcommands = true)]
 pub struct Cli {
     /// The config file (default: the platform config dir's mcpick/config.toml).
     #[arg(long, global = true, env = CONFIG_ENV, value_name = "PATH")]
@@ -40,6 +42,42 @@ pub struct Cli {
     /// Full-screen menu: the initial export format.
     #[arg(long = "format", value_name = "FORMAT", default_value = "markdown", value_parser = ["markdown", "text", "mcp-json", "openai", "anthropic"])]
     pub tui_format: String,
+
+    /// Full-screen menu: start with this search typed.
+    #[arg(short = 'q', long, value_name = "TEXT")]
+    pub query: Option<String>,
+
+    /// Full-screen menu: open the only matching prompt at once (once the servers answered).
+    #[arg(short = '1', long = "select-1")]
+    pub select_one: bool,
+
+    /// Full-screen menu: exit with status 1 at once when no prompt matches.
+    #[arg(short = '0', long = "exit-0")]
+    pub exit_zero: bool,
+
+    /// With SERVER/PROMPT: when every required argument is given, fetch at once and open
+    /// the review, with no form.
+    #[arg(long, requires = "prompt")]
+    pub no_form: bool,
+
+    /// Draw in the bottom N rows of the terminal (or N% of it), below what is there,
+    /// instead of the whole screen.
+    #[arg(long, value_name = "N|N%", value_parser = menu::Height::parse, conflicts_with = "tmux")]
+    pub height: Option<menu::Height>,
+
+    /// Open in a tmux popup over the current pane (default size 80%); accepting pastes the
+    /// export into that pane. SIZE: N% or WIDTHxHEIGHT (cells or %).
+    #[arg(long, value_name = "SIZE", num_args = 0..=1, default_missing_value = "80%", value_parser = menu::PopupSize::parse, conflicts_with_all = ["print", "output"])]
+    pub tmux: Option<menu::PopupSize>,
+
+    /// Full-screen menu: open this prompt at once (SERVER/PROMPT), its form pre-filled with
+    /// the NAME=VALUE arguments that follow.
+    #[arg(value_name = "SERVER/PROMPT")]
+    pub prompt: Option<String>,
+
+    /// Argument values for SERVER/PROMPT.
+    #[arg(value_name = "NAME=VALUE", requires = "prompt")]
+    pub assignments: Vec<String>,
 
     /// What to do (none: the full-screen menu).
     #[command(subcommand)]
@@ -212,15 +250,7 @@ impl CliError {
 /// Runs a parsed command line and returns the process exit code.
 pub async fn run(cli: Cli) -> ExitCode {
     let result = match cli.command {
-        None => {
-            commands::tui(
-                cli.config.as_deref(),
-                cli.output,
-                cli.print,
-                &cli.tui_format,
-            )
-            .await
-        }
+        None => menu::run(cli).await,
         Some(Command::Serve {
             paths,
             builtin,
