@@ -112,7 +112,13 @@ impl App {
                 self.exit = Some(Exit::NoMatch);
                 return Vec::new();
             }
-            self.query = format!("/{}", wanted.whole);
+            // The menu's own spelling, so the search shows what is near.
+            self.query = match &wanted.server {
+                Some(server) if self.servers.iter().any(|s| &s.name == server) => {
+                    format!("/{server}:{}", wanted.prompt)
+                }
+                _ => format!("/{}", wanted.whole),
+            };
             self.refilter();
             self.warn(why);
             return Vec::new();
@@ -182,16 +188,32 @@ impl App {
                 "/{name}: {} waits for inputs first",
                 crate::text::one_line(&server.expect("matched").name)
             ),
-            _ => {
-                let names = self.entries.iter().map(|e| e.prompt.name.as_str());
+            Some(_) => {
+                let server = server.expect("matched");
+                let names = self
+                    .entries
+                    .iter()
+                    .filter(|e| e.prompt.server == server.name)
+                    .map(|e| e.prompt.name.as_str());
                 let near = crate::catalog::closest(&wanted.prompt, names, 1);
-                match near.first() {
-                    Some(near) => format!(
-                        "No prompt /{name} (did you mean {}?)",
-                        crate::text::one_line(near)
-                    ),
-                    None => format!("No prompt /{name}"),
-                }
+                format!(
+                    "{} has no prompt `{}`{}",
+                    crate::text::one_line(&server.name),
+                    crate::text::one_line(&wanted.prompt),
+                    near.first()
+                        .map(|n| format!(" (did you mean {}?)", crate::text::one_line(n)))
+                        .unwrap_or_default()
+                )
+            }
+            None => {
+                let names = self.entries.iter().map(|e| e.prompt.name.as_str());
+                let near = crate::catalog::closest(&wanted.whole, names, 1);
+                format!(
+                    "No server offers a prompt `{name}`{}",
+                    near.first()
+                        .map(|n| format!(" (did you mean {}?)", crate::text::one_line(n)))
+                        .unwrap_or_default()
+                )
             }
         }
     }
