@@ -203,6 +203,7 @@ pub async fn run(config_path: Option<&Path>, command: Command) -> Result<ExitCod
         | Command::Init
         | Command::Config { .. }
         | Command::Auth { .. }
+        | Command::ShellInit { .. }
         | Command::ConformanceClient { .. } => {
             unreachable!("dispatched in cli::run")
         }

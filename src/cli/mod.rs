@@ -8,6 +8,7 @@ mod import;
 mod inputs;
 mod output;
 mod serve;
+mod shell;
 mod signals;
 
 use std::path::PathBuf;
@@ -37,8 +38,9 @@ pub struct Cli {
     #[arg(long)]
     pub print: bool,
 
-    /// Full-screen menu: the initial export format.
-    #[arg(long = "format", value_name = "FORMAT", default_value = "markdown", value_parser = ["markdown", "text", "mcp-json", "openai", "anthropic"])]
+    /// Full-screen menu: the initial export format (the last one given counts, so a shell
+    /// widget's MCPICK_WIDGET_OPTS can change its default).
+    #[arg(long = "format", value_name = "FORMAT", default_value = "markdown", value_parser = ["markdown", "text", "mcp-json", "openai", "anthropic"], overrides_with = "tui_format")]
     pub tui_format: String,
 
     /// What to do (none: the full-screen menu).
@@ -135,6 +137,17 @@ pub enum Command {
         /// What to do.
         #[command(subcommand)]
         action: AuthCommand,
+    },
+    /// Print a script for the shell to evaluate that binds a key (default Ctrl-X Ctrl-P) to
+    /// put a prompt on the command line: `eval "$(mcpick shell-init bash)"`.
+    ShellInit {
+        /// The shell.
+        #[arg(value_parser = shell::SHELLS)]
+        shell: String,
+        /// The key to bind, in that shell's notation (default: $MCPICK_WIDGET_KEY when the
+        /// script is evaluated, else Ctrl-X Ctrl-P).
+        #[arg(long, value_name = "SEQ")]
+        key: Option<String>,
     },
     /// Run the client side of the MCP conformance suite against URL (for CI; reads
     /// MCP_CONFORMANCE_SCENARIO, MCP_CONFORMANCE_PROTOCOL_VERSION, MCP_CONFORMANCE_CONTEXT).
@@ -238,6 +251,7 @@ pub async fn run(cli: Cli) -> ExitCode {
                 },
         }) => import::run(cli.config.as_deref(), path, from, dry_run),
         Some(Command::Auth { action }) => auth::run(cli.config.as_deref(), action).await,
+        Some(Command::ShellInit { shell, key }) => shell::run(&shell, key.as_deref()),
         Some(Command::ConformanceClient { url }) => conformance::run(url).await,
         Some(command) => commands::run(cli.config.as_deref(), command).await,
     };
