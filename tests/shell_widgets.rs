@@ -215,24 +215,33 @@ fn fill_translate_and_accept(tui: &mut Tui) {
     tui.send(ENTER);
 }
 
-/// `WRITE_ARGV ⟨key⟩`, pick and accept, Enter: the file holds exactly the export.
-fn accepted_prompt_lands_quoted_at_the_cursor(shell: Shell, widget_opts: Option<&str>) {
-    let Some(mut session) = Session::start(shell, widget_opts) else {
+/// `WRITE_ARGV` and ` tail`, the cursor moved back before ` tail`, ⟨key⟩, pick and accept,
+/// ` ignored`, Enter: the prompt went in at the cursor, the cursor ended right after it
+/// (` ignored` is a word of its own, between it and ` tail`), and the file holds exactly the
+/// export.
+fn accepted_prompt_lands_quoted_at_the_cursor(shell: Shell) {
+    let Some(mut session) = Session::start(shell, None) else {
         return;
     };
     session.tui.send(WRITE_ARGV);
-    session.tui.wait_for("out.txt", STEP);
+    session.tui.send(" tail");
+    session.tui.wait_for("out.txt  tail", STEP);
+    for _ in 0..5 {
+        session.tui.send(LEFT);
+    }
     session.open_mcpick();
     fill_translate_and_accept(&mut session.tui);
-    // Back on the shell's line, the prompt inserted after what was typed.
+    // Back on the shell's line, the prompt inserted where the cursor was.
+    let inserted = format!("{TRICKY_SECOND}' tail");
     session
         .tui
         .wait_until("the export on the line", STEP, |screen| {
-            screen.contains("out.txt 'Translate the text below")
+            screen.contains("out.txt 'user:") && screen.contains(&inserted)
         });
-    // Typed after the insertion, so the cursor must be at its end for this to be a
-    // separate word after the closing quote.
-    session.tui.send(" ");
+    session.tui.send(" ignored");
+    session
+        .tui
+        .wait_for(&format!("{TRICKY_SECOND}' ignored tail"), STEP);
     session.tui.send(ENTER);
     let written = session.written();
     let expected = expected_export(&session.sandbox);
@@ -269,24 +278,24 @@ fn leaving_mcpick_keeps_the_line(shell: Shell, widget_opts: Option<&str>, leave:
         screen.lines().any(|line| line.trim_end() == "keXpt")
     });
     assert!(
-        !screen.contains("'Translate"),
+        !screen.contains("'user:"),
         "{shell:?}: something was inserted:\n{screen}"
     );
 }
 
 #[test]
 fn bash_inserts_the_accepted_prompt_as_one_quoted_argument() {
-    accepted_prompt_lands_quoted_at_the_cursor(Shell::Bash, None);
+    accepted_prompt_lands_quoted_at_the_cursor(Shell::Bash);
 }
 
 #[test]
 fn zsh_inserts_the_accepted_prompt_as_one_quoted_argument() {
-    accepted_prompt_lands_quoted_at_the_cursor(Shell::Zsh, None);
+    accepted_prompt_lands_quoted_at_the_cursor(Shell::Zsh);
 }
 
 #[test]
 fn fish_inserts_the_accepted_prompt_as_one_quoted_argument() {
-    accepted_prompt_lands_quoted_at_the_cursor(Shell::Fish, None);
+    accepted_prompt_lands_quoted_at_the_cursor(Shell::Fish);
 }
 
 #[test]
@@ -324,7 +333,7 @@ fn fish_widget_opts_change_the_format() {
     session.tui.wait_for("out.txt", STEP);
     session.open_mcpick();
     fill_translate_and_accept(&mut session.tui);
-    session.tui.wait_for("out.txt '", STEP);
+    session.tui.wait_for(&format!("{TRICKY_SECOND}'"), STEP);
     session.tui.send(ENTER);
     let written = String::from_utf8_lossy(&session.written()).into_owned();
     assert!(written.contains("## user"), "not Markdown: {written}");

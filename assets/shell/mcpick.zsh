@@ -12,7 +12,8 @@ mcpick-widget() {
   emulate -L zsh
   local bin=${MCPICK_BIN:-mcpick} # shell-init: bin
   # Shell words with their quotes removed, so quotes in MCPICK_WIDGET_OPTS work.
-  local -a opts=("${(@Q)${(z)MCPICK_WIDGET_OPTS-}}")
+  local -a opts=()
+  [[ -n ${MCPICK_WIDGET_OPTS-} ]] && opts=("${(@Q)${(z)MCPICK_WIDGET_OPTS}}")
   local out rc
   # The menu needs the terminal on stdin and for its screen; stdout carries the export.
   out=$(command "$bin" --print --format text "${opts[@]}" </dev/tty 2>/dev/tty)
