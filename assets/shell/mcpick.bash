@@ -7,6 +7,10 @@
 #   MCPICK_BIN          the mcpick to run (read each time the key is pressed)
 
 if [[ $- == *i* ]]; then
+if ((BASH_VERSINFO[0] < 4)); then
+  # bind -x with READLINE_LINE came in bash 4.0 (macOS still ships 3.2).
+  echo "mcpick shell-init bash: the widget needs bash 4 or newer" >&2
+else
 
 __mcpick_widget() {
   local bin=${MCPICK_BIN:-mcpick} # shell-init: bin
@@ -32,4 +36,5 @@ bind -m vi-insert -x "\"$__mcpick_key\": __mcpick_widget"
 bind -m vi-command -x "\"$__mcpick_key\": __mcpick_widget"
 unset __mcpick_key
 
+fi
 fi
