@@ -256,6 +256,7 @@ pub async fn run(config_path: Option<&Path>, command: Command) -> Result<ExitCod
         | Command::Init
         | Command::Config { .. }
         | Command::Auth { .. }
+        | Command::ShellInit { .. }
         | Command::ConformanceClient { .. } => {
             unreachable!("dispatched in cli::run")
         }

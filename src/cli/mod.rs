@@ -10,6 +10,7 @@ mod menu;
 mod output;
 mod popup;
 mod serve;
+mod shell;
 mod signals;
 
 use std::path::PathBuf;
@@ -39,8 +40,9 @@ pub struct Cli {
     #[arg(long)]
     pub print: bool,
 
-    /// Full-screen menu: the initial export format.
-    #[arg(long = "format", value_name = "FORMAT", default_value = "markdown", value_parser = ["markdown", "text", "mcp-json", "openai", "anthropic"])]
+    /// Full-screen menu: the initial export format (the last one given counts, so a shell
+    /// widget's MCPICK_WIDGET_OPTS can change its default).
+    #[arg(long = "format", value_name = "FORMAT", default_value = "markdown", value_parser = ["markdown", "text", "mcp-json", "openai", "anthropic"], overrides_with = "tui_format")]
     pub tui_format: String,
 
     /// Full-screen menu: start with this search typed.
@@ -174,6 +176,17 @@ pub enum Command {
         #[command(subcommand)]
         action: AuthCommand,
     },
+    /// Print a script for the shell to evaluate that binds a key (default Ctrl-X Ctrl-P) to
+    /// put a prompt on the command line: `eval "$(mcpick shell-init bash)"`.
+    ShellInit {
+        /// The shell.
+        #[arg(value_parser = shell::SHELLS)]
+        shell: String,
+        /// The key to bind, in that shell's notation (default: $MCPICK_WIDGET_KEY when the
+        /// script is evaluated, else Ctrl-X Ctrl-P).
+        #[arg(long, value_name = "SEQ")]
+        key: Option<String>,
+    },
     /// Run the client side of the MCP conformance suite against URL (for CI; reads
     /// MCP_CONFORMANCE_SCENARIO, MCP_CONFORMANCE_PROTOCOL_VERSION, MCP_CONFORMANCE_CONTEXT).
     #[command(hide = true)]
@@ -268,6 +281,7 @@ pub async fn run(cli: Cli) -> ExitCode {
                 },
         }) => import::run(cli.config.as_deref(), path, from, dry_run),
         Some(Command::Auth { action }) => auth::run(cli.config.as_deref(), action).await,
+        Some(Command::ShellInit { shell, key }) => shell::run(&shell, key.as_deref()),
         Some(Command::ConformanceClient { url }) => conformance::run(url).await,
         Some(command) => commands::run(cli.config.as_deref(), command).await,
     };
