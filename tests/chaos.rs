@@ -594,7 +594,7 @@ fn the_menu_shows_an_evil_prompt_name_and_error_inert() {
     open_prompt(&mut tui, "/chaos:fail", "/chaos:fail");
     tui.wait_for("error-message[␛[2J", STEP);
     tui.send(CTRL_C);
-    assert_eq!(tui.wait_exit(STEP), 0);
+    assert_eq!(tui.wait_exit(STEP), 130, "left without a result");
     assert_terminal_untouched(&tui, "the menu");
     chaos.assert_gone("chaos");
 }
@@ -757,7 +757,7 @@ fn in_the_menu_a_hang_and_a_crash_leave_the_other_servers_working() {
     let review = tui.wait_for("#1 user · text", STEP);
     assert!(review.contains("Guten Morgen"), "{review}");
     tui.send(CTRL_C);
-    assert_eq!(tui.wait_exit(STEP), 0);
+    assert_eq!(tui.wait_exit(STEP), 130, "left without a result");
     chaos.assert_gone("hang");
     chaos.assert_gone("crash");
 }
@@ -775,7 +775,7 @@ fn in_the_menu_a_crash_mid_request_names_its_last_stderr_line() {
         "{screen}"
     );
     tui.send(CTRL_C);
-    assert_eq!(tui.wait_exit(STEP), 0);
+    assert_eq!(tui.wait_exit(STEP), 130, "left without a result");
     chaos.assert_gone("chaos");
 }
 
@@ -942,7 +942,7 @@ fn the_menu_stays_usable_under_a_notification_flood() {
     eprintln!("notify-flood (menu): {sent} notifications, VmHWM {peak} KiB");
     assert!(peak < MEMORY_BOUND_KIB, "{peak} KiB");
     tui.send(CTRL_C);
-    assert_eq!(tui.wait_exit(STEP), 0);
+    assert_eq!(tui.wait_exit(STEP), 130, "left without a result");
     chaos.assert_gone("chaos");
 }
 
@@ -975,7 +975,7 @@ fn a_stderr_flood_keeps_the_server_usable_and_its_log_bounded_in_memory() {
     );
     assert!(peak < MEMORY_BOUND_KIB, "{peak} KiB");
     tui.send(CTRL_C);
-    assert_eq!(tui.wait_exit(STEP), 0);
+    assert_eq!(tui.wait_exit(STEP), 130, "left without a result");
     chaos.assert_gone("chaos");
 }
 
@@ -1024,7 +1024,7 @@ fn a_list_changed_storm_ends_with_the_last_list() {
     assert!(lists <= notices + 1, "{stats}");
     assert!(peak < MEMORY_BOUND_KIB, "{peak} KiB");
     tui.send(CTRL_C);
-    assert_eq!(tui.wait_exit(STEP), 0);
+    assert_eq!(tui.wait_exit(STEP), 130, "left without a result");
     chaos.assert_gone("chaos");
 }
 
@@ -1048,7 +1048,7 @@ fn a_list_changed_storm_over_a_large_list_does_not_pile_up() {
     assert!(lists <= notices + 1, "{stats}");
     assert!(peak < MEMORY_BOUND_KIB, "{peak} KiB");
     tui.send(CTRL_C);
-    assert_eq!(tui.wait_exit(STEP), 0);
+    assert_eq!(tui.wait_exit(STEP), 130, "left without a result");
     chaos.assert_gone("chaos");
 }
 
@@ -1117,7 +1117,7 @@ fn the_review_opens_a_large_answer() {
     tui.wait_for("#1 user · text", STEP);
     tui.wait_for(&"x".repeat(99), STEP);
     tui.send(CTRL_C);
-    assert_eq!(tui.wait_exit(STEP), 0);
+    assert_eq!(tui.wait_exit(STEP), 130, "left without a result");
     chaos.assert_gone("chaos");
 }
 
@@ -1170,6 +1170,6 @@ fn the_menu_filters_a_hundred_thousand_prompts() {
     let peak = vm_hwm_kib(tui.pid()).unwrap();
     eprintln!("many:100000 (menu): VmHWM {peak} KiB");
     tui.send(CTRL_C);
-    assert_eq!(tui.wait_exit(STEP), 0);
+    assert_eq!(tui.wait_exit(STEP), 130, "left without a result");
     chaos.assert_gone("chaos");
 }

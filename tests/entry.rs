@@ -162,7 +162,7 @@ fn the_menu_exits_0_after_an_export_and_130_without_one() {
     tui.send(ENTER);
     tui.wait_for("Saved", STEP);
     tui.send(CTRL_C);
-    assert_eq!(tui.wait_exit(STEP), 0);
+    assert_eq!(tui.wait_exit(STEP), 0, "a saved export is a result");
 }
 
 /// `printf` two lines, then mcpick inline in the PTY; `redirect` sends its stdout to a file.

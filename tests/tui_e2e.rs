@@ -211,7 +211,7 @@ fn a_server_that_fails_at_start_shows_failed_and_its_logs() {
     tui.wait_for("type to search", STEP);
 
     tui.send(CTRL_C);
-    assert_eq!(tui.wait_exit(STEP), 0, "exit code");
+    assert_eq!(tui.wait_exit(STEP), 130, "left without a result");
 }
 
 #[test]
@@ -260,7 +260,7 @@ fn completion_suggestions_follow_what_is_typed_and_the_other_fields() {
         "names of the Sales team only:\n{screen}"
     );
     tui.send(CTRL_C);
-    assert_eq!(tui.wait_exit(STEP), 0);
+    assert_eq!(tui.wait_exit(STEP), 130, "left without a result");
 }
 
 /// A config with server-everything behind a gate that only starts it when `KEY` is the
@@ -300,7 +300,7 @@ fn an_input_is_asked_masked_in_the_menu_before_its_server_starts() {
     tui.wait_gone("Servers wait for inputs", STEP);
     tui.wait_for("● gated 4", SERVER_START);
     tui.send(CTRL_C);
-    assert_eq!(tui.wait_exit(STEP), 0);
+    assert_eq!(tui.wait_exit(STEP), 130, "left without a result");
     let raw = String::from_utf8_lossy(&tui.raw()).into_owned();
     assert!(!raw.contains("s3cret"), "the secret reached the terminal");
 }
@@ -403,7 +403,7 @@ fn ctrl_a_signs_in_through_the_browser_and_the_server_connects() {
     tui.send(CTRL_L);
     tui.wait_for("sign in at http://127.0.0.1:", STEP);
     tui.send(CTRL_C);
-    assert_eq!(tui.wait_exit(STEP), 0);
+    assert_eq!(tui.wait_exit(STEP), 130, "left without a result");
 }
 
 #[test]
@@ -449,5 +449,5 @@ fn after_kill_9_during_an_edit_the_next_start_shows_the_draft_with_the_edit() {
         std::thread::sleep(Duration::from_millis(50));
     }
     again.send(CTRL_C);
-    assert_eq!(again.wait_exit(STEP), 0);
+    assert_eq!(again.wait_exit(STEP), 130, "left without a result");
 }

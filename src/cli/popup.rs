@@ -49,7 +49,6 @@ pub async fn run(size: PopupSize) -> Result<ExitCode, CliError> {
                 .args(["-t", &target])
                 .args(["-w", &size.width.for_tmux()])
                 .args(["-h", &size.height.for_tmux()])
-                .args(["-T", " mcpick "])
                 .arg(format!("exec sh {}", sh_quote(&script.to_string_lossy())))
                 .stdin(Stdio::null())
                 .stdout(Stdio::null())

@@ -80,8 +80,32 @@ fn output() -> Output {
     }
 }
 
-/// The rows an inline run drew in, so a restore (also the panic hook's) can clear them.
-static INLINE_AREA: Mutex<Option<Rect>> = Mutex::new(None);
+/// The rows an inline run draws in, and where the cursor was when it began.
+#[derive(Debug, Clone, Copy)]
+struct InlineArea {
+    /// The rows.
+    area: Rect,
+    /// The column the cursor was at on the line above the rows, when that line held text
+    /// (a shell prompt: a widget's line); else the cursor was at the rows' first line.
+    column_above: Option<u16>,
+}
+
+impl InlineArea {
+    /// Where the cursor goes back to on exit.
+    fn origin(&self) -> (u16, u16) {
+        match self.column_above {
+            Some(column) if self.area.y > 0 => (column, self.area.y - 1),
+            _ => (0, self.area.y),
+        }
+    }
+}
+
+/// The inline rows, so a restore (also the panic hook's) can clear them.
+static INLINE_AREA: Mutex<Option<InlineArea>> = Mutex::new(None);
+
+fn set_inline_area(inline: Option<InlineArea>) {
+    *INLINE_AREA.lock().unwrap_or_else(|e| e.into_inner()) = inline;
+}
 
 /// Puts the terminal back as it was. Safe to call more than once.
 pub fn restore() {
@@ -89,14 +113,16 @@ pub fn restore() {
     let mut out = output();
     let inline = INLINE_AREA.lock().map(|mut a| a.take()).unwrap_or(None);
     match inline {
-        Some(area) => {
-            // Inline: clear the rows drawn in and leave the cursor where they began.
+        Some(inline) => {
+            // Inline: clear the rows drawn in and put the cursor back where it was.
+            let (column, row) = inline.origin();
             let _ = execute!(
                 out,
                 DisableBracketedPaste,
                 DisableMouseCapture,
-                crossterm::cursor::MoveTo(0, area.y),
+                crossterm::cursor::MoveTo(0, inline.area.y),
                 crossterm::terminal::Clear(crossterm::terminal::ClearType::FromCursorDown),
+                crossterm::cursor::MoveTo(column, row),
                 crossterm::cursor::Show
             );
         }
@@ -135,7 +161,7 @@ pub struct TerminalGuard {
     terminal: Terminal<CrosstermBackend<Output>>,
     mode: ScreenMode,
     /// Inline: the rows drawn in.
-    area: Option<Rect>,
+    inline: Option<InlineArea>,
 }
 
 impl TerminalGuard {
@@ -148,7 +174,7 @@ impl TerminalGuard {
             format!("cannot set up the terminal: {e}")
         };
         let mut out = output();
-        let (terminal, area) = match mode {
+        let (terminal, inline) = match mode {
             ScreenMode::Full => {
                 execute!(
                     out,
@@ -163,46 +189,50 @@ impl TerminalGuard {
                 )
             }
             ScreenMode::Inline(height) => {
-                let area = make_room(&mut out, height).map_err(setup)?;
-                *INLINE_AREA.lock().unwrap_or_else(|e| e.into_inner()) = Some(area);
+                let inline = make_room(&mut out, height).map_err(setup)?;
+                set_inline_area(Some(inline));
+                let area = inline.area;
                 execute!(out, EnableMouseCapture, EnableBracketedPaste).map_err(setup)?;
                 let options = TerminalOptions {
                     viewport: Viewport::Fixed(area),
                 };
                 let terminal =
                     Terminal::with_options(CrosstermBackend::new(out), options).map_err(setup)?;
-                (terminal, Some(area))
+                (terminal, Some(inline))
             }
         };
         Ok(TerminalGuard {
             terminal,
             mode,
-            area,
+            inline,
         })
     }
 
     /// The size the app draws in: the terminal's, or (inline) the rows it has.
     pub fn drawing_size(&self, columns: u16, rows: u16) -> (u16, u16) {
-        match self.area {
-            Some(area) => (columns, area.height.min(rows)),
+        match self.inline {
+            Some(inline) => (columns, inline.area.height.min(rows)),
             None => (columns, rows),
         }
     }
 
     /// Follows a resize of the terminal; returns the size the app now draws in.
     pub fn resized(&mut self, columns: u16, rows: u16) -> (u16, u16) {
-        let (ScreenMode::Inline(height), Some(old)) = (self.mode, self.area) else {
+        let (ScreenMode::Inline(height), Some(mut inline)) = (self.mode, self.inline) else {
             return (columns, rows);
         };
+        let old = inline.area;
         let height = height.rows_of(rows);
         let mut area = Rect::new(0, old.y.min(rows.saturating_sub(height)), columns, height);
         // ratatui clears the whole screen and starts at the top when the width shrinks.
         if columns < old.width {
             area.y = 0;
+            inline.column_above = None;
         }
         let _ = self.terminal.resize(area);
-        self.area = Some(area);
-        *INLINE_AREA.lock().unwrap_or_else(|e| e.into_inner()) = Some(area);
+        inline.area = area;
+        self.inline = Some(inline);
+        set_inline_area(Some(inline));
         (columns, height)
     }
 
@@ -227,10 +257,10 @@ impl TerminalGuard {
         let result = work();
         let _ = enable_raw_mode();
         let backend = self.terminal.backend_mut();
-        match self.area {
-            // Inline: the same rows again (restore cleared them and left the cursor there).
-            Some(area) => {
-                *INLINE_AREA.lock().unwrap_or_else(|e| e.into_inner()) = Some(area);
+        match self.inline {
+            // Inline: the same rows again (restore cleared them).
+            Some(inline) => {
+                set_inline_area(Some(inline));
                 let _ = execute!(backend, EnableMouseCapture, EnableBracketedPaste);
             }
             None => {
@@ -262,7 +292,7 @@ impl Drop for TerminalGuard {
 /// `height` rows, and returns those rows. The cursor position is asked of the terminal on
 /// the same device the screen is drawn on (crossterm asks through stdout, which may be a
 /// pipe).
-fn make_room(out: &mut Output, height: Height) -> io::Result<Rect> {
+fn make_room(out: &mut Output, height: Height) -> io::Result<InlineArea> {
     let (columns, rows) = crossterm::terminal::size()?;
     let (column, row) = cursor_position(out)?;
     let height = height.rows_of(rows);
@@ -281,7 +311,10 @@ fn make_room(out: &mut Output, height: Height) -> io::Result<Rect> {
     out.write_all(room.as_bytes())?;
     out.flush()?;
     let top = first.min(rows.saturating_sub(height));
-    Ok(Rect::new(0, top, columns, height))
+    Ok(InlineArea {
+        area: Rect::new(0, top, columns, height),
+        column_above: (column > 0).then_some(column),
+    })
 }
 
 /// Where the cursor is (column, row), 0-based, asked with `ESC [ 6 n`.

@@ -380,3 +380,15 @@ fn servers_waiting_for_inputs_ask_for_them_masked() {
     assert!(!drawn.contains("s3cret"));
     insta::assert_snapshot!(drawn);
 }
+
+#[test]
+fn ten_rows_inline_show_the_menu_and_a_field_with_its_value() {
+    // `--height 10`: the picker, and the form with its title and hint on one line each.
+    let mut app = ready_app();
+    app.update(Msg::Resize(100, 10));
+    let picker = screen(&app, 100, 10);
+    type_text(&mut app, "args-prompt");
+    app.update(key(KeyCode::Enter));
+    type_text(&mut app, "Paris");
+    insta::assert_snapshot!(format!("{picker}\n{}", screen(&app, 100, 10)));
+}
