@@ -219,8 +219,8 @@ fn fill_translate_and_accept(tui: &mut Tui) {
 /// ` ignored`, Enter: the prompt went in at the cursor, the cursor ended right after it
 /// (` ignored` is a word of its own, between it and ` tail`), and the file holds exactly the
 /// export.
-fn accepted_prompt_lands_quoted_at_the_cursor(shell: Shell) {
-    let Some(mut session) = Session::start(shell, None) else {
+fn accepted_prompt_lands_quoted_at_the_cursor(shell: Shell, widget_opts: Option<&str>) {
+    let Some(mut session) = Session::start(shell, widget_opts) else {
         return;
     };
     session.tui.send(WRITE_ARGV);
@@ -230,6 +230,14 @@ fn accepted_prompt_lands_quoted_at_the_cursor(shell: Shell) {
         session.tui.send(LEFT);
     }
     session.open_mcpick();
+    if widget_opts.is_some_and(|o| o.contains("--height")) {
+        // Inline, the command line stays visible above the menu.
+        let screen = session.tui.screen();
+        assert!(
+            screen.contains("out.txt  tail") && !screen.contains("\x1b[?1049h"),
+            "{shell:?}: the inline menu hid the command line:\n{screen}"
+        );
+    }
     fill_translate_and_accept(&mut session.tui);
     // Back on the shell's line, the prompt inserted where the cursor was.
     let inserted = format!("{TRICKY_SECOND}' tail");
@@ -285,17 +293,17 @@ fn leaving_mcpick_keeps_the_line(shell: Shell, widget_opts: Option<&str>, leave:
 
 #[test]
 fn bash_inserts_the_accepted_prompt_as_one_quoted_argument() {
-    accepted_prompt_lands_quoted_at_the_cursor(Shell::Bash);
+    accepted_prompt_lands_quoted_at_the_cursor(Shell::Bash, None);
 }
 
 #[test]
 fn zsh_inserts_the_accepted_prompt_as_one_quoted_argument() {
-    accepted_prompt_lands_quoted_at_the_cursor(Shell::Zsh);
+    accepted_prompt_lands_quoted_at_the_cursor(Shell::Zsh, None);
 }
 
 #[test]
 fn fish_inserts_the_accepted_prompt_as_one_quoted_argument() {
-    accepted_prompt_lands_quoted_at_the_cursor(Shell::Fish);
+    accepted_prompt_lands_quoted_at_the_cursor(Shell::Fish, None);
 }
 
 #[test]
@@ -355,4 +363,15 @@ fn shell_init_of_an_unknown_shell_is_a_usage_error_naming_the_three() {
         assert!(message.contains(shell), "{message}");
     }
     assert!(output.stdout.is_empty());
+}
+
+#[test]
+fn bash_with_an_inline_menu_inserts_the_prompt_and_keeps_the_line_above() {
+    // `--height`: the menu draws below the command line, which stays where it was.
+    accepted_prompt_lands_quoted_at_the_cursor(Shell::Bash, Some("--height 15"));
+}
+
+#[test]
+fn zsh_with_an_inline_menu_inserts_the_prompt_and_keeps_the_line_above() {
+    accepted_prompt_lands_quoted_at_the_cursor(Shell::Zsh, Some("--height 15"));
 }
