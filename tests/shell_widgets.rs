@@ -29,7 +29,7 @@ const WRITE_ARGV: &str =
     r#"python3 -c 'import os,sys;open(sys.argv[1],"wb").write(os.fsencode(sys.argv[2]))' out.txt "#;
 
 /// The shells this file drives.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Shell {
     Bash,
     Zsh,
@@ -230,11 +230,12 @@ fn accepted_prompt_lands_quoted_at_the_cursor(shell: Shell, widget_opts: Option<
         session.tui.send(LEFT);
     }
     session.open_mcpick();
-    if widget_opts.is_some_and(|o| o.contains("--height")) {
-        // Inline, the command line stays visible above the menu.
+    // Inline, zsh's command line stays visible above the menu. (bash clears its own line
+    // while a `bind -x` command runs, and draws it again afterwards.)
+    if widget_opts.is_some_and(|o| o.contains("--height")) && shell == Shell::Zsh {
         let screen = session.tui.screen();
         assert!(
-            screen.contains("out.txt  tail") && !screen.contains("\x1b[?1049h"),
+            screen.contains("out.txt  tail"),
             "{shell:?}: the inline menu hid the command line:\n{screen}"
         );
     }
@@ -366,8 +367,8 @@ fn shell_init_of_an_unknown_shell_is_a_usage_error_naming_the_three() {
 }
 
 #[test]
-fn bash_with_an_inline_menu_inserts_the_prompt_and_keeps_the_line_above() {
-    // `--height`: the menu draws below the command line, which stays where it was.
+fn bash_with_an_inline_menu_inserts_the_prompt() {
+    // `--height`: the menu draws in the rows below, and the line comes back with the prompt.
     accepted_prompt_lands_quoted_at_the_cursor(Shell::Bash, Some("--height 15"));
 }
 
