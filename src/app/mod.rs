@@ -18,7 +18,8 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use crate::catalog::{self, Entry, Query, Ranked};
 use crate::config::{InputSpec, InputValues};
 use crate::export::Format;
-use crate::export::sink::{ClipboardRoute, WriteError};
+use crate::export::clipboard::{ClipboardSettings, Copied};
+use crate::export::sink::WriteError;
 use crate::mcp::{
     Completion, EmbeddedResource, GetOutcome, InputAnswers, LogLine, McpError, McpEvent,
     PromptInfo, ServerDetails, ServerId,
@@ -42,6 +43,8 @@ const FLASH_TICKS: u64 = 60;
 pub const TICK_MS: u64 = 80;
 /// Ticks after the last key in a review before its draft is saved (about half a second).
 const DRAFT_TICKS: u64 = 6;
+/// After a failed copy: the other ways to get the export out.
+const COPY_FAILED_WAYS_OUT: &str = "s saves it to a file; mcpick --print prints it on exit";
 
 /// How the run was started: where an accepted export goes, and how things look.
 #[derive(Debug, Clone)]
@@ -54,6 +57,8 @@ pub struct Options {
     pub format: Format,
     /// Whether colours may be used (`NO_COLOR` unset).
     pub color: bool,
+    /// The config's clipboard route and command (the runner carries out copies).
+    pub clipboard: ClipboardSettings,
 }
 
 impl Default for Options {
@@ -63,6 +68,7 @@ impl Default for Options {
             print: false,
             format: Format::Markdown,
             color: true,
+            clipboard: ClipboardSettings::default(),
         }
     }
 }
@@ -233,9 +239,10 @@ pub enum Msg {
     },
     /// The clipboard copy finished.
     Copied {
-        /// How the text got there, or why it did not.
-        result: Result<ClipboardRoute, String>,
-        /// Go back to the menu if it worked (the accept of a run without flags).
+        /// Where the text went (confirmed or only sent), or why it did not.
+        result: Result<Copied, String>,
+        /// Go back to the menu if it worked, or was sent as OSC 52 and said so (the accept
+        /// of a run without flags).
         leave: bool,
     },
     /// A file save finished.
@@ -667,7 +674,8 @@ impl App {
                 Vec::new()
             }
             Msg::Copied { result, leave } => {
-                // Leave the review only once its export is safely somewhere.
+                // Leave the review only once its export is somewhere (or was sent as OSC 52,
+                // which the message says cannot be confirmed); a failure keeps it open.
                 if leave && result.is_ok() && matches!(self.screen, Screen::Review(_)) {
                     self.screen = Screen::Picker;
                 }
@@ -677,13 +685,8 @@ impl App {
                     Vec::new()
                 };
                 match result {
-                    Ok(ClipboardRoute::Native) => self.notify("Copied to the clipboard."),
-                    Ok(ClipboardRoute::Osc52) => self.notify(
-                        "Copied with OSC 52 (if your terminal refuses it, s saves to a file).",
-                    ),
-                    Err(error) => {
-                        self.warn(format!("Copy failed: {error}. Use s to save to a file."))
-                    }
+                    Ok(copied) => self.notify(format!("{}.", copied.summary())),
+                    Err(error) => self.warn(format!("Copy failed: {error}. {COPY_FAILED_WAYS_OUT}")),
                 }
                 effects
             }
