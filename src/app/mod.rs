@@ -44,7 +44,7 @@ pub const TICK_MS: u64 = 80;
 /// Ticks after the last key in a review before its draft is saved (about half a second).
 const DRAFT_TICKS: u64 = 6;
 /// After a failed copy: the other ways to get the export out.
-const COPY_FAILED_WAYS_OUT: &str = "s saves it to a file; mcpick --print prints it on exit";
+const COPY_FAILED_WAYS_OUT: &str = "s saves it; mcpick --print prints it.";
 
 /// How the run was started: where an accepted export goes, and how things look.
 #[derive(Debug, Clone)]

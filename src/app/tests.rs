@@ -1261,7 +1261,7 @@ fn a_tmux_copy_says_it_is_a_buffer_and_whether_the_terminal_got_it() {
     );
     assert_eq!(
         said,
-        "Copied to a tmux buffer (prefix ] pastes it); your terminal's clipboard was NOT set (add `set -g set-clipboard on` to ~/.tmux.conf)."
+        "Copied to a tmux buffer (prefix ] pastes it), NOT your terminal's clipboard (set -g set-clipboard on)."
     );
     let (_, said) = after_copy(
         Ok(Copied::TmuxBuffer {
@@ -1316,7 +1316,7 @@ fn a_failed_copy_keeps_the_review_and_names_the_other_ways_out() {
     );
     assert_eq!(
         said,
-        "error: Copy failed: tmux load-buffer failed: no server running. s saves it to a file; mcpick --print prints it on exit"
+        "error: Copy failed: tmux load-buffer failed: no server running. s saves it; mcpick --print prints it."
     );
     assert!(matches!(app.screen, Screen::Review(_)));
 }

@@ -742,6 +742,9 @@ async fn copy_to_clipboard(config: &Config, text: &str) -> Result<(), CliError> 
     match copied {
         Ok(copied) => {
             output::error(&copied.summary());
+            if let Some(advice) = copied.advice() {
+                output::detail(advice);
+            }
             Ok(())
         }
         Err(error) => Err(CliError::runtime(format!(

@@ -27,7 +27,9 @@ const SCREEN_CHUNK: usize = 768;
 
 // What the user reads (status bar and `get --copy`): one place.
 const TMUX_COPIED: &str = "Copied to a tmux buffer (prefix ] pastes it)";
-const TMUX_OUTER_NOT_SET: &str = "your terminal's clipboard was NOT set (add `set -g set-clipboard on` to ~/.tmux.conf)";
+const TMUX_OUTER_NOT_SET: &str = "NOT your terminal's clipboard (set -g set-clipboard on)";
+const TMUX_OUTER_HOW: &str =
+    "to set your terminal's clipboard too, add `set -g set-clipboard on` to ~/.tmux.conf";
 const TMUX_OUTER_UNKNOWN: &str = "tmux did not say whether it reached your terminal's clipboard";
 const TERMINAL_SENT: &str =
     "Sent to the terminal (OSC 52; terminals may refuse it, so this copy cannot be confirmed)";
@@ -234,13 +236,23 @@ impl Copied {
                 OuterClipboard::Sent(setting) => format!(
                     "{TMUX_COPIED}; also sent to your terminal's clipboard (set-clipboard {setting})"
                 ),
-                OuterClipboard::NotSet => format!("{TMUX_COPIED}; {TMUX_OUTER_NOT_SET}"),
+                OuterClipboard::NotSet => format!("{TMUX_COPIED}, {TMUX_OUTER_NOT_SET}"),
                 OuterClipboard::Unknown => format!("{TMUX_COPIED}; {TMUX_OUTER_UNKNOWN}"),
             },
             Copied::Desktop { via } => format!("Copied to the desktop clipboard (via {via})"),
             Copied::Command { program } => format!("Copied with {program} (clipboard_command)"),
             Copied::Terminal { screen: false } => TERMINAL_SENT.to_string(),
             Copied::Terminal { screen: true } => SCREEN_SENT.to_string(),
+        }
+    }
+
+    /// What to do about it, when the summary is not the whole story (said where there is room).
+    pub fn advice(&self) -> Option<&'static str> {
+        match self {
+            Copied::TmuxBuffer {
+                outer: OuterClipboard::NotSet,
+            } => Some(TMUX_OUTER_HOW),
+            _ => None,
         }
     }
 }
@@ -323,7 +335,7 @@ async fn copy_to_tmux(text: &str) -> Result<Copied, String> {
         .map_err(|e| format!("cannot run tmux: {e}"))?;
     let mut stdin = child.stdin.take().ok_or("cannot write to tmux")?;
     let written = within("tmux load-buffer", async {
-        stdin.write_all(text.as_bytes()).await?;
+        write_input(&mut stdin, text).await?;
         drop(stdin);
         child.wait_with_output().await
     })
@@ -377,7 +389,7 @@ async fn feed(program: &Path, args: &[String], text: &str) -> Result<(), String>
         .map_err(|e| format!("cannot run {name}: {e}"))?;
     let mut stdin = child.stdin.take().ok_or("cannot write to the program")?;
     let status = within(&name, async {
-        stdin.write_all(text.as_bytes()).await?;
+        write_input(&mut stdin, text).await?;
         drop(stdin);
         child.wait().await
     })
@@ -439,6 +451,15 @@ async fn start_holder(text: &str) -> Result<(), String> {
                 Err(error) => error,
             })
         }
+    }
+}
+
+/// Writes `text` to a program's stdin. A program that stops reading early is judged by its
+/// exit status, not by the broken pipe.
+async fn write_input(stdin: &mut tokio::process::ChildStdin, text: &str) -> std::io::Result<()> {
+    match stdin.write_all(text.as_bytes()).await {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other,
     }
 }
 
@@ -673,8 +694,9 @@ mod tests {
             outer: OuterClipboard::NotSet,
         };
         assert!(tmux.confirmed());
-        assert!(tmux.summary().contains("NOT set"));
+        assert!(tmux.summary().contains("NOT your terminal's clipboard"));
         assert!(tmux.summary().contains("set -g set-clipboard on"));
+        assert!(tmux.advice().unwrap().contains("~/.tmux.conf"));
         let tmux = Copied::TmuxBuffer {
             outer: OuterClipboard::Sent("external".into()),
         };

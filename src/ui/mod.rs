@@ -166,9 +166,11 @@ fn draw_status(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
     if let Some((text, error)) = flash {
         let style = if error { theme.error() } else { theme.accent() };
         // Too long, it is cut at its end (its start says what happened), not its start.
-        let fits = crate::text::width(&text) < usize::from(notice.width);
-        let line = Line::styled(text, style);
-        let line = if fits { line.right_aligned() } else { line };
+        let line = if crate::text::width(&text) < usize::from(notice.width) {
+            Line::styled(text, style).right_aligned()
+        } else {
+            Line::styled(format!(" {text}"), style)
+        };
         frame.render_widget(Paragraph::new(line), notice);
     }
 }
