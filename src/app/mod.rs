@@ -686,7 +686,9 @@ impl App {
                 };
                 match result {
                     Ok(copied) => self.notify(format!("{}.", copied.summary())),
-                    Err(error) => self.warn(format!("Copy failed: {error}. {COPY_FAILED_WAYS_OUT}")),
+                    Err(error) => {
+                        self.warn(format!("Copy failed: {error}. {COPY_FAILED_WAYS_OUT}"))
+                    }
                 }
                 effects
             }

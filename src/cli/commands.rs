@@ -757,8 +757,7 @@ async fn copy_to_clipboard(config: &Config, text: &str) -> Result<(), CliError> 
 /// stdin), answering on stdout, until another program takes the selection.
 pub async fn clipboard_hold() -> Result<ExitCode, CliError> {
     // The terminal it was started from may close meanwhile: a hangup must not end the hold.
-    let hangup =
-        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup()).ok();
+    let hangup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup()).ok();
     let held = tokio::task::spawn_blocking(|| {
         let mut text = String::new();
         std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
@@ -768,8 +767,7 @@ pub async fn clipboard_hold() -> Result<ExitCode, CliError> {
     .await
     .map_err(|e| CliError::runtime(e.to_string()))?;
     drop(hangup);
-    held.map(|()| ExitCode::SUCCESS)
-        .map_err(CliError::runtime)
+    held.map(|()| ExitCode::SUCCESS).map_err(CliError::runtime)
 }
 
 async fn complete(

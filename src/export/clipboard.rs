@@ -19,6 +19,10 @@ pub const ANSWER_WAIT: Duration = Duration::from_secs(3);
 /// The hidden subcommand that runs mcpick as the detached clipboard holder.
 pub const HOLD_COMMAND: &str = "__clipboard-hold";
 
+/// How often the holder checks that its display is still there.
+#[cfg(all(unix, not(target_os = "macos")))]
+const HOLDER_CHECK: Duration = Duration::from_secs(30);
+
 /// The byte the holder writes once it owns the clipboard.
 const READY: u8 = b'1';
 
@@ -372,7 +376,9 @@ pub fn outer_clipboard(setting: &str) -> OuterClipboard {
 
 /// Runs `program ARGS` with `text` on stdin and waits for its exit status. Its stderr goes
 /// to a temp file, not a pipe: tools such as xclip fork and keep serving with the pipe open,
-/// so reading a pipe to its end would wait for the next copy.
+/// so reading a pipe to its end would wait for the next copy. It runs in its own process
+/// group, so the hangup that ends mcpick's group (its terminal closing, or mcpick leading its
+/// session) does not end the fork serving the copy.
 async fn feed(program: &Path, args: &[String], text: &str) -> Result<(), String> {
     let name = program_name(program);
     let stderr = tempfile::tempfile().map_err(|e| format!("cannot run {name}: {e}"))?;
@@ -384,6 +390,7 @@ async fn feed(program: &Path, args: &[String], text: &str) -> Result<(), String>
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(Stdio::from(stderr_copy))
+        .process_group(0)
         .kill_on_drop(true)
         .spawn()
         .map_err(|e| format!("cannot run {name}: {e}"))?;
@@ -493,7 +500,10 @@ pub fn hold(text: &str, ready: &mut impl std::io::Write) -> Result<(), String> {
     };
     // Set once so that "ready" means it is really on the clipboard...
     if let Err(e) = clipboard.set_text(text) {
-        return Err(said(ready, format!("the desktop clipboard refused it: {e}")));
+        return Err(said(
+            ready,
+            format!("the desktop clipboard refused it: {e}"),
+        ));
     }
     let _ = ready.write_all(&[READY]);
     let _ = ready.flush();
@@ -501,6 +511,18 @@ pub fn hold(text: &str, ready: &mut impl std::io::Write) -> Result<(), String> {
     #[cfg(all(unix, not(target_os = "macos")))]
     {
         use arboard::SetExtLinux;
+        // A display that goes away never says the selection was taken: check now and then.
+        std::thread::spawn(|| {
+            loop {
+                std::thread::sleep(HOLDER_CHECK);
+                if arboard::Clipboard::new()
+                    .and_then(|mut c| c.get_text())
+                    .is_err()
+                {
+                    std::process::exit(0);
+                }
+            }
+        });
         clipboard
             .set()
             .wait()
@@ -727,6 +749,11 @@ mod tests {
         ]);
         assert_eq!(copy(&failing, "x").await, Err("sh failed: nope".into()));
         let missing = Route::Command(vec!["mcpick-no-such-program".into()]);
-        assert!(copy(&missing, "x").await.unwrap_err().contains("cannot run"));
+        assert!(
+            copy(&missing, "x")
+                .await
+                .unwrap_err()
+                .contains("cannot run")
+        );
     }
 }

@@ -343,7 +343,11 @@ pub fn system_tool(program: &str) -> Option<PathBuf> {
     if found.is_none() {
         let why = format!(
             "`{program}` is not installed (tests/peers/system.sh {}); this test needs it",
-            if installed { "ran" } else { "could not install it" }
+            if installed {
+                "ran"
+            } else {
+                "could not install it"
+            }
         );
         if std::env::var_os("CI").is_some() {
             panic!("{why}");
