@@ -329,23 +329,18 @@ fn first_line(stderr: &[u8]) -> Option<String> {
 /// `tmux load-buffer -w -`, then `set-clipboard` to say where else it went. Plain `tmux`
 /// talks to the server of `$TMUX`, the one mcpick runs in.
 async fn copy_to_tmux(text: &str) -> Result<Copied, String> {
-    let mut child = tokio::process::Command::new("tmux")
-        .args(["load-buffer", "-w", "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .map_err(|e| format!("cannot run tmux: {e}"))?;
-    let mut stdin = child.stdin.take().ok_or("cannot write to tmux")?;
-    let written = within("tmux load-buffer", async {
-        write_input(&mut stdin, text).await?;
-        drop(stdin);
-        child.wait_with_output().await
-    })
-    .await?;
+    let written = load_buffer(text, true).await?;
     if !written.status.success() {
         let why = first_line(&written.stderr).unwrap_or_else(|| written.status.to_string());
+        // tmux before 3.2 has no -w (nor passes buffers on): a buffer alone, then.
+        if why.contains("-w") || why.contains("unknown flag") {
+            let plain = load_buffer(text, false).await?;
+            if plain.status.success() {
+                return Ok(Copied::TmuxBuffer {
+                    outer: OuterClipboard::Unknown,
+                });
+            }
+        }
         return Err(format!("tmux load-buffer failed: {why}"));
     }
     let outer = match within("tmux show-options", async {
@@ -363,6 +358,30 @@ async fn copy_to_tmux(text: &str) -> Result<Copied, String> {
         _ => OuterClipboard::Unknown,
     };
     Ok(Copied::TmuxBuffer { outer })
+}
+
+/// `tmux load-buffer [-w] -` with `text` on stdin.
+async fn load_buffer(text: &str, to_outer: bool) -> Result<std::process::Output, String> {
+    let args: &[&str] = if to_outer {
+        &["load-buffer", "-w", "-"]
+    } else {
+        &["load-buffer", "-"]
+    };
+    let mut child = tokio::process::Command::new("tmux")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(|e| format!("cannot run tmux: {e}"))?;
+    let mut stdin = child.stdin.take().ok_or("cannot write to tmux")?;
+    within("tmux load-buffer", async {
+        write_input(&mut stdin, text).await?;
+        drop(stdin);
+        child.wait_with_output().await
+    })
+    .await
 }
 
 /// What tmux's `set-clipboard` value means for the outer terminal.
