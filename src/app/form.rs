@@ -147,6 +147,22 @@ impl FormState {
         form
     }
 
+    /// Puts the given values into their fields (as typed, not as remembered ones); returns
+    /// the names that are no argument of this prompt.
+    pub fn set_values(&mut self, values: &BTreeMap<String, String>) -> Vec<String> {
+        let mut unknown = Vec::new();
+        for (name, value) in values {
+            match self.fields.iter_mut().find(|f| &f.arg.name == name) {
+                Some(field) => {
+                    field.editor = editor_with(value);
+                    field.prefilled = false;
+                }
+                None => unknown.push(name.clone()),
+            }
+        }
+        unknown
+    }
+
     /// The arguments to send: required ones always, optional ones when filled.
     pub fn arguments(&self) -> BTreeMap<String, String> {
         self.fields

@@ -8,6 +8,7 @@ pub mod inputs;
 pub mod keys;
 mod questions;
 pub mod review;
+mod start;
 
 use std::collections::{BTreeMap, VecDeque};
 use std::path::PathBuf;
@@ -34,6 +35,7 @@ pub use review::{
     Draft, LineInput, LinePurpose, ReviewItem, ReviewState, editable_text, format_extension,
     format_name,
 };
+pub use start::{OpenPrompt, Start};
 
 /// Lines kept per server in the logs pane.
 const LOG_LINES_PER_SERVER: usize = 1000;
@@ -59,6 +61,8 @@ pub struct Options {
     pub color: bool,
     /// The config's clipboard route and command (the runner carries out copies).
     pub clipboard: ClipboardSettings,
+    /// How the menu starts: a typed search, fzf's `--select-1`/`--exit-0`, a prompt to open.
+    pub start: Start,
 }
 
 impl Default for Options {
@@ -69,6 +73,7 @@ impl Default for Options {
             format: Format::Markdown,
             color: true,
             clipboard: ClipboardSettings::default(),
+            start: Start::default(),
         }
     }
 }
@@ -174,6 +179,8 @@ pub enum Exit {
     Accepted,
     /// Restore the terminal, then print this on stdout.
     Print(String),
+    /// Nothing matched the start's search (`--exit-0`, or a prompt that is not there).
+    NoMatch,
 }
 
 /// Another host's config found on a first run (no mcpick config yet).
@@ -441,6 +448,10 @@ pub struct App {
     draft_saved: bool,
     /// Set when mcpick should end.
     pub exit: Option<Exit>,
+    /// What the command line asked the menu to start with, until it was acted on.
+    pending_start: Option<Start>,
+    /// Something was exported (copied or saved) in this run: leaving is not a cancel.
+    pub exported_any: bool,
 }
 
 impl App {
@@ -487,7 +498,11 @@ impl App {
             draft_due: None,
             draft_saved: false,
             exit: None,
+            pending_start: None,
+            exported_any: false,
         };
+        app.query = app.options.start.query.clone();
+        app.pending_start = Some(app.options.start.clone());
         app.refilter();
         app
     }
@@ -565,7 +580,14 @@ impl App {
     /// Applies one message; returns the work it asks for.
     pub fn update(&mut self, msg: Msg) -> Vec<Effect> {
         let typed = matches!(msg, Msg::Key(_) | Msg::Paste(_) | Msg::Edited(_));
+        if typed {
+            // The user took over before the servers answered: the start request is void.
+            self.pending_start = None;
+        }
         let mut effects = self.update_screens(msg);
+        if self.pending_start.is_some() {
+            effects.extend(self.settle_start());
+        }
         // A review with edits is saved as a draft shortly after the typing stops, and its
         // draft goes once the review is left (exported or discarded).
         match &self.screen {
@@ -617,6 +639,7 @@ impl App {
 
     /// The export reached the clipboard or a file: the draft is no longer needed.
     fn exported(&mut self) -> Vec<Effect> {
+        self.exported_any = true;
         if std::mem::take(&mut self.draft_saved) {
             self.draft_due = None;
             vec![Effect::DeleteDraft]

@@ -64,13 +64,29 @@ fn other_hosts_configs() -> Vec<crate::app::SourceOffer> {
         .collect()
 }
 
+/// What the full-screen menu is asked to do, from the command line.
+pub struct TuiRequest {
+    /// `--output FILE`.
+    pub output: Option<std::path::PathBuf>,
+    /// `--print`.
+    pub print: bool,
+    /// `--format`.
+    pub format: String,
+    /// `-q`, `--select-1`, `--exit-0`, `SERVER/PROMPT NAME=VALUE…`.
+    pub start: crate::app::Start,
+    /// The whole screen, or `--height`.
+    pub screen: crate::tui::ScreenMode,
+}
+
 /// The full-screen menu.
-pub async fn tui(
-    config_path: Option<&Path>,
-    output_path: Option<std::path::PathBuf>,
-    print: bool,
-    format: &str,
-) -> Result<ExitCode, CliError> {
+pub async fn tui(config_path: Option<&Path>, request: TuiRequest) -> Result<ExitCode, CliError> {
+    let TuiRequest {
+        output: output_path,
+        print,
+        format,
+        start,
+        screen,
+    } = request;
     let format: Format = format.parse().map_err(CliError::usage)?;
     if !crate::tui::has_terminal() {
         return Err(CliError::usage(
@@ -87,6 +103,9 @@ pub async fn tui(
         CliError::usage(format!("{place}{e}"))
     })?;
     let servers: Vec<_> = config.enabled_servers().cloned().collect();
+    if let Some(open) = &start.open {
+        check_server_named(&config, &servers, &open.reference)?;
+    }
     // A first run: offer the servers of other hosts' configs found here.
     let offer = if note.is_some() {
         other_hosts_configs()
@@ -103,10 +122,12 @@ pub async fn tui(
         format,
         color: std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
         clipboard: config.clipboard.clone(),
+        start,
     };
-    let outcome = crate::tui::run(servers, options, keys, note, offer)
+    // A TUI that cannot run is an error (2), as fzf's.
+    let outcome = crate::tui::run(servers, options, keys, note, offer, screen)
         .await
-        .map_err(CliError::runtime)?;
+        .map_err(CliError::usage)?;
     if let Some(text) = outcome.print {
         let stdout = std::io::stdout();
         let for_terminal = std::io::IsTerminal::is_terminal(&stdout);
@@ -118,6 +139,38 @@ pub async fn tui(
         let _ = std::io::Write::flush(&mut lock);
     }
     Ok(ExitCode::from(outcome.code))
+}
+
+/// `SERVER/PROMPT` must name a server of the config (enabled); a bare name or a prompt
+/// name holding `:` passes (the menu looks it up once the servers answered).
+fn check_server_named(
+    config: &Config,
+    enabled: &[ServerConfig],
+    reference: &PromptRef,
+) -> Result<(), CliError> {
+    let Some(server) = &reference.server else {
+        return Ok(());
+    };
+    if enabled.iter().any(|s| &s.name == server) {
+        return Ok(());
+    }
+    if config.servers.iter().any(|s| &s.name == server) {
+        return Err(CliError::usage(format!(
+            "server `{server}` is disabled in the config (enabled = false)"
+        )));
+    }
+    // `git:fix` may be a prompt name with a colon, not a server.
+    if reference.separator == Some(':') {
+        return Ok(());
+    }
+    let names = enabled.iter().map(|s| s.name.as_str());
+    let hint = match closest(server, names, 1).first() {
+        Some(near) => format!(" (did you mean `{near}`?)"),
+        None => String::new(),
+    };
+    Err(CliError::usage(format!(
+        "no server `{server}` in the config{hint}; `mcpick servers` lists them"
+    )))
 }
 
 /// Writes the starter config to `--config`/`MCPICK_CONFIG` or the default location.
@@ -205,6 +258,7 @@ pub async fn run(config_path: Option<&Path>, command: Command) -> Result<ExitCod
         | Command::Init
         | Command::Config { .. }
         | Command::Auth { .. }
+        | Command::ShellInit { .. }
         | Command::ConformanceClient { .. }
         | Command::ClipboardHold => {
             unreachable!("dispatched in cli::run")

@@ -6,8 +6,11 @@ mod commands;
 mod conformance;
 mod import;
 mod inputs;
+mod menu;
 mod output;
+mod popup;
 mod serve;
+mod shell;
 mod signals;
 
 use std::path::PathBuf;
@@ -21,7 +24,7 @@ pub use args::{parse_args_json, parse_assignment};
 
 /// mcpick: every MCP server's prompts in one place — list them, fill them, export them.
 #[derive(Debug, Parser)]
-#[command(name = "mcpick", version, about, long_about = None)]
+#[command(name = "mcpick", version, about, long_about = None, args_conflicts_with_subcommands = true)]
 pub struct Cli {
     /// The config file (default: the platform config dir's mcpick/config.toml).
     #[arg(long, global = true, env = CONFIG_ENV, value_name = "PATH")]
@@ -37,9 +40,46 @@ pub struct Cli {
     #[arg(long)]
     pub print: bool,
 
-    /// Full-screen menu: the initial export format.
-    #[arg(long = "format", value_name = "FORMAT", default_value = "markdown", value_parser = ["markdown", "text", "mcp-json", "openai", "anthropic"])]
+    /// Full-screen menu: the initial export format (the last one given counts, so a shell
+    /// widget's MCPICK_WIDGET_OPTS can change its default).
+    #[arg(long = "format", value_name = "FORMAT", default_value = "markdown", value_parser = ["markdown", "text", "mcp-json", "openai", "anthropic"], overrides_with = "tui_format")]
     pub tui_format: String,
+
+    /// Full-screen menu: start with this search typed.
+    #[arg(short = 'q', long, value_name = "TEXT")]
+    pub query: Option<String>,
+
+    /// Full-screen menu: open the only matching prompt at once (once the servers answered).
+    #[arg(short = '1', long = "select-1")]
+    pub select_one: bool,
+
+    /// Full-screen menu: exit with status 1 at once when no prompt matches.
+    #[arg(short = '0', long = "exit-0")]
+    pub exit_zero: bool,
+
+    /// With SERVER/PROMPT: when every required argument is given, fetch at once and open
+    /// the review, with no form.
+    #[arg(long, requires = "prompt")]
+    pub no_form: bool,
+
+    /// Draw in the bottom N rows of the terminal (or N% of it), below what is there,
+    /// instead of the whole screen.
+    #[arg(long, value_name = "N|N%", value_parser = menu::Height::parse, conflicts_with = "tmux")]
+    pub height: Option<menu::Height>,
+
+    /// Open in a tmux popup over the current pane (default size 80%); accepting pastes the
+    /// export into that pane. SIZE: N% or WIDTHxHEIGHT (cells or %).
+    #[arg(long, value_name = "SIZE", num_args = 0..=1, default_missing_value = "80%", value_parser = menu::PopupSize::parse, conflicts_with_all = ["print", "output"])]
+    pub tmux: Option<menu::PopupSize>,
+
+    /// Full-screen menu: open this prompt at once (SERVER/PROMPT), its form pre-filled with
+    /// the NAME=VALUE arguments that follow.
+    #[arg(value_name = "SERVER/PROMPT")]
+    pub prompt: Option<String>,
+
+    /// Argument values for SERVER/PROMPT.
+    #[arg(value_name = "NAME=VALUE", requires = "prompt")]
+    pub assignments: Vec<String>,
 
     /// What to do (none: the full-screen menu).
     #[command(subcommand)]
@@ -139,6 +179,17 @@ pub enum Command {
         #[command(subcommand)]
         action: AuthCommand,
     },
+    /// Print a script for the shell to evaluate that binds a key (default Ctrl-X Ctrl-P) to
+    /// put a prompt on the command line: `eval "$(mcpick shell-init bash)"`.
+    ShellInit {
+        /// The shell.
+        #[arg(value_parser = shell::SHELLS)]
+        shell: String,
+        /// The key to bind, in that shell's notation (default: $MCPICK_WIDGET_KEY when the
+        /// script is evaluated, else Ctrl-X Ctrl-P).
+        #[arg(long, value_name = "SEQ")]
+        key: Option<String>,
+    },
     /// Run the client side of the MCP conformance suite against URL (for CI; reads
     /// MCP_CONFORMANCE_SCENARIO, MCP_CONFORMANCE_PROTOCOL_VERSION, MCP_CONFORMANCE_CONTEXT).
     #[command(hide = true)]
@@ -219,15 +270,7 @@ impl CliError {
 /// Runs a parsed command line and returns the process exit code.
 pub async fn run(cli: Cli) -> ExitCode {
     let result = match cli.command {
-        None => {
-            commands::tui(
-                cli.config.as_deref(),
-                cli.output,
-                cli.print,
-                &cli.tui_format,
-            )
-            .await
-        }
+        None => menu::run(cli).await,
         Some(Command::Serve {
             paths,
             builtin,
@@ -245,6 +288,7 @@ pub async fn run(cli: Cli) -> ExitCode {
                 },
         }) => import::run(cli.config.as_deref(), path, from, dry_run),
         Some(Command::Auth { action }) => auth::run(cli.config.as_deref(), action).await,
+        Some(Command::ShellInit { shell, key }) => shell::run(&shell, key.as_deref()),
         Some(Command::ConformanceClient { url }) => conformance::run(url).await,
         Some(Command::ClipboardHold) => commands::clipboard_hold().await,
         Some(command) => commands::run(cli.config.as_deref(), command).await,

@@ -19,11 +19,14 @@ use crate::export::clipboard::{self, Copied};
 use crate::export::sink;
 use crate::mcp::{Hub, McpError, McpEvent};
 use terminal::TerminalGuard;
+pub use terminal::{Height, ScreenMode};
 
 /// How long shutdown waits for servers before leaving them to the OS.
 const SHUTDOWN_WAIT: Duration = Duration::from_secs(2);
-/// The exit code when `--print` or `--output` was given but nothing was accepted.
+/// The exit code when the user left without a result (as fzf's).
 pub const CANCELLED: u8 = 130;
+/// The exit code when nothing matched (`--exit-0`, a prompt not found), as fzf's.
+pub const NO_MATCH: u8 = 1;
 /// How often the loop checks whether a task panicked.
 const PANIC_CHECK: Duration = Duration::from_millis(200);
 const INTERNAL_ERROR: &str = "mcpick hit an internal error (a bug) and stopped; the message above and the log file say where";
@@ -47,6 +50,7 @@ pub async fn run(
     keys: KeyMap,
     notice: Option<String>,
     offer: Vec<crate::app::SourceOffer>,
+    screen: ScreenMode,
 ) -> Result<Outcome, String> {
     let (history, history_problem) = load_history();
     let names = servers.iter().map(|s| s.name.clone()).collect();
@@ -67,8 +71,9 @@ pub async fn run(
         Err(problem) => app.warn(problem),
     }
 
-    let mut guard = TerminalGuard::enter()?;
+    let mut guard = TerminalGuard::enter(screen)?;
     if let Ok((columns, rows)) = crossterm::terminal::size() {
+        let (columns, rows) = guard.drawing_size(columns, rows);
         app.update(Msg::Resize(columns, rows));
     }
     // The first frame, before any server is even started.
@@ -128,6 +133,14 @@ pub async fn run(
             }
         }
         for msg in pending {
+            // Inline, the app draws in the rows it has, not the whole terminal.
+            let msg = match msg {
+                Msg::Resize(columns, rows) => {
+                    let (columns, rows) = guard.resized(columns, rows);
+                    Msg::Resize(columns, rows)
+                }
+                msg => msg,
+            };
             for effect in app.update(msg) {
                 if let Some(msg) = runner.run(effect, &mut guard, &mut events) {
                     for effect in app.update(msg) {
@@ -150,24 +163,25 @@ pub async fn run(
         (Some(_), _) => {}
         (None, _) => delete_draft(),
     }
-    // With --print or --output, leaving without accepting is a cancel (like fzf: 130), so
-    // `mcpick --print | llm` can tell nothing was chosen.
+    // Exit codes as fzf's: 0 accepted, 1 no match, 130 cancelled. Leaving without a result
+    // is a cancel (`--print`/`--output`: nothing was accepted; the menu: nothing exported),
+    // so `mcpick --print | llm` and a shell widget can tell a cancel from a result.
     let wanted_output = app.options.print || app.options.output.is_some();
-    let result = match (signal_code, app.exit.take()) {
-        (Some(code), _) => Ok(Outcome { code, print: None }),
-        (None, Some(Exit::Print(text))) => Ok(Outcome {
-            code: 0,
-            print: Some(text),
-        }),
-        (None, Some(Exit::Quit) | None) if wanted_output => Ok(Outcome {
-            code: CANCELLED,
-            print: None,
-        }),
-        _ => Ok(Outcome {
-            code: 0,
-            print: None,
-        }),
+    let code = match (signal_code, app.exit.take()) {
+        (Some(code), _) => code,
+        (None, Some(Exit::Print(text))) => {
+            let result = Ok(Outcome {
+                code: 0,
+                print: Some(text),
+            });
+            return finish(guard, runner.hubs, result).await;
+        }
+        (None, Some(Exit::Accepted)) => 0,
+        (None, Some(Exit::NoMatch)) => NO_MATCH,
+        (None, Some(Exit::Quit) | None) if !wanted_output && app.exported_any => 0,
+        (None, Some(Exit::Quit) | None) => CANCELLED,
     };
+    let result = Ok(Outcome { code, print: None });
     finish(guard, runner.hubs, result).await
 }
 
@@ -627,7 +641,13 @@ fn edit_externally(text: &str) -> Result<String, String> {
         .map_err(|e| format!("cannot read back the edited text: {e}"))
 }
 
-/// Whether the TUI can run: it needs a terminal to draw on.
+/// Whether the TUI can run: it needs a terminal to draw on (stdout, or the process's
+/// terminal when stdout is a pipe).
 pub fn has_terminal() -> bool {
-    std::io::stdout().is_terminal() || std::io::stderr().is_terminal()
+    std::io::stdout().is_terminal()
+        || std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open("/dev/tty")
+            .is_ok()
 }

@@ -1,9 +1,12 @@
-//! The terminal while mcpick owns it: raw mode, alternate screen, mouse and bracketed paste,
-//! always restored (on drop, on error, and on panic).
+//! The terminal while mcpick owns it: raw mode, the alternate screen (or, inline, the
+//! bottom rows of the normal one), mouse and bracketed paste, always restored (on drop, on
+//! error, and on panic).
 
-use std::io::{self, IsTerminal, Write};
-use std::sync::Once;
+use std::io::{self, IsTerminal, Read, Write};
+use std::os::fd::AsFd;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, Once};
+use std::time::{Duration, Instant};
 
 use crossterm::event::{
     DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
@@ -12,33 +15,101 @@ use crossterm::execute;
 use crossterm::terminal::{
     EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
 };
-use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
+use ratatui::layout::Rect;
+use ratatui::{Terminal, TerminalOptions, Viewport};
 
 use crate::app::App;
 
-/// Where the screen is drawn: stdout, or stderr when stdout is a pipe (`--print | llm`).
+/// How much of the terminal mcpick takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScreenMode {
+    /// The whole screen (the alternate screen, as a full-screen program).
+    Full,
+    /// The bottom rows below the cursor, as fzf's `--height`: what is above stays visible.
+    Inline(Height),
+}
+
+/// `--height N` or `--height N%`: how many rows of the terminal the menu takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Height {
+    /// This many rows.
+    Rows(u16),
+    /// This share of the terminal's rows.
+    Percent(u8),
+}
+
+impl Height {
+    /// Parses `N` (rows, at least 1) or `N%` (1 to 100).
+    pub fn parse(text: &str) -> Result<Height, String> {
+        let bad = || format!("`{text}` is not a height: write rows (`15`) or a share (`40%`)");
+        match text.strip_suffix('%') {
+            Some(percent) => match percent.trim().parse::<u8>() {
+                Ok(p @ 1..=100) => Ok(Height::Percent(p)),
+                _ => Err(bad()),
+            },
+            None => match text.trim().parse::<u16>() {
+                Ok(rows @ 1..) => Ok(Height::Rows(rows)),
+                _ => Err(bad()),
+            },
+        }
+    }
+
+    /// The rows this means in a terminal of `rows` rows (at least one, at most all).
+    pub fn rows_of(self, rows: u16) -> u16 {
+        let wanted = match self {
+            Height::Rows(n) => n,
+            Height::Percent(p) => ((u32::from(rows) * u32::from(p)).div_ceil(100)) as u16,
+        };
+        wanted.clamp(1, rows.max(1))
+    }
+}
+
+/// Where the screen is drawn: stdout when it is the terminal, else the terminal itself
+/// (`/dev/tty`), so `mcpick --print | llm` and `$(mcpick --print)` draw where the user
+/// looks; stderr as a last resort.
 type Output = Box<dyn Write + Send>;
 
 fn output() -> Output {
     if io::stdout().is_terminal() {
-        Box::new(io::BufWriter::new(io::stdout()))
-    } else {
-        Box::new(io::BufWriter::new(io::stderr()))
+        return Box::new(io::BufWriter::new(io::stdout()));
+    }
+    match std::fs::OpenOptions::new().write(true).open("/dev/tty") {
+        Ok(tty) => Box::new(io::BufWriter::new(tty)),
+        Err(_) => Box::new(io::BufWriter::new(io::stderr())),
     }
 }
+
+/// The rows an inline run drew in, so a restore (also the panic hook's) can clear them.
+static INLINE_AREA: Mutex<Option<Rect>> = Mutex::new(None);
 
 /// Puts the terminal back as it was. Safe to call more than once.
 pub fn restore() {
     let _ = disable_raw_mode();
     let mut out = output();
-    let _ = execute!(
-        out,
-        DisableBracketedPaste,
-        DisableMouseCapture,
-        LeaveAlternateScreen,
-        crossterm::cursor::Show
-    );
+    let inline = INLINE_AREA.lock().map(|mut a| a.take()).unwrap_or(None);
+    match inline {
+        Some(area) => {
+            // Inline: clear the rows drawn in and leave the cursor where they began.
+            let _ = execute!(
+                out,
+                DisableBracketedPaste,
+                DisableMouseCapture,
+                crossterm::cursor::MoveTo(0, area.y),
+                crossterm::terminal::Clear(crossterm::terminal::ClearType::FromCursorDown),
+                crossterm::cursor::Show
+            );
+        }
+        None => {
+            let _ = execute!(
+                out,
+                DisableBracketedPaste,
+                DisableMouseCapture,
+                LeaveAlternateScreen,
+                crossterm::cursor::Show
+            );
+        }
+    }
     let _ = out.flush();
 }
 
@@ -62,28 +133,77 @@ fn install_panic_hook() {
 /// The terminal in TUI mode; dropping it restores the terminal.
 pub struct TerminalGuard {
     terminal: Terminal<CrosstermBackend<Output>>,
+    mode: ScreenMode,
+    /// Inline: the rows drawn in.
+    area: Option<Rect>,
 }
 
 impl TerminalGuard {
-    /// Enters raw mode and the alternate screen.
-    pub fn enter() -> Result<TerminalGuard, String> {
+    /// Enters raw mode and the alternate screen, or (inline) makes room below the cursor.
+    pub fn enter(mode: ScreenMode) -> Result<TerminalGuard, String> {
         install_panic_hook();
         enable_raw_mode().map_err(|e| format!("cannot put the terminal in raw mode: {e}"))?;
-        let mut out = output();
-        if let Err(e) = execute!(
-            out,
-            EnterAlternateScreen,
-            EnableMouseCapture,
-            EnableBracketedPaste
-        ) {
-            restore();
-            return Err(format!("cannot set up the terminal: {e}"));
-        }
-        let terminal = Terminal::new(CrosstermBackend::new(out)).map_err(|e| {
+        let setup = |e: io::Error| {
             restore();
             format!("cannot set up the terminal: {e}")
-        })?;
-        Ok(TerminalGuard { terminal })
+        };
+        let mut out = output();
+        let (terminal, area) = match mode {
+            ScreenMode::Full => {
+                execute!(
+                    out,
+                    EnterAlternateScreen,
+                    EnableMouseCapture,
+                    EnableBracketedPaste
+                )
+                .map_err(setup)?;
+                (
+                    Terminal::new(CrosstermBackend::new(out)).map_err(setup)?,
+                    None,
+                )
+            }
+            ScreenMode::Inline(height) => {
+                let area = make_room(&mut out, height).map_err(setup)?;
+                *INLINE_AREA.lock().unwrap_or_else(|e| e.into_inner()) = Some(area);
+                execute!(out, EnableMouseCapture, EnableBracketedPaste).map_err(setup)?;
+                let options = TerminalOptions {
+                    viewport: Viewport::Fixed(area),
+                };
+                let terminal =
+                    Terminal::with_options(CrosstermBackend::new(out), options).map_err(setup)?;
+                (terminal, Some(area))
+            }
+        };
+        Ok(TerminalGuard {
+            terminal,
+            mode,
+            area,
+        })
+    }
+
+    /// The size the app draws in: the terminal's, or (inline) the rows it has.
+    pub fn drawing_size(&self, columns: u16, rows: u16) -> (u16, u16) {
+        match self.area {
+            Some(area) => (columns, area.height.min(rows)),
+            None => (columns, rows),
+        }
+    }
+
+    /// Follows a resize of the terminal; returns the size the app now draws in.
+    pub fn resized(&mut self, columns: u16, rows: u16) -> (u16, u16) {
+        let (ScreenMode::Inline(height), Some(old)) = (self.mode, self.area) else {
+            return (columns, rows);
+        };
+        let height = height.rows_of(rows);
+        let mut area = Rect::new(0, old.y.min(rows.saturating_sub(height)), columns, height);
+        // ratatui clears the whole screen and starts at the top when the width shrinks.
+        if columns < old.width {
+            area.y = 0;
+        }
+        let _ = self.terminal.resize(area);
+        self.area = Some(area);
+        *INLINE_AREA.lock().unwrap_or_else(|e| e.into_inner()) = Some(area);
+        (columns, height)
     }
 
     /// Draws one frame.
@@ -107,13 +227,22 @@ impl TerminalGuard {
         let result = work();
         let _ = enable_raw_mode();
         let backend = self.terminal.backend_mut();
-        let _ = execute!(
-            backend,
-            EnterAlternateScreen,
-            EnableMouseCapture,
-            EnableBracketedPaste,
-            crossterm::terminal::Clear(crossterm::terminal::ClearType::All)
-        );
+        match self.area {
+            // Inline: the same rows again (restore cleared them and left the cursor there).
+            Some(area) => {
+                *INLINE_AREA.lock().unwrap_or_else(|e| e.into_inner()) = Some(area);
+                let _ = execute!(backend, EnableMouseCapture, EnableBracketedPaste);
+            }
+            None => {
+                let _ = execute!(
+                    backend,
+                    EnterAlternateScreen,
+                    EnableMouseCapture,
+                    EnableBracketedPaste,
+                    crossterm::terminal::Clear(crossterm::terminal::ClearType::All)
+                );
+            }
+        }
         // Forget the last frame so the next draw repaints everything. (`Terminal::clear`
         // would ask the terminal for the cursor position, an answer the event reader eats.)
         self.terminal.swap_buffers();
@@ -126,5 +255,107 @@ impl Drop for TerminalGuard {
         let _ = self.terminal.show_cursor();
         let _ = self.terminal.backend_mut().flush();
         restore();
+    }
+}
+
+/// Inline: moves below what the cursor is on, scrolls the terminal up as far as needed for
+/// `height` rows, and returns those rows. The cursor position is asked of the terminal on
+/// the same device the screen is drawn on (crossterm asks through stdout, which may be a
+/// pipe).
+fn make_room(out: &mut Output, height: Height) -> io::Result<Rect> {
+    let (columns, rows) = crossterm::terminal::size()?;
+    let (column, row) = cursor_position(out)?;
+    let height = height.rows_of(rows);
+    // A line already holding text (a shell prompt) keeps it: start on the next one.
+    let first = if column > 0 { row + 1 } else { row };
+    let mut room = String::new();
+    if column > 0 {
+        room.push_str("\r\n");
+    }
+    // Newlines scroll the screen when there are not enough rows below; then back up.
+    room.push_str(&"\n".repeat(usize::from(height.saturating_sub(1))));
+    if height > 1 {
+        room.push_str(&format!("\x1b[{}A", height - 1));
+    }
+    room.push('\r');
+    out.write_all(room.as_bytes())?;
+    out.flush()?;
+    let top = first.min(rows.saturating_sub(height));
+    Ok(Rect::new(0, top, columns, height))
+}
+
+/// Where the cursor is (column, row), 0-based, asked with `ESC [ 6 n`.
+fn cursor_position(out: &mut Output) -> io::Result<(u16, u16)> {
+    if io::stdout().is_terminal() {
+        return crossterm::cursor::position();
+    }
+    out.flush()?;
+    let mut tty = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/tty")?;
+    tty.write_all(b"\x1b[6n")?;
+    tty.flush()?;
+    let deadline = Instant::now() + Duration::from_secs(2);
+    let mut answer = Vec::new();
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let millis = u16::try_from(left.as_millis()).unwrap_or(u16::MAX);
+        let mut fds = [nix::poll::PollFd::new(
+            tty.as_fd(),
+            nix::poll::PollFlags::POLLIN,
+        )];
+        let ready = nix::poll::poll(&mut fds, millis).map_err(io::Error::from)?;
+        if ready == 0 {
+            return Err(io::Error::new(
+                io::ErrorKind::TimedOut,
+                "the terminal did not say where the cursor is (ESC [ 6 n); run without --height",
+            ));
+        }
+        let mut byte = [0u8; 64];
+        let n = tty.read(&mut byte)?;
+        answer.extend_from_slice(&byte[..n]);
+        if let Some(position) = parse_cursor_report(&answer) {
+            return Ok(position);
+        }
+    }
+}
+
+/// The last `ESC [ row ; column R` in `bytes`, 0-based (column, row).
+fn parse_cursor_report(bytes: &[u8]) -> Option<(u16, u16)> {
+    let end = bytes.iter().rposition(|&b| b == b'R')?;
+    let start = bytes[..end].windows(2).rposition(|w| w == b"\x1b[")?;
+    let body = std::str::from_utf8(&bytes[start + 2..end]).ok()?;
+    let (row, column) = body.split_once(';')?;
+    let (row, column) = (row.parse::<u16>().ok()?, column.parse::<u16>().ok()?);
+    Some((column.saturating_sub(1), row.saturating_sub(1)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cursor_reports_are_found_among_other_bytes() {
+        assert_eq!(parse_cursor_report(b"\x1b[12;1R"), Some((0, 11)));
+        assert_eq!(parse_cursor_report(b"ab\x1b[3;40R"), Some((39, 2)));
+        assert_eq!(parse_cursor_report(b"\x1b[3;4"), None);
+        assert_eq!(parse_cursor_report(b"R"), None);
+    }
+
+    #[test]
+    fn heights_are_rows_or_shares_of_the_terminal() {
+        assert_eq!(Height::parse("10"), Ok(Height::Rows(10)));
+        assert_eq!(Height::parse("40%"), Ok(Height::Percent(40)));
+        for bad in ["0", "0%", "101%", "-3", "ten", "", "%"] {
+            assert!(
+                Height::parse(bad).unwrap_err().contains("not a height"),
+                "{bad}"
+            );
+        }
+        assert_eq!(Height::Percent(40).rows_of(40), 16);
+        assert_eq!(Height::Percent(40).rows_of(24), 10);
+        assert_eq!(Height::Rows(100).rows_of(24), 24);
+        assert_eq!(Height::Percent(1).rows_of(24), 1);
     }
 }

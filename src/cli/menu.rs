@@ -1,0 +1,149 @@
+//! `mcpick` with no subcommand: the menu's flags (fzf's `-q`, `--select-1`, `--exit-0`,
+//! `--height`, `--tmux`) and a prompt named on the command line.
+
+use std::process::ExitCode;
+
+use super::args::{merge, parse_assignment};
+use super::{Cli, CliError};
+use crate::app::{OpenPrompt, Start};
+use crate::catalog::PromptRef;
+pub use crate::tui::Height;
+use crate::tui::ScreenMode;
+
+/// One side of a popup: cells or a share of the window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Extent {
+    /// This many cells.
+    Cells(u16),
+    /// This share of the tmux window.
+    Percent(u8),
+}
+
+impl Extent {
+    fn parse(text: &str) -> Option<Extent> {
+        match text.strip_suffix('%') {
+            Some(p) => match p.parse::<u8>() {
+                Ok(p @ 1..=100) => Some(Extent::Percent(p)),
+                _ => None,
+            },
+            None => match text.parse::<u16>() {
+                Ok(n @ 1..) => Some(Extent::Cells(n)),
+                _ => None,
+            },
+        }
+    }
+
+    /// As tmux's `display-popup -w/-h` takes it.
+    pub fn for_tmux(self) -> String {
+        match self {
+            Extent::Cells(n) => n.to_string(),
+            Extent::Percent(p) => format!("{p}%"),
+        }
+    }
+}
+
+/// `--tmux [SIZE]`: the popup's width and height.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PopupSize {
+    /// Its width.
+    pub width: Extent,
+    /// Its height.
+    pub height: Extent,
+}
+
+impl PopupSize {
+    /// Parses `N%` or `N` (both sides) or `WIDTHxHEIGHT` (each cells or `%`).
+    pub fn parse(text: &str) -> Result<PopupSize, String> {
+        let bad = || {
+            format!(
+                "`{text}` is not a popup size: write `80%`, `100x30` or `90%x60%` (put SERVER/PROMPT after it)"
+            )
+        };
+        let (width, height) = match text.split_once(['x', 'X']) {
+            Some((w, h)) => (Extent::parse(w.trim()), Extent::parse(h.trim())),
+            None => (Extent::parse(text.trim()), Extent::parse(text.trim())),
+        };
+        match (width, height) {
+            (Some(width), Some(height)) => Ok(PopupSize { width, height }),
+            _ => Err(bad()),
+        }
+    }
+}
+
+/// The menu's start request from the command line.
+pub fn start_of(cli: &Cli) -> Result<Start, CliError> {
+    let open = match &cli.prompt {
+        None => None,
+        Some(text) => {
+            let reference = PromptRef::parse(text).map_err(CliError::usage)?;
+            let pairs = cli
+                .assignments
+                .iter()
+                .map(|a| parse_assignment(a))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(CliError::usage)?;
+            Some(OpenPrompt {
+                reference,
+                values: merge(pairs).map_err(CliError::usage)?,
+                no_form: cli.no_form,
+            })
+        }
+    };
+    Ok(Start {
+        query: cli.query.clone().unwrap_or_default(),
+        select_one: cli.select_one,
+        exit_zero: cli.exit_zero,
+        open,
+    })
+}
+
+/// Runs the menu as the flags say: in a tmux popup, inline, or on the whole screen.
+pub async fn run(cli: Cli) -> Result<ExitCode, CliError> {
+    let start = start_of(&cli)?;
+    if let Some(size) = cli.tmux {
+        return super::popup::run(size).await;
+    }
+    let screen = match cli.height {
+        Some(height) => ScreenMode::Inline(height),
+        None => ScreenMode::Full,
+    };
+    super::commands::tui(
+        cli.config.as_deref(),
+        super::commands::TuiRequest {
+            output: cli.output,
+            print: cli.print,
+            format: cli.tui_format,
+            start,
+            screen,
+        },
+    )
+    .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn popup_sizes_are_one_extent_or_width_by_height() {
+        let both = |e| PopupSize {
+            width: e,
+            height: e,
+        };
+        assert_eq!(PopupSize::parse("80%"), Ok(both(Extent::Percent(80))));
+        assert_eq!(PopupSize::parse("50"), Ok(both(Extent::Cells(50))));
+        assert_eq!(
+            PopupSize::parse("100x30"),
+            Ok(PopupSize {
+                width: Extent::Cells(100),
+                height: Extent::Cells(30)
+            })
+        );
+        assert_eq!(
+            PopupSize::parse("90%x60%").map(|s| (s.width.for_tmux(), s.height.for_tmux())),
+            Ok(("90%".to_string(), "60%".to_string()))
+        );
+        let err = PopupSize::parse("builtin/translate").unwrap_err();
+        assert!(err.contains("not a popup size"), "{err}");
+    }
+}
