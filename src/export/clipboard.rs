@@ -451,7 +451,8 @@ async fn start_holder(text: &str) -> Result<(), String> {
         return Err(format!("cannot talk to {HOLDER_NAME}"));
     };
     let answer = within(HOLDER_NAME, async {
-        stdin.write_all(text.as_bytes()).await?;
+        // A holder that stopped early says why on stdout.
+        write_input(&mut stdin, text).await?;
         drop(stdin);
         let mut answer = Vec::new();
         let mut byte = [0u8; 1];
