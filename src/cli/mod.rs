@@ -24,7 +24,7 @@ pub use args::{parse_args_json, parse_assignment};
 
 /// mcpick: every MCP server's prompts in one place — list them, fill them, export them.
 #[derive(Debug, Parser)]
-#[command(name = "mcpick", version, about, long_about = None, args_conflicts_with_subcommands = true)]
+#[command(name = "mcpick", version, about, long_about = None)]
 pub struct Cli {
     /// The config file (default: the platform config dir's mcpick/config.toml).
     #[arg(long, global = true, env = CONFIG_ENV, value_name = "PATH")]

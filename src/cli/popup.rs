@@ -225,6 +225,14 @@ fn inner_script(
     let mut command = vec![sh_quote(&exe.to_string_lossy())];
     command.extend(args.iter().map(|a| sh_quote(&a.to_string_lossy())));
     command.push("--print".to_string());
+    // What lands in another program's input line is plain text, unless asked otherwise.
+    let format_given = args.iter().any(|a| {
+        let a = a.to_string_lossy();
+        a == "--format" || a.starts_with("--format=")
+    });
+    if !format_given {
+        command.push("--format text".to_string());
+    }
     script.push_str(&format!(
         "{} >{} 2>{}\necho $? >{}\n",
         command.join(" "),
@@ -306,7 +314,7 @@ mod tests {
             "{script}"
         );
         assert!(
-            script.contains("'/bin/mc pick' '-q' 'a'\\''b' --print >'/t/export' 2>'/t/stderr'\necho $? >'/t/code'\n"),
+            script.contains("'/bin/mc pick' '-q' 'a'\\''b' --print --format text >'/t/export' 2>'/t/stderr'\necho $? >'/t/code'\n"),
             "{script}"
         );
     }

@@ -12,12 +12,17 @@ use crate::app::{App, FormState, spinner};
 const MAX_VALUE_LINES: usize = 6;
 /// Suggestions shown at once.
 const SHOWN_SUGGESTIONS: usize = 5;
+/// Rows of the form's area below which its header and footer shrink to a line each.
+const COMPACT_BELOW: u16 = 12;
 
 pub(super) fn draw(app: &App, form: &FormState, frame: &mut Frame, area: Rect, theme: &Theme) {
+    // In a few rows (inline `--height`), the title and the hint take one line each, so a
+    // field and its value still show.
+    let compact = area.height < COMPACT_BELOW;
     let [header, fields, footer] = Layout::vertical([
-        Constraint::Length(3),
+        Constraint::Length(if compact { 1 } else { 3 }),
         Constraint::Fill(1),
-        Constraint::Length(2),
+        Constraint::Length(if compact { 1 } else { 2 }),
     ])
     .areas(area);
     draw_header(form, frame, header, theme);

@@ -22,7 +22,7 @@ pub use theme::Theme;
 /// The smallest terminal mcpick draws in.
 pub const MIN_WIDTH: u16 = 60;
 /// The smallest terminal height mcpick draws in.
-pub const MIN_HEIGHT: u16 = 15;
+pub const MIN_HEIGHT: u16 = 10;
 
 /// Draws the whole screen.
 pub fn draw(app: &App, frame: &mut Frame) {

@@ -26,6 +26,9 @@ pub const CTRL_C: &str = "\x03";
 pub const CTRL_L: &str = "\x0c";
 pub const CTRL_S: &str = "\x13";
 
+/// A program asking where the cursor is (DSR 6); the driver answers as a terminal would.
+const CURSOR_QUERY: &[u8] = b"\x1b[6n";
+
 /// crossterm waits a moment after a lone ESC to tell it from the start of a sequence; keys
 /// sent within that window may be read as part of one.
 pub const AFTER_ESC: Duration = Duration::from_millis(300);
@@ -90,7 +93,7 @@ impl vt100::Callbacks for Requests {
 pub struct Tui {
     output: Arc<Mutex<Output>>,
     eof: Arc<AtomicBool>,
-    writer: Box<dyn Write + Send>,
+    writer: Arc<Mutex<Box<dyn Write + Send>>>,
     /// The process.
     pub child: Box<dyn Child + Send + Sync>,
     _master: Box<dyn MasterPty + Send>,
@@ -116,7 +119,7 @@ impl Tui {
         drop(pair.slave);
 
         let mut reader = pair.master.try_clone_reader().expect("PTY reader");
-        let writer = pair.master.take_writer().expect("PTY writer");
+        let writer = Arc::new(Mutex::new(pair.master.take_writer().expect("PTY writer")));
         let output = Arc::new(Mutex::new(Output {
             parser: vt100::Parser::new_with_callbacks(ROWS, COLS, 0, Requests::default()),
             raw: Vec::new(),
@@ -125,6 +128,7 @@ impl Tui {
         {
             let output = output.clone();
             let eof = eof.clone();
+            let answers = writer.clone();
             std::thread::spawn(move || {
                 let mut buffer = [0u8; 8192];
                 loop {
@@ -132,8 +136,30 @@ impl Tui {
                         Ok(0) | Err(_) => break,
                         Ok(n) => {
                             let mut output = output.lock().unwrap();
-                            output.parser.process(&buffer[..n]);
+                            let seen = output.raw.len();
                             output.raw.extend_from_slice(&buffer[..n]);
+                            // Process up to each cursor position request, then answer it
+                            // as a terminal does (vt100 only parses).
+                            let mut done = seen;
+                            let from = seen.saturating_sub(CURSOR_QUERY.len() - 1);
+                            let queries: Vec<usize> = output.raw[from..]
+                                .windows(CURSOR_QUERY.len())
+                                .enumerate()
+                                .filter(|(_, w)| *w == CURSOR_QUERY)
+                                .map(|(i, _)| from + i + CURSOR_QUERY.len())
+                                .collect();
+                            for end in queries {
+                                let chunk = output.raw[done.max(seen)..end].to_vec();
+                                output.parser.process(&chunk);
+                                done = end;
+                                let (row, col) = output.parser.screen().cursor_position();
+                                let answer = format!("\x1b[{};{}R", row + 1, col + 1);
+                                let mut w = answers.lock().unwrap();
+                                let _ = w.write_all(answer.as_bytes());
+                                let _ = w.flush();
+                            }
+                            let rest = output.raw[done.max(seen)..].to_vec();
+                            output.parser.process(&rest);
                         }
                     }
                 }
@@ -228,10 +254,9 @@ impl Tui {
 
     /// Sends bytes as typed keys.
     pub fn send(&mut self, keys: &str) {
-        self.writer
-            .write_all(keys.as_bytes())
-            .expect("write to PTY");
-        self.writer.flush().expect("flush PTY");
+        let mut writer = self.writer.lock().unwrap();
+        writer.write_all(keys.as_bytes()).expect("write to PTY");
+        writer.flush().expect("flush PTY");
     }
 
     /// Sends ESC, then waits out crossterm's escape-sequence window so the next key is read

@@ -1,0 +1,234 @@
+//! How the menu starts and ends, as fzf's: `-q`, `--select-1`, `--exit-0`, a prompt named on
+//! the command line (`--no-form`), the exit codes, and inline `--height` mode, each run as
+//! the real binary in a pseudo-terminal against the bundled library (`mcpick serve
+//! --builtin`).
+
+mod common;
+
+use common::pty::{
+    CTRL_C, ENTER, SERVER_START, STEP, Tui, after_leaving_alternate_screen, read, strip_csi,
+};
+use common::{Sandbox, mcpick_serve, success};
+use portable_pty::CommandBuilder;
+
+fn builtin() -> Sandbox {
+    Sandbox::new(&mcpick_serve("builtin", &["--builtin"]))
+}
+
+/// What `mcpick get` prints for the same prompt and arguments.
+fn expected_export(sandbox: &Sandbox, args: &[&str]) -> String {
+    let mut all = vec!["get"];
+    all.extend_from_slice(args);
+    success(&sandbox.mcpick(&all))
+}
+
+#[test]
+fn a_query_with_select_1_opens_the_only_match_at_once() {
+    let sandbox = builtin();
+    let mut tui = Tui::start(&sandbox, &["-q", "translate", "--select-1"]);
+    // Straight to the form: no key was pressed.
+    let screen = tui.wait_for("Translate  /builtin:translate", SERVER_START);
+    assert!(screen.contains("Text * (text)"), "{screen}");
+    tui.send(CTRL_C);
+    assert_eq!(
+        tui.wait_exit(STEP),
+        130,
+        "leaving without a result is a cancel"
+    );
+}
+
+#[test]
+fn select_1_with_several_matches_stays_in_the_menu_with_the_query_typed() {
+    let sandbox = builtin();
+    let mut tui = Tui::start(&sandbox, &["--query", "write", "--select-1"]);
+    let screen = tui.wait_for("● builtin", SERVER_START);
+    assert!(screen.contains("❯ write"), "{screen}");
+    assert!(
+        screen.contains("Write a commit message") && screen.contains("Write tests"),
+        "{screen}"
+    );
+    tui.send(CTRL_C);
+    assert_eq!(tui.wait_exit(STEP), 130);
+}
+
+#[test]
+fn exit_0_ends_with_status_1_when_nothing_matches() {
+    let sandbox = builtin();
+    let mut tui = Tui::start(&sandbox, &["-q", "zzzqqqxxx", "--exit-0"]);
+    assert_eq!(tui.wait_exit(SERVER_START), 1);
+}
+
+#[test]
+fn exit_0_with_matches_keeps_the_menu_open() {
+    let sandbox = builtin();
+    let mut tui = Tui::start(&sandbox, &["-q", "translate", "--exit-0"]);
+    let screen = tui.wait_for("● builtin", SERVER_START);
+    assert!(screen.contains("1/9 prompts"), "{screen}");
+    tui.send(CTRL_C);
+    assert_eq!(tui.wait_exit(STEP), 130);
+}
+
+#[test]
+fn a_named_prompt_opens_its_form_filled_with_the_given_values() {
+    let sandbox = builtin();
+    let mut tui = Tui::start(
+        &sandbox,
+        &["builtin/translate", "text=Bonjour à tous", "to=English"],
+    );
+    let screen = tui.wait_for("Translate  /builtin:translate", SERVER_START);
+    assert!(screen.contains("│Bonjour à tous"), "{screen}");
+    assert!(screen.contains("│English"), "{screen}");
+    // The form is there to change them: Enter walks on, the last Enter fetches.
+    tui.send(ENTER);
+    tui.send(ENTER);
+    tui.send(ENTER);
+    tui.wait_for("1 message", STEP);
+    tui.send(CTRL_C);
+    assert_eq!(tui.wait_exit(STEP), 130);
+}
+
+#[test]
+fn no_form_with_every_required_value_goes_straight_to_the_review() {
+    let sandbox = builtin();
+    let args = ["builtin/translate", "text=Bonjour", "to=English"];
+    let mut all = vec!["--print", "--no-form"];
+    all.extend_from_slice(&args);
+    let mut tui = Tui::start(&sandbox, &all);
+    let screen = tui.wait_for("1 message", SERVER_START);
+    assert!(screen.contains("Bonjour"), "{screen}");
+    tui.send(ENTER);
+    assert_eq!(tui.wait_exit(STEP), 0);
+    let printed = after_leaving_alternate_screen(&tui.raw());
+    assert_eq!(printed, expected_export(&sandbox, &args));
+}
+
+#[test]
+fn no_form_with_a_required_value_missing_opens_the_form_on_it() {
+    let sandbox = builtin();
+    let mut tui = Tui::start(
+        &sandbox,
+        &["--no-form", "builtin/translate", "text=Bonjour"],
+    );
+    let screen = tui.wait_for("Translate  /builtin:translate", SERVER_START);
+    assert!(screen.contains("│Bonjour"), "{screen}");
+    // The cursor waits in the empty required field: typing fills it.
+    tui.send("German");
+    tui.wait_for("│German", STEP);
+    tui.send(CTRL_C);
+    assert_eq!(tui.wait_exit(STEP), 130);
+}
+
+#[test]
+fn a_prompt_that_is_not_there_is_searched_for_in_the_menu_with_a_notice() {
+    let sandbox = builtin();
+    let mut tui = Tui::start(&sandbox, &["builtin/translat"]);
+    let screen = tui.wait_for("has no prompt", SERVER_START);
+    assert!(screen.contains("builtin has no prompt `translat` (did you mean translate?)"));
+    assert!(screen.contains("❯ /builtin:translat"), "{screen}");
+    assert!(screen.contains("Translate"), "{screen}");
+    tui.send(CTRL_C);
+    assert_eq!(tui.wait_exit(STEP), 130);
+}
+
+#[test]
+fn an_unknown_server_or_a_bad_value_is_an_error_with_status_2() {
+    let sandbox = builtin();
+    let mut tui = Tui::start(&sandbox, &["builtn/translate"]);
+    assert_eq!(tui.wait_exit(STEP), 2);
+    let said = strip_csi(&String::from_utf8_lossy(&tui.raw()));
+    assert!(
+        said.contains("no server `builtn` in the config (did you mean `builtin`?)"),
+        "{said}"
+    );
+    let mut tui = Tui::start(&sandbox, &["builtin/translate", "text"]);
+    assert_eq!(tui.wait_exit(STEP), 2);
+    let said = String::from_utf8_lossy(&tui.raw()).into_owned();
+    assert!(said.contains("is not NAME=VALUE"), "{said}");
+    let mut tui = Tui::start(&sandbox, &["--height", "0"]);
+    assert_eq!(tui.wait_exit(STEP), 2);
+}
+
+#[test]
+fn the_menu_exits_0_after_an_export_and_130_without_one() {
+    let sandbox = builtin();
+    let mut tui = Tui::start(
+        &sandbox,
+        &["--no-form", "builtin/translate", "text=Hi", "to=Welsh"],
+    );
+    tui.wait_for("1 message", SERVER_START);
+    // `s` saves the export: the run produced a result.
+    tui.send("s");
+    tui.wait_for("Save markdown as: translate.md", STEP);
+    tui.send(ENTER);
+    tui.wait_for("Saved", STEP);
+    tui.send(CTRL_C);
+    assert_eq!(tui.wait_exit(STEP), 0);
+}
+
+/// `printf` two lines, then mcpick inline in the PTY; `redirect` sends its stdout to a file.
+fn inline_after_two_lines(
+    sandbox: &Sandbox,
+    args: &[&str],
+    redirect: Option<&std::path::Path>,
+) -> Tui {
+    let mut command = CommandBuilder::new("sh");
+    command.arg("-c");
+    command.arg(match redirect {
+        Some(_) => "printf 'before-1\\nbefore-2\\n'; exec \"$0\" \"$@\" >\"$OUT\"",
+        None => "printf 'before-1\\nbefore-2\\n'; exec \"$0\" \"$@\"",
+    });
+    command.arg(env!("CARGO_BIN_EXE_mcpick"));
+    command.args(["--config", sandbox.config().to_str().unwrap()]);
+    command.args(args);
+    if let Some(path) = redirect {
+        command.env("OUT", path);
+    }
+    Tui::spawn(sandbox, command)
+}
+
+#[test]
+fn inline_height_keeps_the_lines_above_visible_while_it_runs_and_after() {
+    let sandbox = builtin();
+    let mut tui = inline_after_two_lines(&sandbox, &["--height", "12"], None);
+    let screen = tui.wait_for("9/9 prompts", SERVER_START);
+    let rows: Vec<&str> = screen.lines().collect();
+    assert_eq!(rows[0], "before-1", "{screen}");
+    assert_eq!(rows[1], "before-2", "{screen}");
+    // The menu starts on the next line and takes 12 rows.
+    assert!(rows[2].starts_with("❯ "), "{screen}");
+    assert!(rows[13].contains("F1 help"), "{screen}");
+    let raw = String::from_utf8_lossy(&tui.raw()).into_owned();
+    assert!(
+        !raw.contains("\x1b[?1049h"),
+        "inline mode used the alternate screen"
+    );
+    tui.send(CTRL_C);
+    assert_eq!(tui.wait_exit(STEP), 130);
+    // Its rows are cleared on exit; what was above stays.
+    let screen = tui.screen();
+    let rows: Vec<&str> = screen.lines().collect();
+    assert_eq!(&rows[..2], ["before-1", "before-2"], "{screen}");
+    assert!(
+        !screen.contains("prompts"),
+        "the menu was left on screen:\n{screen}"
+    );
+}
+
+#[test]
+fn inline_with_stdout_a_pipe_draws_on_the_terminal_and_prints_the_export() {
+    let sandbox = builtin();
+    let printed = sandbox.dir.path().join("printed.md");
+    let args = ["builtin/translate", "text=Bonjour", "to=English"];
+    let mut all = vec!["--height", "40%", "--print", "--no-form"];
+    all.extend_from_slice(&args);
+    let mut tui = inline_after_two_lines(&sandbox, &all, Some(&printed));
+    let screen = tui.wait_for("1 message", SERVER_START);
+    assert!(screen.starts_with("before-1\nbefore-2\n"), "{screen}");
+    assert_eq!(read(&printed), "", "stdout written before accepting");
+    tui.send(ENTER);
+    assert_eq!(tui.wait_exit(STEP), 0);
+    assert_eq!(read(&printed), expected_export(&sandbox, &args));
+    // The menu's rows are cleared: only what was there before is left.
+    let screen = tui.screen();
+    assert_eq!(screen.trim_end(), "before-1\nbefore-2", "{screen}");
+}

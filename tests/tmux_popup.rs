@@ -1,0 +1,253 @@
+//! `mcpick --tmux` in a real tmux server started by the test (`tmux -f /dev/null -L NAME`,
+//! default options): the menu opens in a popup over a pane, and the accepted export arrives
+//! in that pane's program as a paste. A popup needs an attached client, so the test attaches
+//! one in a pseudo-terminal and types there (`send-keys` reaches panes, not popups).
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use common::pty::{CTRL_C, ENTER, SERVER_START, STEP, Tui};
+use common::{Sandbox, mcpick_serve, python3, success, system_tool};
+use portable_pty::CommandBuilder;
+
+/// A tmux server of the test's own; killed when dropped.
+struct TmuxServer {
+    socket: String,
+    /// Where the pane's program writes what it read.
+    received: PathBuf,
+    /// Where the `run-shell` job writes mcpick's exit code.
+    exit_code: PathBuf,
+}
+
+impl TmuxServer {
+    /// A server whose one pane runs a program that asks for bracketed paste, reads the
+    /// terminal raw until a paste ends, and writes every byte it read to a file.
+    fn with_reading_pane(sandbox: &Sandbox) -> Option<TmuxServer> {
+        system_tool("tmux")?;
+        let socket = format!("mcpick-test-{}-{}", std::process::id(), unique());
+        let received = sandbox.dir.path().join("received");
+        let exit_code = sandbox.dir.path().join("exit-code");
+        let reader = sandbox.dir.path().join("reader.py");
+        std::fs::write(&reader, READER).unwrap();
+        let server = TmuxServer {
+            socket,
+            received,
+            exit_code,
+        };
+        let pane = format!(
+            "{} {} {}",
+            python3(),
+            shell_word(&reader),
+            shell_word(&server.received)
+        );
+        let status = server
+            .tmux(sandbox)
+            .args(["-f", "/dev/null", "new-session", "-d", "-s", "main"])
+            .args(["-x", "120", "-y", "40", &pane])
+            .status()
+            .expect("run tmux");
+        assert!(status.success(), "tmux new-session failed");
+        // The pane's program is ready once it has switched bracketed paste on.
+        wait_until("the pane's reader to start", || {
+            server.received.with_extension("ready").exists()
+        });
+        Some(server)
+    }
+
+    /// `tmux -L SOCKET` with the sandbox's environment (the server keeps it: `run-shell`
+    /// jobs and popups start with it).
+    fn tmux(&self, sandbox: &Sandbox) -> Command {
+        let dir = sandbox.dir.path();
+        let mut command = Command::new("tmux");
+        command
+            .args(["-L", &self.socket])
+            .current_dir(dir)
+            .env("HOME", dir)
+            .env("XDG_CONFIG_HOME", dir.join("xdg-config"))
+            .env("XDG_DATA_HOME", dir.join("xdg-data"))
+            .env("XDG_STATE_HOME", dir.join("xdg-state"))
+            .env("XDG_CACHE_HOME", dir.join("xdg-cache"))
+            .env("TERM", "xterm-256color");
+        for name in [
+            "TMUX",
+            "TMUX_PANE",
+            "MCPICK_CONFIG",
+            "DISPLAY",
+            "WAYLAND_DISPLAY",
+        ] {
+            command.env_remove(name);
+        }
+        command
+    }
+
+    /// A client attached to the session, in a PTY the test types into.
+    fn attach(&self, sandbox: &Sandbox) -> Tui {
+        let mut command = CommandBuilder::new("tmux");
+        command.args(["-L", &self.socket, "attach", "-t", "main"]);
+        let mut client = Tui::spawn(sandbox, command);
+        client.wait_until("the client to attach", STEP, |_| self.clients(sandbox) > 0);
+        client
+    }
+
+    fn clients(&self, sandbox: &Sandbox) -> usize {
+        let out = self.tmux(sandbox).arg("list-clients").output().unwrap();
+        String::from_utf8_lossy(&out.stdout).lines().count()
+    }
+
+    /// `mcpick --config … --tmux ARGS` as a key binding runs it: a `run-shell` job for the
+    /// pane, its exit code written to a file.
+    fn run_mcpick(&self, sandbox: &Sandbox, args: &[&str]) {
+        let mut words = vec![
+            shell_word(Path::new(env!("CARGO_BIN_EXE_mcpick"))),
+            "--config".to_string(),
+            shell_word(&sandbox.config()),
+            "--tmux".to_string(),
+        ];
+        words.extend(args.iter().map(|a| shell_word(Path::new(a))));
+        let job = format!(
+            "{} 2>{}; echo $? >{}",
+            words.join(" "),
+            shell_word(&sandbox.dir.path().join("job-stderr")),
+            shell_word(&self.exit_code)
+        );
+        let status = self
+            .tmux(sandbox)
+            .args(["run-shell", "-b", "-t", "main:0.0", &job])
+            .status()
+            .unwrap();
+        assert!(status.success(), "tmux run-shell failed");
+    }
+
+    fn wait_exit_code(&self, sandbox: &Sandbox) -> u8 {
+        wait_until("mcpick --tmux to exit", || {
+            std::fs::read_to_string(&self.exit_code).is_ok_and(|c| c.ends_with('\n'))
+        });
+        let stderr = std::fs::read_to_string(sandbox.dir.path().join("job-stderr"));
+        let code = std::fs::read_to_string(&self.exit_code).unwrap();
+        code.trim()
+            .parse()
+            .unwrap_or_else(|_| panic!("exit code {code:?}; stderr: {stderr:?}"))
+    }
+}
+
+impl Drop for TmuxServer {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["-L", &self.socket, "kill-server"])
+            .status();
+    }
+}
+
+/// The pane's program: bracketed paste on, the terminal raw, every byte read kept until a
+/// paste has ended (or 60 s passed).
+const READER: &str = r#"
+import os, sys, termios, tty, time
+out = sys.argv[1]
+fd = sys.stdin.fileno()
+tty.setraw(fd)
+os.write(sys.stdout.fileno(), b"\x1b[?2004h")
+open(out + ".ready", "w").close()
+got = b""
+deadline = time.time() + 60
+while time.time() < deadline and b"\x1b[201~" not in got:
+    got += os.read(fd, 65536)
+    with open(out, "wb") as f:
+        f.write(got)
+time.sleep(30)
+"#;
+
+fn unique() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    NEXT.fetch_add(1, Ordering::SeqCst)
+}
+
+fn shell_word(path: &Path) -> String {
+    format!("'{}'", path.to_string_lossy().replace('\'', r"'\''"))
+}
+
+fn wait_until(what: &str, done: impl Fn() -> bool) {
+    let deadline = Instant::now() + SERVER_START;
+    while !done() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn builtin() -> Sandbox {
+    Sandbox::new(&mcpick_serve("builtin", &["--builtin"]))
+}
+
+#[test]
+fn accepting_in_the_popup_pastes_the_export_into_the_pane() {
+    let sandbox = builtin();
+    let Some(tmux) = TmuxServer::with_reading_pane(&sandbox) else {
+        return;
+    };
+    let mut client = tmux.attach(&sandbox);
+    tmux.run_mcpick(&sandbox, &["-q", "translate", "--select-1"]);
+    // The popup draws the form over the pane, in the client's terminal.
+    client.wait_for("Translate  /builtin:translate", SERVER_START);
+    client.send("Il pleut.\r");
+    client.send("English\r");
+    client.send(ENTER);
+    client.wait_for("1 message", STEP);
+    client.send(ENTER);
+    assert_eq!(tmux.wait_exit_code(&sandbox), 0);
+    wait_until("the paste to reach the pane", || {
+        std::fs::read(&tmux.received).is_ok_and(|b| b.ends_with(b"\x1b[201~"))
+    });
+    // What `get` prints as text, without its last newline, as the pane's program reads a
+    // bracketed paste: tmux sends line ends as CR, like a typed Enter.
+    let export = success(&sandbox.mcpick(&[
+        "get",
+        "builtin/translate",
+        "text=Il pleut.",
+        "to=English",
+        "--format",
+        "text",
+    ]));
+    let export = export.strip_suffix('\n').unwrap_or(&export);
+    let expected = format!("\x1b[200~{}\x1b[201~", export.replace('\n', "\r"));
+    let received = std::fs::read(&tmux.received).unwrap();
+    assert_eq!(String::from_utf8_lossy(&received), expected);
+    // No buffer is left behind.
+    let buffers = tmux.tmux(&sandbox).arg("list-buffers").output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&buffers.stdout), "");
+}
+
+#[test]
+fn cancelling_the_popup_pastes_nothing_and_exits_130() {
+    let sandbox = builtin();
+    let Some(tmux) = TmuxServer::with_reading_pane(&sandbox) else {
+        return;
+    };
+    let mut client = tmux.attach(&sandbox);
+    tmux.run_mcpick(&sandbox, &["80x20"]);
+    client.wait_for("9/9 prompts", SERVER_START);
+    client.send(CTRL_C);
+    assert_eq!(tmux.wait_exit_code(&sandbox), 130);
+    // The popup is gone and the pane read nothing.
+    client.wait_gone("9/9 prompts", STEP);
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(std::fs::read(&tmux.received).unwrap_or_default(), b"");
+}
+
+#[test]
+fn outside_tmux_the_flag_is_an_error_naming_tmux() {
+    let sandbox = builtin();
+    let out = sandbox
+        .command(&["--tmux"])
+        .env_remove("TMUX")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("not inside tmux ($TMUX is not set)"),
+        "{said}"
+    );
+}
