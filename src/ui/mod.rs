@@ -145,15 +145,15 @@ fn draw_status(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
     let flash = app.flash.as_ref().map(|f| (one_line(&f.text), f.error));
     // A notice takes what it needs, leaving room for the servers' counts at least, so both
     // stay in sight (the servers' names come back when the notice is gone).
-    let counts: usize = compact_status(app, theme)
-        .iter()
-        .map(|s| crate::text::width(&s.content))
-        .sum();
-    let room = area
-        .width
-        .saturating_sub(u16::try_from(counts).unwrap_or(u16::MAX))
-        .max(area.width / 3);
     let flash_width = flash.as_ref().map_or(0, |(text, _)| {
+        let counts: usize = compact_status(app, theme)
+            .iter()
+            .map(|s| crate::text::width(&s.content))
+            .sum();
+        let room = area
+            .width
+            .saturating_sub(u16::try_from(counts).unwrap_or(u16::MAX))
+            .max(area.width / 3);
         (crate::text::width(text) as u16 + 1).min(room)
     });
     let [servers, notice] =

@@ -380,3 +380,18 @@ fn servers_waiting_for_inputs_ask_for_them_masked() {
     assert!(!drawn.contains("s3cret"));
     insta::assert_snapshot!(drawn);
 }
+
+#[test]
+fn a_long_notice_takes_the_bar_but_the_counts_and_is_cut_at_its_end() {
+    let mut app = app_in_review();
+    let long = "Copied to a tmux buffer (prefix ] pastes it); also sent to your terminal's clipboard (set-clipboard external).";
+    app.notify(long);
+    let wide = screen(&app, 120, 30);
+    assert!(wide.contains(long), "{wide}");
+    let narrow = screen(&app, 80, 24);
+    let bar = narrow
+        .lines()
+        .find(|l| l.contains("Copied to a tmux buffer"))
+        .unwrap_or_else(|| panic!("the notice's start is cut:\n{narrow}"));
+    assert!(bar.contains("ready"), "the server counts stay: {bar}");
+}
