@@ -159,11 +159,29 @@ impl TmuxServer {
 
 impl Drop for TmuxServer {
     fn drop(&mut self) {
+        // kill-server leaves the socket file behind: remove it too.
+        let socket = self
+            .command()
+            .args([
+                "-L",
+                &self.socket,
+                "display-message",
+                "-p",
+                "#{socket_path}",
+            ])
+            .stderr(Stdio::null())
+            .output()
+            .ok()
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+            .filter(|path| !path.is_empty());
         let _ = self
             .command()
             .args(["-L", &self.socket, "kill-server"])
             .stderr(Stdio::null())
             .status();
+        if let Some(socket) = socket {
+            let _ = std::fs::remove_file(socket);
+        }
     }
 }
 
