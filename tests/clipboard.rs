@@ -458,3 +458,80 @@ fn without_clipboard_tools_mcpicks_detached_holder_keeps_the_copy_after_it_exits
     }
     assert_eq!(x.clipboard(&xclip), "something else");
 }
+
+/// `mcpick get --copy` in a PTY with no tmux, screen or display, its stdout to a file (and
+/// `STY` as given): returns the file's text, the PTY's output and mcpick's exit code.
+fn get_copy_in_a_terminal(screen_session: Option<&str>) -> (String, Tui, u32) {
+    let sandbox = Sandbox::new("");
+    let out = sandbox.dir.path().join("out.md");
+    let sh = std::env::var_os("PATH")
+        .and_then(|p| {
+            std::env::split_paths(&p)
+                .map(|d| d.join("sh"))
+                .find(|c| c.is_file())
+        })
+        .expect("sh on PATH");
+    let mut command = CommandBuilder::new(sh);
+    for name in ["STY", "SSH_CONNECTION", "SSH_TTY"] {
+        command.env_remove(name);
+    }
+    if let Some(session) = screen_session {
+        command.env("STY", session);
+    }
+    command.arg("-c");
+    command.arg(format!(
+        "{} get builtin/translate text={TEXT} to={TO} --copy >{}",
+        quoted(env!("CARGO_BIN_EXE_mcpick")),
+        quoted(&out.display().to_string())
+    ));
+    let mut tui = Tui::spawn(&sandbox, command);
+    let code = tui.wait_exit(SERVER_START);
+    (read(&out), tui, code)
+}
+
+#[test]
+fn get_copy_without_tmux_or_a_display_sends_osc52_and_says_it_is_unconfirmed() {
+    use base64::Engine;
+    let (stdout, tui, code) = get_copy_in_a_terminal(None);
+    let screen = tui.screen();
+    assert_eq!(code, 0, "{screen}");
+    assert!(
+        screen.contains("Sent to the terminal (OSC 52; terminals may refuse it, so this copy"),
+        "{screen}"
+    );
+    let sent = tui.requests().clipboard;
+    assert_eq!(sent.len(), 1, "one OSC 52: {sent:?}");
+    let decoded = base64::engine::general_purpose::STANDARD
+        .decode(&sent[0])
+        .unwrap();
+    assert_eq!(String::from_utf8(decoded).unwrap(), stdout);
+    let home = tempfile::tempdir().unwrap();
+    assert_eq!(stdout, expected_export(home.path()));
+}
+
+#[test]
+fn get_copy_inside_gnu_screen_wraps_osc52_in_screens_passthrough() {
+    let (stdout, tui, code) = get_copy_in_a_terminal(Some("1234.pts-0.host"));
+    let screen = tui.screen();
+    assert_eq!(code, 0, "{screen}");
+    assert!(
+        screen.contains("Sent to the terminal through screen"),
+        "{screen}"
+    );
+    let raw = String::from_utf8_lossy(&tui.raw()).into_owned();
+    let start = raw.find("\x1bP\x1b]52;c;").expect("a DCS-wrapped OSC 52");
+    // The pieces joined again are the plain OSC 52 of stdout.
+    let end = raw[start..]
+        .find("\x07\x1b\\")
+        .expect("the end of the OSC 52")
+        + start;
+    let joined = raw[start..end]
+        .replace("\x1b\\\x1bP", "")
+        .replacen("\x1bP", "", 1);
+    use base64::Engine;
+    let encoded = joined.strip_prefix("\x1b]52;c;").unwrap();
+    let decoded = base64::engine::general_purpose::STANDARD
+        .decode(encoded)
+        .unwrap();
+    assert_eq!(String::from_utf8(decoded).unwrap(), stdout);
+}
