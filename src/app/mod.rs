@@ -19,7 +19,8 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use crate::catalog::{self, Entry, Query, Ranked};
 use crate::config::{InputSpec, InputValues};
 use crate::export::Format;
-use crate::export::sink::{ClipboardRoute, WriteError};
+use crate::export::clipboard::{ClipboardSettings, Copied};
+use crate::export::sink::WriteError;
 use crate::mcp::{
     Completion, EmbeddedResource, GetOutcome, InputAnswers, LogLine, McpError, McpEvent,
     PromptInfo, ServerDetails, ServerId,
@@ -44,6 +45,8 @@ const FLASH_TICKS: u64 = 60;
 pub const TICK_MS: u64 = 80;
 /// Ticks after the last key in a review before its draft is saved (about half a second).
 const DRAFT_TICKS: u64 = 6;
+/// After a failed copy: the other ways to get the export out.
+const COPY_FAILED_WAYS_OUT: &str = "s saves it; mcpick --print prints it.";
 
 /// How the run was started: where an accepted export goes, and how things look.
 #[derive(Debug, Clone)]
@@ -56,6 +59,8 @@ pub struct Options {
     pub format: Format,
     /// Whether colours may be used (`NO_COLOR` unset).
     pub color: bool,
+    /// The config's clipboard route and command (the runner carries out copies).
+    pub clipboard: ClipboardSettings,
     /// How the menu starts: a typed search, fzf's `--select-1`/`--exit-0`, a prompt to open.
     pub start: Start,
 }
@@ -67,6 +72,7 @@ impl Default for Options {
             print: false,
             format: Format::Markdown,
             color: true,
+            clipboard: ClipboardSettings::default(),
             start: Start::default(),
         }
     }
@@ -240,9 +246,10 @@ pub enum Msg {
     },
     /// The clipboard copy finished.
     Copied {
-        /// How the text got there, or why it did not.
-        result: Result<ClipboardRoute, String>,
-        /// Go back to the menu if it worked (the accept of a run without flags).
+        /// Where the text went (confirmed or only sent), or why it did not.
+        result: Result<Copied, String>,
+        /// Go back to the menu if it worked, or was sent as OSC 52 and said so (the accept
+        /// of a run without flags).
         leave: bool,
     },
     /// A file save finished.
@@ -690,7 +697,8 @@ impl App {
                 Vec::new()
             }
             Msg::Copied { result, leave } => {
-                // Leave the review only once its export is safely somewhere.
+                // Leave the review only once its export is somewhere (or was sent as OSC 52,
+                // which the message says cannot be confirmed); a failure keeps it open.
                 if leave && result.is_ok() && matches!(self.screen, Screen::Review(_)) {
                     self.screen = Screen::Picker;
                 }
@@ -700,12 +708,9 @@ impl App {
                     Vec::new()
                 };
                 match result {
-                    Ok(ClipboardRoute::Native) => self.notify("Copied to the clipboard."),
-                    Ok(ClipboardRoute::Osc52) => self.notify(
-                        "Copied with OSC 52 (if your terminal refuses it, s saves to a file).",
-                    ),
+                    Ok(copied) => self.notify(format!("{}.", copied.summary())),
                     Err(error) => {
-                        self.warn(format!("Copy failed: {error}. Use s to save to a file."))
+                        self.warn(format!("Copy failed: {error}. {COPY_FAILED_WAYS_OUT}"))
                     }
                 }
                 effects

@@ -494,7 +494,9 @@ fn accepting_follows_output_print_or_clipboard() {
     assert!(matches!(app.screen, Screen::Review(_)));
     app.update(key(KeyCode::Enter));
     app.update(Msg::Copied {
-        result: Ok(ClipboardRoute::Native),
+        result: Ok(Copied::Desktop {
+            via: "xclip".into(),
+        }),
         leave: true,
     });
     assert!(matches!(app.screen, Screen::Picker));
@@ -1216,7 +1218,9 @@ fn edits_in_review_are_kept_as_a_draft_until_exported_and_restore_whole() {
     // Exporting removes it; leaving after discarding too.
     app.update(key(KeyCode::Esc));
     let effects = app.update(Msg::Copied {
-        result: Ok(crate::export::sink::ClipboardRoute::Native),
+        result: Ok(Copied::Desktop {
+            via: "xclip".into(),
+        }),
         leave: false,
     });
     assert_eq!(effects, vec![Effect::DeleteDraft]);
@@ -1224,4 +1228,95 @@ fn edits_in_review_are_kept_as_a_draft_until_exported_and_restore_whole() {
     let effects = restored.update(key(KeyCode::Esc));
     assert!(effects.contains(&Effect::DeleteDraft), "{effects:?}");
     assert!(!matches!(restored.screen, Screen::Review(_)));
+}
+
+/// The status line after a copy of the review's export with `leave` (Enter) or not (`y`).
+fn after_copy(result: Result<Copied, String>, leave: bool) -> (App, String) {
+    let mut app = app_in_review();
+    app.update(Msg::Copied { result, leave });
+    let flash = app.flash.as_ref().expect("a status line");
+    let said = format!("{}{}", if flash.error { "error: " } else { "" }, flash.text);
+    (app, said)
+}
+
+#[test]
+fn a_tmux_copy_says_it_is_a_buffer_and_whether_the_terminal_got_it() {
+    use crate::export::clipboard::OuterClipboard;
+    let (app, said) = after_copy(
+        Ok(Copied::TmuxBuffer {
+            outer: OuterClipboard::Sent("external".into()),
+        }),
+        true,
+    );
+    assert_eq!(
+        said,
+        "Copied to a tmux buffer (prefix ] pastes it); also sent to your terminal's clipboard (set-clipboard external)."
+    );
+    assert!(matches!(app.screen, Screen::Picker));
+    let (_, said) = after_copy(
+        Ok(Copied::TmuxBuffer {
+            outer: OuterClipboard::NotSet,
+        }),
+        false,
+    );
+    assert_eq!(
+        said,
+        "Copied to a tmux buffer (prefix ] pastes it), NOT your terminal's clipboard (set -g set-clipboard on)."
+    );
+    let (_, said) = after_copy(
+        Ok(Copied::TmuxBuffer {
+            outer: OuterClipboard::Unknown,
+        }),
+        false,
+    );
+    assert!(said.contains("tmux did not say"), "{said}");
+}
+
+#[test]
+fn desktop_and_command_copies_name_their_program() {
+    let (app, said) = after_copy(
+        Ok(Copied::Desktop {
+            via: "mcpick's clipboard holder".into(),
+        }),
+        true,
+    );
+    assert_eq!(
+        said,
+        "Copied to the desktop clipboard (via mcpick's clipboard holder)."
+    );
+    assert!(matches!(app.screen, Screen::Picker));
+    let (app, said) = after_copy(
+        Ok(Copied::Command {
+            program: "wl-copy".into(),
+        }),
+        false,
+    );
+    assert_eq!(said, "Copied with wl-copy (clipboard_command).");
+    // `y` (no leave) stays on the review.
+    assert!(matches!(app.screen, Screen::Review(_)));
+}
+
+#[test]
+fn osc52_is_said_to_be_unconfirmed_never_copied() {
+    for screen in [false, true] {
+        let (app, said) = after_copy(Ok(Copied::Terminal { screen }), true);
+        assert!(said.starts_with("Sent to the terminal"), "{said}");
+        assert!(said.contains("cannot be confirmed"), "{said}");
+        assert!(!said.contains("Copied"), "{said}");
+        // Enter leaves, having said so plainly.
+        assert!(matches!(app.screen, Screen::Picker));
+    }
+}
+
+#[test]
+fn a_failed_copy_keeps_the_review_and_names_the_other_ways_out() {
+    let (app, said) = after_copy(
+        Err("tmux load-buffer failed: no server running".into()),
+        true,
+    );
+    assert_eq!(
+        said,
+        "error: Copy failed: tmux load-buffer failed: no server running. s saves it; mcpick --print prints it."
+    );
+    assert!(matches!(app.screen, Screen::Review(_)));
 }

@@ -121,6 +121,7 @@ pub async fn tui(config_path: Option<&Path>, request: TuiRequest) -> Result<Exit
         print,
         format,
         color: std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+        clipboard: config.clipboard.clone(),
         start,
     };
     // A TUI that cannot run is an error (2), as fzf's.
@@ -226,6 +227,7 @@ pub async fn run(config_path: Option<&Path>, command: Command) -> Result<ExitCod
             args,
             args_json,
             format,
+            copy,
         } => {
             let format: Format = format.parse().map_err(CliError::usage)?;
             let mut pairs = Vec::new();
@@ -236,7 +238,7 @@ pub async fn run(config_path: Option<&Path>, command: Command) -> Result<ExitCod
                 pairs.extend(parse_args_json(json).map_err(CliError::usage)?);
             }
             let arguments = merge(pairs).map_err(CliError::usage)?;
-            get(&config, &prompt, arguments, format).await
+            get(&config, &prompt, arguments, format, copy).await
         }
         Command::Complete {
             prompt,
@@ -257,7 +259,8 @@ pub async fn run(config_path: Option<&Path>, command: Command) -> Result<ExitCod
         | Command::Config { .. }
         | Command::Auth { .. }
         | Command::ShellInit { .. }
-        | Command::ConformanceClient { .. } => {
+        | Command::ConformanceClient { .. }
+        | Command::ClipboardHold => {
             unreachable!("dispatched in cli::run")
         }
     }
@@ -745,6 +748,7 @@ async fn get(
     reference: &str,
     arguments: BTreeMap<String, String>,
     format: Format,
+    copy: bool,
 ) -> Result<ExitCode, CliError> {
     let (hub, server, prompt) = locate(config, reference).await?;
     if let Err(error) = check_arguments(&prompt, &arguments) {
@@ -758,7 +762,11 @@ async fn get(
     .await?;
     match result {
         Ok(messages) => {
-            write(&render(&messages, format))?;
+            let text = render(&messages, format);
+            write(&text)?;
+            if copy {
+                copy_to_clipboard(config, &text).await?;
+            }
             Ok(ExitCode::SUCCESS)
         }
         Err(error) => Err(CliError::runtime(format!(
@@ -766,6 +774,54 @@ async fn get(
             server.name, prompt.name
         ))),
     }
+}
+
+/// `get --copy`: the export on the clipboard by the same route the menu takes, said on
+/// stderr. OSC 52 goes to the controlling terminal (stdout may be a pipe).
+async fn copy_to_clipboard(config: &Config, text: &str) -> Result<(), CliError> {
+    use crate::export::clipboard;
+    let route = clipboard::choose(&clipboard::Environment::detect(), &config.clipboard);
+    let copied = match route.terminal_sequence(text) {
+        Some(sequence) => {
+            let screen = matches!(route, clipboard::Route::Osc52 { screen: true });
+            std::fs::OpenOptions::new()
+                .write(true)
+                .open("/dev/tty")
+                .and_then(|mut tty| std::io::Write::write_all(&mut tty, sequence.as_bytes()))
+                .map(|()| clipboard::Copied::Terminal { screen })
+                .map_err(|e| format!("no terminal to send OSC 52 to ({e})"))
+        }
+        None => clipboard::copy(&route, text).await,
+    };
+    match copied {
+        Ok(copied) => {
+            output::error(&copied.summary());
+            if let Some(advice) = copied.advice() {
+                output::detail(advice);
+            }
+            Ok(())
+        }
+        Err(error) => Err(CliError::runtime(format!(
+            "the export is on stdout, but the copy failed: {error}"
+        ))),
+    }
+}
+
+/// `mcpick __clipboard-hold`: holds the desktop clipboard for a copy of the menu's (text on
+/// stdin), answering on stdout, until another program takes the selection.
+pub async fn clipboard_hold() -> Result<ExitCode, CliError> {
+    // The terminal it was started from may close meanwhile: a hangup must not end the hold.
+    let hangup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup()).ok();
+    let held = tokio::task::spawn_blocking(|| {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
+            .map_err(|e| format!("cannot read the text: {e}"))?;
+        crate::export::clipboard::hold(&text, &mut std::io::stdout())
+    })
+    .await
+    .map_err(|e| CliError::runtime(e.to_string()))?;
+    drop(hangup);
+    held.map(|()| ExitCode::SUCCESS).map_err(CliError::runtime)
 }
 
 async fn complete(

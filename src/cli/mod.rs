@@ -117,6 +117,9 @@ pub enum Command {
         /// Output format.
         #[arg(long, default_value = "markdown", value_parser = ["markdown", "text", "mcp-json", "openai", "anthropic"])]
         format: String,
+        /// Also put the export on the clipboard (the route is said on stderr).
+        #[arg(long)]
+        copy: bool,
     },
     /// Ask a server to complete a prompt argument.
     Complete {
@@ -194,6 +197,10 @@ pub enum Command {
         /// The test server's URL.
         url: String,
     },
+    /// Hold the desktop clipboard (text on stdin) until another program takes it: mcpick
+    /// runs itself this way, detached, so a copy outlives it.
+    #[command(name = crate::export::clipboard::HOLD_COMMAND, hide = true)]
+    ClipboardHold,
 }
 
 /// `mcpick auth` subcommands.
@@ -283,6 +290,7 @@ pub async fn run(cli: Cli) -> ExitCode {
         Some(Command::Auth { action }) => auth::run(cli.config.as_deref(), action).await,
         Some(Command::ShellInit { shell, key }) => shell::run(&shell, key.as_deref()),
         Some(Command::ConformanceClient { url }) => conformance::run(url).await,
+        Some(Command::ClipboardHold) => commands::clipboard_hold().await,
         Some(command) => commands::run(cli.config.as_deref(), command).await,
     };
     match result {

@@ -11,8 +11,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde::Deserialize;
+use serde::{Deserialize, Deserializer};
 use thiserror::Error;
+
+use crate::export::clipboard::{ClipboardMode, ClipboardSettings};
 
 /// The request timeout used when a server sets no `timeout_ms`.
 pub const DEFAULT_TIMEOUT_MS: u64 = 30_000;
@@ -37,6 +39,8 @@ pub struct Config {
     pub keys: BTreeMap<String, BTreeMap<String, Vec<String>>>,
     /// Other hosts' configs read at start (`claude-code`, `vscode`, … or file paths).
     pub sources: Vec<String>,
+    /// `clipboard` and `clipboard_command`: how copies reach the clipboard.
+    pub clipboard: ClipboardSettings,
 }
 
 impl Config {
@@ -398,6 +402,21 @@ struct RawConfig {
     sources: Vec<String>,
     #[serde(default)]
     inputs: BTreeMap<String, RawInput>,
+    #[serde(default)]
+    clipboard: ClipboardMode,
+    #[serde(default, deserialize_with = "command_line")]
+    clipboard_command: Option<Vec<String>>,
+}
+
+/// A command as a list: a program first (checked while parsing, so an error has its line).
+fn command_line<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<String>>, D::Error> {
+    let list = Vec::<String>::deserialize(d)?;
+    if list.first().is_none_or(|program| program.trim().is_empty()) {
+        return Err(serde::de::Error::custom(
+            "a command needs its program first, e.g. [\"wl-copy\"] or [\"xclip\", \"-selection\", \"clipboard\"]",
+        ));
+    }
+    Ok(Some(list))
 }
 
 #[derive(Debug, Deserialize)]
@@ -598,11 +617,30 @@ pub fn parse(
             (screen, actions)
         })
         .collect();
+    let clipboard_command = raw
+        .clipboard_command
+        .map(|command| {
+            command
+                .iter()
+                .enumerate()
+                .map(|(at, word)| {
+                    expand(word, lookup).map_err(|e| ConfigError::Parse {
+                        path: path.to_path_buf(),
+                        message: format!("`clipboard_command[{at}]`: {e}"),
+                    })
+                })
+                .collect::<Result<Vec<_>, _>>()
+        })
+        .transpose()?;
     Ok(Config {
         path: None,
         servers,
         keys,
         sources: raw.sources,
+        clipboard: ClipboardSettings {
+            mode: raw.clipboard,
+            command: clipboard_command,
+        },
     })
 }
 

@@ -422,3 +422,42 @@ url = "${input:endpoint}"
         "{problem}"
     );
 }
+
+#[test]
+fn clipboard_route_and_command_parse() {
+    let config = parse_str("").unwrap();
+    assert_eq!(config.clipboard, ClipboardSettings::default());
+    let config = parse_str(
+        "clipboard = \"osc52\"\nclipboard_command = [\"wl-copy\", \"--type\", \"${TOKEN}\"]\n",
+    )
+    .unwrap();
+    assert_eq!(config.clipboard.mode, ClipboardMode::Osc52);
+    assert_eq!(
+        config.clipboard.command,
+        Some(vec!["wl-copy".into(), "--type".into(), "abc123".into()])
+    );
+    for (mode, expected) in [
+        ("auto", ClipboardMode::Auto),
+        ("tmux", ClipboardMode::Tmux),
+        ("native", ClipboardMode::Native),
+    ] {
+        let config = parse_str(&format!("clipboard = \"{mode}\"\n")).unwrap();
+        assert_eq!(config.clipboard.mode, expected);
+    }
+}
+
+#[test]
+fn a_bad_clipboard_setting_is_an_error_with_its_location() {
+    let err = parse_str("\nclipboard = \"xclip\"\n")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("clipboard = \"xclip\""), "{err}");
+    assert!(err.contains("unknown variant `xclip`"), "{err}");
+    assert!(err.contains("line 2"), "{err}");
+    let err = parse_str("clipboard_command = []\n")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("clipboard_command"), "{err}");
+    assert!(err.contains("its program first"), "{err}");
+    assert!(err.contains("line 1"), "{err}");
+}

@@ -1,6 +1,7 @@
 //! Export formats: pure functions from messages to text, shared by the CLI and the TUI.
 
 mod chat;
+pub mod clipboard;
 mod markdown;
 pub mod sink;
 

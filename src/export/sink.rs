@@ -1,4 +1,4 @@
-//! Where exports go: files (written atomically) and the clipboard (native, or OSC 52).
+//! Where exports go: files, written atomically (the clipboard is in `clipboard.rs`).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -67,35 +67,6 @@ pub fn write_atomic(path: &Path, contents: &[u8], overwrite: bool) -> Result<(),
     Ok(())
 }
 
-/// How text reached the clipboard.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ClipboardRoute {
-    /// The desktop's clipboard (X11 or Wayland).
-    Native,
-    /// An OSC 52 escape sequence to the terminal (SSH, no display); the terminal must allow it.
-    Osc52,
-}
-
-/// Whether the native clipboard is worth trying: a display is present and this is not an
-/// SSH session (where the remote display is not the user's).
-pub fn native_clipboard_likely() -> bool {
-    let has_display = std::env::var_os("DISPLAY").is_some_and(|v| !v.is_empty())
-        || std::env::var_os("WAYLAND_DISPLAY").is_some_and(|v| !v.is_empty())
-        || cfg!(any(target_os = "macos", target_os = "windows"));
-    let over_ssh =
-        std::env::var_os("SSH_CONNECTION").is_some() || std::env::var_os("SSH_TTY").is_some();
-    has_display && !over_ssh
-}
-
-/// The OSC 52 sequence that asks the terminal to put `text` on the clipboard. Sent plain
-/// inside tmux too: tmux (3.3+, `set-clipboard` on or `external`) takes it itself and passes
-/// it on, while the DCS passthrough form is dropped unless `allow-passthrough` is set.
-pub fn osc52_sequence(text: &str) -> String {
-    use base64::Engine;
-    let encoded = base64::engine::general_purpose::STANDARD.encode(text.as_bytes());
-    format!("\x1b]52;c;{encoded}\x07")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -135,10 +106,5 @@ mod tests {
         assert!(matches!(err, WriteError::Failed(m) if m.contains("cannot write")));
         let err = write_atomic(dir.path(), b"x", true).unwrap_err();
         assert!(matches!(err, WriteError::Failed(m) if m.contains("is a folder")));
-    }
-
-    #[test]
-    fn osc52_encodes_the_text() {
-        assert_eq!(osc52_sequence("hi"), "\x1b]52;c;aGk=\x07");
     }
 }

@@ -15,7 +15,8 @@ use tokio::task::AbortHandle;
 
 use crate::app::{App, Draft, Effect, Exit, History, KeyMap, Msg, Options, Screen, TICK_MS};
 use crate::config::{InputValues, ServerConfig};
-use crate::export::sink::{self, ClipboardRoute};
+use crate::export::clipboard::{self, Copied};
+use crate::export::sink;
 use crate::mcp::{Hub, McpError, McpEvent};
 use terminal::TerminalGuard;
 pub use terminal::{Height, ScreenMode};
@@ -86,7 +87,7 @@ pub async fn run(
         results: msg_tx,
         fetches: HashMap::new(),
         completion: None,
-        clipboard: None,
+        clipboard: app.options.clipboard.clone(),
         waiting: Vec::new(),
         input_values: InputValues::default(),
         started: HashMap::new(),
@@ -286,7 +287,8 @@ struct Runner {
     results: mpsc::UnboundedSender<Msg>,
     fetches: HashMap<u64, AbortHandle>,
     completion: Option<AbortHandle>,
-    clipboard: Option<arboard::Clipboard>,
+    /// The config's clipboard route and command.
+    clipboard: clipboard::ClipboardSettings,
     /// Servers waiting for inputs (`${input:ID}`) before they start.
     waiting: Vec<ServerConfig>,
     /// The inputs typed so far: in memory only, for every server that uses them.
@@ -435,10 +437,7 @@ impl Runner {
                 });
                 None
             }
-            Effect::Copy { text, leave } => Some(Msg::Copied {
-                result: self.copy(&text, guard),
-                leave,
-            }),
+            Effect::Copy { text, leave } => self.copy(text, leave, guard),
             Effect::Save {
                 path,
                 contents,
@@ -580,22 +579,29 @@ impl Runner {
         Ok((path, names))
     }
 
-    fn copy(&mut self, text: &str, guard: &mut TerminalGuard) -> Result<ClipboardRoute, String> {
-        if sink::native_clipboard_likely() {
-            if self.clipboard.is_none() {
-                self.clipboard = arboard::Clipboard::new().ok();
-            }
-            if let Some(clipboard) = &mut self.clipboard {
-                match clipboard.set_text(text) {
-                    Ok(()) => return Ok(ClipboardRoute::Native),
-                    Err(error) => tracing::info!(%error, "native clipboard failed; trying OSC 52"),
-                }
-            }
+    /// Copies by the route this environment and the config call for. OSC 52 goes through
+    /// the terminal guard at once (unconfirmed); the other routes run programs, off the
+    /// loop, and answer with [`Msg::Copied`] later.
+    fn copy(&mut self, text: String, leave: bool, guard: &mut TerminalGuard) -> Option<Msg> {
+        let route = clipboard::choose(&clipboard::Environment::detect(), &self.clipboard);
+        tracing::info!(?route, "copying");
+        if let Some(sequence) = route.terminal_sequence(&text) {
+            let screen = matches!(route, clipboard::Route::Osc52 { screen: true });
+            let result = guard
+                .write_raw(sequence.as_bytes())
+                .map(|()| Copied::Terminal { screen })
+                .map_err(|e| format!("cannot write to the terminal: {e}"));
+            return Some(Msg::Copied { result, leave });
         }
-        guard
-            .write_raw(sink::osc52_sequence(text).as_bytes())
-            .map(|()| ClipboardRoute::Osc52)
-            .map_err(|e| format!("cannot write to the terminal: {e}"))
+        let results = self.results.clone();
+        tokio::spawn(async move {
+            let result = clipboard::copy(&route, &text).await;
+            if let Err(error) = &result {
+                tracing::info!(%error, "copy failed");
+            }
+            let _ = results.send(Msg::Copied { result, leave });
+        });
+        None
     }
 }
 

@@ -143,9 +143,18 @@ fn draw_status(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
         spans.push(Span::styled("no servers configured", theme.dim()));
     }
     let flash = app.flash.as_ref().map(|f| (one_line(&f.text), f.error));
-    // A notice takes at most two thirds of the bar, so servers stay in sight.
+    // A notice takes what it needs, leaving room for the servers' counts at least, so both
+    // stay in sight (the servers' names come back when the notice is gone).
     let flash_width = flash.as_ref().map_or(0, |(text, _)| {
-        (crate::text::width(text) as u16 + 1).min(area.width * 2 / 3)
+        let counts: usize = compact_status(app, theme)
+            .iter()
+            .map(|s| crate::text::width(&s.content))
+            .sum();
+        let room = area
+            .width
+            .saturating_sub(u16::try_from(counts).unwrap_or(u16::MAX))
+            .max(area.width / 3);
+        (crate::text::width(text) as u16 + 1).min(room)
     });
     let [servers, notice] =
         Layout::horizontal([Constraint::Fill(1), Constraint::Length(flash_width)]).areas(area);
@@ -156,10 +165,13 @@ fn draw_status(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
     frame.render_widget(Paragraph::new(Line::from(spans)), servers);
     if let Some((text, error)) = flash {
         let style = if error { theme.error() } else { theme.accent() };
-        frame.render_widget(
-            Paragraph::new(Line::styled(text, style)).right_aligned(),
-            notice,
-        );
+        // Too long, it is cut at its end (its start says what happened), not its start.
+        let line = if crate::text::width(&text) < usize::from(notice.width) {
+            Line::styled(text, style).right_aligned()
+        } else {
+            Line::styled(format!(" {text}"), style)
+        };
+        frame.render_widget(Paragraph::new(line), notice);
     }
 }
 

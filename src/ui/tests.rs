@@ -392,3 +392,18 @@ fn ten_rows_inline_show_the_menu_and_a_field_with_its_value() {
     type_text(&mut app, "Paris");
     insta::assert_snapshot!(format!("{picker}\n{}", screen(&app, 100, 10)));
 }
+
+#[test]
+fn a_long_notice_takes_the_bar_but_the_counts_and_is_cut_at_its_end() {
+    let mut app = app_in_review();
+    let long = "Copied to a tmux buffer (prefix ] pastes it); also sent to your terminal's clipboard (set-clipboard external).";
+    app.notify(long);
+    let wide = screen(&app, 120, 30);
+    assert!(wide.contains(long), "{wide}");
+    let narrow = screen(&app, 80, 24);
+    let bar = narrow
+        .lines()
+        .find(|l| l.contains("Copied to a tmux buffer"))
+        .unwrap_or_else(|| panic!("the notice's start is cut:\n{narrow}"));
+    assert!(bar.contains("ready"), "the server counts stay: {bar}");
+}

@@ -1,0 +1,779 @@
+//! The clipboard: which route fits this terminal setup (a pure choice from the environment
+//! and the config), and carrying it out (a tmux buffer, the desktop clipboard through a tool
+//! or mcpick's own detached holder, a command of the user's, or OSC 52 to the terminal).
+//!
+//! Every route but OSC 52 is confirmed (an exit status, or the holder's "ready" byte); OSC 52
+//! is only ever reported as sent.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+use serde::Deserialize;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+/// How long a clipboard program may take before the copy counts as failed.
+pub const ANSWER_WAIT: Duration = Duration::from_secs(3);
+
+/// The hidden subcommand that runs mcpick as the detached clipboard holder.
+pub const HOLD_COMMAND: &str = "__clipboard-hold";
+
+/// How often the holder checks that its display is still there.
+#[cfg(all(unix, not(target_os = "macos")))]
+const HOLDER_CHECK: Duration = Duration::from_secs(30);
+
+/// The byte the holder writes once it owns the clipboard.
+const READY: u8 = b'1';
+
+/// GNU screen passes a DCS string of at most this many bytes through; longer ones are cut.
+const SCREEN_CHUNK: usize = 768;
+
+// What the user reads (status bar and `get --copy`): one place.
+const TMUX_COPIED: &str = "Copied to a tmux buffer (prefix ] pastes it)";
+const TMUX_OUTER_NOT_SET: &str = "NOT your terminal's clipboard (set -g set-clipboard on)";
+const TMUX_OUTER_HOW: &str =
+    "to set your terminal's clipboard too, add `set -g set-clipboard on` to ~/.tmux.conf";
+const TMUX_OUTER_UNKNOWN: &str = "tmux did not say whether it reached your terminal's clipboard";
+const TERMINAL_SENT: &str =
+    "Sent to the terminal (OSC 52; terminals may refuse it, so this copy cannot be confirmed)";
+const SCREEN_SENT: &str = "Sent to the terminal through screen (OSC 52; terminals may refuse it, so this copy cannot be confirmed)";
+const HOLDER_NAME: &str = "mcpick's clipboard holder";
+
+/// Which clipboard route the config asks for (`clipboard = "…"`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ClipboardMode {
+    /// Chosen from the environment: tmux, screen, the desktop, else OSC 52.
+    #[default]
+    Auto,
+    /// Always a tmux buffer.
+    Tmux,
+    /// Always OSC 52 to the terminal (wrapped for GNU screen inside screen).
+    Osc52,
+    /// Always the desktop clipboard (also over SSH, e.g. with X forwarding).
+    Native,
+}
+
+/// The clipboard part of the config.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ClipboardSettings {
+    /// `clipboard = "auto" | "tmux" | "osc52" | "native"`.
+    pub mode: ClipboardMode,
+    /// `clipboard_command = ["wl-copy"]`: a program reading the text on stdin; when set it is
+    /// the route.
+    pub command: Option<Vec<String>>,
+}
+
+/// What the environment says about where mcpick runs: the facts the route depends on.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Environment {
+    /// `$TMUX` is set: inside tmux.
+    pub tmux: bool,
+    /// `$STY` is set: inside GNU screen.
+    pub screen: bool,
+    /// `$WAYLAND_DISPLAY` is set.
+    pub wayland: bool,
+    /// `$DISPLAY` is set (X11).
+    pub x11: bool,
+    /// An SSH session (`$SSH_CONNECTION` or `$SSH_TTY`): a display there is not the user's.
+    pub ssh: bool,
+    /// macOS or Windows, whose clipboard is always the desktop's.
+    pub desktop_os: bool,
+    /// `wl-copy` on PATH.
+    pub wl_copy: Option<PathBuf>,
+    /// `xclip` on PATH.
+    pub xclip: Option<PathBuf>,
+    /// `xsel` on PATH.
+    pub xsel: Option<PathBuf>,
+}
+
+impl Environment {
+    /// The facts of this process: its environment variables and PATH.
+    pub fn detect() -> Environment {
+        let set = |name: &str| std::env::var_os(name).is_some_and(|v| !v.is_empty());
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        let find = |program: &str| find_on_path(&path, program);
+        Environment {
+            tmux: set("TMUX"),
+            screen: set("STY"),
+            wayland: set("WAYLAND_DISPLAY"),
+            x11: set("DISPLAY"),
+            ssh: set("SSH_CONNECTION") || set("SSH_TTY"),
+            desktop_os: cfg!(any(target_os = "macos", target_os = "windows")),
+            wl_copy: find("wl-copy"),
+            xclip: find("xclip"),
+            xsel: find("xsel"),
+        }
+    }
+}
+
+/// The first `program` in the folders of `path` (a PATH value) that is a file.
+fn find_on_path(path: &OsString, program: &str) -> Option<PathBuf> {
+    std::env::split_paths(path)
+        .map(|dir| dir.join(program))
+        .find(|candidate| candidate.is_file())
+}
+
+/// A way to the clipboard.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Route {
+    /// The config's `clipboard_command`: the text on its stdin, confirmed by its exit status.
+    Command(Vec<String>),
+    /// `tmux load-buffer -w -`: a tmux buffer, which tmux passes on to the outer terminal.
+    Tmux,
+    /// A desktop tool that forks and keeps serving the selection (wl-copy, xclip, xsel).
+    Tool {
+        /// The program, as found on PATH.
+        program: PathBuf,
+        /// Its arguments.
+        args: Vec<String>,
+    },
+    /// mcpick itself, detached, holding the desktop clipboard until another program takes it.
+    Holder,
+    /// OSC 52 to the terminal; `screen` wraps it in GNU screen's passthrough. Unconfirmed.
+    Osc52 {
+        /// Wrapped for GNU screen.
+        screen: bool,
+    },
+}
+
+/// The route for `settings` in `env`: `clipboard_command` when set; else by `mode`, where
+/// `auto` takes tmux, then screen, then the desktop (not over SSH), then OSC 52.
+pub fn choose(env: &Environment, settings: &ClipboardSettings) -> Route {
+    if let Some(command) = settings.command.as_ref().filter(|c| !c.is_empty()) {
+        return Route::Command(command.clone());
+    }
+    match settings.mode {
+        ClipboardMode::Tmux => Route::Tmux,
+        ClipboardMode::Osc52 => Route::Osc52 {
+            screen: env.screen && !env.tmux,
+        },
+        ClipboardMode::Native => desktop(env),
+        ClipboardMode::Auto if env.tmux => Route::Tmux,
+        ClipboardMode::Auto if env.screen => Route::Osc52 { screen: true },
+        ClipboardMode::Auto if (env.wayland || env.x11 || env.desktop_os) && !env.ssh => {
+            desktop(env)
+        }
+        ClipboardMode::Auto => Route::Osc52 { screen: false },
+    }
+}
+
+/// The desktop clipboard: a tool that keeps serving the selection after mcpick exits, else
+/// mcpick's own holder.
+fn desktop(env: &Environment) -> Route {
+    let tool = |program: &Option<PathBuf>, args: &[&str]| {
+        program.clone().map(|program| Route::Tool {
+            program,
+            args: args.iter().map(|a| a.to_string()).collect(),
+        })
+    };
+    let wayland = env.wayland.then(|| tool(&env.wl_copy, &[])).flatten();
+    let x11 = || {
+        env.x11
+            .then(|| {
+                tool(&env.xclip, &["-selection", "clipboard"])
+                    .or_else(|| tool(&env.xsel, &["--clipboard", "--input"]))
+            })
+            .flatten()
+    };
+    wayland.or_else(x11).unwrap_or(Route::Holder)
+}
+
+impl Route {
+    /// For the OSC 52 routes, the bytes to write to the terminal (the caller owns it).
+    pub fn terminal_sequence(&self, text: &str) -> Option<String> {
+        match self {
+            Route::Osc52 { screen: false } => Some(osc52_sequence(text)),
+            Route::Osc52 { screen: true } => Some(screen_passthrough(&osc52_sequence(text))),
+            _ => None,
+        }
+    }
+}
+
+/// Whether tmux passed the buffer on to the terminal outside it (`set-clipboard`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OuterClipboard {
+    /// `set-clipboard` is `on` or `external` (the value is kept).
+    Sent(String),
+    /// `set-clipboard off`: only the tmux buffer holds it.
+    NotSet,
+    /// tmux did not say.
+    Unknown,
+}
+
+/// What a copy did, so it can be told truthfully.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Copied {
+    /// In a tmux buffer (confirmed); maybe also on the outer terminal's clipboard.
+    TmuxBuffer {
+        /// What tmux did with it beyond the buffer.
+        outer: OuterClipboard,
+    },
+    /// On the desktop clipboard (confirmed), by this program.
+    Desktop {
+        /// `wl-copy`, `xclip`, `xsel` or mcpick's holder.
+        via: String,
+    },
+    /// Taken by the config's `clipboard_command` (confirmed by its exit status).
+    Command {
+        /// The program's name.
+        program: String,
+    },
+    /// OSC 52 written to the terminal: sent, not confirmed.
+    Terminal {
+        /// Wrapped for GNU screen.
+        screen: bool,
+    },
+}
+
+impl Copied {
+    /// Whether the text is known to be on a clipboard (everything but OSC 52).
+    pub fn confirmed(&self) -> bool {
+        !matches!(self, Copied::Terminal { .. })
+    }
+
+    /// One line for the user (the status bar, `get --copy`'s stderr), no final period.
+    pub fn summary(&self) -> String {
+        match self {
+            Copied::TmuxBuffer { outer } => match outer {
+                OuterClipboard::Sent(setting) => format!(
+                    "{TMUX_COPIED}; also sent to your terminal's clipboard (set-clipboard {setting})"
+                ),
+                OuterClipboard::NotSet => format!("{TMUX_COPIED}, {TMUX_OUTER_NOT_SET}"),
+                OuterClipboard::Unknown => format!("{TMUX_COPIED}; {TMUX_OUTER_UNKNOWN}"),
+            },
+            Copied::Desktop { via } => format!("Copied to the desktop clipboard (via {via})"),
+            Copied::Command { program } => format!("Copied with {program} (clipboard_command)"),
+            Copied::Terminal { screen: false } => TERMINAL_SENT.to_string(),
+            Copied::Terminal { screen: true } => SCREEN_SENT.to_string(),
+        }
+    }
+
+    /// What to do about it, when the summary is not the whole story (said where there is room).
+    pub fn advice(&self) -> Option<&'static str> {
+        match self {
+            Copied::TmuxBuffer {
+                outer: OuterClipboard::NotSet,
+            } => Some(TMUX_OUTER_HOW),
+            _ => None,
+        }
+    }
+}
+
+/// The OSC 52 sequence that asks the terminal to put `text` on the clipboard.
+pub fn osc52_sequence(text: &str) -> String {
+    use base64::Engine;
+    let encoded = base64::engine::general_purpose::STANDARD.encode(text.as_bytes());
+    format!("\x1b]52;c;{encoded}\x07")
+}
+
+/// `sequence` wrapped in GNU screen's DCS passthrough (`ESC P` … `ESC \`), cut in pieces
+/// screen passes on whole; screen writes the pieces out joined.
+pub fn screen_passthrough(sequence: &str) -> String {
+    let mut out = String::with_capacity(sequence.len() + sequence.len() / SCREEN_CHUNK * 4 + 4);
+    // The sequence is ASCII (base64 in an OSC), so cutting at any byte is safe.
+    for piece in sequence.as_bytes().chunks(SCREEN_CHUNK) {
+        out.push_str("\x1bP");
+        out.push_str(&String::from_utf8_lossy(piece));
+        out.push_str("\x1b\\");
+    }
+    out
+}
+
+/// Carries out a route that runs a program (all but OSC 52, which the terminal's owner
+/// writes), within [`ANSWER_WAIT`] for each program.
+pub async fn copy(route: &Route, text: &str) -> Result<Copied, String> {
+    match route {
+        Route::Tmux => copy_to_tmux(text).await,
+        Route::Tool { program, args } => {
+            feed(program, args, text).await?;
+            Ok(Copied::Desktop {
+                via: program_name(program),
+            })
+        }
+        Route::Command(command) => {
+            let (program, args) = command.split_first().ok_or("clipboard_command is empty")?;
+            let program = PathBuf::from(crate::config::expand_tilde(program));
+            feed(&program, args, text).await?;
+            Ok(Copied::Command {
+                program: program_name(&program),
+            })
+        }
+        Route::Holder => {
+            start_holder(text).await?;
+            Ok(Copied::Desktop {
+                via: HOLDER_NAME.to_string(),
+            })
+        }
+        Route::Osc52 { .. } => Err("OSC 52 is written to the terminal, not run".to_string()),
+    }
+}
+
+fn program_name(program: &Path) -> String {
+    program
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| program.display().to_string())
+}
+
+/// The first line of a program's stderr, for a failure message.
+fn first_line(stderr: &[u8]) -> Option<String> {
+    String::from_utf8_lossy(stderr)
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .map(crate::text::one_line)
+}
+
+/// `tmux load-buffer -w -`, then `set-clipboard` to say where else it went. Plain `tmux`
+/// talks to the server of `$TMUX`, the one mcpick runs in.
+async fn copy_to_tmux(text: &str) -> Result<Copied, String> {
+    let written = load_buffer(text, true).await?;
+    if !written.status.success() {
+        let why = first_line(&written.stderr).unwrap_or_else(|| written.status.to_string());
+        // tmux before 3.2 has no -w (nor passes buffers on): a buffer alone, then.
+        if why.contains("-w") || why.contains("unknown flag") {
+            let plain = load_buffer(text, false).await?;
+            if plain.status.success() {
+                return Ok(Copied::TmuxBuffer {
+                    outer: OuterClipboard::Unknown,
+                });
+            }
+        }
+        return Err(format!("tmux load-buffer failed: {why}"));
+    }
+    let outer = match within("tmux show-options", async {
+        tokio::process::Command::new("tmux")
+            .args(["show-options", "-gv", "set-clipboard"])
+            .stdin(Stdio::null())
+            .stderr(Stdio::null())
+            .kill_on_drop(true)
+            .output()
+            .await
+    })
+    .await
+    {
+        Ok(out) if out.status.success() => outer_clipboard(&String::from_utf8_lossy(&out.stdout)),
+        _ => OuterClipboard::Unknown,
+    };
+    Ok(Copied::TmuxBuffer { outer })
+}
+
+/// `tmux load-buffer [-w] -` with `text` on stdin.
+async fn load_buffer(text: &str, to_outer: bool) -> Result<std::process::Output, String> {
+    let args: &[&str] = if to_outer {
+        &["load-buffer", "-w", "-"]
+    } else {
+        &["load-buffer", "-"]
+    };
+    let mut child = tokio::process::Command::new("tmux")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(|e| format!("cannot run tmux: {e}"))?;
+    let mut stdin = child.stdin.take().ok_or("cannot write to tmux")?;
+    within("tmux load-buffer", async {
+        write_input(&mut stdin, text).await?;
+        drop(stdin);
+        child.wait_with_output().await
+    })
+    .await
+}
+
+/// What tmux's `set-clipboard` value means for the outer terminal.
+pub fn outer_clipboard(setting: &str) -> OuterClipboard {
+    match setting.trim() {
+        value @ ("on" | "external") => OuterClipboard::Sent(value.to_string()),
+        "off" => OuterClipboard::NotSet,
+        _ => OuterClipboard::Unknown,
+    }
+}
+
+/// Runs `program ARGS` with `text` on stdin and waits for its exit status. Its stderr goes
+/// to a temp file, not a pipe: tools such as xclip fork and keep serving with the pipe open,
+/// so reading a pipe to its end would wait for the next copy. It runs in its own process
+/// group, so the hangup that ends mcpick's group (its terminal closing, or mcpick leading its
+/// session) does not end the fork serving the copy.
+async fn feed(program: &Path, args: &[String], text: &str) -> Result<(), String> {
+    let name = program_name(program);
+    let stderr = tempfile::tempfile().map_err(|e| format!("cannot run {name}: {e}"))?;
+    let stderr_copy = stderr
+        .try_clone()
+        .map_err(|e| format!("cannot run {name}: {e}"))?;
+    let mut child = tokio::process::Command::new(program)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::from(stderr_copy))
+        .process_group(0)
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(|e| format!("cannot run {name}: {e}"))?;
+    let mut stdin = child.stdin.take().ok_or("cannot write to the program")?;
+    let status = within(&name, async {
+        write_input(&mut stdin, text).await?;
+        drop(stdin);
+        child.wait().await
+    })
+    .await?;
+    if status.success() {
+        return Ok(());
+    }
+    let mut said = Vec::new();
+    let mut stderr = tokio::fs::File::from_std(stderr);
+    let _ = tokio::io::AsyncSeekExt::rewind(&mut stderr).await;
+    let _ = stderr.read_to_end(&mut said).await;
+    let why = first_line(&said).unwrap_or_else(|| status.to_string());
+    Err(format!("{name} failed: {why}"))
+}
+
+/// Starts mcpick's own holder, detached (its own process group, so the terminal's Ctrl-C
+/// does not reach it), and waits for its ready byte, or its reason on failure.
+async fn start_holder(text: &str) -> Result<(), String> {
+    use std::os::unix::process::CommandExt;
+    let exe =
+        std::env::current_exe().map_err(|e| format!("cannot find mcpick's own binary: {e}"))?;
+    let mut command = std::process::Command::new(exe);
+    command
+        .arg(HOLD_COMMAND)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .process_group(0);
+    let mut child = tokio::process::Command::from(command)
+        .spawn()
+        .map_err(|e| format!("cannot start {HOLDER_NAME}: {e}"))?;
+    let (Some(mut stdin), Some(mut stdout)) = (child.stdin.take(), child.stdout.take()) else {
+        return Err(format!("cannot talk to {HOLDER_NAME}"));
+    };
+    let answer = within(HOLDER_NAME, async {
+        // A holder that stopped early says why on stdout.
+        write_input(&mut stdin, text).await?;
+        drop(stdin);
+        let mut answer = Vec::new();
+        let mut byte = [0u8; 1];
+        // The ready byte alone, or a reason up to the end.
+        while stdout.read(&mut byte).await? == 1 {
+            answer.push(byte[0]);
+            if answer == [READY] {
+                break;
+            }
+        }
+        Ok(answer)
+    })
+    .await;
+    match answer {
+        Ok(answer) if answer == [READY] => Ok(()),
+        failed => {
+            // It will not hold anything: do not leave it behind.
+            let _ = child.start_kill();
+            let _ = child.wait().await;
+            Err(match failed {
+                Ok(said) => first_line(&said)
+                    .unwrap_or_else(|| format!("{HOLDER_NAME} stopped without a word")),
+                Err(error) => error,
+            })
+        }
+    }
+}
+
+/// Writes `text` to a program's stdin. A program that stops reading early is judged by its
+/// exit status, not by the broken pipe.
+async fn write_input(stdin: &mut tokio::process::ChildStdin, text: &str) -> std::io::Result<()> {
+    match stdin.write_all(text.as_bytes()).await {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other,
+    }
+}
+
+/// `work` within [`ANSWER_WAIT`], its errors said with `what`.
+async fn within<T>(
+    what: &str,
+    work: impl std::future::Future<Output = std::io::Result<T>>,
+) -> Result<T, String> {
+    match tokio::time::timeout(ANSWER_WAIT, work).await {
+        Ok(Ok(value)) => Ok(value),
+        Ok(Err(error)) => Err(format!("{what}: {error}")),
+        Err(_) => Err(format!(
+            "{what} did not answer within {} s",
+            ANSWER_WAIT.as_secs()
+        )),
+    }
+}
+
+/// The holder's side (`mcpick __clipboard-hold`): puts `text` on the desktop clipboard,
+/// says so on `ready` (or why not), then serves the selection until another program takes
+/// it (Linux; elsewhere the system keeps the clipboard itself).
+pub fn hold(text: &str, ready: &mut impl std::io::Write) -> Result<(), String> {
+    let said = |ready: &mut dyn std::io::Write, message: String| {
+        let _ = ready.write_all(message.as_bytes());
+        let _ = ready.flush();
+        message
+    };
+    let mut clipboard = match arboard::Clipboard::new() {
+        Ok(c) => c,
+        Err(e) => return Err(said(ready, format!("no desktop clipboard here: {e}"))),
+    };
+    // Set once so that "ready" means it is really on the clipboard...
+    if let Err(e) = clipboard.set_text(text) {
+        return Err(said(
+            ready,
+            format!("the desktop clipboard refused it: {e}"),
+        ));
+    }
+    let _ = ready.write_all(&[READY]);
+    let _ = ready.flush();
+    // ...then again, now waiting until another program takes the selection.
+    #[cfg(all(unix, not(target_os = "macos")))]
+    {
+        use arboard::SetExtLinux;
+        // A display that goes away never says the selection was taken: check now and then.
+        std::thread::spawn(|| {
+            loop {
+                std::thread::sleep(HOLDER_CHECK);
+                if arboard::Clipboard::new()
+                    .and_then(|mut c| c.get_text())
+                    .is_err()
+                {
+                    std::process::exit(0);
+                }
+            }
+        });
+        clipboard
+            .set()
+            .wait()
+            .text(text)
+            .map_err(|e| format!("the desktop clipboard was lost: {e}"))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings(mode: ClipboardMode) -> ClipboardSettings {
+        ClipboardSettings {
+            mode,
+            command: None,
+        }
+    }
+
+    fn x11_desktop() -> Environment {
+        Environment {
+            x11: true,
+            xclip: Some(PathBuf::from("/bin/xclip")),
+            xsel: Some(PathBuf::from("/bin/xsel")),
+            wl_copy: Some(PathBuf::from("/bin/wl-copy")),
+            ..Environment::default()
+        }
+    }
+
+    fn tool(program: &str, args: &[&str]) -> Route {
+        Route::Tool {
+            program: PathBuf::from(program),
+            args: args.iter().map(|a| a.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn inside_tmux_the_route_is_a_tmux_buffer_even_with_a_display() {
+        let env = Environment {
+            tmux: true,
+            screen: true,
+            ..x11_desktop()
+        };
+        assert_eq!(choose(&env, &settings(ClipboardMode::Auto)), Route::Tmux);
+    }
+
+    #[test]
+    fn inside_screen_osc52_is_wrapped_for_screen() {
+        let env = Environment {
+            screen: true,
+            ..x11_desktop()
+        };
+        assert_eq!(
+            choose(&env, &settings(ClipboardMode::Auto)),
+            Route::Osc52 { screen: true }
+        );
+    }
+
+    #[test]
+    fn a_desktop_prefers_its_tools_then_the_holder() {
+        let auto = settings(ClipboardMode::Auto);
+        assert_eq!(
+            choose(&x11_desktop(), &auto),
+            tool("/bin/xclip", &["-selection", "clipboard"])
+        );
+        let no_xclip = Environment {
+            xclip: None,
+            ..x11_desktop()
+        };
+        assert_eq!(
+            choose(&no_xclip, &auto),
+            tool("/bin/xsel", &["--clipboard", "--input"])
+        );
+        let bare = Environment {
+            x11: true,
+            ..Environment::default()
+        };
+        assert_eq!(choose(&bare, &auto), Route::Holder);
+        let wayland = Environment {
+            wayland: true,
+            ..x11_desktop()
+        };
+        assert_eq!(choose(&wayland, &auto), tool("/bin/wl-copy", &[]));
+        let wayland_without_wl_copy = Environment {
+            wayland: true,
+            wl_copy: None,
+            ..Environment::default()
+        };
+        assert_eq!(choose(&wayland_without_wl_copy, &auto), Route::Holder);
+    }
+
+    #[test]
+    fn over_ssh_or_without_a_display_it_is_osc52() {
+        let auto = settings(ClipboardMode::Auto);
+        let ssh = Environment {
+            ssh: true,
+            ..x11_desktop()
+        };
+        assert_eq!(choose(&ssh, &auto), Route::Osc52 { screen: false });
+        assert_eq!(
+            choose(&Environment::default(), &auto),
+            Route::Osc52 { screen: false }
+        );
+        // Forced native over SSH uses the (forwarded) display.
+        assert_eq!(
+            choose(&ssh, &settings(ClipboardMode::Native)),
+            tool("/bin/xclip", &["-selection", "clipboard"])
+        );
+    }
+
+    #[test]
+    fn the_config_overrides_the_environment() {
+        let env = Environment {
+            tmux: true,
+            ..x11_desktop()
+        };
+        assert_eq!(
+            choose(&env, &settings(ClipboardMode::Osc52)),
+            Route::Osc52 { screen: false }
+        );
+        assert_eq!(
+            choose(&Environment::default(), &settings(ClipboardMode::Tmux)),
+            Route::Tmux
+        );
+        assert_eq!(
+            choose(&env, &settings(ClipboardMode::Native)),
+            tool("/bin/xclip", &["-selection", "clipboard"])
+        );
+        let command = ClipboardSettings {
+            mode: ClipboardMode::Tmux,
+            command: Some(vec!["wl-copy".into(), "-n".into()]),
+        };
+        assert_eq!(
+            choose(&env, &command),
+            Route::Command(vec!["wl-copy".into(), "-n".into()])
+        );
+    }
+
+    #[test]
+    fn osc52_encodes_the_text() {
+        assert_eq!(osc52_sequence("hi"), "\x1b]52;c;aGk=\x07");
+    }
+
+    #[test]
+    fn screen_gets_osc52_in_dcs_pieces_it_passes_on() {
+        assert_eq!(
+            screen_passthrough(&osc52_sequence("hi")),
+            "\x1bP\x1b]52;c;aGk=\x07\x1b\\"
+        );
+        let long = osc52_sequence(&"x".repeat(2000));
+        let wrapped = screen_passthrough(&long);
+        let pieces: Vec<&str> = wrapped
+            .strip_prefix("\x1bP")
+            .and_then(|w| w.strip_suffix("\x1b\\"))
+            .unwrap()
+            .split("\x1b\\\x1bP")
+            .collect();
+        assert!(pieces.len() > 1);
+        assert!(pieces.iter().all(|p| p.len() <= SCREEN_CHUNK));
+        assert_eq!(pieces.concat(), long);
+        assert_eq!(
+            Route::Osc52 { screen: true }.terminal_sequence("hi"),
+            Some(wrapped_short())
+        );
+        assert_eq!(Route::Tmux.terminal_sequence("hi"), None);
+    }
+
+    fn wrapped_short() -> String {
+        "\x1bP\x1b]52;c;aGk=\x07\x1b\\".to_string()
+    }
+
+    #[test]
+    fn tmux_set_clipboard_says_where_the_copy_went() {
+        assert_eq!(
+            outer_clipboard("external\n"),
+            OuterClipboard::Sent("external".into())
+        );
+        assert_eq!(outer_clipboard("on"), OuterClipboard::Sent("on".into()));
+        assert_eq!(outer_clipboard("off\n"), OuterClipboard::NotSet);
+        assert_eq!(outer_clipboard(""), OuterClipboard::Unknown);
+    }
+
+    #[test]
+    fn summaries_never_claim_an_unconfirmed_copy() {
+        let sent = Copied::Terminal { screen: false };
+        assert!(!sent.confirmed());
+        assert!(sent.summary().contains("cannot be confirmed"));
+        assert!(!sent.summary().contains("Copied"));
+        let tmux = Copied::TmuxBuffer {
+            outer: OuterClipboard::NotSet,
+        };
+        assert!(tmux.confirmed());
+        assert!(tmux.summary().contains("NOT your terminal's clipboard"));
+        assert!(tmux.summary().contains("set -g set-clipboard on"));
+        assert!(tmux.advice().unwrap().contains("~/.tmux.conf"));
+        let tmux = Copied::TmuxBuffer {
+            outer: OuterClipboard::Sent("external".into()),
+        };
+        assert!(
+            tmux.summary()
+                .contains("also sent to your terminal's clipboard (set-clipboard external)")
+        );
+    }
+
+    #[tokio::test]
+    async fn a_clipboard_command_is_confirmed_by_its_exit_status() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("copied");
+        let script = format!("cat > '{}'", out.display());
+        let route = Route::Command(vec!["sh".into(), "-c".into(), script]);
+        let copied = copy(&route, "hello").await.unwrap();
+        assert_eq!(
+            copied,
+            Copied::Command {
+                program: "sh".into()
+            }
+        );
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), "hello");
+        let failing = Route::Command(vec![
+            "sh".into(),
+            "-c".into(),
+            "echo nope >&2; exit 3".into(),
+        ]);
+        assert_eq!(copy(&failing, "x").await, Err("sh failed: nope".into()));
+        let missing = Route::Command(vec!["mcpick-no-such-program".into()]);
+        assert!(
+            copy(&missing, "x")
+                .await
+                .unwrap_err()
+                .contains("cannot run")
+        );
+    }
+}

@@ -1,0 +1,537 @@
+//! The clipboard end to end, with the real programs: a tmux server of the test's own (its
+//! buffer, `set-clipboard`), an X server (Xvfb) read back with xclip after mcpick has exited,
+//! mcpick's detached holder, and `mcpick get --copy`. Every run is config-less, so the
+//! bundled library `builtin` is the one server.
+
+mod common;
+
+use std::io::BufRead;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Instant;
+
+use common::pty::*;
+use common::*;
+use portable_pty::CommandBuilder;
+
+/// The arguments the tests fill `builtin/translate` with.
+const TEXT: &str = "Bonjour";
+const TO: &str = "English";
+
+/// Environment variables that would change the route mcpick takes.
+const ROUTE_VARIABLES: [&str; 7] = [
+    "TMUX",
+    "STY",
+    "DISPLAY",
+    "WAYLAND_DISPLAY",
+    "SSH_CONNECTION",
+    "SSH_TTY",
+    "MCPICK_CONFIG",
+];
+
+/// Sets `home` as HOME and the XDG dirs (no config there: the bundled library), and removes
+/// what would change the clipboard route.
+fn config_less(command: &mut Command, home: &Path) {
+    command
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join("xdg-config"))
+        .env("XDG_DATA_HOME", home.join("xdg-data"))
+        .env("XDG_STATE_HOME", home.join("xdg-state"))
+        .env("XDG_CACHE_HOME", home.join("xdg-cache"))
+        .env("TERM", "xterm-256color");
+    for name in ROUTE_VARIABLES {
+        command.env_remove(name);
+    }
+}
+
+/// `mcpick get builtin/translate …` (markdown), config-less: the export the copies must hold.
+fn expected_export(home: &Path) -> String {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_mcpick"));
+    command
+        .args(["get", "builtin/translate"])
+        .arg(format!("text={TEXT}"))
+        .arg(format!("to={TO}"))
+        .stdin(Stdio::null());
+    config_less(&mut command, home);
+    success(&command.output().expect("run mcpick get"))
+}
+
+/// Single quotes for `sh`.
+fn quoted(text: &str) -> String {
+    format!("'{}'", text.replace('\'', r"'\''"))
+}
+
+/// A tmux server of the test's own (`-L` with a unique name, no config file), killed on drop.
+struct TmuxServer {
+    tmux: PathBuf,
+    socket: String,
+}
+
+impl TmuxServer {
+    /// Starts a 120×40 session running `shell_command`, with `home` as the config-less home
+    /// of everything in it (the server passes its environment on to the pane), after setting
+    /// the global `options` (NAME, VALUE).
+    fn start(
+        tmux: PathBuf,
+        home: &Path,
+        options: &[(&str, &str)],
+        shell_command: &str,
+    ) -> TmuxServer {
+        let socket = format!(
+            "mcpick-test-{}-{}",
+            std::process::id(),
+            home.file_name().unwrap().to_string_lossy()
+        );
+        let server = TmuxServer { tmux, socket };
+        let mut command = server.command();
+        config_less(&mut command, home);
+        command.args(["-f", "/dev/null", "-L", &server.socket]);
+        for (name, value) in options {
+            command.args(["set", "-g", name, value, ";"]);
+        }
+        let status = command
+            .args(["new-session", "-d", "-x", "120", "-y", "40"])
+            .arg(shell_command)
+            .status()
+            .expect("start tmux");
+        assert!(status.success(), "tmux new-session failed: {status}");
+        server
+    }
+
+    fn command(&self) -> Command {
+        let mut command = Command::new(&self.tmux);
+        // The test may itself run inside tmux: never talk to that server.
+        command.env_remove("TMUX").stdin(Stdio::null());
+        command
+    }
+
+    /// Runs `tmux -L SOCKET ARGS` and returns its stdout.
+    fn run(&self, args: &[&str]) -> String {
+        let output = self
+            .command()
+            .args(["-L", &self.socket])
+            .args(args)
+            .output()
+            .expect("run tmux");
+        assert!(
+            output.status.success(),
+            "tmux {args:?} failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    }
+
+    fn screen(&self) -> String {
+        self.run(&["capture-pane", "-p"])
+    }
+
+    /// Waits until the pane shows `needle`; returns the screen.
+    fn wait_for(&self, needle: &str) -> String {
+        let deadline = Instant::now() + STEP;
+        loop {
+            let screen = self.screen();
+            if screen.contains(needle) {
+                return screen;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the pane never showed {needle:?}; it shows:\n{screen}"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+    }
+
+    /// Types `text` literally.
+    fn type_text(&self, text: &str) {
+        self.run(&["send-keys", "-l", text]);
+    }
+
+    /// Presses keys by tmux's names (`Enter`, `Tab`, `C-s`).
+    fn press(&self, key: &str) {
+        self.run(&["send-keys", key]);
+    }
+
+    /// The newest tmux buffer.
+    fn buffer(&self) -> String {
+        self.run(&["show-buffer"])
+    }
+}
+
+impl Drop for TmuxServer {
+    fn drop(&mut self) {
+        // kill-server leaves the socket file behind: remove it too.
+        let socket = self
+            .command()
+            .args([
+                "-L",
+                &self.socket,
+                "display-message",
+                "-p",
+                "#{socket_path}",
+            ])
+            .stderr(Stdio::null())
+            .output()
+            .ok()
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+            .filter(|path| !path.is_empty());
+        let _ = self
+            .command()
+            .args(["-L", &self.socket, "kill-server"])
+            .stderr(Stdio::null())
+            .status();
+        if let Some(socket) = socket {
+            let _ = std::fs::remove_file(socket);
+        }
+    }
+}
+
+/// From the menu of a fresh run: opens builtin/translate, fills it, fetches it; returns when
+/// the review shows the messages.
+fn fill_translate_in_tmux(tmux: &TmuxServer) {
+    tmux.wait_for("builtin 9");
+    tmux.type_text("translate");
+    tmux.wait_for("❯ translate");
+    tmux.press("Enter");
+    tmux.wait_for("Text * (text)");
+    tmux.type_text(TEXT);
+    tmux.press("Tab");
+    tmux.type_text(TO);
+    tmux.wait_for(&format!("│{TO}"));
+    tmux.press("C-s");
+    tmux.wait_for("Reply with the translation only.");
+}
+
+/// The menu inside tmux with `set-clipboard` as given: `y` puts the export in a tmux buffer,
+/// byte for byte, and says so. Returns the server and the screen after the copy.
+fn copy_in_tmux(tmux: PathBuf, home: &Path, set_clipboard: &str) -> (TmuxServer, String) {
+    let server = TmuxServer::start(
+        tmux,
+        home,
+        &[("set-clipboard", set_clipboard)],
+        &quoted(env!("CARGO_BIN_EXE_mcpick")),
+    );
+    fill_translate_in_tmux(&server);
+    server.type_text("y");
+    let screen = server.wait_for("Copied to a tmux buffer (prefix ] pastes it)");
+    assert_eq!(server.buffer(), expected_export(home));
+    (server, screen)
+}
+
+#[test]
+fn inside_tmux_y_fills_a_tmux_buffer_and_says_the_terminal_got_it_too() {
+    let Some(tmux) = system_tool("tmux") else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let (server, screen) = copy_in_tmux(tmux, home.path(), "external");
+    assert!(
+        screen.contains("also sent to your terminal's clipboard (set-clipboard external)"),
+        "{screen}"
+    );
+    // Enter accepts: copied again, and back to the menu once it worked.
+    server.press("Enter");
+    let menu = server.wait_for("1/9 prompts");
+    assert!(menu.contains("Copied to a tmux buffer"), "{menu}");
+}
+
+#[test]
+fn with_set_clipboard_off_the_status_says_the_terminal_did_not_get_it_and_how_to_fix_it() {
+    let Some(tmux) = system_tool("tmux") else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let (_server, screen) = copy_in_tmux(tmux, home.path(), "off");
+    assert!(
+        screen.contains("NOT your terminal's clipboard (set -g set-clipboard on)"),
+        "{screen}"
+    );
+}
+
+#[test]
+fn get_copy_inside_tmux_puts_stdout_in_a_buffer_and_names_the_route() {
+    let Some(tmux) = system_tool("tmux") else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let out = home.path().join("out");
+    let err = home.path().join("err");
+    let done = home.path().join("done");
+    let command = format!(
+        "{} get builtin/translate text={TEXT} to={TO} --copy >{} 2>{}; echo $? >{}",
+        quoted(env!("CARGO_BIN_EXE_mcpick")),
+        quoted(&out.display().to_string()),
+        quoted(&err.display().to_string()),
+        quoted(&done.display().to_string()),
+    );
+    // The pane stays after the command ends, to read the buffer.
+    let server = TmuxServer::start(tmux, home.path(), &[("remain-on-exit", "on")], &command);
+    let deadline = Instant::now() + SERVER_START;
+    while !done.exists() || read(&done).trim().is_empty() {
+        assert!(Instant::now() < deadline, "mcpick get never finished");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let stderr = read(&err);
+    assert_eq!(read(&done).trim(), "0", "{stderr}");
+    assert!(
+        stderr.contains("Copied to a tmux buffer (prefix ] pastes it)"),
+        "{stderr}"
+    );
+    let stdout = read(&out);
+    assert_eq!(stdout, expected_export(home.path()));
+    assert_eq!(server.buffer(), stdout);
+}
+
+/// An X server of the test's own on a free display, killed on drop.
+struct XServer {
+    child: Child,
+    display: String,
+}
+
+impl XServer {
+    fn start(xvfb: &Path) -> XServer {
+        // Xvfb picks a free display itself and writes its number on fd 1.
+        let mut child = Command::new(xvfb)
+            .args([
+                "-displayfd",
+                "1",
+                "-nolisten",
+                "tcp",
+                "-screen",
+                "0",
+                "640x480x24",
+            ])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start Xvfb");
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .expect("read Xvfb's display");
+        let number = line.trim();
+        assert!(!number.is_empty(), "Xvfb did not start");
+        XServer {
+            child,
+            display: format!(":{number}"),
+        }
+    }
+
+    /// `xclip -selection clipboard -o` on this display: what the clipboard holds now.
+    fn clipboard(&self, xclip: &Path) -> String {
+        let output = Command::new(xclip)
+            .args(["-selection", "clipboard", "-o"])
+            .env("DISPLAY", &self.display)
+            .stdin(Stdio::null())
+            .output()
+            .expect("run xclip");
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    }
+
+    /// Puts `text` on the clipboard with xclip (which takes the selection from its holder).
+    fn copy(&self, xclip: &Path, text: &str) {
+        let mut child = Command::new(xclip)
+            .args(["-selection", "clipboard"])
+            .env("DISPLAY", &self.display)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("run xclip");
+        std::io::Write::write_all(&mut child.stdin.take().unwrap(), text.as_bytes()).unwrap();
+        assert!(child.wait().unwrap().success());
+    }
+}
+
+impl Drop for XServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The pids of mcpick clipboard holders serving `display`.
+fn holders_on(display: &str) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
+            let has = |bytes: &[u8], what: &[u8]| bytes.split(|b| *b == 0).any(|p| p == what);
+            has(&cmdline, b"__clipboard-hold")
+                && has(&environ, format!("DISPLAY={display}").as_bytes())
+                && is_running(pid)
+        })
+        .collect()
+}
+
+/// mcpick in a PTY on `display`, config-less, with `path` as its PATH; `y` on the review of
+/// builtin/translate, then quit. Returns the status line after the copy.
+fn copy_on_x11_then_quit(display: &str, path: &std::ffi::OsStr) -> String {
+    let sandbox = Sandbox::new("");
+    let env = std::env::var_os("PATH")
+        .and_then(|p| {
+            std::env::split_paths(&p)
+                .map(|d| d.join("env"))
+                .find(|c| c.is_file())
+        })
+        .expect("env on PATH");
+    // `env` sets what the PTY helper clears (DISPLAY) and the PATH; mcpick runs without
+    // --config, so the sandbox's empty XDG config dir means the bundled library.
+    let mut command = CommandBuilder::new(env);
+    for name in ["STY", "SSH_CONNECTION", "SSH_TTY"] {
+        command.env_remove(name);
+    }
+    command.arg(format!("DISPLAY={display}"));
+    let mut path_setting = std::ffi::OsString::from("PATH=");
+    path_setting.push(path);
+    command.arg(path_setting);
+    command.arg(env!("CARGO_BIN_EXE_mcpick"));
+    let mut tui = Tui::spawn(&sandbox, command);
+    tui.wait_for("builtin 9", SERVER_START);
+    open_prompt(&mut tui, "translate", "/builtin:translate");
+    tui.wait_for("Text * (text)", STEP);
+    tui.send(TEXT);
+    tui.send(TAB);
+    tui.send(TO);
+    tui.wait_for(&format!("│{TO}"), STEP);
+    tui.send(CTRL_S);
+    tui.wait_for("Reply with the translation only.", STEP);
+    tui.send("y");
+    let screen = tui.wait_for("Copied to the desktop clipboard", STEP);
+    let status = screen
+        .lines()
+        .find(|l| l.contains("Copied to the desktop clipboard"))
+        .unwrap_or_default()
+        .to_string();
+    tui.send(CTRL_C);
+    tui.wait_exit(STEP);
+    assert!(!is_running(tui.pid()), "mcpick is still running");
+    status
+}
+
+#[test]
+fn on_x11_the_copy_outlives_mcpick_through_xclip() {
+    let (Some(xvfb), Some(xclip)) = (system_tool("Xvfb"), system_tool("xclip")) else {
+        return;
+    };
+    let x = XServer::start(&xvfb);
+    let home = tempfile::tempdir().unwrap();
+    let status = copy_on_x11_then_quit(&x.display, &std::env::var_os("PATH").unwrap());
+    assert!(status.contains("(via xclip)"), "{status}");
+    assert_eq!(x.clipboard(&xclip), expected_export(home.path()));
+    // xclip's own server leaves with the selection.
+    x.copy(&xclip, "done");
+}
+
+#[test]
+fn without_clipboard_tools_mcpicks_detached_holder_keeps_the_copy_after_it_exits() {
+    let (Some(xvfb), Some(xclip)) = (system_tool("Xvfb"), system_tool("xclip")) else {
+        return;
+    };
+    let x = XServer::start(&xvfb);
+    let home = tempfile::tempdir().unwrap();
+    // A PATH with no wl-copy, xclip or xsel: the route is mcpick's own holder.
+    let empty = tempfile::tempdir().unwrap();
+    let status = copy_on_x11_then_quit(&x.display, empty.path().as_os_str());
+    assert!(
+        status.contains("(via mcpick's clipboard holder)"),
+        "{status}"
+    );
+    assert_eq!(x.clipboard(&xclip), expected_export(home.path()));
+    let holders = holders_on(&x.display);
+    assert_eq!(holders.len(), 1, "one holder serves the copy: {holders:?}");
+    // Another copy takes the selection, and the holder leaves by itself.
+    x.copy(&xclip, "something else");
+    let deadline = Instant::now() + STEP;
+    while !holders_on(&x.display).is_empty() {
+        if Instant::now() > deadline {
+            for pid in holders_on(&x.display) {
+                let _ = Command::new("kill").arg(pid.to_string()).status();
+            }
+            panic!("the holder did not leave when another program took the clipboard");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert_eq!(x.clipboard(&xclip), "something else");
+}
+
+/// `mcpick get --copy` in a PTY with no tmux, screen or display, its stdout to a file (and
+/// `STY` as given): returns the file's text, the PTY's output and mcpick's exit code.
+fn get_copy_in_a_terminal(screen_session: Option<&str>) -> (String, Tui, u32) {
+    let sandbox = Sandbox::new("");
+    let out = sandbox.dir.path().join("out.md");
+    let sh = std::env::var_os("PATH")
+        .and_then(|p| {
+            std::env::split_paths(&p)
+                .map(|d| d.join("sh"))
+                .find(|c| c.is_file())
+        })
+        .expect("sh on PATH");
+    let mut command = CommandBuilder::new(sh);
+    for name in ["STY", "SSH_CONNECTION", "SSH_TTY"] {
+        command.env_remove(name);
+    }
+    if let Some(session) = screen_session {
+        command.env("STY", session);
+    }
+    command.arg("-c");
+    command.arg(format!(
+        "{} get builtin/translate text={TEXT} to={TO} --copy >{}",
+        quoted(env!("CARGO_BIN_EXE_mcpick")),
+        quoted(&out.display().to_string())
+    ));
+    let mut tui = Tui::spawn(&sandbox, command);
+    let code = tui.wait_exit(SERVER_START);
+    (read(&out), tui, code)
+}
+
+#[test]
+fn get_copy_without_tmux_or_a_display_sends_osc52_and_says_it_is_unconfirmed() {
+    use base64::Engine;
+    let (stdout, tui, code) = get_copy_in_a_terminal(None);
+    let screen = tui.screen();
+    assert_eq!(code, 0, "{screen}");
+    assert!(
+        screen.contains("Sent to the terminal (OSC 52; terminals may refuse it, so this copy"),
+        "{screen}"
+    );
+    let sent = tui.requests().clipboard;
+    assert_eq!(sent.len(), 1, "one OSC 52: {sent:?}");
+    let decoded = base64::engine::general_purpose::STANDARD
+        .decode(&sent[0])
+        .unwrap();
+    assert_eq!(String::from_utf8(decoded).unwrap(), stdout);
+    let home = tempfile::tempdir().unwrap();
+    assert_eq!(stdout, expected_export(home.path()));
+}
+
+#[test]
+fn get_copy_inside_gnu_screen_wraps_osc52_in_screens_passthrough() {
+    let (stdout, tui, code) = get_copy_in_a_terminal(Some("1234.pts-0.host"));
+    let screen = tui.screen();
+    assert_eq!(code, 0, "{screen}");
+    assert!(
+        screen.contains("Sent to the terminal through screen"),
+        "{screen}"
+    );
+    let raw = String::from_utf8_lossy(&tui.raw()).into_owned();
+    let start = raw.find("\x1bP\x1b]52;c;").expect("a DCS-wrapped OSC 52");
+    // The pieces joined again are the plain OSC 52 of stdout.
+    let end = raw[start..]
+        .find("\x07\x1b\\")
+        .expect("the end of the OSC 52")
+        + start;
+    let joined = raw[start..end]
+        .replace("\x1b\\\x1bP", "")
+        .replacen("\x1bP", "", 1);
+    use base64::Engine;
+    let encoded = joined.strip_prefix("\x1b]52;c;").unwrap();
+    let decoded = base64::engine::general_purpose::STANDARD
+        .decode(encoded)
+        .unwrap();
+    assert_eq!(String::from_utf8(decoded).unwrap(), stdout);
+}
