@@ -311,7 +311,8 @@ fn run(config: Option<&str>, servers: &[String], count: Option<&str>) -> Run {
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
         if let Ok(Some(status)) = child.try_wait() {
-            assert!(status.success(), "mcpick exited with {status:?}");
+            // Leaving the menu without a result is a cancel, as in fzf.
+            assert_eq!(status.exit_code(), 130, "mcpick exited with {status:?}");
             break;
         }
         if Instant::now() > deadline {
