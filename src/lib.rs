@@ -14,6 +14,7 @@ pub mod fuzzing;
 pub mod mcp;
 pub mod secrets;
 pub mod serve;
+pub mod signals;
 pub mod text;
 pub mod tui;
 pub mod ui;

@@ -299,7 +299,7 @@ async fn connect_all(
         servers.iter().map(|s| s.name.clone()).collect();
     let hub = Hub::start_once(servers, tx);
     let mut outcomes = BTreeMap::new();
-    let interrupt = super::signals::stopped();
+    let interrupt = crate::signals::stopped();
     tokio::pin!(interrupt);
     while !pending.is_empty() {
         let event = tokio::select! {
@@ -724,7 +724,7 @@ where
             let log = connection.log().clone();
             let result = tokio::select! {
                 result = request(connection) => Ok(result),
-                code = super::signals::stopped() => Err(code),
+                code = crate::signals::stopped() => Err(code),
             };
             if matches!(result, Ok(Err(_))) {
                 // Give the stderr reader a moment: a crashing server's last words matter.

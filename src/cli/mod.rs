@@ -11,7 +11,6 @@ mod output;
 mod popup;
 mod serve;
 mod shell;
-mod signals;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -84,12 +83,6 @@ pub struct Cli {
     /// What to do (none: the full-screen menu).
     #[command(subcommand)]
     pub command: Option<Command>,
-}
-
-/// Resolves when a stop signal (SIGINT, SIGTERM, SIGHUP, SIGQUIT) arrives, with the exit
-/// code a shell expects.
-pub async fn stop_signal() -> u8 {
-    signals::stopped().await
 }
 
 /// The subcommands.

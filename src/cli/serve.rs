@@ -135,7 +135,7 @@ pub async fn run(
             let shutdown = CancellationToken::new();
             let stop = shutdown.clone();
             tokio::spawn(async move {
-                super::signals::stopped().await;
+                crate::signals::stopped().await;
                 stop.cancel();
             });
             serve_http(server, address, shutdown, |bound| {

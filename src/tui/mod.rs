@@ -97,7 +97,7 @@ pub async fn run(
     let mut events = EventStream::new();
     let mut tick = tokio::time::interval(Duration::from_millis(TICK_MS));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
-    let stop = crate::cli::stop_signal();
+    let stop = crate::signals::stopped();
     tokio::pin!(stop);
     let mut signal_code = None;
     let mut panic_check = tokio::time::interval(PANIC_CHECK);
