@@ -47,6 +47,8 @@ pub const TICK_MS: u64 = 80;
 const DRAFT_TICKS: u64 = 6;
 /// After a failed copy: the other ways to get the export out.
 const COPY_FAILED_WAYS_OUT: &str = "s saves it; mcpick --print prints it.";
+/// Said while an accept's copy runs (a program may take a moment).
+const COPYING: &str = "Copying…";
 
 /// How the run was started: where an accepted export goes, and how things look.
 #[derive(Debug, Clone)]
@@ -452,6 +454,8 @@ pub struct App {
     pending_start: Option<Start>,
     /// Something was exported (copied or saved) in this run: leaving is not a cancel.
     pub exported_any: bool,
+    /// An accept's copy is under way and nothing was typed since: its end leaves the review.
+    leave_after_copy: bool,
 }
 
 impl App {
@@ -500,6 +504,7 @@ impl App {
             exit: None,
             pending_start: None,
             exported_any: false,
+            leave_after_copy: false,
         };
         app.query = app.options.start.query.clone();
         app.pending_start = Some(app.options.start.clone());
@@ -583,6 +588,8 @@ impl App {
         if typed {
             // The user took over before the servers answered: the start request is void.
             self.pending_start = None;
+            // …and a copy still under way no longer leaves the review.
+            self.leave_after_copy = false;
         }
         let mut effects = self.update_screens(msg);
         if self.pending_start.is_some() {
@@ -697,14 +704,19 @@ impl App {
                 Vec::new()
             }
             Msg::Copied { result, leave } => {
+                // The user went on (a key since the accept): the review on screen may not be
+                // the one copied, so it is neither left nor counted as exported.
+                let untouched = !leave || std::mem::take(&mut self.leave_after_copy);
                 // Leave the review only once its export is somewhere (or was sent as OSC 52,
                 // which the message says cannot be confirmed); a failure keeps it open.
-                if leave && result.is_ok() && matches!(self.screen, Screen::Review(_)) {
+                if leave && untouched && result.is_ok() && matches!(self.screen, Screen::Review(_))
+                {
                     self.screen = Screen::Picker;
                 }
-                let effects = if result.is_ok() {
+                let effects = if result.is_ok() && untouched {
                     self.exported()
                 } else {
+                    self.exported_any |= result.is_ok();
                     Vec::new()
                 };
                 match result {
@@ -1235,7 +1247,13 @@ impl App {
                 self.exit = Some(Exit::Print(text));
                 Vec::new()
             }
-            review::Outcome::CopyAndLeave(text) => vec![Effect::Copy { text, leave: true }],
+            review::Outcome::CopyAndLeave(text) => {
+                // A copy through a program takes a moment: say so, and leave only if nothing
+                // else happens meanwhile.
+                self.leave_after_copy = true;
+                self.notify(COPYING);
+                vec![Effect::Copy { text, leave: true }]
+            }
             review::Outcome::ReadResource { server, uri } => {
                 if self.server_details(&server).is_some_and(|d| !d.resources) {
                     self.warn(format!(

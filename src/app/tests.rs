@@ -1233,6 +1233,10 @@ fn edits_in_review_are_kept_as_a_draft_until_exported_and_restore_whole() {
 /// The status line after a copy of the review's export with `leave` (Enter) or not (`y`).
 fn after_copy(result: Result<Copied, String>, leave: bool) -> (App, String) {
     let mut app = app_in_review();
+    if leave {
+        // The accept that asked for this copy.
+        app.update(key(KeyCode::Enter));
+    }
     app.update(Msg::Copied { result, leave });
     let flash = app.flash.as_ref().expect("a status line");
     let said = format!("{}{}", if flash.error { "error: " } else { "" }, flash.text);
@@ -1319,4 +1323,30 @@ fn a_failed_copy_keeps_the_review_and_names_the_other_ways_out() {
         "error: Copy failed: tmux load-buffer failed: no server running. s saves it; mcpick --print prints it."
     );
     assert!(matches!(app.screen, Screen::Review(_)));
+}
+
+#[test]
+fn a_copy_that_ends_after_the_user_went_on_leaves_nothing_and_keeps_the_draft() {
+    let mut app = app_in_review();
+    app.update(key(KeyCode::Enter));
+    assert_eq!(
+        app.flash.as_ref().map(|f| f.text.as_str()),
+        Some("Copying…"),
+        "a slow route says it is at work"
+    );
+    // While the copy runs the user edits the review…
+    app.update(key(KeyCode::Char('e')));
+    type_text(&mut app, " and more");
+    app.update(key(KeyCode::Esc));
+    let effects = app.update(Msg::Copied {
+        result: Ok(Copied::Desktop {
+            via: "xclip".into(),
+        }),
+        leave: true,
+    });
+    // …so the late answer neither leaves the edited review nor drops its draft.
+    assert!(matches!(app.screen, Screen::Review(_)));
+    assert!(review(&app).has_changes());
+    assert!(!effects.contains(&Effect::DeleteDraft), "{effects:?}");
+    assert!(app.exported_any, "something was copied");
 }

@@ -12,6 +12,8 @@ use crate::mcp::PromptInfo;
 
 /// Width from which the details go beside the list rather than below it.
 const SIDE_BY_SIDE: u16 = 100;
+/// Below this many rows, a narrow menu shows no details pane under the list.
+const NARROW_DETAILS_FROM: u16 = 12;
 
 pub(super) fn draw(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
     let banner = if app.offer.is_empty() { 0 } else { 2 };
@@ -59,12 +61,17 @@ pub(super) fn draw(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
         let [l, d] = Layout::horizontal([Constraint::Percentage(60), Constraint::Percentage(40)])
             .areas(body);
         (l, d)
+    } else if body.height < NARROW_DETAILS_FROM {
+        // A few rows (inline `--height`): the list needs them all.
+        (body, Rect::default())
     } else {
         let [l, d] = Layout::vertical([Constraint::Fill(1), Constraint::Length(7)]).areas(body);
         (l, d)
     };
     draw_list(app, frame, list, theme);
-    draw_details(app, frame, details, theme);
+    if !details.is_empty() {
+        draw_details(app, frame, details, theme);
+    }
 }
 
 fn draw_search(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {

@@ -387,6 +387,15 @@ fn ten_rows_inline_show_the_menu_and_a_field_with_its_value() {
     let mut app = ready_app();
     app.update(Msg::Resize(100, 10));
     let picker = screen(&app, 100, 10);
+    // Narrow too (80×10, `--height 40%` of 80×24): the list keeps the rows, no details.
+    app.update(Msg::Resize(80, 10));
+    let narrow = screen(&app, 80, 10);
+    assert!(
+        narrow.contains("args-prompt") && narrow.contains("greet"),
+        "{narrow}"
+    );
+    assert!(!narrow.contains("Details"), "{narrow}");
+    app.update(Msg::Resize(100, 10));
     type_text(&mut app, "args-prompt");
     app.update(key(KeyCode::Enter));
     type_text(&mut app, "Paris");
