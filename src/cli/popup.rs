@@ -3,6 +3,8 @@
 //! the input line of whatever runs there.
 
 use std::ffi::OsString;
+use std::io::IsTerminal;
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 
@@ -20,13 +22,19 @@ pub async fn run(size: PopupSize) -> Result<ExitCode, CliError> {
     // Typed at a prompt in a pane, mcpick *is* that pane's program: the export is printed
     // when the popup closes (pasting would feed it to the shell line by line). Run from a
     // key binding (`run-shell`), the pane is the one the key was pressed in.
-    let own_pane = std::env::var("TMUX_PANE").ok().filter(|p| !p.is_empty());
+    // (A job of a server started from inside another pane inherits TMUX_PANE, but has no
+    // terminal on stdin.)
+    let own_pane = std::env::var("TMUX_PANE")
+        .ok()
+        .filter(|p| !p.is_empty() && std::io::stdin().is_terminal());
     let target = match &own_pane {
         Some(pane) => pane.clone(),
         None => tmux_output(&["display-message", "-p", "#{pane_id}"])?,
     };
+    // The folder holds the environment and the export: the user's only.
     let folder = tempfile::Builder::new()
         .prefix("mcpick-popup-")
+        .permissions(std::fs::Permissions::from_mode(0o700))
         .tempdir()
         .map_err(|e| CliError::runtime(format!("cannot make a temp folder for the popup: {e}")))?;
     let paths = Paths::in_folder(folder.path());
@@ -55,10 +63,23 @@ pub async fn run(size: PopupSize) -> Result<ExitCode, CliError> {
                 .stderr(Stdio::piped())
                 .output()
         }
-    })
-    .await
-    .map_err(|e| CliError::runtime(format!("the popup task failed: {e}")))?
-    .map_err(|e| CliError::runtime(format!("cannot run tmux: {e}")))?;
+    });
+    // A stop signal closes the popup and removes the folder (dropped on return).
+    let popup = tokio::select! {
+        popup = popup => popup,
+        code = crate::signals::stopped() => {
+            let _ = Command::new("tmux")
+                .args(["display-popup", "-C", "-t", &target])
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status();
+            return Ok(ExitCode::from(code));
+        }
+    };
+    let popup = popup
+        .map_err(|e| CliError::runtime(format!("the popup task failed: {e}")))?
+        .map_err(|e| CliError::runtime(format!("cannot run tmux: {e}")))?;
 
     // The popup's menu wrote its exit code; without one, tmux never ran it.
     let Some(code) = std::fs::read_to_string(&paths.code)
@@ -201,7 +222,8 @@ fn inner_script(
     env: impl IntoIterator<Item = (OsString, OsString)>,
     paths: &Paths,
 ) -> String {
-    let mut script = String::from("# mcpick --tmux: the menu inside the popup\n");
+    // What the menu writes (the export, its stderr) is the user's only.
+    let mut script = String::from("# mcpick --tmux: the menu inside the popup\numask 077\n");
     script.push_str(&format!(
         "cd {} || exit 2\n",
         sh_quote(&cwd.to_string_lossy())
