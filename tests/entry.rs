@@ -232,3 +232,26 @@ fn inline_with_stdout_a_pipe_draws_on_the_terminal_and_prints_the_export() {
     let screen = tui.screen();
     assert_eq!(screen.trim_end(), "before-1\nbefore-2", "{screen}");
 }
+
+#[test]
+fn an_export_that_cannot_be_printed_is_an_error_not_a_quiet_success() {
+    let sandbox = builtin();
+    let mut command = CommandBuilder::new("sh");
+    command.arg("-c");
+    command.arg("exec \"$0\" \"$@\" >/dev/full");
+    command.arg(env!("CARGO_BIN_EXE_mcpick"));
+    command.args(["--config", sandbox.config().to_str().unwrap()]);
+    command.args([
+        "--print",
+        "--no-form",
+        "builtin/translate",
+        "text=x",
+        "to=Welsh",
+    ]);
+    let mut tui = Tui::spawn(&sandbox, command);
+    tui.wait_for("1 message", SERVER_START);
+    tui.send(ENTER);
+    assert_eq!(tui.wait_exit(STEP), 2);
+    let said = strip_csi(&String::from_utf8_lossy(&tui.raw()));
+    assert!(said.contains("cannot write the export to stdout"), "{said}");
+}

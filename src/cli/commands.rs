@@ -132,11 +132,17 @@ pub async fn tui(config_path: Option<&Path>, request: TuiRequest) -> Result<Exit
         let stdout = std::io::stdout();
         let for_terminal = std::io::IsTerminal::is_terminal(&stdout);
         let mut lock = stdout.lock();
-        let _ = std::io::Write::write_all(
+        let written = std::io::Write::write_all(
             &mut lock,
             crate::text::for_output(&text, for_terminal).as_bytes(),
-        );
-        let _ = std::io::Write::flush(&mut lock);
+        )
+        .and_then(|()| std::io::Write::flush(&mut lock));
+        // The accepted text is the whole point of the run: losing it is an error (2).
+        if let Err(error) = written {
+            return Err(CliError::usage(format!(
+                "cannot write the export to stdout ({error}); nothing was printed in full. `s` on the review saves to a file instead"
+            )));
+        }
     }
     Ok(ExitCode::from(outcome.code))
 }

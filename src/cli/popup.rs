@@ -328,7 +328,10 @@ mod tests {
             env,
             &paths,
         );
-        assert!(script.contains("cd '/w d' || exit 2\n"), "{script}");
+        assert!(
+            script.contains("umask 077\ncd '/w d' || exit 2\n"),
+            "{script}"
+        );
         assert!(script.contains("export KEY='it'\\''s $HOME'\n"), "{script}");
         assert!(
             !script.contains("%3") && !script.contains("BAD-NAME"),
