@@ -413,13 +413,23 @@ async fn feed(program: &Path, args: &[String], text: &str) -> Result<(), String>
         .kill_on_drop(true)
         .spawn()
         .map_err(|e| format!("cannot run {name}: {e}"))?;
+    let group = child.id();
     let mut stdin = child.stdin.take().ok_or("cannot write to the program")?;
     let status = within(&name, async {
         write_input(&mut stdin, text).await?;
         drop(stdin);
         child.wait().await
     })
-    .await?;
+    .await
+    .inspect_err(|_| {
+        // It hung: end what it started too (a `sh -c` leaves its children otherwise).
+        if let Some(group) = group.and_then(|g| i32::try_from(g).ok()) {
+            let _ = nix::sys::signal::killpg(
+                nix::unistd::Pid::from_raw(group),
+                nix::sys::signal::Signal::SIGKILL,
+            );
+        }
+    })?;
     if status.success() {
         return Ok(());
     }
@@ -746,6 +756,34 @@ mod tests {
             tmux.summary()
                 .contains("also sent to your terminal's clipboard (set-clipboard external)")
         );
+    }
+
+    #[tokio::test]
+    async fn a_clipboard_command_that_hangs_fails_and_takes_its_children_with_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let pid_file = dir.path().join("pid");
+        let script = format!("sleep 60 & echo $! > '{}'; wait", pid_file.display());
+        let route = Route::Command(vec!["sh".into(), "-c".into(), script]);
+        let error = copy(&route, "x").await.unwrap_err();
+        assert!(error.contains("did not answer within 3 s"), "{error}");
+        let pid: i32 = std::fs::read_to_string(&pid_file)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        // The `sleep` the command started is gone too (reaped by init, or a zombie at most).
+        let alive = || {
+            std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .is_ok_and(|stat| !stat.contains(") Z "))
+        };
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        while alive() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "sleep {pid} outlived the copy"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
     }
 
     #[tokio::test]
