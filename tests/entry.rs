@@ -146,6 +146,32 @@ fn an_unknown_server_or_a_bad_value_is_an_error_with_status_2() {
     assert!(said.contains("is not NAME=VALUE"), "{said}");
     let mut tui = Tui::start(&sandbox, &["--height", "0"]);
     assert_eq!(tui.wait_exit(STEP), 2);
+    // Values without the prompt they are for.
+    let out = sandbox.mcpick(&["text=Bonjour"]);
+    assert_eq!(out.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(
+        said.contains("name the prompt first: mcpick SERVER/PROMPT text=Bonjour"),
+        "{said}"
+    );
+}
+
+#[test]
+fn an_argument_the_prompt_does_not_take_is_named_in_the_form() {
+    let sandbox = builtin();
+    let mut tui = Tui::start(
+        &sandbox,
+        &["--no-form", "builtin/translate", "txt=Hi", "to=Welsh"],
+    );
+    let screen = tui.wait_for("has no argument", SERVER_START);
+    assert!(
+        screen.contains("/builtin:translate has no argument `txt`; its arguments: text, to, tone"),
+        "{screen}"
+    );
+    // Nothing was fetched: the form waits.
+    assert!(!screen.contains("1 message"), "{screen}");
+    tui.send(CTRL_C);
+    assert_eq!(tui.wait_exit(STEP), 130);
 }
 
 #[test]

@@ -376,3 +376,15 @@ fn bash_with_an_inline_menu_inserts_the_prompt() {
 fn zsh_with_an_inline_menu_inserts_the_prompt_and_keeps_the_line_above() {
     accepted_prompt_lands_quoted_at_the_cursor(Shell::Zsh, Some("--height 15"));
 }
+
+#[test]
+fn bash_widget_opts_are_split_as_words_but_never_globbed() {
+    // `c*` would match config.toml in the folder the shell runs in.
+    let Some(mut session) = Session::start(Shell::Bash, Some("-q c*")) else {
+        return;
+    };
+    session.open_mcpick();
+    let screen = session.tui.wait_for("❯ c*", STEP);
+    assert!(!screen.contains("config.toml"), "{screen}");
+    session.tui.send(CTRL_C);
+}

@@ -15,8 +15,15 @@ else
 __mcpick_widget() {
   local bin=${MCPICK_BIN:-mcpick} # shell-init: bin
   local -a opts=()
-  # Shell words, so quotes in MCPICK_WIDGET_OPTS work (the user's own setting).
-  eval "opts=(${MCPICK_WIDGET_OPTS-})" || return
+  # Shell words, so quotes in MCPICK_WIDGET_OPTS work (the user's own setting); no globbing,
+  # so `-q a*` stays `a*` whatever files are here.
+  local globbing=1
+  [[ $- == *f* ]] && globbing=0
+  set -f
+  eval "opts=(${MCPICK_WIDGET_OPTS-})"
+  local parsed=$?
+  ((globbing)) && set +f
+  ((parsed == 0)) || return
   local out rc
   # The menu needs the terminal on stdin and for its screen; stdout carries the export.
   out=$(command "$bin" --print --format text "${opts[@]}" </dev/tty 2>/dev/tty)

@@ -138,7 +138,7 @@ impl App {
                 .collect::<Vec<_>>()
                 .join(", ");
             form.error = Some(format!(
-                "{} has no argument {}; its arguments: {}",
+                "/{} has no argument {}; its arguments: {}",
                 form.slash_name,
                 unknown
                     .iter()

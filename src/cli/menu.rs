@@ -74,6 +74,12 @@ impl PopupSize {
 pub fn start_of(cli: &Cli) -> Result<Start, CliError> {
     let open = match &cli.prompt {
         None => None,
+        // `mcpick text=Bonjour`: values without the prompt they are for.
+        Some(text) if text.contains('=') && !text.contains(['/', ':']) => {
+            return Err(CliError::usage(format!(
+                "`{text}` looks like NAME=VALUE; name the prompt first: mcpick SERVER/PROMPT {text}"
+            )));
+        }
         Some(text) => {
             let reference = PromptRef::parse(text).map_err(CliError::usage)?;
             let pairs = cli
