@@ -1061,6 +1061,11 @@ pub fn starter_config(exe: &Path) -> String {
 # (`mcpick get NAME/PROMPT`). `${{VAR}}` and `${{VAR:-default}}` expand from the environment
 # in every string value.
 
+# Where `y` and accept copy to: "auto" (a tmux buffer in tmux, the desktop clipboard on a
+# desktop, OSC 52 elsewhere), "tmux", "osc52" or "native"; or any program reading stdin.
+# clipboard = "auto"
+# clipboard_command = ["wl-copy"]
+
 # The prompt library bundled with mcpick (this binary, serving its own prompts).
 [servers.builtin]
 command = {command}
