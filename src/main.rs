@@ -7,7 +7,9 @@ use clap::Parser;
 use mcpick::cli::{Cli, run};
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = Cli::parse_from(mcpick::cli::with_tmux_size_spelled_out(
+        std::env::args_os().collect(),
+    ));
     let _log_guard = init_logging();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()

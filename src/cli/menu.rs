@@ -70,6 +70,31 @@ impl PopupSize {
     }
 }
 
+/// The command line with `--tmux WORD` spelled `--tmux=80% WORD` when WORD is no popup size,
+/// so `mcpick --tmux builtin/translate` opens that prompt in the default popup (clap would
+/// take the prompt for the size).
+pub fn with_tmux_size_spelled_out(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    let mut out = Vec::with_capacity(args.len());
+    let mut args = args.into_iter().peekable();
+    while let Some(arg) = args.next() {
+        if arg == "--" {
+            out.push(arg);
+            out.extend(args);
+            break;
+        }
+        let next_is_no_size = args.peek().is_some_and(|next| {
+            let next = next.to_string_lossy();
+            !next.starts_with('-') && PopupSize::parse(&next).is_err()
+        });
+        if arg == "--tmux" && next_is_no_size {
+            out.push(std::ffi::OsString::from("--tmux=80%"));
+        } else {
+            out.push(arg);
+        }
+    }
+    out
+}
+
 /// The menu's start request from the command line.
 pub fn start_of(cli: &Cli) -> Result<Start, CliError> {
     let open = match &cli.prompt {
@@ -129,6 +154,23 @@ pub async fn run(cli: Cli) -> Result<ExitCode, CliError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_prompt_after_tmux_is_not_taken_for_its_size() {
+        let words = |w: &[&str]| w.iter().map(std::ffi::OsString::from).collect::<Vec<_>>();
+        assert_eq!(
+            with_tmux_size_spelled_out(words(&["mcpick", "--tmux", "builtin/translate", "to=x"])),
+            words(&["mcpick", "--tmux=80%", "builtin/translate", "to=x"])
+        );
+        for kept in [
+            &["mcpick", "--tmux", "90%x60%", "builtin/translate"][..],
+            &["mcpick", "--tmux", "-q", "trans"],
+            &["mcpick", "--tmux"],
+            &["mcpick", "get", "--", "--tmux", "x"],
+        ] {
+            assert_eq!(with_tmux_size_spelled_out(words(kept)), words(kept));
+        }
+    }
 
     #[test]
     fn popup_sizes_are_one_extent_or_width_by_height() {

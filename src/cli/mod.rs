@@ -20,6 +20,7 @@ use clap::{Parser, Subcommand};
 use crate::config::CONFIG_ENV;
 
 pub use args::{parse_args_json, parse_assignment};
+pub use menu::with_tmux_size_spelled_out;
 
 /// mcpick: every MCP server's prompts in one place — list them, fill them, export them.
 #[derive(Debug, Parser)]

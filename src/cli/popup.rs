@@ -195,10 +195,10 @@ fn inner_args(args: impl IntoIterator<Item = OsString>) -> Vec<OsString> {
             break;
         }
         if text == "--tmux" {
-            // clap took the next word as the size unless it looks like a flag.
+            // The next word is the size when it is one (else it is a prompt, or a flag).
             if args
                 .peek()
-                .is_some_and(|next| !next.to_string_lossy().starts_with('-'))
+                .is_some_and(|next| PopupSize::parse(&next.to_string_lossy()).is_ok())
             {
                 args.next();
             }
@@ -297,6 +297,10 @@ mod tests {
         );
         assert_eq!(
             inner_args(os(&["--tmux", "90%", "builtin/translate", "to=French"])),
+            os(&["builtin/translate", "to=French"])
+        );
+        assert_eq!(
+            inner_args(os(&["--tmux", "builtin/translate", "to=French"])),
             os(&["builtin/translate", "to=French"])
         );
         assert_eq!(
