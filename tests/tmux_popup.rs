@@ -188,7 +188,8 @@ fn accepting_in_the_popup_pastes_the_export_into_the_pane() {
         return;
     };
     let mut client = tmux.attach(&sandbox);
-    tmux.run_mcpick(&sandbox, &["-q", "translate", "--select-1"]);
+    // A prompt right after --tmux opens in the default popup.
+    tmux.run_mcpick(&sandbox, &["builtin/translate"]);
     // The popup draws the form over the pane, in the client's terminal.
     client.wait_for("Translate  /builtin:translate", SERVER_START);
     client.send("Il pleut.\r");

@@ -54,11 +54,7 @@ pub struct PopupSize {
 impl PopupSize {
     /// Parses `N%` or `N` (both sides) or `WIDTHxHEIGHT` (each cells or `%`).
     pub fn parse(text: &str) -> Result<PopupSize, String> {
-        let bad = || {
-            format!(
-                "`{text}` is not a popup size: write `80%`, `100x30` or `90%x60%` (put SERVER/PROMPT after it)"
-            )
-        };
+        let bad = || format!("`{text}` is not a popup size: write `80%`, `100x30` or `90%x60%`");
         let (width, height) = match text.split_once(['x', 'X']) {
             Some((w, h)) => (Extent::parse(w.trim()), Extent::parse(h.trim())),
             None => (Extent::parse(text.trim()), Extent::parse(text.trim())),
