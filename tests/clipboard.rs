@@ -155,6 +155,20 @@ impl TmuxServer {
     fn buffer(&self) -> String {
         self.run(&["show-buffer"])
     }
+
+    /// A client attached to the session in a PTY of its own (a terminal tmux can pass the
+    /// buffer on to); detaches when dropped.
+    fn attach(&self, sandbox: &Sandbox) -> Tui {
+        let mut command = CommandBuilder::new(&self.tmux);
+        command.args(["-L", &self.socket, "attach"]);
+        let client = Tui::spawn(sandbox, command);
+        let deadline = Instant::now() + STEP;
+        while self.run(&["list-clients"]).trim().is_empty() {
+            assert!(Instant::now() < deadline, "the tmux client never attached");
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        client
+    }
 }
 
 impl Drop for TmuxServer {
@@ -203,18 +217,26 @@ fn fill_translate_in_tmux(tmux: &TmuxServer) {
 
 /// The menu inside tmux with `set-clipboard` as given: `y` puts the export in a tmux buffer,
 /// byte for byte, and says so. Returns the server and the screen after the copy.
-fn copy_in_tmux(tmux: PathBuf, home: &Path, set_clipboard: &str) -> (TmuxServer, String) {
+/// With `attached`, a client is attached first (a terminal for tmux to pass it on to).
+fn copy_in_tmux(
+    tmux: PathBuf,
+    home: &Path,
+    set_clipboard: &str,
+    attached: bool,
+) -> (TmuxServer, Option<Tui>, String) {
     let server = TmuxServer::start(
         tmux,
         home,
         &[("set-clipboard", set_clipboard)],
         &quoted(env!("CARGO_BIN_EXE_mcpick")),
     );
+    let client_env = Sandbox::new("");
+    let client = attached.then(|| server.attach(&client_env));
     fill_translate_in_tmux(&server);
     server.type_text("y");
     let screen = server.wait_for("Copied to a tmux buffer (prefix ] pastes it)");
     assert_eq!(server.buffer(), expected_export(home));
-    (server, screen)
+    (server, client, screen)
 }
 
 #[test]
@@ -223,7 +245,7 @@ fn inside_tmux_y_fills_a_tmux_buffer_and_says_the_terminal_got_it_too() {
         return;
     };
     let home = tempfile::tempdir().unwrap();
-    let (server, screen) = copy_in_tmux(tmux, home.path(), "external");
+    let (server, _client, screen) = copy_in_tmux(tmux, home.path(), "external", true);
     assert!(
         screen.contains("also sent to your terminal's clipboard (set-clipboard external)"),
         "{screen}"
@@ -240,11 +262,25 @@ fn with_set_clipboard_off_the_status_says_the_terminal_did_not_get_it_and_how_to
         return;
     };
     let home = tempfile::tempdir().unwrap();
-    let (_server, screen) = copy_in_tmux(tmux, home.path(), "off");
+    let (_server, _client, screen) = copy_in_tmux(tmux, home.path(), "off", true);
     assert!(
         screen.contains("NOT your terminal's clipboard (set -g set-clipboard on)"),
         "{screen}"
     );
+}
+
+#[test]
+fn in_a_session_no_client_sees_the_status_never_claims_a_terminal_got_it() {
+    let Some(tmux) = system_tool("tmux") else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let (_server, _client, screen) = copy_in_tmux(tmux, home.path(), "external", false);
+    assert!(
+        screen.contains("no tmux client is attached, so no terminal's clipboard got it"),
+        "{screen}"
+    );
+    assert!(!screen.contains("also sent"), "{screen}");
 }
 
 #[test]

@@ -35,6 +35,7 @@ const TMUX_OUTER_NOT_SET: &str = "NOT your terminal's clipboard (set -g set-clip
 const TMUX_OUTER_HOW: &str =
     "to set your terminal's clipboard too, add `set -g set-clipboard on` to ~/.tmux.conf";
 const TMUX_OUTER_UNKNOWN: &str = "tmux did not say whether it reached your terminal's clipboard";
+const TMUX_NO_CLIENT: &str = "no tmux client is attached, so no terminal's clipboard got it";
 const TERMINAL_SENT: &str =
     "Sent to the terminal (OSC 52; terminals may refuse it, so this copy cannot be confirmed)";
 const SCREEN_SENT: &str = "Sent to the terminal through screen (OSC 52; terminals may refuse it, so this copy cannot be confirmed)";
@@ -198,6 +199,8 @@ pub enum OuterClipboard {
     Sent(String),
     /// `set-clipboard off`: only the tmux buffer holds it.
     NotSet,
+    /// No client is attached to the session: no terminal to pass it to.
+    NoClient,
     /// tmux did not say.
     Unknown,
 }
@@ -242,6 +245,7 @@ impl Copied {
                 ),
                 OuterClipboard::NotSet => format!("{TMUX_COPIED}, {TMUX_OUTER_NOT_SET}"),
                 OuterClipboard::Unknown => format!("{TMUX_COPIED}; {TMUX_OUTER_UNKNOWN}"),
+                OuterClipboard::NoClient => format!("{TMUX_COPIED}; {TMUX_NO_CLIENT}"),
             },
             Copied::Desktop { via } => format!("Copied to the desktop clipboard (via {via})"),
             Copied::Command { program } => format!("Copied with {program} (clipboard_command)"),
@@ -343,9 +347,14 @@ async fn copy_to_tmux(text: &str) -> Result<Copied, String> {
         }
         return Err(format!("tmux load-buffer failed: {why}"));
     }
-    let outer = match within("tmux show-options", async {
+    // One question: how many clients see this session, and what `set-clipboard` says.
+    let outer = match within("tmux display-message", async {
         tokio::process::Command::new("tmux")
-            .args(["show-options", "-gv", "set-clipboard"])
+            .args([
+                "display-message",
+                "-p",
+                "#{session_attached} #{set-clipboard}",
+            ])
             .stdin(Stdio::null())
             .stderr(Stdio::null())
             .kill_on_drop(true)
@@ -354,7 +363,7 @@ async fn copy_to_tmux(text: &str) -> Result<Copied, String> {
     })
     .await
     {
-        Ok(out) if out.status.success() => outer_clipboard(&String::from_utf8_lossy(&out.stdout)),
+        Ok(out) if out.status.success() => outer_of(&String::from_utf8_lossy(&out.stdout)),
         _ => OuterClipboard::Unknown,
     };
     Ok(Copied::TmuxBuffer { outer })
@@ -382,6 +391,16 @@ async fn load_buffer(text: &str, to_outer: bool) -> Result<std::process::Output,
         child.wait_with_output().await
     })
     .await
+}
+
+/// What `#{session_attached} #{set-clipboard}` means for the outer terminal: `off` wins
+/// (nothing is passed on), then no attached client (nobody to pass it to).
+pub fn outer_of(answer: &str) -> OuterClipboard {
+    let (clients, setting) = answer.trim().split_once(' ').unwrap_or(("", answer));
+    match outer_clipboard(setting) {
+        OuterClipboard::Sent(_) if clients.trim() == "0" => OuterClipboard::NoClient,
+        outer => outer,
+    }
 }
 
 /// What tmux's `set-clipboard` value means for the outer terminal.
@@ -734,6 +753,13 @@ mod tests {
         assert_eq!(outer_clipboard("on"), OuterClipboard::Sent("on".into()));
         assert_eq!(outer_clipboard("off\n"), OuterClipboard::NotSet);
         assert_eq!(outer_clipboard(""), OuterClipboard::Unknown);
+        assert_eq!(
+            outer_of("1 external\n"),
+            OuterClipboard::Sent("external".into())
+        );
+        assert_eq!(outer_of("0 external\n"), OuterClipboard::NoClient);
+        assert_eq!(outer_of("0 off\n"), OuterClipboard::NotSet);
+        assert_eq!(outer_of("garbage"), OuterClipboard::Unknown);
     }
 
     #[test]
