@@ -128,6 +128,19 @@ pub fn for_output(text: &str, for_terminal: bool) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// The noun that fits `count`: `line` for 1, `lines` otherwise.
+pub fn plural<'a>(count: usize, one: &'a str, many: &'a str) -> &'a str {
+    if count == 1 { one } else { many }
+}
+
+/// `A` or `An` before `word`, as a sentence starts: `An image`, `A text`.
+pub fn a_or_an(word: &str) -> &'static str {
+    match word.chars().next().map(|c| c.to_ascii_lowercase()) {
+        Some('a' | 'e' | 'i' | 'o' | 'u') => "An",
+        _ => "A",
+    }
+}
+
 /// A byte count in MiB, as people read sizes: `32 MiB`, `38.1 MiB`.
 pub fn mebibytes(bytes: usize) -> String {
     let mib = bytes as f64 / (1024.0 * 1024.0);
@@ -141,6 +154,17 @@ pub fn mebibytes(bytes: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_and_articles_read_as_english() {
+        assert_eq!(plural(1, "line", "lines"), "line");
+        assert_eq!(plural(0, "line", "lines"), "lines");
+        assert_eq!(plural(7, "line", "lines"), "lines");
+        assert_eq!(a_or_an("image"), "An");
+        assert_eq!(a_or_an("audio"), "An");
+        assert_eq!(a_or_an("text"), "A");
+        assert_eq!(a_or_an("resource_link"), "A");
+    }
 
     #[test]
     fn wrap_breaks_at_spaces_and_counts_wide_characters() {

@@ -442,7 +442,8 @@ impl ReviewState {
                 }
             }
             None => Outcome::Warning(format!(
-                "A {} block has no text to edit{}.",
+                "{} {} block has no text to edit{}.",
+                crate::text::a_or_an(item.message.content.kind()),
                 item.message.content.kind(),
                 if block_bytes(&item.message.content).is_some() {
                     "; w saves its bytes"
@@ -671,9 +672,10 @@ impl ReviewState {
                 };
                 match block_bytes(&item.message.content) {
                     None => {
+                        let kind = item.message.content.kind();
                         return Outcome::Warning(format!(
-                            "A {} block has no bytes to save; s saves the export.",
-                            item.message.content.kind()
+                            "{} {kind} block has no bytes to save; s saves the export.",
+                            crate::text::a_or_an(kind)
                         ));
                     }
                     Some(Err(error)) => return Outcome::Warning(error),

@@ -164,7 +164,13 @@ fn draw_messages(review: &ReviewState, frame: &mut Frame, area: Rect, theme: &Th
         }
         let rest = rows.len().saturating_sub(PREVIEW_LINES);
         if rest > 0 {
-            lines.push(Line::styled(format!("  … {rest} more lines"), theme.dim()));
+            lines.push(Line::styled(
+                format!(
+                    "  … {rest} more {}",
+                    crate::text::plural(rest, "line", "lines")
+                ),
+                theme.dim(),
+            ));
         }
     };
     let mut lines: Vec<Line> = Vec::new();
@@ -201,7 +207,10 @@ fn draw_messages(review: &ReviewState, frame: &mut Frame, area: Rect, theme: &Th
     lines.extend(shown.into_iter().map(|text| Line::raw(format!("  {text}"))));
     if rest > 0 {
         lines.push(Line::styled(
-            format!("  … {rest} more lines (PgDn or the wheel scrolls)"),
+            format!(
+                "  … {rest} more {} (PgDn or the wheel scrolls)",
+                crate::text::plural(rest, "line", "lines")
+            ),
             theme.dim(),
         ));
     }
@@ -231,8 +240,9 @@ fn draw_preview(review: &ReviewState, frame: &mut Frame, area: Rect, theme: &The
         lines.pop();
         lines.push(Line::styled(
             format!(
-                "… {} more lines (s saves it all, y copies it all)",
-                rest + 1
+                "… {} more {} (s saves it all, y copies it all)",
+                rest + 1,
+                crate::text::plural(rest + 1, "line", "lines")
             ),
             theme.dim(),
         ));

@@ -416,3 +416,35 @@ fn a_long_notice_takes_the_bar_but_the_counts_and_is_cut_at_its_end() {
         .unwrap_or_else(|| panic!("the notice's start is cut:\n{narrow}"));
     assert!(bar.contains("ready"), "the server counts stay: {bar}");
 }
+
+#[test]
+fn notices_about_blocks_and_lines_read_as_english() {
+    let mut app = app_in_review();
+    with_every_content_kind(&mut app);
+    // The image block: no text to edit.
+    app.update(key(KeyCode::Down));
+    app.update(key(KeyCode::Char('e')));
+    let said = app
+        .flash
+        .as_ref()
+        .map(|f| f.text.clone())
+        .unwrap_or_default();
+    assert_eq!(
+        said,
+        "An image block has no text to edit; w saves its bytes."
+    );
+    // The resource link: no bytes to save.
+    for _ in 0..4 {
+        app.update(key(KeyCode::Down));
+    }
+    app.update(key(KeyCode::Char('w')));
+    let said = app
+        .flash
+        .as_ref()
+        .map(|f| f.text.clone())
+        .unwrap_or_default();
+    assert_eq!(
+        said,
+        "A resource_link block has no bytes to save; s saves the export."
+    );
+}
