@@ -127,6 +127,16 @@ impl ServerLog {
         tail
     }
 
+    /// The server's own last stderr line (never one of mcpick's notes about it).
+    pub fn last_stderr_line(&self) -> Option<String> {
+        let lines = self.lines.lock().unwrap_or_else(|e| e.into_inner());
+        lines
+            .iter()
+            .rev()
+            .find(|l| l.source == "stderr")
+            .map(|l| l.text.clone())
+    }
+
     /// Every kept line, oldest first.
     pub fn lines(&self) -> Vec<LogLine> {
         let lines = self.lines.lock().unwrap_or_else(|e| e.into_inner());
@@ -190,6 +200,9 @@ mod tests {
         log.push("stderr", "b\n");
         assert_eq!(log.stderr_tail(5), vec!["a", "[mcpick] restarted", "b"]);
         assert_eq!(log.stderr_tail(1), vec!["b"]);
+        // A note of mcpick's after the server's last words is not those words.
+        log.push("mcpick", "ignored a response to id 7");
+        assert_eq!(log.last_stderr_line().as_deref(), Some("b"));
     }
 
     #[test]

@@ -306,7 +306,7 @@ fn with_last_words(error: McpError, connection: &crate::mcp::Connection) -> McpE
     let McpError::Closed(how) = error else {
         return error;
     };
-    match connection.log().stderr_tail(1).pop() {
+    match connection.log().last_stderr_line() {
         Some(line) => McpError::Closed(format!("{how}; its last stderr line: {line}")),
         None => McpError::Closed(how),
     }
