@@ -95,6 +95,8 @@ pub struct Entry {
     pub prompt: std::sync::Arc<PromptInfo>,
     /// `server:name`, the slash name.
     pub slash_name: String,
+    /// No other server offers a prompt of this name: `/name` alone reaches it.
+    pub unique_name: bool,
 }
 
 impl Entry {
@@ -104,7 +106,33 @@ impl Entry {
         Entry {
             slash_name: format!("{}:{}", prompt.server, prompt.name),
             prompt,
+            unique_name: false,
         }
+    }
+
+    /// The command a user types for it: `/name` when no other server has that name, else
+    /// `/server:name`.
+    pub fn command(&self) -> String {
+        if self.unique_name {
+            format!("/{}", self.prompt.name)
+        } else {
+            format!("/{}", self.slash_name)
+        }
+    }
+}
+
+/// Marks the entries whose prompt name no other entry has ([`Entry::unique_name`]).
+pub fn mark_unique_names(entries: &mut [Entry]) {
+    let mut seen: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for entry in entries.iter() {
+        *seen.entry(entry.prompt.name.as_str()).or_default() += 1;
+    }
+    let unique: Vec<bool> = entries
+        .iter()
+        .map(|e| seen.get(e.prompt.name.as_str()) == Some(&1))
+        .collect();
+    for (entry, unique) in entries.iter_mut().zip(unique) {
+        entry.unique_name = unique;
     }
 }
 

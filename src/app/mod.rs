@@ -541,6 +541,22 @@ impl App {
         }
     }
 
+    /// How many of the menu's first rows are recent prompts (shown under a "Recent" header):
+    /// only on an empty search, where the recent ones come first.
+    pub fn recent_rows(&self) -> usize {
+        if !self.parsed_query.needle.is_empty() {
+            return 0;
+        }
+        self.ranked
+            .iter()
+            .take(self.history.recent.len())
+            .take_while(|r| {
+                let name = &self.entries[r.index()].slash_name;
+                self.history.recent.iter().any(|recent| recent == name)
+            })
+            .count()
+    }
+
     /// The entry under the cursor in the menu.
     pub fn selected_entry(&self) -> Option<&Entry> {
         self.ranked
@@ -1491,6 +1507,7 @@ impl App {
             .cloned()
             .map(Entry::new)
             .collect();
+        catalog::mark_unique_names(&mut self.entries);
         self.ranker = catalog::Ranker::new(&self.entries);
         self.refilter_keeping(keep);
     }

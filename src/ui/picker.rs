@@ -6,7 +6,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
 use super::{Theme, one_line, titled_block};
-use crate::app::{App, ServerState, spinner};
+use crate::app::{Action, App, KeyScreen, ServerState, spinner};
 use crate::catalog::Highlighter;
 use crate::mcp::PromptInfo;
 
@@ -150,79 +150,154 @@ fn highlighted<'a>(
     spans
 }
 
+/// A row of the menu: a header, or the entry at this rank.
+#[derive(Debug, PartialEq, Eq)]
+enum Row {
+    Header(&'static str),
+    Entry(usize),
+}
+
+/// The menu's row `at`: on an empty search with `recent` prompts first, those under
+/// "Recent", then the rest under "All prompts"; else the ranked entries alone. `None` past
+/// the end.
+fn row_at(at: usize, recent: usize, ranked: usize) -> Option<Row> {
+    let row = match recent {
+        0 => Row::Entry(at),
+        _ if at == 0 => Row::Header(RECENT),
+        _ if at <= recent => Row::Entry(at - 1),
+        // Every prompt is a recent one: no second header, nothing after.
+        _ if recent >= ranked => return None,
+        _ if at == recent + 1 => Row::Header(ALL),
+        _ => Row::Entry(at - 2),
+    };
+    match row {
+        Row::Entry(rank) if rank >= ranked => None,
+        row => Some(row),
+    }
+}
+
+/// The header over the prompts used last.
+const RECENT: &str = "Recent";
+/// The header over the rest, after the recent ones.
+const ALL: &str = "All prompts";
+
+/// `text` cut to `columns`, ending in `…` when it was cut.
+fn cut(text: &str, columns: usize) -> String {
+    if crate::text::width(text) <= columns {
+        return text.to_string();
+    }
+    let kept = crate::text::truncate(text, columns.saturating_sub(1));
+    format!("{kept}…")
+}
+
 fn draw_list(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
     if app.ranked.is_empty() {
         draw_empty(app, frame, area, theme);
         return;
     }
     let height = area.height as usize;
-    // Keep the selection in view without jumping: scroll only as far as needed.
-    let offset = app.selected.saturating_sub(height.saturating_sub(1));
     let width = area.width as usize;
-    let server_width = app
-        .servers
-        .iter()
-        .map(|s| crate::text::width(&s.name))
-        .max()
-        .unwrap_or(0)
-        .min(16);
+    // Only the visible rows are built in full (100,000 prompts must draw in a blink), but the
+    // headers shift rows: the row of the selection is its rank plus the headers above it.
+    let recent = app.recent_rows();
+    let headers_above = |rank: usize| match recent {
+        0 => 0,
+        _ if rank < recent => 1,
+        _ => 2,
+    };
+    debug_assert!(
+        row_at(
+            app.selected + headers_above(app.selected),
+            recent,
+            app.ranked.len()
+        ) == Some(Row::Entry(app.selected))
+    );
+    let selected_row = app.selected + headers_above(app.selected);
+    // Keep the selection in view without jumping: scroll only as far as needed.
+    let offset = selected_row.saturating_sub(height.saturating_sub(1));
+    let visible: Vec<Row> = (offset..offset + height)
+        .map_while(|at| row_at(at, recent, app.ranked.len()))
+        .collect();
     let mut highlighter = Highlighter::new(&app.parsed_query.needle);
-    // One argument column for the visible rows, so the server column lines up.
-    let args_width = app
-        .ranked
-        .iter()
-        .skip(offset)
-        .take(height)
-        .map(|r| crate::text::width(&argument_summary(&app.entries[r.index()].prompt)))
+    let entries = || {
+        visible.iter().filter_map(|row| match row {
+            Row::Entry(rank) => Some(&app.entries[app.ranked[*rank].index()]),
+            Row::Header(_) => None,
+        })
+    };
+    // Columns sized for the visible rows: the command, the title, the arguments.
+    let args_width = entries()
+        .map(|e| crate::text::width(&argument_summary(&e.prompt)))
         .max()
         .unwrap_or(0)
         .min(width / 3);
+    let command_width = entries()
+        .map(|e| crate::text::width(&one_line(&e.command())))
+        .max()
+        .unwrap_or(0)
+        .min(width / 2);
+    let title_of = |prompt: &PromptInfo| {
+        prompt
+            .title
+            .as_deref()
+            .filter(|t| *t != prompt.name)
+            .map(one_line)
+            .unwrap_or_default()
+    };
+    // As wide as the longest visible title, so the arguments follow close by.
+    let title_width = entries()
+        .map(|e| crate::text::width(&title_of(&e.prompt)))
+        .max()
+        .unwrap_or(0)
+        .min(width.saturating_sub(command_width + args_width + 6));
     let mut lines = Vec::with_capacity(height);
-    for (row, ranked) in app.ranked.iter().enumerate().skip(offset).take(height) {
-        let entry = &app.entries[ranked.index()];
+    for row in &visible {
+        let rank = match row {
+            Row::Header(text) => {
+                lines.push(Line::styled(format!("  {text}"), theme.accent()));
+                continue;
+            }
+            Row::Entry(rank) => *rank,
+        };
+        let entry = &app.entries[app.ranked[rank].index()];
         let prompt = &entry.prompt;
-        let selected = row == app.selected;
+        let selected = rank == app.selected;
         let base = if selected {
             theme.selected()
         } else {
             ratatui::style::Style::default()
         };
-        let name = one_line(prompt.display_name());
-        let args = argument_summary(prompt);
-        let name_width = width.saturating_sub(server_width + args_width + 6).max(8);
         let mut spans = vec![Span::styled(
             if selected { "▌ " } else { "  " },
             base.patch(theme.accent()),
         )];
-        let name_shown = crate::text::truncate(&name, name_width).to_string();
-        let positions = highlighter.positions(&name);
+        let command = cut(&one_line(&entry.command()), command_width);
+        let positions = highlighter.positions(&command);
         spans.extend(highlighted(
-            &name_shown,
+            &command,
             &positions,
-            name_width,
+            command_width,
             base,
             theme,
         ));
-        let pad = name_width.saturating_sub(crate::text::width(&name_shown)) + 1;
+        let pad = command_width.saturating_sub(crate::text::width(&command)) + 2;
         spans.push(Span::styled(" ".repeat(pad), base));
-        let server: String = one_line(&prompt.server)
-            .chars()
-            .take(server_width)
-            .collect();
-        let server_positions = highlighter.positions(&server);
+        // The title, when there is one that says more than the name.
+        let title = cut(&title_of(prompt), title_width);
+        let title_positions = highlighter.positions(&title);
         spans.extend(highlighted(
-            &server,
-            &server_positions,
-            server_width,
-            base.patch(theme.dim()),
+            &title,
+            &title_positions,
+            title_width,
+            base,
             theme,
         ));
-        spans.push(Span::styled(
-            " ".repeat(server_width.saturating_sub(crate::text::width(&server)) + 2),
-            base,
-        ));
-        let args_shown = crate::text::truncate(&args, args_width).to_string();
-        spans.push(Span::styled(args_shown, base.patch(theme.dim())));
+        if title_width > 0 {
+            let pad = title_width.saturating_sub(crate::text::width(&title)) + 2;
+            spans.push(Span::styled(" ".repeat(pad), base));
+        }
+        let args = cut(&argument_summary(prompt), args_width);
+        spans.push(Span::styled(args, base.patch(theme.dim())));
         let used: usize = spans.iter().map(|s| crate::text::width(&s.content)).sum();
         if selected && used < width {
             spans.push(Span::styled(" ".repeat(width - used), base));
@@ -244,7 +319,65 @@ fn draw_empty(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
         .filter(|s| matches!(s.state, ServerState::Failed { .. }))
         .count();
     let mut lines = Vec::new();
-    if !app.entries.is_empty() {
+    let key = |action| {
+        app.keys
+            .hint(KeyScreen::Picker, action)
+            .map(|k| format!(" ({k})"))
+            .unwrap_or_default()
+    };
+    // `/server:` of a server that is not ready: its state, not "no match".
+    let narrowed = app
+        .parsed_query
+        .server
+        .as_ref()
+        .and_then(|name| app.servers.iter().find(|s| &s.name == name));
+    let state = narrowed.and_then(|server| {
+        let name = one_line(&server.name);
+        match &server.state {
+            ServerState::Failed { error, .. } => Some((
+                format!("{name} failed: {}", one_line(error)),
+                format!(
+                    "Start it again{}; its logs{}.",
+                    key(Action::Restart),
+                    key(Action::Logs)
+                ),
+            )),
+            ServerState::NeedsSignIn => Some((
+                format!("{name} needs a sign-in before it lists its prompts."),
+                format!("Sign in{}.", key(Action::SignIn)),
+            )),
+            ServerState::NeedsInput { inputs } => Some((
+                format!(
+                    "{name} waits for {} before it starts.",
+                    one_line(&inputs.join(", "))
+                ),
+                format!(
+                    "Type {}{}.",
+                    crate::text::plural(inputs.len(), "it", "them"),
+                    key(Action::Inputs)
+                ),
+            )),
+            ServerState::Connecting => Some((
+                format!("{} {name} is still connecting…", spinner(app.tick)),
+                String::new(),
+            )),
+            ServerState::Ready { prompts: 0, .. } => {
+                Some((format!("{name} offers no prompts."), String::new()))
+            }
+            ServerState::Ready { .. } => None,
+        }
+    });
+    if let Some((what, next)) = state {
+        let style = match narrowed.map(|s| &s.state) {
+            Some(ServerState::Failed { .. }) => theme.error(),
+            Some(ServerState::Ready { .. }) => ratatui::style::Style::default(),
+            _ => theme.busy(),
+        };
+        lines.push(Line::styled(what, style));
+        if !next.is_empty() {
+            lines.push(Line::styled(next, theme.dim()));
+        }
+    } else if !app.entries.is_empty() {
         lines.push(Line::raw(format!(
             "No prompt matches “{}”.",
             one_line(&app.query)
@@ -337,4 +470,46 @@ fn draw_details(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
             .block(block),
         area,
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recent_rows_sit_under_their_header_and_the_rest_under_another() {
+        let rows: Vec<Option<Row>> = (0..7).map(|at| row_at(at, 2, 4)).collect();
+        assert_eq!(
+            rows,
+            vec![
+                Some(Row::Header(RECENT)),
+                Some(Row::Entry(0)),
+                Some(Row::Entry(1)),
+                Some(Row::Header(ALL)),
+                Some(Row::Entry(2)),
+                Some(Row::Entry(3)),
+                None
+            ]
+        );
+        // Without recent prompts: the ranks alone.
+        assert_eq!(row_at(3, 0, 4), Some(Row::Entry(3)));
+        assert_eq!(row_at(4, 0, 4), None);
+        // All recent: one header, nothing repeated.
+        let rows: Vec<Option<Row>> = (0..4).map(|at| row_at(at, 2, 2)).collect();
+        assert_eq!(
+            rows,
+            vec![
+                Some(Row::Header(RECENT)),
+                Some(Row::Entry(0)),
+                Some(Row::Entry(1)),
+                None
+            ]
+        );
+    }
+
+    #[test]
+    fn cut_text_ends_in_an_ellipsis() {
+        assert_eq!(cut("translate", 20), "translate");
+        assert_eq!(cut("translate", 5), "tran…");
+    }
 }

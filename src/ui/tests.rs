@@ -448,3 +448,31 @@ fn notices_about_blocks_and_lines_read_as_english() {
         "A resource_link block has no bytes to save; s saves the export."
     );
 }
+
+#[test]
+fn the_menu_lists_slash_commands_with_recent_ones_under_their_header() {
+    let mut app = ready_app();
+    app.history.record("py:greet", &Default::default());
+    // The history changed after the menu was ranked: rank again as a new search would.
+    type_text(&mut app, "x");
+    app.update(key(KeyCode::Backspace));
+    insta::assert_snapshot!(screen(&app, 100, 12));
+}
+
+#[test]
+fn narrowing_to_a_failed_server_shows_its_state_not_no_match() {
+    let mut app = ready_app();
+    app.update(Msg::Mcp(crate::mcp::McpEvent::Failed {
+        server: "py".into(),
+        error: crate::mcp::McpError::Closed("the server exited with status 3".into()),
+        stderr: vec![],
+    }));
+    type_text(&mut app, "/py:");
+    let drawn = screen(&app, 100, 12);
+    assert!(drawn.contains("py failed: "), "{drawn}");
+    assert!(
+        drawn.contains("Start it again (Ctrl-R); its logs (Ctrl-L)."),
+        "{drawn}"
+    );
+    assert!(!drawn.contains("No prompt matches"), "{drawn}");
+}
