@@ -1,17 +1,21 @@
-//! Styles, with and without colour (`NO_COLOR`).
+//! Styles, with and without colour (`NO_COLOR`), in the config's `[theme]` colours.
 
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
+
+use crate::config::ThemeColors;
 
 /// The styles of one run.
 #[derive(Debug, Clone, Copy)]
 pub struct Theme {
     color: bool,
+    colors: ThemeColors,
 }
 
 impl Theme {
-    /// Colours when `color`, else bold, dim, reverse and underline only.
-    pub fn new(color: bool) -> Theme {
-        Theme { color }
+    /// `colors` when `color`, else bold, dim, reverse and underline only (`NO_COLOR` wins
+    /// over any theme).
+    pub fn new(color: bool, colors: ThemeColors) -> Theme {
+        Theme { color, colors }
     }
 
     fn pick(&self, colored: Style, plain: Style) -> Style {
@@ -21,7 +25,9 @@ impl Theme {
     /// Titles and focused borders.
     pub fn accent(&self) -> Style {
         self.pick(
-            Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD),
+            Style::new()
+                .fg(self.colors.accent)
+                .add_modifier(Modifier::BOLD),
             Style::new().add_modifier(Modifier::BOLD),
         )
     }
@@ -29,7 +35,7 @@ impl Theme {
     /// Secondary text.
     pub fn dim(&self) -> Style {
         self.pick(
-            Style::new().fg(Color::DarkGray),
+            Style::new().fg(self.colors.muted),
             Style::new().add_modifier(Modifier::DIM),
         )
     }
@@ -37,26 +43,28 @@ impl Theme {
     /// Failures and required marks.
     pub fn error(&self) -> Style {
         self.pick(
-            Style::new().fg(Color::Red).add_modifier(Modifier::BOLD),
+            Style::new()
+                .fg(self.colors.error)
+                .add_modifier(Modifier::BOLD),
             Style::new().add_modifier(Modifier::BOLD | Modifier::UNDERLINED),
         )
     }
 
     /// Good news.
     pub fn ok(&self) -> Style {
-        self.pick(Style::new().fg(Color::Green), Style::new())
+        self.pick(Style::new().fg(self.colors.ok), Style::new())
     }
 
     /// Something in progress, or a warning.
     pub fn busy(&self) -> Style {
-        self.pick(Style::new().fg(Color::Yellow), Style::new())
+        self.pick(Style::new().fg(self.colors.warning), Style::new())
     }
 
     /// The selected row.
     pub fn selected(&self) -> Style {
         self.pick(
             Style::new()
-                .bg(Color::Indexed(237))
+                .bg(self.colors.selection)
                 .add_modifier(Modifier::BOLD),
             Style::new().add_modifier(Modifier::REVERSED),
         )
@@ -65,7 +73,9 @@ impl Theme {
     /// Characters the query matched.
     pub fn matched(&self) -> Style {
         self.pick(
-            Style::new().fg(Color::Yellow).add_modifier(Modifier::BOLD),
+            Style::new()
+                .fg(self.colors.matched)
+                .add_modifier(Modifier::BOLD),
             Style::new().add_modifier(Modifier::UNDERLINED | Modifier::BOLD),
         )
     }
@@ -73,7 +83,7 @@ impl Theme {
     /// Keys in the hint line.
     pub fn key(&self) -> Style {
         self.pick(
-            Style::new().fg(Color::Cyan),
+            Style::new().fg(self.colors.key),
             Style::new().add_modifier(Modifier::BOLD),
         )
     }
@@ -82,12 +92,16 @@ impl Theme {
     pub fn role(&self, assistant: bool) -> Style {
         if assistant {
             self.pick(
-                Style::new().fg(Color::Magenta).add_modifier(Modifier::BOLD),
+                Style::new()
+                    .fg(self.colors.assistant)
+                    .add_modifier(Modifier::BOLD),
                 Style::new().add_modifier(Modifier::BOLD | Modifier::ITALIC),
             )
         } else {
             self.pick(
-                Style::new().fg(Color::Blue).add_modifier(Modifier::BOLD),
+                Style::new()
+                    .fg(self.colors.user)
+                    .add_modifier(Modifier::BOLD),
                 Style::new().add_modifier(Modifier::BOLD),
             )
         }
