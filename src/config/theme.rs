@@ -172,3 +172,107 @@ impl<'de> Deserialize<'de> for ThemeColor {
         d.deserialize_any(ColorVisitor)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use ratatui::style::Color;
+
+    use super::ThemeColors;
+    use crate::config::{Config, ConfigError, parse};
+
+    fn parse_str(text: &str) -> Result<Config, ConfigError> {
+        parse(text, Path::new("config.toml"), &|_| None)
+    }
+
+    fn theme(text: &str) -> ThemeColors {
+        parse_str(text).unwrap().theme
+    }
+
+    #[test]
+    fn no_table_is_the_dark_base() {
+        assert_eq!(theme(""), ThemeColors::dark());
+        assert_eq!(theme("[theme]\n"), ThemeColors::dark());
+        assert_eq!(theme("[theme]\nbase = \"light\"\n"), ThemeColors::light());
+    }
+
+    #[test]
+    fn names_hex_and_indexes_override_their_role_only() {
+        let colors = theme(
+            r##"
+[theme]
+base = "light"
+accent = "lightblue"
+selection = "#1e2a3B"
+match = 208
+muted = "dark grey"
+error = "12"
+assistant = "reset"
+"##,
+        );
+        assert_eq!(colors.accent, Color::LightBlue);
+        assert_eq!(colors.selection, Color::Rgb(0x1e, 0x2a, 0x3b));
+        assert_eq!(colors.matched, Color::Indexed(208));
+        assert_eq!(colors.muted, Color::DarkGray);
+        assert_eq!(colors.error, Color::Indexed(12));
+        assert_eq!(colors.assistant, Color::Reset);
+        // The rest stay the base's.
+        let light = ThemeColors::light();
+        assert_eq!(colors.warning, light.warning);
+        assert_eq!(colors.user, light.user);
+        assert_eq!(colors.ok, light.ok);
+        assert_eq!(colors.key, light.key);
+    }
+
+    #[test]
+    fn a_bad_colour_is_an_error_at_its_place_naming_the_forms() {
+        for (value, column) in [("\"bluish\"", "column 10"), ("256", "column 10")] {
+            let text = format!("[theme]\naccent = {value}\n");
+            let err = parse_str(&text).unwrap_err().to_string();
+            assert!(err.contains("line 2"), "{err}");
+            assert!(err.contains(column), "{err}");
+            assert!(err.contains(&format!("accent = {value}")), "{err}");
+            assert!(err.contains("is not a colour"), "{err}");
+            assert!(err.contains("\"#rrggbb\""), "{err}");
+            assert!(err.contains("lightblue"), "{err}");
+            assert!(err.contains("0-255"), "{err}");
+        }
+        let err = parse_str("[theme]\nok = \"#12345\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("`#12345` is not a colour"), "{err}");
+        assert!(err.contains("line 2"), "{err}");
+    }
+
+    #[test]
+    fn an_unknown_role_or_base_is_an_error_listing_the_known_ones() {
+        let err = parse_str("\n[theme]\nbackground = \"red\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("line 3"), "{err}");
+        assert!(err.contains("column 1"), "{err}");
+        assert!(err.contains("unknown field `background`"), "{err}");
+        for role in [
+            "base",
+            "accent",
+            "selection",
+            "match",
+            "muted",
+            "error",
+            "warning",
+            "ok",
+            "key",
+            "user",
+            "assistant",
+        ] {
+            assert!(err.contains(&format!("`{role}`")), "{role}: {err}");
+        }
+        let err = parse_str("[theme]\nbase = \"solarized\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("line 2"), "{err}");
+        assert!(err.contains("unknown variant `solarized`"), "{err}");
+        assert!(err.contains("expected `dark` or `light`"), "{err}");
+    }
+}
