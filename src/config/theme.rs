@@ -4,8 +4,8 @@ use std::fmt;
 use std::str::FromStr;
 
 use ratatui::style::Color;
-use serde::de::{self, Deserializer, Visitor};
 use serde::Deserialize;
+use serde::de::{self, Deserializer, Visitor};
 
 /// A built-in palette a theme starts from (`base = "…"`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
@@ -274,5 +274,34 @@ assistant = "reset"
         assert!(err.contains("line 2"), "{err}");
         assert!(err.contains("unknown variant `solarized`"), "{err}");
         assert!(err.contains("expected `dark` or `light`"), "{err}");
+    }
+
+    #[test]
+    fn the_example_config_documents_every_role_with_the_dark_colours() {
+        let example = include_str!("../../config.example.toml");
+        let (_, table) = example.split_once("\n[theme]\n").expect("a [theme] table");
+        // Its commented role lines, switched on, are exactly the dark base.
+        let uncommented: String = table
+            .lines()
+            .map(|line| line.strip_prefix("# ").unwrap_or(line))
+            .map(|line| format!("{line}\n"))
+            .collect();
+        let colors = theme(&format!("[theme]\n{uncommented}"));
+        assert_eq!(colors, ThemeColors::dark());
+        let roles = [
+            "accent",
+            "selection",
+            "match",
+            "muted",
+            "error",
+            "warning",
+            "ok",
+            "key",
+            "user",
+            "assistant",
+        ];
+        for role in roles {
+            assert!(table.contains(&format!("# {role} = ")), "{role}");
+        }
     }
 }

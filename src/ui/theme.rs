@@ -194,7 +194,9 @@ mod tests {
         let buffer = drawn(&app);
         let cells = || buffer.content().iter();
         // The search line's `❯` is drawn in the accent.
-        let prompt = cells().find(|c| c.symbol() == "❯").expect("a search prompt");
+        let prompt = cells()
+            .find(|c| c.symbol() == "❯")
+            .expect("a search prompt");
         assert_eq!(prompt.fg, accent);
         assert!(cells().any(|c| c.bg == selection), "no selected row");
         assert!(cells().any(|c| c.fg == key), "no key in the hint line");
