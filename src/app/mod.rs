@@ -17,7 +17,7 @@ use std::sync::Arc;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use crate::catalog::{self, Entry, Query, Ranked};
-use crate::config::{InputSpec, InputValues};
+use crate::config::{InputSpec, InputValues, ThemeColors};
 use crate::export::Format;
 use crate::export::clipboard::{ClipboardSettings, Copied};
 use crate::export::sink::WriteError;
@@ -61,6 +61,8 @@ pub struct Options {
     pub format: Format,
     /// Whether colours may be used (`NO_COLOR` unset).
     pub color: bool,
+    /// The config's `[theme]` colours (unused when `color` is off).
+    pub theme: ThemeColors,
     /// The config's clipboard route and command (the runner carries out copies).
     pub clipboard: ClipboardSettings,
     /// How the menu starts: a typed search, fzf's `--select-1`/`--exit-0`, a prompt to open.
@@ -74,6 +76,7 @@ impl Default for Options {
             print: false,
             format: Format::Markdown,
             color: true,
+            theme: ThemeColors::dark(),
             clipboard: ClipboardSettings::default(),
             start: Start::default(),
         }

@@ -121,6 +121,7 @@ pub async fn tui(config_path: Option<&Path>, request: TuiRequest) -> Result<Exit
         print,
         format,
         color: std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+        theme: config.theme,
         clipboard: config.clipboard.clone(),
         start,
     };

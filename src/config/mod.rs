@@ -2,8 +2,10 @@
 
 mod expand;
 pub mod import;
+mod theme;
 
 pub use expand::{ExpandError, expand, input_variable, is_input_id};
+pub use theme::{ThemeBase, ThemeColors};
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -41,6 +43,8 @@ pub struct Config {
     pub sources: Vec<String>,
     /// `clipboard` and `clipboard_command`: how copies reach the clipboard.
     pub clipboard: ClipboardSettings,
+    /// `[theme]`: the colour of each role, its base's where the table sets none.
+    pub theme: ThemeColors,
 }
 
 impl Config {
@@ -406,6 +410,8 @@ struct RawConfig {
     clipboard: ClipboardMode,
     #[serde(default, deserialize_with = "command_line")]
     clipboard_command: Option<Vec<String>>,
+    #[serde(default)]
+    theme: theme::RawTheme,
 }
 
 /// A command as a list: a program first (checked while parsing, so an error has its line).
@@ -641,6 +647,7 @@ pub fn parse(
             mode: raw.clipboard,
             command: clipboard_command,
         },
+        theme: raw.theme.resolve(),
     })
 }
 

@@ -27,7 +27,7 @@ pub const MIN_HEIGHT: u16 = 10;
 /// Draws the whole screen.
 pub fn draw(app: &App, frame: &mut Frame) {
     let area = frame.area();
-    let theme = Theme::new(app.options.color);
+    let theme = Theme::new(app.options.color, app.options.theme);
     if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
         draw_too_small(frame, area, &theme);
         return;

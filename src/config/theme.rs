@@ -1,0 +1,307 @@
+//! The `[theme]` table: a base palette and one colour per role.
+
+use std::fmt;
+use std::str::FromStr;
+
+use ratatui::style::Color;
+use serde::Deserialize;
+use serde::de::{self, Deserializer, Visitor};
+
+/// A built-in palette a theme starts from (`base = "…"`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ThemeBase {
+    /// For dark terminal backgrounds (the default).
+    #[default]
+    Dark,
+    /// For light terminal backgrounds.
+    Light,
+}
+
+/// The colour of each role, resolved from the config once (cheap to copy every frame).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ThemeColors {
+    /// Titles, focused borders and the search prompt.
+    pub accent: Color,
+    /// The background of the selected row.
+    pub selection: Color,
+    /// Characters the search matched.
+    pub matched: Color,
+    /// Secondary text: descriptions, hints, placeholders.
+    pub muted: Color,
+    /// Failures and required marks.
+    pub error: Color,
+    /// Work in progress and warnings.
+    pub warning: Color,
+    /// Good news: a ready server, a done copy.
+    pub ok: Color,
+    /// Keys in the hint line and the help.
+    pub key: Color,
+    /// The `user` role label in the review.
+    pub user: Color,
+    /// The `assistant` role label in the review.
+    pub assistant: Color,
+}
+
+impl ThemeColors {
+    /// The `dark` base: the colours mcpick has always used.
+    pub const fn dark() -> ThemeColors {
+        ThemeColors {
+            accent: Color::Cyan,
+            selection: Color::Indexed(237),
+            matched: Color::Yellow,
+            muted: Color::DarkGray,
+            error: Color::Red,
+            warning: Color::Yellow,
+            ok: Color::Green,
+            key: Color::Cyan,
+            user: Color::Blue,
+            assistant: Color::Magenta,
+        }
+    }
+
+    /// The `light` base: darker inks and a light grey selection, readable on white.
+    pub const fn light() -> ThemeColors {
+        ThemeColors {
+            accent: Color::Blue,
+            // #e4e4e4: visible on white without hiding the row's text.
+            selection: Color::Indexed(254),
+            // #d75f00 and #af8700: yellow itself is unreadable on white.
+            matched: Color::Indexed(166),
+            muted: Color::Indexed(244),
+            error: Color::Indexed(160),
+            warning: Color::Indexed(136),
+            ok: Color::Indexed(28),
+            key: Color::Blue,
+            user: Color::Blue,
+            assistant: Color::Magenta,
+        }
+    }
+
+    /// The palette of a base.
+    pub const fn base(base: ThemeBase) -> ThemeColors {
+        match base {
+            ThemeBase::Dark => ThemeColors::dark(),
+            ThemeBase::Light => ThemeColors::light(),
+        }
+    }
+}
+
+impl Default for ThemeColors {
+    fn default() -> Self {
+        ThemeColors::dark()
+    }
+}
+
+/// The `[theme]` table as written: a base and the roles it overrides.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawTheme {
+    #[serde(default)]
+    base: ThemeBase,
+    accent: Option<ThemeColor>,
+    selection: Option<ThemeColor>,
+    #[serde(rename = "match")]
+    matched: Option<ThemeColor>,
+    muted: Option<ThemeColor>,
+    error: Option<ThemeColor>,
+    warning: Option<ThemeColor>,
+    ok: Option<ThemeColor>,
+    key: Option<ThemeColor>,
+    user: Option<ThemeColor>,
+    assistant: Option<ThemeColor>,
+}
+
+impl RawTheme {
+    /// The base's palette with the table's overrides applied.
+    pub(super) fn resolve(&self) -> ThemeColors {
+        let base = ThemeColors::base(self.base);
+        let pick = |set: Option<ThemeColor>, default: Color| set.map_or(default, |c| c.0);
+        ThemeColors {
+            accent: pick(self.accent, base.accent),
+            selection: pick(self.selection, base.selection),
+            matched: pick(self.matched, base.matched),
+            muted: pick(self.muted, base.muted),
+            error: pick(self.error, base.error),
+            warning: pick(self.warning, base.warning),
+            ok: pick(self.ok, base.ok),
+            key: pick(self.key, base.key),
+            user: pick(self.user, base.user),
+            assistant: pick(self.assistant, base.assistant),
+        }
+    }
+}
+
+/// One colour as written: a name, `"#rrggbb"`, or an index 0–255 (number or string).
+#[derive(Debug, Clone, Copy)]
+struct ThemeColor(Color);
+
+/// What a colour may be, said in every error about one.
+const ACCEPTED: &str = "a colour name (black, red, green, yellow, blue, magenta, cyan, gray, \
+     darkgray, lightred, lightgreen, lightyellow, lightblue, lightmagenta, lightcyan, white, \
+     reset), \"#rrggbb\", or an index 0-255";
+
+impl<'de> Deserialize<'de> for ThemeColor {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct ColorVisitor;
+
+        impl Visitor<'_> for ColorVisitor {
+            type Value = ThemeColor;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(ACCEPTED)
+            }
+
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<ThemeColor, E> {
+                Color::from_str(v.trim())
+                    .map(ThemeColor)
+                    .map_err(|_| E::custom(format!("`{v}` is not a colour: use {ACCEPTED}")))
+            }
+
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<ThemeColor, E> {
+                u8::try_from(v)
+                    .map(|i| ThemeColor(Color::Indexed(i)))
+                    .map_err(|_| E::custom(format!("{v} is not a colour: use {ACCEPTED}")))
+            }
+
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<ThemeColor, E> {
+                self.visit_i64(i64::try_from(v).unwrap_or(i64::MAX))
+            }
+        }
+
+        d.deserialize_any(ColorVisitor)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use ratatui::style::Color;
+
+    use super::ThemeColors;
+    use crate::config::{Config, ConfigError, parse};
+
+    fn parse_str(text: &str) -> Result<Config, ConfigError> {
+        parse(text, Path::new("config.toml"), &|_| None)
+    }
+
+    fn theme(text: &str) -> ThemeColors {
+        parse_str(text).unwrap().theme
+    }
+
+    #[test]
+    fn no_table_is_the_dark_base() {
+        assert_eq!(theme(""), ThemeColors::dark());
+        assert_eq!(theme("[theme]\n"), ThemeColors::dark());
+        assert_eq!(theme("[theme]\nbase = \"light\"\n"), ThemeColors::light());
+    }
+
+    #[test]
+    fn names_hex_and_indexes_override_their_role_only() {
+        let colors = theme(
+            r##"
+[theme]
+base = "light"
+accent = "lightblue"
+selection = "#1e2a3B"
+match = 208
+muted = "dark grey"
+error = "12"
+assistant = "reset"
+"##,
+        );
+        assert_eq!(colors.accent, Color::LightBlue);
+        assert_eq!(colors.selection, Color::Rgb(0x1e, 0x2a, 0x3b));
+        assert_eq!(colors.matched, Color::Indexed(208));
+        assert_eq!(colors.muted, Color::DarkGray);
+        assert_eq!(colors.error, Color::Indexed(12));
+        assert_eq!(colors.assistant, Color::Reset);
+        // The rest stay the base's.
+        let light = ThemeColors::light();
+        assert_eq!(colors.warning, light.warning);
+        assert_eq!(colors.user, light.user);
+        assert_eq!(colors.ok, light.ok);
+        assert_eq!(colors.key, light.key);
+    }
+
+    #[test]
+    fn a_bad_colour_is_an_error_at_its_place_naming_the_forms() {
+        for (value, column) in [("\"bluish\"", "column 10"), ("256", "column 10")] {
+            let text = format!("[theme]\naccent = {value}\n");
+            let err = parse_str(&text).unwrap_err().to_string();
+            assert!(err.contains("line 2"), "{err}");
+            assert!(err.contains(column), "{err}");
+            assert!(err.contains(&format!("accent = {value}")), "{err}");
+            assert!(err.contains("is not a colour"), "{err}");
+            assert!(err.contains("\"#rrggbb\""), "{err}");
+            assert!(err.contains("lightblue"), "{err}");
+            assert!(err.contains("0-255"), "{err}");
+        }
+        let err = parse_str("[theme]\nok = \"#12345\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("`#12345` is not a colour"), "{err}");
+        assert!(err.contains("line 2"), "{err}");
+    }
+
+    #[test]
+    fn an_unknown_role_or_base_is_an_error_listing_the_known_ones() {
+        let err = parse_str("\n[theme]\nbackground = \"red\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("line 3"), "{err}");
+        assert!(err.contains("column 1"), "{err}");
+        assert!(err.contains("unknown field `background`"), "{err}");
+        for role in [
+            "base",
+            "accent",
+            "selection",
+            "match",
+            "muted",
+            "error",
+            "warning",
+            "ok",
+            "key",
+            "user",
+            "assistant",
+        ] {
+            assert!(err.contains(&format!("`{role}`")), "{role}: {err}");
+        }
+        let err = parse_str("[theme]\nbase = \"solarized\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("line 2"), "{err}");
+        assert!(err.contains("unknown variant `solarized`"), "{err}");
+        assert!(err.contains("expected `dark` or `light`"), "{err}");
+    }
+
+    #[test]
+    fn the_example_config_documents_every_role_with_the_dark_colours() {
+        let example = include_str!("../../config.example.toml");
+        let (_, table) = example.split_once("\n[theme]\n").expect("a [theme] table");
+        // Its commented role lines, switched on, are exactly the dark base.
+        let uncommented: String = table
+            .lines()
+            .map(|line| line.strip_prefix("# ").unwrap_or(line))
+            .map(|line| format!("{line}\n"))
+            .collect();
+        let colors = theme(&format!("[theme]\n{uncommented}"));
+        assert_eq!(colors, ThemeColors::dark());
+        let roles = [
+            "accent",
+            "selection",
+            "match",
+            "muted",
+            "error",
+            "warning",
+            "ok",
+            "key",
+            "user",
+            "assistant",
+        ];
+        for role in roles {
+            assert!(table.contains(&format!("# {role} = ")), "{role}");
+        }
+    }
+}
