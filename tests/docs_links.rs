@@ -213,7 +213,7 @@ fn check(page: &Path) -> (Vec<String>, BTreeSet<PathBuf>) {
         };
         linked.insert(resolved.clone());
         if let Some(anchor) = anchor {
-            if !resolved.extension().is_some_and(|ext| ext == "md") {
+            if resolved.extension().is_none_or(|ext| ext != "md") {
                 problems.push(format!(
                     "{name}:{line}: `{target}`: an anchor into a file that is not Markdown"
                 ));
