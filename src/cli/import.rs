@@ -125,7 +125,7 @@ fn list_found(context: &Context) -> Result<ExitCode, CliError> {
     }
     if found == 0 {
         output::error(
-            "found no other host's MCP config in the usual places (see the README); pass a PATH",
+            "found no other host's MCP config in the usual places (see docs/config.md in mcpick's repository); pass a PATH",
         );
     } else {
         output::error("import one with: mcpick config import PATH [--dry-run]");

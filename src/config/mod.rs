@@ -1051,7 +1051,7 @@ pub fn starter_config_with_sources(exe: &Path, sources: &[String]) -> String {
     starter_config(exe).replacen(
         "\n# The prompt library bundled",
         &format!(
-            "\n# Other hosts' MCP configs, read at every start (see the README):\nsources = [{}]\n\n# The prompt library bundled",
+            "\n# Other hosts' MCP configs, read at every start (see docs/config.md in mcpick's repository):\nsources = [{}]\n\n# The prompt library bundled",
             list.join(", ")
         ),
         1,

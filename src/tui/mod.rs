@@ -550,7 +550,7 @@ impl Runner {
             .ok_or("this platform has no config directory; write a config with `sources` and pass --config")?;
         if path.exists() {
             return Err(format!(
-                "{} exists now; add `sources = [...]` to it yourself (see the README)",
+                "{} exists now; add `sources = [...]` to it yourself (see docs/config.md in mcpick's repository)",
                 path.display()
             ));
         }
