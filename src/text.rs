@@ -128,6 +128,23 @@ pub fn for_output(text: &str, for_terminal: bool) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// `text` cut to `columns` at a word's end, with `…` when cut (a word cut in half reads as
+/// another word); a first word too long for the room is cut where it must be.
+pub fn cut_at_word(text: &str, columns: usize) -> String {
+    if width(text) <= columns {
+        return text.to_string();
+    }
+    let room = columns.saturating_sub(1);
+    let kept = truncate(text, room);
+    let at_word = match kept.rfind(' ') {
+        // The next character was a space: the whole last word fits.
+        _ if text[kept.len()..].starts_with(' ') => kept,
+        Some(space) if space > 0 => kept[..space].trim_end(),
+        _ => kept,
+    };
+    format!("{at_word}…")
+}
+
 /// The noun that fits `count`: `line` for 1, `lines` otherwise.
 pub fn plural<'a>(count: usize, one: &'a str, many: &'a str) -> &'a str {
     if count == 1 { one } else { many }
@@ -154,6 +171,26 @@ pub fn mebibytes(bytes: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn notices_are_cut_at_a_word_with_a_mark() {
+        assert_eq!(
+            cut_at_word("Copied to a tmux buffer", 40),
+            "Copied to a tmux buffer"
+        );
+        assert_eq!(cut_at_word("Copied to a tmux buffer", 15), "Copied to a…");
+        assert_eq!(cut_at_word("Copied to a tmux buffer", 12), "Copied to a…");
+        assert_eq!(cut_at_word("Copied to a tmux buffer", 11), "Copied to…");
+        assert_eq!(cut_at_word("Supercalifragilistic", 6), "Super…");
+        for columns in 1..30 {
+            assert!(
+                width(&cut_at_word(
+                    "Copied to a tmux buffer (prefix ] pastes it)",
+                    columns
+                )) <= columns
+            );
+        }
+    }
 
     #[test]
     fn counts_and_articles_read_as_english() {

@@ -41,6 +41,10 @@ pub use start::{OpenPrompt, Start};
 const LOG_LINES_PER_SERVER: usize = 1000;
 /// Ticks a notice stays in the status bar (a tick is [`TICK_MS`]).
 const FLASH_TICKS: u64 = 60;
+/// Ticks a notice stays per word it holds (about 200 words a minute, with time to look).
+const READ_TICKS_PER_WORD: u64 = 4;
+/// How many notices the logs pane keeps.
+const NOTICES_KEPT: usize = 200;
 /// The tick period the runner uses, in milliseconds.
 pub const TICK_MS: u64 = 80;
 /// Ticks after the last key in a review before its draft is saved (about half a second).
@@ -160,8 +164,21 @@ pub enum Overlay {
 pub struct LogsView {
     /// Only this server's lines, or all.
     pub server: Option<ServerId>,
+    /// mcpick's own notices instead of the servers' lines (the tab after the last server).
+    pub notices: bool,
     /// Lines scrolled up from the newest (0 follows new lines).
     pub scroll_from_bottom: usize,
+}
+
+/// A notice as the logs pane keeps it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Notice {
+    /// When it was shown (ticks since start).
+    pub tick: u64,
+    /// What it said.
+    pub text: String,
+    /// Whether it reported a failure.
+    pub error: bool,
 }
 
 /// A notice in the status bar.
@@ -438,6 +455,8 @@ pub struct App {
     pub history: History,
     /// The current notice.
     pub flash: Option<Flash>,
+    /// Every notice shown, oldest first (the last [`NOTICES_KEPT`]), for the logs pane.
+    pub notices: VecDeque<Notice>,
     /// Lines the help is scrolled by.
     pub help_scroll: u16,
     /// Ticks since start (drives spinners and debouncing).
@@ -497,6 +516,7 @@ impl App {
             logs: BTreeMap::new(),
             history,
             flash: None,
+            notices: VecDeque::new(),
             help_scroll: 0,
             tick: 0,
             size: (80, 24),
@@ -517,7 +537,8 @@ impl App {
 
     /// Whether something animates or waits on time, so the runner should keep ticking.
     pub fn wants_ticks(&self) -> bool {
-        self.flash.is_some()
+        // (A notice that waits for a key needs no clock.)
+        self.flash.as_ref().is_some_and(|f| f.until != u64::MAX)
             || self.draft_due.is_some()
             || self
                 .servers
@@ -585,19 +606,39 @@ impl App {
 
     /// Shows a notice in the status bar.
     pub fn notify(&mut self, text: impl Into<String>) {
-        self.flash = Some(Flash {
-            text: text.into(),
-            error: false,
-            until: self.tick + FLASH_TICKS,
-        });
+        self.show(text.into(), false);
     }
 
     /// Shows a failure in the status bar.
     pub fn warn(&mut self, text: impl Into<String>) {
+        self.show(text.into(), true);
+    }
+
+    /// Shows a notice until the user presses a key (first-run guidance).
+    pub fn notify_until_a_key(&mut self, text: impl Into<String>) {
+        self.show(text.into(), false);
+        if let Some(flash) = &mut self.flash {
+            flash.until = u64::MAX;
+        }
+    }
+
+    /// Puts `text` in the status bar for as long as it takes to read (failures twice as
+    /// long), and keeps it in the logs pane's notices, so one that went by can be read again.
+    fn show(&mut self, text: String, error: bool) {
+        let words = text.split_whitespace().count() as u64;
+        let reading = FLASH_TICKS.max(words * READ_TICKS_PER_WORD + FLASH_TICKS / 2);
+        self.notices.push_back(Notice {
+            tick: self.tick,
+            text: text.clone(),
+            error,
+        });
+        if self.notices.len() > NOTICES_KEPT {
+            self.notices.pop_front();
+        }
         self.flash = Some(Flash {
-            text: text.into(),
-            error: true,
-            until: self.tick + FLASH_TICKS * 2,
+            text,
+            error,
+            until: self.tick + if error { reading * 2 } else { reading },
         });
     }
 
@@ -605,6 +646,12 @@ impl App {
     pub fn update(&mut self, msg: Msg) -> Vec<Effect> {
         let typed = matches!(msg, Msg::Key(_) | Msg::Paste(_) | Msg::Edited(_));
         if typed {
+            // A notice meant to stay until the user acts goes now, at its usual pace.
+            if let Some(flash) = &mut self.flash
+                && flash.until == u64::MAX
+            {
+                flash.until = self.tick + FLASH_TICKS / 2;
+            }
             // The user took over before the servers answered: the start request is void.
             self.pending_start = None;
             // …and a copy still under way no longer leaves the review.
@@ -989,7 +1036,7 @@ impl App {
             _ => {}
         }
         if let Some(Overlay::Logs(view)) = &mut self.overlay {
-            logs_action(view, action, &self.logs, &self.servers);
+            logs_action(view, action, &self.logs, &self.servers, self.notices.len());
             if action == Action::Back {
                 self.overlay = None;
             }
@@ -1557,8 +1604,10 @@ fn logs_action(
     action: Action,
     logs: &BTreeMap<ServerId, VecDeque<LogLine>>,
     servers: &[ServerStatus],
+    notices: usize,
 ) {
     let total: usize = match &view.server {
+        _ if view.notices => notices,
         Some(s) => logs.get(s).map_or(0, VecDeque::len),
         None => logs.values().map(VecDeque::len).sum(),
     };
@@ -1574,15 +1623,20 @@ fn logs_action(
         Action::Home => view.scroll_from_bottom = total.saturating_sub(1),
         Action::End => view.scroll_from_bottom = 0,
         Action::NextServer => {
+            // All servers, each server, mcpick's notices, then all again.
             let names: Vec<&ServerId> = servers.iter().map(|s| &s.name).collect();
-            view.server = match &view.server {
-                None => names.first().map(|s| s.to_string()),
-                Some(current) => names
+            let next = match (&view.server, view.notices) {
+                (_, true) => None,
+                (None, false) => names.first().map(|s| s.to_string()),
+                (Some(current), false) => names
                     .iter()
                     .position(|n| *n == current)
                     .and_then(|i| names.get(i + 1))
                     .map(|s| s.to_string()),
             };
+            view.notices =
+                !view.notices && next.is_none() && (view.server.is_some() || names.is_empty());
+            view.server = next;
             view.scroll_from_bottom = 0;
         }
         _ => {}

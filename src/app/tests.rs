@@ -679,11 +679,63 @@ fn logs_collect_lines_per_server_and_filter() {
         app.overlay,
         Some(Overlay::Logs(LogsView {
             server: Some("everything".into()),
+            notices: false,
             scroll_from_bottom: 0
         }))
     );
     app.update(key(KeyCode::Esc));
     assert_eq!(app.overlay, None);
+}
+
+#[test]
+fn every_notice_can_be_read_again_in_the_logs_pane_after_the_servers() {
+    let mut app = ready_app();
+    app.notify("First thing that happened.");
+    app.warn("Second thing, which failed.");
+    assert_eq!(app.notices.len(), 2);
+    assert!(app.notices[1].error);
+    // Tab walks: all servers, each server, then mcpick's notices, then all again.
+    app.update(ctrl('l'));
+    let mut tabs = Vec::new();
+    for _ in 0..=app.servers.len() + 1 {
+        app.update(key(KeyCode::Tab));
+        if let Some(Overlay::Logs(view)) = &app.overlay {
+            tabs.push((view.server.clone(), view.notices));
+        }
+    }
+    let names: Vec<_> = app
+        .servers
+        .iter()
+        .map(|s| (Some(s.name.clone()), false))
+        .collect();
+    let mut expected = names;
+    expected.push((None, true));
+    expected.push((None, false));
+    assert_eq!(tabs, expected);
+}
+
+#[test]
+fn a_long_notice_stays_longer_and_a_first_run_note_stays_until_a_key() {
+    let mut app = ready_app();
+    app.notify("Short.");
+    let short = app.flash.as_ref().unwrap().until - app.tick;
+    app.notify("A much longer notice that holds a great many words for the user to read through before it goes.");
+    let long = app.flash.as_ref().unwrap().until - app.tick;
+    assert!(long > short, "{long} vs {short}");
+    app.notify_until_a_key("No config file: showing the bundled prompt library.");
+    for _ in 0..1000 {
+        app.update(Msg::Tick);
+    }
+    assert!(app.flash.is_some(), "the first-run note went by itself");
+    assert!(
+        !app.wants_ticks(),
+        "a note that waits for a key needs no clock"
+    );
+    app.update(key(KeyCode::Down));
+    for _ in 0..100 {
+        app.update(Msg::Tick);
+    }
+    assert!(app.flash.is_none(), "a key lets it go");
 }
 
 #[test]

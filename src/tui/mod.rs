@@ -63,7 +63,7 @@ pub async fn run(
     if let Some(problem) = history_problem {
         app.warn(problem);
     } else if let Some(notice) = notice {
-        app.notify(notice);
+        app.notify_until_a_key(notice);
     }
     match load_draft() {
         Ok(Some(draft)) => app.restore_draft(draft),

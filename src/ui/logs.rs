@@ -10,12 +10,17 @@ use crate::app::{App, LogsView, ServerState};
 
 pub(super) fn draw(app: &App, view: &LogsView, frame: &mut Frame, area: Rect, theme: &Theme) {
     let which = match &view.server {
+        _ if view.notices => "mcpick's notices".into(),
         Some(server) => format!("server {}", one_line(server)),
         None => "all servers".into(),
     };
-    let title = format!(" Logs: {which} (Tab: next server, Esc: close) ");
+    let title = format!(" Logs: {which} (Tab: next, Esc: close) ");
     let block = titled_block(Span::styled(title, theme.accent()), true, theme);
     let inner = block.inner(area);
+    if view.notices {
+        draw_notices(app, view, frame, area, block, theme);
+        return;
+    }
     let mut lines: Vec<Line> = Vec::new();
     let width = app
         .servers
@@ -99,4 +104,49 @@ pub(super) fn draw(app: &App, view: &LogsView, frame: &mut Frame, area: Rect, th
     let start = end.saturating_sub(room);
     lines.extend(entries.into_iter().skip(start).take(end - start));
     frame.render_widget(Paragraph::new(lines).block(block), area);
+}
+
+/// Every notice the status bar showed, with when (minutes and seconds since start).
+fn draw_notices(
+    app: &App,
+    view: &LogsView,
+    frame: &mut Frame,
+    area: Rect,
+    block: ratatui::widgets::Block,
+    theme: &Theme,
+) {
+    let inner = block.inner(area);
+    let text_width = (inner.width as usize).saturating_sub(8).max(10);
+    let mut entries: Vec<Line> = Vec::new();
+    for notice in &app.notices {
+        let seconds = notice.tick * crate::app::TICK_MS / 1000;
+        let at = format!("{:02}:{:02}  ", seconds / 60, seconds % 60);
+        let style = if notice.error {
+            theme.error()
+        } else {
+            ratatui::style::Style::default()
+        };
+        for (n, chunk) in crate::text::wrap(&one_line(&notice.text), text_width)
+            .into_iter()
+            .enumerate()
+        {
+            let lead = if n == 0 {
+                at.clone()
+            } else {
+                " ".repeat(at.len())
+            };
+            entries.push(Line::from(vec![
+                Span::styled(lead, theme.dim()),
+                Span::styled(chunk, style),
+            ]));
+        }
+    }
+    if entries.is_empty() {
+        entries.push(Line::styled("No notices yet.", theme.dim()));
+    }
+    let room = inner.height as usize;
+    let end = entries.len().saturating_sub(view.scroll_from_bottom);
+    let start = end.saturating_sub(room);
+    let shown: Vec<Line> = entries.into_iter().skip(start).take(end - start).collect();
+    frame.render_widget(Paragraph::new(shown).block(block), area);
 }

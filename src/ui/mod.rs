@@ -162,6 +162,12 @@ fn draw_status(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
     if full > usize::from(servers.width) {
         spans = compact_status(app, theme);
     }
+    // Still too wide: cut, marked, never mid-word unmarked.
+    let full: usize = spans.iter().map(|s| crate::text::width(&s.content)).sum();
+    if full > usize::from(servers.width) {
+        spans = cut_spans(spans, usize::from(servers.width).saturating_sub(1));
+        spans.push(Span::styled("…", theme.dim()));
+    }
     frame.render_widget(Paragraph::new(Line::from(spans)), servers);
     if let Some((text, error)) = flash {
         let style = if error { theme.error() } else { theme.accent() };
@@ -169,7 +175,9 @@ fn draw_status(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
         let line = if crate::text::width(&text) < usize::from(notice.width) {
             Line::styled(text, style).right_aligned()
         } else {
-            Line::styled(format!(" {text}"), style)
+            // A space first, so it never runs into the servers; cut at a word, marked.
+            let room = usize::from(notice.width).saturating_sub(1);
+            Line::styled(format!(" {}", crate::text::cut_at_word(&text, room)), style)
         };
         frame.render_widget(Paragraph::new(line), notice);
     }
@@ -465,4 +473,24 @@ pub(crate) fn titled_block<'a>(
         .borders(Borders::ALL)
         .border_style(if focused { theme.accent() } else { theme.dim() })
         .title(title)
+}
+
+/// The spans that fit in `columns`, the last one cut.
+fn cut_spans(spans: Vec<Span<'_>>, columns: usize) -> Vec<Span<'_>> {
+    let mut kept = Vec::new();
+    let mut used = 0;
+    for span in spans {
+        let width = crate::text::width(&span.content);
+        if used + width <= columns {
+            used += width;
+            kept.push(span);
+            continue;
+        }
+        let cut = crate::text::truncate(&span.content, columns - used).to_string();
+        if !cut.is_empty() {
+            kept.push(Span::styled(cut, span.style));
+        }
+        break;
+    }
+    kept
 }

@@ -476,3 +476,37 @@ fn narrowing_to_a_failed_server_shows_its_state_not_no_match() {
     );
     assert!(!drawn.contains("No prompt matches"), "{drawn}");
 }
+
+#[test]
+fn the_status_bar_never_runs_two_texts_together_or_cuts_a_word_unmarked() {
+    let mut app = ready_app();
+    app.update(Msg::Mcp(crate::mcp::McpEvent::Failed {
+        server: "py".into(),
+        error: crate::mcp::McpError::Closed("gone".into()),
+        stderr: vec![],
+    }));
+    app.warn("Your unexported draft of args-prompt was restored from the last run; Esc twice discards it.");
+    for width in [60u16, 80, 100] {
+        let drawn = screen(&app, width, 15);
+        let bar = drawn.lines().nth(13).unwrap_or_default().to_string();
+        // The notice starts after a space, and a cut one ends in … after a whole word.
+        let at = bar
+            .find("Your")
+            .unwrap_or_else(|| panic!("no notice at {width}: {bar}"));
+        assert!(
+            at == 0 || bar[..at].ends_with(' '),
+            "run together at {width}: {bar}"
+        );
+        let shown = bar[at..].trim_end_matches(['"', ' ']);
+        let whole = "Your unexported draft of args-prompt was restored from the last run; Esc twice discards it.";
+        if shown != whole {
+            let kept = shown
+                .strip_suffix('…')
+                .unwrap_or_else(|| panic!("cut unmarked at {width}: {bar}"));
+            assert!(
+                whole.starts_with(kept) && whole[kept.len()..].starts_with(' '),
+                "cut mid-word at {width}: {bar}"
+            );
+        }
+    }
+}
