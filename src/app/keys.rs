@@ -684,6 +684,72 @@ mod tests {
     }
 
     #[test]
+    fn ctrl_underscore_slash_and_seven_are_one_undo_key() {
+        let map = KeyMap::default();
+        for c in ['_', '/', '7'] {
+            assert_eq!(
+                map.action(
+                    KeyScreen::Editor,
+                    &event(KeyCode::Char(c), KeyModifiers::CONTROL)
+                ),
+                Some(Action::Undo),
+                "Ctrl-{c}"
+            );
+        }
+        assert_eq!(
+            map.action(
+                KeyScreen::Form,
+                &event(KeyCode::Char('_'), KeyModifiers::ALT)
+            ),
+            Some(Action::Redo)
+        );
+        assert_eq!(Key::parse("ctrl-/").unwrap(), Key::parse("ctrl-_").unwrap());
+    }
+
+    #[test]
+    fn no_key_that_edits_text_is_a_screen_action_on_a_screen_with_an_input() {
+        let map = KeyMap::default();
+        let editing = [
+            "ctrl-a",
+            "ctrl-e",
+            "ctrl-b",
+            "ctrl-f",
+            "alt-b",
+            "alt-f",
+            "ctrl-w",
+            "alt-backspace",
+            "alt-d",
+            "ctrl-u",
+            "ctrl-k",
+            "ctrl-y",
+            "ctrl-h",
+            "delete",
+            "backspace",
+            "left",
+            "home",
+            "end",
+        ];
+        for screen in [
+            KeyScreen::Picker,
+            KeyScreen::Form,
+            KeyScreen::Questions,
+            KeyScreen::Editor,
+            KeyScreen::Inputs,
+        ] {
+            for (action, keys) in map.bindings(screen) {
+                for text_key in editing {
+                    let text_key = Key::parse(text_key).unwrap();
+                    assert!(
+                        !keys.contains(&text_key),
+                        "{text_key} is {} on {screen:?}",
+                        action.name()
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
     fn overrides_replace_an_actions_keys_and_free_them_elsewhere() {
         let overrides = BTreeMap::from([(
             "review".to_string(),

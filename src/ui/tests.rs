@@ -448,3 +448,21 @@ fn notices_about_blocks_and_lines_read_as_english() {
         "A resource_link block has no bytes to save; s saves the export."
     );
 }
+
+#[test]
+fn the_search_cursor_is_drawn_where_the_line_is_edited() {
+    let mut app = ready_app();
+    type_text(&mut app, "grét");
+    let cursor = |app: &App| {
+        let mut terminal = Terminal::new(TestBackend::new(80, 20)).unwrap();
+        terminal.draw(|frame| super::draw(app, frame)).unwrap();
+        terminal.get_cursor_position().unwrap()
+    };
+    let at_end = cursor(&app);
+    app.update(key(KeyCode::Left));
+    app.update(key(KeyCode::Left));
+    assert_eq!(cursor(&app).x, at_end.x - 2);
+    app.update(ctrl('a'));
+    // Past the `❯ ` prompt.
+    assert_eq!(cursor(&app).x, at_end.x - 4);
+}
