@@ -362,17 +362,17 @@ fn char_key(c: char) -> Msg {
 
 /// Types into the menu's search line until it reads `query` (Backspace, then keys).
 fn set_query(app: &mut App, query: &str) {
-    if app.query == query {
+    if app.query.text() == query {
         return;
     }
-    while !app.query.is_empty() && !query.starts_with(app.query.as_str()) {
+    while !app.query.is_empty() && !query.starts_with(app.query.text()) {
         app.update(key(KeyCode::Backspace));
     }
-    let typed = app.query.len();
+    let typed = app.query.text().len();
     for c in query[typed..].chars() {
         app.update(char_key(c));
     }
-    assert_eq!(app.query, query);
+    assert_eq!(app.query.text(), query);
 }
 
 /// Times `timed` once per iteration; `untimed` brings the app back to where it was.
@@ -463,7 +463,7 @@ fn picker(c: &mut Criterion) {
                         },
                     )
                 });
-                assert_eq!(app.query, before);
+                assert_eq!(app.query.text(), before);
             });
         }
         group.finish();

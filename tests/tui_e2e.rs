@@ -393,8 +393,8 @@ fn ctrl_a_signs_in_through_the_browser_and_the_server_connects() {
     command.arg(sandbox.config());
     command.env("BROWSER", &browser);
     let mut tui = Tui::spawn(&sandbox, command);
-    tui.wait_for("◇ secure needs sign-in (Ctrl-A)", SERVER_START);
-    tui.send("\x01"); // Ctrl-A
+    tui.wait_for("◇ secure needs sign-in (Ctrl-S)", SERVER_START);
+    tui.send("\x13"); // Ctrl-S signs in (Ctrl-A is "start of line")
     tui.wait_for("● secure 2", SERVER_START);
     let tokens = dir.join("xdg-data/mcpick/auth/secure.json");
     use std::os::unix::fs::PermissionsExt;

@@ -106,7 +106,7 @@ pub fn editor_with(text: &str) -> TextArea<'static> {
     let mut editor = TextArea::new(text.split('\n').map(str::to_string).collect());
     editor.set_cursor_line_style(Style::default());
     // The editor wraps the whole text again on every key: beyond this size typing would
-    // lag, so long lines scroll sideways instead (Ctrl-E opens $EDITOR).
+    // lag, so long lines scroll sideways instead (Ctrl-G opens $EDITOR).
     if text.len() <= WRAP_UP_TO_BYTES {
         editor.set_wrap_mode(ratatui_textarea::WrapMode::WordOrGlyph);
     }
@@ -377,7 +377,7 @@ impl FormState {
             }
             field.prefilled = false;
         }
-        if field.editor.input(key) {
+        if super::line::edit_area(&mut field.editor, key) {
             self.edited(history, tick);
         }
         Vec::new()
@@ -549,6 +549,20 @@ impl FormState {
                 if let Some(field) = self.fields.get_mut(self.focus) {
                     field.editor.insert_newline();
                     self.edited(history, tick);
+                }
+                Vec::new()
+            }
+            Action::Undo | Action::Redo => {
+                if let Some(field) = self.fields.get_mut(self.focus) {
+                    let changed = if action == Action::Undo {
+                        field.editor.undo()
+                    } else {
+                        field.editor.redo()
+                    };
+                    if changed {
+                        field.prefilled = false;
+                        self.edited(history, tick);
+                    }
                 }
                 Vec::new()
             }

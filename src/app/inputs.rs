@@ -3,9 +3,10 @@
 
 use std::fmt;
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::KeyEvent;
 
 use super::keys::Action;
+use super::line::LineEditor;
 use crate::config::{InputSpec, InputValues};
 use crate::mcp::ServerId;
 
@@ -17,7 +18,7 @@ pub struct InputField {
     /// The servers waiting for it, in config order.
     pub servers: Vec<ServerId>,
     /// What is typed so far.
-    pub value: String,
+    pub value: LineEditor,
 }
 
 // The value is a secret: Debug shows its length only.
@@ -26,7 +27,7 @@ impl fmt::Debug for InputField {
         f.debug_struct("InputField")
             .field("spec", &self.spec)
             .field("servers", &self.servers)
-            .field("value_chars", &self.value.chars().count())
+            .field("value_chars", &self.value.text().chars().count())
             .finish()
     }
 }
@@ -69,7 +70,7 @@ impl InputsPrompt {
                         servers: vec![server.clone()],
                         value: previous
                             .and_then(|p| p.fields.iter().find(|f| f.spec.id == spec.id))
-                            .map(|f| f.value.clone())
+                            .map(|f| LineEditor::new(f.value.text()))
                             .unwrap_or_default(),
                     }),
                 }
@@ -99,31 +100,21 @@ impl InputsPrompt {
         let Some(field) = self.fields.get_mut(self.focus) else {
             return;
         };
-        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-        match key.code {
-            KeyCode::Char('u') if ctrl => field.value.clear(),
-            KeyCode::Char(c) if !ctrl && !key.modifiers.contains(KeyModifiers::ALT) => {
-                field.value.push(c)
-            }
-            KeyCode::Backspace => {
-                field.value.pop();
-            }
-            _ => {}
-        }
+        field.value.key(key);
     }
 
     /// Pastes into the focused field: one line, as a token is.
     pub fn paste(&mut self, text: &str) {
         if let Some(field) = self.fields.get_mut(self.focus) {
             let line = text.trim_end_matches(['\r', '\n']);
-            field.value.push_str(&line.replace(['\r', '\n'], ""));
+            field.value.insert_str(&line.replace(['\r', '\n'], ""));
         }
     }
 
     fn values(&self) -> InputValues {
         let mut values = InputValues::default();
         for field in self.fields.iter().filter(|f| !f.value.is_empty()) {
-            values.insert(field.spec.id.clone(), field.value.clone());
+            values.insert(field.spec.id.clone(), field.value.text().to_string());
         }
         values
     }
@@ -132,6 +123,7 @@ impl InputsPrompt {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crossterm::event::{KeyCode, KeyModifiers};
 
     fn spec(id: &str, description: &str) -> InputSpec {
         InputSpec {
@@ -177,15 +169,15 @@ mod tests {
         let waiting = vec![("acme".to_string(), vec![spec("key", "")])];
         let mut prompt = InputsPrompt::new(&waiting, None);
         prompt.paste("tok\r\nen\n");
-        assert_eq!(prompt.fields[0].value, "token");
+        assert_eq!(prompt.fields[0].value.text(), "token");
         let more = vec![
             ("acme".to_string(), vec![spec("key", "")]),
             ("other".to_string(), vec![spec("pin", "")]),
         ];
         let again = InputsPrompt::new(&more, Some(&prompt));
-        assert_eq!(again.fields[0].value, "token");
-        assert_eq!(again.fields[1].value, "");
+        assert_eq!(again.fields[0].value.text(), "token");
+        assert_eq!(again.fields[1].value.text(), "");
         prompt.type_key(KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL));
-        assert_eq!(prompt.fields[0].value, "");
+        assert_eq!(prompt.fields[0].value.text(), "");
     }
 }

@@ -95,11 +95,15 @@ pub enum Action {
     SignIn,
     /// Start the failed servers again.
     Restart,
+    /// Undo the last edit of the text.
+    Undo,
+    /// Redo the last undone edit.
+    Redo,
 }
 
 impl Action {
     /// Every action with its config name.
-    pub const NAMES: [(&'static str, Action); 43] = [
+    pub const NAMES: [(&'static str, Action); 45] = [
         ("quit", Action::Quit),
         ("help", Action::Help),
         ("logs", Action::Logs),
@@ -143,6 +147,8 @@ impl Action {
         ("inputs", Action::Inputs),
         ("sign_in", Action::SignIn),
         ("restart", Action::Restart),
+        ("undo", Action::Undo),
+        ("redo", Action::Redo),
     ];
 
     /// The action's config name.
@@ -207,9 +213,19 @@ impl Action {
             Action::Inputs => "type the inputs servers wait for",
             Action::SignIn => "sign in to a server that asks for it (opens the browser)",
             Action::Restart => "start the failed servers again",
+            Action::Undo => "undo the last edit",
+            Action::Redo => "redo what was undone",
         }
     }
 }
+
+/// Undo: readline's Ctrl-_ (terminals send the same byte for Ctrl-/ and Ctrl-7, see
+/// [`Key::from_event`]) and Ctrl-Z of most editors (raw mode delivers it as a key, not as a
+/// stop signal).
+const UNDO: &[&str] = &["ctrl-_", "ctrl-z"];
+
+/// Redo: Alt-_, as Emacs' undo-tree (readline has none; Ctrl-Y and Ctrl-R are taken).
+const REDO: &[&str] = &["alt-_"];
 
 /// The screens (and modes) that have their own key table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -252,14 +268,16 @@ impl KeyScreen {
                 (Down, &["down", "ctrl-n"]),
                 (PageUp, &["pageup"]),
                 (PageDown, &["pagedown"]),
-                (Home, &["home"]),
-                (End, &["end"]),
+                // Home/End move in the search line, as in every input.
+                (Home, &["ctrl-home"]),
+                (End, &["ctrl-end"]),
                 (Back, &["esc"]),
                 (Logs, &["ctrl-l"]),
                 (UseSources, &["ctrl-o"]),
-                (Inputs, &["ctrl-k"]),
-                (SignIn, &["ctrl-a"]),
-                (Restart, &["ctrl-r"]),
+                // Screen actions take keys no input edits text with.
+                (Inputs, &["ctrl-t"]),
+                (SignIn, &["ctrl-s"]),
+                (Restart, &["f5", "ctrl-r"]),
                 (Help, &["f1", "?"]),
                 (Quit, &["ctrl-c", "ctrl-q"]),
             ],
@@ -274,7 +292,9 @@ impl KeyScreen {
                 (NextSuggestion, &["ctrl-n"]),
                 (PrevSuggestion, &["ctrl-p"]),
                 (Newline, &["alt-enter", "ctrl-j"]),
-                (ExternalEditor, &["ctrl-e"]),
+                (Undo, UNDO),
+                (Redo, REDO),
+                (ExternalEditor, &["ctrl-g"]),
                 (Back, &["esc"]),
                 (Logs, &["ctrl-l"]),
                 (Help, &["f1"]),
@@ -285,6 +305,8 @@ impl KeyScreen {
                 (Submit, &["ctrl-s"]),
                 (NextField, &["tab", "down"]),
                 (PrevField, &["shift-tab", "up"]),
+                (Undo, UNDO),
+                (Redo, REDO),
                 (Decline, &["ctrl-d"]),
                 (Back, &["esc"]),
                 (Logs, &["ctrl-l"]),
@@ -320,7 +342,10 @@ impl KeyScreen {
             ],
             KeyScreen::Editor => &[
                 (Back, &["esc"]),
-                (ExternalEditor, &["ctrl-e"]),
+                (Newline, &["ctrl-j"]),
+                (Undo, UNDO),
+                (Redo, REDO),
+                (ExternalEditor, &["ctrl-g"]),
                 (Logs, &["ctrl-l"]),
                 (Help, &["f1"]),
                 (Quit, &["ctrl-c"]),
@@ -366,6 +391,13 @@ impl Key {
                 modifiers.remove(KeyModifiers::SHIFT);
                 // Terminals report Ctrl-letter in either case.
                 if modifiers.contains(KeyModifiers::CONTROL) {
+                    // Ctrl-_, Ctrl-/ and Ctrl-7 are one byte (0x1f) in a terminal, which
+                    // crossterm reports as Ctrl-7; with the kitty protocol they differ.
+                    // They are one key here.
+                    let c = match c {
+                        '7' | '/' => '_',
+                        c => c,
+                    };
                     KeyCode::Char(c.to_ascii_lowercase())
                 } else {
                     KeyCode::Char(c)
@@ -432,7 +464,11 @@ impl Key {
                 match (chars.next(), chars.next()) {
                     (Some(c), None) => {
                         let c = if modifiers.contains(KeyModifiers::CONTROL) {
-                            c.to_ascii_lowercase()
+                            // As `from_event`: one key for the 0x1f byte.
+                            match c {
+                                '7' | '/' => '_',
+                                c => c.to_ascii_lowercase(),
+                            }
                         } else {
                             c
                         };
@@ -597,6 +633,36 @@ impl KeyMap {
 
 #[cfg(test)]
 mod tests {
+    /// docs/keys.md's table of actions, as the code has them.
+    fn actions_table() -> String {
+        let mut table = String::from(
+            "| screen (`[keys.SCREEN]`) | action | default keys | what it does |\n|---|---|---|---|\n",
+        );
+        for (screen_name, screen) in KeyScreen::ALL {
+            for (action, keys) in screen.defaults() {
+                let keys: Vec<String> = keys.iter().map(|k| format!("`{k}`")).collect();
+                table.push_str(&format!(
+                    "| `{screen_name}` | `{}` | {} | {} |\n",
+                    action.name(),
+                    keys.join(", "),
+                    action.describe()
+                ));
+            }
+        }
+        table
+    }
+
+    #[test]
+    fn the_docs_list_every_default_binding_as_the_code_has_it() {
+        let docs = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/keys.md"))
+            .expect("docs/keys.md");
+        let table = actions_table();
+        assert!(
+            docs.contains(&table),
+            "docs/keys.md's table of actions is not the code's; it should read:\n{table}"
+        );
+    }
+
     use super::*;
 
     fn event(code: KeyCode, modifiers: KeyModifiers) -> KeyEvent {
@@ -645,6 +711,72 @@ mod tests {
             ),
             None
         );
+    }
+
+    #[test]
+    fn ctrl_underscore_slash_and_seven_are_one_undo_key() {
+        let map = KeyMap::default();
+        for c in ['_', '/', '7'] {
+            assert_eq!(
+                map.action(
+                    KeyScreen::Editor,
+                    &event(KeyCode::Char(c), KeyModifiers::CONTROL)
+                ),
+                Some(Action::Undo),
+                "Ctrl-{c}"
+            );
+        }
+        assert_eq!(
+            map.action(
+                KeyScreen::Form,
+                &event(KeyCode::Char('_'), KeyModifiers::ALT)
+            ),
+            Some(Action::Redo)
+        );
+        assert_eq!(Key::parse("ctrl-/").unwrap(), Key::parse("ctrl-_").unwrap());
+    }
+
+    #[test]
+    fn no_key_that_edits_text_is_a_screen_action_on_a_screen_with_an_input() {
+        let map = KeyMap::default();
+        let editing = [
+            "ctrl-a",
+            "ctrl-e",
+            "ctrl-b",
+            "ctrl-f",
+            "alt-b",
+            "alt-f",
+            "ctrl-w",
+            "alt-backspace",
+            "alt-d",
+            "ctrl-u",
+            "ctrl-k",
+            "ctrl-y",
+            "ctrl-h",
+            "delete",
+            "backspace",
+            "left",
+            "home",
+            "end",
+        ];
+        for screen in [
+            KeyScreen::Picker,
+            KeyScreen::Form,
+            KeyScreen::Questions,
+            KeyScreen::Editor,
+            KeyScreen::Inputs,
+        ] {
+            for (action, keys) in map.bindings(screen) {
+                for text_key in editing {
+                    let text_key = Key::parse(text_key).unwrap();
+                    assert!(
+                        !keys.contains(&text_key),
+                        "{text_key} is {} on {screen:?}",
+                        action.name()
+                    );
+                }
+            }
+        }
     }
 
     #[test]

@@ -6,6 +6,7 @@ mod form;
 pub mod history;
 pub mod inputs;
 pub mod keys;
+pub mod line;
 mod questions;
 pub mod review;
 mod start;
@@ -433,7 +434,7 @@ pub struct App {
     /// The merged menu, in server order.
     pub entries: Vec<Entry>,
     /// What is typed in the menu's search line.
-    pub query: String,
+    pub query: line::LineEditor,
     /// The parsed query.
     pub parsed_query: Query,
     /// The menu's rows, best first.
@@ -502,7 +503,7 @@ impl App {
             input_servers: BTreeMap::new(),
             retrying: Vec::new(),
             entries: Vec::new(),
-            query: String::new(),
+            query: line::LineEditor::default(),
             parsed_query: Query {
                 server: None,
                 needle: String::new(),
@@ -529,7 +530,7 @@ impl App {
             exported_any: false,
             leave_after_copy: false,
         };
-        app.query = app.options.start.query.clone();
+        app.query = line::LineEditor::new(&app.options.start.query);
         app.pending_start = Some(app.options.start.clone());
         app.refilter();
         app
@@ -895,7 +896,7 @@ impl App {
         match &mut self.screen {
             Screen::Picker => {
                 // The search line is one line.
-                self.query.push_str(&text.replace(['\r', '\n'], " "));
+                self.query.insert_str(&text.replace(['\r', '\n'], " "));
                 self.refilter();
                 Vec::new()
             }
@@ -973,26 +974,9 @@ impl App {
     }
 
     fn picker_type(&mut self, key: KeyEvent) -> Vec<Effect> {
-        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-        match key.code {
-            KeyCode::Char('u') if ctrl => self.query.clear(),
-            KeyCode::Char('w') if ctrl => {
-                let trimmed = self.query.trim_end().len();
-                let cut = self.query[..trimmed]
-                    .rfind([' ', ':', '/', '-'])
-                    .map(|i| i + 1)
-                    .unwrap_or(0);
-                self.query.truncate(cut);
-            }
-            KeyCode::Char(c) if !ctrl && !key.modifiers.contains(KeyModifiers::ALT) => {
-                self.query.push(c)
-            }
-            KeyCode::Backspace => {
-                self.query.pop();
-            }
-            _ => return Vec::new(),
+        if self.query.key(key) {
+            self.refilter();
         }
-        self.refilter();
         Vec::new()
     }
 
@@ -1569,7 +1553,10 @@ impl App {
     }
 
     fn refilter_keeping(&mut self, keep: Option<String>) {
-        self.parsed_query = Query::parse(&self.query, self.servers.iter().map(|s| s.name.as_str()));
+        self.parsed_query = Query::parse(
+            self.query.text(),
+            self.servers.iter().map(|s| s.name.as_str()),
+        );
         self.ranked = self
             .ranker
             .rank(&self.entries, &self.parsed_query, &self.history.recent);

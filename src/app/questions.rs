@@ -235,6 +235,19 @@ impl QuestionsState {
                 };
             }
             Action::Decline => return Outcome::Answer(self.answers(|_| Answer::Decline)),
+            Action::Undo | Action::Redo => {
+                if let Some(QuestionField {
+                    value: QuestionValue::Text(editor),
+                    ..
+                }) = self.fields.get_mut(self.focus)
+                {
+                    if action == Action::Undo {
+                        editor.undo();
+                    } else {
+                        editor.redo();
+                    }
+                }
+            }
             Action::Back => return Outcome::Answer(self.answers(|_| Answer::Cancel)),
             _ => {}
         }
@@ -256,7 +269,7 @@ impl QuestionsState {
         field.problem = None;
         match &mut field.value {
             QuestionValue::Text(editor) if !matches!(key.code, KeyCode::Enter | KeyCode::Tab) => {
-                editor.input(key);
+                super::line::edit_area(editor, key);
             }
             QuestionValue::Text(_) => {}
             QuestionValue::Bool(value) => match key.code {

@@ -434,7 +434,7 @@ impl ReviewState {
                 self.discard_armed = false;
                 if text.len() > super::form::WRAP_UP_TO_BYTES {
                     Outcome::Notice(format!(
-                        "Long text ({}): unwrapped while editing; Ctrl-E opens $EDITOR.",
+                        "Long text ({}): unwrapped while editing; Ctrl-G opens $EDITOR.",
                         crate::text::mebibytes(text.len())
                     ))
                 } else {
@@ -520,6 +520,26 @@ impl ReviewState {
             }]);
         }
         if self.editor.is_some() || self.input.is_some() || self.confirm.is_some() {
+            // The file-name line is edited as the message text is.
+            let one_line = self.input.is_some();
+            let typing = match self.input.as_mut() {
+                Some(input) => Some(&mut input.editor),
+                None => self.editor.as_mut(),
+            };
+            if let Some(area) = typing
+                && self.confirm.is_none()
+            {
+                match action {
+                    Action::Undo => {
+                        area.undo();
+                    }
+                    Action::Redo => {
+                        area.redo();
+                    }
+                    Action::Newline if !one_line => area.insert_newline(),
+                    _ => {}
+                }
+            }
             if action == Action::Back {
                 if self.editor.is_some() {
                     self.finish_edit();
@@ -759,11 +779,11 @@ impl ReviewState {
                 };
                 return self.save(path, input.contents, purpose);
             }
-            input.editor.input(key);
+            super::line::edit_area(&mut input.editor, key);
             return Outcome::Nothing;
         }
         if let Some(editor) = &mut self.editor {
-            editor.input(key);
+            super::line::edit_area(editor, key);
         }
         Outcome::Nothing
     }

@@ -113,12 +113,12 @@ impl App {
                 return Vec::new();
             }
             // The menu's own spelling, so the search shows what is near.
-            self.query = match &wanted.server {
+            self.query = super::line::LineEditor::new(&match &wanted.server {
                 Some(server) if self.servers.iter().any(|s| &s.name == server) => {
                     format!("/{server}:{}", wanted.prompt)
                 }
                 _ => format!("/{}", wanted.whole),
-            };
+            });
             self.refilter();
             self.warn(why);
             return Vec::new();

@@ -163,7 +163,7 @@ fn the_menu_merges_servers_in_order_and_filters_as_you_type() {
 #[test]
 fn selection_survives_a_list_change_and_a_failed_server_leaves_the_menu() {
     let mut app = ready_app();
-    app.update(key(KeyCode::End));
+    app.update(Msg::Key(KeyEvent::new(KeyCode::End, KeyModifiers::CONTROL)));
     assert_eq!(app.selected_entry().unwrap().slash_name, "py:greet");
     app.update(Msg::Mcp(McpEvent::PromptsChanged {
         server: "everything".into(),
@@ -746,7 +746,7 @@ fn question_mark_opens_help_only_on_an_empty_search() {
     app.update(key(KeyCode::Char('x')));
     assert_eq!(app.overlay, None);
     type_text(&mut app, "a?");
-    assert_eq!(app.query, "a?");
+    assert_eq!(app.query.text(), "a?");
 }
 
 #[test]
@@ -781,14 +781,12 @@ fn the_wheel_scrolls_a_long_message_then_moves_on() {
 }
 
 #[test]
-fn ctrl_e_hands_the_edited_text_to_the_external_editor_and_takes_it_back() {
+fn ctrl_g_hands_the_edited_text_to_the_external_editor_and_takes_it_back() {
     let mut app = app_in_review();
     app.update(key(KeyCode::Char('e')));
     type_text(&mut app, " Hot?");
-    let effects = app.update(Msg::Key(KeyEvent::new(
-        KeyCode::Char('e'),
-        KeyModifiers::CONTROL,
-    )));
+    // Ctrl-E is "end of line" in every input.
+    let effects = app.update(ctrl('g'));
     let [Effect::ExternalEditor { text }] = effects.as_slice() else {
         panic!("expected the external editor, got {effects:?}");
     };
@@ -1067,10 +1065,10 @@ fn servers_waiting_for_inputs_ask_once_and_start_when_given() {
     // Esc keeps the servers waiting and says how to come back.
     assert!(app.update(key(KeyCode::Esc)).is_empty());
     assert!(app.overlay.is_none());
-    assert!(app.flash.as_ref().unwrap().text.contains("Ctrl-K"));
-    app.update(ctrl('k'));
+    assert!(app.flash.as_ref().unwrap().text.contains("Ctrl-T"));
+    app.update(ctrl('t'));
     let Some(Overlay::Inputs(prompt)) = &app.overlay else {
-        panic!("Ctrl-K opens the prompt again")
+        panic!("Ctrl-T opens the prompt again")
     };
     assert_eq!(prompt.fields.len(), 2);
     type_text(&mut app, "k3y");
@@ -1101,12 +1099,12 @@ fn servers_waiting_for_inputs_ask_once_and_start_when_given() {
     );
     assert_eq!(app.waiting.len(), 1);
     // Once nothing waits, the key says so.
-    app.update(ctrl('k'));
+    app.update(ctrl('t'));
     type_text(&mut app, "eu");
     let effects = app.update(ctrl('s'));
     assert!(matches!(effects.as_slice(), [Effect::GiveInputs { .. }]));
     assert!(app.waiting.is_empty());
-    app.update(ctrl('k'));
+    app.update(ctrl('t'));
     assert!(app.overlay.is_none());
     assert!(app.flash.as_ref().unwrap().text.contains("No server waits"));
 }
@@ -1153,7 +1151,7 @@ fn a_server_asking_for_sign_in_is_signed_in_with_one_key_then_restarted() {
             .clone()
     };
     assert_eq!(state(&app), ServerState::NeedsSignIn);
-    let effects = app.update(ctrl('a'));
+    let effects = app.update(ctrl('s'));
     assert_eq!(
         effects,
         vec![Effect::SignIn {
@@ -1162,7 +1160,7 @@ fn a_server_asking_for_sign_in_is_signed_in_with_one_key_then_restarted() {
         }]
     );
     // A second press while the browser is open starts nothing more.
-    assert!(app.update(ctrl('a')).is_empty());
+    assert!(app.update(ctrl('s')).is_empty());
     assert!(app.flash.as_ref().unwrap().text.contains("already"));
     app.update(Msg::SignInUrl {
         server: "remote".into(),
@@ -1182,7 +1180,7 @@ fn a_server_asking_for_sign_in_is_signed_in_with_one_key_then_restarted() {
     assert!(app.flash.as_ref().unwrap().error);
     assert_eq!(state(&app), ServerState::NeedsSignIn);
     // After a failure, the key tries again.
-    assert_eq!(app.update(ctrl('a')).len(), 1);
+    assert_eq!(app.update(ctrl('s')).len(), 1);
     let effects = app.update(Msg::SignedIn {
         server: "remote".into(),
         result: Ok(()),
@@ -1194,7 +1192,7 @@ fn a_server_asking_for_sign_in_is_signed_in_with_one_key_then_restarted() {
         }]
     );
     assert_eq!(state(&app), ServerState::Connecting);
-    assert!(app.update(ctrl('a')).is_empty());
+    assert!(app.update(ctrl('s')).is_empty());
     assert!(app.flash.as_ref().unwrap().text.contains("No server asks"));
 }
 
@@ -1208,8 +1206,8 @@ fn a_failed_server_that_used_inputs_can_be_given_new_values() {
         error: McpError::Closed(": wrong key".into()),
         stderr: Vec::new(),
     }));
-    // Ctrl-K offers the failed server's inputs again (the waiting worker's too).
-    app.update(ctrl('k'));
+    // Ctrl-T offers the failed server's inputs again (the waiting worker's too).
+    app.update(ctrl('t'));
     let Some(Overlay::Inputs(prompt)) = &app.overlay else {
         panic!("no prompt")
     };
@@ -1401,4 +1399,108 @@ fn a_copy_that_ends_after_the_user_went_on_leaves_nothing_and_keeps_the_draft() 
     assert!(review(&app).has_changes());
     assert!(!effects.contains(&Effect::DeleteDraft), "{effects:?}");
     assert!(app.exported_any, "something was copied");
+}
+
+fn alt(c: char) -> Msg {
+    Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::ALT))
+}
+
+#[test]
+fn the_search_line_is_edited_in_the_middle_with_readline_keys() {
+    let mut app = ready_app();
+    type_text(&mut app, "grt all");
+    // ← and Alt-B move inside the text; typing goes where the cursor is.
+    app.update(alt('b'));
+    app.update(key(KeyCode::Left));
+    app.update(key(KeyCode::Left));
+    type_text(&mut app, "e");
+    assert_eq!(app.query.text(), "gret all");
+    assert_eq!(app.query.cursor(), 3);
+    // Ctrl-A goes to the start; Delete takes the char under the cursor.
+    app.update(ctrl('a'));
+    app.update(key(KeyCode::Delete));
+    assert_eq!(app.query.text(), "ret all");
+    type_text(&mut app, "g");
+    app.update(ctrl('e'));
+    app.update(ctrl('w'));
+    assert_eq!(app.query.text(), "gret ");
+    // Ctrl-Y yanks what Ctrl-W took.
+    app.update(ctrl('y'));
+    assert_eq!(app.query.text(), "gret all");
+    // Ctrl-U deletes to the start (not the whole line), Ctrl-K to the end: both yank back.
+    app.update(alt('b'));
+    app.update(ctrl('u'));
+    assert_eq!((app.query.text(), app.query.cursor()), ("all", 0));
+    app.update(ctrl('y'));
+    app.update(ctrl('k'));
+    assert_eq!(app.query.text(), "gret ");
+    assert_eq!(
+        app.parsed_query,
+        Query::parse("gret ", app.servers.iter().map(|s| s.name.as_str()))
+    );
+}
+
+#[test]
+fn ctrl_u_deletes_to_the_start_in_the_form_and_the_editor_and_undo_has_keys_of_its_own() {
+    let mut app = ready_app();
+    type_text(&mut app, "args-prompt");
+    app.update(key(KeyCode::Enter));
+    type_text(&mut app, "New York");
+    app.update(alt('b'));
+    app.update(ctrl('u'));
+    assert_eq!(form(&app).fields[0].value(), "York");
+    app.update(ctrl('e'));
+    app.update(ctrl('y'));
+    assert_eq!(form(&app).fields[0].value(), "YorkNew ");
+    // Undo on Ctrl-_ (Ctrl-/ and Ctrl-7 are the same byte) and Ctrl-Z; redo on Alt-_.
+    app.update(ctrl('_'));
+    assert_eq!(form(&app).fields[0].value(), "York");
+    app.update(ctrl('7'));
+    assert_eq!(form(&app).fields[0].value(), "New York");
+    app.update(alt('_'));
+    assert_eq!(form(&app).fields[0].value(), "York");
+    app.update(ctrl('z'));
+    assert_eq!(form(&app).fields[0].value(), "New York");
+    // Ctrl-R is no redo in any input.
+    app.update(ctrl('r'));
+    assert_eq!(form(&app).fields[0].value(), "New York");
+
+    let mut app = app_in_review();
+    app.update(key(KeyCode::Char('e')));
+    let text = |app: &App| review(app).editor.as_ref().unwrap().lines().join("\n");
+    assert_eq!(text(&app), "Weather in New York?");
+    app.update(ctrl('e'));
+    // The text areas count `?` as a word of its own.
+    app.update(alt('b'));
+    app.update(alt('b'));
+    app.update(ctrl('u'));
+    assert_eq!(text(&app), "York?");
+    app.update(ctrl('z'));
+    assert_eq!(text(&app), "Weather in New York?");
+    app.update(alt('_'));
+    assert_eq!(text(&app), "York?");
+    // Ctrl-J is a line break, as in the form (the text area alone would delete to start).
+    app.update(ctrl('j'));
+    app.update(ctrl('y'));
+    assert_eq!(text(&app), "\nWeather in New York?");
+}
+
+#[test]
+fn the_file_name_line_speaks_the_same_keys() {
+    let mut app = app_in_review();
+    app.update(key(KeyCode::Char('s')));
+    assert_eq!(app.key_screen(), KeyScreen::Editor);
+    let name = |app: &App| review(app).input.as_ref().unwrap().editor.lines().join("");
+    let offered = name(&app);
+    app.update(ctrl('a'));
+    type_text(&mut app, "my out/");
+    app.update(ctrl('k'));
+    assert_eq!(name(&app), "my out/");
+    app.update(ctrl('y'));
+    app.update(ctrl('a'));
+    app.update(key(KeyCode::Delete));
+    app.update(alt('f'));
+    app.update(ctrl('u'));
+    // Alt-F in a text area lands on the next word's start.
+    assert_eq!(name(&app), format!("out/{offered}"));
 }

@@ -67,7 +67,7 @@ pub enum McpError {
     Config(String),
     /// The server wants an OAuth sign-in (HTTP 401, or 403 for more scopes).
     #[error(
-        "`{server}` asks you to sign in{}: run `mcpick auth login {server}` (or press Ctrl-A in the menu)",
+        "`{server}` asks you to sign in{}: run `mcpick auth login {server}` (or press Ctrl-S in the menu)",
         if *.more_scopes { " again, for more permissions" } else { "" }
     )]
     SignInRequired {

@@ -47,19 +47,27 @@ pub(super) fn draw(prompt: &InputsPrompt, frame: &mut Frame, area: Rect, theme: 
                 theme.dim(),
             ),
         ]));
-        let shown = if field.spec.password {
-            "•".repeat(field.value.chars().count())
-        } else {
-            one_line(&field.value)
+        let text = field.value.text();
+        let before: String = text.chars().take(field.value.cursor()).collect();
+        let mask = |t: &str| {
+            if field.spec.password {
+                "•".repeat(t.chars().count())
+            } else {
+                one_line(t)
+            }
         };
-        // The end of a long value stays in sight, where typing happens.
+        let (shown, shown_before) = (mask(text), mask(&before));
+        // The cursor stays in sight, where typing happens.
         let room = inner_width.saturating_sub(3);
         let chars: Vec<char> = shown.chars().collect();
-        let visible: String = chars[chars.len().saturating_sub(room)..].iter().collect();
+        let at = shown_before.chars().count().min(chars.len());
+        let start = at.saturating_sub(room);
+        let visible: String = chars[start..].iter().take(room).collect();
         let marker = if focused { "> " } else { "  " };
         if focused {
+            let left: String = chars[start..at].iter().collect();
             cursor = Some((
-                crate::text::width(marker) + crate::text::width(&visible),
+                crate::text::width(marker) + crate::text::width(&left),
                 lines.len(),
             ));
         }

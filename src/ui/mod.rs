@@ -374,6 +374,9 @@ fn short_label(action: Action) -> &'static str {
     }
 }
 
+/// The one editing language of every input, for the help (`line.rs` implements it).
+const EDITING: &str = "Every input edits alike: ←/→ Ctrl-B/Ctrl-F a char · Alt-B/Alt-F a word · Home/End Ctrl-A/Ctrl-E the line · Backspace Ctrl-H, Del delete · Ctrl-W Alt-Backspace a word back · Alt-D a word on · Ctrl-U to the start · Ctrl-K to the end · Ctrl-Y yanks what those took.";
+
 fn draw_help(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
     let screen = app.key_screen();
     let title = match screen {
@@ -400,18 +403,17 @@ fn draw_help(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
     let notes: &[&str] = match screen {
         KeyScreen::Picker => &[
             "Type to filter (fuzzy over server, name, title, description).",
-            "/server:prompt narrows to one server. Backspace, Ctrl-U (clear) and Ctrl-W (word) edit the search.",
+            "/server:prompt narrows to one server.",
+            EDITING,
             "? opens this help while the search line is empty.",
         ],
         KeyScreen::Form => &[
             "Tab takes the highlighted suggestion when the list is shown, else goes to the next field.",
             "A value from last time is replaced by what you type; arrows keep it.",
-            "Other keys edit the value: ←/→, Home/End, Ctrl-U undo, Ctrl-R redo, Ctrl-K cut to the end.",
+            EDITING,
         ],
-        KeyScreen::Questions => &["Space or ←/→ choose for yes/no and choice fields."],
-        KeyScreen::Editor => &[
-            "Everything else edits the text: Ctrl-U undo, Ctrl-R redo, Ctrl-K cut to the end, Ctrl-Y paste the cut.",
-        ],
+        KeyScreen::Questions => &["Space or ←/→ choose for yes/no and choice fields.", EDITING],
+        KeyScreen::Editor => &[EDITING],
         _ => &[],
     };
     let note_width = usize::from(width.saturating_sub(2)).max(10);

@@ -88,7 +88,7 @@ fn draw_search(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
             theme.dim(),
         ));
     } else {
-        spans.push(Span::raw(one_line(&app.query)));
+        spans.push(Span::raw(one_line(app.query.text())));
     }
     frame.render_widget(Paragraph::new(Line::from(spans)), left);
     frame.render_widget(
@@ -96,7 +96,9 @@ fn draw_search(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
         right,
     );
     if app.overlay.is_none() {
-        let typed = 2 + one_line(&app.query).chars().count() as u16;
+        // The cursor sits where the line is edited, not always at its end.
+        let before: String = app.query.text().chars().take(app.query.cursor()).collect();
+        let typed = 2 + Span::raw(one_line(&before)).width() as u16;
         frame.set_cursor_position((left.x + typed.min(left.width.saturating_sub(1)), left.y));
     }
 }
@@ -380,7 +382,7 @@ fn draw_empty(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
     } else if !app.entries.is_empty() {
         lines.push(Line::raw(format!(
             "No prompt matches “{}”.",
-            one_line(&app.query)
+            one_line(app.query.text())
         )));
         lines.push(Line::styled(
             "Backspace widens the search; Esc clears it.",

@@ -464,14 +464,14 @@ fn narrowing_to_a_failed_server_shows_its_state_not_no_match() {
     let mut app = ready_app();
     app.update(Msg::Mcp(crate::mcp::McpEvent::Failed {
         server: "py".into(),
-        error: crate::mcp::McpError::Closed("the server exited with status 3".into()),
+        error: crate::mcp::McpError::Closed(": the server exited with status 3".into()),
         stderr: vec![],
     }));
     type_text(&mut app, "/py:");
     let drawn = screen(&app, 100, 12);
     assert!(drawn.contains("py failed: "), "{drawn}");
     assert!(
-        drawn.contains("Start it again (Ctrl-R); its logs (Ctrl-L)."),
+        drawn.contains("Start it again (F5); its logs (Ctrl-L)."),
         "{drawn}"
     );
     assert!(!drawn.contains("No prompt matches"), "{drawn}");
@@ -509,4 +509,22 @@ fn the_status_bar_never_runs_two_texts_together_or_cuts_a_word_unmarked() {
             );
         }
     }
+}
+
+#[test]
+fn the_search_cursor_is_drawn_where_the_line_is_edited() {
+    let mut app = ready_app();
+    type_text(&mut app, "grét");
+    let cursor = |app: &App| {
+        let mut terminal = Terminal::new(TestBackend::new(80, 20)).unwrap();
+        terminal.draw(|frame| super::draw(app, frame)).unwrap();
+        terminal.get_cursor_position().unwrap()
+    };
+    let at_end = cursor(&app);
+    app.update(key(KeyCode::Left));
+    app.update(key(KeyCode::Left));
+    assert_eq!(cursor(&app).x, at_end.x - 2);
+    app.update(ctrl('a'));
+    // Past the `❯ ` prompt.
+    assert_eq!(cursor(&app).x, at_end.x - 4);
 }
