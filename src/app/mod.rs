@@ -6,6 +6,7 @@ mod form;
 pub mod history;
 pub mod inputs;
 pub mod keys;
+pub mod layout;
 pub mod line;
 mod questions;
 pub mod review;
@@ -229,6 +230,9 @@ pub enum SavePurpose {
     Bytes,
 }
 
+/// Two clicks on one menu row within this many ms are a double click (open it).
+pub const DOUBLE_CLICK_MS: u64 = 400;
+
 /// Everything that can happen to the app.
 #[derive(Debug)]
 pub enum Msg {
@@ -242,6 +246,16 @@ pub enum Msg {
     WheelUp,
     /// The mouse wheel turned down.
     WheelDown,
+    /// A left click at a cell of the app's drawing area (0-based, inline rows already
+    /// shifted), at `at_ms` since the run began (so update can tell a double click).
+    Click {
+        /// The cell's column.
+        column: u16,
+        /// The cell's row.
+        row: u16,
+        /// When, in ms since the run began.
+        at_ms: u64,
+    },
     /// Time passed (spinners, debounced completion, notices).
     Tick,
     /// Something happened to a server.
@@ -464,6 +478,10 @@ pub struct App {
     pub tick: u64,
     /// The terminal's size (columns, rows), for what update must know of the layout.
     pub size: (u16, u16),
+    /// The menu's first visible row, kept so the list scrolls only as far as needed.
+    pub menu_top: usize,
+    /// The last left click on a menu entry (its rank, when in ms), to tell a double click.
+    last_click: Option<(usize, u64)>,
     next_id: u64,
     /// Quit was pressed once over unexported edits: the next quit leaves.
     quit_armed: bool,
@@ -521,6 +539,8 @@ impl App {
             help_scroll: 0,
             tick: 0,
             size: (80, 24),
+            menu_top: 0,
+            last_click: None,
             next_id: 0,
             quit_armed: false,
             draft_due: None,
@@ -662,6 +682,11 @@ impl App {
         if self.pending_start.is_some() {
             effects.extend(self.settle_start());
         }
+        // Remember where the list was drawn from: the next draw scrolls only from there.
+        if matches!(self.screen, Screen::Picker) {
+            let height = layout::menu_list(self).height as usize;
+            self.menu_top = layout::first_row(self, height);
+        }
         // A review with edits is saved as a draft shortly after the typing stops, and its
         // draft goes once the review is left (exported or discarded).
         match &self.screen {
@@ -749,6 +774,7 @@ impl App {
                     _ => self.on_action(if up { Action::Up } else { Action::Down }),
                 }
             }
+            Msg::Click { column, row, at_ms } => self.on_click(column, row, at_ms),
             Msg::Mcp(event) => {
                 self.on_mcp(event);
                 Vec::new()
@@ -1053,9 +1079,33 @@ impl App {
         }
     }
 
+    /// A left click: on a menu entry it selects it, a second click on it soon after opens it
+    /// as Enter does. Anywhere else (a header, outside the list, another screen) it does
+    /// nothing.
+    fn on_click(&mut self, column: u16, row: u16, at_ms: u64) -> Vec<Effect> {
+        let last = self.last_click.take();
+        if self.overlay.is_some() || !matches!(self.screen, Screen::Picker) {
+            return Vec::new();
+        }
+        let Some(rank) = layout::entry_at(self, column, row) else {
+            return Vec::new();
+        };
+        self.selected = rank;
+        self.selection_pinned = true;
+        if let Some((last_rank, last_at)) = last
+            && last_rank == rank
+            && at_ms.saturating_sub(last_at) <= DOUBLE_CLICK_MS
+        {
+            return self.pick();
+        }
+        self.last_click = Some((rank, at_ms));
+        Vec::new()
+    }
+
     fn picker_action(&mut self, action: Action) -> Vec<Effect> {
         let rows = self.ranked.len();
-        let page = 10;
+        // A page is the list rows visible now, as fzf; at least one.
+        let page = (layout::menu_list(self).height as usize).max(1);
         if matches!(
             action,
             Action::Up

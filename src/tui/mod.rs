@@ -8,7 +8,7 @@ use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crossterm::event::{Event, EventStream, KeyEventKind, MouseEventKind};
+use crossterm::event::{Event, EventStream, KeyEventKind, MouseButton, MouseEventKind};
 use futures::StreamExt;
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
@@ -95,6 +95,8 @@ pub async fn run(
     };
     runner.start(servers, true);
     let mut events = EventStream::new();
+    // Clicks carry their time from here, so update can tell a double click.
+    let started = std::time::Instant::now();
     let mut tick = tokio::time::interval(Duration::from_millis(TICK_MS));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     let stop = crate::signals::stopped();
@@ -106,7 +108,7 @@ pub async fn run(
         let wants_ticks = app.wants_ticks();
         let first = tokio::select! {
             event = events.next() => match event {
-                Some(Ok(event)) => translate(event),
+                Some(Ok(event)) => translate(event, guard.top(), started.elapsed()),
                 Some(Err(error)) => return finish(guard, runner.hubs, Err(format!("cannot read the terminal: {error}"))).await,
                 None => { app.exit = Some(Exit::Quit); None }
             },
@@ -197,13 +199,21 @@ async fn finish(
 }
 
 /// Terminal events as app messages; key releases and repeats of nothing are dropped.
-fn translate(event: Event) -> Option<Msg> {
+/// `top` is the first terminal row the app draws in (inline mode draws below the prompt),
+/// `since_start` the time of the event, so a click carries both as the app sees them.
+fn translate(event: Event, top: u16, since_start: std::time::Duration) -> Option<Msg> {
     match event {
         Event::Key(key) if key.kind != KeyEventKind::Release => Some(Msg::Key(key)),
         Event::Paste(text) => Some(Msg::Paste(text)),
         Event::Mouse(mouse) => match mouse.kind {
             MouseEventKind::ScrollUp => Some(Msg::WheelUp),
             MouseEventKind::ScrollDown => Some(Msg::WheelDown),
+            // A click above the inline rows is not the app's.
+            MouseEventKind::Down(MouseButton::Left) => Some(Msg::Click {
+                column: mouse.column,
+                row: mouse.row.checked_sub(top)?,
+                at_ms: since_start.as_millis() as u64,
+            }),
             _ => None,
         },
         Event::Resize(columns, rows) => Some(Msg::Resize(columns, rows)),

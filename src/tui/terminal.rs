@@ -216,6 +216,11 @@ impl TerminalGuard {
         }
     }
 
+    /// The first terminal row the app draws in: 0, or (inline) the top of its rows.
+    pub fn top(&self) -> u16 {
+        self.inline.map_or(0, |inline| inline.area.y)
+    }
+
     /// Follows a resize of the terminal; returns the size the app now draws in.
     pub fn resized(&mut self, columns: u16, rows: u16) -> (u16, u16) {
         let (ScreenMode::Inline(height), Some(mut inline)) = (self.mode, self.inline) else {

@@ -19,25 +19,17 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 use crate::app::{Action, App, KeyScreen, Overlay, Screen, ServerState, spinner};
 pub use theme::Theme;
 
-/// The smallest terminal mcpick draws in.
-pub const MIN_WIDTH: u16 = 60;
-/// The smallest terminal height mcpick draws in.
-pub const MIN_HEIGHT: u16 = 10;
+pub use crate::app::layout::{MIN_HEIGHT, MIN_WIDTH};
 
 /// Draws the whole screen.
 pub fn draw(app: &App, frame: &mut Frame) {
     let area = frame.area();
     let theme = Theme::new(app.options.color, app.options.theme);
-    if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
+    // The same split update uses for the menu's page size and clicks.
+    let Some([main, status, hints]) = crate::app::layout::screen(area) else {
         draw_too_small(frame, area, &theme);
         return;
-    }
-    let [main, status, hints] = Layout::vertical([
-        Constraint::Fill(1),
-        Constraint::Length(1),
-        Constraint::Length(1),
-    ])
-    .areas(area);
+    };
     match &app.overlay {
         Some(Overlay::Logs(view)) => logs::draw(app, view, frame, main, &theme),
         _ => match &app.screen {

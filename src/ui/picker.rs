@@ -6,25 +6,20 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
 use super::{Theme, one_line, titled_block};
+use crate::app::layout::{self, MenuAreas, MenuRow as Row, row_at, row_of};
 use crate::app::{Action, App, KeyScreen, ServerState, spinner};
 use crate::catalog::Highlighter;
 use crate::mcp::PromptInfo;
 
-/// Width from which the details go beside the list rather than below it.
-const SIDE_BY_SIDE: u16 = 100;
-/// Below this many rows, a narrow menu shows no details pane under the list.
-const NARROW_DETAILS_FROM: u16 = 12;
-
 pub(super) fn draw(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
-    let banner = if app.offer.is_empty() { 0 } else { 2 };
-    let [search, offer, body] = Layout::vertical([
-        Constraint::Length(1),
-        Constraint::Length(banner),
-        Constraint::Fill(1),
-    ])
-    .areas(area);
+    let MenuAreas {
+        search,
+        offer,
+        list,
+        details,
+    } = layout::menu(app, area);
     draw_search(app, frame, search, theme);
-    if banner > 0 {
+    if !offer.is_empty() {
         let found: Vec<String> = app
             .offer
             .iter()
@@ -57,17 +52,6 @@ pub(super) fn draw(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
             offer,
         );
     }
-    let (list, details) = if body.width >= SIDE_BY_SIDE {
-        let [l, d] = Layout::horizontal([Constraint::Percentage(60), Constraint::Percentage(40)])
-            .areas(body);
-        (l, d)
-    } else if body.height < NARROW_DETAILS_FROM {
-        // A few rows (inline `--height`): the list needs them all.
-        (body, Rect::default())
-    } else {
-        let [l, d] = Layout::vertical([Constraint::Fill(1), Constraint::Length(7)]).areas(body);
-        (l, d)
-    };
     draw_list(app, frame, list, theme);
     if !details.is_empty() {
         draw_details(app, frame, details, theme);
@@ -152,37 +136,6 @@ fn highlighted<'a>(
     spans
 }
 
-/// A row of the menu: a header, or the entry at this rank.
-#[derive(Debug, PartialEq, Eq)]
-enum Row {
-    Header(&'static str),
-    Entry(usize),
-}
-
-/// The menu's row `at`: on an empty search with `recent` prompts first, those under
-/// "Recent", then the rest under "All prompts"; else the ranked entries alone. `None` past
-/// the end.
-fn row_at(at: usize, recent: usize, ranked: usize) -> Option<Row> {
-    let row = match recent {
-        0 => Row::Entry(at),
-        _ if at == 0 => Row::Header(RECENT),
-        _ if at <= recent => Row::Entry(at - 1),
-        // Every prompt is a recent one: no second header, nothing after.
-        _ if recent >= ranked => return None,
-        _ if at == recent + 1 => Row::Header(ALL),
-        _ => Row::Entry(at - 2),
-    };
-    match row {
-        Row::Entry(rank) if rank >= ranked => None,
-        row => Some(row),
-    }
-}
-
-/// The header over the prompts used last.
-const RECENT: &str = "Recent";
-/// The header over the rest, after the recent ones.
-const ALL: &str = "All prompts";
-
 /// `text` cut to `columns`, ending in `…` when it was cut.
 fn cut(text: &str, columns: usize) -> String {
     if crate::text::width(text) <= columns {
@@ -202,21 +155,12 @@ fn draw_list(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
     // Only the visible rows are built in full (100,000 prompts must draw in a blink), but the
     // headers shift rows: the row of the selection is its rank plus the headers above it.
     let recent = app.recent_rows();
-    let headers_above = |rank: usize| match recent {
-        0 => 0,
-        _ if rank < recent => 1,
-        _ => 2,
-    };
     debug_assert!(
-        row_at(
-            app.selected + headers_above(app.selected),
-            recent,
-            app.ranked.len()
-        ) == Some(Row::Entry(app.selected))
+        row_at(row_of(app.selected, recent), recent, app.ranked.len())
+            == Some(Row::Entry(app.selected))
     );
-    let selected_row = app.selected + headers_above(app.selected);
-    // Keep the selection in view without jumping: scroll only as far as needed.
-    let offset = selected_row.saturating_sub(height.saturating_sub(1));
+    // The same first row update uses for clicks, so a click hits the row drawn there.
+    let offset = layout::first_row(app, height);
     let visible: Vec<Row> = (offset..offset + height)
         .map_while(|at| row_at(at, recent, app.ranked.len()))
         .collect();
@@ -477,6 +421,7 @@ fn draw_details(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::app::layout::{ALL, RECENT};
 
     #[test]
     fn recent_rows_sit_under_their_header_and_the_rest_under_another() {

@@ -1,0 +1,160 @@
+//! Where the menu's parts sit on the screen. Drawing and `update` (the page size of
+//! PgUp/PgDn, which row a click hit) both ask here, so they cannot disagree.
+
+use ratatui::layout::{Constraint, Layout, Rect};
+
+use super::App;
+
+/// The smallest terminal mcpick draws in (columns).
+pub const MIN_WIDTH: u16 = 60;
+/// The smallest terminal mcpick draws in (rows).
+pub const MIN_HEIGHT: u16 = 10;
+/// Width from which the details go beside the list rather than below it.
+pub const SIDE_BY_SIDE: u16 = 100;
+/// Below this many rows, a narrow menu shows no details pane under the list.
+pub const NARROW_DETAILS_FROM: u16 = 12;
+/// Rows of the details pane under a narrow list.
+const DETAILS_BELOW: u16 = 7;
+
+/// The screen's main area, status line and hint line; `None` when the terminal is too small.
+pub fn screen(area: Rect) -> Option<[Rect; 3]> {
+    if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
+        return None;
+    }
+    Some(
+        Layout::vertical([
+            Constraint::Fill(1),
+            Constraint::Length(1),
+            Constraint::Length(1),
+        ])
+        .areas(area),
+    )
+}
+
+/// The menu's parts inside the main area.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MenuAreas {
+    /// The search line.
+    pub search: Rect,
+    /// The offer to use found MCP configs (empty when there is none).
+    pub offer: Rect,
+    /// The list of prompts.
+    pub list: Rect,
+    /// The selected prompt's details (empty when there is no room).
+    pub details: Rect,
+}
+
+/// How the menu splits `main`.
+pub fn menu(app: &App, main: Rect) -> MenuAreas {
+    let banner = if app.offer.is_empty() { 0 } else { 2 };
+    let [search, offer, body] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Length(banner),
+        Constraint::Fill(1),
+    ])
+    .areas(main);
+    let (list, details) = if body.width >= SIDE_BY_SIDE {
+        let [l, d] = Layout::horizontal([Constraint::Percentage(60), Constraint::Percentage(40)])
+            .areas(body);
+        (l, d)
+    } else if body.height < NARROW_DETAILS_FROM {
+        // A few rows (inline `--height`): the list needs them all.
+        (body, Rect::default())
+    } else {
+        let [l, d] =
+            Layout::vertical([Constraint::Fill(1), Constraint::Length(DETAILS_BELOW)]).areas(body);
+        (l, d)
+    };
+    MenuAreas {
+        search,
+        offer,
+        list,
+        details,
+    }
+}
+
+/// The menu's list area at the app's drawing size (empty when the terminal is too small).
+pub fn menu_list(app: &App) -> Rect {
+    let (columns, rows) = app.size;
+    screen(Rect::new(0, 0, columns, rows))
+        .map(|[main, _, _]| menu(app, main).list)
+        .unwrap_or_default()
+}
+
+/// A row of the menu: a header, or the entry at this rank.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MenuRow {
+    /// A header line ("Recent", "All prompts"): not selectable.
+    Header(&'static str),
+    /// The entry at this rank.
+    Entry(usize),
+}
+
+/// The header over the prompts used last.
+pub const RECENT: &str = "Recent";
+/// The header over the rest, after the recent ones.
+pub const ALL: &str = "All prompts";
+
+/// The menu's row `at`: on an empty search with `recent` prompts first, those under
+/// "Recent", then the rest under "All prompts"; else the ranked entries alone. `None` past
+/// the end.
+pub fn row_at(at: usize, recent: usize, ranked: usize) -> Option<MenuRow> {
+    let row = match recent {
+        0 => MenuRow::Entry(at),
+        _ if at == 0 => MenuRow::Header(RECENT),
+        _ if at <= recent => MenuRow::Entry(at - 1),
+        // Every prompt is a recent one: no second header, nothing after.
+        _ if recent >= ranked => return None,
+        _ if at == recent + 1 => MenuRow::Header(ALL),
+        _ => MenuRow::Entry(at - 2),
+    };
+    match row {
+        MenuRow::Entry(rank) if rank >= ranked => None,
+        row => Some(row),
+    }
+}
+
+/// The row the entry at `rank` is drawn on: its rank plus the headers above it.
+pub fn row_of(rank: usize, recent: usize) -> usize {
+    match recent {
+        0 => rank,
+        _ if rank < recent => rank + 1,
+        _ => rank + 2,
+    }
+}
+
+/// The first list row shown in `height` rows: the app's last one, scrolled only as far as
+/// the selection needs (so a click does not move the row under the mouse), with the header
+/// over the selection in view too.
+pub fn first_row(app: &App, height: usize) -> usize {
+    let recent = app.recent_rows();
+    let ranked = app.ranked.len();
+    let rows = match recent {
+        0 => ranked,
+        // Every prompt is a recent one: one header.
+        _ if recent >= ranked => ranked + 1,
+        _ => ranked + 2,
+    };
+    let selected = row_of(app.selected, recent);
+    let mut top = app.menu_top.min(rows.saturating_sub(height));
+    let header_above = recent > 0 && (app.selected == 0 || app.selected == recent);
+    top = top.min(selected.saturating_sub(usize::from(header_above)));
+    if height > 0 && selected >= top + height {
+        top = selected + 1 - height;
+    }
+    top
+}
+
+/// The rank of the entry drawn at terminal cell (`column`, `row`) of the app's screen, if
+/// a prompt is there (not a header, not outside the list).
+pub fn entry_at(app: &App, column: u16, row: u16) -> Option<usize> {
+    let list = menu_list(app);
+    if !list.contains(ratatui::layout::Position::new(column, row)) {
+        return None;
+    }
+    let at = first_row(app, list.height as usize) + usize::from(row - list.y);
+    match row_at(at, app.recent_rows(), app.ranked.len())? {
+        MenuRow::Entry(rank) => Some(rank),
+        MenuRow::Header(_) => None,
+    }
+}
