@@ -1504,3 +1504,114 @@ fn the_file_name_line_speaks_the_same_keys() {
     // Alt-F in a text area lands on the next word's start.
     assert_eq!(name(&app), format!("out/{offered}"));
 }
+
+/// An app with one server of `count` prompts (`p00`, `p01`, …, each with an argument).
+fn app_with_prompts(count: usize) -> App {
+    let mut app = App::new(
+        vec!["many".into()],
+        Options::default(),
+        KeyMap::default(),
+        History::default(),
+    );
+    app.update(Msg::Mcp(McpEvent::Ready {
+        server: "many".into(),
+        details: details(false),
+        prompts: (0..count)
+            .map(|i| prompt("many", &format!("p{i:02}"), vec![arg("x", false)]))
+            .collect(),
+    }));
+    app
+}
+
+fn click(column: u16, row: u16, at_ms: u64) -> Msg {
+    Msg::Click { column, row, at_ms }
+}
+
+#[test]
+fn page_keys_move_by_the_visible_list_rows_at_each_height() {
+    let mut app = app_with_prompts(60);
+    // 80×24: 22 rows above the status lines, the search line, a 7-row details pane: 14.
+    app.update(Msg::Resize(80, 24));
+    assert_eq!(layout::menu_list(&app).height, 14);
+    app.update(key(KeyCode::PageDown));
+    assert_eq!(app.selected, 14);
+    // The selection stays in view: the last visible row.
+    assert_eq!(app.menu_top, 1);
+    app.update(key(KeyCode::PageDown));
+    assert_eq!(app.selected, 28);
+    app.update(key(KeyCode::PageUp));
+    assert_eq!(app.selected, 14);
+    assert_eq!(app.menu_top, 14);
+    // 80×14 (as inline `--height 14`): no details pane, 11 list rows.
+    app.update(Msg::Resize(80, 14));
+    app.update(key(KeyCode::PageUp));
+    assert_eq!(app.selected, 3);
+    app.update(key(KeyCode::PageUp));
+    app.update(key(KeyCode::PageDown));
+    assert_eq!(app.selected, 11);
+    app.update(key(KeyCode::PageUp));
+    assert_eq!(app.selected, 0);
+    // Never past the end.
+    for _ in 0..10 {
+        app.update(key(KeyCode::PageDown));
+    }
+    assert_eq!(app.selected, 59);
+}
+
+#[test]
+fn a_click_selects_the_row_under_it_and_elsewhere_does_nothing() {
+    let mut app = app_with_prompts(30);
+    app.update(Msg::Resize(80, 24));
+    // The list starts under the search line.
+    assert!(app.update(click(5, 1 + 3, 0)).is_empty());
+    assert_eq!(app.selected, 3);
+    assert!(matches!(app.screen, Screen::Picker));
+    // The search line, the details pane, the status lines: nothing.
+    for row in [0, 16, 22, 23] {
+        app.update(click(5, row, 10_000 + u64::from(row)));
+        assert_eq!(app.selected, 3, "row {row}");
+    }
+    // Scrolled down, a click hits the row drawn there, and the list does not move.
+    app.update(key(KeyCode::PageDown));
+    app.update(key(KeyCode::PageDown));
+    let top = app.menu_top;
+    assert!(top > 0);
+    app.update(click(5, 1, 20_000));
+    assert_eq!((app.selected, app.menu_top), (top, top));
+}
+
+#[test]
+fn a_double_click_opens_the_row_as_enter_does_and_two_slow_clicks_do_not() {
+    let mut app = app_with_prompts(30);
+    app.update(Msg::Resize(80, 24));
+    app.update(click(5, 3, 1_000));
+    app.update(click(5, 3, 1_000 + DOUBLE_CLICK_MS + 1));
+    assert!(matches!(app.screen, Screen::Picker));
+    // A second click on another row is a new first click.
+    app.update(click(5, 4, 1_500));
+    assert_eq!(app.selected, 3);
+    assert!(matches!(app.screen, Screen::Picker));
+    app.update(click(5, 4, 1_700));
+    let form = form(&app);
+    assert_eq!(form.prompt.name, "p03");
+}
+
+#[test]
+fn a_click_on_a_header_row_does_nothing() {
+    let mut app = ready_app();
+    app.history.record("py:greet", &Default::default());
+    type_text(&mut app, "x");
+    app.update(key(KeyCode::Backspace));
+    assert_eq!(app.recent_rows(), 1);
+    // Row 1 "Recent", row 2 greet, row 3 "All prompts", row 4 the first of the rest.
+    app.update(click(5, 4, 0));
+    assert_eq!(app.selected, 1);
+    for row in [1, 3] {
+        app.update(click(5, row, 100));
+        app.update(click(5, row, 200));
+        assert_eq!(app.selected, 1, "row {row}");
+        assert!(matches!(app.screen, Screen::Picker));
+    }
+    app.update(click(5, 2, 300));
+    assert_eq!(app.selected_entry().unwrap().slash_name, "py:greet");
+}
