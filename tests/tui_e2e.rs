@@ -451,3 +451,35 @@ fn after_kill_9_during_an_edit_the_next_start_shows_the_draft_with_the_edit() {
     again.send(CTRL_C);
     assert_eq!(again.wait_exit(STEP), 130, "left without a result");
 }
+
+/// An SGR mouse press and release of the left button at 1-based `column`, `row`.
+fn sgr_click(column: usize, row: usize) -> String {
+    format!("\x1b[<0;{column};{row}M\x1b[<0;{column};{row}m")
+}
+
+#[test]
+fn a_click_selects_a_menu_row_and_a_double_click_opens_it() {
+    let sandbox = Sandbox::new(&everything_stdio("everything"));
+    let mut tui = Tui::start(&sandbox, &[]);
+    tui.wait_for("● everything 4", SERVER_START);
+    let menu = tui.wait_for("4/4 prompts", STEP);
+    // The terminal row (1-based) of args-prompt, not selected yet.
+    let at = menu
+        .lines()
+        .position(|line| line.contains("Arguments Prompt"))
+        .unwrap_or_else(|| panic!("no args-prompt row:\n{menu}"));
+    assert!(
+        !menu.lines().nth(at).unwrap().contains('▌'),
+        "args-prompt already selected:\n{menu}"
+    );
+    tui.send(&sgr_click(6, at + 1));
+    tui.wait_until("the clicked row selected", STEP, |screen| {
+        screen
+            .lines()
+            .nth(at)
+            .is_some_and(|line| line.contains('▌') && line.contains("Arguments Prompt"))
+    });
+    // A double click opens it as Enter does.
+    tui.send(&format!("{}{}", sgr_click(6, at + 1), sgr_click(6, at + 1)));
+    tui.wait_for("city *  Name of the city", STEP);
+}
