@@ -20,7 +20,9 @@ pub use hub::{Hub, McpEvent, RestartPolicy};
 pub use input::{
     Answer, FieldKind, FormField, GetOutcome, InputAnswers, InputRequest, Question, QuestionKind,
 };
-pub use log::ServerLog;
+pub use log::{
+    LOG_CAPACITY, MCPICK_SOURCE, NOTE_CAPACITY, ServerLog, merge_by_time, push_bounded, since_start_ms,
+};
 pub use server::{PromptServer, serve_http, serve_stdio};
 pub use types::{
     Completion, Content, EmbeddedResource, KnownContent, LogLine, Message, PromptArg, PromptInfo,
