@@ -182,23 +182,28 @@ pub struct LogsView {
 /// pushes out the other.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ServerLines {
-    own: VecDeque<LogLine>,
-    notes: VecDeque<LogLine>,
+    own: VecDeque<crate::mcp::log::Numbered>,
+    notes: VecDeque<crate::mcp::log::Numbered>,
+    /// The next line's place in arrival order.
+    next: u64,
 }
 
 impl ServerLines {
     /// Keeps `line` in its ring, dropping that ring's oldest when full.
     pub fn push(&mut self, line: LogLine) {
-        if line.source == crate::mcp::MCPICK_SOURCE {
-            crate::mcp::push_bounded(&mut self.notes, line, NOTES_PER_SERVER);
+        let numbered = (self.next, line);
+        self.next += 1;
+        if numbered.1.source == crate::mcp::MCPICK_SOURCE {
+            crate::mcp::push_bounded(&mut self.notes, numbered, NOTES_PER_SERVER);
         } else {
-            crate::mcp::push_bounded(&mut self.own, line, LOG_LINES_PER_SERVER);
+            crate::mcp::push_bounded(&mut self.own, numbered, LOG_LINES_PER_SERVER);
         }
     }
 
-    /// Every kept line, both rings merged in time order, oldest first.
+    /// Every kept line, both rings merged in the order they arrived (time order), oldest
+    /// first.
     pub fn iter(&self) -> impl Iterator<Item = &LogLine> {
-        crate::mcp::merge_by_time(&self.own, &self.notes).into_iter()
+        crate::mcp::merge_in_order(&self.own, &self.notes).into_iter()
     }
 
     /// How many lines are kept.
@@ -215,6 +220,7 @@ impl ServerLines {
     pub fn clear(&mut self) {
         self.own.clear();
         self.notes.clear();
+        self.next = 0;
     }
 }
 

@@ -24,33 +24,37 @@ pub fn since_start_ms() -> u64 {
     u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX)
 }
 
-/// `own` and `notes` as one list in time order (oldest first); at equal times the
-/// server's line comes first.
-pub fn merge_by_time<'a>(
-    own: impl IntoIterator<Item = &'a LogLine>,
-    notes: impl IntoIterator<Item = &'a LogLine>,
+/// A line with its place in arrival order (a count per log): milliseconds can tie, and
+/// mcpick's notes made by the app carry its tick's time, so the order is kept apart.
+pub type Numbered = (u64, LogLine);
+
+/// `own` and `notes` as one list in arrival order, oldest first.
+pub fn merge_in_order<'a>(
+    own: impl IntoIterator<Item = &'a Numbered>,
+    notes: impl IntoIterator<Item = &'a Numbered>,
 ) -> Vec<&'a LogLine> {
     let mut own = own.into_iter().peekable();
     let mut notes = notes.into_iter().peekable();
     let mut merged = Vec::new();
     loop {
         let take_note = match (own.peek(), notes.peek()) {
-            (Some(o), Some(n)) => n.at_ms < o.at_ms,
+            (Some(o), Some(n)) => n.0 < o.0,
             (Some(_), None) => false,
             (None, Some(_)) => true,
             (None, None) => return merged,
         };
-        merged.extend(if take_note { notes.next() } else { own.next() });
+        merged.extend(if take_note { notes.next() } else { own.next() }.map(|(_, l)| l));
     }
 }
 
-/// Appends `line` to `ring`, dropping the oldest line beyond `capacity`.
-pub fn push_bounded(ring: &mut VecDeque<LogLine>, line: LogLine, capacity: usize) {
+/// Appends `item` to `ring`, dropping the oldest beyond `capacity`.
+pub fn push_bounded<T>(ring: &mut VecDeque<T>, item: T, capacity: usize) {
     while ring.len() >= capacity.max(1) {
         ring.pop_front();
     }
-    ring.push_back(line);
+    ring.push_back(item);
 }
+
 /// The longest line kept; longer lines are cut (a flood of one huge line stays bounded).
 pub const MAX_LINE_CHARS: usize = 4096;
 
@@ -83,13 +87,14 @@ pub struct ServerLog {
 /// A server's own lines and mcpick's notes, in rings of their own.
 #[derive(Debug, Default)]
 struct Rings {
-    own: VecDeque<LogLine>,
-    notes: VecDeque<LogLine>,
+    own: VecDeque<Numbered>,
+    notes: VecDeque<Numbered>,
+    next: u64,
 }
 
 impl Rings {
     fn merged(&self) -> Vec<&LogLine> {
-        merge_by_time(&self.own, &self.notes)
+        merge_in_order(&self.own, &self.notes)
     }
 }
 
@@ -166,10 +171,12 @@ impl ServerLog {
             at_ms,
         };
         let mut rings = self.lines.lock().unwrap_or_else(|e| e.into_inner());
+        let numbered = (rings.next, line.clone());
+        rings.next += 1;
         if source == MCPICK_SOURCE {
-            push_bounded(&mut rings.notes, line.clone(), NOTE_CAPACITY);
+            push_bounded(&mut rings.notes, numbered, NOTE_CAPACITY);
         } else {
-            push_bounded(&mut rings.own, line.clone(), LOG_CAPACITY);
+            push_bounded(&mut rings.own, numbered, LOG_CAPACITY);
         }
         line
     }
@@ -200,8 +207,8 @@ impl ServerLog {
             .own
             .iter()
             .rev()
-            .find(|l| l.source == "stderr")
-            .map(|l| l.text.clone())
+            .find(|(_, l)| l.source == "stderr")
+            .map(|(_, l)| l.text.clone())
     }
 
     /// Every kept line, the server's and mcpick's merged, oldest first.
