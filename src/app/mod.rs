@@ -1515,7 +1515,10 @@ impl App {
                     "restarting in {} s (attempt {attempt} of {of})",
                     delay.as_secs_f32().ceil()
                 );
-                push_log(self.logs.entry(server).or_default(), mcpick_line(note, self.tick));
+                push_log(
+                    self.logs.entry(server).or_default(),
+                    mcpick_line(note, self.tick),
+                );
             }
             McpEvent::Log { server, line } => {
                 push_log(self.logs.entry(server).or_default(), line);

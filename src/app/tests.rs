@@ -277,7 +277,10 @@ fn a_stderr_flood_leaves_every_recent_note_in_the_pane() {
         .collect();
     assert_eq!(notes.len(), NOTES_PER_SERVER);
     assert_eq!(notes[0].text, "note 3");
-    assert_eq!(app.logs["py"].len(), LOG_LINES_PER_SERVER + NOTES_PER_SERVER);
+    assert_eq!(
+        app.logs["py"].len(),
+        LOG_LINES_PER_SERVER + NOTES_PER_SERVER
+    );
 }
 
 #[test]

@@ -21,7 +21,8 @@ pub use input::{
     Answer, FieldKind, FormField, GetOutcome, InputAnswers, InputRequest, Question, QuestionKind,
 };
 pub use log::{
-    LOG_CAPACITY, MCPICK_SOURCE, NOTE_CAPACITY, ServerLog, merge_in_order, push_bounded, since_start_ms,
+    LOG_CAPACITY, MCPICK_SOURCE, NOTE_CAPACITY, ServerLog, merge_in_order, push_bounded,
+    since_start_ms,
 };
 pub use server::{PromptServer, serve_http, serve_stdio};
 pub use types::{

@@ -153,7 +153,11 @@ pub(super) fn draw(app: &App, view: &LogsView, frame: &mut Frame, area: Rect, th
                         Span::raw(chunk),
                     ])
                 } else {
-                    Line::raw(format!("{:w$}         {chunk}", "", w = CLOCK_WIDTH + 1 + width))
+                    Line::raw(format!(
+                        "{:w$}         {chunk}",
+                        "",
+                        w = CLOCK_WIDTH + 1 + width
+                    ))
                 });
             }
         }
