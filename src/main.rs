@@ -10,6 +10,8 @@ fn main() -> ExitCode {
     let cli = Cli::parse_from(mcpick::cli::with_tmux_size_spelled_out(
         std::env::args_os().collect(),
     ));
+    // Log lines carry milliseconds since here.
+    mcpick::mcp::since_start_ms();
     let _log_guard = init_logging();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()

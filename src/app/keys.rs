@@ -99,11 +99,13 @@ pub enum Action {
     Undo,
     /// Redo the last undone edit.
     Redo,
+    /// Show only the lines holding a text (logs).
+    Filter,
 }
 
 impl Action {
     /// Every action with its config name.
-    pub const NAMES: [(&'static str, Action); 45] = [
+    pub const NAMES: [(&'static str, Action); 46] = [
         ("quit", Action::Quit),
         ("help", Action::Help),
         ("logs", Action::Logs),
@@ -149,6 +151,7 @@ impl Action {
         ("restart", Action::Restart),
         ("undo", Action::Undo),
         ("redo", Action::Redo),
+        ("filter", Action::Filter),
     ];
 
     /// The action's config name.
@@ -215,6 +218,7 @@ impl Action {
             Action::Restart => "start the failed servers again",
             Action::Undo => "undo the last edit",
             Action::Redo => "redo what was undone",
+            Action::Filter => "filter the lines (Enter keeps it, Esc clears it)",
         }
     }
 }
@@ -358,6 +362,7 @@ impl KeyScreen {
                 (Home, &["home", "g"]),
                 (End, &["end", "G"]),
                 (NextServer, &["tab"]),
+                (Filter, &["/"]),
                 (Back, &["esc", "L", "q"]),
                 (Help, &["?", "f1"]),
                 (Quit, &["ctrl-c", "ctrl-q"]),

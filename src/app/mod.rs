@@ -39,8 +39,10 @@ pub use review::{
 };
 pub use start::{OpenPrompt, Start};
 
-/// Lines kept per server in the logs pane.
+/// A server's own lines kept per server in the logs pane.
 const LOG_LINES_PER_SERVER: usize = 1000;
+/// mcpick's notes kept per server in the logs pane, apart from the server's lines.
+const NOTES_PER_SERVER: usize = 200;
 /// Ticks a notice stays in the status bar (a tick is [`TICK_MS`]).
 const FLASH_TICKS: u64 = 60;
 /// Ticks a notice stays per word it holds (about 200 words a minute, with time to look).
@@ -170,6 +172,67 @@ pub struct LogsView {
     pub notices: bool,
     /// Lines scrolled up from the newest (0 follows new lines).
     pub scroll_from_bottom: usize,
+    /// Only lines holding this text are shown (case-insensitive; empty shows all).
+    pub filter: line::LineEditor,
+    /// Whether keys edit the filter (after `/`, until Enter or Esc).
+    pub editing_filter: bool,
+}
+
+/// A server's lines as the logs pane keeps them: its own (stderr, log messages) and
+/// mcpick's notes about it in bounded rings of their own, so a flood of the one never
+/// pushes out the other.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ServerLines {
+    own: VecDeque<crate::mcp::log::Numbered>,
+    notes: VecDeque<crate::mcp::log::Numbered>,
+    /// The next line's place in arrival order.
+    next: u64,
+}
+
+impl ServerLines {
+    /// Keeps `line` in its ring, dropping that ring's oldest when full.
+    pub fn push(&mut self, line: LogLine) {
+        let numbered = (self.next, line);
+        self.next += 1;
+        if numbered.1.source == crate::mcp::MCPICK_SOURCE {
+            crate::mcp::push_bounded(&mut self.notes, numbered, NOTES_PER_SERVER);
+        } else {
+            crate::mcp::push_bounded(&mut self.own, numbered, LOG_LINES_PER_SERVER);
+        }
+    }
+
+    /// Every kept line, both rings merged in the order they arrived (time order), oldest
+    /// first.
+    pub fn iter(&self) -> impl Iterator<Item = &LogLine> {
+        crate::mcp::merge_in_order(&self.own, &self.notes).into_iter()
+    }
+
+    /// How many lines are kept.
+    pub fn len(&self) -> usize {
+        self.own.len() + self.notes.len()
+    }
+
+    /// Whether no line is kept.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Forgets every line.
+    pub fn clear(&mut self) {
+        self.own.clear();
+        self.notes.clear();
+        self.next = 0;
+    }
+}
+
+/// Whether a logs-pane line holds `filter` (case-insensitive) in its text or source; an
+/// empty filter holds every line.
+pub fn log_matches(filter: &str, source: &str, text: &str) -> bool {
+    if filter.is_empty() {
+        return true;
+    }
+    let filter = filter.to_lowercase();
+    text.to_lowercase().contains(&filter) || source.to_lowercase().contains(&filter)
 }
 
 /// A notice as the logs pane keeps it.
@@ -464,8 +527,8 @@ pub struct App {
     pub screen: Screen,
     /// A pane over the screen, if any.
     pub overlay: Option<Overlay>,
-    /// Each server's stderr lines and log messages, oldest first.
-    pub logs: BTreeMap<ServerId, VecDeque<LogLine>>,
+    /// Each server's stderr lines and log messages, and mcpick's notes about it.
+    pub logs: BTreeMap<ServerId, ServerLines>,
     /// Remembered prompts and values.
     pub history: History,
     /// The current notice.
@@ -850,7 +913,7 @@ impl App {
             Msg::SignInUrl { server, url } => {
                 push_log(
                     self.logs.entry(server.clone()).or_default(),
-                    mcpick_line(format!("sign in at {url}")),
+                    mcpick_line(format!("sign in at {url}"), self.tick),
                 );
                 let logs = self
                     .keys
@@ -953,6 +1016,34 @@ impl App {
         {
             return self.picker_type(key);
         }
+        if let Some(Overlay::Logs(view)) = &mut self.overlay
+            && view.editing_filter
+        {
+            // The filter line takes typing and its editing keys; Enter keeps the filter,
+            // Esc clears it; other keys (arrows, Tab, Ctrl-C) still act on the pane.
+            match key.code {
+                KeyCode::Enter => {
+                    view.editing_filter = false;
+                    return Vec::new();
+                }
+                KeyCode::Esc => {
+                    view.filter.clear();
+                    view.editing_filter = false;
+                    view.scroll_from_bottom = 0;
+                    return Vec::new();
+                }
+                _ => {
+                    let before = view.filter.clone();
+                    if view.filter.key(key) {
+                        view.scroll_from_bottom = 0;
+                    }
+                    // A cursor move is the line's too, as is any typed character.
+                    if view.filter != before || is_typing(&key) {
+                        return Vec::new();
+                    }
+                }
+            }
+        }
         if self.overlay == Some(Overlay::Help) {
             // Arrows and pages scroll a help taller than the screen; any other key closes it.
             match key.code {
@@ -1046,7 +1137,13 @@ impl App {
             _ => {}
         }
         if let Some(Overlay::Logs(view)) = &mut self.overlay {
-            logs_action(view, action, &self.logs, &self.servers, self.notices.len());
+            // Back first drops a kept filter, then closes the pane.
+            if action == Action::Back && !view.filter.is_empty() {
+                view.filter.clear();
+                view.scroll_from_bottom = 0;
+                return Vec::new();
+            }
+            logs_action(view, action, &self.logs, &self.servers, &self.notices);
             if action == Action::Back {
                 self.overlay = None;
             }
@@ -1158,7 +1255,7 @@ impl App {
                     .into_iter()
                     .map(|server| {
                         self.set_state(&server, ServerState::Connecting);
-                        let note = mcpick_line("restarting (by hand)".into());
+                        let note = mcpick_line("restarting (by hand)".into(), self.tick);
                         push_log(self.logs.entry(server.clone()).or_default(), note);
                         Effect::Restart { server }
                     })
@@ -1468,7 +1565,10 @@ impl App {
                     "restarting in {} s (attempt {attempt} of {of})",
                     delay.as_secs_f32().ceil()
                 );
-                push_log(self.logs.entry(server).or_default(), mcpick_line(note));
+                push_log(
+                    self.logs.entry(server).or_default(),
+                    mcpick_line(note, self.tick),
+                );
             }
             McpEvent::Log { server, line } => {
                 push_log(self.logs.entry(server).or_default(), line);
@@ -1621,34 +1721,44 @@ impl App {
     }
 }
 
-/// A line of mcpick's own for a server's log.
-fn mcpick_line(text: String) -> LogLine {
+/// A line of mcpick's own for a server's log, made by the app at `tick`: its time is the
+/// tick's (as a notice's), which keeps `update` pure.
+fn mcpick_line(text: String, tick: u64) -> LogLine {
     LogLine {
-        source: "mcpick".into(),
+        source: crate::mcp::MCPICK_SOURCE.into(),
         text,
+        at_ms: tick * TICK_MS,
     }
 }
 
-fn push_log(lines: &mut VecDeque<LogLine>, line: LogLine) {
-    if lines.len() >= LOG_LINES_PER_SERVER {
-        lines.pop_front();
-    }
-    lines.push_back(line);
+fn push_log(lines: &mut ServerLines, line: LogLine) {
+    lines.push(line);
 }
 
 fn logs_action(
     view: &mut LogsView,
     action: Action,
-    logs: &BTreeMap<ServerId, VecDeque<LogLine>>,
+    logs: &BTreeMap<ServerId, ServerLines>,
     servers: &[ServerStatus],
-    notices: usize,
+    notices: &VecDeque<Notice>,
 ) {
+    let filter = view.filter.text();
+    let shown = |lines: &ServerLines| {
+        lines
+            .iter()
+            .filter(|l| log_matches(filter, &l.source, &l.text))
+            .count()
+    };
     let total: usize = match &view.server {
-        _ if view.notices => notices,
-        Some(s) => logs.get(s).map_or(0, VecDeque::len),
-        None => logs.values().map(VecDeque::len).sum(),
+        _ if view.notices => notices
+            .iter()
+            .filter(|n| log_matches(filter, "", &n.text))
+            .count(),
+        Some(s) => logs.get(s).map_or(0, shown),
+        None => logs.values().map(shown).sum(),
     };
     match action {
+        Action::Filter => view.editing_filter = true,
         Action::Up => {
             view.scroll_from_bottom = (view.scroll_from_bottom + 1).min(total.saturating_sub(1))
         }

@@ -228,6 +228,7 @@ fn a_log_snapshot_after_a_flood_replaces_the_lines_seen() {
     let line = |text: &str| crate::mcp::LogLine {
         source: "stderr".into(),
         text: text.into(),
+        at_ms: 0,
     };
     app.update(Msg::Mcp(McpEvent::Log {
         server: "py".into(),
@@ -239,6 +240,91 @@ fn a_log_snapshot_after_a_flood_replaces_the_lines_seen() {
     }));
     let texts: Vec<&str> = app.logs["py"].iter().map(|l| l.text.as_str()).collect();
     assert_eq!(texts, ["flood 99998", "flood 99999", "flood over"]);
+}
+
+#[test]
+fn a_stderr_flood_leaves_every_recent_note_in_the_pane() {
+    let mut app = ready_app();
+    let line = |source: &str, text: String, at_ms: u64| LogLine {
+        source: source.into(),
+        text,
+        at_ms,
+    };
+    app.update(Msg::Mcp(McpEvent::Log {
+        server: "py".into(),
+        line: line("mcpick", "restarting in 1 s".into(), 5),
+    }));
+    for i in 0..10_000 {
+        app.update(Msg::Mcp(McpEvent::Log {
+            server: "py".into(),
+            line: line("stderr", format!("flood {i}"), 10 + i),
+        }));
+    }
+    let lines: Vec<&LogLine> = app.logs["py"].iter().collect();
+    assert_eq!(lines.len(), LOG_LINES_PER_SERVER + 1);
+    assert_eq!(lines[0].text, "restarting in 1 s");
+    assert_eq!(lines[1].text, "flood 9000");
+    // The notes' own ring is bounded too.
+    for i in 0..NOTES_PER_SERVER as u64 + 3 {
+        app.update(Msg::Mcp(McpEvent::Log {
+            server: "py".into(),
+            line: line("mcpick", format!("note {i}"), 20_000 + i),
+        }));
+    }
+    let notes: Vec<&LogLine> = app.logs["py"]
+        .iter()
+        .filter(|l| l.source == "mcpick")
+        .collect();
+    assert_eq!(notes.len(), NOTES_PER_SERVER);
+    assert_eq!(notes[0].text, "note 3");
+    assert_eq!(
+        app.logs["py"].len(),
+        LOG_LINES_PER_SERVER + NOTES_PER_SERVER
+    );
+}
+
+#[test]
+fn a_log_filter_holds_text_or_source_in_any_case() {
+    assert!(log_matches("", "stderr", "anything"));
+    assert!(log_matches("TRACE", "stderr", "Traceback: boom"));
+    assert!(log_matches("warn", "WARNING", "disk"));
+    assert!(!log_matches("boom", "stderr", "ok"));
+}
+
+#[test]
+fn slash_in_the_logs_edits_a_filter_enter_keeps_it_esc_clears_it() {
+    let mut app = ready_app();
+    app.update(ctrl('l'));
+    let view = |app: &App| match &app.overlay {
+        Some(Overlay::Logs(view)) => view.clone(),
+        other => panic!("no logs pane: {other:?}"),
+    };
+    app.update(key(KeyCode::Char('/')));
+    assert!(view(&app).editing_filter);
+    // Bound keys of the pane (`q`, `j`, `G`) are typed into the filter.
+    type_text(&mut app, "jqG");
+    assert_eq!(view(&app).filter.text(), "jqG");
+    // The shared editing keys: Ctrl-W kills the word.
+    app.update(ctrl('w'));
+    assert_eq!(view(&app).filter.text(), "");
+    type_text(&mut app, "boom");
+    app.update(key(KeyCode::Enter));
+    assert!(!view(&app).editing_filter);
+    assert_eq!(view(&app).filter.text(), "boom");
+    // `/` again edits the kept filter; Esc clears it and the pane stays.
+    app.update(key(KeyCode::Char('/')));
+    type_text(&mut app, "x");
+    app.update(key(KeyCode::Esc));
+    assert!(!view(&app).editing_filter);
+    assert_eq!(view(&app).filter.text(), "");
+    // A kept filter: the first Esc drops it, the next closes the pane.
+    app.update(key(KeyCode::Char('/')));
+    type_text(&mut app, "y");
+    app.update(key(KeyCode::Enter));
+    app.update(key(KeyCode::Esc));
+    assert_eq!(view(&app).filter.text(), "");
+    app.update(key(KeyCode::Esc));
+    assert_eq!(app.overlay, None);
 }
 
 #[test]
@@ -670,6 +756,7 @@ fn logs_collect_lines_per_server_and_filter() {
         line: LogLine {
             source: "stderr".into(),
             text: "hello".into(),
+            at_ms: 0,
         },
     }));
     app.update(ctrl('l'));
@@ -680,7 +767,8 @@ fn logs_collect_lines_per_server_and_filter() {
         Some(Overlay::Logs(LogsView {
             server: Some("everything".into()),
             notices: false,
-            scroll_from_bottom: 0
+            scroll_from_bottom: 0,
+            ..LogsView::default()
         }))
     );
     app.update(key(KeyCode::Esc));

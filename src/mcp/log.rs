@@ -6,8 +6,55 @@ use std::sync::Mutex;
 use super::types::LogLine;
 use crate::secrets::Secrets;
 
-/// How many lines a server's log keeps; older lines are dropped.
+/// How many of a server's own lines (stderr, log messages) its log keeps; older ones are
+/// dropped.
 pub const LOG_CAPACITY: usize = 500;
+/// How many of mcpick's own notes about a server its log keeps, apart from the server's
+/// lines so that a stderr flood never pushes them out.
+pub const NOTE_CAPACITY: usize = 100;
+
+/// The source of mcpick's own notes about a server.
+pub const MCPICK_SOURCE: &str = "mcpick";
+
+/// Milliseconds since mcpick started (since the first call, which `main` makes early):
+/// the time a [`LogLine`] carries, shown as `mm:ss.s` like the notices' times.
+pub fn since_start_ms() -> u64 {
+    static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    let start = *START.get_or_init(std::time::Instant::now);
+    u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
+/// A line with its place in arrival order (a count per log): milliseconds can tie, and
+/// mcpick's notes made by the app carry its tick's time, so the order is kept apart.
+pub type Numbered = (u64, LogLine);
+
+/// `own` and `notes` as one list in arrival order, oldest first.
+pub fn merge_in_order<'a>(
+    own: impl IntoIterator<Item = &'a Numbered>,
+    notes: impl IntoIterator<Item = &'a Numbered>,
+) -> Vec<&'a LogLine> {
+    let mut own = own.into_iter().peekable();
+    let mut notes = notes.into_iter().peekable();
+    let mut merged = Vec::new();
+    loop {
+        let take_note = match (own.peek(), notes.peek()) {
+            (Some(o), Some(n)) => n.0 < o.0,
+            (Some(_), None) => false,
+            (None, Some(_)) => true,
+            (None, None) => return merged,
+        };
+        merged.extend(if take_note { notes.next() } else { own.next() }.map(|(_, l)| l));
+    }
+}
+
+/// Appends `item` to `ring`, dropping the oldest beyond `capacity`.
+pub fn push_bounded<T>(ring: &mut VecDeque<T>, item: T, capacity: usize) {
+    while ring.len() >= capacity.max(1) {
+        ring.pop_front();
+    }
+    ring.push_back(item);
+}
+
 /// The longest line kept; longer lines are cut (a flood of one huge line stays bounded).
 pub const MAX_LINE_CHARS: usize = 4096;
 
@@ -25,15 +72,30 @@ struct FileBudget {
     dropped: u64,
 }
 
-/// The last [`LOG_CAPACITY`] lines a server wrote or logged.
+/// The last [`LOG_CAPACITY`] lines a server wrote or logged, and the last
+/// [`NOTE_CAPACITY`] notes of mcpick's about it, kept apart.
 /// Its lines are masked: a server printing its key shows `‹hidden›`.
 #[derive(Debug, Default)]
 pub struct ServerLog {
-    lines: Mutex<VecDeque<LogLine>>,
+    lines: Mutex<Rings>,
     secrets: Mutex<Secrets>,
     file: Mutex<FileBudget>,
     /// Set when a line could not be forwarded (the screen lagged behind a flood).
     dropped: std::sync::atomic::AtomicBool,
+}
+
+/// A server's own lines and mcpick's notes, in rings of their own.
+#[derive(Debug, Default)]
+struct Rings {
+    own: VecDeque<Numbered>,
+    notes: VecDeque<Numbered>,
+    next: u64,
+}
+
+impl Rings {
+    fn merged(&self) -> Vec<&LogLine> {
+        merge_in_order(&self.own, &self.notes)
+    }
 }
 
 impl ServerLog {
@@ -90,8 +152,14 @@ impl ServerLog {
         error.masked(&secrets)
     }
 
-    /// Appends a line, dropping the oldest when full.
+    /// Appends a line stamped with the time now, dropping the oldest of its kind (the
+    /// server's or mcpick's) when full.
     pub fn push(&self, source: &str, text: &str) -> LogLine {
+        self.push_at(source, text, since_start_ms())
+    }
+
+    /// [`ServerLog::push`] with a given time (milliseconds since start).
+    pub fn push_at(&self, source: &str, text: &str, at_ms: u64) -> LogLine {
         let text = {
             let secrets = self.secrets.lock().unwrap_or_else(|e| e.into_inner());
             secrets.mask(text).into_owned()
@@ -100,21 +168,26 @@ impl ServerLog {
         let line = LogLine {
             source: source.to_string(),
             text,
+            at_ms,
         };
-        let mut lines = self.lines.lock().unwrap_or_else(|e| e.into_inner());
-        if lines.len() == LOG_CAPACITY {
-            lines.pop_front();
+        let mut rings = self.lines.lock().unwrap_or_else(|e| e.into_inner());
+        let numbered = (rings.next, line.clone());
+        rings.next += 1;
+        if source == MCPICK_SOURCE {
+            push_bounded(&mut rings.notes, numbered, NOTE_CAPACITY);
+        } else {
+            push_bounded(&mut rings.own, numbered, LOG_CAPACITY);
         }
-        lines.push_back(line.clone());
         line
     }
 
     /// The last `count` lines from stderr, oldest first, with mcpick's own notes about the
     /// process (marked `[mcpick]`) in between.
     pub fn stderr_tail(&self, count: usize) -> Vec<String> {
-        let lines = self.lines.lock().unwrap_or_else(|e| e.into_inner());
-        let mut tail: Vec<String> = lines
-            .iter()
+        let rings = self.lines.lock().unwrap_or_else(|e| e.into_inner());
+        let mut tail: Vec<String> = rings
+            .merged()
+            .into_iter()
             .rev()
             .filter_map(|l| match l.source.as_str() {
                 "stderr" => Some(l.text.clone()),
@@ -129,18 +202,19 @@ impl ServerLog {
 
     /// The server's own last stderr line (never one of mcpick's notes about it).
     pub fn last_stderr_line(&self) -> Option<String> {
-        let lines = self.lines.lock().unwrap_or_else(|e| e.into_inner());
-        lines
+        let rings = self.lines.lock().unwrap_or_else(|e| e.into_inner());
+        rings
+            .own
             .iter()
             .rev()
-            .find(|l| l.source == "stderr")
-            .map(|l| l.text.clone())
+            .find(|(_, l)| l.source == "stderr")
+            .map(|(_, l)| l.text.clone())
     }
 
-    /// Every kept line, oldest first.
+    /// Every kept line, the server's and mcpick's merged, oldest first.
     pub fn lines(&self) -> Vec<LogLine> {
-        let lines = self.lines.lock().unwrap_or_else(|e| e.into_inner());
-        lines.iter().cloned().collect()
+        let rings = self.lines.lock().unwrap_or_else(|e| e.into_inner());
+        rings.merged().into_iter().cloned().collect()
     }
 }
 
@@ -203,6 +277,49 @@ mod tests {
         // A note of mcpick's after the server's last words is not those words.
         log.push("mcpick", "ignored a response to id 7");
         assert_eq!(log.last_stderr_line().as_deref(), Some("b"));
+    }
+
+    #[test]
+    fn a_stderr_flood_leaves_mcpick_s_notes() {
+        let log = ServerLog::default();
+        log.push_at("stderr", "before", 1);
+        log.push_at("mcpick", "restarting in 1 s", 2);
+        for i in 0..10_000 {
+            log.push_at("stderr", &format!("flood {i}"), 3 + i);
+        }
+        let lines = log.lines();
+        assert_eq!(lines.len(), LOG_CAPACITY + 1);
+        // The note is older than every kept stderr line, so it comes first.
+        assert_eq!(lines[0].text, "restarting in 1 s");
+        assert_eq!(lines[1].text, "flood 9500");
+        assert_eq!(log.stderr_tail(2), vec!["flood 9998", "flood 9999"]);
+        // A note after the flood sits at its end.
+        log.push_at("mcpick", "crashed", 20_000);
+        assert_eq!(log.lines().last().unwrap().text, "crashed");
+    }
+
+    #[test]
+    fn notes_have_a_bounded_ring_of_their_own() {
+        let log = ServerLog::default();
+        for i in 0..NOTE_CAPACITY as u64 + 5 {
+            log.push_at("mcpick", &format!("note {i}"), i * 2);
+            log.push_at("stderr", &format!("err {i}"), i * 2 + 1);
+        }
+        let lines = log.lines();
+        let notes: Vec<_> = lines.iter().filter(|l| l.source == "mcpick").collect();
+        assert_eq!(notes.len(), NOTE_CAPACITY);
+        assert_eq!(notes[0].text, "note 5");
+        // Merged in time order.
+        assert!(lines.windows(2).all(|w| w[0].at_ms <= w[1].at_ms));
+    }
+
+    #[test]
+    fn lines_are_stamped_with_the_time_they_arrive() {
+        let log = ServerLog::default();
+        let first = log.push("stderr", "a");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        let second = log.push("stderr", "b");
+        assert!(second.at_ms >= first.at_ms + 5);
     }
 
     #[test]

@@ -8,7 +8,7 @@ mod error;
 mod hub;
 mod input;
 mod limit;
-mod log;
+pub mod log;
 mod mrtr;
 mod server;
 pub(crate) mod sse;
@@ -20,7 +20,10 @@ pub use hub::{Hub, McpEvent, RestartPolicy};
 pub use input::{
     Answer, FieldKind, FormField, GetOutcome, InputAnswers, InputRequest, Question, QuestionKind,
 };
-pub use log::ServerLog;
+pub use log::{
+    LOG_CAPACITY, MCPICK_SOURCE, NOTE_CAPACITY, ServerLog, merge_in_order, push_bounded,
+    since_start_ms,
+};
 pub use server::{PromptServer, serve_http, serve_stdio};
 pub use types::{
     Completion, Content, EmbeddedResource, KnownContent, LogLine, Message, PromptArg, PromptInfo,

@@ -284,6 +284,9 @@ pub struct LogLine {
     pub source: String,
     /// The text (JSON log data is compacted to one line).
     pub text: String,
+    /// When it arrived: milliseconds since mcpick started ([`super::log::since_start_ms`]).
+    #[serde(default)]
+    pub at_ms: u64,
 }
 
 #[cfg(test)]

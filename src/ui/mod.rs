@@ -239,7 +239,7 @@ fn compact_status<'a>(app: &App, theme: &Theme) -> Vec<Span<'a>> {
 fn hinted(app: &App) -> Vec<Action> {
     use Action::*;
     if matches!(app.overlay, Some(Overlay::Logs(_))) {
-        return vec![NextServer, Up, Home, End, Back];
+        return vec![NextServer, Filter, Up, Home, End, Back];
     }
     if matches!(app.overlay, Some(Overlay::Inputs(_))) {
         return vec![NextOrSubmit, NextField, Submit, Back];
@@ -359,6 +359,7 @@ fn short_label(action: Action) -> &'static str {
         Action::CycleFormat => "format",
         Action::Preview => "preview",
         Action::NextServer => "server",
+        Action::Filter => "filter",
         Action::Up => "scroll",
         Action::Home => "oldest",
         Action::End => "newest",

@@ -247,6 +247,7 @@ fn logs_pane() {
         line: crate::mcp::LogLine {
             source: "stderr".into(),
             text: "Traceback (most recent call last):\u{1b}]52;c;aGk=\u{7}".into(),
+            at_ms: 1_500,
         },
     }));
     app.update(Msg::Mcp(McpEvent::Log {
@@ -254,6 +255,7 @@ fn logs_pane() {
         line: crate::mcp::LogLine {
             source: "info".into(),
             text: "ready".into(),
+            at_ms: 62_345,
         },
     }));
     app.update(Msg::Mcp(McpEvent::Failed {
@@ -267,10 +269,35 @@ fn logs_pane() {
         line: crate::mcp::LogLine {
             source: "stderr".into(),
             text: "ValueError: late line".into(),
+            at_ms: 3_723_400,
         },
     }));
     app.update(ctrl('l'));
     insta::assert_snapshot!(wide(&app));
+}
+
+#[test]
+fn logs_pane_filtered_while_typing() {
+    let mut app = ready_app();
+    for (server, source, text, at_ms) in [
+        ("py", "stderr", "Traceback: boom", 1_500),
+        ("everything", "info", "ready", 62_345),
+        ("py", "mcpick", "restarting in 1 s (attempt 1 of 5)", 62_400),
+        ("py", "stderr", "BOOM again", 125_050),
+    ] {
+        app.update(Msg::Mcp(McpEvent::Log {
+            server: server.into(),
+            line: crate::mcp::LogLine {
+                source: source.into(),
+                text: text.into(),
+                at_ms,
+            },
+        }));
+    }
+    app.update(ctrl('l'));
+    app.update(key(KeyCode::Char('/')));
+    type_text(&mut app, "boom");
+    insta::assert_snapshot!(screen(&app, 100, 12));
 }
 
 #[test]
