@@ -1,0 +1,145 @@
+//! The logs pane's state and keys: which lines it shows, its filter, and each server's
+//! lines kept apart from mcpick's notes about it.
+
+use super::*;
+
+/// What the logs pane shows.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LogsView {
+    /// Only this server's lines, or all.
+    pub server: Option<ServerId>,
+    /// mcpick's own notices instead of the servers' lines (the tab after the last server).
+    pub notices: bool,
+    /// Lines scrolled up from the newest (0 follows new lines).
+    pub scroll_from_bottom: usize,
+    /// Only lines holding this text are shown (case-insensitive; empty shows all).
+    pub filter: line::LineEditor,
+    /// Whether keys edit the filter (after `/`, until Enter or Esc).
+    pub editing_filter: bool,
+}
+
+/// A server's lines as the logs pane keeps them: its own (stderr, log messages) and
+/// mcpick's notes about it in bounded rings of their own, so a flood of the one never
+/// pushes out the other.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ServerLines {
+    own: VecDeque<crate::mcp::log::Numbered>,
+    notes: VecDeque<crate::mcp::log::Numbered>,
+    /// The next line's place in arrival order.
+    next: u64,
+}
+
+impl ServerLines {
+    /// Keeps `line` in its ring, dropping that ring's oldest when full.
+    pub fn push(&mut self, line: LogLine) {
+        let numbered = (self.next, line);
+        self.next += 1;
+        if numbered.1.source == crate::mcp::MCPICK_SOURCE {
+            crate::mcp::push_bounded(&mut self.notes, numbered, NOTES_PER_SERVER);
+        } else {
+            crate::mcp::push_bounded(&mut self.own, numbered, LOG_LINES_PER_SERVER);
+        }
+    }
+
+    /// Every kept line, both rings merged in the order they arrived (time order), oldest
+    /// first.
+    pub fn iter(&self) -> impl Iterator<Item = &LogLine> {
+        crate::mcp::merge_in_order(&self.own, &self.notes).into_iter()
+    }
+
+    /// How many lines are kept.
+    pub fn len(&self) -> usize {
+        self.own.len() + self.notes.len()
+    }
+
+    /// Whether no line is kept.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Forgets every line.
+    pub fn clear(&mut self) {
+        self.own.clear();
+        self.notes.clear();
+        self.next = 0;
+    }
+}
+
+/// Whether a logs-pane line holds `filter` (case-insensitive) in its text or source; an
+/// empty filter holds every line.
+pub fn log_matches(filter: &str, source: &str, text: &str) -> bool {
+    if filter.is_empty() {
+        return true;
+    }
+    let filter = filter.to_lowercase();
+    text.to_lowercase().contains(&filter) || source.to_lowercase().contains(&filter)
+}
+
+/// A line of mcpick's own for a server's log, made by the app at `tick`: its time is the
+/// tick's (as a notice's), which keeps `update` pure.
+pub(super) fn mcpick_line(text: String, tick: u64) -> LogLine {
+    LogLine {
+        source: crate::mcp::MCPICK_SOURCE.into(),
+        text,
+        at_ms: tick * TICK_MS,
+    }
+}
+
+pub(super) fn push_log(lines: &mut ServerLines, line: LogLine) {
+    lines.push(line);
+}
+
+pub(super) fn logs_action(
+    view: &mut LogsView,
+    action: Action,
+    logs: &BTreeMap<ServerId, ServerLines>,
+    servers: &[ServerStatus],
+    notices: &VecDeque<Notice>,
+) {
+    let filter = view.filter.text();
+    let shown = |lines: &ServerLines| {
+        lines
+            .iter()
+            .filter(|l| log_matches(filter, &l.source, &l.text))
+            .count()
+    };
+    let total: usize = match &view.server {
+        _ if view.notices => notices
+            .iter()
+            .filter(|n| log_matches(filter, "", &n.text))
+            .count(),
+        Some(s) => logs.get(s).map_or(0, shown),
+        None => logs.values().map(shown).sum(),
+    };
+    match action {
+        Action::Filter => view.editing_filter = true,
+        Action::Up => {
+            view.scroll_from_bottom = (view.scroll_from_bottom + 1).min(total.saturating_sub(1))
+        }
+        Action::Down => view.scroll_from_bottom = view.scroll_from_bottom.saturating_sub(1),
+        Action::PageUp => {
+            view.scroll_from_bottom = (view.scroll_from_bottom + 10).min(total.saturating_sub(1))
+        }
+        Action::PageDown => view.scroll_from_bottom = view.scroll_from_bottom.saturating_sub(10),
+        Action::Home => view.scroll_from_bottom = total.saturating_sub(1),
+        Action::End => view.scroll_from_bottom = 0,
+        Action::NextServer => {
+            // All servers, each server, mcpick's notices, then all again.
+            let names: Vec<&ServerId> = servers.iter().map(|s| &s.name).collect();
+            let next = match (&view.server, view.notices) {
+                (_, true) => None,
+                (None, false) => names.first().map(|s| s.to_string()),
+                (Some(current), false) => names
+                    .iter()
+                    .position(|n| *n == current)
+                    .and_then(|i| names.get(i + 1))
+                    .map(|s| s.to_string()),
+            };
+            view.notices =
+                !view.notices && next.is_none() && (view.server.is_some() || names.is_empty());
+            view.server = next;
+            view.scroll_from_bottom = 0;
+        }
+        _ => {}
+    }
+}

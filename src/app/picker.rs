@@ -1,0 +1,243 @@
+//! The menu: its search, selection, paging and clicks, and opening the selected prompt.
+//! The state lives in [`App`] beside the other screens'; this is its update.
+
+use crossterm::event::KeyEvent;
+
+use super::*;
+
+impl App {
+    /// How many of the menu's first rows are recent prompts (shown under a "Recent" header):
+    /// only on an empty search, where the recent ones come first.
+    pub fn recent_rows(&self) -> usize {
+        if !self.parsed_query.needle.is_empty() {
+            return 0;
+        }
+        self.ranked
+            .iter()
+            .take(self.history.recent.len())
+            .take_while(|r| {
+                let name = &self.entries[r.index()].slash_name;
+                self.history.recent.iter().any(|recent| recent == name)
+            })
+            .count()
+    }
+
+    /// The entry under the cursor in the menu.
+    pub fn selected_entry(&self) -> Option<&Entry> {
+        self.ranked
+            .get(self.selected)
+            .and_then(|r| self.entries.get(r.index()))
+    }
+
+    pub(super) fn picker_type(&mut self, key: KeyEvent) -> Vec<Effect> {
+        if self.query.key(key) {
+            self.refilter();
+        }
+        Vec::new()
+    }
+
+    /// A left click: on a menu entry it selects it, a second click on it soon after opens it
+    /// as Enter does. Anywhere else (a header, outside the list, another screen) it does
+    /// nothing.
+    pub(super) fn on_click(&mut self, column: u16, row: u16, at_ms: u64) -> Vec<Effect> {
+        let last = self.last_click.take();
+        if self.overlay.is_some() || !matches!(self.screen, Screen::Picker) {
+            return Vec::new();
+        }
+        let Some(rank) = layout::entry_at(self, column, row) else {
+            return Vec::new();
+        };
+        self.selected = rank;
+        self.selection_pinned = true;
+        if let Some((last_rank, last_at)) = last
+            && last_rank == rank
+            && at_ms.saturating_sub(last_at) <= DOUBLE_CLICK_MS
+        {
+            return self.pick();
+        }
+        self.last_click = Some((rank, at_ms));
+        Vec::new()
+    }
+
+    pub(super) fn picker_action(&mut self, action: Action) -> Vec<Effect> {
+        let rows = self.ranked.len();
+        // A page is the list rows visible now, as fzf; at least one.
+        let page = (layout::menu_list(self).height as usize).max(1);
+        if matches!(
+            action,
+            Action::Up
+                | Action::Down
+                | Action::PageUp
+                | Action::PageDown
+                | Action::Home
+                | Action::End
+        ) {
+            self.selection_pinned = true;
+        }
+        match action {
+            Action::Up => self.selected = self.selected.saturating_sub(1),
+            Action::Down => self.selected = (self.selected + 1).min(rows.saturating_sub(1)),
+            Action::PageUp => self.selected = self.selected.saturating_sub(page),
+            Action::PageDown => self.selected = (self.selected + page).min(rows.saturating_sub(1)),
+            Action::Home => self.selected = 0,
+            Action::End => self.selected = rows.saturating_sub(1),
+            Action::Back => {
+                if self.query.is_empty() {
+                    self.exit = Some(Exit::Quit);
+                } else {
+                    self.query.clear();
+                    self.refilter();
+                }
+            }
+            Action::Pick => return self.pick(),
+            Action::UseSources if !self.offer.is_empty() => {
+                let mut sources: Vec<String> = Vec::new();
+                for offer in self.offer.drain(..) {
+                    if !sources.contains(&offer.dialect) {
+                        sources.push(offer.dialect);
+                    }
+                }
+                return vec![Effect::UseSources { sources }];
+            }
+            Action::Restart => {
+                let failed: Vec<ServerId> = self
+                    .servers
+                    .iter()
+                    .filter(|s| matches!(s.state, ServerState::Failed { .. }))
+                    .map(|s| s.name.clone())
+                    .collect();
+                if failed.is_empty() {
+                    self.notify("No server has failed.");
+                    return Vec::new();
+                }
+                self.notify(format!("Restarting {}…", failed.join(", ")));
+                return failed
+                    .into_iter()
+                    .map(|server| {
+                        self.set_state(&server, ServerState::Connecting);
+                        let note = mcpick_line("restarting (by hand)".into(), self.tick);
+                        push_log(self.logs.entry(server.clone()).or_default(), note);
+                        Effect::Restart { server }
+                    })
+                    .collect();
+            }
+            Action::SignIn => {
+                let next = self
+                    .servers
+                    .iter()
+                    .filter(|s| !self.signing_in.contains(&s.name))
+                    .find_map(|s| self.sign_ins.get_key_value(&s.name));
+                match next {
+                    None if !self.signing_in.is_empty() => {
+                        let names: Vec<&str> = self.signing_in.iter().map(String::as_str).collect();
+                        self.notify(format!(
+                            "Signing in to {} already: finish it in the browser.",
+                            names.join(", ")
+                        ));
+                    }
+                    Some((server, challenge)) => {
+                        self.signing_in.insert(server.clone());
+                        let effect = Effect::SignIn {
+                            server: server.clone(),
+                            challenge: challenge.clone(),
+                        };
+                        self.notify(format!("Starting the sign-in to {server}…"));
+                        return vec![effect];
+                    }
+                    None => self.notify("No server asks for a sign-in."),
+                }
+            }
+            Action::Inputs => {
+                // Failed servers that used inputs get a chance at new values too (a
+                // mistyped key).
+                {
+                    let failed: Vec<(ServerId, Vec<InputSpec>)> = self
+                        .servers
+                        .iter()
+                        .filter(|s| matches!(s.state, ServerState::Failed { .. }))
+                        .filter_map(|s| {
+                            Some((s.name.clone(), self.input_servers.get(&s.name)?.clone()))
+                        })
+                        .collect();
+                    self.retrying = failed.iter().map(|(name, _)| name.clone()).collect();
+                    self.waiting.extend(failed);
+                }
+                if self.waiting.is_empty() {
+                    self.notify("No server waits for an input.");
+                } else {
+                    self.overlay = Some(Overlay::Inputs(InputsPrompt::new(&self.waiting, None)));
+                }
+            }
+            _ => {}
+        }
+        Vec::new()
+    }
+
+    pub(super) fn pick(&mut self) -> Vec<Effect> {
+        let Some(entry) = self.selected_entry() else {
+            if self
+                .servers
+                .iter()
+                .any(|s| s.state == ServerState::Connecting)
+            {
+                self.notify("No prompt matches yet; servers are still connecting.");
+            } else {
+                self.warn("No prompt matches. Backspace to widen the search, Esc to clear it.");
+            }
+            return Vec::new();
+        };
+        let prompt = entry.prompt.clone();
+        let slash = entry.slash_name.clone();
+        let mut form = FormState::new((*prompt).clone(), slash, &self.history);
+        if form.fields.is_empty() {
+            self.screen = Screen::Form(Box::new(form));
+            return self.submit_form();
+        }
+        let effects = form.on_focus(&self.history, self.tick);
+        self.screen = Screen::Form(Box::new(form));
+        effects
+    }
+
+    /// Rebuilds the merged menu after a server's list changed, keeping the selection.
+    pub(super) fn rebuild(&mut self) {
+        let keep = self
+            .selected_entry()
+            .filter(|_| self.selection_pinned)
+            .map(|e| e.slash_name.clone());
+        self.entries = self
+            .servers
+            .iter()
+            .filter_map(|s| self.prompts.get(&s.name))
+            .flatten()
+            .cloned()
+            .map(Entry::new)
+            .collect();
+        catalog::mark_unique_names(&mut self.entries);
+        self.ranker = catalog::Ranker::new(&self.entries);
+        self.refilter_keeping(keep);
+    }
+
+    pub(super) fn refilter(&mut self) {
+        self.refilter_keeping(None);
+        self.selected = 0;
+        self.selection_pinned = false;
+    }
+
+    pub(super) fn refilter_keeping(&mut self, keep: Option<String>) {
+        self.parsed_query = Query::parse(
+            self.query.text(),
+            self.servers.iter().map(|s| s.name.as_str()),
+        );
+        self.ranked = self
+            .ranker
+            .rank(&self.entries, &self.parsed_query, &self.history.recent);
+        self.selected = keep
+            .and_then(|name| {
+                self.ranked
+                    .iter()
+                    .position(|r| self.entries[r.index()].slash_name == name)
+            })
+            .unwrap_or(0)
+            .min(self.ranked.len().saturating_sub(1));
+    }
+}

@@ -1,0 +1,197 @@
+//! The servers as the app sees them: their states from the hub's events, their prompts
+//! in the menu, and the inputs some wait for.
+
+use super::*;
+
+impl App {
+    /// The details of a ready server.
+    pub fn server_details(&self, server: &str) -> Option<&ServerDetails> {
+        self.servers
+            .iter()
+            .find(|s| s.name == server)
+            .and_then(|s| match &s.state {
+                ServerState::Ready { details, .. } => Some(details.as_ref()),
+                _ => None,
+            })
+    }
+
+    pub(super) fn on_mcp(&mut self, event: McpEvent) {
+        match event {
+            McpEvent::Connecting { server } => self.set_state(&server, ServerState::Connecting),
+            McpEvent::Ready {
+                server,
+                details,
+                prompts,
+            } => {
+                self.set_state(
+                    &server,
+                    ServerState::Ready {
+                        details: Box::new(details),
+                        prompts: prompts.len(),
+                    },
+                );
+                self.prompts
+                    .insert(server, prompts.into_iter().map(Arc::new).collect());
+                self.rebuild();
+            }
+            McpEvent::PromptsChanged { server, prompts } => {
+                if let Some(status) = self.servers.iter_mut().find(|s| s.name == server)
+                    && let ServerState::Ready { prompts: count, .. } = &mut status.state
+                {
+                    *count = prompts.len();
+                }
+                self.prompts
+                    .insert(server, prompts.into_iter().map(Arc::new).collect());
+                self.rebuild();
+            }
+            McpEvent::Failed {
+                server,
+                error,
+                stderr,
+            } => {
+                // Its stderr lines arrive as `Log` events (the tail in `stderr` repeats
+                // them); the logs pane ends each failed server's lines with the error.
+                let _ = stderr;
+                let state = match &error {
+                    McpError::SignInRequired { challenge, .. } => {
+                        self.sign_ins.insert(server.clone(), challenge.clone());
+                        ServerState::NeedsSignIn
+                    }
+                    _ => ServerState::Failed {
+                        error: error.to_string(),
+                        restart: None,
+                    },
+                };
+                self.set_state(&server, state);
+                self.prompts.remove(&server);
+                self.rebuild();
+            }
+            McpEvent::Restarting {
+                server,
+                attempt,
+                of,
+                delay,
+            } => {
+                if let Some(ServerStatus {
+                    state: ServerState::Failed { restart, .. },
+                    ..
+                }) = self.servers.iter_mut().find(|s| s.name == server)
+                {
+                    *restart = Some(PlannedRestart { attempt, of, delay });
+                }
+                let note = format!(
+                    "restarting in {} s (attempt {attempt} of {of})",
+                    delay.as_secs_f32().ceil()
+                );
+                push_log(
+                    self.logs.entry(server).or_default(),
+                    mcpick_line(note, self.tick),
+                );
+            }
+            McpEvent::Log { server, line } => {
+                push_log(self.logs.entry(server).or_default(), line);
+            }
+            McpEvent::LogSnapshot { server, lines } => {
+                let log = self.logs.entry(server).or_default();
+                log.clear();
+                for line in lines {
+                    push_log(log, line);
+                }
+            }
+        }
+    }
+
+    /// Servers wait for inputs: the prompt opens (or grows) unless another pane is up.
+    pub(super) fn on_inputs_needed(&mut self, waiting: Vec<(ServerId, Vec<InputSpec>)>) {
+        for (server, specs) in waiting {
+            self.input_servers
+                .entry(server.clone())
+                .or_insert_with(|| specs.clone());
+            let labels = specs.iter().map(|s| s.label().to_string()).collect();
+            self.set_state(&server, ServerState::NeedsInput { inputs: labels });
+            self.waiting.retain(|(name, _)| *name != server);
+            self.waiting.push((server, specs));
+        }
+        match &self.overlay {
+            None => {
+                self.overlay = Some(Overlay::Inputs(InputsPrompt::new(&self.waiting, None)));
+            }
+            Some(Overlay::Inputs(previous)) => {
+                let prompt = InputsPrompt::new(&self.waiting, Some(previous));
+                self.overlay = Some(Overlay::Inputs(prompt));
+            }
+            Some(_) => self.remind_inputs(),
+        }
+    }
+
+    pub(super) fn inputs_action(&mut self, action: Action) -> Vec<Effect> {
+        let Some(Overlay::Inputs(prompt)) = &mut self.overlay else {
+            return Vec::new();
+        };
+        match prompt.action(action) {
+            inputs::Outcome::Nothing => Vec::new(),
+            inputs::Outcome::Skip => {
+                self.overlay = None;
+                if !self.retrying.is_empty() {
+                    // Those servers stay failed, not waiting.
+                    let retrying = std::mem::take(&mut self.retrying);
+                    self.waiting.retain(|(name, _)| !retrying.contains(name));
+                    return Vec::new();
+                }
+                self.remind_inputs();
+                Vec::new()
+            }
+            inputs::Outcome::Submit(values) => {
+                self.overlay = None;
+                let again = std::mem::take(&mut self.retrying);
+                let mut still = Vec::new();
+                for (server, specs) in std::mem::take(&mut self.waiting) {
+                    if again.contains(&server) {
+                        self.set_state(&server, ServerState::Connecting);
+                        continue;
+                    }
+                    let left: Vec<InputSpec> = specs
+                        .into_iter()
+                        .filter(|s| values.get(&s.id).is_none())
+                        .collect();
+                    if left.is_empty() {
+                        self.set_state(&server, ServerState::Connecting);
+                    } else {
+                        let labels = left.iter().map(|s| s.label().to_string()).collect();
+                        self.set_state(&server, ServerState::NeedsInput { inputs: labels });
+                        still.push((server, left));
+                    }
+                }
+                self.waiting = still;
+                if !self.waiting.is_empty() {
+                    self.remind_inputs();
+                }
+                vec![Effect::GiveInputs { values, again }]
+            }
+        }
+    }
+
+    /// Says which servers still wait, and the key that opens the prompt again.
+    pub(super) fn remind_inputs(&mut self) {
+        let names: Vec<&str> = self.waiting.iter().map(|(s, _)| s.as_str()).collect();
+        let key = self
+            .keys
+            .hint(KeyScreen::Picker, Action::Inputs)
+            .unwrap_or_else(|| "the inputs key".into());
+        self.notify(format!(
+            "{} wait{} for inputs: {key} to type them.",
+            names.join(", "),
+            if names.len() == 1 { "s" } else { "" }
+        ));
+    }
+
+    pub(super) fn set_state(&mut self, server: &str, state: ServerState) {
+        match self.servers.iter_mut().find(|s| s.name == server) {
+            Some(status) => status.state = state,
+            None => self.servers.push(ServerStatus {
+                name: server.to_string(),
+                state,
+            }),
+        }
+    }
+}
