@@ -32,13 +32,7 @@ const ROUTE_VARIABLES: [&str; 7] = [
 /// Sets `home` as HOME and the XDG dirs (no config there: the bundled library), and removes
 /// what would change the clipboard route.
 fn config_less(command: &mut Command, home: &Path) {
-    command
-        .env("HOME", home)
-        .env("XDG_CONFIG_HOME", home.join("xdg-config"))
-        .env("XDG_DATA_HOME", home.join("xdg-data"))
-        .env("XDG_STATE_HOME", home.join("xdg-state"))
-        .env("XDG_CACHE_HOME", home.join("xdg-cache"))
-        .env("TERM", "xterm-256color");
+    home_env(command, home);
     for name in ROUTE_VARIABLES {
         command.env_remove(name);
     }
@@ -57,10 +51,6 @@ fn expected_export(home: &Path) -> String {
 }
 
 /// Single quotes for `sh`.
-fn quoted(text: &str) -> String {
-    format!("'{}'", text.replace('\'', r"'\''"))
-}
-
 /// A tmux server of the test's own (`-L` with a unique name, no config file), killed on drop.
 struct TmuxServer {
     tmux: PathBuf,
@@ -228,7 +218,7 @@ fn copy_in_tmux(
         tmux,
         home,
         &[("set-clipboard", set_clipboard)],
-        &quoted(env!("CARGO_BIN_EXE_mcpick")),
+        &sh_quote(env!("CARGO_BIN_EXE_mcpick")),
     );
     let client_env = Sandbox::new("");
     let client = attached.then(|| server.attach(&client_env));
@@ -294,10 +284,10 @@ fn get_copy_inside_tmux_puts_stdout_in_a_buffer_and_names_the_route() {
     let done = home.path().join("done");
     let command = format!(
         "{} get builtin/translate text={TEXT} to={TO} --copy >{} 2>{}; echo $? >{}",
-        quoted(env!("CARGO_BIN_EXE_mcpick")),
-        quoted(&out.display().to_string()),
-        quoted(&err.display().to_string()),
-        quoted(&done.display().to_string()),
+        sh_quote(env!("CARGO_BIN_EXE_mcpick")),
+        sh_quote(out.display().to_string()),
+        sh_quote(err.display().to_string()),
+        sh_quote(done.display().to_string()),
     );
     // The pane stays after the command ends, to read the buffer.
     let server = TmuxServer::start(tmux, home.path(), &[("remain-on-exit", "on")], &command);
@@ -517,8 +507,8 @@ fn get_copy_in_a_terminal(screen_session: Option<&str>) -> (String, Tui, u32) {
     command.arg("-c");
     command.arg(format!(
         "{} get builtin/translate text={TEXT} to={TO} --copy >{}",
-        quoted(env!("CARGO_BIN_EXE_mcpick")),
-        quoted(&out.display().to_string())
+        sh_quote(env!("CARGO_BIN_EXE_mcpick")),
+        sh_quote(out.display().to_string())
     ));
     let mut tui = Tui::spawn(&sandbox, command);
     let code = tui.wait_exit(SERVER_START);

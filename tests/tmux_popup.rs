@@ -5,12 +5,12 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
 use common::pty::{CTRL_C, ENTER, SERVER_START, STEP, Tui};
-use common::{Sandbox, mcpick_serve, python3, success, system_tool};
+use common::{Sandbox, home_env, mcpick_serve, python3, sh_quote, success, system_tool};
 use portable_pty::CommandBuilder;
 
 /// A tmux server of the test's own; killed when dropped.
@@ -40,8 +40,8 @@ impl TmuxServer {
         let pane = format!(
             "{} {} {}",
             python3(),
-            shell_word(&reader),
-            shell_word(&server.received)
+            sh_quote(reader.to_string_lossy()),
+            sh_quote(server.received.to_string_lossy())
         );
         let status = server
             .tmux(sandbox)
@@ -62,15 +62,8 @@ impl TmuxServer {
     fn tmux(&self, sandbox: &Sandbox) -> Command {
         let dir = sandbox.dir.path();
         let mut command = Command::new("tmux");
-        command
-            .args(["-L", &self.socket])
-            .current_dir(dir)
-            .env("HOME", dir)
-            .env("XDG_CONFIG_HOME", dir.join("xdg-config"))
-            .env("XDG_DATA_HOME", dir.join("xdg-data"))
-            .env("XDG_STATE_HOME", dir.join("xdg-state"))
-            .env("XDG_CACHE_HOME", dir.join("xdg-cache"))
-            .env("TERM", "xterm-256color");
+        command.args(["-L", &self.socket]).current_dir(dir);
+        home_env(&mut command, dir);
         for name in [
             "TMUX",
             "TMUX_PANE",
@@ -101,17 +94,17 @@ impl TmuxServer {
     /// pane, its exit code written to a file.
     fn run_mcpick(&self, sandbox: &Sandbox, args: &[&str]) {
         let mut words = vec![
-            shell_word(Path::new(env!("CARGO_BIN_EXE_mcpick"))),
+            sh_quote(env!("CARGO_BIN_EXE_mcpick")),
             "--config".to_string(),
-            shell_word(&sandbox.config()),
+            sh_quote(sandbox.config().to_string_lossy()),
             "--tmux".to_string(),
         ];
-        words.extend(args.iter().map(|a| shell_word(Path::new(a))));
+        words.extend(args.iter().map(sh_quote));
         let job = format!(
             "{} 2>{}; echo $? >{}",
             words.join(" "),
-            shell_word(&sandbox.dir.path().join("job-stderr")),
-            shell_word(&self.exit_code)
+            sh_quote(sandbox.dir.path().join("job-stderr").to_string_lossy()),
+            sh_quote(self.exit_code.to_string_lossy())
         );
         let status = self
             .tmux(sandbox)
@@ -163,10 +156,6 @@ fn unique() -> u64 {
     use std::sync::atomic::{AtomicU64, Ordering};
     static NEXT: AtomicU64 = AtomicU64::new(0);
     NEXT.fetch_add(1, Ordering::SeqCst)
-}
-
-fn shell_word(path: &Path) -> String {
-    format!("'{}'", path.to_string_lossy().replace('\'', r"'\''"))
 }
 
 fn wait_until(what: &str, done: impl Fn() -> bool) {

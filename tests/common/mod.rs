@@ -356,3 +356,20 @@ pub fn system_tool(program: &str) -> Option<PathBuf> {
     }
     found
 }
+
+/// `text` as one word for `sh` (single quotes; a `'` inside as `'\''`).
+pub fn sh_quote(text: impl AsRef<str>) -> String {
+    format!("'{}'", text.as_ref().replace('\'', r"'\''"))
+}
+
+/// `dir` as the home and XDG folders of `command` (no config there: the bundled library),
+/// with a known terminal type; as `pty::isolate` does for a PTY child.
+pub fn home_env(command: &mut Command, dir: &Path) {
+    command
+        .env("HOME", dir)
+        .env("XDG_CONFIG_HOME", dir.join("xdg-config"))
+        .env("XDG_DATA_HOME", dir.join("xdg-data"))
+        .env("XDG_STATE_HOME", dir.join("xdg-state"))
+        .env("XDG_CACHE_HOME", dir.join("xdg-cache"))
+        .env("TERM", "xterm-256color");
+}
