@@ -115,30 +115,17 @@ pub async fn run(size: PopupSize) -> Result<ExitCode, CliError> {
             .map_err(|e| CliError::runtime(format!("cannot write the export to stdout: {e}")))?;
         return Ok(ExitCode::SUCCESS);
     }
-    paste(&target, export)?;
+    paste(&target, export).await?;
     Ok(ExitCode::SUCCESS)
 }
 
 /// Puts `text` into `pane` as a paste: a tmux buffer of its own, pasted with `-p` (the
 /// program's bracketed paste, when it asked for it), then deleted.
-fn paste(pane: &str, text: &str) -> Result<(), CliError> {
+async fn paste(pane: &str, text: &str) -> Result<(), CliError> {
     let buffer = format!("mcpick-{}", std::process::id());
-    let mut load = Command::new("tmux")
-        .args(["load-buffer", "-b", &buffer, "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| CliError::runtime(format!("cannot run tmux: {e}")))?;
-    if let Some(mut stdin) = load.stdin.take() {
-        use std::io::Write;
-        stdin
-            .write_all(text.as_bytes())
-            .map_err(|e| CliError::runtime(format!("cannot hand the export to tmux: {e}")))?;
-    }
-    let loaded = load
-        .wait_with_output()
-        .map_err(|e| CliError::runtime(format!("cannot run tmux: {e}")))?;
+    let loaded = crate::export::clipboard::load_buffer(text, &["-b", &buffer])
+        .await
+        .map_err(CliError::runtime)?;
     if !loaded.status.success() {
         return Err(tmux_failed("load-buffer", &loaded.stderr));
     }

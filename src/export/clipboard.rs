@@ -333,12 +333,12 @@ fn first_line(stderr: &[u8]) -> Option<String> {
 /// `tmux load-buffer -w -`, then `set-clipboard` to say where else it went. Plain `tmux`
 /// talks to the server of `$TMUX`, the one mcpick runs in.
 async fn copy_to_tmux(text: &str) -> Result<Copied, String> {
-    let written = load_buffer(text, true).await?;
+    let written = load_buffer(text, &["-w"]).await?;
     if !written.status.success() {
         let why = first_line(&written.stderr).unwrap_or_else(|| written.status.to_string());
         // tmux before 3.2 has no -w (nor passes buffers on): a buffer alone, then.
         if why.contains("-w") || why.contains("unknown flag") {
-            let plain = load_buffer(text, false).await?;
+            let plain = load_buffer(text, &[]).await?;
             if plain.status.success() {
                 return Ok(Copied::TmuxBuffer {
                     outer: OuterClipboard::Unknown,
@@ -369,13 +369,13 @@ async fn copy_to_tmux(text: &str) -> Result<Copied, String> {
     Ok(Copied::TmuxBuffer { outer })
 }
 
-/// `tmux load-buffer [-w] -` with `text` on stdin.
-async fn load_buffer(text: &str, to_outer: bool) -> Result<std::process::Output, String> {
-    let args: &[&str] = if to_outer {
-        &["load-buffer", "-w", "-"]
-    } else {
-        &["load-buffer", "-"]
-    };
+/// `tmux load-buffer FLAGS -` with `text` on stdin (`-w` also to the outer terminal's
+/// clipboard, `-b NAME` into a buffer of that name); within [`ANSWER_WAIT`].
+pub async fn load_buffer(text: &str, flags: &[&str]) -> Result<std::process::Output, String> {
+    let args: Vec<&str> = std::iter::once("load-buffer")
+        .chain(flags.iter().copied())
+        .chain(std::iter::once("-"))
+        .collect();
     let mut child = tokio::process::Command::new("tmux")
         .args(args)
         .stdin(Stdio::piped())
