@@ -182,6 +182,20 @@ mod tests {
     use super::ThemeColors;
     use crate::config::{Config, ConfigError, parse};
 
+    /// Every role a `[theme]` table may set.
+    const ROLES: [&str; 10] = [
+        "accent",
+        "selection",
+        "match",
+        "muted",
+        "error",
+        "warning",
+        "ok",
+        "key",
+        "user",
+        "assistant",
+    ];
+
     fn parse_str(text: &str) -> Result<Config, ConfigError> {
         parse(text, Path::new("config.toml"), &|_| None)
     }
@@ -253,19 +267,7 @@ assistant = "reset"
         assert!(err.contains("line 3"), "{err}");
         assert!(err.contains("column 1"), "{err}");
         assert!(err.contains("unknown field `background`"), "{err}");
-        for role in [
-            "base",
-            "accent",
-            "selection",
-            "match",
-            "muted",
-            "error",
-            "warning",
-            "ok",
-            "key",
-            "user",
-            "assistant",
-        ] {
+        for role in std::iter::once("base").chain(ROLES) {
             assert!(err.contains(&format!("`{role}`")), "{role}: {err}");
         }
         let err = parse_str("[theme]\nbase = \"solarized\"\n")
@@ -288,19 +290,7 @@ assistant = "reset"
             .collect();
         let colors = theme(&format!("[theme]\n{uncommented}"));
         assert_eq!(colors, ThemeColors::dark());
-        let roles = [
-            "accent",
-            "selection",
-            "match",
-            "muted",
-            "error",
-            "warning",
-            "ok",
-            "key",
-            "user",
-            "assistant",
-        ];
-        for role in roles {
+        for role in ROLES {
             assert!(table.contains(&format!("# {role} = ")), "{role}");
         }
     }
