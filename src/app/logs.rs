@@ -89,6 +89,32 @@ pub(super) fn push_log(lines: &mut ServerLines, line: LogLine) {
     lines.push(line);
 }
 
+/// A key while the pane's filter line is being edited: the line takes typing and its
+/// editing keys, Enter keeps the filter, Esc clears it. Whether the key was the line's
+/// (other keys, such as arrows, Tab and Ctrl-C, still act on the pane).
+pub(super) fn filter_key(view: &mut LogsView, key: KeyEvent) -> bool {
+    match key.code {
+        KeyCode::Enter => {
+            view.editing_filter = false;
+            true
+        }
+        KeyCode::Esc => {
+            view.filter.clear();
+            view.editing_filter = false;
+            view.scroll_from_bottom = 0;
+            true
+        }
+        _ => {
+            let before = view.filter.clone();
+            if view.filter.key(key) {
+                view.scroll_from_bottom = 0;
+            }
+            // A cursor move is the line's too, as is any typed character.
+            view.filter != before || is_typing(&key)
+        }
+    }
+}
+
 pub(super) fn logs_action(
     view: &mut LogsView,
     action: Action,

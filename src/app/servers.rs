@@ -194,4 +194,62 @@ impl App {
             }),
         }
     }
+
+    /// A config with `sources` was written (or not): its servers are starting.
+    pub(super) fn on_sources_added(
+        &mut self,
+        result: Result<(PathBuf, Vec<(ServerId, String)>), String>,
+    ) -> Vec<Effect> {
+        match result {
+            Ok((path, servers)) => {
+                self.notify(format!(
+                    "Wrote {} with `sources`; starting {} server{}.",
+                    path.display(),
+                    servers.len(),
+                    if servers.len() == 1 { "" } else { "s" }
+                ));
+                for (name, source) in servers {
+                    self.set_state(&name, ServerState::Connecting);
+                    self.server_sources.insert(name, source);
+                }
+            }
+            Err(error) => self.warn(error),
+        }
+        Vec::new()
+    }
+
+    /// A sign-in began: its URL goes to the server's logs, and a notice says where.
+    pub(super) fn on_sign_in_url(&mut self, server: ServerId, url: String) -> Vec<Effect> {
+        push_log(
+            self.logs.entry(server.clone()).or_default(),
+            mcpick_line(format!("sign in at {url}"), self.tick),
+        );
+        let logs = self
+            .keys
+            .hint(KeyScreen::Picker, Action::Logs)
+            .unwrap_or_else(|| "the logs".into());
+        self.notify(format!(
+            "Sign in to {server} in the browser (its URL is in the logs: {logs})."
+        ));
+        Vec::new()
+    }
+
+    /// A sign-in ended: restart the server with its tokens, or say why not.
+    pub(super) fn on_signed_in(
+        &mut self,
+        server: ServerId,
+        result: Result<(), String>,
+    ) -> Vec<Effect> {
+        self.signing_in.remove(&server);
+        match result {
+            Ok(()) => {
+                self.sign_ins.remove(&server);
+                self.set_state(&server, ServerState::Connecting);
+                self.notify(format!("Signed in to {server}; connecting."));
+                return vec![Effect::Restart { server }];
+            }
+            Err(error) => self.warn(format!("Sign-in to {server} failed: {error}")),
+        }
+        Vec::new()
+    }
 }

@@ -1,7 +1,7 @@
 //! Key sequences driven through `update`, without a terminal or a server.
 
 use super::*;
-use crate::mcp::{Answer, Content, Message, PromptArg, PromptMessages, Role};
+use crate::mcp::{Answer, Completion, Content, Message, PromptArg, PromptMessages, Role};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 pub(crate) fn details(completions: bool) -> ServerDetails {

@@ -1,0 +1,89 @@
+//! Filling a prompt: the form's submit, the answers to a server's questions, and what
+//! `prompts/get` answered (the review, the questions, or the error back on the form).
+
+use super::*;
+
+impl App {
+    pub(super) fn submit_form(&mut self) -> Vec<Effect> {
+        let id = self.fresh_id();
+        let Screen::Form(form) = &mut self.screen else {
+            return Vec::new();
+        };
+        if let Err(message) = form.validate() {
+            form.error = Some(message);
+            return Vec::new();
+        }
+        let arguments = form.arguments();
+        form.error = None;
+        form.fetching = Some((id, self.tick));
+        vec![Effect::Fetch {
+            id,
+            server: form.prompt.server.clone(),
+            prompt: form.prompt.name.clone(),
+            arguments,
+            answers: None,
+        }]
+    }
+
+    pub(super) fn answer_questions(&mut self, answers: InputAnswers) -> Vec<Effect> {
+        let id = self.fresh_id();
+        let Screen::Questions(q) = &mut self.screen else {
+            return Vec::new();
+        };
+        q.fetching = Some((id, self.tick));
+        vec![Effect::Fetch {
+            id,
+            server: q.form.prompt.server.clone(),
+            prompt: q.form.prompt.name.clone(),
+            arguments: q.arguments.clone(),
+            answers: Some(answers),
+        }]
+    }
+
+    pub(super) fn on_fetched(
+        &mut self,
+        id: u64,
+        result: Result<GetOutcome, McpError>,
+    ) -> Vec<Effect> {
+        // Take the form this answer belongs to; a stale answer (cancelled) changes nothing.
+        let form = match &mut self.screen {
+            Screen::Form(form) if form.fetching.map(|(f, _)| f) == Some(id) => {
+                form.fetching = None;
+                form.as_ref().clone()
+            }
+            Screen::Questions(q) if q.fetching.map(|(f, _)| f) == Some(id) => {
+                q.fetching = None;
+                q.form.clone()
+            }
+            _ => return Vec::new(),
+        };
+        match result {
+            Ok(GetOutcome::Messages(messages)) => {
+                let arguments = form.arguments();
+                self.history.record(&form.slash_name, &arguments);
+                let mut review = ReviewState::new(form, arguments, messages, self.options.format);
+                review.screen_width = self.size.0;
+                self.screen = Screen::Review(Box::new(review));
+                vec![Effect::SaveHistory(self.history.clone())]
+            }
+            Ok(GetOutcome::InputRequired(request)) => {
+                let arguments = form.arguments();
+                self.screen =
+                    Screen::Questions(Box::new(QuestionsState::new(form, arguments, request)));
+                Vec::new()
+            }
+            Err(error) => {
+                if let McpError::SignInRequired {
+                    server, challenge, ..
+                } = &error
+                {
+                    self.sign_ins.insert(server.clone(), challenge.clone());
+                }
+                let mut form = form;
+                form.error = Some(describe_error(&error));
+                self.screen = Screen::Form(Box::new(form));
+                Vec::new()
+            }
+        }
+    }
+}

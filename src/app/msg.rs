@@ -1,0 +1,202 @@
+//! The messages the loop feeds `update`, and the effects `update` asks the runner for.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use crossterm::event::KeyEvent;
+
+use crate::config::{InputSpec, InputValues};
+use crate::export::clipboard::Copied;
+use crate::export::sink::WriteError;
+use crate::mcp::{
+    Completion, EmbeddedResource, GetOutcome, InputAnswers, McpError, McpEvent, ServerId,
+};
+
+use super::{Draft, History, SavePurpose};
+
+/// Everything that can happen to the app.
+#[derive(Debug)]
+pub enum Msg {
+    /// A key press.
+    Key(KeyEvent),
+    /// Pasted text (bracketed paste).
+    Paste(String),
+    /// The terminal's size: columns, rows.
+    Resize(u16, u16),
+    /// The mouse wheel turned up.
+    WheelUp,
+    /// The mouse wheel turned down.
+    WheelDown,
+    /// A left click at a cell of the app's drawing area (0-based, inline rows already
+    /// shifted), at `at_ms` since the run began (so update can tell a double click).
+    Click {
+        /// The cell's column.
+        column: u16,
+        /// The cell's row.
+        row: u16,
+        /// When, in ms since the run began.
+        at_ms: u64,
+    },
+    /// Time passed (spinners, debounced completion, notices).
+    Tick,
+    /// Something happened to a server.
+    Mcp(McpEvent),
+    /// A `completion/complete` answer.
+    Completed {
+        /// The request it answers.
+        id: u64,
+        /// The suggestions, or why there are none.
+        result: Result<Completion, String>,
+    },
+    /// A `prompts/get` answer.
+    Fetched {
+        /// The request it answers.
+        id: u64,
+        /// The messages, questions, or the error.
+        result: Result<GetOutcome, McpError>,
+    },
+    /// A `resources/read` answer.
+    ResourceRead {
+        /// The request it answers.
+        id: u64,
+        /// The contents, or the error.
+        result: Result<Vec<EmbeddedResource>, McpError>,
+    },
+    /// The clipboard copy finished.
+    Copied {
+        /// Where the text went (confirmed or only sent), or why it did not.
+        result: Result<Copied, String>,
+        /// Go back to the menu if it worked, or was sent as OSC 52 and said so (the accept
+        /// of a run without flags).
+        leave: bool,
+    },
+    /// A file save finished.
+    Saved {
+        /// Why it was saved.
+        purpose: SavePurpose,
+        /// Where.
+        path: PathBuf,
+        /// How it went.
+        result: Result<(), WriteError>,
+    },
+    /// `$EDITOR` returned the edited text.
+    Edited(Result<String, String>),
+    /// A config with `sources` was written and these servers (name, source) are starting.
+    SourcesAdded(Result<(PathBuf, Vec<(ServerId, String)>), String>),
+    /// These servers wait for inputs (`${input:ID}`) before they can start.
+    InputsNeeded(Vec<(ServerId, Vec<InputSpec>)>),
+    /// A sign-in started: the URL the browser should open.
+    SignInUrl {
+        /// The server.
+        server: ServerId,
+        /// The authorization URL.
+        url: String,
+    },
+    /// A sign-in ended; on success the server is being restarted with its tokens.
+    SignedIn {
+        /// The server.
+        server: ServerId,
+        /// How it went.
+        result: Result<(), String>,
+    },
+}
+
+/// Work for the runner. Results come back as [`Msg`]s.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Effect {
+    /// Ask for completions of one argument.
+    Complete {
+        /// The request id, echoed in [`Msg::Completed`].
+        id: u64,
+        /// The server.
+        server: ServerId,
+        /// The prompt.
+        prompt: String,
+        /// The argument being completed.
+        argument: String,
+        /// Its current value.
+        value: String,
+        /// The other arguments' values.
+        context: BTreeMap<String, String>,
+    },
+    /// Fill a prompt.
+    Fetch {
+        /// The request id, echoed in [`Msg::Fetched`].
+        id: u64,
+        /// The server.
+        server: ServerId,
+        /// The prompt.
+        prompt: String,
+        /// Its arguments.
+        arguments: BTreeMap<String, String>,
+        /// Answers to the server's questions, for a retry.
+        answers: Option<InputAnswers>,
+    },
+    /// Drop a fetch in flight (the server is told it was cancelled).
+    CancelFetch {
+        /// The request to cancel.
+        id: u64,
+    },
+    /// Read a linked resource.
+    ReadResource {
+        /// The request id.
+        id: u64,
+        /// The server.
+        server: ServerId,
+        /// The resource.
+        uri: String,
+    },
+    /// Put text on the clipboard.
+    Copy {
+        /// The text.
+        text: String,
+        /// Echoed in [`Msg::Copied`]: back to the menu once copied.
+        leave: bool,
+    },
+    /// Write a file atomically.
+    Save {
+        /// Where (relative to the current folder, `~` expanded).
+        path: PathBuf,
+        /// What.
+        contents: Vec<u8>,
+        /// Whether an existing file may be replaced.
+        overwrite: bool,
+        /// Why, echoed in [`Msg::Saved`].
+        purpose: SavePurpose,
+    },
+    /// Hand the terminal to `$EDITOR` with this text.
+    ExternalEditor {
+        /// The text to edit.
+        text: String,
+    },
+    /// Store the history.
+    SaveHistory(History),
+    /// Write a config that reads these hosts' configs (`sources`) and start their servers.
+    UseSources {
+        /// Dialect names, as written in `sources`.
+        sources: Vec<String>,
+    },
+    /// Keep this draft of the review on disk (replacing the one there).
+    SaveDraft(Box<Draft>),
+    /// The review was exported or discarded: remove its draft.
+    DeleteDraft,
+    /// Start the servers that waited for these inputs (kept in memory only).
+    GiveInputs {
+        /// The values typed.
+        values: InputValues,
+        /// Failed servers to start again with them (values left empty stay as before).
+        again: Vec<ServerId>,
+    },
+    /// Connect to a started server again.
+    Restart {
+        /// The server.
+        server: ServerId,
+    },
+    /// Sign in to a server in the browser (the answer is [`Msg::SignedIn`]).
+    SignIn {
+        /// The server.
+        server: ServerId,
+        /// The `WWW-Authenticate` value it answered with, if any.
+        challenge: Option<String>,
+    },
+}

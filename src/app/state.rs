@@ -1,0 +1,177 @@
+//! The app's vocabulary of state: how the run was started, the servers' states, the
+//! screens and panes, notices, and how a run ends.
+
+use std::path::PathBuf;
+
+use crate::config::ThemeColors;
+use crate::export::Format;
+use crate::export::clipboard::ClipboardSettings;
+use crate::mcp::{ServerDetails, ServerId};
+
+use super::{FormState, InputsPrompt, LogsView, QuestionsState, ReviewState, Start};
+
+/// How the run was started: where an accepted export goes, and how things look.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// `--output FILE`: accepting writes the export there and exits.
+    pub output: Option<PathBuf>,
+    /// `--print`: accepting exits and prints the export on stdout.
+    pub print: bool,
+    /// The initial export format.
+    pub format: Format,
+    /// Whether colours may be used (`NO_COLOR` unset).
+    pub color: bool,
+    /// The config's `[theme]` colours (unused when `color` is off).
+    pub theme: ThemeColors,
+    /// The config's clipboard route and command (the runner carries out copies).
+    pub clipboard: ClipboardSettings,
+    /// How the menu starts: a typed search, fzf's `--select-1`/`--exit-0`, a prompt to open.
+    pub start: Start,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            output: None,
+            print: false,
+            format: Format::Markdown,
+            color: true,
+            theme: ThemeColors::dark(),
+            clipboard: ClipboardSettings::default(),
+            start: Start::default(),
+        }
+    }
+}
+
+/// A server's state as the status bar shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ServerState {
+    /// Starting and handshaking.
+    Connecting,
+    /// Connected; its prompts are in the menu.
+    Ready {
+        /// What the handshake told.
+        details: Box<ServerDetails>,
+        /// How many prompts it offers.
+        prompts: usize,
+    },
+    /// Asks for an OAuth sign-in before it answers.
+    NeedsSignIn,
+    /// Waits for inputs (`${input:ID}`) to be typed before it starts.
+    NeedsInput {
+        /// What it waits for, as the prompt names them.
+        inputs: Vec<String>,
+    },
+    /// Could not connect, or the connection dropped.
+    Failed {
+        /// Why, for the user.
+        error: String,
+        /// The restart on its way, for a server that crashed.
+        restart: Option<PlannedRestart>,
+    },
+}
+
+/// A crashed server's next automatic restart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PlannedRestart {
+    /// Which attempt, from 1.
+    pub attempt: u32,
+    /// Of how many.
+    pub of: u32,
+    /// The wait before it.
+    pub delay: std::time::Duration,
+}
+
+/// One configured server and its state.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerStatus {
+    /// Its config name.
+    pub name: ServerId,
+    /// Where it is.
+    pub state: ServerState,
+}
+
+/// The main screen.
+#[derive(Debug, Clone)]
+pub enum Screen {
+    /// The prompt menu.
+    Picker,
+    /// A prompt's argument form (and the fetch it starts).
+    Form(Box<FormState>),
+    /// The server's questions before it answers (`input_required`).
+    Questions(Box<QuestionsState>),
+    /// The returned messages, for review, editing and export.
+    Review(Box<ReviewState>),
+}
+
+/// A pane drawn over the screen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Overlay {
+    /// The keys of the screen below.
+    Help,
+    /// The servers' stderr and log messages.
+    Logs(LogsView),
+    /// Values servers wait for before they start.
+    Inputs(InputsPrompt),
+}
+
+/// A notice as the logs pane keeps it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Notice {
+    /// When it was shown (ticks since start).
+    pub tick: u64,
+    /// What it said.
+    pub text: String,
+    /// Whether it reported a failure.
+    pub error: bool,
+}
+
+/// A notice in the status bar.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Flash {
+    /// What to say.
+    pub text: String,
+    /// Whether it reports a failure.
+    pub error: bool,
+    /// The tick after which it disappears.
+    pub until: u64,
+}
+
+/// What the runner should do once mcpick is done.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Exit {
+    /// Leave without output.
+    Quit,
+    /// Leave after the accepted export was written (`--output`).
+    Accepted,
+    /// Restore the terminal, then print this on stdout.
+    Print(String),
+    /// Nothing matched the start's search (`--exit-0`, or a prompt that is not there).
+    NoMatch,
+}
+
+/// Another host's config found on a first run (no mcpick config yet).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceOffer {
+    /// The host's dialect name (`vscode`, …), as written in `sources`.
+    pub dialect: String,
+    /// The file.
+    pub path: PathBuf,
+    /// How many servers it holds.
+    pub servers: usize,
+}
+
+/// Why a file is being saved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SavePurpose {
+    /// The export; `then_exit` when this was the accept of `--output`.
+    Export {
+        /// Leave mcpick once written.
+        then_exit: bool,
+    },
+    /// The decoded bytes of a block.
+    Bytes,
+}
+
+/// Two clicks on one menu row within this many ms are a double click (open it).
+pub const DOUBLE_CLICK_MS: u64 = 400;
