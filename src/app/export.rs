@@ -78,7 +78,7 @@ impl App {
                 // A copy through a program takes a moment: say so, and leave only if nothing
                 // else happens meanwhile.
                 self.leave_after_copy = true;
-                self.notify(COPYING);
+                self.notify_transient(COPYING);
                 vec![Effect::Copy { text, leave: true }]
             }
             review::Outcome::ReadResource { server, uri } => {

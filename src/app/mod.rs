@@ -56,10 +56,15 @@ pub use state::{
 const LOG_LINES_PER_SERVER: usize = 1000;
 /// mcpick's notes kept per server in the logs pane, apart from the server's lines.
 const NOTES_PER_SERVER: usize = 200;
-/// Ticks a notice stays in the status bar (a tick is [`TICK_MS`]).
+/// Ticks a notice stays in the status bar at least, when nothing waits behind it (a tick
+/// is [`TICK_MS`]).
 const FLASH_TICKS: u64 = 60;
 /// Ticks a notice stays per word it holds (about 200 words a minute, with time to look).
 const READ_TICKS_PER_WORD: u64 = 4;
+/// Ticks a notice stays at least before a queued one takes its place (to see it went by).
+const GLANCE_TICKS: u64 = 15;
+/// How many notices may wait behind the current one (all are kept in the logs pane).
+const QUEUED_NOTICES: usize = 8;
 /// How many notices the logs pane keeps.
 const NOTICES_KEPT: usize = 200;
 /// The tick period the runner uses, in milliseconds.
@@ -121,6 +126,8 @@ pub struct App {
     pub history: History,
     /// The current notice.
     pub flash: Option<Flash>,
+    /// Notices waiting for the current one to have been read, oldest first.
+    pub queued_notices: VecDeque<Flash>,
     /// Every notice shown, oldest first (the last [`NOTICES_KEPT`]), for the logs pane.
     pub notices: VecDeque<Notice>,
     /// Lines the help is scrolled by.
@@ -186,6 +193,7 @@ impl App {
             logs: BTreeMap::new(),
             history,
             flash: None,
+            queued_notices: VecDeque::new(),
             notices: VecDeque::new(),
             help_scroll: 0,
             tick: 0,
@@ -211,6 +219,7 @@ impl App {
     pub fn wants_ticks(&self) -> bool {
         // (A notice that waits for a key needs no clock.)
         self.flash.as_ref().is_some_and(|f| f.until != u64::MAX)
+            || !self.queued_notices.is_empty()
             || self.draft_due.is_some()
             || self
                 .servers
@@ -246,12 +255,7 @@ impl App {
     pub fn update(&mut self, msg: Msg) -> Vec<Effect> {
         let typed = matches!(msg, Msg::Key(_) | Msg::Paste(_) | Msg::Edited(_));
         if typed {
-            // A notice meant to stay until the user acts goes now, at its usual pace.
-            if let Some(flash) = &mut self.flash
-                && flash.until == u64::MAX
-            {
-                flash.until = self.tick + FLASH_TICKS / 2;
-            }
+            self.user_acted_on_notice();
             // The user took over before the servers answered: the start request is void.
             self.pending_start = None;
             // …and a copy still under way no longer leaves the review.
@@ -364,9 +368,7 @@ impl App {
 
     fn on_tick(&mut self) -> Vec<Effect> {
         self.tick += 1;
-        if self.flash.as_ref().is_some_and(|f| self.tick >= f.until) {
-            self.flash = None;
-        }
+        self.advance_notices();
         if let Some(effect) = self.draft_effect() {
             return vec![effect];
         }

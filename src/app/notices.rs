@@ -1,32 +1,43 @@
-//! Notices: the status bar's line, for as long as it takes to read, and every one kept
-//! for the logs pane.
+//! Notices: the status bar's line, one after another, each for as long as it takes to read,
+//! and every one kept for the logs pane.
 
 use super::*;
 
 impl App {
     /// Shows a notice in the status bar.
     pub fn notify(&mut self, text: impl Into<String>) {
-        self.show(text.into(), false);
+        self.show(text.into(), false, false);
     }
 
     /// Shows a failure in the status bar.
     pub fn warn(&mut self, text: impl Into<String>) {
-        self.show(text.into(), true);
+        self.show(text.into(), true, false);
+    }
+
+    /// Shows what is under way ("Copying…") until the next notice says how it went.
+    pub(super) fn notify_transient(&mut self, text: impl Into<String>) {
+        self.show(text.into(), false, true);
     }
 
     /// Shows a notice until the user presses a key (first-run guidance).
     pub fn notify_until_a_key(&mut self, text: impl Into<String>) {
-        self.show(text.into(), false);
-        if let Some(flash) = &mut self.flash {
+        self.show(text.into(), false, false);
+        let sticky = self.queued_notices.back_mut().or(self.flash.as_mut());
+        if let Some(flash) = sticky {
             flash.until = u64::MAX;
+            flash.read_by = u64::MAX;
         }
     }
 
-    /// Puts `text` in the status bar for as long as it takes to read (failures twice as
-    /// long), and keeps it in the logs pane's notices, so one that went by can be read again.
-    pub(super) fn show(&mut self, text: String, error: bool) {
-        let words = text.split_whitespace().count() as u64;
-        let reading = FLASH_TICKS.max(words * READ_TICKS_PER_WORD + FLASH_TICKS / 2);
+    /// The last notice said, shown or waiting (what the user was told last).
+    pub fn latest_notice(&self) -> Option<&Flash> {
+        self.queued_notices.back().or(self.flash.as_ref())
+    }
+
+    /// Keeps `text` in the logs pane's notices, so one that went by can be read again, and
+    /// puts it in the status bar now, or queues it behind the one there until that one was
+    /// read.
+    fn show(&mut self, text: String, error: bool, transient: bool) {
         self.notices.push_back(Notice {
             tick: self.tick,
             text: text.clone(),
@@ -35,10 +46,83 @@ impl App {
         if self.notices.len() > NOTICES_KEPT {
             self.notices.pop_front();
         }
-        self.flash = Some(Flash {
+        // The same words again (a key held down) say nothing new: the one there stays longer.
+        let same = self
+            .latest_notice()
+            .is_some_and(|last| last.text == text && last.error == error);
+        let notice = Flash {
             text,
             error,
-            until: self.tick + if error { reading * 2 } else { reading },
-        });
+            until: 0,
+            read_by: 0,
+            transient,
+        };
+        if same {
+            let (tick, queued) = (self.tick, !self.queued_notices.is_empty());
+            if !queued && let Some(flash) = &mut self.flash {
+                *flash = timed(notice, tick);
+            }
+            return;
+        }
+        let replace_now = self.flash.as_ref().is_none_or(|f| f.transient);
+        if replace_now && self.queued_notices.is_empty() {
+            self.flash = Some(timed(notice, self.tick));
+            return;
+        }
+        if self.queued_notices.len() == QUEUED_NOTICES {
+            // A flood: the oldest waiting one gives way (it is in the logs pane).
+            self.queued_notices.pop_front();
+        }
+        self.queued_notices.push_back(notice);
+        self.advance_notices();
     }
+
+    /// Time passed: the current notice goes when read (sooner when others wait), and the
+    /// next one waiting takes its place.
+    pub(super) fn advance_notices(&mut self) {
+        let tick = self.tick;
+        let next_due = match &self.flash {
+            None => true,
+            Some(flash) if !self.queued_notices.is_empty() => {
+                flash.transient || tick >= flash.read_by.min(flash.until)
+            }
+            Some(flash) => {
+                if tick >= flash.until {
+                    self.flash = None;
+                }
+                false
+            }
+        };
+        if next_due {
+            self.flash = self.queued_notices.pop_front().map(|n| timed(n, tick));
+        }
+    }
+
+    /// A key (or paste, or edit): the notice there was seen, so what the key brings may
+    /// replace it at once (what waits in the queue still comes in turn), and one that
+    /// waited for a key goes at its usual pace.
+    pub(super) fn user_acted_on_notice(&mut self) {
+        let tick = self.tick;
+        if let Some(flash) = &mut self.flash {
+            flash.transient = true;
+            if flash.until == u64::MAX {
+                flash.until = tick + FLASH_TICKS / 2;
+                flash.read_by = tick;
+            }
+        }
+    }
+}
+
+/// `notice` shown from `tick`: on screen for as long as its words take to read (failures
+/// twice as long when nothing waits behind them).
+fn timed(mut notice: Flash, tick: u64) -> Flash {
+    if notice.until == u64::MAX {
+        return notice; // it waits for a key
+    }
+    let words = notice.text.split_whitespace().count() as u64;
+    let reading = words * READ_TICKS_PER_WORD;
+    let stay = FLASH_TICKS.max(reading + FLASH_TICKS / 2);
+    notice.until = tick + if notice.error { stay * 2 } else { stay };
+    notice.read_by = tick + GLANCE_TICKS.max(reading);
+    notice
 }

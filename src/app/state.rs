@@ -133,8 +133,14 @@ pub struct Flash {
     pub text: String,
     /// Whether it reports a failure.
     pub error: bool,
-    /// The tick after which it disappears.
+    /// The tick after which it disappears when nothing waits behind it.
     pub until: u64,
+    /// The tick from which the next queued notice may take its place: time enough to read
+    /// it once (`u64::MAX` while it waits for a key).
+    pub read_by: u64,
+    /// The next notice replaces it at once: it said what is under way ("Copying…"), or a
+    /// key was pressed since it was shown.
+    pub transient: bool,
 }
 
 /// What the runner should do once mcpick is done.

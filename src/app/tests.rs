@@ -804,12 +804,17 @@ fn every_notice_can_be_read_again_in_the_logs_pane_after_the_servers() {
 
 #[test]
 fn a_long_notice_stays_longer_and_a_first_run_note_stays_until_a_key() {
-    let mut app = ready_app();
-    app.notify("Short.");
-    let short = app.flash.as_ref().unwrap().until - app.tick;
-    app.notify("A much longer notice that holds a great many words for the user to read through before it goes.");
-    let long = app.flash.as_ref().unwrap().until - app.tick;
+    let stays = |text: &str| {
+        let mut app = ready_app();
+        app.notify(text);
+        app.flash.as_ref().unwrap().until - app.tick
+    };
+    let short = stays("Short.");
+    let long = stays(
+        "A much longer notice that holds a great many words for the user to read through before it goes.",
+    );
     assert!(long > short, "{long} vs {short}");
+    let mut app = ready_app();
     app.notify_until_a_key("No config file: showing the bundled prompt library.");
     for _ in 0..1000 {
         app.update(Msg::Tick);
@@ -824,6 +829,98 @@ fn a_long_notice_stays_longer_and_a_first_run_note_stays_until_a_key() {
         app.update(Msg::Tick);
     }
     assert!(app.flash.is_none(), "a key lets it go");
+}
+
+fn shown(app: &App) -> Option<&str> {
+    app.flash.as_ref().map(|f| f.text.as_str())
+}
+
+fn tick_until(app: &mut App, shows: &str) -> usize {
+    for ticks in 0..2000 {
+        if shown(app) == Some(shows) {
+            return ticks;
+        }
+        app.update(Msg::Tick);
+    }
+    panic!("{shows:?} never came; the bar shows {:?}", shown(app));
+}
+
+#[test]
+fn notices_that_arrive_together_are_shown_one_after_another_each_long_enough_to_read() {
+    let mut app = ready_app();
+    // Answers that come without a key (copies, saves, sign-ins) while one is shown.
+    app.notify("Copied to the tmux buffer, and your terminal's clipboard through it.");
+    app.warn("Save failed: the folder is read-only.");
+    app.notify("Saved notes.md.");
+    app.notify("Signed in to remote; connecting.");
+    assert_eq!(
+        shown(&app),
+        Some("Copied to the tmux buffer, and your terminal's clipboard through it.")
+    );
+    assert_eq!(app.queued_notices.len(), 3);
+    assert!(app.wants_ticks());
+    let first = tick_until(&mut app, "Save failed: the folder is read-only.");
+    // Eleven words at READ_TICKS_PER_WORD each, not the full stay of a lone notice.
+    assert_eq!(first as u64, 11 * READ_TICKS_PER_WORD);
+    assert!(app.flash.as_ref().unwrap().error);
+    let second = tick_until(&mut app, "Saved notes.md.");
+    assert_eq!(second as u64, 6 * READ_TICKS_PER_WORD);
+    let third = tick_until(&mut app, "Signed in to remote; connecting.");
+    assert_eq!(third as u64, GLANCE_TICKS, "a short notice is still seen");
+    // The last one stays its full time, then the bar is clear.
+    let last = tick_until_clear(&mut app);
+    assert!(last as u64 >= FLASH_TICKS, "{last}");
+    let kept: Vec<&str> = app.notices.iter().map(|n| n.text.as_str()).collect();
+    assert_eq!(kept.len(), 4, "every one is in the logs pane: {kept:?}");
+}
+
+fn tick_until_clear(app: &mut App) -> usize {
+    for ticks in 0..2000 {
+        if app.flash.is_none() {
+            return ticks;
+        }
+        app.update(Msg::Tick);
+    }
+    panic!("the notice never went");
+}
+
+#[test]
+fn a_key_lets_its_own_notice_replace_the_one_shown_and_copying_gives_way_to_its_result() {
+    let mut app = app_in_review();
+    app.notify("Saved notes.md.");
+    // The user acts: what the key says replaces the notice at once (f cycles formats).
+    app.update(key(KeyCode::Char('f')));
+    assert!(app.queued_notices.is_empty());
+    assert!(
+        shown(&app).unwrap().starts_with("Export format"),
+        "{:?}",
+        shown(&app)
+    );
+    // Enter accepts: "Copying…" is only what is under way, and its result replaces it
+    // without a key.
+    app.user_acted_on_notice();
+    app.notify_transient("Copying…");
+    assert_eq!(shown(&app), Some("Copying…"));
+    app.notify("Copied.");
+    assert_eq!(shown(&app), Some("Copied."));
+    assert!(app.queued_notices.is_empty());
+    // The same words again wait for nothing and queue nothing.
+    app.notify("Copied.");
+    assert!(app.queued_notices.is_empty());
+}
+
+#[test]
+fn a_flood_of_notices_keeps_the_queue_bounded_and_the_logs_pane_keeps_them_all() {
+    let mut app = ready_app();
+    for n in 0..50 {
+        app.notify(format!("Notice number {n}."));
+    }
+    assert_eq!(app.queued_notices.len(), QUEUED_NOTICES);
+    assert_eq!(
+        app.latest_notice().map(|n| n.text.as_str()),
+        Some("Notice number 49.")
+    );
+    assert_eq!(app.notices.len(), 50);
 }
 
 #[test]
@@ -1254,7 +1351,7 @@ fn a_server_asking_for_sign_in_is_signed_in_with_one_key_then_restarted() {
         server: "remote".into(),
         url: "http://h/authorize?x=1".into(),
     });
-    assert!(app.flash.as_ref().unwrap().text.contains("Ctrl-L"));
+    assert!(app.latest_notice().unwrap().text.contains("Ctrl-L"));
     assert!(
         app.logs["remote"]
             .iter()
@@ -1265,7 +1362,7 @@ fn a_server_asking_for_sign_in_is_signed_in_with_one_key_then_restarted() {
         server: "remote".into(),
         result: Err("the authorization server refused: access_denied".into()),
     });
-    assert!(app.flash.as_ref().unwrap().error);
+    assert!(app.latest_notice().unwrap().error);
     assert_eq!(state(&app), ServerState::NeedsSignIn);
     // After a failure, the key tries again.
     assert_eq!(app.update(ctrl('s')).len(), 1);
@@ -1281,7 +1378,7 @@ fn a_server_asking_for_sign_in_is_signed_in_with_one_key_then_restarted() {
     );
     assert_eq!(state(&app), ServerState::Connecting);
     assert!(app.update(ctrl('s')).is_empty());
-    assert!(app.flash.as_ref().unwrap().text.contains("No server asks"));
+    assert!(app.latest_notice().unwrap().text.contains("No server asks"));
 }
 
 #[test]

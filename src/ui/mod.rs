@@ -134,7 +134,14 @@ fn draw_status(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
     if app.servers.is_empty() {
         spans.push(Span::styled("no servers configured", theme.dim()));
     }
-    let flash = app.flash.as_ref().map(|f| (one_line(&f.text), f.error));
+    // Notices waiting behind this one are counted at its end, so none seems lost.
+    let flash = app.flash.as_ref().map(|f| {
+        let text = one_line(&f.text);
+        match app.queued_notices.len() {
+            0 => (text, f.error),
+            waiting => (format!("{text} (+{waiting})"), f.error),
+        }
+    });
     // A notice takes what it needs, leaving room for the servers' counts at least, so both
     // stay in sight (the servers' names come back when the notice is gone).
     let flash_width = flash.as_ref().map_or(0, |(text, _)| {

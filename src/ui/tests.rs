@@ -445,6 +445,29 @@ fn a_long_notice_takes_the_bar_but_the_counts_and_is_cut_at_its_end() {
 }
 
 #[test]
+fn notices_waiting_their_turn_are_counted_in_the_bar_never_run_into_the_one_shown() {
+    let mut app = app_in_review();
+    app.notify("Saved notes.md.");
+    app.warn("Save failed: the folder is read-only.");
+    app.notify("Copied.");
+    let drawn = screen(&app, 80, 24);
+    let bar = drawn
+        .lines()
+        .find(|l| l.contains("Saved notes.md."))
+        .unwrap_or_else(|| panic!("no notice in the bar:\n{drawn}"));
+    assert!(
+        bar.trim_end_matches('"')
+            .trim_end()
+            .ends_with("Saved notes.md. (+2)"),
+        "{bar}"
+    );
+    assert!(
+        !bar.contains("read-only"),
+        "two notices ran together: {bar}"
+    );
+}
+
+#[test]
 fn notices_about_blocks_and_lines_read_as_english() {
     let mut app = app_in_review();
     with_every_content_kind(&mut app);
