@@ -150,6 +150,11 @@ pub fn plural<'a>(count: usize, one: &'a str, many: &'a str) -> &'a str {
     if count == 1 { one } else { many }
 }
 
+/// `count` and the noun that fits it: `1 byte`, `2 bytes`, `0 lines`.
+pub fn counted(count: usize, one: &str, many: &str) -> String {
+    format!("{count} {}", plural(count, one, many))
+}
+
 /// `A` or `An` before `word`, as a sentence starts: `An image`, `A text`.
 pub fn a_or_an(word: &str) -> &'static str {
     match word.chars().next().map(|c| c.to_ascii_lowercase()) {
@@ -201,6 +206,8 @@ mod tests {
         assert_eq!(a_or_an("audio"), "An");
         assert_eq!(a_or_an("text"), "A");
         assert_eq!(a_or_an("resource_link"), "A");
+        assert_eq!(counted(1, "byte", "bytes"), "1 byte");
+        assert_eq!(counted(0, "byte", "bytes"), "0 bytes");
     }
 
     #[test]

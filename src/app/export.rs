@@ -122,7 +122,11 @@ impl App {
                     self.warn(format!("{} exists; not replaced.", path.display()));
                 }
             }
-            Err(WriteError::Failed(message)) => self.warn(format!("Save failed: {message}")),
+            Err(WriteError::Failed(message)) => {
+                // Saves go through a temporary file and a rename: a failed one wrote nothing.
+                let message = message.trim_end_matches('.');
+                self.warn(format!("Save failed: {message}; nothing was written."))
+            }
         }
         Vec::new()
     }

@@ -709,7 +709,10 @@ impl ReviewState {
                         });
                         self.input = Some(LineInput {
                             purpose: LinePurpose::SaveBytes,
-                            label: format!("Save the {} bytes as", bytes.len()),
+                            label: format!(
+                                "Save the {} as",
+                                crate::text::counted(bytes.len(), "byte", "bytes")
+                            ),
                             editor: editor_with(&name),
                             contents: bytes,
                         });
@@ -895,10 +898,10 @@ pub fn body_lines(content: &Content) -> Box<dyn Iterator<Item = String> + '_> {
                 blob,
                 ..
             } => Box::new(std::iter::once(format!(
-                "resource {} ({}, {} bytes) — w saves the bytes",
+                "resource {} ({}, {}) — w saves the bytes",
                 crate::text::one_line(uri),
                 crate::text::one_line(mime_type.as_deref().unwrap_or("application/octet-stream")),
-                decoded_len(blob)
+                crate::text::counted(decoded_len(blob), "byte", "bytes")
             ))),
         },
         Content::Known(KnownContent::ResourceLink {
@@ -923,7 +926,7 @@ pub fn body_lines(content: &Content) -> Box<dyn Iterator<Item = String> + '_> {
                 facts.push(crate::text::one_line(m));
             }
             if let Some(s) = size {
-                facts.push(format!("{s} bytes"));
+                facts.push(crate::text::counted(*s as usize, "byte", "bytes"));
             }
             lines.push(format!("{} — o fetches and embeds it", facts.join(", ")));
             Box::new(lines.into_iter())

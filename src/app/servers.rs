@@ -203,10 +203,9 @@ impl App {
         match result {
             Ok((path, servers)) => {
                 self.notify(format!(
-                    "Wrote {} with `sources`; starting {} server{}.",
+                    "Wrote {} with `sources`; starting {}.",
                     path.display(),
-                    servers.len(),
-                    if servers.len() == 1 { "" } else { "s" }
+                    crate::text::counted(servers.len(), "server", "servers")
                 ));
                 for (name, source) in servers {
                     self.set_state(&name, ServerState::Connecting);
@@ -248,7 +247,15 @@ impl App {
                 self.notify(format!("Signed in to {server}; connecting."));
                 return vec![Effect::Restart { server }];
             }
-            Err(error) => self.warn(format!("Sign-in to {server} failed: {error}")),
+            Err(error) => {
+                let again = self
+                    .keys
+                    .hint(KeyScreen::Picker, Action::SignIn)
+                    .map(|key| format!(" {key} tries again."))
+                    .unwrap_or_default();
+                let error = error.trim_end_matches('.');
+                self.warn(format!("Sign-in to {server} failed: {error}.{again}"))
+            }
         }
         Vec::new()
     }

@@ -8,6 +8,7 @@ pub mod sink;
 use std::str::FromStr;
 
 use crate::mcp::{Content, EmbeddedResource, KnownContent, PromptMessages};
+use crate::text::counted;
 
 pub use chat::{anthropic, openai};
 pub use markdown::{markdown, plain_text};
@@ -81,21 +82,26 @@ pub fn decoded_len(base64: &str) -> usize {
     (symbols / 4) * 3 + (symbols % 4).saturating_sub(1)
 }
 
+/// `1 byte`, `2 bytes`.
+fn bytes(count: usize) -> String {
+    counted(count, "byte", "bytes")
+}
+
 /// A one-line, human description of a non-text block, e.g. `image: image/png, 68 bytes`.
 pub fn describe(content: &Content) -> String {
     match content {
         Content::Known(KnownContent::Text { text, .. }) => {
-            format!("text, {} chars", text.chars().count())
+            format!("text, {}", counted(text.chars().count(), "char", "chars"))
         }
         Content::Known(KnownContent::Image {
             data, mime_type, ..
         }) => {
-            format!("image: {mime_type}, {} bytes", decoded_len(data))
+            format!("image: {mime_type}, {}", bytes(decoded_len(data)))
         }
         Content::Known(KnownContent::Audio {
             data, mime_type, ..
         }) => {
-            format!("audio: {mime_type}, {} bytes", decoded_len(data))
+            format!("audio: {mime_type}, {}", bytes(decoded_len(data)))
         }
         Content::Known(KnownContent::Resource { resource, .. }) => match resource {
             EmbeddedResource::Text { uri, mime_type, .. } => {
@@ -107,9 +113,9 @@ pub fn describe(content: &Content) -> String {
                 blob,
                 ..
             } => format!(
-                "resource {uri}: {}, {} bytes",
+                "resource {uri}: {}, {}",
                 mime_type.as_deref().unwrap_or("application/octet-stream"),
-                decoded_len(blob)
+                bytes(decoded_len(blob))
             ),
         },
         Content::Known(KnownContent::ResourceLink {
@@ -121,9 +127,9 @@ pub fn describe(content: &Content) -> String {
         }) => {
             let mut out = format!("resource link {name} <{uri}>");
             match (mime_type, size) {
-                (Some(m), Some(s)) => out.push_str(&format!(" ({m}, {s} bytes)")),
+                (Some(m), Some(s)) => out.push_str(&format!(" ({m}, {})", bytes(*s as usize))),
                 (Some(m), None) => out.push_str(&format!(" ({m})")),
-                (None, Some(s)) => out.push_str(&format!(" ({s} bytes)")),
+                (None, Some(s)) => out.push_str(&format!(" ({})", bytes(*s as usize))),
                 (None, None) => {}
             }
             out

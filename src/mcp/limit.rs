@@ -293,8 +293,12 @@ impl<R> LineLimit<R> {
         }
         if self.replaced > 0 {
             let note = format!(
-                "the server sent {} invalid UTF-8 sequence(s) in one message; shown as �",
-                self.replaced
+                "the server sent {} in one message; shown as �",
+                crate::text::counted(
+                    self.replaced,
+                    "invalid UTF-8 sequence",
+                    "invalid UTF-8 sequences"
+                )
             );
             // Not to the log file: a server sending junk lines would flood it.
             self.log.push("mcpick", &note);
