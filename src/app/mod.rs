@@ -261,7 +261,13 @@ impl App {
             // …and a copy still under way no longer leaves the review.
             self.leave_after_copy = false;
         }
+        let screen_before = std::mem::discriminant(&self.screen);
         let mut effects = self.update_screens(msg);
+        if typed && std::mem::discriminant(&self.screen) != screen_before {
+            // A notice the user saw about the screen they left no longer applies (it stays
+            // in the logs pane); one the key brought, or one waiting its turn, still shows.
+            self.drop_seen_notice();
+        }
         if self.pending_start.is_some() {
             effects.extend(self.settle_start());
         }

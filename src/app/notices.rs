@@ -98,6 +98,15 @@ impl App {
         }
     }
 
+    /// The user left the screen the notice there was about, after seeing it: it goes, and
+    /// the next one waiting, if any, shows.
+    pub(super) fn drop_seen_notice(&mut self) {
+        if self.flash.as_ref().is_some_and(|f| f.transient) {
+            self.flash = None;
+            self.advance_notices();
+        }
+    }
+
     /// A key (or paste, or edit): the notice there was seen, so what the key brings may
     /// replace it at once (what waits in the queue still comes in turn), and one that
     /// waited for a key goes at its usual pace.

@@ -910,6 +910,19 @@ fn a_key_lets_its_own_notice_replace_the_one_shown_and_copying_gives_way_to_its_
 }
 
 #[test]
+fn a_notice_about_the_screen_left_goes_with_it() {
+    let mut app = app_in_review();
+    app.update(key(KeyCode::Char('d')));
+    app.update(key(KeyCode::Esc));
+    assert!(shown(&app).unwrap().contains("Esc again"));
+    // The second Esc discards and leaves: the warning about the edits is void.
+    app.update(key(KeyCode::Esc));
+    assert!(!matches!(app.screen, Screen::Review(_)));
+    assert_eq!(shown(&app), None);
+    assert!(app.notices.iter().any(|n| n.text.contains("Esc again")));
+}
+
+#[test]
 fn a_flood_of_notices_keeps_the_queue_bounded_and_the_logs_pane_keeps_them_all() {
     let mut app = ready_app();
     for n in 0..50 {
