@@ -483,3 +483,32 @@ fn a_click_selects_a_menu_row_and_a_double_click_opens_it() {
     tui.send(&format!("{}{}", sgr_click(6, at + 1), sgr_click(6, at + 1)));
     tui.wait_for("city *  Name of the city", STEP);
 }
+
+#[test]
+fn the_search_line_is_edited_in_the_middle_and_takes_a_bracketed_paste_as_one_line() {
+    let sandbox = Sandbox::new(&everything_stdio("everything"));
+    let mut tui = Tui::start(&sandbox, &[]);
+    tui.wait_for("● everything 4", SERVER_START);
+    tui.wait_for("4/4 prompts", STEP);
+    // "argprompt", then ← ×6, "s-" in the middle: "args-prompt" (as the terminal sends
+    // the arrow: CSI D).
+    tui.send("argprompt");
+    tui.wait_for("❯ argprompt", STEP);
+    tui.send(&"\x1b[D".repeat(6));
+    tui.send("s-");
+    tui.wait_for("❯ args-prompt", STEP);
+    // Ctrl-A, then Delete (CSI 3~) at the start: the first character goes.
+    tui.send("\x01\x1b[3~");
+    tui.wait_for("❯ rgs-prompt", STEP);
+    // Ctrl-E, Alt-B (ESC b) to the last word's start, Ctrl-U deletes to the start.
+    tui.send("\x05\x1bb\x15");
+    let screen = tui.wait_for("❯ prompt", STEP);
+    assert!(screen.contains("/4 prompts"), "{screen}");
+    // Ctrl-K (the cursor is at the start) empties it; a bracketed paste of two lines
+    // lands as one line.
+    tui.send("\x0b\x1b[200~args\nprompt\x1b[201~");
+    let screen = tui.wait_for("❯ args prompt", STEP);
+    assert!(screen.contains("Arguments Prompt"), "{screen}");
+    tui.send(CTRL_C);
+    assert_eq!(tui.wait_exit(STEP), 130);
+}
