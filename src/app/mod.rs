@@ -266,6 +266,10 @@ impl App {
             let height = layout::menu_list(self).height as usize;
             self.menu_top = layout::first_row(self, height);
         }
+        // …and where the review's messages and preview were drawn from, likewise.
+        if let Screen::Review(review) = &mut self.screen {
+            review.settle();
+        }
         // A review with edits is saved as a draft shortly after the typing stops, and its
         // draft goes once the review is left (exported or discarded).
         match &self.screen {
@@ -291,7 +295,7 @@ impl App {
             Msg::Resize(columns, rows) => {
                 self.size = (columns, rows);
                 if let Screen::Review(review) = &mut self.screen {
-                    review.screen_width = columns;
+                    review.screen = (columns, rows);
                 }
                 Vec::new()
             }

@@ -219,6 +219,7 @@ fn review_editing() {
 #[test]
 fn review_with_export_preview() {
     let mut app = app_in_review();
+    app.update(Msg::Resize(120, 30));
     app.update(key(KeyCode::Char('f')));
     app.update(key(KeyCode::Char('f')));
     app.update(key(KeyCode::Char('p')));
