@@ -581,4 +581,6 @@ pub fn spinner(tick: u64) -> char {
 }
 
 #[cfg(test)]
+pub(crate) mod review_tests;
+#[cfg(test)]
 pub(crate) mod tests;

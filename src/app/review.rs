@@ -195,7 +195,10 @@ struct Snapshot {
 impl Snapshot {
     /// The bytes its messages hold, roughly.
     fn weight(&self) -> usize {
-        self.items.iter().map(|i| content_weight(&i.message.content)).sum()
+        self.items
+            .iter()
+            .map(|i| content_weight(&i.message.content))
+            .sum()
     }
 }
 
@@ -751,8 +754,11 @@ impl ReviewState {
             0
         };
         let selected_len = lens.get(selected).copied().unwrap_or(0);
+        // Room is left for the gap and the next message's header, so what comes next
+        // shows too.
+        let next_header = if selected + 1 < count { 2 } else { 0 };
         let window = if fold {
-            height.saturating_sub(1 + above).max(1)
+            height.saturating_sub(1 + above + next_header).max(1)
         } else {
             selected_len.max(1)
         };
@@ -941,23 +947,30 @@ impl ReviewState {
             if view.scroll < view.max_scroll {
                 self.scroll = (view.scroll + step).min(view.max_scroll);
             } else if self.selected + 1 < count {
-                // The first message whose header is below the screen.
+                // The first message whose header is below the screen, near the top of
+                // the next page.
                 let below = view.top + view.height;
                 self.selected = (self.selected + 1..count)
                     .find(|&i| view.headers[i] >= below)
                     .unwrap_or(count - 1);
+                self.top =
+                    view.headers[self.selected].saturating_sub(SCROLL_OFF.min(view.height / 2));
                 self.scroll = 0;
             }
         } else if view.scroll > 0 {
             self.scroll = view.scroll.saturating_sub(step);
         } else if self.selected > 0 {
-            // The last message a page above the first row shown.
-            let above = (view.top + SCROLL_OFF.min(view.height / 2)).saturating_sub(view.height);
-            self.selected = (0..self.selected)
-                .rev()
-                .find(|&i| view.headers[i] <= above)
-                .unwrap_or(0)
-                .min(self.selected - 1);
+            // The page above, with the last message whose header is on it selected.
+            let top = view.top.saturating_sub(view.height.saturating_sub(1));
+            self.selected = if view.top == 0 {
+                0
+            } else {
+                (0..self.selected)
+                    .rev()
+                    .find(|&i| view.headers[i] + 2 <= top + view.height)
+                    .unwrap_or(0)
+            };
+            self.top = top;
             self.scroll = 0;
         }
     }
@@ -1175,13 +1188,11 @@ impl ReviewState {
             }
             Action::Undo => return self.step(true),
             Action::Redo => return self.step(false),
-            Action::SwitchPane => {
-                if self.preview && !self.preview_is_alone() {
-                    self.preview_focused = true;
-                    return Outcome::Notice(
-                        "Keys scroll the preview; Tab or Esc goes back to the messages.".into(),
-                    );
-                }
+            Action::SwitchPane if self.preview && !self.preview_is_alone() => {
+                self.preview_focused = true;
+                return Outcome::Notice(
+                    "Keys scroll the preview; Tab or Esc goes back to the messages.".into(),
+                );
             }
             Action::StripControls => {
                 let stripped = self.strip_controls();

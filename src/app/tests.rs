@@ -863,7 +863,7 @@ fn the_wheel_scrolls_a_long_message_then_moves_on() {
     assert_eq!((review(&app).selected, review(&app).scroll), (0, 3));
     let max = review(&app).messages_view().max_scroll;
     assert!(max > 3, "the message should be longer than the screen");
-    for _ in 0..(max / 3 + 1) {
+    for _ in 1..max.div_ceil(3) {
         app.update(Msg::WheelDown);
     }
     assert_eq!(review(&app).scroll, max, "scrolled to the last full page");

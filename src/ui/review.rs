@@ -32,7 +32,13 @@ pub(super) fn draw(app: &App, review: &ReviewState, frame: &mut Frame, area: Rec
             draw_messages(review, frame, areas.messages, theme);
         }
         if !areas.preview.is_empty() {
-            draw_preview(review, frame, areas.preview, areas.messages.is_empty(), theme);
+            draw_preview(
+                review,
+                frame,
+                areas.preview,
+                areas.messages.is_empty(),
+                theme,
+            );
         }
     }
     let bottom_area = areas.bottom;
@@ -165,7 +171,10 @@ fn draw_messages(review: &ReviewState, frame: &mut Frame, area: Rect, theme: &Th
                 }
             }
             ViewRow::Folded(rest) => Line::styled(
-                format!("  … {rest} more {}", crate::text::plural(rest, "line", "lines")),
+                format!(
+                    "  … {rest} more {}",
+                    crate::text::plural(rest, "line", "lines")
+                ),
                 theme.dim(),
             ),
             ViewRow::More(rest) => Line::styled(
@@ -209,6 +218,9 @@ fn draw_preview(review: &ReviewState, frame: &mut Frame, area: Rect, alone: bool
             theme.dim(),
         ));
     }
-    let lines: Vec<Line> = rows[top..shown].iter().map(|r| Line::raw(r.as_str())).collect();
+    let lines: Vec<Line> = rows[top..shown]
+        .iter()
+        .map(|r| Line::raw(r.as_str()))
+        .collect();
     frame.render_widget(Paragraph::new(lines).block(block), area);
 }
