@@ -194,7 +194,7 @@ fn draw_preview(review: &ReviewState, frame: &mut Frame, area: Rect, alone: bool
     let way_back = if alone {
         " · p or Esc back"
     } else if keys {
-        " · Tab or Esc back to the messages"
+        " · Tab or Esc back"
     } else {
         " · Tab scrolls it"
     };
