@@ -1026,7 +1026,8 @@ impl ReviewState {
             _ => "s",
         };
         Some(Outcome::Warning(format!(
-            "The messages hold {count} control {} (escape sequences from the server): {again} again exports them as they are, x strips them first.",
+            // What to press first: a narrow status bar cuts the end.
+            "{again} again exports as is, x strips the {count} control {} first (escape sequences from the server).",
             crate::text::plural(count, "character", "characters")
         )))
     }
