@@ -713,14 +713,6 @@ impl ReviewState {
         Outcome::Notice(format!("{verb} {what}."))
     }
 
-    /// How many rows the selected message's body wraps into on screen.
-    pub fn selected_rows(&self) -> usize {
-        let view = self.messages_view();
-        self.items
-            .get(self.selected)
-            .map_or(0, |item| item.rows(view.width).len())
-    }
-
     /// The messages pane laid out in the area the review draws it in.
     pub fn messages_view(&self) -> MessagesView {
         let area = super::layout::review_on_screen(self).messages;
