@@ -245,6 +245,7 @@ impl App {
     /// Applies one message; returns the work it asks for.
     pub fn update(&mut self, msg: Msg) -> Vec<Effect> {
         let typed = matches!(msg, Msg::Key(_) | Msg::Paste(_) | Msg::Edited(_));
+        let tick = matches!(msg, Msg::Tick);
         if typed {
             // A notice meant to stay until the user acts goes now, at its usual pace.
             if let Some(flash) = &mut self.flash
@@ -267,7 +268,10 @@ impl App {
             self.menu_top = layout::first_row(self, height);
         }
         // …and where the review's messages and preview were drawn from, likewise.
-        if let Screen::Review(review) = &mut self.screen {
+        // (A tick moves nothing there, and the preview's export is not rendered for it.)
+        if let Screen::Review(review) = &mut self.screen
+            && !tick
+        {
             review.settle();
         }
         // A review with edits is saved as a draft shortly after the typing stops, and its
