@@ -260,7 +260,7 @@ fn hinted(app: &App) -> Vec<Action> {
         Screen::Review(r) if r.editor.is_some() => vec![ExternalEditor, Back],
         Screen::Review(r) if r.is_typing() => vec![Back],
         Screen::Review(r) if r.preview_has_keys() => {
-            vec![Up, ScrollDown, Home, End, CycleFormat, Copy, Back, Help]
+            vec![Back, Up, ScrollDown, Home, End, CycleFormat, Copy, Help]
         }
         Screen::Review(_) => vec![
             Accept,
