@@ -385,3 +385,24 @@ fn the_preview_opens_at_the_selected_message_and_its_keys_scroll_it() {
     app.update(key(KeyCode::Esc));
     assert!(review(&app).preview && !review(&app).preview_has_keys());
 }
+
+#[test]
+fn a_draft_taken_while_the_editor_shows_control_characters_keeps_their_bytes() {
+    let raw = "\u{1b}[1mbold\u{1b}[0m";
+    let mut app = review_of(messages(&[(Role::User, raw)]), 100, 30);
+    app.update(key(KeyCode::Char('e')));
+    type_text(&mut app, "!");
+    let draft = review(&app).draft();
+    assert_eq!(
+        draft.items[0].message().content,
+        Content::text(format!("{raw}!"))
+    );
+    // Ctrl-G hands $EDITOR the real bytes too.
+    let effects = app.update(ctrl('g'));
+    assert!(
+        effects
+            .iter()
+            .any(|e| matches!(e, Effect::ExternalEditor { text } if *text == format!("{raw}!"))),
+        "{effects:?}"
+    );
+}
