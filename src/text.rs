@@ -32,6 +32,136 @@ pub fn one_line(text: &str) -> String {
     sanitize(text).replace(['\n', '\t'], " ")
 }
 
+/// The columns between tab stops when a tab is drawn. Four, as the message editor
+/// (ratatui-textarea's default tab length) draws them, so a message looks the same whether
+/// it is reviewed or edited.
+pub const TAB_STOP: usize = 4;
+
+/// `line` with each tab replaced by the spaces up to the next tab stop ([`TAB_STOP`]),
+/// counted in display columns as [`width`] counts them. Terminals and ratatui give a tab no
+/// width, so indentation by tabs would vanish; only drawing uses this, what is sent keeps
+/// its tabs. `line` holds no line break.
+pub fn expand_tabs(line: &str) -> String {
+    if !line.contains('\t') {
+        return line.to_string();
+    }
+    let mut out = String::with_capacity(line.len() + 8);
+    for (n, part) in line.split('\t').enumerate() {
+        if n > 0 {
+            let column = width(&out);
+            let spaces = TAB_STOP - column % TAB_STOP;
+            out.extend(std::iter::repeat_n(' ', spaces));
+        }
+        out.push_str(part);
+    }
+    out
+}
+
+/// One line of server text as it is drawn in a pane: controls made visible ([`sanitize`]),
+/// tabs expanded to their stops ([`expand_tabs`]), line breaks as spaces.
+pub fn display_line(line: &str) -> String {
+    expand_tabs(&sanitize(line).replace('\n', " "))
+}
+
+/// The characters of `text` that [`sanitize`] replaces (escape sequences, other controls,
+/// bidi controls), counted.
+pub fn control_count(text: &str) -> usize {
+    text.chars().filter(|&c| is_control(c)).count()
+}
+
+/// Whether [`sanitize`] replaces `c`.
+fn is_control(c: char) -> bool {
+    matches!(c, '\u{0}'..='\u{8}' | '\u{b}'..='\u{1f}' | '\u{7f}' | '\u{80}'..='\u{9f}')
+        || is_bidi_control(c)
+}
+
+fn is_bidi_control(c: char) -> bool {
+    matches!(
+        c,
+        '\u{61c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
+    )
+}
+
+/// The inverse of [`sanitize`]: control pictures and `<U+XXXX>` of the characters it
+/// replaces become those characters again. The editor shows text as the review does
+/// (sanitised) and gives back the real bytes with this; it is used only where
+/// `unsanitize(sanitize(text)) == text` (see [`sanitize_reversibly`]).
+pub fn unsanitize(shown: &str) -> String {
+    let mut out = String::with_capacity(shown.len());
+    let mut rest = shown;
+    while let Some(c) = rest.chars().next() {
+        let code = c as u32;
+        if (0x2400..0x2420).contains(&code) && !matches!(code - 0x2400, 0x0a | 0x09) {
+            out.push(char::from_u32(code - 0x2400).unwrap_or(c));
+        } else if c == '␡' {
+            out.push('\u{7f}');
+        } else if let Some(hex) = rest.strip_prefix("<U+").and_then(|r| r.get(..5))
+            && hex.ends_with('>')
+            && let Ok(value) = u32::from_str_radix(&hex[..4], 16)
+            && let Some(control) = char::from_u32(value)
+            && ((0x80..=0x9f).contains(&value) || is_bidi_control(control))
+        {
+            out.push(control);
+            rest = &rest[8..];
+            continue;
+        } else {
+            out.push(c);
+        }
+        rest = &rest[c.len_utf8()..];
+    }
+    out
+}
+
+/// [`sanitize`]d `text` when that can be undone exactly ([`unsanitize`] gives `text`
+/// back), else `None`: text that already holds a control picture (`␛`) or a `<U+202E>`
+/// written out, where the two could not be told apart.
+pub fn sanitize_reversibly(text: &str) -> Option<String> {
+    let shown = sanitize(text);
+    (unsanitize(&shown) == text).then_some(shown)
+}
+
+/// `text` without escape sequences and other control characters: a CSI (`ESC [ … final`)
+/// or an OSC (`ESC ] … BEL` or `ESC \\`) goes whole, so no `[31m` is left behind; other
+/// controls ([`sanitize`]'s) go one by one. Line breaks and tabs stay.
+pub fn strip_controls(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\u{1b}' => match chars.next() {
+                Some('[') => skip_csi(&mut chars),
+                Some(']') | Some('P') | Some('_') | Some('^') => {
+                    // OSC, DCS, APC, PM: up to BEL or ST (ESC \).
+                    while let Some(c) = chars.next() {
+                        if c == '\u{7}' || c == '\u{9c}' {
+                            break;
+                        }
+                        if c == '\u{1b}' {
+                            chars.next_if_eq(&'\\');
+                            break;
+                        }
+                    }
+                }
+                // A two-character sequence (ESC 7, ESC c…): both go.
+                _ => {}
+            },
+            '\u{9b}' => skip_csi(&mut chars),
+            c if is_control(c) => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Skips a CSI's parameters and its final byte (`@` to `~`).
+fn skip_csi(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
+    for c in chars.by_ref() {
+        if ('\u{40}'..='\u{7e}').contains(&c) {
+            break;
+        }
+    }
+}
+
 /// `name` with every character but letters, digits, `-`, `_` and `.` replaced by `-`: a
 /// name safe as a file name or a `[servers.NAME]` table.
 pub fn name_chars(name: &str) -> String {
@@ -272,5 +402,42 @@ mod tests {
     fn pipes_get_the_text_verbatim() {
         assert_eq!(for_output("\u{1b}x", false), "\u{1b}x");
         assert_eq!(for_output("\u{1b}x", true), "␛x");
+    }
+
+    #[test]
+    fn tabs_expand_to_the_next_stop_by_display_width() {
+        assert_eq!(expand_tabs("\tif x:"), "    if x:");
+        assert_eq!(expand_tabs("\t\treturn"), "        return");
+        assert_eq!(expand_tabs("ab\tc"), "ab  c");
+        assert_eq!(expand_tabs("abcd\te"), "abcd    e");
+        // A wide character takes two columns before the stop.
+        assert_eq!(expand_tabs("字\tx"), "字  x");
+        assert_eq!(display_line("\t\u{1b}[1m"), "    ␛[1m");
+        assert_eq!(display_line("a\nb"), "a b");
+    }
+
+    #[test]
+    fn sanitized_text_comes_back_exactly() {
+        for text in [
+            "plain",
+            "\u{1b}[31mred\u{1b}[0m\r\n\ttab",
+            "\u{9b}2J \u{202e}x \u{7f}",
+        ] {
+            let shown = sanitize_reversibly(text).unwrap();
+            assert_eq!(unsanitize(&shown), text);
+        }
+        // A control picture written out could not be told from an escape: not reversible.
+        assert_eq!(sanitize_reversibly("␛ and \u{1b}"), None);
+        assert_eq!(sanitize_reversibly("<U+202E>"), None);
+        assert_eq!(unsanitize("<U+0041>"), "<U+0041>");
+    }
+
+    #[test]
+    fn stripping_removes_whole_escape_sequences() {
+        assert_eq!(strip_controls("\u{1b}[31mred\u{1b}[0m"), "red");
+        assert_eq!(strip_controls("a\u{1b}]52;c;aGk=\u{7}b"), "ab");
+        assert_eq!(strip_controls("a\u{1b}]0;t\u{1b}\\b"), "ab");
+        assert_eq!(strip_controls("x\r\n\ty\u{202e}\u{7f}"), "x\n\ty");
+        assert_eq!(control_count("\u{1b}[31mred\u{1b}[0m\n\t"), 2);
     }
 }

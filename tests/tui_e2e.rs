@@ -512,3 +512,63 @@ fn the_search_line_is_edited_in_the_middle_and_takes_a_bracketed_paste_as_one_li
     tui.send(CTRL_C);
     assert_eq!(tui.wait_exit(STEP), 130);
 }
+
+/// A folder with `long.mcpick.md`: a prompt of 200 messages, `message 001` to `message 200`.
+fn two_hundred_messages() -> tempfile::TempDir {
+    let folder = tempfile::tempdir().expect("temp dir");
+    let mut text = String::from("---\nname: long\ndescription: 200 messages\n---\n");
+    for n in 1..=200 {
+        if n > 1 {
+            let role = if n % 2 == 0 { "assistant" } else { "user" };
+            text.push_str(&format!("\n--- {role} ---\n"));
+        }
+        text.push_str(&format!("message {n:03}\n"));
+    }
+    std::fs::write(folder.path().join("long.mcpick.md"), text).expect("write the prompt");
+    folder
+}
+
+#[test]
+fn the_preview_scrolls_with_page_down_and_follows_the_selection() {
+    let folder = two_hundred_messages();
+    let sandbox = Sandbox::new(&mcpick_serve("files", &[&folder.path().to_string_lossy()]));
+    let mut tui = Tui::start(&sandbox, &[]);
+    tui.wait_for("● files 1", SERVER_START);
+    open_prompt(&mut tui, "long", "/files:long");
+    tui.wait_for("▌#1 user · text", STEP);
+    // End shows a full last page: the message before the last one is on screen.
+    tui.send("G");
+    let end = tui.wait_for("▌#200 assistant", STEP);
+    assert!(
+        end.contains("#199 user"),
+        "no context above the last:\n{end}"
+    );
+    tui.send("g");
+    tui.wait_for("▌#1 user", STEP);
+    tui.send("p");
+    // Beside the messages (120 columns): 35 rows inside the border.
+    let opened = tui.wait_for("lines 1–35 of", STEP);
+    assert!(opened.contains("│message 001"), "{opened}");
+    tui.send(TAB);
+    tui.wait_for("(f changes · Tab or Esc back)", STEP);
+    tui.send("\x1b[6~");
+    let paged = tui.wait_for("lines 35–69 of", STEP);
+    assert!(
+        paged.contains("▌#1 user"),
+        "PgDn moved the messages:\n{paged}"
+    );
+    assert!(!paged.contains("│message 001"), "{paged}");
+    // Back on the messages, j moves the selection and the preview follows it.
+    tui.send_esc();
+    tui.wait_for("Tab scrolls it", STEP);
+    for _ in 0..20 {
+        tui.send("j");
+    }
+    let followed = tui.wait_for("▌#21 user", STEP);
+    assert!(
+        followed.lines().any(|l| l.contains("│message 021")),
+        "the preview does not show the selected message:\n{followed}"
+    );
+    tui.send(CTRL_C);
+    tui.wait_exit(STEP);
+}

@@ -8,7 +8,7 @@ impl App {
     pub fn restore_draft(&mut self, draft: Draft) {
         let what = draft.slash_name.clone();
         let mut review = ReviewState::from_draft(draft, &self.history, self.options.format);
-        review.screen_width = self.size.0;
+        review.screen = self.size;
         self.screen = Screen::Review(Box::new(review));
         self.draft_saved = true;
         self.notify(format!(

@@ -62,7 +62,7 @@ impl App {
                 let arguments = form.arguments();
                 self.history.record(&form.slash_name, &arguments);
                 let mut review = ReviewState::new(form, arguments, messages, self.options.format);
-                review.screen_width = self.size.0;
+                review.screen = self.size;
                 self.screen = Screen::Review(Box::new(review));
                 vec![Effect::SaveHistory(self.history.clone())]
             }

@@ -101,11 +101,15 @@ pub enum Action {
     Redo,
     /// Show only the lines holding a text (logs).
     Filter,
+    /// Move the keys between the messages and the preview beside them.
+    SwitchPane,
+    /// Strip escape sequences and other control characters from the messages.
+    StripControls,
 }
 
 impl Action {
     /// Every action with its config name.
-    pub const NAMES: [(&'static str, Action); 46] = [
+    pub const NAMES: [(&'static str, Action); 48] = [
         ("quit", Action::Quit),
         ("help", Action::Help),
         ("logs", Action::Logs),
@@ -152,6 +156,8 @@ impl Action {
         ("undo", Action::Undo),
         ("redo", Action::Redo),
         ("filter", Action::Filter),
+        ("switch_pane", Action::SwitchPane),
+        ("strip_controls", Action::StripControls),
     ];
 
     /// The action's config name.
@@ -208,8 +214,8 @@ impl Action {
             Action::Accept => "accept: --output / --print / copy",
             Action::SaveBytes => "save the block's bytes to a file",
             Action::FetchResource => "fetch the linked resource",
-            Action::ScrollUp => "scroll the text up",
-            Action::ScrollDown => "scroll the text down",
+            Action::ScrollUp => "page up (a long message scrolls first)",
+            Action::ScrollDown => "page down (a long message scrolls first)",
             Action::NextServer => "show the next server only",
             Action::Decline => "decline to answer",
             Action::UseSources => "use the servers found in other hosts' configs",
@@ -219,6 +225,8 @@ impl Action {
             Action::Undo => "undo the last edit",
             Action::Redo => "redo what was undone",
             Action::Filter => "filter the lines (Enter keeps it, Esc clears it)",
+            Action::SwitchPane => "keys to the preview beside the messages, and back",
+            Action::StripControls => "strip control characters (escape sequences)",
         }
     }
 }
@@ -333,10 +341,14 @@ impl KeyScreen {
                 (MoveDown, &["alt-down"]),
                 (Restore, &["u"]),
                 (RestoreAll, &["U"]),
+                (Undo, UNDO),
+                (Redo, REDO),
+                (StripControls, &["x"]),
                 (Copy, &["y"]),
                 (Save, &["s"]),
                 (CycleFormat, &["f"]),
                 (Preview, &["p"]),
+                (SwitchPane, &["tab"]),
                 (SaveBytes, &["w"]),
                 (FetchResource, &["o"]),
                 (Back, &["esc"]),

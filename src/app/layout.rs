@@ -1,9 +1,10 @@
-//! Where the menu's parts sit on the screen. Drawing and `update` (the page size of
-//! PgUp/PgDn, which row a click hit) both ask here, so they cannot disagree.
+//! Where the menu's and the review's parts sit on the screen. Drawing and `update` (the
+//! page size of PgUp/PgDn, which row a click hit, how far the review scrolls) both ask
+//! here, so they cannot disagree.
 
 use ratatui::layout::{Constraint, Layout, Rect};
 
-use super::App;
+use super::{App, ReviewState};
 
 /// The smallest terminal mcpick draws in (columns).
 pub const MIN_WIDTH: u16 = 60;
@@ -157,4 +158,63 @@ pub fn entry_at(app: &App, column: u16, row: u16) -> Option<usize> {
         MenuRow::Entry(rank) => Some(rank),
         MenuRow::Header(_) => None,
     }
+}
+
+/// The screen width from which the review's export preview goes beside the messages; on a
+/// narrower screen it takes the whole area (p or Esc goes back).
+pub const PREVIEW_BESIDE: u16 = 110;
+
+/// The review's parts inside the main area.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ReviewAreas {
+    /// The line naming the prompt.
+    pub header: Rect,
+    /// Everything between the header and the bottom line (the editor's area).
+    pub body: Rect,
+    /// The messages (empty while the preview takes the whole body).
+    pub messages: Rect,
+    /// The export preview with its border (empty when it is hidden).
+    pub preview: Rect,
+    /// The one-line input or question at the bottom (empty when there is none).
+    pub bottom: Rect,
+}
+
+/// How the review splits `main`.
+pub fn review(review: &ReviewState, main: Rect) -> ReviewAreas {
+    let bottom = if review.input.is_some() || review.confirm.is_some() || review.reading.is_some() {
+        1
+    } else {
+        0
+    };
+    let [header, body, bottom] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Fill(1),
+        Constraint::Length(bottom),
+    ])
+    .areas(main);
+    let (messages, preview) = if !review.preview || review.editor.is_some() {
+        (body, Rect::default())
+    } else if body.width >= PREVIEW_BESIDE {
+        let [m, p] = Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
+            .areas(body);
+        (m, p)
+    } else {
+        (Rect::default(), body)
+    };
+    ReviewAreas {
+        header,
+        body,
+        messages,
+        preview,
+        bottom,
+    }
+}
+
+/// The review's parts on a terminal of `review.screen` (columns, rows); all empty when it
+/// is too small to draw in.
+pub fn review_on_screen(review: &ReviewState) -> ReviewAreas {
+    let (columns, rows) = review.screen;
+    screen(Rect::new(0, 0, columns, rows))
+        .map(|[main, _, _]| self::review(review, main))
+        .unwrap_or_default()
 }

@@ -254,6 +254,7 @@ impl App {
     /// Applies one message; returns the work it asks for.
     pub fn update(&mut self, msg: Msg) -> Vec<Effect> {
         let typed = matches!(msg, Msg::Key(_) | Msg::Paste(_) | Msg::Edited(_));
+        let tick = matches!(msg, Msg::Tick);
         if typed {
             self.user_acted_on_notice();
             // The user took over before the servers answered: the start request is void.
@@ -275,6 +276,13 @@ impl App {
         if matches!(self.screen, Screen::Picker) {
             let height = layout::menu_list(self).height as usize;
             self.menu_top = layout::first_row(self, height);
+        }
+        // …and where the review's messages and preview were drawn from, likewise.
+        // (A tick moves nothing there, and the preview's export is not rendered for it.)
+        if let Screen::Review(review) = &mut self.screen
+            && !tick
+        {
+            review.settle();
         }
         // A review with edits is saved as a draft shortly after the typing stops, and its
         // draft goes once the review is left (exported or discarded).
@@ -301,7 +309,7 @@ impl App {
             Msg::Resize(columns, rows) => {
                 self.size = (columns, rows);
                 if let Screen::Review(review) = &mut self.screen {
-                    review.screen_width = columns;
+                    review.screen = (columns, rows);
                 }
                 Vec::new()
             }
@@ -584,5 +592,7 @@ pub fn spinner(tick: u64) -> char {
     FRAMES[(tick % FRAMES.len() as u64) as usize]
 }
 
+#[cfg(test)]
+pub(crate) mod review_tests;
 #[cfg(test)]
 pub(crate) mod tests;

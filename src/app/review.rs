@@ -30,8 +30,19 @@ pub struct Draft {
     pub items: Vec<ReviewItem>,
 }
 
-/// Lines one scroll step moves.
-const SCROLL_STEP: usize = 10;
+/// Rows kept in view above and below the selected message while they fit (as vim's
+/// `scrolloff`): enough for a folded neighbour whole (a gap, its header, three lines and
+/// the fold), so the message before the selected one stays in sight.
+const SCROLL_OFF: usize = 6;
+
+/// Lines of a message shown when it is not selected and the messages do not all fit.
+pub const FOLDED_LINES: usize = 3;
+
+/// Edits undo keeps at most (the oldest go first)…
+const UNDO_STEPS: usize = 100;
+/// …and the most message bytes they may hold together, so undoing a 30 MB message's
+/// edits does not keep gigabytes.
+const UNDO_BYTES: usize = 256 * 1024 * 1024;
 
 /// One message on the screen, with where it came from.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -105,6 +116,106 @@ impl PartialEq for BodyLayout {
     }
 }
 
+/// One row of the messages pane, as [`ReviewState::messages_view`] lays them out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ViewRow {
+    /// The empty row between two messages.
+    Gap,
+    /// The line naming message `index` (number, role, kind).
+    Header(usize),
+    /// Row `row` of message `index`'s wrapped body.
+    Body {
+        /// The message.
+        index: usize,
+        /// Its body row.
+        row: usize,
+    },
+    /// `… N more lines` under a folded message.
+    Folded(usize),
+    /// `… N more lines` under what the selected message shows at once (PgDn scrolls it).
+    More(usize),
+}
+
+/// The messages pane laid out at one size: every row, and which of them are shown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MessagesView {
+    /// Every row, from the first message's header to the last message's end.
+    pub rows: Vec<ViewRow>,
+    /// The first row shown.
+    pub top: usize,
+    /// The rows shown at once.
+    pub height: usize,
+    /// The width bodies wrap at.
+    pub width: usize,
+    /// The row of each message's header.
+    pub headers: Vec<usize>,
+    /// The selected message's body rows shown at once.
+    pub window: usize,
+    /// How far the selected message scrolls: to its last full window.
+    pub max_scroll: usize,
+    /// The scroll drawn (the state's, kept within `max_scroll`).
+    pub scroll: usize,
+}
+
+impl MessagesView {
+    /// The rows on screen.
+    pub fn visible(&self) -> &[ViewRow] {
+        let end = (self.top + self.height).min(self.rows.len());
+        &self.rows[self.top.min(end)..end]
+    }
+
+    /// Whether the header of message `index` is on screen.
+    pub fn shows_header(&self, index: usize) -> bool {
+        self.headers
+            .get(index)
+            .is_some_and(|&row| row >= self.top && row < self.top + self.height)
+    }
+}
+
+/// The export preview laid out at one size.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PreviewView {
+    /// The export's rows, wrapped at the pane's width.
+    pub rows: Vec<String>,
+    /// The first row shown.
+    pub top: usize,
+    /// The rows shown at once.
+    pub height: usize,
+}
+
+/// The review's messages at one moment, to go back to.
+#[derive(Debug, Clone)]
+struct Snapshot {
+    items: Vec<ReviewItem>,
+    selected: usize,
+    /// The edit made after it, as undo names it ("the delete").
+    what: &'static str,
+}
+
+impl Snapshot {
+    /// The bytes its messages hold, roughly.
+    fn weight(&self) -> usize {
+        self.items
+            .iter()
+            .map(|i| content_weight(&i.message.content))
+            .sum()
+    }
+}
+
+/// The bytes a block holds, roughly (its text or its base64 data).
+fn content_weight(content: &Content) -> usize {
+    match content {
+        Content::Known(KnownContent::Text { text, .. }) => text.len(),
+        Content::Known(KnownContent::Image { data, .. })
+        | Content::Known(KnownContent::Audio { data, .. }) => data.len(),
+        Content::Known(KnownContent::Resource { resource, .. }) => match resource {
+            EmbeddedResource::Text { text, .. } => text.len(),
+            EmbeddedResource::Blob { blob, .. } => blob.len(),
+        },
+        _ => 256,
+    }
+}
+
 /// What a one-line input at the bottom is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LinePurpose {
@@ -156,10 +267,33 @@ pub struct ReviewState {
     pub editor: Option<TextArea<'static>>,
     /// The export format.
     pub format: Format,
-    /// The screen's width, for wrapping (kept up to date by the app).
-    pub screen_width: u16,
+    /// The terminal's size (columns, rows), for the layout (kept up to date by the app).
+    pub screen: (u16, u16),
+    /// The first row of the messages pane drawn last: the next draw scrolls only from
+    /// there (kept by [`ReviewState::settle`]).
+    pub top: usize,
     /// Whether the export preview is shown.
     pub preview: bool,
+    /// Whether keys act on the preview while it is beside the messages (Tab switches).
+    pub preview_focused: bool,
+    /// The preview's first row shown.
+    pub preview_scroll: usize,
+    /// The message and format the preview last scrolled to; another one scrolls it again.
+    preview_for: Option<(usize, Format)>,
+    /// The editor shows the text's control characters as the review does (`␛`): its
+    /// text is turned back into the real bytes when it is taken.
+    editor_shows_controls: bool,
+    /// The messages before the editor opened, an undo step once its text changed.
+    edit_before: Option<Snapshot>,
+    /// Earlier states of the messages, the last one first undone.
+    undo: Vec<Snapshot>,
+    /// States undone, the last one first redone.
+    redo: Vec<Snapshot>,
+    /// An export asked for while the messages hold control characters: the same action
+    /// again exports them as they are, `x` strips them first.
+    controls_armed: Option<Action>,
+    /// The user chose to export the control characters as they are: no more asking.
+    controls_accepted: bool,
     /// A one-line input, when asking for a path.
     pub input: Option<LineInput>,
     /// A pending overwrite question.
@@ -315,8 +449,18 @@ impl ReviewState {
             scroll: 0,
             editor: None,
             format,
-            screen_width: 80,
+            screen: (80, 24),
+            top: 0,
             preview: false,
+            preview_focused: false,
+            preview_scroll: 0,
+            preview_for: None,
+            editor_shows_controls: false,
+            edit_before: None,
+            undo: Vec::new(),
+            redo: Vec::new(),
+            controls_armed: None,
+            controls_accepted: false,
             input: None,
             confirm: None,
             discard_armed: false,
@@ -430,7 +574,9 @@ impl ReviewState {
                 }])
             }
             Some(text) => {
-                self.editor = Some(editor_with(text));
+                let text = text.to_string();
+                self.edit_before = Some(self.snapshot("the edit"));
+                self.open_editor(&text);
                 self.discard_armed = false;
                 if text.len() > super::form::WRAP_UP_TO_BYTES {
                     Outcome::Notice(format!(
@@ -458,66 +604,432 @@ impl ReviewState {
     /// on there), else into the selected message.
     pub(super) fn set_edited_text(&mut self, text: String) {
         if self.editor.is_some() {
-            self.editor = Some(editor_with(&text));
-        } else if let Some(item) = self.items.get_mut(self.selected)
-            && editable_text(&item.message.content).is_some()
+            self.open_editor(&text);
+        } else if let Some(item) = self.items.get(self.selected)
+            && let Some(old) = editable_text(&item.message.content)
+            && old != text
         {
+            self.remember("the edit");
+            let item = &mut self.items[self.selected];
             let mut content = item.message.content.clone();
             set_text(&mut content, text);
             item.set_content(content);
         }
     }
 
-    /// Writes the editor's text back into the selected message and closes the editor.
-    pub(super) fn finish_edit(&mut self) {
-        if let Some(editor) = self.editor.take()
-            && let Some(item) = self.items.get_mut(self.selected)
-        {
-            let text = editor.lines().join("\n");
-            if editable_text(&item.message.content) != Some(text.as_str()) {
-                let mut content = item.message.content.clone();
-                set_text(&mut content, text);
-                item.set_content(content);
+    /// Opens the editor on `text`, its control characters shown as the review shows them
+    /// (`␛[31m`) when they can be turned back into the same bytes.
+    fn open_editor(&mut self, text: &str) {
+        match crate::text::sanitize_reversibly(text) {
+            Some(shown) if shown != text => {
+                self.editor = Some(editor_with(&shown));
+                self.editor_shows_controls = true;
+            }
+            _ => {
+                self.editor = Some(editor_with(text));
+                self.editor_shows_controls = false;
             }
         }
     }
 
-    /// How many rows the selected message's body wraps into on screen.
-    pub fn selected_rows(&self) -> usize {
-        self.items.get(self.selected).map_or(0, |item| {
-            item.rows(body_width(self.screen_width, self.preview)).len()
+    /// The editor's text with its real bytes (the control characters it shows as `␛`).
+    fn editor_text(&self) -> Option<String> {
+        let text = self.editor.as_ref()?.lines().join("\n");
+        Some(if self.editor_shows_controls {
+            crate::text::unsanitize(&text)
+        } else {
+            text
         })
     }
 
-    /// The mouse wheel: scrolls the selected message, then moves to the next or previous.
+    /// Writes the editor's text back into the selected message and closes the editor; a
+    /// changed text is one undo step.
+    pub(super) fn finish_edit(&mut self) {
+        let Some(text) = self.editor_text() else {
+            return;
+        };
+        self.editor = None;
+        self.editor_shows_controls = false;
+        let before = self.edit_before.take();
+        if let Some(item) = self.items.get_mut(self.selected)
+            && editable_text(&item.message.content) != Some(text.as_str())
+        {
+            let mut content = item.message.content.clone();
+            set_text(&mut content, text);
+            item.set_content(content);
+            if let Some(before) = before {
+                self.push_undo(before);
+            }
+        }
+    }
+
+    /// The messages as they are now, as an undo step named `what`.
+    fn snapshot(&self, what: &'static str) -> Snapshot {
+        Snapshot {
+            items: self.items.clone(),
+            selected: self.selected,
+            what,
+        }
+    }
+
+    /// Keeps the messages as they are before an edit named `what`.
+    fn remember(&mut self, what: &'static str) {
+        let snapshot = self.snapshot(what);
+        self.push_undo(snapshot);
+    }
+
+    fn push_undo(&mut self, snapshot: Snapshot) {
+        self.redo.clear();
+        self.undo.push(snapshot);
+        let mut weight: usize = self.undo.iter().map(Snapshot::weight).sum();
+        while self.undo.len() > UNDO_STEPS || (weight > UNDO_BYTES && self.undo.len() > 1) {
+            weight -= self.undo.remove(0).weight();
+        }
+    }
+
+    /// Undoes (`back`) or redoes the last edit of the messages.
+    fn step(&mut self, back: bool) -> Outcome {
+        let (from, verb, none) = if back {
+            (&mut self.undo, "Undid", "Nothing to undo.")
+        } else {
+            (&mut self.redo, "Redid", "Nothing to redo.")
+        };
+        let Some(snapshot) = from.pop() else {
+            return Outcome::Notice(none.into());
+        };
+        let what = snapshot.what;
+        let now = Snapshot {
+            items: std::mem::replace(&mut self.items, snapshot.items),
+            selected: self.selected,
+            what,
+        };
+        if back {
+            self.redo.push(now);
+        } else {
+            self.undo.push(now);
+        }
+        self.selected = snapshot.selected.min(self.items.len().saturating_sub(1));
+        self.scroll = 0;
+        Outcome::Notice(format!("{verb} {what}."))
+    }
+
+    /// The messages pane laid out in the area the review draws it in.
+    pub fn messages_view(&self) -> MessagesView {
+        let area = super::layout::review_on_screen(self).messages;
+        self.messages_view_in(area.width, area.height)
+    }
+
+    /// The messages pane laid out in `columns` × `rows`: every message whole when they
+    /// all fit, else the unselected ones folded to [`FOLDED_LINES`]; the selected one
+    /// from its scroll, as much as fits under the rows kept above it; the first row shown
+    /// scrolled from the last one drawn only as far as keeping the selected message and
+    /// [`SCROLL_OFF`] rows around it in view needs, and never past a full last page.
+    pub fn messages_view_in(&self, columns: u16, rows: u16) -> MessagesView {
+        let height = usize::from(rows);
+        let width = usize::from(columns).saturating_sub(2).max(10);
+        let count = self.items.len();
+        let selected = self.selected.min(count.saturating_sub(1));
+        let lens: Vec<usize> = self.items.iter().map(|i| i.rows(width).len()).collect();
+        let whole = lens.iter().map(|l| 1 + l).sum::<usize>() + count.saturating_sub(1);
+        let fold = whole > height;
+        let folds = |i: usize| fold && lens[i] > FOLDED_LINES + 1;
+        let block = |i: usize| 1 + if folds(i) { FOLDED_LINES + 1 } else { lens[i] };
+        let context = SCROLL_OFF.min(height / 2);
+        let above = if selected > 0 {
+            (block(selected - 1) + 1).min(context)
+        } else {
+            0
+        };
+        let below = if selected + 1 < count {
+            (1 + block(selected + 1)).min(context)
+        } else {
+            0
+        };
+        let selected_len = lens.get(selected).copied().unwrap_or(0);
+        // Room is left for the gap and the next message's header, so what comes next
+        // shows too.
+        let next_header = if selected + 1 < count { 2 } else { 0 };
+        let window = if fold {
+            height.saturating_sub(1 + above + next_header).max(1)
+        } else {
+            selected_len.max(1)
+        };
+        let max_scroll = selected_len.saturating_sub(window);
+        let scroll = self.scroll.min(max_scroll);
+        let mut view_rows = Vec::with_capacity(whole.min(count * (FOLDED_LINES + 3) + window));
+        let mut headers = Vec::with_capacity(count);
+        for (index, &len) in lens.iter().enumerate() {
+            if index > 0 {
+                view_rows.push(ViewRow::Gap);
+            }
+            headers.push(view_rows.len());
+            view_rows.push(ViewRow::Header(index));
+            let body = |row| ViewRow::Body { index, row };
+            if index == selected {
+                let remaining = len - scroll;
+                if remaining <= window {
+                    view_rows.extend((scroll..len).map(body));
+                } else {
+                    // The last row says how much is left.
+                    view_rows.extend((scroll..scroll + window - 1).map(body));
+                    view_rows.push(ViewRow::More(remaining - (window - 1)));
+                }
+            } else if folds(index) {
+                view_rows.extend((0..FOLDED_LINES).map(body));
+                view_rows.push(ViewRow::Folded(len - FOLDED_LINES));
+            } else {
+                view_rows.extend((0..len).map(body));
+            }
+        }
+        let total = view_rows.len();
+        let top = match headers.get(selected) {
+            None => 0,
+            Some(&start) => {
+                let end = headers.get(selected + 1).map_or(total, |next| next - 1);
+                self.top
+                    .max((end + below).saturating_sub(height))
+                    .min(start - above)
+                    .min(total.saturating_sub(height))
+            }
+        };
+        MessagesView {
+            rows: view_rows,
+            top,
+            height,
+            width,
+            headers,
+            window,
+            max_scroll,
+            scroll,
+        }
+    }
+
+    /// The export's rows wrapped at `width`, as the preview draws them.
+    pub fn preview_rows(&self, width: usize) -> Vec<String> {
+        export_rows(&self.export(), width)
+    }
+
+    /// The export preview laid out in the area the review draws it in (empty when hidden).
+    pub fn preview_view(&self) -> PreviewView {
+        let area = super::layout::review_on_screen(self).preview;
+        let (width, height) = preview_inner(area);
+        let rows = if area.is_empty() {
+            Vec::new()
+        } else {
+            self.preview_rows(width)
+        };
+        let top = self.preview_scroll.min(rows.len().saturating_sub(height));
+        PreviewView { rows, top, height }
+    }
+
+    /// The preview row where message `index`'s export starts: the rows of the lines the
+    /// export of the messages before it shares with the whole export.
+    fn preview_start(&self, index: usize, width: usize) -> usize {
+        if index == 0 {
+            return 0;
+        }
+        let mut before = self.current();
+        before.messages.truncate(index);
+        let before = export::render(&before, self.format);
+        let all = self.export();
+        all.lines()
+            .zip(before.lines())
+            .take_while(|(a, b)| a == b)
+            .map(|(line, _)| crate::text::wrap(&crate::text::display_line(line), width).len())
+            .sum()
+    }
+
+    /// Keeps what the next draw shows where this one left it: the messages' first row and
+    /// scroll, and the preview's scroll (which follows the selected message when the
+    /// selection or the format changed). The app calls it after every update.
+    pub(super) fn settle(&mut self) {
+        let view = self.messages_view();
+        self.top = view.top;
+        self.scroll = view.scroll;
+        let area = super::layout::review_on_screen(self).preview;
+        if area.is_empty() {
+            self.preview_for = None;
+            if !self.preview {
+                self.preview_focused = false;
+            }
+            return;
+        }
+        let (width, height) = preview_inner(area);
+        let rows = self.preview_rows(width);
+        if self.preview_for != Some((self.selected, self.format)) {
+            self.preview_for = Some((self.selected, self.format));
+            self.preview_scroll = self.preview_start(self.selected, width);
+        }
+        self.preview_scroll = self.preview_scroll.min(rows.len().saturating_sub(height));
+    }
+
+    /// Whether keys (and the wheel) act on the preview: it takes the whole area, or has
+    /// the focus beside the messages.
+    pub fn preview_has_keys(&self) -> bool {
+        let areas = super::layout::review_on_screen(self);
+        self.preview
+            && self.editor.is_none()
+            && !areas.preview.is_empty()
+            && (areas.messages.is_empty() || self.preview_focused)
+    }
+
+    /// Whether the preview takes the whole area (a narrow screen).
+    pub fn preview_is_alone(&self) -> bool {
+        let areas = super::layout::review_on_screen(self);
+        self.preview && !areas.preview.is_empty() && areas.messages.is_empty()
+    }
+
+    /// Scrolls the preview `by` rows (negative: up), within its rows.
+    fn scroll_preview(&mut self, by: isize) {
+        let view = self.preview_view();
+        let last = view.rows.len().saturating_sub(view.height);
+        self.preview_scroll = view.top.saturating_add_signed(by).min(last);
+    }
+
+    /// A key on the preview: `Some` when the action scrolls or leaves it.
+    fn preview_action(&mut self, action: Action) -> Option<Outcome> {
+        let page = self.preview_view().height.saturating_sub(1).max(1) as isize;
+        match action {
+            Action::Up => self.scroll_preview(-1),
+            Action::Down => self.scroll_preview(1),
+            Action::ScrollUp | Action::PageUp => self.scroll_preview(-page),
+            Action::ScrollDown | Action::PageDown => self.scroll_preview(page),
+            Action::Home => self.preview_scroll = 0,
+            Action::End => self.scroll_preview(isize::MAX),
+            Action::Back | Action::Preview if self.preview_is_alone() => self.preview = false,
+            Action::Back | Action::SwitchPane => self.preview_focused = false,
+            _ => return None,
+        }
+        Some(Outcome::Nothing)
+    }
+
+    /// The mouse wheel: scrolls the preview when it has the keys; else the selected
+    /// message, then moves to the next or previous.
     pub(super) fn wheel(&mut self, up: bool) {
         const WHEEL_STEP: usize = 3;
-        let lines = self
-            .items
-            .get(self.selected)
-            .map_or(0, |_| self.selected_rows());
+        if self.preview_has_keys() {
+            self.scroll_preview(if up { -3 } else { 3 });
+            return;
+        }
+        let view = self.messages_view();
         if up {
-            if self.scroll == 0 && self.selected > 0 {
+            if view.scroll == 0 && self.selected > 0 {
                 self.selected -= 1;
             } else {
-                self.scroll = self.scroll.saturating_sub(WHEEL_STEP);
+                self.scroll = view.scroll.saturating_sub(WHEEL_STEP);
             }
-        } else if self.scroll + WHEEL_STEP < lines {
-            self.scroll += WHEEL_STEP;
+        } else if view.scroll < view.max_scroll {
+            self.scroll = (view.scroll + WHEEL_STEP).min(view.max_scroll);
         } else if self.selected + 1 < self.items.len() {
             self.selected += 1;
             self.scroll = 0;
         }
     }
 
+    /// PgDn (`down`) or PgUp: scrolls the selected message by a window when it has more
+    /// that way, else selects the message a page further, as a pager pages.
+    fn page(&mut self, down: bool) {
+        let view = self.messages_view();
+        let step = view.window.saturating_sub(1).max(1);
+        let count = self.items.len();
+        if count == 0 {
+            return;
+        }
+        if down {
+            if view.scroll < view.max_scroll {
+                self.scroll = (view.scroll + step).min(view.max_scroll);
+            } else if self.selected + 1 < count {
+                // The first message whose header is below the screen, near the top of
+                // the next page.
+                let below = view.top + view.height;
+                self.selected = (self.selected + 1..count)
+                    .find(|&i| view.headers[i] >= below)
+                    .unwrap_or(count - 1);
+                self.top =
+                    view.headers[self.selected].saturating_sub(SCROLL_OFF.min(view.height / 2));
+                self.scroll = 0;
+            }
+        } else if view.scroll > 0 {
+            self.scroll = view.scroll.saturating_sub(step);
+        } else if self.selected > 0 {
+            // The page above, with the last message whose header is on it selected.
+            let top = view.top.saturating_sub(view.height.saturating_sub(1));
+            self.selected = if view.top == 0 {
+                0
+            } else {
+                (0..self.selected)
+                    .rev()
+                    .find(|&i| view.headers[i] + 2 <= top + view.height)
+                    .unwrap_or(0)
+            };
+            self.top = top;
+            self.scroll = 0;
+        }
+    }
+
+    /// How many control characters the messages' texts hold.
+    pub fn control_count(&self) -> usize {
+        self.items
+            .iter()
+            .filter_map(|i| editable_text(&i.message.content))
+            .map(crate::text::control_count)
+            .sum()
+    }
+
+    /// Removes the escape sequences and other control characters from every text: one
+    /// undo step.
+    fn strip_controls(&mut self) -> usize {
+        let count = self.control_count();
+        if count == 0 {
+            return 0;
+        }
+        self.remember("the stripping of control characters");
+        for item in &mut self.items {
+            if let Some(text) = editable_text(&item.message.content)
+                && crate::text::control_count(text) > 0
+            {
+                let mut content = item.message.content.clone();
+                set_text(&mut content, crate::text::strip_controls(text));
+                item.set_content(content);
+            }
+        }
+        count
+    }
+
+    /// Before an export (`action`): the first one of messages holding control characters
+    /// is held back with a question; the same action again exports them as they are.
+    fn hold_export(&mut self, action: Action) -> Option<Outcome> {
+        if self.controls_accepted {
+            return None;
+        }
+        if self.controls_armed == Some(action) {
+            self.controls_armed = None;
+            self.controls_accepted = true;
+            return None;
+        }
+        let count = self.control_count();
+        if count == 0 {
+            return None;
+        }
+        self.controls_armed = Some(action);
+        let again = match action {
+            Action::Accept => "Enter",
+            Action::Copy => "y",
+            _ => "s",
+        };
+        Some(Outcome::Warning(format!(
+            // What to press first: a narrow status bar cuts the end.
+            "{again} again exports as is, x strips the {count} control {} first (escape sequences from the server).",
+            crate::text::plural(count, "character", "characters")
+        )))
+    }
+
     /// Runs a review action.
     pub(super) fn action(&mut self, action: Action, options: &Options) -> Outcome {
-        if let Some(editor) = &self.editor
-            && action == Action::ExternalEditor
+        if action == Action::ExternalEditor
+            && let Some(text) = self.editor_text()
         {
-            return Outcome::Effects(vec![Effect::ExternalEditor {
-                text: editor.lines().join("\n"),
-            }]);
+            return Outcome::Effects(vec![Effect::ExternalEditor { text }]);
         }
         if self.editor.is_some() || self.input.is_some() || self.confirm.is_some() {
             // The file-name line is edited as the message text is.
@@ -554,6 +1066,22 @@ impl ReviewState {
         if action != Action::Back {
             self.discard_armed = false;
         }
+        if !matches!(
+            action,
+            Action::Accept | Action::Copy | Action::Save | Action::StripControls
+        ) {
+            self.controls_armed = None;
+        }
+        if self.preview_has_keys()
+            && let Some(outcome) = self.preview_action(action)
+        {
+            return outcome;
+        }
+        if matches!(action, Action::Accept | Action::Copy | Action::Save)
+            && let Some(held) = self.hold_export(action)
+        {
+            return held;
+        }
         let count = self.items.len();
         match action {
             Action::Up => {
@@ -572,30 +1100,27 @@ impl ReviewState {
                 self.selected = count.saturating_sub(1);
                 self.scroll = 0;
             }
-            Action::ScrollUp => self.scroll = self.scroll.saturating_sub(SCROLL_STEP),
-            Action::ScrollDown => {
-                let lines = self
-                    .items
-                    .get(self.selected)
-                    .map_or(0, |_| self.selected_rows());
-                self.scroll = (self.scroll + SCROLL_STEP).min(lines.saturating_sub(1));
-            }
+            Action::ScrollUp | Action::PageUp => self.page(false),
+            Action::ScrollDown | Action::PageDown => self.page(true),
             Action::Edit => return self.start_edit(),
-            Action::ToggleRole => {
-                if let Some(item) = self.items.get_mut(self.selected) {
-                    item.set_role(match item.message.role {
-                        Role::User => Role::Assistant,
-                        Role::Assistant => Role::User,
-                    });
-                }
+            Action::ToggleRole if self.selected < count => {
+                self.remember("the role change");
+                let item = &mut self.items[self.selected];
+                item.set_role(match item.message.role {
+                    Role::User => Role::Assistant,
+                    Role::Assistant => Role::User,
+                });
             }
             Action::Delete if self.selected < count => {
+                self.remember("the delete");
                 self.items.remove(self.selected);
                 self.selected = self.selected.min(self.items.len().saturating_sub(1));
                 self.scroll = 0;
-                return Outcome::Notice("Deleted. U restores every message as sent.".into());
+                return Outcome::Notice("Deleted; Ctrl-Z undoes it.".into());
             }
             Action::Add => {
+                // The message and the text typed into it are one step.
+                self.remember("the added message");
                 let at = if count == 0 { 0 } else { self.selected + 1 };
                 let message = Message {
                     role: Role::User,
@@ -604,23 +1129,30 @@ impl ReviewState {
                 self.items.insert(at, ReviewItem::new(message, None));
                 self.selected = at;
                 self.scroll = 0;
-                self.editor = Some(editor_with(""));
+                self.edit_before = None;
+                self.open_editor("");
             }
             Action::MoveUp if self.selected > 0 && self.selected < count => {
+                self.remember("the move");
                 self.items.swap(self.selected, self.selected - 1);
                 self.selected -= 1;
             }
             Action::MoveDown if self.selected + 1 < count => {
+                self.remember("the move");
                 self.items.swap(self.selected, self.selected + 1);
                 self.selected += 1;
             }
             Action::Restore => {
-                let Some(item) = self.items.get_mut(self.selected) else {
+                let Some(item) = self.items.get(self.selected) else {
                     return Outcome::Nothing;
                 };
                 match item.origin.and_then(|o| self.original.messages.get(o)) {
                     Some(original) => {
-                        item.set_message(original.clone());
+                        let original = original.clone();
+                        if self.is_edited(self.selected) {
+                            self.remember("the restore");
+                        }
+                        self.items[self.selected].set_message(original);
                         return Outcome::Notice("Restored as the server sent it.".into());
                     }
                     None => {
@@ -631,18 +1163,43 @@ impl ReviewState {
                 }
             }
             Action::RestoreAll => {
-                let format = self.format;
-                let preview = self.preview;
-                let screen_width = self.screen_width;
-                *self = ReviewState::new(
-                    self.form.clone(),
-                    self.arguments.clone(),
-                    self.original.clone(),
-                    format,
+                if self.has_changes() {
+                    self.remember("restoring every message");
+                }
+                self.items = self
+                    .original
+                    .messages
+                    .iter()
+                    .enumerate()
+                    .map(|(i, m)| ReviewItem::new(m.clone(), Some(i)))
+                    .collect();
+                self.selected = 0;
+                self.scroll = 0;
+                return Outcome::Notice(
+                    "Every message restored as the server sent it; Ctrl-Z undoes it.".into(),
                 );
-                self.preview = preview;
-                self.screen_width = screen_width;
-                return Outcome::Notice("Every message restored as the server sent it.".into());
+            }
+            Action::Undo => return self.step(true),
+            Action::Redo => return self.step(false),
+            Action::SwitchPane if self.preview && !self.preview_is_alone() => {
+                self.preview_focused = true;
+                return Outcome::Notice(
+                    "Keys scroll the preview; Tab or Esc goes back to the messages.".into(),
+                );
+            }
+            Action::StripControls => {
+                let stripped = self.strip_controls();
+                if let Some(pending) = self.controls_armed.take() {
+                    return self.action(pending, options);
+                }
+                return Outcome::Notice(if stripped == 0 {
+                    "The messages hold no control characters.".into()
+                } else {
+                    format!(
+                        "Stripped {stripped} control {}; Ctrl-Z undoes it.",
+                        crate::text::plural(stripped, "character", "characters")
+                    )
+                });
             }
             Action::Copy => {
                 return Outcome::Effects(vec![Effect::Copy {
@@ -671,7 +1228,10 @@ impl ReviewState {
                 self.format = Format::ALL[(at + 1) % Format::ALL.len()].1;
                 return Outcome::Notice(format!("Export format: {}", format_name(self.format)));
             }
-            Action::Preview => self.preview = !self.preview,
+            Action::Preview => {
+                self.preview = !self.preview;
+                self.preview_focused = false;
+            }
             Action::Accept => {
                 let text = self.export();
                 if let Some(path) = &options.output {
@@ -827,6 +1387,7 @@ impl ReviewState {
                 crate::text::one_line(&self.reading_uri)
             ));
         };
+        self.remember("the embedded resource");
         let role = self.items[index].message.role;
         let count = contents.len();
         for (n, resource) in contents.into_iter().enumerate() {
@@ -869,7 +1430,7 @@ pub fn body_lines(content: &Content) -> Box<dyn Iterator<Item = String> + '_> {
             if text.is_empty() {
                 Box::new(std::iter::once("(empty)".to_string()))
             } else {
-                Box::new(text.lines().map(crate::text::sanitize))
+                Box::new(text.lines().map(crate::text::display_line))
             }
         }
         Content::Known(KnownContent::Image { .. }) | Content::Known(KnownContent::Audio { .. }) => {
@@ -890,7 +1451,7 @@ pub fn body_lines(content: &Content) -> Box<dyn Iterator<Item = String> + '_> {
                     crate::text::one_line(uri),
                     crate::text::one_line(mime_type.as_deref().unwrap_or("no MIME type"))
                 ))
-                .chain(text.lines().map(crate::text::sanitize)),
+                .chain(text.lines().map(crate::text::display_line)),
             ),
             EmbeddedResource::Blob {
                 uri,
@@ -953,19 +1514,22 @@ pub fn body_rows(content: &Content, width: usize) -> impl Iterator<Item = String
     body_lines(content).flat_map(move |line| crate::text::wrap(&line, width))
 }
 
-/// The width message bodies wrap at, for a screen `total_width` wide: two columns of
-/// indent, and half the width when the preview is beside the messages.
-pub fn body_width(total_width: u16, preview: bool) -> usize {
-    let pane = if preview && total_width >= PREVIEW_BESIDE {
-        total_width / 2
-    } else {
-        total_width
-    };
-    usize::from(pane).saturating_sub(2).max(10)
+/// The export's lines as the preview draws them: controls visible, tabs expanded, wrapped
+/// at `width`.
+pub fn export_rows(export: &str, width: usize) -> Vec<String> {
+    export
+        .lines()
+        .flat_map(|line| crate::text::wrap(&crate::text::display_line(line), width))
+        .collect()
 }
 
-/// The screen width from which the export preview goes beside the messages.
-pub const PREVIEW_BESIDE: u16 = 110;
+/// The columns and rows inside the preview's border in `area`.
+pub fn preview_inner(area: ratatui::layout::Rect) -> (usize, usize) {
+    (
+        usize::from(area.width.saturating_sub(2)).max(10),
+        usize::from(area.height.saturating_sub(2)),
+    )
+}
 
 #[cfg(test)]
 mod tests {

@@ -964,15 +964,20 @@ fn quitting_over_edits_asks_first() {
 #[test]
 fn the_wheel_scrolls_a_long_message_then_moves_on() {
     let mut app = app_in_review();
-    let long: String = (1..=10).map(|n| format!("line {n}\n")).collect();
+    // 30 lines on a screen with room for 21 rows of messages (80×24): 10 more to scroll.
+    let long: String = (1..=30).map(|n| format!("line {n}\n")).collect();
     if let Screen::Review(review) = &mut app.screen {
         review.items[0].set_content(Content::text(long));
     }
     app.update(Msg::WheelDown);
     assert_eq!((review(&app).selected, review(&app).scroll), (0, 3));
-    for _ in 0..3 {
+    let max = review(&app).messages_view().max_scroll;
+    assert!(max > 3, "the message should be longer than the screen");
+    for _ in 1..max.div_ceil(3) {
         app.update(Msg::WheelDown);
     }
+    assert_eq!(review(&app).scroll, max, "scrolled to the last full page");
+    app.update(Msg::WheelDown);
     assert_eq!((review(&app).selected, review(&app).scroll), (1, 0));
     app.update(Msg::WheelUp);
     assert_eq!(review(&app).selected, 0);

@@ -141,7 +141,7 @@ pub(super) fn draw(app: &App, view: &LogsView, frame: &mut Frame, area: Rect, th
             let text_width = (inner.width as usize)
                 .saturating_sub(CLOCK_WIDTH + 1 + width + 9)
                 .max(10);
-            for (n, chunk) in crate::text::wrap(&one_line(&line.text), text_width)
+            for (n, chunk) in crate::text::wrap(&crate::text::display_line(&line.text), text_width)
                 .into_iter()
                 .enumerate()
             {

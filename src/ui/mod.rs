@@ -266,6 +266,9 @@ fn hinted(app: &App) -> Vec<Action> {
         Screen::Questions(_) => vec![Submit, NextField, Decline, Back, Help],
         Screen::Review(r) if r.editor.is_some() => vec![ExternalEditor, Back],
         Screen::Review(r) if r.is_typing() => vec![Back],
+        Screen::Review(r) if r.preview_has_keys() => {
+            vec![Back, Up, ScrollDown, Home, End, CycleFormat, Copy, Help]
+        }
         Screen::Review(_) => vec![
             Accept,
             Edit,
@@ -312,6 +315,8 @@ fn draw_hints(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
         let label = match (screen, action) {
             (KeyScreen::Questions, Action::NextField) => "next",
             (KeyScreen::Questions, Action::Back) => "cancel",
+            (KeyScreen::Review, Action::Home) => "top",
+            (KeyScreen::Review, Action::End) => "end",
             (KeyScreen::Inputs, Action::Back) => "later",
             (KeyScreen::Inputs, Action::NextField) => "next",
             (KeyScreen::Inputs, Action::Submit) => "start servers",
@@ -368,6 +373,7 @@ fn short_label(action: Action) -> &'static str {
         Action::NextServer => "server",
         Action::Filter => "filter",
         Action::Up => "scroll",
+        Action::ScrollDown => "page",
         Action::Home => "oldest",
         Action::End => "newest",
         other => other.describe(),

@@ -6,26 +6,14 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::{Theme, one_line, titled_block};
-use crate::app::review::PREVIEW_BESIDE;
+use crate::app::review::ViewRow;
 use crate::app::{App, ReviewState, spinner};
 use crate::mcp::{Message, Role};
 
-/// Lines of a message shown when it is not selected.
-const PREVIEW_LINES: usize = 3;
-
 pub(super) fn draw(app: &App, review: &ReviewState, frame: &mut Frame, area: Rect, theme: &Theme) {
-    let bottom = if review.input.is_some() || review.confirm.is_some() || review.reading.is_some() {
-        1
-    } else {
-        0
-    };
-    let [header, body, bottom_area] = Layout::vertical([
-        Constraint::Length(1),
-        Constraint::Fill(1),
-        Constraint::Length(bottom),
-    ])
-    .areas(area);
-    draw_header(review, frame, header, theme);
+    // The split update scrolls with.
+    let areas = crate::app::layout::review(review, area);
+    draw_header(review, frame, areas.header, theme);
     if let Some(editor) = &review.editor {
         let title = format!(
             " Editing #{} ({}) — Esc finishes ",
@@ -36,22 +24,24 @@ pub(super) fn draw(app: &App, review: &ReviewState, frame: &mut Frame, area: Rec
                 .map_or("user", |i| i.message().role.as_str())
         );
         let block = titled_block(Span::styled(title, theme.accent()), true, theme);
-        let inner = block.inner(body);
-        frame.render_widget(block, body);
+        let inner = block.inner(areas.body);
+        frame.render_widget(block, areas.body);
         frame.render_widget(editor, inner);
-    } else if review.preview {
-        if body.width >= PREVIEW_BESIDE {
-            let [messages, preview] =
-                Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
-                    .areas(body);
-            draw_messages(review, frame, messages, theme);
-            draw_preview(review, frame, preview, theme);
-        } else {
-            draw_preview(review, frame, body, theme);
-        }
     } else {
-        draw_messages(review, frame, body, theme);
+        if !areas.messages.is_empty() {
+            draw_messages(review, frame, areas.messages, theme);
+        }
+        if !areas.preview.is_empty() {
+            draw_preview(
+                review,
+                frame,
+                areas.preview,
+                areas.messages.is_empty(),
+                theme,
+            );
+        }
     }
+    let bottom_area = areas.bottom;
     if let Some(input) = &review.input {
         let label = format!("{}: ", input.label);
         let width = label.chars().count() as u16;
@@ -144,108 +134,93 @@ fn draw_messages(review: &ReviewState, frame: &mut Frame, area: Rect, theme: &Th
         frame.render_widget(
             Paragraph::new(vec![
                 Line::raw("No messages."),
-                Line::styled("a adds one; U restores what the server sent.", theme.dim()),
+                Line::styled(
+                    "a adds one; Ctrl-Z undoes the last edit; U restores what the server sent.",
+                    theme.dim(),
+                ),
             ]),
             area.inner(ratatui::layout::Margin::new(2, 1)),
         );
         return;
     }
-    let height = area.height as usize;
-    let width = usize::from(area.width).saturating_sub(2).max(10);
-    let compact = |lines: &mut Vec<Line>, index: usize| {
-        let item = &review.items[index];
-        if index > 0 {
-            lines.push(Line::raw(""));
-        }
-        lines.push(header_line(review, index, item.message(), theme));
-        let rows = item.rows(width);
-        for text in rows.iter().take(PREVIEW_LINES) {
-            lines.push(Line::styled(format!("  {text}"), theme.dim()));
-        }
-        let rest = rows.len().saturating_sub(PREVIEW_LINES);
-        if rest > 0 {
-            lines.push(Line::styled(
+    // The layout update scrolls with, from where the last draw left it.
+    let view = review.messages_view_in(area.width, area.height);
+    let lines: Vec<Line> = view
+        .visible()
+        .iter()
+        .map(|row| match *row {
+            ViewRow::Gap => Line::raw(""),
+            ViewRow::Header(index) => {
+                let mut line = header_line(review, index, review.items[index].message(), theme);
+                if index == review.selected && view.scroll > 0 {
+                    let rows = review.items[index].rows(view.width).len();
+                    line.push_span(Span::styled(
+                        format!(" · from line {} of {rows}", view.scroll + 1),
+                        theme.dim(),
+                    ));
+                }
+                line
+            }
+            ViewRow::Body { index, row } => {
+                let rows = review.items[index].rows(view.width);
+                let text = format!("  {}", rows.get(row).map_or("", String::as_str));
+                if index == review.selected {
+                    Line::raw(text)
+                } else {
+                    Line::styled(text, theme.dim())
+                }
+            }
+            ViewRow::Folded(rest) => Line::styled(
                 format!(
                     "  … {rest} more {}",
                     crate::text::plural(rest, "line", "lines")
                 ),
                 theme.dim(),
-            ));
-        }
-    };
-    let mut lines: Vec<Line> = Vec::new();
-    for index in 0..review.selected.min(review.items.len()) {
-        compact(&mut lines, index);
-    }
-    if review.selected > 0 {
-        lines.push(Line::raw(""));
-    }
-    let selected_at = lines.len();
-    let Some(item) = review.items.get(review.selected) else {
-        return;
-    };
-    let rows = item.rows(width);
-    let total = rows.len();
-    let wanted = total
-        .saturating_sub(review.scroll)
-        .clamp(1, height.saturating_sub(2).max(1));
-    // Scroll the selected message to the top when it would not fit below the others.
-    let offset = if selected_at + 1 + wanted + 1 > height {
-        selected_at
-    } else {
-        0
-    };
-    lines.push(header_line(review, review.selected, item.message(), theme));
-    let room = height.saturating_sub(selected_at - offset + 1).max(1);
-    let from = review.scroll.min(total);
-    let mut shown: Vec<&String> = rows[from..].iter().take(room).collect();
-    let mut rest = total - from - shown.len();
-    if rest > 0 && shown.len() > 1 {
-        shown.pop();
-        rest += 1;
-    }
-    lines.extend(shown.into_iter().map(|text| Line::raw(format!("  {text}"))));
-    if rest > 0 {
-        lines.push(Line::styled(
-            format!(
-                "  … {rest} more {} (PgDn or the wheel scrolls)",
-                crate::text::plural(rest, "line", "lines")
             ),
-            theme.dim(),
-        ));
-    }
-    for index in review.selected + 1..review.items.len() {
-        compact(&mut lines, index);
-    }
-    let visible: Vec<Line> = lines.into_iter().skip(offset).take(height).collect();
-    frame.render_widget(Paragraph::new(visible), area);
+            ViewRow::More(rest) => Line::styled(
+                format!(
+                    "  … {rest} more {} (PgDn or the wheel scrolls)",
+                    crate::text::plural(rest, "line", "lines")
+                ),
+                theme.dim(),
+            ),
+        })
+        .collect();
+    frame.render_widget(Paragraph::new(lines), area);
 }
 
-fn draw_preview(review: &ReviewState, frame: &mut Frame, area: Rect, theme: &Theme) {
+fn draw_preview(review: &ReviewState, frame: &mut Frame, area: Rect, alone: bool, theme: &Theme) {
+    let keys = alone || review.preview_focused;
+    let way_back = if alone {
+        " · p or Esc back"
+    } else if keys {
+        " · Tab or Esc back"
+    } else {
+        " · Tab scrolls it"
+    };
     let title = format!(
-        " Preview: {} (f changes) ",
+        " Preview: {} (f changes{way_back}) ",
         crate::app::format_name(review.format)
     );
-    let block = titled_block(Span::styled(title, theme.accent()), false, theme);
-    let inner = block.inner(area);
+    let (width, height) = crate::app::review::preview_inner(area);
     let export = review.export();
-    let width = usize::from(inner.width).max(10);
-    let height = usize::from(inner.height);
-    let mut rows = export
-        .lines()
-        .flat_map(|l| crate::text::wrap(&crate::text::sanitize(l), width));
-    let mut lines: Vec<Line> = rows.by_ref().take(height).map(Line::raw).collect();
-    let rest = rows.count();
-    if rest > 0 && !lines.is_empty() {
-        lines.pop();
-        lines.push(Line::styled(
+    let rows = crate::app::review::export_rows(&export, width);
+    let top = review.preview_scroll.min(rows.len().saturating_sub(height));
+    let shown = rows.len().min(top + height);
+    let mut block = titled_block(Span::styled(title, theme.accent()), keys, theme);
+    if rows.len() > height {
+        block = block.title_bottom(Span::styled(
             format!(
-                "… {} more {} (s saves it all, y copies it all)",
-                rest + 1,
-                crate::text::plural(rest + 1, "line", "lines")
+                " lines {}–{shown} of {} · s saves it all, y copies it all ",
+                top + 1,
+                rows.len()
             ),
             theme.dim(),
         ));
     }
+    let lines: Vec<Line> = rows[top..shown]
+        .iter()
+        .map(|r| Line::raw(r.as_str()))
+        .collect();
     frame.render_widget(Paragraph::new(lines).block(block), area);
 }

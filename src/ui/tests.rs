@@ -219,6 +219,7 @@ fn review_editing() {
 #[test]
 fn review_with_export_preview() {
     let mut app = app_in_review();
+    app.update(Msg::Resize(120, 30));
     app.update(key(KeyCode::Char('f')));
     app.update(key(KeyCode::Char('f')));
     app.update(key(KeyCode::Char('p')));
@@ -577,4 +578,64 @@ fn the_search_cursor_is_drawn_where_the_line_is_edited() {
     app.update(ctrl('a'));
     // Past the `❯ ` prompt.
     assert_eq!(cursor(&app).x, at_end.x - 4);
+}
+
+/// A Python block indented by tabs, as a server may send it.
+const PYTHON_WITH_TABS: &str = "Fix this:\n```python\ndef area(r):\n\tif r < 0:\n\t\traise ValueError(r)\n\treturn 3.14 * r * r\n```";
+
+#[test]
+fn tab_indentation_shows_in_the_review_and_the_preview() {
+    use crate::mcp::Role;
+    let messages = crate::app::tests::messages(&[
+        (Role::User, PYTHON_WITH_TABS),
+        (Role::Assistant, "x\ty\tz"),
+    ]);
+    let mut app = crate::app::review_tests::review_of(messages, 120, 30);
+    let drawn = screen(&app, 120, 30);
+    assert!(drawn.contains("      raise ValueError(r)"), "{drawn}");
+    insta::assert_snapshot!("review_with_tabs", drawn);
+    app.update(key(KeyCode::Char('p')));
+    let drawn = screen(&app, 120, 30);
+    assert!(drawn.contains("│        raise ValueError(r)"), "{drawn}");
+    insta::assert_snapshot!("preview_with_tabs", drawn);
+    // What is sent keeps the tabs.
+    if let crate::app::Screen::Review(review) = &app.screen {
+        assert!(review.export().contains("\t\traise ValueError(r)"));
+    }
+}
+
+#[test]
+fn the_end_of_a_200_message_review_fills_the_screen() {
+    let mut app =
+        crate::app::review_tests::review_of(crate::app::review_tests::two_hundred(), 120, 40);
+    app.update(key(KeyCode::Char('G')));
+    insta::assert_snapshot!(screen(&app, 120, 40));
+}
+
+#[test]
+fn a_narrow_preview_takes_the_area_and_says_how_back() {
+    use crate::mcp::Role;
+    let messages = crate::app::tests::messages(&[
+        (Role::User, PYTHON_WITH_TABS),
+        (Role::Assistant, "Use math.pi."),
+    ]);
+    let mut app = crate::app::review_tests::review_of(messages, 80, 24);
+    app.update(key(KeyCode::Char('p')));
+    insta::assert_snapshot!(screen(&app, 80, 24));
+}
+
+#[test]
+fn the_logs_draw_tabs_to_their_stops() {
+    let mut app = ready_app();
+    app.update(Msg::Mcp(McpEvent::Log {
+        server: "py".into(),
+        line: crate::mcp::LogLine {
+            source: "stderr".into(),
+            text: "\tFile \"x.py\", line 1".into(),
+            at_ms: 1_500,
+        },
+    }));
+    app.update(ctrl('l'));
+    let drawn = wide(&app);
+    assert!(drawn.contains("stderr      File \"x.py\""), "{drawn}");
 }

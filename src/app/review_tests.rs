@@ -1,0 +1,408 @@
+//! `update` tests of the review: scrolling with context, paging, folding, undo and redo,
+//! the preview's keys, and control characters in the editor and the export.
+
+use super::review::ViewRow;
+use super::tests::{app_in_review, ctrl, key, messages, type_text};
+use super::*;
+use crate::mcp::{Content, PromptMessages, Role};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+fn review(app: &App) -> &ReviewState {
+    match &app.screen {
+        Screen::Review(review) => review,
+        other => panic!("expected the review, got {other:?}"),
+    }
+}
+
+fn alt(code: KeyCode) -> Msg {
+    Msg::Key(KeyEvent::new(code, KeyModifiers::ALT))
+}
+
+/// The review of `messages` on a `columns` × `rows` terminal.
+pub(crate) fn review_of(messages: PromptMessages, columns: u16, rows: u16) -> App {
+    let mut app = app_in_review();
+    app.update(Msg::Resize(columns, rows));
+    if let Screen::Review(review) = &mut app.screen {
+        let form = review.form.clone();
+        let mut fresh = ReviewState::new(
+            form,
+            review.arguments.clone(),
+            messages,
+            crate::export::Format::Markdown,
+        );
+        fresh.screen = (columns, rows);
+        **review = fresh;
+    }
+    app
+}
+
+/// 200 messages, one line each but every seventh of twelve lines.
+pub(crate) fn two_hundred() -> PromptMessages {
+    let texts: Vec<String> = (1..=200)
+        .map(|n| {
+            if n % 7 == 0 {
+                (1..=12)
+                    .map(|l| format!("message {n} line {l}\n"))
+                    .collect()
+            } else {
+                format!("message {n}")
+            }
+        })
+        .collect();
+    let pairs: Vec<(Role, &str)> = texts
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let role = if i % 2 == 0 {
+                Role::User
+            } else {
+                Role::Assistant
+            };
+            (role, t.as_str())
+        })
+        .collect();
+    messages(&pairs)
+}
+
+#[test]
+fn moving_down_200_messages_keeps_the_one_before_in_view() {
+    for (columns, rows) in [(120, 40), (80, 24), (80, 16)] {
+        let mut app = review_of(two_hundred(), columns, rows);
+        for _ in 0..199 {
+            app.update(key(KeyCode::Char('j')));
+            let r = review(&app);
+            let view = r.messages_view();
+            assert!(
+                view.shows_header(r.selected) && view.shows_header(r.selected - 1),
+                "at {columns}×{rows}, #{} selected: #{} is out of view (rows {}..{})",
+                r.selected + 1,
+                r.selected,
+                view.top,
+                view.top + view.height
+            );
+        }
+        assert_eq!(review(&app).selected, 199);
+        // And back up: the one after stays in view.
+        for _ in 0..198 {
+            app.update(key(KeyCode::Char('k')));
+            let r = review(&app);
+            let view = r.messages_view();
+            assert!(
+                view.shows_header(r.selected) && view.shows_header(r.selected + 1),
+                "at {columns}×{rows}, #{} selected going up: #{} is out of view",
+                r.selected + 1,
+                r.selected + 2
+            );
+        }
+    }
+}
+
+#[test]
+fn end_shows_a_full_last_page() {
+    let mut app = review_of(two_hundred(), 120, 40);
+    app.update(key(KeyCode::Char('G')));
+    let r = review(&app);
+    assert_eq!(r.selected, 199);
+    let view = r.messages_view();
+    assert_eq!(
+        view.visible().len(),
+        view.height,
+        "no empty rows at the end"
+    );
+    assert_eq!(view.top + view.height, view.rows.len());
+    assert!(view.shows_header(198));
+    // What draw shows is what update laid out.
+    assert_eq!(r.top, view.top);
+    app.update(key(KeyCode::Char('g')));
+    assert_eq!(review(&app).messages_view().top, 0);
+}
+
+#[test]
+fn page_down_moves_a_page_of_messages_and_page_up_comes_back() {
+    let mut app = review_of(two_hundred(), 120, 40);
+    let before = review(&app).messages_view();
+    app.update(key(KeyCode::PageDown));
+    let r = review(&app);
+    // The message selected was below the screen before the page.
+    assert!(r.selected > 1);
+    assert!(!before.shows_header(r.selected));
+    let view = r.messages_view();
+    assert!(
+        view.top > before.top + view.height / 2,
+        "{} → {} of {} rows, #{} selected",
+        before.top,
+        view.top,
+        view.height,
+        r.selected + 1
+    );
+    assert!(view.shows_header(r.selected - 1));
+    let paged = r.selected;
+    app.update(key(KeyCode::PageUp));
+    assert!(review(&app).selected < paged);
+    app.update(key(KeyCode::PageUp));
+    app.update(key(KeyCode::PageUp));
+    assert_eq!(review(&app).selected, 0);
+}
+
+#[test]
+fn page_down_scrolls_a_long_message_then_moves_on() {
+    let long: String = (1..=100).map(|n| format!("line {n}\n")).collect();
+    let mut app = review_of(
+        messages(&[(Role::User, &long), (Role::Assistant, "next")]),
+        80,
+        24,
+    );
+    let max = review(&app).messages_view().max_scroll;
+    assert!(max > 50);
+    let mut scrolls = vec![review(&app).scroll];
+    while review(&app).selected == 0 {
+        app.update(key(KeyCode::PageDown));
+        scrolls.push(review(&app).scroll);
+        assert!(
+            scrolls.len() < 20,
+            "PgDn never left the message: {scrolls:?}"
+        );
+    }
+    assert!(scrolls.windows(2).all(|w| w[0] < w[1] || w[1] == 0));
+    assert_eq!(
+        scrolls[scrolls.len() - 2],
+        max,
+        "the last page before moving on"
+    );
+    assert_eq!(review(&app).selected, 1);
+    // PgUp goes back into the long message from its start.
+    app.update(key(KeyCode::PageUp));
+    assert_eq!(review(&app).selected, 0);
+}
+
+#[test]
+fn unselected_messages_are_whole_when_they_fit_and_folded_when_not() {
+    let text: String = (1..=6).map(|n| format!("line {n}\n")).collect();
+    let few = messages(&[(Role::User, &text), (Role::Assistant, &text)]);
+    let app = review_of(few, 120, 40);
+    let view = review(&app).messages_view();
+    assert!(!view.rows.iter().any(|r| matches!(r, ViewRow::Folded(_))));
+    assert_eq!(view.rows.len(), 2 * 7 + 1);
+    let pairs: Vec<(Role, &str)> = (0..10).map(|_| (Role::User, text.as_str())).collect();
+    let app = review_of(messages(&pairs), 120, 40);
+    let view = review(&app).messages_view();
+    assert_eq!(
+        view.rows
+            .iter()
+            .filter(|r| matches!(r, ViewRow::Folded(3)))
+            .count(),
+        9,
+        "every unselected message folded to three lines and `… 3 more lines`"
+    );
+}
+
+#[test]
+fn undo_brings_a_deleted_message_back_and_keeps_the_other_edits() {
+    let mut app = app_in_review();
+    app.update(key(KeyCode::Char('r')));
+    app.update(key(KeyCode::Char('j')));
+    app.update(key(KeyCode::Char('d')));
+    assert_eq!(review(&app).items.len(), 1);
+    app.update(ctrl('z'));
+    let r = review(&app);
+    assert_eq!(r.items.len(), 2);
+    assert_eq!(r.items[1].message().content, Content::text("Sunny."));
+    assert_eq!(r.selected, 1, "the restored message is selected");
+    assert_eq!(
+        r.items[0].message().role,
+        Role::Assistant,
+        "the role change stays"
+    );
+    // Undo again takes back the role change; redo does both again.
+    app.update(ctrl('_'));
+    assert_eq!(review(&app).items[0].message().role, Role::User);
+    app.update(alt(KeyCode::Char('_')));
+    assert_eq!(review(&app).items[0].message().role, Role::Assistant);
+    app.update(alt(KeyCode::Char('_')));
+    assert_eq!(review(&app).items.len(), 1);
+    app.update(alt(KeyCode::Char('_')));
+    assert_eq!(review(&app).items.len(), 1, "nothing more to redo");
+    // A new edit drops what could be redone.
+    app.update(ctrl('z'));
+    app.update(key(KeyCode::Char('r')));
+    app.update(alt(KeyCode::Char('_')));
+    assert_eq!(review(&app).items.len(), 2);
+}
+
+#[test]
+fn restore_all_moves_and_adds_are_undoable_and_an_editing_session_is_one_step() {
+    let mut app = app_in_review();
+    app.update(key(KeyCode::Char('e')));
+    type_text(&mut app, " Hot?");
+    app.update(key(KeyCode::Esc));
+    app.update(alt(KeyCode::Down));
+    app.update(key(KeyCode::Char('a')));
+    type_text(&mut app, "added");
+    app.update(key(KeyCode::Esc));
+    let edited = review(&app).current();
+    assert_eq!(edited.messages.len(), 3);
+    app.update(key(KeyCode::Char('U')));
+    assert!(!review(&app).has_changes());
+    app.update(ctrl('z'));
+    assert_eq!(review(&app).current(), edited, "U undone");
+    app.update(ctrl('z'));
+    assert_eq!(
+        review(&app).items.len(),
+        2,
+        "the add and its text: one step"
+    );
+    app.update(ctrl('z'));
+    assert_eq!(
+        review(&app).items[0].message().content,
+        Content::text("Weather in New York? Hot?"),
+        "the move undone"
+    );
+    app.update(ctrl('z'));
+    assert!(!review(&app).has_changes(), "the editing session: one step");
+    app.update(ctrl('z'));
+    assert!(!review(&app).has_changes());
+}
+
+#[test]
+fn undo_keeps_at_most_a_hundred_steps() {
+    let mut app = app_in_review();
+    for _ in 0..150 {
+        app.update(key(KeyCode::Char('r')));
+    }
+    for _ in 0..150 {
+        app.update(ctrl('z'));
+    }
+    // 150 toggles, 100 undone: 50 left, an even number, so the role is as sent.
+    assert_eq!(review(&app).items[0].message().role, Role::User);
+    app.update(ctrl('z'));
+    assert_eq!(review(&app).items[0].message().role, Role::User);
+}
+
+#[test]
+fn the_editor_shows_control_characters_as_the_review_and_keeps_their_bytes() {
+    let raw = "\u{1b}[31mred\u{1b}[0m\tend";
+    let mut app = review_of(messages(&[(Role::User, raw)]), 100, 30);
+    app.update(key(KeyCode::Char('e')));
+    let shown = review(&app).editor.as_ref().unwrap().lines().join("\n");
+    assert_eq!(shown, "␛[31mred␛[0m\tend");
+    app.update(key(KeyCode::Esc));
+    assert!(
+        !review(&app).has_changes(),
+        "an untouched text keeps its bytes"
+    );
+    app.update(key(KeyCode::Char('e')));
+    type_text(&mut app, "!");
+    app.update(key(KeyCode::Esc));
+    assert_eq!(
+        review(&app).items[0].message().content,
+        Content::text(format!("{raw}!"))
+    );
+}
+
+fn copies(effects: &[Effect]) -> bool {
+    effects.iter().any(|e| matches!(e, Effect::Copy { .. }))
+}
+
+#[test]
+fn exporting_control_characters_asks_once_and_x_strips_them() {
+    let raw = "\u{1b}[31mred\u{1b}[0m";
+    let mut app = review_of(messages(&[(Role::User, raw)]), 100, 30);
+    let effects = app.update(key(KeyCode::Char('y')));
+    assert!(!copies(&effects), "the first copy asks first");
+    let notice = app.flash.as_ref().unwrap().text.clone();
+    assert!(notice.contains("2 control characters"), "{notice}");
+    assert!(notice.contains("y again") && notice.contains("x strips"));
+    assert!(copies(&app.update(key(KeyCode::Char('y')))));
+    // Asked once: the next copy goes at once.
+    assert!(copies(&app.update(key(KeyCode::Char('y')))));
+
+    let mut app = review_of(messages(&[(Role::User, raw)]), 100, 30);
+    app.update(key(KeyCode::Char('y')));
+    let effects = app.update(key(KeyCode::Char('x')));
+    assert!(copies(&effects), "x strips, then does the copy asked for");
+    assert_eq!(
+        review(&app).items[0].message().content,
+        Content::text("red")
+    );
+    app.update(ctrl('z'));
+    assert_eq!(review(&app).items[0].message().content, Content::text(raw));
+    // Another key in between drops the question.
+    app.update(key(KeyCode::Char('y')));
+    app.update(key(KeyCode::Char('j')));
+    assert!(!copies(&app.update(key(KeyCode::Char('y')))));
+}
+
+#[test]
+fn the_preview_opens_at_the_selected_message_and_its_keys_scroll_it() {
+    let mut app = review_of(two_hundred(), 80, 24);
+    for _ in 0..50 {
+        app.update(key(KeyCode::Char('j')));
+    }
+    app.update(key(KeyCode::Char('p')));
+    let r = review(&app);
+    assert!(r.preview_is_alone() && r.preview_has_keys());
+    let view = r.preview_view();
+    assert!(
+        view.rows[view.top..]
+            .iter()
+            .take(5)
+            .any(|row| row.contains("message 51")),
+        "the preview opens at #51: {:?}",
+        &view.rows[view.top..view.top + 5]
+    );
+    let top = view.top;
+    app.update(key(KeyCode::PageDown));
+    assert_eq!(review(&app).preview_view().top, top + view.height - 1);
+    assert_eq!(review(&app).selected, 50, "keys act on the preview shown");
+    app.update(key(KeyCode::Char('k')));
+    assert_eq!(review(&app).preview_view().top, top + view.height - 2);
+    app.update(Msg::WheelDown);
+    assert_eq!(review(&app).preview_view().top, top + view.height + 1);
+    app.update(key(KeyCode::Char('G')));
+    let end = review(&app).preview_view();
+    assert_eq!(end.top + end.height, end.rows.len());
+    app.update(key(KeyCode::Char('g')));
+    assert_eq!(review(&app).preview_view().top, 0);
+    app.update(key(KeyCode::Esc));
+    assert!(
+        !review(&app).preview,
+        "Esc leaves the preview, not the review"
+    );
+
+    // Beside the messages, Tab gives the keys to the preview and back.
+    let mut app = review_of(two_hundred(), 120, 40);
+    app.update(key(KeyCode::Char('p')));
+    assert!(!review(&app).preview_has_keys());
+    app.update(key(KeyCode::Char('j')));
+    assert_eq!(review(&app).selected, 1);
+    let followed = review(&app).preview_view().top;
+    assert!(followed > 0, "the preview follows the selection");
+    app.update(key(KeyCode::Tab));
+    assert!(review(&app).preview_has_keys());
+    app.update(key(KeyCode::Char('j')));
+    assert_eq!(review(&app).selected, 1);
+    assert_eq!(review(&app).preview_view().top, followed + 1);
+    app.update(key(KeyCode::Esc));
+    assert!(review(&app).preview && !review(&app).preview_has_keys());
+}
+
+#[test]
+fn a_draft_taken_while_the_editor_shows_control_characters_keeps_their_bytes() {
+    let raw = "\u{1b}[1mbold\u{1b}[0m";
+    let mut app = review_of(messages(&[(Role::User, raw)]), 100, 30);
+    app.update(key(KeyCode::Char('e')));
+    type_text(&mut app, "!");
+    let draft = review(&app).draft();
+    assert_eq!(
+        draft.items[0].message().content,
+        Content::text(format!("{raw}!"))
+    );
+    // Ctrl-G hands $EDITOR the real bytes too.
+    let effects = app.update(ctrl('g'));
+    assert!(
+        effects
+            .iter()
+            .any(|e| matches!(e, Effect::ExternalEditor { text } if *text == format!("{raw}!"))),
+        "{effects:?}"
+    );
+}
