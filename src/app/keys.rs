@@ -101,11 +101,15 @@ pub enum Action {
     Redo,
     /// Show only the lines holding a text (logs).
     Filter,
+    /// Fill the field with a file's contents (opens the file picker).
+    FromFile,
+    /// Fill the field with a shell command's output (opens the command prompt).
+    FromCommand,
 }
 
 impl Action {
     /// Every action with its config name.
-    pub const NAMES: [(&'static str, Action); 46] = [
+    pub const NAMES: [(&'static str, Action); 48] = [
         ("quit", Action::Quit),
         ("help", Action::Help),
         ("logs", Action::Logs),
@@ -152,6 +156,8 @@ impl Action {
         ("undo", Action::Undo),
         ("redo", Action::Redo),
         ("filter", Action::Filter),
+        ("from_file", Action::FromFile),
+        ("from_command", Action::FromCommand),
     ];
 
     /// The action's config name.
@@ -219,6 +225,8 @@ impl Action {
             Action::Undo => "undo the last edit",
             Action::Redo => "redo what was undone",
             Action::Filter => "filter the lines (Enter keeps it, Esc clears it)",
+            Action::FromFile => "fill the field with a file's contents (pick the file)",
+            Action::FromCommand => "fill the field with a shell command's output",
         }
     }
 }
@@ -248,11 +256,15 @@ pub enum KeyScreen {
     Logs,
     /// The inputs prompt (`${input:ID}` values).
     Inputs,
+    /// The form's file picker.
+    Files,
+    /// The form's command prompt.
+    Command,
 }
 
 impl KeyScreen {
     /// Every screen with its config name.
-    pub const ALL: [(&'static str, KeyScreen); 7] = [
+    pub const ALL: [(&'static str, KeyScreen); 9] = [
         ("picker", KeyScreen::Picker),
         ("form", KeyScreen::Form),
         ("questions", KeyScreen::Questions),
@@ -260,6 +272,8 @@ impl KeyScreen {
         ("editor", KeyScreen::Editor),
         ("logs", KeyScreen::Logs),
         ("inputs", KeyScreen::Inputs),
+        ("files", KeyScreen::Files),
+        ("command", KeyScreen::Command),
     ];
 
     /// The default bindings, in the order the help shows them.
@@ -299,6 +313,9 @@ impl KeyScreen {
                 (Undo, UNDO),
                 (Redo, REDO),
                 (ExternalEditor, &["ctrl-g"]),
+                // Screen actions take keys no input edits text with.
+                (FromFile, &["ctrl-o"]),
+                (FromCommand, &["ctrl-r"]),
                 (Back, &["esc"]),
                 (Logs, &["ctrl-l"]),
                 (Help, &["f1"]),
@@ -373,6 +390,25 @@ impl KeyScreen {
                 (NextField, &["tab", "down"]),
                 (PrevField, &["shift-tab", "up"]),
                 (Back, &["esc"]),
+                (Quit, &["ctrl-c", "ctrl-q"]),
+            ],
+            KeyScreen::Files => &[
+                (Pick, &["enter"]),
+                (Up, &["up", "ctrl-p"]),
+                (Down, &["down", "ctrl-n"]),
+                (PageUp, &["pageup"]),
+                (PageDown, &["pagedown"]),
+                // Home/End move in the query line, as in every input.
+                (Home, &["ctrl-home"]),
+                (End, &["ctrl-end"]),
+                (Back, &["esc"]),
+                (Help, &["f1"]),
+                (Quit, &["ctrl-c", "ctrl-q"]),
+            ],
+            KeyScreen::Command => &[
+                (Submit, &["enter"]),
+                (Back, &["esc"]),
+                (Help, &["f1"]),
                 (Quit, &["ctrl-c", "ctrl-q"]),
             ],
         }
@@ -770,6 +806,8 @@ mod tests {
             KeyScreen::Questions,
             KeyScreen::Editor,
             KeyScreen::Inputs,
+            KeyScreen::Files,
+            KeyScreen::Command,
         ] {
             for (action, keys) in map.bindings(screen) {
                 for text_key in editing {

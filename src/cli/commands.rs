@@ -8,7 +8,7 @@ use std::sync::Arc;
 use serde_json::json;
 use tokio::sync::mpsc;
 
-use super::args::{merge, parse_args_json, parse_assignment};
+use super::args::{merge, parse_all, parse_args_json, read_given};
 use super::{CliError, Command, output};
 use crate::catalog::{PromptRef, closest, find};
 use crate::config::{self, Config, ServerConfig};
@@ -232,15 +232,14 @@ pub async fn run(config_path: Option<&Path>, command: Command) -> Result<ExitCod
             prompt,
             assignments,
             args,
+            arg_files,
             args_json,
             format,
             copy,
         } => {
             let format: Format = format.parse().map_err(CliError::usage)?;
-            let mut pairs = Vec::new();
-            for text in assignments.iter().chain(&args) {
-                pairs.push(parse_assignment(text).map_err(CliError::usage)?);
-            }
+            let words: Vec<String> = assignments.into_iter().chain(args).collect();
+            let mut pairs = given_values(&words, &arg_files)?.0;
             if let Some(json) = &args_json {
                 pairs.extend(parse_args_json(json).map_err(CliError::usage)?);
             }
@@ -254,10 +253,7 @@ pub async fn run(config_path: Option<&Path>, command: Command) -> Result<ExitCod
             context,
             json,
         } => {
-            let mut pairs = Vec::new();
-            for text in &context {
-                pairs.push(parse_assignment(text).map_err(CliError::usage)?);
-            }
+            let pairs = given_values(&context, &[])?.0;
             let context = merge(pairs).map_err(CliError::usage)?;
             complete(&config, &prompt, &argument, &prefix, &context, json).await
         }
@@ -271,6 +267,22 @@ pub async fn run(config_path: Option<&Path>, command: Command) -> Result<ExitCod
             unreachable!("dispatched in cli::run")
         }
     }
+}
+
+/// The arguments `words` (`NAME=VALUE`, `NAME=@PATH`, `NAME=-`) and `arg_files`
+/// (`NAME=PATH`) give, files and standard input read; and where each read value came from.
+/// A file or stdin that cannot be a value is a usage error (exit 2) saying why.
+pub(super) fn given_values(
+    words: &[String],
+    arg_files: &[String],
+) -> Result<super::args::ReadValues, CliError> {
+    let given = parse_all(words, arg_files).map_err(CliError::usage)?;
+    read_given(
+        given,
+        crate::app::source::DEFAULT_VALUE_LIMIT,
+        crate::value_io::read_stdin,
+    )
+    .map_err(CliError::usage)
 }
 
 fn no_servers(config: &Config) -> CliError {

@@ -124,6 +124,19 @@ fn draw_field(
             theme.busy(),
         ));
     }
+    if let Some(mark) = &field.source {
+        label.push(Span::styled(format!("  {}", mark.label()), theme.busy()));
+    } else if let Some(recalled) = field.recalled.as_ref().filter(|_| focused) {
+        let again = match recalled {
+            crate::app::ValueSource::File(_) => "reading it again…",
+            crate::app::ValueSource::Command(_) => "Ctrl-R runs it again",
+            crate::app::ValueSource::Stdin => "pipe it again with NAME=-",
+        };
+        label.push(Span::styled(
+            format!("  last time from {} ({again})", recalled.describe()),
+            theme.dim(),
+        ));
+    }
     let value_lines = field.editor.lines().len().clamp(1, MAX_VALUE_LINES) as u16;
     let [label_area, box_area, rest] = Layout::vertical([
         Constraint::Length(1),
