@@ -148,3 +148,111 @@ impl App {
         Vec::new()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::tests::{ctrl, key, ready_app, type_text};
+    use crate::app::{FormState, KeyScreen, Msg};
+    use crossterm::event::KeyCode;
+
+    fn form(app: &App) -> &FormState {
+        match &app.screen {
+            Screen::Form(form) => form,
+            other => panic!("expected the form, got {other:?}"),
+        }
+    }
+
+    fn stage(app: &App) -> &CommandStage {
+        &form(app)
+            .command
+            .as_ref()
+            .expect("the prompt is open")
+            .stage
+    }
+
+    fn app_running(command: &str) -> (App, u64) {
+        let mut app = ready_app();
+        type_text(&mut app, "args-prompt");
+        app.update(key(KeyCode::Enter));
+        assert!(app.update(ctrl('r')).is_empty());
+        assert_eq!(app.key_screen(), KeyScreen::Command);
+        type_text(&mut app, command);
+        let effects = app.update(key(KeyCode::Enter));
+        let [Effect::RunCommand { id, command: ran }] = &effects[..] else {
+            panic!("expected a run, got {effects:?}");
+        };
+        assert_eq!(ran, command);
+        assert_eq!(stage(&app), &CommandStage::Running(*id));
+        assert!(app.wants_ticks());
+        (app, *id)
+    }
+
+    #[test]
+    fn a_commands_output_is_shown_then_used_and_marked() {
+        let (mut app, id) = app_running("printf hello");
+        app.update(Msg::CommandRan {
+            id,
+            outcome: CommandOutcome::Done {
+                output: "hello".into(),
+            },
+        });
+        // Shown first: the field is not filled yet.
+        assert_eq!(
+            stage(&app),
+            &CommandStage::Confirm {
+                output: "hello".into()
+            }
+        );
+        assert_eq!(form(&app).fields[0].value(), "");
+        app.update(key(KeyCode::Enter));
+        let form = form(&app);
+        assert!(form.command.is_none());
+        assert_eq!(form.fields[0].value(), "hello");
+        assert_eq!(
+            form.fields[0].source.as_ref().unwrap().label(),
+            "from $ printf hello · 1 line"
+        );
+        // Ctrl-R again offers the same command.
+        app.update(ctrl('r'));
+        let prompt = match &app.screen {
+            Screen::Form(f) => f.command.as_ref().unwrap(),
+            _ => unreachable!(),
+        };
+        assert_eq!(prompt.input.text(), "printf hello");
+    }
+
+    #[test]
+    fn a_failure_shows_status_and_stderr_and_goes_back_to_the_line() {
+        let (mut app, id) = app_running("false");
+        app.update(Msg::CommandRan {
+            id,
+            outcome: CommandOutcome::Failed {
+                why: "exited with status 1".into(),
+                stderr: "nope".into(),
+            },
+        });
+        assert!(matches!(stage(&app), CommandStage::Failed { why, stderr }
+            if why == "exited with status 1" && stderr == "nope"));
+        app.update(key(KeyCode::Enter));
+        assert_eq!(stage(&app), &CommandStage::Typing);
+        assert_eq!(form(&app).fields[0].value(), "");
+        app.update(key(KeyCode::Esc));
+        assert!(form(&app).command.is_none());
+    }
+
+    #[test]
+    fn esc_stops_a_running_command_and_its_late_answer_is_dropped() {
+        let (mut app, id) = app_running("sleep 100");
+        assert_eq!(app.update(key(KeyCode::Esc)), vec![Effect::CancelCommand]);
+        assert_eq!(stage(&app), &CommandStage::Typing);
+        app.update(Msg::CommandRan {
+            id,
+            outcome: CommandOutcome::Done {
+                output: "late".into(),
+            },
+        });
+        assert_eq!(stage(&app), &CommandStage::Typing);
+        assert_eq!(form(&app).fields[0].value(), "");
+    }
+}

@@ -284,3 +284,177 @@ impl App {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::tests::{ctrl, key, ready_app, type_text};
+    use crate::app::{FormState, GetOutcome, KeyScreen, Msg};
+    use crossterm::event::KeyCode;
+
+    fn form(app: &App) -> &FormState {
+        match &app.screen {
+            Screen::Form(form) => form,
+            other => panic!("expected the form, got {other:?}"),
+        }
+    }
+
+    fn picker(app: &App) -> &FilePicker {
+        form(app).files.as_deref().expect("the file picker is open")
+    }
+
+    /// The args-prompt form with the picker open and `files` listed; its walk's id.
+    fn app_with_picker(files: &[&str]) -> App {
+        let mut app = ready_app();
+        type_text(&mut app, "args-prompt");
+        app.update(key(KeyCode::Enter));
+        let effects = app.update(ctrl('o'));
+        let [Effect::ListFiles { id }] = effects[..] else {
+            panic!("expected a walk, got {effects:?}");
+        };
+        assert_eq!(app.key_screen(), KeyScreen::Files);
+        // An older walk's answer is no answer.
+        app.update(Msg::FilesListed {
+            id: id + 100,
+            list: FileList::default(),
+        });
+        assert!(picker(&app).list.is_none());
+        app.update(Msg::FilesListed {
+            id,
+            list: FileList {
+                files: files.iter().map(|f| f.to_string()).collect(),
+                truncated: false,
+            },
+        });
+        app
+    }
+
+    fn read_request(effects: &[Effect]) -> (u64, String) {
+        match effects {
+            [Effect::ReadFile { id, path }] => (*id, path.clone()),
+            other => panic!("expected one file read, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_picked_file_becomes_the_value_marked_with_its_name_and_size() {
+        let mut app = app_with_picker(&["docs/blog.md", "build.log", "src/main.rs"]);
+        assert_eq!(picker(&app).rows.len(), 3);
+        type_text(&mut app, "buil");
+        let first = picker(&app).rows.first().cloned().expect("a match");
+        assert_eq!(picker(&app).path_of(&first).as_deref(), Some("build.log"));
+        let (id, path) = read_request(&app.update(key(KeyCode::Enter)));
+        assert_eq!(path, "build.log");
+        // Still open while it is read.
+        assert_eq!(picker(&app).reading, Some(id));
+        app.update(Msg::FileRead {
+            id,
+            result: Ok("error: one\nerror: two".into()),
+        });
+        let form = form(&app);
+        assert!(form.files.is_none());
+        assert_eq!(form.fields[0].value(), "error: one\nerror: two");
+        let mark = form.fields[0].source.as_ref().expect("marked");
+        assert_eq!(mark.label(), "from build.log · 21 B");
+        assert_eq!(
+            form.sources(),
+            std::collections::BTreeMap::from([(
+                "city".to_string(),
+                ValueSource::File("build.log".into())
+            )])
+        );
+        // Editing keeps the mark, saying so once the text changed.
+        app.update(key(KeyCode::Left));
+        assert!(!form_mark_edited(&app));
+        type_text(&mut app, "!");
+        assert!(form_mark_edited(&app));
+        let form = match &app.screen {
+            Screen::Form(f) => f,
+            _ => unreachable!(),
+        };
+        assert_eq!(
+            form.fields[0].source.as_ref().unwrap().label(),
+            "from build.log · edited"
+        );
+        assert!(form.sources().is_empty());
+    }
+
+    fn form_mark_edited(app: &App) -> bool {
+        form(app).fields[0].source.as_ref().expect("marked").edited
+    }
+
+    #[test]
+    fn a_typed_path_is_offered_as_it_is_and_esc_closes_the_picker() {
+        let mut app = app_with_picker(&["notes.txt"]);
+        type_text(&mut app, "~/notes.txt");
+        assert_eq!(
+            picker(&app).rows.first(),
+            Some(&FileRow::Typed("~/notes.txt".into()))
+        );
+        let (_, path) = read_request(&app.update(key(KeyCode::Enter)));
+        assert_eq!(path, "~/notes.txt");
+        app.update(key(KeyCode::Esc));
+        assert!(form(&app).files.is_none());
+        assert_eq!(app.key_screen(), KeyScreen::Form);
+        assert!(is_typed_path("../x") && is_typed_path("/etc/hosts") && is_typed_path("./a"));
+        assert!(!is_typed_path("src/main") && !is_typed_path("~user"));
+    }
+
+    #[test]
+    fn a_refused_file_says_why_and_the_picker_stays() {
+        let mut app = app_with_picker(&["logo.png"]);
+        app.update(key(KeyCode::Down));
+        let (id, _) = read_request(&app.update(key(KeyCode::Enter)));
+        let why = "logo.png is binary (it holds NUL bytes), and argument values are text";
+        app.update(Msg::FileRead {
+            id,
+            result: Err(why.into()),
+        });
+        assert!(picker(&app).reading.is_none());
+        assert_eq!(form(&app).error.as_deref(), Some(why));
+        assert_eq!(form(&app).fields[0].value(), "");
+        assert!(form(&app).fields[0].source.is_none());
+    }
+
+    #[test]
+    fn the_history_keeps_the_file_and_the_next_form_reads_it_again() {
+        let mut app = app_with_picker(&["build.log"]);
+        let (id, _) = read_request(&app.update(key(KeyCode::Enter)));
+        app.update(Msg::FileRead {
+            id,
+            result: Ok("v1".into()),
+        });
+        app.update(key(KeyCode::Enter));
+        let effects = app.update(key(KeyCode::Enter));
+        let Some(Effect::Fetch { id, arguments, .. }) = effects.first() else {
+            panic!("expected a fetch, got {effects:?}");
+        };
+        assert_eq!(arguments["city"], "v1");
+        app.update(Msg::Fetched {
+            id: *id,
+            result: Ok(GetOutcome::Messages(crate::app::tests::messages(&[]))),
+        });
+        let slash = "everything:args-prompt";
+        assert_eq!(app.history.last_value(slash, "city"), None);
+        assert!(app.history.values(slash, "city").is_empty());
+        assert_eq!(
+            app.history.last_source(slash, "city"),
+            Some(&ValueSource::File("build.log".into()))
+        );
+        app.update(key(KeyCode::Esc));
+        app.update(key(KeyCode::Esc));
+        let (id, path) = read_request(&app.update(key(KeyCode::Enter)));
+        assert_eq!(path, "build.log");
+        app.update(Msg::FileRead {
+            id,
+            result: Ok("v2, changed on disk".into()),
+        });
+        let field = &form(&app).fields[0];
+        assert_eq!(field.value(), "v2, changed on disk");
+        assert!(field.prefilled);
+        assert_eq!(
+            field.source.as_ref().map(|m| m.source.clone()),
+            Some(ValueSource::File("build.log".into()))
+        );
+    }
+}

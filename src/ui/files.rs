@@ -11,6 +11,10 @@ use crate::app::{FilePicker, FileRow, FormState};
 /// The picker's box: at most this wide and this tall.
 const MAX_WIDTH: u16 = 100;
 const MAX_HEIGHT: u16 = 22;
+/// Rows of files the box has room for, however few match.
+const MIN_ROWS: usize = 8;
+/// The form's footer rows, left uncovered.
+const FOOTER_ROWS: u16 = 2;
 
 pub(super) fn draw(
     form: &FormState,
@@ -20,8 +24,15 @@ pub(super) fn draw(
     theme: &Theme,
 ) {
     let width = area.width.saturating_sub(2).clamp(1, MAX_WIDTH);
-    let height = area.height.clamp(1, MAX_HEIGHT);
-    let popup = super::centered(area, width, height);
+    // The form's footer stays in sight below: it says why a file was refused.
+    let room = Rect {
+        height: area.height.saturating_sub(FOOTER_ROWS).max(1),
+        ..area
+    };
+    // As tall as the rows need (a few at least, so the box does not jump while typing).
+    let wanted = picker.rows.len().max(MIN_ROWS) as u16 + 4;
+    let height = wanted.min(room.height).min(MAX_HEIGHT);
+    let popup = super::centered(room, width, height);
     frame.render_widget(Clear, popup);
     let field = form
         .fields

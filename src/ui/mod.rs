@@ -323,13 +323,11 @@ fn draw_hints(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
             (KeyScreen::Inputs, Action::Submit) => "start servers",
             (KeyScreen::Files, Action::Pick) => "take",
             (KeyScreen::Command, Action::Submit) => match &app.screen {
-                Screen::Form(f)
-                    if f.command.as_ref().is_some_and(|c| {
-                        matches!(c.stage, crate::app::CommandStage::Confirm { .. })
-                    }) =>
-                {
-                    "use it"
-                }
+                Screen::Form(f) => match f.command.as_ref().map(|c| &c.stage) {
+                    Some(crate::app::CommandStage::Confirm { .. }) => "use it",
+                    Some(crate::app::CommandStage::Failed { .. }) => "edit",
+                    _ => "run",
+                },
                 _ => "run",
             },
             (KeyScreen::Form, Action::Back) if matches!(&app.screen, Screen::Form(f) if f.fetching.is_some()) => {
