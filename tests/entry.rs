@@ -427,3 +427,16 @@ fn a_binary_a_huge_or_a_missing_file_is_refused_with_status_2_and_why() {
         stderr(&out)
     );
 }
+
+#[test]
+fn name_dash_with_the_terminal_as_stdin_is_refused_before_the_menu_opens() {
+    let sandbox = builtin();
+    // In the PTY, stdin is the terminal: reading it would wait for a Ctrl-D.
+    let mut tui = Tui::start(&sandbox, &["builtin/explain-error", "error=-"]);
+    assert_eq!(tui.wait_exit(STEP), 2);
+    let said = strip_csi(&String::from_utf8_lossy(&tui.raw()));
+    assert!(
+        said.contains("argument `error`: standard input is the terminal: pipe the value in"),
+        "{said}"
+    );
+}

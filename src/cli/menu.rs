@@ -105,7 +105,11 @@ pub fn start_of(cli: &Cli) -> Result<Start, CliError> {
             let reference = PromptRef::parse(text).map_err(CliError::usage)?;
             // Files and stdin are read now, before the menu takes the terminal (its keys
             // then come from /dev/tty, stdin being the pipe).
-            let (pairs, sources) = super::commands::given_values(&cli.assignments, &cli.arg_files)?;
+            let (pairs, sources) = super::commands::given_values(
+                &cli.assignments,
+                &cli.arg_files,
+                super::commands::StdinFrom::NotTheTerminal,
+            )?;
             Some(OpenPrompt {
                 reference,
                 values: merge(pairs).map_err(CliError::usage)?,
