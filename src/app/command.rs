@@ -213,6 +213,8 @@ mod tests {
             form.fields[0].source.as_ref().unwrap().label(),
             "from $ printf hello · 1 line"
         );
+        // A value read in is not sent for completion.
+        assert!(form.completion_due.is_none());
         // Ctrl-R again offers the same command.
         app.update(ctrl('r'));
         let prompt = match &app.screen {

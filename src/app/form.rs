@@ -251,6 +251,8 @@ impl FormState {
         self.error = None;
         if index == self.focus {
             self.edited(history, tick);
+            // A document read in is nothing to complete (and too large to send for it).
+            self.completion_due = None;
         }
         if let Some(field) = self.fields.get_mut(index) {
             field.prefilled = prefilled;

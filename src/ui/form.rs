@@ -128,7 +128,11 @@ fn draw_field(
     // a narrow screen, the border keeps it in sight.
     let origin = if let Some(mark) = &field.source {
         Some(Span::styled(format!(" {} ", mark.label()), theme.busy()))
-    } else if let Some(recalled) = field.recalled.as_ref().filter(|_| focused) {
+    } else if let Some(recalled) = field
+        .recalled
+        .as_ref()
+        .filter(|_| focused && field.editor.is_empty())
+    {
         let note = match recalled {
             crate::app::ValueSource::File(path) => {
                 format!("last time from {} (reading it again…)", one_line(path))
