@@ -18,3 +18,4 @@ pub mod signals;
 pub mod text;
 pub mod tui;
 pub mod ui;
+pub mod value_io;

@@ -8,7 +8,7 @@ mod common;
 use common::pty::{
     CTRL_C, ENTER, SERVER_START, STEP, Tui, after_leaving_alternate_screen, read, strip_csi,
 };
-use common::{Sandbox, mcpick_serve, success};
+use common::{Sandbox, mcpick_serve, stderr, stdout, success};
 use portable_pty::CommandBuilder;
 
 fn builtin() -> Sandbox {
@@ -280,4 +280,163 @@ fn an_export_that_cannot_be_printed_is_an_error_not_a_quiet_success() {
     assert_eq!(tui.wait_exit(STEP), 2);
     let said = strip_csi(&String::from_utf8_lossy(&tui.raw()));
     assert!(said.contains("cannot write the export to stdout"), "{said}");
+}
+
+/// `mcpick get ARGS` run in `dir` with `input` piped to its stdin.
+fn get_with_stdin(
+    sandbox: &Sandbox,
+    dir: &std::path::Path,
+    args: &[&str],
+    input: &[u8],
+) -> std::process::Output {
+    use std::io::Write;
+    let mut all = vec!["get"];
+    all.extend_from_slice(args);
+    let mut command = sandbox.command(&all);
+    command
+        .current_dir(dir)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = command.spawn().expect("run mcpick");
+    let mut stdin = child.stdin.take().expect("piped");
+    // The writer may meet a closed pipe when mcpick refuses before reading: that is fine.
+    let _ = stdin.write_all(input);
+    drop(stdin);
+    child.wait_with_output().expect("mcpick ends")
+}
+
+#[test]
+fn a_diff_piped_into_name_dash_fills_the_prompt() {
+    let sandbox = builtin();
+    let diff = "--- a/lib.rs\n+++ b/lib.rs\n@@ -1 +1 @@\n-let x = 1;\n+let x = 2;\n";
+    let out = get_with_stdin(
+        &sandbox,
+        sandbox.dir.path(),
+        &["builtin/review-diff", "diff=-", "--format", "text"],
+        diff.as_bytes(),
+    );
+    let text = success(&out);
+    assert!(text.contains("+let x = 2;"), "{text}");
+    assert!(text.contains("-let x = 1;"), "{text}");
+    // Stdin is read once: a second `-` is refused before anything runs, naming both.
+    let out = get_with_stdin(
+        &sandbox,
+        sandbox.dir.path(),
+        &["builtin/review-diff", "diff=-", "context=-"],
+        b"x",
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let said = stderr(&out);
+    assert!(
+        said.contains("`diff=-` and `context=-` both read standard input"),
+        "{said}"
+    );
+}
+
+#[test]
+fn at_file_and_arg_file_take_a_files_contents_and_double_at_is_literal() {
+    let sandbox = builtin();
+    let dir = sandbox.dir.path();
+    std::fs::write(
+        dir.join("build.log"),
+        "error[E0425]: cannot find value `answer` in this scope\n",
+    )
+    .unwrap();
+    let out = get_with_stdin(
+        &sandbox,
+        dir,
+        &[
+            "builtin/explain-error",
+            "error=@build.log",
+            "--format",
+            "text",
+        ],
+        b"",
+    );
+    let text = success(&out);
+    assert!(text.contains("cannot find value `answer`"), "{text}");
+    // --arg-file says the same without the @.
+    let out = get_with_stdin(
+        &sandbox,
+        dir,
+        &[
+            "builtin/explain-error",
+            "--arg-file",
+            "error=build.log",
+            "--format",
+            "text",
+        ],
+        b"",
+    );
+    assert!(success(&out).contains("cannot find value `answer`"));
+    // @@ is a value starting with @.
+    let out = get_with_stdin(
+        &sandbox,
+        dir,
+        &[
+            "builtin/explain-error",
+            "error=@@decorator misuse",
+            "--format",
+            "text",
+        ],
+        b"",
+    );
+    let text = success(&out);
+    assert!(text.contains("@decorator misuse"), "{text}");
+    assert!(!text.contains("@@decorator"), "{text}");
+}
+
+#[test]
+fn a_binary_a_huge_or_a_missing_file_is_refused_with_status_2_and_why() {
+    let sandbox = builtin();
+    let dir = sandbox.dir.path();
+    std::fs::write(dir.join("logo.png"), b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR").unwrap();
+    std::fs::write(dir.join("big.log"), vec![b'a'; 2 * 1024 * 1024]).unwrap();
+    for (args, wanted) in [
+        (
+            &["builtin/explain-error", "error=@logo.png"][..],
+            "argument `error`: logo.png is binary (it holds NUL bytes)",
+        ),
+        (
+            &["builtin/explain-error", "error=@big.log"],
+            "argument `error`: big.log is 2.0 MiB, over the 1.0 MiB limit",
+        ),
+        (
+            &["builtin/explain-error", "--arg-file", "error=nope.log"],
+            "argument `error`: nope.log: no such file",
+        ),
+    ] {
+        let out = get_with_stdin(&sandbox, dir, args, b"");
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        let said = stderr(&out);
+        assert!(said.contains(wanted), "{args:?}: {said}");
+        assert!(stdout(&out).is_empty(), "{args:?}");
+    }
+    // Piped binary data is refused the same way.
+    let out = get_with_stdin(
+        &sandbox,
+        dir,
+        &["builtin/review-diff", "diff=-"],
+        b"\0\x01\x02",
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("standard input is binary"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn name_dash_with_the_terminal_as_stdin_is_refused_before_the_menu_opens() {
+    let sandbox = builtin();
+    // In the PTY, stdin is the terminal: reading it would wait for a Ctrl-D.
+    let mut tui = Tui::start(&sandbox, &["builtin/explain-error", "error=-"]);
+    assert_eq!(tui.wait_exit(STEP), 2);
+    let said = strip_csi(&String::from_utf8_lossy(&tui.raw()));
+    assert!(
+        said.contains("argument `error`: standard input is the terminal: pipe the value in"),
+        "{said}"
+    );
 }

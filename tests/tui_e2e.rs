@@ -572,3 +572,91 @@ fn the_preview_scrolls_with_page_down_and_follows_the_selection() {
     tui.send(CTRL_C);
     tui.wait_exit(STEP);
 }
+
+/// The bundled library as the only server.
+fn builtin_library() -> Sandbox {
+    Sandbox::new(&mcpick_serve("builtin", &["--builtin"]))
+}
+
+const CTRL_O: &str = "\x0f";
+const CTRL_R: &str = "\x12";
+
+#[test]
+fn a_file_picked_with_ctrl_o_becomes_the_fields_value() {
+    let sandbox = builtin_library();
+    std::fs::create_dir_all(sandbox.dir.path().join("logs")).unwrap();
+    std::fs::write(
+        sandbox.dir.path().join("logs/release-notes.txt"),
+        "panic at the disco\nline two\n",
+    )
+    .unwrap();
+    std::fs::write(sandbox.dir.path().join("other.txt"), "not this one").unwrap();
+    let mut tui = Tui::start(&sandbox, &["builtin/explain-error"]);
+    tui.wait_for("Explain an error  /builtin:explain-error", SERVER_START);
+    tui.send(CTRL_O);
+    tui.wait_for("Error: a file's contents", STEP);
+    tui.send("relnot");
+    tui.wait_for("▸ logs/release-notes.txt", STEP);
+    tui.send(ENTER);
+    let form = tui.wait_for("from logs/release-notes.txt · 28 B", STEP);
+    assert!(form.contains("│panic at the disco"), "{form}");
+    assert!(form.contains("│line two"), "{form}");
+    assert!(
+        !form.contains("a file's contents"),
+        "the picker stayed:\n{form}"
+    );
+    // The value stays editable; the mark says so once it changed.
+    tui.send("!");
+    tui.wait_for("from logs/release-notes.txt · edited", STEP);
+    tui.send(CTRL_C);
+    tui.wait_exit(STEP);
+}
+
+#[test]
+fn a_commands_output_is_shown_then_put_in_the_field_with_ctrl_r() {
+    let sandbox = builtin_library();
+    let mut tui = Tui::start(&sandbox, &["builtin/explain-error"]);
+    tui.wait_for("Explain an error  /builtin:explain-error", SERVER_START);
+    tui.send(CTRL_R);
+    tui.wait_for("Error: a command's output", STEP);
+    tui.send("printf hello");
+    tui.wait_for("$ printf hello", STEP);
+    tui.send(ENTER);
+    let shown = tui.wait_for("Enter puts it in the field", STEP);
+    assert!(shown.contains("1 line · 5 B"), "{shown}");
+    tui.send(ENTER);
+    let form = tui.wait_for("from $ printf hello · 1 line", STEP);
+    assert!(form.contains("│hello"), "{form}");
+    // A failure shows its status and stderr, and the field keeps its value.
+    tui.send(CTRL_R);
+    tui.wait_for("$ printf hello", STEP);
+    tui.send("; echo broken >&2; exit 4");
+    tui.send(ENTER);
+    let failed = tui.wait_for("It exited with status 4", STEP);
+    assert!(failed.contains("broken"), "{failed}");
+    tui.send_esc();
+    tui.send_esc();
+    let form = tui.wait_gone("a command's output", STEP);
+    assert!(form.contains("│hello"), "{form}");
+    tui.send(CTRL_C);
+    tui.wait_exit(STEP);
+}
+
+#[test]
+fn a_value_piped_into_name_dash_opens_the_form_and_keys_still_work() {
+    let sandbox = builtin_library();
+    // stdin is the pipe; the PTY stays the controlling terminal, where the keys come from.
+    let mut command = CommandBuilder::new("sh");
+    command.arg("-c");
+    command.arg("printf x | exec \"$0\" --config \"$1\" builtin/explain-error error=-");
+    command.arg(env!("CARGO_BIN_EXE_mcpick"));
+    command.arg(sandbox.config());
+    let mut tui = Tui::spawn(&sandbox, command);
+    let form = tui.wait_for("from stdin · 1 line", SERVER_START);
+    assert!(form.contains("│x"), "{form}");
+    tui.send(TAB);
+    tui.send("typed by hand");
+    tui.wait_for("│typed by hand", STEP);
+    tui.send(CTRL_C);
+    assert_eq!(tui.wait_exit(STEP), 130);
+}

@@ -60,7 +60,8 @@ impl App {
         match result {
             Ok(GetOutcome::Messages(messages)) => {
                 let arguments = form.arguments();
-                self.history.record(&form.slash_name, &arguments);
+                self.history
+                    .record_with_sources(&form.slash_name, &arguments, &form.sources());
                 let mut review = ReviewState::new(form, arguments, messages, self.options.format);
                 review.screen = self.size;
                 self.screen = Screen::Review(Box::new(review));

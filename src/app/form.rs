@@ -7,8 +7,11 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::style::Style;
 use ratatui_textarea::{CursorMove, TextArea};
 
+use super::command::CommandPrompt;
+use super::files::FilePicker;
 use super::history::History;
 use super::keys::Action;
+use super::source::{SourceMark, ValueSource};
 use super::{Effect, ServerState, ServerStatus};
 use crate::mcp::{Completion, PromptArg, PromptInfo};
 
@@ -30,6 +33,11 @@ pub struct Field {
     pub missing: bool,
     /// Holds the last run's value, untouched: the first typed character replaces it.
     pub prefilled: bool,
+    /// Where the value came from, when a file, a command or stdin gave it.
+    pub source: Option<SourceMark>,
+    /// Where the last run's value came from, when it was a file, a command or stdin (the
+    /// history keeps that, not the value): a file is read again, a command offered again.
+    pub recalled: Option<ValueSource>,
 }
 
 impl Field {
@@ -37,6 +45,30 @@ impl Field {
     pub fn value(&self) -> String {
         self.editor.lines().join("\n")
     }
+
+    /// After the text changed: the source's mark says "edited", and goes once the field is
+    /// empty.
+    fn follow_source(&mut self) {
+        let value = self.value();
+        if value.is_empty() {
+            self.source = None;
+        } else if let Some(mark) = &mut self.source {
+            mark.follow(&value);
+        }
+    }
+}
+
+/// A file being read for a field.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PendingRead {
+    /// The request id.
+    pub id: u64,
+    /// The field it is for.
+    pub field: usize,
+    /// The path, as given.
+    pub path: String,
+    /// Read again because the last run's value came from it.
+    pub recalled: bool,
 }
 
 /// Suggestions shown under the focused field.
@@ -86,6 +118,12 @@ pub struct FormState {
     pub error: Option<String>,
     /// The fetch in flight: request id and the tick it started.
     pub fetching: Option<(u64, u64)>,
+    /// The file picker, when open (it puts a file's contents in the focused field).
+    pub files: Option<Box<FilePicker>>,
+    /// The command prompt, when open (it puts a command's output in the focused field).
+    pub command: Option<CommandPrompt>,
+    /// Files being read for fields.
+    pub reads: Vec<PendingRead>,
 }
 
 /// What a form action leads to.
@@ -128,6 +166,8 @@ impl FormState {
                     arg: arg.clone(),
                     missing: false,
                     prefilled: !last.is_empty(),
+                    source: None,
+                    recalled: history.last_source(&slash_name, &arg.name).cloned(),
                 }
             })
             .collect();
@@ -142,6 +182,9 @@ impl FormState {
             completion_pending: None,
             error: None,
             fetching: None,
+            files: None,
+            command: None,
+            reads: Vec::new(),
         };
         form.refresh_suggestions(history);
         form
@@ -156,11 +199,64 @@ impl FormState {
                 Some(field) => {
                     field.editor = editor_with(value);
                     field.prefilled = false;
+                    field.source = None;
+                    // Given now: the last run's file is not read again over it.
+                    field.recalled = None;
                 }
                 None => unknown.push(name.clone()),
             }
         }
         unknown
+    }
+
+    /// Marks the fields named in `sources` with where their (just set) values came from.
+    pub fn set_sources(&mut self, sources: &BTreeMap<String, ValueSource>) {
+        for (name, source) in sources {
+            if let Some(field) = self.fields.iter_mut().find(|f| &f.arg.name == name) {
+                field.source = Some(SourceMark::new(source.clone(), &field.value()));
+            }
+        }
+    }
+
+    /// Where the values to send came from, for those a file, a command or stdin gave and
+    /// that were not edited since (the history keeps these sources, not the values).
+    pub fn sources(&self) -> BTreeMap<String, ValueSource> {
+        self.fields
+            .iter()
+            .filter_map(|f| {
+                let mark = f.source.as_ref().filter(|m| !m.edited)?;
+                Some((f.arg.name.clone(), mark.source.clone()))
+            })
+            .collect()
+    }
+
+    /// Field `index` takes `text` from `source` (a file, a command's output), marked so;
+    /// `prefilled` when it is the last run's value read again (typing replaces it).
+    pub(super) fn set_sourced_value(
+        &mut self,
+        index: usize,
+        text: &str,
+        source: ValueSource,
+        prefilled: bool,
+        history: &History,
+        tick: u64,
+    ) {
+        let Some(field) = self.fields.get_mut(index) else {
+            return;
+        };
+        field.editor = editor_with(text);
+        field.source = Some(SourceMark::new(source, text));
+        field.recalled = None;
+        field.missing = false;
+        self.error = None;
+        if index == self.focus {
+            self.edited(history, tick);
+            // A document read in is nothing to complete (and too large to send for it).
+            self.completion_due = None;
+        }
+        if let Some(field) = self.fields.get_mut(index) {
+            field.prefilled = prefilled;
+        }
     }
 
     /// The arguments to send: required ones always, optional ones when filled.
@@ -332,6 +428,7 @@ impl FormState {
         if let Some(field) = self.fields.get_mut(self.focus) {
             field.missing = false;
             field.prefilled = false;
+            field.follow_source();
         }
         // An answer for what was typed before is stale now.
         self.completion_pending = None;
@@ -367,9 +464,11 @@ impl FormState {
                         .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) =>
                 {
                     field.editor = editor_with("");
+                    field.source = None;
                 }
                 KeyCode::Backspace | KeyCode::Delete => {
                     field.editor = editor_with("");
+                    field.source = None;
                     self.edited(history, tick);
                     return Vec::new();
                 }
@@ -392,11 +491,13 @@ impl FormState {
             if field.prefilled {
                 field.editor = editor_with("");
                 field.prefilled = false;
+                field.source = None;
             }
             field
                 .editor
                 .insert_str(text.replace("\r\n", "\n").replace('\r', "\n"));
             field.missing = false;
+            field.follow_source();
             self.completion_due = Some(tick + COMPLETION_DEBOUNCE_TICKS);
         }
         Vec::new()
@@ -447,6 +548,7 @@ impl FormState {
         field.editor = editor_with(&value);
         field.missing = false;
         field.prefilled = false;
+        field.follow_source();
         self.refresh_suggestions(history);
         self.suggestions.dismissed = true;
         true

@@ -5,6 +5,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::source::ValueSource;
+
 /// How many recent prompts are kept.
 const RECENT_LIMIT: usize = 50;
 /// How many values are kept per argument.
@@ -25,6 +27,17 @@ pub struct History {
     /// next form, so a field left empty stays empty).
     #[serde(default)]
     pub last: BTreeMap<String, BTreeMap<String, String>>,
+    /// Slash name → the arguments of its last use whose value came from a file, a command
+    /// or stdin: where it came from, kept instead of the value (a file is read again).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub sources: BTreeMap<String, BTreeMap<String, ValueSource>>,
+}
+
+/// Whether a value must not be written to the history: an argument named like a secret
+/// (`api_key`, `token`, `password`…) or a URL with a password in it. The rule that decides
+/// which env values of the config are masked.
+fn looks_secret(name: &str, value: &str) -> bool {
+    crate::secrets::env_value_is_secret(name, value)
 }
 
 impl History {
@@ -44,17 +57,38 @@ impl History {
 
     /// Records a use of `slash_name` with `arguments` (empty values are not remembered).
     pub fn record(&mut self, slash_name: &str, arguments: &BTreeMap<String, String>) {
+        self.record_with_sources(slash_name, arguments, &BTreeMap::new());
+    }
+
+    /// Records a use of `slash_name` with `arguments`, of which those in `sources` came
+    /// from a file, a command or stdin: for them the source is kept, not the value. Empty,
+    /// huge and secret-looking values are not remembered.
+    pub fn record_with_sources(
+        &mut self,
+        slash_name: &str,
+        arguments: &BTreeMap<String, String>,
+        sources: &BTreeMap<String, ValueSource>,
+    ) {
         self.recent.retain(|n| n != slash_name);
         self.recent.insert(0, slash_name.to_string());
         self.recent.truncate(RECENT_LIMIT);
+        let typed = |(name, value): &(&String, &String)| {
+            !sources.contains_key(*name) && !looks_secret(name, value)
+        };
         let kept: BTreeMap<String, String> = arguments
             .iter()
+            .filter(typed)
             .filter(|(_, v)| v.len() <= VALUE_MAX_BYTES)
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
         self.last.insert(slash_name.to_string(), kept);
+        if sources.is_empty() {
+            self.sources.remove(slash_name);
+        } else {
+            self.sources.insert(slash_name.to_string(), sources.clone());
+        }
         let per_prompt = self.values.entry(slash_name.to_string()).or_default();
-        for (name, value) in arguments {
+        for (name, value) in arguments.iter().filter(typed) {
             if value.is_empty() || value.len() > VALUE_MAX_BYTES {
                 continue;
             }
@@ -68,6 +102,12 @@ impl History {
     /// The value `argument` of `slash_name` had at its last use, if it was given.
     pub fn last_value(&self, slash_name: &str, argument: &str) -> Option<&str> {
         self.last.get(slash_name)?.get(argument).map(String::as_str)
+    }
+
+    /// Where the value of `argument` of `slash_name` came from at its last use, when it came
+    /// from a file, a command or stdin.
+    pub fn last_source(&self, slash_name: &str, argument: &str) -> Option<&ValueSource> {
+        self.sources.get(slash_name)?.get(argument)
     }
 
     /// The values given before to `argument` of `slash_name`, most recent first.
@@ -106,6 +146,48 @@ mod tests {
             &BTreeMap::from([("k".to_string(), "x".repeat(VALUE_MAX_BYTES + 1))]),
         );
         assert!(history.values("a:x", "k").is_empty());
+    }
+
+    #[test]
+    fn sourced_values_are_kept_as_their_source_and_secrets_not_at_all() {
+        let mut history = History::default();
+        let args = BTreeMap::from([
+            ("diff".to_string(), "--- a\n+++ b".to_string()),
+            ("log".to_string(), "error: x".to_string()),
+            ("api_key".to_string(), "sk-123456".to_string()),
+            ("db".to_string(), "postgres://me:hunter2@db/x".to_string()),
+            ("city".to_string(), "Paris".to_string()),
+        ]);
+        let sources = BTreeMap::from([
+            ("diff".to_string(), ValueSource::Command("git diff".into())),
+            ("log".to_string(), ValueSource::File("build.log".into())),
+        ]);
+        history.record_with_sources("a:x", &args, &sources);
+        assert_eq!(
+            history.last_source("a:x", "log"),
+            Some(&ValueSource::File("build.log".into()))
+        );
+        assert_eq!(
+            history.last_source("a:x", "diff"),
+            Some(&ValueSource::Command("git diff".into()))
+        );
+        for name in ["diff", "log", "api_key", "db"] {
+            assert_eq!(history.last_value("a:x", name), None, "{name}");
+            assert!(history.values("a:x", name).is_empty(), "{name}");
+        }
+        assert_eq!(history.last_value("a:x", "city"), Some("Paris"));
+        let json = history.to_json();
+        assert!(
+            !json.contains("sk-123456") && !json.contains("hunter2"),
+            "{json}"
+        );
+        assert_eq!(History::from_json(&json).unwrap(), history);
+        // A later use with typed values forgets the sources.
+        history.record(
+            "a:x",
+            &BTreeMap::from([("log".to_string(), "typed".to_string())]),
+        );
+        assert_eq!(history.last_source("a:x", "log"), None);
     }
 
     #[test]

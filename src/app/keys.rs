@@ -105,11 +105,15 @@ pub enum Action {
     SwitchPane,
     /// Strip escape sequences and other control characters from the messages.
     StripControls,
+    /// Fill the field with a file's contents (opens the file picker).
+    FromFile,
+    /// Fill the field with a shell command's output (opens the command prompt).
+    FromCommand,
 }
 
 impl Action {
     /// Every action with its config name.
-    pub const NAMES: [(&'static str, Action); 48] = [
+    pub const NAMES: [(&'static str, Action); 50] = [
         ("quit", Action::Quit),
         ("help", Action::Help),
         ("logs", Action::Logs),
@@ -158,6 +162,8 @@ impl Action {
         ("filter", Action::Filter),
         ("switch_pane", Action::SwitchPane),
         ("strip_controls", Action::StripControls),
+        ("from_file", Action::FromFile),
+        ("from_command", Action::FromCommand),
     ];
 
     /// The action's config name.
@@ -227,6 +233,8 @@ impl Action {
             Action::Filter => "filter the lines (Enter keeps it, Esc clears it)",
             Action::SwitchPane => "keys to the preview beside the messages, and back",
             Action::StripControls => "strip control characters (escape sequences)",
+            Action::FromFile => "fill the field with a file's contents (pick the file)",
+            Action::FromCommand => "fill the field with a shell command's output",
         }
     }
 }
@@ -256,11 +264,15 @@ pub enum KeyScreen {
     Logs,
     /// The inputs prompt (`${input:ID}` values).
     Inputs,
+    /// The form's file picker.
+    Files,
+    /// The form's command prompt.
+    Command,
 }
 
 impl KeyScreen {
     /// Every screen with its config name.
-    pub const ALL: [(&'static str, KeyScreen); 7] = [
+    pub const ALL: [(&'static str, KeyScreen); 9] = [
         ("picker", KeyScreen::Picker),
         ("form", KeyScreen::Form),
         ("questions", KeyScreen::Questions),
@@ -268,6 +280,8 @@ impl KeyScreen {
         ("editor", KeyScreen::Editor),
         ("logs", KeyScreen::Logs),
         ("inputs", KeyScreen::Inputs),
+        ("files", KeyScreen::Files),
+        ("command", KeyScreen::Command),
     ];
 
     /// The default bindings, in the order the help shows them.
@@ -307,6 +321,9 @@ impl KeyScreen {
                 (Undo, UNDO),
                 (Redo, REDO),
                 (ExternalEditor, &["ctrl-g"]),
+                // Screen actions take keys no input edits text with.
+                (FromFile, &["ctrl-o"]),
+                (FromCommand, &["ctrl-r"]),
                 (Back, &["esc"]),
                 (Logs, &["ctrl-l"]),
                 (Help, &["f1"]),
@@ -385,6 +402,25 @@ impl KeyScreen {
                 (NextField, &["tab", "down"]),
                 (PrevField, &["shift-tab", "up"]),
                 (Back, &["esc"]),
+                (Quit, &["ctrl-c", "ctrl-q"]),
+            ],
+            KeyScreen::Files => &[
+                (Pick, &["enter"]),
+                (Up, &["up", "ctrl-p"]),
+                (Down, &["down", "ctrl-n"]),
+                (PageUp, &["pageup"]),
+                (PageDown, &["pagedown"]),
+                // Home/End move in the query line, as in every input.
+                (Home, &["ctrl-home"]),
+                (End, &["ctrl-end"]),
+                (Back, &["esc"]),
+                (Help, &["f1"]),
+                (Quit, &["ctrl-c", "ctrl-q"]),
+            ],
+            KeyScreen::Command => &[
+                (Submit, &["enter"]),
+                (Back, &["esc"]),
+                (Help, &["f1"]),
                 (Quit, &["ctrl-c", "ctrl-q"]),
             ],
         }
@@ -782,6 +818,8 @@ mod tests {
             KeyScreen::Questions,
             KeyScreen::Editor,
             KeyScreen::Inputs,
+            KeyScreen::Files,
+            KeyScreen::Command,
         ] {
             for (action, keys) in map.bindings(screen) {
                 for text_key in editing {

@@ -2,8 +2,10 @@
 //! the terminal, the network or the disk; the runner (`crate::tui`) does, and feeds the
 //! results back as [`Msg`]s.
 
+mod command;
 mod export;
 mod fetch;
+mod files;
 mod form;
 pub mod history;
 pub mod inputs;
@@ -17,6 +19,7 @@ mod picker;
 mod questions;
 pub mod review;
 mod servers;
+pub mod source;
 mod start;
 mod state;
 
@@ -34,7 +37,9 @@ use crate::mcp::{
     GetOutcome, InputAnswers, LogLine, McpError, McpEvent, PromptInfo, ServerDetails, ServerId,
 };
 
-pub use form::{Field, FormState, Suggestions};
+pub use command::{CommandPrompt, CommandStage};
+pub use files::{FileList, FilePicker, FileRow, is_typed_path};
+pub use form::{Field, FormState, PendingRead, Suggestions};
 pub use history::History;
 pub use inputs::{InputField, InputsPrompt};
 pub use keys::{Action, KeyMap, KeyScreen};
@@ -46,6 +51,7 @@ pub use review::{
     Draft, LineInput, LinePurpose, ReviewItem, ReviewState, editable_text, format_extension,
     format_name,
 };
+pub use source::{CommandOutcome, SourceMark, ValueSource};
 pub use start::{OpenPrompt, Start};
 pub use state::{
     DOUBLE_CLICK_MS, Exit, Flash, Notice, Options, Overlay, PlannedRestart, SavePurpose, Screen,
@@ -226,7 +232,14 @@ impl App {
                 .iter()
                 .any(|s| s.state == ServerState::Connecting)
             || match &self.screen {
-                Screen::Form(form) => form.fetching.is_some() || form.completion_due.is_some(),
+                Screen::Form(form) => {
+                    form.fetching.is_some()
+                        || form.completion_due.is_some()
+                        || form
+                            .command
+                            .as_ref()
+                            .is_some_and(|c| matches!(c.stage, CommandStage::Running(_)))
+                }
                 Screen::Questions(q) => q.fetching.is_some(),
                 Screen::Review(r) => r.reading.is_some(),
                 Screen::Picker => false,
@@ -239,6 +252,8 @@ impl App {
             (Some(Overlay::Logs(_)), _) => KeyScreen::Logs,
             (Some(Overlay::Inputs(_)), _) => KeyScreen::Inputs,
             (_, Screen::Picker) => KeyScreen::Picker,
+            (_, Screen::Form(f)) if f.files.is_some() => KeyScreen::Files,
+            (_, Screen::Form(f)) if f.command.is_some() => KeyScreen::Command,
             (_, Screen::Form(_)) => KeyScreen::Form,
             (_, Screen::Questions(_)) => KeyScreen::Questions,
             (_, Screen::Review(r)) if r.is_typing() => KeyScreen::Editor,
@@ -361,6 +376,16 @@ impl App {
                 self.on_inputs_needed(waiting);
                 Vec::new()
             }
+            Msg::FilesListed { id, list } => {
+                if let Screen::Form(form) = &mut self.screen
+                    && let Some(picker) = form.files.as_mut()
+                {
+                    picker.on_listed(id, list);
+                }
+                Vec::new()
+            }
+            Msg::FileRead { id, result } => self.on_file_read(id, result),
+            Msg::CommandRan { id, outcome } => self.on_command_ran(id, outcome),
             Msg::SignInUrl { server, url } => self.on_sign_in_url(server, url),
             Msg::SignedIn { server, result } => self.on_signed_in(server, result),
             Msg::Edited(result) => {
@@ -413,7 +438,17 @@ impl App {
                 self.refilter();
                 Vec::new()
             }
-            Screen::Form(form) => form.paste(text, tick),
+            Screen::Form(form) => {
+                if let Some(picker) = form.files.as_mut() {
+                    picker.paste(text);
+                    return Vec::new();
+                }
+                if let Some(prompt) = form.command.as_mut() {
+                    prompt.paste(text);
+                    return Vec::new();
+                }
+                form.paste(text, tick)
+            }
             Screen::Questions(q) => {
                 q.paste(text);
                 Vec::new()
@@ -480,7 +515,17 @@ impl App {
         let tick = self.tick;
         match &mut self.screen {
             Screen::Picker => self.picker_type(key),
-            Screen::Form(form) => form.type_key(key, &self.history, tick),
+            Screen::Form(form) => {
+                if let Some(picker) = form.files.as_mut() {
+                    picker.type_key(key);
+                    return Vec::new();
+                }
+                if let Some(prompt) = form.command.as_mut() {
+                    prompt.type_key(key);
+                    return Vec::new();
+                }
+                form.type_key(key, &self.history, tick)
+            }
             Screen::Questions(q) => {
                 q.type_key(key);
                 Vec::new()
@@ -543,6 +588,15 @@ impl App {
                 self.overlay = None;
             }
             return Vec::new();
+        }
+        match self.key_screen() {
+            KeyScreen::Files => return self.file_picker_action(action),
+            KeyScreen::Command => return self.command_prompt_action(action),
+            KeyScreen::Form if action == Action::FromFile => return self.open_file_picker(),
+            KeyScreen::Form if action == Action::FromCommand => {
+                return self.open_command_prompt();
+            }
+            _ => {}
         }
         let tick = self.tick;
         match &mut self.screen {

@@ -12,7 +12,8 @@ use crate::mcp::{
     Completion, EmbeddedResource, GetOutcome, InputAnswers, McpError, McpEvent, ServerId,
 };
 
-use super::{Draft, History, SavePurpose};
+use super::source::CommandOutcome;
+use super::{Draft, FileList, History, SavePurpose};
 
 /// Everything that can happen to the app.
 #[derive(Debug)]
@@ -98,6 +99,27 @@ pub enum Msg {
         server: ServerId,
         /// How it went.
         result: Result<(), String>,
+    },
+    /// The files below the current folder, for the file picker.
+    FilesListed {
+        /// The request it answers.
+        id: u64,
+        /// The files.
+        list: FileList,
+    },
+    /// A file read for a field: its text, or why it cannot be a value.
+    FileRead {
+        /// The request it answers.
+        id: u64,
+        /// The text, or the refusal (binary, too large, missing).
+        result: Result<String, String>,
+    },
+    /// A command run for a field ended.
+    CommandRan {
+        /// The request it answers.
+        id: u64,
+        /// Its output, or how it failed.
+        outcome: CommandOutcome,
     },
 }
 
@@ -192,6 +214,28 @@ pub enum Effect {
         /// The server.
         server: ServerId,
     },
+    /// List the files below the current folder (`.gitignore` respected, capped); the
+    /// answer is [`Msg::FilesListed`].
+    ListFiles {
+        /// The request id.
+        id: u64,
+    },
+    /// Read a file as an argument value (the answer is [`Msg::FileRead`]).
+    ReadFile {
+        /// The request id.
+        id: u64,
+        /// The path as given (`~` expanded, relative to the current folder).
+        path: String,
+    },
+    /// Run a shell command for an argument value (the answer is [`Msg::CommandRan`]).
+    RunCommand {
+        /// The request id.
+        id: u64,
+        /// The command, for `sh -c`.
+        command: String,
+    },
+    /// Stop the command running for a value, if one is.
+    CancelCommand,
     /// Sign in to a server in the browser (the answer is [`Msg::SignedIn`]).
     SignIn {
         /// The server.

@@ -193,8 +193,9 @@ impl App {
             self.screen = Screen::Form(Box::new(form));
             return self.submit_form();
         }
-        let effects = form.on_focus(&self.history, self.tick);
+        let mut effects = form.on_focus(&self.history, self.tick);
         self.screen = Screen::Form(Box::new(form));
+        effects.extend(self.recall_files());
         effects
     }
 

@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{App, Effect, Exit, FormState, Screen, ServerState};
+use super::{App, Effect, Exit, FormState, Screen, ServerState, ValueSource};
 use crate::catalog::PromptRef;
 
 /// What the command line asked the menu to start with.
@@ -37,6 +37,8 @@ pub struct OpenPrompt {
     pub reference: PromptRef,
     /// The argument values given.
     pub values: BTreeMap<String, String>,
+    /// Where the values read from a file or stdin came from (`NAME=@PATH`, `NAME=-`).
+    pub sources: BTreeMap<String, ValueSource>,
     /// Fetch at once, with no form, when every required argument is given (`--no-form`).
     pub no_form: bool,
 }
@@ -130,6 +132,7 @@ impl App {
             &self.history,
         );
         let unknown = form.set_values(&open.values);
+        form.set_sources(&open.sources);
         if !unknown.is_empty() {
             let names = form
                 .fields
@@ -155,11 +158,12 @@ impl App {
                 field.missing = false;
             }
         }
-        let effects = form.on_focus(&self.history, self.tick);
+        let mut effects = form.on_focus(&self.history, self.tick);
         self.screen = Screen::Form(Box::new(form));
         if (open.no_form || self.screen_form_is_empty()) && ready {
             return self.submit_form();
         }
+        effects.extend(self.recall_files());
         effects
     }
 

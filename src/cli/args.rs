@@ -1,6 +1,131 @@
-//! Prompt arguments from the command line: `NAME=VALUE` pairs and `--args-json`.
+//! Prompt arguments from the command line: `NAME=VALUE` pairs (with curl's `@FILE` and
+//! `-`), `--arg-file NAME=PATH` and `--args-json`. `get`, `complete` and the full-screen
+//! menu's `SERVER/PROMPT NAME=VALUE…` read them all the same way, here.
 
 use std::collections::BTreeMap;
+
+use crate::app::source::ValueSource;
+
+/// An argument's value as the command line gives it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GivenValue {
+    /// The value itself.
+    Text(String),
+    /// A file's contents (`NAME=@PATH`, `--arg-file NAME=PATH`).
+    File(String),
+    /// Standard input (`NAME=-`).
+    Stdin,
+}
+
+/// One argument from the command line, as written there (for messages).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Given {
+    /// The argument's name.
+    pub name: String,
+    /// Its value, or where to read it.
+    pub value: GivenValue,
+    /// The word as typed (`diff=-`).
+    pub written: String,
+}
+
+/// `NAME=VALUE` as curl reads `-d`: `NAME=@PATH` takes the file's contents, `NAME=@@…` is
+/// a value starting with `@`, `NAME=-` reads standard input; anything else is the value.
+pub fn parse_given(text: &str) -> Result<Given, String> {
+    let (name, value) = parse_assignment(text)?;
+    let value = if let Some(literal) = value.strip_prefix("@@") {
+        GivenValue::Text(format!("@{literal}"))
+    } else if let Some(path) = value.strip_prefix('@') {
+        if path.is_empty() {
+            return Err(format!(
+                "`{text}` names no file: write {name}=@PATH for a file's contents, or {name}=@@… for a value starting with @"
+            ));
+        }
+        GivenValue::File(path.to_string())
+    } else if value == "-" {
+        GivenValue::Stdin
+    } else {
+        GivenValue::Text(value)
+    };
+    Ok(Given {
+        name,
+        value,
+        written: text.to_string(),
+    })
+}
+
+/// `--arg-file NAME=PATH`: the file's contents (no `@` needed, none taken away).
+pub fn parse_arg_file(text: &str) -> Result<Given, String> {
+    let (name, path) = parse_assignment(text).map_err(|e| format!("--arg-file: {e}"))?;
+    if path.is_empty() {
+        return Err(format!(
+            "--arg-file `{text}` names no file (write NAME=PATH)"
+        ));
+    }
+    Ok(Given {
+        name,
+        value: GivenValue::File(path),
+        written: format!("--arg-file {text}"),
+    })
+}
+
+/// The words of `assignments` (`NAME=VALUE`, `@`, `-`) and of `arg_files`, parsed.
+pub fn parse_all(assignments: &[String], arg_files: &[String]) -> Result<Vec<Given>, String> {
+    let mut given = Vec::new();
+    for text in assignments {
+        given.push(parse_given(text)?);
+    }
+    for text in arg_files {
+        given.push(parse_arg_file(text)?);
+    }
+    Ok(given)
+}
+
+/// Argument values in command-line order, and where those read from a file or stdin came
+/// from.
+pub type ReadValues = (Vec<(String, String)>, BTreeMap<String, ValueSource>);
+
+/// The values of `given`, files and standard input read (stdin with `read_stdin`, at most
+/// once per run), each at most `limit` bytes of text; and where each read one came from.
+pub fn read_given(
+    given: Vec<Given>,
+    limit: usize,
+    read_stdin: impl FnOnce(usize) -> Result<String, String>,
+) -> Result<ReadValues, String> {
+    let stdin_users: Vec<&Given> = given
+        .iter()
+        .filter(|g| g.value == GivenValue::Stdin)
+        .collect();
+    if let [first, second, ..] = stdin_users[..] {
+        return Err(format!(
+            "`{}` and `{}` both read standard input, which can be read once: give one of them from a file (NAME=@FILE)",
+            first.written, second.written
+        ));
+    }
+    let mut read_stdin = Some(read_stdin);
+    let mut values = Vec::new();
+    let mut sources = BTreeMap::new();
+    for Given { name, value, .. } in given {
+        let text = match value {
+            GivenValue::Text(text) => text,
+            GivenValue::File(path) => {
+                let text = crate::value_io::read_file(&path, limit)
+                    .map_err(|e| format!("argument `{name}`: {e}"))?;
+                sources.insert(name.clone(), ValueSource::File(path));
+                text
+            }
+            GivenValue::Stdin => {
+                let read = read_stdin
+                    .take()
+                    .expect("stdin is read once, checked above");
+                let text = read(limit).map_err(|e| format!("argument `{name}`: {e}"))?;
+                sources.insert(name.clone(), ValueSource::Stdin);
+                text
+            }
+        };
+        values.push((name, text));
+    }
+    Ok((values, sources))
+}
 
 /// Splits `NAME=VALUE` at the first `=`: the value keeps any further `=`, spaces and newlines.
 pub fn parse_assignment(text: &str) -> Result<(String, String), String> {
@@ -56,6 +181,45 @@ pub fn merge(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn at_takes_a_file_double_at_is_literal_and_dash_is_stdin() {
+        assert_eq!(
+            parse_given("error=@build.log").unwrap().value,
+            GivenValue::File("build.log".into())
+        );
+        assert_eq!(
+            parse_given("who=@@alice").unwrap().value,
+            GivenValue::Text("@alice".into())
+        );
+        assert_eq!(parse_given("diff=-").unwrap().value, GivenValue::Stdin);
+        assert_eq!(
+            parse_given("x=a-b@c").unwrap().value,
+            GivenValue::Text("a-b@c".into())
+        );
+        assert!(parse_given("x=@").unwrap_err().contains("names no file"));
+        assert_eq!(
+            parse_arg_file("error=@odd").unwrap().value,
+            GivenValue::File("@odd".into())
+        );
+    }
+
+    #[test]
+    fn stdin_is_read_once_and_named_as_its_source() {
+        let given = parse_all(&["a=-".into(), "b=1".into()], &[]).unwrap();
+        let (values, sources) = read_given(given, 100, |_| Ok("piped".into())).unwrap();
+        assert_eq!(
+            values,
+            vec![("a".into(), "piped".into()), ("b".into(), "1".into())]
+        );
+        assert_eq!(sources, BTreeMap::from([("a".into(), ValueSource::Stdin)]));
+        let twice = parse_all(&["a=-".into(), "b=-".into()], &[]).unwrap();
+        let err = read_given(twice, 100, |_| panic!("not read")).unwrap_err();
+        assert!(
+            err.contains("`a=-` and `b=-` both read standard input"),
+            "{err}"
+        );
+    }
 
     #[test]
     fn values_keep_spaces_newlines_and_equals() {

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use serde_json::json;
 use tokio::sync::mpsc;
 
-use super::args::{merge, parse_args_json, parse_assignment};
+use super::args::{merge, parse_all, parse_args_json, read_given};
 use super::{CliError, Command, output};
 use crate::catalog::{PromptRef, closest, find};
 use crate::config::{self, Config, ServerConfig};
@@ -232,15 +232,14 @@ pub async fn run(config_path: Option<&Path>, command: Command) -> Result<ExitCod
             prompt,
             assignments,
             args,
+            arg_files,
             args_json,
             format,
             copy,
         } => {
             let format: Format = format.parse().map_err(CliError::usage)?;
-            let mut pairs = Vec::new();
-            for text in assignments.iter().chain(&args) {
-                pairs.push(parse_assignment(text).map_err(CliError::usage)?);
-            }
+            let words: Vec<String> = assignments.into_iter().chain(args).collect();
+            let mut pairs = given_values(&words, &arg_files, StdinFrom::Anything)?.0;
             if let Some(json) = &args_json {
                 pairs.extend(parse_args_json(json).map_err(CliError::usage)?);
             }
@@ -254,10 +253,7 @@ pub async fn run(config_path: Option<&Path>, command: Command) -> Result<ExitCod
             context,
             json,
         } => {
-            let mut pairs = Vec::new();
-            for text in &context {
-                pairs.push(parse_assignment(text).map_err(CliError::usage)?);
-            }
+            let pairs = given_values(&context, &[], StdinFrom::Anything)?.0;
             let context = merge(pairs).map_err(CliError::usage)?;
             complete(&config, &prompt, &argument, &prefix, &context, json).await
         }
@@ -271,6 +267,37 @@ pub async fn run(config_path: Option<&Path>, command: Command) -> Result<ExitCod
             unreachable!("dispatched in cli::run")
         }
     }
+}
+
+/// What `NAME=-` may read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum StdinFrom {
+    /// A pipe, a file, or the terminal (typed, ended with Ctrl-D), as curl reads it.
+    Anything,
+    /// A pipe or a file only: the full-screen menu takes the terminal next, so reading
+    /// it first would wait for a Ctrl-D nobody expects.
+    NotTheTerminal,
+}
+
+/// The arguments `words` (`NAME=VALUE`, `NAME=@PATH`, `NAME=-`) and `arg_files`
+/// (`NAME=PATH`) give, files and standard input read; and where each read value came from.
+/// A file or stdin that cannot be a value is a usage error (exit 2) saying why.
+pub(super) fn given_values(
+    words: &[String],
+    arg_files: &[String],
+    stdin: StdinFrom,
+) -> Result<super::args::ReadValues, CliError> {
+    let given = parse_all(words, arg_files).map_err(CliError::usage)?;
+    read_given(given, crate::app::source::DEFAULT_VALUE_LIMIT, |limit| {
+        if stdin == StdinFrom::NotTheTerminal && std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+            return Err(
+                "standard input is the terminal: pipe the value in (`git diff | mcpick SERVER/PROMPT NAME=-`) or give a file (NAME=@FILE)"
+                    .to_string(),
+            );
+        }
+        crate::value_io::read_stdin(limit)
+    })
+    .map_err(CliError::usage)
 }
 
 fn no_servers(config: &Config) -> CliError {

@@ -3,7 +3,7 @@
 
 use std::process::ExitCode;
 
-use super::args::{merge, parse_assignment};
+use super::args::merge;
 use super::{Cli, CliError};
 use crate::app::{OpenPrompt, Start};
 use crate::catalog::PromptRef;
@@ -103,15 +103,17 @@ pub fn start_of(cli: &Cli) -> Result<Start, CliError> {
         }
         Some(text) => {
             let reference = PromptRef::parse(text).map_err(CliError::usage)?;
-            let pairs = cli
-                .assignments
-                .iter()
-                .map(|a| parse_assignment(a))
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(CliError::usage)?;
+            // Files and stdin are read now, before the menu takes the terminal (its keys
+            // then come from /dev/tty, stdin being the pipe).
+            let (pairs, sources) = super::commands::given_values(
+                &cli.assignments,
+                &cli.arg_files,
+                super::commands::StdinFrom::NotTheTerminal,
+            )?;
             Some(OpenPrompt {
                 reference,
                 values: merge(pairs).map_err(CliError::usage)?,
+                sources,
                 no_form: cli.no_form,
             })
         }

@@ -19,7 +19,7 @@ use clap::{Parser, Subcommand};
 
 use crate::config::CONFIG_ENV;
 
-pub use args::{parse_args_json, parse_assignment};
+pub use args::{Given, GivenValue, parse_all, parse_args_json, parse_assignment, read_given};
 pub use menu::with_tmux_size_spelled_out;
 
 /// mcpick: every MCP server's prompts in one place — list them, fill them, export them.
@@ -77,9 +77,14 @@ pub struct Cli {
     #[arg(value_name = "SERVER/PROMPT")]
     pub prompt: Option<String>,
 
-    /// Argument values for SERVER/PROMPT.
+    /// Argument values for SERVER/PROMPT: NAME=@PATH takes a file's contents, NAME=-
+    /// standard input (read before the menu opens), NAME=@@… a value starting with @.
     #[arg(value_name = "NAME=VALUE", requires = "prompt")]
     pub assignments: Vec<String>,
+
+    /// With SERVER/PROMPT: one argument's value from a file, as NAME=PATH (may repeat).
+    #[arg(long = "arg-file", value_name = "NAME=PATH", requires = "prompt")]
+    pub arg_files: Vec<String>,
 
     /// What to do (none: the full-screen menu).
     #[command(subcommand)]
@@ -99,12 +104,17 @@ pub enum Command {
     Get {
         /// The prompt, as SERVER/PROMPT (a bare PROMPT works when one server is configured).
         prompt: String,
-        /// Arguments as NAME=VALUE (values may hold spaces, newlines and `=`).
+        /// Arguments as NAME=VALUE (values may hold spaces, newlines and `=`); NAME=@PATH
+        /// takes a file's contents, NAME=- standard input (once), NAME=@@… a value starting
+        /// with @.
         #[arg(value_name = "NAME=VALUE")]
         assignments: Vec<String>,
         /// One more argument as NAME=VALUE (may repeat).
         #[arg(long = "arg", value_name = "NAME=VALUE")]
         args: Vec<String>,
+        /// One argument's value from a file, as NAME=PATH (may repeat).
+        #[arg(long = "arg-file", value_name = "NAME=PATH")]
+        arg_files: Vec<String>,
         /// Arguments as a JSON object of strings, e.g. '{"city":"New York"}'.
         #[arg(long, value_name = "JSON")]
         args_json: Option<String>,

@@ -87,6 +87,7 @@ pub async fn run(
         results: msg_tx,
         fetches: HashMap::new(),
         completion: None,
+        command: None,
         clipboard: app.options.clipboard.clone(),
         waiting: Vec::new(),
         input_values: InputValues::default(),
@@ -297,6 +298,8 @@ struct Runner {
     results: mpsc::UnboundedSender<Msg>,
     fetches: HashMap<u64, AbortHandle>,
     completion: Option<AbortHandle>,
+    /// The shell command running for a value (dropping its task kills it).
+    command: Option<AbortHandle>,
     /// The config's clipboard route and command.
     clipboard: clipboard::ClipboardSettings,
     /// Servers waiting for inputs (`${input:ID}`) before they start.
@@ -464,6 +467,50 @@ impl Runner {
                         result,
                     });
                 });
+                None
+            }
+            Effect::ListFiles { id } => {
+                let results = self.results.clone();
+                tokio::task::spawn_blocking(move || {
+                    let root = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+                    let list = crate::value_io::list_files(&root, crate::value_io::WALK_CAP);
+                    let _ = results.send(Msg::FilesListed { id, list });
+                });
+                None
+            }
+            Effect::ReadFile { id, path } => {
+                let results = self.results.clone();
+                tokio::task::spawn_blocking(move || {
+                    let result =
+                        crate::value_io::read_file(&path, crate::app::source::DEFAULT_VALUE_LIMIT);
+                    let _ = results.send(Msg::FileRead { id, result });
+                });
+                None
+            }
+            Effect::RunCommand { id, command } => {
+                if let Some(previous) = self.command.take() {
+                    previous.abort();
+                }
+                let results = self.results.clone();
+                let task = tokio::spawn(async move {
+                    let folder = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+                    let outcome = crate::value_io::run_command(
+                        &command,
+                        &folder,
+                        crate::value_io::COMMAND_TIMEOUT,
+                        crate::app::source::DEFAULT_VALUE_LIMIT,
+                    )
+                    .await;
+                    let _ = results.send(Msg::CommandRan { id, outcome });
+                });
+                self.command = Some(task.abort_handle());
+                None
+            }
+            Effect::CancelCommand => {
+                // The child is spawned with kill_on_drop: aborting the task kills it.
+                if let Some(task) = self.command.take() {
+                    task.abort();
+                }
                 None
             }
             Effect::SaveHistory(history) => {

@@ -124,6 +124,28 @@ fn draw_field(
             theme.busy(),
         ));
     }
+    // Where the value came from goes on the box's lower border: the label line is cut on
+    // a narrow screen, the border keeps it in sight.
+    let origin = if let Some(mark) = &field.source {
+        Some(Span::styled(format!(" {} ", mark.label()), theme.busy()))
+    } else if let Some(recalled) = field
+        .recalled
+        .as_ref()
+        .filter(|_| focused && field.editor.is_empty())
+    {
+        let note = match recalled {
+            crate::app::ValueSource::File(path) => {
+                format!("last time from {} (reading it again…)", one_line(path))
+            }
+            crate::app::ValueSource::Command(command) => {
+                format!("last time $ {} (Ctrl-R offers it)", one_line(command))
+            }
+            crate::app::ValueSource::Stdin => "last time from stdin".to_string(),
+        };
+        Some(Span::styled(format!(" {note} "), theme.dim()))
+    } else {
+        None
+    };
     let value_lines = field.editor.lines().len().clamp(1, MAX_VALUE_LINES) as u16;
     let [label_area, box_area, rest] = Layout::vertical([
         Constraint::Length(1),
@@ -136,6 +158,10 @@ fn draw_field(
         titled_block("", true, theme).border_style(theme.error())
     } else {
         titled_block("", focused, theme)
+    };
+    let block = match origin {
+        Some(origin) => block.title_bottom(Line::from(origin).right_aligned()),
+        None => block,
     };
     let inner = block.inner(box_area);
     frame.render_widget(block, box_area);

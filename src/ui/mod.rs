@@ -1,5 +1,7 @@
 //! Drawing: a pure function of the [`App`]. One file per screen.
 
+mod command;
+mod files;
 mod form;
 mod inputs;
 mod logs;
@@ -41,6 +43,13 @@ pub fn draw(app: &App, frame: &mut Frame) {
     }
     draw_status(app, frame, status, &theme);
     draw_hints(app, frame, hints, &theme);
+    if let (None | Some(Overlay::Help), Screen::Form(form)) = (&app.overlay, &app.screen) {
+        if let Some(picker) = &form.files {
+            files::draw(form, picker, frame, main, &theme);
+        } else if let Some(prompt) = &form.command {
+            command::draw(form, prompt, app.tick, frame, main, &theme);
+        }
+    }
     match &app.overlay {
         Some(Overlay::Help) => draw_help(app, frame, main, &theme),
         Some(Overlay::Inputs(prompt)) => inputs::draw(prompt, frame, main, &theme),
@@ -254,11 +263,15 @@ fn hinted(app: &App) -> Vec<Action> {
     match &app.screen {
         Screen::Picker => vec![Pick, Down, Logs, Help, Quit],
         Screen::Form(form) if form.fetching.is_some() => vec![Back],
+        Screen::Form(form) if form.files.is_some() => vec![Pick, Down, Back],
+        Screen::Form(form) if form.command.is_some() => vec![Submit, Back],
         Screen::Form(_) => vec![
             NextOrSubmit,
             NextField,
             Submit,
             Newline,
+            FromFile,
+            FromCommand,
             ExternalEditor,
             Back,
             Help,
@@ -320,6 +333,15 @@ fn draw_hints(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
             (KeyScreen::Inputs, Action::Back) => "later",
             (KeyScreen::Inputs, Action::NextField) => "next",
             (KeyScreen::Inputs, Action::Submit) => "start servers",
+            (KeyScreen::Files, Action::Pick) => "take",
+            (KeyScreen::Command, Action::Submit) => match &app.screen {
+                Screen::Form(f) => match f.command.as_ref().map(|c| &c.stage) {
+                    Some(crate::app::CommandStage::Confirm { .. }) => "use it",
+                    Some(crate::app::CommandStage::Failed { .. }) => "edit",
+                    _ => "run",
+                },
+                _ => "run",
+            },
             (KeyScreen::Form, Action::Back) if matches!(&app.screen, Screen::Form(f) if f.fetching.is_some()) => {
                 "cancel"
             }
@@ -376,6 +398,8 @@ fn short_label(action: Action) -> &'static str {
         Action::ScrollDown => "page",
         Action::Home => "oldest",
         Action::End => "newest",
+        Action::FromFile => "file",
+        Action::FromCommand => "command",
         other => other.describe(),
     }
 }
@@ -393,6 +417,8 @@ fn draw_help(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
         KeyScreen::Editor => "Keys: editing",
         KeyScreen::Logs => "Keys: logs",
         KeyScreen::Inputs => "Keys: inputs",
+        KeyScreen::Files => "Keys: file picker",
+        KeyScreen::Command => "Keys: command for a value",
     };
     let mut lines: Vec<Line> = Vec::new();
     for (action, keys) in app.keys.bindings(screen) {
@@ -416,6 +442,16 @@ fn draw_help(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
         KeyScreen::Form => &[
             "Tab takes the highlighted suggestion when the list is shown, else goes to the next field.",
             "A value from last time is replaced by what you type; arrows keep it.",
+            "Ctrl-O puts a file's contents in the field, Ctrl-R a shell command's output (shown first); the field says where it came from until you edit it.",
+            EDITING,
+        ],
+        KeyScreen::Files => &[
+            "Type to search the files below this folder (.gitignore respected); a path starting with ~/, /, ./ or ../ is offered as typed.",
+            "Binary files and files over 1 MiB are refused.",
+            EDITING,
+        ],
+        KeyScreen::Command => &[
+            "The command runs with sh -c in this folder, stdin closed, for at most 10 s; its output is shown before it is used, a failure shows its status and stderr.",
             EDITING,
         ],
         KeyScreen::Questions => &["Space or ←/→ choose for yes/no and choice fields.", EDITING],

@@ -98,7 +98,7 @@ pub(super) fn argument_summary(prompt: &PromptInfo) -> String {
 }
 
 /// `text` with the characters at `positions` in the match style, cut to `width` chars.
-fn highlighted<'a>(
+pub(super) fn highlighted<'a>(
     text: &str,
     positions: &[usize],
     width: usize,

@@ -639,3 +639,93 @@ fn the_logs_draw_tabs_to_their_stops() {
     let drawn = wide(&app);
     assert!(drawn.contains("stderr      File \"x.py\""), "{drawn}");
 }
+
+/// The args-prompt form with the file picker open over a few listed files, `query` typed.
+fn form_with_file_picker(query: &str) -> App {
+    let mut app = ready_app();
+    type_text(&mut app, "args-prompt");
+    app.update(key(KeyCode::Enter));
+    let effects = app.update(ctrl('o'));
+    let Some(crate::app::Effect::ListFiles { id }) = effects.first().cloned() else {
+        panic!("expected a walk, got {effects:?}");
+    };
+    app.update(Msg::FilesListed {
+        id,
+        list: crate::app::FileList {
+            files: [
+                "Cargo.toml",
+                "README.md",
+                "build.log",
+                "docs/build.md",
+                "src/main.rs",
+            ]
+            .iter()
+            .map(|f| f.to_string())
+            .collect(),
+            truncated: false,
+        },
+    });
+    type_text(&mut app, query);
+    app
+}
+
+#[test]
+fn form_with_the_file_picker() {
+    insta::assert_snapshot!(wide(&form_with_file_picker("build")));
+}
+
+#[test]
+fn form_with_the_file_picker_narrow() {
+    insta::assert_snapshot!(screen(&form_with_file_picker(""), 80, 24));
+}
+
+#[test]
+fn form_with_values_from_a_file_and_a_command() {
+    let mut app = form_with_file_picker("build.log");
+    let effects = app.update(key(KeyCode::Enter));
+    let Some(crate::app::Effect::ReadFile { id, .. }) = effects.first().cloned() else {
+        panic!("expected a read, got {effects:?}");
+    };
+    app.update(Msg::FileRead {
+        id,
+        result: Ok("error[E0308]: mismatched types\n  --> src/main.rs:3:5\n".repeat(200)),
+    });
+    app.update(key(KeyCode::Tab));
+    app.update(ctrl('r'));
+    type_text(&mut app, "git log -3 --format=%s");
+    let effects = app.update(key(KeyCode::Enter));
+    let Some(crate::app::Effect::RunCommand { id, .. }) = effects.first().cloned() else {
+        panic!("expected a run, got {effects:?}");
+    };
+    app.update(Msg::CommandRan {
+        id,
+        outcome: crate::app::CommandOutcome::Done {
+            output: "fix the form\nadd the picker\nfirst".into(),
+        },
+    });
+    let confirming = wide(&app);
+    app.update(key(KeyCode::Enter));
+    insta::assert_snapshot!("form_with_a_commands_output_to_confirm", confirming);
+    insta::assert_snapshot!(wide(&app));
+}
+
+#[test]
+fn form_with_a_failed_command() {
+    let mut app = ready_app();
+    type_text(&mut app, "args-prompt");
+    app.update(key(KeyCode::Enter));
+    app.update(ctrl('r'));
+    type_text(&mut app, "make lint");
+    let effects = app.update(key(KeyCode::Enter));
+    let Some(crate::app::Effect::RunCommand { id, .. }) = effects.first().cloned() else {
+        panic!("expected a run, got {effects:?}");
+    };
+    app.update(Msg::CommandRan {
+        id,
+        outcome: crate::app::CommandOutcome::Failed {
+            why: "exited with status 2".into(),
+            stderr: "make: *** No rule to make target 'lint'.  Stop.\x1b[31m".into(),
+        },
+    });
+    insta::assert_snapshot!(screen(&app, 80, 24));
+}

@@ -1,0 +1,460 @@
+//! The form's file picker: fuzzy over the files below the current folder (the runner walks
+//! them, `.gitignore` respected), or a path typed as such (`~/`, `/`, `./`, `../`); Enter
+//! puts the chosen file's contents into the focused field.
+
+use crossterm::event::KeyEvent;
+use nucleo_matcher::pattern::{CaseMatching, Normalization, Pattern};
+use nucleo_matcher::{Config, Matcher, Utf32Str};
+
+use super::keys::Action;
+use super::line::LineEditor;
+use super::source::ValueSource;
+use super::{App, Effect, Screen};
+
+/// Rows a page move goes.
+const PAGE: usize = 10;
+
+/// The files below the current folder, as the runner's walk found them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FileList {
+    /// Paths relative to the folder, sorted.
+    pub files: Vec<String>,
+    /// The walk stopped at its cap: there are more.
+    pub truncated: bool,
+}
+
+/// One row of the picker.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FileRow {
+    /// The typed text, taken as a path (it starts with `~/`, `/`, `./` or `../`).
+    Typed(String),
+    /// A listed file: its index in the list, and the matched char positions.
+    Listed(usize, Vec<u32>),
+}
+
+/// The picker's state, over the form.
+#[derive(Debug, Clone)]
+pub struct FilePicker {
+    /// What is typed.
+    pub query: LineEditor,
+    /// The walk's result, once it came.
+    pub list: Option<FileList>,
+    /// The walk's request, echoed in its answer.
+    walk_id: u64,
+    /// The rows for the query, best first.
+    pub rows: Vec<FileRow>,
+    /// The selected row.
+    pub selected: usize,
+    /// The file being read (request id), while it is.
+    pub reading: Option<u64>,
+}
+
+/// Whether `text` is meant as a path rather than a search.
+pub fn is_typed_path(text: &str) -> bool {
+    text == "~"
+        || ["~/", "/", "./", "../"]
+            .iter()
+            .any(|start| text.starts_with(start))
+}
+
+impl FilePicker {
+    /// A picker waiting for the walk `walk_id`.
+    pub fn new(walk_id: u64) -> FilePicker {
+        FilePicker {
+            query: LineEditor::default(),
+            list: None,
+            walk_id,
+            rows: Vec::new(),
+            selected: 0,
+            reading: None,
+        }
+    }
+
+    /// The path of row `row`, as it is read (relative to the current folder, or as typed).
+    pub fn path_of(&self, row: &FileRow) -> Option<String> {
+        match row {
+            FileRow::Typed(path) => Some(path.clone()),
+            FileRow::Listed(index, _) => self.list.as_ref()?.files.get(*index).cloned(),
+        }
+    }
+
+    /// Takes the walk's answer (an older walk's is dropped).
+    pub fn on_listed(&mut self, id: u64, list: FileList) {
+        if id == self.walk_id {
+            self.list = Some(list);
+            self.refilter();
+        }
+    }
+
+    /// The rows for the query: a typed path first, then the files it matches fuzzily, best
+    /// first (shorter paths first among equals), or every file for an empty query.
+    fn refilter(&mut self) {
+        let query = self.query.text().to_string();
+        let mut rows = Vec::new();
+        if is_typed_path(&query) {
+            rows.push(FileRow::Typed(query.clone()));
+        }
+        if let Some(list) = &self.list {
+            if query.is_empty() {
+                rows.extend((0..list.files.len()).map(|i| FileRow::Listed(i, Vec::new())));
+            } else {
+                let mut matcher = Matcher::new(Config::DEFAULT.match_paths());
+                let pattern = Pattern::parse(&query, CaseMatching::Smart, Normalization::Smart);
+                let mut buffer = Vec::new();
+                let mut scored: Vec<(u32, usize, Vec<u32>)> = Vec::new();
+                for (index, file) in list.files.iter().enumerate() {
+                    let mut positions = Vec::new();
+                    let haystack = Utf32Str::new(file, &mut buffer);
+                    if let Some(score) = pattern.indices(haystack, &mut matcher, &mut positions) {
+                        positions.sort_unstable();
+                        positions.dedup();
+                        scored.push((score, index, positions));
+                    }
+                }
+                scored.sort_by(|a, b| {
+                    b.0.cmp(&a.0)
+                        .then(list.files[a.1].len().cmp(&list.files[b.1].len()))
+                        .then(a.1.cmp(&b.1))
+                });
+                rows.extend(
+                    scored
+                        .into_iter()
+                        .map(|(_, index, positions)| FileRow::Listed(index, positions)),
+                );
+            }
+        }
+        self.rows = rows;
+        self.selected = 0;
+    }
+
+    /// A key no binding took: typing into the query.
+    pub fn type_key(&mut self, key: KeyEvent) {
+        if self.query.key(key) {
+            self.refilter();
+        }
+    }
+
+    /// Pasted text goes into the query (one line).
+    pub fn paste(&mut self, text: &str) {
+        self.query.insert_str(&text.replace(['\r', '\n'], ""));
+        self.refilter();
+    }
+
+    /// Moves the selection; returns the path to read on [`Action::Pick`].
+    fn action(&mut self, action: Action) -> Option<String> {
+        let last = self.rows.len().saturating_sub(1);
+        match action {
+            Action::Up => self.selected = self.selected.saturating_sub(1),
+            Action::Down => self.selected = (self.selected + 1).min(last),
+            Action::PageUp => self.selected = self.selected.saturating_sub(PAGE),
+            Action::PageDown => self.selected = (self.selected + PAGE).min(last),
+            Action::Home => self.selected = 0,
+            Action::End => self.selected = last,
+            Action::Pick => return self.rows.get(self.selected).and_then(|r| self.path_of(r)),
+            _ => {}
+        }
+        None
+    }
+}
+
+impl App {
+    /// Opens the file picker over the form; the runner lists the files.
+    pub(super) fn open_file_picker(&mut self) -> Vec<Effect> {
+        let id = self.fresh_id();
+        let Screen::Form(form) = &mut self.screen else {
+            return Vec::new();
+        };
+        if form.fetching.is_some() || form.fields.is_empty() {
+            return Vec::new();
+        }
+        form.files = Some(Box::new(FilePicker::new(id)));
+        vec![Effect::ListFiles { id }]
+    }
+
+    /// An action while the file picker is open.
+    pub(super) fn file_picker_action(&mut self, action: Action) -> Vec<Effect> {
+        let id = self.fresh_id();
+        let Screen::Form(form) = &mut self.screen else {
+            return Vec::new();
+        };
+        let Some(picker) = form.files.as_mut() else {
+            return Vec::new();
+        };
+        if action == Action::Back {
+            form.files = None;
+            return Vec::new();
+        }
+        match picker.action(action) {
+            Some(path) => {
+                picker.reading = Some(id);
+                form.reads.push(super::form::PendingRead {
+                    id,
+                    field: form.focus,
+                    path: path.clone(),
+                    recalled: false,
+                });
+                vec![Effect::ReadFile { id, path }]
+            }
+            None => Vec::new(),
+        }
+    }
+
+    /// The effects that read again the files the fields' last values came from.
+    pub(super) fn recall_files(&mut self) -> Vec<Effect> {
+        let Screen::Form(form) = &self.screen else {
+            return Vec::new();
+        };
+        let wanted: Vec<(usize, String)> = form
+            .fields
+            .iter()
+            .enumerate()
+            .filter_map(|(i, f)| match &f.recalled {
+                Some(ValueSource::File(path)) => Some((i, path.clone())),
+                _ => None,
+            })
+            .collect();
+        let mut effects = Vec::new();
+        for (field, path) in wanted {
+            let id = self.fresh_id();
+            if let Screen::Form(form) = &mut self.screen {
+                form.reads.push(super::form::PendingRead {
+                    id,
+                    field,
+                    path: path.clone(),
+                    recalled: true,
+                });
+            }
+            effects.push(Effect::ReadFile { id, path });
+        }
+        effects
+    }
+
+    /// A file's contents (or why not) for a field.
+    pub(super) fn on_file_read(&mut self, id: u64, result: Result<String, String>) -> Vec<Effect> {
+        let tick = self.tick;
+        let Screen::Form(form) = &mut self.screen else {
+            return Vec::new();
+        };
+        let Some(at) = form.reads.iter().position(|r| r.id == id) else {
+            return Vec::new();
+        };
+        let read = form.reads.remove(at);
+        let from_picker = form.files.as_ref().is_some_and(|p| p.reading == Some(id));
+        match result {
+            Ok(text) => {
+                if from_picker {
+                    form.files = None;
+                }
+                // A recalled file fills the field only while nobody typed in it.
+                let untouched = form
+                    .fields
+                    .get(read.field)
+                    .is_some_and(|f| f.value().is_empty());
+                if !read.recalled || untouched {
+                    form.set_sourced_value(
+                        read.field,
+                        &text,
+                        ValueSource::File(read.path),
+                        read.recalled,
+                        &self.history,
+                        tick,
+                    );
+                }
+                Vec::new()
+            }
+            Err(why) => {
+                if let Some(picker) = form.files.as_mut().filter(|_| from_picker) {
+                    // The picker stays, so another file can be chosen.
+                    picker.reading = None;
+                }
+                if read.recalled
+                    && let Some(field) = form.fields.get_mut(read.field)
+                {
+                    field.recalled = None;
+                }
+                let why = if read.recalled {
+                    format!("Last time's file for this field: {why}")
+                } else {
+                    why
+                };
+                // The form's footer says it, under the picker too.
+                form.error = Some(why);
+                Vec::new()
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::tests::{ctrl, key, ready_app, type_text};
+    use crate::app::{FormState, GetOutcome, KeyScreen, Msg};
+    use crossterm::event::KeyCode;
+
+    fn form(app: &App) -> &FormState {
+        match &app.screen {
+            Screen::Form(form) => form,
+            other => panic!("expected the form, got {other:?}"),
+        }
+    }
+
+    fn picker(app: &App) -> &FilePicker {
+        form(app).files.as_deref().expect("the file picker is open")
+    }
+
+    /// The args-prompt form with the picker open and `files` listed; its walk's id.
+    fn app_with_picker(files: &[&str]) -> App {
+        let mut app = ready_app();
+        type_text(&mut app, "args-prompt");
+        app.update(key(KeyCode::Enter));
+        let effects = app.update(ctrl('o'));
+        let [Effect::ListFiles { id }] = effects[..] else {
+            panic!("expected a walk, got {effects:?}");
+        };
+        assert_eq!(app.key_screen(), KeyScreen::Files);
+        // An older walk's answer is no answer.
+        app.update(Msg::FilesListed {
+            id: id + 100,
+            list: FileList::default(),
+        });
+        assert!(picker(&app).list.is_none());
+        app.update(Msg::FilesListed {
+            id,
+            list: FileList {
+                files: files.iter().map(|f| f.to_string()).collect(),
+                truncated: false,
+            },
+        });
+        app
+    }
+
+    fn read_request(effects: &[Effect]) -> (u64, String) {
+        match effects {
+            [Effect::ReadFile { id, path }] => (*id, path.clone()),
+            other => panic!("expected one file read, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_picked_file_becomes_the_value_marked_with_its_name_and_size() {
+        let mut app = app_with_picker(&["docs/blog.md", "build.log", "src/main.rs"]);
+        assert_eq!(picker(&app).rows.len(), 3);
+        type_text(&mut app, "buil");
+        let first = picker(&app).rows.first().cloned().expect("a match");
+        assert_eq!(picker(&app).path_of(&first).as_deref(), Some("build.log"));
+        let (id, path) = read_request(&app.update(key(KeyCode::Enter)));
+        assert_eq!(path, "build.log");
+        // Still open while it is read.
+        assert_eq!(picker(&app).reading, Some(id));
+        app.update(Msg::FileRead {
+            id,
+            result: Ok("error: one\nerror: two".into()),
+        });
+        let form = form(&app);
+        assert!(form.files.is_none());
+        assert_eq!(form.fields[0].value(), "error: one\nerror: two");
+        let mark = form.fields[0].source.as_ref().expect("marked");
+        assert_eq!(mark.label(), "from build.log · 21 B");
+        assert_eq!(
+            form.sources(),
+            std::collections::BTreeMap::from([(
+                "city".to_string(),
+                ValueSource::File("build.log".into())
+            )])
+        );
+        // Editing keeps the mark, saying so once the text changed.
+        app.update(key(KeyCode::Left));
+        assert!(!form_mark_edited(&app));
+        type_text(&mut app, "!");
+        assert!(form_mark_edited(&app));
+        let form = match &app.screen {
+            Screen::Form(f) => f,
+            _ => unreachable!(),
+        };
+        assert_eq!(
+            form.fields[0].source.as_ref().unwrap().label(),
+            "from build.log · edited"
+        );
+        assert!(form.sources().is_empty());
+    }
+
+    fn form_mark_edited(app: &App) -> bool {
+        form(app).fields[0].source.as_ref().expect("marked").edited
+    }
+
+    #[test]
+    fn a_typed_path_is_offered_as_it_is_and_esc_closes_the_picker() {
+        let mut app = app_with_picker(&["notes.txt"]);
+        type_text(&mut app, "~/notes.txt");
+        assert_eq!(
+            picker(&app).rows.first(),
+            Some(&FileRow::Typed("~/notes.txt".into()))
+        );
+        let (_, path) = read_request(&app.update(key(KeyCode::Enter)));
+        assert_eq!(path, "~/notes.txt");
+        app.update(key(KeyCode::Esc));
+        assert!(form(&app).files.is_none());
+        assert_eq!(app.key_screen(), KeyScreen::Form);
+        assert!(is_typed_path("../x") && is_typed_path("/etc/hosts") && is_typed_path("./a"));
+        assert!(!is_typed_path("src/main") && !is_typed_path("~user"));
+    }
+
+    #[test]
+    fn a_refused_file_says_why_and_the_picker_stays() {
+        let mut app = app_with_picker(&["logo.png"]);
+        app.update(key(KeyCode::Down));
+        let (id, _) = read_request(&app.update(key(KeyCode::Enter)));
+        let why = "logo.png is binary (it holds NUL bytes), and argument values are text";
+        app.update(Msg::FileRead {
+            id,
+            result: Err(why.into()),
+        });
+        assert!(picker(&app).reading.is_none());
+        assert_eq!(form(&app).error.as_deref(), Some(why));
+        assert_eq!(form(&app).fields[0].value(), "");
+        assert!(form(&app).fields[0].source.is_none());
+    }
+
+    #[test]
+    fn the_history_keeps_the_file_and_the_next_form_reads_it_again() {
+        let mut app = app_with_picker(&["build.log"]);
+        let (id, _) = read_request(&app.update(key(KeyCode::Enter)));
+        app.update(Msg::FileRead {
+            id,
+            result: Ok("v1".into()),
+        });
+        app.update(key(KeyCode::Enter));
+        let effects = app.update(key(KeyCode::Enter));
+        let Some(Effect::Fetch { id, arguments, .. }) = effects.first() else {
+            panic!("expected a fetch, got {effects:?}");
+        };
+        assert_eq!(arguments["city"], "v1");
+        app.update(Msg::Fetched {
+            id: *id,
+            result: Ok(GetOutcome::Messages(crate::app::tests::messages(&[]))),
+        });
+        let slash = "everything:args-prompt";
+        assert_eq!(app.history.last_value(slash, "city"), None);
+        assert!(app.history.values(slash, "city").is_empty());
+        assert_eq!(
+            app.history.last_source(slash, "city"),
+            Some(&ValueSource::File("build.log".into()))
+        );
+        app.update(key(KeyCode::Esc));
+        app.update(key(KeyCode::Esc));
+        let (id, path) = read_request(&app.update(key(KeyCode::Enter)));
+        assert_eq!(path, "build.log");
+        app.update(Msg::FileRead {
+            id,
+            result: Ok("v2, changed on disk".into()),
+        });
+        let field = &form(&app).fields[0];
+        assert_eq!(field.value(), "v2, changed on disk");
+        assert!(field.prefilled);
+        assert_eq!(
+            field.source.as_ref().map(|m| m.source.clone()),
+            Some(ValueSource::File("build.log".into()))
+        );
+    }
+}

@@ -1,0 +1,301 @@
+//! Argument values from where they already are: a file's contents, standard input, a shell
+//! command's output, and the list of files the form's picker offers. The I/O the CLI does
+//! itself and the TUI's runner does for the app (which stays pure).
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::app::source::{decode_value, too_large};
+use crate::app::{CommandOutcome, FileList};
+
+/// How many files the picker's walk lists at most.
+pub const WALK_CAP: usize = 20_000;
+/// How long a command may run before it is stopped.
+pub const COMMAND_TIMEOUT: Duration = Duration::from_secs(10);
+/// How much of a failed command's stderr is kept to show.
+const STDERR_KEPT: usize = 4096;
+
+/// `path` as written (`~/x`, `/x`, `x`): `~` expanded, relative paths from the current folder.
+pub fn resolve_path(path: &str) -> PathBuf {
+    PathBuf::from(crate::config::expand_tilde(path))
+}
+
+/// The text of the file at `path` (as the user wrote it), at most `limit` bytes; binary
+/// and non-UTF-8 files are refused. The error names the file and what to do.
+pub fn read_file(path: &str, limit: usize) -> Result<String, String> {
+    let shown = crate::text::one_line(path);
+    let full = resolve_path(path);
+    let file = std::fs::File::open(&full).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => format!("{shown}: no such file"),
+        _ => format!("cannot read {shown}: {e}"),
+    })?;
+    let metadata = file
+        .metadata()
+        .map_err(|e| format!("cannot read {shown}: {e}"))?;
+    if metadata.is_dir() {
+        return Err(format!("{shown} is a folder, not a file"));
+    }
+    // A regular file's size is known before reading it; others (a FIFO) are read up to
+    // one byte past the limit.
+    if metadata.is_file() && metadata.len() > limit as u64 {
+        return Err(too_large(&shown, Some(metadata.len()), limit));
+    }
+    read_limited(file, &shown, limit)
+}
+
+/// Standard input read to its end, at most `limit` bytes, as a value.
+pub fn read_stdin(limit: usize) -> Result<String, String> {
+    read_limited(std::io::stdin().lock(), "standard input", limit)
+}
+
+fn read_limited(reader: impl Read, what: &str, limit: usize) -> Result<String, String> {
+    let mut bytes = Vec::new();
+    reader
+        .take(limit as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read {what}: {e}"))?;
+    if bytes.len() > limit {
+        return Err(too_large(what, None, limit));
+    }
+    decode_value(bytes, what, limit)
+}
+
+/// The files below `root`, as paths relative to it, sorted: `.gitignore` (and `.ignore`,
+/// git's global and `info/exclude`) respected, hidden files and folders (`.git`) skipped,
+/// at most `cap`.
+pub fn list_files(root: &Path, cap: usize) -> FileList {
+    let mut files = Vec::new();
+    let mut truncated = false;
+    let walk = ignore::WalkBuilder::new(root)
+        .hidden(true)
+        // Ignore files count outside a git repository too (a folder with a .gitignore).
+        .require_git(false)
+        .follow_links(false)
+        .build();
+    for entry in walk.flatten() {
+        if !entry.file_type().is_some_and(|t| t.is_file()) {
+            continue;
+        }
+        if files.len() >= cap {
+            truncated = true;
+            break;
+        }
+        if let Ok(relative) = entry.path().strip_prefix(root) {
+            files.push(relative.to_string_lossy().into_owned());
+        }
+    }
+    files.sort();
+    FileList { files, truncated }
+}
+
+/// Runs `command` with `sh -c` in `folder`, stdin closed, for at most `timeout`; its
+/// standard output (at most `limit` bytes, text) is the value.
+pub async fn run_command(
+    command: &str,
+    folder: &Path,
+    timeout: Duration,
+    limit: usize,
+) -> CommandOutcome {
+    use tokio::io::AsyncReadExt;
+    let failed = |why: String, stderr: String| CommandOutcome::Failed { why, stderr };
+    let child = tokio::process::Command::new("sh")
+        .arg("-c")
+        .arg(command)
+        .current_dir(folder)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        // Its own process group, so a stop reaches what it started too (a pipeline's
+        // commands), and it cannot read the terminal mcpick draws on.
+        .process_group(0)
+        .spawn();
+    let mut child = match child {
+        Ok(child) => child,
+        Err(e) => return failed(format!("cannot run sh: {e}"), String::new()),
+    };
+    let mut group = child.id().map(|pid| KillGroupOnDrop { pid, armed: true });
+    let mut stdout = child.stdout.take().expect("piped");
+    let mut stderr = child.stderr.take().expect("piped");
+    // stderr is read beside stdout, so a command filling one pipe never blocks on it.
+    let stderr_task = tokio::spawn(async move {
+        let mut err = Vec::new();
+        let _ = (&mut stderr)
+            .take(STDERR_KEPT as u64)
+            .read_to_end(&mut err)
+            .await;
+        err
+    });
+    let stop_stderr = stderr_task.abort_handle();
+    let work = async {
+        let mut out = Vec::new();
+        // One byte past the limit tells "too large" without reading everything.
+        let read_out = (&mut stdout)
+            .take(limit as u64 + 1)
+            .read_to_end(&mut out)
+            .await;
+        let over = out.len() > limit;
+        if over {
+            // The rest is not wanted: stop it rather than wait for it.
+            if let Some(pid) = child.id() {
+                kill_group(pid);
+            }
+        }
+        let status = child.wait().await;
+        // It ended (and was reaped): its group id may be reused, so no kill from here on.
+        if let Some(group) = group.as_mut() {
+            group.armed = false;
+        }
+        let err = stderr_task.await.unwrap_or_default();
+        (read_out, out, err, over, status)
+    };
+    let Ok((read_out, out, err, over, status)) = tokio::time::timeout(timeout, work).await else {
+        stop_stderr.abort();
+        return failed(
+            format!(
+                "took longer than {} s and was stopped",
+                timeout.as_secs_f32()
+            ),
+            String::new(),
+        );
+    };
+    let stderr = String::from_utf8_lossy(&err).trim_end().to_string();
+    let what = format!("the output of `{}`", crate::text::one_line(command));
+    if over {
+        return failed(too_large(&what, None, limit), stderr);
+    }
+    if let Err(e) = read_out {
+        return failed(format!("cannot read its output: {e}"), stderr);
+    }
+    match status {
+        Ok(status) if status.success() => match decode_value(out, &what, limit) {
+            // As `$(command)` in a shell: the line breaks at the end are not the value's.
+            Ok(text) => CommandOutcome::Done {
+                output: text.trim_end_matches('\n').to_string(),
+            },
+            Err(why) => failed(why, stderr),
+        },
+        Ok(status) => {
+            use std::os::unix::process::ExitStatusExt;
+            let why = match (status.code(), status.signal()) {
+                (Some(code), _) => format!("exited with status {code}"),
+                (None, Some(signal)) => format!("was killed by signal {signal}"),
+                _ => format!("failed ({status})"),
+            };
+            failed(why, stderr)
+        }
+        Err(e) => failed(format!("cannot wait for it: {e}"), stderr),
+    }
+}
+
+/// Kills a command's process group when its run ends early (timeout, cancel, too much
+/// output).
+struct KillGroupOnDrop {
+    pid: u32,
+    /// Cleared once the command was waited for.
+    armed: bool,
+}
+
+impl Drop for KillGroupOnDrop {
+    fn drop(&mut self) {
+        if self.armed {
+            kill_group(self.pid);
+        }
+    }
+}
+
+fn kill_group(pid: u32) {
+    if let Ok(pid) = i32::try_from(pid) {
+        let _ = nix::sys::signal::killpg(
+            nix::unistd::Pid::from_raw(pid),
+            nix::sys::signal::Signal::SIGKILL,
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_walk_respects_gitignore_and_skips_hidden_folders() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::write(root.join(".gitignore"), "target/\n*.log\n").unwrap();
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        std::fs::create_dir_all(root.join("target")).unwrap();
+        std::fs::create_dir_all(root.join(".git")).unwrap();
+        std::fs::write(root.join("src/main.rs"), "fn main() {}").unwrap();
+        std::fs::write(root.join("notes.md"), "n").unwrap();
+        std::fs::write(root.join("build.log"), "b").unwrap();
+        std::fs::write(root.join("target/out"), "o").unwrap();
+        std::fs::write(root.join(".git/config"), "c").unwrap();
+        let list = list_files(root, 100);
+        let main = format!("src{}main.rs", std::path::MAIN_SEPARATOR);
+        assert_eq!(list.files, vec!["notes.md".to_string(), main]);
+        assert!(!list.truncated);
+        let capped = list_files(root, 1);
+        assert_eq!(capped.files.len(), 1);
+        assert!(capped.truncated);
+    }
+
+    #[test]
+    fn files_over_the_limit_or_binary_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let big = dir.path().join("big.txt");
+        std::fs::write(&big, vec![b'a'; 2048]).unwrap();
+        let err = read_file(big.to_str().unwrap(), 1024).unwrap_err();
+        assert!(err.contains("2.0 KiB, over the 1.0 KiB limit"), "{err}");
+        let bin = dir.path().join("a.bin");
+        std::fs::write(&bin, b"\x7fELF\0\0").unwrap();
+        assert!(
+            read_file(bin.to_str().unwrap(), 1024)
+                .unwrap_err()
+                .contains("binary")
+        );
+        assert!(
+            read_file("/no/such/file", 10)
+                .unwrap_err()
+                .contains("no such file")
+        );
+    }
+
+    #[tokio::test]
+    async fn commands_give_their_output_or_their_status_and_stderr() {
+        let here = std::env::current_dir().unwrap();
+        let ok = run_command("printf 'hello\\n\\n'", &here, COMMAND_TIMEOUT, 1024).await;
+        assert_eq!(
+            ok,
+            CommandOutcome::Done {
+                output: "hello".into()
+            }
+        );
+        let bad = run_command("echo oops >&2; exit 3", &here, COMMAND_TIMEOUT, 1024).await;
+        assert_eq!(
+            bad,
+            CommandOutcome::Failed {
+                why: "exited with status 3".into(),
+                stderr: "oops".into()
+            }
+        );
+        // stdin is closed: `cat` ends at once instead of waiting for the terminal.
+        let cat = run_command("cat", &here, COMMAND_TIMEOUT, 1024).await;
+        assert_eq!(
+            cat,
+            CommandOutcome::Done {
+                output: String::new()
+            }
+        );
+        let slow = run_command("sleep 5", &here, Duration::from_millis(200), 1024).await;
+        assert!(
+            matches!(&slow, CommandOutcome::Failed { why, .. } if why.contains("stopped")),
+            "{slow:?}"
+        );
+        let big = run_command("yes", &here, COMMAND_TIMEOUT, 1024).await;
+        assert!(
+            matches!(&big, CommandOutcome::Failed { why, .. } if why.contains("over the 1.0 KiB limit")),
+            "{big:?}"
+        );
+    }
+}
