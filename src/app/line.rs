@@ -459,4 +459,84 @@ mod tests {
         }
         assert_eq!(area.lines(), ["commitgit "]);
     }
+
+    const FAMILY: &str = "👩\u{200d}👩\u{200d}👧";
+    const ACCENT: &str = "e\u{301}";
+    const FLAG: &str = "🇫🇷";
+
+    #[test]
+    fn the_line_moves_and_deletes_by_grapheme_cluster() {
+        let text = format!("a{FAMILY}{ACCENT}{FLAG}");
+        let mut line = LineEditor::new(&text);
+        let len = text.chars().count();
+        line.key(key(KeyCode::Left));
+        assert_eq!(line.cursor(), len - 2, "over the flag");
+        line.key(ctrl('b'));
+        assert_eq!(line.cursor(), len - 4, "over e and its accent");
+        line.key(key(KeyCode::Left));
+        assert_eq!(line.cursor(), 1, "over the family");
+        line.key(ctrl('f'));
+        assert_eq!(line.cursor(), 6);
+        line.key(key(KeyCode::Right));
+        assert_eq!(line.cursor(), 8);
+        line.key(key(KeyCode::Backspace));
+        assert_eq!(line.text(), format!("a{FAMILY}{FLAG}"));
+        line.key(ctrl('h'));
+        assert_eq!((line.text(), line.cursor()), (format!("a{FLAG}").as_str(), 1));
+        line.key(key(KeyCode::Delete));
+        assert_eq!(line.text(), "a");
+    }
+
+    #[test]
+    fn word_moves_keep_accents_with_their_letters() {
+        let mut line = LineEditor::new(&format!("caf{ACCENT} ol{ACCENT}"));
+        line.key(alt('b'));
+        assert_eq!(line.cursor(), 6);
+        line.key(alt('b'));
+        assert_eq!(line.cursor(), 0);
+        line.key(alt('f'));
+        assert_eq!(line.cursor(), 5, "after the accent, not before it");
+        line.key(alt('d'));
+        assert_eq!(line.text(), format!("caf{ACCENT}"));
+    }
+
+    #[test]
+    fn text_areas_move_and_delete_by_grapheme_cluster() {
+        let mut area = TextArea::new(vec![format!("{FAMILY}{ACCENT}"), format!("x{FLAG}")]);
+        area.move_cursor(CursorMove::End);
+        assert_eq!(area.cursor().1, 7);
+        edit_area(&mut area, key(KeyCode::Left));
+        assert_eq!(area.cursor().1, 5);
+        edit_area(&mut area, ctrl('b'));
+        assert_eq!(area.cursor().1, 0);
+        edit_area(&mut area, key(KeyCode::Right));
+        assert_eq!(area.cursor().1, 5);
+        // Down keeps the column in chars, which would be inside the flag: it stops after it.
+        edit_area(&mut area, key(KeyCode::Down));
+        assert_eq!(area.cursor(), ratatui_textarea::DataCursor(1, 3));
+        edit_area(&mut area, key(KeyCode::Backspace));
+        assert_eq!(area.lines(), [format!("{FAMILY}{ACCENT}"), "x".to_string()]);
+        edit_area(&mut area, key(KeyCode::Up));
+        edit_area(&mut area, key(KeyCode::Home));
+        assert!(edit_area(&mut area, key(KeyCode::Delete)));
+        assert_eq!(area.lines(), [ACCENT, "x"]);
+        // At a line's edge the keys still join and cross lines.
+        edit_area(&mut area, key(KeyCode::Down));
+        edit_area(&mut area, key(KeyCode::Home));
+        edit_area(&mut area, key(KeyCode::Backspace));
+        assert_eq!(area.lines(), [format!("{ACCENT}x")]);
+        move_area(&mut area, CursorMove::Back);
+        assert_eq!(area.cursor().1, 0);
+        // Up and Down keep the column in chars; inside a cluster, it goes to the cluster's
+        // edge in the move's direction.
+        let mut area = TextArea::new(vec!["ab".to_string(), FLAG.to_string()]);
+        area.move_cursor(CursorMove::Forward);
+        edit_area(&mut area, key(KeyCode::Down));
+        assert_eq!(area.cursor(), ratatui_textarea::DataCursor(1, 2));
+        let mut area = TextArea::new(vec![FLAG.to_string(), "ab".to_string()]);
+        area.move_cursor(CursorMove::Down);
+        area.move_cursor(CursorMove::Forward);
+        move_area(&mut area, CursorMove::Up);
+        assert_eq!(area.cursor(), ratatui_textarea::DataCursor(0, 0));
+    }
 }
