@@ -459,6 +459,10 @@ impl FormState {
     fn choose_suggestion(&mut self, forward: bool) {
         let count = self.suggestions.values.len();
         if count == 0 {
+            // Asked before the server answered: the answer shows with the first (or the
+            // last) highlighted, as if it had been there.
+            self.suggestions.dismissed = false;
+            self.suggestions.highlighted = Some(if forward { 0 } else { usize::MAX });
             return;
         }
         let current = self

@@ -482,7 +482,10 @@ mod tests {
         line.key(key(KeyCode::Backspace));
         assert_eq!(line.text(), format!("a{FAMILY}{FLAG}"));
         line.key(ctrl('h'));
-        assert_eq!((line.text(), line.cursor()), (format!("a{FLAG}").as_str(), 1));
+        assert_eq!(
+            (line.text(), line.cursor()),
+            (format!("a{FLAG}").as_str(), 1)
+        );
         line.key(key(KeyCode::Delete));
         assert_eq!(line.text(), "a");
     }

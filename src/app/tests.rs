@@ -448,7 +448,10 @@ fn completion_is_debounced_carries_context_and_drops_stale_answers() {
     let s = &form(&app).suggestions;
     assert_eq!(s.values, ["Texas", "Texarkana"]);
     assert!(s.has_more);
-    assert_eq!(s.highlighted, None, "typing shows them, choosing is Ctrl-N's");
+    assert_eq!(
+        s.highlighted, None,
+        "typing shows them, choosing is Ctrl-N's"
+    );
     app.update(ctrl('n'));
     app.update(ctrl('n'));
     app.update(key(KeyCode::Tab));
@@ -1820,4 +1823,25 @@ fn the_form_moves_and_deletes_by_grapheme_cluster() {
     // Undo brings the flag back whole.
     app.update(ctrl('_'));
     assert_eq!(form_value(&app, 0), format!("a{flag}z"));
+}
+
+#[test]
+fn ctrl_n_before_the_server_answers_shows_the_answer_with_the_first_highlighted() {
+    let mut app = ready_app();
+    type_text(&mut app, "args-prompt");
+    app.update(key(KeyCode::Enter));
+    app.update(ctrl('n'));
+    answer_completions(&mut app, &["Paris", "Berlin"]);
+    let s = &form(&app).suggestions;
+    assert!(s.visible());
+    assert_eq!(s.highlighted, Some(0));
+    app.update(key(KeyCode::BackTab));
+    app.update(key(KeyCode::Tab));
+    app.update(ctrl('p'));
+    answer_completions(&mut app, &["Paris", "Berlin"]);
+    assert_eq!(
+        form(&app).suggestions.highlighted,
+        Some(1),
+        "Ctrl-P: the last"
+    );
 }

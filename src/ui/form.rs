@@ -142,7 +142,14 @@ fn draw_fields(form: &FormState, frame: &mut Frame, area: Rect, theme: &Theme, s
     };
     let mut y = area.y;
     if shown.above > 0 {
-        frame.render_widget(more(shown.above, "↑"), Rect { height: 1, y, ..area });
+        frame.render_widget(
+            more(shown.above, "↑"),
+            Rect {
+                height: 1,
+                y,
+                ..area
+            },
+        );
         y += 1;
     }
     let list = suggestion_rows(form, area);
@@ -153,11 +160,26 @@ fn draw_fields(form: &FormState, frame: &mut Frame, area: Rect, theme: &Theme, s
             width: area.width,
             height: (*height).min(area.bottom().saturating_sub(y)),
         };
-        draw_field(form, shown.first + offset, list, frame, rect, theme, show_cursor);
+        draw_field(
+            form,
+            shown.first + offset,
+            list,
+            frame,
+            rect,
+            theme,
+            show_cursor,
+        );
         y += height;
     }
     if shown.below > 0 && y < area.bottom() {
-        frame.render_widget(more(shown.below, "↓"), Rect { height: 1, y, ..area });
+        frame.render_widget(
+            more(shown.below, "↓"),
+            Rect {
+                height: 1,
+                y,
+                ..area
+            },
+        );
     }
 }
 
@@ -271,9 +293,7 @@ fn draw_suggestions(form: &FormState, rows: u16, frame: &mut Frame, area: Rect, 
     let count = s.values.len();
     let shown = (rows as usize).min(count);
     // Keep the highlighted one in the window.
-    let start = s
-        .highlighted
-        .map_or(0, |h| (h + 1).saturating_sub(shown));
+    let start = s.highlighted.map_or(0, |h| (h + 1).saturating_sub(shown));
     let mut lines = Vec::new();
     for (i, value) in s.values.iter().enumerate().skip(start).take(shown) {
         let selected = s.highlighted == Some(i);

@@ -561,7 +561,10 @@ fn cells(app: &App, width: u16, height: u16) -> (String, bool) {
     let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
     terminal.draw(|frame| super::draw(app, frame)).unwrap();
     let buffer = terminal.backend().buffer();
-    let zwj = buffer.content().iter().any(|c| c.symbol().contains('\u{200d}'));
+    let zwj = buffer
+        .content()
+        .iter()
+        .any(|c| c.symbol().contains('\u{200d}'));
     (terminal.backend().to_string(), zwj)
 }
 
@@ -637,6 +640,9 @@ fn form_taller_than_the_screen_says_more_fields_are_above_and_below() {
         app.update(key(KeyCode::Tab));
     }
     let shown = screen(&app, 80, 24);
-    assert!(shown.contains("field7"), "the focused field is in view:\n{shown}");
+    assert!(
+        shown.contains("field7"),
+        "the focused field is in view:\n{shown}"
+    );
     insta::assert_snapshot!(shown);
 }
