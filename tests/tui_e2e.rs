@@ -291,6 +291,30 @@ fn ctrl_n_then_tab_takes_the_first_suggestion_and_enter_takes_a_chosen_one() {
     assert_eq!(tui.wait_exit(STEP), 130, "left without a result");
 }
 
+#[test]
+fn a_zwj_sequence_in_a_field_keeps_its_neighbours_and_the_border() {
+    // vt100, as VTE and Alacritty, does not join ZWJ sequences: three emoji, six cells.
+    let sandbox = Sandbox::new(&everything_stdio("everything"));
+    let mut tui = Tui::start(&sandbox, &[]);
+    tui.wait_for("● everything 4", SERVER_START);
+    open_prompt(&mut tui, "completable", "/everything:completable-prompt");
+    tui.wait_for("department *", STEP);
+    tui.send("a👩\u{200d}👩\u{200d}👧b");
+    let screen = tui.wait_for("│a👩👩👧b", STEP);
+    let row = screen
+        .lines()
+        .find(|l| l.contains("│a👩"))
+        .expect("the field's row");
+    assert_eq!(
+        unicode_width::UnicodeWidthStr::width(row),
+        usize::from(COLS),
+        "the row is as wide as the screen:\n{screen}"
+    );
+    assert!(row.ends_with('│'), "the border is straight:\n{screen}");
+    tui.send(CTRL_C);
+    assert_eq!(tui.wait_exit(STEP), 130, "left without a result");
+}
+
 /// A config with server-everything behind a gate that only starts it when `KEY` is the
 /// secret the `api-key` input gives, plus the Python-SDK server, which needs nothing.
 fn gated_by_an_input() -> Sandbox {
