@@ -59,18 +59,29 @@ fn field_height(form: &FormState, index: usize) -> u16 {
     (1 + value_lines + 2) as u16
 }
 
-/// Rows the suggestion list may take under the focused field in `area`: all the room left
-/// by the focused field, the list's own line of facts and the "more fields" rows, so it never
-/// covers the field, and at least a few when the screen has them.
+/// Rows the suggestion list may take under the focused field in `area`, which it never
+/// covers: the room left by the fields from the first to the focused one, if that shows a
+/// few; else the room left by the focused field alone (the fields above scroll away), and at
+/// least a few. The list's own line of facts and the "more fields" rows are kept free.
 fn suggestion_rows(form: &FormState, area: Rect) -> u16 {
     if !form.suggestions.visible() {
         return 0;
     }
     let count = form.suggestions.values.len() as u16;
+    // The focused field, the line of facts, and "↓ more fields" when fields follow.
+    let below_note = u16::from(form.focus + 1 < form.fields.len());
+    let taken = field_height(form, form.focus) + 1 + below_note;
+    let above: u16 = (0..form.focus).map(|i| field_height(form, i)).sum();
+    let room_keeping_above = area.height.saturating_sub(taken + above);
+    // Scrolled, the fields above leave a "↑ more fields" row.
     let room = area
         .height
-        .saturating_sub(field_height(form, form.focus) + 1 + 2);
-    count.min(room.max(MIN_SHOWN_SUGGESTIONS))
+        .saturating_sub(taken + u16::from(form.focus > 0));
+    if room_keeping_above >= count.min(MIN_SHOWN_SUGGESTIONS) {
+        count.min(room_keeping_above)
+    } else {
+        count.min(room.max(MIN_SHOWN_SUGGESTIONS))
+    }
 }
 
 /// The fields drawn in `area`: from the first one shown, each with its rows (the focused
