@@ -7,7 +7,7 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui_textarea::{CursorMove, TextArea};
-use unicode_segmentation::UnicodeSegmentation;
+use unicode_segmentation::{GraphemeCursor, UnicodeSegmentation};
 
 /// Where the grapheme clusters of `text` start, in chars, and whether each is a word's
 /// (its first char a letter or digit), then the text's length in chars. The cursor moves and
@@ -22,31 +22,47 @@ fn clusters(text: &str) -> (Vec<(usize, bool)>, usize) {
     (starts, at)
 }
 
+/// The grapheme cluster around a char position of a line, in chars: the boundaries
+/// before and after it, whether it is one itself, and the line's length. Found with a
+/// `GraphemeCursor` at the position, so a key in a long line does not segment all of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Around {
+    before: usize,
+    after: usize,
+    boundary: bool,
+    len: usize,
+}
+
+fn around(text: &str, at: usize) -> Around {
+    let byte = text
+        .char_indices()
+        .nth(at)
+        .map_or(text.len(), |(byte, _)| byte);
+    let at = text[..byte].chars().count();
+    let cursor = || GraphemeCursor::new(byte, text.len(), true);
+    // The whole text is one chunk, so the cursor never asks for more context.
+    let before = cursor().prev_boundary(text, 0).ok().flatten().unwrap_or(0);
+    let after = cursor()
+        .next_boundary(text, 0)
+        .ok()
+        .flatten()
+        .unwrap_or(text.len());
+    Around {
+        before: at - text[before..byte].chars().count(),
+        after: at + text[byte..after].chars().count(),
+        boundary: cursor().is_boundary(text, 0).unwrap_or(true),
+        len: at + text[byte..].chars().count(),
+    }
+}
+
 /// The cluster boundary before the char position `at` (0 at the start).
 pub fn cluster_before(text: &str, at: usize) -> usize {
-    let (starts, _) = clusters(text);
-    starts
-        .iter()
-        .rev()
-        .map(|(start, _)| *start)
-        .find(|start| *start < at)
-        .unwrap_or(0)
+    around(text, at).before
 }
 
 /// The cluster boundary after the char position `at` (the length at the end).
 pub fn cluster_after(text: &str, at: usize) -> usize {
-    let (starts, len) = clusters(text);
-    starts
-        .iter()
-        .map(|(start, _)| *start)
-        .find(|start| *start > at)
-        .unwrap_or(len)
-}
-
-/// Whether the char position `at` is a cluster boundary.
-fn is_boundary(text: &str, at: usize) -> bool {
-    let (starts, len) = clusters(text);
-    at >= len || starts.iter().any(|(start, _)| *start == at)
+    around(text, at).after
 }
 
 /// A one-line text with a cursor and a kill buffer, edited with readline keys.
@@ -234,11 +250,11 @@ fn position(area: &TextArea<'_>) -> (usize, usize) {
     (row, col)
 }
 
-/// The text of the area's cursor line, and the cursor's char column in it.
-fn cursor_line(area: &TextArea<'_>) -> (String, usize) {
+/// The cursor's char column and the cluster around it in the area's cursor line.
+fn at_cursor(area: &TextArea<'_>) -> (usize, Around) {
     let (row, col) = position(area);
-    let line = area.lines().get(row).cloned().unwrap_or_default();
-    (line, col)
+    let line = area.lines().get(row).map_or("", String::as_str);
+    (col, around(line, col))
 }
 
 /// Moves the area's cursor `chars` chars along its line (one cluster, as counted by
@@ -256,26 +272,24 @@ fn step(area: &mut TextArea<'_>, forward: bool, chars: usize) {
 /// Puts a cursor that a move of the area's own left inside a cluster on the cluster's edge:
 /// its end when it moved forward, else its start.
 fn snap(area: &mut TextArea<'_>, before: (usize, usize)) {
-    let (line, col) = cursor_line(area);
-    if is_boundary(&line, col) {
+    let (col, cluster) = at_cursor(area);
+    if cluster.boundary {
         return;
     }
     if position(area) > before {
-        step(area, true, cluster_after(&line, col) - col);
+        step(area, true, cluster.after - col);
     } else {
-        step(area, false, col - cluster_before(&line, col));
+        step(area, false, col - cluster.before);
     }
 }
 
 /// Moves an area's cursor as `movement` says, by cluster: Forward and Back step over a
 /// whole cluster, other moves never stop inside one.
 pub fn move_area(area: &mut TextArea<'_>, movement: CursorMove) {
-    let (line, col) = cursor_line(area);
+    let (col, cluster) = at_cursor(area);
     match movement {
-        CursorMove::Forward if col < line.chars().count() => {
-            step(area, true, cluster_after(&line, col) - col);
-        }
-        CursorMove::Back if col > 0 => step(area, false, col - cluster_before(&line, col)),
+        CursorMove::Forward if col < cluster.len => step(area, true, cluster.after - col),
+        CursorMove::Back if col > 0 => step(area, false, col - cluster.before),
         _ => {
             let before = position(area);
             area.move_cursor(movement);
@@ -296,20 +310,20 @@ pub fn edit_area(area: &mut TextArea<'_>, key: KeyEvent) -> bool {
     let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
     let alt = key.modifiers.contains(KeyModifiers::ALT);
     let plain = !ctrl && !alt;
-    let (line, col) = cursor_line(area);
-    let len = line.chars().count();
+    let (col, cluster) = at_cursor(area);
+    let len = cluster.len;
     let letter = |c: char| match key.code {
         KeyCode::Char(k) => ctrl && !alt && k.eq_ignore_ascii_case(&c),
         _ => false,
     };
     // Within the line; at its edges the area's own keys join or cross lines.
     if col > 0 && ((plain && key.code == KeyCode::Backspace) || letter('h')) {
-        let chars = col - cluster_before(&line, col);
+        let chars = col - cluster.before;
         step(area, false, chars);
         return area.delete_str(chars);
     }
     if col < len && plain && key.code == KeyCode::Delete {
-        return area.delete_str(cluster_after(&line, col) - col);
+        return area.delete_str(cluster.after - col);
     }
     if col > 0 && ((plain && key.code == KeyCode::Left) || letter('b')) {
         move_area(area, CursorMove::Back);

@@ -272,7 +272,7 @@ fn draw_field(
 
 /// A copy of `editor` holding its text as drawn ([`crate::text::as_drawn`]), the cursor
 /// on the same cluster, when that differs from the text; the value keeps what was typed.
-fn drawn_editor(editor: &TextArea<'_>) -> Option<TextArea<'static>> {
+pub(super) fn drawn_editor(editor: &TextArea<'_>) -> Option<TextArea<'static>> {
     let lines = editor.lines();
     if !lines.iter().any(|l| l.chars().any(crate::text::is_undrawn)) {
         return None;
