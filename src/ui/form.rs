@@ -87,12 +87,17 @@ fn suggestion_rows(form: &FormState, area: Rect) -> u16 {
 /// The fields drawn in `area`: from the first one shown, each with its rows (the focused
 /// one with its suggestions), and how many are hidden above and below.
 struct Window {
+    /// The first field shown.
     first: usize,
+    /// The rows of each field shown, from `first`.
     heights: Vec<u16>,
+    /// Fields above the first one shown.
     above: usize,
+    /// Fields below the last one shown.
     below: usize,
 }
 
+/// Which fields `area` shows: the focused one always, the ones before it while they fit.
 fn window(form: &FormState, area: Rect) -> Window {
     let count = form.fields.len();
     let list = suggestion_rows(form, area);
