@@ -87,12 +87,10 @@ fn suggestion_rows(form: &FormState, area: Rect) -> u16 {
 /// The fields drawn in `area`: from the first one shown, each with its rows (the focused
 /// one with its suggestions), and how many are hidden above and below.
 struct Window {
-    /// The first field shown.
+    /// The first field shown, which is also how many are hidden above.
     first: usize,
     /// The rows of each field shown, from `first`.
     heights: Vec<u16>,
-    /// Fields above the first one shown.
-    above: usize,
     /// Fields below the last one shown.
     below: usize,
 }
@@ -121,8 +119,7 @@ fn window(form: &FormState, area: Rect) -> Window {
         }
         first += 1;
     }
-    let above = first;
-    let mut room = area.height.saturating_sub(u16::from(above > 0));
+    let mut room = area.height.saturating_sub(u16::from(first > 0));
     let mut heights = Vec::new();
     for index in first..count {
         let rows = height(index);
@@ -140,7 +137,6 @@ fn window(form: &FormState, area: Rect) -> Window {
     Window {
         first,
         heights,
-        above,
         below,
     }
 }
@@ -157,9 +153,9 @@ fn draw_fields(form: &FormState, frame: &mut Frame, area: Rect, theme: &Theme, s
         ))
     };
     let mut y = area.y;
-    if shown.above > 0 {
+    if shown.first > 0 {
         frame.render_widget(
-            more(shown.above, "↑"),
+            more(shown.first, "↑"),
             Rect {
                 height: 1,
                 y,
