@@ -27,9 +27,31 @@ pub fn sanitize(text: &str) -> String {
     out
 }
 
-/// Server text on one line: controls made visible, line breaks and tabs as spaces.
+/// Server text on one line: controls made visible, line breaks and tabs as spaces, and
+/// drawn as [`as_drawn`] says.
 pub fn one_line(text: &str) -> String {
-    sanitize(text).replace(['\n', '\t'], " ")
+    as_drawn(&sanitize(text)).replace(['\n', '\t'], " ")
+}
+
+/// Whether `c` is left out when text is drawn (see [`as_drawn`]).
+pub fn is_undrawn(c: char) -> bool {
+    // ZWJ, the emoji variation selector, and the five skin-tone modifiers.
+    matches!(c, '\u{200d}' | '\u{fe0f}' | '\u{1f3fb}'..='\u{1f3ff}')
+}
+
+/// `text` as it is drawn in cells: without the characters that make terminals disagree on a
+/// cluster's width. Terminals differ on ZWJ sequences (`👩‍👩‍👧` is 2 cells in tmux 3.3 and
+/// kitty, 6 in VTE and Alacritty), on U+FE0F (`❤️` is 1 cell in tmux, 2 in kitty) and on
+/// skin-tone modifiers (`👍🏽` is 4 cells in tmux, 2 in kitty), and ratatui puts each cluster in
+/// the cells `unicode-width` gives it, so a disagreement leaves ghost glyphs or moves the
+/// border. Without them, each part is its own cluster (`👩👩👧`, `❤`, `👍`), as wide everywhere
+/// as [`width`] says. The value itself keeps them.
+pub fn as_drawn(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.chars().any(is_undrawn) {
+        std::borrow::Cow::Owned(text.chars().filter(|c| !is_undrawn(*c)).collect())
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    }
 }
 
 /// The columns between tab stops when a tab is drawn. Four, as the message editor
@@ -367,6 +389,18 @@ mod tests {
         // A character wider than the row is a row of its own, and no empty row follows.
         assert_eq!(wrap("字", 1), ["字"]);
         assert_eq!(wrap("a字", 1), ["a", "字"]);
+    }
+
+    #[test]
+    fn clusters_terminals_measure_differently_are_drawn_as_their_parts() {
+        let family = "👩\u{200d}👩\u{200d}👧";
+        assert_eq!(as_drawn(family), "👩👩👧");
+        assert_eq!(width(&as_drawn(family)), 6);
+        assert_eq!(as_drawn("❤\u{fe0f} 👍🏽 🏳\u{fe0f}\u{200d}🌈"), "❤ 👍 🏳🌈");
+        // Clusters every terminal measures alike stay as they are.
+        assert_eq!(as_drawn("e\u{301} 🇫🇷 字"), "e\u{301} 🇫🇷 字");
+        assert!(matches!(as_drawn("plain"), std::borrow::Cow::Borrowed(_)));
+        assert_eq!(one_line(&format!("a\n{family}")), "a 👩👩👧");
     }
 
     #[test]

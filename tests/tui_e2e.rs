@@ -240,25 +240,77 @@ fn completion_suggestions_follow_what_is_typed_and_the_other_fields() {
     open_prompt(&mut tui, "completable", "/everything:completable-prompt");
     tui.wait_for("department *", STEP);
     tui.send("S");
-    let screen = tui.wait_for("▸ Sales", STEP);
+    let screen = tui.wait_for("2 suggestions", STEP);
     assert!(
-        screen.contains("Support"),
+        screen.contains("Sales") && screen.contains("Support"),
         "both departments with S:\n{screen}"
     );
     assert!(
         !screen.contains("Engineering"),
         "only matches of what is typed:\n{screen}"
     );
-    // Tab takes the highlighted one; the next field's suggestions use it as context.
+    // With none chosen, Tab takes the first; the next field's suggestions use it as context.
     tui.send(TAB);
     tui.wait_for("│Sales", STEP);
     tui.send(TAB);
     tui.send("E");
-    let screen = tui.wait_for("▸ Eve", STEP);
+    let screen = tui.wait_for("    Eve", STEP);
     assert!(
         !screen.contains("Alice"),
         "names of the Sales team only:\n{screen}"
     );
+    tui.send(CTRL_C);
+    assert_eq!(tui.wait_exit(STEP), 130, "left without a result");
+}
+
+#[test]
+fn ctrl_n_then_tab_takes_the_first_suggestion_and_enter_takes_a_chosen_one() {
+    const CTRL_N: &str = "\x0e";
+    let sandbox = Sandbox::new(&everything_stdio("everything"));
+    let mut tui = Tui::start(&sandbox, &[]);
+    tui.wait_for("● everything 4", SERVER_START);
+    open_prompt(&mut tui, "completable", "/everything:completable-prompt");
+    tui.wait_for("department *", STEP);
+    // Asked on focus, shown by the first Ctrl-N with the first one highlighted.
+    tui.send(CTRL_N);
+    tui.wait_for("▸ Engineering", STEP);
+    tui.send(TAB);
+    tui.wait_for("│Engineering", STEP);
+    tui.send(TAB);
+    tui.send(CTRL_N);
+    tui.wait_for("▸ Alice", STEP);
+    tui.send(CTRL_N);
+    tui.wait_for("▸ Bob", STEP);
+    tui.send(ENTER);
+    let screen = tui.wait_for("│Bob", STEP);
+    assert!(
+        screen.contains("department *"),
+        "Enter on a chosen suggestion takes it and stays in the form:\n{screen}"
+    );
+    tui.send(CTRL_C);
+    assert_eq!(tui.wait_exit(STEP), 130, "left without a result");
+}
+
+#[test]
+fn a_zwj_sequence_in_a_field_keeps_its_neighbours_and_the_border() {
+    // vt100, as VTE and Alacritty, does not join ZWJ sequences: three emoji, six cells.
+    let sandbox = Sandbox::new(&everything_stdio("everything"));
+    let mut tui = Tui::start(&sandbox, &[]);
+    tui.wait_for("● everything 4", SERVER_START);
+    open_prompt(&mut tui, "completable", "/everything:completable-prompt");
+    tui.wait_for("department *", STEP);
+    tui.send("a👩\u{200d}👩\u{200d}👧b");
+    let screen = tui.wait_for("│a👩👩👧b", STEP);
+    let row = screen
+        .lines()
+        .find(|l| l.contains("│a👩"))
+        .expect("the field's row");
+    assert_eq!(
+        unicode_width::UnicodeWidthStr::width(row),
+        usize::from(COLS),
+        "the row is as wide as the screen:\n{screen}"
+    );
+    assert!(row.ends_with('│'), "the border is straight:\n{screen}");
     tui.send(CTRL_C);
     assert_eq!(tui.wait_exit(STEP), 130, "left without a result");
 }

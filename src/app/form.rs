@@ -82,8 +82,8 @@ pub struct Suggestions {
     pub has_more: bool,
     /// The server's total, if given.
     pub total: Option<u32>,
-    /// The highlighted one.
-    pub highlighted: usize,
+    /// The highlighted one: none until Ctrl-N/Ctrl-P choose, so Enter after typing moves on.
+    pub highlighted: Option<usize>,
     /// Hidden by Esc or by taking one, until the next edit.
     pub dismissed: bool,
 }
@@ -413,7 +413,7 @@ impl FormState {
         let highlighted = self
             .suggestions
             .highlighted
-            .min(values.len().saturating_sub(1));
+            .and_then(|h| values.len().checked_sub(1).map(|last| h.min(last)));
         self.suggestions = Suggestions {
             values,
             from_history,
@@ -432,7 +432,7 @@ impl FormState {
         }
         // An answer for what was typed before is stale now.
         self.completion_pending = None;
-        self.suggestions.highlighted = 0;
+        self.suggestions.highlighted = None;
         self.refresh_suggestions(history);
         self.completion_due = Some(tick + COMPLETION_DEBOUNCE_TICKS);
     }
@@ -527,6 +527,8 @@ impl FormState {
         self.on_focus(history, tick)
     }
 
+    /// Takes the highlighted suggestion, or the first when none is (Tab, →); returns whether
+    /// the value changed.
     fn accept_suggestion(&mut self, history: &History) -> bool {
         if !self.suggestions.visible() {
             return false;
@@ -534,7 +536,7 @@ impl FormState {
         let Some(value) = self
             .suggestions
             .values
-            .get(self.suggestions.highlighted)
+            .get(self.suggestions.highlighted.unwrap_or(0))
             .cloned()
         else {
             return false;
@@ -554,6 +556,30 @@ impl FormState {
         true
     }
 
+    /// Ctrl-N (`forward`) or Ctrl-P: shows hidden suggestions with the first (Ctrl-P: the
+    /// last) highlighted, else moves the highlight, wrapping.
+    fn choose_suggestion(&mut self, forward: bool) {
+        let count = self.suggestions.values.len();
+        if count == 0 {
+            // Asked before the server answered: the answer shows with the first (or the
+            // last) highlighted, as if it had been there.
+            self.suggestions.dismissed = false;
+            self.suggestions.highlighted = Some(if forward { 0 } else { usize::MAX });
+            return;
+        }
+        let current = self
+            .suggestions
+            .highlighted
+            .filter(|_| self.suggestions.visible());
+        self.suggestions.dismissed = false;
+        self.suggestions.highlighted = Some(match (current, forward) {
+            (None, true) => 0,
+            (None, false) => count - 1,
+            (Some(at), true) => (at + 1) % count,
+            (Some(at), false) => (at + count - 1) % count,
+        });
+    }
+
     /// The focused field's cursor row and its number of rows.
     fn cursor_row(&self) -> Option<(usize, usize)> {
         let field = self.fields.get(self.focus)?;
@@ -563,7 +589,7 @@ impl FormState {
     fn move_in_field(&mut self, movement: CursorMove) -> Vec<Effect> {
         if let Some(field) = self.fields.get_mut(self.focus) {
             field.prefilled = false;
-            field.editor.move_cursor(movement);
+            super::line::move_area(&mut field.editor, movement);
         }
         Vec::new()
     }
@@ -581,6 +607,14 @@ impl FormState {
         }
         let last = self.fields.len().saturating_sub(1);
         let effects = match action {
+            // Enter takes a suggestion only when one was chosen with Ctrl-N/Ctrl-P.
+            Action::NextOrSubmit
+                if self.suggestions.visible()
+                    && self.suggestions.highlighted.is_some()
+                    && self.accept_suggestion(history) =>
+            {
+                Vec::new()
+            }
             Action::NextOrSubmit => {
                 if self.focus >= last {
                     return Outcome::Submit;
@@ -626,25 +660,16 @@ impl FormState {
                 if !(at_end && self.accept_suggestion(history))
                     && let Some(field) = self.fields.get_mut(self.focus)
                 {
-                    field.editor.move_cursor(CursorMove::Forward);
+                    super::line::move_area(&mut field.editor, CursorMove::Forward);
                 }
                 Vec::new()
             }
             Action::NextSuggestion => {
-                let count = self.suggestions.values.len();
-                if count > 0 {
-                    self.suggestions.dismissed = false;
-                    self.suggestions.highlighted = (self.suggestions.highlighted + 1) % count;
-                }
+                self.choose_suggestion(true);
                 Vec::new()
             }
             Action::PrevSuggestion => {
-                let count = self.suggestions.values.len();
-                if count > 0 {
-                    self.suggestions.dismissed = false;
-                    self.suggestions.highlighted =
-                        (self.suggestions.highlighted + count - 1) % count;
-                }
+                self.choose_suggestion(false);
                 Vec::new()
             }
             Action::Newline => {

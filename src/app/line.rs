@@ -6,7 +6,64 @@
 //! are key-table actions of their own (Ctrl-_ / Ctrl-Z, Alt-_), so they are not here.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use ratatui_textarea::TextArea;
+use ratatui_textarea::{CursorMove, TextArea};
+use unicode_segmentation::{GraphemeCursor, UnicodeSegmentation};
+
+/// Where the grapheme clusters of `text` start, in chars, and whether each is a word's
+/// (its first char a letter or digit), then the text's length in chars. The cursor moves and
+/// deletes by cluster, so it never stops inside `👩‍👩‍👧`, an `e` and its U+0301, or a flag.
+fn clusters(text: &str) -> (Vec<(usize, bool)>, usize) {
+    let mut starts = Vec::new();
+    let mut at = 0;
+    for cluster in text.graphemes(true) {
+        starts.push((at, cluster.chars().next().is_some_and(is_word)));
+        at += cluster.chars().count();
+    }
+    (starts, at)
+}
+
+/// The grapheme cluster around a char position of a line, in chars: the boundaries
+/// before and after it, whether it is one itself, and the line's length. Found with a
+/// `GraphemeCursor` at the position, so a key in a long line does not segment all of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Around {
+    before: usize,
+    after: usize,
+    boundary: bool,
+    len: usize,
+}
+
+fn around(text: &str, at: usize) -> Around {
+    let byte = text
+        .char_indices()
+        .nth(at)
+        .map_or(text.len(), |(byte, _)| byte);
+    let at = text[..byte].chars().count();
+    let cursor = || GraphemeCursor::new(byte, text.len(), true);
+    // The whole text is one chunk, so the cursor never asks for more context.
+    let before = cursor().prev_boundary(text, 0).ok().flatten().unwrap_or(0);
+    let after = cursor()
+        .next_boundary(text, 0)
+        .ok()
+        .flatten()
+        .unwrap_or(text.len());
+    Around {
+        before: at - text[before..byte].chars().count(),
+        after: at + text[byte..after].chars().count(),
+        boundary: cursor().is_boundary(text, 0).unwrap_or(true),
+        len: at + text[byte..].chars().count(),
+    }
+}
+
+/// The cluster boundary before the char position `at` (0 at the start).
+pub fn cluster_before(text: &str, at: usize) -> usize {
+    around(text, at).before
+}
+
+/// The cluster boundary after the char position `at` (the length at the end).
+pub fn cluster_after(text: &str, at: usize) -> usize {
+    around(text, at).after
+}
 
 /// A one-line text with a cursor and a kill buffer, edited with readline keys.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -90,28 +147,40 @@ impl LineEditor {
 
     /// Where a word move back from the cursor lands: the start of the word before it.
     fn word_back(&self) -> usize {
-        let chars: Vec<char> = self.text.chars().collect();
+        let (starts, _) = clusters(&self.text);
+        // The clusters before the cursor, nearest first.
+        let mut before = starts.iter().rev().filter(|(at, _)| *at < self.cursor);
         let mut at = self.cursor;
-        while at > 0 && !is_word(chars[at - 1]) {
-            at -= 1;
-        }
-        while at > 0 && is_word(chars[at - 1]) {
-            at -= 1;
+        let mut in_word = false;
+        for &(start, word) in before.by_ref() {
+            if in_word && !word {
+                break;
+            }
+            in_word |= word;
+            at = start;
         }
         at
     }
 
     /// Where a word move forward lands: the end of the word after the cursor.
     fn word_forward(&self) -> usize {
-        let chars: Vec<char> = self.text.chars().collect();
-        let mut at = self.cursor;
-        while at < chars.len() && !is_word(chars[at]) {
-            at += 1;
+        let (starts, len) = clusters(&self.text);
+        let mut in_word = false;
+        for &(start, word) in starts.iter().filter(|(at, _)| *at >= self.cursor) {
+            if in_word && !word {
+                return start;
+            }
+            in_word |= word;
         }
-        while at < chars.len() && is_word(chars[at]) {
-            at += 1;
-        }
-        at
+        len
+    }
+
+    fn back(&self) -> usize {
+        cluster_before(&self.text, self.cursor)
+    }
+
+    fn forward(&self) -> usize {
+        cluster_after(&self.text, self.cursor)
     }
 
     /// Applies one key; returns whether the text changed. Keys outside the language are
@@ -123,8 +192,8 @@ impl LineEditor {
             KeyCode::Char(c) if ctrl && !alt => match c.to_ascii_lowercase() {
                 'a' => self.cursor = 0,
                 'e' => self.cursor = self.len(),
-                'b' => self.cursor = self.cursor.saturating_sub(1),
-                'f' => self.cursor = (self.cursor + 1).min(self.len()),
+                'b' => self.cursor = self.back(),
+                'f' => self.cursor = self.forward(),
                 'h' => return self.kill_char_back(),
                 // As in the text areas: Ctrl-W is Alt-Backspace.
                 'w' => return self.kill(self.word_back(), self.cursor),
@@ -151,13 +220,13 @@ impl LineEditor {
             KeyCode::Backspace => return self.kill_char_back(),
             KeyCode::Delete if alt => return self.kill(self.cursor, self.word_forward()),
             KeyCode::Delete if self.cursor < self.len() => {
-                self.remove(self.cursor, self.cursor + 1);
+                self.remove(self.cursor, self.forward());
                 return true;
             }
             KeyCode::Left if ctrl || alt => self.cursor = self.word_back(),
             KeyCode::Right if ctrl || alt => self.cursor = self.word_forward(),
-            KeyCode::Left => self.cursor = self.cursor.saturating_sub(1),
-            KeyCode::Right => self.cursor = (self.cursor + 1).min(self.len()),
+            KeyCode::Left => self.cursor = self.back(),
+            KeyCode::Right => self.cursor = self.forward(),
             KeyCode::Home => self.cursor = 0,
             KeyCode::End => self.cursor = self.len(),
             _ => {}
@@ -169,9 +238,63 @@ impl LineEditor {
         if self.cursor == 0 {
             return false;
         }
-        // One char is not a kill: Ctrl-Y keeps what the last kill took.
-        self.remove(self.cursor - 1, self.cursor);
+        // One cluster is not a kill: Ctrl-Y keeps what the last kill took.
+        self.remove(self.back(), self.cursor);
         true
+    }
+}
+
+/// The area's cursor: row, and char column in it.
+fn position(area: &TextArea<'_>) -> (usize, usize) {
+    let ratatui_textarea::DataCursor(row, col) = area.cursor();
+    (row, col)
+}
+
+/// The cursor's char column and the cluster around it in the area's cursor line.
+fn at_cursor(area: &TextArea<'_>) -> (usize, Around) {
+    let (row, col) = position(area);
+    let line = area.lines().get(row).map_or("", String::as_str);
+    (col, around(line, col))
+}
+
+/// Moves the area's cursor `chars` chars along its line (one cluster, as counted by
+/// [`cluster_before`] and [`cluster_after`]); `TextArea` itself moves by char.
+fn step(area: &mut TextArea<'_>, forward: bool, chars: usize) {
+    for _ in 0..chars {
+        area.move_cursor(if forward {
+            CursorMove::Forward
+        } else {
+            CursorMove::Back
+        });
+    }
+}
+
+/// Puts a cursor that a move of the area's own left inside a cluster on the cluster's edge:
+/// its end when it moved forward, else its start.
+fn snap(area: &mut TextArea<'_>, before: (usize, usize)) {
+    let (col, cluster) = at_cursor(area);
+    if cluster.boundary {
+        return;
+    }
+    if position(area) > before {
+        step(area, true, cluster.after - col);
+    } else {
+        step(area, false, col - cluster.before);
+    }
+}
+
+/// Moves an area's cursor as `movement` says, by cluster: Forward and Back step over a
+/// whole cluster, other moves never stop inside one.
+pub fn move_area(area: &mut TextArea<'_>, movement: CursorMove) {
+    let (col, cluster) = at_cursor(area);
+    match movement {
+        CursorMove::Forward if col < cluster.len => step(area, true, cluster.after - col),
+        CursorMove::Back if col > 0 => step(area, false, col - cluster.before),
+        _ => {
+            let before = position(area);
+            area.move_cursor(movement);
+            snap(area, before);
+        }
     }
 }
 
@@ -180,9 +303,44 @@ impl LineEditor {
 /// deletes to the start (the area's undo), and keys outside the language (Ctrl-J, which it
 /// takes as "delete to start", Ctrl-R redo, Ctrl-D, Ctrl-X, Ctrl-C, Ctrl-V) do nothing, so
 /// no key edits text in one input and not in another.
+///
+/// Moves and deletes of one step go by grapheme cluster (the area's own go by char), and no
+/// other key leaves the cursor inside a cluster.
 pub fn edit_area(area: &mut TextArea<'_>, key: KeyEvent) -> bool {
     let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
     let alt = key.modifiers.contains(KeyModifiers::ALT);
+    let plain = !ctrl && !alt;
+    let (col, cluster) = at_cursor(area);
+    let len = cluster.len;
+    let letter = |c: char| match key.code {
+        KeyCode::Char(k) => ctrl && !alt && k.eq_ignore_ascii_case(&c),
+        _ => false,
+    };
+    // Within the line; at its edges the area's own keys join or cross lines.
+    if col > 0 && ((plain && key.code == KeyCode::Backspace) || letter('h')) {
+        let chars = col - cluster.before;
+        step(area, false, chars);
+        return area.delete_str(chars);
+    }
+    if col < len && plain && key.code == KeyCode::Delete {
+        return area.delete_str(cluster.after - col);
+    }
+    if col > 0 && ((plain && key.code == KeyCode::Left) || letter('b')) {
+        move_area(area, CursorMove::Back);
+        return false;
+    }
+    if col < len && ((plain && key.code == KeyCode::Right) || letter('f')) {
+        move_area(area, CursorMove::Forward);
+        return false;
+    }
+    let before = position(area);
+    let changed = area_key(area, key, ctrl, alt);
+    snap(area, before);
+    changed
+}
+
+/// The area's own handling of a key, limited to the shared language.
+fn area_key(area: &mut TextArea<'_>, key: KeyEvent, ctrl: bool, alt: bool) -> bool {
     match key.code {
         KeyCode::Char(c) if ctrl && !alt => match c.to_ascii_lowercase() {
             'u' => area.delete_line_by_head(),
@@ -314,5 +472,88 @@ mod tests {
             assert!(!edit_area(&mut area, k));
         }
         assert_eq!(area.lines(), ["commitgit "]);
+    }
+
+    const FAMILY: &str = "👩\u{200d}👩\u{200d}👧";
+    const ACCENT: &str = "e\u{301}";
+    const FLAG: &str = "🇫🇷";
+
+    #[test]
+    fn the_line_moves_and_deletes_by_grapheme_cluster() {
+        let text = format!("a{FAMILY}{ACCENT}{FLAG}");
+        let mut line = LineEditor::new(&text);
+        let len = text.chars().count();
+        line.key(key(KeyCode::Left));
+        assert_eq!(line.cursor(), len - 2, "over the flag");
+        line.key(ctrl('b'));
+        assert_eq!(line.cursor(), len - 4, "over e and its accent");
+        line.key(key(KeyCode::Left));
+        assert_eq!(line.cursor(), 1, "over the family");
+        line.key(ctrl('f'));
+        assert_eq!(line.cursor(), 6);
+        line.key(key(KeyCode::Right));
+        assert_eq!(line.cursor(), 8);
+        line.key(key(KeyCode::Backspace));
+        assert_eq!(line.text(), format!("a{FAMILY}{FLAG}"));
+        line.key(ctrl('h'));
+        assert_eq!(
+            (line.text(), line.cursor()),
+            (format!("a{FLAG}").as_str(), 1)
+        );
+        line.key(key(KeyCode::Delete));
+        assert_eq!(line.text(), "a");
+    }
+
+    #[test]
+    fn word_moves_keep_accents_with_their_letters() {
+        let mut line = LineEditor::new(&format!("caf{ACCENT} ol{ACCENT}"));
+        line.key(alt('b'));
+        assert_eq!(line.cursor(), 6);
+        line.key(alt('b'));
+        assert_eq!(line.cursor(), 0);
+        line.key(alt('f'));
+        assert_eq!(line.cursor(), 5, "after the accent, not before it");
+        line.key(alt('d'));
+        assert_eq!(line.text(), format!("caf{ACCENT}"));
+    }
+
+    #[test]
+    fn text_areas_move_and_delete_by_grapheme_cluster() {
+        let mut area = TextArea::new(vec![format!("{FAMILY}{ACCENT}"), format!("x{FLAG}")]);
+        area.move_cursor(CursorMove::End);
+        assert_eq!(area.cursor().1, 7);
+        edit_area(&mut area, key(KeyCode::Left));
+        assert_eq!(area.cursor().1, 5);
+        edit_area(&mut area, ctrl('b'));
+        assert_eq!(area.cursor().1, 0);
+        edit_area(&mut area, key(KeyCode::Right));
+        assert_eq!(area.cursor().1, 5);
+        // Down keeps the column in chars, which would be inside the flag: it stops after it.
+        edit_area(&mut area, key(KeyCode::Down));
+        assert_eq!(area.cursor(), ratatui_textarea::DataCursor(1, 3));
+        edit_area(&mut area, key(KeyCode::Backspace));
+        assert_eq!(area.lines(), [format!("{FAMILY}{ACCENT}"), "x".to_string()]);
+        edit_area(&mut area, key(KeyCode::Up));
+        edit_area(&mut area, key(KeyCode::Home));
+        assert!(edit_area(&mut area, key(KeyCode::Delete)));
+        assert_eq!(area.lines(), [ACCENT, "x"]);
+        // At a line's edge the keys still join and cross lines.
+        edit_area(&mut area, key(KeyCode::Down));
+        edit_area(&mut area, key(KeyCode::Home));
+        edit_area(&mut area, key(KeyCode::Backspace));
+        assert_eq!(area.lines(), [format!("{ACCENT}x")]);
+        move_area(&mut area, CursorMove::Back);
+        assert_eq!(area.cursor().1, 0);
+        // Up and Down keep the column in chars; inside a cluster, it goes to the cluster's
+        // edge in the move's direction.
+        let mut area = TextArea::new(vec!["ab".to_string(), FLAG.to_string()]);
+        area.move_cursor(CursorMove::Forward);
+        edit_area(&mut area, key(KeyCode::Down));
+        assert_eq!(area.cursor(), ratatui_textarea::DataCursor(1, 2));
+        let mut area = TextArea::new(vec![FLAG.to_string(), "ab".to_string()]);
+        area.move_cursor(CursorMove::Down);
+        area.move_cursor(CursorMove::Forward);
+        move_area(&mut area, CursorMove::Up);
+        assert_eq!(area.cursor(), ratatui_textarea::DataCursor(0, 0));
     }
 }

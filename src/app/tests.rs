@@ -448,6 +448,11 @@ fn completion_is_debounced_carries_context_and_drops_stale_answers() {
     let s = &form(&app).suggestions;
     assert_eq!(s.values, ["Texas", "Texarkana"]);
     assert!(s.has_more);
+    assert_eq!(
+        s.highlighted, None,
+        "typing shows them, choosing is Ctrl-N's"
+    );
+    app.update(ctrl('n'));
     app.update(ctrl('n'));
     app.update(key(KeyCode::Tab));
     assert_eq!(form(&app).fields[1].value(), "Texarkana");
@@ -1817,4 +1822,141 @@ fn a_click_on_a_header_row_does_nothing() {
     }
     app.update(click(5, 2, 300));
     assert_eq!(app.selected_entry().unwrap().slash_name, "py:greet");
+}
+
+/// Answers every completion request the next few ticks send with `values`.
+fn answer_completions(app: &mut App, values: &[&str]) {
+    for _ in 0..4 {
+        for effect in app.update(Msg::Tick) {
+            if let Effect::Complete { id, .. } = effect {
+                app.update(Msg::Completed {
+                    id,
+                    result: Ok(Completion {
+                        values: values.iter().map(|v| v.to_string()).collect(),
+                        total: None,
+                        has_more: None,
+                    }),
+                });
+            }
+        }
+    }
+}
+
+#[test]
+fn the_first_ctrl_n_highlights_the_first_suggestion_and_tab_takes_it() {
+    let mut app = ready_app();
+    type_text(&mut app, "args-prompt");
+    app.update(key(KeyCode::Enter));
+    answer_completions(&mut app, &["Paris", "Berlin", "Rome"]);
+    assert!(!form(&app).suggestions.visible());
+    app.update(ctrl('n'));
+    let s = &form(&app).suggestions;
+    assert!(s.visible());
+    assert_eq!(s.highlighted, Some(0), "the first Ctrl-N shows the first");
+    app.update(key(KeyCode::Tab));
+    assert_eq!((form(&app).focus, form_value(&app, 0)), (0, "Paris".into()));
+}
+
+#[test]
+fn ctrl_p_on_hidden_suggestions_highlights_the_last_and_both_wrap() {
+    let mut app = ready_app();
+    type_text(&mut app, "args-prompt");
+    app.update(key(KeyCode::Enter));
+    answer_completions(&mut app, &["Paris", "Berlin", "Rome"]);
+    app.update(ctrl('p'));
+    assert_eq!(form(&app).suggestions.highlighted, Some(2));
+    app.update(ctrl('n'));
+    assert_eq!(form(&app).suggestions.highlighted, Some(0));
+    app.update(ctrl('p'));
+    assert_eq!(form(&app).suggestions.highlighted, Some(2));
+}
+
+#[test]
+fn enter_takes_a_chosen_suggestion_and_else_moves_on() {
+    let mut app = ready_app();
+    type_text(&mut app, "args-prompt");
+    app.update(key(KeyCode::Enter));
+    type_text(&mut app, "Pa");
+    answer_completions(&mut app, &["Paris", "Pau"]);
+    assert!(form(&app).suggestions.visible());
+    // Shown but not chosen: Enter keeps what was typed and goes on.
+    app.update(key(KeyCode::Enter));
+    assert_eq!((form(&app).focus, form_value(&app, 0)), (1, "Pa".into()));
+    app.update(key(KeyCode::BackTab));
+    app.update(ctrl('e'));
+    answer_completions(&mut app, &["Paris", "Pau"]);
+    app.update(ctrl('n'));
+    app.update(ctrl('n'));
+    app.update(key(KeyCode::Enter));
+    assert_eq!(
+        (form(&app).focus, form_value(&app, 0)),
+        (0, "Pau".into()),
+        "Enter took the chosen one and stayed"
+    );
+    assert!(!form(&app).suggestions.visible());
+    app.update(key(KeyCode::Enter));
+    assert_eq!(form(&app).focus, 1, "then Enter moves on");
+}
+
+/// The focused field's cursor column, in chars.
+fn form_cursor(app: &App) -> usize {
+    let form = form(app);
+    form.fields[form.focus].editor.cursor().1
+}
+
+#[test]
+fn the_form_moves_and_deletes_by_grapheme_cluster() {
+    let family = "👩\u{200d}👩\u{200d}👧";
+    let accent = "e\u{301}";
+    let flag = "🇫🇷";
+    let mut app = ready_app();
+    type_text(&mut app, "args-prompt");
+    app.update(key(KeyCode::Enter));
+    type_text(&mut app, &format!("a{family}{accent}{flag}z"));
+    let chars = |s: &str| s.chars().count();
+    let end = 2 + chars(family) + chars(accent) + chars(flag);
+    assert_eq!(form_cursor(&app), end);
+    // Left, Ctrl-B and Backspace each take one whole cluster.
+    app.update(key(KeyCode::Left));
+    assert_eq!(form_cursor(&app), end - 1);
+    app.update(key(KeyCode::Left));
+    assert_eq!(form_cursor(&app), end - 1 - chars(flag));
+    app.update(ctrl('b'));
+    assert_eq!(form_cursor(&app), 1 + chars(family));
+    app.update(key(KeyCode::Left));
+    assert_eq!(form_cursor(&app), 1);
+    app.update(key(KeyCode::Right));
+    assert_eq!(form_cursor(&app), 1 + chars(family));
+    app.update(ctrl('f'));
+    assert_eq!(form_cursor(&app), 1 + chars(family) + chars(accent));
+    app.update(key(KeyCode::Backspace));
+    assert_eq!(form_value(&app, 0), format!("a{family}{flag}z"));
+    app.update(ctrl('h'));
+    assert_eq!(form_value(&app, 0), format!("a{flag}z"));
+    app.update(key(KeyCode::Delete));
+    assert_eq!((form_value(&app, 0), form_cursor(&app)), ("az".into(), 1));
+    // Undo brings the flag back whole.
+    app.update(ctrl('_'));
+    assert_eq!(form_value(&app, 0), format!("a{flag}z"));
+}
+
+#[test]
+fn ctrl_n_before_the_server_answers_shows_the_answer_with_the_first_highlighted() {
+    let mut app = ready_app();
+    type_text(&mut app, "args-prompt");
+    app.update(key(KeyCode::Enter));
+    app.update(ctrl('n'));
+    answer_completions(&mut app, &["Paris", "Berlin"]);
+    let s = &form(&app).suggestions;
+    assert!(s.visible());
+    assert_eq!(s.highlighted, Some(0));
+    app.update(key(KeyCode::BackTab));
+    app.update(key(KeyCode::Tab));
+    app.update(ctrl('p'));
+    answer_completions(&mut app, &["Paris", "Berlin"]);
+    assert_eq!(
+        form(&app).suggestions.highlighted,
+        Some(1),
+        "Ctrl-P: the last"
+    );
 }

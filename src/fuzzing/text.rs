@@ -1,6 +1,9 @@
 //! `crate::text`: the sanitizer and the width helpers.
 
-use crate::text::{for_output, name_chars, one_line, sanitize as clean, truncate, width, wrap};
+use crate::text::{
+    as_drawn, for_output, is_undrawn, name_chars, one_line, sanitize as clean, truncate, width,
+    wrap,
+};
 
 /// The column counts every input is truncated and wrapped to.
 const COLUMNS: [usize; 9] = [0, 1, 2, 3, 5, 8, 13, 40, 80];
@@ -57,7 +60,11 @@ pub fn check_text(text: &str) {
         !line.chars().any(drives_terminal),
         "one_line({text:?}) = {line:?} holds a control"
     );
-    assert_eq!(line, clean_text.replace(['\n', '\t'], " "));
+    assert_eq!(line, as_drawn(&clean_text).replace(['\n', '\t'], " "));
+    assert!(
+        !line.chars().any(is_undrawn),
+        "one_line({text:?}) = {line:?} holds a character terminals measure differently"
+    );
 
     let name = name_chars(text);
     assert!(

@@ -5,13 +5,15 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
+use ratatui_textarea::{CursorMove, TextArea};
+
 use super::{Theme, one_line, titled_block};
 use crate::app::{App, FormState, spinner};
 
 /// Lines a value box shows at most before it scrolls.
 const MAX_VALUE_LINES: usize = 6;
-/// Suggestions shown at once.
-const SHOWN_SUGGESTIONS: usize = 5;
+/// Suggestions shown at least, when there are as many (the list grows with the room).
+const MIN_SHOWN_SUGGESTIONS: u16 = 5;
 /// Rows of the form's area below which its header and footer shrink to a line each.
 const COMPACT_BELOW: u16 = 12;
 
@@ -47,46 +49,156 @@ pub(super) fn draw_header(form: &FormState, frame: &mut Frame, area: Rect, theme
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: true }), area);
 }
 
+/// Rows of a field without its suggestions: the label and the value's box.
 fn field_height(form: &FormState, index: usize) -> u16 {
-    let field = &form.fields[index];
-    let value_lines = field.editor.lines().len().clamp(1, MAX_VALUE_LINES);
-    let mut height = 1 + value_lines + 2;
-    if index == form.focus && form.suggestions.visible() {
-        height += form.suggestions.values.len().min(SHOWN_SUGGESTIONS) + 1;
+    let value_lines = form.fields[index]
+        .editor
+        .lines()
+        .len()
+        .clamp(1, MAX_VALUE_LINES);
+    (1 + value_lines + 2) as u16
+}
+
+/// Rows the suggestion list may take under the focused field in `area`, which it never
+/// covers: the room left by the fields from the first to the focused one, if that shows a
+/// few; else the room left by the focused field alone (the fields above scroll away), and at
+/// least a few. The list's own line of facts and the "more fields" rows are kept free.
+fn suggestion_rows(form: &FormState, area: Rect) -> u16 {
+    if !form.suggestions.visible() {
+        return 0;
     }
-    height as u16
+    let count = form.suggestions.values.len() as u16;
+    // The focused field, the line of facts, and "↓ more fields" when fields follow.
+    let below_note = u16::from(form.focus + 1 < form.fields.len());
+    let taken = field_height(form, form.focus) + 1 + below_note;
+    let above: u16 = (0..form.focus).map(|i| field_height(form, i)).sum();
+    let room_keeping_above = area.height.saturating_sub(taken + above);
+    // Scrolled, the fields above leave a "↑ more fields" row.
+    let room = area
+        .height
+        .saturating_sub(taken + u16::from(form.focus > 0));
+    if room_keeping_above >= count.min(MIN_SHOWN_SUGGESTIONS) {
+        count.min(room_keeping_above)
+    } else {
+        count.min(room.max(MIN_SHOWN_SUGGESTIONS))
+    }
+}
+
+/// The fields drawn in `area`: from the first one shown, each with its rows (the focused
+/// one with its suggestions), and how many are hidden above and below.
+struct Window {
+    /// The first field shown, which is also how many are hidden above.
+    first: usize,
+    /// The rows of each field shown, from `first`.
+    heights: Vec<u16>,
+    /// Fields below the last one shown.
+    below: usize,
+}
+
+/// Which fields `area` shows: the focused one always, the ones before it while they fit.
+fn window(form: &FormState, area: Rect) -> Window {
+    let count = form.fields.len();
+    let list = suggestion_rows(form, area);
+    let height = |i: usize| {
+        field_height(form, i)
+            + if i == form.focus && form.suggestions.visible() {
+                list + 1
+            } else {
+                0
+            }
+    };
+    let rows_from = |first: usize, last: usize| -> u16 { (first..=last).map(height).sum() };
+    // The first field such that from it to the focused one fits, with a row for each
+    // "more fields" note needed.
+    let mut first = 0;
+    while first < form.focus {
+        let above_row = u16::from(first > 0);
+        let below_row = u16::from(rows_from(first, count - 1) + above_row > area.height);
+        if rows_from(first, form.focus) + above_row + below_row <= area.height {
+            break;
+        }
+        first += 1;
+    }
+    let mut room = area.height.saturating_sub(u16::from(first > 0));
+    let mut heights = Vec::new();
+    for index in first..count {
+        let rows = height(index);
+        let last = index + 1 == count;
+        // Room for this one, and for the note on the ones after it if it is not the last.
+        let needed = rows + u16::from(!last && rows_from(index, count - 1) > room);
+        // The focused field is shown even when it does not fit whole.
+        if needed > room && index != form.focus {
+            break;
+        }
+        heights.push(rows.min(room));
+        room = room.saturating_sub(rows);
+    }
+    let below = count - first - heights.len();
+    Window {
+        first,
+        heights,
+        below,
+    }
 }
 
 fn draw_fields(form: &FormState, frame: &mut Frame, area: Rect, theme: &Theme, show_cursor: bool) {
-    // Start where the focused field still fits.
-    let mut start = 0;
-    while start < form.focus {
-        let needed: u16 = (start..=form.focus).map(|i| field_height(form, i)).sum();
-        if needed <= area.height {
-            break;
-        }
-        start += 1;
-    }
+    let shown = window(form, area);
+    let more = |count: usize, arrow: &str| {
+        Paragraph::new(Line::styled(
+            format!(
+                "{arrow} {count} more {}",
+                crate::text::plural(count, "field", "fields")
+            ),
+            theme.dim(),
+        ))
+    };
     let mut y = area.y;
-    for index in start..form.fields.len() {
-        let height = field_height(form, index);
-        if y >= area.bottom() {
-            break;
-        }
+    if shown.first > 0 {
+        frame.render_widget(
+            more(shown.first, "↑"),
+            Rect {
+                height: 1,
+                y,
+                ..area
+            },
+        );
+        y += 1;
+    }
+    let list = suggestion_rows(form, area);
+    for (offset, height) in shown.heights.iter().enumerate() {
         let rect = Rect {
             x: area.x,
             y,
             width: area.width,
-            height: height.min(area.bottom() - y),
+            height: (*height).min(area.bottom().saturating_sub(y)),
         };
-        draw_field(form, index, frame, rect, theme, show_cursor);
+        draw_field(
+            form,
+            shown.first + offset,
+            list,
+            frame,
+            rect,
+            theme,
+            show_cursor,
+        );
         y += height;
+    }
+    if shown.below > 0 && y < area.bottom() {
+        frame.render_widget(
+            more(shown.below, "↓"),
+            Rect {
+                height: 1,
+                y,
+                ..area
+            },
+        );
     }
 }
 
 fn draw_field(
     form: &FormState,
     index: usize,
+    list_rows: u16,
     frame: &mut Frame,
     area: Rect,
     theme: &Theme,
@@ -166,30 +278,63 @@ fn draw_field(
     let inner = block.inner(box_area);
     frame.render_widget(block, box_area);
     if focused && show_cursor {
-        frame.render_widget(&field.editor, inner);
+        match drawn_editor(&field.editor) {
+            Some(drawn) => frame.render_widget(&drawn, inner),
+            None => frame.render_widget(&field.editor, inner),
+        }
     } else {
         let text: Vec<Line> = field
             .editor
             .lines()
             .iter()
             .take(MAX_VALUE_LINES)
-            .map(|l| Line::raw(crate::text::sanitize(l)))
+            .map(|l| Line::raw(crate::text::as_drawn(&crate::text::sanitize(l)).into_owned()))
             .collect();
         frame.render_widget(Paragraph::new(text), inner);
     }
     if focused && form.suggestions.visible() {
-        draw_suggestions(form, frame, rest, theme);
+        draw_suggestions(form, list_rows, frame, rest, theme);
     }
 }
 
-fn draw_suggestions(form: &FormState, frame: &mut Frame, area: Rect, theme: &Theme) {
+/// A copy of `editor` holding its text as drawn ([`crate::text::as_drawn`]), the cursor
+/// on the same cluster, when that differs from the text; the value keeps what was typed.
+pub(super) fn drawn_editor(editor: &TextArea<'_>) -> Option<TextArea<'static>> {
+    let lines = editor.lines();
+    if !lines.iter().any(|l| l.chars().any(crate::text::is_undrawn)) {
+        return None;
+    }
+    let ratatui_textarea::DataCursor(row, col) = editor.cursor();
+    let mut drawn = TextArea::new(
+        lines
+            .iter()
+            .map(|l| crate::text::as_drawn(l).into_owned())
+            .collect(),
+    );
+    drawn.set_cursor_line_style(editor.cursor_line_style());
+    drawn.set_wrap_mode(editor.wrap_mode());
+    // The cursor's column counts the chars that are drawn before it.
+    let col = lines[row]
+        .chars()
+        .take(col)
+        .filter(|c| !crate::text::is_undrawn(*c))
+        .count();
+    drawn.move_cursor(CursorMove::Jump(
+        u16::try_from(row).unwrap_or(u16::MAX),
+        u16::try_from(col).unwrap_or(u16::MAX),
+    ));
+    Some(drawn)
+}
+
+fn draw_suggestions(form: &FormState, rows: u16, frame: &mut Frame, area: Rect, theme: &Theme) {
     let s = &form.suggestions;
-    let shown = SHOWN_SUGGESTIONS.min(s.values.len());
+    let count = s.values.len();
+    let shown = (rows as usize).min(count);
     // Keep the highlighted one in the window.
-    let start = s.highlighted.saturating_sub(shown.saturating_sub(1));
+    let start = s.highlighted.map_or(0, |h| (h + 1).saturating_sub(shown));
     let mut lines = Vec::new();
     for (i, value) in s.values.iter().enumerate().skip(start).take(shown) {
-        let selected = i == s.highlighted;
+        let selected = s.highlighted == Some(i);
         let style = if selected {
             theme.selected()
         } else {
@@ -204,8 +349,21 @@ fn draw_suggestions(form: &FormState, frame: &mut Frame, area: Rect, theme: &The
         }
         lines.push(Line::from(spans));
     }
-    let server_count = s.values.len() - s.from_history;
-    let mut meta = format!("    {} of {}", s.highlighted + 1, s.values.len());
+    let server_count = count - s.from_history;
+    let mut meta = match s.highlighted {
+        Some(h) => format!("    {} of {count}", h + 1),
+        None => format!(
+            "    {count} {}",
+            crate::text::plural(count, "suggestion", "suggestions")
+        ),
+    };
+    let after = count - start - shown;
+    if start > 0 {
+        meta.push_str(&format!(" · ↑ {start} more"));
+    }
+    if after > 0 {
+        meta.push_str(&format!(" · ↓ {after} more"));
+    }
     match (s.total, s.has_more) {
         (Some(total), _) if total as usize > server_count => meta.push_str(&format!(
             " · the server has {total} in all, type more to narrow"
@@ -213,7 +371,11 @@ fn draw_suggestions(form: &FormState, frame: &mut Frame, area: Rect, theme: &The
         (_, true) => meta.push_str(" · more exist, type more to narrow"),
         _ => {}
     }
-    meta.push_str(" · Tab/→ take · Ctrl-N/P choose · Esc hide");
+    meta.push_str(if s.highlighted.is_some() {
+        " · Enter/Tab take · Ctrl-N/P choose · Esc hide"
+    } else {
+        " · Tab/→ take the first · Ctrl-N/P choose · Esc hide"
+    });
     lines.push(Line::styled(meta, theme.dim()));
     frame.render_widget(Paragraph::new(lines), area);
 }

@@ -51,7 +51,8 @@ pub(super) fn draw(prompt: &InputsPrompt, frame: &mut Frame, area: Rect, theme: 
         let before: String = text.chars().take(field.value.cursor()).collect();
         let mask = |t: &str| {
             if field.spec.password {
-                "•".repeat(t.chars().count())
+                // A dot a cluster, so one Backspace takes one dot.
+                "•".repeat(unicode_segmentation::UnicodeSegmentation::graphemes(t, true).count())
             } else {
                 one_line(t)
             }

@@ -440,7 +440,8 @@ fn draw_help(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
             "? opens this help while the search line is empty.",
         ],
         KeyScreen::Form => &[
-            "Tab takes the highlighted suggestion when the list is shown, else goes to the next field.",
+            "Tab takes the highlighted suggestion (the first if none is) when the list is shown, else goes to the next field.",
+            "The first Ctrl-N highlights the first suggestion; Enter takes a highlighted one.",
             "A value from last time is replaced by what you type; arrows keep it.",
             "Ctrl-O puts a file's contents in the field, Ctrl-R a shell command's output (shown first); the field says where it came from until you edit it.",
             EDITING,

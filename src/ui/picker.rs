@@ -388,7 +388,7 @@ fn draw_details(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
     if let Some(description) = &prompt.description {
         lines.push(Line::raw(""));
         lines.extend(
-            crate::text::sanitize(description)
+            crate::text::as_drawn(&crate::text::sanitize(description))
                 .lines()
                 .map(|l| Line::raw(l.to_string())),
         );

@@ -136,7 +136,8 @@ fn value_line<'a>(
                     + col;
                 chars.insert(at.min(chars.len()), '▏');
             }
-            crate::text::sanitize(&chars.into_iter().collect::<String>())
+            let typed = crate::text::sanitize(&chars.into_iter().collect::<String>());
+            crate::text::as_drawn(&typed).into_owned()
         }
         (QuestionValue::Bool(v), _) => match v {
             Some(true) => "[x] yes".into(),

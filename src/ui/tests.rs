@@ -669,6 +669,57 @@ fn form_with_file_picker(query: &str) -> App {
     app
 }
 
+/// The rows of a screen drawn at `width`×`height`, and whether any cell holds a ZWJ.
+fn cells(app: &App, width: u16, height: u16) -> (String, bool) {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+    terminal.draw(|frame| super::draw(app, frame)).unwrap();
+    let buffer = terminal.backend().buffer();
+    let zwj = buffer
+        .content()
+        .iter()
+        .any(|c| c.symbol().contains('\u{200d}'));
+    (terminal.backend().to_string(), zwj)
+}
+
+#[test]
+fn form_with_a_zwj_sequence_drawn_as_its_parts() {
+    let mut app = ready_app();
+    type_text(&mut app, "args-prompt");
+    app.update(key(KeyCode::Enter));
+    // Focused: drawn by the text area; unfocused: drawn as a paragraph.
+    type_text(&mut app, "a👩\u{200d}👩\u{200d}👧b ❤\u{fe0f} 👍🏽");
+    app.update(key(KeyCode::Tab));
+    type_text(&mut app, "🏳\u{fe0f}\u{200d}🌈 e\u{301} 🇫🇷");
+    app.update(key(KeyCode::Left));
+    let (screen, zwj) = cells(&app, 60, 16);
+    assert!(!zwj, "a ZWJ sequence went to the terminal whole:\n{screen}");
+    insta::assert_snapshot!(screen);
+}
+
+/// Opens args-prompt with `count` completion values for its first field, typed "C".
+fn form_with_many_suggestions(count: usize) -> App {
+    let mut app = ready_app();
+    type_text(&mut app, "args-prompt");
+    app.update(key(KeyCode::Enter));
+    type_text(&mut app, "C");
+    let values: Vec<String> = (1..=count).map(|i| format!("City {i}")).collect();
+    for _ in 0..4 {
+        for effect in app.update(Msg::Tick) {
+            if let crate::app::Effect::Complete { id, .. } = effect {
+                app.update(Msg::Completed {
+                    id,
+                    result: Ok(Completion {
+                        values: values.clone(),
+                        total: None,
+                        has_more: None,
+                    }),
+                });
+            }
+        }
+    }
+    app
+}
+
 #[test]
 fn form_with_the_file_picker() {
     insta::assert_snapshot!(wide(&form_with_file_picker("build")));
@@ -728,4 +779,44 @@ fn form_with_a_failed_command() {
         },
     });
     insta::assert_snapshot!(screen(&app, 80, 24));
+}
+
+#[test]
+fn form_with_a_long_suggestion_list_on_a_tall_screen() {
+    let mut app = form_with_many_suggestions(60);
+    for _ in 0..3 {
+        app.update(ctrl('n'));
+    }
+    let tall = screen(&app, 80, 50);
+    assert!(tall.contains("City 30"), "the list uses the room:\n{tall}");
+    insta::assert_snapshot!(tall);
+}
+
+#[test]
+fn form_with_a_long_suggestion_list_scrolled_to_its_end() {
+    let mut app = form_with_many_suggestions(60);
+    app.update(ctrl('p'));
+    insta::assert_snapshot!(screen(&app, 80, 24));
+}
+
+#[test]
+fn form_taller_than_the_screen_says_more_fields_are_above_and_below() {
+    use crate::app::tests::{arg, prompt};
+    let mut app = ready_app();
+    let args = (1..=12).map(|i| arg(&format!("field{i}"), false)).collect();
+    app.update(Msg::Mcp(McpEvent::PromptsChanged {
+        server: "py".into(),
+        prompts: vec![prompt("py", "many", args)],
+    }));
+    type_text(&mut app, "/py:many");
+    app.update(key(KeyCode::Enter));
+    for _ in 0..6 {
+        app.update(key(KeyCode::Tab));
+    }
+    let shown = screen(&app, 80, 24);
+    assert!(
+        shown.contains("field7"),
+        "the focused field is in view:\n{shown}"
+    );
+    insta::assert_snapshot!(shown);
 }
