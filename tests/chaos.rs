@@ -569,7 +569,10 @@ fn the_menu_never_passes_server_escapes_to_the_terminal() {
     tui.send_esc();
     tui.wait_for("#1 user · text", STEP);
     assert_terminal_untouched(&tui, "the menu before export");
-    // Accepting writes the file as the server sent it.
+    // Accepting asks first (the messages hold control characters); Enter again writes the
+    // file as the server sent it.
+    tui.send(ENTER);
+    tui.wait_for("Enter again exports as is, x strips", STEP);
     tui.send(ENTER);
     assert_eq!(tui.wait_exit(STEP), 0);
     let exported = read(&out);
@@ -609,6 +612,8 @@ fn print_to_a_terminal_shows_the_export_inert() {
     assert!(form.contains("argtitle["), "{form}");
     tui.send(CTRL_S);
     tui.wait_for("#1 user · text", STEP);
+    tui.send(ENTER);
+    tui.wait_for("Enter again exports as is, x strips", STEP);
     tui.send(ENTER);
     assert_eq!(tui.wait_exit(STEP), 0);
     let raw = tui.raw();
