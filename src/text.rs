@@ -80,9 +80,10 @@ pub fn expand_tabs(line: &str) -> String {
 }
 
 /// One line of server text as it is drawn in a pane: controls made visible ([`sanitize`]),
-/// tabs expanded to their stops ([`expand_tabs`]), line breaks as spaces.
+/// joiners and emoji modifiers left out ([`as_drawn`]), tabs expanded to their stops
+/// ([`expand_tabs`]), line breaks as spaces.
 pub fn display_line(line: &str) -> String {
-    expand_tabs(&sanitize(line).replace('\n', " "))
+    expand_tabs(&as_drawn(&sanitize(line)).replace('\n', " "))
 }
 
 /// The characters of `text` that [`sanitize`] replaces (escape sequences, other controls,

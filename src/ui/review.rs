@@ -26,7 +26,11 @@ pub(super) fn draw(app: &App, review: &ReviewState, frame: &mut Frame, area: Rec
         let block = titled_block(Span::styled(title, theme.accent()), true, theme);
         let inner = block.inner(areas.body);
         frame.render_widget(block, areas.body);
-        frame.render_widget(editor, inner);
+        // ZWJ sequences and the like drawn as their parts, as in the form.
+        match super::form::drawn_editor(editor) {
+            Some(drawn) => frame.render_widget(&drawn, inner),
+            None => frame.render_widget(editor, inner),
+        }
     } else {
         if !areas.messages.is_empty() {
             draw_messages(review, frame, areas.messages, theme);
@@ -48,7 +52,10 @@ pub(super) fn draw(app: &App, review: &ReviewState, frame: &mut Frame, area: Rec
         let [l, r] =
             Layout::horizontal([Constraint::Length(width), Constraint::Fill(1)]).areas(bottom_area);
         frame.render_widget(Paragraph::new(Span::styled(label, theme.accent())), l);
-        frame.render_widget(&input.editor, r);
+        match super::form::drawn_editor(&input.editor) {
+            Some(drawn) => frame.render_widget(&drawn, r),
+            None => frame.render_widget(&input.editor, r),
+        }
     } else if let Some(confirm) = &review.confirm {
         frame.render_widget(
             Paragraph::new(Span::styled(

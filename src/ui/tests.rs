@@ -682,6 +682,26 @@ fn cells(app: &App, width: u16, height: u16) -> (String, bool) {
 }
 
 #[test]
+fn the_review_and_its_editor_draw_a_zwj_sequence_as_its_parts() {
+    use crate::mcp::Role;
+    let family = "a👩\u{200d}👩\u{200d}👧b ❤\u{fe0f} 👍🏽";
+    let messages = crate::app::tests::messages(&[(Role::User, family)]);
+    let mut app = crate::app::review_tests::review_of(messages, 80, 24);
+    let (screen, zwj) = cells(&app, 80, 24);
+    assert!(!zwj, "a ZWJ sequence went to the terminal whole:\n{screen}");
+    assert!(screen.contains("a👩👩👧b ❤ 👍"), "{screen}");
+    app.update(key(KeyCode::Char('e')));
+    let (screen, zwj) = cells(&app, 80, 24);
+    assert!(screen.contains("Editing #1"), "{screen}");
+    assert!(!zwj, "the editor drew a ZWJ sequence whole:\n{screen}");
+    // What is sent keeps every character.
+    app.update(key(KeyCode::Esc));
+    if let crate::app::Screen::Review(review) = &app.screen {
+        assert!(review.export().contains(family));
+    }
+}
+
+#[test]
 fn form_with_a_zwj_sequence_drawn_as_its_parts() {
     let mut app = ready_app();
     type_text(&mut app, "args-prompt");
