@@ -75,13 +75,12 @@ pub fn log_matches(filter: &str, source: &str, text: &str) -> bool {
     text.to_lowercase().contains(&filter) || source.to_lowercase().contains(&filter)
 }
 
-/// A line of mcpick's own for a server's log, made by the app at `tick`: its time is the
-/// tick's (as a notice's), which keeps `update` pure.
-pub(super) fn mcpick_line(text: String, tick: u64) -> LogLine {
+/// A note of mcpick's about a server, said at `at_ms` since the run began.
+pub(super) fn mcpick_line(text: String, at_ms: u64) -> LogLine {
     LogLine {
         source: crate::mcp::MCPICK_SOURCE.into(),
         text,
-        at_ms: tick * TICK_MS,
+        at_ms,
     }
 }
 

@@ -107,6 +107,8 @@ pub struct App {
     pub sign_ins: BTreeMap<ServerId, Option<String>>,
     /// Servers whose sign-in is under way (in the browser).
     signing_in: std::collections::BTreeSet<ServerId>,
+    /// Servers restarted by hand and not answered yet: how that ends gets a notice.
+    restarted_by_hand: std::collections::BTreeSet<ServerId>,
     /// The merged menu, in server order.
     pub entries: Vec<Entry>,
     /// What is typed in the menu's search line.
@@ -138,8 +140,11 @@ pub struct App {
     pub notices: VecDeque<Notice>,
     /// Lines the help is scrolled by.
     pub help_scroll: u16,
-    /// Ticks since start (drives spinners and debouncing).
+    /// Ticks since start (drives spinners and debouncing; they stop while nothing moves).
     pub tick: u64,
+    /// Milliseconds since the run began, set by the runner before each message: when the
+    /// notes and notices kept for the logs pane happened.
+    pub now_ms: u64,
     /// The terminal's size (columns, rows), for what update must know of the layout.
     pub size: (u16, u16),
     /// The menu's first visible row, kept so the list scrolls only as far as needed.
@@ -182,6 +187,7 @@ impl App {
             waiting: Vec::new(),
             sign_ins: BTreeMap::new(),
             signing_in: Default::default(),
+            restarted_by_hand: Default::default(),
             input_servers: BTreeMap::new(),
             retrying: Vec::new(),
             entries: Vec::new(),
@@ -203,6 +209,7 @@ impl App {
             notices: VecDeque::new(),
             help_scroll: 0,
             tick: 0,
+            now_ms: 0,
             size: (80, 24),
             menu_top: 0,
             last_click: None,

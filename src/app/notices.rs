@@ -39,7 +39,7 @@ impl App {
     /// read.
     fn show(&mut self, text: String, error: bool, transient: bool) {
         self.notices.push_back(Notice {
-            tick: self.tick,
+            at_ms: self.now_ms,
             text: text.clone(),
             error,
         });

@@ -115,7 +115,8 @@ impl App {
                     .into_iter()
                     .map(|server| {
                         self.set_state(&server, ServerState::Connecting);
-                        let note = mcpick_line("restarting (by hand)".into(), self.tick);
+                        self.restarted_by_hand.insert(server.clone());
+                        let note = mcpick_line("restarting (by hand)".into(), self.now_ms);
                         push_log(self.logs.entry(server.clone()).or_default(), note);
                         Effect::Restart { server }
                     })

@@ -30,6 +30,13 @@ impl App {
                         prompts: prompts.len(),
                     },
                 );
+                if self.restarted_by_hand.remove(&server) {
+                    self.notify(format!(
+                        "{} is back: {}.",
+                        crate::text::one_line(&server),
+                        crate::text::counted(prompts.len(), "prompt", "prompts")
+                    ));
+                }
                 self.prompts
                     .insert(server, prompts.into_iter().map(Arc::new).collect());
                 self.rebuild();
@@ -62,6 +69,19 @@ impl App {
                         restart: None,
                     },
                 };
+                if self.restarted_by_hand.remove(&server) {
+                    // The status bar only keeps its ✗: say that the restart did not help.
+                    let logs = self
+                        .keys
+                        .hint(KeyScreen::Picker, Action::Logs)
+                        .map(|key| format!(" ({key} shows its logs)"))
+                        .unwrap_or_default();
+                    self.warn(format!(
+                        "{} failed again: {}{logs}.",
+                        crate::text::one_line(&server),
+                        error.to_string().trim_end_matches('.')
+                    ));
+                }
                 self.set_state(&server, state);
                 self.prompts.remove(&server);
                 self.rebuild();
@@ -85,7 +105,7 @@ impl App {
                 );
                 push_log(
                     self.logs.entry(server).or_default(),
-                    mcpick_line(note, self.tick),
+                    mcpick_line(note, self.now_ms),
                 );
             }
             McpEvent::Log { server, line } => {
@@ -221,7 +241,7 @@ impl App {
     pub(super) fn on_sign_in_url(&mut self, server: ServerId, url: String) -> Vec<Effect> {
         push_log(
             self.logs.entry(server.clone()).or_default(),
-            mcpick_line(format!("sign in at {url}"), self.tick),
+            mcpick_line(format!("sign in at {url}"), self.now_ms),
         );
         let logs = self
             .keys

@@ -118,8 +118,8 @@ pub enum Overlay {
 /// A notice as the logs pane keeps it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Notice {
-    /// When it was shown (ticks since start).
-    pub tick: u64,
+    /// When it was said, in ms since the run began.
+    pub at_ms: u64,
     /// What it said.
     pub text: String,
     /// Whether it reported a failure.

@@ -182,6 +182,52 @@ fn selection_survives_a_list_change_and_a_failed_server_leaves_the_menu() {
 }
 
 #[test]
+fn a_restart_by_hand_says_how_it_ended_and_its_note_carries_the_time_it_happened() {
+    let mut app = ready_app();
+    let failed = |app: &mut App| {
+        app.update(Msg::Mcp(McpEvent::Failed {
+            server: "py".into(),
+            error: McpError::Closed(": the server exited with status 3".into()),
+            stderr: vec![],
+        }))
+    };
+    failed(&mut app);
+    assert!(
+        app.latest_notice().is_none(),
+        "a failure at start is the bar's ✗ only"
+    );
+    // Nothing ticks while nothing moves: the time is the runner's clock, not ticks.
+    app.now_ms = 19_500;
+    app.update(key(KeyCode::F(5)));
+    let note = app.logs["py"].iter().last().unwrap().clone();
+    assert_eq!(
+        (note.text.as_str(), note.at_ms),
+        ("restarting (by hand)", 19_500)
+    );
+    assert_eq!(app.notices.back().unwrap().at_ms, 19_500);
+    app.now_ms = 20_100;
+    failed(&mut app);
+    let said = app.latest_notice().unwrap();
+    assert!(said.error);
+    assert_eq!(
+        said.text,
+        "py failed again: the server closed the connection: the server exited with status 3 (Ctrl-L shows its logs)."
+    );
+    // Once more, and this time it comes back.
+    app.update(key(KeyCode::F(5)));
+    app.update(Msg::Mcp(McpEvent::Ready {
+        server: "py".into(),
+        details: details(false),
+        prompts: vec![],
+    }));
+    assert_eq!(app.latest_notice().unwrap().text, "py is back: 0 prompts.");
+    // A later failure of its own (a crash) is the bar's and the logs', as at start.
+    let before = app.notices.len();
+    failed(&mut app);
+    assert_eq!(app.notices.len(), before);
+}
+
+#[test]
 fn a_crashed_server_shows_its_planned_restart_and_ctrl_r_restarts_failed_servers() {
     let mut app = ready_app();
     assert!(app.update(ctrl('r')).is_empty(), "nothing failed yet");

@@ -24,8 +24,8 @@ pub fn since_start_ms() -> u64 {
     u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX)
 }
 
-/// A line with its place in arrival order (a count per log): milliseconds can tie, and
-/// mcpick's notes made by the app carry its tick's time, so the order is kept apart.
+/// A line with its place in arrival order (a count per log): milliseconds can tie, so the
+/// order is kept apart.
 pub type Numbered = (u64, LogLine);
 
 /// `own` and `notes` as one list in arrival order, oldest first.

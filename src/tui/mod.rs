@@ -136,6 +136,9 @@ pub async fn run(
             }
         }
         for msg in pending {
+            // The app's clock for the times it keeps (logs, notices): the one the servers'
+            // lines carry, so the pane's times are one timeline.
+            app.now_ms = crate::mcp::since_start_ms();
             // Inline, the app draws in the rows it has, not the whole terminal.
             let msg = match msg {
                 Msg::Resize(columns, rows) => {

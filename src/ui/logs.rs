@@ -211,7 +211,7 @@ fn draw_notices(
         .iter()
         .filter(|n| log_matches(filter, "", &n.text))
     {
-        let seconds = notice.tick * crate::app::TICK_MS / 1000;
+        let seconds = notice.at_ms / 1000;
         let at = format!("{:02}:{:02}  ", seconds / 60, seconds % 60);
         let style = if notice.error {
             theme.error()
