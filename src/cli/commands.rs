@@ -113,8 +113,7 @@ pub async fn tui(config_path: Option<&Path>, request: TuiRequest) -> Result<Exit
         Vec::new()
     };
     let note = note.map(|_| {
-        "No config file: showing the bundled prompt library (`mcpick init` writes a config)."
-            .to_string()
+        "No config file: showing the bundled library (`mcpick init` writes one).".to_string()
     });
     let options = crate::app::Options {
         output: output_path,

@@ -162,7 +162,8 @@ fn draw_status(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
             .width
             .saturating_sub(u16::try_from(counts).unwrap_or(u16::MAX))
             .max(area.width / 3);
-        (crate::text::width(text) as u16 + 1).min(room)
+        // Room for the separator too, when the notice meets the servers.
+        (crate::text::width(text) as u16 + SEPARATOR_WIDTH as u16).min(room)
     });
     let [servers, notice] =
         Layout::horizontal([Constraint::Fill(1), Constraint::Length(flash_width)]).areas(area);
@@ -176,20 +177,36 @@ fn draw_status(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
         spans = cut_spans(spans, usize::from(servers.width).saturating_sub(1));
         spans.push(Span::styled("…", theme.dim()));
     }
-    frame.render_widget(Paragraph::new(Line::from(spans)), servers);
-    if let Some((text, error)) = flash {
-        let style = if error { theme.error() } else { theme.accent() };
-        // Too long, it is cut at its end (its start says what happened), not its start.
-        let line = if crate::text::width(&text) < usize::from(notice.width) {
-            Line::styled(text, style).right_aligned()
-        } else {
-            // A space first, so it never runs into the servers; cut at a word, marked.
-            let room = usize::from(notice.width).saturating_sub(1);
-            Line::styled(format!(" {}", crate::text::cut_at_word(&text, room)), style)
-        };
-        frame.render_widget(Paragraph::new(line), notice);
+    let servers_width: usize = spans.iter().map(|s| crate::text::width(&s.content)).sum();
+    let Some((text, error)) = flash else {
+        frame.render_widget(Paragraph::new(Line::from(spans)), servers);
+        return;
+    };
+    let style = if error { theme.error() } else { theme.accent() };
+    let text_width = crate::text::width(&text);
+    // The blank between the servers' end and the notice's start.
+    let gap = usize::from(servers.width).saturating_sub(servers_width)
+        + usize::from(notice.width).saturating_sub(text_width);
+    if text_width <= usize::from(notice.width) && gap >= SEPARATOR_WIDTH {
+        frame.render_widget(Paragraph::new(Line::from(spans)), servers);
+        frame.render_widget(
+            Paragraph::new(Line::styled(text, style).right_aligned()),
+            notice,
+        );
+        return;
     }
+    // Close to the servers: right after them, with a mark between, so two texts never read
+    // as one; too long, it is cut at its end (its start says what happened), at a word.
+    let room = usize::from(area.width).saturating_sub(servers_width + SEPARATOR_WIDTH);
+    spans.push(Span::styled(NOTICE_SEPARATOR, theme.dim()));
+    spans.push(Span::styled(crate::text::cut_at_word(&text, room), style));
+    frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
+
+/// Between the servers' states and a notice that comes close to them.
+const NOTICE_SEPARATOR: &str = " │ ";
+/// Its width in cells.
+const SEPARATOR_WIDTH: usize = 3;
 
 /// Server states as counts, naming only failed servers: for a bar too narrow for all.
 fn compact_status<'a>(app: &App, theme: &Theme) -> Vec<Span<'a>> {

@@ -435,7 +435,7 @@ fn a_long_notice_takes_the_bar_but_the_counts_and_is_cut_at_its_end() {
     let mut app = app_in_review();
     let long = "Copied to a tmux buffer (prefix ] pastes it); also sent to your terminal's clipboard (set-clipboard external).";
     app.notify(long);
-    let wide = screen(&app, 120, 30);
+    let wide = screen(&app, 130, 30);
     assert!(wide.contains(long), "{wide}");
     let narrow = screen(&app, 80, 24);
     let bar = narrow
@@ -443,6 +443,29 @@ fn a_long_notice_takes_the_bar_but_the_counts_and_is_cut_at_its_end() {
         .find(|l| l.contains("Copied to a tmux buffer"))
         .unwrap_or_else(|| panic!("the notice's start is cut:\n{narrow}"));
     assert!(bar.contains("ready"), "the server counts stay: {bar}");
+    // The notice meets the servers: a mark between them, never one run-on text.
+    assert!(
+        bar.contains("ready │ Copied") || bar.contains(" │ Copied"),
+        "{bar}"
+    );
+    assert!(bar.trim_end_matches('"').trim_end().ends_with('…'), "{bar}");
+}
+
+#[test]
+fn a_notice_beside_a_failed_server_is_set_apart_from_it() {
+    let mut app = app_in_review();
+    app.update(Msg::Mcp(McpEvent::Failed {
+        server: "py".into(),
+        error: crate::mcp::McpError::Closed(": exit 3".into()),
+        stderr: vec![],
+    }));
+    app.warn("You edited these messages: Esc again discards the edits (Enter accepts, s saves).");
+    let drawn = screen(&app, 80, 24);
+    let bar = drawn
+        .lines()
+        .find(|l| l.contains("You edited"))
+        .unwrap_or_else(|| panic!("no notice:\n{drawn}"));
+    assert!(bar.contains("failed │ You edited"), "ran together: {bar}");
 }
 
 #[test]
