@@ -271,16 +271,32 @@ fn compact_status<'a>(app: &App, theme: &Theme) -> Vec<Span<'a>> {
 /// The actions worth a hint on each screen, in order.
 fn hinted(app: &App) -> Vec<Action> {
     use Action::*;
-    if matches!(app.overlay, Some(Overlay::Logs(_))) {
-        return vec![NextServer, Filter, Up, Home, End, Back];
+    match &app.overlay {
+        // The help's keys are its own (said in the hint line's text), not a screen's.
+        Some(Overlay::Help) => return Vec::new(),
+        Some(Overlay::Logs(view)) if view.editing_filter => return Vec::new(),
+        Some(Overlay::Logs(_)) => return vec![NextServer, Filter, Up, Home, End, Back],
+        _ => {}
     }
     if matches!(app.overlay, Some(Overlay::Inputs(_))) {
         return vec![NextOrSubmit, NextField, Submit, Back];
     }
     match &app.screen {
+        // Nothing to open or move to: what widens the search, then the rest.
+        Screen::Picker if app.ranked.is_empty() && !app.query.is_empty() => {
+            vec![Back, Logs, Help, Quit]
+        }
         Screen::Picker => vec![Pick, Down, Logs, Help, Quit],
         Screen::Form(form) if form.fetching.is_some() => vec![Back],
         Screen::Form(form) if form.files.is_some() => vec![Pick, Down, Back],
+        Screen::Form(form)
+            if form
+                .command
+                .as_ref()
+                .is_some_and(|c| matches!(c.stage, crate::app::CommandStage::Running(_))) =>
+        {
+            vec![Back]
+        }
         Screen::Form(form) if form.command.is_some() => vec![Submit, Back],
         Screen::Form(_) => vec![
             NextOrSubmit,
@@ -319,10 +335,17 @@ fn hinted(app: &App) -> Vec<Action> {
 fn draw_hints(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
     let screen = app.key_screen();
     let mut spans = Vec::new();
-    let extra = match &app.screen {
-        Screen::Review(r) if r.editor.is_some() => Some("editing: type freely"),
-        Screen::Review(r) if r.input.is_some() => Some("Enter saves"),
-        Screen::Review(r) if r.confirm.is_some() => Some("y replaces · any other key keeps it"),
+    let extra = match (&app.overlay, &app.screen) {
+        (Some(Overlay::Help), _) => Some("↑/↓ PgUp/PgDn scroll · any other key closes"),
+        (Some(Overlay::Logs(view)), _) if view.editing_filter => {
+            Some("filter: type to narrow · Enter keeps it · Esc clears it")
+        }
+        (Some(_), _) => None,
+        (_, Screen::Review(r)) if r.editor.is_some() => Some("editing: type freely"),
+        (_, Screen::Review(r)) if r.input.is_some() => Some("Enter saves"),
+        (_, Screen::Review(r)) if r.confirm.is_some() => {
+            Some("y replaces · any other key keeps it")
+        }
         _ => None,
     };
     if let Some(extra) = extra {
@@ -332,6 +355,12 @@ fn draw_hints(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
     let help = app
         .keys
         .hint(screen, Action::Help)
+        // Not under the help itself, nor while the logs filter takes typing (`?` is text).
+        .filter(|_| match &app.overlay {
+            Some(Overlay::Help) => false,
+            Some(Overlay::Logs(view)) => !view.editing_filter,
+            _ => true,
+        })
         .map(|k| format!("{k} help"));
     let reserve = help.as_ref().map_or(0, |h| h.chars().count() + 3);
     let mut used: usize = spans.iter().map(|s| s.content.chars().count()).sum();
@@ -348,6 +377,10 @@ fn draw_hints(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
             (KeyScreen::Review, Action::Home) => "top",
             (KeyScreen::Review, Action::End) => "end",
             (KeyScreen::Inputs, Action::Back) => "later",
+            (KeyScreen::Picker, Action::Back) => "clear the search",
+            (KeyScreen::Command, Action::Back) if matches!(&app.screen, Screen::Form(f) if f.command.as_ref().is_some_and(|c| matches!(c.stage, crate::app::CommandStage::Running(_)))) => {
+                "stop it"
+            }
             (KeyScreen::Inputs, Action::NextField) => "next",
             (KeyScreen::Inputs, Action::Submit) => "start servers",
             (KeyScreen::Files, Action::Pick) => "take",

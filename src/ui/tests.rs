@@ -863,3 +863,23 @@ fn form_taller_than_the_screen_says_more_fields_are_above_and_below() {
     );
     insta::assert_snapshot!(shown);
 }
+
+#[test]
+fn the_hint_line_says_what_keys_do_while_a_command_runs() {
+    let mut app = ready_app();
+    type_text(&mut app, "args-prompt");
+    app.update(key(KeyCode::Enter));
+    app.update(ctrl('r'));
+    type_text(&mut app, "sleep 5");
+    let typing = screen(&app, 100, 24);
+    assert!(typing.contains("Enter run"), "{typing}");
+    let effects = app.update(key(KeyCode::Enter));
+    assert!(matches!(
+        effects.first(),
+        Some(crate::app::Effect::RunCommand { .. })
+    ));
+    let running = screen(&app, 100, 24);
+    let hints = running.lines().last().unwrap_or_default().to_string();
+    assert!(hints.contains("Esc stop it"), "{hints}");
+    assert!(!hints.contains("Enter run"), "{hints}");
+}
