@@ -131,14 +131,14 @@ fn a_crashing_server_reports_its_exit_and_last_stderr_lines() {
             .contains("exited with status 3"),
         "{row}"
     );
-    // It crashed on the discover probe too, so it was started once more for `initialize`.
+    // It crashed on the discover probe too, so it was started once more for `initialize`:
+    // its words twice, and none of mcpick's notes among them.
     assert_eq!(
         row["stderr"],
         serde_json::json!([
             "fake: fatal problem 1",
             "fake: fatal problem 2",
             "fake: fatal problem 3",
-            "[mcpick] the server exited with status 3 during server/discover; starting it again with initialize",
             "fake: fatal problem 1",
             "fake: fatal problem 2",
             "fake: fatal problem 3"

@@ -440,3 +440,65 @@ fn name_dash_with_the_terminal_as_stdin_is_refused_before_the_menu_opens() {
         "{said}"
     );
 }
+
+#[test]
+fn with_no_config_file_an_unknown_server_is_not_said_to_be_missing_from_the_config() {
+    // The sandbox's config file is never passed: mcpick finds no config at all.
+    let sandbox = Sandbox::new("");
+    let no_config = |args: &[&str]| {
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_mcpick"));
+        common::home_env(&mut command, sandbox.dir.path());
+        command
+            .env_remove("MCPICK_CONFIG")
+            .args(args)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("run mcpick")
+    };
+    let wanted = "no server `nosuch`: there is no config file, so only the bundled library (`builtin`) is there; `mcpick init` writes a config";
+    for args in [&["get", "nosuch/x"][..], &["auth", "login", "nosuch"]] {
+        let out = no_config(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        let said = stderr(&out);
+        assert!(said.contains(wanted), "{args:?}: {said}");
+        assert!(!said.contains("in the config"), "{args:?}: {said}");
+    }
+    // The menu's own check, in a terminal.
+    let mut command = CommandBuilder::new(env!("CARGO_BIN_EXE_mcpick"));
+    command.arg("nosuch/x");
+    let mut tui = Tui::spawn(&sandbox, command);
+    assert_eq!(tui.wait_exit(STEP), 2);
+    let said = strip_csi(&String::from_utf8_lossy(&tui.raw()));
+    assert!(said.contains(wanted), "{said}");
+    assert!(!said.contains("in the config"), "{said}");
+}
+
+#[test]
+fn a_failing_server_s_last_stderr_lines_are_its_own_not_mcpick_s_notes() {
+    let sandbox = Sandbox::new(
+        "[servers.oops]\ncommand = \"sh\"\nargs = [\"-c\", \"echo oops >&2; exit 3\"]\n",
+    );
+    for args in [&["servers"][..], &["list"]] {
+        let out = sandbox.mcpick(args);
+        let said = format!("{}{}", stdout(&out), stderr(&out));
+        assert!(
+            said.contains("oops"),
+            "{args:?}: the server's words:\n{said}"
+        );
+        let under = said
+            .split("stderr lines:")
+            .nth(1)
+            .unwrap_or_else(|| panic!("{args:?}: no stderr lines:\n{said}"));
+        let listed: Vec<&str> = under
+            .lines()
+            .skip(1)
+            .take_while(|l| l.starts_with("    "))
+            .map(str::trim)
+            .collect();
+        assert!(!listed.is_empty(), "{args:?}:\n{said}");
+        assert!(
+            listed.iter().all(|l| *l == "oops"),
+            "{args:?}: only the server's lines under the heading:\n{said}"
+        );
+    }
+}

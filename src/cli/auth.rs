@@ -66,6 +66,11 @@ pub async fn run(config_path: Option<&Path>, action: AuthCommand) -> Result<Exit
 /// The HTTP server called `name`, or an error naming the ones there are.
 fn find(config: &Config, name: &str) -> Result<ServerConfig, CliError> {
     let Some(server) = config.server(name) else {
+        if config.path.is_none() {
+            return Err(CliError::usage(
+                super::commands::no_server_without_a_config(name),
+            ));
+        }
         let names: Vec<&str> = config.servers.iter().map(|s| s.name.as_str()).collect();
         return Err(CliError::usage(format!(
             "no server `{name}` in the config (it has: {})",

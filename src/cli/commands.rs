@@ -174,9 +174,23 @@ fn check_server_named(
         Some(near) => format!(" (did you mean `{near}`?)"),
         None => String::new(),
     };
+    if config.path.is_none() {
+        return Err(CliError::usage(format!(
+            "{}{hint}",
+            no_server_without_a_config(server)
+        )));
+    }
     Err(CliError::usage(format!(
         "no server `{server}` in the config{hint}; `mcpick servers` lists them"
     )))
+}
+
+/// "no server `name`" when there is no config file at all: saying "in the config" would
+/// send the user looking for a file that is not there.
+pub(super) fn no_server_without_a_config(name: &str) -> String {
+    format!(
+        "no server `{name}`: there is no config file, so only the bundled library (`builtin`) is there; `mcpick init` writes a config"
+    )
 }
 
 /// Writes the starter config to `--config`/`MCPICK_CONFIG` or the default location.
@@ -525,6 +539,12 @@ fn resolve<'a>(config: &'a Config, reference: &str) -> Result<Target<'a>, CliErr
                 [] => String::new(),
                 found => format!(" Did you mean: {}?", found.join(", ")),
             };
+            if config.path.is_none() {
+                return Err(CliError::usage(format!(
+                    "{}.{hint}",
+                    no_server_without_a_config(name)
+                )));
+            }
             let known: Vec<&str> = config.enabled_servers().map(|s| s.name.as_str()).collect();
             Err(CliError::usage(format!(
                 "no server `{name}` in the config (servers: {}).{hint}",

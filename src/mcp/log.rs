@@ -181,19 +181,17 @@ impl ServerLog {
         line
     }
 
-    /// The last `count` lines from stderr, oldest first, with mcpick's own notes about the
-    /// process (marked `[mcpick]`) in between.
+    /// The server's own last `count` lines from stderr, oldest first: shown under "last
+    /// stderr lines", so never one of mcpick's notes about the process (those are in the
+    /// log and the error itself).
     pub fn stderr_tail(&self, count: usize) -> Vec<String> {
         let rings = self.lines.lock().unwrap_or_else(|e| e.into_inner());
         let mut tail: Vec<String> = rings
-            .merged()
-            .into_iter()
+            .own
+            .iter()
             .rev()
-            .filter_map(|l| match l.source.as_str() {
-                "stderr" => Some(l.text.clone()),
-                "mcpick" => Some(format!("[mcpick] {}", l.text)),
-                _ => None,
-            })
+            .filter(|(_, l)| l.source == "stderr")
+            .map(|(_, l)| l.text.clone())
             .take(count)
             .collect();
         tail.reverse();
@@ -272,7 +270,8 @@ mod tests {
         log.push("info", "not stderr");
         log.push("mcpick", "restarted");
         log.push("stderr", "b\n");
-        assert_eq!(log.stderr_tail(5), vec!["a", "[mcpick] restarted", "b"]);
+        // mcpick's note is not one of the server's lines.
+        assert_eq!(log.stderr_tail(5), vec!["a", "b"]);
         assert_eq!(log.stderr_tail(1), vec!["b"]);
         // A note of mcpick's after the server's last words is not those words.
         log.push("mcpick", "ignored a response to id 7");

@@ -136,6 +136,49 @@ pub(super) fn highlighted<'a>(
     spans
 }
 
+/// The fewest columns a title is cut to; in fewer, a row shows none.
+const MIN_TITLE: usize = 8;
+
+/// The command column's width in a list `width` columns wide: that of the longest visible
+/// command within a share of the list (2/5), so one long name does not squeeze every other
+/// row's title; a row whose command is longer pushes its own title right instead.
+fn command_column(widths: impl Iterator<Item = usize>, width: usize) -> usize {
+    let share = (width * 2 / 5).max(12);
+    widths.filter(|w| *w <= share).max().unwrap_or(share)
+}
+
+/// [`argument_summary`] in `columns`: cut between two arguments and ended with `…`, so a
+/// required argument's `*` is never cut off with the end of its name.
+fn arguments_within(prompt: &PromptInfo, columns: usize) -> String {
+    let whole = argument_summary(prompt);
+    if crate::text::width(&whole) <= columns {
+        return whole;
+    }
+    let mut shown = String::new();
+    for argument in &prompt.arguments {
+        let name = format!(
+            "{}{}",
+            one_line(&argument.name),
+            if argument.required { "*" } else { "" }
+        );
+        let longer = if shown.is_empty() {
+            name
+        } else {
+            format!("{shown}, {name}")
+        };
+        // Room is left for the `, …` that says more follow.
+        if crate::text::width(&longer) + 3 > columns {
+            break;
+        }
+        shown = longer;
+    }
+    match (shown.is_empty(), columns) {
+        (_, 0) => String::new(),
+        (true, _) => "…".to_string(),
+        (false, _) => format!("{shown}, …"),
+    }
+}
+
 /// `text` cut to `columns`, ending in `…` when it was cut.
 fn cut(text: &str, columns: usize) -> String {
     if crate::text::width(text) <= columns {
@@ -177,11 +220,10 @@ fn draw_list(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
         .max()
         .unwrap_or(0)
         .min(width / 3);
-    let command_width = entries()
-        .map(|e| crate::text::width(&one_line(&e.command())))
-        .max()
-        .unwrap_or(0)
-        .min(width / 2);
+    let command_width = command_column(
+        entries().map(|e| crate::text::width(&one_line(&e.command()))),
+        width,
+    );
     let title_of = |prompt: &PromptInfo| {
         prompt
             .title
@@ -217,32 +259,38 @@ fn draw_list(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
             if selected { "▌ " } else { "  " },
             base.patch(theme.accent()),
         )];
-        let command = cut(&one_line(&entry.command()), command_width);
+        // The command is what the user types: a longer one than the column keeps its whole
+        // text (cut only at the list's edge) and takes its room from its own title.
+        let command = cut(&one_line(&entry.command()), width.saturating_sub(2));
+        let shown_width = crate::text::width(&command);
         let positions = highlighter.positions(&command);
-        spans.extend(highlighted(
-            &command,
-            &positions,
-            command_width,
-            base,
-            theme,
-        ));
-        let pad = command_width.saturating_sub(crate::text::width(&command)) + 2;
+        spans.extend(highlighted(&command, &positions, usize::MAX, base, theme));
+        let pad = command_width.saturating_sub(shown_width) + 2;
         spans.push(Span::styled(" ".repeat(pad), base));
         // The title, when there is one that says more than the name.
-        let title = cut(&title_of(prompt), title_width);
+        let overflow = shown_width.saturating_sub(command_width);
+        let row_title_width = title_width.saturating_sub(overflow);
+        // A title cut to a few letters says nothing (the details show it whole): a blank
+        // keeps the arguments in their column.
+        let title = if row_title_width >= MIN_TITLE {
+            cut(&title_of(prompt), row_title_width)
+        } else {
+            String::new()
+        };
         let title_positions = highlighter.positions(&title);
         spans.extend(highlighted(
             &title,
             &title_positions,
-            title_width,
+            row_title_width,
             base,
             theme,
         ));
-        if title_width > 0 {
-            let pad = title_width.saturating_sub(crate::text::width(&title)) + 2;
+        if row_title_width > 0 {
+            let pad = row_title_width.saturating_sub(crate::text::width(&title)) + 2;
             spans.push(Span::styled(" ".repeat(pad), base));
         }
-        let args = cut(&argument_summary(prompt), args_width);
+        let used: usize = spans.iter().map(|s| crate::text::width(&s.content)).sum();
+        let args = arguments_within(prompt, args_width.min(width.saturating_sub(used)));
         spans.push(Span::styled(args, base.patch(theme.dim())));
         let used: usize = spans.iter().map(|s| crate::text::width(&s.content)).sum();
         if selected && used < width {
@@ -452,6 +500,42 @@ mod tests {
                 None
             ]
         );
+    }
+
+    #[test]
+    fn the_command_column_fits_the_typical_names_not_one_long_one() {
+        // One name past 2/5 of 72 columns: the column fits the others.
+        assert_eq!(command_column([14, 9, 38, 12].into_iter(), 72), 14);
+        // Every name fits: the longest sets it.
+        assert_eq!(command_column([14, 20].into_iter(), 72), 20);
+        // None fits: the share.
+        assert_eq!(command_column([40, 50].into_iter(), 72), 28);
+    }
+
+    #[test]
+    fn arguments_are_cut_between_two_so_a_required_mark_stays_whole() {
+        use crate::app::tests::{arg, prompt};
+        let p = prompt(
+            "s",
+            "p",
+            vec![
+                arg("first_argument", false),
+                arg("second_argument", true),
+                arg("third", false),
+            ],
+        );
+        assert_eq!(
+            arguments_within(&p, 60),
+            "first_argument, second_argument*, third"
+        );
+        // `second_argument*` needs 17 more columns than `first_argument, `: not there.
+        assert_eq!(arguments_within(&p, 30), "first_argument, …");
+        assert_eq!(
+            arguments_within(&p, 36),
+            "first_argument, second_argument*, …"
+        );
+        assert_eq!(arguments_within(&p, 10), "…");
+        assert_eq!(arguments_within(&p, 0), "");
     }
 
     #[test]

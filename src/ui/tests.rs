@@ -883,3 +883,81 @@ fn the_hint_line_says_what_keys_do_while_a_command_runs() {
     assert!(hints.contains("Esc stop it"), "{hints}");
     assert!(!hints.contains("Enter run"), "{hints}");
 }
+
+/// One server whose prompts are ordinary but for one with a long name, a long title and
+/// four arguments.
+fn menu_with_a_long_prompt_name() -> App {
+    use crate::app::tests::{arg, details, prompt};
+    let mut app = App::new(
+        vec!["lib".into()],
+        Options::default(),
+        KeyMap::default(),
+        crate::app::History::default(),
+    );
+    let titled = |name: &str, title: &str, args| {
+        let mut p = prompt("lib", name, args);
+        p.title = Some(title.into());
+        p
+    };
+    app.update(Msg::Mcp(McpEvent::Ready {
+        server: "lib".into(),
+        details: details(false),
+        prompts: vec![
+            titled(
+                "a-rather-long-prompt-name-for-testing",
+                "An example prompt with a long title to see how rows are cut",
+                vec![
+                    arg("first_argument", false),
+                    arg("second_argument", true),
+                    arg("third_argument", false),
+                    arg("fourth_argument", false),
+                ],
+            ),
+            titled(
+                "explain-error",
+                "Explain an error message",
+                vec![arg("error", true)],
+            ),
+            titled(
+                "commit-message",
+                "Write a commit message",
+                vec![arg("diff", true), arg("style", false)],
+            ),
+            titled(
+                "translate",
+                "Translate text",
+                vec![arg("text", true), arg("to", true)],
+            ),
+        ],
+    }));
+    app
+}
+
+#[test]
+fn menu_with_a_long_prompt_name_keeps_the_other_rows_readable_wide() {
+    let app = menu_with_a_long_prompt_name();
+    let shown = screen(&app, 120, 40);
+    assert!(
+        shown.contains("/a-rather-long-prompt-name-for-testing"),
+        "the long command is whole:\n{shown}"
+    );
+    assert!(
+        shown.contains("/explain-error   Explain an error message"),
+        "the other rows keep their titles:\n{shown}"
+    );
+    assert!(!shown.contains("second_…"), "{shown}");
+    insta::assert_snapshot!(shown);
+}
+
+#[test]
+fn menu_with_a_long_prompt_name_keeps_the_other_rows_readable_narrow() {
+    let app = menu_with_a_long_prompt_name();
+    let shown = screen(&app, 80, 24);
+    assert!(
+        shown.contains("/a-rather-long-prompt-name-for-testing"),
+        "the long command is whole:\n{shown}"
+    );
+    assert!(shown.contains("Write a commit message"), "{shown}");
+    assert!(!shown.contains("second_…"), "{shown}");
+    insta::assert_snapshot!(shown);
+}
