@@ -898,9 +898,36 @@ impl ReviewState {
             Action::End => self.scroll_preview(isize::MAX),
             Action::Back | Action::Preview if self.preview_is_alone() => self.preview = false,
             Action::Back | Action::SwitchPane => self.preview_focused = false,
+            // Keys that change the messages would change them unseen: they wait until the
+            // messages are shown. The export keys act on the export shown, and `x` answers
+            // an export's question about control characters.
+            Action::Edit
+            | Action::ToggleRole
+            | Action::Delete
+            | Action::Add
+            | Action::MoveUp
+            | Action::MoveDown
+            | Action::Restore
+            | Action::RestoreAll
+            | Action::Undo
+            | Action::Redo
+            | Action::SaveBytes
+            | Action::FetchResource => return Some(self.messages_not_shown()),
+            Action::StripControls if self.controls_armed.is_none() => {
+                return Some(self.messages_not_shown());
+            }
             _ => return None,
         }
         Some(Outcome::Nothing)
+    }
+
+    /// What a message key says while the preview has the keys: how to get to the messages.
+    fn messages_not_shown(&self) -> Outcome {
+        Outcome::Notice(if self.preview_is_alone() {
+            "That key acts on the messages: p or Esc shows them.".into()
+        } else {
+            "That key acts on the messages: Tab or Esc goes back to them.".into()
+        })
     }
 
     /// The mouse wheel: scrolls the preview when it has the keys; else the selected
@@ -1342,7 +1369,7 @@ impl ReviewState {
                 };
                 return self.save(path, input.contents, purpose);
             }
-            super::line::edit_area(&mut input.editor, key);
+            super::line::edit_line_area(&mut input.editor, key);
             return Outcome::Nothing;
         }
         if let Some(editor) = &mut self.editor {
