@@ -968,30 +968,38 @@ impl ReviewState {
             } else if self.selected + 1 < count {
                 // The first message whose header is below the screen, near the top of
                 // the next page.
-                let below = view.top + view.height;
-                self.selected = (self.selected + 1..count)
-                    .find(|&i| view.headers[i] >= below)
-                    .unwrap_or(count - 1);
-                self.top =
-                    view.headers[self.selected].saturating_sub(SCROLL_OFF.min(view.height / 2));
-                self.scroll = 0;
+                let next = first_below(&view, self.selected);
+                self.land_at(next);
             }
         } else if view.scroll > 0 {
             self.scroll = view.scroll.saturating_sub(step);
         } else if self.selected > 0 {
-            // The page above, with the last message whose header is on it selected.
-            let top = view.top.saturating_sub(view.height.saturating_sub(1));
-            self.selected = if view.top == 0 {
+            // PgDn backwards: the first row goes up as far as PgDn takes it down (a page
+            // less the rows kept above the selected message), at the first message whose
+            // header is then where PgDn puts one. The rows above the first row shown are
+            // laid out alike whichever message below is selected, so this is a page.
+            let context = SCROLL_OFF.min(view.height / 2);
+            let top = view.top.saturating_sub(view.height.saturating_sub(context));
+            let above = if top == 0 {
                 0
             } else {
                 (0..self.selected)
-                    .rev()
-                    .find(|&i| view.headers[i] + 2 <= top + view.height)
-                    .unwrap_or(0)
+                    .find(|&i| view.headers[i] >= top + context)
+                    .unwrap_or(self.selected - 1)
             };
-            self.top = top;
-            self.scroll = 0;
+            self.land_at(above);
         }
+    }
+
+    /// Selects message `index` as PgDn lands on one: its header `SCROLL_OFF` rows below
+    /// the top (or the top row 0 for the first).
+    fn land_at(&mut self, index: usize) {
+        self.selected = index;
+        self.scroll = 0;
+        self.top = 0;
+        let view = self.messages_view();
+        self.top = view.headers[index].saturating_sub(SCROLL_OFF.min(view.height / 2));
+        self.top = self.messages_view().top;
     }
 
     /// How many control characters the messages' texts hold.
@@ -1435,6 +1443,16 @@ impl ReviewState {
             if count == 1 { "content" } else { "contents" }
         )))
     }
+}
+
+/// The first message after `selected` whose header is below what `view` shows (the last
+/// message when none is): where PgDn goes.
+fn first_below(view: &MessagesView, selected: usize) -> usize {
+    let below = view.top + view.height;
+    let count = view.headers.len();
+    (selected + 1..count)
+        .find(|&i| view.headers[i] >= below)
+        .unwrap_or(count.saturating_sub(1))
 }
 
 /// The last path segment of a resource's URI, as a file name.

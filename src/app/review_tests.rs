@@ -478,3 +478,43 @@ fn alt_f_on_the_file_name_line_stops_at_each_word_end() {
     type_text(&mut app, "Y");
     assert_eq!(input(&app), "out/tabsX.mdY");
 }
+
+#[test]
+fn page_up_mirrors_page_down() {
+    for (columns, rows) in [(120, 40), (80, 24)] {
+        let mut app = review_of(two_hundred(), columns, rows);
+        let at = |app: &App| {
+            let r = review(app);
+            let view = r.messages_view();
+            let first = view.headers.iter().position(|&h| h >= view.top).unwrap();
+            (r.selected, first)
+        };
+        let mut downs = vec![at(&app)];
+        for _ in 0..6 {
+            app.update(key(KeyCode::PageDown));
+            downs.push(at(&app));
+        }
+        let mut ups = vec![at(&app)];
+        while review(&app).selected > 0 && ups.len() < 20 {
+            app.update(key(KeyCode::PageUp));
+            ups.push(at(&app));
+        }
+        let height = review(&app).messages_view().height;
+        let moves = |steps: &[(usize, usize)]| -> Vec<usize> {
+            steps.windows(2).map(|w| w[0].1.abs_diff(w[1].1)).collect()
+        };
+        let (down_moves, up_moves) = (moves(&downs), moves(&ups));
+        // Every page but the one reaching the top moves the view by about a page, as PgDn.
+        let shortest_down = *down_moves.iter().min().unwrap();
+        for (n, &moved) in up_moves[..up_moves.len() - 1].iter().enumerate() {
+            assert!(
+                moved + 3 >= shortest_down && moved <= height,
+                "at {columns}×{rows}, PgUp {} moved {moved} rows (PgDn {down_moves:?}): {ups:?}",
+                n + 1
+            );
+        }
+        // As many pages up as down.
+        assert!(ups.len().abs_diff(downs.len()) <= 1, "{downs:?} {ups:?}");
+        assert_eq!(ups.last().unwrap(), &(0, 0));
+    }
+}
