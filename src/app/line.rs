@@ -339,6 +339,48 @@ pub fn edit_area(area: &mut TextArea<'_>, key: KeyEvent) -> bool {
     changed
 }
 
+/// Applies one key to a one-line `TextArea` (the file-name line): as [`edit_area`], but its
+/// word moves and kills are readline's, as in [`LineEditor`] (Alt-F stops at the end of each
+/// run of letters and digits: `out|/tabs|.md|`), since a path's punctuation parts its words.
+pub fn edit_line_area(area: &mut TextArea<'_>, key: KeyEvent) -> bool {
+    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+    let alt = key.modifiers.contains(KeyModifiers::ALT);
+    /// What a word key does: move, or delete, back or forward.
+    enum Word {
+        Move(bool),
+        Kill(bool),
+    }
+    let word = match key.code {
+        KeyCode::Char('f') if alt && !ctrl => Word::Move(true),
+        KeyCode::Char('b') if alt && !ctrl => Word::Move(false),
+        KeyCode::Right if ctrl || alt => Word::Move(true),
+        KeyCode::Left if ctrl || alt => Word::Move(false),
+        KeyCode::Char('d') if alt && !ctrl => Word::Kill(true),
+        KeyCode::Delete if alt => Word::Kill(true),
+        KeyCode::Char('w') if ctrl && !alt => Word::Kill(false),
+        KeyCode::Backspace if ctrl || alt => Word::Kill(false),
+        _ => return edit_area(area, key),
+    };
+    let (row, col) = position(area);
+    let line = LineEditor {
+        text: area.lines().get(row).cloned().unwrap_or_default(),
+        cursor: col,
+        killed: String::new(),
+    };
+    match word {
+        Word::Move(true) => step(area, true, line.word_forward() - col),
+        Word::Move(false) => step(area, false, col - line.word_back()),
+        // `delete_str` keeps what it took for Ctrl-Y, as the area's own kills do.
+        Word::Kill(true) => return area.delete_str(line.word_forward() - col),
+        Word::Kill(false) => {
+            let chars = col - line.word_back();
+            step(area, false, chars);
+            return area.delete_str(chars);
+        }
+    }
+    false
+}
+
 /// The area's own handling of a key, limited to the shared language.
 fn area_key(area: &mut TextArea<'_>, key: KeyEvent, ctrl: bool, alt: bool) -> bool {
     match key.code {
@@ -472,6 +514,32 @@ mod tests {
             assert!(!edit_area(&mut area, k));
         }
         assert_eq!(area.lines(), ["commitgit "]);
+    }
+
+    #[test]
+    fn the_file_name_line_moves_and_kills_by_word_as_readline() {
+        let mut area = TextArea::new(vec!["out/tabs.md".to_string()]);
+        edit_line_area(&mut area, ctrl('a'));
+        let mut stops = Vec::new();
+        for _ in 0..4 {
+            edit_line_area(&mut area, alt('f'));
+            stops.push(area.cursor().1);
+        }
+        assert_eq!(stops, [3, 8, 11, 11], "out|/tabs|.md|");
+        edit_line_area(&mut area, alt('b'));
+        assert_eq!(area.cursor().1, 9, "the start of md");
+        edit_line_area(&mut area, alt('b'));
+        assert_eq!(area.cursor().1, 4, "the start of tabs");
+        edit_line_area(&mut area, alt('d'));
+        assert_eq!(area.lines(), ["out/.md"]);
+        edit_line_area(&mut area, ctrl('e'));
+        edit_line_area(&mut area, ctrl('w'));
+        assert_eq!(area.lines(), ["out/."]);
+        edit_line_area(&mut area, ctrl('y'));
+        assert_eq!(area.lines(), ["out/.md"]);
+        // Other keys are the shared language's.
+        edit_line_area(&mut area, ctrl('u'));
+        assert_eq!(area.lines(), [""]);
     }
 
     const FAMILY: &str = "👩\u{200d}👩\u{200d}👧";

@@ -898,9 +898,36 @@ impl ReviewState {
             Action::End => self.scroll_preview(isize::MAX),
             Action::Back | Action::Preview if self.preview_is_alone() => self.preview = false,
             Action::Back | Action::SwitchPane => self.preview_focused = false,
+            // Keys that change the messages would change them unseen: they wait until the
+            // messages are shown. The export keys act on the export shown, and `x` answers
+            // an export's question about control characters.
+            Action::Edit
+            | Action::ToggleRole
+            | Action::Delete
+            | Action::Add
+            | Action::MoveUp
+            | Action::MoveDown
+            | Action::Restore
+            | Action::RestoreAll
+            | Action::Undo
+            | Action::Redo
+            | Action::SaveBytes
+            | Action::FetchResource => return Some(self.messages_not_shown()),
+            Action::StripControls if self.controls_armed.is_none() => {
+                return Some(self.messages_not_shown());
+            }
             _ => return None,
         }
         Some(Outcome::Nothing)
+    }
+
+    /// What a message key says while the preview has the keys: how to get to the messages.
+    fn messages_not_shown(&self) -> Outcome {
+        Outcome::Notice(if self.preview_is_alone() {
+            "That key acts on the messages: p or Esc shows them.".into()
+        } else {
+            "That key acts on the messages: Tab or Esc goes back to them.".into()
+        })
     }
 
     /// The mouse wheel: scrolls the preview when it has the keys; else the selected
@@ -941,30 +968,38 @@ impl ReviewState {
             } else if self.selected + 1 < count {
                 // The first message whose header is below the screen, near the top of
                 // the next page.
-                let below = view.top + view.height;
-                self.selected = (self.selected + 1..count)
-                    .find(|&i| view.headers[i] >= below)
-                    .unwrap_or(count - 1);
-                self.top =
-                    view.headers[self.selected].saturating_sub(SCROLL_OFF.min(view.height / 2));
-                self.scroll = 0;
+                let next = first_below(&view, self.selected);
+                self.land_at(next);
             }
         } else if view.scroll > 0 {
             self.scroll = view.scroll.saturating_sub(step);
         } else if self.selected > 0 {
-            // The page above, with the last message whose header is on it selected.
-            let top = view.top.saturating_sub(view.height.saturating_sub(1));
-            self.selected = if view.top == 0 {
+            // PgDn backwards: the first row goes up as far as PgDn takes it down (a page
+            // less the rows kept above the selected message), at the first message whose
+            // header is then where PgDn puts one. The rows above the first row shown are
+            // laid out alike whichever message below is selected, so this is a page.
+            let context = SCROLL_OFF.min(view.height / 2);
+            let top = view.top.saturating_sub(view.height.saturating_sub(context));
+            let above = if top == 0 {
                 0
             } else {
                 (0..self.selected)
-                    .rev()
-                    .find(|&i| view.headers[i] + 2 <= top + view.height)
-                    .unwrap_or(0)
+                    .find(|&i| view.headers[i] >= top + context)
+                    .unwrap_or(self.selected - 1)
             };
-            self.top = top;
-            self.scroll = 0;
+            self.land_at(above);
         }
+    }
+
+    /// Selects message `index` as PgDn lands on one: its header `SCROLL_OFF` rows below
+    /// the top (or the top row 0 for the first).
+    fn land_at(&mut self, index: usize) {
+        self.selected = index;
+        self.scroll = 0;
+        self.top = 0;
+        let view = self.messages_view();
+        self.top = view.headers[index].saturating_sub(SCROLL_OFF.min(view.height / 2));
+        self.top = self.messages_view().top;
     }
 
     /// How many control characters the messages' texts hold.
@@ -1342,7 +1377,7 @@ impl ReviewState {
                 };
                 return self.save(path, input.contents, purpose);
             }
-            super::line::edit_area(&mut input.editor, key);
+            super::line::edit_line_area(&mut input.editor, key);
             return Outcome::Nothing;
         }
         if let Some(editor) = &mut self.editor {
@@ -1408,6 +1443,16 @@ impl ReviewState {
             if count == 1 { "content" } else { "contents" }
         )))
     }
+}
+
+/// The first message after `selected` whose header is below what `view` shows (the last
+/// message when none is): where PgDn goes.
+fn first_below(view: &MessagesView, selected: usize) -> usize {
+    let below = view.top + view.height;
+    let count = view.headers.len();
+    (selected + 1..count)
+        .find(|&i| view.headers[i] >= below)
+        .unwrap_or(count.saturating_sub(1))
 }
 
 /// The last path segment of a resource's URI, as a file name.

@@ -406,3 +406,115 @@ fn a_draft_taken_while_the_editor_shows_control_characters_keeps_their_bytes() {
         "{effects:?}"
     );
 }
+
+/// The text of the last notice shown.
+fn last_notice(app: &App) -> String {
+    app.notices
+        .back()
+        .map(|n| n.text.clone())
+        .unwrap_or_default()
+}
+
+#[test]
+fn message_keys_do_nothing_while_the_preview_has_the_keys() {
+    let mut app = review_of(two_hundred(), 80, 24);
+    app.update(key(KeyCode::Char('p')));
+    assert!(review(&app).preview_is_alone());
+    let before = review(&app).current();
+    for k in ["d", "r", "a", "e", "i", "u", "U", "x", "o", "w"] {
+        app.notices.clear();
+        app.update(key(KeyCode::Char(k.chars().next().unwrap())));
+        assert_eq!(
+            review(&app).current(),
+            before,
+            "{k} changed the unseen messages"
+        );
+        assert!(!review(&app).is_typing(), "{k} opened an input");
+        assert!(
+            last_notice(&app).contains("p or Esc shows them"),
+            "{k}: {:?}",
+            last_notice(&app)
+        );
+    }
+    app.update(alt(KeyCode::Down));
+    app.update(ctrl('z'));
+    assert_eq!(review(&app).current(), before);
+    assert_eq!(review(&app).selected, 0);
+    // The export keys act on the export shown.
+    assert!(copies(&app.update(key(KeyCode::Char('y')))));
+    app.update(key(KeyCode::Char('s')));
+    assert!(review(&app).input.is_some(), "s asks for a file name");
+    app.update(key(KeyCode::Esc));
+    // Back at the messages, d deletes again.
+    app.update(key(KeyCode::Char('p')));
+    app.update(key(KeyCode::Char('d')));
+    assert_eq!(review(&app).items.len(), 199);
+
+    // Beside the messages, after Tab: the same, and Tab goes back.
+    let mut app = review_of(two_hundred(), 120, 40);
+    app.update(key(KeyCode::Char('p')));
+    app.update(key(KeyCode::Tab));
+    app.update(key(KeyCode::Char('d')));
+    assert_eq!(review(&app).items.len(), 200);
+    assert!(last_notice(&app).contains("Tab or Esc goes back"));
+    app.update(key(KeyCode::Tab));
+    app.update(key(KeyCode::Char('d')));
+    assert_eq!(review(&app).items.len(), 199);
+}
+
+#[test]
+fn alt_f_on_the_file_name_line_stops_at_each_word_end() {
+    let mut app = review_of(messages(&[(Role::User, "hi")]), 100, 30);
+    app.update(key(KeyCode::Char('s')));
+    let input = |app: &App| review(app).input.as_ref().unwrap().editor.lines().join("");
+    app.update(ctrl('u'));
+    type_text(&mut app, "out/tabs.md");
+    app.update(ctrl('a'));
+    app.update(alt(KeyCode::Char('f')));
+    app.update(alt(KeyCode::Char('f')));
+    type_text(&mut app, "X");
+    assert_eq!(input(&app), "out/tabsX.md");
+    app.update(alt(KeyCode::Char('f')));
+    type_text(&mut app, "Y");
+    assert_eq!(input(&app), "out/tabsX.mdY");
+}
+
+#[test]
+fn page_up_mirrors_page_down() {
+    for (columns, rows) in [(120, 40), (80, 24)] {
+        let mut app = review_of(two_hundred(), columns, rows);
+        let at = |app: &App| {
+            let r = review(app);
+            let view = r.messages_view();
+            let first = view.headers.iter().position(|&h| h >= view.top).unwrap();
+            (r.selected, first)
+        };
+        let mut downs = vec![at(&app)];
+        for _ in 0..6 {
+            app.update(key(KeyCode::PageDown));
+            downs.push(at(&app));
+        }
+        let mut ups = vec![at(&app)];
+        while review(&app).selected > 0 && ups.len() < 20 {
+            app.update(key(KeyCode::PageUp));
+            ups.push(at(&app));
+        }
+        let height = review(&app).messages_view().height;
+        let moves = |steps: &[(usize, usize)]| -> Vec<usize> {
+            steps.windows(2).map(|w| w[0].1.abs_diff(w[1].1)).collect()
+        };
+        let (down_moves, up_moves) = (moves(&downs), moves(&ups));
+        // Every page but the one reaching the top moves the view by about a page, as PgDn.
+        let shortest_down = *down_moves.iter().min().unwrap();
+        for (n, &moved) in up_moves[..up_moves.len() - 1].iter().enumerate() {
+            assert!(
+                moved + 3 >= shortest_down && moved <= height,
+                "at {columns}×{rows}, PgUp {} moved {moved} rows (PgDn {down_moves:?}): {ups:?}",
+                n + 1
+            );
+        }
+        // As many pages up as down.
+        assert!(ups.len().abs_diff(downs.len()) <= 1, "{downs:?} {ups:?}");
+        assert_eq!(ups.last().unwrap(), &(0, 0));
+    }
+}

@@ -1755,8 +1755,8 @@ fn the_file_name_line_speaks_the_same_keys() {
     app.update(key(KeyCode::Delete));
     app.update(alt('f'));
     app.update(ctrl('u'));
-    // Alt-F in a text area lands on the next word's start.
-    assert_eq!(name(&app), format!("out/{offered}"));
+    // Alt-F on the file-name line lands at the word's end, as readline's.
+    assert_eq!(name(&app), format!(" out/{offered}"));
 }
 
 /// An app with one server of `count` prompts (`p00`, `p01`, …, each with an argument).

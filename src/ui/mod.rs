@@ -531,7 +531,20 @@ fn draw_help(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
     let hidden = wanted - height;
     let scroll = app.help_scroll.min(hidden);
     let title = if hidden > 0 {
-        format!("{title} ({}/{}, ↓ more)", scroll + 1, hidden + 1)
+        // Which lines show, and which way more are (none below once the last shows).
+        let shown = height.saturating_sub(2);
+        let more = match (scroll > 0, scroll < hidden) {
+            (true, true) => ", ↑↓ more",
+            (false, true) => ", ↓ more",
+            (true, false) => ", ↑ more",
+            (false, false) => "",
+        };
+        format!(
+            "{title} (lines {}–{} of {}{more})",
+            scroll + 1,
+            scroll + shown,
+            lines.len()
+        )
     } else {
         title.to_string()
     };

@@ -328,6 +328,36 @@ fn help_at_the_smallest_size_scrolls() {
 }
 
 #[test]
+fn help_says_more_only_while_lines_are_below() {
+    let mut app = app_in_review();
+    app.update(Msg::Resize(80, 24));
+    app.update(key(KeyCode::Char('?')));
+    let title = |app: &App| {
+        let drawn = screen(app, 80, 24);
+        let line = drawn.lines().find(|l| l.contains("Keys: review"));
+        line.expect("the help's title").to_string()
+    };
+    let first = title(&app);
+    assert!(
+        first.contains("(lines 1–") && first.contains(", ↓ more)"),
+        "{first}"
+    );
+    for _ in 0..3 {
+        app.update(key(KeyCode::PageDown));
+    }
+    let last = title(&app);
+    assert!(last.contains(", ↑ more)") && !last.contains('↓'), "{last}");
+    // The last line shows: the range ends at the count.
+    let total: usize = last
+        .split(" of ")
+        .nth(1)
+        .and_then(|rest| rest.split(',').next())
+        .and_then(|n| n.parse().ok())
+        .expect("a line count");
+    assert!(last.contains(&format!("–{total} of {total}")), "{last}");
+}
+
+#[test]
 fn review_of_a_long_paragraph_wraps_and_scrolls() {
     let mut app = app_in_review();
     app.update(Msg::Resize(80, 20));
