@@ -301,7 +301,10 @@ fn draw_field(
 /// on the same cluster, when that differs from the text; the value keeps what was typed.
 pub(super) fn drawn_editor(editor: &TextArea<'_>) -> Option<TextArea<'static>> {
     let lines = editor.lines();
-    if !lines.iter().any(|l| l.chars().any(crate::text::is_undrawn)) {
+    if lines
+        .iter()
+        .all(|l| matches!(crate::text::as_drawn(l), std::borrow::Cow::Borrowed(_)))
+    {
         return None;
     }
     let ratatui_textarea::DataCursor(row, col) = editor.cursor();
@@ -313,12 +316,10 @@ pub(super) fn drawn_editor(editor: &TextArea<'_>) -> Option<TextArea<'static>> {
     );
     drawn.set_cursor_line_style(editor.cursor_line_style());
     drawn.set_wrap_mode(editor.wrap_mode());
-    // The cursor's column counts the chars that are drawn before it.
-    let col = lines[row]
-        .chars()
-        .take(col)
-        .filter(|c| !crate::text::is_undrawn(*c))
-        .count();
+    // The cursor's column counts the chars drawn for the text before it (the cursor sits
+    // between clusters, so a flag before it is drawn whole).
+    let before: String = lines[row].chars().take(col).collect();
+    let col = crate::text::as_drawn(&before).chars().count();
     drawn.move_cursor(CursorMove::Jump(
         u16::try_from(row).unwrap_or(u16::MAX),
         u16::try_from(col).unwrap_or(u16::MAX),

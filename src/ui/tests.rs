@@ -6,7 +6,7 @@ use ratatui::backend::TestBackend;
 use crate::app::tests::{app_in_review, ctrl, key, ready_app, type_text};
 use crate::app::{App, KeyMap, Msg, Options};
 use crate::mcp::{Completion, GetOutcome, McpError, McpEvent, PromptMessages};
-use crossterm::event::KeyCode;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 fn screen(app: &App, width: u16, height: u16) -> String {
     let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
@@ -839,4 +839,50 @@ fn form_taller_than_the_screen_says_more_fields_are_above_and_below() {
         "the focused field is in view:\n{shown}"
     );
     insta::assert_snapshot!(shown);
+}
+
+/// Whether any cell of `terminal`'s last frame holds a regional indicator (half a flag).
+fn holds_a_regional_indicator(terminal: &Terminal<TestBackend>) -> bool {
+    terminal
+        .backend()
+        .buffer()
+        .content()
+        .iter()
+        .any(|c| c.symbol().chars().any(crate::text::is_regional_indicator))
+}
+
+/// tmux 3.3a draws a flag as two one-cell glyphs where ratatui assumed one two-cell cluster,
+/// so replacing it left its second half on screen; flags are drawn as their letters.
+#[test]
+fn flags_are_drawn_as_letters_and_edits_around_them_leave_no_stray_cell() {
+    let mut app = ready_app();
+    let mut terminal = Terminal::new(TestBackend::new(80, 20)).unwrap();
+    type_text(&mut app, "abc 🇯🇵y");
+    terminal.draw(|frame| super::draw(&app, frame)).unwrap();
+    assert!(!holds_a_regional_indicator(&terminal));
+    app.update(ctrl('a'));
+    app.update(Msg::Key(KeyEvent::new(
+        KeyCode::Char('d'),
+        KeyModifiers::ALT,
+    )));
+    terminal.draw(|frame| super::draw(&app, frame)).unwrap();
+    let drawn = terminal.backend().to_string();
+    assert!(!holds_a_regional_indicator(&terminal), "{drawn}");
+    assert!(drawn.contains("❯  [JP]y  "), "{drawn}");
+
+    let mut app = ready_app();
+    type_text(&mut app, "args-prompt");
+    app.update(key(KeyCode::Enter));
+    type_text(&mut app, "a👩\u{200d}👩\u{200d}👧b é fl🇫🇷x");
+    terminal.draw(|frame| super::draw(&app, frame)).unwrap();
+    assert!(!holds_a_regional_indicator(&terminal));
+    app.update(key(KeyCode::Home));
+    app.update(key(KeyCode::Right));
+    app.update(key(KeyCode::Right));
+    app.update(key(KeyCode::Backspace));
+    app.update(key(KeyCode::Backspace));
+    terminal.draw(|frame| super::draw(&app, frame)).unwrap();
+    let drawn = terminal.backend().to_string();
+    assert!(!holds_a_regional_indicator(&terminal), "{drawn}");
+    assert!(drawn.contains("│b é fl[FR]x "), "{drawn}");
 }
