@@ -747,7 +747,17 @@ fn form_with_the_file_picker() {
 
 #[test]
 fn form_with_the_file_picker_narrow() {
-    insta::assert_snapshot!(screen(&form_with_file_picker(""), 80, 24));
+    let drawn = screen(&form_with_file_picker(""), 80, 24);
+    assert_popup_lines_up_with_the_form(&drawn);
+    insta::assert_snapshot!(drawn);
+}
+
+/// A popup over the narrow form covers it edge to edge: no box line of the form shows
+/// beside its own (`┌┌`, `└│`, `┐┐`).
+fn assert_popup_lines_up_with_the_form(drawn: &str) {
+    for doubled in ["┌┌", "└│", "┐┐", "││", "│┘"] {
+        assert!(!drawn.contains(doubled), "{doubled} in\n{drawn}");
+    }
 }
 
 #[test]
@@ -798,7 +808,9 @@ fn form_with_a_failed_command() {
             stderr: "make: *** No rule to make target 'lint'.  Stop.\x1b[31m".into(),
         },
     });
-    insta::assert_snapshot!(screen(&app, 80, 24));
+    let drawn = screen(&app, 80, 24);
+    assert_popup_lines_up_with_the_form(&drawn);
+    insta::assert_snapshot!(drawn);
 }
 
 #[test]
@@ -885,4 +897,23 @@ fn flags_are_drawn_as_letters_and_edits_around_them_leave_no_stray_cell() {
     let drawn = terminal.backend().to_string();
     assert!(!holds_a_regional_indicator(&terminal), "{drawn}");
     assert!(drawn.contains("│b é fl[FR]x "), "{drawn}");
+}
+
+/// A value taller than its box says how many lines are above (focused, at its end) and
+/// below (unfocused, drawn from its start).
+#[test]
+fn a_value_taller_than_its_box_marks_the_hidden_lines() {
+    let mut app = ready_app();
+    type_text(&mut app, "args-prompt");
+    app.update(key(KeyCode::Enter));
+    let eight: Vec<String> = (1..=8).map(|n| format!("line {n}")).collect();
+    app.update(Msg::Paste(eight.join("\n")));
+    let focused = screen(&app, 80, 24);
+    assert!(focused.contains("↑ 2 more lines"), "{focused}");
+    assert!(!focused.contains("↓"), "{focused}");
+    app.update(key(KeyCode::Tab));
+    let unfocused = screen(&app, 80, 24);
+    assert!(unfocused.contains("↓ 2 more lines"), "{unfocused}");
+    insta::assert_snapshot!("a_value_taller_than_its_box_focused", focused);
+    insta::assert_snapshot!("a_value_taller_than_its_box_unfocused", unfocused);
 }
