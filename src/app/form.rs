@@ -763,11 +763,11 @@ impl FormState {
                 Vec::new()
             }
             Action::Undo | Action::Redo => {
-                if let Some(field) = self.fields.get_mut(self.focus) {
-                    if field.undo_or_redo(action == Action::Undo) {
-                        field.prefilled = false;
-                        self.edited(history, tick);
-                    }
+                if let Some(field) = self.fields.get_mut(self.focus)
+                    && field.undo_or_redo(action == Action::Undo)
+                {
+                    field.prefilled = false;
+                    self.edited(history, tick);
                 }
                 Vec::new()
             }
