@@ -39,19 +39,62 @@ pub fn is_undrawn(c: char) -> bool {
     matches!(c, '\u{200d}' | '\u{fe0f}' | '\u{1f3fb}'..='\u{1f3ff}')
 }
 
+/// Whether `c` is a regional indicator (`🇦`…`🇿`), half of a flag.
+pub fn is_regional_indicator(c: char) -> bool {
+    matches!(c, '\u{1f1e6}'..='\u{1f1ff}')
+}
+
+/// The ASCII capital letter a regional indicator stands for (`🇯` is `J`).
+fn regional_letter(c: char) -> char {
+    char::from_u32('A' as u32 + (c as u32 - 0x1f1e6)).unwrap_or('?')
+}
+
 /// `text` as it is drawn in cells: without the characters that make terminals disagree on a
-/// cluster's width. Terminals differ on ZWJ sequences (`👩‍👩‍👧` is 2 cells in tmux 3.3 and
-/// kitty, 6 in VTE and Alacritty), on U+FE0F (`❤️` is 1 cell in tmux, 2 in kitty) and on
-/// skin-tone modifiers (`👍🏽` is 4 cells in tmux, 2 in kitty), and ratatui puts each cluster in
-/// the cells `unicode-width` gives it, so a disagreement leaves ghost glyphs or moves the
-/// border. Without them, each part is its own cluster (`👩👩👧`, `❤`, `👍`), as wide everywhere
-/// as [`width`] says. The value itself keeps them.
+/// cluster's width, and with flags written as their letters. Terminals differ on ZWJ
+/// sequences (`👩‍👩‍👧` is 2 cells in tmux 3.3 and kitty, 6 in VTE and Alacritty), on U+FE0F
+/// (`❤️` is 1 cell in tmux, 2 in kitty) and on skin-tone modifiers (`👍🏽` is 4 cells in tmux,
+/// 2 in kitty), and ratatui puts each cluster in the cells `unicode-width` gives it, so a
+/// disagreement leaves ghost glyphs or moves the border. Without them, each part is its own
+/// cluster (`👩👩👧`, `❤`, `👍`), as wide everywhere as [`width`] says.
+///
+/// Flags are worse: tmux 3.3a draws `🇯🇵` as two one-cell glyphs where ratatui sees one
+/// two-cell cluster, so when a narrow character later replaces the cluster ratatui's diff
+/// leaves the second cell alone (it trusts the terminal to have cleared the wide glyph's
+/// other half) and a stray `🇵` stays there, on later screens too. A lone regional indicator
+/// is one cell in tmux and two in others. So every pair is drawn as its two letters in
+/// brackets (`🇯🇵` as `[JP]`) and a lone one as `[J]`: plain ASCII every terminal agrees on.
+/// The value itself keeps them.
 pub fn as_drawn(text: &str) -> std::borrow::Cow<'_, str> {
-    if text.chars().any(is_undrawn) {
-        std::borrow::Cow::Owned(text.chars().filter(|c| !is_undrawn(*c)).collect())
-    } else {
-        std::borrow::Cow::Borrowed(text)
+    if !text
+        .chars()
+        .any(|c| is_undrawn(c) || is_regional_indicator(c))
+    {
+        return std::borrow::Cow::Borrowed(text);
     }
+    let mut out = String::with_capacity(text.len());
+    // A regional indicator waiting for its pair (Unicode pairs them from a run's start).
+    let mut pending: Option<char> = None;
+    for c in text.chars() {
+        if is_regional_indicator(c) {
+            match pending.take() {
+                Some(first) => {
+                    out.extend(['[', regional_letter(first), regional_letter(c), ']']);
+                }
+                None => pending = Some(c),
+            }
+            continue;
+        }
+        if let Some(lone) = pending.take() {
+            out.extend(['[', regional_letter(lone), ']']);
+        }
+        if !is_undrawn(c) {
+            out.push(c);
+        }
+    }
+    if let Some(lone) = pending {
+        out.extend(['[', regional_letter(lone), ']']);
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// The columns between tab stops when a tab is drawn. Four, as the message editor
@@ -399,7 +442,10 @@ mod tests {
         assert_eq!(width(&as_drawn(family)), 6);
         assert_eq!(as_drawn("❤\u{fe0f} 👍🏽 🏳\u{fe0f}\u{200d}🌈"), "❤ 👍 🏳🌈");
         // Clusters every terminal measures alike stay as they are.
-        assert_eq!(as_drawn("e\u{301} 🇫🇷 字"), "e\u{301} 🇫🇷 字");
+        assert_eq!(as_drawn("e\u{301} 字"), "e\u{301} 字");
+        // Flags and lone regional indicators are drawn as their letters.
+        assert_eq!(as_drawn("fl🇫🇷x 🇯🇵🇺"), "fl[FR]x [JP][U]");
+        assert_eq!(as_drawn("🇵"), "[P]");
         assert!(matches!(as_drawn("plain"), std::borrow::Cow::Borrowed(_)));
         assert_eq!(one_line(&format!("a\n{family}")), "a 👩👩👧");
     }

@@ -257,4 +257,30 @@ mod tests {
         assert_eq!(stage(&app), &CommandStage::Typing);
         assert_eq!(form(&app).fields[0].value(), "");
     }
+
+    #[test]
+    fn undo_brings_back_what_a_commands_output_replaced() {
+        let mut app = ready_app();
+        type_text(&mut app, "args-prompt");
+        app.update(key(KeyCode::Enter));
+        type_text(&mut app, "keep me");
+        app.update(ctrl('r'));
+        type_text(&mut app, "printf hello");
+        let effects = app.update(key(KeyCode::Enter));
+        let [Effect::RunCommand { id, .. }] = effects[..] else {
+            panic!("expected a run, got {effects:?}");
+        };
+        app.update(Msg::CommandRan {
+            id,
+            outcome: CommandOutcome::Done {
+                output: "hello".into(),
+            },
+        });
+        app.update(key(KeyCode::Enter));
+        assert_eq!(form(&app).fields[0].value(), "hello");
+        assert!(!form(&app).suggestions.visible());
+        app.update(ctrl('z'));
+        assert_eq!(form(&app).fields[0].value(), "keep me");
+        assert!(form(&app).fields[0].source.is_none());
+    }
 }

@@ -457,4 +457,90 @@ mod tests {
             Some(ValueSource::File("build.log".into()))
         );
     }
+
+    fn alt(c: char) -> Msg {
+        Msg::Key(crossterm::event::KeyEvent::new(
+            KeyCode::Char(c),
+            crossterm::event::KeyModifiers::ALT,
+        ))
+    }
+
+    /// Opens the picker over `build.log` in the args-prompt form after `typed` was typed
+    /// and the server suggested `suggested` for it; picks it and reads `contents`.
+    fn fill_after(typed: &str, suggested: &[&str], contents: &str) -> App {
+        let mut app = ready_app();
+        type_text(&mut app, "args-prompt");
+        app.update(key(KeyCode::Enter));
+        type_text(&mut app, typed);
+        for _ in 0..4 {
+            for effect in app.update(Msg::Tick) {
+                if let Effect::Complete { id, .. } = effect {
+                    app.update(Msg::Completed {
+                        id,
+                        result: Ok(crate::mcp::Completion {
+                            values: suggested.iter().map(|v| v.to_string()).collect(),
+                            total: None,
+                            has_more: None,
+                        }),
+                    });
+                }
+            }
+        }
+        let effects = app.update(ctrl('o'));
+        let [Effect::ListFiles { id }] = effects[..] else {
+            panic!("expected a walk, got {effects:?}");
+        };
+        app.update(Msg::FilesListed {
+            id,
+            list: FileList {
+                files: vec!["build.log".into()],
+                truncated: false,
+            },
+        });
+        let (id, _) = read_request(&app.update(key(KeyCode::Enter)));
+        app.update(Msg::FileRead {
+            id,
+            result: Ok(contents.into()),
+        });
+        app
+    }
+
+    #[test]
+    fn a_file_fill_hides_the_suggestions_for_what_was_typed_and_tab_keeps_the_file() {
+        let mut app = fill_after("h", &["haskell", "html"], "the file");
+        assert_eq!(form(&app).fields[0].value(), "the file");
+        assert!(!form(&app).suggestions.visible(), "stale suggestions shown");
+        assert!(form(&app).completion_due.is_none());
+        // More ticks ask nothing about the file's contents.
+        for _ in 0..4 {
+            let effects = app.update(Msg::Tick);
+            assert!(
+                !effects.iter().any(|e| matches!(e, Effect::Complete { .. })),
+                "{effects:?}"
+            );
+        }
+        app.update(key(KeyCode::Tab));
+        assert_eq!(form(&app).fields[0].value(), "the file");
+        assert_eq!(form(&app).focus, 1, "Tab moves on");
+    }
+
+    #[test]
+    fn undo_brings_back_what_a_file_fill_replaced_and_redo_the_file() {
+        let mut app = fill_after("keep me", &[], "the file\nline two");
+        assert_eq!(form(&app).fields[0].value(), "the file\nline two");
+        app.update(ctrl('z'));
+        assert_eq!(form(&app).fields[0].value(), "keep me");
+        assert!(
+            form(&app).fields[0].source.is_none(),
+            "typed, not from a file"
+        );
+        app.update(alt('_'));
+        assert_eq!(form(&app).fields[0].value(), "the file\nline two");
+        assert!(form(&app).fields[0].source.is_some());
+        app.update(ctrl('_'));
+        assert_eq!(form(&app).fields[0].value(), "keep me");
+        // Then on through what was typed.
+        app.update(ctrl('z'));
+        assert_eq!(form(&app).fields[0].value(), "keep m");
+    }
 }

@@ -38,9 +38,82 @@ pub struct Field {
     /// Where the last run's value came from, when it was a file, a command or stdin (the
     /// history keeps that, not the value): a file is read again, a command offered again.
     pub recalled: Option<ValueSource>,
+    /// The last replacement of the whole value (a fill or a taken suggestion), which the
+    /// text area records as two edits (delete all, insert): undo and redo take both at once.
+    pub replaced: Option<Replacement>,
+}
+
+/// A whole value replaced by another, as [`Field::replace_value`] recorded it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Replacement {
+    /// The value before.
+    pub before: String,
+    /// Where the value before came from.
+    pub source_before: Option<SourceMark>,
+    /// The value after.
+    pub after: String,
+    /// Where the value after came from.
+    pub source_after: Option<SourceMark>,
 }
 
 impl Field {
+    /// Replaces the whole value with `text` as an edit the text area records (select all,
+    /// then insert), so Ctrl-Z brings the value before back; the cursor ends after it.
+    pub fn replace_value(&mut self, text: &str) {
+        let before = self.value();
+        if before == text {
+            return;
+        }
+        // As `editor_with`: long values scroll sideways rather than wrap.
+        self.editor
+            .set_wrap_mode(if text.len() <= WRAP_UP_TO_BYTES {
+                ratatui_textarea::WrapMode::WordOrGlyph
+            } else {
+                ratatui_textarea::WrapMode::None
+            });
+        self.editor.cancel_selection();
+        if !before.is_empty() {
+            self.editor.select_all();
+        }
+        if text.is_empty() {
+            self.editor.delete_str(0);
+        } else {
+            self.editor.insert_str(text);
+        }
+        // Only a non-empty value replaced by another is two edits in the text area.
+        self.replaced = (!before.is_empty() && !text.is_empty()).then(|| Replacement {
+            before,
+            source_before: self.source.clone(),
+            after: text.to_string(),
+            source_after: self.source.clone(),
+        });
+    }
+
+    /// Ctrl-Z (`undo`) or its redo on this field; a replacement is undone or redone whole.
+    /// Returns whether the value changed.
+    fn undo_or_redo(&mut self, undo: bool) -> bool {
+        let was = self.value();
+        let step = |editor: &mut TextArea<'static>| {
+            if undo { editor.undo() } else { editor.redo() }
+        };
+        if !step(&mut self.editor) {
+            return false;
+        }
+        // The replacement's first half: the empty value between its two edits.
+        if let Some(replaced) = self.replaced.clone()
+            && self.value().is_empty()
+        {
+            if undo && was == replaced.after {
+                step(&mut self.editor);
+                self.source = replaced.source_before;
+            } else if !undo && was == replaced.before {
+                step(&mut self.editor);
+                self.source = replaced.source_after;
+            }
+        }
+        true
+    }
+
     /// The field's value.
     pub fn value(&self) -> String {
         self.editor.lines().join("\n")
@@ -168,6 +241,7 @@ impl FormState {
                     prefilled: !last.is_empty(),
                     source: None,
                     recalled: history.last_source(&slash_name, &arg.name).cloned(),
+                    replaced: None,
                 }
             })
             .collect();
@@ -244,15 +318,24 @@ impl FormState {
         let Some(field) = self.fields.get_mut(index) else {
             return;
         };
-        field.editor = editor_with(text);
+        field.replace_value(text);
         field.source = Some(SourceMark::new(source, text));
+        if let Some(replaced) = &mut field.replaced {
+            replaced.source_after = field.source.clone();
+        }
         field.recalled = None;
         field.missing = false;
         self.error = None;
         if index == self.focus {
             self.edited(history, tick);
-            // A document read in is nothing to complete (and too large to send for it).
+            // A document read in is nothing to complete (and too large to send for it), and
+            // the suggestions for what was typed before are stale: Tab must not take one.
             self.completion_due = None;
+            self.server_suggestions = None;
+            self.suggestions = Suggestions {
+                dismissed: true,
+                ..Suggestions::default()
+            };
         }
         if let Some(field) = self.fields.get_mut(index) {
             field.prefilled = prefilled;
@@ -513,7 +596,7 @@ impl FormState {
         // Editors end files with a newline the user did not mean as part of the value.
         let text = text.strip_suffix('\n').unwrap_or(text);
         if let Some(field) = self.fields.get_mut(self.focus) {
-            field.editor = editor_with(text);
+            field.replace_value(text);
             self.edited(history, tick);
         }
         Vec::new()
@@ -547,7 +630,7 @@ impl FormState {
         if field.value() == value {
             return false;
         }
-        field.editor = editor_with(&value);
+        field.replace_value(&value);
         field.missing = false;
         field.prefilled = false;
         field.follow_source();
@@ -680,16 +763,11 @@ impl FormState {
                 Vec::new()
             }
             Action::Undo | Action::Redo => {
-                if let Some(field) = self.fields.get_mut(self.focus) {
-                    let changed = if action == Action::Undo {
-                        field.editor.undo()
-                    } else {
-                        field.editor.redo()
-                    };
-                    if changed {
-                        field.prefilled = false;
-                        self.edited(history, tick);
-                    }
+                if let Some(field) = self.fields.get_mut(self.focus)
+                    && field.undo_or_redo(action == Action::Undo)
+                {
+                    field.prefilled = false;
+                    self.edited(history, tick);
                 }
                 Vec::new()
             }

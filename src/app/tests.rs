@@ -1889,6 +1889,21 @@ fn answer_completions(app: &mut App, values: &[&str]) {
 }
 
 #[test]
+fn a_taken_suggestion_is_undone_like_typing() {
+    let mut app = ready_app();
+    type_text(&mut app, "args-prompt");
+    app.update(key(KeyCode::Enter));
+    type_text(&mut app, "Pa");
+    answer_completions(&mut app, &["Paris", "Parma"]);
+    app.update(key(KeyCode::Tab));
+    assert_eq!(form_value(&app, 0), "Paris");
+    app.update(ctrl('z'));
+    assert_eq!(form_value(&app, 0), "Pa");
+    app.update(alt('_'));
+    assert_eq!(form_value(&app, 0), "Paris");
+}
+
+#[test]
 fn the_first_ctrl_n_highlights_the_first_suggestion_and_tab_takes_it() {
     let mut app = ready_app();
     type_text(&mut app, "args-prompt");

@@ -21,7 +21,7 @@ pub(super) fn draw(
     area: Rect,
     theme: &Theme,
 ) {
-    let width = area.width.saturating_sub(2).clamp(1, MAX_WIDTH);
+    let width = super::files::popup_width(area.width, MAX_WIDTH);
     let field = form
         .fields
         .get(form.focus)

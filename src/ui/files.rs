@@ -16,6 +16,17 @@ const MIN_ROWS: usize = 8;
 /// The form's footer rows, left uncovered.
 const FOOTER_ROWS: u16 = 2;
 
+/// The width of a popup over the form (`area_width` wide), at most `max`: the form's whole
+/// width when `max` would leave only a column or two of it beside the popup, so its box
+/// lines up with the form's boxes rather than sitting one column inside them (`┌┌`, `└│`).
+pub(super) fn popup_width(area_width: u16, max: u16) -> u16 {
+    if area_width <= max.saturating_add(4) {
+        area_width
+    } else {
+        max
+    }
+}
+
 pub(super) fn draw(
     form: &FormState,
     picker: &FilePicker,
@@ -23,7 +34,7 @@ pub(super) fn draw(
     area: Rect,
     theme: &Theme,
 ) {
-    let width = area.width.saturating_sub(2).clamp(1, MAX_WIDTH);
+    let width = popup_width(area.width, MAX_WIDTH);
     // The form's footer stays in sight below: it says why a file was refused.
     let room = Rect {
         height: area.height.saturating_sub(FOOTER_ROWS).max(1),

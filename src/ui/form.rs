@@ -276,32 +276,92 @@ fn draw_field(
         None => block,
     };
     let inner = block.inner(box_area);
+    let origin_width = block_origin_width(field);
     frame.render_widget(block, box_area);
-    if focused && show_cursor {
-        match drawn_editor(&field.editor) {
-            Some(drawn) => frame.render_widget(&drawn, inner),
-            None => frame.render_widget(&field.editor, inner),
-        }
+    // The rows of the value hidden above and below the box.
+    let (above, below) = if focused && show_cursor {
+        let drawn = drawn_editor(&field.editor);
+        let editor = drawn.as_ref().unwrap_or(&field.editor);
+        frame.render_widget(editor, inner);
+        // Drawing scrolled the text area to its cursor: what it shows is known now.
+        let top = editor.scroll_offset().0 as usize;
+        let rows = screen_rows(editor);
+        (top, rows.saturating_sub(top + inner.height as usize))
     } else {
-        let text: Vec<Line> = field
-            .editor
-            .lines()
+        let lines = field.editor.lines();
+        let text: Vec<Line> = lines
             .iter()
             .take(MAX_VALUE_LINES)
             .map(|l| Line::raw(crate::text::as_drawn(&crate::text::sanitize(l)).into_owned()))
             .collect();
         frame.render_widget(Paragraph::new(text), inner);
+        (0, lines.len().saturating_sub(MAX_VALUE_LINES))
+    };
+    // Marked on the box's borders, left, clear of the origin on the bottom's right.
+    let room = box_area.width.saturating_sub(4);
+    for (hidden, arrow, y) in [
+        (above, '↑', box_area.y),
+        (below, '↓', box_area.bottom().saturating_sub(1)),
+    ] {
+        if hidden == 0 {
+            continue;
+        }
+        let noun = crate::text::plural(hidden, "line", "lines");
+        let mark = format!(" {arrow} {hidden} more {noun} ");
+        let room = if arrow == '↓' {
+            room.saturating_sub(origin_width + 1)
+        } else {
+            room
+        };
+        let width = (crate::text::width(&mark) as u16).min(room);
+        if width > 0 {
+            frame.render_widget(
+                Paragraph::new(Span::styled(mark, theme.dim())),
+                Rect::new(box_area.x + 2, y, width, 1),
+            );
+        }
     }
     if focused && form.suggestions.visible() {
         draw_suggestions(form, list_rows, frame, rest, theme);
     }
 }
 
+/// The columns the origin (source mark) takes on the bottom border, if any.
+fn block_origin_width(field: &crate::app::Field) -> u16 {
+    field
+        .source
+        .as_ref()
+        .map_or(0, |mark| crate::text::width(&mark.label()) as u16 + 2)
+}
+
+/// How many rows `editor` lays its text out in at the width it was last drawn with: the
+/// first row at which `screen_to_data` stops moving (it clamps past the last row).
+fn screen_rows(editor: &TextArea<'_>) -> usize {
+    let (mut fit, mut over) = (0usize, 1usize);
+    // Double until a row past the end, then halve the gap.
+    while editor.screen_to_data(over, 0) != editor.screen_to_data(over - 1, 0) {
+        fit = over;
+        over *= 2;
+    }
+    while over - fit > 1 {
+        let middle = (fit + over) / 2;
+        if editor.screen_to_data(middle, 0) != editor.screen_to_data(middle - 1, 0) {
+            fit = middle;
+        } else {
+            over = middle;
+        }
+    }
+    fit + 1
+}
+
 /// A copy of `editor` holding its text as drawn ([`crate::text::as_drawn`]), the cursor
 /// on the same cluster, when that differs from the text; the value keeps what was typed.
 pub(super) fn drawn_editor(editor: &TextArea<'_>) -> Option<TextArea<'static>> {
     let lines = editor.lines();
-    if !lines.iter().any(|l| l.chars().any(crate::text::is_undrawn)) {
+    if lines
+        .iter()
+        .all(|l| matches!(crate::text::as_drawn(l), std::borrow::Cow::Borrowed(_)))
+    {
         return None;
     }
     let ratatui_textarea::DataCursor(row, col) = editor.cursor();
@@ -313,12 +373,10 @@ pub(super) fn drawn_editor(editor: &TextArea<'_>) -> Option<TextArea<'static>> {
     );
     drawn.set_cursor_line_style(editor.cursor_line_style());
     drawn.set_wrap_mode(editor.wrap_mode());
-    // The cursor's column counts the chars that are drawn before it.
-    let col = lines[row]
-        .chars()
-        .take(col)
-        .filter(|c| !crate::text::is_undrawn(*c))
-        .count();
+    // The cursor's column counts the chars drawn for the text before it (the cursor sits
+    // between clusters, so a flag before it is drawn whole).
+    let before: String = lines[row].chars().take(col).collect();
+    let col = crate::text::as_drawn(&before).chars().count();
     drawn.move_cursor(CursorMove::Jump(
         u16::try_from(row).unwrap_or(u16::MAX),
         u16::try_from(col).unwrap_or(u16::MAX),

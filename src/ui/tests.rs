@@ -6,7 +6,7 @@ use ratatui::backend::TestBackend;
 use crate::app::tests::{app_in_review, ctrl, key, ready_app, type_text};
 use crate::app::{App, KeyMap, Msg, Options};
 use crate::mcp::{Completion, GetOutcome, McpError, McpEvent, PromptMessages};
-use crossterm::event::KeyCode;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 fn screen(app: &App, width: u16, height: u16) -> String {
     let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
@@ -800,7 +800,17 @@ fn form_with_the_file_picker() {
 
 #[test]
 fn form_with_the_file_picker_narrow() {
-    insta::assert_snapshot!(screen(&form_with_file_picker(""), 80, 24));
+    let drawn = screen(&form_with_file_picker(""), 80, 24);
+    assert_popup_lines_up_with_the_form(&drawn);
+    insta::assert_snapshot!(drawn);
+}
+
+/// A popup over the narrow form covers it edge to edge: no box line of the form shows
+/// beside its own (`┌┌`, `└│`, `┐┐`).
+fn assert_popup_lines_up_with_the_form(drawn: &str) {
+    for doubled in ["┌┌", "└│", "┐┐", "││", "│┘"] {
+        assert!(!drawn.contains(doubled), "{doubled} in\n{drawn}");
+    }
 }
 
 #[test]
@@ -851,7 +861,9 @@ fn form_with_a_failed_command() {
             stderr: "make: *** No rule to make target 'lint'.  Stop.\x1b[31m".into(),
         },
     });
-    insta::assert_snapshot!(screen(&app, 80, 24));
+    let drawn = screen(&app, 80, 24);
+    assert_popup_lines_up_with_the_form(&drawn);
+    insta::assert_snapshot!(drawn);
 }
 
 #[test]
@@ -990,4 +1002,69 @@ fn menu_with_a_long_prompt_name_keeps_the_other_rows_readable_narrow() {
     assert!(shown.contains("Write a commit message"), "{shown}");
     assert!(!shown.contains("second_…"), "{shown}");
     insta::assert_snapshot!(shown);
+}
+
+/// Whether any cell of `terminal`'s last frame holds a regional indicator (half a flag).
+fn holds_a_regional_indicator(terminal: &Terminal<TestBackend>) -> bool {
+    terminal
+        .backend()
+        .buffer()
+        .content()
+        .iter()
+        .any(|c| c.symbol().chars().any(crate::text::is_regional_indicator))
+}
+
+/// tmux 3.3a draws a flag as two one-cell glyphs where ratatui assumed one two-cell cluster,
+/// so replacing it left its second half on screen; flags are drawn as their letters.
+#[test]
+fn flags_are_drawn_as_letters_and_edits_around_them_leave_no_stray_cell() {
+    let mut app = ready_app();
+    let mut terminal = Terminal::new(TestBackend::new(80, 20)).unwrap();
+    type_text(&mut app, "abc 🇯🇵y");
+    terminal.draw(|frame| super::draw(&app, frame)).unwrap();
+    assert!(!holds_a_regional_indicator(&terminal));
+    app.update(ctrl('a'));
+    app.update(Msg::Key(KeyEvent::new(
+        KeyCode::Char('d'),
+        KeyModifiers::ALT,
+    )));
+    terminal.draw(|frame| super::draw(&app, frame)).unwrap();
+    let drawn = terminal.backend().to_string();
+    assert!(!holds_a_regional_indicator(&terminal), "{drawn}");
+    assert!(drawn.contains("❯  [JP]y  "), "{drawn}");
+
+    let mut app = ready_app();
+    type_text(&mut app, "args-prompt");
+    app.update(key(KeyCode::Enter));
+    type_text(&mut app, "a👩\u{200d}👩\u{200d}👧b é fl🇫🇷x");
+    terminal.draw(|frame| super::draw(&app, frame)).unwrap();
+    assert!(!holds_a_regional_indicator(&terminal));
+    app.update(key(KeyCode::Home));
+    app.update(key(KeyCode::Right));
+    app.update(key(KeyCode::Right));
+    app.update(key(KeyCode::Backspace));
+    app.update(key(KeyCode::Backspace));
+    terminal.draw(|frame| super::draw(&app, frame)).unwrap();
+    let drawn = terminal.backend().to_string();
+    assert!(!holds_a_regional_indicator(&terminal), "{drawn}");
+    assert!(drawn.contains("│b é fl[FR]x "), "{drawn}");
+}
+
+/// A value taller than its box says how many lines are above (focused, at its end) and
+/// below (unfocused, drawn from its start).
+#[test]
+fn a_value_taller_than_its_box_marks_the_hidden_lines() {
+    let mut app = ready_app();
+    type_text(&mut app, "args-prompt");
+    app.update(key(KeyCode::Enter));
+    let eight: Vec<String> = (1..=8).map(|n| format!("line {n}")).collect();
+    app.update(Msg::Paste(eight.join("\n")));
+    let focused = screen(&app, 80, 24);
+    assert!(focused.contains("↑ 2 more lines"), "{focused}");
+    assert!(!focused.contains("↓"), "{focused}");
+    app.update(key(KeyCode::Tab));
+    let unfocused = screen(&app, 80, 24);
+    assert!(unfocused.contains("↓ 2 more lines"), "{unfocused}");
+    insta::assert_snapshot!("a_value_taller_than_its_box_focused", focused);
+    insta::assert_snapshot!("a_value_taller_than_its_box_unfocused", unfocused);
 }
