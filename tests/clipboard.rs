@@ -237,7 +237,7 @@ fn inside_tmux_y_fills_a_tmux_buffer_and_says_the_terminal_got_it_too() {
     let home = tempfile::tempdir().unwrap();
     let (server, _client, screen) = copy_in_tmux(tmux, home.path(), "external", true);
     assert!(
-        screen.contains("also sent to your terminal's clipboard (set-clipboard external)"),
+        screen.contains("and your terminal's clipboard (set-clipboard external)"),
         "{screen}"
     );
     // Enter accepts: copied again, and back to the menu once it worked.
@@ -270,7 +270,10 @@ fn in_a_session_no_client_sees_the_status_never_claims_a_terminal_got_it() {
         screen.contains("no tmux client is attached, so no terminal's clipboard got it"),
         "{screen}"
     );
-    assert!(!screen.contains("also sent"), "{screen}");
+    assert!(
+        !screen.contains("and your terminal's clipboard"),
+        "{screen}"
+    );
 }
 
 #[test]

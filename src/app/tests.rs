@@ -1558,7 +1558,7 @@ fn a_tmux_copy_says_it_is_a_buffer_and_whether_the_terminal_got_it() {
     );
     assert_eq!(
         said,
-        "Copied to a tmux buffer (prefix ] pastes it); also sent to your terminal's clipboard (set-clipboard external)."
+        "Copied to a tmux buffer (prefix ] pastes it) and your terminal's clipboard (set-clipboard external)."
     );
     assert!(matches!(app.screen, Screen::Picker));
     let (_, said) = after_copy(

@@ -240,9 +240,9 @@ impl Copied {
     pub fn summary(&self) -> String {
         match self {
             Copied::TmuxBuffer { outer } => match outer {
-                OuterClipboard::Sent(setting) => format!(
-                    "{TMUX_COPIED}; also sent to your terminal's clipboard (set-clipboard {setting})"
-                ),
+                OuterClipboard::Sent(setting) => {
+                    format!("{TMUX_COPIED} and your terminal's clipboard (set-clipboard {setting})")
+                }
                 OuterClipboard::NotSet => format!("{TMUX_COPIED}, {TMUX_OUTER_NOT_SET}"),
                 OuterClipboard::Unknown => format!("{TMUX_COPIED}; {TMUX_OUTER_UNKNOWN}"),
                 OuterClipboard::NoClient => format!("{TMUX_COPIED}; {TMUX_NO_CLIENT}"),
@@ -780,7 +780,7 @@ mod tests {
         };
         assert!(
             tmux.summary()
-                .contains("also sent to your terminal's clipboard (set-clipboard external)")
+                .contains("and your terminal's clipboard (set-clipboard external)")
         );
     }
 
