@@ -152,16 +152,9 @@ impl App {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::app::tests::{ctrl, key, ready_app, type_text};
-    use crate::app::{FormState, KeyScreen, Msg};
+    use crate::app::tests::{ctrl, form, key, ready_app, type_text};
+    use crate::app::{KeyScreen, Msg};
     use crossterm::event::KeyCode;
-
-    fn form(app: &App) -> &FormState {
-        match &app.screen {
-            Screen::Form(form) => form,
-            other => panic!("expected the form, got {other:?}"),
-        }
-    }
 
     fn stage(app: &App) -> &CommandStage {
         &form(app)

@@ -288,16 +288,9 @@ impl App {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::app::tests::{ctrl, key, ready_app, type_text};
-    use crate::app::{FormState, GetOutcome, KeyScreen, Msg};
+    use crate::app::tests::{ctrl, form, key, ready_app, type_text};
+    use crate::app::{GetOutcome, KeyScreen, Msg};
     use crossterm::event::KeyCode;
-
-    fn form(app: &App) -> &FormState {
-        match &app.screen {
-            Screen::Form(form) => form,
-            other => panic!("expected the form, got {other:?}"),
-        }
-    }
 
     fn picker(app: &App) -> &FilePicker {
         form(app).files.as_deref().expect("the file picker is open")

@@ -81,7 +81,8 @@ pub(crate) fn type_text(app: &mut App, text: &str) -> Vec<Effect> {
     effects
 }
 
-fn form(app: &App) -> &FormState {
+/// The form on screen (a test fails if another screen is).
+pub(crate) fn form(app: &App) -> &FormState {
     match &app.screen {
         Screen::Form(form) => form,
         other => panic!("expected the form, got {other:?}"),
