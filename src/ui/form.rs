@@ -224,9 +224,8 @@ fn draw_field(
             theme.dim(),
         ));
     }
-    if let Some(d) = &arg.description {
-        label.push(Span::styled(format!("  {}", one_line(d)), theme.dim()));
-    }
+    // The description goes after the name, and takes the room the other marks leave.
+    let described_at = label.len();
     if field.missing {
         label.push(Span::styled("  required", theme.error()));
     }
@@ -265,6 +264,20 @@ fn draw_field(
         Constraint::Fill(1),
     ])
     .areas(area);
+    if let Some(d) = &arg.description {
+        let used: usize = label.iter().map(|s| crate::text::width(&s.content)).sum();
+        let room = usize::from(label_area.width).saturating_sub(used + 2);
+        let d = one_line(d);
+        // Too long, it is cut at a word and marked, never clipped unmarked by the edge.
+        let d = if crate::text::width(&d) <= room {
+            d
+        } else {
+            crate::text::cut_at_word(&d, room)
+        };
+        if room > 0 {
+            label.insert(described_at, Span::styled(format!("  {d}"), theme.dim()));
+        }
+    }
     frame.render_widget(Paragraph::new(Line::from(label)), label_area);
     let block = if field.missing {
         titled_block("", true, theme).border_style(theme.error())

@@ -1068,3 +1068,40 @@ fn a_value_taller_than_its_box_marks_the_hidden_lines() {
     insta::assert_snapshot!("a_value_taller_than_its_box_focused", focused);
     insta::assert_snapshot!("a_value_taller_than_its_box_unfocused", unfocused);
 }
+
+#[test]
+fn a_long_argument_description_is_cut_at_a_word_and_the_required_mark_stays() {
+    use crate::app::tests::{arg, details, prompt};
+    let mut app = App::new(
+        vec!["lib".into()],
+        Options::default(),
+        KeyMap::default(),
+        crate::app::History::default(),
+    );
+    let mut long = arg("code", true);
+    long.description = Some(
+        "The code that produced it, if you have it, pasted whole (default: not available)".into(),
+    );
+    app.update(Msg::Mcp(McpEvent::Ready {
+        server: "lib".into(),
+        details: details(false),
+        prompts: vec![prompt("lib", "explain", vec![long])],
+    }));
+    type_text(&mut app, "explain");
+    app.update(key(KeyCode::Enter));
+    // Submitting with the field empty marks it required.
+    app.update(ctrl('s'));
+    let drawn = screen(&app, 60, 16);
+    let label = drawn
+        .lines()
+        .find(|l| l.contains("code *"))
+        .unwrap_or_else(|| panic!("no label:\n{drawn}"));
+    assert!(
+        label.contains("The code that produced it, if you have…"),
+        "{label}"
+    );
+    assert!(
+        label.contains("…  required"),
+        "the mark was cut off: {label}"
+    );
+}
