@@ -13,12 +13,8 @@ pub fn sanitize(text: &str) -> String {
                 out.push(char::from_u32(0x2400 + c as u32).unwrap_or('?'));
             }
             '\u{7f}' => out.push('␡'),
-            '\u{80}'..='\u{9f}'
-            | '\u{61c}'
-            | '\u{200e}'
-            | '\u{200f}'
-            | '\u{202a}'..='\u{202e}'
-            | '\u{2066}'..='\u{2069}' => {
+            // The C1 controls and the bidi controls: the ranges `is_control` names.
+            c if is_control(c) => {
                 out.push_str(&format!("<U+{:04X}>", c as u32));
             }
             _ => out.push(c),

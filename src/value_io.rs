@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::app::source::{decode_value, too_large};
-use crate::app::{CommandOutcome, FileList};
+use crate::app::{CommandOutcome, FileList, ValueSource};
 
 /// How many files the picker's walk lists at most.
 pub const WALK_CAP: usize = 20_000;
@@ -24,7 +24,8 @@ pub fn resolve_path(path: &str) -> PathBuf {
 /// The text of the file at `path` (as the user wrote it), at most `limit` bytes; binary
 /// and non-UTF-8 files are refused. The error names the file and what to do.
 pub fn read_file(path: &str, limit: usize) -> Result<String, String> {
-    let shown = crate::text::one_line(path);
+    // Named as every message names a file source.
+    let shown = ValueSource::File(path.to_string()).describe();
     let full = resolve_path(path);
     let file = std::fs::File::open(&full).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => format!("{shown}: no such file"),
@@ -161,7 +162,7 @@ pub async fn run_command(
         );
     };
     let stderr = String::from_utf8_lossy(&err).trim_end().to_string();
-    let what = format!("the output of `{}`", crate::text::one_line(command));
+    let what = ValueSource::Command(command.to_string()).describe();
     if over {
         return failed(too_large(&what, None, limit), stderr);
     }

@@ -57,6 +57,8 @@ pub struct SourceMark {
     pub source: ValueSource,
     /// The value as it came, to tell whether the text changed.
     original: String,
+    /// How large it came (`12.3 KiB`, `3 lines`), worked out once: the mark is drawn each frame.
+    size: String,
     /// The text differs from what came.
     pub edited: bool,
 }
@@ -64,9 +66,16 @@ pub struct SourceMark {
 impl SourceMark {
     /// The mark of `value`, just taken from `source`.
     pub fn new(source: ValueSource, value: &str) -> SourceMark {
+        let size = match source {
+            ValueSource::File(_) => human_size(value.len()),
+            ValueSource::Command(_) | ValueSource::Stdin => {
+                crate::text::counted(line_count(value), "line", "lines")
+            }
+        };
         SourceMark {
             source,
             original: value.to_string(),
+            size,
             edited: false,
         }
     }
@@ -77,11 +86,6 @@ impl SourceMark {
         self.edited = value != self.original;
     }
 
-    /// The value as it came from the source.
-    pub fn original(&self) -> &str {
-        &self.original
-    }
-
     /// What the field shows: `from build.log · 12.3 KiB`, `from $ git diff · 3 lines`,
     /// `from stdin · 1 line`, or `… · edited`.
     pub fn label(&self) -> String {
@@ -90,17 +94,7 @@ impl SourceMark {
             ValueSource::Command(command) => format!("$ {}", crate::text::one_line(command)),
             ValueSource::Stdin => "stdin".to_string(),
         };
-        let size = if self.edited {
-            "edited".to_string()
-        } else {
-            match self.source {
-                ValueSource::File(_) => human_size(self.original.len()),
-                ValueSource::Command(_) | ValueSource::Stdin => {
-                    let lines = line_count(&self.original);
-                    format!("{lines} {}", crate::text::plural(lines, "line", "lines"))
-                }
-            }
-        };
+        let size = if self.edited { "edited" } else { &self.size };
         format!("from {from} · {size}")
     }
 }

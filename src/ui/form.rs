@@ -284,12 +284,17 @@ fn draw_field(
     } else {
         titled_block("", focused, theme)
     };
+    // The columns the source mark takes on the bottom border (the marks of hidden lines
+    // keep clear of it).
+    let origin_width = origin
+        .as_ref()
+        .filter(|_| field.source.is_some())
+        .map_or(0, |span| span.width() as u16);
     let block = match origin {
         Some(origin) => block.title_bottom(Line::from(origin).right_aligned()),
         None => block,
     };
     let inner = block.inner(box_area);
-    let origin_width = block_origin_width(field);
     frame.render_widget(block, box_area);
     // The rows of the value hidden above and below the box.
     let (above, below) = if focused && show_cursor {
@@ -339,14 +344,6 @@ fn draw_field(
     }
 }
 
-/// The columns the origin (source mark) takes on the bottom border, if any.
-fn block_origin_width(field: &crate::app::Field) -> u16 {
-    field
-        .source
-        .as_ref()
-        .map_or(0, |mark| crate::text::width(&mark.label()) as u16 + 2)
-}
-
 /// How many rows `editor` lays its text out in at the width it was last drawn with: the
 /// first row at which `screen_to_data` stops moving (it clamps past the last row).
 fn screen_rows(editor: &TextArea<'_>) -> usize {
@@ -371,19 +368,17 @@ fn screen_rows(editor: &TextArea<'_>) -> usize {
 /// on the same cluster, when that differs from the text; the value keeps what was typed.
 pub(super) fn drawn_editor(editor: &TextArea<'_>) -> Option<TextArea<'static>> {
     let lines = editor.lines();
-    if lines
+    // One pass over the text: a long message is not read twice per frame.
+    let as_drawn: Vec<std::borrow::Cow<'_, str>> =
+        lines.iter().map(|l| crate::text::as_drawn(l)).collect();
+    if as_drawn
         .iter()
-        .all(|l| matches!(crate::text::as_drawn(l), std::borrow::Cow::Borrowed(_)))
+        .all(|l| matches!(l, std::borrow::Cow::Borrowed(_)))
     {
         return None;
     }
     let ratatui_textarea::DataCursor(row, col) = editor.cursor();
-    let mut drawn = TextArea::new(
-        lines
-            .iter()
-            .map(|l| crate::text::as_drawn(l).into_owned())
-            .collect(),
-    );
+    let mut drawn = TextArea::new(as_drawn.into_iter().map(|l| l.into_owned()).collect());
     drawn.set_cursor_line_style(editor.cursor_line_style());
     drawn.set_wrap_mode(editor.wrap_mode());
     // The cursor's column counts the chars drawn for the text before it (the cursor sits
