@@ -811,7 +811,12 @@ impl ReviewState {
 
     /// The export preview laid out in the area the review draws it in (empty when hidden).
     pub fn preview_view(&self) -> PreviewView {
-        let area = super::layout::review_on_screen(self).preview;
+        self.preview_view_in(super::layout::review_on_screen(self).preview)
+    }
+
+    /// The export preview laid out in `area` (its border included): what the draw shows
+    /// and what scrolling counts with.
+    pub fn preview_view_in(&self, area: ratatui::layout::Rect) -> PreviewView {
         let (width, height) = preview_inner(area);
         let rows = if area.is_empty() {
             Vec::new()
@@ -879,23 +884,24 @@ impl ReviewState {
         self.preview && !areas.preview.is_empty() && areas.messages.is_empty()
     }
 
-    /// Scrolls the preview `by` rows (negative: up), within its rows.
-    fn scroll_preview(&mut self, by: isize) {
+    /// Scrolls the preview `by` rows (negative: up), within its rows. `page` gives the
+    /// rows for a view's height, so the export is laid out once per key.
+    fn scroll_preview(&mut self, by: impl FnOnce(usize) -> isize) {
         let view = self.preview_view();
         let last = view.rows.len().saturating_sub(view.height);
-        self.preview_scroll = view.top.saturating_add_signed(by).min(last);
+        let page = view.height.saturating_sub(1).max(1);
+        self.preview_scroll = view.top.saturating_add_signed(by(page)).min(last);
     }
 
     /// A key on the preview: `Some` when the action scrolls or leaves it.
     fn preview_action(&mut self, action: Action) -> Option<Outcome> {
-        let page = self.preview_view().height.saturating_sub(1).max(1) as isize;
         match action {
-            Action::Up => self.scroll_preview(-1),
-            Action::Down => self.scroll_preview(1),
-            Action::ScrollUp | Action::PageUp => self.scroll_preview(-page),
-            Action::ScrollDown | Action::PageDown => self.scroll_preview(page),
+            Action::Up => self.scroll_preview(|_| -1),
+            Action::Down => self.scroll_preview(|_| 1),
+            Action::ScrollUp | Action::PageUp => self.scroll_preview(|page| -(page as isize)),
+            Action::ScrollDown | Action::PageDown => self.scroll_preview(|page| page as isize),
             Action::Home => self.preview_scroll = 0,
-            Action::End => self.scroll_preview(isize::MAX),
+            Action::End => self.scroll_preview(|_| isize::MAX),
             Action::Back | Action::Preview if self.preview_is_alone() => self.preview = false,
             Action::Back | Action::SwitchPane => self.preview_focused = false,
             // Keys that change the messages would change them unseen: they wait until the
@@ -935,7 +941,7 @@ impl ReviewState {
     pub(super) fn wheel(&mut self, up: bool) {
         const WHEEL_STEP: usize = 3;
         if self.preview_has_keys() {
-            self.scroll_preview(if up { -3 } else { 3 });
+            self.scroll_preview(|_| if up { -3 } else { 3 });
             return;
         }
         let view = self.messages_view();

@@ -209,10 +209,7 @@ fn draw_preview(review: &ReviewState, frame: &mut Frame, area: Rect, alone: bool
         " Preview: {} (f changes{way_back}) ",
         crate::app::format_name(review.format)
     );
-    let (width, height) = crate::app::review::preview_inner(area);
-    let export = review.export();
-    let rows = crate::app::review::export_rows(&export, width);
-    let top = review.preview_scroll.min(rows.len().saturating_sub(height));
+    let crate::app::review::PreviewView { rows, top, height } = review.preview_view_in(area);
     let shown = rows.len().min(top + height);
     let mut block = titled_block(Span::styled(title, theme.accent()), keys, theme);
     if rows.len() > height {
