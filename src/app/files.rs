@@ -28,8 +28,9 @@ pub struct FileList {
 pub enum FileRow {
     /// The typed text, taken as a path (it starts with `~/`, `/`, `./` or `../`).
     Typed(String),
-    /// A listed file: its index in the list, and the matched char positions.
-    Listed(usize, Vec<u32>),
+    /// A listed file: its index in the list (the matched characters are found when drawn,
+    /// for the rows in sight only).
+    Listed(usize),
 }
 
 /// The picker's state, over the form.
@@ -74,7 +75,7 @@ impl FilePicker {
     pub fn path_of(&self, row: &FileRow) -> Option<String> {
         match row {
             FileRow::Typed(path) => Some(path.clone()),
-            FileRow::Listed(index, _) => self.list.as_ref()?.files.get(*index).cloned(),
+            FileRow::Listed(index) => self.list.as_ref()?.files.get(*index).cloned(),
         }
     }
 
@@ -96,19 +97,16 @@ impl FilePicker {
         }
         if let Some(list) = &self.list {
             if query.is_empty() {
-                rows.extend((0..list.files.len()).map(|i| FileRow::Listed(i, Vec::new())));
+                rows.extend((0..list.files.len()).map(FileRow::Listed));
             } else {
                 let mut matcher = Matcher::new(Config::DEFAULT.match_paths());
                 let pattern = Pattern::parse(&query, CaseMatching::Smart, Normalization::Smart);
                 let mut buffer = Vec::new();
-                let mut scored: Vec<(u32, usize, Vec<u32>)> = Vec::new();
+                let mut scored: Vec<(u32, usize)> = Vec::new();
                 for (index, file) in list.files.iter().enumerate() {
-                    let mut positions = Vec::new();
                     let haystack = Utf32Str::new(file, &mut buffer);
-                    if let Some(score) = pattern.indices(haystack, &mut matcher, &mut positions) {
-                        positions.sort_unstable();
-                        positions.dedup();
-                        scored.push((score, index, positions));
+                    if let Some(score) = pattern.score(haystack, &mut matcher) {
+                        scored.push((score, index));
                     }
                 }
                 scored.sort_by(|a, b| {
@@ -116,11 +114,7 @@ impl FilePicker {
                         .then(list.files[a.1].len().cmp(&list.files[b.1].len()))
                         .then(a.1.cmp(&b.1))
                 });
-                rows.extend(
-                    scored
-                        .into_iter()
-                        .map(|(_, index, positions)| FileRow::Listed(index, positions)),
-                );
+                rows.extend(scored.into_iter().map(|(_, index)| FileRow::Listed(index)));
             }
         }
         self.rows = rows;

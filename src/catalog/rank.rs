@@ -572,10 +572,20 @@ pub struct Highlighter {
 impl Highlighter {
     /// A highlighter for `needle` (an empty one highlights nothing).
     pub fn new(needle: &str) -> Highlighter {
+        Highlighter::with(needle, Config::DEFAULT)
+    }
+
+    /// A highlighter for `needle` over file paths (nucleo's path bonuses, as the file
+    /// picker ranks with).
+    pub fn for_paths(needle: &str) -> Highlighter {
+        Highlighter::with(needle, Config::DEFAULT.match_paths())
+    }
+
+    fn with(needle: &str, config: Config) -> Highlighter {
         Highlighter {
             pattern: (!needle.is_empty())
                 .then(|| Pattern::parse(needle, CaseMatching::Smart, Normalization::Smart)),
-            matcher: Matcher::new(Config::DEFAULT),
+            matcher: Matcher::new(config),
             buffer: Vec::new(),
             indices: Vec::new(),
         }

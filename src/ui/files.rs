@@ -78,11 +78,9 @@ pub(super) fn draw(
     let count = match &picker.list {
         None => "listing the files…".to_string(),
         Some(list) => {
-            let listed = picker
-                .rows
-                .iter()
-                .filter(|r| matches!(r, FileRow::Listed(..)))
-                .count();
+            // Every row but a typed path's (which comes first) is a listed file.
+            let typed = matches!(picker.rows.first(), Some(FileRow::Typed(_)));
+            let listed = picker.rows.len() - usize::from(typed);
             let more = if list.truncated {
                 format!(" (the first {}; type a path for others)", list.files.len())
             } else {
@@ -100,6 +98,8 @@ pub(super) fn draw(
     let room = usize::from(inner.height).saturating_sub(lines.len());
     // Keep the selected row in sight.
     let start = picker.selected.saturating_sub(room.saturating_sub(1));
+    // The matched characters, found for the rows in sight only.
+    let mut highlighter = crate::catalog::Highlighter::for_paths(picker.query.text());
     for (index, row) in picker.rows.iter().enumerate().skip(start).take(room) {
         let selected = index == picker.selected;
         let base = if selected {
@@ -117,11 +117,11 @@ pub(super) fn draw(
                 ));
                 spans.push(Span::styled("  (this path)", theme.dim()));
             }
-            FileRow::Listed(_, positions) => {
+            FileRow::Listed(_) => {
                 let path = picker.path_of(row).unwrap_or_default();
                 let shown = one_line(&path);
                 if shown == path {
-                    let positions: Vec<usize> = positions.iter().map(|&p| p as usize).collect();
+                    let positions = highlighter.positions(&path);
                     spans.extend(super::picker::highlighted(
                         &path,
                         &positions,
