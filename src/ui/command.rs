@@ -109,13 +109,7 @@ pub(super) fn draw(
     frame.render_widget(block, popup);
     frame.render_widget(Paragraph::new(lines), inner);
     if prompt.stage == CommandStage::Typing && inner.width > 0 {
-        let before: String = prompt
-            .input
-            .text()
-            .chars()
-            .take(prompt.input.cursor())
-            .collect();
-        let typed = 2 + crate::text::width(&one_line(&before)) as u16;
+        let typed = 2 + super::cursor_column(&prompt.input);
         frame.set_cursor_position((inner.x + typed.min(inner.width.saturating_sub(1)), inner.y));
     }
 }

@@ -147,12 +147,6 @@ pub(super) fn draw(
         ));
     }
     frame.render_widget(Paragraph::new(lines), inner);
-    let before: String = picker
-        .query
-        .text()
-        .chars()
-        .take(picker.query.cursor())
-        .collect();
-    let typed = 2 + crate::text::width(&one_line(&before)) as u16;
+    let typed = 2 + super::cursor_column(&picker.query);
     frame.set_cursor_position((inner.x + typed.min(inner.width.saturating_sub(1)), inner.y));
 }

@@ -25,13 +25,9 @@ fn title(which: &str, view: &LogsView, shown: usize, total: usize) -> (String, O
     let mut cursor = None;
     if view.editing_filter || !view.filter.is_empty() {
         title.push_str(" · filter: ");
-        let before: String = view
-            .filter
-            .text()
-            .chars()
-            .take(view.filter.cursor())
-            .collect();
-        cursor = Some(Span::raw(title.clone()).width() + Span::raw(one_line(&before)).width());
+        cursor = Some(
+            Span::raw(title.clone()).width() + usize::from(super::cursor_column(&view.filter)),
+        );
         title.push_str(&one_line(view.filter.text()));
         title.push_str(&format!(" ({shown} of {total} lines)"));
     }

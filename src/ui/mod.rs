@@ -203,6 +203,13 @@ fn draw_status(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
+/// The columns a one-line input's text takes before its cursor, as drawn: where the
+/// terminal's cursor goes after the line's prompt.
+pub(super) fn cursor_column(line: &crate::app::line::LineEditor) -> u16 {
+    let before: String = line.text().chars().take(line.cursor()).collect();
+    crate::text::width(&one_line(&before)) as u16
+}
+
 /// Between the servers' states and a notice that comes close to them.
 const NOTICE_SEPARATOR: &str = " │ ";
 /// Its width in cells.

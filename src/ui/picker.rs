@@ -81,8 +81,7 @@ fn draw_search(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
     );
     if app.overlay.is_none() {
         // The cursor sits where the line is edited, not always at its end.
-        let before: String = app.query.text().chars().take(app.query.cursor()).collect();
-        let typed = 2 + Span::raw(one_line(&before)).width() as u16;
+        let typed = 2 + super::cursor_column(&app.query);
         frame.set_cursor_position((left.x + typed.min(left.width.saturating_sub(1)), left.y));
     }
 }
