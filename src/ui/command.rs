@@ -47,9 +47,8 @@ pub(super) fn draw(
             let lines_out = line_count(output);
             body.push(Line::styled(
                 format!(
-                    "{} {} · {} · Enter puts it in the field · Esc edits the command",
-                    lines_out,
-                    crate::text::plural(lines_out, "line", "lines"),
+                    "{} · {} · Enter puts it in the field · Esc edits the command",
+                    crate::text::counted(lines_out, "line", "lines"),
                     human_size(output.len())
                 ),
                 theme.ok(),
