@@ -384,7 +384,7 @@ fn the_config_is_found_through_mcpick_config_and_the_default_location() {
 }
 
 #[test]
-fn content_beyond_the_schema_is_kept_and_bad_roles_are_named() {
+fn content_and_roles_beyond_the_schema_are_kept_and_mapped() {
     let sandbox = Sandbox::new(&fake("odd", "odd-content"));
     let out: serde_json::Value = serde_json::from_str(&success(&sandbox.mcpick(&[
         "get",
@@ -415,14 +415,85 @@ fn content_beyond_the_schema_is_kept_and_bad_roles_are_named() {
         annotated[0]["content"]["annotations"]["priority"],
         serde_json::json!(0.3)
     );
-    let output = sandbox.mcpick(&["get", "odd/system"]);
-    assert_eq!(output.status.code(), Some(1));
-    let err = stderr(&output);
-    assert!(
-        err.contains("message 0 is not a valid prompt message"),
-        "{err}"
+    // A `system` role (and one no API names) is kept, and each chat format maps it.
+    let kept: serde_json::Value = serde_json::from_str(&success(&sandbox.mcpick(&[
+        "get",
+        "odd/system",
+        "--format",
+        "mcp-json",
+    ])))
+    .unwrap();
+    let roles: Vec<&str> = kept
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(roles, ["system", "user", "developer"]);
+    let openai: serde_json::Value = serde_json::from_str(&success(&sandbox.mcpick(&[
+        "get",
+        "odd/system",
+        "--format",
+        "openai",
+    ])))
+    .unwrap();
+    assert_eq!(
+        openai,
+        serde_json::json!([
+            {"role": "system", "content": "Be terse."},
+            {"role": "user", "content": "Hi."},
+            {"role": "user", "content": "[a message with role `developer`, sent as user]\n\nCite lines."}
+        ])
     );
-    assert!(err.contains("system"), "{err}");
+    let anthropic: serde_json::Value = serde_json::from_str(&success(&sandbox.mcpick(&[
+        "get",
+        "odd/system",
+        "--format",
+        "anthropic",
+    ])))
+    .unwrap();
+    assert_eq!(anthropic["system"], "Be terse.");
+    assert_eq!(anthropic["messages"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        success(&sandbox.mcpick(&["get", "odd/system", "--format", "text"])),
+        "system:\nBe terse.\n\nuser:\nHi.\n\ndeveloper:\nCite lines.\n"
+    );
+}
+
+#[test]
+fn chat_exports_send_image_blobs_as_images_and_only_types_the_apis_take() {
+    let sandbox = Sandbox::new(&fake("odd", "odd-content"));
+    let openai: serde_json::Value = serde_json::from_str(&success(&sandbox.mcpick(&[
+        "get",
+        "odd/pictures",
+        "--format",
+        "openai",
+    ])))
+    .unwrap();
+    assert_eq!(
+        openai,
+        serde_json::json!([{"role": "user", "content": [
+            {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}},
+            {"type": "text",
+             "text": "[image: image/svg+xml, 6 bytes — OpenAI takes png, jpeg, gif and webp images]"},
+            {"type": "image_url", "image_url": {"url": "data:image/jpeg;base64,/9j/4A=="}}
+        ]}])
+    );
+    let anthropic: serde_json::Value = serde_json::from_str(&success(&sandbox.mcpick(&[
+        "get",
+        "odd/pictures",
+        "--format",
+        "anthropic",
+    ])))
+    .unwrap();
+    let blocks = anthropic[0]["content"].as_array().unwrap();
+    assert_eq!(
+        blocks[0],
+        serde_json::json!({"type": "image", "source":
+            {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}})
+    );
+    assert_eq!(blocks[1]["type"], "text");
+    assert_eq!(blocks[2]["source"]["media_type"], "image/jpeg");
 }
 
 #[test]

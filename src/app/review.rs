@@ -1149,7 +1149,8 @@ impl ReviewState {
                 let item = &mut self.items[self.selected];
                 item.set_role(match item.message.role {
                     Role::User => Role::Assistant,
-                    Role::Assistant => Role::User,
+                    // A server's `system` (or other) message becomes a user one, then toggles.
+                    Role::Assistant | Role::System | Role::Other(_) => Role::User,
                 });
             }
             Action::Delete if self.selected < count => {
@@ -1429,7 +1430,7 @@ impl ReviewState {
             ));
         };
         self.remember("the embedded resource");
-        let role = self.items[index].message.role;
+        let role = self.items[index].message.role.clone();
         let count = contents.len();
         for (n, resource) in contents.into_iter().enumerate() {
             let content = Content::Known(KnownContent::Resource {
@@ -1440,7 +1441,10 @@ impl ReviewState {
             if n == 0 {
                 self.items[index].set_content(content);
             } else {
-                let message = Message { role, content };
+                let message = Message {
+                    role: role.clone(),
+                    content,
+                };
                 self.items.insert(index + n, ReviewItem::new(message, None));
             }
         }

@@ -112,7 +112,7 @@ pub(crate) fn messages(texts: &[(Role, &str)]) -> PromptMessages {
         messages: texts
             .iter()
             .map(|(role, text)| Message {
-                role: *role,
+                role: role.clone(),
                 content: Content::text(*text),
             })
             .collect(),

@@ -9,16 +9,67 @@ use crate::mcp::{Content, EmbeddedResource, KnownContent, Message, PromptMessage
 
 use super::describe;
 
+/// Who a turn is said by in a chat API: MCP's two roles, `system`, or a role the API has no
+/// name for, which is sent as a user turn opened by a note naming it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Speaker {
+    User,
+    Assistant,
+    System,
+    /// A role beyond the API's, kept by name.
+    Unnamed(String),
+}
+
+impl Speaker {
+    fn of(role: &Role) -> Speaker {
+        match role {
+            Role::User => Speaker::User,
+            Role::Assistant => Speaker::Assistant,
+            Role::System => Speaker::System,
+            Role::Other(name) => Speaker::Unnamed(name.clone()),
+        }
+    }
+
+    /// The role name the API is sent.
+    fn api_role(&self) -> &'static str {
+        match self {
+            Speaker::Assistant => "assistant",
+            Speaker::System => "system",
+            Speaker::User | Speaker::Unnamed(_) => "user",
+        }
+    }
+
+    /// Whether the API takes images, audio and files in this turn (only user turns do).
+    fn takes_media(&self) -> bool {
+        matches!(self, Speaker::User | Speaker::Unnamed(_))
+    }
+}
+
 /// Groups consecutive messages of one role into turns.
-fn turns(messages: &[Message]) -> Vec<(Role, Vec<&Content>)> {
-    let mut turns: Vec<(Role, Vec<&Content>)> = Vec::new();
+fn turns<'a>(messages: impl IntoIterator<Item = &'a Message>) -> Vec<(Speaker, Vec<&'a Content>)> {
+    let mut turns: Vec<(Speaker, Vec<&Content>)> = Vec::new();
     for message in messages {
+        let speaker = Speaker::of(&message.role);
         match turns.last_mut() {
-            Some((role, blocks)) if *role == message.role => blocks.push(&message.content),
-            _ => turns.push((message.role, vec![&message.content])),
+            Some((last, blocks)) if *last == speaker => blocks.push(&message.content),
+            _ => turns.push((speaker, vec![&message.content])),
         }
     }
     turns
+}
+
+/// The note that opens a turn of a role the API has no name for, so the reader knows who said it.
+fn unnamed_role_note(name: &str) -> String {
+    format!("[a message with role `{name}`, sent as user]")
+}
+
+/// The image MIME types both OpenAI (`image_url`) and Anthropic (`image`) accept.
+const CHAT_IMAGE_TYPES: [&str; 4] = ["image/png", "image/jpeg", "image/gif", "image/webp"];
+
+/// Why an image of `mime_type` is not sent as an image in a turn that takes media, if it is not.
+fn image_refusal(api: &str, mime_type: &str) -> Option<String> {
+    (!CHAT_IMAGE_TYPES.contains(&mime_type))
+        .then(|| format!("{api} takes png, jpeg, gif and webp images"))
 }
 
 /// Text that stands in for a block a format cannot carry, so the reader knows it was there.
@@ -44,17 +95,20 @@ fn link_text(content: &Content) -> String {
 }
 
 /// OpenAI Chat Completions `messages`. User turns use content parts: `text`, `image_url`
-/// (data URI), `input_audio` (wav and mp3 only) and `file` (PDF blobs, as a data URI). Assistant
-/// turns may only hold text, so their other blocks become bracketed descriptions. A turn of
-/// only text becomes one string.
+/// (data URI; png, jpeg, gif and webp, from image blocks and image blobs), `input_audio` (wav
+/// and mp3 only) and `file` (PDF blobs, as a data URI). Assistant and `system` turns may only
+/// hold text, so their other blocks become bracketed descriptions. A `system` message stays a
+/// `system` message; a role OpenAI has no name for becomes a user turn opened by a note naming
+/// it. A turn of only text becomes one string.
 pub fn openai(prompt: &PromptMessages) -> Value {
     let messages: Vec<Value> = turns(&prompt.messages)
         .into_iter()
-        .map(|(role, blocks)| {
-            let parts: Vec<Value> = blocks
-                .into_iter()
-                .map(|block| openai_part(role, block))
-                .collect();
+        .map(|(speaker, blocks)| {
+            let mut parts: Vec<Value> = Vec::with_capacity(blocks.len() + 1);
+            if let Speaker::Unnamed(name) = &speaker {
+                parts.push(json!({ "type": "text", "text": unnamed_role_note(name) }));
+            }
+            parts.extend(blocks.into_iter().map(|block| openai_part(&speaker, block)));
             let all_text = parts.iter().all(|p| p["type"] == "text");
             let content = if all_text {
                 let texts: Vec<&str> = parts.iter().filter_map(|p| p["text"].as_str()).collect();
@@ -62,26 +116,37 @@ pub fn openai(prompt: &PromptMessages) -> Value {
             } else {
                 Value::Array(parts)
             };
-            json!({ "role": role.as_str(), "content": content })
+            json!({ "role": speaker.api_role(), "content": content })
         })
         .collect();
     Value::Array(messages)
 }
 
-fn openai_part(role: Role, content: &Content) -> Value {
+fn openai_part(speaker: &Speaker, content: &Content) -> Value {
     let text = |t: String| json!({ "type": "text", "text": t });
-    let user = role == Role::User;
+    let only_text = || {
+        text(placeholder(
+            content,
+            &format!("{} messages carry only text", speaker.api_role()),
+        ))
+    };
+    let media = speaker.takes_media();
+    let image = |mime_type: &str, data: &str| match image_refusal("OpenAI", mime_type) {
+        _ if !media => only_text(),
+        None => json!({
+            "type": "image_url",
+            "image_url": { "url": format!("data:{mime_type};base64,{data}") }
+        }),
+        Some(why) => text(placeholder(content, &why)),
+    };
     match content {
         Content::Known(KnownContent::Text { text: t, .. }) => text(t.clone()),
         Content::Known(KnownContent::Image {
             data, mime_type, ..
-        }) if user => json!({
-            "type": "image_url",
-            "image_url": { "url": format!("data:{mime_type};base64,{data}") }
-        }),
+        }) => image(mime_type, data),
         Content::Known(KnownContent::Audio {
             data, mime_type, ..
-        }) if user => match audio_format(mime_type) {
+        }) if media => match audio_format(mime_type) {
             Some(format) => json!({
                 "type": "input_audio",
                 "input_audio": { "data": data, "format": format }
@@ -99,75 +164,107 @@ fn openai_part(role: Role, content: &Content) -> Value {
                 ..
             } => text(embedded_text(uri, mime_type.as_deref(), t)),
             EmbeddedResource::Blob {
+                mime_type: Some(mime),
+                blob,
+                ..
+            } if is_image(mime) => image(mime, blob),
+            EmbeddedResource::Blob {
                 uri,
                 mime_type: Some(mime),
                 blob,
                 ..
-            } if user && mime == "application/pdf" => json!({
+            } if media && mime == "application/pdf" => json!({
                 "type": "file",
                 "file": {
                     "filename": file_name(uri),
                     "file_data": format!("data:application/pdf;base64,{blob}")
                 }
             }),
-            EmbeddedResource::Blob { .. } if user => {
-                text(placeholder(content, "OpenAI file parts take only PDF"))
-            }
-            EmbeddedResource::Blob { .. } => {
-                text(placeholder(content, "assistant messages carry only text"))
-            }
+            EmbeddedResource::Blob { .. } if media => text(placeholder(
+                content,
+                "OpenAI file parts take only PDF; image parts png, jpeg, gif and webp",
+            )),
+            EmbeddedResource::Blob { .. } => only_text(),
         },
         Content::Known(KnownContent::ResourceLink { .. }) => text(link_text(content)),
         Content::Unknown(_) => text(placeholder(content, "not representable")),
-        _ => text(placeholder(content, "assistant messages carry only text")),
+        _ => only_text(),
     }
 }
 
-/// Anthropic Messages `messages`. Text is `text`; images in user turns are base64 `image`
-/// blocks (png, jpeg, gif, webp); PDF blobs in user turns are base64 `document` blocks;
-/// embedded text is a `text` block headed by its URI. Audio, other blobs and non-text
-/// blocks in assistant turns become bracketed descriptions.
+/// Anthropic Messages. Text is `text`; images in user turns are base64 `image` blocks (png,
+/// jpeg, gif, webp; from image blocks and image blobs); PDF blobs in user turns are base64
+/// `document` blocks; embedded text is a `text` block headed by its URI. Audio, other blobs and
+/// non-text blocks in assistant turns become bracketed descriptions.
+///
+/// Anthropic has no `system` role in `messages`: when the prompt holds `system` messages, the
+/// result is the request's two fields, `{"system": TEXT, "messages": [...]}`, with the system
+/// messages' text (in order, joined by blank lines) as the `system` parameter. Without them it
+/// is the `messages` array alone. A role Anthropic has no name for becomes a user turn opened
+/// by a note naming it.
 pub fn anthropic(prompt: &PromptMessages) -> Value {
-    let messages: Vec<Value> = turns(&prompt.messages)
-        .into_iter()
-        .map(|(role, blocks)| {
-            let content: Vec<Value> = blocks
+    let (system, conversation): (Vec<&Message>, Vec<&Message>) =
+        prompt.messages.iter().partition(|m| m.role == Role::System);
+    // Mapped roles first, then grouped: a turn of an unnamed role may join a user turn.
+    let mut messages: Vec<Value> = Vec::new();
+    for (speaker, blocks) in turns(conversation) {
+        let mut content: Vec<Value> = Vec::with_capacity(blocks.len() + 1);
+        if let Speaker::Unnamed(name) = &speaker {
+            content.push(json!({ "type": "text", "text": unnamed_role_note(name) }));
+        }
+        content.extend(
+            blocks
                 .into_iter()
-                .map(|block| anthropic_block(role, block))
-                .collect();
-            json!({ "role": role.as_str(), "content": content })
+                .map(|block| anthropic_block(&speaker, block)),
+        );
+        match messages.last_mut() {
+            Some(last) if last["role"] == speaker.api_role() => {
+                if let Some(blocks) = last["content"].as_array_mut() {
+                    blocks.extend(content);
+                }
+            }
+            _ => messages.push(json!({ "role": speaker.api_role(), "content": content })),
+        }
+    }
+    if system.is_empty() {
+        return Value::Array(messages);
+    }
+    let texts: Vec<String> = system
+        .iter()
+        .map(|m| match anthropic_block(&Speaker::System, &m.content) {
+            Value::Object(mut block) => match block.remove("text") {
+                Some(Value::String(text)) => text,
+                _ => placeholder(&m.content, "the system parameter carries only text"),
+            },
+            _ => placeholder(&m.content, "the system parameter carries only text"),
         })
         .collect();
-    Value::Array(messages)
+    json!({ "system": texts.join("\n\n"), "messages": messages })
 }
 
-const ANTHROPIC_IMAGE_TYPES: [&str; 4] = ["image/png", "image/jpeg", "image/gif", "image/webp"];
-
-fn anthropic_block(role: Role, content: &Content) -> Value {
+fn anthropic_block(speaker: &Speaker, content: &Content) -> Value {
     let text = |t: String| json!({ "type": "text", "text": t });
-    let user = role == Role::User;
+    let media = speaker.takes_media();
+    let image = |mime_type: &str, data: &str| match image_refusal("Anthropic", mime_type) {
+        _ if *speaker == Speaker::System => text(placeholder(
+            content,
+            "the system parameter carries only text",
+        )),
+        _ if !media => text(placeholder(
+            content,
+            "images are only accepted in user turns",
+        )),
+        None => json!({
+            "type": "image",
+            "source": { "type": "base64", "media_type": mime_type, "data": data }
+        }),
+        Some(why) => text(placeholder(content, &why)),
+    };
     match content {
         Content::Known(KnownContent::Text { text: t, .. }) => text(t.clone()),
         Content::Known(KnownContent::Image {
             data, mime_type, ..
-        }) => {
-            if !user {
-                text(placeholder(
-                    content,
-                    "images are only accepted in user turns",
-                ))
-            } else if ANTHROPIC_IMAGE_TYPES.contains(&mime_type.as_str()) {
-                json!({
-                    "type": "image",
-                    "source": { "type": "base64", "media_type": mime_type, "data": data }
-                })
-            } else {
-                text(placeholder(
-                    content,
-                    "Anthropic takes png, jpeg, gif and webp images",
-                ))
-            }
-        }
+        }) => image(mime_type, data),
         Content::Known(KnownContent::Audio { .. }) => text(placeholder(
             content,
             "Anthropic Messages has no audio input",
@@ -182,23 +279,39 @@ fn anthropic_block(role: Role, content: &Content) -> Value {
             EmbeddedResource::Blob {
                 mime_type: Some(mime),
                 blob,
+                ..
+            } if is_image(mime) => image(mime, blob),
+            EmbeddedResource::Blob {
+                mime_type: Some(mime),
+                blob,
                 uri,
                 ..
-            } if user && mime == "application/pdf" => {
+            } if media && mime == "application/pdf" => {
                 json!({
                     "type": "document",
                     "source": { "type": "base64", "media_type": "application/pdf", "data": blob },
                     "title": file_name(uri)
                 })
             }
+            EmbeddedResource::Blob { .. } if media => text(placeholder(
+                content,
+                "binary resources other than PDF and png, jpeg, gif or webp images are not accepted",
+            )),
             EmbeddedResource::Blob { .. } => text(placeholder(
                 content,
-                "binary resources other than PDF are not accepted",
+                &format!("{} turns carry no files", speaker.api_role()),
             )),
         },
         Content::Known(KnownContent::ResourceLink { .. }) => text(link_text(content)),
         Content::Unknown(_) => text(placeholder(content, "not representable")),
     }
+}
+
+/// Whether a MIME type names an image (`image/…`, parameters ignored).
+fn is_image(mime: &str) -> bool {
+    mime.trim_start()
+        .get(..6)
+        .is_some_and(|head| head.eq_ignore_ascii_case("image/"))
 }
 
 fn audio_format(mime: &str) -> Option<&'static str> {

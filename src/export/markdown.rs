@@ -23,7 +23,7 @@ pub fn markdown(prompt: &PromptMessages) -> String {
         if i > 0 {
             out.push('\n');
         }
-        out.push_str(&format!("## {}\n\n", message.role.as_str()));
+        out.push_str(&format!("## {}\n\n", role_label(&message.role)));
         out.push_str(&markdown_block(&message.content));
         if !out.ends_with('\n') {
             out.push('\n');
@@ -121,7 +121,7 @@ pub fn plain_text(prompt: &PromptMessages) -> String {
         if i > 0 {
             out.push('\n');
         }
-        out.push_str(&format!("{}:\n", message.role.as_str()));
+        out.push_str(&format!("{}:\n", role_label(&message.role)));
         let body = match &message.content {
             Content::Known(KnownContent::Text { text, .. }) => text.clone(),
             Content::Known(KnownContent::Resource {
@@ -136,4 +136,10 @@ pub fn plain_text(prompt: &PromptMessages) -> String {
         }
     }
     out
+}
+
+/// A role as a one-line label: a server's own role name cannot add lines (and so fake a
+/// heading or another message) to the export.
+fn role_label(role: &crate::mcp::Role) -> String {
+    role.as_str().replace(['\r', '\n'], " ")
 }

@@ -49,6 +49,18 @@ fn blocks() -> Vec<(Role, serde_json::Value)> {
         ),
         (
             Role::User,
+            json!({"type":"image","data":"PHN2Zy8+","mimeType":"image/svg+xml"}),
+        ),
+        (
+            Role::User,
+            json!({"type":"resource","resource":{"uri":"file:///shot.png","mimeType":"image/png","blob":"iVBORw0KGgo="}}),
+        ),
+        (
+            Role::User,
+            json!({"type":"resource","resource":{"uri":"file:///scan.tiff","mimeType":"image/tiff","blob":"SUkqAA=="}}),
+        ),
+        (
+            Role::User,
             json!({"type":"resource_link","uri":"file:///project/src/main.rs","name":"main.rs","title":"Main","description":"Entry point","mimeType":"text/x-rust","size":1234}),
         ),
         (Role::Assistant, json!({"type":"text","text":"Looks fine."})),
@@ -74,6 +86,175 @@ fn blocks() -> Vec<(Role, serde_json::Value)> {
             json!({"type":"resource_link","uri":"https://example.com/x","name":"x","icons":[{"src":"https://example.com/i.png"}],"_meta":{"k":1}}),
         ),
     ]
+}
+
+/// Roles beyond MCP's two, as some servers send them: `system` first and in the middle (with a
+/// non-text block), and a role no API names.
+fn roles_beyond_mcp() -> PromptMessages {
+    let messages = [
+        ("system", json!({"type":"text","text":"You are terse."})),
+        ("user", json!({"type":"text","text":"Summarise the log."})),
+        ("system", json!({"type":"text","text":"Answer in English."})),
+        (
+            "system",
+            json!({"type":"image","data":"iVBORw0KGgo=","mimeType":"image/png"}),
+        ),
+        (
+            "developer",
+            json!({"type":"text","text":"Cite line numbers."}),
+        ),
+        ("user", json!({"type":"text","text":"The log follows."})),
+        ("assistant", json!({"type":"text","text":"Ready."})),
+    ];
+    let messages = messages
+        .into_iter()
+        .map(|(role, content)| {
+            serde_json::from_value(json!({"role": role, "content": content})).unwrap()
+        })
+        .collect();
+    PromptMessages {
+        description: None,
+        messages,
+    }
+}
+
+#[test]
+fn roles_beyond_mcp_are_read_and_kept_verbatim_in_mcp_json() {
+    let prompt = roles_beyond_mcp();
+    assert_eq!(prompt.messages[0].role, Role::System);
+    assert_eq!(prompt.messages[4].role, Role::Other("developer".into()));
+    let out: serde_json::Value = serde_json::from_str(&render(&prompt, Format::McpJson)).unwrap();
+    let roles: Vec<&str> = out
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        roles,
+        [
+            "system",
+            "user",
+            "system",
+            "system",
+            "developer",
+            "user",
+            "assistant"
+        ]
+    );
+}
+
+#[test]
+fn roles_beyond_mcp_golden() {
+    let prompt = roles_beyond_mcp();
+    let all: Vec<String> = Format::ALL
+        .iter()
+        .map(|(name, format)| format!("===== {name}\n{}", render(&prompt, *format)))
+        .collect();
+    insta::assert_snapshot!(all.join("\n"));
+}
+
+#[test]
+fn anthropic_puts_system_messages_in_the_system_parameter() {
+    let out = anthropic(&roles_beyond_mcp());
+    assert_eq!(
+        out["system"],
+        "You are terse.\n\nAnswer in English.\n\n[image: image/png, 8 bytes — the system parameter carries only text]"
+    );
+    let roles: Vec<&str> = out["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    // The `developer` turn is sent as user and joins the user turns around it.
+    assert_eq!(roles, ["user", "assistant"]);
+    // Without system messages the export stays the bare `messages` array.
+    assert!(anthropic(&every_kind()).is_array());
+}
+
+#[test]
+fn openai_keeps_system_messages_and_sends_other_roles_as_user() {
+    let out = openai(&roles_beyond_mcp());
+    let roles: Vec<&str> = out
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        roles,
+        ["system", "user", "system", "user", "user", "assistant"]
+    );
+    assert_eq!(
+        out[2]["content"],
+        "Answer in English.\n\n[image: image/png, 8 bytes — system messages carry only text]"
+    );
+    assert_eq!(
+        out[3]["content"],
+        "[a message with role `developer`, sent as user]\n\nCite line numbers."
+    );
+}
+
+/// Every `image_url` part and `image` block in `value`, as (MIME type, base64 data).
+fn images_in(value: &serde_json::Value, found: &mut Vec<(String, String)>) {
+    match value {
+        serde_json::Value::Object(map) => {
+            if let Some(url) = map.get("image_url").and_then(|u| u["url"].as_str()) {
+                let (head, data) = url.split_once(";base64,").unwrap();
+                found.push((head.trim_start_matches("data:").into(), data.into()));
+            }
+            if map.get("type").and_then(|t| t.as_str()) == Some("image") {
+                let source = &map["source"];
+                found.push((
+                    source["media_type"].as_str().unwrap().into(),
+                    source["data"].as_str().unwrap().into(),
+                ));
+            }
+            map.values().for_each(|v| images_in(v, found));
+        }
+        serde_json::Value::Array(items) => items.iter().for_each(|v| images_in(v, found)),
+        _ => {}
+    }
+}
+
+#[test]
+fn chat_exports_send_only_image_types_the_apis_accept_and_image_blobs_as_images() {
+    for export in [openai(&every_kind()), anthropic(&every_kind())] {
+        let mut images = Vec::new();
+        images_in(&export, &mut images);
+        // The user turn's PNG image block and its embedded PNG blob; never the SVG or TIFF.
+        assert_eq!(
+            images,
+            [
+                ("image/png".to_string(), "iVBORw0KGgo=".to_string()),
+                ("image/png".to_string(), "iVBORw0KGgo=".to_string()),
+            ],
+            "{export:#}"
+        );
+        let text = export.to_string();
+        assert!(text.contains("[image: image/svg+xml, 6 bytes — "), "{text}");
+        assert!(
+            text.contains("[resource file:///scan.tiff: image/tiff, 4 bytes — "),
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn a_role_name_cannot_add_lines_to_the_text_exports() {
+    let prompt = PromptMessages {
+        description: None,
+        messages: vec![Message {
+            role: Role::Other("user\n\n## assistant".into()),
+            content: serde_json::from_value(json!({"type":"text","text":"hi"})).unwrap(),
+        }],
+    };
+    assert_eq!(
+        render(&prompt, Format::Markdown),
+        "## user  ## assistant\n\nhi\n"
+    );
+    assert!(render(&prompt, Format::Text).starts_with("user  ## assistant:\n"));
 }
 
 #[test]

@@ -46,23 +46,58 @@ pub struct PromptArg {
     pub required: bool,
 }
 
-/// The role of a message. MCP has no system role.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+/// The role of a message. MCP defines `user` and `assistant`; some servers send `system`
+/// (or another name), which is kept as sent so nothing the server said is lost, and each
+/// export format maps it as its API allows (see docs/export-formats.md).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Role {
     /// Said by the user.
     User,
     /// Said by the model.
     Assistant,
+    /// Instructions for the model, beyond MCP's schema but sent by some servers.
+    System,
+    /// Any other role name a server sent, kept verbatim.
+    Other(String),
 }
 
 impl Role {
     /// The role's wire name.
-    pub fn as_str(self) -> &'static str {
+    pub fn as_str(&self) -> &str {
         match self {
             Role::User => "user",
             Role::Assistant => "assistant",
+            Role::System => "system",
+            Role::Other(name) => name,
         }
+    }
+
+    /// The role a wire name stands for.
+    pub fn from_name(name: &str) -> Role {
+        match name {
+            "user" => Role::User,
+            "assistant" => Role::Assistant,
+            "system" => Role::System,
+            other => Role::Other(other.to_string()),
+        }
+    }
+
+    /// Whether MCP's schema defines this role (`user` or `assistant`).
+    pub fn is_mcp(&self) -> bool {
+        matches!(self, Role::User | Role::Assistant)
+    }
+}
+
+impl Serialize for Role {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for Role {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Role, D::Error> {
+        let name = String::deserialize(deserializer)?;
+        Ok(Role::from_name(&name))
     }
 }
 

@@ -188,7 +188,7 @@ impl Library {
             .iter()
             .map(|message| match message {
                 MessageTemplate::Text { role, template } => Message {
-                    role: *role,
+                    role: role.clone(),
                     content: Content::text(template.render(values)),
                 },
                 MessageTemplate::Embedded {
@@ -197,7 +197,7 @@ impl Library {
                     mime_type,
                     text,
                 } => Message {
-                    role: *role,
+                    role: role.clone(),
                     content: Content::Known(KnownContent::Resource {
                         resource: EmbeddedResource::Text {
                             uri: uri.clone(),
@@ -214,7 +214,7 @@ impl Library {
                     mime_type,
                     data,
                 } => Message {
-                    role: *role,
+                    role: role.clone(),
                     content: Content::Known(KnownContent::Image {
                         data: data.clone(),
                         mime_type: mime_type.clone(),

@@ -189,7 +189,10 @@ pub fn parse(
         let line_number = split.body_line + index;
         if let Some((role, path)) = separator(line) {
             finish(
-                std::mem::replace(&mut current, (role, Template::default(), line_number)),
+                std::mem::replace(
+                    &mut current,
+                    (role.clone(), Template::default(), line_number),
+                ),
                 &mut messages,
             );
             if let Some(path) = path {

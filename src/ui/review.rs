@@ -21,7 +21,7 @@ pub(super) fn draw(app: &App, review: &ReviewState, frame: &mut Frame, area: Rec
             review
                 .items
                 .get(review.selected)
-                .map_or("user", |i| i.message().role.as_str())
+                .map_or("user".to_string(), |i| one_line(i.message().role.as_str()))
         );
         let block = titled_block(Span::styled(title, theme.accent()), true, theme);
         let inner = block.inner(areas.body);
@@ -110,8 +110,9 @@ fn header_line<'a>(
     let mut spans = vec![
         Span::styled(marker, theme.accent()),
         Span::styled(format!("#{} ", index + 1), theme.dim()),
+        // A role beyond MCP's is the server's own text: drawn neutralised.
         Span::styled(
-            message.role.as_str(),
+            one_line(message.role.as_str()),
             theme.role(message.role == Role::Assistant),
         ),
         Span::styled(

@@ -1105,3 +1105,25 @@ fn a_long_argument_description_is_cut_at_a_word_and_the_required_mark_stays() {
         "the mark was cut off: {label}"
     );
 }
+
+#[test]
+fn the_review_shows_roles_beyond_mcp_under_their_own_neutralised_names() {
+    use crate::mcp::Role;
+    let messages = crate::app::tests::messages(&[
+        (Role::System, "You are terse."),
+        (Role::User, "Hi."),
+        (
+            Role::Other("dev\u{1b}]0;pwned\u{7}eloper".into()),
+            "Cite lines.",
+        ),
+    ]);
+    let mut app = crate::app::review_tests::review_of(messages, 80, 24);
+    let drawn = screen(&app, 80, 24);
+    assert!(!drawn.contains('\u{1b}'), "{drawn}");
+    insta::assert_snapshot!(drawn);
+    // `r` makes the system message a user one.
+    assert!(drawn.contains("#1 system"), "{drawn}");
+    app.update(key(KeyCode::Char('r')));
+    let toggled = screen(&app, 80, 24);
+    assert!(toggled.contains("#1 user"), "{toggled}");
+}

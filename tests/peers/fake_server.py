@@ -209,7 +209,9 @@ for line in sys.stdin:
         send({"jsonrpc": "2.0", "id": rid, "result": {"prompts": [
             {"name": "hello", "description": "Says hello"},
             {"name": "system", "description": "Uses a role MCP does not have"},
-            {"name": "annotated", "description": "Has annotations"}]}})
+            {"name": "annotated", "description": "Has annotations"}] + (
+            [{"name": "pictures", "description": "Images the chat APIs take or not"}]
+            if mode == "odd-content" else [])}})
         if mode == "crash-after-list":
             time.sleep(0.2)
             print("fake: crashing after the list", file=sys.stderr, flush=True)
@@ -235,7 +237,20 @@ for line in sys.stdin:
             text_result(rid, "elicitation failed: %s" % answer.get("error"))
     elif method == "prompts/get" and mode == "odd-content":
         if request["params"]["name"] == "system":
-            messages = [{"role": "system", "content": {"type": "text", "text": "x"}}]
+            messages = [
+                {"role": "system", "content": {"type": "text", "text": "Be terse."}},
+                {"role": "user", "content": {"type": "text", "text": "Hi."}},
+                {"role": "developer", "content": {"type": "text", "text": "Cite lines."}},
+            ]
+        elif request["params"]["name"] == "pictures":
+            messages = [
+                {"role": "user", "content": {"type": "resource", "resource": {
+                    "uri": "file:///shot.png", "mimeType": "image/png", "blob": "iVBORw0KGgo="}}},
+                {"role": "user", "content": {"type": "image", "data": "PHN2Zy8+",
+                                             "mimeType": "image/svg+xml"}},
+                {"role": "user", "content": {"type": "image", "data": "/9j/4A==",
+                                             "mimeType": "image/jpeg"}},
+            ]
         elif request["params"]["name"] == "annotated":
             messages = [{"role": "user", "content": {"type": "text", "text": "hi",
                          "annotations": {"audience": ["user"], "priority": 0.3}}}]

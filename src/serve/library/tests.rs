@@ -22,11 +22,11 @@ fn texts(messages: &PromptMessages) -> Vec<(Role, String)> {
         .messages
         .iter()
         .map(|m| match &m.content {
-            Content::Known(KnownContent::Text { text, .. }) => (m.role, text.clone()),
+            Content::Known(KnownContent::Text { text, .. }) => (m.role.clone(), text.clone()),
             Content::Known(KnownContent::Resource {
                 resource: EmbeddedResource::Text { uri, text, .. },
                 ..
-            }) => (m.role, format!("[{uri}] {text}")),
+            }) => (m.role.clone(), format!("[{uri}] {text}")),
             other => panic!("{other:?}"),
         })
         .collect()
