@@ -314,11 +314,18 @@ fn check_chat(prompt: &PromptMessages, value: &Value, openai: bool) {
                 _ => &["text"],
             };
             assert!(allowed.contains(&kind), "{kind} in a {role} turn");
-            if !openai && kind == "image" {
-                let media = part["source"]["media_type"].as_str().unwrap_or("");
+            let media = match kind {
+                "image" => part["source"]["media_type"].as_str(),
+                "image_url" => part["image_url"]["url"]
+                    .as_str()
+                    .and_then(|url| url.strip_prefix("data:"))
+                    .and_then(|url| url.split(';').next()),
+                _ => None,
+            };
+            if let Some(media) = media {
                 assert!(
                     ["image/png", "image/jpeg", "image/gif", "image/webp"].contains(&media),
-                    "Anthropic image of {media}"
+                    "{kind} of {media}"
                 );
             }
         }
