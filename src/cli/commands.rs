@@ -328,6 +328,8 @@ enum Outcome {
     Ready {
         details: ServerDetails,
         prompts: Vec<PromptInfo>,
+        /// What its prompt list left out, one line each.
+        warnings: Vec<String>,
     },
     Failed {
         error: McpError,
@@ -346,6 +348,8 @@ async fn connect_all(
         servers.iter().map(|s| s.name.clone()).collect();
     let hub = Hub::start_once(servers, tx);
     let mut outcomes = BTreeMap::new();
+    // Warnings come before the server's Ready.
+    let mut warnings: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let interrupt = crate::signals::stopped();
     tokio::pin!(interrupt);
     while !pending.is_empty() {
@@ -364,7 +368,18 @@ async fn connect_all(
                 prompts,
             } => {
                 pending.remove(&server);
-                outcomes.insert(server, Outcome::Ready { details, prompts });
+                let warnings = warnings.remove(&server).unwrap_or_default();
+                outcomes.insert(
+                    server,
+                    Outcome::Ready {
+                        details,
+                        prompts,
+                        warnings,
+                    },
+                );
+            }
+            McpEvent::Warning { server, text } if pending.contains(&server) => {
+                warnings.entry(server).or_default().push(text);
             }
             // A failure after Ready (the server dropped) does not replace the outcome.
             McpEvent::Failed {
@@ -433,9 +448,16 @@ async fn list(config: &Config, json: bool) -> Result<ExitCode, CliError> {
     let mut answered = 0;
     for name in &order {
         match outcomes.get(name) {
-            Some(Outcome::Ready { prompts: p, .. }) => {
+            Some(Outcome::Ready {
+                prompts: p,
+                warnings,
+                ..
+            }) => {
                 answered += 1;
                 prompts.extend(p.iter().cloned());
+                for warning in warnings {
+                    output::error(&format!("server `{name}`: {warning}"));
+                }
             }
             Some(Outcome::Failed { error, stderr }) => report_failure(name, error, stderr),
             None => {}
@@ -944,7 +966,11 @@ async fn servers(config: &Config, json: bool) -> Result<ExitCode, CliError> {
         }
         let row = match outcomes.get(&server.name) {
             _ if !server.enabled => merge_json(base, json!({ "state": "disabled" })),
-            Some(Outcome::Ready { details, prompts }) => merge_json(
+            Some(Outcome::Ready {
+                details,
+                prompts,
+                warnings,
+            }) => merge_json(
                 base,
                 json!({
                     "state": "ready",
@@ -953,6 +979,7 @@ async fn servers(config: &Config, json: bool) -> Result<ExitCode, CliError> {
                     "serverVersion": details.server_version,
                     "capabilities": details.capabilities,
                     "promptCount": prompts.len(),
+                    "warnings": warnings,
                 }),
             ),
             Some(Outcome::Failed { error, stderr }) => merge_json(
@@ -1010,6 +1037,12 @@ fn servers_text(rows: &[serde_json::Value]) -> String {
                 out.push_str(&format!("  protocol:     {}\n", field("protocolVersion")));
                 out.push_str(&format!("  capabilities: {}\n", capabilities.join(", ")));
                 out.push_str(&format!("  prompts:      {}\n", row["promptCount"]));
+                for warning in row["warnings"].as_array().into_iter().flatten() {
+                    out.push_str(&format!(
+                        "  warning:      {}\n",
+                        warning.as_str().unwrap_or("")
+                    ));
+                }
             }
             Some("failed") => {
                 out.push_str(&format!("  error: {}\n", field("error")));

@@ -424,42 +424,87 @@ impl Connection {
     }
 
     /// Every prompt, following `nextCursor` through all pages. Dropping the future cancels
-    /// the request in flight.
+    /// the request in flight. What had to be left out (see [`Connection::list_prompts_noting`])
+    /// is only logged.
     pub async fn list_prompts(&self) -> Result<Vec<PromptInfo>, McpError> {
-        all_pages("prompts/list", |cursor| async move {
-            let params = PaginatedRequestParams::default().with_cursor(cursor);
-            let request = ListPromptsRequest::with_param(params);
-            let page = match self
-                .request("prompts/list", ClientRequest::ListPromptsRequest(request))
-                .await?
-            {
-                ServerResult::ListPromptsResult(page) => page,
-                other => return Err(unexpected("prompts/list", &other)),
-            };
-            let prompts = page
-                .prompts
-                .into_iter()
-                .map(|p| PromptInfo {
-                    server: self.name.clone(),
-                    name: p.name,
-                    title: self.mask(p.title),
-                    description: self.mask(p.description),
-                    arguments: p
-                        .arguments
-                        .unwrap_or_default()
-                        .into_iter()
-                        .map(|a| PromptArg {
-                            name: a.name,
-                            title: self.mask(a.title),
-                            description: self.mask(a.description),
-                            required: a.required.unwrap_or(false),
+        let listed = self.list_prompts_noting().await?;
+        for warning in &listed.warnings {
+            tracing::warn!(target: "mcpick::server", server = %self.name, "{warning}");
+        }
+        Ok(listed.prompts)
+    }
+
+    /// Every prompt, as [`Connection::list_prompts`], and a warning for each thing left
+    /// out: a prompt the server described wrongly (the rest of its page is kept), or the
+    /// pages after a cursor the server repeated (the pages before it are kept).
+    pub async fn list_prompts_noting(&self) -> Result<PromptList, McpError> {
+        let listed = all_pages(
+            "prompts/list",
+            ["prompt", "prompts"],
+            |cursor, number| async move {
+                let params = PaginatedRequestParams::default().with_cursor(cursor);
+                let request = ListPromptsRequest::with_param(params);
+                match self
+                    .request("prompts/list", ClientRequest::ListPromptsRequest(request))
+                    .await?
+                {
+                    ServerResult::ListPromptsResult(page) => Ok(Page {
+                        items: page
+                            .prompts
+                            .into_iter()
+                            .map(|p| self.prompt_info(p))
+                            .collect(),
+                        skipped: Vec::new(),
+                        next: page.next_cursor,
+                    }),
+                    // A page the SDK cannot type (one prompt it cannot read spoils the whole
+                    // page for it): read prompt by prompt, keeping the good ones.
+                    ServerResult::CustomResult(custom) if custom.0.get("prompts").is_some() => {
+                        let (prompts, skipped) = read_prompts_page(&custom.0, number)?;
+                        Ok(Page {
+                            items: prompts.into_iter().map(|p| self.prompt_info(p)).collect(),
+                            skipped,
+                            next: custom
+                                .0
+                                .get("nextCursor")
+                                .and_then(|c| c.as_str())
+                                .map(str::to_string),
                         })
-                        .collect(),
-                })
-                .collect();
-            Ok((prompts, page.next_cursor))
+                    }
+                    other => Err(unexpected("prompts/list", &other)),
+                }
+            },
+        )
+        .await?;
+        Ok(PromptList {
+            prompts: listed.items,
+            warnings: listed
+                .warnings
+                .into_iter()
+                .map(|w| self.secrets.mask(&w).into_owned())
+                .collect(),
         })
-        .await
+    }
+
+    /// mcpick's view of a prompt, the server's texts masked.
+    fn prompt_info(&self, prompt: rmcp::model::Prompt) -> PromptInfo {
+        PromptInfo {
+            server: self.name.clone(),
+            name: prompt.name,
+            title: self.mask(prompt.title),
+            description: self.mask(prompt.description),
+            arguments: prompt
+                .arguments
+                .unwrap_or_default()
+                .into_iter()
+                .map(|a| PromptArg {
+                    name: a.name,
+                    title: self.mask(a.title),
+                    description: self.mask(a.description),
+                    required: a.required.unwrap_or(false),
+                })
+                .collect(),
+        }
     }
 
     /// Fills a prompt. Dropping the future cancels the request (`notifications/cancelled`).
@@ -565,7 +610,7 @@ impl Connection {
     /// and does not use tools itself; this exists for protocol checks (the conformance
     /// client) against servers that serve only tools.
     pub async fn list_tools(&self) -> Result<Vec<String>, McpError> {
-        all_pages("tools/list", |cursor| async move {
+        let listed = all_pages("tools/list", ["tool", "tools"], |cursor, _| async move {
             let params = PaginatedRequestParams::default().with_cursor(cursor);
             let request = ListToolsRequest::with_param(params);
             let page = match self
@@ -580,9 +625,17 @@ impl Connection {
                 .into_iter()
                 .map(|t| t.name.into_owned())
                 .collect();
-            Ok((names, page.next_cursor))
+            Ok(Page {
+                items: names,
+                skipped: Vec::new(),
+                next: page.next_cursor,
+            })
         })
-        .await
+        .await?;
+        for warning in &listed.warnings {
+            tracing::warn!(target: "mcpick::server", server = %self.name, "{warning}");
+        }
+        Ok(listed.items)
     }
 
     /// Calls a tool (`tools/call`) and returns its result as JSON. Like
@@ -1132,37 +1185,106 @@ fn handshake_error(error: ClientInitializeError) -> McpError {
     }
 }
 
-/// Every item of a paginated list: `page(cursor)` fetches one page and its
-/// `nextCursor`, followed until there is none. A repeated cursor or more than
-/// [`MAX_PAGES`] pages is an error, so a server cannot loop mcpick forever.
-async fn all_pages<T, Page>(
+/// Every prompt of a `prompts/list` result, with the warnings about what was left out.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PromptList {
+    /// The prompts mcpick could read, in the server's order.
+    pub prompts: Vec<PromptInfo>,
+    /// One line per thing left out, naming it (already masked; server text to neutralise
+    /// before it is shown).
+    pub warnings: Vec<String>,
+}
+
+/// One page of a paginated list.
+struct Page<T> {
+    /// What the page held that could be read.
+    items: Vec<T>,
+    /// One warning per item of it that could not be read.
+    skipped: Vec<String>,
+    /// The `nextCursor`; none (absent or `null`) ends the list.
+    next: Option<String>,
+}
+
+/// Every item of a paginated list, and what was left out.
+struct Listed<T> {
+    items: Vec<T>,
+    warnings: Vec<String>,
+}
+
+/// Every item of a paginated list (`noun`: what one and many items are called):
+/// `page(cursor, number)` fetches page `number` (from 1) and its `nextCursor`, followed until there is none. A repeated cursor or more than
+/// [`MAX_PAGES`] pages ends the list there, with a warning, so a server cannot loop
+/// mcpick forever; the pages fetched so far are kept.
+async fn all_pages<T, Fetch>(
     method: &str,
-    mut page: impl FnMut(Option<String>) -> Page,
-) -> Result<Vec<T>, McpError>
+    noun: [&str; 2],
+    mut page: impl FnMut(Option<String>, usize) -> Fetch,
+) -> Result<Listed<T>, McpError>
 where
-    Page: Future<Output = Result<(Vec<T>, Option<String>), McpError>>,
+    Fetch: Future<Output = Result<Page<T>, McpError>>,
 {
-    let mut items = Vec::new();
+    let mut listed = Listed {
+        items: Vec::new(),
+        warnings: Vec::new(),
+    };
     let mut cursor: Option<String> = None;
     let mut seen_cursors = HashSet::new();
-    for _ in 0..MAX_PAGES {
-        let (more, next) = page(cursor.clone()).await?;
-        items.extend(more);
-        match next {
-            None => return Ok(items),
-            Some(next) => {
-                if !seen_cursors.insert(next.clone()) {
-                    return Err(McpError::Protocol(format!(
-                        "{method} sent the cursor {next:?} twice; stopping to avoid a loop"
-                    )));
-                }
-                cursor = Some(next);
+    for number in 1..=MAX_PAGES {
+        let fetched = page(cursor.clone(), number).await?;
+        listed.items.extend(fetched.items);
+        listed.warnings.extend(fetched.skipped);
+        let Some(next) = fetched.next else {
+            return Ok(listed);
+        };
+        if !seen_cursors.insert(next.clone()) {
+            listed.warnings.push(format!(
+                "{method} repeated the cursor {} (page {number}): kept the {} of its first {} \
+                 and stopped there rather than loop",
+                crate::text::one_line(&format!("{next:?}")),
+                crate::text::counted(listed.items.len(), noun[0], noun[1]),
+                crate::text::counted(number, "page", "pages"),
+            ));
+            return Ok(listed);
+        }
+        cursor = Some(next);
+    }
+    listed.warnings.push(format!(
+        "{method} did not end after {MAX_PAGES} pages: kept the {} of those and stopped there",
+        crate::text::counted(listed.items.len(), noun[0], noun[1]),
+    ));
+    Ok(listed)
+}
+
+/// The prompts of a raw `prompts/list` page (page `number`), each read on its own: one
+/// the server described wrongly is left out with a warning naming it (by its `name`
+/// when it has one, else by its place), the others are kept.
+fn read_prompts_page(
+    page: &serde_json::Value,
+    number: usize,
+) -> Result<(Vec<rmcp::model::Prompt>, Vec<String>), McpError> {
+    let Some(list) = page.get("prompts").and_then(|p| p.as_array()) else {
+        return Err(McpError::Protocol(
+            "prompts/list was answered with a `prompts` that is not a list".into(),
+        ));
+    };
+    let mut prompts = Vec::new();
+    let mut skipped = Vec::new();
+    for (index, item) in list.iter().enumerate() {
+        match serde_json::from_value::<rmcp::model::Prompt>(item.clone()) {
+            Ok(prompt) => prompts.push(prompt),
+            Err(error) => {
+                let which = match item.get("name").and_then(|n| n.as_str()) {
+                    Some(name) => format!("`{}`", crate::text::one_line(name)),
+                    None => format!("number {} of page {number}", index + 1),
+                };
+                skipped.push(format!(
+                    "left out the prompt {which}: the server described it wrongly ({})",
+                    crate::text::one_line(&error.to_string())
+                ));
             }
         }
     }
-    Err(McpError::Protocol(format!(
-        "{method} did not end after {MAX_PAGES} pages"
-    )))
+    Ok((prompts, skipped))
 }
 
 /// The `WWW-Authenticate` challenge of a 401 (or of a 403 asking for more scopes, then
