@@ -743,24 +743,31 @@ pub fn prompt_usage(prompt: &PromptInfo) -> String {
     out
 }
 
+/// The usage error of a name that is no argument of `prompt`, with the nearest one that
+/// is and the prompt's usage.
+fn no_such_argument(prompt: &PromptInfo, name: &str) -> CliError {
+    let declared = prompt.arguments.iter().map(|a| a.name.as_str());
+    let hint = match closest(name, declared, 1).first() {
+        Some(near) => format!(" (did you mean `{near}`?)"),
+        None => String::new(),
+    };
+    CliError::usage(format!(
+        "prompt `{}` has no argument `{name}`{hint}\n\n{}",
+        prompt.name,
+        prompt_usage(prompt)
+    ))
+}
+
 /// Checks the arguments against the prompt before anything is sent.
 fn check_arguments(
     prompt: &PromptInfo,
     arguments: &BTreeMap<String, String>,
 ) -> Result<(), CliError> {
-    let declared = prompt.arguments.iter().map(|a| a.name.as_str());
-    for name in arguments.keys() {
-        if prompt.argument(name).is_none() {
-            let hint = match closest(name, declared.clone(), 1).first() {
-                Some(near) => format!(" (did you mean `{near}`?)"),
-                None => String::new(),
-            };
-            return Err(CliError::usage(format!(
-                "prompt `{}` has no argument `{name}`{hint}\n\n{}",
-                prompt.name,
-                prompt_usage(prompt)
-            )));
-        }
+    if let Some(name) = arguments
+        .keys()
+        .find(|name| prompt.argument(name).is_none())
+    {
+        return Err(no_such_argument(prompt, name));
     }
     let missing: Vec<&str> = prompt
         .arguments
@@ -908,18 +915,13 @@ async fn complete(
     json: bool,
 ) -> Result<ExitCode, CliError> {
     let (hub, server, prompt) = locate(config, reference).await?;
-    if prompt.argument(argument).is_none() {
+    // The completed argument first, then each `--context` name: all must be the prompt's.
+    let unknown = std::iter::once(argument)
+        .chain(context.keys().map(String::as_str))
+        .find(|name| prompt.argument(name).is_none());
+    if let Some(name) = unknown {
         hub.shutdown().await;
-        let names = prompt.arguments.iter().map(|a| a.name.as_str());
-        let hint = match closest(argument, names, 1).first() {
-            Some(near) => format!(" (did you mean `{near}`?)"),
-            None => String::new(),
-        };
-        return Err(CliError::usage(format!(
-            "prompt `{}` has no argument `{argument}`{hint}\n\n{}",
-            prompt.name,
-            prompt_usage(&prompt)
-        )));
+        return Err(no_such_argument(&prompt, name));
     }
     let name = &prompt.name;
     let result = request_then_close(hub, &server.name, |connection| async move {
@@ -938,6 +940,12 @@ async fn complete(
                     body.push('\n');
                 }
                 write(&body)?;
+                // A person reading the values should know they are not all of them.
+                if std::io::IsTerminal::is_terminal(&std::io::stderr())
+                    && let Some(note) = completion_note(&completion)
+                {
+                    output::error(&note);
+                }
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -945,6 +953,19 @@ async fn complete(
             "{}/{}: completing `{argument}`: {error}",
             server.name, prompt.name
         ))),
+    }
+}
+
+/// What a completion left out, when the server says it has more values than it sent:
+/// `100 of 250; type more to narrow`.
+fn completion_note(completion: &crate::mcp::Completion) -> Option<String> {
+    let sent = completion.values.len();
+    match completion.total.map(|total| total as usize) {
+        Some(total) if total > sent => Some(format!("{sent} of {total}; type more to narrow")),
+        _ if completion.has_more == Some(true) => Some(format!(
+            "{sent} of more (the server did not say how many); type more to narrow"
+        )),
+        _ => None,
     }
 }
 

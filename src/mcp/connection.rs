@@ -230,15 +230,19 @@ impl Connection {
                 legacy_sse: true,
                 ..
             } => {
+                let deadline = Deadline::after(config.timeout);
                 let transport = connect_sse(config, url, headers)
                     .await
                     .map_err(|e| e.hiding_url_query(url))?;
-                let service = handshake(handler(), transport, lifecycle.clone(), config.timeout)
+                let service = handshake(handler(), transport, lifecycle.clone(), deadline)
                     .await
                     .map_err(|e| e.hiding_url_query(url))?;
                 (service, None)
             }
             TransportConfig::Http { url, headers, .. } => {
+                // Every attempt below (sign-in metadata, the handshake, its fallbacks)
+                // shares one `timeout_ms`.
+                let deadline = Deadline::after(config.timeout);
                 let custom = custom_headers(headers)?;
                 let transport_config = StreamableHttpClientTransportConfig::with_uri(url.as_str())
                     .custom_headers(custom)
@@ -249,7 +253,7 @@ impl Connection {
                 // need the authorization server's metadata first: bounded by
                 // the server's timeout, and a failure is a connection problem.
                 let signed =
-                    tokio::time::timeout(config.timeout, super::auth::signed_client(config))
+                    tokio::time::timeout_at(deadline.at, super::auth::signed_client(config))
                         .await
                         .map_err(|_| McpError::Timeout {
                             method: "finding the authorization server of the stored sign-in".into(),
@@ -272,12 +276,12 @@ impl Connection {
                                     client,
                                     transport_config,
                                 );
-                                handshake(handler, transport, lifecycle, config.timeout).await
+                                handshake(handler, transport, lifecycle, deadline).await
                             }
                             None => {
                                 let transport =
                                     StreamableHttpClientTransport::from_config(transport_config);
-                                handshake(handler, transport, lifecycle, config.timeout).await
+                                handshake(handler, transport, lifecycle, deadline).await
                             }
                         }
                     }
@@ -314,7 +318,7 @@ impl Connection {
                     Err(error) => match connect_sse(config, url, headers).await {
                         Ok(transport) => {
                             tracing::info!(server = %config.name, "falling back to HTTP+SSE");
-                            handshake(handler(), transport, lifecycle.clone(), config.timeout)
+                            handshake(handler(), transport, lifecycle.clone(), deadline)
                                 .await
                                 .map_err(|e| e.hiding_url_query(url))?
                         }
@@ -1000,8 +1004,9 @@ fn unexpected(method: &str, result: &ServerResult) -> McpError {
 }
 
 /// Starts a stdio server and completes the handshake. Some legacy servers exit on any
-/// request before `initialize` (spec digest §6.5): such a server is started once more and
-/// initialized directly.
+/// request before `initialize` (spec digest §6.5), others never answer it: such a server
+/// is started once more and initialized directly. The whole handshake, both starts
+/// included, takes at most the server's `timeout_ms`.
 async fn connect_stdio(
     server: &str,
     spec: &SpawnSpec<'_>,
@@ -1010,7 +1015,7 @@ async fn connect_stdio(
     limits: StdioLimits,
     handler: impl Fn() -> Handler,
 ) -> Result<(RunningService<RoleClient, Handler>, ChildProcess), McpError> {
-    let timeout = limits.timeout;
+    let deadline = Deadline::after(limits.timeout);
     let transport = |(stdout, stdin): super::child::ChildPipes| {
         let limit = limits.max_response_bytes;
         let sent = SentIds::default();
@@ -1019,21 +1024,28 @@ async fn connect_stdio(
             .with_max_line_length(limit.saturating_add(TRANSPORT_SLACK))
     };
     let (child, pipes) = ChildProcess::spawn(server, spec, log.clone(), lines.clone())?;
-    let first = match handshake(handler(), transport(pipes), auto_lifecycle(), timeout).await {
+    let probe = discover_probe(limits.timeout);
+    let first = match handshake(
+        handler(),
+        transport(pipes),
+        auto_lifecycle(),
+        deadline.sooner(probe),
+    )
+    .await
+    {
         Ok(service) => return Ok((service, child)),
         Err(error) => error,
     };
     let reason = if matches!(first, McpError::Timeout { .. }) {
-        // The SDK waits SDK_DISCOVER_PROBE for a silent legacy server before it falls back to
-        // `initialize`; a shorter timeout_ms cut that short, so try `initialize` directly.
-        // With a longer one the fallback already happened: the server is just not answering.
         child.terminate().await;
-        if timeout >= SDK_DISCOVER_PROBE {
-            return Err(first);
+        // The SDK fell back to `initialize` itself within the probe: the server is just
+        // not answering.
+        if probe == limits.timeout {
+            return Err(deadline.timed_out());
         }
         format!(
             "the server did not answer server/discover within {} ms; starting it again with initialize",
-            timeout.as_millis()
+            probe.as_millis()
         )
     } else {
         let Some(status) = exit_soon(&child).await else {
@@ -1053,11 +1065,16 @@ async fn connect_stdio(
         handler(),
         transport(pipes),
         ClientLifecycleMode::Initialize,
-        timeout,
+        deadline,
     )
     .await
     {
         Ok(service) => Ok((service, child)),
+        // Out of time: the server may exit once its stdin closes, but it did not answer.
+        Err(McpError::Timeout { .. }) => {
+            child.terminate().await;
+            Err(deadline.timed_out())
+        }
         Err(error) => {
             let error = match exit_soon(&child).await {
                 Some(status) => McpError::Closed(format!(
@@ -1068,6 +1085,54 @@ async fn connect_stdio(
             };
             child.terminate().await;
             Err(error)
+        }
+    }
+}
+
+/// How long a stdio server gets to answer `server/discover` before it is taken for a
+/// silent legacy one, out of a handshake of `timeout`. The SDK waits
+/// [`SDK_DISCOVER_PROBE`] itself and then falls back to `initialize` on the same process:
+/// when `timeout` leaves room for that and as long again for `initialize`, the SDK's
+/// probe is the one (the whole `timeout`). Otherwise half of it, so that `initialize`,
+/// on a fresh process, has the other half.
+fn discover_probe(timeout: Duration) -> Duration {
+    if timeout >= SDK_DISCOVER_PROBE * 2 {
+        timeout
+    } else {
+        timeout / 2
+    }
+}
+
+/// When a handshake, all its attempts together, must be done: `timeout_ms` after it began.
+#[derive(Debug, Clone, Copy)]
+struct Deadline {
+    at: tokio::time::Instant,
+    /// The whole `timeout_ms`, which errors name.
+    budget: Duration,
+}
+
+impl Deadline {
+    fn after(budget: Duration) -> Deadline {
+        Deadline {
+            at: tokio::time::Instant::now() + budget,
+            budget,
+        }
+    }
+
+    /// This deadline, or `within` from now if that comes first (the error still names
+    /// the whole budget).
+    fn sooner(self, within: Duration) -> Deadline {
+        Deadline {
+            at: self.at.min(tokio::time::Instant::now() + within),
+            budget: self.budget,
+        }
+    }
+
+    /// The error of a handshake that ran out of time.
+    fn timed_out(self) -> McpError {
+        McpError::Timeout {
+            method: "the handshake".into(),
+            ms: self.budget.as_millis(),
         }
     }
 }
@@ -1128,19 +1193,21 @@ async fn handshake<T, E, A>(
     handler: Handler,
     transport: T,
     lifecycle: ClientLifecycleMode,
-    timeout: Duration,
+    deadline: Deadline,
 ) -> Result<RunningService<RoleClient, Handler>, McpError>
 where
     T: rmcp::transport::IntoTransport<RoleClient, E, A>,
     E: std::error::Error + Send + Sync + 'static,
 {
-    match tokio::time::timeout(timeout, handler.serve_with_lifecycle(transport, lifecycle)).await {
+    match tokio::time::timeout_at(
+        deadline.at,
+        handler.serve_with_lifecycle(transport, lifecycle),
+    )
+    .await
+    {
         Ok(Ok(service)) => Ok(service),
         Ok(Err(error)) => Err(handshake_error(error)),
-        Err(_) => Err(McpError::Timeout {
-            method: "the handshake".into(),
-            ms: timeout.as_millis(),
-        }),
+        Err(_) => Err(deadline.timed_out()),
     }
 }
 
