@@ -659,8 +659,9 @@ async fn open_prompt(server: &ServerConfig, prompt: &str) -> Result<(Hub, Prompt
         Some(Outcome::Failed { error, stderr }) => {
             hub.shutdown().await;
             report_failure(&server.name, &error, &stderr);
+            // Said above: why (it may have been reached, and answered wrongly).
             return Err(CliError::runtime(format!(
-                "cannot reach server `{}`",
+                "cannot get `{prompt}`: server `{}` failed",
                 server.name
             )));
         }
@@ -676,26 +677,54 @@ async fn open_prompt(server: &ServerConfig, prompt: &str) -> Result<(Hub, Prompt
         Some(found) => Ok((hub, found.clone())),
         None => {
             hub.shutdown().await;
-            let names = prompts.iter().map(|p| p.name.as_str());
-            let hint = match closest(prompt, names, 3).as_slice() {
-                [] => format!(
-                    " (`mcpick list` shows all {} of its prompts)",
-                    prompts.len()
-                ),
-                found => format!(
-                    ". Did you mean: {}?",
-                    found
-                        .iter()
-                        .map(|n| format!("{}/{n}", server.name))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            };
-            Err(CliError::usage(format!(
-                "server `{}` has no prompt `{prompt}`{hint}",
-                server.name
+            Err(CliError::usage(no_such_prompt(
+                &server.name,
+                prompt,
+                &prompts,
             )))
         }
+    }
+}
+
+/// "server `s` has no prompt `p`", with the nearest names it has, or how many there are
+/// to look through (or that there are none).
+fn no_such_prompt(server: &str, wanted: &str, prompts: &[PromptInfo]) -> String {
+    let names = prompts.iter().map(|p| p.name.as_str());
+    let hint = match closest(wanted, names, 3).as_slice() {
+        [] if prompts.is_empty() => ": it offers no prompts".to_string(),
+        [] => format!(
+            " (`mcpick list` shows {})",
+            match prompts.len() {
+                1 => "its one prompt".to_string(),
+                many => format!("all {many} of its prompts"),
+            }
+        ),
+        found => format!(
+            ". Did you mean: {}?",
+            found
+                .iter()
+                .map(|n| format!("{server}/{n}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    format!("server `{server}` has no prompt `{wanted}`{hint}")
+}
+
+/// What `mcpick servers` says of an HTTP server's sign-in: its tokens when it has some;
+/// without them, "not needed" once the server answered without asking for one.
+fn sign_in_words(state: &crate::mcp::auth::SignInState, outcome: Option<&Outcome>) -> String {
+    use crate::mcp::auth::SignInState;
+    match (state, outcome) {
+        (SignInState::SignedOut, Some(Outcome::Ready { .. })) => "not needed".to_string(),
+        (
+            SignInState::SignedOut,
+            Some(Outcome::Failed {
+                error: McpError::SignInRequired { .. },
+                ..
+            }),
+        ) => "needed, not signed in".to_string(),
+        (state, _) => state.describe(),
     }
 }
 
@@ -983,7 +1012,8 @@ async fn servers(config: &Config, json: bool) -> Result<ExitCode, CliError> {
             base["source"] = json!(source);
         }
         if server.transport.kind() != "stdio" {
-            base["signIn"] = json!(crate::mcp::auth::sign_in_state(server).describe());
+            let state = crate::mcp::auth::sign_in_state(server);
+            base["signIn"] = json!(sign_in_words(&state, outcomes.get(&server.name)));
         }
         let row = match outcomes.get(&server.name) {
             _ if !server.enabled => merge_json(base, json!({ "state": "disabled" })),
@@ -1078,4 +1108,104 @@ fn servers_text(rows: &[serde_json::Value]) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mcp::auth::SignInState;
+
+    fn prompt(name: &str) -> PromptInfo {
+        PromptInfo {
+            server: "s".into(),
+            name: name.into(),
+            title: None,
+            description: None,
+            arguments: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_missing_prompt_is_named_with_what_the_server_offers() {
+        assert_eq!(
+            no_such_prompt("s", "hello", &[]),
+            "server `s` has no prompt `hello`: it offers no prompts"
+        );
+        assert_eq!(
+            no_such_prompt("s", "hello", &[prompt("zzzzzz")]),
+            "server `s` has no prompt `hello` (`mcpick list` shows its one prompt)"
+        );
+        assert_eq!(
+            no_such_prompt("s", "hello", &[prompt("zzzzzz"), prompt("qqqqqq")]),
+            "server `s` has no prompt `hello` (`mcpick list` shows all 2 of its prompts)"
+        );
+        assert_eq!(
+            no_such_prompt("s", "helo", &[prompt("hello")]),
+            "server `s` has no prompt `helo`. Did you mean: s/hello?"
+        );
+    }
+
+    #[test]
+    fn sign_in_is_not_needed_by_a_server_that_answered_without_asking() {
+        let ready = Outcome::Ready {
+            details: crate::mcp::ServerDetails {
+                transport: "http".into(),
+                protocol_version: "2025-06-18".into(),
+                server_name: None,
+                server_version: None,
+                prompts: true,
+                prompts_list_changed: false,
+                completions: false,
+                resources: false,
+                capabilities: json!({}),
+            },
+            prompts: Vec::new(),
+            warnings: Vec::new(),
+        };
+        let asked = Outcome::Failed {
+            error: McpError::SignInRequired {
+                server: "s".into(),
+                challenge: None,
+                more_scopes: false,
+            },
+            stderr: Vec::new(),
+        };
+        let unreachable = Outcome::Failed {
+            error: McpError::Handshake("cannot reach the server".into()),
+            stderr: Vec::new(),
+        };
+        let out = SignInState::SignedOut;
+        assert_eq!(sign_in_words(&out, Some(&ready)), "not needed");
+        assert_eq!(sign_in_words(&out, Some(&asked)), "needed, not signed in");
+        assert_eq!(sign_in_words(&out, Some(&unreachable)), "not signed in");
+        assert_eq!(sign_in_words(&out, None), "not signed in");
+        let signed = SignInState::SignedIn {
+            expires_at: None,
+            refreshable: true,
+        };
+        assert_eq!(
+            sign_in_words(&signed, Some(&ready)),
+            "signed in (renewed automatically)"
+        );
+    }
+
+    #[test]
+    fn a_completion_says_when_the_server_has_more() {
+        let completion =
+            |sent: usize, total: Option<u32>, has_more: Option<bool>| crate::mcp::Completion {
+                values: (0..sent).map(|n| n.to_string()).collect(),
+                total,
+                has_more,
+            };
+        assert_eq!(
+            completion_note(&completion(100, Some(250), Some(true))).as_deref(),
+            Some("100 of 250; type more to narrow")
+        );
+        assert_eq!(
+            completion_note(&completion(3, None, Some(true))).as_deref(),
+            Some("3 of more (the server did not say how many); type more to narrow")
+        );
+        assert_eq!(completion_note(&completion(3, Some(3), Some(false))), None);
+        assert_eq!(completion_note(&completion(3, None, None)), None);
+    }
 }

@@ -822,10 +822,7 @@ impl Connection {
                     challenge: Some(challenge),
                     more_scopes,
                 },
-                None => McpError::Protocol(format!(
-                    "cannot reach the server: {}",
-                    error_chain(error.error.as_ref())
-                )),
+                None => McpError::Protocol(transport_failure(error.error.as_ref())),
             },
             other => McpError::Protocol(error_chain(&other)),
         }
@@ -1244,10 +1241,9 @@ fn handshake_error(error: ClientInitializeError) -> McpError {
             McpError::Closed(" during the handshake".into())
         }
         ClientInitializeError::LegacyFallbackFailed { fallback, .. } => handshake_error(*fallback),
-        ClientInitializeError::TransportError { error, .. } => McpError::Handshake(format!(
-            "cannot reach the server: {}",
-            error_chain(error.error.as_ref())
-        )),
+        ClientInitializeError::TransportError { error, .. } => {
+            McpError::Handshake(transport_failure(error.error.as_ref()))
+        }
         other => McpError::Handshake(format!("handshake failed: {}", error_chain(&other))),
     }
 }
@@ -1371,6 +1367,56 @@ fn sign_in_challenge(error: &(dyn std::error::Error + 'static)) -> Option<(Strin
     None
 }
 
+/// What a transport error tells the user: the HTTP status the server answered with (it
+/// was reached, the URL or the server is wrong), or that it could not be reached at all.
+fn transport_failure(error: &(dyn std::error::Error + 'static)) -> String {
+    match answered_status(error) {
+        Some((status, said)) => super::error::answered_http(status, &said),
+        None => format!("cannot reach the server: {}", error_chain(error)),
+    }
+}
+
+/// The HTTP status somewhere in `error`'s sources, and what came with it (the reason
+/// and an excerpt of the body, when the SDK kept them).
+fn answered_status(error: &(dyn std::error::Error + 'static)) -> Option<(u16, String)> {
+    use rmcp::transport::streamable_http_client::{HttpStatusError, StreamableHttpError};
+    let mut current = Some(error);
+    while let Some(error) = current {
+        if let Some(status) = error.downcast_ref::<HttpStatusError>() {
+            return Some((status.status, String::new()));
+        }
+        match error.downcast_ref::<StreamableHttpError<reqwest::Error>>() {
+            Some(StreamableHttpError::HttpStatus(status)) => {
+                return Some((status.status, String::new()));
+            }
+            // The SDK's words for any other status: `HTTP 404 Not Found: <body>`.
+            Some(StreamableHttpError::UnexpectedServerResponse(text)) => {
+                if let Some(found) = status_in(text) {
+                    return Some(found);
+                }
+            }
+            _ => {}
+        }
+        current = error.source();
+    }
+    None
+}
+
+/// `HTTP 404 Not Found: body` as (404, `Not Found: body`).
+fn status_in(text: &str) -> Option<(u16, String)> {
+    let rest = text.strip_prefix("HTTP ")?;
+    let digits = rest
+        .get(..3)
+        .filter(|d| d.bytes().all(|b| b.is_ascii_digit()))?;
+    let status = digits.parse().ok().filter(|s| (100..600).contains(s))?;
+    let said = rest[3..]
+        .trim()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    Some((status, said))
+}
+
 /// An error and its sources on one line, without repeats, cut to a readable length
 /// (servers answer errors with whole HTML pages).
 fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
@@ -1420,6 +1466,16 @@ async fn connect_sse(
             super::sse::SseError::Unauthorized { status, .. } => McpError::Handshake(format!(
                 "`{server}` refused the request (HTTP {status}): an HTTP+SSE server takes its token in `headers` (`Authorization = \"Bearer ${{TOKEN}}\"`); sign-in is for Streamable HTTP servers"
             )),
+            super::sse::SseError::Status { status, body, .. } => McpError::Handshake(
+                super::error::answered_http(
+                    status.as_u16(),
+                    &[status.canonical_reason().unwrap_or_default(), body.as_str()]
+                        .into_iter()
+                        .filter(|part| !part.is_empty())
+                        .collect::<Vec<_>>()
+                        .join(": "),
+                ),
+            ),
             super::sse::SseError::Timeout { what, ms } => McpError::Timeout {
                 method: what.to_string(),
                 ms,
@@ -1621,6 +1677,84 @@ mod tests {
             QuestionKind::Form { fields, .. }
                 if fields[0].kind == FieldKind::Text { format: Some("x-odd".into()), min_length: None, max_length: None }
         ));
+    }
+
+    /// Pages of numbers: `pages[n]` is page n+1's items and its next cursor.
+    async fn list_of(pages: &[(&[u32], Option<&str>)]) -> Listed<u32> {
+        let pages: Vec<(Vec<u32>, Option<String>)> = pages
+            .iter()
+            .map(|(items, next)| (items.to_vec(), next.map(str::to_string)))
+            .collect();
+        all_pages("numbers/list", ["number", "numbers"], |_, number| {
+            let (items, next) = pages[number - 1].clone();
+            async move {
+                Ok(Page {
+                    items,
+                    skipped: Vec::new(),
+                    next,
+                })
+            }
+        })
+        .await
+        .unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_repeated_cursor_keeps_the_pages_before_it_and_warns() {
+        let listed = list_of(&[(&[1, 2], Some("a")), (&[3], Some("b")), (&[4], Some("a"))]).await;
+        assert_eq!(listed.items, [1, 2, 3, 4]);
+        assert_eq!(
+            listed.warnings,
+            [
+                "numbers/list repeated the cursor \"a\" (page 3): kept the 4 numbers of its \
+              first 3 pages and stopped there rather than loop"
+            ]
+        );
+        let listed = list_of(&[(&[1], Some("a")), (&[2], None)]).await;
+        assert_eq!((listed.items, listed.warnings), (vec![1, 2], Vec::new()));
+    }
+
+    #[test]
+    fn a_page_keeps_its_good_prompts_and_names_the_bad_ones() {
+        let page = json!({"prompts": [
+            {"name": "good"},
+            {"description": "no name"},
+            {"name": "broken\u{1b}[31m", "arguments": 5},
+            {"name": "fine"}
+        ], "nextCursor": null});
+        let (prompts, skipped) = read_prompts_page(&page, 2).unwrap();
+        let names: Vec<&str> = prompts.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["good", "fine"]);
+        assert_eq!(skipped.len(), 2, "{skipped:?}");
+        assert!(
+            skipped[0].starts_with("left out the prompt number 2 of page 2: ")
+                && skipped[0].contains("missing field `name`"),
+            "{skipped:?}"
+        );
+        assert!(skipped[1].contains("`broken"), "{skipped:?}");
+        assert!(!skipped[1].contains('\u{1b}'), "{skipped:?}");
+        assert!(read_prompts_page(&json!({"prompts": 3}), 1).is_err());
+    }
+
+    #[test]
+    fn the_sdks_status_words_are_read_back() {
+        assert_eq!(
+            status_in("HTTP 404 Not Found: <html>\n x</html>"),
+            Some((404, "Not Found: <html> x</html>".to_string()))
+        );
+        assert_eq!(status_in("HTTP 500"), Some((500, String::new())));
+        assert_eq!(status_in("HTTP/1.1 oops"), None);
+        assert_eq!(status_in("Deserialize error"), None);
+    }
+
+    #[test]
+    fn the_discover_probe_leaves_initialize_its_share_of_the_timeout() {
+        let probe = |ms| discover_probe(Duration::from_millis(ms)).as_millis();
+        assert_eq!(probe(3000), 1500);
+        assert_eq!(probe(10_000), 5000);
+        // Room for the SDK's own 10 s probe and as long again for initialize.
+        assert_eq!(probe(20_000), 20_000);
+        assert_eq!(probe(30_000), 30_000);
     }
 
     #[test]
