@@ -1409,11 +1409,10 @@ fn status_in(text: &str) -> Option<(u16, String)> {
         .get(..3)
         .filter(|d| d.bytes().all(|b| b.is_ascii_digit()))?;
     let status = digits.parse().ok().filter(|s| (100..600).contains(s))?;
-    let said = rest[3..]
-        .trim()
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ");
+    if !(rest[3..].is_empty() || rest[3..].starts_with(' ')) {
+        return None;
+    }
+    let said = rest[3..].split_whitespace().collect::<Vec<_>>().join(" ");
     Some((status, said))
 }
 
@@ -1744,6 +1743,7 @@ mod tests {
         );
         assert_eq!(status_in("HTTP 500"), Some((500, String::new())));
         assert_eq!(status_in("HTTP/1.1 oops"), None);
+        assert_eq!(status_in("HTTP 4041 x"), None);
         assert_eq!(status_in("Deserialize error"), None);
     }
 
