@@ -717,13 +717,6 @@ fn sign_in_words(state: &crate::mcp::auth::SignInState, outcome: Option<&Outcome
     use crate::mcp::auth::SignInState;
     match (state, outcome) {
         (SignInState::SignedOut, Some(Outcome::Ready { .. })) => "not needed".to_string(),
-        (
-            SignInState::SignedOut,
-            Some(Outcome::Failed {
-                error: McpError::SignInRequired { .. },
-                ..
-            }),
-        ) => "needed, not signed in".to_string(),
         (state, _) => state.describe(),
     }
 }
@@ -1176,7 +1169,7 @@ mod tests {
         };
         let out = SignInState::SignedOut;
         assert_eq!(sign_in_words(&out, Some(&ready)), "not needed");
-        assert_eq!(sign_in_words(&out, Some(&asked)), "needed, not signed in");
+        assert_eq!(sign_in_words(&out, Some(&asked)), "not signed in");
         assert_eq!(sign_in_words(&out, Some(&unreachable)), "not signed in");
         assert_eq!(sign_in_words(&out, None), "not signed in");
         let signed = SignInState::SignedIn {
