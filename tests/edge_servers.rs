@@ -1161,3 +1161,47 @@ fn an_http_server_that_never_asked_for_a_sign_in_does_not_need_one() {
         serde_json::from_str(&success(&sandbox.mcpick(&["servers", "--json"]))).unwrap();
     assert_eq!(servers[0]["signIn"], "not needed");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refreshed_list_warns_only_of_what_is_newly_left_out() {
+    use mcpick::mcp::{Hub, McpEvent};
+    let dir = tempfile::tempdir().unwrap();
+    let config = mcpick::config::parse(
+        &list_edges(
+            "odd",
+            "bad-prompt-changing",
+            &dir.path().join("traffic.jsonl"),
+            "",
+        ),
+        std::path::Path::new("t.toml"),
+        &|_| None,
+    )
+    .unwrap();
+    let (tx, mut events) = tokio::sync::mpsc::channel(64);
+    let hub = Hub::start_with(config.servers, tx, false, quick_restarts(0));
+    let seen = hub_events_until(&mut events, |e| {
+        matches!(e, McpEvent::PromptsChanged { .. })
+    })
+    .await;
+    let warnings: Vec<&str> = seen
+        .iter()
+        .filter_map(|e| match e {
+            McpEvent::Warning { text, .. } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(warnings.len(), 3, "{warnings:#?}");
+    assert!(warnings[0].contains("number 2 of page 1"), "{warnings:#?}");
+    assert!(warnings[1].contains("`broken`"), "{warnings:#?}");
+    assert!(warnings[2].contains("`worse`"), "{warnings:#?}");
+    assert_eq!(
+        kinds(&seen),
+        ["connecting", "warning", "warning", "ready", "warning"]
+    );
+    let Some(McpEvent::PromptsChanged { prompts, .. }) = seen.last() else {
+        panic!("{seen:#?}")
+    };
+    let names: Vec<&str> = prompts.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["good", "fine"]);
+    hub.shutdown().await;
+}

@@ -401,7 +401,7 @@ impl Run<'_> {
                 };
                 let since = std::time::Instant::now();
                 if emit(events, shutdown, ready).await
-                    && watch_server(&connection, events, shutdown).await
+                    && watch_server(&connection, warnings, events, shutdown).await
                 {
                     Ended::Dropped {
                         lived: since.elapsed().max(Duration::from_millis(1)),
@@ -467,9 +467,11 @@ async fn emit(
 
 /// Refreshes the catalog on list changes until shutdown or until the connection drops
 /// (then reports it failed and returns true). Every wait races shutdown, so a slow server
-/// never delays it.
+/// never delays it. `told`: the warnings of the list it has, which a refresh that finds
+/// them again does not repeat.
 async fn watch_server(
     connection: &Connection,
+    mut told: Vec<String>,
     events: &mpsc::Sender<McpEvent>,
     shutdown: &CancellationToken,
 ) -> bool {
@@ -492,9 +494,11 @@ async fn watch_server(
                 };
                 let event = match refreshed {
                     Ok(PromptList { prompts, warnings }) => {
-                        if !warn(connection, &warnings, events, shutdown).await {
+                        let new: Vec<String> = warnings.iter().filter(|w| !told.contains(w)).cloned().collect();
+                        if !warn(connection, &new, events, shutdown).await {
                             return false;
                         }
+                        told = warnings;
                         tracing::info!(%server, prompts = prompts.len(), "prompt list changed");
                         McpEvent::PromptsChanged { server: server.clone(), prompts }
                     }

@@ -6,6 +6,9 @@ the edges of the spec. The mode is the first argument:
   null-cursor    one page of `first` and `second` with `"nextCursor": null`.
   bad-prompt     one page: `good`, a prompt with no name, `broken` (its arguments are
                  a number), and `fine`.
+  bad-prompt-changing
+                 `bad-prompt`'s page, then, after `notifications/prompts/list_changed`,
+                 the same page and `worse` (its arguments a string).
   many-completions
                  one prompt `pick` (arguments `city`, `country`); `completion/complete`
                  answers 100 values, `total` 250 and `hasMore`.
@@ -21,6 +24,7 @@ import sys
 
 mode = sys.argv[1] if len(sys.argv) > 1 else "null-cursor"
 traffic = os.environ.get("TRAFFIC")
+lists = 0
 
 
 def send(message):
@@ -37,13 +41,14 @@ def prompts_page(cursor):
         if cursor is None:
             return {"prompts": [{"name": "first"}, {"name": "second"}], "nextCursor": "p2"}
         return {"prompts": [{"name": "third"}], "nextCursor": "p2"}
-    if mode == "bad-prompt":
+    if mode in ("bad-prompt", "bad-prompt-changing"):
+        worse = [{"name": "worse", "arguments": "x"}] if lists > 1 else []
         return {"prompts": [
             {"name": "good", "description": "a good one"},
             {"description": "a prompt without a name"},
             {"name": "broken", "arguments": 5},
             {"name": "fine"},
-        ]}
+        ] + worse}
     if mode == "many-completions":
         return {"prompts": [{"name": "pick", "arguments": [
             {"name": "city", "required": True}, {"name": "country"}]}]}
@@ -67,10 +72,13 @@ for line in sys.stdin:
     if method == "initialize":
         answer(rid, {
             "protocolVersion": "2025-06-18",
-            "capabilities": {"prompts": {}, "completions": {}},
+            "capabilities": {"prompts": {"listChanged": True}, "completions": {}},
             "serverInfo": {"name": "list-edges", "version": "0"}})
     elif method == "prompts/list":
+        lists += 1
         answer(rid, prompts_page(params.get("cursor")))
+        if mode == "bad-prompt-changing" and lists == 1:
+            send({"jsonrpc": "2.0", "method": "notifications/prompts/list_changed"})
     elif method == "completion/complete":
         typed = params.get("argument", {}).get("value", "")
         values = ["%s%03d" % (typed or "v", n) for n in range(100)]
