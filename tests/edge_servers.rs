@@ -91,13 +91,15 @@ fn a_request_past_its_timeout_fails_and_is_cancelled() {
     let traffic = sandbox.dir.path().join("traffic.jsonl");
     std::fs::write(
         sandbox.config(),
-        recorded_fake("slow", "hang-get", &traffic, "timeout_ms = 1000"),
+        // The handshake shares the timeout (half of it before a restart with initialize):
+        // long enough for a Python start on a busy machine.
+        recorded_fake("slow", "hang-get", &traffic, "timeout_ms = 3000"),
     )
     .unwrap();
     let output = sandbox.mcpick(&["get", "slow/hello"]);
     assert_eq!(output.status.code(), Some(1));
     let err = stderr(&output);
-    assert!(err.contains("prompts/get timed out after 1000 ms"), "{err}");
+    assert!(err.contains("prompts/get timed out after 3000 ms"), "{err}");
     assert!(
         err.contains("timeout_ms"),
         "the error should say what to change: {err}"
@@ -547,7 +549,9 @@ fn sigterm_and_sighup_shut_servers_down_too() {
 #[test]
 fn a_legacy_server_silent_on_discover_is_initialized_after_a_short_timeout() {
     let sandbox = Sandbox::new(&format!(
-        "{}timeout_ms = 1500\n",
+        // Half of it for server/discover, half for a fresh start with initialize: each
+        // long enough for a Python start on a busy machine.
+        "{}timeout_ms = 5000\n",
         fake("quiet", "silent-discover")
     ));
     let out = success(&sandbox.mcpick(&["get", "quiet/hello"]));
@@ -754,6 +758,7 @@ fn kinds(events: &[mcpick::mcp::McpEvent]) -> Vec<String> {
             Connecting { .. } => Some("connecting".to_string()),
             Ready { .. } => Some("ready".to_string()),
             Failed { .. } => Some("failed".to_string()),
+            Warning { .. } => Some("warning".to_string()),
             Restarting {
                 attempt, of, delay, ..
             } => Some(format!(
@@ -850,5 +855,424 @@ async fn a_server_that_keeps_crashing_is_restarted_with_backoff_then_given_up() 
     })
     .await;
     assert!(!matches!(more, Ok(Some(_))), "{more:?}");
+    hub.shutdown().await;
+}
+
+/// `[servers.NAME]` for tests/peers/list_edges.py in `mode`, its requests recorded in
+/// `traffic`.
+fn list_edges(name: &str, mode: &str, traffic: &std::path::Path, extra: &str) -> String {
+    format!(
+        "[servers.{name}]\ncommand = \"python3\"\nargs = [{}, {}]\nenv = {{ TRAFFIC = {} }}\n{extra}\n",
+        toml_str(root().join("tests/peers/list_edges.py").to_string_lossy()),
+        toml_str(mode),
+        toml_str(traffic.to_string_lossy()),
+    )
+}
+
+/// The `prompts/list` requests in a recorded traffic file, as JSON.
+fn list_requests(traffic: &std::path::Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(traffic)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|m| m["method"] == "prompts/list")
+        .collect()
+}
+
+#[test]
+fn a_repeated_cursor_keeps_the_pages_fetched_and_says_so() {
+    let sandbox = Sandbox::new("");
+    let traffic = sandbox.dir.path().join("traffic.jsonl");
+    std::fs::write(
+        sandbox.config(),
+        list_edges("loop", "repeat-cursor", &traffic, ""),
+    )
+    .unwrap();
+    let output = sandbox.mcpick(&["list"]);
+    assert_eq!(success(&output), "loop/first\nloop/second\nloop/third\n");
+    assert_eq!(
+        stderr(&output),
+        "mcpick: server `loop`: prompts/list repeated the cursor \"p2\" (page 2): kept the 3 \
+         prompts of its first 2 pages and stopped there rather than loop\n"
+    );
+    // Page 1, then "p2" once: the repeat is not followed.
+    let cursors: Vec<serde_json::Value> = list_requests(&traffic)
+        .iter()
+        .map(|r| r["params"]["cursor"].clone())
+        .collect();
+    assert_eq!(cursors, [serde_json::Value::Null, "p2".into()]);
+    let servers: serde_json::Value =
+        serde_json::from_str(&success(&sandbox.mcpick(&["servers", "--json"]))).unwrap();
+    assert_eq!(servers[0]["state"], "ready");
+    assert_eq!(servers[0]["promptCount"], 3);
+    let warnings = servers[0]["warnings"].as_array().unwrap();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0]
+            .as_str()
+            .unwrap()
+            .contains("repeated the cursor"),
+        "{warnings:?}"
+    );
+}
+
+#[test]
+fn a_null_next_cursor_ends_the_list() {
+    let sandbox = Sandbox::new("");
+    let traffic = sandbox.dir.path().join("traffic.jsonl");
+    std::fs::write(
+        sandbox.config(),
+        list_edges("ends", "null-cursor", &traffic, ""),
+    )
+    .unwrap();
+    let output = sandbox.mcpick(&["list"]);
+    assert_eq!(success(&output), "ends/first\nends/second\n");
+    assert_eq!(stderr(&output), "");
+    assert_eq!(list_requests(&traffic).len(), 1);
+}
+
+#[test]
+fn a_malformed_prompt_is_left_out_by_name_and_the_rest_of_its_page_kept() {
+    let sandbox = Sandbox::new("");
+    let traffic = sandbox.dir.path().join("traffic.jsonl");
+    std::fs::write(
+        sandbox.config(),
+        list_edges("odd", "bad-prompt", &traffic, ""),
+    )
+    .unwrap();
+    let output = sandbox.mcpick(&["list"]);
+    assert_eq!(success(&output), "odd/good  — a good one\nodd/fine\n");
+    let err = stderr(&output);
+    assert!(
+        err.contains(
+            "mcpick: server `odd`: left out the prompt number 2 of page 1: the server \
+             described it wrongly (missing field `name`)\n"
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains("mcpick: server `odd`: left out the prompt `broken`: the server described it wrongly (invalid type: integer `5`"),
+        "{err}"
+    );
+    let text = success(&sandbox.mcpick(&["servers"]));
+    assert!(text.contains("  prompts:      2\n"), "{text}");
+    assert!(
+        text.contains("  warning:      left out the prompt `broken`: "),
+        "{text}"
+    );
+    assert!(
+        text.contains("  warning:      left out the prompt number 2 of page 1: "),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_malformed_prompt_is_named_in_the_menus_status_bar_and_logs() {
+    use common::pty::*;
+    let sandbox = Sandbox::new("");
+    let traffic = sandbox.dir.path().join("traffic.jsonl");
+    std::fs::write(
+        sandbox.config(),
+        list_edges("odd", "bad-prompt", &traffic, ""),
+    )
+    .unwrap();
+    let mut tui = Tui::start(&sandbox, &[]);
+    tui.wait_for("odd: left out the prompt", SERVER_START);
+    tui.send(CTRL_L);
+    let screen = tui.wait_for("left out the prompt `broken`", STEP);
+    assert!(
+        screen.contains("left out the prompt number 2 of page 1"),
+        "{screen}"
+    );
+    tui.send_esc();
+    tui.wait_gone("Logs: all servers", STEP);
+    tui.send(CTRL_C);
+    tui.wait_exit(STEP);
+}
+
+#[test]
+fn complete_on_a_terminal_says_how_many_values_the_server_left_out() {
+    use common::pty::*;
+    let sandbox = Sandbox::new("");
+    let traffic = sandbox.dir.path().join("traffic.jsonl");
+    std::fs::write(
+        sandbox.config(),
+        list_edges("many", "many-completions", &traffic, ""),
+    )
+    .unwrap();
+    // In a pipe (a script): the values only.
+    let output = sandbox.mcpick(&["complete", "many/pick", "city", "a"]);
+    let values = success(&output);
+    assert_eq!(values.lines().count(), 100);
+    assert_eq!(stderr(&output), "");
+    let json: serde_json::Value = serde_json::from_str(&success(&sandbox.mcpick(&[
+        "complete",
+        "many/pick",
+        "city",
+        "a",
+        "--json",
+    ])))
+    .unwrap();
+    assert_eq!(
+        (json["total"].clone(), json["hasMore"].clone()),
+        (250.into(), true.into())
+    );
+    // On a terminal: and a note on stderr.
+    let mut tui = Tui::start(&sandbox, &["complete", "many/pick", "city", "a"]);
+    assert_eq!(tui.wait_exit(SERVER_START), 0);
+    let screen = tui.screen();
+    assert!(screen.contains("a099"), "{screen}");
+    assert!(
+        screen.contains("mcpick: 100 of 250; type more to narrow"),
+        "{screen}"
+    );
+}
+
+#[test]
+fn a_context_name_that_is_no_argument_is_a_usage_error() {
+    let sandbox = Sandbox::new("");
+    let traffic = sandbox.dir.path().join("traffic.jsonl");
+    std::fs::write(
+        sandbox.config(),
+        list_edges("many", "many-completions", &traffic, ""),
+    )
+    .unwrap();
+    let output = sandbox.mcpick(&[
+        "complete",
+        "many/pick",
+        "city",
+        "a",
+        "--context",
+        "countyr=France",
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    let err = stderr(&output);
+    assert!(
+        err.starts_with(
+            "mcpick: prompt `pick` has no argument `countyr` (did you mean `country`?)"
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains("usage: mcpick get many/pick city=VALUE"),
+        "{err}"
+    );
+    let sent = std::fs::read_to_string(&traffic).unwrap();
+    assert!(
+        !sent.contains("completion/complete"),
+        "nothing is asked: {sent}"
+    );
+    // A right one is sent as context.
+    let output = sandbox.mcpick(&[
+        "complete",
+        "many/pick",
+        "city",
+        "a",
+        "--context",
+        "country=France",
+    ]);
+    success(&output);
+    let sent = std::fs::read_to_string(&traffic).unwrap();
+    let asked: serde_json::Value = sent
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .find(|m| m["method"] == "completion/complete")
+        .unwrap();
+    assert_eq!(
+        asked["params"]["context"]["arguments"],
+        serde_json::json!({"country": "France"})
+    );
+}
+
+#[test]
+fn a_silent_server_fails_once_its_timeout_is_spent() {
+    let sandbox = Sandbox::new("");
+    let traffic = sandbox.dir.path().join("traffic.jsonl");
+    std::fs::write(
+        sandbox.config(),
+        list_edges("mute", "silent", &traffic, "timeout_ms = 3000"),
+    )
+    .unwrap();
+    let started = std::time::Instant::now();
+    let output = sandbox.mcpick(&["list"]);
+    let took = started.elapsed();
+    assert_eq!(output.status.code(), Some(1));
+    let err = stderr(&output);
+    assert!(
+        err.contains(
+            "server `mute` failed: the handshake timed out after 3000 ms (raise `timeout_ms`"
+        ),
+        "{err}"
+    );
+    assert!(
+        took < std::time::Duration::from_secs(5),
+        "took {took:?}: {err}"
+    );
+    // Within those 3 s it was asked at most once each way (server/discover, then, started
+    // again, initialize), and nothing else: no second round of waiting.
+    let sent = std::fs::read_to_string(&traffic).unwrap_or_default();
+    let methods: Vec<String> = sent
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter_map(|m| m["method"].as_str().map(str::to_string))
+        .collect();
+    let count = |method: &str| methods.iter().filter(|m| *m == method).count();
+    assert!(
+        count("server/discover") <= 1 && count("initialize") <= 1,
+        "{methods:?}"
+    );
+    assert_eq!(
+        count("server/discover") + count("initialize"),
+        methods.len(),
+        "{methods:?}"
+    );
+}
+
+/// An HTTP server on loopback that answers every request with `status` and a short HTML
+/// page; the request lines it got are collected.
+fn answering_http(status: &'static str) -> (String, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let seen: std::sync::Arc<std::sync::Mutex<Vec<String>>> = Default::default();
+    let kept = seen.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { return };
+            let kept = kept.clone();
+            std::thread::spawn(move || {
+                let mut reader = BufReader::new(stream.try_clone().unwrap());
+                loop {
+                    let mut request = String::new();
+                    if reader.read_line(&mut request).unwrap_or(0) == 0 {
+                        return;
+                    }
+                    let mut length = 0;
+                    loop {
+                        let mut header = String::new();
+                        if reader.read_line(&mut header).unwrap_or(0) == 0 {
+                            return;
+                        }
+                        if header.trim().is_empty() {
+                            break;
+                        }
+                        if let Some((name, value)) = header.split_once(':')
+                            && name.eq_ignore_ascii_case("content-length")
+                        {
+                            length = value.trim().parse().unwrap_or(0);
+                        }
+                    }
+                    let mut body = vec![0; length];
+                    let _ = reader.read_exact(&mut body);
+                    kept.lock().unwrap().push(request.trim().to_string());
+                    let page = "<html>nothing here</html>";
+                    let answer = format!(
+                        "HTTP/1.1 {status}\r\ncontent-type: text/html\r\ncontent-length: {}\r\n\r\n{page}",
+                        page.len()
+                    );
+                    if stream.write_all(answer.as_bytes()).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    (url, seen)
+}
+
+#[test]
+fn a_server_answering_404_is_said_to_have_answered_it() {
+    let (url, seen) = answering_http("404 Not Found");
+    let sandbox = Sandbox::new(&http("gone", &url));
+    let output = sandbox.mcpick(&["servers"]);
+    let text = success(&output);
+    assert!(
+        text.contains("  error: the server answered HTTP 404 at this URL (check the path of `url`"),
+        "{text}"
+    );
+    assert!(text.contains("<html>nothing here</html>"), "{text}");
+    assert!(!text.contains("cannot reach"), "{text}");
+    assert!(text.contains("  sign-in:      not signed in\n"), "{text}");
+    assert!(
+        seen.lock()
+            .unwrap()
+            .iter()
+            .any(|r| r.starts_with("POST /mcp")),
+        "{:?}",
+        seen.lock().unwrap()
+    );
+    // `get` says the same, and does not call the server unreachable either.
+    let output = sandbox.mcpick(&["get", "gone/hello"]);
+    assert_eq!(output.status.code(), Some(1));
+    let err = stderr(&output);
+    assert!(
+        err.contains("the server answered HTTP 404 at this URL"),
+        "{err}"
+    );
+    assert!(!err.contains("cannot reach"), "{err}");
+    // A 500 too, through the SDK's other error.
+    let (url, _) = answering_http("500 Internal Server Error");
+    let sandbox = Sandbox::new(&http("broken", &url));
+    let text = success(&sandbox.mcpick(&["servers"]));
+    assert!(
+        text.contains("  error: the server answered HTTP 500 at this URL"),
+        "{text}"
+    );
+}
+
+#[test]
+fn an_http_server_that_never_asked_for_a_sign_in_does_not_need_one() {
+    let sandbox = Sandbox::new("");
+    let served = mcpick_serve_http(&["--builtin"]);
+    std::fs::write(sandbox.config(), http("lib", &served.url)).unwrap();
+    let text = success(&sandbox.mcpick(&["servers"]));
+    assert!(text.contains("lib  (http, ready)\n"), "{text}");
+    assert!(text.contains("  sign-in:      not needed\n"), "{text}");
+    let servers: serde_json::Value =
+        serde_json::from_str(&success(&sandbox.mcpick(&["servers", "--json"]))).unwrap();
+    assert_eq!(servers[0]["signIn"], "not needed");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refreshed_list_warns_only_of_what_is_newly_left_out() {
+    use mcpick::mcp::{Hub, McpEvent};
+    let dir = tempfile::tempdir().unwrap();
+    let config = mcpick::config::parse(
+        &list_edges(
+            "odd",
+            "bad-prompt-changing",
+            &dir.path().join("traffic.jsonl"),
+            "",
+        ),
+        std::path::Path::new("t.toml"),
+        &|_| None,
+    )
+    .unwrap();
+    let (tx, mut events) = tokio::sync::mpsc::channel(64);
+    let hub = Hub::start_with(config.servers, tx, false, quick_restarts(0));
+    let seen = hub_events_until(&mut events, |e| {
+        matches!(e, McpEvent::PromptsChanged { .. })
+    })
+    .await;
+    let warnings: Vec<&str> = seen
+        .iter()
+        .filter_map(|e| match e {
+            McpEvent::Warning { text, .. } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(warnings.len(), 3, "{warnings:#?}");
+    assert!(warnings[0].contains("number 2 of page 1"), "{warnings:#?}");
+    assert!(warnings[1].contains("`broken`"), "{warnings:#?}");
+    assert!(warnings[2].contains("`worse`"), "{warnings:#?}");
+    assert_eq!(
+        kinds(&seen),
+        ["connecting", "warning", "warning", "ready", "warning"]
+    );
+    let Some(McpEvent::PromptsChanged { prompts, .. }) = seen.last() else {
+        panic!("{seen:#?}")
+    };
+    let names: Vec<&str> = prompts.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["good", "fine"]);
     hub.shutdown().await;
 }

@@ -108,6 +108,18 @@ impl App {
                     mcpick_line(note, self.now_ms),
                 );
             }
+            McpEvent::Warning { server, text } => {
+                // The status bar tells it once; the logs pane keeps it with the server.
+                self.warn(format!(
+                    "{}: {}",
+                    crate::text::one_line(&server),
+                    crate::text::one_line(&text)
+                ));
+                push_log(
+                    self.logs.entry(server).or_default(),
+                    mcpick_line(text, self.now_ms),
+                );
+            }
             McpEvent::Log { server, line } => {
                 push_log(self.logs.entry(server).or_default(), line);
             }

@@ -2022,3 +2022,26 @@ fn ctrl_n_before_the_server_answers_shows_the_answer_with_the_first_highlighted(
         "Ctrl-P: the last"
     );
 }
+
+#[test]
+fn a_list_warning_is_said_in_the_status_bar_and_kept_in_the_servers_logs() {
+    let mut app = ready_app();
+    app.update(Msg::Mcp(McpEvent::Warning {
+        server: "py".into(),
+        text: "left out the prompt `bro\u{1b}]0;x\u{7}ken`: the server described it wrongly".into(),
+    }));
+    let said = app.latest_notice().unwrap();
+    assert!(said.error, "a warning is shown as one: {said:?}");
+    assert!(
+        said.text.starts_with("py: left out the prompt `bro") && !said.text.contains('\u{1b}'),
+        "{:?}",
+        said.text
+    );
+    let kept: Vec<(&str, &str)> = app.logs["py"]
+        .iter()
+        .map(|l| (l.source.as_str(), l.text.as_str()))
+        .collect();
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    assert_eq!(kept[0].0, crate::mcp::MCPICK_SOURCE);
+    assert!(kept[0].1.contains("described it wrongly"), "{kept:?}");
+}

@@ -328,6 +328,8 @@ enum Outcome {
     Ready {
         details: ServerDetails,
         prompts: Vec<PromptInfo>,
+        /// What its prompt list left out, one line each.
+        warnings: Vec<String>,
     },
     Failed {
         error: McpError,
@@ -346,6 +348,8 @@ async fn connect_all(
         servers.iter().map(|s| s.name.clone()).collect();
     let hub = Hub::start_once(servers, tx);
     let mut outcomes = BTreeMap::new();
+    // Warnings come before the server's Ready.
+    let mut warnings: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let interrupt = crate::signals::stopped();
     tokio::pin!(interrupt);
     while !pending.is_empty() {
@@ -364,7 +368,18 @@ async fn connect_all(
                 prompts,
             } => {
                 pending.remove(&server);
-                outcomes.insert(server, Outcome::Ready { details, prompts });
+                let warnings = warnings.remove(&server).unwrap_or_default();
+                outcomes.insert(
+                    server,
+                    Outcome::Ready {
+                        details,
+                        prompts,
+                        warnings,
+                    },
+                );
+            }
+            McpEvent::Warning { server, text } if pending.contains(&server) => {
+                warnings.entry(server).or_default().push(text);
             }
             // A failure after Ready (the server dropped) does not replace the outcome.
             McpEvent::Failed {
@@ -433,9 +448,16 @@ async fn list(config: &Config, json: bool) -> Result<ExitCode, CliError> {
     let mut answered = 0;
     for name in &order {
         match outcomes.get(name) {
-            Some(Outcome::Ready { prompts: p, .. }) => {
+            Some(Outcome::Ready {
+                prompts: p,
+                warnings,
+                ..
+            }) => {
                 answered += 1;
                 prompts.extend(p.iter().cloned());
+                for warning in warnings {
+                    output::error(&format!("server `{name}`: {warning}"));
+                }
             }
             Some(Outcome::Failed { error, stderr }) => report_failure(name, error, stderr),
             None => {}
@@ -637,8 +659,9 @@ async fn open_prompt(server: &ServerConfig, prompt: &str) -> Result<(Hub, Prompt
         Some(Outcome::Failed { error, stderr }) => {
             hub.shutdown().await;
             report_failure(&server.name, &error, &stderr);
+            // Said above: why (it may have been reached, and answered wrongly).
             return Err(CliError::runtime(format!(
-                "cannot reach server `{}`",
+                "cannot get `{prompt}`: server `{}` failed",
                 server.name
             )));
         }
@@ -654,26 +677,47 @@ async fn open_prompt(server: &ServerConfig, prompt: &str) -> Result<(Hub, Prompt
         Some(found) => Ok((hub, found.clone())),
         None => {
             hub.shutdown().await;
-            let names = prompts.iter().map(|p| p.name.as_str());
-            let hint = match closest(prompt, names, 3).as_slice() {
-                [] => format!(
-                    " (`mcpick list` shows all {} of its prompts)",
-                    prompts.len()
-                ),
-                found => format!(
-                    ". Did you mean: {}?",
-                    found
-                        .iter()
-                        .map(|n| format!("{}/{n}", server.name))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            };
-            Err(CliError::usage(format!(
-                "server `{}` has no prompt `{prompt}`{hint}",
-                server.name
+            Err(CliError::usage(no_such_prompt(
+                &server.name,
+                prompt,
+                &prompts,
             )))
         }
+    }
+}
+
+/// "server `s` has no prompt `p`", with the nearest names it has, or how many there are
+/// to look through (or that there are none).
+fn no_such_prompt(server: &str, wanted: &str, prompts: &[PromptInfo]) -> String {
+    let names = prompts.iter().map(|p| p.name.as_str());
+    let hint = match closest(wanted, names, 3).as_slice() {
+        [] if prompts.is_empty() => ": it offers no prompts".to_string(),
+        [] => format!(
+            " (`mcpick list` shows {})",
+            match prompts.len() {
+                1 => "its one prompt".to_string(),
+                many => format!("all {many} of its prompts"),
+            }
+        ),
+        found => format!(
+            ". Did you mean: {}?",
+            found
+                .iter()
+                .map(|n| format!("{server}/{n}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    format!("server `{server}` has no prompt `{wanted}`{hint}")
+}
+
+/// What `mcpick servers` says of an HTTP server's sign-in: its tokens when it has some;
+/// without them, "not needed" once the server answered without asking for one.
+fn sign_in_words(state: &crate::mcp::auth::SignInState, outcome: Option<&Outcome>) -> String {
+    use crate::mcp::auth::SignInState;
+    match (state, outcome) {
+        (SignInState::SignedOut, Some(Outcome::Ready { .. })) => "not needed".to_string(),
+        (state, _) => state.describe(),
     }
 }
 
@@ -721,24 +765,31 @@ pub fn prompt_usage(prompt: &PromptInfo) -> String {
     out
 }
 
+/// The usage error of a name that is no argument of `prompt`, with the nearest one that
+/// is and the prompt's usage.
+fn no_such_argument(prompt: &PromptInfo, name: &str) -> CliError {
+    let declared = prompt.arguments.iter().map(|a| a.name.as_str());
+    let hint = match closest(name, declared, 1).first() {
+        Some(near) => format!(" (did you mean `{near}`?)"),
+        None => String::new(),
+    };
+    CliError::usage(format!(
+        "prompt `{}` has no argument `{name}`{hint}\n\n{}",
+        prompt.name,
+        prompt_usage(prompt)
+    ))
+}
+
 /// Checks the arguments against the prompt before anything is sent.
 fn check_arguments(
     prompt: &PromptInfo,
     arguments: &BTreeMap<String, String>,
 ) -> Result<(), CliError> {
-    let declared = prompt.arguments.iter().map(|a| a.name.as_str());
-    for name in arguments.keys() {
-        if prompt.argument(name).is_none() {
-            let hint = match closest(name, declared.clone(), 1).first() {
-                Some(near) => format!(" (did you mean `{near}`?)"),
-                None => String::new(),
-            };
-            return Err(CliError::usage(format!(
-                "prompt `{}` has no argument `{name}`{hint}\n\n{}",
-                prompt.name,
-                prompt_usage(prompt)
-            )));
-        }
+    if let Some(name) = arguments
+        .keys()
+        .find(|name| prompt.argument(name).is_none())
+    {
+        return Err(no_such_argument(prompt, name));
     }
     let missing: Vec<&str> = prompt
         .arguments
@@ -886,18 +937,13 @@ async fn complete(
     json: bool,
 ) -> Result<ExitCode, CliError> {
     let (hub, server, prompt) = locate(config, reference).await?;
-    if prompt.argument(argument).is_none() {
+    // The completed argument first, then each `--context` name: all must be the prompt's.
+    let unknown = std::iter::once(argument)
+        .chain(context.keys().map(String::as_str))
+        .find(|name| prompt.argument(name).is_none());
+    if let Some(name) = unknown {
         hub.shutdown().await;
-        let names = prompt.arguments.iter().map(|a| a.name.as_str());
-        let hint = match closest(argument, names, 1).first() {
-            Some(near) => format!(" (did you mean `{near}`?)"),
-            None => String::new(),
-        };
-        return Err(CliError::usage(format!(
-            "prompt `{}` has no argument `{argument}`{hint}\n\n{}",
-            prompt.name,
-            prompt_usage(&prompt)
-        )));
+        return Err(no_such_argument(&prompt, name));
     }
     let name = &prompt.name;
     let result = request_then_close(hub, &server.name, |connection| async move {
@@ -916,6 +962,12 @@ async fn complete(
                     body.push('\n');
                 }
                 write(&body)?;
+                // A person reading the values should know they are not all of them.
+                if std::io::IsTerminal::is_terminal(&std::io::stderr())
+                    && let Some(note) = completion_note(&completion)
+                {
+                    output::error(&note);
+                }
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -923,6 +975,19 @@ async fn complete(
             "{}/{}: completing `{argument}`: {error}",
             server.name, prompt.name
         ))),
+    }
+}
+
+/// What a completion left out, when the server says it has more values than it sent:
+/// `100 of 250; type more to narrow`.
+fn completion_note(completion: &crate::mcp::Completion) -> Option<String> {
+    let sent = completion.values.len();
+    match completion.total.map(|total| total as usize) {
+        Some(total) if total > sent => Some(format!("{sent} of {total}; type more to narrow")),
+        _ if completion.has_more == Some(true) => Some(format!(
+            "{sent} of more (the server did not say how many); type more to narrow"
+        )),
+        _ => None,
     }
 }
 
@@ -940,11 +1005,16 @@ async fn servers(config: &Config, json: bool) -> Result<ExitCode, CliError> {
             base["source"] = json!(source);
         }
         if server.transport.kind() != "stdio" {
-            base["signIn"] = json!(crate::mcp::auth::sign_in_state(server).describe());
+            let state = crate::mcp::auth::sign_in_state(server);
+            base["signIn"] = json!(sign_in_words(&state, outcomes.get(&server.name)));
         }
         let row = match outcomes.get(&server.name) {
             _ if !server.enabled => merge_json(base, json!({ "state": "disabled" })),
-            Some(Outcome::Ready { details, prompts }) => merge_json(
+            Some(Outcome::Ready {
+                details,
+                prompts,
+                warnings,
+            }) => merge_json(
                 base,
                 json!({
                     "state": "ready",
@@ -953,6 +1023,7 @@ async fn servers(config: &Config, json: bool) -> Result<ExitCode, CliError> {
                     "serverVersion": details.server_version,
                     "capabilities": details.capabilities,
                     "promptCount": prompts.len(),
+                    "warnings": warnings,
                 }),
             ),
             Some(Outcome::Failed { error, stderr }) => merge_json(
@@ -1010,6 +1081,12 @@ fn servers_text(rows: &[serde_json::Value]) -> String {
                 out.push_str(&format!("  protocol:     {}\n", field("protocolVersion")));
                 out.push_str(&format!("  capabilities: {}\n", capabilities.join(", ")));
                 out.push_str(&format!("  prompts:      {}\n", row["promptCount"]));
+                for warning in row["warnings"].as_array().into_iter().flatten() {
+                    out.push_str(&format!(
+                        "  warning:      {}\n",
+                        warning.as_str().unwrap_or("")
+                    ));
+                }
             }
             Some("failed") => {
                 out.push_str(&format!("  error: {}\n", field("error")));
@@ -1024,4 +1101,104 @@ fn servers_text(rows: &[serde_json::Value]) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mcp::auth::SignInState;
+
+    fn prompt(name: &str) -> PromptInfo {
+        PromptInfo {
+            server: "s".into(),
+            name: name.into(),
+            title: None,
+            description: None,
+            arguments: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_missing_prompt_is_named_with_what_the_server_offers() {
+        assert_eq!(
+            no_such_prompt("s", "hello", &[]),
+            "server `s` has no prompt `hello`: it offers no prompts"
+        );
+        assert_eq!(
+            no_such_prompt("s", "hello", &[prompt("zzzzzz")]),
+            "server `s` has no prompt `hello` (`mcpick list` shows its one prompt)"
+        );
+        assert_eq!(
+            no_such_prompt("s", "hello", &[prompt("zzzzzz"), prompt("qqqqqq")]),
+            "server `s` has no prompt `hello` (`mcpick list` shows all 2 of its prompts)"
+        );
+        assert_eq!(
+            no_such_prompt("s", "helo", &[prompt("hello")]),
+            "server `s` has no prompt `helo`. Did you mean: s/hello?"
+        );
+    }
+
+    #[test]
+    fn sign_in_is_not_needed_by_a_server_that_answered_without_asking() {
+        let ready = Outcome::Ready {
+            details: crate::mcp::ServerDetails {
+                transport: "http".into(),
+                protocol_version: "2025-06-18".into(),
+                server_name: None,
+                server_version: None,
+                prompts: true,
+                prompts_list_changed: false,
+                completions: false,
+                resources: false,
+                capabilities: json!({}),
+            },
+            prompts: Vec::new(),
+            warnings: Vec::new(),
+        };
+        let asked = Outcome::Failed {
+            error: McpError::SignInRequired {
+                server: "s".into(),
+                challenge: None,
+                more_scopes: false,
+            },
+            stderr: Vec::new(),
+        };
+        let unreachable = Outcome::Failed {
+            error: McpError::Handshake("cannot reach the server".into()),
+            stderr: Vec::new(),
+        };
+        let out = SignInState::SignedOut;
+        assert_eq!(sign_in_words(&out, Some(&ready)), "not needed");
+        assert_eq!(sign_in_words(&out, Some(&asked)), "not signed in");
+        assert_eq!(sign_in_words(&out, Some(&unreachable)), "not signed in");
+        assert_eq!(sign_in_words(&out, None), "not signed in");
+        let signed = SignInState::SignedIn {
+            expires_at: None,
+            refreshable: true,
+        };
+        assert_eq!(
+            sign_in_words(&signed, Some(&ready)),
+            "signed in (renewed automatically)"
+        );
+    }
+
+    #[test]
+    fn a_completion_says_when_the_server_has_more() {
+        let completion =
+            |sent: usize, total: Option<u32>, has_more: Option<bool>| crate::mcp::Completion {
+                values: (0..sent).map(|n| n.to_string()).collect(),
+                total,
+                has_more,
+            };
+        assert_eq!(
+            completion_note(&completion(100, Some(250), Some(true))).as_deref(),
+            Some("100 of 250; type more to narrow")
+        );
+        assert_eq!(
+            completion_note(&completion(3, None, Some(true))).as_deref(),
+            Some("3 of more (the server did not say how many); type more to narrow")
+        );
+        assert_eq!(completion_note(&completion(3, Some(3), Some(false))), None);
+        assert_eq!(completion_note(&completion(3, None, None)), None);
+    }
 }

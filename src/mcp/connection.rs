@@ -230,15 +230,19 @@ impl Connection {
                 legacy_sse: true,
                 ..
             } => {
+                let deadline = Deadline::after(config.timeout);
                 let transport = connect_sse(config, url, headers)
                     .await
                     .map_err(|e| e.hiding_url_query(url))?;
-                let service = handshake(handler(), transport, lifecycle.clone(), config.timeout)
+                let service = handshake(handler(), transport, lifecycle.clone(), deadline)
                     .await
                     .map_err(|e| e.hiding_url_query(url))?;
                 (service, None)
             }
             TransportConfig::Http { url, headers, .. } => {
+                // Every attempt below (sign-in metadata, the handshake, its fallbacks)
+                // shares one `timeout_ms`.
+                let deadline = Deadline::after(config.timeout);
                 let custom = custom_headers(headers)?;
                 let transport_config = StreamableHttpClientTransportConfig::with_uri(url.as_str())
                     .custom_headers(custom)
@@ -249,7 +253,7 @@ impl Connection {
                 // need the authorization server's metadata first: bounded by
                 // the server's timeout, and a failure is a connection problem.
                 let signed =
-                    tokio::time::timeout(config.timeout, super::auth::signed_client(config))
+                    tokio::time::timeout_at(deadline.at, super::auth::signed_client(config))
                         .await
                         .map_err(|_| McpError::Timeout {
                             method: "finding the authorization server of the stored sign-in".into(),
@@ -272,12 +276,12 @@ impl Connection {
                                     client,
                                     transport_config,
                                 );
-                                handshake(handler, transport, lifecycle, config.timeout).await
+                                handshake(handler, transport, lifecycle, deadline).await
                             }
                             None => {
                                 let transport =
                                     StreamableHttpClientTransport::from_config(transport_config);
-                                handshake(handler, transport, lifecycle, config.timeout).await
+                                handshake(handler, transport, lifecycle, deadline).await
                             }
                         }
                     }
@@ -314,7 +318,7 @@ impl Connection {
                     Err(error) => match connect_sse(config, url, headers).await {
                         Ok(transport) => {
                             tracing::info!(server = %config.name, "falling back to HTTP+SSE");
-                            handshake(handler(), transport, lifecycle.clone(), config.timeout)
+                            handshake(handler(), transport, lifecycle.clone(), deadline)
                                 .await
                                 .map_err(|e| e.hiding_url_query(url))?
                         }
@@ -424,42 +428,87 @@ impl Connection {
     }
 
     /// Every prompt, following `nextCursor` through all pages. Dropping the future cancels
-    /// the request in flight.
+    /// the request in flight. What had to be left out (see [`Connection::list_prompts_noting`])
+    /// is only logged.
     pub async fn list_prompts(&self) -> Result<Vec<PromptInfo>, McpError> {
-        all_pages("prompts/list", |cursor| async move {
-            let params = PaginatedRequestParams::default().with_cursor(cursor);
-            let request = ListPromptsRequest::with_param(params);
-            let page = match self
-                .request("prompts/list", ClientRequest::ListPromptsRequest(request))
-                .await?
-            {
-                ServerResult::ListPromptsResult(page) => page,
-                other => return Err(unexpected("prompts/list", &other)),
-            };
-            let prompts = page
-                .prompts
-                .into_iter()
-                .map(|p| PromptInfo {
-                    server: self.name.clone(),
-                    name: p.name,
-                    title: self.mask(p.title),
-                    description: self.mask(p.description),
-                    arguments: p
-                        .arguments
-                        .unwrap_or_default()
-                        .into_iter()
-                        .map(|a| PromptArg {
-                            name: a.name,
-                            title: self.mask(a.title),
-                            description: self.mask(a.description),
-                            required: a.required.unwrap_or(false),
+        let listed = self.list_prompts_noting().await?;
+        for warning in &listed.warnings {
+            tracing::warn!(target: "mcpick::server", server = %self.name, "{warning}");
+        }
+        Ok(listed.prompts)
+    }
+
+    /// Every prompt, as [`Connection::list_prompts`], and a warning for each thing left
+    /// out: a prompt the server described wrongly (the rest of its page is kept), or the
+    /// pages after a cursor the server repeated (the pages before it are kept).
+    pub async fn list_prompts_noting(&self) -> Result<PromptList, McpError> {
+        let listed = all_pages(
+            "prompts/list",
+            ["prompt", "prompts"],
+            |cursor, number| async move {
+                let params = PaginatedRequestParams::default().with_cursor(cursor);
+                let request = ListPromptsRequest::with_param(params);
+                match self
+                    .request("prompts/list", ClientRequest::ListPromptsRequest(request))
+                    .await?
+                {
+                    ServerResult::ListPromptsResult(page) => Ok(Page {
+                        items: page
+                            .prompts
+                            .into_iter()
+                            .map(|p| self.prompt_info(p))
+                            .collect(),
+                        skipped: Vec::new(),
+                        next: page.next_cursor,
+                    }),
+                    // A page the SDK cannot type (one prompt it cannot read spoils the whole
+                    // page for it): read prompt by prompt, keeping the good ones.
+                    ServerResult::CustomResult(custom) if custom.0.get("prompts").is_some() => {
+                        let (prompts, skipped) = read_prompts_page(&custom.0, number)?;
+                        Ok(Page {
+                            items: prompts.into_iter().map(|p| self.prompt_info(p)).collect(),
+                            skipped,
+                            next: custom
+                                .0
+                                .get("nextCursor")
+                                .and_then(|c| c.as_str())
+                                .map(str::to_string),
                         })
-                        .collect(),
-                })
-                .collect();
-            Ok((prompts, page.next_cursor))
+                    }
+                    other => Err(unexpected("prompts/list", &other)),
+                }
+            },
+        )
+        .await?;
+        Ok(PromptList {
+            prompts: listed.items,
+            warnings: listed
+                .warnings
+                .into_iter()
+                .map(|w| self.secrets.mask(&w).into_owned())
+                .collect(),
         })
-        .await
+    }
+
+    /// mcpick's view of a prompt, the server's texts masked.
+    fn prompt_info(&self, prompt: rmcp::model::Prompt) -> PromptInfo {
+        PromptInfo {
+            server: self.name.clone(),
+            name: prompt.name,
+            title: self.mask(prompt.title),
+            description: self.mask(prompt.description),
+            arguments: prompt
+                .arguments
+                .unwrap_or_default()
+                .into_iter()
+                .map(|a| PromptArg {
+                    name: a.name,
+                    title: self.mask(a.title),
+                    description: self.mask(a.description),
+                    required: a.required.unwrap_or(false),
+                })
+                .collect(),
+        }
     }
 
     /// Fills a prompt. Dropping the future cancels the request (`notifications/cancelled`).
@@ -565,7 +614,7 @@ impl Connection {
     /// and does not use tools itself; this exists for protocol checks (the conformance
     /// client) against servers that serve only tools.
     pub async fn list_tools(&self) -> Result<Vec<String>, McpError> {
-        all_pages("tools/list", |cursor| async move {
+        let listed = all_pages("tools/list", ["tool", "tools"], |cursor, _| async move {
             let params = PaginatedRequestParams::default().with_cursor(cursor);
             let request = ListToolsRequest::with_param(params);
             let page = match self
@@ -580,9 +629,17 @@ impl Connection {
                 .into_iter()
                 .map(|t| t.name.into_owned())
                 .collect();
-            Ok((names, page.next_cursor))
+            Ok(Page {
+                items: names,
+                skipped: Vec::new(),
+                next: page.next_cursor,
+            })
         })
-        .await
+        .await?;
+        for warning in &listed.warnings {
+            tracing::warn!(target: "mcpick::server", server = %self.name, "{warning}");
+        }
+        Ok(listed.items)
     }
 
     /// Calls a tool (`tools/call`) and returns its result as JSON. Like
@@ -765,10 +822,7 @@ impl Connection {
                     challenge: Some(challenge),
                     more_scopes,
                 },
-                None => McpError::Protocol(format!(
-                    "cannot reach the server: {}",
-                    error_chain(error.error.as_ref())
-                )),
+                None => McpError::Protocol(transport_failure(error.error.as_ref())),
             },
             other => McpError::Protocol(error_chain(&other)),
         }
@@ -947,8 +1001,9 @@ fn unexpected(method: &str, result: &ServerResult) -> McpError {
 }
 
 /// Starts a stdio server and completes the handshake. Some legacy servers exit on any
-/// request before `initialize` (spec digest §6.5): such a server is started once more and
-/// initialized directly.
+/// request before `initialize` (spec digest §6.5), others never answer it: such a server
+/// is started once more and initialized directly. The whole handshake, both starts
+/// included, takes at most the server's `timeout_ms`.
 async fn connect_stdio(
     server: &str,
     spec: &SpawnSpec<'_>,
@@ -957,7 +1012,7 @@ async fn connect_stdio(
     limits: StdioLimits,
     handler: impl Fn() -> Handler,
 ) -> Result<(RunningService<RoleClient, Handler>, ChildProcess), McpError> {
-    let timeout = limits.timeout;
+    let deadline = Deadline::after(limits.timeout);
     let transport = |(stdout, stdin): super::child::ChildPipes| {
         let limit = limits.max_response_bytes;
         let sent = SentIds::default();
@@ -966,21 +1021,28 @@ async fn connect_stdio(
             .with_max_line_length(limit.saturating_add(TRANSPORT_SLACK))
     };
     let (child, pipes) = ChildProcess::spawn(server, spec, log.clone(), lines.clone())?;
-    let first = match handshake(handler(), transport(pipes), auto_lifecycle(), timeout).await {
+    let probe = discover_probe(limits.timeout);
+    let first = match handshake(
+        handler(),
+        transport(pipes),
+        auto_lifecycle(),
+        deadline.sooner(probe),
+    )
+    .await
+    {
         Ok(service) => return Ok((service, child)),
         Err(error) => error,
     };
     let reason = if matches!(first, McpError::Timeout { .. }) {
-        // The SDK waits SDK_DISCOVER_PROBE for a silent legacy server before it falls back to
-        // `initialize`; a shorter timeout_ms cut that short, so try `initialize` directly.
-        // With a longer one the fallback already happened: the server is just not answering.
         child.terminate().await;
-        if timeout >= SDK_DISCOVER_PROBE {
-            return Err(first);
+        // The SDK fell back to `initialize` itself within the probe: the server is just
+        // not answering.
+        if probe == limits.timeout {
+            return Err(deadline.timed_out());
         }
         format!(
             "the server did not answer server/discover within {} ms; starting it again with initialize",
-            timeout.as_millis()
+            probe.as_millis()
         )
     } else {
         let Some(status) = exit_soon(&child).await else {
@@ -1000,11 +1062,16 @@ async fn connect_stdio(
         handler(),
         transport(pipes),
         ClientLifecycleMode::Initialize,
-        timeout,
+        deadline,
     )
     .await
     {
         Ok(service) => Ok((service, child)),
+        // Out of time: the server may exit once its stdin closes, but it did not answer.
+        Err(McpError::Timeout { .. }) => {
+            child.terminate().await;
+            Err(deadline.timed_out())
+        }
         Err(error) => {
             let error = match exit_soon(&child).await {
                 Some(status) => McpError::Closed(format!(
@@ -1015,6 +1082,54 @@ async fn connect_stdio(
             };
             child.terminate().await;
             Err(error)
+        }
+    }
+}
+
+/// How long a stdio server gets to answer `server/discover` before it is taken for a
+/// silent legacy one, out of a handshake of `timeout`. The SDK waits
+/// [`SDK_DISCOVER_PROBE`] itself and then falls back to `initialize` on the same process:
+/// when `timeout` leaves room for that and as long again for `initialize`, the SDK's
+/// probe is the one (the whole `timeout`). Otherwise half of it, so that `initialize`,
+/// on a fresh process, has the other half.
+fn discover_probe(timeout: Duration) -> Duration {
+    if timeout >= SDK_DISCOVER_PROBE * 2 {
+        timeout
+    } else {
+        timeout / 2
+    }
+}
+
+/// When a handshake, all its attempts together, must be done: `timeout_ms` after it began.
+#[derive(Debug, Clone, Copy)]
+struct Deadline {
+    at: tokio::time::Instant,
+    /// The whole `timeout_ms`, which errors name.
+    budget: Duration,
+}
+
+impl Deadline {
+    fn after(budget: Duration) -> Deadline {
+        Deadline {
+            at: tokio::time::Instant::now() + budget,
+            budget,
+        }
+    }
+
+    /// This deadline, or `within` from now if that comes first (the error still names
+    /// the whole budget).
+    fn sooner(self, within: Duration) -> Deadline {
+        Deadline {
+            at: self.at.min(tokio::time::Instant::now() + within),
+            budget: self.budget,
+        }
+    }
+
+    /// The error of a handshake that ran out of time.
+    fn timed_out(self) -> McpError {
+        McpError::Timeout {
+            method: "the handshake".into(),
+            ms: self.budget.as_millis(),
         }
     }
 }
@@ -1075,19 +1190,21 @@ async fn handshake<T, E, A>(
     handler: Handler,
     transport: T,
     lifecycle: ClientLifecycleMode,
-    timeout: Duration,
+    deadline: Deadline,
 ) -> Result<RunningService<RoleClient, Handler>, McpError>
 where
     T: rmcp::transport::IntoTransport<RoleClient, E, A>,
     E: std::error::Error + Send + Sync + 'static,
 {
-    match tokio::time::timeout(timeout, handler.serve_with_lifecycle(transport, lifecycle)).await {
+    match tokio::time::timeout_at(
+        deadline.at,
+        handler.serve_with_lifecycle(transport, lifecycle),
+    )
+    .await
+    {
         Ok(Ok(service)) => Ok(service),
         Ok(Err(error)) => Err(handshake_error(error)),
-        Err(_) => Err(McpError::Timeout {
-            method: "the handshake".into(),
-            ms: timeout.as_millis(),
-        }),
+        Err(_) => Err(deadline.timed_out()),
     }
 }
 
@@ -1124,45 +1241,113 @@ fn handshake_error(error: ClientInitializeError) -> McpError {
             McpError::Closed(" during the handshake".into())
         }
         ClientInitializeError::LegacyFallbackFailed { fallback, .. } => handshake_error(*fallback),
-        ClientInitializeError::TransportError { error, .. } => McpError::Handshake(format!(
-            "cannot reach the server: {}",
-            error_chain(error.error.as_ref())
-        )),
+        ClientInitializeError::TransportError { error, .. } => {
+            McpError::Handshake(transport_failure(error.error.as_ref()))
+        }
         other => McpError::Handshake(format!("handshake failed: {}", error_chain(&other))),
     }
 }
 
-/// Every item of a paginated list: `page(cursor)` fetches one page and its
-/// `nextCursor`, followed until there is none. A repeated cursor or more than
-/// [`MAX_PAGES`] pages is an error, so a server cannot loop mcpick forever.
-async fn all_pages<T, Page>(
+/// Every prompt of a `prompts/list` result, with the warnings about what was left out.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PromptList {
+    /// The prompts mcpick could read, in the server's order.
+    pub prompts: Vec<PromptInfo>,
+    /// One line per thing left out, naming it (already masked; server text to neutralise
+    /// before it is shown).
+    pub warnings: Vec<String>,
+}
+
+/// One page of a paginated list.
+struct Page<T> {
+    /// What the page held that could be read.
+    items: Vec<T>,
+    /// One warning per item of it that could not be read.
+    skipped: Vec<String>,
+    /// The `nextCursor`; none (absent or `null`) ends the list.
+    next: Option<String>,
+}
+
+/// Every item of a paginated list, and what was left out.
+struct Listed<T> {
+    items: Vec<T>,
+    warnings: Vec<String>,
+}
+
+/// Every item of a paginated list (`noun`: what one and many items are called):
+/// `page(cursor, number)` fetches page `number` (from 1) and its `nextCursor`, followed until there is none. A repeated cursor or more than
+/// [`MAX_PAGES`] pages ends the list there, with a warning, so a server cannot loop
+/// mcpick forever; the pages fetched so far are kept.
+async fn all_pages<T, Fetch>(
     method: &str,
-    mut page: impl FnMut(Option<String>) -> Page,
-) -> Result<Vec<T>, McpError>
+    noun: [&str; 2],
+    mut page: impl FnMut(Option<String>, usize) -> Fetch,
+) -> Result<Listed<T>, McpError>
 where
-    Page: Future<Output = Result<(Vec<T>, Option<String>), McpError>>,
+    Fetch: Future<Output = Result<Page<T>, McpError>>,
 {
-    let mut items = Vec::new();
+    let mut listed = Listed {
+        items: Vec::new(),
+        warnings: Vec::new(),
+    };
     let mut cursor: Option<String> = None;
     let mut seen_cursors = HashSet::new();
-    for _ in 0..MAX_PAGES {
-        let (more, next) = page(cursor.clone()).await?;
-        items.extend(more);
-        match next {
-            None => return Ok(items),
-            Some(next) => {
-                if !seen_cursors.insert(next.clone()) {
-                    return Err(McpError::Protocol(format!(
-                        "{method} sent the cursor {next:?} twice; stopping to avoid a loop"
-                    )));
-                }
-                cursor = Some(next);
+    for number in 1..=MAX_PAGES {
+        let fetched = page(cursor.clone(), number).await?;
+        listed.items.extend(fetched.items);
+        listed.warnings.extend(fetched.skipped);
+        let Some(next) = fetched.next else {
+            return Ok(listed);
+        };
+        if !seen_cursors.insert(next.clone()) {
+            listed.warnings.push(format!(
+                "{method} repeated the cursor {} (page {number}): kept the {} of its first {} \
+                 and stopped there rather than loop",
+                crate::text::one_line(&format!("{next:?}")),
+                crate::text::counted(listed.items.len(), noun[0], noun[1]),
+                crate::text::counted(number, "page", "pages"),
+            ));
+            return Ok(listed);
+        }
+        cursor = Some(next);
+    }
+    listed.warnings.push(format!(
+        "{method} did not end after {MAX_PAGES} pages: kept the {} of those and stopped there",
+        crate::text::counted(listed.items.len(), noun[0], noun[1]),
+    ));
+    Ok(listed)
+}
+
+/// The prompts of a raw `prompts/list` page (page `number`), each read on its own: one
+/// the server described wrongly is left out with a warning naming it (by its `name`
+/// when it has one, else by its place), the others are kept.
+fn read_prompts_page(
+    page: &serde_json::Value,
+    number: usize,
+) -> Result<(Vec<rmcp::model::Prompt>, Vec<String>), McpError> {
+    let Some(list) = page.get("prompts").and_then(|p| p.as_array()) else {
+        return Err(McpError::Protocol(
+            "prompts/list was answered with a `prompts` that is not a list".into(),
+        ));
+    };
+    let mut prompts = Vec::new();
+    let mut skipped = Vec::new();
+    for (index, item) in list.iter().enumerate() {
+        match serde_json::from_value::<rmcp::model::Prompt>(item.clone()) {
+            Ok(prompt) => prompts.push(prompt),
+            Err(error) => {
+                let which = match item.get("name").and_then(|n| n.as_str()) {
+                    Some(name) => format!("`{}`", crate::text::one_line(name)),
+                    None => format!("number {} of page {number}", index + 1),
+                };
+                skipped.push(format!(
+                    "left out the prompt {which}: the server described it wrongly ({})",
+                    crate::text::one_line(&error.to_string())
+                ));
             }
         }
     }
-    Err(McpError::Protocol(format!(
-        "{method} did not end after {MAX_PAGES} pages"
-    )))
+    Ok((prompts, skipped))
 }
 
 /// The `WWW-Authenticate` challenge of a 401 (or of a 403 asking for more scopes, then
@@ -1180,6 +1365,55 @@ fn sign_in_challenge(error: &(dyn std::error::Error + 'static)) -> Option<(Strin
         current = error.source();
     }
     None
+}
+
+/// What a transport error tells the user: the HTTP status the server answered with (it
+/// was reached, the URL or the server is wrong), or that it could not be reached at all.
+fn transport_failure(error: &(dyn std::error::Error + 'static)) -> String {
+    match answered_status(error) {
+        Some((status, said)) => super::error::answered_http(status, &said),
+        None => format!("cannot reach the server: {}", error_chain(error)),
+    }
+}
+
+/// The HTTP status somewhere in `error`'s sources, and what came with it (the reason
+/// and an excerpt of the body, when the SDK kept them).
+fn answered_status(error: &(dyn std::error::Error + 'static)) -> Option<(u16, String)> {
+    use rmcp::transport::streamable_http_client::{HttpStatusError, StreamableHttpError};
+    let mut current = Some(error);
+    while let Some(error) = current {
+        if let Some(status) = error.downcast_ref::<HttpStatusError>() {
+            return Some((status.status, String::new()));
+        }
+        match error.downcast_ref::<StreamableHttpError<reqwest::Error>>() {
+            Some(StreamableHttpError::HttpStatus(status)) => {
+                return Some((status.status, String::new()));
+            }
+            // The SDK's words for any other status: `HTTP 404 Not Found: <body>`.
+            Some(StreamableHttpError::UnexpectedServerResponse(text)) => {
+                if let Some(found) = status_in(text) {
+                    return Some(found);
+                }
+            }
+            _ => {}
+        }
+        current = error.source();
+    }
+    None
+}
+
+/// `HTTP 404 Not Found: body` as (404, `Not Found: body`).
+fn status_in(text: &str) -> Option<(u16, String)> {
+    let rest = text.strip_prefix("HTTP ")?;
+    let digits = rest
+        .get(..3)
+        .filter(|d| d.bytes().all(|b| b.is_ascii_digit()))?;
+    let status = digits.parse().ok().filter(|s| (100..600).contains(s))?;
+    if !(rest[3..].is_empty() || rest[3..].starts_with(' ')) {
+        return None;
+    }
+    let said = rest[3..].split_whitespace().collect::<Vec<_>>().join(" ");
+    Some((status, said))
 }
 
 /// An error and its sources on one line, without repeats, cut to a readable length
@@ -1231,6 +1465,16 @@ async fn connect_sse(
             super::sse::SseError::Unauthorized { status, .. } => McpError::Handshake(format!(
                 "`{server}` refused the request (HTTP {status}): an HTTP+SSE server takes its token in `headers` (`Authorization = \"Bearer ${{TOKEN}}\"`); sign-in is for Streamable HTTP servers"
             )),
+            super::sse::SseError::Status { status, body, .. } => McpError::Handshake(
+                super::error::answered_http(
+                    status.as_u16(),
+                    &[status.canonical_reason().unwrap_or_default(), body.as_str()]
+                        .into_iter()
+                        .filter(|part| !part.is_empty())
+                        .collect::<Vec<_>>()
+                        .join(": "),
+                ),
+            ),
             super::sse::SseError::Timeout { what, ms } => McpError::Timeout {
                 method: what.to_string(),
                 ms,
@@ -1432,6 +1676,85 @@ mod tests {
             QuestionKind::Form { fields, .. }
                 if fields[0].kind == FieldKind::Text { format: Some("x-odd".into()), min_length: None, max_length: None }
         ));
+    }
+
+    /// Pages of numbers: `pages[n]` is page n+1's items and its next cursor.
+    async fn list_of(pages: &[(&[u32], Option<&str>)]) -> Listed<u32> {
+        let pages: Vec<(Vec<u32>, Option<String>)> = pages
+            .iter()
+            .map(|(items, next)| (items.to_vec(), next.map(str::to_string)))
+            .collect();
+        all_pages("numbers/list", ["number", "numbers"], |_, number| {
+            let (items, next) = pages[number - 1].clone();
+            async move {
+                Ok(Page {
+                    items,
+                    skipped: Vec::new(),
+                    next,
+                })
+            }
+        })
+        .await
+        .unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_repeated_cursor_keeps_the_pages_before_it_and_warns() {
+        let listed = list_of(&[(&[1, 2], Some("a")), (&[3], Some("b")), (&[4], Some("a"))]).await;
+        assert_eq!(listed.items, [1, 2, 3, 4]);
+        assert_eq!(
+            listed.warnings,
+            [
+                "numbers/list repeated the cursor \"a\" (page 3): kept the 4 numbers of its \
+              first 3 pages and stopped there rather than loop"
+            ]
+        );
+        let listed = list_of(&[(&[1], Some("a")), (&[2], None)]).await;
+        assert_eq!((listed.items, listed.warnings), (vec![1, 2], Vec::new()));
+    }
+
+    #[test]
+    fn a_page_keeps_its_good_prompts_and_names_the_bad_ones() {
+        let page = json!({"prompts": [
+            {"name": "good"},
+            {"description": "no name"},
+            {"name": "broken\u{1b}[31m", "arguments": 5},
+            {"name": "fine"}
+        ], "nextCursor": null});
+        let (prompts, skipped) = read_prompts_page(&page, 2).unwrap();
+        let names: Vec<&str> = prompts.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["good", "fine"]);
+        assert_eq!(skipped.len(), 2, "{skipped:?}");
+        assert!(
+            skipped[0].starts_with("left out the prompt number 2 of page 2: ")
+                && skipped[0].contains("missing field `name`"),
+            "{skipped:?}"
+        );
+        assert!(skipped[1].contains("`broken"), "{skipped:?}");
+        assert!(!skipped[1].contains('\u{1b}'), "{skipped:?}");
+        assert!(read_prompts_page(&json!({"prompts": 3}), 1).is_err());
+    }
+
+    #[test]
+    fn the_sdks_status_words_are_read_back() {
+        assert_eq!(
+            status_in("HTTP 404 Not Found: <html>\n x</html>"),
+            Some((404, "Not Found: <html> x</html>".to_string()))
+        );
+        assert_eq!(status_in("HTTP 500"), Some((500, String::new())));
+        assert_eq!(status_in("HTTP/1.1 oops"), None);
+        assert_eq!(status_in("HTTP 4041 x"), None);
+        assert_eq!(status_in("Deserialize error"), None);
+    }
+
+    #[test]
+    fn the_discover_probe_leaves_initialize_its_share_of_the_timeout() {
+        let probe = |ms| discover_probe(Duration::from_millis(ms)).as_millis();
+        assert_eq!(probe(3000), 1500);
+        assert_eq!(probe(10_000), 5000);
+        // Room for the SDK's own 10 s probe and as long again for initialize.
+        assert_eq!(probe(20_000), 20_000);
+        assert_eq!(probe(30_000), 30_000);
     }
 
     #[test]

@@ -156,10 +156,58 @@ impl McpError {
     }
 }
 
+/// The words for a server that answered an HTTP error status: it was reached (so not
+/// "cannot reach"), but not at an MCP endpoint that would serve mcpick. `said` is what
+/// came with the status (its reason, an excerpt of the body; may be empty), server text
+/// put on one line.
+pub(crate) fn answered_http(status: u16, said: &str) -> String {
+    let said = crate::text::one_line(said.trim());
+    let said = match said.char_indices().nth(200) {
+        Some((cut, _)) => format!("{}…", &said[..cut]),
+        None => said,
+    };
+    let hint = match status {
+        404 | 405 => " (check the path of `url`: is this the server's MCP endpoint?)",
+        _ => "",
+    };
+    let said = if said.is_empty() {
+        String::new()
+    } else {
+        format!(": {said}")
+    };
+    format!("the server answered HTTP {status} at this URL{hint}{said}")
+}
+
 /// Short error data is worth showing (e.g. `{"supported":[...]}`); long data is left to the log.
 fn data_suffix(data: Option<&str>) -> String {
     match data {
         Some(data) if data.chars().count() <= 200 && data != "null" => format!(" ({data})"),
         _ => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_http_status_says_the_server_answered_it() {
+        assert_eq!(
+            answered_http(404, "Not Found: <html>not here</html>"),
+            "the server answered HTTP 404 at this URL (check the path of `url`: is this the \
+             server's MCP endpoint?): Not Found: <html>not here</html>"
+        );
+        assert_eq!(
+            answered_http(500, ""),
+            "the server answered HTTP 500 at this URL"
+        );
+        let noisy = answered_http(502, "Bad Gateway \x1b]52;c;eA==\x07\n<p>");
+        assert!(
+            !noisy.contains('\x1b') && !noisy.contains('\n'),
+            "{noisy:?}"
+        );
+        assert!(!noisy.contains("cannot reach"), "{noisy}");
+        let long = answered_http(503, &"x".repeat(5000));
+        assert!(long.chars().count() < 300, "{}", long.len());
     }
 }

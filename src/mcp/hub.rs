@@ -9,7 +9,7 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use super::connection::{Connection, STDERR_TAIL, lock};
+use super::connection::{Connection, PromptList, STDERR_TAIL, lock};
 use super::error::McpError;
 use super::log::ServerLog;
 use super::types::{LogLine, PromptInfo, ServerDetails, ServerId};
@@ -72,6 +72,15 @@ pub enum McpEvent {
         /// Its kept lines, oldest first.
         lines: Vec<LogLine>,
     },
+    /// Something the user should know that did not stop the server: what its prompt
+    /// list left out (a prompt it described wrongly, pages after a repeated cursor). Sent
+    /// before the `Ready` or `PromptsChanged` of that list; the line is in its log too.
+    Warning {
+        /// Which server.
+        server: ServerId,
+        /// What was left out and why, one line (server text: neutralise it to show it).
+        text: String,
+    },
     /// A stderr line or `notifications/message` from the server.
     Log {
         /// Which server.
@@ -91,6 +100,7 @@ impl McpEvent {
             | McpEvent::Failed { server, .. }
             | McpEvent::Restarting { server, .. }
             | McpEvent::LogSnapshot { server, .. }
+            | McpEvent::Warning { server, .. }
             | McpEvent::Log { server, .. } => server,
         }
     }
@@ -370,14 +380,17 @@ impl Run<'_> {
         // A server without the prompts capability has none to list (and may refuse to).
         let listed = if connection.details().prompts {
             tokio::select! {
-                result = connection.list_prompts() => Some(result),
+                result = connection.list_prompts_noting() => Some(result),
                 _ = shutdown.cancelled() => None,
             }
         } else {
-            Some(Ok(Vec::new()))
+            Some(Ok(PromptList::default()))
         };
         let ended = match listed {
-            Some(Ok(prompts)) => {
+            Some(Ok(PromptList { prompts, warnings })) => {
+                if !warn(&connection, &warnings, events, shutdown).await {
+                    return Ended::Shutdown;
+                }
                 lock(self.connections).insert(server.clone(), connection.clone());
                 let details = connection.details().clone();
                 tracing::info!(%server, version = %details.protocol_version, prompts = prompts.len(), "ready");
@@ -388,7 +401,7 @@ impl Run<'_> {
                 };
                 let since = std::time::Instant::now();
                 if emit(events, shutdown, ready).await
-                    && watch_server(&connection, events, shutdown).await
+                    && watch_server(&connection, warnings, events, shutdown).await
                 {
                     Ended::Dropped {
                         lived: since.elapsed().max(Duration::from_millis(1)),
@@ -454,9 +467,11 @@ async fn emit(
 
 /// Refreshes the catalog on list changes until shutdown or until the connection drops
 /// (then reports it failed and returns true). Every wait races shutdown, so a slow server
-/// never delays it.
+/// never delays it. `told`: the warnings of the list it has, which a refresh that finds
+/// them again does not repeat.
 async fn watch_server(
     connection: &Connection,
+    mut told: Vec<String>,
     events: &mpsc::Sender<McpEvent>,
     shutdown: &CancellationToken,
 ) -> bool {
@@ -475,10 +490,15 @@ async fn watch_server(
                 let refreshed = tokio::select! {
                     biased;
                     _ = shutdown.cancelled() => return false,
-                    result = connection.list_prompts() => result,
+                    result = connection.list_prompts_noting() => result,
                 };
                 let event = match refreshed {
-                    Ok(prompts) => {
+                    Ok(PromptList { prompts, warnings }) => {
+                        let new: Vec<String> = warnings.iter().filter(|w| !told.contains(w)).cloned().collect();
+                        if !warn(connection, &new, events, shutdown).await {
+                            return false;
+                        }
+                        told = warnings;
                         tracing::info!(%server, prompts = prompts.len(), "prompt list changed");
                         McpEvent::PromptsChanged { server: server.clone(), prompts }
                     }
@@ -504,6 +524,30 @@ async fn watch_server(
             }
         }
     }
+}
+
+/// Tells of each of `warnings` (a [`McpEvent::Warning`]), and keeps it in the server's log
+/// and the log file. Returns false on shutdown.
+async fn warn(
+    connection: &Connection,
+    warnings: &[String],
+    events: &mpsc::Sender<McpEvent>,
+    shutdown: &CancellationToken,
+) -> bool {
+    let server = connection.name().to_string();
+    for text in warnings {
+        // The log file (through tracing) and the kept lines a log snapshot resends.
+        tracing::warn!(target: "mcpick::server", %server, "{text}");
+        connection.log().push(super::log::MCPICK_SOURCE, text);
+        let event = McpEvent::Warning {
+            server: server.clone(),
+            text: text.clone(),
+        };
+        if !emit(events, shutdown, event).await {
+            return false;
+        }
+    }
+    true
 }
 
 fn failed(server: &str, error: McpError, log: &ServerLog) -> McpEvent {
