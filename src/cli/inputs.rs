@@ -509,3 +509,302 @@ fn example_value(field: &FormField) -> (String, String) {
     };
     (field.name.clone(), text::one_line(&value))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mcp::Question;
+    use serde_json::json;
+
+    fn field(name: &str, kind: FieldKind, required: bool, default: Option<Value>) -> FormField {
+        FormField {
+            name: name.into(),
+            title: None,
+            description: None,
+            required,
+            kind,
+            default,
+        }
+    }
+
+    fn confirm() -> InputRequest {
+        InputRequest {
+            questions: vec![Question {
+                key: "elicitation".into(),
+                kind: QuestionKind::Form {
+                    message: "Deploy?".into(),
+                    fields: vec![field("confirmed", FieldKind::Boolean, true, None)],
+                },
+            }],
+            request_state: Some("s".into()),
+        }
+    }
+
+    /// Every kind of field, and a question mcpick cannot show.
+    fn survey() -> InputRequest {
+        let choice = |multiple| FieldKind::Choice {
+            values: vec!["r".into(), "g".into()],
+            labels: vec!["Red".into(), "Green".into()],
+            multiple,
+        };
+        InputRequest {
+            questions: vec![
+                Question {
+                    key: "form".into(),
+                    kind: QuestionKind::Form {
+                        message: "Tell me".into(),
+                        fields: vec![
+                            field(
+                                "name",
+                                FieldKind::Text {
+                                    format: None,
+                                    min_length: Some(2),
+                                    max_length: None,
+                                },
+                                true,
+                                None,
+                            ),
+                            field(
+                                "age",
+                                FieldKind::Number {
+                                    integer: true,
+                                    minimum: Some(1.0),
+                                    maximum: Some(150.0),
+                                },
+                                false,
+                                Some(json!(30)),
+                            ),
+                            field("color", choice(false), false, None),
+                            field("tags", choice(true), false, None),
+                        ],
+                    },
+                },
+                Question {
+                    key: "llm".into(),
+                    kind: QuestionKind::Unsupported {
+                        method: "sampling/createMessage".into(),
+                        summary: "sampling".into(),
+                    },
+                },
+            ],
+            request_state: None,
+        }
+    }
+
+    fn flags(answers: &[&str], json: Option<&str>) -> AnswerFlags {
+        let answers: Vec<String> = answers.iter().map(|a| a.to_string()).collect();
+        AnswerFlags::parse(&answers, json, false).unwrap()
+    }
+
+    fn accepted(answered: Result<Answered, String>) -> Vec<(String, Answer)> {
+        match answered {
+            Ok(Answered::Answers(answers)) => answers.answers,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    fn content(pairs: Value) -> Answer {
+        Answer::Accept(pairs.as_object().unwrap().clone())
+    }
+
+    #[test]
+    fn answer_flags_answer_each_kind_and_keep_the_request_state() {
+        let answered = answer_with(&confirm(), &flags(&["confirmed=yes"], None), "s", None);
+        let Ok(Answered::Answers(answers)) = answered else {
+            panic!("{answered:?}")
+        };
+        assert_eq!(answers.request_state.as_deref(), Some("s"));
+        assert_eq!(
+            answers.answers,
+            vec![("elicitation".into(), content(json!({"confirmed": true})))]
+        );
+        // Every kind; the default fills the field not given; labels pick choices too.
+        let answers = accepted(answer_with(
+            &survey(),
+            &flags(&["name=Ann", "color=Green", "tags=r, g"], None),
+            "s",
+            None,
+        ));
+        assert_eq!(
+            answers,
+            vec![
+                (
+                    "form".into(),
+                    content(json!({"name":"Ann","age":30,"color":"g","tags":["r","g"]}))
+                ),
+                ("llm".into(), Answer::Decline),
+            ]
+        );
+    }
+
+    #[test]
+    fn answers_json_is_typed_and_an_answer_flag_wins_over_it() {
+        let answers = accepted(answer_with(
+            &survey(),
+            &flags(
+                &["age=40"],
+                Some(r#"{"name":"Bo","age":7,"tags":["g"],"color":null}"#),
+            ),
+            "s",
+            None,
+        ));
+        assert_eq!(
+            answers[0].1,
+            content(json!({"name":"Bo","age":40,"tags":["g"]}))
+        );
+        let answers = accepted(answer_with(
+            &confirm(),
+            &flags(&[], Some(r#"{"confirmed":false}"#)),
+            "s",
+            None,
+        ));
+        assert_eq!(answers[0].1, content(json!({"confirmed": false})));
+    }
+
+    #[test]
+    fn without_a_terminal_or_flags_the_error_names_the_question_and_answer() {
+        let error = answer_with(&confirm(), &AnswerFlags::default(), "s", None).unwrap_err();
+        assert!(error.contains("\"Deploy?\""), "{error}");
+        assert!(error.contains("`confirmed`") || error.contains("confirmed ("), "{error}");
+        assert!(error.contains("--answer confirmed=yes"), "{error}");
+        assert!(
+            error.contains("--answers-json") && error.contains("--decline"),
+            "{error}"
+        );
+        // A required field the flags leave out is named too.
+        let error = answer_with(&survey(), &flags(&["age=3"], None), "s", None).unwrap_err();
+        assert!(error.contains("name") && error.contains("--answer name="), "{error}");
+    }
+
+    #[test]
+    fn wrong_answers_and_unknown_fields_are_errors_that_say_why() {
+        let error =
+            answer_with(&confirm(), &flags(&["confirmed=maybe"], None), "s", None).unwrap_err();
+        assert!(error.contains("`maybe` is not yes or no"), "{error}");
+        let error = answer_with(&survey(), &flags(&["name=A"], None), "s", None).unwrap_err();
+        assert!(error.contains("needs at least 2 characters"), "{error}");
+        let error =
+            answer_with(&survey(), &flags(&["name=Ann", "age=200"], None), "s", None).unwrap_err();
+        assert!(error.contains("must be between 1 and 150"), "{error}");
+        let error =
+            answer_with(&survey(), &flags(&["name=Ann", "color=blue"], None), "s", None)
+                .unwrap_err();
+        assert!(error.contains("`blue` is not one of r, g"), "{error}");
+        let error = answer_with(&confirm(), &flags(&["confirm=yes"], None), "s", None).unwrap_err();
+        assert!(
+            error.contains("`confirm`") && error.contains("did you mean `confirmed`"),
+            "{error}"
+        );
+        assert!(AnswerFlags::parse(&["confirmed".into()], None, false).is_err());
+        assert!(AnswerFlags::parse(&[], Some("[1]"), false).is_err());
+    }
+
+    #[test]
+    fn decline_declines_every_question() {
+        let decline = AnswerFlags::parse(&[], None, true).unwrap();
+        let answers = accepted(answer_with(&survey(), &decline, "s", None));
+        assert_eq!(
+            answers,
+            vec![
+                ("form".into(), Answer::Decline),
+                ("llm".into(), Answer::Decline)
+            ]
+        );
+    }
+
+    /// A terminal that types the given lines and records what was shown.
+    struct Typist {
+        lines: Vec<AskedValue>,
+        shown: Vec<String>,
+    }
+
+    impl Asker for Typist {
+        fn say(&mut self, line: &str) {
+            self.shown.push(line.to_string());
+        }
+        fn detail(&mut self, line: &str) {
+            self.shown.push(format!("  {line}"));
+        }
+        fn read(&mut self, prompt: &str) -> Result<AskedValue, String> {
+            self.shown.push(prompt.to_string());
+            Ok(self.lines.remove(0))
+        }
+    }
+
+    fn typed(lines: &[&str]) -> Typist {
+        Typist {
+            lines: lines
+                .iter()
+                .map(|l| match *l {
+                    "" => AskedValue::Empty,
+                    "<esc>" => AskedValue::Decline,
+                    "<ctrl-c>" => AskedValue::Stop,
+                    text => AskedValue::Text(text.into()),
+                })
+                .collect(),
+            shown: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn on_a_terminal_each_field_is_asked_with_its_marks_and_retried_until_it_fits() {
+        // name: empty (required, asked again), then too short, then fine; age: empty takes
+        // the default; color by label; tags empty (optional) is left out.
+        let mut typist = typed(&["", "A", "Ann", "", "green", ""]);
+        let answers = accepted(answer_with(
+            &survey(),
+            &AnswerFlags::default(),
+            "srv",
+            Some(&mut typist),
+        ));
+        assert_eq!(
+            answers[0].1,
+            content(json!({"name":"Ann","age":30,"color":"g"}))
+        );
+        let shown = typist.shown.join("\n");
+        assert!(shown.contains("server `srv` asks: Tell me"), "{shown}");
+        assert!(shown.contains("name (text, required): "), "{shown}");
+        assert!(shown.contains("required: type a value, or Esc to decline"), "{shown}");
+        assert!(shown.contains("needs at least 2 characters"), "{shown}");
+        assert!(
+            shown.contains("age (a whole number from 1 to 150, default 30): "),
+            "{shown}"
+        );
+        assert!(shown.contains("tags (any of r, g, joined by commas): "), "{shown}");
+    }
+
+    #[test]
+    fn on_a_terminal_flags_answer_first_esc_declines_and_ctrl_c_stops() {
+        let mut typist = typed(&["no"]);
+        let answers = accepted(answer_with(
+            &confirm(),
+            &AnswerFlags::default(),
+            "s",
+            Some(&mut typist),
+        ));
+        assert_eq!(answers[0].1, content(json!({"confirmed": false})));
+        // Given by a flag, a field is not asked.
+        let mut typist = typed(&["Ann", "", "", ""]);
+        let answers = accepted(answer_with(
+            &survey(),
+            &flags(&["age=5"], None),
+            "s",
+            Some(&mut typist),
+        ));
+        assert_eq!(answers[0].1, content(json!({"name":"Ann","age":5})));
+        assert!(!typist.shown.iter().any(|s| s.contains("age (")));
+        let mut typist = typed(&["<esc>"]);
+        let answers = accepted(answer_with(
+            &confirm(),
+            &AnswerFlags::default(),
+            "s",
+            Some(&mut typist),
+        ));
+        assert_eq!(answers[0].1, Answer::Decline);
+        let mut typist = typed(&["<ctrl-c>"]);
+        assert_eq!(
+            answer_with(&confirm(), &AnswerFlags::default(), "s", Some(&mut typist)),
+            Ok(Answered::Stopped)
+        );
+    }
+}

@@ -1726,7 +1726,43 @@ mod tests {
             meta,
             json!({"io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}}})
         );
+        // Legacy servers may ask mid-request only when the handshake declared it.
         let handshake = serde_json::to_value(client_info().capabilities).unwrap();
-        assert_eq!(handshake, json!({}));
+        assert_eq!(handshake, json!({"elicitation":{"form":{}}}));
+        // 2026-07-28 requests that cannot ask declare nothing, in place of the handshake's.
+        let plain = serde_json::to_value(no_capabilities_meta()).unwrap();
+        assert_eq!(
+            plain,
+            json!({"io.modelcontextprotocol/clientCapabilities":{}})
+        );
+    }
+
+    #[test]
+    fn a_legacy_answer_becomes_the_elicit_result_of_its_question() {
+        let round = |answer: Answer| InputAnswers {
+            answers: vec![(LEGACY_QUESTION_KEY.to_string(), answer)],
+            request_state: None,
+        };
+        let mut content = serde_json::Map::new();
+        content.insert("confirmed".into(), json!(true));
+        let value = |result: ElicitResult| serde_json::to_value(result).unwrap();
+        assert_eq!(
+            value(legacy_answer(&round(Answer::Accept(content)))),
+            json!({"action":"accept","content":{"confirmed":true}})
+        );
+        assert_eq!(
+            value(legacy_answer(&round(Answer::Cancel))),
+            json!({"action":"cancel"})
+        );
+        assert_eq!(
+            value(legacy_answer(&round(Answer::Decline))),
+            json!({"action":"decline"})
+        );
+        // No answer for it at all is a decline, never an accept.
+        let none = InputAnswers {
+            answers: Vec::new(),
+            request_state: None,
+        };
+        assert_eq!(value(legacy_answer(&none)), json!({"action":"decline"}));
     }
 }

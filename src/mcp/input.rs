@@ -282,3 +282,82 @@ impl FormField {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn field(kind: FieldKind) -> FormField {
+        FormField {
+            name: "f".into(),
+            title: None,
+            description: None,
+            required: false,
+            kind,
+            default: None,
+        }
+    }
+
+    #[test]
+    fn text_answers_are_typed_per_field() {
+        let boolean = field(FieldKind::Boolean);
+        for (text, value) in [("yes", true), ("Y", true), ("true", true), ("0", false), ("no", false)] {
+            assert_eq!(boolean.value_from_text(text), Ok(Some(json!(value))), "{text}");
+        }
+        assert_eq!(boolean.value_from_text("  "), Ok(None));
+        let integer = field(FieldKind::Number {
+            integer: true,
+            minimum: None,
+            maximum: Some(9.0),
+        });
+        assert_eq!(integer.value_from_text(" 7 "), Ok(Some(json!(7))));
+        assert_eq!(
+            integer.value_from_text("7.5"),
+            Err("must be a whole number".into())
+        );
+        assert_eq!(
+            integer.value_from_text("10"),
+            Err("must be between -∞ and 9".into())
+        );
+        let number = field(FieldKind::Number {
+            integer: false,
+            minimum: None,
+            maximum: None,
+        });
+        assert_eq!(number.value_from_text("2.5"), Ok(Some(json!(2.5))));
+        let multi = field(FieldKind::Choice {
+            values: vec!["a".into(), "b".into()],
+            labels: vec!["Alpha".into(), "Beta".into()],
+            multiple: true,
+        });
+        assert_eq!(
+            multi.value_from_text("beta,a"),
+            Ok(Some(json!(["b", "a"])))
+        );
+        assert_eq!(
+            multi.value_from_text("a,z"),
+            Err("`z` is not any of a, b".into())
+        );
+    }
+
+    #[test]
+    fn json_answers_must_fit_the_field() {
+        let boolean = field(FieldKind::Boolean);
+        assert_eq!(boolean.value_from_json(&json!(true)), Ok(Some(json!(true))));
+        assert_eq!(boolean.value_from_json(&json!("no")), Ok(Some(json!(false))));
+        assert_eq!(
+            boolean.value_from_json(&json!(3)),
+            Err("3 is not yes or no".into())
+        );
+        let multi = field(FieldKind::Choice {
+            values: vec!["a".into(), "b".into()],
+            labels: vec!["a".into(), "b".into()],
+            multiple: true,
+        });
+        assert_eq!(multi.value_from_json(&json!([])), Ok(Some(json!([]))));
+        assert_eq!(multi.value_from_json(&json!(["b"])), Ok(Some(json!(["b"]))));
+        assert!(multi.value_from_json(&json!([1])).is_err());
+        assert_eq!(multi.value_from_json(&Value::Null), Ok(None));
+    }
+}
