@@ -191,8 +191,8 @@ impl AnswerFlags {
             given.extend(object.into_iter().map(|(k, v)| (k, GivenAnswer::Json(v))));
         }
         for answer in answers {
-            let (field, value) = super::args::parse_assignment(answer)
-                .map_err(|e| format!("--answer: {e}"))?;
+            let (field, value) =
+                super::args::parse_assignment(answer).map_err(|e| format!("--answer: {e}"))?;
             given.push((field, GivenAnswer::Text(value)));
         }
         Ok(AnswerFlags { given, decline })
@@ -272,7 +272,11 @@ fn shown_default(field: &FormField, default: &Value) -> String {
         (Value::String(text), _) => text::one_line(text),
         (Value::Array(items), _) => items
             .iter()
-            .map(|i| i.as_str().map(text::one_line).unwrap_or_else(|| i.to_string()))
+            .map(|i| {
+                i.as_str()
+                    .map(text::one_line)
+                    .unwrap_or_else(|| i.to_string())
+            })
             .collect::<Vec<_>>()
             .join(","),
         (other, _) => other.to_string(),
@@ -457,7 +461,11 @@ fn answer_with(
             if asked.is_empty() {
                 "nothing mcpick can answer".to_string()
             } else {
-                asked.iter().map(|a| format!("`{a}`")).collect::<Vec<_>>().join(", ")
+                asked
+                    .iter()
+                    .map(|a| format!("`{a}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             }
         ));
     }
@@ -474,9 +482,7 @@ fn answer_with(
                 (text::one_line(message), field.map(|f| example_value(f)))
             });
         let (message, flag) = match example {
-            Some((message, Some((name, value)))) => {
-                (message, format!("--answer {name}={value}"))
-            }
+            Some((message, Some((name, value)))) => (message, format!("--answer {name}={value}")),
             Some((message, None)) => (message, "--answer FIELD=VALUE".into()),
             None => (String::new(), "--answer FIELD=VALUE".into()),
         };
@@ -665,7 +671,10 @@ mod tests {
     fn without_a_terminal_or_flags_the_error_names_the_question_and_answer() {
         let error = answer_with(&confirm(), &AnswerFlags::default(), "s", None).unwrap_err();
         assert!(error.contains("\"Deploy?\""), "{error}");
-        assert!(error.contains("`confirmed`") || error.contains("confirmed ("), "{error}");
+        assert!(
+            error.contains("`confirmed`") || error.contains("confirmed ("),
+            "{error}"
+        );
         assert!(error.contains("--answer confirmed=yes"), "{error}");
         assert!(
             error.contains("--answers-json") && error.contains("--decline"),
@@ -673,7 +682,10 @@ mod tests {
         );
         // A required field the flags leave out is named too.
         let error = answer_with(&survey(), &flags(&["age=3"], None), "s", None).unwrap_err();
-        assert!(error.contains("name") && error.contains("--answer name="), "{error}");
+        assert!(
+            error.contains("name") && error.contains("--answer name="),
+            "{error}"
+        );
     }
 
     #[test]
@@ -686,9 +698,13 @@ mod tests {
         let error =
             answer_with(&survey(), &flags(&["name=Ann", "age=200"], None), "s", None).unwrap_err();
         assert!(error.contains("must be between 1 and 150"), "{error}");
-        let error =
-            answer_with(&survey(), &flags(&["name=Ann", "color=blue"], None), "s", None)
-                .unwrap_err();
+        let error = answer_with(
+            &survey(),
+            &flags(&["name=Ann", "color=blue"], None),
+            "s",
+            None,
+        )
+        .unwrap_err();
         assert!(error.contains("`blue` is not one of r, g"), "{error}");
         let error = answer_with(&confirm(), &flags(&["confirm=yes"], None), "s", None).unwrap_err();
         assert!(
@@ -764,13 +780,19 @@ mod tests {
         let shown = typist.shown.join("\n");
         assert!(shown.contains("server `srv` asks: Tell me"), "{shown}");
         assert!(shown.contains("name (text, required): "), "{shown}");
-        assert!(shown.contains("required: type a value, or Esc to decline"), "{shown}");
+        assert!(
+            shown.contains("required: type a value, or Esc to decline"),
+            "{shown}"
+        );
         assert!(shown.contains("needs at least 2 characters"), "{shown}");
         assert!(
             shown.contains("age (a whole number from 1 to 150, default 30): "),
             "{shown}"
         );
-        assert!(shown.contains("tags (any of r, g, joined by commas): "), "{shown}");
+        assert!(
+            shown.contains("tags (any of r, g, joined by commas): "),
+            "{shown}"
+        );
     }
 
     #[test]

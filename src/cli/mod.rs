@@ -127,7 +127,11 @@ pub enum Command {
         /// An answer to a question the server asks while filling the prompt, as
         /// FIELD=VALUE (may repeat; yes/no, numbers, a choice's value, choices joined by
         /// commas). Without a terminal, the server's questions need these.
-        #[arg(long = "answer", value_name = "FIELD=VALUE", conflicts_with = "decline")]
+        #[arg(
+            long = "answer",
+            value_name = "FIELD=VALUE",
+            conflicts_with = "decline"
+        )]
         answers: Vec<String>,
         /// Answers to the server's questions as one JSON object, e.g. '{"confirmed":true}'.
         #[arg(long, value_name = "JSON", conflicts_with = "decline")]

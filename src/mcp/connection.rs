@@ -94,9 +94,8 @@ struct LegacyExchange {
 }
 
 /// The answer of a request in flight.
-type LegacyResponse = std::pin::Pin<
-    Box<dyn std::future::Future<Output = Result<ServerResult, ServiceError>> + Send>,
->;
+type LegacyResponse =
+    std::pin::Pin<Box<dyn std::future::Future<Output = Result<ServerResult, ServiceError>> + Send>>;
 
 impl LegacyExchange {
     /// The `request_state` its question goes out with, which the answers echo.
@@ -713,7 +712,10 @@ impl Connection {
 
     /// Waits (at most `timeout_ms`) for a legacy `prompts/get`'s result or its server's next
     /// question; a question leaves the request waiting on the connection.
-    async fn wait_on_legacy_get(&self, mut exchange: LegacyExchange) -> Result<GetOutcome, McpError> {
+    async fn wait_on_legacy_get(
+        &self,
+        mut exchange: LegacyExchange,
+    ) -> Result<GetOutcome, McpError> {
         let Some(mut response) = exchange.response.take() else {
             return Err(McpError::Protocol("prompts/get was not sent".into()));
         };

@@ -141,7 +141,11 @@ impl FormField {
                 minimum,
                 maximum,
             } => {
-                let what = if *integer { "a whole number" } else { "a number" };
+                let what = if *integer {
+                    "a whole number"
+                } else {
+                    "a number"
+                };
                 match (minimum, maximum) {
                     (Some(min), Some(max)) => format!("{what} from {min} to {max}"),
                     (Some(min), None) => format!("{what} from {min}"),
@@ -231,7 +235,10 @@ impl FormField {
                         .or_else(|| labels.iter().position(|l| l.eq_ignore_ascii_case(word)))
                         .map(|i| Value::String(values[i].clone()))
                         .ok_or_else(|| {
-                            format!("`{word}` is not {}", self.expects().replace(", joined by commas", ""))
+                            format!(
+                                "`{word}` is not {}",
+                                self.expects().replace(", joined by commas", "")
+                            )
                         })
                 };
                 if *multiple {
@@ -260,12 +267,7 @@ impl FormField {
             (Value::Number(number), FieldKind::Number { .. }) => {
                 self.value_from_text(&number.to_string())
             }
-            (
-                Value::Array(items),
-                FieldKind::Choice {
-                    multiple: true, ..
-                },
-            ) => {
+            (Value::Array(items), FieldKind::Choice { multiple: true, .. }) => {
                 let words: Vec<String> = items
                     .iter()
                     .map(|item| match item {
@@ -302,8 +304,18 @@ mod tests {
     #[test]
     fn text_answers_are_typed_per_field() {
         let boolean = field(FieldKind::Boolean);
-        for (text, value) in [("yes", true), ("Y", true), ("true", true), ("0", false), ("no", false)] {
-            assert_eq!(boolean.value_from_text(text), Ok(Some(json!(value))), "{text}");
+        for (text, value) in [
+            ("yes", true),
+            ("Y", true),
+            ("true", true),
+            ("0", false),
+            ("no", false),
+        ] {
+            assert_eq!(
+                boolean.value_from_text(text),
+                Ok(Some(json!(value))),
+                "{text}"
+            );
         }
         assert_eq!(boolean.value_from_text("  "), Ok(None));
         let integer = field(FieldKind::Number {
@@ -331,10 +343,7 @@ mod tests {
             labels: vec!["Alpha".into(), "Beta".into()],
             multiple: true,
         });
-        assert_eq!(
-            multi.value_from_text("beta,a"),
-            Ok(Some(json!(["b", "a"])))
-        );
+        assert_eq!(multi.value_from_text("beta,a"), Ok(Some(json!(["b", "a"]))));
         assert_eq!(
             multi.value_from_text("a,z"),
             Err("`z` is not any of a, b".into())
@@ -345,7 +354,10 @@ mod tests {
     fn json_answers_must_fit_the_field() {
         let boolean = field(FieldKind::Boolean);
         assert_eq!(boolean.value_from_json(&json!(true)), Ok(Some(json!(true))));
-        assert_eq!(boolean.value_from_json(&json!("no")), Ok(Some(json!(false))));
+        assert_eq!(
+            boolean.value_from_json(&json!("no")),
+            Ok(Some(json!(false)))
+        );
         assert_eq!(
             boolean.value_from_json(&json!(3)),
             Err("3 is not yes or no".into())
