@@ -170,8 +170,13 @@ fn a_server_that_keeps_asking_is_stopped_after_the_cap() {
     assert!(err.contains("the server kept asking"), "{err}");
     assert!(err.contains("after 8 questions"), "{err}");
     let answers = elicit_answers(&traffic);
-    assert_eq!(answers.len(), 9, "{answers:?}");
-    assert_eq!(answers[8], serde_json::json!({"action": "decline"}));
+    // Eight answered, then declined (the server may ask once more before the cancel lands).
+    let accepted = answers.iter().filter(|a| a["action"] == "accept").count();
+    assert_eq!(accepted, 8, "{answers:?}");
+    assert!(
+        answers.len() > 8 && answers[8..].iter().all(|a| a["action"] == "decline"),
+        "{answers:?}"
+    );
 }
 
 /// The 2026-07-28 `input_required` server of tests/peers/fake_server.py.
