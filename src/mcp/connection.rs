@@ -636,7 +636,9 @@ impl Connection {
                 }
                 waiting
             }
-            (Some(_), _) => {
+            (Some(_), waiting) => {
+                // Not the answers to the question waiting: that one keeps waiting.
+                *lock(&self.waiting_for_answer) = waiting;
                 return Err(McpError::Protocol(
                     "the server's question is no longer waiting for an answer \
                      (its request ended); fill the prompt again"
