@@ -240,7 +240,9 @@ pub async fn answer(
         } else {
             None
         };
-        answer_with(&request, &flags, &server, asker)
+        answer_with(&request, &flags, &server, asker, &mut |line| {
+            super::output::error(line)
+        })
     })
     .await
     .map_err(|e| format!("answering the server's questions failed: {e}"))?
@@ -254,7 +256,7 @@ fn describe_field(field: &FormField) -> String {
         about.push("required".into());
     }
     if let Some(default) = &field.default {
-        about.push(format!("default {}", shown_default(field, default)));
+        about.push(format!("default {}", shown_default(default)));
     }
     let label = text::one_line(field.label());
     let name = if label == field.name {
@@ -265,12 +267,13 @@ fn describe_field(field: &FormField) -> String {
     format!("{label} ({name}{})", about.join(", "))
 }
 
-fn shown_default(field: &FormField, default: &Value) -> String {
-    match (default, &field.kind) {
-        (Value::Bool(true), _) => "yes".into(),
-        (Value::Bool(false), _) => "no".into(),
-        (Value::String(text), _) => text::one_line(text),
-        (Value::Array(items), _) => items
+/// A schema's default as it would be typed (server text made safe to print).
+fn shown_default(default: &Value) -> String {
+    match default {
+        Value::Bool(true) => "yes".into(),
+        Value::Bool(false) => "no".into(),
+        Value::String(text) => text::one_line(text),
+        Value::Array(items) => items
             .iter()
             .map(|i| {
                 i.as_str()
@@ -279,7 +282,7 @@ fn shown_default(field: &FormField, default: &Value) -> String {
             })
             .collect::<Vec<_>>()
             .join(","),
-        (other, _) => other.to_string(),
+        other => other.to_string(),
     }
 }
 
@@ -324,12 +327,14 @@ impl Asker for Terminal {
     }
 }
 
-/// [`answer`] without the terminal's setup, for tests.
+/// [`answer`] without the terminal's setup, for tests; `note` says on stderr what was
+/// declined without asking.
 fn answer_with(
     request: &InputRequest,
     flags: &AnswerFlags,
     server: &str,
     mut asker: Option<&mut dyn Asker>,
+    note: &mut dyn FnMut(&str),
 ) -> Result<Answered, String> {
     let mut answers = Vec::new();
     let mut unanswered = Vec::new();
@@ -339,7 +344,7 @@ fn answer_with(
         let (message, fields) = match &question.kind {
             QuestionKind::Form { message, fields } => (message, fields),
             QuestionKind::Unsupported { summary, .. } => {
-                super::output::error(&format!(
+                note(&format!(
                     "declined the server's question `{}`: {summary}",
                     question.key
                 ));
@@ -348,7 +353,7 @@ fn answer_with(
             }
         };
         if flags.decline {
-            super::output::error(&format!(
+            note(&format!(
                 "declined the server's question (--decline): {}",
                 text::one_line(message)
             ));
@@ -479,7 +484,7 @@ fn answer_with(
             })
             .map(|(message, fields)| {
                 let field = fields.iter().find(|f| f.required).or(fields.first());
-                (text::one_line(message), field.map(|f| example_value(f)))
+                (text::one_line(message), field.map(example_value))
             });
         let (message, flag) = match example {
             Some((message, Some((name, value)))) => (message, format!("--answer {name}={value}")),
@@ -597,6 +602,16 @@ mod tests {
         }
     }
 
+    /// [`answer_with`], its notes dropped.
+    fn answer_quietly(
+        request: &InputRequest,
+        flags: &AnswerFlags,
+        server: &str,
+        asker: Option<&mut dyn Asker>,
+    ) -> Result<Answered, String> {
+        answer_with(request, flags, server, asker, &mut |_| {})
+    }
+
     fn flags(answers: &[&str], json: Option<&str>) -> AnswerFlags {
         let answers: Vec<String> = answers.iter().map(|a| a.to_string()).collect();
         AnswerFlags::parse(&answers, json, false).unwrap()
@@ -615,7 +630,7 @@ mod tests {
 
     #[test]
     fn answer_flags_answer_each_kind_and_keep_the_request_state() {
-        let answered = answer_with(&confirm(), &flags(&["confirmed=yes"], None), "s", None);
+        let answered = answer_quietly(&confirm(), &flags(&["confirmed=yes"], None), "s", None);
         let Ok(Answered::Answers(answers)) = answered else {
             panic!("{answered:?}")
         };
@@ -625,7 +640,7 @@ mod tests {
             vec![("elicitation".into(), content(json!({"confirmed": true})))]
         );
         // Every kind; the default fills the field not given; labels pick choices too.
-        let answers = accepted(answer_with(
+        let answers = accepted(answer_quietly(
             &survey(),
             &flags(&["name=Ann", "color=Green", "tags=r, g"], None),
             "s",
@@ -645,7 +660,7 @@ mod tests {
 
     #[test]
     fn answers_json_is_typed_and_an_answer_flag_wins_over_it() {
-        let answers = accepted(answer_with(
+        let answers = accepted(answer_quietly(
             &survey(),
             &flags(
                 &["age=40"],
@@ -658,7 +673,7 @@ mod tests {
             answers[0].1,
             content(json!({"name":"Bo","age":40,"tags":["g"]}))
         );
-        let answers = accepted(answer_with(
+        let answers = accepted(answer_quietly(
             &confirm(),
             &flags(&[], Some(r#"{"confirmed":false}"#)),
             "s",
@@ -669,7 +684,7 @@ mod tests {
 
     #[test]
     fn without_a_terminal_or_flags_the_error_names_the_question_and_answer() {
-        let error = answer_with(&confirm(), &AnswerFlags::default(), "s", None).unwrap_err();
+        let error = answer_quietly(&confirm(), &AnswerFlags::default(), "s", None).unwrap_err();
         assert!(error.contains("\"Deploy?\""), "{error}");
         assert!(
             error.contains("`confirmed`") || error.contains("confirmed ("),
@@ -681,7 +696,7 @@ mod tests {
             "{error}"
         );
         // A required field the flags leave out is named too.
-        let error = answer_with(&survey(), &flags(&["age=3"], None), "s", None).unwrap_err();
+        let error = answer_quietly(&survey(), &flags(&["age=3"], None), "s", None).unwrap_err();
         assert!(
             error.contains("name") && error.contains("--answer name="),
             "{error}"
@@ -691,14 +706,14 @@ mod tests {
     #[test]
     fn wrong_answers_and_unknown_fields_are_errors_that_say_why() {
         let error =
-            answer_with(&confirm(), &flags(&["confirmed=maybe"], None), "s", None).unwrap_err();
+            answer_quietly(&confirm(), &flags(&["confirmed=maybe"], None), "s", None).unwrap_err();
         assert!(error.contains("`maybe` is not yes or no"), "{error}");
-        let error = answer_with(&survey(), &flags(&["name=A"], None), "s", None).unwrap_err();
+        let error = answer_quietly(&survey(), &flags(&["name=A"], None), "s", None).unwrap_err();
         assert!(error.contains("needs at least 2 characters"), "{error}");
-        let error =
-            answer_with(&survey(), &flags(&["name=Ann", "age=200"], None), "s", None).unwrap_err();
+        let error = answer_quietly(&survey(), &flags(&["name=Ann", "age=200"], None), "s", None)
+            .unwrap_err();
         assert!(error.contains("must be between 1 and 150"), "{error}");
-        let error = answer_with(
+        let error = answer_quietly(
             &survey(),
             &flags(&["name=Ann", "color=blue"], None),
             "s",
@@ -706,7 +721,8 @@ mod tests {
         )
         .unwrap_err();
         assert!(error.contains("`blue` is not one of r, g"), "{error}");
-        let error = answer_with(&confirm(), &flags(&["confirm=yes"], None), "s", None).unwrap_err();
+        let error =
+            answer_quietly(&confirm(), &flags(&["confirm=yes"], None), "s", None).unwrap_err();
         assert!(
             error.contains("`confirm`") && error.contains("did you mean `confirmed`"),
             "{error}"
@@ -718,7 +734,18 @@ mod tests {
     #[test]
     fn decline_declines_every_question() {
         let decline = AnswerFlags::parse(&[], None, true).unwrap();
-        let answers = accepted(answer_with(&survey(), &decline, "s", None));
+        let mut notes = Vec::new();
+        let answers = accepted(answer_with(&survey(), &decline, "s", None, &mut |note| {
+            notes.push(note.to_string())
+        }));
+        // Each decline is said, with what was asked.
+        assert_eq!(
+            notes,
+            [
+                "declined the server's question (--decline): Tell me",
+                "declined the server's question `llm`: sampling"
+            ]
+        );
         assert_eq!(
             answers,
             vec![
@@ -767,7 +794,7 @@ mod tests {
         // name: empty (required, asked again), then too short, then fine; age: empty takes
         // the default; color by label; tags empty (optional) is left out.
         let mut typist = typed(&["", "A", "Ann", "", "green", ""]);
-        let answers = accepted(answer_with(
+        let answers = accepted(answer_quietly(
             &survey(),
             &AnswerFlags::default(),
             "srv",
@@ -798,7 +825,7 @@ mod tests {
     #[test]
     fn on_a_terminal_flags_answer_first_esc_declines_and_ctrl_c_stops() {
         let mut typist = typed(&["no"]);
-        let answers = accepted(answer_with(
+        let answers = accepted(answer_quietly(
             &confirm(),
             &AnswerFlags::default(),
             "s",
@@ -807,7 +834,7 @@ mod tests {
         assert_eq!(answers[0].1, content(json!({"confirmed": false})));
         // Given by a flag, a field is not asked.
         let mut typist = typed(&["Ann", "", "", ""]);
-        let answers = accepted(answer_with(
+        let answers = accepted(answer_quietly(
             &survey(),
             &flags(&["age=5"], None),
             "s",
@@ -816,7 +843,7 @@ mod tests {
         assert_eq!(answers[0].1, content(json!({"name":"Ann","age":5})));
         assert!(!typist.shown.iter().any(|s| s.contains("age (")));
         let mut typist = typed(&["<esc>"]);
-        let answers = accepted(answer_with(
+        let answers = accepted(answer_quietly(
             &confirm(),
             &AnswerFlags::default(),
             "s",
@@ -825,7 +852,7 @@ mod tests {
         assert_eq!(answers[0].1, Answer::Decline);
         let mut typist = typed(&["<ctrl-c>"]);
         assert_eq!(
-            answer_with(&confirm(), &AnswerFlags::default(), "s", Some(&mut typist)),
+            answer_quietly(&confirm(), &AnswerFlags::default(), "s", Some(&mut typist)),
             Ok(Answered::Stopped)
         );
     }
