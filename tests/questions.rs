@@ -233,3 +233,18 @@ fn the_2026_input_required_path_takes_the_same_flags() {
         "{err}"
     );
 }
+
+#[test]
+fn a_2026_server_that_keeps_asking_is_stopped_after_the_cap() {
+    let sandbox = modern_server();
+    let output = sandbox.mcpick(&["get", "new/pester", "--answer", "confirmed=yes"]);
+    assert_eq!(output.status.code(), Some(1));
+    let err = stderr(&output);
+    assert!(
+        err.contains("the server kept asking: still more questions after 8 rounds of answers"),
+        "{err}"
+    );
+    // The first request and eight retries with answers; no ninth.
+    assert!(err.contains("fake: pester request 9"), "{err}");
+    assert!(!err.contains("fake: pester request 10"), "{err}");
+}

@@ -852,7 +852,7 @@ async fn fill_answering(
     use super::inputs::Answered;
     use crate::mcp::GetOutcome;
     let mut answers = None;
-    for _ in 0..=crate::mcp::MAX_INPUT_ROUNDS {
+    for round in 0.. {
         let asked = match connection
             .get_prompt_round(name, arguments, answers.as_ref())
             .await?
@@ -860,6 +860,10 @@ async fn fill_answering(
             GetOutcome::Messages(messages) => return Ok(Some(messages)),
             GetOutcome::InputRequired(asked) => asked,
         };
+        if round == crate::mcp::MAX_INPUT_ROUNDS {
+            connection.decline_waiting_question();
+            break;
+        }
         let answered =
             super::inputs::answer(asked, answering.clone(), connection.name().to_string()).await;
         match answered {
@@ -876,7 +880,8 @@ async fn fill_answering(
         }
     }
     Err(McpError::Protocol(format!(
-        "the server kept asking: still more questions after {} rounds of answers",
+        "the server kept asking: still more questions after {} rounds of answers \
+         (the last ones went unanswered)",
         crate::mcp::MAX_INPUT_ROUNDS
     )))
 }
