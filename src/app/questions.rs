@@ -1,5 +1,7 @@
-//! The server's questions (2026-07-28 `input_required`): elicitation forms shown as fields,
-//! answered with accept, decline or cancel, then the request is retried.
+//! The server's questions (a 2026-07-28 `input_required` result, or a legacy server's
+//! mid-request `elicitation/create`, which the connection hands out the same way):
+//! elicitation forms shown as fields, answered with accept, decline or cancel, then the
+//! request is retried (or, for a legacy server, goes on with the answer).
 
 use std::collections::BTreeMap;
 

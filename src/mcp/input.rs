@@ -1,5 +1,7 @@
-//! Multi round-trip requests (2026-07-28 `input_required`): the questions a server asks
-//! before it answers `prompts/get`, and the answers sent back with the retry.
+//! The questions a server asks before it answers `prompts/get`, and the answers: a
+//! 2026-07-28 `input_required` result answered in the retry (multi round-trip requests), or
+//! a legacy server's mid-request `elicitation/create` answered as its reply (the connection
+//! presents both the same way). Also how a typed answer is read per field.
 
 use serde_json::{Map, Value};
 
