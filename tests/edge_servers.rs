@@ -729,6 +729,53 @@ async fn a_legacy_elicitation_request_is_declined() {
     connection.shutdown().await;
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_legacy_elicitation_request_is_a_round_of_get_prompt_round() {
+    use mcpick::mcp::{Answer, GetOutcome, InputAnswers, QuestionKind};
+    let connection = connect_fake("legacy-elicit").await;
+    let arguments = Default::default();
+    let asked = match connection.get_prompt_round("hello", &arguments, None).await {
+        Ok(GetOutcome::InputRequired(asked)) => asked,
+        other => panic!("expected the question, got {other:?}"),
+    };
+    assert_eq!(asked.questions.len(), 1);
+    assert_eq!(asked.questions[0].key, "elicitation");
+    match &asked.questions[0].kind {
+        QuestionKind::Form { message, fields } => {
+            assert_eq!(message, "Your name?");
+            assert_eq!(fields[0].name, "name");
+            assert!(fields[0].required);
+        }
+        other => panic!("{other:?}"),
+    }
+    let mut content = serde_json::Map::new();
+    content.insert("name".into(), "octocat".into());
+    let answers = InputAnswers {
+        answers: vec![("elicitation".into(), Answer::Accept(content))],
+        request_state: asked.request_state.clone(),
+    };
+    // Answers to a question that is not waiting are refused, and the waiting one stays.
+    let stale = InputAnswers {
+        answers: answers.answers.clone(),
+        request_state: Some("another".into()),
+    };
+    assert!(
+        connection
+            .get_prompt_round("hello", &arguments, Some(&stale))
+            .await
+            .is_err()
+    );
+    let filled = match connection
+        .get_prompt_round("hello", &arguments, Some(&answers))
+        .await
+    {
+        Ok(GetOutcome::Messages(messages)) => messages,
+        other => panic!("expected messages, got {other:?}"),
+    };
+    assert_eq!(first_text(&filled), "elicitation answered: accept");
+    connection.shutdown().await;
+}
+
 /// Events of one hub until `until` says stop, with a generous bound.
 async fn hub_events_until(
     events: &mut tokio::sync::mpsc::Receiver<mcpick::mcp::McpEvent>,

@@ -712,3 +712,60 @@ fn a_value_piped_into_name_dash_opens_the_form_and_keys_still_work() {
     tui.send(CTRL_C);
     assert_eq!(tui.wait_exit(STEP), 130);
 }
+
+/// The legacy Python-SDK server that asks `confirmed` (yes/no) in the middle of
+/// `prompts/get` (tests/peers/py_server/elicit_server.py), as server `ask`.
+fn asking_legacy_server() -> Sandbox {
+    let python = python();
+    let server = root().join("tests/peers/py_server/elicit_server.py");
+    Sandbox::new(&behind_legacy_gate(
+        "ask",
+        &[&python.to_string_lossy(), &server.to_string_lossy()],
+    ))
+}
+
+#[test]
+fn a_legacy_servers_mid_request_question_is_shown_and_its_answer_fills_the_prompt() {
+    let sandbox = asking_legacy_server();
+    let mut tui = Tui::start(&sandbox, &["--print"]);
+    tui.wait_for("● ask 3", SERVER_START);
+    open_prompt(&mut tui, "deploy", "/ask:deploy");
+    // The request waits on the server while the question is on screen.
+    let screen = tui.wait_for("ask asks before it fills deploy", STEP);
+    assert!(screen.contains("Deploy to production?"), "{screen}");
+    assert!(
+        screen.contains("Deploy now? *"),
+        "the required mark:\n{screen}"
+    );
+    tui.send("y");
+    tui.send(CTRL_S);
+    tui.wait_for("deploy confirmed", STEP);
+    tui.send(ENTER);
+    assert_eq!(tui.wait_exit(STEP), 0, "exit code");
+    assert_eq!(
+        after_leaving_alternate_screen(&tui.raw()),
+        "## user\n\ndeploy confirmed\n"
+    );
+}
+
+#[test]
+fn mcpick_get_on_a_terminal_asks_the_legacy_servers_question() {
+    let sandbox = asking_legacy_server();
+    let mut command = CommandBuilder::new(env!("CARGO_BIN_EXE_mcpick"));
+    command.arg("--config");
+    command.arg(sandbox.config());
+    command.args(["get", "ask/deploy"]);
+    let mut cli = Tui::spawn(&sandbox, command);
+    cli.wait_for(
+        "server `ask` asks: Deploy to production? (Esc declines, Ctrl-C stops)",
+        SERVER_START,
+    );
+    cli.wait_for("Deploy now? (`confirmed`: yes or no, required):", STEP);
+    cli.send("maybe");
+    cli.send(ENTER);
+    cli.wait_for("`maybe` is not yes or no", STEP);
+    cli.send("yes");
+    cli.send(ENTER);
+    cli.wait_for("deploy confirmed", STEP);
+    assert_eq!(cli.wait_exit(STEP), 0);
+}

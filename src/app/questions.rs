@@ -1,5 +1,7 @@
-//! The server's questions (2026-07-28 `input_required`): elicitation forms shown as fields,
-//! answered with accept, decline or cancel, then the request is retried.
+//! The server's questions (a 2026-07-28 `input_required` result, or a legacy server's
+//! mid-request `elicitation/create`, which the connection hands out the same way):
+//! elicitation forms shown as fields, answered with accept, decline or cancel, then the
+//! request is retried (or, for a legacy server, goes on with the answer).
 
 use std::collections::BTreeMap;
 
@@ -325,62 +327,8 @@ impl QuestionsState {
 /// The field's value typed per its schema; `None` when nothing was given.
 fn typed_value(field: &QuestionField) -> Result<Option<Value>, String> {
     match (&field.value, &field.field.kind) {
-        (QuestionValue::Text(editor), kind) => {
-            let text = editor.lines().join("\n");
-            if text.trim().is_empty() {
-                return Ok(None);
-            }
-            match kind {
-                FieldKind::Number {
-                    integer,
-                    minimum,
-                    maximum,
-                } => {
-                    let number: f64 = text
-                        .trim()
-                        .parse()
-                        .map_err(|_| format!("`{}` is not a number", text.trim()))?;
-                    if *integer && number.fract() != 0.0 {
-                        return Err("must be a whole number".into());
-                    }
-                    if minimum.is_some_and(|m| number < m) || maximum.is_some_and(|m| number > m) {
-                        return Err(format!(
-                            "must be between {} and {}",
-                            minimum.map_or("-∞".into(), |m| m.to_string()),
-                            maximum.map_or("∞".into(), |m| m.to_string())
-                        ));
-                    }
-                    Ok(Some(if *integer {
-                        Value::from(number as i64)
-                    } else {
-                        serde_json::Number::from_f64(number)
-                            .map(Value::Number)
-                            .unwrap_or(Value::Null)
-                    }))
-                }
-                FieldKind::Text {
-                    min_length,
-                    max_length,
-                    ..
-                } => {
-                    let length = text.chars().count() as u64;
-                    if min_length.is_some_and(|m| length < m) {
-                        return Err(format!(
-                            "needs at least {} characters",
-                            min_length.unwrap_or(0)
-                        ));
-                    }
-                    if max_length.is_some_and(|m| length > m) {
-                        return Err(format!(
-                            "takes at most {} characters",
-                            max_length.unwrap_or(0)
-                        ));
-                    }
-                    Ok(Some(Value::String(text)))
-                }
-                _ => Ok(Some(Value::String(text))),
-            }
-        }
+        // The CLI reads `--answer` values with the same checks.
+        (QuestionValue::Text(editor), _) => field.field.value_from_text(&editor.lines().join("\n")),
         (QuestionValue::Bool(value), _) => Ok(value.map(Value::Bool)),
         (QuestionValue::Choice(choice), FieldKind::Choice { values, .. }) => Ok(choice
             .and_then(|c| values.get(c))

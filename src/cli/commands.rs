@@ -249,15 +249,21 @@ pub async fn run(config_path: Option<&Path>, command: Command) -> Result<ExitCod
             args_json,
             format,
             copy,
+            answers,
+            answers_json,
+            decline,
         } => {
             let format: Format = format.parse().map_err(CliError::usage)?;
+            let answering =
+                super::inputs::AnswerFlags::parse(&answers, answers_json.as_deref(), decline)
+                    .map_err(CliError::usage)?;
             let words: Vec<String> = assignments.into_iter().chain(args).collect();
             let mut pairs = given_values(&words, &arg_files, StdinFrom::Anything)?.0;
             if let Some(json) = &args_json {
                 pairs.extend(parse_args_json(json).map_err(CliError::usage)?);
             }
             let arguments = merge(pairs).map_err(CliError::usage)?;
-            get(&config, &prompt, arguments, format, copy).await
+            get(&config, &prompt, arguments, format, copy, answering).await
         }
         Command::Complete {
             prompt,
@@ -853,19 +859,25 @@ async fn get(
     arguments: BTreeMap<String, String>,
     format: Format,
     copy: bool,
+    answering: super::inputs::AnswerFlags,
 ) -> Result<ExitCode, CliError> {
     let (hub, server, prompt) = locate(config, reference).await?;
     if let Err(error) = check_arguments(&prompt, &arguments) {
         hub.shutdown().await;
         return Err(error);
     }
-    let (name, arguments) = (&prompt.name, &arguments);
+    let (name, arguments, answering) = (&prompt.name, &arguments, &answering);
     let result = request_then_close(hub, &server.name, |connection| async move {
-        connection.get_prompt(name, arguments).await
+        fill_answering(&connection, name, arguments, answering).await
     })
     .await?;
     match result {
-        Ok(messages) => {
+        Ok(None) => Err(CliError {
+            code: 130,
+            message: "stopped while answering the server's questions; the request was cancelled"
+                .into(),
+        }),
+        Ok(Some(messages)) => {
             let text = render(&messages, format);
             write(&text)?;
             if copy {
@@ -878,6 +890,51 @@ async fn get(
             server.name, prompt.name
         ))),
     }
+}
+
+/// Fills a prompt, answering the questions its server asks on the way (either era) with
+/// `answering` and, on a terminal, by asking; `None` when Ctrl-C stopped the asking.
+async fn fill_answering(
+    connection: &Connection,
+    name: &str,
+    arguments: &BTreeMap<String, String>,
+    answering: &super::inputs::AnswerFlags,
+) -> Result<Option<crate::mcp::PromptMessages>, McpError> {
+    use super::inputs::Answered;
+    use crate::mcp::GetOutcome;
+    let mut answers = None;
+    for round in 0.. {
+        let asked = match connection
+            .get_prompt_round(name, arguments, answers.as_ref())
+            .await?
+        {
+            GetOutcome::Messages(messages) => return Ok(Some(messages)),
+            GetOutcome::InputRequired(asked) => asked,
+        };
+        if round == crate::mcp::MAX_INPUT_ROUNDS {
+            connection.decline_waiting_question();
+            break;
+        }
+        let answered =
+            super::inputs::answer(asked, answering.clone(), connection.name().to_string()).await;
+        match answered {
+            Ok(Answered::Answers(given)) => answers = Some(given),
+            Ok(Answered::Stopped) => {
+                connection.decline_waiting_question();
+                return Ok(None);
+            }
+            Err(unanswered) => {
+                // A legacy server is told before mcpick exits, not left waiting.
+                connection.decline_waiting_question();
+                return Err(McpError::InputRequired(unanswered));
+            }
+        }
+    }
+    Err(McpError::Protocol(format!(
+        "the server kept asking: still more questions after {} rounds of answers \
+         (the last ones went unanswered)",
+        crate::mcp::MAX_INPUT_ROUNDS
+    )))
 }
 
 /// `get --copy`: the export on the clipboard by the same route the menu takes, said on

@@ -1,12 +1,18 @@
 //! Asking for inputs (`${input:ID}` in the config) on the terminal before servers start:
-//! masked, once per input for every server that uses it, kept in memory only.
+//! masked, once per input for every server that uses it, kept in memory only. And the
+//! server's own questions while `get` fills a prompt (a 2026-07-28 `input_required`
+//! result, or a legacy server's mid-request `elicitation/create`): asked on the terminal,
+//! or answered by `--answer`, `--answers-json` and `--decline`.
 
 use std::io::{IsTerminal, Write};
+
+use serde_json::{Map, Value};
 
 use crossterm::event::{self, Event, KeyCode, KeyEventKind, KeyModifiers};
 
 use super::CliError;
 use crate::config::{InputSpec, InputValues, ServerConfig};
+use crate::mcp::{Answer, FieldKind, FormField, InputAnswers, InputRequest, QuestionKind};
 use crate::text;
 
 /// `servers` with the inputs they wait for typed in, when stdin and stderr are a terminal.
@@ -45,14 +51,14 @@ pub fn ask(servers: Vec<ServerConfig>) -> Result<Vec<ServerConfig>, CliError> {
             names.join(", "),
             spec.id
         ));
-        match read_value(spec.password).map_err(|e| {
+        match read_line(INPUT_PROMPT, spec.password, " (skipped)").map_err(|e| {
             CliError::runtime(format!(
                 "cannot read input `{}` from the terminal: {e}",
                 spec.id
             ))
         })? {
             Typed::Value(value) => values.insert(spec.id.clone(), value),
-            Typed::Skipped => {}
+            Typed::Skipped | Typed::Escaped => {}
             Typed::Interrupted => {
                 return Err(CliError {
                     code: 130,
@@ -67,9 +73,18 @@ pub fn ask(servers: Vec<ServerConfig>) -> Result<Vec<ServerConfig>, CliError> {
         .collect())
 }
 
+/// What an input's prompt says.
+const INPUT_PROMPT: &str = "  value (Enter gives it; Esc or an empty Enter skips): ";
+
+/// How reading one line ended.
 enum Typed {
+    /// Enter, after text.
     Value(String),
+    /// Enter with nothing typed.
     Skipped,
+    /// Esc.
+    Escaped,
+    /// Ctrl-C or Ctrl-D.
     Interrupted,
 }
 
@@ -89,13 +104,11 @@ impl Drop for RawMode {
     }
 }
 
-/// Reads one line from the terminal, echoing `*` for each character when `masked`.
-fn read_value(masked: bool) -> std::io::Result<Typed> {
+/// Reads one line from the terminal after `prompt` (on stderr), echoing `*` for each
+/// character when `masked`; an empty Enter ends the line with `skip_note`.
+fn read_line(prompt: &str, masked: bool, skip_note: &str) -> std::io::Result<Typed> {
     let mut stderr = std::io::stderr();
-    write!(
-        stderr,
-        "  value (Enter gives it; Esc or an empty Enter skips): "
-    )?;
+    write!(stderr, "{prompt}")?;
     stderr.flush()?;
     let raw = RawMode::enter()?;
     let mut value = String::new();
@@ -112,7 +125,7 @@ fn read_value(masked: bool) -> std::io::Result<Typed> {
             // Nothing typed is a skip, as in the menu's prompt.
             KeyCode::Enter if value.is_empty() => break Typed::Skipped,
             KeyCode::Enter => break Typed::Value(std::mem::take(&mut value)),
-            KeyCode::Esc => break Typed::Skipped,
+            KeyCode::Esc => break Typed::Escaped,
             KeyCode::Char('c') | KeyCode::Char('d') if ctrl => break Typed::Interrupted,
             KeyCode::Char('u') if ctrl => {
                 let erase = "\u{8} \u{8}".repeat(value.chars().count());
@@ -134,10 +147,713 @@ fn read_value(masked: bool) -> std::io::Result<Typed> {
     };
     drop(raw);
     let end = match outcome {
-        Typed::Skipped => " (skipped)",
+        Typed::Skipped => skip_note,
+        Typed::Escaped => " (Esc)",
         Typed::Interrupted => " (stopped)",
         Typed::Value(_) => "",
     };
     writeln!(stderr, "{end}")?;
     Ok(outcome)
+}
+
+/// How `get` answers the server's questions: `--answer FIELD=VALUE`, `--answers-json` and
+/// `--decline`, the same for both protocol eras.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AnswerFlags {
+    /// Values by field name, in command-line order (`--answers-json` first, so an
+    /// `--answer` for the same field wins).
+    pub given: Vec<(String, GivenAnswer)>,
+    /// `--decline`: every question is declined.
+    pub decline: bool,
+}
+
+/// One answer from the command line.
+#[derive(Debug, Clone, PartialEq)]
+pub enum GivenAnswer {
+    /// `--answer FIELD=VALUE`: text, read per the field's type.
+    Text(String),
+    /// A value of `--answers-json`.
+    Json(Value),
+}
+
+impl AnswerFlags {
+    /// Reads the flags; a malformed one is a usage error, said here.
+    pub fn parse(
+        answers: &[String],
+        answers_json: Option<&str>,
+        decline: bool,
+    ) -> Result<AnswerFlags, String> {
+        let mut given = Vec::new();
+        if let Some(json) = answers_json {
+            let object: Map<String, Value> = serde_json::from_str(json).map_err(|e| {
+                format!("--answers-json is not a JSON object of answers ({e}), e.g. '{{\"confirmed\":true}}'")
+            })?;
+            given.extend(object.into_iter().map(|(k, v)| (k, GivenAnswer::Json(v))));
+        }
+        for answer in answers {
+            let (field, value) =
+                super::args::parse_assignment(answer).map_err(|e| format!("--answer: {e}"))?;
+            given.push((field, GivenAnswer::Text(value)));
+        }
+        Ok(AnswerFlags { given, decline })
+    }
+
+    /// Whether any flag says how to answer.
+    pub fn any(&self) -> bool {
+        self.decline || !self.given.is_empty()
+    }
+
+    /// The last value given for `field`.
+    fn for_field(&self, field: &str) -> Option<&GivenAnswer> {
+        self.given
+            .iter()
+            .rev()
+            .find(|(name, _)| name == field)
+            .map(|(_, value)| value)
+    }
+}
+
+/// How answering a round of questions ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Answered {
+    /// The answers to send.
+    Answers(InputAnswers),
+    /// Ctrl-C on the terminal: stop.
+    Stopped,
+}
+
+/// Answers one round of the server's questions: from the flags, then (on a terminal) by
+/// asking for what they left open. Questions mcpick cannot show (a web page to open,
+/// sampling, roots) are declined, said on stderr. The error names what is left unanswered
+/// and the flag to give it with.
+pub async fn answer(
+    request: InputRequest,
+    flags: AnswerFlags,
+    server: String,
+) -> Result<Answered, String> {
+    let interactive = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
+    // The terminal is read with blocking calls: off the runtime's threads.
+    tokio::task::spawn_blocking(move || {
+        let mut terminal = Terminal;
+        let asker: Option<&mut dyn Asker> = if interactive {
+            Some(&mut terminal)
+        } else {
+            None
+        };
+        answer_with(&request, &flags, &server, asker, &mut |line| {
+            super::output::error(line)
+        })
+    })
+    .await
+    .map_err(|e| format!("answering the server's questions failed: {e}"))?
+}
+
+/// What a field's question looks like on one line: `Deploy now? (`confirmed`: yes or no,
+/// required, default no)`.
+fn describe_field(field: &FormField) -> String {
+    let mut about = vec![field.expects()];
+    if field.required {
+        about.push("required".into());
+    }
+    if let Some(default) = &field.default {
+        about.push(format!("default {}", shown_default(default)));
+    }
+    let label = text::one_line(field.label());
+    let name = if label == field.name {
+        String::new()
+    } else {
+        format!("`{}`: ", field.name)
+    };
+    format!("{label} ({name}{})", about.join(", "))
+}
+
+/// A schema's default as it would be typed (server text made safe to print).
+fn shown_default(default: &Value) -> String {
+    match default {
+        Value::Bool(true) => "yes".into(),
+        Value::Bool(false) => "no".into(),
+        Value::String(text) => text::one_line(text),
+        Value::Array(items) => items
+            .iter()
+            .map(|i| {
+                i.as_str()
+                    .map(text::one_line)
+                    .unwrap_or_else(|| i.to_string())
+            })
+            .collect::<Vec<_>>()
+            .join(","),
+        other => other.to_string(),
+    }
+}
+
+/// The terminal, seen by [`answer_with`]: asks one field at a time.
+trait Asker {
+    /// Says something on stderr.
+    fn say(&mut self, line: &str);
+    /// Says something about the field just asked, indented.
+    fn detail(&mut self, line: &str);
+    /// Reads one field's answer after `prompt`.
+    fn read(&mut self, prompt: &str) -> Result<AskedValue, String>;
+}
+
+/// What the terminal gave for one field.
+enum AskedValue {
+    Text(String),
+    Empty,
+    Decline,
+    Stop,
+}
+
+struct Terminal;
+
+impl Asker for Terminal {
+    fn say(&mut self, line: &str) {
+        super::output::error(line);
+    }
+
+    fn detail(&mut self, line: &str) {
+        super::output::detail(line);
+    }
+
+    fn read(&mut self, prompt: &str) -> Result<AskedValue, String> {
+        let typed = read_line(prompt, false, "")
+            .map_err(|e| format!("cannot read the answer from the terminal: {e}"))?;
+        Ok(match typed {
+            Typed::Value(text) => AskedValue::Text(text),
+            Typed::Skipped => AskedValue::Empty,
+            Typed::Escaped => AskedValue::Decline,
+            Typed::Interrupted => AskedValue::Stop,
+        })
+    }
+}
+
+/// [`answer`] without the terminal's setup, for tests; `note` says on stderr what was
+/// declined without asking.
+fn answer_with(
+    request: &InputRequest,
+    flags: &AnswerFlags,
+    server: &str,
+    mut asker: Option<&mut dyn Asker>,
+    note: &mut dyn FnMut(&str),
+) -> Result<Answered, String> {
+    let mut answers = Vec::new();
+    let mut unanswered = Vec::new();
+    let mut problems = Vec::new();
+    let mut used: Vec<&str> = Vec::new();
+    for question in &request.questions {
+        let (message, fields) = match &question.kind {
+            QuestionKind::Form { message, fields } => (message, fields),
+            QuestionKind::Unsupported { summary, .. } => {
+                note(&format!(
+                    "declined the server's question `{}`: {summary}",
+                    question.key
+                ));
+                answers.push((question.key.clone(), Answer::Decline));
+                continue;
+            }
+        };
+        if flags.decline {
+            note(&format!(
+                "declined the server's question (--decline): {}",
+                text::one_line(message)
+            ));
+            answers.push((question.key.clone(), Answer::Decline));
+            continue;
+        }
+        let mut content = Map::new();
+        let mut declined = false;
+        let mut asked_header = false;
+        for field in fields {
+            if let Some(given) = flags.for_field(&field.name) {
+                used.push(&field.name);
+                let value = match given {
+                    GivenAnswer::Text(text) => field.value_from_text(text),
+                    GivenAnswer::Json(value) => field.value_from_json(value),
+                };
+                match value {
+                    Ok(Some(value)) => {
+                        content.insert(field.name.clone(), value);
+                        continue;
+                    }
+                    Ok(None) if !field.required => continue,
+                    Ok(None) => problems.push(format!("`{}` is required", field.name)),
+                    Err(problem) => problems.push(format!("`{}`: {problem}", field.name)),
+                }
+                continue;
+            }
+            let Some(asker) = asker.as_deref_mut() else {
+                if !flags.any() {
+                    unanswered.push(describe_field(field));
+                } else if let Some(default) = &field.default {
+                    content.insert(field.name.clone(), default.clone());
+                } else if field.required {
+                    unanswered.push(describe_field(field));
+                }
+                continue;
+            };
+            if !asked_header {
+                asker.say(&format!(
+                    "server `{server}` asks: {} (Esc declines, Ctrl-C stops)",
+                    text::one_line(message)
+                ));
+                asked_header = true;
+            }
+            let prompt = format!("  {}: ", describe_field(field));
+            loop {
+                let text = match asker.read(&prompt)? {
+                    AskedValue::Stop => return Ok(Answered::Stopped),
+                    AskedValue::Decline => {
+                        declined = true;
+                        break;
+                    }
+                    AskedValue::Empty => String::new(),
+                    AskedValue::Text(text) => text,
+                };
+                match field.value_from_text(&text) {
+                    Ok(Some(value)) => {
+                        content.insert(field.name.clone(), value);
+                        break;
+                    }
+                    Ok(None) => match &field.default {
+                        Some(default) => {
+                            content.insert(field.name.clone(), default.clone());
+                            break;
+                        }
+                        None if !field.required => break,
+                        None => asker.detail("required: type a value, or Esc to decline"),
+                    },
+                    Err(problem) => asker.detail(&problem),
+                }
+            }
+            if declined {
+                break;
+            }
+        }
+        answers.push((
+            question.key.clone(),
+            if declined {
+                Answer::Decline
+            } else {
+                Answer::Accept(content)
+            },
+        ));
+    }
+    if !problems.is_empty() {
+        return Err(format!(
+            "the answers do not fit the server's question: {}",
+            problems.join("; ")
+        ));
+    }
+    let asked: Vec<&str> = request
+        .questions
+        .iter()
+        .flat_map(|q| match &q.kind {
+            QuestionKind::Form { fields, .. } => fields.iter().map(|f| f.name.as_str()).collect(),
+            QuestionKind::Unsupported { .. } => Vec::new(),
+        })
+        .collect();
+    if let Some((name, _)) = flags
+        .given
+        .iter()
+        .find(|(name, _)| !used.contains(&name.as_str()) && !flags.decline)
+    {
+        let hint = match crate::catalog::closest(name, asked.iter().copied(), 1).first() {
+            Some(near) => format!(" (did you mean `{near}`?)"),
+            None => String::new(),
+        };
+        return Err(format!(
+            "--answer {name}: no question asks for `{name}`{hint}; the server asked for {}",
+            if asked.is_empty() {
+                "nothing mcpick can answer".to_string()
+            } else {
+                asked
+                    .iter()
+                    .map(|a| format!("`{a}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            }
+        ));
+    }
+    if !unanswered.is_empty() {
+        let example = request
+            .questions
+            .iter()
+            .find_map(|q| match &q.kind {
+                QuestionKind::Form { message, fields } => Some((message, fields)),
+                QuestionKind::Unsupported { .. } => None,
+            })
+            .map(|(message, fields)| {
+                let field = fields.iter().find(|f| f.required).or(fields.first());
+                (text::one_line(message), field.map(example_value))
+            });
+        let (message, flag) = match example {
+            Some((message, Some((name, value)))) => (message, format!("--answer {name}={value}")),
+            Some((message, None)) => (message, "--answer FIELD=VALUE".into()),
+            None => (String::new(), "--answer FIELD=VALUE".into()),
+        };
+        let what = if message.is_empty() {
+            String::new()
+        } else {
+            format!("\"{message}\" — ")
+        };
+        return Err(format!(
+            "{what}{}. No terminal to ask on, so mcpick declined; answer with {flag} \
+             (repeatable) or --answers-json '{{…}}', or give --decline to let the server go on \
+             without {}",
+            unanswered.join("; "),
+            text::plural(unanswered.len(), "it", "them"),
+        ));
+    }
+    Ok(Answered::Answers(InputAnswers {
+        answers,
+        request_state: request.request_state.clone(),
+    }))
+}
+
+/// A field's name and a value it could take, for the error that names `--answer`.
+fn example_value(field: &FormField) -> (String, String) {
+    let value = match &field.kind {
+        FieldKind::Boolean => "yes".to_string(),
+        FieldKind::Number { minimum, .. } => minimum.unwrap_or(1.0).to_string(),
+        FieldKind::Choice { values, .. } => values.first().cloned().unwrap_or_default(),
+        FieldKind::Text { .. } => "VALUE".to_string(),
+    };
+    (field.name.clone(), text::one_line(&value))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mcp::Question;
+    use serde_json::json;
+
+    fn field(name: &str, kind: FieldKind, required: bool, default: Option<Value>) -> FormField {
+        FormField {
+            name: name.into(),
+            title: None,
+            description: None,
+            required,
+            kind,
+            default,
+        }
+    }
+
+    fn confirm() -> InputRequest {
+        InputRequest {
+            questions: vec![Question {
+                key: "elicitation".into(),
+                kind: QuestionKind::Form {
+                    message: "Deploy?".into(),
+                    fields: vec![field("confirmed", FieldKind::Boolean, true, None)],
+                },
+            }],
+            request_state: Some("s".into()),
+        }
+    }
+
+    /// Every kind of field, and a question mcpick cannot show.
+    fn survey() -> InputRequest {
+        let choice = |multiple| FieldKind::Choice {
+            values: vec!["r".into(), "g".into()],
+            labels: vec!["Red".into(), "Green".into()],
+            multiple,
+        };
+        InputRequest {
+            questions: vec![
+                Question {
+                    key: "form".into(),
+                    kind: QuestionKind::Form {
+                        message: "Tell me".into(),
+                        fields: vec![
+                            field(
+                                "name",
+                                FieldKind::Text {
+                                    format: None,
+                                    min_length: Some(2),
+                                    max_length: None,
+                                },
+                                true,
+                                None,
+                            ),
+                            field(
+                                "age",
+                                FieldKind::Number {
+                                    integer: true,
+                                    minimum: Some(1.0),
+                                    maximum: Some(150.0),
+                                },
+                                false,
+                                Some(json!(30)),
+                            ),
+                            field("color", choice(false), false, None),
+                            field("tags", choice(true), false, None),
+                        ],
+                    },
+                },
+                Question {
+                    key: "llm".into(),
+                    kind: QuestionKind::Unsupported {
+                        method: "sampling/createMessage".into(),
+                        summary: "sampling".into(),
+                    },
+                },
+            ],
+            request_state: None,
+        }
+    }
+
+    /// [`answer_with`], its notes dropped.
+    fn answer_quietly(
+        request: &InputRequest,
+        flags: &AnswerFlags,
+        server: &str,
+        asker: Option<&mut dyn Asker>,
+    ) -> Result<Answered, String> {
+        answer_with(request, flags, server, asker, &mut |_| {})
+    }
+
+    fn flags(answers: &[&str], json: Option<&str>) -> AnswerFlags {
+        let answers: Vec<String> = answers.iter().map(|a| a.to_string()).collect();
+        AnswerFlags::parse(&answers, json, false).unwrap()
+    }
+
+    fn accepted(answered: Result<Answered, String>) -> Vec<(String, Answer)> {
+        match answered {
+            Ok(Answered::Answers(answers)) => answers.answers,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    fn content(pairs: Value) -> Answer {
+        Answer::Accept(pairs.as_object().unwrap().clone())
+    }
+
+    #[test]
+    fn answer_flags_answer_each_kind_and_keep_the_request_state() {
+        let answered = answer_quietly(&confirm(), &flags(&["confirmed=yes"], None), "s", None);
+        let Ok(Answered::Answers(answers)) = answered else {
+            panic!("{answered:?}")
+        };
+        assert_eq!(answers.request_state.as_deref(), Some("s"));
+        assert_eq!(
+            answers.answers,
+            vec![("elicitation".into(), content(json!({"confirmed": true})))]
+        );
+        // Every kind; the default fills the field not given; labels pick choices too.
+        let answers = accepted(answer_quietly(
+            &survey(),
+            &flags(&["name=Ann", "color=Green", "tags=r, g"], None),
+            "s",
+            None,
+        ));
+        assert_eq!(
+            answers,
+            vec![
+                (
+                    "form".into(),
+                    content(json!({"name":"Ann","age":30,"color":"g","tags":["r","g"]}))
+                ),
+                ("llm".into(), Answer::Decline),
+            ]
+        );
+    }
+
+    #[test]
+    fn answers_json_is_typed_and_an_answer_flag_wins_over_it() {
+        let answers = accepted(answer_quietly(
+            &survey(),
+            &flags(
+                &["age=40"],
+                Some(r#"{"name":"Bo","age":7,"tags":["g"],"color":null}"#),
+            ),
+            "s",
+            None,
+        ));
+        assert_eq!(
+            answers[0].1,
+            content(json!({"name":"Bo","age":40,"tags":["g"]}))
+        );
+        let answers = accepted(answer_quietly(
+            &confirm(),
+            &flags(&[], Some(r#"{"confirmed":false}"#)),
+            "s",
+            None,
+        ));
+        assert_eq!(answers[0].1, content(json!({"confirmed": false})));
+    }
+
+    #[test]
+    fn without_a_terminal_or_flags_the_error_names_the_question_and_answer() {
+        let error = answer_quietly(&confirm(), &AnswerFlags::default(), "s", None).unwrap_err();
+        assert!(error.contains("\"Deploy?\""), "{error}");
+        assert!(
+            error.contains("`confirmed`") || error.contains("confirmed ("),
+            "{error}"
+        );
+        assert!(error.contains("--answer confirmed=yes"), "{error}");
+        assert!(
+            error.contains("--answers-json") && error.contains("--decline"),
+            "{error}"
+        );
+        // A required field the flags leave out is named too.
+        let error = answer_quietly(&survey(), &flags(&["age=3"], None), "s", None).unwrap_err();
+        assert!(
+            error.contains("name") && error.contains("--answer name="),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn wrong_answers_and_unknown_fields_are_errors_that_say_why() {
+        let error =
+            answer_quietly(&confirm(), &flags(&["confirmed=maybe"], None), "s", None).unwrap_err();
+        assert!(error.contains("`maybe` is not yes or no"), "{error}");
+        let error = answer_quietly(&survey(), &flags(&["name=A"], None), "s", None).unwrap_err();
+        assert!(error.contains("needs at least 2 characters"), "{error}");
+        let error = answer_quietly(&survey(), &flags(&["name=Ann", "age=200"], None), "s", None)
+            .unwrap_err();
+        assert!(error.contains("must be between 1 and 150"), "{error}");
+        let error = answer_quietly(
+            &survey(),
+            &flags(&["name=Ann", "color=blue"], None),
+            "s",
+            None,
+        )
+        .unwrap_err();
+        assert!(error.contains("`blue` is not one of r, g"), "{error}");
+        let error =
+            answer_quietly(&confirm(), &flags(&["confirm=yes"], None), "s", None).unwrap_err();
+        assert!(
+            error.contains("`confirm`") && error.contains("did you mean `confirmed`"),
+            "{error}"
+        );
+        assert!(AnswerFlags::parse(&["confirmed".into()], None, false).is_err());
+        assert!(AnswerFlags::parse(&[], Some("[1]"), false).is_err());
+    }
+
+    #[test]
+    fn decline_declines_every_question() {
+        let decline = AnswerFlags::parse(&[], None, true).unwrap();
+        let mut notes = Vec::new();
+        let answers = accepted(answer_with(&survey(), &decline, "s", None, &mut |note| {
+            notes.push(note.to_string())
+        }));
+        // Each decline is said, with what was asked.
+        assert_eq!(
+            notes,
+            [
+                "declined the server's question (--decline): Tell me",
+                "declined the server's question `llm`: sampling"
+            ]
+        );
+        assert_eq!(
+            answers,
+            vec![
+                ("form".into(), Answer::Decline),
+                ("llm".into(), Answer::Decline)
+            ]
+        );
+    }
+
+    /// A terminal that types the given lines and records what was shown.
+    struct Typist {
+        lines: Vec<AskedValue>,
+        shown: Vec<String>,
+    }
+
+    impl Asker for Typist {
+        fn say(&mut self, line: &str) {
+            self.shown.push(line.to_string());
+        }
+        fn detail(&mut self, line: &str) {
+            self.shown.push(format!("  {line}"));
+        }
+        fn read(&mut self, prompt: &str) -> Result<AskedValue, String> {
+            self.shown.push(prompt.to_string());
+            Ok(self.lines.remove(0))
+        }
+    }
+
+    fn typed(lines: &[&str]) -> Typist {
+        Typist {
+            lines: lines
+                .iter()
+                .map(|l| match *l {
+                    "" => AskedValue::Empty,
+                    "<esc>" => AskedValue::Decline,
+                    "<ctrl-c>" => AskedValue::Stop,
+                    text => AskedValue::Text(text.into()),
+                })
+                .collect(),
+            shown: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn on_a_terminal_each_field_is_asked_with_its_marks_and_retried_until_it_fits() {
+        // name: empty (required, asked again), then too short, then fine; age: empty takes
+        // the default; color by label; tags empty (optional) is left out.
+        let mut typist = typed(&["", "A", "Ann", "", "green", ""]);
+        let answers = accepted(answer_quietly(
+            &survey(),
+            &AnswerFlags::default(),
+            "srv",
+            Some(&mut typist),
+        ));
+        assert_eq!(
+            answers[0].1,
+            content(json!({"name":"Ann","age":30,"color":"g"}))
+        );
+        let shown = typist.shown.join("\n");
+        assert!(shown.contains("server `srv` asks: Tell me"), "{shown}");
+        assert!(shown.contains("name (text, required): "), "{shown}");
+        assert!(
+            shown.contains("required: type a value, or Esc to decline"),
+            "{shown}"
+        );
+        assert!(shown.contains("needs at least 2 characters"), "{shown}");
+        assert!(
+            shown.contains("age (a whole number from 1 to 150, default 30): "),
+            "{shown}"
+        );
+        assert!(
+            shown.contains("tags (any of r, g, joined by commas): "),
+            "{shown}"
+        );
+    }
+
+    #[test]
+    fn on_a_terminal_flags_answer_first_esc_declines_and_ctrl_c_stops() {
+        let mut typist = typed(&["no"]);
+        let answers = accepted(answer_quietly(
+            &confirm(),
+            &AnswerFlags::default(),
+            "s",
+            Some(&mut typist),
+        ));
+        assert_eq!(answers[0].1, content(json!({"confirmed": false})));
+        // Given by a flag, a field is not asked.
+        let mut typist = typed(&["Ann", "", "", ""]);
+        let answers = accepted(answer_quietly(
+            &survey(),
+            &flags(&["age=5"], None),
+            "s",
+            Some(&mut typist),
+        ));
+        assert_eq!(answers[0].1, content(json!({"name":"Ann","age":5})));
+        assert!(!typist.shown.iter().any(|s| s.contains("age (")));
+        let mut typist = typed(&["<esc>"]);
+        let answers = accepted(answer_quietly(
+            &confirm(),
+            &AnswerFlags::default(),
+            "s",
+            Some(&mut typist),
+        ));
+        assert_eq!(answers[0].1, Answer::Decline);
+        let mut typist = typed(&["<ctrl-c>"]);
+        assert_eq!(
+            answer_quietly(&confirm(), &AnswerFlags::default(), "s", Some(&mut typist)),
+            Ok(Answered::Stopped)
+        );
+    }
 }

@@ -124,6 +124,22 @@ pub enum Command {
         /// Also put the export on the clipboard (the route is said on stderr).
         #[arg(long)]
         copy: bool,
+        /// An answer to a question the server asks while filling the prompt, as
+        /// FIELD=VALUE (may repeat; yes/no, numbers, a choice's value, choices joined by
+        /// commas). Without a terminal, the server's questions need these.
+        #[arg(
+            long = "answer",
+            value_name = "FIELD=VALUE",
+            conflicts_with = "decline"
+        )]
+        answers: Vec<String>,
+        /// Answers to the server's questions as one JSON object, e.g. '{"confirmed":true}'.
+        #[arg(long, value_name = "JSON", conflicts_with = "decline")]
+        answers_json: Option<String>,
+        /// Decline every question the server asks (it fills the prompt without them, or
+        /// says why it cannot).
+        #[arg(long)]
+        decline: bool,
     },
     /// Ask a server to complete a prompt argument.
     Complete {

@@ -26,7 +26,7 @@ use tokio::sync::{Notify, mpsc};
 
 use super::child::{ChildProcess, SpawnSpec, describe_exit};
 use super::error::McpError;
-use super::input::{GetOutcome, InputAnswers};
+use super::input::{Answer, GetOutcome, InputAnswers, InputRequest};
 use super::limit::{
     LineLimit, RecordIds, SentIds, TOO_LARGE_CODE, TOO_LARGE_MARKER, TRANSPORT_SLACK,
 };
@@ -41,13 +41,96 @@ use crate::secrets::Secrets;
 
 /// The most pages of `prompts/list` followed before giving up on a server that never ends.
 const MAX_PAGES: usize = 10_000;
-/// The most `input_required` rounds of one `prompts/get`.
-const MAX_INPUT_ROUNDS: usize = 8;
+/// The most rounds of questions one request may ask: `input_required` results of a
+/// 2026-07-28 `prompts/get` in a row, or a legacy server's `elicitation/create`s during
+/// one `prompts/get`.
+pub const MAX_INPUT_ROUNDS: usize = 8;
 /// How long rmcp's dual-era handshake waits for an answer to `server/discover` before it
 /// takes the server for a silent legacy one (`ClientLifecycleMode::Auto`).
 const SDK_DISCOVER_PROBE: Duration = Duration::from_secs(10);
 /// How many stderr lines a failure report carries.
 pub const STDERR_TAIL: usize = 10;
+
+/// The key of a legacy server's mid-request question in the [`InputRequest`] that
+/// [`Connection::get_prompt_round`] gives for it (it has none of its own).
+pub const LEGACY_QUESTION_KEY: &str = "elicitation";
+
+/// A legacy server's `elicitation/create`, on its way from [`Handler`] to the
+/// `prompts/get` that puts it to the user.
+struct LegacyQuestion {
+    /// The request's `params` (message, `requestedSchema`, mode).
+    params: serde_json::Value,
+    /// Where the answer goes; dropped unanswered, the question is declined.
+    reply: tokio::sync::oneshot::Sender<ElicitResult>,
+}
+
+/// Which request a legacy server's question goes to: the `prompts/get` that can ask and
+/// was sent last. Legacy servers do not say which request a question belongs to (on
+/// stdio), and mcpick fills one prompt at a time per connection.
+#[derive(Default)]
+struct QuestionRoute {
+    /// The open route: its exchange's token and sender.
+    current: Option<(u64, mpsc::Sender<LegacyQuestion>)>,
+    /// The last token given out.
+    last_token: u64,
+}
+
+/// [`QuestionRoute`], shared by the connection and its handler.
+type QuestionRoutes = Arc<std::sync::Mutex<QuestionRoute>>;
+
+/// A legacy `prompts/get` that may be waiting for the user's answer to its server's
+/// question. Dropped, it closes its route, declines an unanswered question and cancels the
+/// request.
+struct LegacyExchange {
+    token: u64,
+    routes: QuestionRoutes,
+    questions: mpsc::Receiver<LegacyQuestion>,
+    /// The question put to the user, waiting for the answer.
+    reply: Option<tokio::sync::oneshot::Sender<ElicitResult>>,
+    /// How many questions the server asked in this request.
+    rounds: usize,
+    response: Option<LegacyResponse>,
+    in_flight: Option<InFlight>,
+}
+
+/// The answer of a request in flight.
+type LegacyResponse =
+    std::pin::Pin<Box<dyn std::future::Future<Output = Result<ServerResult, ServiceError>> + Send>>;
+
+impl LegacyExchange {
+    /// The `request_state` its question goes out with, which the answers echo.
+    fn state(&self) -> String {
+        format!("mcpick-legacy-question-{}", self.token)
+    }
+}
+
+impl Drop for LegacyExchange {
+    fn drop(&mut self) {
+        let mut routes = lock(&self.routes);
+        if routes
+            .current
+            .as_ref()
+            .is_some_and(|(token, _)| *token == self.token)
+        {
+            routes.current = None;
+        }
+    }
+}
+
+/// The answer to a legacy question, from the answers of its round.
+fn legacy_answer(answers: &InputAnswers) -> ElicitResult {
+    let answer = answers
+        .answers
+        .iter()
+        .find(|(key, _)| key == LEGACY_QUESTION_KEY)
+        .map(|(_, answer)| answer);
+    match answer {
+        Some(Answer::Accept(content)) => ElicitResult::new(ElicitationAction::Accept)
+            .with_content(serde_json::Value::Object(content.clone())),
+        Some(Answer::Cancel) => ElicitResult::new(ElicitationAction::Cancel),
+        Some(Answer::Decline) | None => ElicitResult::new(ElicitationAction::Decline),
+    }
+}
 
 /// Receives a server's notifications; it only signals, the owner of the connection acts.
 struct Handler {
@@ -56,6 +139,8 @@ struct Handler {
     log: Arc<ServerLog>,
     server: ServerId,
     lines: Option<mpsc::Sender<LogLine>>,
+    /// Where a legacy server's mid-request questions go (see [`QuestionRoute`]).
+    questions: QuestionRoutes,
 }
 
 impl ClientHandler for Handler {
@@ -67,24 +152,40 @@ impl ClientHandler for Handler {
         self.list_changed.notify_one();
     }
 
-    /// A legacy server's mid-request `elicitation/create` (never declared, see
-    /// [`client_info`]): declined at once, with a note in the server's log.
+    /// A legacy server's mid-request `elicitation/create` (declared at the handshake, see
+    /// [`client_info`]): put to the user by the `prompts/get` that is waiting
+    /// ([`Connection::get_prompt_round`]). With nobody to ask (any other request, or one
+    /// that cannot ask), it is declined, and the server's log says so.
     async fn create_elicitation(
         &self,
         request: rmcp::model::ElicitRequestParams,
         _context: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, rmcp::ErrorData> {
-        let message = serde_json::to_value(&request)
-            .ok()
-            .and_then(|v| {
-                v.get("message")
-                    .and_then(|m| m.as_str())
-                    .map(str::to_string)
-            })
+        let params = serde_json::to_value(&request).unwrap_or_default();
+        let route = lock(&self.questions)
+            .current
+            .as_ref()
+            .map(|(_, route)| route.clone());
+        if let Some(route) = route {
+            let (reply, answer) = tokio::sync::oneshot::channel();
+            let question = LegacyQuestion {
+                params: params.clone(),
+                reply,
+            };
+            // Dropped unanswered (the request was given up), it is declined below.
+            if route.send(question).await.is_ok()
+                && let Ok(answer) = answer.await
+            {
+                return Ok(answer);
+            }
+        }
+        let message = params
+            .get("message")
+            .and_then(|m| m.as_str())
             .unwrap_or_default();
         let note = format!(
-            "declined the server's elicitation/create \
-             (answerable only in 2026-07-28 prompts/get): {message}"
+            "declined the server's elicitation/create: no prompt being filled could ask you \
+             (only prompts/get asks): {message}"
         );
         let line = self.log.push("mcpick", &note);
         tracing::info!(target: "mcpick::server", server = %self.server, "{}", line.text);
@@ -117,28 +218,41 @@ impl ClientHandler for Handler {
     }
 }
 
-/// The client identity mcpick sends. It declares no optional capabilities at the
-/// handshake, so servers must not send sampling, roots or elicitation requests.
+/// The client identity mcpick sends. At the handshake it declares form elicitation
+/// (`elicitation: {form: {}}`) and nothing else (no sampling, no roots).
 ///
-/// Form elicitation is declared only per request, and only where mcpick can put the
-/// questions to the user: on the `prompts/get` of [`Connection::get_prompt_round`] to a
-/// 2026-07-28 server, whose questions come back as an `input_required` result
-/// ([`elicitation_meta`]). Legacy servers (≤ 2025-11-25) would instead send
-/// `elicitation/create` in the middle of `prompts/get`, which the picker has no way to show
-/// at that moment: declaring it to them would only invite requests that always end in
-/// "decline", where an undeclared client lets a server fall back to filling the prompt
-/// without asking. (The handshake's capabilities are the same object for both eras in the
-/// SDK's dual-era handshake, so they stay empty.) A legacy server that asks anyway is
-/// answered with decline by [`Handler`].
+/// Legacy servers (≤ 2025-11-25) ask in the middle of a request, with `elicitation/create`;
+/// the spec lets them do so only when the client declared `elicitation` at `initialize`
+/// (servers MUST use only negotiated capabilities, spec digest §4), so an undeclared client
+/// is never asked and cannot put the question to the user. mcpick can: the `prompts/get`
+/// of [`Connection::get_prompt_round`] hands the question out as an `input_required` round,
+/// and a request that cannot ask declines it, saying so in the server's log ([`Handler`]).
+///
+/// 2026-07-28 servers get capabilities per request instead. The SDK's dual-era handshake
+/// sends the same object in `server/discover` and in every later request's `_meta`, so
+/// requests that cannot ask carry `clientCapabilities: {}` of their own
+/// ([`Connection::plain_options`]); only the `prompts/get` that can ask declares form
+/// elicitation ([`elicitation_meta`]).
 fn client_info() -> ClientConfig {
+    let mut capabilities = ClientCapabilities::default();
+    capabilities.elicitation =
+        Some(ElicitationCapability::new().with_form(FormElicitationCapability::new()));
     ClientConfig::new(
-        ClientCapabilities::default(),
+        capabilities,
         Implementation::new("mcpick", env!("CARGO_PKG_VERSION")).with_title("mcpick"),
     )
 }
 
-/// Per-request `_meta` declaring form elicitation (2026-07-28 `clientCapabilities`); it
-/// replaces the handshake's empty capabilities for that one request.
+/// Per-request `_meta` with no client capabilities (`{}`), for 2026-07-28 requests that
+/// cannot put questions to the user.
+fn no_capabilities_meta() -> RequestMetaObject {
+    let mut meta = RequestMetaObject::new();
+    meta.set_client_capabilities(ClientCapabilities::default());
+    meta
+}
+
+/// Per-request `_meta` declaring form elicitation (2026-07-28 `clientCapabilities`) for
+/// the one request that can ask the user.
 fn elicitation_meta() -> RequestMetaObject {
     let mut capabilities = ClientCapabilities::default();
     capabilities.elicitation =
@@ -173,6 +287,10 @@ pub struct Connection {
     pending_cancels: PendingCancels,
     /// An HTTP server's URL, whose query is hidden in error messages.
     url: Option<String>,
+    /// Where [`Handler`] sends a legacy server's mid-request questions.
+    questions: QuestionRoutes,
+    /// A legacy `prompts/get` waiting for the user's answer to its server's question.
+    waiting_for_answer: std::sync::Mutex<Option<LegacyExchange>>,
 }
 
 impl Connection {
@@ -185,6 +303,7 @@ impl Connection {
         lines: Option<mpsc::Sender<LogLine>>,
     ) -> Result<Connection, McpError> {
         let list_changed = Arc::new(Notify::new());
+        let questions = QuestionRoutes::default();
         let mut secrets = config.secrets();
         secrets.extend(super::auth::stored_tokens(config));
         // The log masks them from the first stderr line on.
@@ -202,6 +321,7 @@ impl Connection {
             log: log.clone(),
             server: config.name.clone(),
             lines: lines.clone(),
+            questions: questions.clone(),
         };
         let (service, child) = match &config.transport {
             TransportConfig::Stdio {
@@ -347,6 +467,8 @@ impl Connection {
                 TransportConfig::Http { url, .. } => Some(url.clone()),
                 TransportConfig::Stdio { .. } => None,
             },
+            questions,
+            waiting_for_answer: std::sync::Mutex::new(None),
         };
         Ok(connection)
     }
@@ -514,6 +636,7 @@ impl Connection {
     /// Fills a prompt. Dropping the future cancels the request (`notifications/cancelled`).
     /// Declares no elicitation, so a 2026-07-28 server fills the prompt without asking if it
     /// can; questions it asks anyway come back as [`McpError::InputRequired`] naming them.
+    /// A legacy server's mid-request question is declined (nobody is asked).
     pub async fn get_prompt(
         &self,
         name: &str,
@@ -527,18 +650,203 @@ impl Connection {
         }
     }
 
-    /// One round of filling a prompt that may ask the user first (2026-07-28
-    /// `input_required`): call with `answers: None`, then, while it returns
-    /// [`GetOutcome::InputRequired`], again with the user's answers and that result's
-    /// `request_state`. Declares form elicitation to 2026-07-28 servers. Rounds that carry
-    /// only `requestState` are retried here at once. Dropping the future cancels the request.
+    /// One round of filling a prompt that may ask the user first: call with
+    /// `answers: None`, then, while it returns [`GetOutcome::InputRequired`], again with the
+    /// user's answers and that result's `request_state`. Dropping the future cancels the
+    /// request.
+    ///
+    /// A 2026-07-28 server asks with an `input_required` result (form elicitation is
+    /// declared on this request); rounds that carry only `requestState` are retried here at
+    /// once. A legacy server asks with `elicitation/create` while the request waits: the
+    /// question comes back the same way, as one [`Question`](super::input::Question) keyed
+    /// [`LEGACY_QUESTION_KEY`], while the request stays open on the connection; the next
+    /// call with the answers sends them to the server and waits on. The timeout restarts
+    /// after each answer (the user's time is not the server's), and a server that asks
+    /// more than [`MAX_INPUT_ROUNDS`] times in one request is refused.
     pub async fn get_prompt_round(
         &self,
         name: &str,
         arguments: &BTreeMap<String, String>,
         answers: Option<&InputAnswers>,
     ) -> Result<GetOutcome, McpError> {
-        self.prompts_get(name, arguments, answers, true).await
+        if self.is_modern() {
+            return self.prompts_get(name, arguments, answers, true).await;
+        }
+        // A new request gives up the one left waiting (if any): that cancels it.
+        let waiting = lock(&self.waiting_for_answer).take();
+        let exchange = match (answers, waiting) {
+            (None, _) => self.start_legacy_get(name, arguments).await?,
+            (Some(answers), Some(mut waiting))
+                if answers.request_state.as_deref() == Some(waiting.state().as_str()) =>
+            {
+                if let Some(reply) = waiting.reply.take() {
+                    // The server may have given up meanwhile; its answer then says so.
+                    let _ = reply.send(legacy_answer(answers));
+                }
+                waiting
+            }
+            (Some(_), waiting) => {
+                // Not the answers to the question waiting: that one keeps waiting.
+                *lock(&self.waiting_for_answer) = waiting;
+                return Err(McpError::Protocol(
+                    "the server's question is no longer waiting for an answer \
+                     (its request ended); fill the prompt again"
+                        .into(),
+                ));
+            }
+        };
+        self.wait_on_legacy_get(exchange).await
+    }
+
+    /// Declines a legacy server's question left waiting by [`Connection::get_prompt_round`]
+    /// and gives up its request (cancelled): for a caller that will not answer. Nothing
+    /// happens when no question waits (a 2026-07-28 server is simply not retried).
+    pub fn decline_waiting_question(&self) {
+        if let Some(mut waiting) = lock(&self.waiting_for_answer).take()
+            && let Some(reply) = waiting.reply.take()
+        {
+            let _ = reply.send(ElicitResult::new(ElicitationAction::Decline));
+        }
+    }
+
+    fn get_params(name: &str, arguments: &BTreeMap<String, String>) -> GetPromptRequestParams {
+        let args: serde_json::Map<String, serde_json::Value> = arguments
+            .iter()
+            .map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone())))
+            .collect();
+        let mut params = GetPromptRequestParams::new(name);
+        if !args.is_empty() {
+            params = params.with_arguments(args);
+        }
+        params
+    }
+
+    /// Sends a legacy `prompts/get` whose server's questions are routed to the user.
+    async fn start_legacy_get(
+        &self,
+        name: &str,
+        arguments: &BTreeMap<String, String>,
+    ) -> Result<LegacyExchange, McpError> {
+        let (route, questions) = mpsc::channel(1);
+        // The route is open before the request is sent: a quick question is not missed.
+        let token = {
+            let mut routes = lock(&self.questions);
+            routes.last_token += 1;
+            routes.current = Some((routes.last_token, route));
+            routes.last_token
+        };
+        let mut exchange = LegacyExchange {
+            token,
+            routes: self.questions.clone(),
+            questions,
+            reply: None,
+            rounds: 0,
+            response: None,
+            in_flight: None,
+        };
+        let request = ClientRequest::GetPromptRequest(GetPromptRequest::new(Self::get_params(
+            name, arguments,
+        )));
+        let handle = self
+            .peer
+            .send_request_with_option(request, PeerRequestOptions::no_options())
+            .await
+            .map_err(|e| self.service_error(e))?;
+        exchange.in_flight = Some(InFlight {
+            peer: self.peer.clone(),
+            id: Some(handle.id.clone()),
+            pending: self.pending_cancels.clone(),
+        });
+        exchange.response = Some(Box::pin(handle.await_response()));
+        Ok(exchange)
+    }
+
+    /// Waits (at most `timeout_ms`) for a legacy `prompts/get`'s result or its server's next
+    /// question; a question leaves the request waiting on the connection.
+    async fn wait_on_legacy_get(
+        &self,
+        mut exchange: LegacyExchange,
+    ) -> Result<GetOutcome, McpError> {
+        let Some(mut response) = exchange.response.take() else {
+            return Err(McpError::Protocol("prompts/get was not sent".into()));
+        };
+        let timeout = tokio::time::sleep(self.timeout);
+        tokio::select! {
+            result = &mut response => {
+                if let Some(in_flight) = exchange.in_flight.as_mut() {
+                    in_flight.id = None;
+                }
+                match result {
+                    Err(ServiceError::TransportClosed) => Err(self.closed_error().await),
+                    Err(error) => Err(self.service_error(error)),
+                    Ok(result) => self.read_get_result(result),
+                }
+            }
+            Some(question) = exchange.questions.recv() => {
+                exchange.rounds += 1;
+                if exchange.rounds > MAX_INPUT_ROUNDS {
+                    let _ = question.reply.send(ElicitResult::new(ElicitationAction::Decline));
+                    // Dropping the exchange cancels the request.
+                    return Err(McpError::Protocol(format!(
+                        "the server kept asking: prompts/get still asked for input after \
+                         {MAX_INPUT_ROUNDS} questions (the last one was declined and the \
+                         request cancelled)"
+                    )));
+                }
+                let asked = mrtr::parse_question(
+                    LEGACY_QUESTION_KEY,
+                    &serde_json::json!({"method": "elicitation/create", "params": question.params}),
+                );
+                exchange.reply = Some(question.reply);
+                exchange.response = Some(response);
+                let request_state = Some(exchange.state());
+                *lock(&self.waiting_for_answer) = Some(exchange);
+                Ok(GetOutcome::InputRequired(InputRequest {
+                    questions: vec![asked],
+                    request_state,
+                }))
+            }
+            () = timeout => {
+                if let Some(in_flight) = exchange.in_flight.as_mut() {
+                    in_flight.cancel("timed out").await;
+                }
+                Err(McpError::Timeout {
+                    method: "prompts/get".to_string(),
+                    ms: self.timeout.as_millis(),
+                })
+            }
+        }
+    }
+
+    /// A `prompts/get` result: the messages, or (2026-07-28) the questions asked first.
+    fn read_get_result(&self, result: ServerResult) -> Result<GetOutcome, McpError> {
+        let asked = match result {
+            ServerResult::GetPromptResult(result) => {
+                let mut value = serde_json::to_value(&result)
+                    .map_err(|e| McpError::Protocol(format!("cannot read the messages: {e}")))?;
+                tidy_annotations(&mut value);
+                self.secrets.mask_json(&mut value);
+                return read_messages(value).map(GetOutcome::Messages);
+            }
+            // The SDK types questions it knows; one it does not (an unknown method, a
+            // schema beyond its types) leaves the whole result raw.
+            ServerResult::InputRequiredResult(request) => {
+                let value = serde_json::to_value(&request)
+                    .map_err(|e| McpError::Protocol(format!("cannot read the questions: {e}")))?;
+                mrtr::parse_input_required(&value)
+            }
+            ServerResult::CustomResult(custom) if mrtr::is_input_required(&custom.0) => {
+                mrtr::parse_input_required(&custom.0)
+            }
+            // A result the SDK has no type for (a content kind or role from beyond the
+            // schema it knows) arrives raw: read it with mcpick's own, more tolerant types.
+            ServerResult::CustomResult(mut custom) if custom.0.get("messages").is_some() => {
+                self.secrets.mask_json(&mut custom.0);
+                return read_messages(custom.0).map(GetOutcome::Messages);
+            }
+            other => return Err(unexpected("prompts/get", &other)),
+        };
+        Ok(GetOutcome::InputRequired(asked))
     }
 
     async fn prompts_get(
@@ -548,55 +856,25 @@ impl Connection {
         answers: Option<&InputAnswers>,
         can_ask: bool,
     ) -> Result<GetOutcome, McpError> {
-        let args: serde_json::Map<String, serde_json::Value> = arguments
-            .iter()
-            .map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone())))
-            .collect();
-        let mut params = GetPromptRequestParams::new(name);
-        if !args.is_empty() {
-            params = params.with_arguments(args);
-        }
+        let mut params = Self::get_params(name, arguments);
         if let Some(answers) = answers {
             params.input_responses = Some(mrtr::input_responses(answers).into_iter().collect());
             params.request_state = answers.request_state.clone();
         }
-        // Only 2026-07-28 servers ask through `input_required`; legacy ones would send
-        // `elicitation/create` mid-request, which `Handler` declines (see `client_info`).
+        // Only 2026-07-28 servers ask through `input_required`; legacy ones send
+        // `elicitation/create` mid-request, which `get_prompt_round` routes to the user.
         let elicitation = can_ask && self.is_modern();
         for _ in 0..MAX_INPUT_ROUNDS {
             let request = ClientRequest::GetPromptRequest(GetPromptRequest::new(params.clone()));
             let options = if elicitation {
                 PeerRequestOptions::no_options().with_meta(elicitation_meta())
             } else {
-                PeerRequestOptions::no_options()
+                self.plain_options()
             };
-            let asked = match self.request_with("prompts/get", request, options).await? {
-                ServerResult::GetPromptResult(result) => {
-                    let mut value = serde_json::to_value(&result).map_err(|e| {
-                        McpError::Protocol(format!("cannot read the messages: {e}"))
-                    })?;
-                    tidy_annotations(&mut value);
-                    self.secrets.mask_json(&mut value);
-                    return read_messages(value).map(GetOutcome::Messages);
-                }
-                // The SDK types questions it knows; one it does not (an unknown method, a
-                // schema beyond its types) leaves the whole result raw.
-                ServerResult::InputRequiredResult(request) => {
-                    let value = serde_json::to_value(&request).map_err(|e| {
-                        McpError::Protocol(format!("cannot read the questions: {e}"))
-                    })?;
-                    mrtr::parse_input_required(&value)
-                }
-                ServerResult::CustomResult(custom) if mrtr::is_input_required(&custom.0) => {
-                    mrtr::parse_input_required(&custom.0)
-                }
-                // A result the SDK has no type for (a content kind or role from beyond the
-                // schema it knows) arrives raw: read it with mcpick's own, more tolerant types.
-                ServerResult::CustomResult(mut custom) if custom.0.get("messages").is_some() => {
-                    self.secrets.mask_json(&mut custom.0);
-                    return read_messages(custom.0).map(GetOutcome::Messages);
-                }
-                other => return Err(unexpected("prompts/get", &other)),
+            let result = self.request_with("prompts/get", request, options).await?;
+            let asked = match self.read_get_result(result)? {
+                GetOutcome::InputRequired(asked) => asked,
+                messages => return Ok(messages),
             };
             if !asked.questions.is_empty() {
                 return Ok(GetOutcome::InputRequired(asked));
@@ -743,8 +1021,19 @@ impl Connection {
         method: &str,
         request: ClientRequest,
     ) -> Result<ServerResult, McpError> {
-        self.request_with(method, request, PeerRequestOptions::no_options())
+        self.request_with(method, request, self.plain_options())
             .await
+    }
+
+    /// Options for a request that cannot put questions to the user: to a 2026-07-28 server
+    /// it declares no client capabilities, in place of the handshake's form elicitation
+    /// (which is there for legacy servers, see [`client_info`]).
+    fn plain_options(&self) -> PeerRequestOptions {
+        if self.is_modern() {
+            PeerRequestOptions::no_options().with_meta(no_capabilities_meta())
+        } else {
+            PeerRequestOptions::no_options()
+        }
     }
 
     /// [`Connection::request`] with options (e.g. extra `_meta`).
@@ -1764,7 +2053,43 @@ mod tests {
             meta,
             json!({"io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}}})
         );
+        // Legacy servers may ask mid-request only when the handshake declared it.
         let handshake = serde_json::to_value(client_info().capabilities).unwrap();
-        assert_eq!(handshake, json!({}));
+        assert_eq!(handshake, json!({"elicitation":{"form":{}}}));
+        // 2026-07-28 requests that cannot ask declare nothing, in place of the handshake's.
+        let plain = serde_json::to_value(no_capabilities_meta()).unwrap();
+        assert_eq!(
+            plain,
+            json!({"io.modelcontextprotocol/clientCapabilities":{}})
+        );
+    }
+
+    #[test]
+    fn a_legacy_answer_becomes_the_elicit_result_of_its_question() {
+        let round = |answer: Answer| InputAnswers {
+            answers: vec![(LEGACY_QUESTION_KEY.to_string(), answer)],
+            request_state: None,
+        };
+        let mut content = serde_json::Map::new();
+        content.insert("confirmed".into(), json!(true));
+        let value = |result: ElicitResult| serde_json::to_value(result).unwrap();
+        assert_eq!(
+            value(legacy_answer(&round(Answer::Accept(content)))),
+            json!({"action":"accept","content":{"confirmed":true}})
+        );
+        assert_eq!(
+            value(legacy_answer(&round(Answer::Cancel))),
+            json!({"action":"cancel"})
+        );
+        assert_eq!(
+            value(legacy_answer(&round(Answer::Decline))),
+            json!({"action":"decline"})
+        );
+        // No answer for it at all is a decline, never an accept.
+        let none = InputAnswers {
+            answers: Vec::new(),
+            request_state: None,
+        };
+        assert_eq!(value(legacy_answer(&none)), json!({"action":"decline"}));
     }
 }

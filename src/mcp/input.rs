@@ -1,5 +1,7 @@
-//! Multi round-trip requests (2026-07-28 `input_required`): the questions a server asks
-//! before it answers `prompts/get`, and the answers sent back with the retry.
+//! The questions a server asks before it answers `prompts/get`, and the answers: a
+//! 2026-07-28 `input_required` result answered in the retry (multi round-trip requests), or
+//! a legacy server's mid-request `elicitation/create` answered as its reply (the connection
+//! presents both the same way). Also how a typed answer is read per field.
 
 use serde_json::{Map, Value};
 
@@ -120,4 +122,256 @@ pub struct InputAnswers {
     pub answers: Vec<(String, Answer)>,
     /// The `requestState` of the `input_required` result, unchanged.
     pub request_state: Option<String>,
+}
+
+impl FormField {
+    /// The label shown for it: its title, else its name.
+    pub fn label(&self) -> &str {
+        self.title.as_deref().unwrap_or(&self.name)
+    }
+
+    /// What kind of value it takes, in a few words (`yes or no`, `a whole number from 1`,
+    /// `one of red, green`).
+    pub fn expects(&self) -> String {
+        match &self.kind {
+            FieldKind::Text { format, .. } => match format {
+                Some(format) => format!("text ({format})"),
+                None => "text".into(),
+            },
+            FieldKind::Number {
+                integer,
+                minimum,
+                maximum,
+            } => {
+                let what = if *integer {
+                    "a whole number"
+                } else {
+                    "a number"
+                };
+                match (minimum, maximum) {
+                    (Some(min), Some(max)) => format!("{what} from {min} to {max}"),
+                    (Some(min), None) => format!("{what} from {min}"),
+                    (None, Some(max)) => format!("{what} up to {max}"),
+                    (None, None) => what.into(),
+                }
+            }
+            FieldKind::Boolean => "yes or no".into(),
+            FieldKind::Choice {
+                values, multiple, ..
+            } => {
+                let list = values.join(", ");
+                if *multiple {
+                    format!("any of {list}, joined by commas")
+                } else {
+                    format!("one of {list}")
+                }
+            }
+        }
+    }
+
+    /// A value typed as text, checked and typed per the schema: numbers parsed and bounded,
+    /// text length-checked, `yes`/`no` (`true`/`false`, `y`/`n`, `1`/`0`) for booleans, a
+    /// choice by its value or label, several choices joined by commas. `Ok(None)` for
+    /// blank text (nothing given).
+    pub fn value_from_text(&self, text: &str) -> Result<Option<Value>, String> {
+        if text.trim().is_empty() {
+            return Ok(None);
+        }
+        let value = match &self.kind {
+            FieldKind::Number {
+                integer,
+                minimum,
+                maximum,
+            } => {
+                let number: f64 = text
+                    .trim()
+                    .parse()
+                    .map_err(|_| format!("`{}` is not a number", text.trim()))?;
+                if *integer && number.fract() != 0.0 {
+                    return Err("must be a whole number".into());
+                }
+                if minimum.is_some_and(|m| number < m) || maximum.is_some_and(|m| number > m) {
+                    return Err(format!(
+                        "must be between {} and {}",
+                        minimum.map_or("-∞".into(), |m| m.to_string()),
+                        maximum.map_or("∞".into(), |m| m.to_string())
+                    ));
+                }
+                if *integer {
+                    Value::from(number as i64)
+                } else {
+                    serde_json::Number::from_f64(number)
+                        .map(Value::Number)
+                        .unwrap_or(Value::Null)
+                }
+            }
+            FieldKind::Text {
+                min_length,
+                max_length,
+                ..
+            } => {
+                let length = text.chars().count() as u64;
+                if let Some(min) = min_length.filter(|m| length < *m) {
+                    return Err(format!("needs at least {min} characters"));
+                }
+                if let Some(max) = max_length.filter(|m| length > *m) {
+                    return Err(format!("takes at most {max} characters"));
+                }
+                Value::String(text.to_string())
+            }
+            FieldKind::Boolean => match text.trim().to_lowercase().as_str() {
+                "yes" | "y" | "true" | "1" | "on" => Value::Bool(true),
+                "no" | "n" | "false" | "0" | "off" => Value::Bool(false),
+                other => return Err(format!("`{other}` is not yes or no")),
+            },
+            FieldKind::Choice {
+                values,
+                labels,
+                multiple,
+            } => {
+                let pick = |word: &str| -> Result<Value, String> {
+                    let word = word.trim();
+                    values
+                        .iter()
+                        .position(|v| v == word)
+                        .or_else(|| labels.iter().position(|l| l.eq_ignore_ascii_case(word)))
+                        .map(|i| Value::String(values[i].clone()))
+                        .ok_or_else(|| {
+                            format!(
+                                "`{word}` is not {}",
+                                self.expects().replace(", joined by commas", "")
+                            )
+                        })
+                };
+                if *multiple {
+                    Value::Array(
+                        text.split(',')
+                            .filter(|w| !w.trim().is_empty())
+                            .map(pick)
+                            .collect::<Result<_, _>>()?,
+                    )
+                } else {
+                    pick(text)?
+                }
+            }
+        };
+        Ok(Some(value))
+    }
+
+    /// A value given as JSON (`--answers-json`), checked per the schema: strings are read
+    /// as [`FormField::value_from_text`] reads them, booleans, numbers and arrays of
+    /// strings must fit the field.
+    pub fn value_from_json(&self, value: &Value) -> Result<Option<Value>, String> {
+        match (value, &self.kind) {
+            (Value::Null, _) => Ok(None),
+            (Value::String(text), _) => self.value_from_text(text),
+            (Value::Bool(yes), FieldKind::Boolean) => Ok(Some(Value::Bool(*yes))),
+            (Value::Number(number), FieldKind::Number { .. }) => {
+                self.value_from_text(&number.to_string())
+            }
+            (Value::Array(items), FieldKind::Choice { multiple: true, .. }) => {
+                let words: Vec<String> = items
+                    .iter()
+                    .map(|item| match item {
+                        Value::String(word) if !word.contains(',') => Ok(word.clone()),
+                        other => Err(format!("{other} is not one of the choices")),
+                    })
+                    .collect::<Result<_, _>>()?;
+                match self.value_from_text(&words.join(","))? {
+                    Some(value) => Ok(Some(value)),
+                    None => Ok(Some(Value::Array(Vec::new()))),
+                }
+            }
+            (other, _) => Err(format!("{other} is not {}", self.expects())),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn field(kind: FieldKind) -> FormField {
+        FormField {
+            name: "f".into(),
+            title: None,
+            description: None,
+            required: false,
+            kind,
+            default: None,
+        }
+    }
+
+    #[test]
+    fn text_answers_are_typed_per_field() {
+        let boolean = field(FieldKind::Boolean);
+        for (text, value) in [
+            ("yes", true),
+            ("Y", true),
+            ("true", true),
+            ("0", false),
+            ("no", false),
+        ] {
+            assert_eq!(
+                boolean.value_from_text(text),
+                Ok(Some(json!(value))),
+                "{text}"
+            );
+        }
+        assert_eq!(boolean.value_from_text("  "), Ok(None));
+        let integer = field(FieldKind::Number {
+            integer: true,
+            minimum: None,
+            maximum: Some(9.0),
+        });
+        assert_eq!(integer.value_from_text(" 7 "), Ok(Some(json!(7))));
+        assert_eq!(
+            integer.value_from_text("7.5"),
+            Err("must be a whole number".into())
+        );
+        assert_eq!(
+            integer.value_from_text("10"),
+            Err("must be between -∞ and 9".into())
+        );
+        let number = field(FieldKind::Number {
+            integer: false,
+            minimum: None,
+            maximum: None,
+        });
+        assert_eq!(number.value_from_text("2.5"), Ok(Some(json!(2.5))));
+        let multi = field(FieldKind::Choice {
+            values: vec!["a".into(), "b".into()],
+            labels: vec!["Alpha".into(), "Beta".into()],
+            multiple: true,
+        });
+        assert_eq!(multi.value_from_text("beta,a"), Ok(Some(json!(["b", "a"]))));
+        assert_eq!(
+            multi.value_from_text("a,z"),
+            Err("`z` is not any of a, b".into())
+        );
+    }
+
+    #[test]
+    fn json_answers_must_fit_the_field() {
+        let boolean = field(FieldKind::Boolean);
+        assert_eq!(boolean.value_from_json(&json!(true)), Ok(Some(json!(true))));
+        assert_eq!(
+            boolean.value_from_json(&json!("no")),
+            Ok(Some(json!(false)))
+        );
+        assert_eq!(
+            boolean.value_from_json(&json!(3)),
+            Err("3 is not yes or no".into())
+        );
+        let multi = field(FieldKind::Choice {
+            values: vec!["a".into(), "b".into()],
+            labels: vec!["a".into(), "b".into()],
+            multiple: true,
+        });
+        assert_eq!(multi.value_from_json(&json!([])), Ok(Some(json!([]))));
+        assert_eq!(multi.value_from_json(&json!(["b"])), Ok(Some(json!(["b"]))));
+        assert!(multi.value_from_json(&json!([1])).is_err());
+        assert_eq!(multi.value_from_json(&Value::Null), Ok(None));
+    }
 }

@@ -14,7 +14,7 @@ mod server;
 pub(crate) mod sse;
 mod types;
 
-pub use connection::{Connection, PromptList, STDERR_TAIL, known_versions};
+pub use connection::{Connection, MAX_INPUT_ROUNDS, PromptList, STDERR_TAIL, known_versions};
 pub use error::McpError;
 pub use hub::{Hub, McpEvent, RestartPolicy};
 pub use input::{

@@ -31,6 +31,8 @@ will not produce. The mode is the first argument:
                            elicitation in its `_meta` clientCapabilities.
                   busy     only a requestState ("load shedding"), then the messages.
                   odd-ask  a question with a method no revision has.
+                  pester   asks `confirmed` (yes/no) again after every answer; each
+                           request is counted on stderr ("fake: pester request N").
   legacy-elicit a minimal legacy server that sends `elicitation/create` during
                 `prompts/get` and puts the client's answer in the prompt's text.
   stubborn      a minimal legacy server that ignores stdin EOF and SIGTERM and starts a
@@ -103,7 +105,7 @@ def modern(request):
     if method == "prompts/list":
         return send({"jsonrpc": "2.0", "id": rid, "result": {
             "resultType": "complete", "ttlMs": 0, "cacheScope": "public", "prompts": [
-                {"name": "ask"}, {"name": "busy"}, {"name": "odd-ask"}]}})
+                {"name": "ask"}, {"name": "busy"}, {"name": "odd-ask"}, {"name": "pester"}]}})
     if method != "prompts/get":
         return error(rid, -32601, "Method not found: %s" % method)
     name = params.get("name")
@@ -154,6 +156,15 @@ def modern(request):
         if state != "shed-1" or responses is not None:
             return error(rid, -32602, "busy retried with %r, %r" % (state, responses))
         return text_result(rid, "served after shedding", resultType="complete")
+    if name == "pester":
+        asked_ids.append(rid)
+        print("fake: pester request %d" % len(asked_ids), file=sys.stderr, flush=True)
+        return send({"jsonrpc": "2.0", "id": rid, "result": {
+            "resultType": "input_required",
+            "inputRequests": {"again": {"method": "elicitation/create", "params": {
+                "mode": "form", "message": "Still sure?", "requestedSchema": {
+                    "type": "object", "properties": {"confirmed": {"type": "boolean"}},
+                    "required": ["confirmed"]}}}}}})
     if name == "odd-ask":
         return send({"jsonrpc": "2.0", "id": rid, "result": {
             "resultType": "input_required",
