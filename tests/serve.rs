@@ -63,8 +63,10 @@ fn every_format_is_listed_and_filled_over_stdio() {
     assert_eq!(explain["arguments"][1]["name"], "audience");
     let fix = by_name("git:fix-issue");
     assert_eq!(fix["description"], "Fix a GitHub issue");
-    assert_eq!(fix["arguments"][0]["name"], "issue-number");
-    assert_eq!(fix["arguments"][1]["name"], "priority");
+    // The whole line first, as Claude Code takes it, then one argument per position.
+    assert_eq!(fix["arguments"][0]["name"], "arguments");
+    assert_eq!(fix["arguments"][1]["name"], "issue-number");
+    assert_eq!(fix["arguments"][2]["name"], "priority");
     let haiku = by_name("haiku");
     assert_eq!(haiku["title"], "Haiku");
 
@@ -162,6 +164,81 @@ fn every_format_is_served_over_http() {
     );
     let servers = json(&success(&sandbox.mcpick(&["servers", "--json"])));
     assert_eq!(servers[0]["protocolVersion"], "2026-07-28");
+}
+
+/// A folder with Claude Code's documented command: positions and the whole line.
+fn claude_folder() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        ".claude/commands/fix.md",
+        "---\nargument-hint: [issue] [priority]\n---\nFix issue #$1 with priority $2. $ARGUMENTS\n",
+    );
+    dir
+}
+
+/// `mcpick get SERVER/fix ARGS --format text` as the text of the one user message.
+fn fix_text(sandbox: &Sandbox, server: &str, args: &[&str]) -> String {
+    let reference = format!("{server}/fix");
+    let mut all = vec!["get", reference.as_str()];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--format", "text"]);
+    let out = success(&sandbox.mcpick(&all));
+    out.strip_prefix("user:\n")
+        .and_then(|t| t.strip_suffix('\n'))
+        .unwrap_or_else(|| panic!("not one user message: {out:?}"))
+        .to_string()
+}
+
+/// The checks of the Claude Code rules, against whichever transport `server` uses.
+fn claude_code_rules_hold(sandbox: &Sandbox, server: &str) {
+    // Typing only the line fills the positions from its words (Claude Code's `/fix 123 high`).
+    assert_eq!(
+        fix_text(sandbox, server, &["arguments=123 high"]),
+        "Fix issue #123 with priority high. 123 high"
+    );
+    // Quoted words stay whole; the line is kept as typed.
+    assert_eq!(
+        fix_text(sandbox, server, &["arguments='#12 b' \"very high\""]),
+        "Fix issue ##12 b with priority very high. '#12 b' \"very high\""
+    );
+    // Typing the positions fills the line with them joined.
+    assert_eq!(
+        fix_text(sandbox, server, &["issue=123", "priority=very high"]),
+        "Fix issue #123 with priority very high. 123 \"very high\""
+    );
+    // A position with no word stays as written, as Claude Code leaves it.
+    assert_eq!(
+        fix_text(sandbox, server, &["arguments=123"]),
+        "Fix issue #123 with priority $2. 123"
+    );
+}
+
+#[test]
+fn claude_code_commands_take_one_line_over_stdio() {
+    let folder = claude_folder();
+    let sandbox = Sandbox::new(&mcpick_serve("files", &[&folder.path().to_string_lossy()]));
+    let listed = json(&success(&sandbox.mcpick(&["list", "--json"])));
+    let names: Vec<&str> = listed[0]["arguments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["arguments", "issue", "priority"], "{listed}");
+    assert_eq!(
+        listed[0]["arguments"][0]["description"],
+        "[issue] [priority] (everything after the command; its words fill $1, $2)"
+    );
+    claude_code_rules_hold(&sandbox, "files");
+}
+
+#[test]
+fn claude_code_commands_take_one_line_over_http() {
+    let folder = claude_folder();
+    let server = mcpick_serve_http(&[&folder.path().to_string_lossy()]);
+    let sandbox = Sandbox::new(&http("web", &server.url));
+    claude_code_rules_hold(&sandbox, "web");
 }
 
 #[test]
