@@ -304,6 +304,115 @@ async fn legacy_clients_get_load_problems_as_log_messages() {
     hub.shutdown().await;
 }
 
+/// [`prompt_folder`] with a file that cannot be served, and the problem as listed.
+fn folder_with_a_broken_file() -> (tempfile::TempDir, Value) {
+    let folder = prompt_folder();
+    write(
+        folder.path(),
+        "bad.mcpick.md",
+        "---\nname: bad\n---\nuses {{nothing}}\n",
+    );
+    let problem = serde_json::json!({
+        "file": folder.path().join("bad.mcpick.md").to_string_lossy(),
+        "line": 4,
+        "error": "`{{nothing}}` is not a declared argument (declare it under `arguments`, or write `\\{{` for a literal `{{`) (file skipped)",
+    });
+    (folder, problem)
+}
+
+/// `mcpick servers` and `mcpick servers --json` both show `problem` for the one server.
+fn servers_show_the_problem(sandbox: &Sandbox, problem: &Value) -> Value {
+    let text = success(&sandbox.mcpick(&["servers"]));
+    let line = format!(
+        "  problems:     1 in its prompt files\n    {}:4: {}\n",
+        problem["file"].as_str().unwrap(),
+        problem["error"].as_str().unwrap()
+    );
+    assert!(text.contains(&line), "{line:?} not in:\n{text}");
+    let servers = json(&success(&sandbox.mcpick(&["servers", "--json"])));
+    assert_eq!(servers[0]["state"], "ready", "{servers}");
+    assert_eq!(servers[0]["promptCount"], 3, "{servers}");
+    assert_eq!(servers[0]["servedProblems"], serde_json::json!([problem]));
+    servers
+}
+
+#[test]
+fn mcpick_servers_shows_the_files_a_folder_served_over_stdio_skips() {
+    let (folder, problem) = folder_with_a_broken_file();
+    let dir = tempfile::tempdir().unwrap();
+    let wire = dir.path().join("answers.jsonl");
+    // What the server answers is kept, to see the `_meta` as sent.
+    let config = format!(
+        "[servers.files]\ncommand = \"sh\"\nargs = [\"-c\", {}]\n",
+        toml_str(format!(
+            "'{}' serve '{}' | tee -a '{}'",
+            env!("CARGO_BIN_EXE_mcpick"),
+            folder.path().display(),
+            wire.display()
+        ))
+    );
+    let sandbox = Sandbox::new(&config);
+    let servers = servers_show_the_problem(&sandbox, &problem);
+    // A 2026-07-28 client, which gets no log messages, still sees it.
+    assert_eq!(servers[0]["protocolVersion"], "2026-07-28");
+    let answers = std::fs::read_to_string(&wire).unwrap();
+    let list = answers
+        .lines()
+        .map(json)
+        .find(|m| m["result"].get("prompts").is_some())
+        .unwrap_or_else(|| panic!("no prompts/list answer in:\n{answers}"));
+    assert_eq!(
+        list["result"]["_meta"],
+        serde_json::json!({ "io.github.mcpick/problems": [problem] }),
+        "{list}"
+    );
+}
+
+#[test]
+fn mcpick_servers_shows_the_files_a_folder_served_over_http_skips() {
+    let (folder, problem) = folder_with_a_broken_file();
+    let server = mcpick_serve_http(&[&folder.path().to_string_lossy()]);
+    let sandbox = Sandbox::new(&http("web", &server.url));
+    let servers = servers_show_the_problem(&sandbox, &problem);
+    assert_eq!(servers[0]["protocolVersion"], "2026-07-28");
+}
+
+#[test]
+fn mcpick_servers_shows_the_files_a_folder_served_to_a_legacy_client_skips() {
+    let (folder, problem) = folder_with_a_broken_file();
+    let folder_path = folder.path().to_string_lossy();
+    let sandbox = Sandbox::new(&behind_legacy_gate(
+        "files",
+        &[env!("CARGO_BIN_EXE_mcpick"), "serve", &folder_path],
+    ));
+    let servers = servers_show_the_problem(&sandbox, &problem);
+    assert_ne!(servers[0]["protocolVersion"], "2026-07-28");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn modern_clients_log_the_load_problems_the_list_reports() {
+    let (folder, _) = folder_with_a_broken_file();
+    let folder_path = folder.path().to_string_lossy();
+    let config = mcpick_serve("files", &[&folder_path]);
+    let config = mcpick::config::parse(&config, Path::new("t.toml"), &|_| None).unwrap();
+    let (tx, mut events) = tokio::sync::mpsc::channel(64);
+    let hub = Hub::start(config.servers, tx, true);
+    let line = next_warning(&mut events).await;
+    assert!(
+        line.text.ends_with("bad.mcpick.md:4: `{{nothing}}` is not a declared argument (declare it under `arguments`, or write `\\{{` for a literal `{{`) (file skipped)"),
+        "{line:?}"
+    );
+    // A file broken while the client is connected is told with the next list.
+    write(
+        folder.path(),
+        "worse.mcpick.md",
+        "---\nname: worse\n---\nuses {{missing}}\n",
+    );
+    let line = next_warning(&mut events).await;
+    assert!(line.text.contains("worse.mcpick.md:4"), "{line:?}");
+    hub.shutdown().await;
+}
+
 async fn next_warning(events: &mut tokio::sync::mpsc::Receiver<McpEvent>) -> mcpick::mcp::LogLine {
     tokio::time::timeout(Duration::from_secs(30), async {
         loop {
@@ -509,7 +618,8 @@ fn bare_names_are_found_on_whichever_server_has_them() {
     // A name holding `:` is a prompt name when no server is called `git`.
     let out =
         success(&sandbox.mcpick(&["get", "git:fix-issue", "issue-number=7", "--format", "text"]));
-    assert_eq!(out, "user:\nFix issue #7 with priority .\n");
+    // The position left without a value stays as written, as Claude Code leaves it.
+    assert_eq!(out, "user:\nFix issue #7 with priority $2.\n");
     let out = success(&sandbox.mcpick(&[
         "get",
         "/translate",

@@ -23,6 +23,7 @@ impl App {
                 details,
                 prompts,
             } => {
+                self.warn_of_served_problems(&server, &details);
                 self.set_state(
                     &server,
                     ServerState::Ready {
@@ -119,6 +120,30 @@ impl App {
                 }
             }
         }
+    }
+
+    /// A served prompt library (`mcpick serve`) that could not serve some of its files says
+    /// so in the status bar; the files and why are in its logs.
+    fn warn_of_served_problems(&mut self, server: &str, details: &ServerDetails) {
+        let Some(first) = details.served_problems.first() else {
+            return;
+        };
+        let count = details.served_problems.len();
+        let more = if count > 1 {
+            format!(" and {} more", count - 1)
+        } else {
+            String::new()
+        };
+        let logs = self
+            .keys
+            .hint(KeyScreen::Picker, Action::Logs)
+            .map(|key| format!(" ({key} shows its logs)"))
+            .unwrap_or_default();
+        self.warn(format!(
+            "{} has problems with its prompt files: {}{more}{logs}.",
+            crate::text::one_line(server),
+            crate::text::one_line(&first.to_string()).trim_end_matches('.')
+        ));
     }
 
     /// Servers wait for inputs: the prompt opens (or grows) unless another pane is up.

@@ -34,7 +34,7 @@ use super::log::ServerLog;
 use super::mrtr;
 use super::types::{
     Completion, EmbeddedResource, LogLine, Message, PromptArg, PromptInfo, PromptMessages,
-    ServerDetails, ServerId,
+    ServedProblem, ServerDetails, ServerId,
 };
 use crate::config::{ServerConfig, TransportConfig};
 use crate::secrets::Secrets;
@@ -173,6 +173,8 @@ pub struct Connection {
     pending_cancels: PendingCancels,
     /// An HTTP server's URL, whose query is hidden in error messages.
     url: Option<String>,
+    /// What a served prompt library said was wrong with its files, on the last list.
+    served_problems: super::problems::ServedProblems,
 }
 
 impl Connection {
@@ -343,6 +345,7 @@ impl Connection {
                 TransportConfig::Http { url, .. } => Some(url.clone()),
                 TransportConfig::Stdio { .. } => None,
             },
+            served_problems: Default::default(),
         };
         Ok(connection)
     }
@@ -427,6 +430,7 @@ impl Connection {
     /// the request in flight.
     pub async fn list_prompts(&self) -> Result<Vec<PromptInfo>, McpError> {
         all_pages("prompts/list", |cursor| async move {
+            let first_page = cursor.is_none();
             let params = PaginatedRequestParams::default().with_cursor(cursor);
             let request = ListPromptsRequest::with_param(params);
             let page = match self
@@ -436,6 +440,9 @@ impl Connection {
                 ServerResult::ListPromptsResult(page) => page,
                 other => return Err(unexpected("prompts/list", &other)),
             };
+            if first_page {
+                self.note_served_problems(page.meta.as_deref());
+            }
             let prompts = page
                 .prompts
                 .into_iter()
@@ -460,6 +467,26 @@ impl Connection {
             Ok((prompts, page.next_cursor))
         })
         .await
+    }
+
+    /// Keeps the problems a served library lists on its first page; new ones go to the log
+    /// of a 2026-07-28 server (a legacy one sends them as log messages itself).
+    fn note_served_problems(&self, meta: Option<&serde_json::Map<String, serde_json::Value>>) {
+        let problems = super::problems::read(meta);
+        let to_log = self.is_modern();
+        let lines = self
+            .served_problems
+            .replace(problems, &self.secrets, &self.log, to_log);
+        for line in lines {
+            self.log.write_to_file(&self.name, &line);
+            self.log.forward(line, &self.service.service().lines);
+        }
+    }
+
+    /// The problems with its prompt files that a served library (`mcpick serve`) listed
+    /// on the last `prompts/list`.
+    pub fn served_problems(&self) -> Vec<ServedProblem> {
+        self.served_problems.current()
     }
 
     /// Fills a prompt. Dropping the future cancels the request (`notifications/cancelled`).
@@ -1290,6 +1317,7 @@ fn details(
         completions: info.capabilities.completions.is_some(),
         resources: info.capabilities.resources.is_some(),
         capabilities,
+        served_problems: Vec::new(),
     })
 }
 
