@@ -123,26 +123,24 @@ impl App {
     }
 
     /// A served prompt library (`mcpick serve`) that could not serve some of its files says
-    /// so in the status bar; the files and why are in its logs.
+    /// so in the status bar, the way to its logs first (the files and why are there, and a
+    /// long path would push the key out of the bar).
     fn warn_of_served_problems(&mut self, server: &str, details: &ServerDetails) {
         let Some(first) = details.served_problems.first() else {
             return;
         };
         let count = details.served_problems.len();
-        let more = if count > 1 {
-            format!(" and {} more", count - 1)
-        } else {
-            String::new()
-        };
+        let more = if count > 1 { " …" } else { "" };
         let logs = self
             .keys
             .hint(KeyScreen::Picker, Action::Logs)
-            .map(|key| format!(" ({key} shows its logs)"))
+            .map(|key| format!(" ({key} shows them)"))
             .unwrap_or_default();
         self.warn(format!(
-            "{} has problems with its prompt files: {}{more}{logs}.",
+            "{} has problems with {}{logs}: {}{more}",
             crate::text::one_line(server),
-            crate::text::one_line(&first.to_string()).trim_end_matches('.')
+            crate::text::counted(count, "prompt file", "prompt files"),
+            crate::text::one_line(&first.to_string())
         ));
     }
 

@@ -2051,7 +2051,7 @@ fn a_served_library_with_file_problems_says_so_in_the_status_bar() {
     // The server's words come with their escape made visible.
     assert_eq!(
         notice.text,
-        "lib has problems with its prompt files: lib/bad␛]0;x␇.mcpick.md:4: `{{nothing}}` is not a declared argument (file skipped) and 1 more (Ctrl-L shows its logs)."
+        "lib has problems with 2 prompt files (Ctrl-L shows them): lib/bad␛]0;x␇.mcpick.md:4: `{{nothing}}` is not a declared argument (file skipped) …"
     );
     // A server without problems adds no notice.
     let count = app.notices.len();
