@@ -174,6 +174,11 @@ fn claude_folder() -> tempfile::TempDir {
         ".claude/commands/fix.md",
         "---\nargument-hint: [issue] [priority]\n---\nFix issue #$1 with priority $2. $ARGUMENTS\n",
     );
+    write(
+        dir.path(),
+        ".claude/commands/review.md",
+        "Review the staged changes.\n",
+    );
     dir
 }
 
@@ -212,6 +217,19 @@ fn claude_code_rules_hold(sandbox: &Sandbox, server: &str) {
         fix_text(sandbox, server, &["arguments=123"]),
         "Fix issue #123 with priority $2. 123"
     );
+    // A command without placeholders gets the line at its end, as Claude Code adds it.
+    let reference = format!("{server}/review");
+    let out = success(&sandbox.mcpick(&[
+        "get",
+        &reference,
+        "arguments=src/main.rs",
+        "--format",
+        "text",
+    ]));
+    assert_eq!(
+        out,
+        "user:\nReview the staged changes.\n\nARGUMENTS: src/main.rs\n"
+    );
 }
 
 #[test]
@@ -219,6 +237,7 @@ fn claude_code_commands_take_one_line_over_stdio() {
     let folder = claude_folder();
     let sandbox = Sandbox::new(&mcpick_serve("files", &[&folder.path().to_string_lossy()]));
     let listed = json(&success(&sandbox.mcpick(&["list", "--json"])));
+    assert_eq!(listed[0]["name"], "fix", "{listed}");
     let names: Vec<&str> = listed[0]["arguments"]
         .as_array()
         .unwrap()

@@ -154,9 +154,10 @@ fn check_error(text: &str, file: &str, error: &LoadError) {
 /// The slots of a template, in order.
 fn slots(template: &Template) -> impl Iterator<Item = &str> {
     template.segments.iter().filter_map(|s| match s {
-        Segment::Arg(name) | Segment::Word { name, .. } | Segment::Line { name, .. } => {
-            Some(name.as_str())
-        }
+        Segment::Arg(name)
+        | Segment::Word { name, .. }
+        | Segment::Line { name, .. }
+        | Segment::Trailer { name, .. } => Some(name.as_str()),
         Segment::Literal(_) => None,
     })
 }
@@ -284,6 +285,10 @@ fn check_render(prompt: &PromptDef) {
                                 })
                             })
                             .unwrap_or_else(|| written.clone()),
+                        // Added at the end of a body without placeholders, when typed.
+                        Segment::Trailer { name, prefix } => given(name)
+                            .map(|line| format!("{prefix}{line}"))
+                            .unwrap_or_default(),
                         // The line: its own value, else the positions' values, which split back.
                         Segment::Line { name, positions } => match given(name) {
                             Some(line) => line.to_string(),
@@ -347,13 +352,20 @@ fn check_claude_round_trip(body: &str, prompt: &PromptDef) {
                 placeholders += 1;
             }
             Segment::Arg(name) => panic!("a Claude Code command has no plain slot {name:?}"),
-            Segment::Literal(_) => {}
+            // Left empty, it adds nothing.
+            Segment::Literal(_) | Segment::Trailer { .. } => {}
         }
     }
-    // The line is declared whenever a placeholder is, and each position used once.
+    // The line is always declared (a body without placeholders gets it at its end), and
+    // each position used once.
+    let trailer = template
+        .segments
+        .iter()
+        .any(|s| matches!(s, Segment::Trailer { .. }));
+    assert_eq!(trailer, placeholders == 0, "{:?}", template.segments);
     assert_eq!(
         prompt.arguments.len(),
-        positions.len() + usize::from(placeholders > 0),
+        positions.len() + 1,
         "{:?}",
         prompt.arguments
     );

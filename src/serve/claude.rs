@@ -6,7 +6,8 @@
 //! `argument-hint` when it lists one bracketed name per position (`[pr-number]
 //! [priority]` gives `pr-number`, `priority`), else `arg1`…: typing only `arguments` fills
 //! the positions from its words, typing the positions fills `$ARGUMENTS` with them joined,
-//! and a position left without a word stays as written (`$2`), as Claude Code leaves it.
+//! and a position left without a word stays as written (`$2`), as Claude Code leaves it. A
+//! body without placeholders gets the line at its end (`ARGUMENTS: …`), as Claude Code adds it.
 //! Without a `description`, the body's first line describes it. All are optional, as in
 //! Claude Code. Other syntax (`!` shell lines, `@file` references) is left as it is.
 
@@ -193,30 +194,31 @@ pub fn parse(text: &str, file: &str, name: &str) -> Result<PromptDef, LoadError>
         }
     }
     let mut arguments = Vec::new();
-    // As in Claude Code, one line fills every placeholder: declared whenever one is used.
-    if uses_line || !positions.is_empty() {
-        let what = if positions.is_empty() {
-            "everything after the command".to_string()
-        } else {
-            let places: Vec<String> = positions.iter().map(|n| format!("${n}")).collect();
-            format!(
-                "everything after the command; its words fill {}",
-                places.join(", ")
-            )
-        };
-        let description = match &meta.argument_hint {
-            Some(hint) => format!("{hint} ({what})"),
-            None => what,
-        };
-        arguments.push(ArgDef {
-            name: LINE.into(),
-            title: None,
-            description: Some(description),
-            required: false,
-            values: Vec::new(),
-            default: None,
-        });
-    }
+    // As in Claude Code, one line fills every placeholder, and a body without any gets it
+    // added at its end: so there is always one.
+    let what = if positions.is_empty() && !uses_line {
+        "everything after the command; added at the end as `ARGUMENTS: …`".to_string()
+    } else if positions.is_empty() {
+        "everything after the command".to_string()
+    } else {
+        let places: Vec<String> = positions.iter().map(|n| format!("${n}")).collect();
+        format!(
+            "everything after the command; its words fill {}",
+            places.join(", ")
+        )
+    };
+    let description = match &meta.argument_hint {
+        Some(hint) => format!("{hint} ({what})"),
+        None => what,
+    };
+    arguments.push(ArgDef {
+        name: LINE.into(),
+        title: None,
+        description: Some(description),
+        required: false,
+        values: Vec::new(),
+        default: None,
+    });
     for (&n, name) in positions.iter().zip(&position_names) {
         arguments.push(ArgDef {
             name: name.clone(),
@@ -241,7 +243,16 @@ pub fn parse(text: &str, file: &str, name: &str) -> Result<PromptDef, LoadError>
         arguments,
         messages: vec![MessageTemplate::Text {
             role: Role::User,
-            template: trim_template(template),
+            template: {
+                let mut template = trim_template(template);
+                if positions.is_empty() && !uses_line {
+                    template.segments.push(Segment::Trailer {
+                        name: LINE.into(),
+                        prefix: "\n\nARGUMENTS: ".into(),
+                    });
+                }
+                template
+            },
         }],
         source: file.to_string(),
         format: SourceFormat::ClaudeCode,
@@ -298,6 +309,20 @@ mod tests {
         // A position without a value or a word stays as written, as in Claude Code.
         assert_eq!(render(&prompt, &[("arg1", "a")]), "Compare a with $2");
         assert_eq!(render(&prompt, &[]), "Compare $1 with $2");
+    }
+
+    #[test]
+    fn a_body_without_placeholders_gets_the_line_at_its_end() {
+        let prompt = parse("Review this.\n\n", "r.md", "r").unwrap();
+        let names: Vec<&str> = prompt.arguments.iter().map(|a| a.name.as_str()).collect();
+        assert_eq!(names, ["arguments"]);
+        assert_eq!(
+            render(&prompt, &[("arguments", "the diff")]),
+            "Review this.\n\nARGUMENTS: the diff"
+        );
+        // Nothing typed, nothing added.
+        assert_eq!(render(&prompt, &[("arguments", "")]), "Review this.");
+        assert_eq!(render(&prompt, &[]), "Review this.");
     }
 
     const FIX: &str =

@@ -23,6 +23,14 @@ pub enum Segment {
         /// The placeholder's text in the file.
         written: String,
     },
+    /// What Claude Code adds to a command without placeholders: `prefix` and the argument
+    /// `name`, when given (not empty); nothing otherwise.
+    Trailer {
+        /// The argument holding the whole line (`arguments`).
+        name: String,
+        /// The text before it (`\n\nARGUMENTS: `).
+        prefix: String,
+    },
     /// Claude Code's `$ARGUMENTS`: the argument `name` when given (not empty), else the
     /// positional arguments `positions` (in order) joined into one line, each quoted where
     /// it would not stay one word.
@@ -77,6 +85,12 @@ impl Template {
                         out.push_str(words.get(*index).map_or(written.as_str(), String::as_str))
                     }
                 },
+                Segment::Trailer { name, prefix } => {
+                    if let Some(line) = given(values, name) {
+                        out.push_str(prefix);
+                        out.push_str(line);
+                    }
+                }
                 Segment::Line { name, positions } => match given(values, name) {
                     Some(line) => out.push_str(line),
                     None => {
@@ -98,9 +112,10 @@ impl Template {
         for segment in &self.segments {
             let name = match segment {
                 Segment::Literal(_) => continue,
-                Segment::Arg(name) | Segment::Word { name, .. } | Segment::Line { name, .. } => {
-                    name
-                }
+                Segment::Arg(name)
+                | Segment::Word { name, .. }
+                | Segment::Line { name, .. }
+                | Segment::Trailer { name, .. } => name,
             };
             if !names.contains(&name.as_str()) {
                 names.push(name);
