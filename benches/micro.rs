@@ -220,6 +220,7 @@ fn details() -> ServerDetails {
         prompts_list_changed: false,
         completions: false,
         resources: false,
+        served_problems: Vec::new(),
     }
 }
 

@@ -63,8 +63,10 @@ fn every_format_is_listed_and_filled_over_stdio() {
     assert_eq!(explain["arguments"][1]["name"], "audience");
     let fix = by_name("git:fix-issue");
     assert_eq!(fix["description"], "Fix a GitHub issue");
-    assert_eq!(fix["arguments"][0]["name"], "issue-number");
-    assert_eq!(fix["arguments"][1]["name"], "priority");
+    // The whole line first, as Claude Code takes it, then one argument per position.
+    assert_eq!(fix["arguments"][0]["name"], "arguments");
+    assert_eq!(fix["arguments"][1]["name"], "issue-number");
+    assert_eq!(fix["arguments"][2]["name"], "priority");
     let haiku = by_name("haiku");
     assert_eq!(haiku["title"], "Haiku");
 
@@ -164,6 +166,100 @@ fn every_format_is_served_over_http() {
     assert_eq!(servers[0]["protocolVersion"], "2026-07-28");
 }
 
+/// A folder with Claude Code's documented command: positions and the whole line.
+fn claude_folder() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        ".claude/commands/fix.md",
+        "---\nargument-hint: [issue] [priority]\n---\nFix issue #$1 with priority $2. $ARGUMENTS\n",
+    );
+    write(
+        dir.path(),
+        ".claude/commands/review.md",
+        "Review the staged changes.\n",
+    );
+    dir
+}
+
+/// `mcpick get SERVER/fix ARGS --format text` as the text of the one user message.
+fn fix_text(sandbox: &Sandbox, server: &str, args: &[&str]) -> String {
+    let reference = format!("{server}/fix");
+    let mut all = vec!["get", reference.as_str()];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--format", "text"]);
+    let out = success(&sandbox.mcpick(&all));
+    out.strip_prefix("user:\n")
+        .and_then(|t| t.strip_suffix('\n'))
+        .unwrap_or_else(|| panic!("not one user message: {out:?}"))
+        .to_string()
+}
+
+/// The checks of the Claude Code rules, against whichever transport `server` uses.
+fn claude_code_rules_hold(sandbox: &Sandbox, server: &str) {
+    // Typing only the line fills the positions from its words (Claude Code's `/fix 123 high`).
+    assert_eq!(
+        fix_text(sandbox, server, &["arguments=123 high"]),
+        "Fix issue #123 with priority high. 123 high"
+    );
+    // Quoted words stay whole; the line is kept as typed.
+    assert_eq!(
+        fix_text(sandbox, server, &["arguments='#12 b' \"very high\""]),
+        "Fix issue ##12 b with priority very high. '#12 b' \"very high\""
+    );
+    // Typing the positions fills the line with them joined.
+    assert_eq!(
+        fix_text(sandbox, server, &["issue=123", "priority=very high"]),
+        "Fix issue #123 with priority very high. 123 \"very high\""
+    );
+    // A position with no word stays as written, as Claude Code leaves it.
+    assert_eq!(
+        fix_text(sandbox, server, &["arguments=123"]),
+        "Fix issue #123 with priority $2. 123"
+    );
+    // A command without placeholders gets the line at its end, as Claude Code adds it.
+    let reference = format!("{server}/review");
+    let out = success(&sandbox.mcpick(&[
+        "get",
+        &reference,
+        "arguments=src/main.rs",
+        "--format",
+        "text",
+    ]));
+    assert_eq!(
+        out,
+        "user:\nReview the staged changes.\n\nARGUMENTS: src/main.rs\n"
+    );
+}
+
+#[test]
+fn claude_code_commands_take_one_line_over_stdio() {
+    let folder = claude_folder();
+    let sandbox = Sandbox::new(&mcpick_serve("files", &[&folder.path().to_string_lossy()]));
+    let listed = json(&success(&sandbox.mcpick(&["list", "--json"])));
+    assert_eq!(listed[0]["name"], "fix", "{listed}");
+    let names: Vec<&str> = listed[0]["arguments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["arguments", "issue", "priority"], "{listed}");
+    assert_eq!(
+        listed[0]["arguments"][0]["description"],
+        "[issue] [priority] (everything after the command; its words fill $1, $2)"
+    );
+    claude_code_rules_hold(&sandbox, "files");
+}
+
+#[test]
+fn claude_code_commands_take_one_line_over_http() {
+    let folder = claude_folder();
+    let server = mcpick_serve_http(&[&folder.path().to_string_lossy()]);
+    let sandbox = Sandbox::new(&http("web", &server.url));
+    claude_code_rules_hold(&sandbox, "web");
+}
+
 #[test]
 fn a_non_loopback_address_is_refused() {
     let output = std::process::Command::new(env!("CARGO_BIN_EXE_mcpick"))
@@ -217,6 +313,115 @@ async fn legacy_clients_get_load_problems_as_log_messages() {
     let line = next_warning(&mut events).await;
     assert!(line.text.contains("bad.mcpick.md:4"), "{line:?}");
     // A file broken while the client is connected is told too.
+    write(
+        folder.path(),
+        "worse.mcpick.md",
+        "---\nname: worse\n---\nuses {{missing}}\n",
+    );
+    let line = next_warning(&mut events).await;
+    assert!(line.text.contains("worse.mcpick.md:4"), "{line:?}");
+    hub.shutdown().await;
+}
+
+/// [`prompt_folder`] with a file that cannot be served, and the problem as listed.
+fn folder_with_a_broken_file() -> (tempfile::TempDir, Value) {
+    let folder = prompt_folder();
+    write(
+        folder.path(),
+        "bad.mcpick.md",
+        "---\nname: bad\n---\nuses {{nothing}}\n",
+    );
+    let problem = serde_json::json!({
+        "file": folder.path().join("bad.mcpick.md").to_string_lossy(),
+        "line": 4,
+        "error": "`{{nothing}}` is not a declared argument (declare it under `arguments`, or write `\\{{` for a literal `{{`) (file skipped)",
+    });
+    (folder, problem)
+}
+
+/// `mcpick servers` and `mcpick servers --json` both show `problem` for the one server.
+fn servers_show_the_problem(sandbox: &Sandbox, problem: &Value) -> Value {
+    let text = success(&sandbox.mcpick(&["servers"]));
+    let line = format!(
+        "  problems:     1 in its prompt files\n    {}:4: {}\n",
+        problem["file"].as_str().unwrap(),
+        problem["error"].as_str().unwrap()
+    );
+    assert!(text.contains(&line), "{line:?} not in:\n{text}");
+    let servers = json(&success(&sandbox.mcpick(&["servers", "--json"])));
+    assert_eq!(servers[0]["state"], "ready", "{servers}");
+    assert_eq!(servers[0]["promptCount"], 3, "{servers}");
+    assert_eq!(servers[0]["servedProblems"], serde_json::json!([problem]));
+    servers
+}
+
+#[test]
+fn mcpick_servers_shows_the_files_a_folder_served_over_stdio_skips() {
+    let (folder, problem) = folder_with_a_broken_file();
+    let dir = tempfile::tempdir().unwrap();
+    let wire = dir.path().join("answers.jsonl");
+    // What the server answers is kept, to see the `_meta` as sent.
+    let config = format!(
+        "[servers.files]\ncommand = \"sh\"\nargs = [\"-c\", {}]\n",
+        toml_str(format!(
+            "'{}' serve '{}' | tee -a '{}'",
+            env!("CARGO_BIN_EXE_mcpick"),
+            folder.path().display(),
+            wire.display()
+        ))
+    );
+    let sandbox = Sandbox::new(&config);
+    let servers = servers_show_the_problem(&sandbox, &problem);
+    // A 2026-07-28 client, which gets no log messages, still sees it.
+    assert_eq!(servers[0]["protocolVersion"], "2026-07-28");
+    let answers = std::fs::read_to_string(&wire).unwrap();
+    let list = answers
+        .lines()
+        .map(json)
+        .find(|m| m["result"].get("prompts").is_some())
+        .unwrap_or_else(|| panic!("no prompts/list answer in:\n{answers}"));
+    assert_eq!(
+        list["result"]["_meta"],
+        serde_json::json!({ "io.github.mcpick/problems": [problem] }),
+        "{list}"
+    );
+}
+
+#[test]
+fn mcpick_servers_shows_the_files_a_folder_served_over_http_skips() {
+    let (folder, problem) = folder_with_a_broken_file();
+    let server = mcpick_serve_http(&[&folder.path().to_string_lossy()]);
+    let sandbox = Sandbox::new(&http("web", &server.url));
+    let servers = servers_show_the_problem(&sandbox, &problem);
+    assert_eq!(servers[0]["protocolVersion"], "2026-07-28");
+}
+
+#[test]
+fn mcpick_servers_shows_the_files_a_folder_served_to_a_legacy_client_skips() {
+    let (folder, problem) = folder_with_a_broken_file();
+    let folder_path = folder.path().to_string_lossy();
+    let sandbox = Sandbox::new(&behind_legacy_gate(
+        "files",
+        &[env!("CARGO_BIN_EXE_mcpick"), "serve", &folder_path],
+    ));
+    let servers = servers_show_the_problem(&sandbox, &problem);
+    assert_ne!(servers[0]["protocolVersion"], "2026-07-28");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn modern_clients_log_the_load_problems_the_list_reports() {
+    let (folder, _) = folder_with_a_broken_file();
+    let folder_path = folder.path().to_string_lossy();
+    let config = mcpick_serve("files", &[&folder_path]);
+    let config = mcpick::config::parse(&config, Path::new("t.toml"), &|_| None).unwrap();
+    let (tx, mut events) = tokio::sync::mpsc::channel(64);
+    let hub = Hub::start(config.servers, tx, true);
+    let line = next_warning(&mut events).await;
+    assert!(
+        line.text.ends_with("bad.mcpick.md:4: `{{nothing}}` is not a declared argument (declare it under `arguments`, or write `\\{{` for a literal `{{`) (file skipped)"),
+        "{line:?}"
+    );
+    // A file broken while the client is connected is told with the next list.
     write(
         folder.path(),
         "worse.mcpick.md",
@@ -432,7 +637,8 @@ fn bare_names_are_found_on_whichever_server_has_them() {
     // A name holding `:` is a prompt name when no server is called `git`.
     let out =
         success(&sandbox.mcpick(&["get", "git:fix-issue", "issue-number=7", "--format", "text"]));
-    assert_eq!(out, "user:\nFix issue #7 with priority .\n");
+    // The position left without a value stays as written, as Claude Code leaves it.
+    assert_eq!(out, "user:\nFix issue #7 with priority $2.\n");
     let out = success(&sandbox.mcpick(&[
         "get",
         "/translate",

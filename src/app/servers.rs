@@ -23,6 +23,7 @@ impl App {
                 details,
                 prompts,
             } => {
+                self.warn_of_served_problems(&server, &details);
                 self.set_state(
                     &server,
                     ServerState::Ready {
@@ -131,6 +132,28 @@ impl App {
                 }
             }
         }
+    }
+
+    /// A served prompt library (`mcpick serve`) that could not serve some of its files says
+    /// so in the status bar, the way to its logs first (the files and why are there, and a
+    /// long path would push the key out of the bar).
+    fn warn_of_served_problems(&mut self, server: &str, details: &ServerDetails) {
+        let Some(first) = details.served_problems.first() else {
+            return;
+        };
+        let count = details.served_problems.len();
+        let more = if count > 1 { " …" } else { "" };
+        let logs = self
+            .keys
+            .hint(KeyScreen::Picker, Action::Logs)
+            .map(|key| format!(" ({key} shows them)"))
+            .unwrap_or_default();
+        self.warn(format!(
+            "{} has problems with {}{logs}: {}{more}",
+            crate::text::one_line(server),
+            crate::text::counted(count, "prompt file", "prompt files"),
+            crate::text::one_line(&first.to_string())
+        ));
     }
 
     /// Servers wait for inputs: the prompt opens (or grows) unless another pane is up.

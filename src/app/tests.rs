@@ -15,6 +15,7 @@ pub(crate) fn details(completions: bool) -> ServerDetails {
         prompts_list_changed: false,
         completions,
         resources: false,
+        served_problems: Vec::new(),
     }
 }
 
@@ -2044,4 +2045,44 @@ fn a_list_warning_is_said_in_the_status_bar_and_kept_in_the_servers_logs() {
     assert_eq!(kept.len(), 1, "{kept:?}");
     assert_eq!(kept[0].0, crate::mcp::MCPICK_SOURCE);
     assert!(kept[0].1.contains("described it wrongly"), "{kept:?}");
+}
+
+#[test]
+fn a_served_library_with_file_problems_says_so_in_the_status_bar() {
+    let mut app = ready_app();
+    let before = app.notices.len();
+    let mut with_problems = details(false);
+    with_problems.served_problems = vec![
+        crate::mcp::ServedProblem {
+            file: "lib/bad\u{1b}]0;x\u{7}.mcpick.md".into(),
+            line: Some(4),
+            error: "`{{nothing}}` is not a declared argument (file skipped)".into(),
+        },
+        crate::mcp::ServedProblem {
+            file: "b.md".into(),
+            line: None,
+            error: "a broken link (not served)".into(),
+        },
+    ];
+    app.update(Msg::Mcp(McpEvent::Ready {
+        server: "lib".into(),
+        details: with_problems,
+        prompts: vec![prompt("lib", "good", vec![])],
+    }));
+    let notice = app.latest_notice().unwrap();
+    assert!(notice.error, "{notice:?}");
+    // The server's words come with their escape made visible.
+    assert_eq!(
+        notice.text,
+        "lib has problems with 2 prompt files (Ctrl-L shows them): lib/bad␛]0;x␇.mcpick.md:4: `{{nothing}}` is not a declared argument (file skipped) …"
+    );
+    // A server without problems adds no notice.
+    let count = app.notices.len();
+    assert_eq!(count, before + 1);
+    app.update(Msg::Mcp(McpEvent::Ready {
+        server: "py".into(),
+        details: details(false),
+        prompts: vec![],
+    }));
+    assert_eq!(app.notices.len(), count);
 }

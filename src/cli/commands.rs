@@ -1071,9 +1071,8 @@ async fn servers(config: &Config, json: bool) -> Result<ExitCode, CliError> {
                 details,
                 prompts,
                 warnings,
-            }) => merge_json(
-                base,
-                json!({
+            }) => {
+                let mut ready = json!({
                     "state": "ready",
                     "protocolVersion": details.protocol_version,
                     "serverName": details.server_name,
@@ -1081,8 +1080,13 @@ async fn servers(config: &Config, json: bool) -> Result<ExitCode, CliError> {
                     "capabilities": details.capabilities,
                     "promptCount": prompts.len(),
                     "warnings": warnings,
-                }),
-            ),
+                });
+                // A served library's files it could not serve (`mcpick serve`).
+                if !details.served_problems.is_empty() {
+                    ready["servedProblems"] = json!(details.served_problems);
+                }
+                merge_json(base, ready)
+            }
             Some(Outcome::Failed { error, stderr }) => merge_json(
                 base,
                 json!({ "state": "failed", "error": error.to_string(), "stderr": stderr }),
@@ -1105,6 +1109,21 @@ fn merge_json(mut base: serde_json::Value, extra: serde_json::Value) -> serde_js
         base.extend(extra);
     }
     base
+}
+
+/// The `problems:` lines of `mcpick servers` for a served library's problems, one a line.
+fn served_problems_text(problems: &serde_json::Value) -> String {
+    let Some(problems) = problems.as_array().filter(|p| !p.is_empty()) else {
+        return String::new();
+    };
+    let mut out = format!("  problems:     {} in its prompt files\n", problems.len());
+    for problem in problems {
+        let shown = serde_json::from_value::<crate::mcp::ServedProblem>(problem.clone())
+            .map(|p| p.to_string())
+            .unwrap_or_else(|_| problem.to_string());
+        out.push_str(&format!("    {}\n", crate::text::one_line(&shown)));
+    }
+    out
 }
 
 fn servers_text(rows: &[serde_json::Value]) -> String {
@@ -1144,6 +1163,7 @@ fn servers_text(rows: &[serde_json::Value]) -> String {
                         warning.as_str().unwrap_or("")
                     ));
                 }
+                out.push_str(&served_problems_text(&row["servedProblems"]));
             }
             Some("failed") => {
                 out.push_str(&format!("  error: {}\n", field("error")));
@@ -1208,6 +1228,7 @@ mod tests {
                 completions: false,
                 resources: false,
                 capabilities: json!({}),
+                served_problems: Vec::new(),
             },
             prompts: Vec::new(),
             warnings: Vec::new(),

@@ -107,7 +107,10 @@ pub async fn run(
                 }
                 let count = library.prompts().len();
                 if shared.replace(library) {
-                    tracing::info!(prompts = count, "prompt files changed; clients notified");
+                    tracing::info!(
+                        prompts = count,
+                        "prompt files (or their problems) changed; clients notified"
+                    );
                 }
             }
         });

@@ -34,7 +34,7 @@ use super::log::ServerLog;
 use super::mrtr;
 use super::types::{
     Completion, EmbeddedResource, LogLine, Message, PromptArg, PromptInfo, PromptMessages,
-    ServerDetails, ServerId,
+    ServedProblem, ServerDetails, ServerId,
 };
 use crate::config::{ServerConfig, TransportConfig};
 use crate::secrets::Secrets;
@@ -291,6 +291,8 @@ pub struct Connection {
     questions: QuestionRoutes,
     /// A legacy `prompts/get` waiting for the user's answer to its server's question.
     waiting_for_answer: std::sync::Mutex<Option<LegacyExchange>>,
+    /// What a served prompt library said was wrong with its files, on the last list.
+    served_problems: super::problems::ServedProblems,
 }
 
 impl Connection {
@@ -469,6 +471,7 @@ impl Connection {
             },
             questions,
             waiting_for_answer: std::sync::Mutex::new(None),
+            served_problems: Default::default(),
         };
         Ok(connection)
     }
@@ -574,18 +577,27 @@ impl Connection {
                     .request("prompts/list", ClientRequest::ListPromptsRequest(request))
                     .await?
                 {
-                    ServerResult::ListPromptsResult(page) => Ok(Page {
-                        items: page
-                            .prompts
-                            .into_iter()
-                            .map(|p| self.prompt_info(p))
-                            .collect(),
-                        skipped: Vec::new(),
-                        next: page.next_cursor,
-                    }),
+                    ServerResult::ListPromptsResult(page) => {
+                        if number == 1 {
+                            self.note_served_problems(page.meta.as_deref());
+                        }
+                        Ok(Page {
+                            items: page
+                                .prompts
+                                .into_iter()
+                                .map(|p| self.prompt_info(p))
+                                .collect(),
+                            skipped: Vec::new(),
+                            next: page.next_cursor,
+                        })
+                    }
                     // A page the SDK cannot type (one prompt it cannot read spoils the whole
                     // page for it): read prompt by prompt, keeping the good ones.
                     ServerResult::CustomResult(custom) if custom.0.get("prompts").is_some() => {
+                        if number == 1 {
+                            let meta = custom.0.get("_meta").and_then(|m| m.as_object());
+                            self.note_served_problems(meta);
+                        }
                         let (prompts, skipped) = read_prompts_page(&custom.0, number)?;
                         Ok(Page {
                             items: prompts.into_iter().map(|p| self.prompt_info(p)).collect(),
@@ -631,6 +643,26 @@ impl Connection {
                 })
                 .collect(),
         }
+    }
+
+    /// Keeps the problems a served library lists on its first page; new ones go to the log
+    /// of a 2026-07-28 server (a legacy one sends them as log messages itself).
+    fn note_served_problems(&self, meta: Option<&serde_json::Map<String, serde_json::Value>>) {
+        let problems = super::problems::read(meta);
+        let to_log = self.is_modern();
+        let lines = self
+            .served_problems
+            .replace(problems, &self.secrets, &self.log, to_log);
+        for line in lines {
+            self.log.write_to_file(&self.name, &line);
+            self.log.forward(line, &self.service.service().lines);
+        }
+    }
+
+    /// The problems with its prompt files that a served library (`mcpick serve`) listed
+    /// on the last `prompts/list`.
+    pub fn served_problems(&self) -> Vec<ServedProblem> {
+        self.served_problems.current()
     }
 
     /// Fills a prompt. Dropping the future cancels the request (`notifications/cancelled`).
@@ -1823,6 +1855,7 @@ fn details(
         completions: info.capabilities.completions.is_some(),
         resources: info.capabilities.resources.is_some(),
         capabilities,
+        served_problems: Vec::new(),
     })
 }
 

@@ -392,7 +392,8 @@ impl Run<'_> {
                     return Ended::Shutdown;
                 }
                 lock(self.connections).insert(server.clone(), connection.clone());
-                let details = connection.details().clone();
+                let mut details = connection.details().clone();
+                details.served_problems = connection.served_problems();
                 tracing::info!(%server, version = %details.protocol_version, prompts = prompts.len(), "ready");
                 let ready = McpEvent::Ready {
                     server: server.clone(),

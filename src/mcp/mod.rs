@@ -10,6 +10,7 @@ mod input;
 mod limit;
 pub mod log;
 mod mrtr;
+mod problems;
 mod server;
 pub(crate) mod sse;
 mod types;
@@ -26,6 +27,7 @@ pub use log::{
 };
 pub use server::{PromptServer, serve_http, serve_stdio};
 pub use types::{
-    Completion, Content, EmbeddedResource, KnownContent, LogLine, Message, PromptArg, PromptInfo,
-    PromptMessages, Role, ServerDetails, ServerId,
+    Completion, Content, EmbeddedResource, KnownContent, LogLine, MAX_PROBLEMS_LISTED, Message,
+    PROBLEMS_LEFT_OUT_META_KEY, PROBLEMS_META_KEY, PromptArg, PromptInfo, PromptMessages, Role,
+    ServedProblem, ServerDetails, ServerId,
 };

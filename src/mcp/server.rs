@@ -21,7 +21,10 @@ use rmcp::{ServerHandler, ServiceExt};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use crate::serve::{ArgumentError, PromptDef, SharedLibrary};
+use super::types::{
+    MAX_PROBLEMS_LISTED, PROBLEMS_LEFT_OUT_META_KEY, PROBLEMS_META_KEY, ServedProblem,
+};
+use crate::serve::{ArgumentError, Library, PromptDef, SharedLibrary};
 
 /// How `mcpick serve` answers.
 #[derive(Debug, Clone)]
@@ -83,6 +86,37 @@ fn from_json<T: serde::de::DeserializeOwned>(value: Value) -> Result<T, ErrorDat
         .map_err(|e| ErrorData::internal_error(format!("building the result: {e}"), None))
 }
 
+/// Lists the library's load problems in the result's `_meta`, where every client sees
+/// them: 2026-07-28 clients get no log messages. On the first page only, at most
+/// [`MAX_PROBLEMS_LISTED`], with how many were left out.
+fn add_problems(result: &mut Value, library: &Library) {
+    if library.diagnostics.is_empty() {
+        return;
+    }
+    let listed: Vec<Value> = library
+        .diagnostics
+        .iter()
+        .take(MAX_PROBLEMS_LISTED)
+        .map(|problem| {
+            serde_json::to_value(ServedProblem {
+                file: problem.file.clone(),
+                line: problem.line.map(|l| l as u64),
+                error: problem.message.clone(),
+            })
+            .unwrap_or_default()
+        })
+        .collect();
+    let mut meta = json!({ PROBLEMS_META_KEY: listed });
+    let left_out = library
+        .diagnostics
+        .len()
+        .saturating_sub(MAX_PROBLEMS_LISTED);
+    if left_out > 0 {
+        meta[PROBLEMS_LEFT_OUT_META_KEY] = json!(left_out);
+    }
+    result["_meta"] = meta;
+}
+
 fn prompt_json(prompt: &PromptDef) -> Value {
     let arguments: Vec<Value> = prompt
         .arguments
@@ -139,6 +173,9 @@ impl ServerHandler for PromptServer {
         });
         if let Some(next) = next {
             result["nextCursor"] = json!(next);
+        }
+        if cursor.is_none() {
+            add_problems(&mut result, &library);
         }
         from_json(mark_complete(result, &context))
     }
@@ -269,7 +306,7 @@ async fn tell_problems(
     library: &SharedLibrary,
     told: &mut std::collections::HashSet<String>,
 ) -> bool {
-    for problem in &library.current().diagnostics {
+    for problem in library.current().problem_lines() {
         if told.insert(problem.clone()) {
             let param = rmcp::model::LoggingMessageNotificationParam::new(
                 rmcp::model::LoggingLevel::Warning,

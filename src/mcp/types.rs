@@ -310,6 +310,40 @@ pub struct ServerDetails {
     /// Whether the server declared `resources` (so `resources/read` may work).
     #[serde(default)]
     pub resources: bool,
+    /// The problems with its prompt files that a served library (`mcpick serve`) reported
+    /// on its first `prompts/list` page ([`PROBLEMS_META_KEY`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub served_problems: Vec<ServedProblem>,
+}
+
+/// The `_meta` key under which `mcpick serve` lists, on the first page of `prompts/list`,
+/// the prompt files it skipped or renamed: a list of [`ServedProblem`]s.
+pub const PROBLEMS_META_KEY: &str = "io.github.mcpick/problems";
+/// The `_meta` key under which `mcpick serve` counts the problems beyond the
+/// [`MAX_PROBLEMS_LISTED`] it lists.
+pub const PROBLEMS_LEFT_OUT_META_KEY: &str = "io.github.mcpick/problemsLeftOut";
+/// The most problems one `prompts/list` result lists (the serve log has them all).
+pub const MAX_PROBLEMS_LISTED: usize = 100;
+
+/// A prompt file that a served library could not serve as written, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServedProblem {
+    /// The file, as the server names it.
+    pub file: String,
+    /// The 1-based line, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u64>,
+    /// What is wrong, and what the server did (`… (file skipped)`).
+    pub error: String,
+}
+
+impl std::fmt::Display for ServedProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "{}:{line}: {}", self.file, self.error),
+            None => write!(f, "{}: {}", self.file, self.error),
+        }
+    }
 }
 
 /// A `notifications/message` log line or a stderr line.

@@ -1,15 +1,24 @@
 //! Claude Code command files (`.md` under a `commands` folder): front matter
-//! `description`, `argument-hint`. `$ARGUMENTS` becomes the argument `arguments`, and
-//! `$1`..`$9` become positional arguments named from `argument-hint` when it lists one
-//! bracketed name per position (`[pr-number] [priority]` gives `pr-number`, `priority`),
-//! else `arg1`…`arg9`. Without a `description`, the body's first line describes it. All are optional, as in Claude Code. Other syntax (`!` shell lines, `@file`
-//! references) is left as it is.
+//! `description`, `argument-hint`. In Claude Code a command gets one line (`/fix 123
+//! high`): `$ARGUMENTS` is that line and `$1`, `$2`… (or `$ARGUMENTS[0]`, …) its words,
+//! split as a shell would (quoted words stay whole). Served, the line is the argument
+//! `arguments`, and each position used is an argument of its own, named from
+//! `argument-hint` when it lists one bracketed name per position (`[pr-number]
+//! [priority]` gives `pr-number`, `priority`), else `arg1`…: typing only `arguments` fills
+//! the positions from its words, typing the positions fills `$ARGUMENTS` with them joined,
+//! and a position left without a word stays as written (`$2`), as Claude Code leaves it. A
+//! body without placeholders gets the line at its end (`ARGUMENTS: …`), as Claude Code adds it.
+//! Without a `description`, the body's first line describes it. All are optional, as in
+//! Claude Code. Other syntax (`!` shell lines, `@file` references) is left as it is.
 
 use super::frontmatter;
-use super::template::Template;
+use super::template::{Segment, Template};
 use super::vscode::trim_template;
 use super::{ArgDef, LoadError, MessageTemplate, PromptDef, SourceFormat};
 use crate::mcp::Role;
+
+/// The argument holding the whole line typed after the command (`$ARGUMENTS`).
+const LINE: &str = "arguments";
 
 struct Meta {
     description: Option<String>,
@@ -46,6 +55,89 @@ fn hint_names(hint: &str) -> Vec<String> {
         .collect()
 }
 
+/// The highest position served (`$99`, `$ARGUMENTS[98]`); larger numbers stay text.
+const MAX_POSITION: usize = 99;
+
+/// A piece of a command's body.
+enum Piece<'a> {
+    Text(&'a str),
+    /// `$ARGUMENTS`.
+    Line,
+    /// `$N` (N from 1) or `$ARGUMENTS[N-1]`, as written.
+    Position(usize, &'a str),
+}
+
+/// Finds the placeholders of a body as Claude Code reads them: `$ARGUMENTS`,
+/// `$ARGUMENTS[N]` (word N, from 0), and `$N` not followed by a letter, digit or `_`
+/// (`$1st` is text). As the command docs define, `$1` is the first word (Claude Code's
+/// newer skill docs count `$0` as the first; for command files mcpick keeps `$1`, and
+/// `$0` stays text). `\$` before a placeholder makes it text (`\$1` is `$1`), unless the
+/// backslash is itself escaped.
+fn pieces(body: &str) -> Vec<Piece<'_>> {
+    let bytes = body.as_bytes();
+    let mut out = Vec::new();
+    let mut text_start = 0;
+    let mut at = 0;
+    while at < bytes.len() {
+        let escaped = bytes[at] == b'\\'
+            && bytes.get(at + 1) == Some(&b'$')
+            && (at == 0 || bytes[at - 1] != b'\\');
+        let dollar = if escaped { at + 1 } else { at };
+        if bytes[dollar] != b'$' {
+            at += 1;
+            continue;
+        }
+        let Some((piece, end)) = placeholder(body, dollar) else {
+            at = dollar + 1;
+            continue;
+        };
+        if escaped {
+            // The backslash goes; the placeholder stays as text.
+            out.push(Piece::Text(&body[text_start..at]));
+            text_start = dollar;
+        } else {
+            out.push(Piece::Text(&body[text_start..at]));
+            out.push(piece);
+            text_start = end;
+        }
+        at = end;
+    }
+    out.push(Piece::Text(&body[text_start..]));
+    out
+}
+
+/// The placeholder starting at the `$` at `at`, and where it ends.
+fn placeholder(body: &str, at: usize) -> Option<(Piece<'_>, usize)> {
+    let after = &body[at + 1..];
+    let digits = |text: &str| text.bytes().take_while(u8::is_ascii_digit).count();
+    if let Some(rest) = after.strip_prefix("ARGUMENTS") {
+        let start = at + 1 + "ARGUMENTS".len();
+        if let Some(inside) = rest.strip_prefix('[') {
+            let n = digits(inside);
+            if n > 0 && inside[n..].starts_with(']') {
+                let end = start + 1 + n + 1;
+                let position = inside[..n].parse::<usize>().ok()? + 1;
+                return (position <= MAX_POSITION)
+                    .then(|| (Piece::Position(position, &body[at..end]), end));
+            }
+        }
+        return Some((Piece::Line, start));
+    }
+    let n = digits(after);
+    let word_follows = after[n..]
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_');
+    if n == 0 || word_follows {
+        return None;
+    }
+    let end = at + 1 + n;
+    let position = after[..n].parse::<usize>().ok()?;
+    (1..=MAX_POSITION)
+        .contains(&position)
+        .then(|| (Piece::Position(position, &body[at..end]), end))
+}
+
 /// Parses a command file; `name` is its command name (path under `commands`, `:`-joined).
 pub fn parse(text: &str, file: &str, name: &str) -> Result<PromptDef, LoadError> {
     let split = frontmatter::split(text);
@@ -55,12 +147,18 @@ pub fn parse(text: &str, file: &str, name: &str) -> Result<PromptDef, LoadError>
         description: take("description"),
         argument_hint: take("argument-hint"),
     };
-    // First pass: which placeholders appear.
     let body = split.body;
-    let uses_all = body.contains("$ARGUMENTS");
-    let positions: Vec<usize> = (1..=9)
-        .filter(|n| body.contains(&format!("${n}")))
+    let pieces = pieces(body);
+    let mut positions: Vec<usize> = pieces
+        .iter()
+        .filter_map(|p| match p {
+            Piece::Position(n, _) => Some(*n),
+            _ => None,
+        })
         .collect();
+    positions.sort_unstable();
+    positions.dedup();
+    let uses_line = pieces.iter().any(|p| matches!(p, Piece::Line));
     let highest = positions.last().copied().unwrap_or(0);
     let hinted = meta
         .argument_hint
@@ -69,7 +167,7 @@ pub fn parse(text: &str, file: &str, name: &str) -> Result<PromptDef, LoadError>
         .unwrap_or_default();
     let named_from_hint = highest > 0
         && hinted.len() >= highest
-        && !hinted.iter().any(|h| h == "arguments")
+        && !hinted.iter().any(|h| h == LINE)
         && (1..highest).all(|i| !hinted[..i].contains(&hinted[i]));
     let position_name = |n: usize| {
         if named_from_hint {
@@ -78,42 +176,54 @@ pub fn parse(text: &str, file: &str, name: &str) -> Result<PromptDef, LoadError>
             format!("arg{n}")
         }
     };
+    let position_names: Vec<String> = positions.iter().map(|&n| position_name(n)).collect();
     let mut template = Template::default();
-    let mut rest = body;
-    while let Some(at) = rest.find('$') {
-        template.push_literal(&rest[..at]);
-        let after = &rest[at + 1..];
-        if let Some(tail) = after.strip_prefix("ARGUMENTS") {
-            template.push_arg("arguments");
-            rest = tail;
-        } else if let Some(digit) = after.chars().next().filter(|c| ('1'..='9').contains(c)) {
-            template.push_arg(&position_name(digit as usize - '0' as usize));
-            rest = &after[1..];
-        } else {
-            template.push_literal("$");
-            rest = after;
+    for piece in &pieces {
+        match piece {
+            Piece::Text(text) => template.push_literal(text),
+            Piece::Line => template.segments.push(Segment::Line {
+                name: LINE.into(),
+                positions: position_names.clone(),
+            }),
+            Piece::Position(n, written) => template.segments.push(Segment::Word {
+                name: position_name(*n),
+                index: n - 1,
+                words_of: LINE.into(),
+                written: written.to_string(),
+            }),
         }
     }
-    template.push_literal(rest);
     let mut arguments = Vec::new();
-    if uses_all {
+    // As in Claude Code, one line fills every placeholder, and a body without any gets it
+    // added at its end: so there is always one.
+    let what = if positions.is_empty() && !uses_line {
+        "everything after the command; added at the end as `ARGUMENTS: …`".to_string()
+    } else if positions.is_empty() {
+        "everything after the command".to_string()
+    } else {
+        let places: Vec<String> = positions.iter().map(|n| format!("${n}")).collect();
+        format!(
+            "everything after the command; its words fill {}",
+            places.join(", ")
+        )
+    };
+    let description = match &meta.argument_hint {
+        Some(hint) => format!("{hint} ({what})"),
+        None => what,
+    };
+    arguments.push(ArgDef {
+        name: LINE.into(),
+        title: None,
+        description: Some(description),
+        required: false,
+        values: Vec::new(),
+        default: None,
+    });
+    for (&n, name) in positions.iter().zip(&position_names) {
         arguments.push(ArgDef {
-            name: "arguments".into(),
+            name: name.clone(),
             title: None,
-            description: meta
-                .argument_hint
-                .clone()
-                .or(Some("everything after the command".into())),
-            required: false,
-            values: Vec::new(),
-            default: None,
-        });
-    }
-    for &n in &positions {
-        arguments.push(ArgDef {
-            name: position_name(n),
-            title: None,
-            description: Some(format!("positional argument ${n}")),
+            description: Some(format!("${n}; when empty, word {n} of `{LINE}`")),
             required: false,
             values: Vec::new(),
             default: None,
@@ -133,7 +243,16 @@ pub fn parse(text: &str, file: &str, name: &str) -> Result<PromptDef, LoadError>
         arguments,
         messages: vec![MessageTemplate::Text {
             role: Role::User,
-            template: trim_template(template),
+            template: {
+                let mut template = trim_template(template);
+                if positions.is_empty() && !uses_line {
+                    template.segments.push(Segment::Trailer {
+                        name: LINE.into(),
+                        prefix: "\n\nARGUMENTS: ".into(),
+                    });
+                }
+                template
+            },
         }],
         source: file.to_string(),
         format: SourceFormat::ClaudeCode,
@@ -157,7 +276,7 @@ mod tests {
         assert_eq!(prompt.arguments[0].name, "arguments");
         assert_eq!(
             prompt.arguments[0].description.as_deref(),
-            Some("issue number")
+            Some("issue number (everything after the command; its words fill $5)")
         );
         assert!(!prompt.arguments[0].required);
         assert_eq!(
@@ -175,7 +294,7 @@ mod tests {
         )
         .unwrap();
         let names: Vec<&str> = prompt.arguments.iter().map(|a| a.name.as_str()).collect();
-        assert_eq!(names, ["pr-number", "priority-level"]);
+        assert_eq!(names, ["arguments", "pr-number", "priority-level"]);
         assert_eq!(
             render(&prompt, &[("pr-number", "456"), ("priority-level", "high")]),
             "Review PR 456 at high priority; again 456."
@@ -186,7 +305,92 @@ mod tests {
     fn positions_without_a_matching_hint_are_numbered() {
         let prompt = parse("Compare $1 with $2", "cmp.md", "cmp").unwrap();
         let names: Vec<&str> = prompt.arguments.iter().map(|a| a.name.as_str()).collect();
-        assert_eq!(names, ["arg1", "arg2"]);
-        assert_eq!(render(&prompt, &[("arg1", "a")]), "Compare a with ");
+        assert_eq!(names, ["arguments", "arg1", "arg2"]);
+        // A position without a value or a word stays as written, as in Claude Code.
+        assert_eq!(render(&prompt, &[("arg1", "a")]), "Compare a with $2");
+        assert_eq!(render(&prompt, &[]), "Compare $1 with $2");
+    }
+
+    #[test]
+    fn a_body_without_placeholders_gets_the_line_at_its_end() {
+        let prompt = parse("Review this.\n\n", "r.md", "r").unwrap();
+        let names: Vec<&str> = prompt.arguments.iter().map(|a| a.name.as_str()).collect();
+        assert_eq!(names, ["arguments"]);
+        assert_eq!(
+            render(&prompt, &[("arguments", "the diff")]),
+            "Review this.\n\nARGUMENTS: the diff"
+        );
+        // Nothing typed, nothing added.
+        assert_eq!(render(&prompt, &[("arguments", "")]), "Review this.");
+        assert_eq!(render(&prompt, &[]), "Review this.");
+    }
+
+    const FIX: &str =
+        "---\nargument-hint: [issue] [priority]\n---\nFix issue #$1 with priority $2. $ARGUMENTS";
+
+    #[test]
+    fn the_line_fills_the_positions_with_its_words() {
+        let prompt = parse(FIX, "fix.md", "fix").unwrap();
+        let names: Vec<&str> = prompt.arguments.iter().map(|a| a.name.as_str()).collect();
+        assert_eq!(names, ["arguments", "issue", "priority"]);
+        assert_eq!(
+            render(&prompt, &[("arguments", "123 high")]),
+            "Fix issue #123 with priority high. 123 high"
+        );
+        // Quoted words stay whole; $ARGUMENTS is the line as typed, quotes and all.
+        assert_eq!(
+            render(
+                &prompt,
+                &[("arguments", "  '12 3' \"very \\\"high\\\"\" extra ")]
+            ),
+            "Fix issue #12 3 with priority very \"high\".   '12 3' \"very \\\"high\\\"\" extra "
+        );
+        // Empty fields (as forms send them) count as not typed.
+        assert_eq!(
+            render(
+                &prompt,
+                &[("arguments", "123"), ("issue", ""), ("priority", "")]
+            ),
+            "Fix issue #123 with priority $2. 123"
+        );
+    }
+
+    #[test]
+    fn the_positions_fill_the_line_joined() {
+        let prompt = parse(FIX, "fix.md", "fix").unwrap();
+        assert_eq!(
+            render(&prompt, &[("issue", "123"), ("priority", "high")]),
+            "Fix issue #123 with priority high. 123 high"
+        );
+        // A value of several words is quoted in the line, so it splits back the same.
+        assert_eq!(
+            render(&prompt, &[("issue", "12"), ("priority", "very high")]),
+            "Fix issue #12 with priority very high. 12 \"very high\""
+        );
+        assert_eq!(
+            render(&prompt, &[("priority", "high")]),
+            "Fix issue #$1 with priority high. \"\" high"
+        );
+        // A position typed on its own wins over the line's word; the line stays as typed.
+        assert_eq!(
+            render(&prompt, &[("arguments", "1 low"), ("priority", "high")]),
+            "Fix issue #1 with priority high. 1 low"
+        );
+    }
+
+    #[test]
+    fn placeholders_are_read_as_claude_code_reads_them() {
+        let prompt = parse(
+            "A=$ARGUMENTS[0] B=$ARGUMENTS[1] one=$1 ten=$10 $1st $0 \\$1 \\\\$2 $ARGUMENTS[x] $100",
+            "p.md",
+            "p",
+        )
+        .unwrap();
+        let names: Vec<&str> = prompt.arguments.iter().map(|a| a.name.as_str()).collect();
+        assert_eq!(names, ["arguments", "arg1", "arg2", "arg10"]);
+        assert_eq!(
+            render(&prompt, &[("arguments", "a b c d e f g h i j")]),
+            "A=a B=b one=a ten=j $1st $0 $1 \\\\b a b c d e f g h i j[x] $100"
+        );
     }
 }

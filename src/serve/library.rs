@@ -46,8 +46,8 @@ pub enum ArgumentError {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Library {
     prompts: Vec<PromptDef>,
-    /// Files skipped and names changed, one line each (`file:line: problem`).
-    pub diagnostics: Vec<String>,
+    /// Files skipped and names changed, each with its file (shown as `file:line: problem`).
+    pub diagnostics: Vec<LoadError>,
     /// Files the prompts embed (or tried to), for the watcher.
     pub embedded_files: Vec<PathBuf>,
 }
@@ -81,15 +81,22 @@ impl Library {
                             prompt.name = format!("{base}-{n}");
                             taken.insert(prompt.name.clone());
                             first_source.insert(prompt.name.clone(), prompt.source.clone());
-                            library.diagnostics.push(format!(
-                                "{}: the prompt name `{base}` is already used by {taken_by}; serving this one as `{}`",
-                                prompt.source, prompt.name
-                            ));
+                            library.diagnostics.push(LoadError {
+                                file: prompt.source.clone(),
+                                line: None,
+                                message: format!(
+                                    "the prompt name `{base}` is already used by {taken_by}; serving this one as `{}`",
+                                    prompt.name
+                                ),
+                            });
                         }
                     }
                     library.prompts.push(prompt);
                 }
-                Err(error) => library.diagnostics.push(format!("{error} (file skipped)")),
+                Err(error) => library.diagnostics.push(LoadError {
+                    message: format!("{} (file skipped)", error.message),
+                    ..error
+                }),
             }
         }
         library
@@ -110,6 +117,11 @@ impl Library {
         library.diagnostics = diagnostics;
         library.embedded_files = embedded;
         library
+    }
+
+    /// The problems as the lines the serve log and legacy clients get (`file:line: problem`).
+    pub fn problem_lines(&self) -> Vec<String> {
+        self.diagnostics.iter().map(ToString::to_string).collect()
     }
 
     /// Every prompt, in load order.
@@ -406,7 +418,11 @@ pub fn load_paths(paths: &[PathBuf]) -> Library {
     for path in paths {
         match path.canonicalize() {
             Ok(canonical) => roots.push((path.clone(), canonical)),
-            Err(e) => diagnostics.push(format!("{}: {e} (not served)", path.display())),
+            Err(e) => diagnostics.push(LoadError {
+                file: path.display().to_string(),
+                line: None,
+                message: format!("{e} (not served)"),
+            }),
         }
     }
     let canonical_roots: Vec<PathBuf> = roots
@@ -482,7 +498,7 @@ fn walk(
     shown: &Path,
     seen: &mut std::collections::HashSet<PathBuf>,
     out: &mut Vec<(PathBuf, PathBuf)>,
-    diagnostics: &mut Vec<String>,
+    diagnostics: &mut Vec<LoadError>,
 ) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
@@ -495,10 +511,11 @@ fn walk(
         // `metadata` follows links; a dangling link is reported, not silently dropped.
         let Ok(meta) = std::fs::metadata(&path) else {
             if classify(Path::new(&name), false).is_some() {
-                diagnostics.push(format!(
-                    "{}: a broken link (not served)",
-                    shown.join(&name).display()
-                ));
+                diagnostics.push(LoadError {
+                    file: shown.join(&name).display().to_string(),
+                    line: None,
+                    message: "a broken link (not served)".into(),
+                });
             }
             continue;
         };

@@ -33,12 +33,14 @@ impl SharedLibrary {
             .clone()
     }
 
-    /// Replaces the library; if its listing differs, bumps the generation (a list change)
-    /// and returns true.
+    /// Replaces the library; if its listing or its load problems differ, bumps the
+    /// generation (a list change: the problems are part of the list result, in its
+    /// `_meta`, and a 2026-07-28 client learns of new ones only by listing again) and
+    /// returns true.
     pub fn replace(&self, library: Library) -> bool {
         let current = self.current();
-        let changed = !current.same_listing(&library);
         let new_problems = current.diagnostics != library.diagnostics;
+        let changed = !current.same_listing(&library) || new_problems;
         *self.current.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(library);
         if changed {
             self.generation.send_modify(|g| *g += 1);

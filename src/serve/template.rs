@@ -10,6 +10,36 @@ pub enum Segment {
     Literal(String),
     /// The value of the named argument (empty when not given).
     Arg(String),
+    /// A Claude Code positional placeholder (`$1`, `$ARGUMENTS[0]`): the argument `name`
+    /// when given (not empty), else word `index` (from 0) of the argument `words_of`, else
+    /// the placeholder as `written`, which is what Claude Code leaves for a missing word.
+    Word {
+        /// The positional argument's own name.
+        name: String,
+        /// Which word of `words_of`, from 0.
+        index: usize,
+        /// The argument holding the whole line (`arguments`).
+        words_of: String,
+        /// The placeholder's text in the file.
+        written: String,
+    },
+    /// What Claude Code adds to a command without placeholders: `prefix` and the argument
+    /// `name`, when given (not empty); nothing otherwise.
+    Trailer {
+        /// The argument holding the whole line (`arguments`).
+        name: String,
+        /// The text before it (`\n\nARGUMENTS: `).
+        prefix: String,
+    },
+    /// Claude Code's `$ARGUMENTS`: the argument `name` when given (not empty), else the
+    /// positional arguments `positions` (in order) joined into one line, each quoted where
+    /// it would not stay one word.
+    Line {
+        /// The argument holding the whole line (`arguments`).
+        name: String,
+        /// The positional arguments, first position first.
+        positions: Vec<String>,
+    },
 }
 
 /// A parsed template.
@@ -43,6 +73,34 @@ impl Template {
             match segment {
                 Segment::Literal(text) => out.push_str(text),
                 Segment::Arg(name) => out.push_str(values.get(name).map_or("", String::as_str)),
+                Segment::Word {
+                    name,
+                    index,
+                    words_of,
+                    written,
+                } => match given(values, name) {
+                    Some(value) => out.push_str(value),
+                    None => {
+                        let words = given(values, words_of).map(split_words).unwrap_or_default();
+                        out.push_str(words.get(*index).map_or(written.as_str(), String::as_str))
+                    }
+                },
+                Segment::Trailer { name, prefix } => {
+                    if let Some(line) = given(values, name) {
+                        out.push_str(prefix);
+                        out.push_str(line);
+                    }
+                }
+                Segment::Line { name, positions } => match given(values, name) {
+                    Some(line) => out.push_str(line),
+                    None => {
+                        let words: Vec<&str> = positions
+                            .iter()
+                            .map(|p| given(values, p).unwrap_or(""))
+                            .collect();
+                        out.push_str(&join_words(&words));
+                    }
+                },
             }
         }
         out
@@ -52,14 +110,124 @@ impl Template {
     pub fn arg_names(&self) -> Vec<&str> {
         let mut names: Vec<&str> = Vec::new();
         for segment in &self.segments {
-            if let Segment::Arg(name) = segment
-                && !names.contains(&name.as_str())
-            {
+            let name = match segment {
+                Segment::Literal(_) => continue,
+                Segment::Arg(name)
+                | Segment::Word { name, .. }
+                | Segment::Line { name, .. }
+                | Segment::Trailer { name, .. } => name,
+            };
+            if !names.contains(&name.as_str()) {
                 names.push(name);
             }
         }
         names
     }
+}
+
+/// A value that was given and is not empty (forms send empty fields as `""`).
+fn given<'a>(values: &'a BTreeMap<String, String>, name: &str) -> Option<&'a str> {
+    values
+        .get(name)
+        .map(String::as_str)
+        .filter(|v| !v.is_empty())
+}
+
+/// Splits a line into words as Claude Code does (its `shell-quote`): whitespace separates
+/// words; `'…'` and `"…"` keep a word whole (inside `"…"`, a backslash escapes `"`, `\`,
+/// `$` and `` ` ``); a backslash outside quotes escapes the next character. A quote left
+/// open makes it split at whitespace only, as Claude Code falls back to. Everything else
+/// (`#`, `|`, `$HOME`) is plain text: these are words for a prompt, not a shell command.
+pub fn split_words(line: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut in_word = false;
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            c if c.is_whitespace() => {
+                if in_word {
+                    words.push(std::mem::take(&mut word));
+                    in_word = false;
+                }
+            }
+            '\'' => {
+                in_word = true;
+                loop {
+                    match chars.next() {
+                        Some('\'') => break,
+                        Some(c) => word.push(c),
+                        None => return line.split_whitespace().map(str::to_string).collect(),
+                    }
+                }
+            }
+            '"' => {
+                in_word = true;
+                loop {
+                    match chars.next() {
+                        Some('"') => break,
+                        Some('\\') => match chars.next() {
+                            Some(c @ ('"' | '\\' | '$' | '`')) => word.push(c),
+                            Some(c) => {
+                                word.push('\\');
+                                word.push(c);
+                            }
+                            None => {
+                                return line.split_whitespace().map(str::to_string).collect();
+                            }
+                        },
+                        Some(c) => word.push(c),
+                        None => return line.split_whitespace().map(str::to_string).collect(),
+                    }
+                }
+            }
+            '\\' => {
+                in_word = true;
+                word.push(chars.next().unwrap_or('\\'));
+            }
+            c => {
+                in_word = true;
+                word.push(c);
+            }
+        }
+    }
+    if in_word {
+        words.push(word);
+    }
+    words
+}
+
+/// Joins words into one line that [`split_words`] splits back into them: a word with
+/// whitespace, quotes or backslashes (or an empty one) is double-quoted. Empty words at
+/// the end are left out, as no one types them.
+pub fn join_words(words: &[&str]) -> String {
+    let used = words
+        .iter()
+        .rposition(|w| !w.is_empty())
+        .map_or(0, |i| i + 1);
+    let quoted: Vec<String> = words[..used]
+        .iter()
+        .map(|word| {
+            let plain = !word.is_empty()
+                && !word
+                    .chars()
+                    .any(|c| c.is_whitespace() || matches!(c, '"' | '\'' | '\\'));
+            if plain {
+                word.to_string()
+            } else {
+                let mut out = String::from('"');
+                for c in word.chars() {
+                    if matches!(c, '"' | '\\' | '$' | '`') {
+                        out.push('\\');
+                    }
+                    out.push(c);
+                }
+                out.push('"');
+                out
+            }
+        })
+        .collect();
+    quoted.join(" ")
 }
 
 #[cfg(test)]
@@ -96,5 +264,27 @@ mod tests {
         assert_eq!(template.segments.len(), 3);
         assert_eq!(template.render(&BTreeMap::new()), "ab");
         assert_eq!(template.arg_names(), vec!["x"]);
+    }
+
+    #[test]
+    fn words_split_as_a_shell_would_and_join_back() {
+        let split = |line: &str| split_words(line);
+        assert_eq!(split("  123   high "), ["123", "high"]);
+        assert_eq!(
+            split(r#"'My Button' "a \"b\" \$x \n" c\ d"#),
+            ["My Button", r#"a "b" $x \n"#, "c d"]
+        );
+        assert_eq!(split(r#"x "" y"#), ["x", "", "y"]);
+        assert_eq!(split("#123 a|b $HOME"), ["#123", "a|b", "$HOME"]);
+        // A quote left open: split at whitespace only, as Claude Code falls back to.
+        assert_eq!(split("it's fine"), ["it's", "fine"]);
+        assert!(split(" \t\n").is_empty());
+        for words in [
+            vec!["123", "high"],
+            vec!["very high", "", r#"q"u'o\te$`"#, "x"],
+        ] {
+            assert_eq!(split(&join_words(&words)), words);
+        }
+        assert_eq!(join_words(&["a", "", "b c", "", ""]), r#"a "" "b c""#);
     }
 }

@@ -137,7 +137,7 @@ fn broken_files_are_skipped_with_file_line_and_problem() {
     let library = load_paths(&[dir.path().to_path_buf()]);
     assert_eq!(library.prompts().len(), 1);
     assert_eq!(library.prompts()[0].name, "fine");
-    let all = library.diagnostics.join("\n");
+    let all = library.problem_lines().join("\n");
     assert!(
         all.contains("a.mcpick.md:5: `{{y}}` is not a declared argument"),
         "{all}"
@@ -166,7 +166,9 @@ fn embedded_files_must_stay_inside_the_served_folders() {
     let library = load_paths(&[outer.path().join("served")]);
     assert!(library.prompts().is_empty());
     assert!(
-        library.diagnostics[0].contains("outside the served folders"),
+        library.diagnostics[0]
+            .to_string()
+            .contains("outside the served folders"),
         "{:?}",
         library.diagnostics
     );
@@ -183,7 +185,9 @@ fn colliding_names_get_suffixes_and_a_report() {
     assert_eq!(names, ["x", "x-2", "x-3"]);
     assert_eq!(library.diagnostics.len(), 2, "{:?}", library.diagnostics);
     assert!(
-        library.diagnostics[0].contains("already used by"),
+        library.diagnostics[0]
+            .to_string()
+            .contains("already used by"),
         "{:?}",
         library.diagnostics
     );
@@ -197,7 +201,7 @@ fn a_plain_markdown_file_named_explicitly_is_a_command() {
     assert_eq!(library.prompts()[0].name, "fix");
     let missing = load_paths(&[dir.path().join("nope")]);
     assert!(
-        missing.diagnostics[0].contains("not served"),
+        missing.diagnostics[0].to_string().contains("not served"),
         "{:?}",
         missing.diagnostics
     );
@@ -328,7 +332,7 @@ fn links_are_followed_once_and_fifos_are_refused() {
     let library = load_paths(&[dir.path().to_path_buf()]);
     let names: Vec<&str> = library.prompts().iter().map(|p| p.name.as_str()).collect();
     assert_eq!(names, ["shared", "real"], "{:?}", library.diagnostics);
-    let all = library.diagnostics.join("\n");
+    let all = library.problem_lines().join("\n");
     assert!(all.contains("dangling.prompt.md: a broken link"), "{all}");
     assert!(
         all.contains("cannot embed `pipe.txt`: it is not a regular file"),
@@ -343,7 +347,7 @@ fn big_and_non_utf8_files_are_refused_with_advice() {
     fs::write(dir.path().join("latin1.prompt.md"), b"caf\xe9").unwrap();
     let library = load_paths(&[dir.path().to_path_buf()]);
     assert!(library.prompts().is_empty());
-    let all = library.diagnostics.join("\n");
+    let all = library.problem_lines().join("\n");
     assert!(
         all.contains(
             "big.prompt.md: cannot read it: it is 1048577 bytes; files may be at most 1 MiB"
@@ -383,7 +387,7 @@ fn problems_point_at_their_own_line() {
         "line one\nuse ${input:} here\n",
     );
     let library = load_paths(&[dir.path().to_path_buf()]);
-    let all = library.diagnostics.join("\n");
+    let all = library.problem_lines().join("\n");
     assert!(
         all.contains("dup.mcpick.md:6: argument `a` is declared twice"),
         "{all}"
@@ -404,7 +408,9 @@ fn misspelled_separators_are_errors() {
     write(dir.path(), "s.mcpick.md", "hi\n--- System ---\nbe nice\n");
     let library = load_paths(&[dir.path().to_path_buf()]);
     assert!(
-        library.diagnostics[0].contains("s.mcpick.md:2: `System` is not a role"),
+        library.diagnostics[0]
+            .to_string()
+            .contains("s.mcpick.md:2: `System` is not a role"),
         "{:?}",
         library.diagnostics
     );
