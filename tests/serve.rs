@@ -253,6 +253,17 @@ fn claude_code_commands_take_one_line_over_stdio() {
 }
 
 #[test]
+fn a_commands_folder_served_itself_is_read_as_claude_code_commands() {
+    let folder = claude_folder();
+    let commands = folder.path().join(".claude/commands");
+    let sandbox = Sandbox::new(&mcpick_serve("files", &[&commands.to_string_lossy()]));
+    assert_eq!(
+        fix_text(&sandbox, "files", &["arguments=123 high"]),
+        "Fix issue #123 with priority high. 123 high"
+    );
+}
+
+#[test]
 fn claude_code_commands_take_one_line_over_http() {
     let folder = claude_folder();
     let server = mcpick_serve_http(&[&folder.path().to_string_lossy()]);

@@ -298,6 +298,18 @@ pub(super) enum Kind {
     Mcpick(String),
 }
 
+/// `path` relative to the folder `root` it was found under, for [`classify`]. A root that is
+/// itself a `commands` folder (`mcpick serve .claude/commands`) stays in the path, so its
+/// `.md` files are commands as they are when its parent is served.
+pub(super) fn relative_to_root(root: &Path, path: &Path) -> PathBuf {
+    let relative = path.strip_prefix(root).unwrap_or(path);
+    if root.file_name().is_some_and(|name| name == "commands") {
+        Path::new("commands").join(relative)
+    } else {
+        relative.to_path_buf()
+    }
+}
+
 /// Classifies a file by name; `explicit` files (named on the command line) that are plain
 /// `.md` count as Claude Code commands even outside a `commands` folder.
 pub(super) fn classify(relative: &Path, explicit: bool) -> Option<Kind> {
@@ -452,7 +464,7 @@ pub fn load_paths(paths: &[PathBuf]) -> Library {
             let relative = if explicit {
                 PathBuf::from(file.file_name().unwrap_or_default())
             } else {
-                file.strip_prefix(canonical).unwrap_or(&file).to_path_buf()
+                relative_to_root(canonical, &file)
             };
             let Some(kind) = classify(&relative, explicit) else {
                 continue;

@@ -11,7 +11,7 @@ use std::time::{Duration, SystemTime};
 use notify::{RecursiveMode, Watcher};
 use tokio::sync::mpsc;
 
-use super::library::{classify, skipped_folder};
+use super::library::{classify, relative_to_root, skipped_folder};
 
 /// How long to wait after the last relevant event before reloading.
 pub const SETTLE: Duration = Duration::from_millis(150);
@@ -32,15 +32,15 @@ fn relevant(path: &Path, roots: &[PathBuf], embedded: &Embedded) -> bool {
     }
     let relative = roots
         .iter()
-        .find_map(|root| path.strip_prefix(root).ok())
-        .unwrap_or(path);
+        .find(|root| path.starts_with(root))
+        .map_or_else(|| path.to_path_buf(), |root| relative_to_root(root, path));
     if relative
         .components()
         .any(|c| c.as_os_str().to_str().is_some_and(skipped_folder))
     {
         return false;
     }
-    classify(relative, false).is_some() || path.extension().is_none()
+    classify(&relative, false).is_some() || path.extension().is_none()
 }
 
 /// Watches `paths` and sends `()` after each settled relevant change, until the receiver
@@ -186,5 +186,23 @@ async fn poll(paths: Vec<PathBuf>, embedded: Embedded, out: mpsc::Sender<()>) {
                 return;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn command_files_matter_when_the_commands_folder_itself_is_served() {
+        let embedded = Embedded::default();
+        let project = PathBuf::from("/p");
+        let commands = PathBuf::from("/p/.claude/commands");
+        let file = Path::new("/p/.claude/commands/fix.md");
+        assert!(relevant(file, std::slice::from_ref(&project), &embedded));
+        assert!(relevant(file, std::slice::from_ref(&commands), &embedded));
+        // A plain `.md` beside them is no prompt file.
+        let notes = Path::new("/p/notes.md");
+        assert!(!relevant(notes, std::slice::from_ref(&project), &embedded));
     }
 }
