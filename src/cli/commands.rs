@@ -836,7 +836,9 @@ where
                 result = request(connection) => Ok(result),
                 code = crate::signals::stopped() => Err(code),
             };
-            if matches!(result, Ok(Err(_))) {
+            // Questions mcpick could not put to anyone are its own decision, not the
+            // server's failure: its stderr would only bury the flag to use.
+            if matches!(&result, Ok(Err(e)) if !matches!(e, McpError::InputRequired(_))) {
                 // Give the stderr reader a moment: a crashing server's last words matter.
                 tokio::time::sleep(std::time::Duration::from_millis(50)).await;
                 stderr = log.stderr_tail(crate::mcp::STDERR_TAIL);
