@@ -141,6 +141,21 @@ impl Chaos {
     }
 }
 
+impl Chaos {
+    /// Everything in the log files mcpick wrote, as bytes.
+    fn log_contents(&self) -> Vec<u8> {
+        let dir = self.sandbox.dir.path().join("xdg-state/mcpick");
+        let mut paths: Vec<_> = std::fs::read_dir(dir)
+            .map(|entries| entries.filter_map(Result::ok).map(|e| e.path()).collect())
+            .unwrap_or_default();
+        paths.sort();
+        paths
+            .iter()
+            .flat_map(|path| std::fs::read(path).unwrap_or_default())
+            .collect()
+    }
+}
+
 /// A finished CLI run.
 struct Run {
     output: Output,
@@ -472,6 +487,45 @@ fn server_errors_and_stderr_reach_a_terminal_neutralised() {
     );
     chaos.assert_gone("chaos");
     chaos.assert_gone("dying");
+}
+
+#[test]
+fn a_crash_s_stderr_lines_reach_a_pipe_and_the_log_file_neutralised() {
+    // `mcpick get … 2>&1 | cat -v`: the diagnostics go through a pipe, and still end on a
+    // terminal; the server's last stderr lines are full of OSC 52, title and bidi controls.
+    let chaos = Chaos::new("escapes,exit-mid-request", "");
+    let run = chaos.run(&["get", "chaos/show"]);
+    assert_eq!(run.code(), Some(1), "{}", run.stderr());
+    assert_no_controls(&run.output.stderr, "mcpick get chaos/show 2>pipe");
+    let err = run.stderr();
+    assert!(err.contains("exited with status 3"), "{err}");
+    assert!(
+        err.contains("chaos: lost the backend while filling show[␛[2J␛[31m␛]0;PWNED-TITLE␇"),
+        "{err}"
+    );
+    assert!(err.contains("<U+202E>REVERSED<U+202C>"), "{err}");
+    assert!(run.stdout().is_empty(), "{}", run.stdout());
+
+    // The log file holds the same lines, as inert: no ESC, no C1 or bidi control, no control
+    // but the line ends and tabs.
+    let log = chaos.log_contents();
+    let text = String::from_utf8_lossy(&log);
+    assert!(
+        text.contains("lost the backend while filling show["),
+        "the crash's line is not in the log:\n{text}"
+    );
+    assert_no_c1_or_bidi(&log, "the log file");
+    if let Some(at) = log
+        .iter()
+        .position(|&b| b < 0x20 && b != b'\n' && b != b'\t' || b == 0x7f)
+    {
+        panic!(
+            "the log file holds control byte {:#04x}: {:?}",
+            log[at],
+            String::from_utf8_lossy(&log[at.saturating_sub(60)..(at + 20).min(log.len())])
+        );
+    }
+    chaos.assert_gone("chaos");
 }
 
 #[test]
@@ -993,6 +1047,21 @@ fn a_stderr_flood_leaves_a_bounded_log_on_disk() {
     let log = chaos.log_bytes();
     eprintln!("stderr-flood:1000000 (CLI get): log on disk {log} bytes");
     assert!(log < 16 * 1024 * 1024, "the log grew to {log} bytes");
+    // What the file left out is said before exiting, on one line of stderr.
+    let err = run.stderr();
+    let notes: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("mcpick: the log file left out "))
+        .collect();
+    assert_eq!(notes.len(), 1, "{err}");
+    let count: u64 = notes[0]
+        .trim_start_matches("mcpick: the log file left out ")
+        .split(' ')
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no count in {:?}", notes[0]));
+    assert!(count > 0, "{err}");
+    assert!(notes[0].contains(" lines of `chaos` (a flood"), "{err}");
     chaos.assert_gone("chaos");
 }
 
