@@ -1169,6 +1169,33 @@ fn an_answer_over_max_response_bytes_is_a_clear_error() {
 }
 
 #[test]
+fn refusing_a_40_mb_answer_holds_none_of_it() {
+    // 38.15 MiB of text is a 40 MB answer (its newlines are escaped): over the default
+    // max_response_bytes (32 MiB).
+    let chaos = Chaos::new("huge:38.15", "timeout_ms = 20000");
+    let baseline = chaos.run(&["get", "chaos/hello"]);
+    assert_eq!(baseline.success(), "## user\n\nhello from chaos\n");
+    let run = chaos.run(&["get", "chaos/huge"]);
+    assert_eq!(run.code(), Some(1), "{}", run.stderr());
+    assert!(
+        run.stderr()
+            .contains("was 40403316 bytes (38.5 MiB), more than this server's max_response_bytes (33554432 bytes = 32 MiB)"),
+        "{}",
+        run.stderr()
+    );
+    let cost = run.peak_kib.saturating_sub(baseline.peak_kib);
+    eprintln!(
+        "refusing huge:38.15 (CLI get): VmHWM {} KiB, {} KiB over `get chaos/hello` ({} KiB)",
+        run.peak_kib, cost, baseline.peak_kib
+    );
+    // Holding the answer up to the limit and parsing what was held cost about 65 MiB over
+    // the baseline; a line is let go of as it passes the limit, so a few MiB at most now.
+    assert!(cost < 16 * 1024, "refusing cost {cost} KiB");
+    still_works(&chaos);
+    chaos.assert_gone("chaos");
+}
+
+#[test]
 fn a_raised_max_response_bytes_prints_a_50_mib_answer_whole() {
     let chaos = Chaos::new("huge:50", "max_response_bytes = 67108864");
     let run = chaos.run(&["get", "chaos/huge", "--format", "text"]);
