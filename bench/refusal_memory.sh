@@ -3,7 +3,7 @@
 # peak resident memory (VmHWM) of `mcpick get` for a 40 MB answer, next to a small answer
 # from the same server, over stdio (tests/peers/chaos_server.py `huge`) and over Streamable
 # HTTP (tests/peers/huge_http.py: a JSON body with its Content-Length, a chunked JSON body,
-# one SSE event). Prints one line per case.
+# one SSE event) and over the legacy HTTP+SSE transport. Prints one line per case.
 #   bench/refusal_memory.sh [MCPICK]    the binary (default target/release/mcpick, built)
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -57,13 +57,14 @@ timeout_ms = 30000
 EOF
 measure "stdio" "$work/stdio.toml" chaos/hello chaos/huge
 
-for framing in length chunked sse; do
+for framing in length chunked sse legacy-sse; do
     python3 "$root/tests/peers/huge_http.py" 38.15 "$framing" --port-file "$work/port.$framing" &
     servers+=("$!")
     for _ in $(seq 100); do [ -s "$work/port.$framing" ] && break; sleep 0.05; done
     cat >"$work/$framing.toml" <<EOF
 [servers.h]
-url = "http://127.0.0.1:$(cat "$work/port.$framing")/mcp"
+url = "http://127.0.0.1:$(cat "$work/port.$framing")/$([ "$framing" = legacy-sse ] && echo sse || echo mcp)"
+$([ "$framing" = legacy-sse ] && echo 'transport = "sse"')
 timeout_ms = 30000
 EOF
     measure "http ($framing)" "$work/$framing.toml" h/hello h/huge

@@ -8,7 +8,7 @@
 //!
 //! A line reaches the transport only once it has ended within the limit, so none of an
 //! oversized one is ever held in memory: a line's first [`MEMORY_HOLD_BYTES`] wait in
-//! memory, the rest in an unnamed temporary file (see [`HeldLine`]). Refusing a 40 MB
+//! memory, the rest in an unnamed temporary file (see [`HeldBytes`]). Refusing a 40 MB
 //! answer costs a few MiB, not twice the limit (the transport buffering the line up to
 //! the limit, then parsing the broken line it was given).
 //!
@@ -97,7 +97,7 @@ pub struct LineLimit<R> {
     /// The current line's last bytes, for an `id` at its end.
     tail: Vec<u8>,
     /// The current line's bytes passed so far, held until it ends within the limit.
-    line: HeldLine,
+    line: HeldBytes,
     /// What is ready for the reader, in order: whole lines, stand-in answers.
     ready: VecDeque<Ready>,
     chunk: Vec<u8>,
@@ -123,7 +123,7 @@ impl<R> LineLimit<R> {
             skipping: false,
             id: IdScanner::default(),
             tail: Vec::new(),
-            line: HeldLine::default(),
+            line: HeldBytes::default(),
             ready: VecDeque::new(),
             chunk: vec![0; 64 * 1024],
             carry: Vec::new(),
@@ -250,7 +250,7 @@ impl<R> LineLimit<R> {
         if self.passed + content.len() > self.limit {
             self.skipping = true;
             // None of it went to the transport: what is held is let go of.
-            self.line = HeldLine::default();
+            self.line = HeldBytes::default();
             return;
         }
         if let Err(error) = self.line.push(content) {
@@ -476,13 +476,14 @@ impl<W: AsyncWrite + Unpin> AsyncWrite for RecordIds<W> {
 /// How much of a line is held in memory; the rest of a longer one waits in a temporary file.
 pub const MEMORY_HOLD_BYTES: usize = 1024 * 1024;
 
-/// A line's bytes held until it ends: its first [`MEMORY_HOLD_BYTES`] in memory, the rest in
-/// an unnamed temporary file (`tempfile::tempfile`: no name on disk, mode 0600, gone when
-/// closed), so that an oversized line, let go of once it passes the limit, never took the
-/// limit's worth of memory. Its file is written and read with plain (blocking) calls: a
+/// A message's bytes held until it is known to fit (a stdio line until it ends, an SSE
+/// event until it is dispatched): its first [`MEMORY_HOLD_BYTES`] in memory, the rest in an
+/// unnamed temporary file (`tempfile::tempfile`: no name on disk, mode 0600, gone when
+/// closed), so that an oversized message, let go of once it passes the limit, never took
+/// the limit's worth of memory. Its file is written and read with plain (blocking) calls: a
 /// fresh temporary file lives in the page cache, so each 64 KiB takes microseconds.
-#[derive(Default)]
-struct HeldLine {
+#[derive(Debug, Default)]
+pub(super) struct HeldBytes {
     /// The line's first bytes.
     head: Vec<u8>,
     /// Then these, and how many of the file's bytes are the line's.
@@ -492,14 +493,27 @@ struct HeldLine {
     file_failed: bool,
 }
 
-impl HeldLine {
-    fn is_empty(&self) -> bool {
+impl HeldBytes {
+    /// Whether nothing is held.
+    pub(super) fn is_empty(&self) -> bool {
         self.head.is_empty() && self.file.is_none() && self.rest.is_empty()
+    }
+
+    /// How many of the bytes held are in memory.
+    #[cfg(test)]
+    pub(super) fn in_memory(&self) -> usize {
+        self.head.len() + self.rest.len()
+    }
+
+    /// How many bytes are held.
+    pub(super) fn len(&self) -> usize {
+        let in_file = self.file.as_ref().map_or(0, |(_, len)| *len);
+        self.head.len() + usize::try_from(in_file).unwrap_or(usize::MAX) + self.rest.len()
     }
 
     /// Holds `bytes` after what is held. When the temporary file fails they are held in
     /// memory (and so is the rest of the line), and the error is returned to be noted.
-    fn push(&mut self, bytes: &[u8]) -> io::Result<()> {
+    pub(super) fn push(&mut self, bytes: &[u8]) -> io::Result<()> {
         use std::io::Write;
         if self.file_failed {
             self.rest.extend_from_slice(bytes);
@@ -523,6 +537,19 @@ impl HeldLine {
             self.rest.extend_from_slice(bytes);
         }
         written
+    }
+
+    /// Everything held, in one buffer (read back from the file).
+    pub(super) fn into_bytes(self) -> io::Result<Vec<u8>> {
+        use std::io::{Read, Seek};
+        let mut all = Vec::with_capacity(self.len());
+        all.extend_from_slice(&self.head);
+        if let Some((mut file, len)) = self.file {
+            file.rewind()?;
+            file.take(len).read_to_end(&mut all)?;
+        }
+        all.extend_from_slice(&self.rest);
+        Ok(all)
     }
 
     /// What is held, in order, for the reader.

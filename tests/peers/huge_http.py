@@ -5,13 +5,18 @@ with one text message of MB MiB: for the memory a refusal over `max_response_byt
 
 FRAMING says how the `prompts/get` answer is sent: `length` (a JSON body with its
 Content-Length), `chunked` (a JSON body in chunks, no length told) or `sse` (one SSE event
-in a text/event-stream body). It speaks 2025-06-18: `server/discover` is method-not-found,
-so the client falls back to `initialize`. It listens on 127.0.0.1 at a free port and writes
+in a text/event-stream body), all at `/mcp`; or `legacy-sse`: the HTTP+SSE transport of
+2024-11-05 at `/sse` (the GET stream names `/message` as its endpoint; every answer is a
+`message` event on the stream). It speaks 2025-06-18: `server/discover` is
+method-not-found, so the client falls back to `initialize`. It listens on 127.0.0.1 at a free port and writes
 the port to --port-file (or stdout).
 """
 
 import json
+import itertools
+import queue
 import sys
+import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 size = int(float(sys.argv[1]) * 1024 * 1024)
@@ -32,6 +37,35 @@ def huge_parts(rid):
     yield UNIT * (units % 10000) + b'"}}]}}'
 
 
+# legacy-sse: what each open GET stream (by session) is to send, as lists of byte pieces.
+streams = {}
+sessions = itertools.count(1)
+streams_lock = threading.Lock()
+
+
+def answer(message):
+    """The answer to `message` as byte pieces, or None for a notification."""
+    method, rid = message.get("method"), message.get("id")
+    if rid is None:
+        return None
+    if method == "initialize":
+        result = {"protocolVersion": "2025-06-18", "capabilities": {"prompts": {}},
+                  "serverInfo": {"name": "huge-http", "version": "1.0"}}
+    elif method == "prompts/list":
+        result = {"prompts": [{"name": "hello"}, {"name": "huge"}]}
+    elif method == "prompts/get" and message["params"]["name"] == "hello":
+        result = {"messages": [
+            {"role": "user", "content": {"type": "text", "text": "hello over http"}}]}
+    elif method == "prompts/get":
+        return list(huge_parts(rid))
+    elif method == "ping":
+        result = {}
+    else:
+        return [json.dumps({"jsonrpc": "2.0", "id": rid, "error": {
+            "code": -32601, "message": "Method not found: %s" % method}}).encode()]
+    return [json.dumps({"jsonrpc": "2.0", "id": rid, "result": result}).encode()]
+
+
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
@@ -47,9 +81,37 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     def do_GET(self):
-        self.send_response(405)
-        self.send_header("Content-Length", "0")
+        if framing != "legacy-sse" or not self.path.startswith("/sse"):
+            self.send_response(405)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
+
+        def chunk(piece):
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+            self.wfile.flush()
+
+        session = str(next(sessions))
+        outbox = queue.Queue()
+        with streams_lock:
+            streams[session] = outbox
+        try:
+            chunk(b"event: endpoint\ndata: /message?session=%s\n\n" % session.encode())
+            while True:
+                pieces = outbox.get()
+                chunk(b"event: message\ndata: ")
+                for piece in pieces:
+                    chunk(piece)
+                chunk(b"\n\n")
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+        finally:
+            with streams_lock:
+                streams.pop(session, None)
 
     def do_DELETE(self):
         self.send_response(200)
@@ -59,6 +121,17 @@ class Handler(BaseHTTPRequestHandler):
     def do_POST(self):
         length = int(self.headers.get("Content-Length", "0"))
         message = json.loads(self.rfile.read(length) or b"{}")
+        if framing == "legacy-sse":
+            pieces = answer(message)
+            session = self.path.partition("session=")[2]
+            with streams_lock:
+                outbox = streams.get(session)
+            if pieces is not None and outbox is not None:
+                outbox.put(pieces)
+            self.send_response(202)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
         method, rid = message.get("method"), message.get("id")
         if rid is None:
             self.send_response(202)
@@ -109,7 +182,16 @@ class Handler(BaseHTTPRequestHandler):
             self.close_connection = True
 
 
-server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):
+        # A client that refuses the answer closes the connection under the writer.
+        if not isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+            super().handle_error(request, client_address)
+
+
+server = Server(("127.0.0.1", 0), Handler)
 port = server.server_address[1]
 if port_file:
     with open(port_file + ".tmp", "w") as f:
