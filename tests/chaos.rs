@@ -1195,6 +1195,87 @@ fn refusing_a_40_mb_answer_holds_none_of_it() {
     chaos.assert_gone("chaos");
 }
 
+/// tests/peers/huge_http.py serving a `huge` answer of `mib` MiB in `framing`; killed when
+/// dropped.
+struct HugeHttp {
+    child: std::process::Child,
+    port: u16,
+    _dir: tempfile::TempDir,
+}
+
+impl HugeHttp {
+    fn start(mib: &str, framing: &str) -> HugeHttp {
+        let dir = tempfile::tempdir().unwrap();
+        let port_file = dir.path().join("port");
+        let mut child = Command::new(python3())
+            .arg(root().join("tests/peers/huge_http.py"))
+            .args([mib, framing, "--port-file"])
+            .arg(&port_file)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("start huge_http.py");
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let port = loop {
+            if let Some(port) = std::fs::read_to_string(&port_file)
+                .ok()
+                .and_then(|p| p.trim().parse().ok())
+            {
+                break port;
+            }
+            assert!(child.try_wait().unwrap().is_none(), "huge_http.py exited");
+            assert!(Instant::now() < deadline, "huge_http.py did not listen");
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        HugeHttp {
+            child,
+            port,
+            _dir: dir,
+        }
+    }
+}
+
+impl Drop for HugeHttp {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn over_legacy_sse_refusing_a_40_mb_event_holds_none_of_it_and_a_raised_limit_takes_it() {
+    let server = HugeHttp::start("38.15", "legacy-sse");
+    let table = |extra: &str| {
+        format!(
+            "[servers.h]\nurl = \"http://127.0.0.1:{}/sse\"\ntransport = \"sse\"\ntimeout_ms = 30000\n{extra}",
+            server.port
+        )
+    };
+    let sandbox = Sandbox::new(&table(""));
+    let baseline = run(sandbox.command(&["get", "h/hello"]));
+    assert_eq!(baseline.success(), "## user\n\nhello over http\n");
+    let refused = run(sandbox.command(&["get", "h/huge"]));
+    assert_eq!(refused.code(), Some(1), "{}", refused.stderr());
+    let cost = refused.peak_kib.saturating_sub(baseline.peak_kib);
+    eprintln!(
+        "refusing a 40 MB SSE event (legacy HTTP+SSE): VmHWM {} KiB, {cost} KiB over `get h/hello`",
+        refused.peak_kib
+    );
+    // Holding the event's data up to the limit cost about 32 MiB over the baseline.
+    assert!(cost < 16 * 1024, "refusing cost {cost} KiB");
+
+    // Within a raised limit the same event, held mostly in its file, arrives whole.
+    let raised = Sandbox::new(&table("max_response_bytes = 67108864\n"));
+    let out = run(raised.command(&["get", "h/huge", "--format", "text"])).success();
+    let body = out.strip_prefix("user:\n").expect("a user message");
+    // 38.15 MiB is 400,031 lines of 99 `x` (huge_http.py).
+    assert_eq!(body.len(), 400_031 * 100);
+    assert!(
+        body == format!("{}\n", "x".repeat(99)).repeat(400_031),
+        "not the text as sent"
+    );
+}
+
 #[test]
 fn a_raised_max_response_bytes_prints_a_50_mib_answer_whole() {
     let chaos = Chaos::new("huge:50", "max_response_bytes = 67108864");
