@@ -484,9 +484,9 @@ pub const MEMORY_HOLD_BYTES: usize = 1024 * 1024;
 /// fresh temporary file lives in the page cache, so each 64 KiB takes microseconds.
 #[derive(Debug, Default)]
 pub(super) struct HeldBytes {
-    /// The line's first bytes.
+    /// The first bytes.
     head: Vec<u8>,
-    /// Then these, and how many of the file's bytes are the line's.
+    /// Then these, and how many of the file's bytes are held ones.
     file: Option<(std::fs::File, u64)>,
     /// Then these: held in memory once the temporary file failed.
     rest: Vec<u8>,
@@ -512,7 +512,7 @@ impl HeldBytes {
     }
 
     /// Holds `bytes` after what is held. When the temporary file fails they are held in
-    /// memory (and so is the rest of the line), and the error is returned to be noted.
+    /// memory (and so is all that follows), and the error is returned to be noted.
     pub(super) fn push(&mut self, bytes: &[u8]) -> io::Result<()> {
         use std::io::Write;
         if self.file_failed {
