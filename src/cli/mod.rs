@@ -274,7 +274,12 @@ impl CliError {
 /// Runs a parsed command line and returns the process exit code.
 pub async fn run(cli: Cli) -> ExitCode {
     let result = match cli.command {
-        None => menu::run(cli).await,
+        None => {
+            let result = menu::run(cli).await;
+            // Only the log file is told what a flood left out of it at the end.
+            crate::mcp::log::take_left_out();
+            result
+        }
         Some(Command::Serve {
             paths,
             builtin,
