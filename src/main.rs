@@ -51,7 +51,9 @@ fn init_logging() -> Option<tracing_appender::non_blocking::WorkerGuard> {
         )
     });
     // Server text in the log (rmcp logs messages whole) has the config's secrets masked.
-    let writer = move || mcpick::secrets::MaskingWriter(writer.clone());
+    // And no control from a server reaches it raw (`cat` of the file stays inert).
+    let writer =
+        move || mcpick::mcp::log::ControlFreeWriter(mcpick::secrets::MaskingWriter(writer.clone()));
     tracing_subscriber::fmt()
         .with_writer(writer)
         .with_ansi(false)

@@ -141,6 +141,21 @@ impl Chaos {
     }
 }
 
+impl Chaos {
+    /// Everything in the log files mcpick wrote, as bytes.
+    fn log_contents(&self) -> Vec<u8> {
+        let dir = self.sandbox.dir.path().join("xdg-state/mcpick");
+        let mut paths: Vec<_> = std::fs::read_dir(dir)
+            .map(|entries| entries.filter_map(Result::ok).map(|e| e.path()).collect())
+            .unwrap_or_default();
+        paths.sort();
+        paths
+            .iter()
+            .flat_map(|path| std::fs::read(path).unwrap_or_default())
+            .collect()
+    }
+}
+
 /// A finished CLI run.
 struct Run {
     output: Output,
@@ -472,6 +487,45 @@ fn server_errors_and_stderr_reach_a_terminal_neutralised() {
     );
     chaos.assert_gone("chaos");
     chaos.assert_gone("dying");
+}
+
+#[test]
+fn a_crash_s_stderr_lines_reach_a_pipe_and_the_log_file_neutralised() {
+    // `mcpick get … 2>&1 | cat -v`: the diagnostics go through a pipe, and still end on a
+    // terminal; the server's last stderr lines are full of OSC 52, title and bidi controls.
+    let chaos = Chaos::new("escapes,exit-mid-request", "");
+    let run = chaos.run(&["get", "chaos/show"]);
+    assert_eq!(run.code(), Some(1), "{}", run.stderr());
+    assert_no_controls(&run.output.stderr, "mcpick get chaos/show 2>pipe");
+    let err = run.stderr();
+    assert!(err.contains("exited with status 3"), "{err}");
+    assert!(
+        err.contains("chaos: lost the backend while filling show[␛[2J␛[31m␛]0;PWNED-TITLE␇"),
+        "{err}"
+    );
+    assert!(err.contains("<U+202E>REVERSED<U+202C>"), "{err}");
+    assert!(run.stdout().is_empty(), "{}", run.stdout());
+
+    // The log file holds the same lines, as inert: no ESC, no C1 or bidi control, no control
+    // but the line ends and tabs.
+    let log = chaos.log_contents();
+    let text = String::from_utf8_lossy(&log);
+    assert!(
+        text.contains("lost the backend while filling show["),
+        "the crash's line is not in the log:\n{text}"
+    );
+    assert_no_c1_or_bidi(&log, "the log file");
+    if let Some(at) = log
+        .iter()
+        .position(|&b| b < 0x20 && b != b'\n' && b != b'\t' || b == 0x7f)
+    {
+        panic!(
+            "the log file holds control byte {:#04x}: {:?}",
+            log[at],
+            String::from_utf8_lossy(&log[at.saturating_sub(60)..(at + 20).min(log.len())])
+        );
+    }
+    chaos.assert_gone("chaos");
 }
 
 #[test]
@@ -993,6 +1047,21 @@ fn a_stderr_flood_leaves_a_bounded_log_on_disk() {
     let log = chaos.log_bytes();
     eprintln!("stderr-flood:1000000 (CLI get): log on disk {log} bytes");
     assert!(log < 16 * 1024 * 1024, "the log grew to {log} bytes");
+    // What the file left out is said before exiting, on one line of stderr.
+    let err = run.stderr();
+    let notes: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("mcpick: the log file left out "))
+        .collect();
+    assert_eq!(notes.len(), 1, "{err}");
+    let count: u64 = notes[0]
+        .trim_start_matches("mcpick: the log file left out ")
+        .split(' ')
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no count in {:?}", notes[0]));
+    assert!(count > 0, "{err}");
+    assert!(notes[0].contains(" lines of `chaos` (a flood"), "{err}");
     chaos.assert_gone("chaos");
 }
 
@@ -1097,6 +1166,114 @@ fn an_answer_over_max_response_bytes_is_a_clear_error() {
     assert!(run.peak_kib < MEMORY_BOUND_KIB, "{} KiB", run.peak_kib);
     still_works(&chaos);
     chaos.assert_gone("chaos");
+}
+
+#[test]
+fn refusing_a_40_mb_answer_holds_none_of_it() {
+    // 38.15 MiB of text is a 40 MB answer (its newlines are escaped): over the default
+    // max_response_bytes (32 MiB).
+    let chaos = Chaos::new("huge:38.15", "timeout_ms = 20000");
+    let baseline = chaos.run(&["get", "chaos/hello"]);
+    assert_eq!(baseline.success(), "## user\n\nhello from chaos\n");
+    let run = chaos.run(&["get", "chaos/huge"]);
+    assert_eq!(run.code(), Some(1), "{}", run.stderr());
+    assert!(
+        run.stderr()
+            .contains("was 40403316 bytes (38.5 MiB), more than this server's max_response_bytes (33554432 bytes = 32 MiB)"),
+        "{}",
+        run.stderr()
+    );
+    let cost = run.peak_kib.saturating_sub(baseline.peak_kib);
+    eprintln!(
+        "refusing huge:38.15 (CLI get): VmHWM {} KiB, {} KiB over `get chaos/hello` ({} KiB)",
+        run.peak_kib, cost, baseline.peak_kib
+    );
+    // Holding the answer up to the limit and parsing what was held cost about 65 MiB over
+    // the baseline; a line is let go of as it passes the limit, so a few MiB at most now.
+    assert!(cost < 16 * 1024, "refusing cost {cost} KiB");
+    still_works(&chaos);
+    chaos.assert_gone("chaos");
+}
+
+/// tests/peers/huge_http.py serving a `huge` answer of `mib` MiB in `framing`; killed when
+/// dropped.
+struct HugeHttp {
+    child: std::process::Child,
+    port: u16,
+    _dir: tempfile::TempDir,
+}
+
+impl HugeHttp {
+    fn start(mib: &str, framing: &str) -> HugeHttp {
+        let dir = tempfile::tempdir().unwrap();
+        let port_file = dir.path().join("port");
+        let mut child = Command::new(python3())
+            .arg(root().join("tests/peers/huge_http.py"))
+            .args([mib, framing, "--port-file"])
+            .arg(&port_file)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("start huge_http.py");
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let port = loop {
+            if let Some(port) = std::fs::read_to_string(&port_file)
+                .ok()
+                .and_then(|p| p.trim().parse().ok())
+            {
+                break port;
+            }
+            assert!(child.try_wait().unwrap().is_none(), "huge_http.py exited");
+            assert!(Instant::now() < deadline, "huge_http.py did not listen");
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        HugeHttp {
+            child,
+            port,
+            _dir: dir,
+        }
+    }
+}
+
+impl Drop for HugeHttp {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn over_legacy_sse_refusing_a_40_mb_event_holds_none_of_it_and_a_raised_limit_takes_it() {
+    let server = HugeHttp::start("38.15", "legacy-sse");
+    let table = |extra: &str| {
+        format!(
+            "[servers.h]\nurl = \"http://127.0.0.1:{}/sse\"\ntransport = \"sse\"\ntimeout_ms = 30000\n{extra}",
+            server.port
+        )
+    };
+    let sandbox = Sandbox::new(&table(""));
+    let baseline = run(sandbox.command(&["get", "h/hello"]));
+    assert_eq!(baseline.success(), "## user\n\nhello over http\n");
+    let refused = run(sandbox.command(&["get", "h/huge"]));
+    assert_eq!(refused.code(), Some(1), "{}", refused.stderr());
+    let cost = refused.peak_kib.saturating_sub(baseline.peak_kib);
+    eprintln!(
+        "refusing a 40 MB SSE event (legacy HTTP+SSE): VmHWM {} KiB, {cost} KiB over `get h/hello`",
+        refused.peak_kib
+    );
+    // Holding the event's data up to the limit cost about 32 MiB over the baseline.
+    assert!(cost < 16 * 1024, "refusing cost {cost} KiB");
+
+    // Within a raised limit the same event, held mostly in its file, arrives whole.
+    let raised = Sandbox::new(&table("max_response_bytes = 67108864\n"));
+    let out = run(raised.command(&["get", "h/huge", "--format", "text"])).success();
+    let body = out.strip_prefix("user:\n").expect("a user message");
+    // 38.15 MiB is 400,031 lines of 99 `x` (huge_http.py).
+    assert_eq!(body.len(), 400_031 * 100);
+    assert!(
+        body == format!("{}\n", "x".repeat(99)).repeat(400_031),
+        "not the text as sent"
+    );
 }
 
 #[test]

@@ -290,7 +290,12 @@ impl CliError {
 /// Runs a parsed command line and returns the process exit code.
 pub async fn run(cli: Cli) -> ExitCode {
     let result = match cli.command {
-        None => menu::run(cli).await,
+        None => {
+            let result = menu::run(cli).await;
+            // Only the log file is told what a flood left out of it at the end.
+            crate::mcp::log::take_left_out();
+            result
+        }
         Some(Command::Serve {
             paths,
             builtin,
@@ -311,7 +316,15 @@ pub async fn run(cli: Cli) -> ExitCode {
         Some(Command::ShellInit { shell, key }) => shell::run(&shell, key.as_deref()),
         Some(Command::ConformanceClient { url }) => conformance::run(url).await,
         Some(Command::ClipboardHold) => commands::clipboard_hold().await,
-        Some(command) => commands::run(cli.config.as_deref(), command).await,
+        Some(command) => {
+            let result = commands::run(cli.config.as_deref(), command).await;
+            // A flood left lines out of the log file: said once, before exiting.
+            let left_out = crate::mcp::log::take_left_out();
+            if let Some(note) = crate::mcp::log::left_out_note(&left_out) {
+                output::error(&note);
+            }
+            result
+        }
     };
     match result {
         Ok(code) => code,

@@ -4,20 +4,24 @@ use std::io::{IsTerminal, Write};
 
 use crate::text;
 
-/// Prints a diagnostic line to stderr, prefixed with `mcpick: ` and neutralised if it is
-/// a terminal (messages can quote server text).
+/// Prints a diagnostic line to stderr, prefixed with `mcpick: `, its controls neutralised
+/// (messages can quote server text).
+///
+/// Always, also when stderr is a pipe or a file: a diagnostic is for a person, and
+/// `mcpick get … 2>&1 | tee log` ends on a terminal all the same. Only results (stdout)
+/// stay byte-exact in pipes and files.
 pub fn error(message: &str) {
-    let stderr = std::io::stderr();
-    let terminal = stderr.is_terminal();
-    let mut stderr = stderr.lock();
-    let _ = writeln!(stderr, "mcpick: {}", text::for_output(message, terminal));
+    let _ = writeln!(
+        std::io::stderr().lock(),
+        "mcpick: {}",
+        text::sanitize(message)
+    );
 }
 
-/// Prints a diagnostic continuation line (indented, no prefix) to stderr.
+/// Prints a diagnostic continuation line (indented, no prefix) to stderr, neutralised as
+/// [`error`]'s.
 pub fn detail(message: &str) {
-    let stderr = std::io::stderr();
-    let terminal = stderr.is_terminal();
-    let _ = writeln!(stderr.lock(), "  {}", text::for_output(message, terminal));
+    let _ = writeln!(std::io::stderr().lock(), "  {}", text::sanitize(message));
 }
 
 /// Writes a result to stdout. Server text is neutralised when stdout is a terminal and kept

@@ -2,17 +2,22 @@
 //!
 //! rmcp's stdio transport drops a line over its limit without a word, so the request it
 //! answered waits until its timeout. [`LineLimit`] sits between the child's stdout and
-//! the transport: it passes lines within the limit through untouched, cuts an oversized
-//! one short (rmcp ignores the unparsable rest), skips the remainder without buffering
-//! it, and then answers the request in its place with an error naming the limit, so the
+//! the transport: it passes lines within the limit through untouched, skips an oversized
+//! one, and then answers the request in its place with an error naming the limit, so the
 //! user hears at once why, and the connection stays usable.
+//!
+//! A line reaches the transport only once it has ended within the limit, so none of an
+//! oversized one is ever held in memory: a line's first [`MEMORY_HOLD_BYTES`] wait in
+//! memory, the rest in an unnamed temporary file (see [`HeldBytes`]). Refusing a 40 MB
+//! answer costs a few MiB, not twice the limit (the transport buffering the line up to
+//! the limit, then parsing the broken line it was given).
 //!
 //! It also repairs invalid UTF-8 (as U+FFFD), and with [`SentIds`] (filled by [`RecordIds`]
 //! on the way in) it drops responses to ids mcpick never sent, or already had answered, or
 //! sent with another type (`"3"` for `3`), which rmcp would otherwise take for an answer or
 //! fail a handshake over.
 
-use std::collections::HashSet;
+use std::collections::{HashSet, VecDeque};
 use std::io;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
@@ -91,9 +96,10 @@ pub struct LineLimit<R> {
     id: IdScanner,
     /// The current line's last bytes, for an `id` at its end.
     tail: Vec<u8>,
-    /// Bytes ready for the reader.
-    ready: Vec<u8>,
-    ready_at: usize,
+    /// The current line's bytes passed so far, held until it ends within the limit.
+    line: HeldBytes,
+    /// What is ready for the reader, in order: whole lines, stand-in answers.
+    ready: VecDeque<Ready>,
     chunk: Vec<u8>,
     /// The start of a UTF-8 sequence cut by the end of the last read.
     carry: Vec<u8>,
@@ -117,8 +123,8 @@ impl<R> LineLimit<R> {
             skipping: false,
             id: IdScanner::default(),
             tail: Vec::new(),
-            ready: Vec::new(),
-            ready_at: 0,
+            line: HeldBytes::default(),
+            ready: VecDeque::new(),
             chunk: vec![0; 64 * 1024],
             carry: Vec::new(),
             replaced: 0,
@@ -235,22 +241,44 @@ impl<R> LineLimit<R> {
         }
     }
 
-    /// Passes `content` of the current line on, within the limit.
+    /// Passes `content` of the current line on, within the limit: held until the line
+    /// ends, then ready for the reader whole.
     fn pass(&mut self, content: &[u8], ends: bool) {
         if self.skipping {
             return;
         }
         if self.passed + content.len() > self.limit {
             self.skipping = true;
-            // What the transport already has becomes a broken line it ignores.
-            self.ready.push(b'\n');
+            // None of it went to the transport: what is held is let go of.
+            self.line = HeldBytes::default();
             return;
         }
-        self.ready.extend_from_slice(content);
+        if let Err(error) = self.line.push(content) {
+            self.spill_failed(&error);
+        }
         self.passed += content.len();
         if ends {
-            self.ready.push(b'\n');
+            self.release_line(true);
         }
+    }
+
+    /// Makes the held line ready for the reader, with its newline when it had one.
+    fn release_line(&mut self, newline: bool) {
+        let line = std::mem::take(&mut self.line);
+        let mut released = line.release();
+        if newline {
+            released.push(Ready::Bytes(b"\n".to_vec(), 0));
+        }
+        self.ready
+            .extend(released.into_iter().filter(|r| !r.is_empty()));
+    }
+
+    fn spill_failed(&mut self, error: &io::Error) {
+        let note = format!(
+            "cannot hold a large message in a temporary file ({error}); it is held in memory"
+        );
+        tracing::warn!("{note}");
+        self.log.push("mcpick", &note);
     }
 
     fn keep_tail(&mut self, content: &[u8]) {
@@ -278,7 +306,7 @@ impl<R> LineLimit<R> {
             let answered = match &id {
                 Some(id) if waited(id) => {
                     self.ready
-                        .extend_from_slice(&stand_in_answer(id, self.limit, size));
+                        .push_back(Ready::Bytes(stand_in_answer(id, self.limit, size), 0));
                     format!("request {id} was answered with an error naming the limit")
                 }
                 Some(id) => format!("no request of mcpick's waits for its id {id}"),
@@ -323,13 +351,16 @@ impl<R: AsyncRead + Unpin> AsyncRead for LineLimit<R> {
     ) -> Poll<io::Result<()>> {
         let this = self.get_mut();
         loop {
-            if this.ready_at < this.ready.len() {
-                let count = out.remaining().min(this.ready.len() - this.ready_at);
-                out.put_slice(&this.ready[this.ready_at..this.ready_at + count]);
-                this.ready_at += count;
-                if this.ready_at == this.ready.len() {
-                    this.ready.clear();
-                    this.ready_at = 0;
+            if let Some(front) = this.ready.front_mut() {
+                if out.remaining() == 0 {
+                    return Poll::Ready(Ok(()));
+                }
+                let before = out.filled().len();
+                if front.read_into(out, &mut this.chunk)? {
+                    this.ready.pop_front();
+                }
+                if out.filled().len() == before {
+                    continue;
                 }
                 return Poll::Ready(Ok(()));
             }
@@ -346,12 +377,17 @@ impl<R: AsyncRead + Unpin> AsyncRead for LineLimit<R> {
                 other => Some(other),
             };
             this.chunk = chunk;
-            if matches!(result, Some(Poll::Ready(Ok(())))) && this.verdict == Verdict::Undecided {
-                // The end of the stream: a held, unfinished last line goes as it is.
-                let held = std::mem::take(&mut this.held);
-                if !held.is_empty() {
-                    this.verdict = Verdict::Pass;
-                    this.pass(&held, false);
+            if matches!(result, Some(Poll::Ready(Ok(())))) {
+                // The end of the stream: an unfinished last line goes as it is.
+                if this.verdict == Verdict::Undecided {
+                    let held = std::mem::take(&mut this.held);
+                    if !held.is_empty() {
+                        this.verdict = Verdict::Pass;
+                        this.pass(&held, false);
+                    }
+                }
+                if !this.line.is_empty() {
+                    this.release_line(false);
                     continue;
                 }
             }
@@ -434,6 +470,146 @@ impl<W: AsyncWrite + Unpin> AsyncWrite for RecordIds<W> {
 
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         Pin::new(&mut self.get_mut().inner).poll_shutdown(cx)
+    }
+}
+
+/// How much of a line is held in memory; the rest of a longer one waits in a temporary file.
+pub const MEMORY_HOLD_BYTES: usize = 1024 * 1024;
+
+/// A message's bytes held until it is known to fit (a stdio line until it ends, an SSE
+/// event until it is dispatched): its first [`MEMORY_HOLD_BYTES`] in memory, the rest in an
+/// unnamed temporary file (`tempfile::tempfile`: no name on disk, mode 0600, gone when
+/// closed), so that an oversized message, let go of once it passes the limit, never took
+/// the limit's worth of memory. Its file is written and read with plain (blocking) calls: a
+/// fresh temporary file lives in the page cache, so each 64 KiB takes microseconds.
+#[derive(Debug, Default)]
+pub(super) struct HeldBytes {
+    /// The first bytes.
+    head: Vec<u8>,
+    /// Then these, and how many of the file's bytes are held ones.
+    file: Option<(std::fs::File, u64)>,
+    /// Then these: held in memory once the temporary file failed.
+    rest: Vec<u8>,
+    file_failed: bool,
+}
+
+impl HeldBytes {
+    /// Whether nothing is held.
+    pub(super) fn is_empty(&self) -> bool {
+        self.head.is_empty() && self.file.is_none() && self.rest.is_empty()
+    }
+
+    /// How many of the bytes held are in memory.
+    #[cfg(test)]
+    pub(super) fn in_memory(&self) -> usize {
+        self.head.len() + self.rest.len()
+    }
+
+    /// How many bytes are held.
+    pub(super) fn len(&self) -> usize {
+        let in_file = self.file.as_ref().map_or(0, |(_, len)| *len);
+        self.head.len() + usize::try_from(in_file).unwrap_or(usize::MAX) + self.rest.len()
+    }
+
+    /// Holds `bytes` after what is held. When the temporary file fails they are held in
+    /// memory (and so is all that follows), and the error is returned to be noted.
+    pub(super) fn push(&mut self, bytes: &[u8]) -> io::Result<()> {
+        use std::io::Write;
+        if self.file_failed {
+            self.rest.extend_from_slice(bytes);
+            return Ok(());
+        }
+        if self.file.is_none() && self.head.len() + bytes.len() <= MEMORY_HOLD_BYTES {
+            self.head.extend_from_slice(bytes);
+            return Ok(());
+        }
+        let written = match &mut self.file {
+            // A write that fails midway leaves bytes past `len`, which are never read.
+            Some((file, len)) => file.write_all(bytes).map(|()| *len += bytes.len() as u64),
+            None => tempfile::tempfile().and_then(|mut file| {
+                file.write_all(bytes)?;
+                self.file = Some((file, bytes.len() as u64));
+                Ok(())
+            }),
+        };
+        if written.is_err() {
+            self.file_failed = true;
+            self.rest.extend_from_slice(bytes);
+        }
+        written
+    }
+
+    /// Everything held, in one buffer (read back from the file).
+    pub(super) fn into_bytes(self) -> io::Result<Vec<u8>> {
+        use std::io::{Read, Seek};
+        let mut all = Vec::with_capacity(self.len());
+        all.extend_from_slice(&self.head);
+        if let Some((mut file, len)) = self.file {
+            file.rewind()?;
+            file.take(len).read_to_end(&mut all)?;
+        }
+        all.extend_from_slice(&self.rest);
+        Ok(all)
+    }
+
+    /// What is held, in order, for the reader.
+    fn release(self) -> Vec<Ready> {
+        let mut released = vec![Ready::Bytes(self.head, 0)];
+        if let Some((mut file, len)) = self.file {
+            use std::io::Seek;
+            match file.rewind() {
+                Ok(()) => released.push(Ready::File { file, left: len }),
+                // The line cannot be read back: what the reader gets is a broken line, which
+                // the transport skips, as it would a line of junk.
+                Err(error) => tracing::warn!("cannot read a held message back: {error}"),
+            }
+        }
+        released.push(Ready::Bytes(self.rest, 0));
+        released
+    }
+}
+
+/// Bytes ready for the reader.
+enum Ready {
+    /// Bytes, and how many of them were read.
+    Bytes(Vec<u8>, usize),
+    /// A held line's rest, read from its temporary file; `left` bytes to go.
+    File { file: std::fs::File, left: u64 },
+}
+
+impl Ready {
+    fn is_empty(&self) -> bool {
+        match self {
+            Ready::Bytes(bytes, at) => *at == bytes.len(),
+            Ready::File { left, .. } => *left == 0,
+        }
+    }
+
+    /// Puts as much as fits into `out` (`scratch` for a file's bytes); true once all is read.
+    fn read_into(&mut self, out: &mut ReadBuf<'_>, scratch: &mut [u8]) -> io::Result<bool> {
+        match self {
+            Ready::Bytes(bytes, at) => {
+                let count = out.remaining().min(bytes.len() - *at);
+                out.put_slice(&bytes[*at..*at + count]);
+                *at += count;
+                Ok(*at == bytes.len())
+            }
+            Ready::File { file, left } => {
+                use std::io::Read;
+                let room = out.remaining().min(scratch.len());
+                let want = usize::try_from(*left).map_or(room, |left| left.min(room));
+                let got = file.read(&mut scratch[..want])?;
+                if got == 0 && want > 0 {
+                    return Err(io::Error::new(
+                        io::ErrorKind::UnexpectedEof,
+                        "a held message's temporary file ended early",
+                    ));
+                }
+                out.put_slice(&scratch[..got]);
+                *left -= got as u64;
+                Ok(*left == 0)
+            }
+        }
     }
 }
 
@@ -798,6 +974,72 @@ mod tests {
             .collect();
         assert_eq!(answers.len(), 1, "{notes:?}");
         assert!(answers[0].contains("\"id\":1"));
+    }
+
+    #[tokio::test]
+    async fn a_line_longer_than_memory_holds_passes_whole_through_its_file() {
+        let big = big_answer("5", 3 * MEMORY_HOLD_BYTES, true);
+        let input = format!("{{\"before\":1}}\n{big}\n{{\"after\":2}}\n");
+        let (client, mut server) = tokio::io::duplex(64 * 1024);
+        let expected = input.clone();
+        let writer = tokio::spawn(async move {
+            use tokio::io::AsyncWriteExt;
+            for piece in input.as_bytes().chunks(100_003) {
+                server.write_all(piece).await.unwrap();
+            }
+        });
+        let log = Arc::new(ServerLog::default());
+        let mut reader = LineLimit::new(client, 8 * MEMORY_HOLD_BYTES, log.clone());
+        let mut out = Vec::new();
+        reader.read_to_end(&mut out).await.unwrap();
+        writer.await.unwrap();
+        assert!(out == expected.as_bytes(), "not passed byte for byte");
+        assert!(log.lines().is_empty(), "{:?}", log.lines());
+    }
+
+    #[tokio::test]
+    async fn an_oversized_line_is_let_go_of_before_it_ends() {
+        use tokio::io::AsyncWriteExt;
+        let limit = 4 * MEMORY_HOLD_BYTES;
+        let (client, mut server) = tokio::io::duplex(64 * 1024);
+        let log = Arc::new(ServerLog::default());
+        let mut reader = LineLimit::new(client, limit, log);
+        let head = br#"{"jsonrpc":"2.0","id":9,"result":{"text":""#;
+        let body = vec![b'x'; limit + MEMORY_HOLD_BYTES];
+        let writer = tokio::spawn(async move {
+            server.write_all(head).await.unwrap();
+            server.write_all(&body).await.unwrap();
+            server
+        });
+        // Read while the line is written (the pipe holds 64 KiB): no byte of the unfinished
+        // line is ready for the transport.
+        let mut buf = vec![0; 8192];
+        while !writer.is_finished() {
+            let read =
+                tokio::time::timeout(std::time::Duration::from_millis(50), reader.read(&mut buf))
+                    .await;
+            assert!(read.is_err(), "bytes of an unfinished line were passed on");
+        }
+        let mut server = writer.await.unwrap();
+        // Takes in what the writer's last write left in the pipe.
+        let read =
+            tokio::time::timeout(std::time::Duration::from_millis(50), reader.read(&mut buf)).await;
+        assert!(read.is_err(), "bytes of an unfinished line were passed on");
+        // Over the limit and not yet ended: nothing of it is held any more.
+        assert!(reader.skipping, "the limit was not noticed");
+        assert!(reader.line.is_empty(), "the oversized line is still held");
+        assert!(reader.ready.is_empty());
+        server.write_all(b"\"}}\n{\"ok\":1}\n").await.unwrap();
+        drop(server);
+        let mut out = Vec::new();
+        reader.read_to_end(&mut out).await.unwrap();
+        let out = String::from_utf8(out).unwrap();
+        assert_eq!(stand_in_of(&out)["id"], 9);
+        assert!(out.ends_with("}\n{\"ok\":1}\n"), "{out}");
+        assert!(
+            out.len() < 1000,
+            "only the stand-in and the next line: {out}"
+        );
     }
 
     #[test]

@@ -64,6 +64,80 @@ pub const FILE_LINES_PER_WINDOW: u32 = 1000;
 /// The window of [`FILE_LINES_PER_WINDOW`].
 pub const FILE_WINDOW: std::time::Duration = std::time::Duration::from_secs(10);
 
+/// Lines of each server left out of the log file so far (over its budget), by server name:
+/// a one-shot command says so before it exits ([`take_left_out`]), as no later window of
+/// the budget would.
+static LEFT_OUT: Mutex<std::collections::BTreeMap<String, u64>> =
+    Mutex::new(std::collections::BTreeMap::new());
+
+/// The servers whose lines were left out of the log file since the last call, with how many
+/// each, in name order; the log file is told too. Empty when none were.
+pub fn take_left_out() -> Vec<(String, u64)> {
+    let taken = std::mem::take(&mut *LEFT_OUT.lock().unwrap_or_else(|e| e.into_inner()));
+    for (server, count) in &taken {
+        tracing::warn!(target: "mcpick::server", %server, "{count} lines from the server were not written to this file (a flood)");
+    }
+    taken.into_iter().collect()
+}
+
+/// One line saying how many of which servers' lines the log file left out, for a one-shot
+/// command to print before it exits; `None` when none were.
+pub fn left_out_note(left_out: &[(String, u64)]) -> Option<String> {
+    if left_out.is_empty() {
+        return None;
+    }
+    let each: Vec<String> = left_out
+        .iter()
+        .map(|(server, count)| {
+            format!(
+                "{} of `{server}`",
+                crate::text::counted(
+                    usize::try_from(*count).unwrap_or(usize::MAX),
+                    "line",
+                    "lines"
+                )
+            )
+        })
+        .collect();
+    Some(format!(
+        "the log file left out {} (a flood: at most {FILE_LINES_PER_WINDOW} lines a server are written per {} s)",
+        each.join(", "),
+        FILE_WINDOW.as_secs()
+    ))
+}
+
+/// A [`std::io::Write`] for the log file that keeps server text in it inert: C0 and C1
+/// controls, DEL and bidi controls become [`crate::text::sanitize`]'s visible stand-ins
+/// (`cat` or `less` of the file must not run a server's OSC 52 or title sequence, nor
+/// reorder a line), and a line break inside an event becomes `␊` (a server's text must not
+/// forge a line of its own). Tabs stay. The formatter writes each event whole, ending in
+/// its one `\n`, which stays.
+#[derive(Clone, Debug)]
+pub struct ControlFreeWriter<W>(pub W);
+
+impl<W: std::io::Write> std::io::Write for ControlFreeWriter<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let (body, end) = match buf.strip_suffix(b"\n") {
+            Some(body) => (body, &b"\n"[..]),
+            None => (buf, &b""[..]),
+        };
+        let text = String::from_utf8_lossy(body);
+        let clean = matches!(text, std::borrow::Cow::Borrowed(_))
+            && !text.contains('\n')
+            && crate::text::control_count(&text) == 0;
+        if clean {
+            return self.0.write(buf);
+        }
+        let mut safe = crate::text::sanitize(&text).replace('\n', "␊");
+        safe.push_str(std::str::from_utf8(end).unwrap_or_default());
+        self.0.write_all(safe.as_bytes()).map(|()| buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush()
+    }
+}
+
 /// The log file's share of a server's lines in the current window.
 #[derive(Debug, Default)]
 struct FileBudget {
@@ -136,6 +210,8 @@ impl ServerLog {
             tracing::info!(target: "mcpick::server", %server, "{}: {}", line.source, line.text);
         } else {
             budget.dropped += 1;
+            let mut left_out = LEFT_OUT.lock().unwrap_or_else(|e| e.into_inner());
+            *left_out.entry(server.to_string()).or_default() += 1;
         }
     }
 
@@ -250,6 +326,52 @@ mod tests {
         let budget = log.file.lock().unwrap();
         assert_eq!(budget.written, FILE_LINES_PER_WINDOW);
         assert_eq!(budget.dropped, 50);
+    }
+
+    #[test]
+    fn lines_left_out_of_the_file_are_counted_for_the_exit_note() {
+        let log = ServerLog::default();
+        let line = log.push("stderr", "flood");
+        for _ in 0..FILE_LINES_PER_WINDOW + 7 {
+            log.write_to_file("left-out-test", &line);
+        }
+        // Other tests may count their own servers at the same time: only this one is read.
+        let left_out = take_left_out();
+        let ours: Vec<_> = left_out
+            .into_iter()
+            .filter(|(server, _)| server == "left-out-test")
+            .collect();
+        assert_eq!(ours, vec![("left-out-test".to_string(), 7)]);
+        assert_eq!(
+            left_out_note(&ours).unwrap(),
+            "the log file left out 7 lines of `left-out-test` (a flood: at most 1000 lines a server are written per 10 s)"
+        );
+        assert!(left_out_note(&[]).is_none());
+        assert!(take_left_out().iter().all(|(s, _)| s != "left-out-test"));
+    }
+
+    #[test]
+    fn the_log_file_writer_neutralises_controls_and_bidi() {
+        use std::io::Write;
+        let written = |input: &[u8]| {
+            let mut writer = ControlFreeWriter(Vec::new());
+            assert_eq!(writer.write(input).unwrap(), input.len());
+            String::from_utf8(writer.0).unwrap()
+        };
+        let clean = "INFO server: stderr: tab\there, café ✓\n";
+        assert_eq!(written(clean.as_bytes()), clean);
+        let evil = "INFO stderr: \x1b]52;c;UFdORUQ=\x07\x1b]0;title\x07\u{202e}rev\u{2066}iso\u{2069}\u{9b}2J\r\nforged line\n";
+        let out = written(evil.as_bytes());
+        assert_eq!(
+            out,
+            "INFO stderr: ␛]52;c;UFdORUQ=␇␛]0;title␇<U+202E>rev<U+2066>iso<U+2069><U+009B>2J␍␊forged line\n"
+        );
+        assert!(
+            out.trim_end_matches('\n').chars().all(|c| c == '\t'
+                || !(c.is_control() || crate::text::control_count(&c.to_string()) > 0))
+        );
+        // Invalid UTF-8 becomes U+FFFD, not raw bytes.
+        assert_eq!(written(b"a\xffb\n"), "a\u{FFFD}b\n");
     }
 
     #[test]

@@ -4,6 +4,16 @@
 //! to POST every client message to, and every server message arrives as a `message`
 //! event on the stream. This file holds the transport and its bounded, incremental SSE
 //! parser.
+//!
+//! The parser is mcpick's own, not the `sse-stream` crate's (which rmcp uses for Streamable
+//! HTTP): that one fails the stream where the event-stream grammar says to go on (a field
+//! line without a colon such as a bare `data` or `id`, an unknown field, a second `event:`
+//! line in one event, a second BOM, invalid UTF-8), and loses the rest of the chunk the
+//! error was in; and it holds a long line twice (the unfinished line, then its copy in the
+//! event's data) with no bound of its own. Bounding it from outside would mean a byte
+//! stream that finds the lines and their field names again, that is, a second parser in
+//! front of it; this one keeps both bounds ([`SseLimits`]) and holds only what an event
+//! keeps.
 
 use std::borrow::Cow;
 use std::time::Duration;
@@ -18,6 +28,8 @@ use rmcp::transport::Transport;
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 use tokio_util::sync::{CancellationToken, DropGuard};
+
+use super::limit::HeldBytes;
 
 /// The most data one SSE event may carry: its `data` lines joined, plus its event name.
 pub const MAX_EVENT_BYTES: usize = 32 * 1024 * 1024;
@@ -629,7 +641,7 @@ struct SseParser {
     line_len: usize,
     first_line: bool,
     after_cr: bool,
-    data: Vec<u8>,
+    data: HeldBytes,
     has_data: bool,
     event: Vec<u8>,
 }
@@ -644,7 +656,7 @@ impl SseParser {
             line_len: 0,
             first_line: true,
             after_cr: false,
-            data: Vec::new(),
+            data: HeldBytes::default(),
             has_data: false,
             event: Vec::new(),
         }
@@ -716,12 +728,22 @@ impl SseParser {
                 });
             }
             match field {
-                Field::Data => self.data.extend_from_slice(bytes),
+                Field::Data => self.hold_data(bytes),
                 Field::Event => self.event.extend_from_slice(bytes),
                 Field::Other => {}
             }
         }
         Ok(())
+    }
+
+    /// Holds more of the event's data (past its first MiB in a temporary file, so that an
+    /// event over the limit never took the limit's worth of memory).
+    fn hold_data(&mut self, bytes: &[u8]) {
+        if let Err(error) = self.data.push(bytes) {
+            tracing::warn!(
+                "cannot hold a large SSE event in a temporary file ({error}); it is held in memory"
+            );
+        }
     }
 
     fn push_name(&mut self, bytes: &[u8]) {
@@ -757,7 +779,7 @@ impl SseParser {
                             limit: self.limits.max_event_bytes,
                         });
                     }
-                    self.data.push(b'\n');
+                    self.hold_data(b"\n");
                 }
                 self.has_data = true;
             }
@@ -795,6 +817,13 @@ impl SseParser {
         if !std::mem::take(&mut self.has_data) {
             return;
         }
+        let data = match data.into_bytes() {
+            Ok(data) => data,
+            Err(error) => {
+                tracing::warn!("skipping an SSE event that cannot be read back: {error}");
+                return;
+            }
+        };
         let event = if event.is_empty() {
             "message".to_string()
         } else {
@@ -960,6 +989,39 @@ mod tests {
         let mut out = Vec::new();
         assert!(parser.feed(huge.as_bytes(), &mut out).is_err());
         assert!(parser.data.len() <= 16 && out.is_empty());
+    }
+
+    #[test]
+    fn a_large_event_is_held_mostly_out_of_memory() {
+        use crate::mcp::limit::MEMORY_HOLD_BYTES;
+        let size = 3 * MEMORY_HOLD_BYTES;
+        let roomy = limits(4 * MEMORY_HOLD_BYTES, 5 * MEMORY_HOLD_BYTES);
+        let text = "é".repeat(size / 2);
+        let input = format!("data: {text}\ndata: second line\n\n");
+        let mut parser = SseParser::new(roomy);
+        let mut out = Vec::new();
+        // Fed in pieces that cut the two-byte `é` too; held past the first MiB in its file.
+        let (start, end) = input.as_bytes().split_at(size - 1);
+        parser.feed(start, &mut out).unwrap();
+        assert!(out.is_empty());
+        assert!(parser.data.in_memory() <= MEMORY_HOLD_BYTES);
+        parser.feed(end, &mut out).unwrap();
+        assert_eq!(out.len(), 1);
+        assert!(
+            out[0].data == format!("{text}\nsecond line"),
+            "not kept whole"
+        );
+
+        // Over the limit: an error, and what the event held goes with the parser.
+        let mut parser = SseParser::new(limits(2 * MEMORY_HOLD_BYTES, 5 * MEMORY_HOLD_BYTES));
+        let mut out = Vec::new();
+        assert_eq!(
+            parser.feed(input.as_bytes(), &mut out),
+            Err(SseError::EventTooLarge {
+                limit: 2 * MEMORY_HOLD_BYTES
+            })
+        );
+        assert!(parser.data.in_memory() <= MEMORY_HOLD_BYTES && out.is_empty());
     }
 
     #[test]
