@@ -916,6 +916,15 @@ fn list_edges(name: &str, mode: &str, traffic: &std::path::Path, extra: &str) ->
     )
 }
 
+/// A sandbox whose one server is `list_edges.py` in `mode` (with `extra` config lines), and
+/// the file its traffic is recorded in.
+fn list_edges_sandbox(name: &str, mode: &str, extra: &str) -> (Sandbox, std::path::PathBuf) {
+    let sandbox = Sandbox::new("");
+    let traffic = sandbox.dir.path().join("traffic.jsonl");
+    std::fs::write(sandbox.config(), list_edges(name, mode, &traffic, extra)).unwrap();
+    (sandbox, traffic)
+}
+
 /// The `prompts/list` requests in a recorded traffic file, as JSON.
 fn list_requests(traffic: &std::path::Path) -> Vec<serde_json::Value> {
     std::fs::read_to_string(traffic)
@@ -928,13 +937,7 @@ fn list_requests(traffic: &std::path::Path) -> Vec<serde_json::Value> {
 
 #[test]
 fn a_repeated_cursor_keeps_the_pages_fetched_and_says_so() {
-    let sandbox = Sandbox::new("");
-    let traffic = sandbox.dir.path().join("traffic.jsonl");
-    std::fs::write(
-        sandbox.config(),
-        list_edges("loop", "repeat-cursor", &traffic, ""),
-    )
-    .unwrap();
+    let (sandbox, traffic) = list_edges_sandbox("loop", "repeat-cursor", "");
     let output = sandbox.mcpick(&["list"]);
     assert_eq!(success(&output), "loop/first\nloop/second\nloop/third\n");
     assert_eq!(
@@ -965,13 +968,7 @@ fn a_repeated_cursor_keeps_the_pages_fetched_and_says_so() {
 
 #[test]
 fn a_null_next_cursor_ends_the_list() {
-    let sandbox = Sandbox::new("");
-    let traffic = sandbox.dir.path().join("traffic.jsonl");
-    std::fs::write(
-        sandbox.config(),
-        list_edges("ends", "null-cursor", &traffic, ""),
-    )
-    .unwrap();
+    let (sandbox, traffic) = list_edges_sandbox("ends", "null-cursor", "");
     let output = sandbox.mcpick(&["list"]);
     assert_eq!(success(&output), "ends/first\nends/second\n");
     assert_eq!(stderr(&output), "");
@@ -980,13 +977,7 @@ fn a_null_next_cursor_ends_the_list() {
 
 #[test]
 fn a_malformed_prompt_is_left_out_by_name_and_the_rest_of_its_page_kept() {
-    let sandbox = Sandbox::new("");
-    let traffic = sandbox.dir.path().join("traffic.jsonl");
-    std::fs::write(
-        sandbox.config(),
-        list_edges("odd", "bad-prompt", &traffic, ""),
-    )
-    .unwrap();
+    let (sandbox, _) = list_edges_sandbox("odd", "bad-prompt", "");
     let output = sandbox.mcpick(&["list"]);
     assert_eq!(success(&output), "odd/good  — a good one\nodd/fine\n");
     let err = stderr(&output);
@@ -1016,13 +1007,7 @@ fn a_malformed_prompt_is_left_out_by_name_and_the_rest_of_its_page_kept() {
 #[test]
 fn a_malformed_prompt_is_named_in_the_menus_status_bar_and_logs() {
     use common::pty::*;
-    let sandbox = Sandbox::new("");
-    let traffic = sandbox.dir.path().join("traffic.jsonl");
-    std::fs::write(
-        sandbox.config(),
-        list_edges("odd", "bad-prompt", &traffic, ""),
-    )
-    .unwrap();
+    let (sandbox, _) = list_edges_sandbox("odd", "bad-prompt", "");
     let mut tui = Tui::start(&sandbox, &[]);
     tui.wait_for("odd: left out the prompt", SERVER_START);
     tui.send(CTRL_L);
@@ -1040,13 +1025,7 @@ fn a_malformed_prompt_is_named_in_the_menus_status_bar_and_logs() {
 #[test]
 fn complete_on_a_terminal_says_how_many_values_the_server_left_out() {
     use common::pty::*;
-    let sandbox = Sandbox::new("");
-    let traffic = sandbox.dir.path().join("traffic.jsonl");
-    std::fs::write(
-        sandbox.config(),
-        list_edges("many", "many-completions", &traffic, ""),
-    )
-    .unwrap();
+    let (sandbox, _) = list_edges_sandbox("many", "many-completions", "");
     // In a pipe (a script): the values only.
     let output = sandbox.mcpick(&["complete", "many/pick", "city", "a"]);
     let values = success(&output);
@@ -1077,13 +1056,7 @@ fn complete_on_a_terminal_says_how_many_values_the_server_left_out() {
 
 #[test]
 fn a_context_name_that_is_no_argument_is_a_usage_error() {
-    let sandbox = Sandbox::new("");
-    let traffic = sandbox.dir.path().join("traffic.jsonl");
-    std::fs::write(
-        sandbox.config(),
-        list_edges("many", "many-completions", &traffic, ""),
-    )
-    .unwrap();
+    let (sandbox, traffic) = list_edges_sandbox("many", "many-completions", "");
     let output = sandbox.mcpick(&[
         "complete",
         "many/pick",
@@ -1133,13 +1106,7 @@ fn a_context_name_that_is_no_argument_is_a_usage_error() {
 
 #[test]
 fn a_silent_server_fails_once_its_timeout_is_spent() {
-    let sandbox = Sandbox::new("");
-    let traffic = sandbox.dir.path().join("traffic.jsonl");
-    std::fs::write(
-        sandbox.config(),
-        list_edges("mute", "silent", &traffic, "timeout_ms = 3000"),
-    )
-    .unwrap();
+    let (sandbox, traffic) = list_edges_sandbox("mute", "silent", "timeout_ms = 3000");
     let started = std::time::Instant::now();
     let output = sandbox.mcpick(&["list"]);
     let took = started.elapsed();
