@@ -1066,6 +1066,17 @@ fn a_stderr_flood_leaves_a_bounded_log_on_disk() {
 }
 
 #[test]
+fn a_crash_after_a_flood_does_not_promise_the_log_holds_every_line() {
+    let chaos = Chaos::new("stderr-flood:50000,exit-mid-request", "");
+    let run = chaos.run(&["get", "chaos/hello"]);
+    let err = run.stderr();
+    assert!(err.contains("its last stderr lines:"), "{err}");
+    assert!(!err.contains("all of them are in the log"), "{err}");
+    assert!(err.contains("has them up to its flood budget"), "{err}");
+    assert!(err.contains("mcpick: the log file left out "), "{err}");
+}
+
+#[test]
 fn a_list_changed_storm_ends_with_the_last_list() {
     let chaos = Chaos::new("list-storm", "");
     let mut tui = chaos.tui(&[]);

@@ -443,8 +443,8 @@ fn content_and_roles_beyond_the_schema_are_kept_and_mapped() {
         openai,
         serde_json::json!([
             {"role": "system", "content": "Be terse."},
-            {"role": "user", "content": "Hi."},
-            {"role": "user", "content": "[a message with role `developer`, sent as user]\n\nCite lines."}
+            {"role": "user",
+             "content": "Hi.\n\n[a message with role `developer`, sent as user]\n\nCite lines."}
         ])
     );
     let anthropic: serde_json::Value = serde_json::from_str(&success(&sandbox.mcpick(&[

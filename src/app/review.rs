@@ -1008,12 +1008,15 @@ impl ReviewState {
         self.top = self.messages_view().top;
     }
 
-    /// How many control characters the messages' texts hold.
+    /// How many control characters the messages' texts hold, with the role names a server
+    /// made up (the markdown and text exports write those as they are too).
     pub fn control_count(&self) -> usize {
         self.items
             .iter()
-            .filter_map(|i| editable_text(&i.message.content))
-            .map(crate::text::control_count)
+            .map(|i| {
+                let text = editable_text(&i.message.content).map_or(0, crate::text::control_count);
+                text + crate::text::control_count(i.message.role.as_str())
+            })
             .sum()
     }
 
@@ -1026,6 +1029,11 @@ impl ReviewState {
         }
         self.remember("the stripping of control characters");
         for item in &mut self.items {
+            if let Role::Other(name) = &item.message.role
+                && crate::text::control_count(name) > 0
+            {
+                item.set_role(Role::from_name(&crate::text::strip_controls(name)));
+            }
             if let Some(text) = editable_text(&item.message.content)
                 && crate::text::control_count(text) > 0
             {

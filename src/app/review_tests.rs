@@ -387,6 +387,19 @@ fn the_preview_opens_at_the_selected_message_and_its_keys_scroll_it() {
 }
 
 #[test]
+fn a_role_name_with_control_characters_asks_before_export_and_x_strips_it() {
+    let role = Role::Other("sys\u{1b}]0;pwned\u{7}tem".into());
+    let mut app = review_of(messages(&[(role, "hi")]), 100, 30);
+    let effects = app.update(key(KeyCode::Char('y')));
+    assert!(!copies(&effects), "the first copy asks first");
+    let notice = app.flash.as_ref().unwrap().text.clone();
+    assert!(notice.contains("2 control characters"), "{notice}");
+    assert!(copies(&app.update(key(KeyCode::Char('x')))));
+    // The whole sequence goes, and what is left is `system`.
+    assert_eq!(review(&app).items[0].message().role, Role::System);
+}
+
+#[test]
 fn a_draft_taken_while_the_editor_shows_control_characters_keeps_their_bytes() {
     let raw = "\u{1b}[1mbold\u{1b}[0m";
     let mut app = review_of(messages(&[(Role::User, raw)]), 100, 30);

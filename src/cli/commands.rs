@@ -415,10 +415,14 @@ fn stderr_report(stderr: &[String]) -> Vec<String> {
     let mut lines = vec!["its last stderr lines:".to_string()];
     lines.extend(stderr.iter().map(|line| format!("  {line}")));
     if let Some(dir) = config::log_dir() {
-        lines.push(format!(
-            "(all of them are in the log, in {})",
-            dir.display()
-        ));
+        lines.push(if crate::mcp::log::any_left_out() {
+            format!(
+                "(the log, in {}, has them up to its flood budget; how many it left out is said last)",
+                dir.display()
+            )
+        } else {
+            format!("(all of them are in the log, in {})", dir.display())
+        });
     }
     lines
 }

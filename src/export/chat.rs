@@ -101,14 +101,10 @@ fn link_text(content: &Content) -> String {
 /// `system` message; a role OpenAI has no name for becomes a user turn opened by a note naming
 /// it. A turn of only text becomes one string.
 pub fn openai(prompt: &PromptMessages) -> Value {
-    let messages: Vec<Value> = turns(&prompt.messages)
+    let turns = api_turns(turns(&prompt.messages), openai_part);
+    let messages: Vec<Value> = turns
         .into_iter()
-        .map(|(speaker, blocks)| {
-            let mut parts: Vec<Value> = Vec::with_capacity(blocks.len() + 1);
-            if let Speaker::Unnamed(name) = &speaker {
-                parts.push(json!({ "type": "text", "text": unnamed_role_note(name) }));
-            }
-            parts.extend(blocks.into_iter().map(|block| openai_part(&speaker, block)));
+        .map(|(role, parts)| {
             let all_text = parts.iter().all(|p| p["type"] == "text");
             let content = if all_text {
                 let texts: Vec<&str> = parts.iter().filter_map(|p| p["text"].as_str()).collect();
@@ -116,10 +112,31 @@ pub fn openai(prompt: &PromptMessages) -> Value {
             } else {
                 Value::Array(parts)
             };
-            json!({ "role": speaker.api_role(), "content": content })
+            json!({ "role": role, "content": content })
         })
         .collect();
     Value::Array(messages)
+}
+
+/// The turns as the API gets them: each turn's blocks made parts by `part` (a turn of an
+/// unnamed role opened by its note), and turns the API gives one role joined into one.
+fn api_turns(
+    turns: Vec<(Speaker, Vec<&Content>)>,
+    part: impl Fn(&Speaker, &Content) -> Value,
+) -> Vec<(&'static str, Vec<Value>)> {
+    let mut joined: Vec<(&'static str, Vec<Value>)> = Vec::new();
+    for (speaker, blocks) in turns {
+        let mut parts: Vec<Value> = Vec::with_capacity(blocks.len() + 1);
+        if let Speaker::Unnamed(name) = &speaker {
+            parts.push(json!({ "type": "text", "text": unnamed_role_note(name) }));
+        }
+        parts.extend(blocks.into_iter().map(|block| part(&speaker, block)));
+        match joined.last_mut() {
+            Some((role, earlier)) if *role == speaker.api_role() => earlier.extend(parts),
+            _ => joined.push((speaker.api_role(), parts)),
+        }
+    }
+    joined
 }
 
 fn openai_part(speaker: &Speaker, content: &Content) -> Value {
@@ -205,27 +222,11 @@ fn openai_part(speaker: &Speaker, content: &Content) -> Value {
 pub fn anthropic(prompt: &PromptMessages) -> Value {
     let (system, conversation): (Vec<&Message>, Vec<&Message>) =
         prompt.messages.iter().partition(|m| m.role == Role::System);
-    // Mapped roles first, then grouped: a turn of an unnamed role may join a user turn.
-    let mut messages: Vec<Value> = Vec::new();
-    for (speaker, blocks) in turns(conversation) {
-        let mut content: Vec<Value> = Vec::with_capacity(blocks.len() + 1);
-        if let Speaker::Unnamed(name) = &speaker {
-            content.push(json!({ "type": "text", "text": unnamed_role_note(name) }));
-        }
-        content.extend(
-            blocks
-                .into_iter()
-                .map(|block| anthropic_block(&speaker, block)),
-        );
-        match messages.last_mut() {
-            Some(last) if last["role"] == speaker.api_role() => {
-                if let Some(blocks) = last["content"].as_array_mut() {
-                    blocks.extend(content);
-                }
-            }
-            _ => messages.push(json!({ "role": speaker.api_role(), "content": content })),
-        }
-    }
+    // A turn of an unnamed role joins the user turn beside it.
+    let messages: Vec<Value> = api_turns(turns(conversation), anthropic_block)
+        .into_iter()
+        .map(|(role, content)| json!({ "role": role, "content": content }))
+        .collect();
     if system.is_empty() {
         return Value::Array(messages);
     }

@@ -182,17 +182,15 @@ fn openai_keeps_system_messages_and_sends_other_roles_as_user() {
         .iter()
         .map(|m| m["role"].as_str().unwrap())
         .collect();
-    assert_eq!(
-        roles,
-        ["system", "user", "system", "user", "user", "assistant"]
-    );
+    // The `developer` turn is sent as user and joins the user turn after it.
+    assert_eq!(roles, ["system", "user", "system", "user", "assistant"]);
     assert_eq!(
         out[2]["content"],
         "Answer in English.\n\n[image: image/png, 8 bytes — system messages carry only text]"
     );
     assert_eq!(
         out[3]["content"],
-        "[a message with role `developer`, sent as user]\n\nCite line numbers."
+        "[a message with role `developer`, sent as user]\n\nCite line numbers.\n\nThe log follows."
     );
 }
 

@@ -80,6 +80,12 @@ pub fn take_left_out() -> Vec<(String, u64)> {
     taken.into_iter().collect()
 }
 
+/// Whether any server's lines were left out of the log file since the last
+/// [`take_left_out`], so a diagnostic does not promise the log holds them all.
+pub fn any_left_out() -> bool {
+    !LEFT_OUT.lock().unwrap_or_else(|e| e.into_inner()).is_empty()
+}
+
 /// One line saying how many of which servers' lines the log file left out, for a one-shot
 /// command to print before it exits; `None` when none were.
 pub fn left_out_note(left_out: &[(String, u64)]) -> Option<String> {
