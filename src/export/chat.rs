@@ -66,10 +66,27 @@ fn unnamed_role_note(name: &str) -> String {
 /// The image MIME types both OpenAI (`image_url`) and Anthropic (`image`) accept.
 const CHAT_IMAGE_TYPES: [&str; 4] = ["image/png", "image/jpeg", "image/gif", "image/webp"];
 
-/// Why an image of `mime_type` is not sent as an image in a turn that takes media, if it is not.
-fn image_refusal(api: &str, mime_type: &str) -> Option<String> {
-    (!CHAT_IMAGE_TYPES.contains(&mime_type))
-        .then(|| format!("{api} takes png, jpeg, gif and webp images"))
+/// The type both APIs name an image of `mime` by, if they take it: MIME types are
+/// case-insensitive and may carry parameters (`IMAGE/PNG; charset=binary`), and the common
+/// misspelling `image/jpg` is JPEG.
+fn api_image_type(mime: &str) -> Option<&'static str> {
+    let essence = mime
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    let essence = if essence == "image/jpg" {
+        "image/jpeg"
+    } else {
+        essence.as_str()
+    };
+    CHAT_IMAGE_TYPES.into_iter().find(|t| *t == essence)
+}
+
+/// Why an image is not sent as one in a turn that takes media.
+fn image_refusal(api: &str) -> String {
+    format!("{api} takes png, jpeg, gif and webp images")
 }
 
 /// Text that stands in for a block a format cannot carry, so the reader knows it was there.
@@ -148,13 +165,13 @@ fn openai_part(speaker: &Speaker, content: &Content) -> Value {
         ))
     };
     let media = speaker.takes_media();
-    let image = |mime_type: &str, data: &str| match image_refusal("OpenAI", mime_type) {
+    let image = |mime_type: &str, data: &str| match api_image_type(mime_type) {
         _ if !media => only_text(),
-        None => json!({
+        Some(mime_type) => json!({
             "type": "image_url",
             "image_url": { "url": format!("data:{mime_type};base64,{data}") }
         }),
-        Some(why) => text(placeholder(content, &why)),
+        None => text(placeholder(content, &image_refusal("OpenAI"))),
     };
     match content {
         Content::Known(KnownContent::Text { text: t, .. }) => text(t.clone()),
@@ -246,7 +263,7 @@ pub fn anthropic(prompt: &PromptMessages) -> Value {
 fn anthropic_block(speaker: &Speaker, content: &Content) -> Value {
     let text = |t: String| json!({ "type": "text", "text": t });
     let media = speaker.takes_media();
-    let image = |mime_type: &str, data: &str| match image_refusal("Anthropic", mime_type) {
+    let image = |mime_type: &str, data: &str| match api_image_type(mime_type) {
         _ if *speaker == Speaker::System => text(placeholder(
             content,
             "the system parameter carries only text",
@@ -255,11 +272,11 @@ fn anthropic_block(speaker: &Speaker, content: &Content) -> Value {
             content,
             "images are only accepted in user turns",
         )),
-        None => json!({
+        Some(mime_type) => json!({
             "type": "image",
             "source": { "type": "base64", "media_type": mime_type, "data": data }
         }),
-        Some(why) => text(placeholder(content, &why)),
+        None => text(placeholder(content, &image_refusal("Anthropic"))),
     };
     match content {
         Content::Known(KnownContent::Text { text: t, .. }) => text(t.clone()),

@@ -385,3 +385,34 @@ fn format_names_parse_and_errors_list_them() {
         "{err}"
     );
 }
+
+#[test]
+fn image_types_are_matched_as_mime_types_are_case_and_parameters_aside() {
+    let prompt = PromptMessages {
+        description: None,
+        messages: [
+            "IMAGE/PNG",
+            "image/png; charset=binary",
+            "image/jpg",
+            "image/bmp",
+        ]
+        .into_iter()
+        .map(|mime| Message {
+            role: Role::User,
+            content: serde_json::from_value(
+                json!({"type":"image","data":"iVBORw0KGgo=","mimeType": mime}),
+            )
+            .unwrap(),
+        })
+        .collect(),
+    };
+    let mut openai_images = Vec::new();
+    images_in(&openai(&prompt), &mut openai_images);
+    let mut anthropic_images = Vec::new();
+    images_in(&anthropic(&prompt), &mut anthropic_images);
+    for images in [openai_images, anthropic_images] {
+        let types: Vec<&str> = images.iter().map(|(t, _)| t.as_str()).collect();
+        // Named as the APIs name them; the BMP stays a note.
+        assert_eq!(types, ["image/png", "image/png", "image/jpeg"]);
+    }
+}
