@@ -217,6 +217,12 @@ fn claude_code_rules_hold(sandbox: &Sandbox, server: &str) {
         fix_text(sandbox, server, &["arguments=123"]),
         "Fix issue #123 with priority $2. 123"
     );
+    // Only a later position: the line is `"" high`, as `/fix "" high` types it, and `$1`
+    // is its empty first word (the two agree; a position with no word at all stays).
+    assert_eq!(
+        fix_text(sandbox, server, &["priority=high"]),
+        "Fix issue # with priority high. \"\" high"
+    );
     // A command without placeholders gets the line at its end, as Claude Code adds it.
     let reference = format!("{server}/review");
     let out = success(&sandbox.mcpick(&[
