@@ -526,6 +526,17 @@ async fn over_stdio_each_problem_is_logged_once_and_the_problems_follow_the_file
         &mut seen,
     )
     .await;
+    // A list change that keeps the problems sends no change of them.
+    write(
+        folder.path(),
+        "bad.mcpick.md",
+        "---\nname: bad\ndescription: Now described\n---\nfine\n",
+    );
+    next(
+        &|e| matches!(e, McpEvent::PromptsChanged { prompts, .. } if prompts.iter().any(|p| p.description.as_deref() == Some("Now described"))),
+        &mut seen,
+    )
+    .await;
     // The stderr lines have had their time to arrive.
     tokio::time::sleep(Duration::from_millis(500)).await;
     while let Ok(event) = events.try_recv() {
@@ -549,7 +560,7 @@ async fn over_stdio_each_problem_is_logged_once_and_the_problems_follow_the_file
         assert_eq!(about.len(), 1, "{file} logged other than once: {about:?}");
         assert_eq!(about[0].0, "stderr", "{about:?}");
     }
-    // No change of problems without one: a list change that keeps them sends none.
+    // One change of the problems per change of the files' problems, none more.
     let changes = seen
         .iter()
         .filter(|e| matches!(e, McpEvent::ServedProblemsChanged { .. }))
