@@ -812,7 +812,10 @@ fn kinds(events: &[mcpick::mcp::McpEvent]) -> Vec<String> {
                 "restart {attempt}/{of} in {} ms",
                 delay.as_millis()
             )),
-            PromptsChanged { .. } | Log { .. } | LogSnapshot { .. } => None,
+            PromptsChanged { .. }
+            | ServedProblemsChanged { .. }
+            | Log { .. }
+            | LogSnapshot { .. } => None,
         })
         .collect()
 }

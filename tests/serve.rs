@@ -217,6 +217,12 @@ fn claude_code_rules_hold(sandbox: &Sandbox, server: &str) {
         fix_text(sandbox, server, &["arguments=123"]),
         "Fix issue #123 with priority $2. 123"
     );
+    // Only a later position: the line is `"" high`, as `/fix "" high` types it, and `$1`
+    // is its empty first word (the two agree; a position with no word at all stays).
+    assert_eq!(
+        fix_text(sandbox, server, &["priority=high"]),
+        "Fix issue # with priority high. \"\" high"
+    );
     // A command without placeholders gets the line at its end, as Claude Code adds it.
     let reference = format!("{server}/review");
     let out = success(&sandbox.mcpick(&[
@@ -419,12 +425,14 @@ fn mcpick_servers_shows_the_files_a_folder_served_to_a_legacy_client_skips() {
     assert_ne!(servers[0]["protocolVersion"], "2026-07-28");
 }
 
+/// Over HTTP, where there is no stderr, the problems a 2026-07-28 list reports are logged
+/// as warnings.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn modern_clients_log_the_load_problems_the_list_reports() {
     let (folder, _) = folder_with_a_broken_file();
-    let folder_path = folder.path().to_string_lossy();
-    let config = mcpick_serve("files", &[&folder_path]);
-    let config = mcpick::config::parse(&config, Path::new("t.toml"), &|_| None).unwrap();
+    let server = mcpick_serve_http(&[&folder.path().to_string_lossy()]);
+    let config =
+        mcpick::config::parse(&http("web", &server.url), Path::new("t.toml"), &|_| None).unwrap();
     let (tx, mut events) = tokio::sync::mpsc::channel(64);
     let hub = Hub::start(config.servers, tx, true);
     let line = next_warning(&mut events).await;
@@ -441,6 +449,123 @@ async fn modern_clients_log_the_load_problems_the_list_reports() {
     let line = next_warning(&mut events).await;
     assert!(line.text.contains("worse.mcpick.md:4"), "{line:?}");
     hub.shutdown().await;
+}
+
+/// Over stdio each problem is in the server's log once, as the line `mcpick serve` writes
+/// on stderr (no `warning` line from the list's `_meta` beside it), and the problems the
+/// client holds follow the files while it is connected: a file that breaks or is fixed
+/// changes them, before the list change of that list.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_stdio_each_problem_is_logged_once_and_the_problems_follow_the_files() {
+    let (folder, _) = folder_with_a_broken_file();
+    let folder_path = folder.path().to_string_lossy();
+    let config = mcpick_serve("files", &[&folder_path]);
+    let config = mcpick::config::parse(&config, Path::new("t.toml"), &|_| None).unwrap();
+    let (tx, mut events) = tokio::sync::mpsc::channel(256);
+    let hub = Hub::start(config.servers, tx, true);
+    let mut seen: Vec<McpEvent> = Vec::new();
+    let mut next = async |wanted: &dyn Fn(&McpEvent) -> bool, seen: &mut Vec<McpEvent>| {
+        tokio::time::timeout(Duration::from_secs(30), async {
+            loop {
+                let event = events.recv().await.expect("hub stopped");
+                if let McpEvent::Failed { error, .. } = &event {
+                    panic!("{error}");
+                }
+                let done = wanted(&event);
+                seen.push(event);
+                if done {
+                    return;
+                }
+            }
+        })
+        .await
+        .expect("the event did not arrive")
+    };
+    let files_of = |problems: &[mcpick::mcp::ServedProblem]| -> Vec<String> {
+        problems
+            .iter()
+            .map(|p| {
+                Path::new(&p.file)
+                    .file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned()
+            })
+            .collect()
+    };
+    next(&|e| matches!(e, McpEvent::Ready { .. }), &mut seen).await;
+    let McpEvent::Ready { details, .. } = seen.last().unwrap() else {
+        unreachable!()
+    };
+    assert_eq!(files_of(&details.served_problems), ["bad.mcpick.md"]);
+
+    write(
+        folder.path(),
+        "worse.mcpick.md",
+        "---\nname: worse\n---\nuses {{missing}}\n",
+    );
+    let changed = |files: &'static [&'static str]| {
+        move |e: &McpEvent| {
+            matches!(e, McpEvent::ServedProblemsChanged { problems, .. }
+                if files_of(problems) == files)
+        }
+    };
+    next(&changed(&["bad.mcpick.md", "worse.mcpick.md"]), &mut seen).await;
+    // The list that brought them follows.
+    next(&|e| matches!(e, McpEvent::PromptsChanged { .. }), &mut seen).await;
+
+    // Fixed: the problems shrink to the one left.
+    write(
+        folder.path(),
+        "bad.mcpick.md",
+        "---\nname: bad\n---\nfine\n",
+    );
+    next(&changed(&["worse.mcpick.md"]), &mut seen).await;
+    next(
+        &|e| matches!(e, McpEvent::PromptsChanged { prompts, .. } if prompts.iter().any(|p| p.name == "bad")),
+        &mut seen,
+    )
+    .await;
+    // A list change that keeps the problems sends no change of them.
+    write(
+        folder.path(),
+        "bad.mcpick.md",
+        "---\nname: bad\ndescription: Now described\n---\nfine\n",
+    );
+    next(
+        &|e| matches!(e, McpEvent::PromptsChanged { prompts, .. } if prompts.iter().any(|p| p.description.as_deref() == Some("Now described"))),
+        &mut seen,
+    )
+    .await;
+    // The stderr lines have had their time to arrive.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    while let Ok(event) = events.try_recv() {
+        seen.push(event);
+    }
+    hub.shutdown().await;
+
+    let lines: Vec<&mcpick::mcp::LogLine> = seen
+        .iter()
+        .filter_map(|e| match e {
+            McpEvent::Log { line, .. } => Some(line),
+            _ => None,
+        })
+        .collect();
+    for file in ["bad.mcpick.md:4", "worse.mcpick.md:4"] {
+        let about: Vec<(&str, &str)> = lines
+            .iter()
+            .filter(|l| l.text.contains(file))
+            .map(|l| (l.source.as_str(), l.text.as_str()))
+            .collect();
+        assert_eq!(about.len(), 1, "{file} logged other than once: {about:?}");
+        assert_eq!(about[0].0, "stderr", "{about:?}");
+    }
+    // One change of the problems per change of the files' problems, none more.
+    let changes = seen
+        .iter()
+        .filter(|e| matches!(e, McpEvent::ServedProblemsChanged { .. }))
+        .count();
+    assert_eq!(changes, 2, "{seen:?}");
 }
 
 async fn next_warning(events: &mut tokio::sync::mpsc::Receiver<McpEvent>) -> mcpick::mcp::LogLine {

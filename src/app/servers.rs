@@ -2,6 +2,7 @@
 //! in the menu, and the inputs some wait for.
 
 use super::*;
+use crate::mcp::ServedProblem;
 
 impl App {
     /// The details of a ready server.
@@ -23,7 +24,7 @@ impl App {
                 details,
                 prompts,
             } => {
-                self.warn_of_served_problems(&server, &details);
+                self.warn_of_served_problems(&server, &details.served_problems, &[]);
                 self.set_state(
                     &server,
                     ServerState::Ready {
@@ -51,6 +52,9 @@ impl App {
                 self.prompts
                     .insert(server, prompts.into_iter().map(Arc::new).collect());
                 self.rebuild();
+            }
+            McpEvent::ServedProblemsChanged { server, problems } => {
+                self.on_served_problems_changed(&server, problems);
             }
             McpEvent::Failed {
                 server,
@@ -134,14 +138,50 @@ impl App {
         }
     }
 
-    /// A served prompt library (`mcpick serve`) that could not serve some of its files says
-    /// so in the status bar, the way to its logs first (the files and why are there, and a
-    /// long path would push the key out of the bar).
-    fn warn_of_served_problems(&mut self, server: &str, details: &ServerDetails) {
-        let Some(first) = details.served_problems.first() else {
+    /// A served library's problems changed with a new list: the server's details hold the
+    /// new ones; new problems say so in the status bar (once: the hub sends this only when
+    /// they change), and problems fixed with none new say how many are left.
+    fn on_served_problems_changed(&mut self, server: &str, problems: Vec<ServedProblem>) {
+        let Some(ServerStatus {
+            state: ServerState::Ready { details, .. },
+            ..
+        }) = self.servers.iter_mut().find(|s| s.name == server)
+        else {
             return;
         };
-        let count = details.served_problems.len();
+        let before = std::mem::replace(&mut details.served_problems, problems.clone());
+        if problems.iter().any(|p| !before.contains(p)) {
+            self.warn_of_served_problems(server, &problems, &before);
+        } else if problems.len() < before.len() {
+            let name = crate::text::one_line(server);
+            self.notify(match problems.len() {
+                0 => format!("{name} serves all its prompt files again."),
+                left => format!(
+                    "{name}: {} left.",
+                    crate::text::counted(left, "problem", "problems")
+                ),
+            });
+        }
+    }
+
+    /// A served prompt library (`mcpick serve`) that could not serve some of its files says
+    /// so in the status bar, the way to its logs first (the files and why are there, and a
+    /// long path would push the key out of the bar). `told`: problems already told, so the
+    /// one quoted is a new one.
+    fn warn_of_served_problems(
+        &mut self,
+        server: &str,
+        problems: &[ServedProblem],
+        told: &[ServedProblem],
+    ) {
+        let Some(first) = problems
+            .iter()
+            .find(|p| !told.contains(p))
+            .or(problems.first())
+        else {
+            return;
+        };
+        let count = problems.len();
         let more = if count > 1 { " …" } else { "" };
         let logs = self
             .keys

@@ -2086,3 +2086,78 @@ fn a_served_library_with_file_problems_says_so_in_the_status_bar() {
     }));
     assert_eq!(app.notices.len(), count);
 }
+
+#[test]
+fn a_served_library_whose_files_break_or_are_fixed_while_open_says_so_once() {
+    let problem = |file: &str| crate::mcp::ServedProblem {
+        file: file.into(),
+        line: Some(4),
+        error: "`{{nothing}}` is not a declared argument (file skipped)".into(),
+    };
+    let problems_of = |app: &App| -> Vec<String> {
+        app.server_details("lib")
+            .unwrap()
+            .served_problems
+            .iter()
+            .map(|p| p.file.clone())
+            .collect()
+    };
+    let mut app = ready_app();
+    app.update(Msg::Mcp(McpEvent::Ready {
+        server: "lib".into(),
+        details: details(false),
+        prompts: vec![prompt("lib", "good", vec![])],
+    }));
+    let quiet = app.notices.len();
+
+    // A file breaks: the details follow, and the status bar tells the new problem.
+    app.update(Msg::Mcp(McpEvent::ServedProblemsChanged {
+        server: "lib".into(),
+        problems: vec![problem("a.mcpick.md")],
+    }));
+    assert_eq!(problems_of(&app), ["a.mcpick.md"]);
+    let notice = app.latest_notice().unwrap();
+    assert!(notice.error, "{notice:?}");
+    assert_eq!(
+        notice.text,
+        "lib has problems with 1 prompt file (Ctrl-L shows them): a.mcpick.md:4: `{{nothing}}` is not a declared argument (file skipped)"
+    );
+    assert_eq!(app.notices.len(), quiet + 1);
+    // The list change that brought them says nothing more.
+    app.update(Msg::Mcp(McpEvent::PromptsChanged {
+        server: "lib".into(),
+        prompts: vec![prompt("lib", "good", vec![])],
+    }));
+    assert_eq!(app.notices.len(), quiet + 1);
+
+    // A second breaks: the count is current, and the new one is quoted.
+    app.update(Msg::Mcp(McpEvent::ServedProblemsChanged {
+        server: "lib".into(),
+        problems: vec![problem("a.mcpick.md"), problem("b.mcpick.md")],
+    }));
+    assert_eq!(problems_of(&app), ["a.mcpick.md", "b.mcpick.md"]);
+    assert_eq!(
+        app.latest_notice().unwrap().text,
+        "lib has problems with 2 prompt files (Ctrl-L shows them): b.mcpick.md:4: `{{nothing}}` is not a declared argument (file skipped) …"
+    );
+
+    // Fixed, one then the other: how many are left, as a notice, not a warning.
+    app.update(Msg::Mcp(McpEvent::ServedProblemsChanged {
+        server: "lib".into(),
+        problems: vec![problem("b.mcpick.md")],
+    }));
+    assert_eq!(problems_of(&app), ["b.mcpick.md"]);
+    let notice = app.latest_notice().unwrap();
+    assert!(!notice.error, "{notice:?}");
+    assert_eq!(notice.text, "lib: 1 problem left.");
+    app.update(Msg::Mcp(McpEvent::ServedProblemsChanged {
+        server: "lib".into(),
+        problems: vec![],
+    }));
+    assert!(problems_of(&app).is_empty());
+    assert_eq!(
+        app.latest_notice().unwrap().text,
+        "lib serves all its prompt files again."
+    );
+    assert_eq!(app.notices.len(), quiet + 4);
+}

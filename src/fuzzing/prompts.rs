@@ -271,18 +271,24 @@ fn check_render(prompt: &PromptDef) {
                     .map(|s| match s {
                         Segment::Literal(text) => text.clone(),
                         Segment::Arg(name) => filled[name.as_str()].to_string(),
-                        // A position: its own value, else that word of the line, else as written.
+                        // A position: its own value, else that word of the line (typed,
+                        // else the positions joined), else as written.
                         Segment::Word {
                             name,
                             index,
                             words_of,
                             written,
+                            positions,
                         } => given(name)
                             .map(str::to_string)
                             .or_else(|| {
-                                given(words_of).and_then(|line| {
-                                    template::split_words(line).get(*index).cloned()
-                                })
+                                let line =
+                                    given(words_of).map(str::to_string).unwrap_or_else(|| {
+                                        let words: Vec<&str> =
+                                            positions.iter().map(|p| filled[p.as_str()]).collect();
+                                        template::join_words(&words)
+                                    });
+                                template::split_words(&line).get(*index).cloned()
                             })
                             .unwrap_or_else(|| written.clone()),
                         // Added at the end of a body without placeholders, when typed.

@@ -646,10 +646,12 @@ impl Connection {
     }
 
     /// Keeps the problems a served library lists on its first page; new ones go to the log
-    /// of a 2026-07-28 server (a legacy one sends them as log messages itself).
+    /// of a 2026-07-28 server over HTTP. Not to a legacy one's (it sends them as log
+    /// messages itself), nor to a stdio server's: `mcpick serve` writes each on stderr, which
+    /// is in the log already, and the same problem twice reads as two.
     fn note_served_problems(&self, meta: Option<&serde_json::Map<String, serde_json::Value>>) {
         let problems = super::problems::read(meta);
-        let to_log = self.is_modern();
+        let to_log = self.is_modern() && self.child.is_none();
         let lines = self
             .served_problems
             .replace(problems, &self.secrets, &self.log, to_log);

@@ -12,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 use super::connection::{Connection, PromptList, STDERR_TAIL, lock};
 use super::error::McpError;
 use super::log::ServerLog;
-use super::types::{LogLine, PromptInfo, ServerDetails, ServerId};
+use super::types::{LogLine, PromptInfo, ServedProblem, ServerDetails, ServerId};
 use crate::config::{ServerConfig, TransportConfig};
 
 /// How often a server task checks whether its connection has dropped.
@@ -43,6 +43,16 @@ pub enum McpEvent {
         server: ServerId,
         /// The new full list.
         prompts: Vec<PromptInfo>,
+    },
+    /// The problems a served library (`mcpick serve`) reports with its prompt files changed
+    /// with a new list (a file broke or was fixed while connected): these are its problems
+    /// now, in place of those of [`ServerDetails::served_problems`]. Sent before the
+    /// `PromptsChanged` of that list, and only when they differ from the last list's.
+    ServedProblemsChanged {
+        /// Which server.
+        server: ServerId,
+        /// Its problems now (empty: none left).
+        problems: Vec<ServedProblem>,
     },
     /// A stdio server that crashed will be started again after `delay`.
     Restarting {
@@ -97,6 +107,7 @@ impl McpEvent {
             McpEvent::Connecting { server }
             | McpEvent::Ready { server, .. }
             | McpEvent::PromptsChanged { server, .. }
+            | McpEvent::ServedProblemsChanged { server, .. }
             | McpEvent::Failed { server, .. }
             | McpEvent::Restarting { server, .. }
             | McpEvent::LogSnapshot { server, .. }
@@ -394,6 +405,7 @@ impl Run<'_> {
                 lock(self.connections).insert(server.clone(), connection.clone());
                 let mut details = connection.details().clone();
                 details.served_problems = connection.served_problems();
+                let problems = details.served_problems.clone();
                 tracing::info!(%server, version = %details.protocol_version, prompts = prompts.len(), "ready");
                 let ready = McpEvent::Ready {
                     server: server.clone(),
@@ -402,7 +414,7 @@ impl Run<'_> {
                 };
                 let since = std::time::Instant::now();
                 if emit(events, shutdown, ready).await
-                    && watch_server(&connection, warnings, events, shutdown).await
+                    && watch_server(&connection, warnings, problems, events, shutdown).await
                 {
                     Ended::Dropped {
                         lived: since.elapsed().max(Duration::from_millis(1)),
@@ -469,10 +481,12 @@ async fn emit(
 /// Refreshes the catalog on list changes until shutdown or until the connection drops
 /// (then reports it failed and returns true). Every wait races shutdown, so a slow server
 /// never delays it. `told`: the warnings of the list it has, which a refresh that finds
-/// them again does not repeat.
+/// them again does not repeat; `problems`: the served problems of that list, sent again
+/// only when a refresh finds others.
 async fn watch_server(
     connection: &Connection,
     mut told: Vec<String>,
+    mut problems: Vec<ServedProblem>,
     events: &mpsc::Sender<McpEvent>,
     shutdown: &CancellationToken,
 ) -> bool {
@@ -500,6 +514,14 @@ async fn watch_server(
                             return false;
                         }
                         told = warnings;
+                        let now = connection.served_problems();
+                        if now != problems {
+                            problems = now.clone();
+                            let changed = McpEvent::ServedProblemsChanged { server: server.clone(), problems: now };
+                            if !emit(events, shutdown, changed).await {
+                                return false;
+                            }
+                        }
                         tracing::info!(%server, prompts = prompts.len(), "prompt list changed");
                         McpEvent::PromptsChanged { server: server.clone(), prompts }
                     }

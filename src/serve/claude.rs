@@ -6,7 +6,8 @@
 //! `argument-hint` when it lists one bracketed name per position (`[pr-number]
 //! [priority]` gives `pr-number`, `priority`), else `arg1`…: typing only `arguments` fills
 //! the positions from its words, typing the positions fills `$ARGUMENTS` with them joined,
-//! and a position left without a word stays as written (`$2`), as Claude Code leaves it. A
+//! and a position left without a word stays as written (`$2`), as Claude Code leaves it (a
+//! position left empty before a typed one is an empty word, `""` in the joined line). A
 //! body without placeholders gets the line at its end (`ARGUMENTS: …`), as Claude Code adds it.
 //! Without a `description`, the body's first line describes it. All are optional, as in
 //! Claude Code. Other syntax (`!` shell lines, `@file` references) is left as it is.
@@ -190,6 +191,7 @@ pub fn parse(text: &str, file: &str, name: &str) -> Result<PromptDef, LoadError>
                 index: n - 1,
                 words_of: LINE.into(),
                 written: written.to_string(),
+                positions: position_names.clone(),
             }),
         }
     }
@@ -367,9 +369,16 @@ mod tests {
             render(&prompt, &[("issue", "12"), ("priority", "very high")]),
             "Fix issue #12 with priority very high. 12 \"very high\""
         );
+        // Only a later position typed: the line is `"" high`, as `/fix "" high` would
+        // type it, and `$1` is its first word, the empty one: the two agree.
         assert_eq!(
             render(&prompt, &[("priority", "high")]),
-            "Fix issue #$1 with priority high. \"\" high"
+            "Fix issue # with priority high. \"\" high"
+        );
+        // Only an earlier one: the later position has no word and stays as written.
+        assert_eq!(
+            render(&prompt, &[("issue", "123")]),
+            "Fix issue #123 with priority $2. 123"
         );
         // A position typed on its own wins over the line's word; the line stays as typed.
         assert_eq!(

@@ -11,8 +11,10 @@ pub enum Segment {
     /// The value of the named argument (empty when not given).
     Arg(String),
     /// A Claude Code positional placeholder (`$1`, `$ARGUMENTS[0]`): the argument `name`
-    /// when given (not empty), else word `index` (from 0) of the argument `words_of`, else
-    /// the placeholder as `written`, which is what Claude Code leaves for a missing word.
+    /// when given (not empty), else word `index` (from 0) of the line (the argument
+    /// `words_of`, or when that is not given, `positions` joined as `$ARGUMENTS` joins
+    /// them, so the two always agree), else the placeholder as `written`, which is what
+    /// Claude Code leaves for a missing word.
     Word {
         /// The positional argument's own name.
         name: String,
@@ -22,6 +24,8 @@ pub enum Segment {
         words_of: String,
         /// The placeholder's text in the file.
         written: String,
+        /// Every positional argument of the command, first position first.
+        positions: Vec<String>,
     },
     /// What Claude Code adds to a command without placeholders: `prefix` and the argument
     /// `name`, when given (not empty); nothing otherwise.
@@ -78,10 +82,11 @@ impl Template {
                     index,
                     words_of,
                     written,
+                    positions,
                 } => match given(values, name) {
                     Some(value) => out.push_str(value),
                     None => {
-                        let words = given(values, words_of).map(split_words).unwrap_or_default();
+                        let words = split_words(&line(values, words_of, positions));
                         out.push_str(words.get(*index).map_or(written.as_str(), String::as_str))
                     }
                 },
@@ -91,16 +96,9 @@ impl Template {
                         out.push_str(line);
                     }
                 }
-                Segment::Line { name, positions } => match given(values, name) {
-                    Some(line) => out.push_str(line),
-                    None => {
-                        let words: Vec<&str> = positions
-                            .iter()
-                            .map(|p| given(values, p).unwrap_or(""))
-                            .collect();
-                        out.push_str(&join_words(&words));
-                    }
-                },
+                Segment::Line { name, positions } => {
+                    out.push_str(&line(values, name, positions));
+                }
             }
         }
         out
@@ -131,6 +129,22 @@ fn given<'a>(values: &'a BTreeMap<String, String>, name: &str) -> Option<&'a str
         .get(name)
         .map(String::as_str)
         .filter(|v| !v.is_empty())
+}
+
+/// Claude Code's `$ARGUMENTS`: the argument `name` when given (not empty), else the
+/// `positions` typed, joined (a position left empty before a typed one is `""`, as
+/// `/fix "" high` would type it).
+fn line(values: &BTreeMap<String, String>, name: &str, positions: &[String]) -> String {
+    match given(values, name) {
+        Some(line) => line.to_string(),
+        None => {
+            let words: Vec<&str> = positions
+                .iter()
+                .map(|p| given(values, p).unwrap_or(""))
+                .collect();
+            join_words(&words)
+        }
+    }
 }
 
 /// Splits a line into words as Claude Code does (its `shell-quote`): whitespace separates
