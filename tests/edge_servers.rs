@@ -1069,14 +1069,44 @@ fn a_context_name_that_is_no_argument_is_a_usage_error() {
     let err = stderr(&output);
     assert!(
         err.starts_with(
-            "mcpick: prompt `pick` has no argument `countyr` (did you mean `country`?)"
+            "mcpick: --context countyr=…: prompt `pick` has no argument `countyr` (did you mean `country`?)"
         ),
         "{err}"
     );
+    // `complete`'s own usage, not `get`'s.
+    let usage = "usage: mcpick complete many/pick ARGUMENT [PREFIX] [--context NAME=VALUE ...]\n\n\
+                 ARGUMENT and each --context NAME is one of: city, country\n";
+    assert!(err.ends_with(usage), "{err}");
+    assert!(!err.contains("mcpick get"), "{err}");
+    // A misspelt ARGUMENT: the same usage.
+    let output = sandbox.mcpick(&["complete", "many/pick", "cty", "a"]);
+    assert_eq!(output.status.code(), Some(2));
+    let err = stderr(&output);
     assert!(
-        err.contains("usage: mcpick get many/pick city=VALUE"),
+        err.starts_with(
+            "mcpick: prompt `pick` has no argument `cty` to complete (did you mean `city`?)"
+        ),
         "{err}"
     );
+    assert!(err.ends_with(usage), "{err}");
+    // The argument being completed is not its own context.
+    let output = sandbox.mcpick(&[
+        "complete",
+        "many/pick",
+        "country",
+        "F",
+        "--context",
+        "country=x",
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    let err = stderr(&output);
+    assert!(
+        err.starts_with(
+            "mcpick: --context country=…: `country` is the argument being completed, not context"
+        ),
+        "{err}"
+    );
+    assert!(err.ends_with(usage), "{err}");
     let sent = std::fs::read_to_string(&traffic).unwrap();
     assert!(
         !sent.contains("completion/complete"),

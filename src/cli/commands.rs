@@ -1000,13 +1000,9 @@ async fn complete(
     json: bool,
 ) -> Result<ExitCode, CliError> {
     let (hub, server, prompt) = locate(config, reference).await?;
-    // The completed argument first, then each `--context` name: all must be the prompt's.
-    let unknown = std::iter::once(argument)
-        .chain(context.keys().map(String::as_str))
-        .find(|name| prompt.argument(name).is_none());
-    if let Some(name) = unknown {
+    if let Err(error) = check_complete_arguments(&prompt, argument, context) {
         hub.shutdown().await;
-        return Err(no_such_argument(&prompt, name));
+        return Err(error);
     }
     let name = &prompt.name;
     let result = request_then_close(hub, &server.name, |connection| async move {
@@ -1039,6 +1035,61 @@ async fn complete(
             server.name, prompt.name
         ))),
     }
+}
+
+/// The usage of `mcpick complete` for one prompt: the argument names it can complete.
+fn complete_usage(prompt: &PromptInfo) -> String {
+    let names: Vec<&str> = prompt.arguments.iter().map(|a| a.name.as_str()).collect();
+    format!(
+        "usage: mcpick complete {}/{} ARGUMENT [PREFIX] [--context NAME=VALUE ...]\n\n\
+         ARGUMENT and each --context NAME is one of: {}",
+        prompt.server,
+        prompt.name,
+        if names.is_empty() {
+            "(the prompt has no arguments)".to_string()
+        } else {
+            names.join(", ")
+        }
+    )
+}
+
+/// Checks `complete`'s ARGUMENT and `--context` names against the prompt before anything
+/// is sent: each must be one of its arguments, and the completed one is not its own context.
+fn check_complete_arguments(
+    prompt: &PromptInfo,
+    argument: &str,
+    context: &BTreeMap<String, String>,
+) -> Result<(), CliError> {
+    let hint = |name: &str| {
+        let declared = prompt.arguments.iter().map(|a| a.name.as_str());
+        match closest(name, declared, 1).first() {
+            Some(near) => format!(" (did you mean `{near}`?)"),
+            None => String::new(),
+        }
+    };
+    if prompt.argument(argument).is_none() {
+        return Err(CliError::usage(format!(
+            "prompt `{}` has no argument `{argument}` to complete{}\n\n{}",
+            prompt.name,
+            hint(argument),
+            complete_usage(prompt)
+        )));
+    }
+    if let Some(name) = context.keys().find(|name| prompt.argument(name).is_none()) {
+        return Err(CliError::usage(format!(
+            "--context {name}=…: prompt `{}` has no argument `{name}`{}\n\n{}",
+            prompt.name,
+            hint(name),
+            complete_usage(prompt)
+        )));
+    }
+    if context.contains_key(argument) {
+        return Err(CliError::usage(format!(
+            "--context {argument}=…: `{argument}` is the argument being completed, not context (give its start as PREFIX)\n\n{}",
+            complete_usage(prompt)
+        )));
+    }
+    Ok(())
 }
 
 /// What a completion left out, when the server says it has more values than it sent:
