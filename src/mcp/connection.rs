@@ -1624,7 +1624,7 @@ where
             listed.warnings.push(format!(
                 "{method} repeated the cursor {} (page {number}): kept the {} of its first {} \
                  and stopped there rather than loop",
-                crate::text::one_line(&format!("{next:?}")),
+                quoted_cursor(&next),
                 crate::text::counted(listed.items.len(), noun[0], noun[1]),
                 crate::text::counted(number, "page", "pages"),
             ));
@@ -1669,6 +1669,16 @@ fn read_prompts_page(
         }
     }
     Ok((prompts, skipped))
+}
+
+/// A server's cursor in a warning: in quotes, neutralised as prompt names are beside it
+/// (`␛`, `<U+202E>`), not in Rust's debug escapes, and cut (cursors may be long tokens).
+fn quoted_cursor(cursor: &str) -> String {
+    let shown = crate::text::one_line(cursor);
+    match shown.char_indices().nth(60) {
+        Some((cut, _)) => format!("\"{}…\"", &shown[..cut]),
+        None => format!("\"{shown}\""),
+    }
 }
 
 /// The `WWW-Authenticate` challenge of a 401 (or of a 403 asking for more scopes, then
@@ -2031,6 +2041,22 @@ mod tests {
               first 3 pages and stopped there rather than loop"
             ]
         );
+        // A cursor with controls reads as a prompt name with them does, not as Rust source.
+        let listed = list_of(&[
+            (&[1], Some("c\u{1b}]52;c;eA==\u{7}\u{202e}")),
+            (&[2], Some("c\u{1b}]52;c;eA==\u{7}\u{202e}")),
+        ])
+        .await;
+        let warning = &listed.warnings[0];
+        assert!(
+            warning.contains(&format!(
+                "cursor \"{}\" (page 2)",
+                crate::text::one_line("c\u{1b}]52;c;eA==\u{7}\u{202e}")
+            )),
+            "{warning}"
+        );
+        assert!(!warning.contains("\\u{"), "{warning}");
+        assert!(!warning.contains('\u{1b}'), "{warning}");
         let listed = list_of(&[(&[1], Some("a")), (&[2], None)]).await;
         assert_eq!((listed.items, listed.warnings), (vec![1, 2], Vec::new()));
     }
