@@ -1072,14 +1072,44 @@ fn a_context_name_that_is_no_argument_is_a_usage_error() {
     let err = stderr(&output);
     assert!(
         err.starts_with(
-            "mcpick: prompt `pick` has no argument `countyr` (did you mean `country`?)"
+            "mcpick: --context countyr=…: prompt `pick` has no argument `countyr` (did you mean `country`?)"
         ),
         "{err}"
     );
+    // `complete`'s own usage, not `get`'s.
+    let usage = "usage: mcpick complete many/pick ARGUMENT [PREFIX] [--context NAME=VALUE ...]\n\n\
+                 ARGUMENT and each --context NAME is one of: city, country\n";
+    assert!(err.ends_with(usage), "{err}");
+    assert!(!err.contains("mcpick get"), "{err}");
+    // A misspelt ARGUMENT: the same usage.
+    let output = sandbox.mcpick(&["complete", "many/pick", "cty", "a"]);
+    assert_eq!(output.status.code(), Some(2));
+    let err = stderr(&output);
     assert!(
-        err.contains("usage: mcpick get many/pick city=VALUE"),
+        err.starts_with(
+            "mcpick: prompt `pick` has no argument `cty` to complete (did you mean `city`?)"
+        ),
         "{err}"
     );
+    assert!(err.ends_with(usage), "{err}");
+    // The argument being completed is not its own context.
+    let output = sandbox.mcpick(&[
+        "complete",
+        "many/pick",
+        "country",
+        "F",
+        "--context",
+        "country=x",
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    let err = stderr(&output);
+    assert!(
+        err.starts_with(
+            "mcpick: --context country=…: `country` is the argument being completed, not context"
+        ),
+        "{err}"
+    );
+    assert!(err.ends_with(usage), "{err}");
     let sent = std::fs::read_to_string(&traffic).unwrap();
     assert!(
         !sent.contains("completion/complete"),
@@ -1207,9 +1237,12 @@ fn a_server_answering_404_is_said_to_have_answered_it() {
         text.contains("  error: the server answered HTTP 404 at this URL (check the path of `url`"),
         "{text}"
     );
-    assert!(text.contains("<html>nothing here</html>"), "{text}");
+    // The page's text, not its markup.
+    assert!(text.contains("Not Found: nothing here\n"), "{text}");
+    assert!(!text.contains("<html>"), "{text}");
     assert!(!text.contains("cannot reach"), "{text}");
-    assert!(text.contains("  sign-in:      not signed in\n"), "{text}");
+    // It never asked for a sign-in: not "not signed in".
+    assert!(!text.contains("sign-in:"), "{text}");
     assert!(
         seen.lock()
             .unwrap()
@@ -1227,14 +1260,90 @@ fn a_server_answering_404_is_said_to_have_answered_it() {
         "{err}"
     );
     assert!(!err.contains("cannot reach"), "{err}");
-    // A 500 too, through the SDK's other error.
+    // A 500 too, through the SDK's other error, with its reason.
     let (url, _) = answering_http("500 Internal Server Error");
     let sandbox = Sandbox::new(&http("broken", &url));
     let text = success(&sandbox.mcpick(&["servers"]));
     assert!(
-        text.contains("  error: the server answered HTTP 500 at this URL"),
+        text.contains("  error: the server answered HTTP 500 at this URL: Internal Server Error\n"),
         "{text}"
     );
+}
+
+#[test]
+fn a_web_server_that_is_no_mcp_endpoint_gets_the_path_hint_and_no_sign_in_words() {
+    // What `python3 -m http.server` answers a POST.
+    let (plain, _) = answering_http("501 Unsupported method ('POST')");
+    let (legacy, seen) = answering_http("404 File not found");
+    let refused = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        format!("http://{}/mcp", listener.local_addr().unwrap())
+    };
+    let config = format!(
+        "{}{}transport = \"sse\"\n{}",
+        http("plain", &plain),
+        http("legacy", &legacy.replace("/mcp", "/sse")),
+        http("gone", &refused),
+    );
+    let sandbox = Sandbox::new(&config);
+    let text = success(&sandbox.mcpick(&["servers"]));
+    assert!(
+        text.contains(
+            "  error: the server answered HTTP 501 at this URL (check the path of `url`: is \
+             this the server's MCP endpoint?): Not Implemented\n"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "  error: the server answered HTTP 404 at this URL (check the path of `url`: is \
+             this the server's MCP endpoint?): Not Found: nothing here\n"
+        ),
+        "{text}"
+    );
+    assert!(
+        seen.lock()
+            .unwrap()
+            .iter()
+            .any(|r| r.starts_with("GET /sse")),
+        "{:?}",
+        seen.lock().unwrap()
+    );
+    assert!(text.contains("cannot reach the server"), "{text}");
+    // None of them asked for a sign-in (and HTTP+SSE has none): no words on it.
+    assert!(!text.contains("sign-in:"), "{text}");
+    let servers: serde_json::Value =
+        serde_json::from_str(&success(&sandbox.mcpick(&["servers", "--json"]))).unwrap();
+    for row in servers.as_array().unwrap() {
+        assert_eq!(row["state"], "failed", "{row}");
+        assert!(row.get("signIn").is_none(), "{row}");
+    }
+}
+
+#[test]
+fn a_list_with_no_prompts_says_which_answered_and_how_many_failed() {
+    let sandbox = Sandbox::new("");
+    let traffic = sandbox.dir.path().join("traffic.jsonl");
+    let mut config = list_edges("np", "no-prompts", &traffic, "");
+    for n in 1..=4 {
+        config.push_str(&format!(
+            "[servers.down{n}]\ncommand = \"mcpick-test-no-such-command\"\n"
+        ));
+    }
+    std::fs::write(sandbox.config(), config).unwrap();
+    let output = sandbox.mcpick(&["list"]);
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(success(&output), "");
+    let err = stderr(&output);
+    assert!(
+        err.ends_with("mcpick: `np` answered but offers no prompts; 4 servers failed (above)\n"),
+        "{err}"
+    );
+    assert!(!err.contains("none of them"), "{err}");
+    // Alone, it says the same without the failures.
+    let (sandbox, _) = list_edges_sandbox("np", "no-prompts", "");
+    let err = stderr(&sandbox.mcpick(&["list"]));
+    assert_eq!(err, "mcpick: `np` answered but offers no prompts\n");
 }
 
 #[test]

@@ -455,7 +455,8 @@ async fn list(config: &Config, json: bool) -> Result<ExitCode, CliError> {
     let (hub, outcomes) = connect_all(servers).await?;
     hub.shutdown().await;
     let mut prompts = Vec::new();
-    let mut answered = 0;
+    let mut answered = Vec::new();
+    let mut failed = 0;
     for name in &order {
         match outcomes.get(name) {
             Some(Outcome::Ready {
@@ -463,13 +464,16 @@ async fn list(config: &Config, json: bool) -> Result<ExitCode, CliError> {
                 warnings,
                 ..
             }) => {
-                answered += 1;
+                answered.push(name.as_str());
                 prompts.extend(p.iter().cloned());
                 for warning in warnings {
                     output::error(&format!("server `{name}`: {warning}"));
                 }
             }
-            Some(Outcome::Failed { error, stderr }) => report_failure(name, error, stderr),
+            Some(Outcome::Failed { error, stderr }) => {
+                failed += 1;
+                report_failure(name, error, stderr);
+            }
             None => {}
         }
     }
@@ -479,14 +483,38 @@ async fn list(config: &Config, json: bool) -> Result<ExitCode, CliError> {
     } else {
         write(&list_text(&prompts))?;
     }
-    if answered > 0 && prompts.is_empty() {
-        output::error("the servers answered, but none of them offers any prompts");
+    if !answered.is_empty() && prompts.is_empty() {
+        output::error(&no_prompts_listed(&answered, failed));
     }
-    Ok(if answered > 0 {
+    Ok(if !answered.is_empty() {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
     })
+}
+
+/// Why `mcpick list` printed nothing: which servers answered with no prompts, and how
+/// many others failed (their errors are printed above it).
+fn no_prompts_listed(answered: &[&str], failed: usize) -> String {
+    let offered = match answered {
+        [one] => format!("`{one}` answered but offers no prompts"),
+        [_, _] | [_, _, _] => format!(
+            "{} answered but offer no prompts",
+            answered
+                .iter()
+                .map(|name| format!("`{name}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        many => format!("all {} servers that answered offer no prompts", many.len()),
+    };
+    match failed {
+        0 => offered,
+        failed => format!(
+            "{offered}; {} failed (above)",
+            crate::text::counted(failed, "server", "servers")
+        ),
+    }
 }
 
 /// One line per prompt: `server/name  args  title: first line of description`.
@@ -722,12 +750,26 @@ fn no_such_prompt(server: &str, wanted: &str, prompts: &[PromptInfo]) -> String 
 }
 
 /// What `mcpick servers` says of an HTTP server's sign-in: its tokens when it has some;
-/// without them, "not needed" once the server answered without asking for one.
-fn sign_in_words(state: &crate::mcp::auth::SignInState, outcome: Option<&Outcome>) -> String {
+/// without them, "not needed" once the server answered without asking for one, and "not
+/// signed in" only when it asked (a 401) on a transport mcpick signs in to. Nothing when
+/// that is not known (it failed before saying, or was not contacted).
+fn sign_in_words(
+    state: &crate::mcp::auth::SignInState,
+    outcome: Option<&Outcome>,
+    signs_in: bool,
+) -> Option<String> {
     use crate::mcp::auth::SignInState;
     match (state, outcome) {
-        (SignInState::SignedOut, Some(Outcome::Ready { .. })) => "not needed".to_string(),
-        (state, _) => state.describe(),
+        (SignInState::SignedOut, Some(Outcome::Ready { .. })) => Some("not needed".to_string()),
+        (
+            SignInState::SignedOut,
+            Some(Outcome::Failed {
+                error: McpError::SignInRequired { .. },
+                ..
+            }),
+        ) if signs_in => Some(state.describe()),
+        (SignInState::SignedOut, _) => None,
+        (state, _) => Some(state.describe()),
     }
 }
 
@@ -1000,13 +1042,9 @@ async fn complete(
     json: bool,
 ) -> Result<ExitCode, CliError> {
     let (hub, server, prompt) = locate(config, reference).await?;
-    // The completed argument first, then each `--context` name: all must be the prompt's.
-    let unknown = std::iter::once(argument)
-        .chain(context.keys().map(String::as_str))
-        .find(|name| prompt.argument(name).is_none());
-    if let Some(name) = unknown {
+    if let Err(error) = check_complete_arguments(&prompt, argument, context) {
         hub.shutdown().await;
-        return Err(no_such_argument(&prompt, name));
+        return Err(error);
     }
     let name = &prompt.name;
     let result = request_then_close(hub, &server.name, |connection| async move {
@@ -1041,6 +1079,61 @@ async fn complete(
     }
 }
 
+/// The usage of `mcpick complete` for one prompt: the argument names it can complete.
+fn complete_usage(prompt: &PromptInfo) -> String {
+    let names: Vec<&str> = prompt.arguments.iter().map(|a| a.name.as_str()).collect();
+    format!(
+        "usage: mcpick complete {}/{} ARGUMENT [PREFIX] [--context NAME=VALUE ...]\n\n\
+         ARGUMENT and each --context NAME is one of: {}",
+        prompt.server,
+        prompt.name,
+        if names.is_empty() {
+            "(the prompt has no arguments)".to_string()
+        } else {
+            names.join(", ")
+        }
+    )
+}
+
+/// Checks `complete`'s ARGUMENT and `--context` names against the prompt before anything
+/// is sent: each must be one of its arguments, and the completed one is not its own context.
+fn check_complete_arguments(
+    prompt: &PromptInfo,
+    argument: &str,
+    context: &BTreeMap<String, String>,
+) -> Result<(), CliError> {
+    let hint = |name: &str| {
+        let declared = prompt.arguments.iter().map(|a| a.name.as_str());
+        match closest(name, declared, 1).first() {
+            Some(near) => format!(" (did you mean `{near}`?)"),
+            None => String::new(),
+        }
+    };
+    if prompt.argument(argument).is_none() {
+        return Err(CliError::usage(format!(
+            "prompt `{}` has no argument `{argument}` to complete{}\n\n{}",
+            prompt.name,
+            hint(argument),
+            complete_usage(prompt)
+        )));
+    }
+    if let Some(name) = context.keys().find(|name| prompt.argument(name).is_none()) {
+        return Err(CliError::usage(format!(
+            "--context {name}=…: prompt `{}` has no argument `{name}`{}\n\n{}",
+            prompt.name,
+            hint(name),
+            complete_usage(prompt)
+        )));
+    }
+    if context.contains_key(argument) {
+        return Err(CliError::usage(format!(
+            "--context {argument}=…: `{argument}` is the argument being completed, not context (give its start as PREFIX)\n\n{}",
+            complete_usage(prompt)
+        )));
+    }
+    Ok(())
+}
+
 /// What a completion left out, when the server says it has more values than it sent:
 /// `100 of 250; type more to narrow`.
 fn completion_note(completion: &crate::mcp::Completion) -> Option<String> {
@@ -1069,7 +1162,11 @@ async fn servers(config: &Config, json: bool) -> Result<ExitCode, CliError> {
         }
         if server.transport.kind() != "stdio" {
             let state = crate::mcp::auth::sign_in_state(server);
-            base["signIn"] = json!(sign_in_words(&state, outcomes.get(&server.name)));
+            // HTTP+SSE has no sign-in flow: its token goes in `headers`.
+            let signs_in = server.transport.kind() != "sse";
+            if let Some(words) = sign_in_words(&state, outcomes.get(&server.name), signs_in) {
+                base["signIn"] = json!(words);
+            }
         }
         let row = match outcomes.get(&server.name) {
             _ if !server.enabled => merge_json(base, json!({ "state": "disabled" })),
@@ -1252,17 +1349,31 @@ mod tests {
             stderr: Vec::new(),
         };
         let out = SignInState::SignedOut;
-        assert_eq!(sign_in_words(&out, Some(&ready)), "not needed");
-        assert_eq!(sign_in_words(&out, Some(&asked)), "not signed in");
-        assert_eq!(sign_in_words(&out, Some(&unreachable)), "not signed in");
-        assert_eq!(sign_in_words(&out, None), "not signed in");
+        let words = sign_in_words;
+        assert_eq!(
+            words(&out, Some(&ready), true).as_deref(),
+            Some("not needed")
+        );
+        assert_eq!(
+            words(&out, Some(&asked), true).as_deref(),
+            Some("not signed in")
+        );
+        // Failed before saying whether it needs one, or never contacted: not known.
+        assert_eq!(words(&out, Some(&unreachable), true), None);
+        assert_eq!(words(&out, None, true), None);
+        // HTTP+SSE has no sign-in: never "not signed in".
+        assert_eq!(words(&out, Some(&asked), false), None);
+        assert_eq!(
+            words(&out, Some(&ready), false).as_deref(),
+            Some("not needed")
+        );
         let signed = SignInState::SignedIn {
             expires_at: None,
             refreshable: true,
         };
         assert_eq!(
-            sign_in_words(&signed, Some(&ready)),
-            "signed in (renewed automatically)"
+            words(&signed, Some(&ready), true).as_deref(),
+            Some("signed in (renewed automatically)")
         );
     }
 

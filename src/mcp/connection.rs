@@ -1626,7 +1626,7 @@ where
             listed.warnings.push(format!(
                 "{method} repeated the cursor {} (page {number}): kept the {} of its first {} \
                  and stopped there rather than loop",
-                crate::text::one_line(&format!("{next:?}")),
+                quoted_cursor(&next),
                 crate::text::counted(listed.items.len(), noun[0], noun[1]),
                 crate::text::counted(number, "page", "pages"),
             ));
@@ -1665,12 +1665,53 @@ fn read_prompts_page(
                 };
                 skipped.push(format!(
                     "left out the prompt {which}: the server described it wrongly ({})",
-                    crate::text::one_line(&error.to_string())
+                    crate::text::one_line(&undebugged(&error.to_string()))
                 ));
             }
         }
     }
     Ok((prompts, skipped))
+}
+
+/// `text` with Rust's debug escapes (`\u{1b}`, `\"`, `\n`) turned back into what they
+/// stand for: serde quotes a wrong value that way, and warnings neutralise server text
+/// with [`crate::text::one_line`] instead, as they do the prompt names beside it.
+fn undebugged(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('n') => out.push('\n'),
+            Some('r') => out.push('\r'),
+            Some('t') => out.push('\t'),
+            Some('0') => out.push('\0'),
+            Some('u') if chars.peek() == Some(&'{') => {
+                chars.next();
+                let hex: String = chars.by_ref().take_while(|&h| h != '}').collect();
+                match u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32) {
+                    Some(decoded) => out.push(decoded),
+                    None => out.push_str(&format!("\\u{{{hex}}}")),
+                }
+            }
+            Some(other) => out.push(other),
+            None => out.push('\\'),
+        }
+    }
+    out
+}
+
+/// A server's cursor in a warning: in quotes, neutralised as prompt names are beside it
+/// (`␛`, `<U+202E>`), not in Rust's debug escapes, and cut (cursors may be long tokens).
+fn quoted_cursor(cursor: &str) -> String {
+    let shown = crate::text::one_line(cursor);
+    match shown.char_indices().nth(60) {
+        Some((cut, _)) => format!("\"{}…\"", &shown[..cut]),
+        None => format!("\"{shown}\""),
+    }
 }
 
 /// The `WWW-Authenticate` challenge of a 401 (or of a 403 asking for more scopes, then
@@ -2033,6 +2074,22 @@ mod tests {
               first 3 pages and stopped there rather than loop"
             ]
         );
+        // A cursor with controls reads as a prompt name with them does, not as Rust source.
+        let listed = list_of(&[
+            (&[1], Some("c\u{1b}]52;c;eA==\u{7}\u{202e}")),
+            (&[2], Some("c\u{1b}]52;c;eA==\u{7}\u{202e}")),
+        ])
+        .await;
+        let warning = &listed.warnings[0];
+        assert!(
+            warning.contains(&format!(
+                "cursor \"{}\" (page 2)",
+                crate::text::one_line("c\u{1b}]52;c;eA==\u{7}\u{202e}")
+            )),
+            "{warning}"
+        );
+        assert!(!warning.contains("\\u{"), "{warning}");
+        assert!(!warning.contains('\u{1b}'), "{warning}");
         let listed = list_of(&[(&[1], Some("a")), (&[2], None)]).await;
         assert_eq!((listed.items, listed.warnings), (vec![1, 2], Vec::new()));
     }
@@ -2049,6 +2106,22 @@ mod tests {
         let names: Vec<&str> = prompts.iter().map(|p| p.name.as_str()).collect();
         assert_eq!(names, ["good", "fine"]);
         assert_eq!(skipped.len(), 2, "{skipped:?}");
+        // A wrong value serde quotes is neutralised as the names are, not debug-escaped.
+        let (_, odd) = read_prompts_page(
+            &json!({"prompts": [{"name": "odd", "arguments": "x\u{1b}]52;c;eA==\u{7}\u{202e}"}]}),
+            1,
+        )
+        .unwrap();
+        assert!(
+            odd[0].contains(&crate::text::one_line("x\u{1b}]52;c;eA==\u{7}\u{202e}")),
+            "{odd:?}"
+        );
+        assert!(!odd[0].contains("\\u{"), "{odd:?}");
+        assert!(!odd[0].contains('\u{1b}'), "{odd:?}");
+        assert_eq!(
+            undebugged(r#"a \"q\" \\ \u{1b}\n \u{zz}"#),
+            "a \"q\" \\ \u{1b}\n \\u{zz}"
+        );
         assert!(
             skipped[0].starts_with("left out the prompt number 2 of page 2: ")
                 && skipped[0].contains("missing field `name`"),

@@ -161,13 +161,25 @@ impl McpError {
 /// came with the status (its reason, an excerpt of the body; may be empty), server text
 /// put on one line.
 pub(crate) fn answered_http(status: u16, said: &str) -> String {
-    let said = crate::text::one_line(said.trim());
+    let said = text_of_html(said);
+    let said = crate::text::one_line(said.split_whitespace().collect::<Vec<_>>().join(" ").trim());
     let said = match said.char_indices().nth(200) {
         Some((cut, _)) => format!("{}…", &said[..cut]),
         None => said,
     };
+    // The SDK keeps no body (nor reason) for 5xx: the status's own reason phrase then.
+    let said = match reqwest::StatusCode::from_u16(status)
+        .ok()
+        .and_then(|s| s.canonical_reason())
+    {
+        Some(reason) if said.is_empty() => reason.to_string(),
+        _ => said,
+    };
+    // The statuses a web server that is no MCP endpoint answers a JSON-RPC POST with.
     let hint = match status {
-        404 | 405 => " (check the path of `url`: is this the server's MCP endpoint?)",
+        400 | 404 | 405 | 406 | 501 => {
+            " (check the path of `url`: is this the server's MCP endpoint?)"
+        }
         _ => "",
     };
     let said = if said.is_empty() {
@@ -176,6 +188,62 @@ pub(crate) fn answered_http(status: u16, said: &str) -> String {
         format!(": {said}")
     };
     format!("the server answered HTTP {status} at this URL{hint}{said}")
+}
+
+/// The text of an HTML error page (its tags, head, scripts and styles left out, a few
+/// entities decoded), or `said` as it is when it holds no markup. A tag cut off at the
+/// end of an excerpt goes too.
+fn text_of_html(said: &str) -> String {
+    let starts_tag = |rest: &str| {
+        rest.strip_prefix('<')
+            .and_then(|r| r.chars().next())
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '/' || c == '!' || c == '?')
+    };
+    if !said.char_indices().any(|(i, _)| starts_tag(&said[i..])) {
+        return said.to_string();
+    }
+    let mut out = String::new();
+    let mut rest = said;
+    while let Some(open) = rest.find('<') {
+        if !starts_tag(&rest[open..]) {
+            out.push_str(&rest[..=open]);
+            rest = &rest[open + 1..];
+            continue;
+        }
+        out.push_str(&rest[..open]);
+        let tag = &rest[open..];
+        let Some(close) = tag.find('>') else {
+            // Cut in the middle of a tag: keep only the mark that it was cut.
+            if tag.ends_with('…') {
+                out.push('…');
+            }
+            rest = "";
+            break;
+        };
+        let name: String = tag[1..]
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric())
+            .collect::<String>()
+            .to_ascii_lowercase();
+        rest = &tag[close + 1..];
+        // An element whose content is no text for a reader: skip to its end.
+        if matches!(name.as_str(), "head" | "script" | "style" | "title") {
+            let end = format!("</{name}");
+            match rest.to_ascii_lowercase().find(&end) {
+                Some(at) => rest = &rest[at..],
+                None => rest = "",
+            }
+        }
+        out.push(' ');
+    }
+    out.push_str(rest);
+    out.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#x27;", "'")
+        .replace("&#39;", "'")
+        .replace("&nbsp;", " ")
+        .replace("&amp;", "&")
 }
 
 /// Short error data is worth showing (e.g. `{"supported":[...]}`); long data is left to the log.
@@ -195,11 +263,11 @@ mod tests {
         assert_eq!(
             answered_http(404, "Not Found: <html>not here</html>"),
             "the server answered HTTP 404 at this URL (check the path of `url`: is this the \
-             server's MCP endpoint?): Not Found: <html>not here</html>"
+             server's MCP endpoint?): Not Found: not here"
         );
         assert_eq!(
             answered_http(500, ""),
-            "the server answered HTTP 500 at this URL"
+            "the server answered HTTP 500 at this URL: Internal Server Error"
         );
         let noisy = answered_http(502, "Bad Gateway \x1b]52;c;eA==\x07\n<p>");
         assert!(
@@ -207,6 +275,31 @@ mod tests {
             "{noisy:?}"
         );
         assert!(!noisy.contains("cannot reach"), "{noisy}");
+        // The statuses a web server that is no MCP endpoint answers: a hint and a reason.
+        for status in [400, 404, 405, 406, 501] {
+            let words = answered_http(status, "");
+            assert!(words.contains("check the path of `url`"), "{words}");
+        }
+        assert_eq!(
+            answered_http(501, ""),
+            "the server answered HTTP 501 at this URL (check the path of `url`: is this the \
+             server's MCP endpoint?): Not Implemented"
+        );
+        // An HTML page (Python's http.server) is read as text, not as markup.
+        let page = "Not Found: <!DOCTYPE HTML> <html lang=\"en\"> <head> <meta charset=\"utf-8\"> \
+                    <title>Error response</title> </head> <body> <h1>Error response</h1> \
+                    <p>Error code: 404</p> <p>Message: Unsupported method (&#x27;POST&#x27;) &amp; more.</p> <p…";
+        assert_eq!(
+            answered_http(404, page),
+            "the server answered HTTP 404 at this URL (check the path of `url`: is this the \
+             server's MCP endpoint?): Not Found: Error response Error code: 404 Message: \
+             Unsupported method ('POST') & more. …"
+        );
+        assert_eq!(
+            answered_http(400, "a < b and 3<4"),
+            "the server answered HTTP 400 at this URL (check the path of `url`: is this the \
+             server's MCP endpoint?): a < b and 3<4"
+        );
         let long = answered_http(503, &"x".repeat(5000));
         assert!(long.chars().count() < 300, "{}", long.len());
     }

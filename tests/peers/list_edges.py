@@ -13,6 +13,7 @@ the edges of the spec. The mode is the first argument:
                  one prompt `pick` (arguments `city`, `country`); `completion/complete`
                  answers 100 values, `total` 250 and `hasMore`.
   silent         reads stdin and never answers anything.
+  no-prompts     one page with no prompts at all.
 
 Every request it gets is appended, one JSON line each, to the file named by the
 environment variable TRAFFIC, when set.
@@ -49,6 +50,8 @@ def prompts_page(cursor):
             {"name": "broken", "arguments": 5},
             {"name": "fine"},
         ] + worse}
+    if mode == "no-prompts":
+        return {"prompts": []}
     if mode == "many-completions":
         return {"prompts": [{"name": "pick", "arguments": [
             {"name": "city", "required": True}, {"name": "country"}]}]}
