@@ -83,7 +83,10 @@ pub fn take_left_out() -> Vec<(String, u64)> {
 /// Whether any server's lines were left out of the log file since the last
 /// [`take_left_out`], so a diagnostic does not promise the log holds them all.
 pub fn any_left_out() -> bool {
-    !LEFT_OUT.lock().unwrap_or_else(|e| e.into_inner()).is_empty()
+    !LEFT_OUT
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .is_empty()
 }
 
 /// One line saying how many of which servers' lines the log file left out, for a one-shot
