@@ -823,6 +823,64 @@ mod tests {
         );
     }
 
+    #[test]
+    fn a_note_is_said_once_per_request_however_often_the_server_asks() {
+        let mut rounds = Rounds::default();
+        let mut notes = Vec::new();
+        let given = flags(&["name=Ann"], None);
+        for _ in 0..3 {
+            let answered = answer_with(&survey(), &given, "s", None, &mut rounds, &mut |n| {
+                notes.push(n.to_string())
+            });
+            assert!(answered.is_ok(), "{answered:?}");
+        }
+        assert_eq!(notes, ["declined the server's question `llm`: sampling"]);
+        // `name` was used; a name no round asked for is what `get` warns about.
+        let extra = flags(&["name=Ann", "nope=1"], None);
+        assert_eq!(rounds.unused(&extra), ["nope"]);
+        assert!(Rounds::default().unused(&given) == ["name"]);
+    }
+
+    #[test]
+    fn an_answer_no_question_asks_for_is_a_flag_error_not_the_servers_question() {
+        let mut rounds = Rounds::default();
+        let answered = answer_with(
+            &confirm(),
+            &flags(&["nope=1"], None),
+            "s",
+            None,
+            &mut rounds,
+            &mut |_| {},
+        );
+        let Err(NotAnswered::UnknownName(words)) = answered else {
+            panic!("{answered:?}")
+        };
+        assert!(words.starts_with("--answer nope: no question asks for `nope`"), "{words}");
+        assert!(words.contains("the server asked for `confirmed`"), "{words}");
+        // A name an earlier round of the same request used is not unknown in a later one.
+        let mut rounds = Rounds::default();
+        let both = flags(&["confirmed=yes", "name=Ann"], None);
+        let first = answer_with(&survey(), &both, "s", None, &mut rounds, &mut |_| {});
+        assert!(matches!(first, Err(NotAnswered::UnknownName(_))), "{first:?}");
+        let mut rounds = Rounds::default();
+        let only_name = flags(&["name=Ann"], None);
+        assert!(answer_with(&survey(), &only_name, "s", None, &mut rounds, &mut |_| {}).is_ok());
+        let later = answer_with(&confirm(), &both, "s", None, &mut rounds, &mut |_| {});
+        assert!(later.is_ok(), "{later:?}");
+    }
+
+    #[test]
+    fn a_choice_is_described_by_its_labels() {
+        let QuestionKind::Form { fields, .. } = &survey().questions[0].kind else {
+            panic!()
+        };
+        assert_eq!(describe_field(&fields[2]), "color (one of Red, Green)");
+        assert_eq!(
+            describe_field(&fields[3]),
+            "tags (any of Red, Green, joined by commas)"
+        );
+    }
+
     /// A terminal that types the given lines and records what was shown.
     struct Typist {
         lines: Vec<AskedValue>,
@@ -885,7 +943,7 @@ mod tests {
             "{shown}"
         );
         assert!(
-            shown.contains("tags (any of r, g, joined by commas): "),
+            shown.contains("tags (any of Red, Green, joined by commas): "),
             "{shown}"
         );
     }
