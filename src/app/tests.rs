@@ -829,7 +829,10 @@ fn a_questions_complaint_goes_from_the_bar_once_the_form_is_answered() {
             request_state: Some("s".into()),
         })),
     });
-    assert!(app.update(ctrl('s')).is_empty(), "the required field blocks");
+    assert!(
+        app.update(ctrl('s')).is_empty(),
+        "the required field blocks"
+    );
     assert_eq!(shown(&app), Some("Deploy now?: required"));
     app.update(key(KeyCode::Char('y')));
     let id = fetch_id(&app.update(ctrl('s')));
@@ -846,7 +849,11 @@ fn a_questions_complaint_goes_from_the_bar_once_the_form_is_answered() {
         "nor waiting its turn"
     );
     // It stays in the logs pane, as every notice does.
-    assert!(app.notices.iter().any(|n| n.text == "Deploy now?: required"));
+    assert!(
+        app.notices
+            .iter()
+            .any(|n| n.text == "Deploy now?: required")
+    );
 }
 
 #[test]

@@ -933,7 +933,7 @@ async fn fill_answering(
                 if !unused.is_empty() {
                     let names: Vec<String> = unused.iter().map(|n| format!("`{n}`")).collect();
                     output::error(&format!(
-                        "the server asked no question, so no question used {} \
+                        "the server asked nothing, so the answer for {} was not used \
                          (--answer / --answers-json)",
                         names.join(", ")
                     ));

@@ -855,13 +855,22 @@ mod tests {
         let Err(NotAnswered::UnknownName(words)) = answered else {
             panic!("{answered:?}")
         };
-        assert!(words.starts_with("--answer nope: no question asks for `nope`"), "{words}");
-        assert!(words.contains("the server asked for `confirmed`"), "{words}");
+        assert!(
+            words.starts_with("--answer nope: no question asks for `nope`"),
+            "{words}"
+        );
+        assert!(
+            words.contains("the server asked for `confirmed`"),
+            "{words}"
+        );
         // A name an earlier round of the same request used is not unknown in a later one.
         let mut rounds = Rounds::default();
         let both = flags(&["confirmed=yes", "name=Ann"], None);
         let first = answer_with(&survey(), &both, "s", None, &mut rounds, &mut |_| {});
-        assert!(matches!(first, Err(NotAnswered::UnknownName(_))), "{first:?}");
+        assert!(
+            matches!(first, Err(NotAnswered::UnknownName(_))),
+            "{first:?}"
+        );
         let mut rounds = Rounds::default();
         let only_name = flags(&["name=Ann"], None);
         assert!(answer_with(&survey(), &only_name, "s", None, &mut rounds, &mut |_| {}).is_ok());
