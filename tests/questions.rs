@@ -161,14 +161,17 @@ fn answers_json_and_every_field_kind_reach_a_legacy_server() {
     );
 }
 
+/// What `get` says of a server that asks more than 8 rounds in one request, either era.
+const KEPT_ASKING: &str = "the server kept asking: prompts/get still asked for input after 8 \
+                           rounds of answers, so mcpick gave up the request";
+
 #[test]
 fn a_server_that_keeps_asking_is_stopped_after_the_cap() {
     let (sandbox, traffic) = elicit_server();
     let output = sandbox.mcpick(&["get", "ask/pester", "--answer", "confirmed=yes"]);
     assert_eq!(output.status.code(), Some(1));
     let err = stderr(&output);
-    assert!(err.contains("the server kept asking"), "{err}");
-    assert!(err.contains("after 8 questions"), "{err}");
+    assert!(err.contains(KEPT_ASKING), "{err}");
     let answers = elicit_answers(&traffic);
     // Eight answered, then declined (the server may ask once more before the cancel lands).
     let accepted = answers.iter().filter(|a| a["action"] == "accept").count();
@@ -240,11 +243,76 @@ fn a_2026_server_that_keeps_asking_is_stopped_after_the_cap() {
     let output = sandbox.mcpick(&["get", "new/pester", "--answer", "confirmed=yes"]);
     assert_eq!(output.status.code(), Some(1));
     let err = stderr(&output);
-    assert!(
-        err.contains("the server kept asking: still more questions after 8 rounds of answers"),
-        "{err}"
-    );
+    // The same words as the legacy era's: every round was answered.
+    assert!(err.contains(KEPT_ASKING), "{err}");
+    assert!(!err.contains("unanswered"), "{err}");
     // The first request and eight retries with answers; no ninth.
     assert!(err.contains("fake: pester request 9"), "{err}");
     assert!(!err.contains("fake: pester request 10"), "{err}");
+}
+
+#[test]
+fn a_question_mcpick_cannot_show_is_declined_once_however_often_it_is_asked() {
+    let sandbox = modern_server();
+    let output = sandbox.mcpick(&["get", "new/odd-ask"]);
+    assert_eq!(output.status.code(), Some(1));
+    let err = stderr(&output);
+    let note = "declined the server's question `x`: a request mcpick does not know \
+                (tasks/frobnicate)";
+    assert_eq!(err.matches(note).count(), 1, "{err}");
+    assert!(err.contains(KEPT_ASKING), "{err}");
+}
+
+#[test]
+fn an_answer_for_no_question_is_a_flag_error_or_a_note() {
+    // Asked `confirmed`, given `nope`: the flag is wrong (exit 2, named), and the server is
+    // told (declined), not left waiting.
+    let (sandbox, traffic) = elicit_server();
+    let output = sandbox.mcpick(&["get", "ask/deploy", "--answer", "nope=1"]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    let err = stderr(&output);
+    assert!(
+        err.contains(
+            "--answer nope: no question asks for `nope`; the server asked for `confirmed`"
+        ),
+        "{err}"
+    );
+    assert!(!err.contains("the server asked for more input"), "{err}");
+    assert_eq!(
+        elicit_answers(&traffic),
+        [serde_json::json!({"action": "decline"})]
+    );
+    // Nothing asked at all: the messages, and a word that the answer went unused.
+    let sandbox = modern_server();
+    let output = sandbox.mcpick(&["get", "new/busy", "--answer", "foo=1"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(!output.stdout.is_empty());
+    let err = stderr(&output);
+    assert!(
+        err.contains("the server asked nothing, so the answer for `foo` was not used"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_choice_is_named_by_its_labels() {
+    let (sandbox, _traffic) = elicit_server();
+    let output = sandbox.mcpick(&[
+        "get",
+        "ask/survey",
+        "--answer",
+        "name=Ann",
+        "--answer",
+        "color=blue",
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    let err = stderr(&output);
+    assert!(err.contains("`blue` is not one of Red, Green"), "{err}");
+    let output = sandbox.mcpick(&["get", "ask/survey", "--answer", "tags=d"]);
+    let err = stderr(&output);
+    assert!(err.contains("`d` is not one of a, b, c"), "{err}");
+    // Left unanswered, the field says what it takes by the labels too.
+    let output = sandbox.mcpick(&["get", "ask/survey"]);
+    let err = stderr(&output);
+    assert!(err.contains("color (one of Red, Green)"), "{err}");
 }

@@ -769,3 +769,61 @@ fn mcpick_get_on_a_terminal_asks_the_legacy_servers_question() {
     cli.wait_for("deploy confirmed", STEP);
     assert_eq!(cli.wait_exit(STEP), 0);
 }
+
+/// Answers a question screen's yes/no `times` times, each time once the fresh question is
+/// on screen (a retry in flight still shows the last answer).
+fn answer_yes(tui: &mut Tui, times: usize) {
+    for _ in 0..times {
+        tui.wait_for("[ ] (not chosen: Space toggles)", STEP);
+        tui.send("y");
+        tui.wait_for("[x] yes", STEP);
+        tui.send(CTRL_S);
+    }
+}
+
+#[test]
+fn the_menu_stops_a_server_that_keeps_asking_in_either_era() {
+    let python = python();
+    let legacy = root().join("tests/peers/py_server/elicit_server.py");
+    let config = format!(
+        "{}[servers.new]\ncommand = \"python3\"\nargs = [{}, \"input-required\"]\n",
+        behind_legacy_gate(
+            "ask",
+            &[&python.to_string_lossy(), &legacy.to_string_lossy()]
+        ),
+        toml_str(root().join("tests/peers/fake_server.py").to_string_lossy())
+    );
+    let sandbox = Sandbox::new(&config);
+    let mut tui = Tui::start(&sandbox, &[]);
+    tui.wait_for("● ask 3", SERVER_START);
+    tui.wait_for("● new 4", SERVER_START);
+    let kept_asking = "the server kept asking: prompts/get still asked for input after 8 \
+                       rounds of answers";
+    for (server, asks) in [
+        ("new", "new asks before it fills pester"),
+        ("ask", "ask asks"),
+    ] {
+        open_prompt(
+            &mut tui,
+            &format!("/{server}:pester"),
+            &format!("/{server}:pester"),
+        );
+        tui.wait_for(asks, STEP);
+        // Eight rounds answered; the next question is not put to the user.
+        answer_yes(&mut tui, 8);
+        let screen = tui.wait_for("kept asking", STEP);
+        assert!(screen.contains(kept_asking), "{screen}");
+        assert!(!screen.contains("(not chosen"), "{screen}");
+        assert!(
+            screen.contains("This prompt takes no arguments."),
+            "back on the form:\n{screen}"
+        );
+        tui.send(ESC);
+        tui.wait_for(&format!("❯ /{server}:pester"), STEP);
+        // Ctrl-U empties the search for the next server's prompt.
+        tui.send("\x15");
+        tui.wait_for("❯ type to search", STEP);
+    }
+    tui.send(CTRL_C);
+    tui.wait_exit(STEP);
+}

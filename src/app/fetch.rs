@@ -31,13 +31,19 @@ impl App {
             return Vec::new();
         };
         q.fetching = Some((id, self.tick));
-        vec![Effect::Fetch {
+        // The form is answered: its last complaint ("Deploy now?: required") is void.
+        let problem = q.problem_notice.take();
+        let effects = vec![Effect::Fetch {
             id,
             server: q.form.prompt.server.clone(),
             prompt: q.form.prompt.name.clone(),
             arguments: q.arguments.clone(),
             answers: Some(answers),
-        }]
+        }];
+        if let Some(problem) = problem {
+            self.withdraw_notice(&problem);
+        }
+        effects
     }
 
     pub(super) fn on_fetched(

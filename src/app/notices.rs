@@ -107,6 +107,16 @@ impl App {
         }
     }
 
+    /// A notice that no longer holds goes from the status bar and the queue (it stays in
+    /// the logs pane), and the next one waiting, if any, shows.
+    pub(super) fn withdraw_notice(&mut self, text: &str) {
+        self.queued_notices.retain(|notice| notice.text != text);
+        if self.flash.as_ref().is_some_and(|f| f.text == text) {
+            self.flash = None;
+            self.advance_notices();
+        }
+    }
+
     /// A key (or paste, or edit): the notice there was seen, so what the key brings may
     /// replace it at once (what waits in the queue still comes in turn), and one that
     /// waited for a key goes at its usual pace.

@@ -59,6 +59,8 @@ pub struct QuestionsState {
     pub focus: usize,
     /// The retry in flight: request id and the tick it started.
     pub fetching: Option<(u64, u64)>,
+    /// The complaint put in the status bar by the last check, withdrawn once answered.
+    pub problem_notice: Option<String>,
 }
 
 /// What a questions action leads to.
@@ -143,6 +145,7 @@ impl QuestionsState {
             fields,
             focus: 0,
             fetching: None,
+            problem_notice: None,
         }
     }
 
@@ -233,7 +236,10 @@ impl QuestionsState {
             Action::NextOrSubmit | Action::Submit => {
                 return match self.accept() {
                     Ok(answers) => Outcome::Answer(answers),
-                    Err(problem) => Outcome::Message(problem),
+                    Err(problem) => {
+                        self.problem_notice = Some(problem.clone());
+                        Outcome::Message(problem)
+                    }
                 };
             }
             Action::Decline => return Outcome::Answer(self.answers(|_| Answer::Decline)),

@@ -802,6 +802,61 @@ fn questions_are_answered_declined_or_cancelled() {
 }
 
 #[test]
+fn a_questions_complaint_goes_from_the_bar_once_the_form_is_answered() {
+    use crate::mcp::{FieldKind, FormField, InputRequest, Question, QuestionKind};
+    let mut app = ready_app();
+    type_text(&mut app, "/py:greet");
+    app.update(key(KeyCode::Enter));
+    type_text(&mut app, "Ann");
+    let id = fetch_id(&app.update(ctrl('s')));
+    app.update(Msg::Fetched {
+        id,
+        result: Ok(GetOutcome::InputRequired(InputRequest {
+            questions: vec![Question {
+                key: "elicitation".into(),
+                kind: QuestionKind::Form {
+                    message: "Deploy to production?".into(),
+                    fields: vec![FormField {
+                        name: "confirmed".into(),
+                        title: Some("Deploy now?".into()),
+                        description: None,
+                        required: true,
+                        kind: FieldKind::Boolean,
+                        default: None,
+                    }],
+                },
+            }],
+            request_state: Some("s".into()),
+        })),
+    });
+    assert!(
+        app.update(ctrl('s')).is_empty(),
+        "the required field blocks"
+    );
+    assert_eq!(shown(&app), Some("Deploy now?: required"));
+    app.update(key(KeyCode::Char('y')));
+    let id = fetch_id(&app.update(ctrl('s')));
+    app.update(Msg::Fetched {
+        id,
+        result: Ok(GetOutcome::Messages(messages(&[(Role::User, "deployed")]))),
+    });
+    assert!(matches!(app.screen, Screen::Review(_)));
+    assert_ne!(shown(&app), Some("Deploy now?: required"));
+    assert!(
+        app.queued_notices
+            .iter()
+            .all(|n| n.text != "Deploy now?: required"),
+        "nor waiting its turn"
+    );
+    // It stays in the logs pane, as every notice does.
+    assert!(
+        app.notices
+            .iter()
+            .any(|n| n.text == "Deploy now?: required")
+    );
+}
+
+#[test]
 fn logs_collect_lines_per_server_and_filter() {
     let mut app = ready_app();
     app.update(Msg::Mcp(McpEvent::Log {

@@ -920,12 +920,13 @@ async fn get(
     })
     .await?;
     match result {
-        Ok(None) => Err(CliError {
+        Ok(Filled::Stopped) => Err(CliError {
             code: 130,
             message: "stopped while answering the server's questions; the request was cancelled"
                 .into(),
         }),
-        Ok(Some(messages)) => {
+        Ok(Filled::WrongFlag(words)) => Err(CliError::usage(words)),
+        Ok(Filled::Messages(messages)) => {
             let text = render(&messages, format);
             write(&text)?;
             if copy {
@@ -940,49 +941,69 @@ async fn get(
     }
 }
 
+/// How [`fill_answering`] ended, short of a server's failure.
+enum Filled {
+    /// The prompt's messages.
+    Messages(crate::mcp::PromptMessages),
+    /// Ctrl-C stopped the asking.
+    Stopped,
+    /// An answer flag named no question: a usage error, in these words.
+    WrongFlag(String),
+}
+
 /// Fills a prompt, answering the questions its server asks on the way (either era) with
-/// `answering` and, on a terminal, by asking; `None` when Ctrl-C stopped the asking.
+/// `answering` and, on a terminal, by asking. The connection caps the rounds of one
+/// request ([`crate::mcp::MAX_INPUT_ROUNDS`]), for the menu's answers as for these.
 async fn fill_answering(
     connection: &Connection,
     name: &str,
     arguments: &BTreeMap<String, String>,
     answering: &super::inputs::AnswerFlags,
-) -> Result<Option<crate::mcp::PromptMessages>, McpError> {
-    use super::inputs::Answered;
+) -> Result<Filled, McpError> {
+    use super::inputs::{Answered, NotAnswered, Rounds};
     use crate::mcp::GetOutcome;
     let mut answers = None;
-    for round in 0.. {
+    let mut rounds = Rounds::default();
+    loop {
         let asked = match connection
             .get_prompt_round(name, arguments, answers.as_ref())
             .await?
         {
-            GetOutcome::Messages(messages) => return Ok(Some(messages)),
+            GetOutcome::Messages(messages) => {
+                // An answer no question used was probably meant for another prompt.
+                let unused = rounds.unused(answering);
+                if !unused.is_empty() {
+                    let names: Vec<String> = unused.iter().map(|n| format!("`{n}`")).collect();
+                    output::error(&format!(
+                        "the server asked nothing, so the answer for {} was not used \
+                         (--answer / --answers-json)",
+                        names.join(", ")
+                    ));
+                }
+                return Ok(Filled::Messages(messages));
+            }
             GetOutcome::InputRequired(asked) => asked,
         };
-        if round == crate::mcp::MAX_INPUT_ROUNDS {
-            connection.decline_waiting_question();
-            break;
-        }
-        let answered =
-            super::inputs::answer(asked, answering.clone(), connection.name().to_string()).await;
+        let server = connection.name().to_string();
+        let (after, answered) =
+            super::inputs::answer(asked, answering.clone(), server, rounds).await;
+        rounds = after;
         match answered {
             Ok(Answered::Answers(given)) => answers = Some(given),
             Ok(Answered::Stopped) => {
                 connection.decline_waiting_question();
-                return Ok(None);
+                return Ok(Filled::Stopped);
             }
-            Err(unanswered) => {
+            Err(not_answered) => {
                 // A legacy server is told before mcpick exits, not left waiting.
                 connection.decline_waiting_question();
-                return Err(McpError::InputRequired(unanswered));
+                return match not_answered {
+                    NotAnswered::Unanswered(words) => Err(McpError::InputRequired(words)),
+                    NotAnswered::UnknownName(words) => Ok(Filled::WrongFlag(words)),
+                };
             }
         }
     }
-    Err(McpError::Protocol(format!(
-        "the server kept asking: still more questions after {} rounds of answers \
-         (the last ones went unanswered)",
-        crate::mcp::MAX_INPUT_ROUNDS
-    )))
 }
 
 /// `get --copy`: the export on the clipboard by the same route the menu takes, said on

@@ -222,30 +222,65 @@ pub enum Answered {
     Stopped,
 }
 
+/// Why a round of questions was not answered.
+#[derive(Debug, Clone, PartialEq)]
+pub enum NotAnswered {
+    /// Questions left open (or answers that do not fit them): what, and the flag to use.
+    Unanswered(String),
+    /// An `--answer` or `--answers-json` name no question asks for: the flag was wrong.
+    UnknownName(String),
+}
+
+/// What the earlier rounds of one request left behind: the notes said (each is said once,
+/// however often a server asks the same) and the answer names some question used.
+#[derive(Debug, Clone, Default)]
+pub struct Rounds {
+    said: Vec<String>,
+    used: Vec<String>,
+}
+
+impl Rounds {
+    /// The names given by the flags that no question of any round asked for.
+    pub fn unused<'a>(&self, flags: &'a AnswerFlags) -> Vec<&'a str> {
+        let mut unused: Vec<&str> = Vec::new();
+        for (name, _) in &flags.given {
+            if !self.used.contains(name) && !unused.contains(&name.as_str()) {
+                unused.push(name);
+            }
+        }
+        unused
+    }
+}
+
 /// Answers one round of the server's questions: from the flags, then (on a terminal) by
 /// asking for what they left open. Questions mcpick cannot show (a web page to open,
-/// sampling, roots) are declined, said on stderr. The error names what is left unanswered
-/// and the flag to give it with.
+/// sampling, roots) are declined, said on stderr (once per request: `rounds` remembers).
+/// The error names what is left unanswered and the flag to give it with.
 pub async fn answer(
     request: InputRequest,
     flags: AnswerFlags,
     server: String,
-) -> Result<Answered, String> {
+    mut rounds: Rounds,
+) -> (Rounds, Result<Answered, NotAnswered>) {
     let interactive = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
     // The terminal is read with blocking calls: off the runtime's threads.
-    tokio::task::spawn_blocking(move || {
+    let joined = tokio::task::spawn_blocking(move || {
         let mut terminal = Terminal;
         let asker: Option<&mut dyn Asker> = if interactive {
             Some(&mut terminal)
         } else {
             None
         };
-        answer_with(&request, &flags, &server, asker, &mut |line| {
+        let answered = answer_with(&request, &flags, &server, asker, &mut rounds, &mut |line| {
             super::output::error(line)
-        })
+        });
+        (rounds, answered)
     })
-    .await
-    .map_err(|e| format!("answering the server's questions failed: {e}"))?
+    .await;
+    joined.unwrap_or_else(|e| {
+        let failed = format!("answering the server's questions failed: {e}");
+        (Rounds::default(), Err(NotAnswered::Unanswered(failed)))
+    })
 }
 
 /// What a field's question looks like on one line: `Deploy now? (`confirmed`: yes or no,
@@ -327,19 +362,42 @@ impl Asker for Terminal {
     }
 }
 
-/// [`answer`] without the terminal's setup, for tests; `note` says on stderr what was
-/// declined without asking.
+/// [`answer`] without the terminal's setup, for tests; `say` says what was declined
+/// without asking, unless an earlier round of `rounds` said it.
 fn answer_with(
     request: &InputRequest,
     flags: &AnswerFlags,
     server: &str,
+    asker: Option<&mut dyn Asker>,
+    rounds: &mut Rounds,
+    say: &mut dyn FnMut(&str),
+) -> Result<Answered, NotAnswered> {
+    let mut said = std::mem::take(&mut rounds.said);
+    let answered = answer_round(request, flags, server, asker, rounds, &mut |line| {
+        if !said.iter().any(|s| s == line) {
+            say(line);
+            said.push(line.to_string());
+        }
+    });
+    rounds.said = said;
+    answered
+}
+
+/// One round of [`answer_with`]; `note` says what was declined without asking.
+fn answer_round(
+    request: &InputRequest,
+    flags: &AnswerFlags,
+    server: &str,
     mut asker: Option<&mut dyn Asker>,
+    rounds: &mut Rounds,
     note: &mut dyn FnMut(&str),
-) -> Result<Answered, String> {
+) -> Result<Answered, NotAnswered> {
     let mut answers = Vec::new();
     let mut unanswered = Vec::new();
     let mut problems = Vec::new();
-    let mut used: Vec<&str> = Vec::new();
+    // Names an earlier round of the request used are not unknown in this one.
+    let used_before = rounds.used.clone();
+    let mut used: Vec<&str> = used_before.iter().map(String::as_str).collect();
     for question in &request.questions {
         let (message, fields) = match &question.kind {
             QuestionKind::Form { message, fields } => (message, fields),
@@ -400,7 +458,7 @@ fn answer_with(
             }
             let prompt = format!("  {}: ", describe_field(field));
             loop {
-                let text = match asker.read(&prompt)? {
+                let text = match asker.read(&prompt).map_err(NotAnswered::Unanswered)? {
                     AskedValue::Stop => return Ok(Answered::Stopped),
                     AskedValue::Decline => {
                         declined = true;
@@ -438,11 +496,16 @@ fn answer_with(
             },
         ));
     }
+    for name in &used {
+        if !rounds.used.iter().any(|u| u == name) {
+            rounds.used.push(name.to_string());
+        }
+    }
     if !problems.is_empty() {
-        return Err(format!(
+        return Err(NotAnswered::Unanswered(format!(
             "the answers do not fit the server's question: {}",
             problems.join("; ")
-        ));
+        )));
     }
     let asked: Vec<&str> = request
         .questions
@@ -461,7 +524,7 @@ fn answer_with(
             Some(near) => format!(" (did you mean `{near}`?)"),
             None => String::new(),
         };
-        return Err(format!(
+        return Err(NotAnswered::UnknownName(format!(
             "--answer {name}: no question asks for `{name}`{hint}; the server asked for {}",
             if asked.is_empty() {
                 "nothing mcpick can answer".to_string()
@@ -472,7 +535,7 @@ fn answer_with(
                     .collect::<Vec<_>>()
                     .join(", ")
             }
-        ));
+        )));
     }
     if !unanswered.is_empty() {
         let example = request
@@ -496,13 +559,13 @@ fn answer_with(
         } else {
             format!("\"{message}\" — ")
         };
-        return Err(format!(
+        return Err(NotAnswered::Unanswered(format!(
             "{what}{}. No terminal to ask on, so mcpick declined; answer with {flag} \
              (repeatable) or --answers-json '{{…}}', or give --decline to let the server go on \
              without {}",
             unanswered.join("; "),
             text::plural(unanswered.len(), "it", "them"),
-        ));
+        )));
     }
     Ok(Answered::Answers(InputAnswers {
         answers,
@@ -602,14 +665,17 @@ mod tests {
         }
     }
 
-    /// [`answer_with`], its notes dropped.
+    /// One round of [`answer_with`], its notes dropped, its error as words.
     fn answer_quietly(
         request: &InputRequest,
         flags: &AnswerFlags,
         server: &str,
         asker: Option<&mut dyn Asker>,
     ) -> Result<Answered, String> {
-        answer_with(request, flags, server, asker, &mut |_| {})
+        let mut rounds = Rounds::default();
+        answer_round(request, flags, server, asker, &mut rounds, &mut |_| {}).map_err(|e| match e {
+            NotAnswered::Unanswered(words) | NotAnswered::UnknownName(words) => words,
+        })
     }
 
     fn flags(answers: &[&str], json: Option<&str>) -> AnswerFlags {
@@ -720,7 +786,7 @@ mod tests {
             None,
         )
         .unwrap_err();
-        assert!(error.contains("`blue` is not one of r, g"), "{error}");
+        assert!(error.contains("`blue` is not one of Red, Green"), "{error}");
         let error =
             answer_quietly(&confirm(), &flags(&["confirm=yes"], None), "s", None).unwrap_err();
         assert!(
@@ -735,9 +801,11 @@ mod tests {
     fn decline_declines_every_question() {
         let decline = AnswerFlags::parse(&[], None, true).unwrap();
         let mut notes = Vec::new();
-        let answers = accepted(answer_with(&survey(), &decline, "s", None, &mut |note| {
+        let mut rounds = Rounds::default();
+        let answered = answer_round(&survey(), &decline, "s", None, &mut rounds, &mut |note| {
             notes.push(note.to_string())
-        }));
+        });
+        let answers = accepted(answered.map_err(|e| format!("{e:?}")));
         // Each decline is said, with what was asked.
         assert_eq!(
             notes,
@@ -752,6 +820,73 @@ mod tests {
                 ("form".into(), Answer::Decline),
                 ("llm".into(), Answer::Decline)
             ]
+        );
+    }
+
+    #[test]
+    fn a_note_is_said_once_per_request_however_often_the_server_asks() {
+        let mut rounds = Rounds::default();
+        let mut notes = Vec::new();
+        let given = flags(&["name=Ann"], None);
+        for _ in 0..3 {
+            let answered = answer_with(&survey(), &given, "s", None, &mut rounds, &mut |n| {
+                notes.push(n.to_string())
+            });
+            assert!(answered.is_ok(), "{answered:?}");
+        }
+        assert_eq!(notes, ["declined the server's question `llm`: sampling"]);
+        // `name` was used; a name no round asked for is what `get` warns about.
+        let extra = flags(&["name=Ann", "nope=1"], None);
+        assert_eq!(rounds.unused(&extra), ["nope"]);
+        assert!(Rounds::default().unused(&given) == ["name"]);
+    }
+
+    #[test]
+    fn an_answer_no_question_asks_for_is_a_flag_error_not_the_servers_question() {
+        let mut rounds = Rounds::default();
+        let answered = answer_with(
+            &confirm(),
+            &flags(&["nope=1"], None),
+            "s",
+            None,
+            &mut rounds,
+            &mut |_| {},
+        );
+        let Err(NotAnswered::UnknownName(words)) = answered else {
+            panic!("{answered:?}")
+        };
+        assert!(
+            words.starts_with("--answer nope: no question asks for `nope`"),
+            "{words}"
+        );
+        assert!(
+            words.contains("the server asked for `confirmed`"),
+            "{words}"
+        );
+        // A name an earlier round of the same request used is not unknown in a later one.
+        let mut rounds = Rounds::default();
+        let both = flags(&["confirmed=yes", "name=Ann"], None);
+        let first = answer_with(&survey(), &both, "s", None, &mut rounds, &mut |_| {});
+        assert!(
+            matches!(first, Err(NotAnswered::UnknownName(_))),
+            "{first:?}"
+        );
+        let mut rounds = Rounds::default();
+        let only_name = flags(&["name=Ann"], None);
+        assert!(answer_with(&survey(), &only_name, "s", None, &mut rounds, &mut |_| {}).is_ok());
+        let later = answer_with(&confirm(), &both, "s", None, &mut rounds, &mut |_| {});
+        assert!(later.is_ok(), "{later:?}");
+    }
+
+    #[test]
+    fn a_choice_is_described_by_its_labels() {
+        let QuestionKind::Form { fields, .. } = &survey().questions[0].kind else {
+            panic!()
+        };
+        assert_eq!(describe_field(&fields[2]), "color (one of Red, Green)");
+        assert_eq!(
+            describe_field(&fields[3]),
+            "tags (any of Red, Green, joined by commas)"
         );
     }
 
@@ -817,7 +952,7 @@ mod tests {
             "{shown}"
         );
         assert!(
-            shown.contains("tags (any of r, g, joined by commas): "),
+            shown.contains("tags (any of Red, Green, joined by commas): "),
             "{shown}"
         );
     }

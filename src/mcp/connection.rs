@@ -117,6 +117,16 @@ impl Drop for LegacyExchange {
     }
 }
 
+/// A server that asked more than [`MAX_INPUT_ROUNDS`] rounds of questions in one
+/// `prompts/get`, in the same words for both eras (a legacy server's last question is
+/// declined and its request cancelled; a 2026-07-28 one is simply not retried).
+fn kept_asking() -> McpError {
+    McpError::Protocol(format!(
+        "the server kept asking: prompts/get still asked for input after \
+         {MAX_INPUT_ROUNDS} rounds of answers, so mcpick gave up the request"
+    ))
+}
+
 /// The answer to a legacy question, from the answers of its round.
 fn legacy_answer(answers: &InputAnswers) -> ElicitResult {
     let answer = answers
@@ -291,6 +301,10 @@ pub struct Connection {
     questions: QuestionRoutes,
     /// A legacy `prompts/get` waiting for the user's answer to its server's question.
     waiting_for_answer: std::sync::Mutex<Option<LegacyExchange>>,
+    /// How many rounds of questions the 2026-07-28 `prompts/get` being filled asked so far
+    /// (a legacy one counts in its [`LegacyExchange`]): the cap holds for every caller,
+    /// the CLI's loop and the menu's answers alike.
+    modern_rounds: std::sync::Mutex<usize>,
     /// What a served prompt library said was wrong with its files, on the last list.
     served_problems: super::problems::ServedProblems,
 }
@@ -471,6 +485,7 @@ impl Connection {
             },
             questions,
             waiting_for_answer: std::sync::Mutex::new(None),
+            modern_rounds: std::sync::Mutex::new(0),
             served_problems: Default::default(),
         };
         Ok(connection)
@@ -704,7 +719,7 @@ impl Connection {
         answers: Option<&InputAnswers>,
     ) -> Result<GetOutcome, McpError> {
         if self.is_modern() {
-            return self.prompts_get(name, arguments, answers, true).await;
+            return self.modern_round(name, arguments, answers).await;
         }
         // A new request gives up the one left waiting (if any): that cancels it.
         let waiting = lock(&self.waiting_for_answer).take();
@@ -730,6 +745,29 @@ impl Connection {
             }
         };
         self.wait_on_legacy_get(exchange).await
+    }
+
+    /// One round of a 2026-07-28 `prompts/get` (see [`Connection::get_prompt_round`]),
+    /// counted: a new fill (`answers: None`) starts at zero, and a server that still asks
+    /// after [`MAX_INPUT_ROUNDS`] rounds of answers is refused.
+    async fn modern_round(
+        &self,
+        name: &str,
+        arguments: &BTreeMap<String, String>,
+        answers: Option<&InputAnswers>,
+    ) -> Result<GetOutcome, McpError> {
+        if answers.is_none() {
+            *lock(&self.modern_rounds) = 0;
+        }
+        let outcome = self.prompts_get(name, arguments, answers, true).await?;
+        if matches!(outcome, GetOutcome::InputRequired(_)) {
+            let mut rounds = lock(&self.modern_rounds);
+            *rounds += 1;
+            if *rounds > MAX_INPUT_ROUNDS {
+                return Err(kept_asking());
+            }
+        }
+        Ok(outcome)
     }
 
     /// Declines a legacy server's question left waiting by [`Connection::get_prompt_round`]
@@ -821,11 +859,7 @@ impl Connection {
                 if exchange.rounds > MAX_INPUT_ROUNDS {
                     let _ = question.reply.send(ElicitResult::new(ElicitationAction::Decline));
                     // Dropping the exchange cancels the request.
-                    return Err(McpError::Protocol(format!(
-                        "the server kept asking: prompts/get still asked for input after \
-                         {MAX_INPUT_ROUNDS} questions (the last one was declined and the \
-                         request cancelled)"
-                    )));
+                    return Err(kept_asking());
                 }
                 let asked = mrtr::parse_question(
                     LEGACY_QUESTION_KEY,

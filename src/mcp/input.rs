@@ -157,9 +157,12 @@ impl FormField {
             }
             FieldKind::Boolean => "yes or no".into(),
             FieldKind::Choice {
-                values, multiple, ..
+                values,
+                labels,
+                multiple,
             } => {
-                let list = values.join(", ");
+                // The labels, as the menu's form shows them (`--answer` takes either).
+                let list = choice_names(values, labels).join(", ");
                 if *multiple {
                     format!("any of {list}, joined by commas")
                 } else {
@@ -237,10 +240,8 @@ impl FormField {
                         .or_else(|| labels.iter().position(|l| l.eq_ignore_ascii_case(word)))
                         .map(|i| Value::String(values[i].clone()))
                         .ok_or_else(|| {
-                            format!(
-                                "`{word}` is not {}",
-                                self.expects().replace(", joined by commas", "")
-                            )
+                            let names = choice_names(values, labels).join(", ");
+                            format!("`{word}` is not one of {names}")
                         })
                 };
                 if *multiple {
@@ -285,6 +286,19 @@ impl FormField {
             (other, _) => Err(format!("{other} is not {}", self.expects())),
         }
     }
+}
+
+/// A choice field's names for a person: each value's label, or the value where the
+/// schema gave it none.
+fn choice_names<'a>(values: &'a [String], labels: &'a [String]) -> Vec<&'a str> {
+    values
+        .iter()
+        .enumerate()
+        .map(|(i, value)| match labels.get(i) {
+            Some(label) if !label.trim().is_empty() => label.as_str(),
+            _ => value.as_str(),
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -348,7 +362,20 @@ mod tests {
         assert_eq!(multi.value_from_text("beta,a"), Ok(Some(json!(["b", "a"]))));
         assert_eq!(
             multi.value_from_text("a,z"),
-            Err("`z` is not any of a, b".into())
+            Err("`z` is not one of Alpha, Beta".into())
+        );
+        // A person reads the labels (the menu's form shows them); either is accepted.
+        assert_eq!(multi.expects(), "any of Alpha, Beta, joined by commas");
+        let one = field(FieldKind::Choice {
+            values: vec!["r".into(), "g".into()],
+            labels: vec!["Red".into(), String::new()],
+            multiple: false,
+        });
+        assert_eq!(one.expects(), "one of Red, g");
+        assert_eq!(one.value_from_text("red"), Ok(Some(json!("r"))));
+        assert_eq!(
+            one.value_from_text("d"),
+            Err("`d` is not one of Red, g".into())
         );
     }
 
