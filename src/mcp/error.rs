@@ -193,7 +193,7 @@ pub(crate) fn answered_http(status: u16, said: &str) -> String {
 /// The text of an HTML error page (its tags, head, scripts and styles left out, a few
 /// entities decoded), or `said` as it is when it holds no markup. A tag cut off at the
 /// end of an excerpt goes too.
-fn text_of_html(said: &str) -> String {
+pub(crate) fn text_of_html(said: &str) -> String {
     let starts_tag = |rest: &str| {
         rest.strip_prefix('<')
             .and_then(|r| r.chars().next())

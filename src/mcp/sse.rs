@@ -447,7 +447,10 @@ async fn excerpt(response: reqwest::Response) -> String {
             _ => break,
         }
     }
-    shorten(&String::from_utf8_lossy(&bytes))
+    // An HTML error page is read as its text before it is cut, so the cut keeps words.
+    shorten(&super::error::text_of_html(&String::from_utf8_lossy(
+        &bytes,
+    )))
 }
 
 /// Collapses whitespace and cuts to [`EXCERPT_CHARS`].
@@ -838,6 +841,21 @@ impl SseParser {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn an_html_error_page_is_read_as_its_text_before_it_is_cut() {
+        let style = "p { margin: 0 } ".repeat(40);
+        let page = format!(
+            "<!DOCTYPE HTML><html><head><title>Error response</title><style>{style}</style></head>\
+             <body><h1>Error response</h1><p>Error code: 404</p><p>Message: File not found.</p></body></html>"
+        );
+        let response = reqwest::Response::from(http::Response::new(page));
+        let said = excerpt(response).await;
+        assert_eq!(
+            said,
+            "Error response Error code: 404 Message: File not found."
+        );
+    }
 
     fn limits(max_event_bytes: usize, max_line_bytes: usize) -> SseLimits {
         SseLimits {
