@@ -320,6 +320,15 @@ pub fn for_output(text: &str, for_terminal: bool) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// `text` cut to its first `max` characters, with `…` when cut: the bound on server text
+/// quoted in a message or a log line.
+pub fn cut_chars(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_string(),
+    }
+}
+
 /// `text` cut to `columns` at a word's end, with `…` when cut (a word cut in half reads as
 /// another word); a first word too long for the room is cut where it must be.
 pub fn cut_at_word(text: &str, columns: usize) -> String {

@@ -169,11 +169,7 @@ fn check_server_named(
     if reference.separator == Some(':') {
         return Ok(());
     }
-    let names = enabled.iter().map(|s| s.name.as_str());
-    let hint = match closest(server, names, 1).first() {
-        Some(near) => format!(" (did you mean `{near}`?)"),
-        None => String::new(),
-    };
+    let hint = did_you_mean(server, enabled.iter().map(|s| s.name.as_str()));
     if config.path.is_none() {
         return Err(CliError::usage(format!(
             "{}{hint}",
@@ -820,16 +816,26 @@ pub fn prompt_usage(prompt: &PromptInfo) -> String {
 /// The usage error of a name that is no argument of `prompt`, with the nearest one that
 /// is and the prompt's usage.
 fn no_such_argument(prompt: &PromptInfo, name: &str) -> CliError {
-    let declared = prompt.arguments.iter().map(|a| a.name.as_str());
-    let hint = match closest(name, declared, 1).first() {
-        Some(near) => format!(" (did you mean `{near}`?)"),
-        None => String::new(),
-    };
     CliError::usage(format!(
-        "prompt `{}` has no argument `{name}`{hint}\n\n{}",
+        "prompt `{}` has no argument `{name}`{}\n\n{}",
         prompt.name,
+        argument_hint(prompt, name),
         prompt_usage(prompt)
     ))
+}
+
+/// ` (did you mean `NEAR`?)` for the name among `names` closest to a misspelt `name`, or
+/// nothing when none is close.
+pub(super) fn did_you_mean<'a>(name: &str, names: impl Iterator<Item = &'a str>) -> String {
+    match closest(name, names, 1).first() {
+        Some(near) => format!(" (did you mean `{near}`?)"),
+        None => String::new(),
+    }
+}
+
+/// [`did_you_mean`] among the prompt's argument names.
+fn argument_hint(prompt: &PromptInfo, name: &str) -> String {
+    did_you_mean(name, prompt.arguments.iter().map(|a| a.name.as_str()))
 }
 
 /// Checks the arguments against the prompt before anything is sent.
@@ -1123,13 +1129,7 @@ fn check_complete_arguments(
     argument: &str,
     context: &BTreeMap<String, String>,
 ) -> Result<(), CliError> {
-    let hint = |name: &str| {
-        let declared = prompt.arguments.iter().map(|a| a.name.as_str());
-        match closest(name, declared, 1).first() {
-            Some(near) => format!(" (did you mean `{near}`?)"),
-            None => String::new(),
-        }
-    };
+    let hint = |name: &str| argument_hint(prompt, name);
     if prompt.argument(argument).is_none() {
         return Err(CliError::usage(format!(
             "prompt `{}` has no argument `{argument}` to complete{}\n\n{}",

@@ -520,10 +520,7 @@ fn answer_round(
         .iter()
         .find(|(name, _)| !used.contains(&name.as_str()) && !flags.decline)
     {
-        let hint = match crate::catalog::closest(name, asked.iter().copied(), 1).first() {
-            Some(near) => format!(" (did you mean `{near}`?)"),
-            None => String::new(),
-        };
+        let hint = super::commands::did_you_mean(name, asked.iter().copied());
         return Err(NotAnswered::UnknownName(format!(
             "--answer {name}: no question asks for `{name}`{hint}; the server asked for {}",
             if asked.is_empty() {

@@ -1741,11 +1741,10 @@ fn undebugged(text: &str) -> String {
 /// A server's cursor in a warning: in quotes, neutralised as prompt names are beside it
 /// (`␛`, `<U+202E>`), not in Rust's debug escapes, and cut (cursors may be long tokens).
 fn quoted_cursor(cursor: &str) -> String {
-    let shown = crate::text::one_line(cursor);
-    match shown.char_indices().nth(60) {
-        Some((cut, _)) => format!("\"{}…\"", &shown[..cut]),
-        None => format!("\"{shown}\""),
-    }
+    format!(
+        "\"{}\"",
+        crate::text::cut_chars(&crate::text::one_line(cursor), 60)
+    )
 }
 
 /// The `WWW-Authenticate` challenge of a 401 (or of a 403 asking for more scopes, then
@@ -1837,11 +1836,7 @@ fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
         }
         current = error.source();
     }
-    let joined = parts.join(": ");
-    match joined.char_indices().nth(400) {
-        Some((cut, _)) => format!("{}…", &joined[..cut]),
-        None => joined,
-    }
+    crate::text::cut_chars(&parts.join(": "), 400)
 }
 
 /// Opens a legacy HTTP+SSE connection (GET the stream, wait for its `endpoint` event).

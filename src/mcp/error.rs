@@ -163,10 +163,7 @@ impl McpError {
 pub(crate) fn answered_http(status: u16, said: &str) -> String {
     let said = text_of_html(said);
     let said = crate::text::one_line(said.split_whitespace().collect::<Vec<_>>().join(" ").trim());
-    let said = match said.char_indices().nth(200) {
-        Some((cut, _)) => format!("{}…", &said[..cut]),
-        None => said,
-    };
+    let said = crate::text::cut_chars(&said, 200);
     // The SDK keeps no body (nor reason) for 5xx: the status's own reason phrase then.
     let said = match reqwest::StatusCode::from_u16(status)
         .ok()

@@ -249,7 +249,7 @@ impl ServerLog {
             let secrets = self.secrets.lock().unwrap_or_else(|e| e.into_inner());
             secrets.mask(text).into_owned()
         };
-        let text = truncate_chars(text.trim_end_matches(['\r', '\n']), MAX_LINE_CHARS);
+        let text = crate::text::cut_chars(text.trim_end_matches(['\r', '\n']), MAX_LINE_CHARS);
         let line = LogLine {
             source: source.to_string(),
             text,
@@ -298,13 +298,6 @@ impl ServerLog {
     pub fn lines(&self) -> Vec<LogLine> {
         let rings = self.lines.lock().unwrap_or_else(|e| e.into_inner());
         rings.merged().into_iter().cloned().collect()
-    }
-}
-
-fn truncate_chars(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        Some((cut, _)) => format!("{}…", &text[..cut]),
-        None => text.to_string(),
     }
 }
 

@@ -219,10 +219,7 @@ fn one_line(text: &str) -> String {
         .filter(|w| !w.is_empty())
         .collect::<Vec<_>>()
         .join(" ");
-    match line.char_indices().nth(SUMMARY_CHARS) {
-        Some((cut, _)) => format!("{}…", &line[..cut]),
-        None => line,
-    }
+    crate::text::cut_chars(&line, SUMMARY_CHARS)
 }
 
 /// The `inputResponses` of a retry: each answer as an `ElicitResult` under its question's key.

@@ -456,10 +456,7 @@ async fn excerpt(response: reqwest::Response) -> String {
 /// Collapses whitespace and cuts to [`EXCERPT_CHARS`].
 fn shorten(text: &str) -> String {
     let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    match text.char_indices().nth(EXCERPT_CHARS) {
-        Some((cut, _)) => format!("{}…", &text[..cut]),
-        None => text,
-    }
+    crate::text::cut_chars(&text, EXCERPT_CHARS)
 }
 
 /// The reader task: parses the stream, hands the endpoint to `connect` and messages to
