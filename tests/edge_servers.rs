@@ -361,6 +361,7 @@ fn the_config_is_found_through_mcpick_config_and_the_default_location() {
             .stdin(std::process::Stdio::null())
             .env_remove("MCPICK_CONFIG")
             .env("XDG_STATE_HOME", sandbox.dir.path().join("xdg-state"))
+            .env("XDG_CACHE_HOME", sandbox.dir.path().join("xdg-cache"))
             .env("XDG_CONFIG_HOME", sandbox.dir.path().join("xdg-config"));
         command
     };

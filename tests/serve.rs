@@ -681,6 +681,7 @@ fn with_no_config_the_bundled_library_is_served() {
             .env_remove("MCPICK_CONFIG")
             .env("XDG_CONFIG_HOME", sandbox.dir.path().join("no-config-here"))
             .env("XDG_STATE_HOME", sandbox.dir.path().join("state"))
+            .env("XDG_CACHE_HOME", sandbox.dir.path().join("cache"))
             .output()
             .unwrap()
     };
@@ -733,6 +734,7 @@ fn init_writes_a_starter_config_once() {
             .env_remove("MCPICK_CONFIG")
             .env("XDG_CONFIG_HOME", &xdg)
             .env("XDG_STATE_HOME", sandbox.dir.path().join("state"))
+            .env("XDG_CACHE_HOME", sandbox.dir.path().join("cache"))
             .output()
             .unwrap()
     };

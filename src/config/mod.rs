@@ -73,6 +73,8 @@ pub struct ServerConfig {
     pub max_response_bytes: usize,
     /// Whether mcpick connects to it.
     pub enabled: bool,
+    /// Whether its catalog is kept on disk between runs (`cache`, default true).
+    pub cache: bool,
     /// Where it came from when another host's config holds it (`vscode: PATH`).
     pub source: Option<String>,
     /// Why it cannot start (a `${VAR}` that is not set): it is reported as failed, with this
@@ -345,6 +347,7 @@ impl fmt::Debug for ServerConfig {
             .field("timeout", &self.timeout)
             .field("max_response_bytes", &self.max_response_bytes)
             .field("enabled", &self.enabled)
+            .field("cache", &self.cache)
             .field("source", &self.source)
             .field("problem", &self.problem)
             .field("inputs", &self.inputs)
@@ -453,6 +456,7 @@ struct RawServer {
     timeout_ms: Option<u64>,
     max_response_bytes: Option<u64>,
     enabled: Option<bool>,
+    cache: Option<bool>,
     oauth: Option<RawOAuth>,
     protocol_version: Option<String>,
 }
@@ -782,6 +786,7 @@ fn stand_in(name: &str, raw: &RawServer, problem: Option<String>) -> ServerConfi
         timeout: Duration::from_millis(raw.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS).max(1)),
         max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
         enabled: raw.enabled.unwrap_or(true),
+        cache: raw.cache.unwrap_or(true),
         source: None,
         problem,
         inputs: Vec::new(),
@@ -996,6 +1001,7 @@ fn build_server(
         timeout: Duration::from_millis(timeout_ms),
         max_response_bytes,
         enabled: raw.enabled.unwrap_or(true),
+        cache: raw.cache.unwrap_or(true),
         source: None,
         problem: None,
         inputs: Vec::new(),
@@ -1033,6 +1039,7 @@ pub fn builtin_server(exe: &Path) -> ServerConfig {
         timeout: Duration::from_millis(DEFAULT_TIMEOUT_MS),
         max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
         enabled: true,
+        cache: true,
         source: None,
         problem: None,
         inputs: Vec::new(),

@@ -3,7 +3,6 @@
 //! authorization code flow with PKCE through the browser and a loopback redirect, `iss`
 //! checked, and tokens kept in the data dir readable by the owner only.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -121,6 +120,33 @@ pub(super) fn stored_tokens(server: &ServerConfig) -> Vec<String> {
         .collect()
 }
 
+/// A hash naming `server`'s authorization context, for the catalog's `cacheScope:
+/// "private"` results: its URL, issuer, client and scopes, and its refresh token (else its
+/// access token), so that a sign-out (`None`), a new sign-in or another identity is another
+/// context. The tokens are hashed, never stored. A server that rotates refresh tokens gets
+/// a new context at each refresh: its private lists are fetched again, never shown to the
+/// wrong sign-in.
+pub fn authorization_context(server: &ServerConfig) -> Option<String> {
+    let (url, _) = http_parts(server)?;
+    let path = token_path(&server.name)?;
+    let credentials = TokenFile::read(&path, url).ok()??;
+    let json = serde_json::to_value(credentials.token_response.as_ref()?).ok()?;
+    let token = ["refresh_token", "access_token"]
+        .iter()
+        .find_map(|field| json.get(field)?.as_str())?;
+    let mut scopes = credentials.granted_scopes.clone();
+    scopes.sort();
+    let mut hash = crate::cache::Fields::default();
+    hash.field("url", url);
+    hash.field("issuer", credentials.issuer.as_deref().unwrap_or(""));
+    hash.field("client_id", &credentials.client_id);
+    for scope in &scopes {
+        hash.field("scope", scope);
+    }
+    hash.field("token", token);
+    Some(hash.hex())
+}
+
 fn state_of(credentials: &StoredCredentials) -> SignInState {
     let Some(token) = &credentials.token_response else {
         return SignInState::SignedOut;
@@ -202,46 +228,14 @@ impl TokenStore {
     }
 
     fn write(&self, credentials: StoredCredentials) -> std::io::Result<()> {
-        let dir = self.path.parent().unwrap_or(Path::new("."));
-        create_private_dir(dir)?;
         let file = TokenFile {
             url: self.url.clone(),
             credentials,
         };
         let json = serde_json::to_vec_pretty(&file).map_err(std::io::Error::other)?;
-        // A temp file is created owner-only (0600), then renamed over the old one.
-        let mut temp = tempfile::NamedTempFile::new_in(dir)?;
-        set_owner_only(temp.path())?;
-        temp.write_all(&json)?;
-        temp.as_file().sync_all()?;
-        temp.persist(&self.path).map_err(|e| e.error)?;
-        Ok(())
+        // Owner-only (0600) in an owner-only folder, renamed over the old one.
+        crate::cache::write_private(&self.path, &json)
     }
-}
-
-#[cfg(unix)]
-fn set_owner_only(path: &Path) -> std::io::Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
-}
-
-#[cfg(not(unix))]
-fn set_owner_only(_path: &Path) -> std::io::Result<()> {
-    Ok(())
-}
-
-#[cfg(unix)]
-fn create_private_dir(dir: &Path) -> std::io::Result<()> {
-    use std::os::unix::fs::DirBuilderExt;
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)
-}
-
-#[cfg(not(unix))]
-fn create_private_dir(dir: &Path) -> std::io::Result<()> {
-    std::fs::create_dir_all(dir)
 }
 
 #[async_trait::async_trait]

@@ -127,6 +127,7 @@ impl Sandbox {
             .env_remove("MCPICK_CONFIG")
             .env("XDG_CONFIG_HOME", self.dir.path().join("xdg-config"))
             .env("XDG_STATE_HOME", self.dir.path().join("xdg-state"))
+            .env("XDG_CACHE_HOME", self.dir.path().join("xdg-cache"))
             .env("XDG_DATA_HOME", self.dir.path().join("xdg-data"));
         command
     }

@@ -1,0 +1,281 @@
+//! Reading and writing catalog files: atomic, owner-only, and distrustful of what it reads.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+use super::{FORMAT, Fields, MAX_FILE_BYTES, ServerEntry, dir, fingerprint};
+use crate::config::ServerConfig;
+
+/// The most prompts one file may hold (ten times the 10,000 the memory budget is set for).
+const MAX_PROMPTS: usize = 100_000;
+
+/// What reading a server's catalog file gave.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Loaded {
+    /// No file (first start, or cleared): nothing to show, nothing to say.
+    Missing,
+    /// A file for an older config of this server (it was edited): ignored without a
+    /// notice, replaced at the next successful start.
+    Outdated,
+    /// A file that cannot be used (unreadable, too large, cut short, not JSON, another
+    /// format version, another server's): ignored with this reason, one notice, and
+    /// replaced at the next successful start.
+    Broken {
+        /// Why, naming the file.
+        reason: String,
+    },
+    /// A usable entry, its private results already dropped when they belong to another
+    /// sign-in ([`ServerEntry::keep_for`]).
+    Found(ServerEntry),
+}
+
+/// The file of `server`'s catalog: `<dir>/<first 16 hex digits of its name's hash>.json`
+/// (a name may hold any character; the file names it inside).
+pub fn path_of(server: &str) -> Option<PathBuf> {
+    let mut name = Fields::default();
+    name.field("server", server);
+    let hex = name.hex();
+    dir().map(|d| d.join(format!("{}.json", &hex[..16])))
+}
+
+/// Reads `config`'s catalog, for authorization context `auth` (see [`ServerEntry::keep_for`]).
+/// Never fails: every problem is a [`Loaded`] case.
+pub fn load(config: &ServerConfig, auth: Option<&str>) -> Loaded {
+    let Some(path) = path_of(&config.name) else {
+        return Loaded::Missing;
+    };
+    let bytes = match read_bounded(&path) {
+        Ok(Some(bytes)) => bytes,
+        Ok(None) => return Loaded::Missing,
+        Err(reason) => return Loaded::Broken { reason },
+    };
+    match parse(&bytes, &config.name) {
+        Ok(mut entry) => {
+            if entry.fingerprint != fingerprint(config) {
+                return Loaded::Outdated;
+            }
+            entry.keep_for(auth);
+            Loaded::Found(entry)
+        }
+        Err(why) => Loaded::Broken {
+            reason: format!("{}: {why}", path.display()),
+        },
+    }
+}
+
+/// Reads a file of at most [`MAX_FILE_BYTES`]; `Ok(None)` when there is none.
+fn read_bounded(path: &Path) -> Result<Option<Vec<u8>>, String> {
+    let file = match std::fs::File::open(path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+    };
+    let mut bytes = Vec::new();
+    // One byte over the limit tells a file too large without reading it whole.
+    file.take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(format!(
+            "{} is larger than {} MiB",
+            path.display(),
+            MAX_FILE_BYTES / (1024 * 1024)
+        ));
+    }
+    Ok(Some(bytes))
+}
+
+/// Reads a catalog file's bytes as `server`'s entry, or says in a few words why it cannot
+/// be used. Never panics, whatever the bytes (the fuzz target `cache` holds it to that).
+pub fn parse(bytes: &[u8], server: &str) -> Result<ServerEntry, String> {
+    // The version first, so a file of another layout says so rather than failing on a field.
+    #[derive(serde::Deserialize)]
+    struct Version {
+        format: Option<u32>,
+    }
+    let version: Version = serde_json::from_slice(bytes).map_err(|e| {
+        if e.is_eof() {
+            "it is cut short".to_string()
+        } else {
+            format!("it is not a catalog file ({e})")
+        }
+    })?;
+    match version.format {
+        Some(FORMAT) => {}
+        Some(other) => {
+            return Err(format!(
+                "it is of format {other}, this mcpick reads format {FORMAT}"
+            ));
+        }
+        None => return Err("it is not a catalog file (no `format`)".into()),
+    }
+    let entry: ServerEntry =
+        serde_json::from_slice(bytes).map_err(|e| format!("it is not a catalog file ({e})"))?;
+    if entry.server != server {
+        return Err(format!(
+            "it holds the catalog of another server ({:?})",
+            crate::text::cut_chars(&entry.server, 40)
+        ));
+    }
+    let prompts: usize = entry.pages.iter().flatten().map(|p| p.prompts.len()).sum();
+    if prompts > MAX_PROMPTS {
+        return Err(format!(
+            "it holds {prompts} prompts, more than {MAX_PROMPTS}"
+        ));
+    }
+    if let Some(stranger) = entry
+        .pages
+        .iter()
+        .flatten()
+        .flat_map(|p| &p.prompts)
+        .find(|p| p.server != server)
+    {
+        return Err(format!(
+            "it holds a prompt of another server ({:?})",
+            crate::text::cut_chars(&stranger.server, 40)
+        ));
+    }
+    Ok(entry)
+}
+
+/// Writes `entry` as its server's catalog: a temp file in the same folder, owner-only,
+/// renamed over the old one (readers see the old file or the new, never half of one). The
+/// folder is made owner-only (0700).
+pub fn store(entry: &ServerEntry) -> std::io::Result<()> {
+    let path = path_of(&entry.server).ok_or_else(|| {
+        std::io::Error::other("this platform has no cache directory to keep the catalog in")
+    })?;
+    let json = serde_json::to_vec(entry).map_err(std::io::Error::other)?;
+    write_private(&path, &json)
+}
+
+/// Writes `bytes` to `path` atomically, readable and writable by the owner only, in a
+/// folder only the owner can enter (created when missing).
+pub(crate) fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    create_private_dir(dir)?;
+    // tempfile creates it 0600 on Unix; set again for umasks and other platforms' sake.
+    let mut temp = tempfile::NamedTempFile::new_in(dir)?;
+    set_owner_only(temp.path())?;
+    temp.write_all(bytes)?;
+    temp.as_file().sync_all()?;
+    temp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
+#[cfg(unix)]
+fn set_owner_only(path: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
+}
+
+#[cfg(not(unix))]
+fn set_owner_only(_path: &Path) -> std::io::Result<()> {
+    Ok(())
+}
+
+#[cfg(unix)]
+fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)?;
+    // A folder that existed already (made by hand, or by an older mcpick) is closed too.
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
+}
+
+#[cfg(not(unix))]
+fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)
+}
+
+/// Deletes `server`'s catalog; `Ok(false)` when it had none.
+pub fn remove(server: &str) -> std::io::Result<bool> {
+    let Some(path) = path_of(server) else {
+        return Ok(false);
+    };
+    match std::fs::remove_file(&path) {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+/// One file of the catalog folder, as `mcpick cache show` lists it.
+#[derive(Debug, Clone)]
+pub struct CachedFile {
+    /// Where it is.
+    pub path: PathBuf,
+    /// What it holds, or why it cannot be used (read without a config to check against:
+    /// the server is whatever the file says).
+    pub entry: Result<ServerEntry, String>,
+}
+
+/// Every file in the catalog folder, sorted by server name (broken ones last).
+pub fn all() -> std::io::Result<Vec<CachedFile>> {
+    let Some(dir) = dir() else {
+        return Ok(Vec::new());
+    };
+    let read = match std::fs::read_dir(&dir) {
+        Ok(read) => read,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e),
+    };
+    let mut files = Vec::new();
+    for item in read {
+        let path = item?.path();
+        if path.extension().is_none_or(|e| e != "json") {
+            continue;
+        }
+        let entry = read_bounded(&path)
+            .and_then(|bytes| bytes.ok_or_else(|| "it was removed meanwhile".to_string()))
+            .and_then(|bytes| {
+                // The name inside decides; the file name must then match it.
+                let named = serde_json::from_slice::<serde_json::Value>(&bytes)
+                    .ok()
+                    .and_then(|v| v.get("server")?.as_str().map(str::to_string))
+                    .unwrap_or_default();
+                let entry = parse(&bytes, &named)?;
+                if path_of(&named).as_deref() != Some(path.as_path()) {
+                    return Err("its file name does not match the server it names".into());
+                }
+                Ok(entry)
+            });
+        files.push(CachedFile { path, entry });
+    }
+    files.sort_by(|a, b| match (&a.entry, &b.entry) {
+        (Ok(x), Ok(y)) => x.server.cmp(&y.server),
+        (Ok(_), Err(_)) => std::cmp::Ordering::Less,
+        (Err(_), Ok(_)) => std::cmp::Ordering::Greater,
+        (Err(_), Err(_)) => a.path.cmp(&b.path),
+    });
+    Ok(files)
+}
+
+/// Deletes the catalog of `server`, or of every server; returns how many files went.
+pub fn clear(server: Option<&str>) -> std::io::Result<usize> {
+    if let Some(server) = server {
+        return Ok(usize::from(remove(server)?));
+    }
+    let mut removed = 0;
+    for file in all()? {
+        match std::fs::remove_file(&file.path) {
+            Ok(()) => removed += 1,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(removed)
+}
+
+/// Whether `config`'s fingerprint is the one `entry` was learned with.
+pub fn matches(entry: &ServerEntry, config: &ServerConfig) -> bool {
+    entry.fingerprint == fingerprint(config)
+}
+
+/// [`read_bounded`], for the unit tests.
+#[cfg(test)]
+pub(super) fn read_bounded_for_tests(path: &Path) -> Result<Option<Vec<u8>>, String> {
+    read_bounded(path)
+}
