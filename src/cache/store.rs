@@ -26,7 +26,7 @@ pub enum Loaded {
     },
     /// A usable entry, its private results already dropped when they belong to another
     /// sign-in ([`ServerEntry::keep_for`]).
-    Found(ServerEntry),
+    Found(Box<ServerEntry>),
 }
 
 /// The file of `server`'s catalog: `<dir>/<first 16 hex digits of its name's hash>.json`
@@ -55,7 +55,7 @@ pub fn load(config: &ServerConfig, auth: Option<&str>) -> Loaded {
                 return Loaded::Outdated;
             }
             entry.keep_for(auth);
-            Loaded::Found(entry)
+            Loaded::Found(Box::new(entry))
         }
         Err(why) => Loaded::Broken {
             reason: format!("{}: {why}", path.display()),
