@@ -807,6 +807,8 @@ fn kinds(events: &[mcpick::mcp::McpEvent]) -> Vec<String> {
             Ready { .. } => Some("ready".to_string()),
             Failed { .. } => Some("failed".to_string()),
             Warning { .. } => Some("warning".to_string()),
+            FromCatalog { .. } => Some("from catalog".to_string()),
+            ListStale { .. } => Some("list stale".to_string()),
             Restarting {
                 attempt, of, delay, ..
             } => Some(format!(

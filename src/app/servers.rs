@@ -56,6 +56,8 @@ impl App {
             McpEvent::ServedProblemsChanged { server, problems } => {
                 self.on_served_problems_changed(&server, problems);
             }
+            // Marks for the catalog's rows: drawn by the menu (issue 19, in progress).
+            McpEvent::FromCatalog { .. } | McpEvent::ListStale { .. } => {}
             McpEvent::Failed {
                 server,
                 error,

@@ -254,6 +254,36 @@ impl ServerEntry {
     }
 }
 
+/// Set by `--refresh`: this run reads no catalog (and writes what it learns).
+static IGNORED_THIS_RUN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// `--refresh`: from now on this process reads no catalog; what it learns is still written.
+pub fn ignore_for_this_run() {
+    IGNORED_THIS_RUN.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// What the catalog offers `config`'s server at start: its entry when there is a usable
+/// one (private results of another sign-in dropped), and a one-line notice when its file
+/// was broken (ignored, and replaced when the server next lists). Nothing for a server
+/// that is not cached ([`applies_to`]) or with `--refresh`.
+pub fn at_start(config: &ServerConfig) -> (Option<ServerEntry>, Option<String>) {
+    if !applies_to(config) || IGNORED_THIS_RUN.load(std::sync::atomic::Ordering::Relaxed) {
+        return (None, None);
+    }
+    let auth = crate::mcp::auth::authorization_context(config);
+    match load(config, auth.as_deref()) {
+        Loaded::Found(entry) => (Some(*entry), None),
+        Loaded::Missing | Loaded::Outdated => (None, None),
+        Loaded::Broken { reason } => (
+            None,
+            Some(format!(
+                "the cached catalog of {} was ignored: {reason}; it is rewritten when the server lists",
+                crate::text::one_line(&config.name)
+            )),
+        ),
+    }
+}
+
 /// Milliseconds since the Unix epoch, now.
 pub fn now_ms() -> u64 {
     SystemTime::now()

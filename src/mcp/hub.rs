@@ -37,6 +37,23 @@ pub enum McpEvent {
         /// Every prompt, all pages.
         prompts: Vec<PromptInfo>,
     },
+    /// The `Ready` (or `PromptsChanged`) that follows holds the prompts of the server's
+    /// catalog on disk, not a list fetched now: it was still fresh by its `ttlMs` (or, for
+    /// a one-shot `get`, any cached list will do). Sent just before that event.
+    FromCatalog {
+        /// Which server.
+        server: ServerId,
+        /// How fresh the cached list is.
+        freshness: crate::cache::Freshness,
+    },
+    /// Fetching the list again (its TTL ran out, a list change, a refresh asked for) failed:
+    /// the prompts shown stay, now stale, for this reason.
+    ListStale {
+        /// Which server.
+        server: ServerId,
+        /// Why the re-fetch failed (masked; server text to neutralise before showing).
+        reason: String,
+    },
     /// The server's prompt list changed and was fetched again.
     PromptsChanged {
         /// Which server.
@@ -107,6 +124,8 @@ impl McpEvent {
             McpEvent::Connecting { server }
             | McpEvent::Ready { server, .. }
             | McpEvent::PromptsChanged { server, .. }
+            | McpEvent::FromCatalog { server, .. }
+            | McpEvent::ListStale { server, .. }
             | McpEvent::ServedProblemsChanged { server, .. }
             | McpEvent::Failed { server, .. }
             | McpEvent::Restarting { server, .. }
@@ -154,6 +173,10 @@ impl RestartPolicy {
 /// All server connections of one run.
 pub struct Hub {
     connections: Arc<Mutex<HashMap<ServerId, Arc<Connection>>>>,
+    /// Which servers are up, down or still starting, for [`Hub::wait_connection`].
+    states: Arc<States>,
+    /// Each server's "list again now" switch ([`Hub::relist`]).
+    relists: HashMap<ServerId, Arc<tokio::sync::Notify>>,
     tasks: Vec<JoinHandle<()>>,
     shutdown: CancellationToken,
     /// Each server's own stop switch (a child of `shutdown`).
@@ -200,19 +223,29 @@ impl Hub {
         restarts: RestartPolicy,
     ) -> Hub {
         let connections = Arc::new(Mutex::new(HashMap::new()));
+        let states = Arc::new(States::default());
         let shutdown = CancellationToken::new();
         let mut stops = HashMap::new();
+        let mut relists = HashMap::new();
         let tasks = servers
             .into_iter()
             .map(|config| {
                 let stop = shutdown.child_token();
                 stops.insert(config.name.clone(), stop.clone());
+                let relist = Arc::new(tokio::sync::Notify::new());
+                relists.insert(config.name.clone(), relist.clone());
+                states.set(&config.name, State::Starting);
+                let shared = Shared {
+                    connections: connections.clone(),
+                    states: states.clone(),
+                    relist,
+                };
                 tokio::spawn(run_server(
                     config,
                     events.clone(),
                     forward_logs,
                     watch_list_changes,
-                    connections.clone(),
+                    shared,
                     stop,
                     restarts,
                 ))
@@ -220,6 +253,8 @@ impl Hub {
             .collect();
         Hub {
             connections,
+            states,
+            relists,
             tasks,
             shutdown,
             stops,
@@ -239,6 +274,45 @@ impl Hub {
         lock(&self.connections).get(server).cloned()
     }
 
+    /// Waits until `server` is ready and gives its connection, or `None` once it is down
+    /// (failed to start, gave up restarting, stopped) or not a server of this hub. A server
+    /// being restarted is waited for. Cancel by dropping the future.
+    pub fn wait_connection(
+        &self,
+        server: &str,
+    ) -> impl std::future::Future<Output = Option<Arc<Connection>>> + Send + 'static {
+        let (connections, states, server) = (
+            self.connections.clone(),
+            self.states.clone(),
+            server.to_string(),
+        );
+        async move {
+            loop {
+                // Registered before looking, so a change in between is not missed.
+                let changed = states.changed.notified();
+                tokio::pin!(changed);
+                changed.as_mut().enable();
+                if let Some(connection) = lock(&connections).get(&server).cloned() {
+                    return Some(connection);
+                }
+                match states.get(&server) {
+                    None | Some(State::Down) => return None,
+                    Some(State::Starting) => {}
+                }
+                changed.await;
+            }
+        }
+    }
+
+    /// Asks `server` to fetch its prompt list again now (Ctrl-R), whatever its catalog's
+    /// TTL: the result comes as `PromptsChanged`, or `ListStale` when it fails. A server
+    /// not ready yet lists when it is.
+    pub fn relist(&self, server: &str) {
+        if let Some(relist) = self.relists.get(server) {
+            relist.notify_one();
+        }
+    }
+
     /// Closes every connection (stdin first, then a short grace, then termination) and
     /// waits for that to finish.
     pub async fn shutdown(self) {
@@ -254,11 +328,16 @@ async fn run_server(
     events: mpsc::Sender<McpEvent>,
     forward_logs: bool,
     watch_list_changes: bool,
-    connections: Arc<Mutex<HashMap<ServerId, Arc<Connection>>>>,
+    shared: Shared,
     shutdown: CancellationToken,
     restarts: RestartPolicy,
 ) {
     let server = config.name.clone();
+    // However it ends, waiters learn the server is down.
+    let _down = MarkDown {
+        states: shared.states.clone(),
+        server: server.clone(),
+    };
     // `Connection::connect` gives it the server's secrets (and tokens) before it starts.
     let log = Arc::new(ServerLog::default());
     let lines =
@@ -272,7 +351,9 @@ async fn run_server(
             log: &log,
             lines: &lines,
             watch_list_changes,
-            connections: &connections,
+            connections: &shared.connections,
+            states: &shared.states,
+            relist: &shared.relist,
             shutdown: &shutdown,
         };
         let lived = match run.once().await {
@@ -286,6 +367,7 @@ async fn run_server(
         if !restartable || !crashed_before || restarts.attempts == 0 {
             return;
         }
+        shared.states.set(&server, State::Starting);
         if lived >= restarts.stable_after {
             attempt = 0;
         }
@@ -324,6 +406,52 @@ async fn run_server(
     }
 }
 
+/// What every server task of a hub shares with the hub.
+struct Shared {
+    connections: Arc<Mutex<HashMap<ServerId, Arc<Connection>>>>,
+    states: Arc<States>,
+    relist: Arc<tokio::sync::Notify>,
+}
+
+/// Whether a server is starting (or restarting) or down for good, as
+/// [`Hub::wait_connection`] needs to know; a ready one is in the connections.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    Starting,
+    Down,
+}
+
+/// The [`State`] of each server, and a notice of every change (including a connection
+/// coming or going).
+#[derive(Default)]
+struct States {
+    states: Mutex<HashMap<ServerId, State>>,
+    changed: tokio::sync::Notify,
+}
+
+impl States {
+    fn set(&self, server: &str, state: State) {
+        lock(&self.states).insert(server.to_string(), state);
+        self.changed.notify_waiters();
+    }
+
+    fn get(&self, server: &str) -> Option<State> {
+        lock(&self.states).get(server).copied()
+    }
+}
+
+/// Marks a server down when its task ends, however it ends.
+struct MarkDown {
+    states: Arc<States>,
+    server: ServerId,
+}
+
+impl Drop for MarkDown {
+    fn drop(&mut self) {
+        self.states.set(&self.server, State::Down);
+    }
+}
+
 /// How one connection of a server ended.
 enum Ended {
     /// Shutdown (or a stop) came first.
@@ -343,6 +471,10 @@ struct Run<'a> {
     /// Whether a 2026-07-28 server's list changes are subscribed to.
     watch_list_changes: bool,
     connections: &'a Arc<Mutex<HashMap<ServerId, Arc<Connection>>>>,
+    /// Told when the connection comes and goes.
+    states: &'a Arc<States>,
+    /// Notified by [`Hub::relist`].
+    relist: &'a Arc<tokio::sync::Notify>,
     shutdown: &'a CancellationToken,
 }
 
@@ -403,6 +535,7 @@ impl Run<'_> {
                     return Ended::Shutdown;
                 }
                 lock(self.connections).insert(server.clone(), connection.clone());
+                self.states.changed.notify_waiters();
                 let mut details = connection.details().clone();
                 details.served_problems = connection.served_problems();
                 let problems = details.served_problems.clone();
@@ -414,7 +547,15 @@ impl Run<'_> {
                 };
                 let since = std::time::Instant::now();
                 if emit(events, shutdown, ready).await
-                    && watch_server(&connection, warnings, problems, events, shutdown).await
+                    && watch_server(
+                        &connection,
+                        warnings,
+                        problems,
+                        self.relist,
+                        events,
+                        shutdown,
+                    )
+                    .await
                 {
                     Ended::Dropped {
                         lived: since.elapsed().max(Duration::from_millis(1)),
@@ -439,6 +580,7 @@ impl Run<'_> {
                 connections.remove(&server);
             }
         }
+        self.states.changed.notify_waiters();
         close(connection).await;
         ended
     }
@@ -487,6 +629,7 @@ async fn watch_server(
     connection: &Connection,
     mut told: Vec<String>,
     mut problems: Vec<ServedProblem>,
+    relist: &tokio::sync::Notify,
     events: &mpsc::Sender<McpEvent>,
     shutdown: &CancellationToken,
 ) -> bool {
@@ -496,7 +639,7 @@ async fn watch_server(
         tokio::select! {
             biased;
             _ = shutdown.cancelled() => return false,
-            _ = connection.list_changed() => {
+            _ = async { tokio::select! { _ = connection.list_changed() => {}, _ = relist.notified() => {} } } => {
                 // A storm of notices becomes one refresh per settle period.
                 tokio::select! {
                     _ = shutdown.cancelled() => return false,
