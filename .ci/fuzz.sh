@@ -22,7 +22,7 @@ fi
 if [ "$#" -gt 0 ]; then
     targets=("$@")
 else
-    targets=(sanitize prompt_files config import export)
+    targets=(sanitize prompt_files config import export cache)
 fi
 # The same flags for build and run, so `run` finds the build done. (More codegen units
 # made the build slower on 2 cores: 16 min wall, 845 s CPU, against 10 min and 649 s.)

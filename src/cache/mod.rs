@@ -21,7 +21,9 @@ use crate::config::{ServerConfig, TransportConfig};
 use crate::mcp::{PromptInfo, ServerDetails};
 
 pub(crate) use store::write_private;
-pub use store::{CachedFile, Loaded, all, clear, load, matches, parse, path_of, remove, store};
+pub use store::{
+    CachedFile, Loaded, all, clear, forget_private, load, matches, parse, path_of, remove, store,
+};
 
 /// The version of the file layout; a file of another version is ignored and rewritten.
 pub const FORMAT: u32 = 1;

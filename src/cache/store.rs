@@ -63,6 +63,26 @@ pub fn load(config: &ServerConfig, auth: Option<&str>) -> Loaded {
     }
 }
 
+/// Rewrites `config`'s catalog without the private results of another authorization
+/// context than `auth` (after `mcpick auth logout` or a new sign-in), so they are gone from
+/// the disk, not only unused. Returns whether anything was dropped.
+pub fn forget_private(config: &ServerConfig, auth: Option<&str>) -> std::io::Result<bool> {
+    let Some(path) = path_of(&config.name) else {
+        return Ok(false);
+    };
+    let Ok(Some(bytes)) = read_bounded(&path) else {
+        return Ok(false);
+    };
+    let Ok(mut entry) = parse(&bytes, &config.name) else {
+        return Ok(false);
+    };
+    if !entry.keep_for(auth) {
+        return Ok(false);
+    }
+    store(&entry)?;
+    Ok(true)
+}
+
 /// Reads a file of at most [`MAX_FILE_BYTES`]; `Ok(None)` when there is none.
 fn read_bounded(path: &Path) -> Result<Option<Vec<u8>>, String> {
     let file = match std::fs::File::open(path) {

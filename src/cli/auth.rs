@@ -42,6 +42,9 @@ pub async fn run(config_path: Option<&Path>, action: AuthCommand) -> Result<Exit
                 }
             };
             signed_in.map_err(|e| CliError::runtime(format!("`{}`: {e}", server.name)))?;
+            // A new sign-in may be another identity: what the old one saw privately goes.
+            let context = auth::authorization_context(&server);
+            let _ = crate::cache::forget_private(&server, context.as_deref());
             let place = auth::token_path(&server.name)
                 .map(|p| format!(" (tokens in {}, readable by you only)", p.display()))
                 .unwrap_or_default();
@@ -51,9 +54,16 @@ pub async fn run(config_path: Option<&Path>, action: AuthCommand) -> Result<Exit
         AuthCommand::Logout { server } => {
             let server = find(&config, &server)?;
             if auth::sign_out(&server.name).map_err(|e| CliError::runtime(e.to_string()))? {
+                // Private results of that sign-in leave the disk with it.
+                let forgot = crate::cache::forget_private(&server, None).unwrap_or(false);
                 output::error(&format!(
-                    "signed out of `{}`: its tokens are deleted",
-                    server.name
+                    "signed out of `{}`: its tokens are deleted{}",
+                    server.name,
+                    if forgot {
+                        ", and the prompts cached for that sign-in"
+                    } else {
+                        ""
+                    }
                 ));
             } else {
                 output::error(&format!("`{}` has no stored tokens", server.name));

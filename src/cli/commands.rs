@@ -26,7 +26,9 @@ pub(super) fn load_config(config_path: Option<&Path>) -> Result<Config, CliError
 }
 
 /// The config, or the bundled library when there is no config file (with a note saying so).
-fn load_config_quietly(config_path: Option<&Path>) -> Result<(Config, Option<String>), CliError> {
+pub(super) fn load_config_quietly(
+    config_path: Option<&Path>,
+) -> Result<(Config, Option<String>), CliError> {
     let mut config = config::load(config_path).map_err(|e| CliError::runtime(e.to_string()))?;
     let mut note = None;
     if config.path.is_none() {
@@ -276,6 +278,7 @@ pub async fn run(config_path: Option<&Path>, command: Command) -> Result<ExitCod
         | Command::Init
         | Command::Config { .. }
         | Command::Auth { .. }
+        | Command::Cache { .. }
         | Command::ShellInit { .. }
         | Command::ConformanceClient { .. }
         | Command::ClipboardHold => {

@@ -2,6 +2,7 @@
 
 mod args;
 mod auth;
+mod cache;
 mod commands;
 mod conformance;
 mod import;
@@ -85,6 +86,11 @@ pub struct Cli {
     /// With SERVER/PROMPT: one argument's value from a file, as NAME=PATH (may repeat).
     #[arg(long = "arg-file", value_name = "NAME=PATH", requires = "prompt")]
     pub arg_files: Vec<String>,
+
+    /// Ignore the prompt catalog cached from earlier runs: ask every server afresh (then
+    /// the catalog is rewritten).
+    #[arg(long, global = true)]
+    pub refresh: bool,
 
     /// What to do (none: the full-screen menu).
     #[command(subcommand)]
@@ -193,6 +199,12 @@ pub enum Command {
         #[command(subcommand)]
         action: ConfigCommand,
     },
+    /// Show or clear the prompt catalog kept between runs (see README, "The catalog cache").
+    Cache {
+        /// What to do.
+        #[command(subcommand)]
+        action: CacheCommand,
+    },
     /// Sign in to HTTP servers that ask for OAuth, or sign out.
     Auth {
         /// What to do.
@@ -239,6 +251,22 @@ pub enum AuthCommand {
     Logout {
         /// The server's name in the config.
         server: String,
+    },
+}
+
+/// `mcpick cache` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum CacheCommand {
+    /// What is cached for each server: its prompts, their age, freshness and scope.
+    Show {
+        /// Print one JSON array.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Delete the cached catalog of SERVER, or of every server.
+    Clear {
+        /// The server's name (default: all of them).
+        server: Option<String>,
     },
 }
 
@@ -289,6 +317,9 @@ impl CliError {
 
 /// Runs a parsed command line and returns the process exit code.
 pub async fn run(cli: Cli) -> ExitCode {
+    if cli.refresh {
+        crate::cache::ignore_for_this_run();
+    }
     let result = match cli.command {
         None => {
             let result = menu::run(cli).await;
@@ -313,6 +344,7 @@ pub async fn run(cli: Cli) -> ExitCode {
                 },
         }) => import::run(cli.config.as_deref(), path, from, dry_run),
         Some(Command::Auth { action }) => auth::run(cli.config.as_deref(), action).await,
+        Some(Command::Cache { action }) => cache::run(cli.config.as_deref(), action),
         Some(Command::ShellInit { shell, key }) => shell::run(&shell, key.as_deref()),
         Some(Command::ConformanceClient { url }) => conformance::run(url).await,
         Some(Command::ClipboardHold) => commands::clipboard_hold().await,

@@ -5,6 +5,7 @@
 //!
 //! Built for tests and with the `fuzzing` feature only: it is not part of mcpick's API.
 
+mod cache;
 mod config;
 mod export;
 mod prompts;
@@ -13,6 +14,7 @@ mod text;
 #[cfg(test)]
 mod tests;
 
+pub use cache::{cache, check_cache_file};
 pub use config::{check_config, check_expand, check_import, config, import};
 pub use export::{check_export, export};
 pub use prompts::{check_prompt_file, prompt_files};
@@ -23,12 +25,13 @@ pub type Target = fn(&[u8]);
 
 /// The fuzz targets, by name: the folder of each one's corpus under `fuzz/corpus/` and
 /// the function it runs on every input.
-pub const TARGETS: [(&str, Target); 5] = [
+pub const TARGETS: [(&str, Target); 6] = [
     ("sanitize", sanitize),
     ("prompt_files", prompt_files),
     ("config", config),
     ("import", import),
     ("export", export),
+    ("cache", cache),
 ];
 
 /// Reads fuzz bytes as text: UTF-8 as it is, anything else with U+FFFD in place of the

@@ -500,6 +500,38 @@ proptest! {
     }
 }
 
+/// A catalog file to mutate: the committed modern one.
+fn cache_seed() -> Vec<u8> {
+    std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/cache/modern.json"))
+        .unwrap()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// A good file cut anywhere, or with bytes changed anywhere, is refused or read whole.
+    #[test]
+    fn cache_file_properties(
+        cut in any::<prop::sample::Index>(),
+        edits in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 0..4),
+    ) {
+        let mut bytes = cache_seed();
+        for (at, byte) in edits {
+            let i = at.index(bytes.len());
+            bytes[i] = byte;
+        }
+        check_cache_file(&bytes);
+        let end = cut.index(bytes.len() + 1);
+        check_cache_file(&bytes[..end]);
+    }
+}
+
+#[test]
+fn the_cache_seed_is_a_file_mcpick_reads() {
+    // The mutations above start from a file that is accepted, so they test more than refusal.
+    assert!(crate::cache::parse(&cache_seed(), "s").is_ok());
+}
+
 /// Every file of every committed corpus passes its target's properties.
 #[test]
 fn committed_corpora_pass() {
