@@ -2,6 +2,8 @@
 //!
 //!     floor list COMMAND [ARGS...]          prompts/list, its answer on stdout
 //!     floor get PROMPT ARGS COMMAND [ARGS...]   prompts/get PROMPT, ARGS a JSON object
+//!     floor get-direct PROMPT ARGS COMMAND [ARGS...]   the same to a 2026-07-28 server:
+//!         `prompts/get` alone, its `_meta` naming the version (no handshake at all)
 //!
 //! Starts the server in its own process group (stderr to /dev/null), sends `initialize`,
 //! reads its answer, sends `notifications/initialized` and the one request, prints the
@@ -24,10 +26,18 @@ const GRACE: Duration = Duration::from_millis(100);
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    let direct = args.first().map(String::as_str) == Some("get-direct");
     let (request, command) = match args.first().map(String::as_str) {
         Some("list") if args.len() > 1 => (
             r#"{"jsonrpc":"2.0","id":2,"method":"prompts/list","params":{}}"#.to_string(),
             &args[1..],
+        ),
+        Some("get-direct") if args.len() > 3 => (
+            format!(
+                r#"{{"jsonrpc":"2.0","id":2,"method":"prompts/get","params":{{"name":"{}","arguments":{},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{{"name":"floor","version":"0"}},"io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#,
+                args[1], args[2]
+            ),
+            &args[3..],
         ),
         Some("get") if args.len() > 3 => (
             format!(
@@ -37,7 +47,9 @@ fn main() -> ExitCode {
             &args[3..],
         ),
         _ => {
-            eprintln!("usage: floor list COMMAND [ARGS...] | floor get PROMPT ARGS_JSON COMMAND [ARGS...]");
+            eprintln!(
+                "usage: floor list COMMAND [ARGS...] | floor get|get-direct PROMPT ARGS_JSON COMMAND [ARGS...]"
+            );
             return ExitCode::from(2);
         }
     };
@@ -53,10 +65,15 @@ fn main() -> ExitCode {
     let mut stdout = BufReader::new(child.stdout.take().unwrap());
 
     let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"floor","version":"0"}}}"#;
-    writeln!(stdin, "{initialize}").unwrap();
-    let init_ok = answer(&mut stdout, "1").is_some_and(|line| has_key(&line, "result"));
     let mut answered = None;
-    if init_ok {
+    let handshake_ok = direct || {
+        writeln!(stdin, "{initialize}").unwrap();
+        answer(&mut stdout, "1").is_some_and(|line| has_key(&line, "result"))
+    };
+    if direct {
+        writeln!(stdin, "{request}").unwrap();
+        answered = answer(&mut stdout, "2");
+    } else if handshake_ok {
         writeln!(
             stdin,
             r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#
