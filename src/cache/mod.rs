@@ -307,7 +307,8 @@ pub fn applies_to(config: &ServerConfig) -> bool {
 }
 
 /// A hash of everything in `config` that decides what the server answers: the transport
-/// and its command, args, env, cwd, or URL, headers and OAuth settings, and the pinned
+/// and its command (with the size and modification time of the program's file when the
+/// command is a path), args, env, cwd, or URL, headers and OAuth settings, and the pinned
 /// protocol version. Two configs with the same fingerprint run the same server; the values
 /// themselves (tokens among them) are never stored.
 pub fn fingerprint(config: &ServerConfig) -> String {
@@ -321,6 +322,19 @@ pub fn fingerprint(config: &ServerConfig) -> String {
             cwd,
         } => {
             hash.field("stdio", command);
+            // A program named by its path is stamped by its file: a rebuilt or upgraded
+            // binary (mcpick's own bundled library among them) may serve other prompts.
+            if command.contains('/')
+                && let Ok(meta) = std::fs::metadata(command)
+            {
+                let modified = meta
+                    .modified()
+                    .ok()
+                    .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+                    .map(|d| d.as_nanos())
+                    .unwrap_or(0);
+                hash.field("program", &format!("{} {modified}", meta.len()));
+            }
             for arg in args {
                 hash.field("arg", arg);
             }

@@ -157,6 +157,15 @@ fn the_fingerprint_changes_with_every_field_that_decides_the_server() {
     ] {
         assert_ne!(fingerprint(&config(other)), http, "{other}");
     }
+    // A program named by its path: rebuilt (another size or time), another fingerprint.
+    let dir = tempfile::tempdir().unwrap();
+    let program = dir.path().join("server");
+    std::fs::write(&program, "one").unwrap();
+    let named = format!("command = {:?}", program.display().to_string());
+    let before = fingerprint(&config(&named));
+    assert_eq!(fingerprint(&config(&named)), before);
+    std::fs::write(&program, "two, longer").unwrap();
+    assert_ne!(fingerprint(&config(&named)), before);
     // Length-prefixed: moving a character between two args is another config.
     assert_ne!(
         fingerprint(&config("command = \"x\"\nargs = [\"ab\", \"c\"]")),
