@@ -1267,10 +1267,18 @@ fn a_legacy_client_gets_the_hints_too() {
     let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
     let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
     let list = r#"{"jsonrpc":"2.0","id":2,"method":"prompts/list"}"#;
+    let read = r#"{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri":"file:///etc/hostname"}}"#;
     let answers = stdio_answers(
         &["--builtin", "--ttl", "2h"],
-        &[initialize.into(), initialized.into(), list.into()],
+        &[
+            initialize.into(),
+            initialized.into(),
+            list.into(),
+            read.into(),
+        ],
     );
+    // That era's code for an unknown resource.
+    assert_eq!(answers[&3]["error"]["code"], -32002, "{}", answers[&3]);
     assert_eq!(answers[&1]["result"]["protocolVersion"], "2025-11-25");
     // Harmless to a client of that era, and kept in a catalog like any other list.
     assert_eq!(hints_of(&answers[&2]), (7_200_000, "public".to_string()));
