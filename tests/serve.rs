@@ -1208,7 +1208,7 @@ fn listed_results_carry_the_chosen_cache_hints_over_stdio() {
         }
         assert_eq!(
             answers[&1]["result"]["capabilities"]["resources"],
-            serde_json::json!({}),
+            serde_json::json!({ "listChanged": true }),
             "{args:?}"
         );
         assert_eq!(
@@ -1352,4 +1352,136 @@ fn a_ttl_without_a_unit_is_a_usage_error_that_says_the_fix() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("`30s`"), "{stderr}");
     assert!(output.stdout.is_empty());
+}
+
+/// `mcpick serve ARGS` over stdio, its stdout lines sent to a channel as JSON.
+fn serve_lines(args: &[&str]) -> (std::process::Child, std::sync::mpsc::Receiver<Value>) {
+    use std::io::BufRead;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_mcpick"))
+        .arg("serve")
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start mcpick serve");
+    let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in stdout.lines().map_while(Result::ok) {
+            let _ = tx.send(json(&line));
+        }
+    });
+    (child, rx)
+}
+
+/// The messages up to and including the first whose `method` is `method` (10 s at most).
+fn until_method(lines: &std::sync::mpsc::Receiver<Value>, method: &str) -> Vec<Value> {
+    let mut seen = Vec::new();
+    loop {
+        let message = lines
+            .recv_timeout(Duration::from_secs(10))
+            .unwrap_or_else(|_| panic!("no {method}; got {seen:?}"));
+        let found = message["method"] == method;
+        seen.push(message);
+        if found {
+            return seen;
+        }
+    }
+}
+
+fn methods_of(messages: &[Value]) -> Vec<&str> {
+    messages
+        .iter()
+        .filter_map(|m| m["method"].as_str())
+        .collect()
+}
+
+#[test]
+fn an_edited_embedded_file_is_announced_as_a_resource_list_change_to_who_asked() {
+    use std::io::Write;
+    let folder = folder_embedding_a_file();
+    let folder_path = folder.path().to_string_lossy().into_owned();
+    let listen = |filter: Value| {
+        modern_request(
+            1,
+            "subscriptions/listen",
+            serde_json::json!({ "notifications": filter }),
+        )
+    };
+
+    // A 2026-07-28 client that asked for resource notices gets one, on its subscription.
+    let (mut modern, lines) = serve_lines(&[&folder_path]);
+    let mut stdin = modern.stdin.take().unwrap();
+    writeln!(
+        stdin,
+        "{}",
+        listen(serde_json::json!({ "resourcesListChanged": true }))
+    )
+    .unwrap();
+    let ack = until_method(&lines, "notifications/subscriptions/acknowledged");
+    assert_eq!(
+        ack.last().unwrap()["params"]["notifications"],
+        serde_json::json!({ "resourcesListChanged": true })
+    );
+    write(folder.path(), "checklist.md", "- [ ] tests\n- [ ] docs\n");
+    let told = until_method(&lines, "notifications/resources/list_changed");
+    assert_eq!(
+        told.last().unwrap()["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        1
+    );
+    drop(stdin);
+    let _ = modern.wait();
+
+    // One that asked only for prompt notices is not told of it, only of a prompt change.
+    let (mut prompts_only, lines) = serve_lines(&[&folder_path]);
+    let mut stdin = prompts_only.stdin.take().unwrap();
+    writeln!(
+        stdin,
+        "{}",
+        listen(serde_json::json!({ "promptsListChanged": true }))
+    )
+    .unwrap();
+    until_method(&lines, "notifications/subscriptions/acknowledged");
+    write(folder.path(), "checklist.md", "- [ ] nothing\n");
+    std::thread::sleep(Duration::from_millis(600));
+    write(
+        folder.path(),
+        "new.prompt.md",
+        "---\ndescription: New\n---\nhello",
+    );
+    let told = until_method(&lines, "notifications/prompts/list_changed");
+    assert_eq!(
+        methods_of(&told),
+        ["notifications/prompts/list_changed"],
+        "{told:?}"
+    );
+    drop(stdin);
+    let _ = prompts_only.wait();
+
+    // A legacy client gets it on the session, as its era does.
+    let (mut legacy, lines) = serve_lines(&[&folder_path]);
+    let mut stdin = legacy.stdin.take().unwrap();
+    writeln!(stdin, r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"protocolVersion":"2025-11-25","capabilities":{{}},"clientInfo":{{"name":"t","version":"1"}}}}}}"#).unwrap();
+    let answer = lines.recv_timeout(Duration::from_secs(10)).unwrap();
+    assert_eq!(
+        answer["result"]["capabilities"]["resources"],
+        serde_json::json!({ "listChanged": true })
+    );
+    writeln!(
+        stdin,
+        r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#
+    )
+    .unwrap();
+    // The session's watchers start once the client says it is initialized.
+    std::thread::sleep(Duration::from_millis(300));
+    write(folder.path(), "checklist.md", "- [ ] legacy\n");
+    let told = until_method(&lines, "notifications/resources/list_changed");
+    assert_eq!(
+        methods_of(&told),
+        ["notifications/resources/list_changed"],
+        "{told:?}"
+    );
+    drop(stdin);
+    let _ = legacy.wait();
 }

@@ -172,8 +172,8 @@ impl ServerHandler for PromptServer {
     fn get_info(&self) -> ServerConfig {
         let capabilities: ServerCapabilities = serde_json::from_value(json!({
             "prompts": { "listChanged": true },
-            // The files prompts embed, to read again (no templates, no subscriptions).
-            "resources": {},
+            // The files prompts embed, to read again; no templates, no per-file subscriptions.
+            "resources": { "listChanged": true },
             "completions": {},
             "logging": {}
         }))
@@ -345,18 +345,34 @@ impl ServerHandler for PromptServer {
         &self,
         _requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
-        Some(SubscriptionFilter::builder().prompts_list_changed().build())
+        Some(
+            SubscriptionFilter::builder()
+                .prompts_list_changed()
+                .resources_list_changed()
+                .build(),
+        )
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
-        // Over stdio, `StdioServer` also ends it when the client closes stdin.
+        // Over stdio, `StdioServer` also ends it when the client closes stdin. Only the
+        // kinds of notice the client asked for are watched (and may be sent).
+        let accepted = context.accepted();
+        let wants_prompts = accepted.prompts_list_changed == Some(true);
+        let wants_resources = accepted.resources_list_changed == Some(true);
         let mut changes = self.library.changes();
         changes.mark_unchanged();
+        let mut resources = self.library.resource_changes();
+        resources.mark_unchanged();
         loop {
             tokio::select! {
                 _ = context.cancelled() => return Ok(()),
-                changed = changes.changed() => {
+                changed = changes.changed(), if wants_prompts => {
                     if changed.is_err() || context.sink().notify_prompt_list_changed().await.is_err() {
+                        return Ok(());
+                    }
+                }
+                changed = resources.changed(), if wants_resources => {
+                    if changed.is_err() || context.sink().notify_resource_list_changed().await.is_err() {
                         return Ok(());
                     }
                 }
@@ -372,6 +388,8 @@ impl ServerHandler for PromptServer {
         changes.mark_unchanged();
         let mut problems = library.problem_changes();
         problems.mark_unchanged();
+        let mut resources = library.resource_changes();
+        resources.mark_unchanged();
         let gone = self.client_gone.clone();
         tokio::spawn(async move {
             // Each load problem is told once per session, when first seen.
@@ -389,6 +407,11 @@ impl ServerHandler for PromptServer {
                     }
                     changed = changes.changed() => {
                         if changed.is_err() || peer.notify_prompt_list_changed().await.is_err() {
+                            return;
+                        }
+                    }
+                    changed = resources.changed() => {
+                        if changed.is_err() || peer.notify_resource_list_changed().await.is_err() {
                             return;
                         }
                     }
