@@ -2,6 +2,8 @@
 //! Streamable HTTP, for clients of both eras (2026-07-28 `server/discover` and the
 //! `initialize` handshake). List changes reach legacy clients as
 //! `notifications/prompts/list_changed` and 2026-07-28 clients on `subscriptions/listen`.
+//! The text files the prompts embed are offered as resources too, and every cacheable
+//! result carries the `ttlMs`/`cacheScope` hints of [`CacheHints`].
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
