@@ -20,7 +20,7 @@ fn conformance_prompt_and_completion_server_scenarios_pass() {
         "conformance scenarios failed:\n{stdout}\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    assert!(stdout.contains("12 passed, 0 failed"), "{stdout}");
+    assert!(stdout.contains("13 passed, 0 failed"), "{stdout}");
 }
 
 /// The official suite's client scenarios for a prompts host (initialization, HTTP standard

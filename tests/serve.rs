@@ -1108,3 +1108,380 @@ fn serve_builtin_piped() -> std::process::Child {
         .spawn()
         .expect("start mcpick serve --builtin")
 }
+
+/// A folder with a prompt that embeds a file, for the resources it offers.
+fn folder_embedding_a_file() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "review.mcpick.md",
+        "---\nname: review\n---\nReview this against the checklist.\n\n--- user: checklist.md ---\n",
+    );
+    write(dir.path(), "checklist.md", "- [ ] tests\n");
+    dir
+}
+
+/// Sends each request line to `mcpick serve ARGS` over stdio and returns the answers by id.
+fn stdio_answers(args: &[&str], requests: &[String]) -> BTreeMap<u64, Value> {
+    use std::io::{BufRead, Write};
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_mcpick"))
+        .arg("serve")
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start mcpick serve");
+    let mut stdin = child.stdin.take().unwrap();
+    for request in requests {
+        writeln!(stdin, "{request}").unwrap();
+    }
+    let wanted = requests
+        .iter()
+        .filter(|r| json(r).get("id").is_some())
+        .count();
+    let mut answers = BTreeMap::new();
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    while answers.len() < wanted {
+        let mut line = String::new();
+        if stdout.read_line(&mut line).unwrap() == 0 {
+            break;
+        }
+        let message = json(&line);
+        if let Some(id) = message["id"].as_u64() {
+            answers.insert(id, message);
+        }
+    }
+    drop(stdin);
+    let _ = child.wait();
+    assert_eq!(answers.len(), wanted, "{args:?}: {answers:?}");
+    answers
+}
+
+/// The `ttlMs` and `cacheScope` of an answer's result.
+fn hints_of(answer: &Value) -> (u64, String) {
+    let result = &answer["result"];
+    let ttl = result["ttlMs"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("no ttlMs: {answer}"));
+    let scope = result["cacheScope"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no cacheScope: {answer}"));
+    (ttl, scope.to_string())
+}
+
+#[test]
+fn listed_results_carry_the_chosen_cache_hints_over_stdio() {
+    let folder = folder_embedding_a_file();
+    let folder_path = folder.path().to_string_lossy().into_owned();
+    let cases: [(&[&str], u64, u64); 5] = [
+        // Files can change at any time: a minute; identity and capabilities: an hour.
+        (&[&folder_path], 60_000, 3_600_000),
+        // The bundled library changes only with the binary.
+        (&["--builtin"], 3_600_000, 3_600_000),
+        (&[&folder_path, "--builtin"], 60_000, 3_600_000),
+        (&[&folder_path, "--ttl", "30s"], 30_000, 30_000),
+        (&["--builtin", "--ttl", "0"], 0, 0),
+    ];
+    for (args, list_ttl, discover_ttl) in cases {
+        let answers = stdio_answers(
+            args,
+            &[
+                modern_request(1, "server/discover", serde_json::json!({})),
+                modern_request(2, "prompts/list", serde_json::json!({})),
+                modern_request(3, "resources/list", serde_json::json!({})),
+                modern_request(4, "resources/templates/list", serde_json::json!({})),
+            ],
+        );
+        let public = "public".to_string();
+        assert_eq!(
+            hints_of(&answers[&1]),
+            (discover_ttl, public.clone()),
+            "{args:?}"
+        );
+        for id in [2, 3, 4] {
+            assert_eq!(
+                hints_of(&answers[&id]),
+                (list_ttl, public.clone()),
+                "{args:?}"
+            );
+        }
+        assert_eq!(
+            answers[&1]["result"]["capabilities"]["resources"],
+            serde_json::json!({ "listChanged": true }),
+            "{args:?}"
+        );
+        assert_eq!(
+            answers[&4]["result"]["resourceTemplates"],
+            serde_json::json!([])
+        );
+    }
+}
+
+#[test]
+fn the_files_prompts_embed_are_resources_to_read_with_the_same_hints() {
+    let folder = folder_embedding_a_file();
+    let folder_path = folder.path().to_string_lossy().into_owned();
+    let args = [folder_path.as_str(), "--ttl", "5m"];
+    let listed = stdio_answers(
+        &args,
+        &[
+            modern_request(1, "resources/list", serde_json::json!({})),
+            modern_request(2, "prompts/get", serde_json::json!({ "name": "review" })),
+        ],
+    );
+    let resources = listed[&1]["result"]["resources"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert_eq!(resources.len(), 1, "{resources:?}");
+    assert_eq!(resources[0]["name"], "checklist.md");
+    assert_eq!(resources[0]["description"], "Embedded by review");
+    assert_eq!(resources[0]["mimeType"], "text/markdown");
+    // The URI a prompt's embedded resource carries is the one to read.
+    let uri = resources[0]["uri"].as_str().unwrap();
+    let embedded = &listed[&2]["result"]["messages"][1]["content"]["resource"];
+    assert_eq!(embedded["uri"], uri, "{embedded}");
+    let read = stdio_answers(
+        &args,
+        &[
+            modern_request(1, "resources/read", serde_json::json!({ "uri": uri })),
+            modern_request(
+                2,
+                "resources/read",
+                serde_json::json!({ "uri": "file:///etc/hostname" }),
+            ),
+        ],
+    );
+    assert_eq!(hints_of(&read[&1]), (300_000, "public".to_string()));
+    assert_eq!(
+        read[&1]["result"]["contents"],
+        serde_json::json!([{ "uri": uri, "mimeType": "text/markdown", "text": "- [ ] tests\n" }])
+    );
+    // Only what the prompts embed is served: any other file is unknown.
+    assert_eq!(read[&2]["error"]["code"], -32602, "{}", read[&2]);
+}
+
+#[test]
+fn a_legacy_client_gets_the_hints_too() {
+    let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    let list = r#"{"jsonrpc":"2.0","id":2,"method":"prompts/list"}"#;
+    let read = r#"{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri":"file:///etc/hostname"}}"#;
+    let answers = stdio_answers(
+        &["--builtin", "--ttl", "2h"],
+        &[
+            initialize.into(),
+            initialized.into(),
+            list.into(),
+            read.into(),
+        ],
+    );
+    // That era's code for an unknown resource.
+    assert_eq!(answers[&3]["error"]["code"], -32002, "{}", answers[&3]);
+    assert_eq!(answers[&1]["result"]["protocolVersion"], "2025-11-25");
+    // Harmless to a client of that era, and kept in a catalog like any other list.
+    assert_eq!(hints_of(&answers[&2]), (7_200_000, "public".to_string()));
+    assert!(
+        answers[&2]["result"].get("resultType").is_none(),
+        "{}",
+        answers[&2]
+    );
+}
+
+/// POSTs one 2026-07-28 request to `mcpick serve --http` and returns the JSON-RPC answer.
+fn http_request(url: &str, method: &str, params: Value) -> Value {
+    use std::io::{Read, Write};
+    let authority = url.trim_start_matches("http://").split('/').next().unwrap();
+    let body = modern_request(1, method, params);
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: {method}\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let mut stream = std::net::TcpStream::connect(authority).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    // A JSON body or one SSE event; either way the message is the line holding `"id":1`.
+    let line = response
+        .lines()
+        .map(|l| l.trim_start_matches("data:").trim())
+        .find(|l| l.starts_with('{') && l.contains(r#""id":1"#))
+        .unwrap_or_else(|| panic!("no answer in:\n{response}"));
+    json(line)
+}
+
+#[test]
+fn listed_results_carry_the_chosen_cache_hints_over_http() {
+    let folder = folder_embedding_a_file();
+    let folder_path = folder.path().to_string_lossy().into_owned();
+    for (args, list_ttl, discover_ttl) in [
+        (vec![folder_path.as_str()], 60_000, 3_600_000),
+        (vec![folder_path.as_str(), "--ttl", "1500ms"], 1_500, 1_500),
+    ] {
+        let server = mcpick_serve_http(&args);
+        let public = "public".to_string();
+        let discover = http_request(&server.url, "server/discover", serde_json::json!({}));
+        assert_eq!(
+            hints_of(&discover),
+            (discover_ttl, public.clone()),
+            "{args:?}"
+        );
+        for method in ["prompts/list", "resources/list", "resources/templates/list"] {
+            let answer = http_request(&server.url, method, serde_json::json!({}));
+            assert_eq!(
+                hints_of(&answer),
+                (list_ttl, public.clone()),
+                "{method} {args:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_ttl_without_a_unit_is_a_usage_error_that_says_the_fix() {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_mcpick"))
+        .args(["serve", "--builtin", "--ttl", "30"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("`30s`"), "{stderr}");
+    assert!(output.stdout.is_empty());
+}
+
+/// `mcpick serve ARGS` over stdio, its stdout lines sent to a channel as JSON.
+fn serve_lines(args: &[&str]) -> (std::process::Child, std::sync::mpsc::Receiver<Value>) {
+    use std::io::BufRead;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_mcpick"))
+        .arg("serve")
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start mcpick serve");
+    let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in stdout.lines().map_while(Result::ok) {
+            let _ = tx.send(json(&line));
+        }
+    });
+    (child, rx)
+}
+
+/// The messages up to and including the first whose `method` is `method` (10 s at most).
+fn until_method(lines: &std::sync::mpsc::Receiver<Value>, method: &str) -> Vec<Value> {
+    let mut seen = Vec::new();
+    loop {
+        let message = lines
+            .recv_timeout(Duration::from_secs(10))
+            .unwrap_or_else(|_| panic!("no {method}; got {seen:?}"));
+        let found = message["method"] == method;
+        seen.push(message);
+        if found {
+            return seen;
+        }
+    }
+}
+
+fn methods_of(messages: &[Value]) -> Vec<&str> {
+    messages
+        .iter()
+        .filter_map(|m| m["method"].as_str())
+        .collect()
+}
+
+#[test]
+fn an_edited_embedded_file_is_announced_as_a_resource_list_change_to_who_asked() {
+    use std::io::Write;
+    let folder = folder_embedding_a_file();
+    let folder_path = folder.path().to_string_lossy().into_owned();
+    let listen = |filter: Value| {
+        modern_request(
+            1,
+            "subscriptions/listen",
+            serde_json::json!({ "notifications": filter }),
+        )
+    };
+
+    // A 2026-07-28 client that asked for resource notices gets one, on its subscription.
+    let (mut modern, lines) = serve_lines(&[&folder_path]);
+    let mut stdin = modern.stdin.take().unwrap();
+    writeln!(
+        stdin,
+        "{}",
+        listen(serde_json::json!({ "resourcesListChanged": true }))
+    )
+    .unwrap();
+    let ack = until_method(&lines, "notifications/subscriptions/acknowledged");
+    assert_eq!(
+        ack.last().unwrap()["params"]["notifications"],
+        serde_json::json!({ "resourcesListChanged": true })
+    );
+    write(folder.path(), "checklist.md", "- [ ] tests\n- [ ] docs\n");
+    let told = until_method(&lines, "notifications/resources/list_changed");
+    assert_eq!(
+        told.last().unwrap()["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        1
+    );
+    drop(stdin);
+    let _ = modern.wait();
+
+    // One that asked only for prompt notices is not told of it, only of a prompt change.
+    let (mut prompts_only, lines) = serve_lines(&[&folder_path]);
+    let mut stdin = prompts_only.stdin.take().unwrap();
+    writeln!(
+        stdin,
+        "{}",
+        listen(serde_json::json!({ "promptsListChanged": true }))
+    )
+    .unwrap();
+    until_method(&lines, "notifications/subscriptions/acknowledged");
+    write(folder.path(), "checklist.md", "- [ ] nothing\n");
+    std::thread::sleep(Duration::from_millis(600));
+    write(
+        folder.path(),
+        "new.prompt.md",
+        "---\ndescription: New\n---\nhello",
+    );
+    let told = until_method(&lines, "notifications/prompts/list_changed");
+    assert_eq!(
+        methods_of(&told),
+        ["notifications/prompts/list_changed"],
+        "{told:?}"
+    );
+    drop(stdin);
+    let _ = prompts_only.wait();
+
+    // A legacy client gets it on the session, as its era does.
+    let (mut legacy, lines) = serve_lines(&[&folder_path]);
+    let mut stdin = legacy.stdin.take().unwrap();
+    writeln!(stdin, r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"protocolVersion":"2025-11-25","capabilities":{{}},"clientInfo":{{"name":"t","version":"1"}}}}}}"#).unwrap();
+    let answer = lines.recv_timeout(Duration::from_secs(10)).unwrap();
+    assert_eq!(
+        answer["result"]["capabilities"]["resources"],
+        serde_json::json!({ "listChanged": true })
+    );
+    writeln!(
+        stdin,
+        r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#
+    )
+    .unwrap();
+    // The session's watchers start once the client says it is initialized.
+    std::thread::sleep(Duration::from_millis(300));
+    write(folder.path(), "checklist.md", "- [ ] legacy\n");
+    let told = until_method(&lines, "notifications/resources/list_changed");
+    assert_eq!(
+        methods_of(&told),
+        ["notifications/resources/list_changed"],
+        "{told:?}"
+    );
+    drop(stdin);
+    let _ = legacy.wait();
+}

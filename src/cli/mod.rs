@@ -190,6 +190,11 @@ pub enum Command {
         /// Prompts per `prompts/list` page.
         #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u16).range(1..))]
         page_size: u16,
+        /// How long clients may keep the lists before asking again (the `ttlMs` hint), e.g.
+        /// 30s, 5m, 500ms, or 0 to have them ask every time. Default: 1m when serving files
+        /// (changes are also announced to clients that listen), 1h for --builtin alone.
+        #[arg(long, value_name = "DURATION", value_parser = crate::serve::parse_ttl)]
+        ttl: Option<std::time::Duration>,
     },
     /// Write a commented starter config file (never overwrites one).
     Init,
@@ -333,7 +338,18 @@ pub async fn run(cli: Cli) -> ExitCode {
             http,
             allow_remote,
             page_size,
-        }) => serve::run(paths, builtin, http, allow_remote, usize::from(page_size)).await,
+            ttl,
+        }) => {
+            serve::run(
+                paths,
+                builtin,
+                http,
+                allow_remote,
+                usize::from(page_size),
+                ttl,
+            )
+            .await
+        }
         Some(Command::Init) => commands::init(cli.config.as_deref()),
         Some(Command::Config {
             action:

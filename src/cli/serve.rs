@@ -9,7 +9,9 @@ use tokio_util::sync::CancellationToken;
 use super::{CliError, output};
 use crate::config::expand_tilde;
 use crate::mcp::{PromptServer, serve_http, serve_stdio};
-use crate::serve::{Embedded, Library, SharedLibrary, builtin_library, load_paths, watch_paths};
+use crate::serve::{
+    CacheHints, Embedded, Library, SharedLibrary, builtin_library, load_paths, watch_paths,
+};
 
 fn load(paths: &[PathBuf], builtin: bool) -> Library {
     // The user's own files come first: on a name clash, theirs keeps the plain name.
@@ -37,6 +39,7 @@ pub async fn run(
     http: Option<String>,
     allow_remote: bool,
     page_size: usize,
+    ttl: Option<std::time::Duration>,
 ) -> Result<ExitCode, CliError> {
     let mut paths: Vec<PathBuf> = paths
         .iter()
@@ -86,7 +89,9 @@ pub async fn run(
         );
     }
     let shared = SharedLibrary::new(library);
-    let server = PromptServer::new(shared.clone(), page_size);
+    // Files can change while no client listens; the bundled library only with the binary.
+    let hints = CacheHints::chosen(!paths.is_empty(), ttl);
+    let server = PromptServer::new(shared.clone(), page_size).with_cache_hints(hints);
 
     if !paths.is_empty() {
         let embedded: Embedded = Default::default();

@@ -2,15 +2,19 @@
 //! Streamable HTTP, for clients of both eras (2026-07-28 `server/discover` and the
 //! `initialize` handshake). List changes reach legacy clients as
 //! `notifications/prompts/list_changed` and 2026-07-28 clients on `subscriptions/listen`.
+//! The text files the prompts embed are offered as resources too, and every cacheable
+//! result carries the `ttlMs`/`cacheScope` hints of [`CacheHints`].
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 
 use rmcp::model::{
-    ClientNotification, ClientRequest, CompleteRequestParams, CompleteResult, ErrorData,
-    GetPromptRequestParams, GetPromptResponse, GetPromptResult, ListPromptsResult,
-    PaginatedRequestParams, ProtocolVersion, Reference, ServerCapabilities, ServerConfig,
-    ServerResult, SubscriptionFilter, SubscriptionsListenResult,
+    CacheScope, ClientNotification, ClientRequest, CompleteRequestParams, CompleteResult,
+    DiscoverResult, ErrorData, GetPromptRequestParams, GetPromptResponse, GetPromptResult,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, PaginatedRequestParams,
+    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
+    Reference, ServerCapabilities, ServerConfig, ServerResult, SubscriptionFilter,
+    SubscriptionsListenResult,
 };
 use rmcp::service::{
     NotificationContext, RequestContext, RoleServer, Service, SubscriptionContext,
@@ -24,13 +28,14 @@ use tokio_util::sync::CancellationToken;
 use super::types::{
     MAX_PROBLEMS_LISTED, PROBLEMS_LEFT_OUT_META_KEY, PROBLEMS_META_KEY, ServedProblem,
 };
-use crate::serve::{ArgumentError, Library, PromptDef, SharedLibrary};
+use crate::serve::{ArgumentError, CacheHints, Library, PromptDef, ServedResource, SharedLibrary};
 
 /// How `mcpick serve` answers.
 #[derive(Debug, Clone)]
 pub struct PromptServer {
     library: SharedLibrary,
     page_size: usize,
+    hints: CacheHints,
     client_gone: CancellationToken,
 }
 
@@ -40,8 +45,21 @@ impl PromptServer {
         PromptServer {
             library,
             page_size: page_size.max(1),
+            hints: CacheHints::default(),
             client_gone: CancellationToken::new(),
         }
+    }
+
+    /// The same server, with these `ttlMs`/`cacheScope` hints on its cacheable results.
+    pub fn with_cache_hints(mut self, hints: CacheHints) -> PromptServer {
+        self.hints = hints;
+        self
+    }
+
+    /// Adds the list hints to a cacheable result (`prompts/list`, `resources/*`).
+    fn add_hints(&self, result: &mut Value) {
+        result["ttlMs"] = json!(self.hints.list_ttl_ms);
+        result["cacheScope"] = json!(self.hints.scope());
     }
 }
 
@@ -117,6 +135,16 @@ fn add_problems(result: &mut Value, library: &Library) {
     result["_meta"] = meta;
 }
 
+fn resource_json(resource: &ServedResource) -> Value {
+    json!({
+        "uri": resource.uri,
+        "name": resource.name,
+        "description": format!("Embedded by {}", resource.embedded_by.join(", ")),
+        "mimeType": resource.mime_type,
+        "size": resource.text.len(),
+    })
+}
+
 fn prompt_json(prompt: &PromptDef) -> Value {
     let arguments: Vec<Value> = prompt
         .arguments
@@ -146,6 +174,8 @@ impl ServerHandler for PromptServer {
     fn get_info(&self) -> ServerConfig {
         let capabilities: ServerCapabilities = serde_json::from_value(json!({
             "prompts": { "listChanged": true },
+            // The files prompts embed, to read again; no templates, no per-file subscriptions.
+            "resources": { "listChanged": true },
             "completions": {},
             "logging": {}
         }))
@@ -167,10 +197,8 @@ impl ServerHandler for PromptServer {
             .map_err(invalid_params)?;
         let mut result = json!({
             "prompts": page.iter().map(prompt_json).collect::<Vec<_>>(),
-            // The files can change at any moment; list_changed says when.
-            "ttlMs": 0,
-            "cacheScope": "public",
         });
+        self.add_hints(&mut result);
         if let Some(next) = next {
             result["nextCursor"] = json!(next);
         }
@@ -178,6 +206,79 @@ impl ServerHandler for PromptServer {
             add_problems(&mut result, &library);
         }
         from_json(mark_complete(result, &context))
+    }
+
+    async fn discover(
+        &self,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<DiscoverResult, ErrorData> {
+        // The same scope as every other result; private should it ever not parse.
+        let scope =
+            serde_json::from_value(json!(self.hints.scope())).unwrap_or(CacheScope::Private);
+        Ok(DiscoverResult::from_server_info(
+            ServerHandler::supported_protocol_versions(self).into_owned(),
+            ServerHandler::get_info(self),
+        )
+        .with_ttl_ms(self.hints.discover_ttl_ms)
+        .with_cache_scope(scope))
+    }
+
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let resources = self.library.current().resources();
+        let cursor = request.as_ref().and_then(|r| r.cursor.as_deref());
+        let (page, next) =
+            crate::serve::page_of(&resources, cursor, self.page_size).map_err(invalid_params)?;
+        let mut result = json!({
+            "resources": page.iter().map(resource_json).collect::<Vec<_>>(),
+        });
+        self.add_hints(&mut result);
+        if let Some(next) = next {
+            result["nextCursor"] = json!(next);
+        }
+        from_json(mark_complete(result, &context))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        // Every resource is a file some prompt embeds, listed as it is: none is built from
+        // a template. Still a list a client may keep as long as the others.
+        let mut result = json!({ "resourceTemplates": [] });
+        self.add_hints(&mut result);
+        from_json(mark_complete(result, &context))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let Some(resource) = self.library.current().resource(&request.uri) else {
+            // 2026-07-28 clients get -32602 for this (rmcp maps it); legacy ones -32002.
+            return Err(ErrorData::resource_not_found(
+                format!(
+                    "no resource {}: only the files the prompts embed are served",
+                    request.uri
+                ),
+                None,
+            ));
+        };
+        let mut result = json!({
+            "contents": [{
+                "uri": resource.uri,
+                "mimeType": resource.mime_type,
+                "text": resource.text,
+            }],
+        });
+        self.add_hints(&mut result);
+        let result: ReadResourceResult = from_json(mark_complete(result, &context))?;
+        Ok(ReadResourceResponse::Complete(result))
     }
 
     async fn get_prompt(
@@ -216,7 +317,7 @@ impl ServerHandler for PromptServer {
     ) -> Result<CompleteResult, ErrorData> {
         let Reference::Prompt(prompt) = &request.r#ref else {
             return Err(ErrorData::invalid_params(
-                "this server has no resources to complete",
+                "this server has no resource templates to complete",
                 None,
             ));
         };
@@ -246,18 +347,34 @@ impl ServerHandler for PromptServer {
         &self,
         _requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
-        Some(SubscriptionFilter::builder().prompts_list_changed().build())
+        Some(
+            SubscriptionFilter::builder()
+                .prompts_list_changed()
+                .resources_list_changed()
+                .build(),
+        )
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
-        // Over stdio, `StdioServer` also ends it when the client closes stdin.
+        // Over stdio, `StdioServer` also ends it when the client closes stdin. Only the
+        // kinds of notice the client asked for are watched (and may be sent).
+        let accepted = context.accepted();
+        let wants_prompts = accepted.prompts_list_changed == Some(true);
+        let wants_resources = accepted.resources_list_changed == Some(true);
         let mut changes = self.library.changes();
         changes.mark_unchanged();
+        let mut resources = self.library.resource_changes();
+        resources.mark_unchanged();
         loop {
             tokio::select! {
                 _ = context.cancelled() => return Ok(()),
-                changed = changes.changed() => {
+                changed = changes.changed(), if wants_prompts => {
                     if changed.is_err() || context.sink().notify_prompt_list_changed().await.is_err() {
+                        return Ok(());
+                    }
+                }
+                changed = resources.changed(), if wants_resources => {
+                    if changed.is_err() || context.sink().notify_resource_list_changed().await.is_err() {
                         return Ok(());
                     }
                 }
@@ -273,6 +390,8 @@ impl ServerHandler for PromptServer {
         changes.mark_unchanged();
         let mut problems = library.problem_changes();
         problems.mark_unchanged();
+        let mut resources = library.resource_changes();
+        resources.mark_unchanged();
         let gone = self.client_gone.clone();
         tokio::spawn(async move {
             // Each load problem is told once per session, when first seen.
@@ -290,6 +409,11 @@ impl ServerHandler for PromptServer {
                     }
                     changed = changes.changed() => {
                         if changed.is_err() || peer.notify_prompt_list_changed().await.is_err() {
+                            return;
+                        }
+                    }
+                    changed = resources.changed() => {
+                        if changed.is_err() || peer.notify_resource_list_changed().await.is_err() {
                             return;
                         }
                     }

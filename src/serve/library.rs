@@ -151,19 +151,109 @@ impl Library {
         cursor: Option<&str>,
         page_size: usize,
     ) -> Result<(&[PromptDef], Option<String>), ArgumentError> {
-        let start = match cursor {
-            None => 0,
-            Some(cursor) => cursor
-                .parse::<usize>()
-                .ok()
-                .filter(|&n| n <= self.prompts.len())
-                .ok_or_else(|| ArgumentError::BadCursor(cursor.to_string()))?,
-        };
-        let end = (start + page_size.max(1)).min(self.prompts.len());
-        let next = (end < self.prompts.len()).then(|| end.to_string());
-        Ok((&self.prompts[start..end], next))
+        page_of(&self.prompts, cursor, page_size)
     }
 
+    /// The text files the prompts embed, each once (by URI, in load order), as the
+    /// resources `resources/list` offers: a client can read again what a prompt embedded.
+    pub fn resources(&self) -> Vec<ServedResource> {
+        let mut resources: Vec<ServedResource> = Vec::new();
+        for prompt in &self.prompts {
+            for message in &prompt.messages {
+                let MessageTemplate::Embedded {
+                    uri,
+                    mime_type,
+                    text,
+                    ..
+                } = message
+                else {
+                    continue;
+                };
+                match resources.iter_mut().find(|r| &r.uri == uri) {
+                    Some(known) => {
+                        if !known.embedded_by.contains(&prompt.name) {
+                            known.embedded_by.push(prompt.name.clone());
+                        }
+                    }
+                    None => resources.push(ServedResource {
+                        uri: uri.clone(),
+                        name: resource_name(uri),
+                        mime_type: mime_type.clone(),
+                        text: text.clone(),
+                        embedded_by: vec![prompt.name.clone()],
+                    }),
+                }
+            }
+        }
+        resources
+    }
+
+    /// The embedded file with this URI, as the prompts embed it (read at load).
+    pub fn resource(&self, uri: &str) -> Option<ServedResource> {
+        self.resources().into_iter().find(|r| r.uri == uri)
+    }
+}
+
+/// A file the prompts embed, offered as a resource.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServedResource {
+    /// Its URI, the one the prompts' embedded resources carry.
+    pub uri: String,
+    /// Its file name.
+    pub name: String,
+    /// Its MIME type.
+    pub mime_type: String,
+    /// Its text, read when the library was loaded.
+    pub text: String,
+    /// The prompts that embed it.
+    pub embedded_by: Vec<String>,
+}
+
+/// One page of `items`; the cursor is the offset of the page's first item.
+pub fn page_of<'a, T>(
+    items: &'a [T],
+    cursor: Option<&str>,
+    page_size: usize,
+) -> Result<(&'a [T], Option<String>), ArgumentError> {
+    let start = match cursor {
+        None => 0,
+        Some(cursor) => cursor
+            .parse::<usize>()
+            .ok()
+            .filter(|&n| n <= items.len())
+            .ok_or_else(|| ArgumentError::BadCursor(cursor.to_string()))?,
+    };
+    let end = (start + page_size.max(1)).min(items.len());
+    let next = (end < items.len()).then(|| end.to_string());
+    Ok((&items[start..end], next))
+}
+
+/// The last segment of a `file://` or `mcpick://builtin/` URI, percent-decoded.
+fn resource_name(uri: &str) -> String {
+    let segment = uri.rsplit('/').next().unwrap_or(uri);
+    let bytes = segment.as_bytes();
+    let mut decoded = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match (bytes[i], hex) {
+            (b'%', Some(byte)) => {
+                decoded.push(byte);
+                i += 3;
+            }
+            (byte, _) => {
+                decoded.push(byte);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&decoded).into_owned()
+}
+
+impl Library {
     /// Fills a prompt. Every required argument must be present (an empty value counts as
     /// given); arguments the prompt does not declare are ignored.
     pub fn render(

@@ -5,6 +5,7 @@
 mod builtin;
 pub(crate) mod claude;
 pub(crate) mod frontmatter;
+mod hints;
 mod library;
 pub(crate) mod native;
 mod shared;
@@ -13,7 +14,8 @@ pub(crate) mod vscode;
 mod watch;
 
 pub use builtin::builtin_library;
-pub use library::{ArgumentError, Library, load_paths};
+pub use hints::{CacheHints, parse_ttl};
+pub use library::{ArgumentError, Library, ServedResource, load_paths, page_of};
 pub use shared::SharedLibrary;
 pub use watch::{Embedded, watch_paths};
 

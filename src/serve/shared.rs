@@ -13,6 +13,7 @@ pub struct SharedLibrary {
     current: Arc<RwLock<Arc<Library>>>,
     generation: Arc<watch::Sender<u64>>,
     problems: Arc<watch::Sender<u64>>,
+    resources: Arc<watch::Sender<u64>>,
 }
 
 impl SharedLibrary {
@@ -22,6 +23,7 @@ impl SharedLibrary {
             current: Arc::new(RwLock::new(Arc::new(library))),
             generation: Arc::new(watch::Sender::new(0)),
             problems: Arc::new(watch::Sender::new(0)),
+            resources: Arc::new(watch::Sender::new(0)),
         }
     }
 
@@ -36,11 +38,15 @@ impl SharedLibrary {
     /// Replaces the library; if its listing or its load problems differ, bumps the
     /// generation (a list change: the problems are part of the list result, in its
     /// `_meta`, and a 2026-07-28 client learns of new ones only by listing again) and
-    /// returns true.
+    /// returns true. A change of the embedded files (one added or dropped, or its text) is
+    /// a change of the resources, told apart.
     pub fn replace(&self, library: Library) -> bool {
         let current = self.current();
         let new_problems = current.diagnostics != library.diagnostics;
         let changed = !current.same_listing(&library) || new_problems;
+        if current.resources() != library.resources() {
+            self.resources.send_modify(|g| *g += 1);
+        }
         *self.current.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(library);
         if changed {
             self.generation.send_modify(|g| *g += 1);
@@ -54,6 +60,11 @@ impl SharedLibrary {
     /// A receiver that sees every change of the load problems from now on.
     pub fn problem_changes(&self) -> watch::Receiver<u64> {
         self.problems.subscribe()
+    }
+
+    /// A receiver that sees every change of the resources (the embedded files) from now on.
+    pub fn resource_changes(&self) -> watch::Receiver<u64> {
+        self.resources.subscribe()
     }
 
     /// A receiver that sees every list change from now on.

@@ -415,3 +415,48 @@ fn misspelled_separators_are_errors() {
         library.diagnostics
     );
 }
+
+#[test]
+fn embedded_text_files_are_resources_once_each_with_the_prompts_that_embed_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let embed =
+        |name: &str, file: &str| format!("---\nname: {name}\n---\nLook:\n\n--- user: {file} ---\n");
+    write(dir.path(), "a.mcpick.md", &embed("a", "shared notes.md"));
+    write(dir.path(), "b.mcpick.md", &embed("b", "shared notes.md"));
+    write(dir.path(), "c.mcpick.md", &embed("c", "other.txt"));
+    write(
+        dir.path(),
+        "plain.mcpick.md",
+        "---\nname: plain\n---\nNo files.\n",
+    );
+    write(dir.path(), "shared notes.md", "# Notes");
+    write(dir.path(), "other.txt", "other");
+    let library = load_paths(&[dir.path().to_path_buf()]);
+    assert!(library.diagnostics.is_empty(), "{:?}", library.diagnostics);
+    let resources = library.resources();
+    let mut names: Vec<(String, Vec<String>)> = resources
+        .iter()
+        .map(|r| (r.name.clone(), r.embedded_by.clone()))
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            ("other.txt".to_string(), vec!["c".to_string()]),
+            ("shared notes.md".to_string(), vec!["a".into(), "b".into()]),
+        ]
+    );
+    // The URI and text are the ones prompts/get embeds.
+    let shared = resources
+        .iter()
+        .find(|r| r.name == "shared notes.md")
+        .unwrap();
+    assert!(shared.uri.ends_with("/shared%20notes.md"), "{}", shared.uri);
+    let filled = library.render("a", &values(&[])).unwrap();
+    assert_eq!(
+        texts(&filled)[1].1,
+        format!("[{}] {}", shared.uri, shared.text)
+    );
+    assert_eq!(library.resource(&shared.uri).as_ref(), Some(shared));
+    assert_eq!(library.resource("file:///etc/passwd"), None);
+}
