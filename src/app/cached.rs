@@ -347,3 +347,7 @@ pub fn short_duration(ms: u64) -> String {
         _ => format!("{} days", seconds / 86_400),
     }
 }
+
+#[cfg(test)]
+#[path = "cached_tests.rs"]
+pub(crate) mod tests;
