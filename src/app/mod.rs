@@ -669,6 +669,8 @@ pub fn spinner(tick: u64) -> char {
 }
 
 #[cfg(test)]
+pub(crate) use cached::tests as cached_tests;
+#[cfg(test)]
 pub(crate) mod review_tests;
 #[cfg(test)]
 pub(crate) mod tests;
