@@ -950,3 +950,39 @@ fn the_second_start_shows_the_cached_prompts_at_once_and_a_submit_waits_for_the_
     tui.send(CTRL_C);
     tui.wait_exit(STEP);
 }
+
+#[test]
+fn a_broken_catalog_file_is_ignored_with_one_notice_and_the_server_lists() {
+    let sandbox = builtin_library();
+    let name = mcpick::cache::path_of("builtin").expect("a cache dir");
+    let dir = sandbox.dir.path().join("xdg-cache/mcpick/catalog");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join(name.file_name().unwrap()),
+        b"{\"format\": 1, \"serv",
+    )
+    .unwrap();
+    let mut tui = Tui::start(&sandbox, &[]);
+    tui.wait_for("the cached catalog of builtin was ignored", STEP);
+    // The live list's rows only (the long notice keeps the status bar compact meanwhile).
+    let menu = tui.wait_for("/explain-error", SERVER_START);
+    let badged = |line: &str| {
+        let list_part = line.split('│').next().unwrap_or(line);
+        list_part.contains("  /") && list_part.trim_end().ends_with("cached")
+    };
+    assert!(
+        !menu.lines().any(badged),
+        "rows from a broken file:\n{menu}"
+    );
+    // The whole notice, path and reason, is kept in the logs pane's notices (its tab after
+    // the servers').
+    tui.send(CTRL_L);
+    tui.wait_for("Logs: all servers", STEP);
+    tui.send(TAB);
+    tui.wait_for("Logs: server builtin", STEP);
+    tui.send(TAB);
+    tui.wait_for("is cut short; it is rewritten when the server lists", STEP);
+    tui.send_esc();
+    tui.send(CTRL_C);
+    tui.wait_exit(STEP);
+}

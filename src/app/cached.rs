@@ -147,9 +147,7 @@ impl App {
             return;
         }
         self.catalog_marks.remove(server);
-        if self.refreshing.remove(server) && self.refreshing.is_empty() {
-            tracing::debug!(%server, "refresh done");
-        }
+        self.refreshing.remove(server);
     }
 
     /// `ListStale`: fetching `server`'s list again failed; its rows stay, marked, and one

@@ -513,6 +513,7 @@ fn catalog_line<'a>(app: &App, server: &str, theme: &Theme) -> Option<Line<'a>> 
                     format!("{} starts it again", key(Action::Restart))
                 }
                 Some(ServerState::NeedsSignIn) => format!("{} signs in", key(Action::SignIn)),
+                Some(ServerState::Connecting) => format!("{name} is starting again"),
                 _ => format!("{} lists again", key(Action::Refresh)),
             };
             (

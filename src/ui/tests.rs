@@ -1219,3 +1219,14 @@ fn picker_refreshing() {
     assert!(drawn.contains("⠋ everything refreshing…"), "{drawn}");
     assert!(drawn.contains("⠋ py refreshing…"), "{drawn}");
 }
+
+#[test]
+fn stale_rows_of_a_server_starting_again_say_so() {
+    let mut app = stale_rows();
+    let down = screen(&app, 120, 40);
+    assert!(down.contains("F5 starts it again"), "{down}");
+    app.update(key(KeyCode::F(5)));
+    let starting = screen(&app, 120, 40);
+    assert!(starting.contains("py is starting again"), "{starting}");
+    assert!(starting.contains("⠋ py · 2 cached"), "{starting}");
+}
