@@ -466,3 +466,19 @@ fn ctrl_r_lists_every_server_again_and_restarts_failed_ones_until_each_answers()
         ]
     );
 }
+
+#[test]
+fn ages_read_in_the_largest_unit_that_fits() {
+    let cases = [
+        (0, "a moment"),
+        (4_999, "a moment"),
+        (42_000, "42 s"),
+        (12 * 60_000, "12 min"),
+        (3 * 3_600_000 + 59 * 60_000, "3 h"),
+        (47 * 3_600_000, "47 h"),
+        (5 * 86_400_000, "5 days"),
+    ];
+    for (ms, said) in cases {
+        assert_eq!(short_duration(ms), said, "{ms} ms");
+    }
+}
