@@ -927,6 +927,12 @@ fn the_second_start_shows_the_cached_prompts_at_once_and_a_submit_waits_for_the_
         "the row is not marked: {row:?}"
     );
     assert!(!gate.exists(), "the server was let start too early");
+    // No frame before it was an empty menu waiting for the server.
+    let drawn = String::from_utf8_lossy(&tui.raw()).into_owned();
+    assert!(
+        !drawn.contains("Connecting to 1 server"),
+        "a frame without the cached prompts was drawn first"
+    );
 
     // Opened and filled before the server is up; the submit waits for it.
     open_prompt(&mut tui, "explain-error", "/builtin:explain-error");
