@@ -6,16 +6,40 @@ use super::*;
 impl App {
     pub(super) fn submit_form(&mut self) -> Vec<Effect> {
         let id = self.fresh_id();
+        let server = match &self.screen {
+            Screen::Form(form) => form.prompt.server.clone(),
+            _ => return Vec::new(),
+        };
+        let down = self.down_message(&server);
+        let up = self
+            .servers
+            .iter()
+            .find(|s| s.name == server)
+            .is_none_or(|s| matches!(s.state, ServerState::Ready { .. }));
         let Screen::Form(form) = &mut self.screen else {
             return Vec::new();
         };
+        if form.gone {
+            form.error = Some(cached::gone_message(&crate::text::one_line(&server)));
+            return Vec::new();
+        }
         if let Err(message) = form.validate() {
             form.error = Some(message);
             return Vec::new();
         }
-        let arguments = form.arguments();
+        if let Some(down) = down {
+            form.error = Some(down);
+            return Vec::new();
+        }
         form.error = None;
         form.fetching = Some((id, self.tick));
+        if !up {
+            // A prompt from the catalog, its server still starting: sent once the server is
+            // up and its live list still has the prompt as it was (`form_follows_list`).
+            form.awaiting_server = true;
+            return Vec::new();
+        }
+        let arguments = form.arguments();
         vec![Effect::Fetch {
             id,
             server: form.prompt.server.clone(),

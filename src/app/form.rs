@@ -197,6 +197,25 @@ pub struct FormState {
     pub command: Option<CommandPrompt>,
     /// Files being read for fields.
     pub reads: Vec<PendingRead>,
+    /// The submit waits for the server to be up (`fetching` holds its id; nothing was
+    /// sent yet): a prompt from the catalog, opened while its server starts.
+    pub awaiting_server: bool,
+    /// The server's live list no longer offers this prompt: a submit is refused.
+    pub gone: bool,
+}
+
+/// A field for `arg`, pre-filled with the value used last time.
+fn field_for(arg: &PromptArg, slash_name: &str, history: &History) -> Field {
+    let last = history.last_value(slash_name, &arg.name).unwrap_or("");
+    Field {
+        editor: editor_with(last),
+        arg: arg.clone(),
+        missing: false,
+        prefilled: !last.is_empty(),
+        source: None,
+        recalled: history.last_source(slash_name, &arg.name).cloned(),
+        replaced: None,
+    }
 }
 
 /// What a form action leads to.
@@ -232,18 +251,7 @@ impl FormState {
         let fields = prompt
             .arguments
             .iter()
-            .map(|arg| {
-                let last = history.last_value(&slash_name, &arg.name).unwrap_or("");
-                Field {
-                    editor: editor_with(last),
-                    arg: arg.clone(),
-                    missing: false,
-                    prefilled: !last.is_empty(),
-                    source: None,
-                    recalled: history.last_source(&slash_name, &arg.name).cloned(),
-                    replaced: None,
-                }
-            })
+            .map(|arg| field_for(arg, &slash_name, history))
             .collect();
         let mut form = FormState {
             prompt,
@@ -259,9 +267,103 @@ impl FormState {
             files: None,
             command: None,
             reads: Vec::new(),
+            awaiting_server: false,
+            gone: false,
         };
         form.refresh_suggestions(history);
         form
+    }
+
+    /// Ends a submit that waits for the server (nothing was sent); returns whether one did.
+    pub(super) fn stop_waiting(&mut self) -> bool {
+        if !self.awaiting_server {
+            return false;
+        }
+        self.awaiting_server = false;
+        self.fetching = None;
+        true
+    }
+
+    /// Takes the server's current version of this prompt. Titles and descriptions are
+    /// taken quietly; when its arguments changed (added, gone, required or not), the fields
+    /// follow them, each kept argument keeping its value, and this says what changed.
+    pub(super) fn take_prompt(&mut self, prompt: PromptInfo, history: &History) -> Option<String> {
+        let shape = |args: &[PromptArg]| -> Vec<(String, bool)> {
+            args.iter().map(|a| (a.name.clone(), a.required)).collect()
+        };
+        if shape(&prompt.arguments) == shape(&self.prompt.arguments) {
+            for (field, arg) in self.fields.iter_mut().zip(&prompt.arguments) {
+                field.arg = arg.clone();
+            }
+            self.prompt = prompt;
+            return None;
+        }
+        let mut changes = Vec::new();
+        let old = |name: &str| self.prompt.arguments.iter().find(|a| a.name == name);
+        let added: Vec<String> = prompt
+            .arguments
+            .iter()
+            .filter(|a| old(&a.name).is_none())
+            .map(|a| crate::text::one_line(&a.name))
+            .collect();
+        let gone: Vec<String> = self
+            .prompt
+            .arguments
+            .iter()
+            .filter(|a| prompt.argument(&a.name).is_none())
+            .map(|a| crate::text::one_line(&a.name))
+            .collect();
+        let now = |required: bool| -> Vec<String> {
+            prompt
+                .arguments
+                .iter()
+                .filter(|a| {
+                    a.required == required && old(&a.name).is_some_and(|o| o.required != required)
+                })
+                .map(|a| crate::text::one_line(&a.name))
+                .collect()
+        };
+        for (what, names) in [
+            ("new", added),
+            ("gone", gone),
+            ("now required", now(true)),
+            ("now optional", now(false)),
+        ] {
+            if !names.is_empty() {
+                changes.push(format!("{what}: {}", names.join(", ")));
+            }
+        }
+        if changes.is_empty() {
+            changes.push("their order changed".into());
+        }
+        let focused = self.fields.get(self.focus).map(|f| f.arg.name.clone());
+        let mut old_fields = std::mem::take(&mut self.fields);
+        self.fields = prompt
+            .arguments
+            .iter()
+            .map(
+                |arg| match old_fields.iter().position(|f| f.arg.name == arg.name) {
+                    Some(at) => {
+                        let mut field = old_fields.swap_remove(at);
+                        field.arg = arg.clone();
+                        field.missing = false;
+                        field
+                    }
+                    None => field_for(arg, &self.slash_name, history),
+                },
+            )
+            .collect();
+        self.focus = focused
+            .and_then(|name| self.fields.iter().position(|f| f.arg.name == name))
+            .unwrap_or(0)
+            .min(self.fields.len().saturating_sub(1));
+        self.prompt = prompt;
+        self.suggestions = Suggestions::default();
+        self.server_suggestions = None;
+        self.completion_pending = None;
+        self.refresh_suggestions(history);
+        self.suggestions.dismissed = true;
+        Some(changes.join("; "))
     }
 
     /// Puts the given values into their fields (as typed, not as remembered ones); returns
@@ -683,6 +785,7 @@ impl FormState {
             // While fetching only Esc (cancel) does anything.
             if action == Action::Back {
                 self.fetching = None;
+                self.awaiting_server = false;
                 self.error = Some("Cancelled. Enter or Ctrl-S sends it again.".into());
                 return Outcome::Effects(vec![Effect::CancelFetch { id }]);
             }

@@ -95,6 +95,9 @@ pub enum Action {
     SignIn,
     /// Start the failed servers again.
     Restart,
+    /// List every server's prompts again now, whatever the catalog's TTL (failed servers
+    /// start again).
+    Refresh,
     /// Undo the last edit of the text.
     Undo,
     /// Redo the last undone edit.
@@ -113,7 +116,7 @@ pub enum Action {
 
 impl Action {
     /// Every action with its config name.
-    pub const NAMES: [(&'static str, Action); 50] = [
+    pub const NAMES: [(&'static str, Action); 51] = [
         ("quit", Action::Quit),
         ("help", Action::Help),
         ("logs", Action::Logs),
@@ -157,6 +160,7 @@ impl Action {
         ("inputs", Action::Inputs),
         ("sign_in", Action::SignIn),
         ("restart", Action::Restart),
+        ("refresh", Action::Refresh),
         ("undo", Action::Undo),
         ("redo", Action::Redo),
         ("filter", Action::Filter),
@@ -228,6 +232,7 @@ impl Action {
             Action::Inputs => "type the inputs servers wait for",
             Action::SignIn => "sign in to a server that asks for it (opens the browser)",
             Action::Restart => "start the failed servers again",
+            Action::Refresh => "list every server's prompts again (failed ones start again)",
             Action::Undo => "undo the last edit",
             Action::Redo => "redo what was undone",
             Action::Filter => "filter the lines (Enter keeps it, Esc clears it)",
@@ -303,7 +308,8 @@ impl KeyScreen {
                 // Screen actions take keys no input edits text with.
                 (Inputs, &["ctrl-t"]),
                 (SignIn, &["ctrl-s"]),
-                (Restart, &["f5", "ctrl-r"]),
+                (Restart, &["f5"]),
+                (Refresh, &["ctrl-r"]),
                 (Help, &["f1", "?"]),
                 (Quit, &["ctrl-c", "ctrl-q"]),
             ],

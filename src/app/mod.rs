@@ -2,6 +2,7 @@
 //! the terminal, the network or the disk; the runner (`crate::tui`) does, and feeds the
 //! results back as [`Msg`]s.
 
+mod cached;
 mod command;
 mod export;
 mod fetch;
@@ -37,6 +38,7 @@ use crate::mcp::{
     GetOutcome, InputAnswers, LogLine, McpError, McpEvent, PromptInfo, ServerDetails, ServerId,
 };
 
+pub use cached::{CatalogMark, RowMark, short_duration};
 pub use command::{CommandPrompt, CommandStage};
 pub use files::{FileList, FilePicker, FileRow, is_typed_path};
 pub use form::{Field, FormState, PendingRead, Suggestions};
@@ -91,8 +93,19 @@ pub struct App {
     pub options: Options,
     /// Every configured server, in config order.
     pub servers: Vec<ServerStatus>,
-    /// Each ready server's prompts.
+    /// Each ready server's prompts (and, before it is up, its catalog's).
     prompts: BTreeMap<ServerId, Vec<Arc<PromptInfo>>>,
+    /// Servers whose rows are not a list fetched in this run: from the catalog on disk, or
+    /// kept after a re-fetch failed.
+    catalog_marks: BTreeMap<ServerId, CatalogMark>,
+    /// Servers whose next `Ready`/`PromptsChanged` holds their catalog's prompts (a
+    /// `FromCatalog` came just before it).
+    from_catalog_next: std::collections::BTreeSet<ServerId>,
+    /// Servers asked to list their prompts again (Ctrl-R) that have not answered yet.
+    pub refreshing: std::collections::BTreeSet<ServerId>,
+    /// The wall clock in ms since the Unix epoch, set by the runner with `now_ms`: how old
+    /// and how fresh cached lists are.
+    pub wall_ms: u64,
     /// Where servers from other hosts' configs came from (`vscode: PATH`).
     pub server_sources: BTreeMap<ServerId, String>,
     /// Other hosts' configs found on a first run, offered until taken.
@@ -182,6 +195,10 @@ impl App {
                 })
                 .collect(),
             prompts: BTreeMap::new(),
+            catalog_marks: BTreeMap::new(),
+            from_catalog_next: Default::default(),
+            refreshing: Default::default(),
+            wall_ms: 0,
             server_sources: BTreeMap::new(),
             offer: Vec::new(),
             waiting: Vec::new(),
@@ -238,6 +255,7 @@ impl App {
                 .servers
                 .iter()
                 .any(|s| s.state == ServerState::Connecting)
+            || !self.refreshing.is_empty()
             || match &self.screen {
                 Screen::Form(form) => {
                     form.fetching.is_some()
@@ -351,10 +369,7 @@ impl App {
                 }
             }
             Msg::Click { column, row, at_ms } => self.on_click(column, row, at_ms),
-            Msg::Mcp(event) => {
-                self.on_mcp(event);
-                Vec::new()
-            }
+            Msg::Mcp(event) => self.on_mcp(event),
             Msg::Completed { id, result } => {
                 if let Screen::Form(form) = &mut self.screen {
                     form.on_completed(id, result, &self.history);
@@ -653,6 +668,8 @@ pub fn spinner(tick: u64) -> char {
     FRAMES[(tick % FRAMES.len() as u64) as usize]
 }
 
+#[cfg(test)]
+pub(crate) use cached::tests as cached_tests;
 #[cfg(test)]
 pub(crate) mod review_tests;
 #[cfg(test)]

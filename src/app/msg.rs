@@ -214,6 +214,12 @@ pub enum Effect {
         /// The server.
         server: ServerId,
     },
+    /// Fetch a server's prompt list again now, whatever its catalog's TTL (Ctrl-R); the
+    /// answer comes as `PromptsChanged`, or `ListStale` when it fails.
+    Relist {
+        /// The server.
+        server: ServerId,
+    },
     /// List the files below the current folder (`.gitignore` respected, capped); the
     /// answer is [`Msg::FilesListed`].
     ListFiles {

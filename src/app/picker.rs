@@ -99,29 +99,8 @@ impl App {
                 }
                 return vec![Effect::UseSources { sources }];
             }
-            Action::Restart => {
-                let failed: Vec<ServerId> = self
-                    .servers
-                    .iter()
-                    .filter(|s| matches!(s.state, ServerState::Failed { .. }))
-                    .map(|s| s.name.clone())
-                    .collect();
-                if failed.is_empty() {
-                    self.notify("No server has failed.");
-                    return Vec::new();
-                }
-                self.notify(format!("Restarting {}…", failed.join(", ")));
-                return failed
-                    .into_iter()
-                    .map(|server| {
-                        self.set_state(&server, ServerState::Connecting);
-                        self.restarted_by_hand.insert(server.clone());
-                        let note = mcpick_line("restarting (by hand)".into(), self.now_ms);
-                        push_log(self.logs.entry(server.clone()).or_default(), note);
-                        Effect::Restart { server }
-                    })
-                    .collect();
-            }
+            Action::Restart => return self.restart_failed(),
+            Action::Refresh => return self.refresh_all(),
             Action::SignIn => {
                 let next = self
                     .servers
@@ -174,6 +153,31 @@ impl App {
         Vec::new()
     }
 
+    /// Starts every failed server again (F5), saying so.
+    pub(super) fn restart_failed(&mut self) -> Vec<Effect> {
+        let failed: Vec<ServerId> = self
+            .servers
+            .iter()
+            .filter(|s| matches!(s.state, ServerState::Failed { .. }))
+            .map(|s| s.name.clone())
+            .collect();
+        if failed.is_empty() {
+            self.notify("No server has failed.");
+            return Vec::new();
+        }
+        self.notify(format!("Restarting {}…", failed.join(", ")));
+        failed
+            .into_iter()
+            .map(|server| {
+                self.set_state(&server, ServerState::Connecting);
+                self.restarted_by_hand.insert(server.clone());
+                let note = mcpick_line("restarting (by hand)".into(), self.now_ms);
+                push_log(self.logs.entry(server.clone()).or_default(), note);
+                Effect::Restart { server }
+            })
+            .collect()
+    }
+
     pub(super) fn pick(&mut self) -> Vec<Effect> {
         let Some(entry) = self.selected_entry() else {
             if self
@@ -190,7 +194,10 @@ impl App {
         let prompt = entry.prompt.clone();
         let slash = entry.slash_name.clone();
         let mut form = FormState::new((*prompt).clone(), slash, &self.history);
-        if form.fields.is_empty() {
+        // A cached prompt of a server that is down opens (its values can be typed), saying
+        // why it cannot be sent yet and how to bring the server back.
+        form.error = self.down_message(&prompt.server);
+        if form.fields.is_empty() && form.error.is_none() {
             self.screen = Screen::Form(Box::new(form));
             return self.submit_form();
         }
@@ -200,12 +207,9 @@ impl App {
         effects
     }
 
-    /// Rebuilds the merged menu after a server's list changed, keeping the selection.
-    pub(super) fn rebuild(&mut self) {
-        let keep = self
-            .selected_entry()
-            .filter(|_| self.selection_pinned)
-            .map(|e| e.slash_name.clone());
+    /// Rebuilds the merged menu after a server's list changed, keeping `keep`
+    /// (`server:name`, from [`App::selection_to_keep`]) selected if it is still there.
+    pub(super) fn rebuild_keeping(&mut self, keep: Option<String>) {
         self.entries = self
             .servers
             .iter()

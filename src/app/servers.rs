@@ -16,7 +16,7 @@ impl App {
             })
     }
 
-    pub(super) fn on_mcp(&mut self, event: McpEvent) {
+    pub(super) fn on_mcp(&mut self, event: McpEvent) -> Vec<Effect> {
         match event {
             McpEvent::Connecting { server } => self.set_state(&server, ServerState::Connecting),
             McpEvent::Ready {
@@ -39,9 +39,12 @@ impl App {
                         crate::text::counted(prompts.len(), "prompt", "prompts")
                     ));
                 }
+                let keep = self.selection_to_keep();
+                self.before_new_list(&server);
                 self.prompts
-                    .insert(server, prompts.into_iter().map(Arc::new).collect());
-                self.rebuild();
+                    .insert(server.clone(), prompts.into_iter().map(Arc::new).collect());
+                self.rebuild_keeping(keep);
+                return self.form_follows_list(&server);
             }
             McpEvent::PromptsChanged { server, prompts } => {
                 if let Some(status) = self.servers.iter_mut().find(|s| s.name == server)
@@ -49,15 +52,20 @@ impl App {
                 {
                     *count = prompts.len();
                 }
+                let keep = self.selection_to_keep();
+                self.before_new_list(&server);
                 self.prompts
-                    .insert(server, prompts.into_iter().map(Arc::new).collect());
-                self.rebuild();
+                    .insert(server.clone(), prompts.into_iter().map(Arc::new).collect());
+                self.rebuild_keeping(keep);
+                return self.form_follows_list(&server);
             }
             McpEvent::ServedProblemsChanged { server, problems } => {
                 self.on_served_problems_changed(&server, problems);
             }
-            // Marks for the catalog's rows: drawn by the menu (issue 19, in progress).
-            McpEvent::FromCatalog { .. } | McpEvent::ListStale { .. } => {}
+            McpEvent::FromCatalog { server, freshness } => {
+                self.on_from_catalog(server, freshness);
+            }
+            McpEvent::ListStale { server, reason } => self.on_list_stale(server, reason),
             McpEvent::Failed {
                 server,
                 error,
@@ -90,8 +98,12 @@ impl App {
                     ));
                 }
                 self.set_state(&server, state);
-                self.prompts.remove(&server);
-                self.rebuild();
+                let keep = self.selection_to_keep();
+                if !self.keep_rows_of_failed(&server, &error) {
+                    self.prompts.remove(&server);
+                }
+                self.rebuild_keeping(keep);
+                self.form_follows_failure(&server);
             }
             McpEvent::Restarting {
                 server,
@@ -138,6 +150,7 @@ impl App {
                 }
             }
         }
+        Vec::new()
     }
 
     /// A served library's problems changed with a new list: the server's details hold the

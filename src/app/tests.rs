@@ -230,9 +230,12 @@ fn a_restart_by_hand_says_how_it_ended_and_its_note_carries_the_time_it_happened
 }
 
 #[test]
-fn a_crashed_server_shows_its_planned_restart_and_ctrl_r_restarts_failed_servers() {
+fn a_crashed_server_shows_its_planned_restart_and_f5_restarts_failed_servers() {
     let mut app = ready_app();
-    assert!(app.update(ctrl('r')).is_empty(), "nothing failed yet");
+    assert!(
+        app.update(key(KeyCode::F(5))).is_empty(),
+        "nothing failed yet"
+    );
     app.update(Msg::Mcp(McpEvent::Failed {
         server: "py".into(),
         error: McpError::Closed(": the server exited with status 1".into()),
@@ -255,7 +258,7 @@ fn a_crashed_server_shows_its_planned_restart_and_ctrl_r_restarts_failed_servers
             delay: std::time::Duration::from_secs(2)
         })
     );
-    let effects = app.update(ctrl('r'));
+    let effects = app.update(key(KeyCode::F(5)));
     assert_eq!(
         effects,
         vec![Effect::Restart {

@@ -70,6 +70,9 @@ pub async fn run(
         Ok(None) => {}
         Err(problem) => app.warn(problem),
     }
+    // The catalog on disk fills the menu before any server starts (small files, read here).
+    app.wall_ms = crate::cache::now_ms();
+    let catalog = load_catalog(&servers, &mut app);
 
     let mut guard = TerminalGuard::enter(screen)?;
     if let Ok((columns, rows)) = crossterm::terminal::size() {
@@ -93,6 +96,8 @@ pub async fn run(
         input_values: InputValues::default(),
         started: HashMap::new(),
         with_inputs: HashMap::new(),
+        hub_of: HashMap::new(),
+        catalog,
     };
     runner.start(servers, true);
     let mut events = EventStream::new();
@@ -139,6 +144,7 @@ pub async fn run(
             // The app's clock for the times it keeps (logs, notices): the one the servers'
             // lines carry, so the pane's times are one timeline.
             app.now_ms = crate::mcp::since_start_ms();
+            app.wall_ms = crate::cache::now_ms();
             // Inline, the app draws in the rows it has, not the whole terminal.
             let msg = match msg {
                 Msg::Resize(columns, rows) => {
@@ -313,6 +319,30 @@ struct Runner {
     started: HashMap<String, ServerConfig>,
     /// Servers that use inputs, as configured, to start again with new values.
     with_inputs: HashMap<String, ServerConfig>,
+    /// Which hub (an index into `hubs`) runs each started server now: the newest one.
+    hub_of: HashMap<String, usize>,
+    /// Each server's catalog entry read at start, until its hub takes it.
+    catalog: HashMap<String, crate::cache::ServerEntry>,
+}
+
+/// Reads every server's catalog entry, shows its prompts in `app` (marked cached) and the
+/// notice of a broken file; returns the entries for the hubs.
+fn load_catalog(
+    servers: &[ServerConfig],
+    app: &mut App,
+) -> HashMap<String, crate::cache::ServerEntry> {
+    let mut entries = HashMap::new();
+    for server in servers {
+        let (entry, notice) = crate::cache::at_start(server);
+        if let Some(notice) = notice {
+            app.warn(notice);
+        }
+        if let Some(entry) = entry {
+            app.show_cached(&entry);
+            entries.insert(server.name.clone(), entry);
+        }
+    }
+    entries
 }
 
 /// A server that died mid-request: its last stderr line goes with the error, as the CLI
@@ -358,9 +388,30 @@ impl Runner {
             self.started.insert(server.name.clone(), server.clone());
         }
         if !ready.is_empty() {
-            self.hubs
-                .push(Hub::start(ready, self.mcp_events.clone(), true));
+            for server in &ready {
+                self.hub_of.insert(server.name.clone(), self.hubs.len());
+            }
+            // Each server with its catalog entry (a restart gets none: it lists anew).
+            let servers: Vec<(ServerConfig, Option<crate::cache::ServerEntry>)> = ready
+                .into_iter()
+                .map(|s| {
+                    let entry = self.catalog.remove(&s.name);
+                    (s, entry)
+                })
+                .collect();
+            // MERGE(i19-mcp): `Hub::start_cached(servers, self.mcp_events.clone(), true)`.
+            let hub = Hub::start(
+                servers.into_iter().map(|(s, _)| s).collect(),
+                self.mcp_events.clone(),
+                true,
+            );
+            self.hubs.push(hub);
         }
+    }
+
+    /// The hub that runs `server` now.
+    fn hub(&self, server: &str) -> Option<&Hub> {
+        self.hubs.get(*self.hub_of.get(server)?)
     }
 
     fn connection(&self, server: &str) -> Option<std::sync::Arc<crate::mcp::Connection>> {
@@ -413,9 +464,15 @@ impl Runner {
                 arguments,
                 answers,
             } => {
-                let connection = self.connection(&server);
+                // A server still starting is waited for (the app sends a catalog's prompt
+                // once it is up, so this is short); Esc drops the wait with the task.
+                let connection = self.hub(&server).map(|hub| hub.wait_connection(&server));
                 let results = self.results.clone();
                 let task = tokio::spawn(async move {
+                    let connection = match connection {
+                        Some(waiting) => waiting.await,
+                        None => None,
+                    };
                     let result = match connection {
                         Some(c) => match c
                             .get_prompt_round(&prompt, &arguments, answers.as_ref())
@@ -425,7 +482,7 @@ impl Runner {
                             ok => ok,
                         },
                         None => Err(McpError::Protocol(format!(
-                            "{server} is not connected (Ctrl-L shows its logs)"
+                            "{server} is down (Ctrl-L shows its logs; F5 in the menu starts it again)"
                         ))),
                     };
                     let _ = results.send(Msg::Fetched { id, result });
@@ -561,6 +618,12 @@ impl Runner {
                     .map_err(|e| e.to_string());
                     let _ = results.send(Msg::SignedIn { server, result });
                 });
+                None
+            }
+            Effect::Relist { server } => {
+                if let Some(hub) = self.hub(&server) {
+                    hub.relist(&server);
+                }
                 None
             }
             Effect::Restart { server } => {

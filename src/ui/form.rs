@@ -8,7 +8,7 @@ use ratatui::widgets::{Paragraph, Wrap};
 use ratatui_textarea::{CursorMove, TextArea};
 
 use super::{Theme, one_line, titled_block};
-use crate::app::{App, FormState, spinner};
+use crate::app::{App, FormState, ServerState, spinner};
 
 /// Lines a value box shows at most before it scrolls.
 const MAX_VALUE_LINES: usize = 6;
@@ -447,7 +447,20 @@ fn draw_suggestions(form: &FormState, rows: u16, frame: &mut Frame, area: Rect, 
 }
 
 fn draw_footer(app: &App, form: &FormState, frame: &mut Frame, area: Rect, theme: &Theme) {
-    let line = if form.fetching.is_some() {
+    let starting = app
+        .servers
+        .iter()
+        .any(|s| s.name == form.prompt.server && !matches!(s.state, ServerState::Ready { .. }));
+    let line = if form.awaiting_server {
+        Line::styled(
+            format!(
+                "{} Waiting for {} to start, then asking it for the messages… Esc cancels.",
+                spinner(app.tick),
+                one_line(&form.prompt.server)
+            ),
+            theme.busy(),
+        )
+    } else if form.fetching.is_some() {
         Line::styled(
             format!(
                 "{} Asking {} for the messages… Esc cancels.",
@@ -458,6 +471,20 @@ fn draw_footer(app: &App, form: &FormState, frame: &mut Frame, area: Rect, theme
         )
     } else if let Some(error) = &form.error {
         Line::styled(one_line(error), theme.error())
+    } else if starting {
+        // A prompt from the catalog: it can be filled now and is sent once the server is up.
+        Line::styled(
+            format!(
+                "{} is still starting: fill the form; {} sends it once it is up.",
+                one_line(&form.prompt.server),
+                if form.fields.is_empty() {
+                    "Enter"
+                } else {
+                    "Enter on the last field (or Ctrl-S)"
+                }
+            ),
+            theme.busy(),
+        )
     } else {
         Line::styled(
             if form.fields.is_empty() {

@@ -87,6 +87,7 @@ fn draw_status(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
         if !spans.is_empty() {
             spans.push(Span::raw("  "));
         }
+        let cached_rows = app.rows_of(&server.name);
         match &server.state {
             ServerState::Connecting => {
                 spans.push(Span::styled(
@@ -94,11 +95,35 @@ fn draw_status(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
                     theme.busy(),
                 ));
                 spans.push(Span::raw(one_line(&server.name)));
+                // Its rows from the catalog are in the menu already, usable.
+                if app.row_mark(&server.name).is_some() {
+                    spans.push(Span::styled(
+                        format!(" · {cached_rows} cached"),
+                        theme.dim(),
+                    ));
+                }
+            }
+            ServerState::Ready { .. } if app.refreshing.contains(&server.name) => {
+                spans.push(Span::styled(
+                    format!("{} ", spinner(app.tick)),
+                    theme.busy(),
+                ));
+                spans.push(Span::raw(one_line(&server.name)));
+                spans.push(Span::styled(" refreshing…", theme.busy()));
             }
             ServerState::Ready { prompts, .. } => {
                 spans.push(Span::styled("● ", theme.ok()));
                 spans.push(Span::raw(one_line(&server.name)));
                 spans.push(Span::styled(format!(" {prompts}"), theme.dim()));
+                match app.row_mark(&server.name) {
+                    Some(crate::app::RowMark::Cached) => {
+                        spans.push(Span::styled(" cached", theme.dim()))
+                    }
+                    Some(crate::app::RowMark::Stale) => {
+                        spans.push(Span::styled(" stale", theme.busy()))
+                    }
+                    None => {}
+                }
             }
             ServerState::NeedsSignIn => {
                 let key = app
@@ -137,6 +162,10 @@ fn draw_status(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
                     format!("{} {what}", one_line(&server.name)),
                     theme.error(),
                 ));
+                // Its rows stay in the menu, stale, from the catalog.
+                if app.row_mark(&server.name).is_some() {
+                    spans.push(Span::styled(format!(" · {cached_rows} stale"), theme.dim()));
+                }
             }
         }
     }

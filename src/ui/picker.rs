@@ -7,7 +7,7 @@ use ratatui::widgets::{Paragraph, Wrap};
 
 use super::{Theme, one_line, titled_block};
 use crate::app::layout::{self, MenuAreas, MenuRow as Row, row_at, row_of};
-use crate::app::{Action, App, KeyScreen, ServerState, spinner};
+use crate::app::{Action, App, CatalogMark, KeyScreen, RowMark, ServerState, spinner};
 use crate::catalog::Highlighter;
 use crate::mcp::PromptInfo;
 
@@ -135,6 +135,9 @@ pub(super) fn highlighted<'a>(
     spans
 }
 
+/// The columns of a row's `cached`/`stale` badge, with the blank before it.
+const BADGE_WIDTH: usize = 7;
+
 /// The fewest columns a title is cut to; in fewer, a row shows none.
 const MIN_TITLE: usize = 8;
 
@@ -193,7 +196,7 @@ fn draw_list(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
         return;
     }
     let height = area.height as usize;
-    let width = area.width as usize;
+    let full_width = area.width as usize;
     // Only the visible rows are built in full (100,000 prompts must draw in a blink), but the
     // headers shift rows: the row of the selection is its rank plus the headers above it.
     let recent = app.recent_rows();
@@ -213,6 +216,13 @@ fn draw_list(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
             Row::Header(_) => None,
         })
     };
+    // Rows from the catalog end in a badge (`cached`, `stale`): its column is kept free.
+    let badge_width = if entries().any(|e| app.row_mark(&e.prompt.server).is_some()) {
+        BADGE_WIDTH
+    } else {
+        0
+    };
+    let width = full_width.saturating_sub(badge_width);
     // Columns sized for the visible rows: the command, the title, the arguments.
     let args_width = entries()
         .map(|e| crate::text::width(&argument_summary(&e.prompt)))
@@ -292,8 +302,21 @@ fn draw_list(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
         let args = arguments_within(prompt, args_width.min(width.saturating_sub(used)));
         spans.push(Span::styled(args, base.patch(theme.dim())));
         let used: usize = spans.iter().map(|s| crate::text::width(&s.content)).sum();
-        if selected && used < width {
+        let mark = app.row_mark(&prompt.server);
+        if (selected || mark.is_some()) && used < width {
             spans.push(Span::styled(" ".repeat(width - used), base));
+        }
+        if let Some(mark) = mark {
+            let style = match mark {
+                RowMark::Cached => theme.dim(),
+                RowMark::Stale => theme.busy(),
+            };
+            spans.push(Span::styled(
+                format!("{:>badge_width$}", mark.word()),
+                base.patch(style),
+            ));
+        } else if selected && badge_width > 0 {
+            spans.push(Span::styled(" ".repeat(badge_width), base));
         }
         lines.push(Line::from(spans));
     }
@@ -426,6 +449,9 @@ fn draw_details(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
         Line::styled(one_line(prompt.display_name()), theme.accent()),
         Line::styled(format!("/{}", one_line(&entry.slash_name)), theme.dim()),
     ];
+    if let Some(line) = catalog_line(app, &prompt.server, theme) {
+        lines.push(line);
+    }
     if let Some(source) = app.server_sources.get(&prompt.server) {
         lines.push(Line::styled(
             format!("server from {}", one_line(source)),
@@ -463,6 +489,63 @@ fn draw_details(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
             .block(block),
         area,
     );
+}
+
+/// Where the selected prompt's row came from, when not from a list fetched now: the
+/// catalog (how old, how fresh, what happens next), or why it is stale.
+fn catalog_line<'a>(app: &App, server: &str, theme: &Theme) -> Option<Line<'a>> {
+    let mark = app.catalog_mark(server)?;
+    let key = |action| {
+        app.keys
+            .hint(KeyScreen::Picker, action)
+            .unwrap_or_else(|| action.name().to_string())
+    };
+    let name = one_line(server);
+    let state = app
+        .servers
+        .iter()
+        .find(|s| s.name == server)
+        .map(|s| &s.state);
+    let (text, style) = match (mark, app.row_mark(server)) {
+        (CatalogMark::Stale { reason }, _) => {
+            let next = match state {
+                Some(ServerState::Failed { .. }) => {
+                    format!("{} starts it again", key(Action::Restart))
+                }
+                Some(ServerState::NeedsSignIn) => format!("{} signs in", key(Action::SignIn)),
+                Some(ServerState::Connecting) => format!("{name} is starting again"),
+                _ => format!("{} lists again", key(Action::Refresh)),
+            };
+            (
+                format!("stale: {}; {next}", one_line(reason.trim_end_matches('.'))),
+                theme.busy(),
+            )
+        }
+        (
+            CatalogMark::Cached {
+                listed_ms,
+                fresh_until,
+            },
+            mark,
+        ) => {
+            let age = crate::app::short_duration(app.wall_ms.saturating_sub(*listed_ms));
+            let listed = format!("cached, listed {age} ago");
+            let text = match (state, mark, fresh_until) {
+                (Some(ServerState::Ready { .. }), Some(RowMark::Cached), Some(until)) => format!(
+                    "{listed}; fresh for {} more (its ttlMs); {} lists again",
+                    crate::app::short_duration(until.saturating_sub(app.wall_ms)),
+                    key(Action::Refresh)
+                ),
+                (Some(ServerState::Ready { .. }), _, _) => format!(
+                    "{listed}, out of date by its ttlMs; {} lists again",
+                    key(Action::Refresh)
+                ),
+                _ => format!("{listed}; {name} is starting, its live list replaces these"),
+            };
+            (text, theme.dim())
+        }
+    };
+    Some(Line::styled(text, style))
 }
 
 #[cfg(test)]

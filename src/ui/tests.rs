@@ -1127,3 +1127,106 @@ fn the_review_shows_roles_beyond_mcp_under_their_own_neutralised_names() {
     let toggled = screen(&app, 80, 24);
     assert!(toggled.contains("#1 user"), "{toggled}");
 }
+
+/// `py` (greet, farewell; ttlMs 0) and `everything` (fresh for 9 more minutes) from the
+/// catalog, both still starting.
+fn starting_from_the_catalog() -> App {
+    use crate::app::cached_tests::{entry, starting_with_cached_py};
+    use crate::app::tests::{arg, prompt};
+    let mut app = starting_with_cached_py();
+    app.show_cached(&entry(
+        "everything",
+        vec![
+            prompt("everything", "simple-prompt", vec![]),
+            prompt("everything", "echo", vec![arg("message", true)]),
+        ],
+        60_000,
+        10 * 60_000,
+    ));
+    app
+}
+
+#[test]
+fn picker_from_the_catalog_while_servers_start() {
+    let app = starting_from_the_catalog();
+    insta::assert_snapshot!(screen(&app, 120, 40));
+}
+
+#[test]
+fn picker_from_the_catalog_while_servers_start_narrow() {
+    let app = starting_from_the_catalog();
+    insta::assert_snapshot!(screen(&app, 80, 24));
+}
+
+/// `everything` up with its fresh catalog list (not listed again), `py` failed with its
+/// cached rows kept stale, a `py` row selected.
+fn stale_rows() -> App {
+    use crate::app::tests::{arg, details, prompt};
+    let mut app = starting_from_the_catalog();
+    app.update(Msg::Mcp(McpEvent::FromCatalog {
+        server: "everything".into(),
+        freshness: crate::cache::Freshness::Fresh {
+            until_ms: app.wall_ms + 9 * 60_000,
+        },
+    }));
+    app.update(Msg::Mcp(McpEvent::Ready {
+        server: "everything".into(),
+        details: details(true),
+        prompts: vec![
+            prompt("everything", "simple-prompt", vec![]),
+            prompt("everything", "echo", vec![arg("message", true)]),
+        ],
+    }));
+    app.update(Msg::Mcp(McpEvent::Failed {
+        server: "py".into(),
+        error: McpError::Closed(": the server exited with status 1".into()),
+        stderr: vec![],
+    }));
+    app.update(key(KeyCode::Down));
+    app.update(key(KeyCode::Down));
+    app
+}
+
+#[test]
+fn picker_with_cached_and_stale_rows() {
+    insta::assert_snapshot!(screen(&stale_rows(), 120, 40));
+}
+
+#[test]
+fn picker_with_cached_and_stale_rows_narrow() {
+    insta::assert_snapshot!(screen(&stale_rows(), 80, 24));
+}
+
+#[test]
+fn form_of_a_cached_prompt_waiting_for_its_server() {
+    let mut app = crate::app::cached_tests::starting_with_cached_py();
+    app.update(key(KeyCode::Enter));
+    let filling = screen(&app, 120, 40);
+    assert!(
+        filling.contains("py is still starting: fill the form;"),
+        "{filling}"
+    );
+    type_text(&mut app, "Ann");
+    app.update(key(KeyCode::Enter));
+    insta::assert_snapshot!(screen(&app, 120, 40));
+}
+
+#[test]
+fn picker_refreshing() {
+    let mut app = ready_app();
+    app.update(ctrl('r'));
+    let drawn = screen(&app, 120, 30);
+    assert!(drawn.contains("⠋ everything refreshing…"), "{drawn}");
+    assert!(drawn.contains("⠋ py refreshing…"), "{drawn}");
+}
+
+#[test]
+fn stale_rows_of_a_server_starting_again_say_so() {
+    let mut app = stale_rows();
+    let down = screen(&app, 120, 40);
+    assert!(down.contains("F5 starts it again"), "{down}");
+    app.update(key(KeyCode::F(5)));
+    let starting = screen(&app, 120, 40);
+    assert!(starting.contains("py is starting again"), "{starting}");
+    assert!(starting.contains("⠋ py · 2 cached"), "{starting}");
+}

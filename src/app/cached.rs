@@ -1,0 +1,351 @@
+//! The menu from the catalog on disk: each server's cached rows in the first frame, their
+//! `cached`/`stale` marks, live lists replacing them without moving the user, Ctrl-R, and a
+//! form opened on a cached prompt that waits for its server or learns the prompt changed.
+
+use super::*;
+use crate::cache::{Freshness, ServerEntry};
+
+/// Why a server's rows are not a list fetched in this run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CatalogMark {
+    /// From the catalog on disk: listed at `listed_ms` (ms since the epoch), fresh by the
+    /// server's `ttlMs` until `fresh_until` (`None`: that time has passed, and the server
+    /// lists again once it is up).
+    Cached {
+        /// When the server gave this list.
+        listed_ms: u64,
+        /// Until when it stays fresh, if it still is.
+        fresh_until: Option<u64>,
+    },
+    /// Rows that could not be brought up to date (a re-fetch failed, the server is down):
+    /// still shown and usable, maybe out of date.
+    Stale {
+        /// Why (masked server text; neutralise before drawing).
+        reason: String,
+    },
+}
+
+/// How a server's rows are badged in the menu.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RowMark {
+    /// From the catalog, and nothing says they are out of date yet.
+    Cached,
+    /// Past their TTL with the server up, or kept after a failure.
+    Stale,
+}
+
+impl RowMark {
+    /// The badge's word.
+    pub fn word(self) -> &'static str {
+        match self {
+            RowMark::Cached => "cached",
+            RowMark::Stale => "stale",
+        }
+    }
+}
+
+impl App {
+    /// Puts `entry`'s prompts into the menu as its server's rows, marked as cached, before
+    /// the server is up (the runner calls this before the first frame). An entry that
+    /// never listed, or listed nothing, adds nothing.
+    pub fn show_cached(&mut self, entry: &ServerEntry) {
+        let prompts = entry.prompts();
+        if prompts.is_empty() || !self.servers.iter().any(|s| s.name == entry.server) {
+            return;
+        }
+        let fresh_until = match entry.freshness(self.wall_ms) {
+            Some(Freshness::Fresh { until_ms }) => Some(until_ms),
+            _ => None,
+        };
+        let listed_ms = entry
+            .pages
+            .iter()
+            .flatten()
+            .map(|page| page.hints.received_ms)
+            .min()
+            .unwrap_or(entry.written_ms);
+        let keep = self.selection_to_keep();
+        self.catalog_marks.insert(
+            entry.server.clone(),
+            CatalogMark::Cached {
+                listed_ms,
+                fresh_until,
+            },
+        );
+        self.prompts.insert(
+            entry.server.clone(),
+            prompts.into_iter().map(Arc::new).collect(),
+        );
+        self.rebuild_keeping(keep);
+    }
+
+    /// Why `server`'s rows are not a live list, if they are not.
+    pub fn catalog_mark(&self, server: &str) -> Option<&CatalogMark> {
+        self.catalog_marks.get(server)
+    }
+
+    /// The badge of `server`'s rows: none for a list fetched in this run.
+    pub fn row_mark(&self, server: &str) -> Option<RowMark> {
+        match self.catalog_marks.get(server)? {
+            CatalogMark::Stale { .. } => Some(RowMark::Stale),
+            // While the server starts its live list is on the way: the rows are "cached".
+            // Up and not listed again (its list was fresh), they age by the clock.
+            CatalogMark::Cached { fresh_until, .. } => {
+                let up = self
+                    .servers
+                    .iter()
+                    .any(|s| s.name == server && matches!(s.state, ServerState::Ready { .. }));
+                let fresh = fresh_until.is_some_and(|until| self.wall_ms < until);
+                Some(if up && !fresh {
+                    RowMark::Stale
+                } else {
+                    RowMark::Cached
+                })
+            }
+        }
+    }
+
+    /// How many rows `server` has in the menu.
+    pub fn rows_of(&self, server: &str) -> usize {
+        self.prompts.get(server).map_or(0, Vec::len)
+    }
+
+    /// The selected prompt (`server:name`) to keep selected through a rebuild: when the user
+    /// moved to it, or when the menu already shows cached rows (it was complete from the
+    /// first frame: a live list arriving must not move the user).
+    pub(super) fn selection_to_keep(&self) -> Option<String> {
+        let keep = self.selection_pinned || !self.catalog_marks.is_empty();
+        self.selected_entry()
+            .filter(|_| keep)
+            .map(|e| e.slash_name.clone())
+    }
+
+    /// `FromCatalog`: the next list of `server` is its catalog's (fresh, so not fetched).
+    pub(super) fn on_from_catalog(&mut self, server: ServerId, freshness: Freshness) {
+        let listed_ms = match self.catalog_marks.get(&server) {
+            Some(CatalogMark::Cached { listed_ms, .. }) => *listed_ms,
+            _ => self.wall_ms,
+        };
+        let fresh_until = match freshness {
+            Freshness::Fresh { until_ms } => Some(until_ms),
+            Freshness::Stale => None,
+        };
+        self.catalog_marks.insert(
+            server.clone(),
+            CatalogMark::Cached {
+                listed_ms,
+                fresh_until,
+            },
+        );
+        self.from_catalog_next.insert(server);
+    }
+
+    /// A `Ready` or `PromptsChanged` for `server` is about to replace its rows: a list
+    /// fetched now clears the mark (and ends a refresh); the catalog's keeps it.
+    pub(super) fn before_new_list(&mut self, server: &str) {
+        if self.from_catalog_next.remove(server) {
+            return;
+        }
+        self.catalog_marks.remove(server);
+        self.refreshing.remove(server);
+    }
+
+    /// `ListStale`: fetching `server`'s list again failed; its rows stay, marked, and one
+    /// notice says why (not again for the same reason).
+    pub(super) fn on_list_stale(&mut self, server: ServerId, reason: String) {
+        self.refreshing.remove(&server);
+        self.from_catalog_next.remove(&server);
+        let told = matches!(
+            self.catalog_marks.get(&server),
+            Some(CatalogMark::Stale { reason: before }) if *before == reason
+        );
+        if !told {
+            self.warn(format!(
+                "{}: its prompt list could not be fetched again ({}); the rows shown may be out of date.",
+                crate::text::one_line(&server),
+                crate::text::one_line(reason.trim_end_matches('.'))
+            ));
+        }
+        push_log(
+            self.logs.entry(server.clone()).or_default(),
+            mcpick_line(
+                format!("listing the prompts again failed: {reason}"),
+                self.now_ms,
+            ),
+        );
+        self.catalog_marks
+            .insert(server, CatalogMark::Stale { reason });
+    }
+
+    /// `Failed` for `server`: rows from the catalog (or kept stale) stay, marked stale
+    /// with the error; returns whether they did (else they leave the menu as before).
+    pub(super) fn keep_rows_of_failed(&mut self, server: &str, error: &McpError) -> bool {
+        self.refreshing.remove(server);
+        self.from_catalog_next.remove(server);
+        if !self.catalog_marks.contains_key(server) || self.rows_of(server) == 0 {
+            return false;
+        }
+        let reason = match error {
+            McpError::SignInRequired { .. } => "it needs a sign-in".to_string(),
+            other => format!("it is down: {}", other.to_string().trim_end_matches('.')),
+        };
+        self.catalog_marks
+            .insert(server.to_string(), CatalogMark::Stale { reason });
+        true
+    }
+
+    /// Ctrl-R in the menu: every server that is up (or starting) lists again, whatever its
+    /// TTL; failed ones start again. The status bar says "refreshing" until each answers.
+    pub(super) fn refresh_all(&mut self) -> Vec<Effect> {
+        let listing: Vec<ServerId> = self
+            .servers
+            .iter()
+            .filter(|s| matches!(s.state, ServerState::Ready { .. } | ServerState::Connecting))
+            .map(|s| s.name.clone())
+            .collect();
+        let mut effects: Vec<Effect> = listing
+            .into_iter()
+            .map(|server| {
+                self.refreshing.insert(server.clone());
+                Effect::Relist { server }
+            })
+            .collect();
+        let any_failed = self
+            .servers
+            .iter()
+            .any(|s| matches!(s.state, ServerState::Failed { .. }));
+        if any_failed {
+            effects.extend(self.restart_failed());
+        } else if effects.is_empty() {
+            self.notify("No server is up to list its prompts again.");
+        }
+        effects
+    }
+
+    /// What stops a prompt of `server` from being sent now and what to do about it, for a
+    /// server that is down (failed, or waiting for a sign-in or inputs); `None` when it is
+    /// up or on its way up.
+    pub(super) fn down_message(&self, server: &str) -> Option<String> {
+        let state = &self.servers.iter().find(|s| s.name == server)?.state;
+        let name = crate::text::one_line(server);
+        let key = |action| {
+            self.keys
+                .hint(KeyScreen::Picker, action)
+                .unwrap_or_else(|| action.name().to_string())
+        };
+        match state {
+            ServerState::Failed {
+                error,
+                restart: None,
+            } => Some(format!(
+                "{name} is down ({}): Esc, then {} in the menu starts it again.",
+                crate::text::one_line(error.trim_end_matches('.')),
+                key(Action::Restart)
+            )),
+            ServerState::NeedsSignIn => Some(format!(
+                "{name} needs a sign-in first: Esc, then {} in the menu.",
+                key(Action::SignIn)
+            )),
+            ServerState::NeedsInput { .. } => Some(format!(
+                "{name} waits for inputs before it starts: Esc, then {} in the menu.",
+                key(Action::Inputs)
+            )),
+            ServerState::Connecting | ServerState::Ready { .. } | ServerState::Failed { .. } => {
+                None
+            }
+        }
+    }
+
+    /// A new list of `server` came in: an open form on one of its prompts follows it. The
+    /// prompt gone: the form says so and refuses to send. Its arguments changed: the form
+    /// takes them (keeping what was typed for those that stay) and says what changed. Else
+    /// a submit that waited for the server goes out now, and completion can be asked.
+    pub(super) fn form_follows_list(&mut self, server: &str) -> Vec<Effect> {
+        let tick = self.tick;
+        let found = match &self.screen {
+            Screen::Form(form) if form.prompt.server == server => self
+                .prompts
+                .get(server)
+                .and_then(|list| list.iter().find(|p| p.name == form.prompt.name))
+                .map(|p| (**p).clone()),
+            _ => return Vec::new(),
+        };
+        let Screen::Form(form) = &mut self.screen else {
+            return Vec::new();
+        };
+        let name = crate::text::one_line(server);
+        let Some(prompt) = found else {
+            form.gone = true;
+            form.stop_waiting();
+            form.error = Some(gone_message(&name));
+            return Vec::new();
+        };
+        form.gone = false;
+        if let Some(change) = form.take_prompt(prompt, &self.history) {
+            let waited = form.stop_waiting();
+            form.error = Some(format!(
+                "{name} changed this prompt's arguments ({change}): the form was updated{}.",
+                if waited {
+                    "; check it, then send it again"
+                } else {
+                    ""
+                }
+            ));
+            return Vec::new();
+        }
+        // The server is up: completion can be asked for the field being filled.
+        form.completion_due.get_or_insert(tick);
+        match form.fetching {
+            Some((id, _)) if form.awaiting_server => {
+                form.awaiting_server = false;
+                vec![Effect::Fetch {
+                    id,
+                    server: form.prompt.server.clone(),
+                    prompt: form.prompt.name.clone(),
+                    arguments: form.arguments(),
+                    answers: None,
+                }]
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// `server` failed: a submit waiting for it ends, saying why and what to do.
+    pub(super) fn form_follows_failure(&mut self, server: &str) {
+        let message = self.down_message(server);
+        if let Screen::Form(form) = &mut self.screen
+            && form.prompt.server == server
+            && form.stop_waiting()
+        {
+            form.error = message.or_else(|| {
+                Some(format!(
+                    "{} is down; the form was not sent.",
+                    crate::text::one_line(server)
+                ))
+            });
+        }
+    }
+}
+
+/// What the form says when the live list no longer has its prompt.
+pub(super) fn gone_message(server: &str) -> String {
+    format!(
+        "{server} no longer offers this prompt (its live list does not have it); Esc goes back to the menu."
+    )
+}
+
+/// `ms` as a short age: "just now", "40 s", "12 min", "3 h", "2 days".
+pub fn short_duration(ms: u64) -> String {
+    let seconds = ms / 1000;
+    match seconds {
+        0..=4 => "a moment".to_string(),
+        5..=59 => format!("{seconds} s"),
+        60..=3599 => format!("{} min", seconds / 60),
+        3600..=172_799 => format!("{} h", seconds / 3600),
+        _ => format!("{} days", seconds / 86_400),
+    }
+}
+
+#[cfg(test)]
+#[path = "cached_tests.rs"]
+pub(crate) mod tests;
