@@ -35,6 +35,8 @@ use serde_json::json;
 const DELAY: &str = "0.3";
 const SERVERS: usize = 10;
 const FIRST_FRAME_BUDGET_MS: u64 = 50;
+/// Every cached prompt in the menu on a warm start, however slow the servers.
+const WARM_BUDGET_MS: u64 = 50;
 const MEMORY_BUDGET_MIB: u64 = 30;
 const MANY: usize = 10_000;
 /// Longer than this, a run counts as failed.
@@ -112,6 +114,35 @@ fn main() {
         eprintln!("  memory round {round}/{runs}{} done", warm_up(round));
     }
 
+    // The catalog cache: every prompt in the menu, cold (a fresh cache each run) against
+    // warm (the cache of the run before), A B A B; 10 delayed servers, and one Python-SDK
+    // server (`ttlMs: 0`, so warm it is listed again: the rows are there meanwhile).
+    let builtin_prompts = 9;
+    let python = format!(
+        "[servers.py]\ncommand = {}\nargs = [{}]\n",
+        toml_str(root().join("target/peers/venv/bin/python3").to_string_lossy()),
+        toml_str(root().join("tests/peers/py_server/server.py").to_string_lossy()),
+    );
+    let python_prompts = python_prompt_count(&python);
+    let warm_ten = Sandbox::new(&delayed(SERVERS));
+    let warm_python = Sandbox::new(&python);
+    let (mut cold_ten, mut hot_ten, mut cold_py, mut hot_py) = (vec![], vec![], vec![], vec![]);
+    for round in 0..=runs {
+        let every = Complete::Prompts(SERVERS * builtin_prompts);
+        let a = run_in(&Sandbox::new(&delayed(SERVERS)), true, every);
+        let b = run_in(&warm_ten, true, every);
+        let every = Complete::Prompts(python_prompts);
+        let c = run_in(&Sandbox::new(&python), true, every);
+        let d = run_in(&warm_python, true, every);
+        if round > 0 {
+            cold_ten.push(a);
+            hot_ten.push(b);
+            cold_py.push(c);
+            hot_py.push(d);
+        }
+        eprintln!("  catalog round {round}/{runs}{} done", warm_up(round));
+    }
+
     let ms = |runs: &[Run], pick: fn(&Run) -> Duration| -> Vec<f64> {
         runs.iter()
             .map(|r| pick(r).as_secs_f64() * 1000.0)
@@ -137,6 +168,20 @@ fn main() {
         json!({"name": "complete_10",
                "what": format!("menu complete, {SERVERS} servers ({DELAY} s delay)"),
                "ms": ms(&ten, |r| r.complete), "ratio_to": "complete_1"}),
+        json!({"name": "every_prompt_cold_10",
+               "what": format!("every prompt shown, {SERVERS} delayed servers, cold cache"),
+               "ms": ms(&cold_ten, |r| r.complete)}),
+        json!({"name": "every_prompt_warm_10",
+               "what": format!("every prompt shown, {SERVERS} delayed servers, warm cache"),
+               "ms": ms(&hot_ten, |r| r.complete), "budget_ms": WARM_BUDGET_MS,
+               "vs": "every_prompt_cold_10"}),
+        json!({"name": "every_prompt_cold_py",
+               "what": "every prompt shown, Python-SDK server, cold cache",
+               "ms": ms(&cold_py, |r| r.complete)}),
+        json!({"name": "every_prompt_warm_py",
+               "what": "every prompt shown, Python-SDK server, warm cache",
+               "ms": ms(&hot_py, |r| r.complete), "budget_ms": WARM_BUDGET_MS,
+               "vs": "every_prompt_cold_py"}),
     ];
     let kib = |runs: &[Run]| -> Vec<u64> { runs.iter().map(|r| r.peak_kib).collect() };
     let rss = |runs: &[Run]| -> Vec<u64> { runs.iter().map(|r| r.rss_kib).collect() };
@@ -180,6 +225,17 @@ fn main() {
         std::fs::write(&path, serde_json::to_string_pretty(&all).unwrap())
             .unwrap_or_else(|e| panic!("write {}: {e}", PathBuf::from(&path).display()));
     }
+}
+
+/// How many prompts the Python-SDK server lists (all pages), by `mcpick list --json` in a
+/// sandbox of its own (its catalog is not the benchmark's).
+fn python_prompt_count(config: &str) -> usize {
+    let sandbox = Sandbox::new(config);
+    let out = sandbox.mcpick(&["list", "--json"]);
+    let listed: Vec<serde_json::Value> =
+        serde_json::from_slice(&out.stdout).expect("mcpick list --json prints a list");
+    assert!(!listed.is_empty(), "the Python-SDK server listed nothing");
+    listed.len()
 }
 
 fn warm_up(round: usize) -> &'static str {
@@ -234,12 +290,44 @@ fn ready_in(status: &str, servers: &[String], count: Option<&str>) -> usize {
 }
 
 /// Starts mcpick (with `config`, or none: the bundled library) in a PTY, waits until every
-/// server in `servers` is ready, reads its VmHWM, quits it with Ctrl-C.
+/// server in `servers` is ready, reads its VmHWM, quits it with Ctrl-C. A fresh sandbox
+/// each time: no catalog cached (a cold start).
 fn run(config: Option<&str>, servers: &[String], count: Option<&str>) -> Run {
     let sandbox = Sandbox::new(config.unwrap_or(""));
+    run_in(&sandbox, config.is_some(), Complete::Ready { servers, count })
+}
+
+/// When a start counts as complete.
+#[derive(Clone, Copy)]
+enum Complete<'a> {
+    /// The status bar shows every one of `servers` ready (with `count` prompts each).
+    Ready {
+        servers: &'a [String],
+        count: Option<&'a str>,
+    },
+    /// The menu holds this many prompts (`N/N prompts` at the top right), from a live list
+    /// or from the catalog: what a user can pick from.
+    Prompts(usize),
+}
+
+impl Complete<'_> {
+    fn is_met(self, screen: &str) -> bool {
+        match self {
+            Complete::Ready { servers, count } => ready(screen, servers, count) == servers.len(),
+            Complete::Prompts(n) => {
+                let all = format!("{n}/{n} prompts");
+                screen.lines().next().is_some_and(|top| top.contains(&all))
+            }
+        }
+    }
+}
+
+/// [`run`] in `sandbox` (its catalog cache kept between runs: a warm start after the first),
+/// complete when `complete` is met.
+fn run_in(sandbox: &Sandbox, with_config: bool, complete: Complete<'_>) -> Run {
     let dir = sandbox.dir.path();
     let mut command = CommandBuilder::new(env!("CARGO_BIN_EXE_mcpick"));
-    if config.is_some() {
+    if with_config {
         command.arg("--config");
         command.arg(sandbox.config());
     }
@@ -258,9 +346,13 @@ fn run(config: Option<&str>, servers: &[String], count: Option<&str>) -> Run {
     // The reader notes when the first frame and the complete menu arrive.
     let (tx, rx) = mpsc::channel();
     let screen = Arc::new(Mutex::new(String::new()));
+    let criterion = match complete {
+        Complete::Ready { servers, count } => {
+            Criterion::Ready(servers.to_vec(), count.map(str::to_string))
+        }
+        Complete::Prompts(n) => Criterion::Prompts(n),
+    };
     {
-        let servers = servers.to_vec();
-        let count = count.map(str::to_string);
         let screen = screen.clone();
         std::thread::spawn(move || {
             let mut parser = vt100::Parser::new(ROWS, COLS, 0);
@@ -284,8 +376,7 @@ fn run(config: Option<&str>, servers: &[String], count: Option<&str>) -> Run {
                 {
                     first = Some((at, contents.clone()));
                 }
-                if first.is_some() && ready(&contents, &servers, count.as_deref()) == servers.len()
-                {
+                if first.is_some() && criterion.is_met(&contents) {
                     done = true;
                     let (first_frame, first_screen) = first.take().unwrap();
                     let _ = tx.send((first_frame, first_screen, at));
@@ -298,7 +389,7 @@ fn run(config: Option<&str>, servers: &[String], count: Option<&str>) -> Run {
         let _ = child.kill();
         let _ = child.wait();
         panic!(
-            "the menu was not complete within {TIMEOUT:?} (servers {servers:?}); the screen:\n{}",
+            "the menu was not complete within {TIMEOUT:?}; the screen:\n{}",
             screen.lock().unwrap()
         );
     };
@@ -328,6 +419,25 @@ fn run(config: Option<&str>, servers: &[String], count: Option<&str>) -> Run {
         complete,
         peak_kib,
         rss_kib,
+    }
+}
+
+/// [`Complete`], owned, for the reader thread.
+enum Criterion {
+    Ready(Vec<String>, Option<String>),
+    Prompts(usize),
+}
+
+impl Criterion {
+    fn is_met(&self, screen: &str) -> bool {
+        match self {
+            Criterion::Ready(servers, count) => Complete::Ready {
+                servers,
+                count: count.as_deref(),
+            }
+            .is_met(screen),
+            Criterion::Prompts(n) => Complete::Prompts(*n).is_met(screen),
+        }
     }
 }
 
