@@ -74,7 +74,7 @@ trap 'rm -rf "$work"' EXIT
 step "command line: one request; parallel start"
 python3 "$here/whole.py" measure --runs "$runs" --out "$work/cli.json" \
     --mcpick "$root/target/release/mcpick" --floor "$floor" --node "$node" \
-    --node22 "$node22" --inspector "$inspector" --peers "$peers" --work "$work"
+    --node22 "$node22" --inspector "$inspector" --peers "$peers" --repo "$root" --work "$work"
 
 step "full-screen menu (cargo bench --bench startup)"
 MCPICK_BENCH_JSON="$work/startup.json" \

@@ -27,11 +27,17 @@ import time
 # Per-request expectations: prompts every list must name, text every get must show.
 EVERYTHING_PROMPTS = {"simple-prompt", "args-prompt", "completable-prompt"}
 BUILTIN_PROMPTS = {"summarize", "translate", "commit-message", "review-diff"}
+PYTHON_PROMPTS = {"greet", "code_review", "all_content"}
 GET_CASES = {
     # server: (prompt, arguments, a line of the text the prompt must come back with)
     "everything": ("simple-prompt", {}, "This is a simple prompt without arguments."),
     "builtin": ("summarize", {"text": "Hello"}, "Summarise the text below in one paragraph"),
+    "python": ("greet", {"name": "Ada"}, "Please greet Ada in a casual style."),
 }
+# The servers that speak 2026-07-28, which a raw client can ask with no handshake at all.
+MODERN = {"builtin", "python"}
+# Warm `get` on a 2026-07-28 server against the raw client that sends only prompts/get.
+WARM_GET_RATIO_BUDGET = 1.05
 # The budgets of DESIGN.md §6 that whole-process runs can check.
 LIST_RATIO_BUDGET = 1.15
 MEMORY_BUDGET_MIB = 30
@@ -122,7 +128,7 @@ def _strings(value):
 def listed_names(client, out):
     """The prompt names in a client's prompts/list output."""
     data = json.loads(out)
-    if client == "mcpick":
+    if client.startswith("mcpick"):
         return [p["name"] for p in data], [p["server"] for p in data]
     if client == "floor":
         data = data["result"]
@@ -153,7 +159,7 @@ def check(case, client, code, out, err):
         case.setdefault("seen_names", {})[client] = sorted(names)
     else:
         text = out
-        if client != "mcpick":
+        if not client.startswith("mcpick"):
             try:
                 text = "\n".join(_strings(json.loads(out)))
             except ValueError as e:
@@ -182,22 +188,29 @@ def cli_cases(args, work):
     servers = {
         "everything": [args.node, everything_js, "stdio"],
         "builtin": [args.mcpick, "serve", "--builtin"],
+        "python": [os.path.join(args.peers, "venv/bin/python3"),
+                   os.path.join(args.repo, "tests/peers/py_server/server.py")],
     }
-    expected = {"everything": EVERYTHING_PROMPTS, "builtin": BUILTIN_PROMPTS}
+    expected = {"everything": EVERYTHING_PROMPTS, "builtin": BUILTIN_PROMPTS,
+                "python": PYTHON_PROMPTS}
     cases = []
     for op in ("list", "get"):
         for server, command in servers.items():
             config = os.path.join(work, "config-%s.toml" % server)
             with open(config, "w") as f:
                 f.write(server_table(server, command))
-            case = {"op": op, "server": server, "clients": {}}
+            case = {"op": op, "server": server, "clients": {}, "command": command,
+                    "config": config}
             mcpick = [args.mcpick, "--config", config]
             inspector = [args.node22, args.inspector, "--cli"] + command
+            # Cold: --refresh reads no catalog (the full handshake and list, as before the
+            # catalog cache); warm: the catalog the cold run just wrote.
             if op == "list":
                 case["label"] = "list --json"
                 case["expect_names"] = expected[server]
                 case["clients"]["floor"] = [args.floor, "list"] + command
-                case["clients"]["mcpick"] = mcpick + ["list", "--json"]
+                case["clients"]["mcpick cold"] = mcpick + ["--refresh", "list", "--json"]
+                case["clients"]["mcpick warm"] = mcpick + ["list", "--json"]
                 case["clients"]["inspector"] = inspector + ["--method", "prompts/list"]
             else:
                 prompt, arguments, text = GET_CASES[server]
@@ -206,13 +219,54 @@ def cli_cases(args, work):
                 pairs = ["%s=%s" % kv for kv in arguments.items()]
                 case["clients"]["floor"] = [args.floor, "get", prompt,
                                             json.dumps(arguments)] + command
-                case["clients"]["mcpick"] = mcpick + ["get", "%s/%s" % (server, prompt)] + pairs
+                if server in MODERN:
+                    case["clients"]["floor direct"] = [args.floor, "get-direct", prompt,
+                                                       json.dumps(arguments)] + command
+                reference = "%s/%s" % (server, prompt)
+                case["clients"]["mcpick cold"] = mcpick + ["--refresh", "get", reference] + pairs
+                case["clients"]["mcpick warm"] = mcpick + ["get", reference] + pairs
                 case["clients"]["inspector"] = inspector + ["--method", "prompts/get",
                                                             "--prompt-name", prompt]
                 if pairs:
                     case["clients"]["inspector"] += ["--prompt-args"] + pairs
             cases.append(case)
     return cases
+
+
+def wire_counts(cases, env, work):
+    """The requests mcpick sends, cold and warm: each server run once more behind a tee of
+    its stdin (untimed), per case and mode, as {(op, server, mode): [method, ...]}."""
+    counts = {}
+    for case in cases:
+        for mode in ("mcpick cold", "mcpick warm"):
+            log = os.path.join(work, "wire-%s-%s-%s.log" % (case["op"], case["server"],
+                                                            mode.split()[1]))
+            if os.path.exists(log):
+                os.remove(log)
+            tee = ["/bin/sh", "-c", 'tee -a "$0" | "$@"', log] + case["command"]
+            config = case["config"] + ".wire.toml"
+            with open(config, "w") as f:
+                f.write(server_table(case["server"], tee))
+            argv = list(case["clients"][mode])
+            argv[argv.index(case["config"])] = config
+            # The wire config is another config (another fingerprint): prime its catalog.
+            run_once(argv, env, work, "wire-prime")
+            if os.path.exists(log):
+                os.remove(log)
+            code = run_once(argv, env, work, "wire")[2]
+            if code != 0:
+                raise BenchError("%s (wire log) exited %d" % (" ".join(argv), code))
+            methods = []
+            with open(log) as f:
+                for line in f:
+                    try:
+                        message = json.loads(line)
+                    except ValueError:
+                        continue
+                    if "method" in message and "id" in message:
+                        methods.append(message["method"])
+            counts[(case["op"], case["server"], mode)] = methods
+    return counts
 
 
 def parallel_cases(args, work, builtin_count):
@@ -272,6 +326,8 @@ def measure(args):
     log("one request, %d runs (+1 warm-up) of floor / mcpick / Inspector CLI, interleaved"
         % args.runs)
     samples = run_cases(cases, args.runs, env, work, log)
+    log("requests on the wire, cold and warm (each once more, untimed)")
+    wires = wire_counts(cases, env, work)
     # Every client listed the same prompts as the floor.
     for case in cases:
         seen = case.get("seen_names")
@@ -285,7 +341,9 @@ def measure(args):
         % (args.runs, PARALLEL_SERVERS))
     parallel_samples = run_cases(parallel, args.runs, env, work, log)
 
-    result = {"runs": args.runs, "cli": [], "parallel": []}
+    result = {"runs": args.runs, "cli": [], "parallel": [],
+              "wire": [{"op": op, "server": server, "client": mode, "methods": methods}
+                       for (op, server, mode), methods in wires.items()]}
     for index, case in enumerate(cases):
         for client in case["clients"]:
             result["cli"].append({
@@ -365,31 +423,45 @@ def table(args):
     add("1. One request from start to exit (%d timed runs each, interleaved, after a warm-up)"
         % cli["runs"])
     add(rule)
-    add("%-10s %-20s %-10s %8s %8s %8s %7s %9s  %s" % (
+    add("%-10s %-20s %-12s %8s %8s %8s %7s %9s  %s" % (
         "server", "request", "client", "median", "min", "max", "x floor", "peak MiB",
         "budget"))
-    add("%-10s %-20s %-10s %8s %8s %8s %7s %9s" % ("", "", "", "ms", "ms", "ms", "", ""))
+    add("%-10s %-20s %-12s %8s %8s %8s %7s %9s" % ("", "", "", "ms", "ms", "ms", "", ""))
     add(rule)
     floors = {}
     for row in cli["cli"]:
-        if row["client"] == "floor":
-            floors[(row["server"], row["op"])] = statistics.median(row["wall_ms"])
+        if row["client"] in ("floor", "floor direct"):
+            floors[(row["server"], row["op"], row["client"])] = statistics.median(row["wall_ms"])
     for row in cli["cli"]:
-        floor = floors[(row["server"], row["op"])]
-        ratio = statistics.median(row["wall_ms"]) / floor
+        floor = floors[(row["server"], row["op"], "floor")]
+        median = statistics.median(row["wall_ms"])
+        ratio = median / floor
         budget = ""
-        if row["client"] == "mcpick":
+        if row["client"].startswith("mcpick"):
             notes = []
-            if row["op"] == "list" and row["server"] == "everything":
+            if (row["op"] == "list" and row["server"] == "everything"
+                    and row["client"] == "mcpick cold"):
                 notes.append("time <= %.2fx: %s" % (LIST_RATIO_BUDGET,
                                                     verdict(ratio <= LIST_RATIO_BUDGET)))
+            direct = floors.get((row["server"], row["op"], "floor direct"))
+            if direct and row["client"] == "mcpick warm":
+                notes.append("%.2fx direct, <= %.2fx: %s" % (
+                    median / direct, WARM_GET_RATIO_BUDGET,
+                    verdict(median / direct <= WARM_GET_RATIO_BUDGET)))
             peak = max(k for k in row["peak_kib"] if k) / 1024
             notes.append("mem < %d MiB: %s" % (MEMORY_BUDGET_MIB,
                                                verdict(peak < MEMORY_BUDGET_MIB)))
             budget = "; ".join(notes)
-        add("%-10s %-20s %-10s %s %7.2f %s  %s" % (
+        add("%-10s %-20s %-12s %s %7.2f %s  %s" % (
             row["server"], row["request"], row["client"], fmt_ms(row["wall_ms"]), ratio,
             fmt_mib(row["peak_kib"]), budget))
+    add(rule)
+    add("")
+    add("1b. Requests mcpick sends, cold (--refresh) and warm (the catalog of the run before)")
+    add(rule)
+    for row in cli.get("wire", []):
+        add("%-10s %-8s %-12s %2d  %s" % (row["server"], row["op"], row["client"],
+                                         len(row["methods"]), ", ".join(row["methods"])))
     add(rule)
     add("")
     add("2. Parallel start: mcpick list --json, servers that each sleep %d ms before starting"
@@ -463,9 +535,14 @@ NOTES = [
     "floor: bench/floor.rs, a std-only client: initialize, notifications/initialized, the"
     " one request, prints the answer; then ends the server as mcpick does (closes its stdin,"
     " 100 ms to exit, SIGTERM to its process group, 100 ms, SIGKILL).",
-    "mcpick asks server/discover first (2026-07-28) and falls back to initialize for a"
-    " legacy server such as server-everything (one more round trip); a one-shot command"
-    " opens no subscriptions/listen stream; `get` lists the prompts before prompts/get.",
+    "mcpick cold (--refresh: no catalog read) asks server/discover first (2026-07-28) and"
+    " falls back to initialize for a legacy server such as server-everything (one more round"
+    " trip), then lists (a one-shot command opens no subscriptions/listen stream); mcpick warm"
+    " uses the catalog the run before it wrote: the remembered era (initialize at once for a"
+    " legacy server, no handshake for a 2026-07-28 one) and the cached list (listed again"
+    " only when stale, for `list`; `get` checks the arguments against any cached list).",
+    "floor direct: bench/floor.rs get-direct, the 2026-07-28 prompts/get alone (its _meta"
+    " naming the version), the least any client can send; the warm-get budget is against it.",
     "Inspector: @modelcontextprotocol/inspector CLI (see bench/run.sh for the version), run"
     " on Node 22 from target/peers/node22; the servers run on the PATH's node. It sends"
     " logging/setLevel before the request; its SDK's StdioClientTransport.close ends the"
@@ -498,6 +575,7 @@ def main():
     m.add_argument("--node22", required=True, help="the node that runs the Inspector")
     m.add_argument("--inspector", required=True, help="the Inspector's launcher script")
     m.add_argument("--peers", required=True, help="target/peers")
+    m.add_argument("--repo", required=True, help="the repository (for tests/peers)")
     t = sub.add_parser("table")
     t.add_argument("cli")
     t.add_argument("startup", nargs="?")
