@@ -15,7 +15,10 @@ mod server;
 pub(crate) mod sse;
 mod types;
 
-pub use connection::{Connection, MAX_INPUT_ROUNDS, PromptList, STDERR_TAIL, known_versions};
+pub use connection::{
+    Connection, Known, MAX_INPUT_ROUNDS, PromptList, STDERR_TAIL, known_versions,
+    looks_like_another_era,
+};
 pub use error::McpError;
 pub use hub::{Hub, McpEvent, RestartPolicy};
 pub use input::{
