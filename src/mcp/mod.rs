@@ -20,7 +20,7 @@ pub use connection::{
     looks_like_another_era,
 };
 pub use error::McpError;
-pub use hub::{Hub, McpEvent, RestartPolicy};
+pub use hub::{CatalogUse, Hub, McpEvent, RestartPolicy};
 pub use input::{
     Answer, FieldKind, FormField, GetOutcome, InputAnswers, InputRequest, Question, QuestionKind,
 };
