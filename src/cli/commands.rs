@@ -1513,6 +1513,7 @@ mod tests {
             },
             prompts: Vec::new(),
             warnings: Vec::new(),
+            cached: None,
         };
         let asked = Outcome::Failed {
             error: McpError::SignInRequired {

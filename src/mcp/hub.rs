@@ -415,8 +415,7 @@ impl Hub {
     pub fn relist_and_wait(
         &self,
         server: &str,
-    ) -> impl std::future::Future<Output = Option<Result<Vec<PromptInfo>, McpError>>> + Send + 'static
-    {
+    ) -> impl std::future::Future<Output = Option<Relisted>> + Send + 'static {
         let answer = self.relists.get(server).map(|relist| {
             let (tx, rx) = tokio::sync::oneshot::channel();
             lock(&relist.waiters).push(tx);
@@ -534,12 +533,15 @@ struct Shared {
 #[derive(Default)]
 struct Relists {
     notify: tokio::sync::Notify,
-    waiters: Mutex<Vec<tokio::sync::oneshot::Sender<Result<Vec<PromptInfo>, McpError>>>>,
+    waiters: Mutex<Vec<tokio::sync::oneshot::Sender<Relisted>>>,
 }
+
+/// What a re-list brought: the new list, or why it failed.
+type Relisted = Result<Vec<PromptInfo>, McpError>;
 
 impl Relists {
     /// Gives every waiter the outcome of a re-list.
-    fn answer(&self, outcome: &Result<Vec<PromptInfo>, McpError>) {
+    fn answer(&self, outcome: &Relisted) {
         for waiter in lock(&self.waiters).drain(..) {
             let _ = waiter.send(outcome.clone());
         }
