@@ -2544,6 +2544,137 @@ mod tests {
         );
     }
 
+    fn hints(ttl_ms: u64, received_ms: u64) -> Hints {
+        Hints {
+            received_ms,
+            ttl_ms,
+            scope: Scope::Public,
+        }
+    }
+
+    #[test]
+    fn a_list_keeps_its_pages_and_is_fresh_until_its_first_page_expires() {
+        let prompt = |name: &str| PromptInfo {
+            server: "s".into(),
+            name: name.into(),
+            title: None,
+            description: None,
+            arguments: Vec::new(),
+        };
+        let now = crate::cache::now_ms();
+        let list = PromptList {
+            prompts: vec![prompt("a"), prompt("b"), prompt("c")],
+            warnings: Vec::new(),
+            pages: vec![(hints(60_000, now), 2), (hints(30_000, now), 1)],
+        };
+        let pages = list.catalog_pages();
+        let names: Vec<Vec<&str>> = pages
+            .iter()
+            .map(|p| p.prompts.iter().map(|p| p.name.as_str()).collect())
+            .collect();
+        assert_eq!(names, [vec!["a", "b"], vec!["c"]]);
+        assert_eq!(pages[1].hints.ttl_ms, 30_000);
+        assert_eq!(list.fresh_until_ms(), Some(now + 30_000));
+        // One page of ttlMs 0 (or a legacy list) sets no timer at all.
+        let stale = PromptList {
+            pages: vec![(hints(60_000, now), 2), (hints(0, now), 1)],
+            ..list
+        };
+        assert_eq!(stale.fresh_until_ms(), None);
+    }
+
+    #[test]
+    fn only_a_readable_2026_discover_result_starts_without_a_handshake() {
+        let config = http_server("");
+        let details = ServerDetails {
+            transport: "http".into(),
+            protocol_version: "2026-07-28".into(),
+            server_name: None,
+            server_version: None,
+            capabilities: json!({"prompts": {}}),
+            prompts: true,
+            prompts_list_changed: false,
+            completions: false,
+            resources: false,
+            served_problems: Vec::new(),
+        };
+        let info = ServerPeerInfo::new(
+            ProtocolVersion::V_2026_07_28,
+            rmcp::model::ServerCapabilities::default(),
+        );
+        let mut entry = ServerEntry::new(&config, None, Era::Modern, details);
+        entry.discover = Some(crate::cache::Cached {
+            hints: hints(0, 0),
+            value: serde_json::to_value(&info).unwrap(),
+        });
+        assert!(Known::from_entry(&entry, true).direct());
+        // Not when the caller wants the handshake (the menu).
+        let known = Known::from_entry(&entry, false);
+        assert!(!known.direct());
+        assert!(matches!(
+            known.start(),
+            Some((Start::Handshake(ClientLifecycleMode::Discover { .. }), None))
+        ));
+        // Not from a result that cannot be read, nor for a legacy server.
+        let mut unreadable = entry.clone();
+        unreadable.discover.as_mut().unwrap().value = json!({"protocolVersion": 5});
+        assert!(!Known::from_entry(&unreadable, true).direct());
+        let mut legacy = entry.clone();
+        legacy.era = Era::Legacy;
+        let known = Known::from_entry(&legacy, true);
+        assert!(!known.direct());
+        assert!(matches!(
+            known.start(),
+            Some((Start::Handshake(ClientLifecycleMode::Initialize), Some(v)))
+                if v == ProtocolVersion::LATEST_WITH_INITIALIZE
+        ));
+        assert!(Known::default().start().is_none());
+    }
+
+    #[test]
+    fn a_failure_that_says_the_era_changed_is_told_from_others() {
+        let server = |code: i32, message: &str| McpError::Server {
+            code,
+            message: message.into(),
+            data: None,
+        };
+        for changed in [
+            server(-32022, "Unsupported protocol version"),
+            server(-32601, "Method not found"),
+            server(
+                -32600,
+                "Received request before initialization was complete",
+            ),
+            server(-32000, "Bad Request: No valid session ID provided"),
+            McpError::Protocol("the server answered HTTP 400: Bad Request: missing session".into()),
+            McpError::Closed(": the server exited with status 3".into()),
+        ] {
+            assert!(looks_like_another_era(&changed), "{changed}");
+        }
+        for same in [
+            server(-32602, "Unknown prompt: x"),
+            server(-32603, "internal"),
+            server(-32600, "Invalid request"),
+            McpError::Timeout {
+                method: "prompts/get".into(),
+                ms: 1,
+            },
+            McpError::InputRequired("x".into()),
+        ] {
+            assert!(!looks_like_another_era(&same), "{same}");
+        }
+        assert!(refused_era(&handshake_error(
+            ClientInitializeError::JsonRpcError(rmcp::model::ErrorData::new(
+                rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+                "Method not found: initialize",
+                None
+            ))
+        )));
+        assert!(!refused_era(&McpError::Handshake(
+            "cannot reach the server: connection refused".into()
+        )));
+    }
+
     #[test]
     fn a_legacy_answer_becomes_the_elicit_result_of_its_question() {
         let round = |answer: Answer| InputAnswers {

@@ -1149,3 +1149,35 @@ fn forward_log_lines(
     });
     tx
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_ttl_re_list_comes_after_the_expiry_within_its_jitter() {
+        let now = crate::cache::now_ms();
+        for _ in 0..50 {
+            let start = tokio::time::Instant::now();
+            // Ten seconds left: up to one second of jitter.
+            let wait = ttl_deadline(now + 10_000) - start;
+            assert!(wait >= Duration::from_millis(9_900), "{wait:?}");
+            assert!(wait <= Duration::from_millis(11_000), "{wait:?}");
+            // An hour left: the jitter is capped.
+            let wait = ttl_deadline(now + 3_600_000) - start;
+            assert!(
+                wait <= Duration::from_millis(3_600_000 + MAX_TTL_JITTER_MS),
+                "{wait:?}"
+            );
+        }
+        // Already expired (a clock that jumped): soon, but never a tight loop.
+        let wait = ttl_deadline(now.saturating_sub(5_000)) - tokio::time::Instant::now();
+        assert!(wait >= LIST_SETTLE - Duration::from_millis(5), "{wait:?}");
+        assert!(wait <= LIST_SETTLE + Duration::from_millis(50), "{wait:?}");
+        // The jitter is not always the same.
+        let waits: std::collections::HashSet<u128> = (0..20)
+            .map(|_| (ttl_deadline(now + 100_000) - tokio::time::Instant::now()).as_millis() / 10)
+            .collect();
+        assert!(waits.len() > 1, "{waits:?}");
+    }
+}
