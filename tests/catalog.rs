@@ -731,3 +731,30 @@ async fn a_list_change_notice_lists_again_at_once_whatever_the_ttl() {
     assert_eq!(methods(&logged(&log)), ["prompts/get", "prompts/list"]);
     hub.shutdown().await;
 }
+
+#[test]
+fn a_legacy_http_server_gets_initialize_at_once_when_warm() {
+    let sandbox = Sandbox::new("");
+    let log = sandbox.dir.path().join("log");
+    let server = catalog_http(&["--era", "legacy", "--log", &log.to_string_lossy()]);
+    std::fs::write(sandbox.config(), http("old", &server.url)).unwrap();
+    let cold = success(&sandbox.mcpick(&["list"]));
+    assert!(cold.contains("old/hello"), "{cold}");
+    let sent = logged(&log);
+    assert_eq!(
+        methods(&sent)[..2],
+        ["server/discover", "initialize"],
+        "{sent:?}"
+    );
+    wait_for_entry(&sandbox, "old", |e| e.era == Era::Legacy);
+    assert_eq!(
+        success(&sandbox.mcpick(&["get", "old/hello", "--format", "text"])),
+        "user:\nhello {}\n"
+    );
+    let sent = logged(&log);
+    assert_eq!(
+        methods(&sent),
+        ["initialize", "notifications/initialized", "prompts/get"],
+        "{sent:?}"
+    );
+}
