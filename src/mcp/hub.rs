@@ -216,7 +216,16 @@ pub struct Hub {
     shutdown: CancellationToken,
     /// Each server's own stop switch (a child of `shutdown`).
     stops: HashMap<ServerId, CancellationToken>,
+    /// Catalog writes still under way, which shutdown lets finish.
+    writes: Writes,
 }
+
+/// Catalog writes under way (blocking tasks).
+type Writes = Arc<Mutex<Vec<JoinHandle<()>>>>;
+
+/// The longest shutdown waits for catalog writes under way (a slow disk must not hold up
+/// the exit; a write cut short leaves the old file, never half of one).
+const WRITES_GRACE: Duration = Duration::from_secs(2);
 
 impl Hub {
     /// Starts one task per server, all at once, each keeping its server's prompt list
@@ -318,6 +327,7 @@ impl Hub {
         let shutdown = CancellationToken::new();
         let mut stops = HashMap::new();
         let mut relists = HashMap::new();
+        let writes = Writes::default();
         let tasks = servers
             .into_iter()
             .map(|(config, entry)| {
@@ -333,6 +343,9 @@ impl Hub {
                     catalog: catalog.map(|policy| Catalog {
                         policy,
                         entry: std::sync::Mutex::new(entry),
+                        writes: writes.clone(),
+                        sequence: Default::default(),
+                        written: Default::default(),
                     }),
                 };
                 tokio::spawn(run_server(
@@ -353,6 +366,7 @@ impl Hub {
             tasks,
             shutdown,
             stops,
+            writes,
         }
     }
 
@@ -432,6 +446,9 @@ impl Hub {
         for task in self.tasks {
             let _ = task.await;
         }
+        // What the servers told is on disk before a one-shot command exits.
+        let writes: Vec<_> = lock(&self.writes).drain(..).collect();
+        let _ = tokio::time::timeout(WRITES_GRACE, futures::future::join_all(writes)).await;
     }
 }
 
@@ -552,6 +569,13 @@ impl Relists {
 struct Catalog {
     policy: CatalogUse,
     entry: Mutex<Option<ServerEntry>>,
+    /// The hub's writes under way, for shutdown to wait on.
+    writes: Writes,
+    /// The number of the last write asked for.
+    sequence: std::sync::atomic::AtomicU64,
+    /// The number of the last write done; held while writing, so the server's writes run
+    /// one at a time and an older one never lands after a newer one.
+    written: Arc<Mutex<u64>>,
 }
 
 impl Catalog {
@@ -569,13 +593,25 @@ impl Catalog {
             return;
         }
         let config = config.clone();
-        tokio::task::spawn_blocking(move || {
+        let number = 1 + self
+            .sequence
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let written = self.written.clone();
+        let write = tokio::task::spawn_blocking(move || {
+            let mut last = lock(&written);
+            if *last > number {
+                return;
+            }
             entry.auth = super::auth::authorization_context(&config);
             entry.written_ms = crate::cache::now_ms();
             if let Err(error) = crate::cache::store(&entry) {
                 tracing::warn!(server = %config.name, %error, "cannot write the catalog");
             }
+            *last = number;
         });
+        let mut writes = lock(&self.writes);
+        writes.retain(|w| !w.is_finished());
+        writes.push(write);
     }
 
     /// Keeps a list fetched now: its pages, warnings and served problems, with what the
