@@ -762,3 +762,31 @@ fn a_legacy_http_server_gets_initialize_at_once_when_warm() {
         "{sent:?}"
     );
 }
+
+#[test]
+fn the_catalog_holds_server_text_masked() {
+    let secret = "sk-live-0123456789";
+    let config = format!(
+        "{}env = {{ API_KEY = \"${{MCPICK_TEST_KEY}}\" }}\n",
+        catalog_stdio("leaky", &["--ttl", "600000"])
+    );
+    let sandbox = Sandbox::new(&config);
+    let run = |args: &[&str]| {
+        sandbox
+            .command(args)
+            .env("MCPICK_TEST_KEY", secret)
+            .output()
+            .unwrap()
+    };
+    let listed = success(&run(&["list"]));
+    assert!(listed.contains("key ‹hidden›"), "{listed}");
+    let entry = wait_for_entry(&sandbox, "leaky", |e| e.pages.is_some());
+    let discover = entry
+        .discover
+        .expect("a 2026-07-28 server's discover result");
+    assert_eq!(discover.value["instructions"], "Use the key ‹hidden›");
+    let text = std::fs::read_to_string(&catalog_files(&sandbox)[0]).unwrap();
+    assert!(!text.contains(secret), "the key is in the catalog: {text}");
+    // And warm, from the catalog, it stays hidden.
+    assert_eq!(success(&run(&["list"])), listed);
+}

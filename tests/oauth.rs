@@ -704,6 +704,16 @@ fn private_cached_rows_are_not_reused_after_a_sign_out_and_a_new_sign_in() {
         "{}",
         server.log()
     );
+    // A warm get is one signed request too: prompts/get, with no handshake before it.
+    let checks = server.count("bearer_checks");
+    let got = success(&run(&sandbox, &["get", SECRET, "--format", "text"]));
+    assert!(got.contains("signed requests work"), "{got}");
+    assert_eq!(
+        server.count("bearer_checks") - checks,
+        1,
+        "{}",
+        server.log()
+    );
     let catalog = std::fs::read_to_string(
         std::fs::read_dir(sandbox.dir.path().join("xdg-cache/mcpick/catalog"))
             .unwrap()

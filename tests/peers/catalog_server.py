@@ -18,6 +18,9 @@ over the wire.
                         a required argument ARG.
   --notify-after-get    (legacy) after answering `prompts/get`, send
                         notifications/prompts/list_changed.
+  API_KEY (env)         when set, repeated in the discover result (instructions, server
+                        version) and in every prompt's description, as a leaky server
+                        would.
   --http PORT           serve Streamable HTTP (stateless 2026-07-28, or legacy with a
                         session) on 127.0.0.1:PORT instead of stdio; PORT 0 picks one and
                         prints "listening on http://127.0.0.1:PORT/mcp" on stderr.
@@ -26,6 +29,7 @@ over the wire.
 import argparse
 import http.server
 import json
+import os
 import sys
 
 parser = argparse.ArgumentParser()
@@ -43,6 +47,7 @@ if options.era_file:
     with open(options.era_file) as chosen:
         era = chosen.read().strip()
 modern = era == "modern"
+key = os.environ.get("API_KEY")
 
 
 def log(method, *headers):
@@ -60,7 +65,7 @@ def prompts():
     found = []
     for name in names:
         name, _, arg = name.partition(":")
-        prompt = {"name": name, "description": "The prompt " + name}
+        prompt = {"name": name, "description": "The prompt " + name + (" key " + key if key else "")}
         if arg:
             prompt["arguments"] = [{"name": arg, "required": True}]
         found.append(prompt)
@@ -99,11 +104,14 @@ def answer(request, state):
         if meta.get("io.modelcontextprotocol/protocolVersion") != "2026-07-28":
             return error(-32602, "missing or wrong protocolVersion in _meta"), []
         if method == "server/discover":
-            return ok(hints({
+            result = {
                 "supportedVersions": ["2026-07-28"],
                 "capabilities": {"prompts": {}},
                 "_meta": {"io.modelcontextprotocol/serverInfo": {
-                    "name": "catalog-test", "version": "1"}}})), []
+                    "name": "catalog-test", "version": key or "1"}}}
+            if key:
+                result["instructions"] = "Use the key " + key
+            return ok(hints(result)), []
     else:
         if method == "initialize":
             return ok({
