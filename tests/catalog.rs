@@ -790,3 +790,23 @@ fn the_catalog_holds_server_text_masked() {
     // And warm, from the catalog, it stays hidden.
     assert_eq!(success(&run(&["list"])), listed);
 }
+
+#[test]
+fn a_pinned_2026_server_is_also_reached_with_one_request_when_warm() {
+    let sandbox = Sandbox::new("");
+    let log = sandbox.dir.path().join("log");
+    let server = catalog_http(&["--log", &log.to_string_lossy()]);
+    let config = format!(
+        "{}protocol_version = \"2026-07-28\"\n",
+        http("pinned", &server.url)
+    );
+    std::fs::write(sandbox.config(), config).unwrap();
+    let get = ["get", "pinned/hello", "--format", "text"];
+    assert_eq!(success(&sandbox.mcpick(&get)), "user:\nhello {}\n");
+    assert_eq!(
+        methods(&logged(&log)),
+        ["server/discover", "prompts/list", "prompts/get"]
+    );
+    assert_eq!(success(&sandbox.mcpick(&get)), "user:\nhello {}\n");
+    assert_eq!(logged(&log), ["prompts/get - 2026-07-28"]);
+}

@@ -402,9 +402,12 @@ impl Connection {
         // The log masks them from the first stderr line on.
         log.add_secrets(&secrets);
         let (pinned, pinned_version) = pinned_lifecycle(config)?;
-        // A pinned version decides the handshake; otherwise the remembered era, if any.
+        // A pinned version decides the handshake (a pinned 2026-07-28 may still skip it);
+        // otherwise the remembered era, if any.
+        let pinned_modern = matches!(pinned, ClientLifecycleMode::Discover { .. });
         let (start, legacy_version) = match known.start() {
             Some((start, version)) if config.protocol_version.is_none() => (start, version),
+            Some((start @ Start::Direct(_), version)) if pinned_modern => (start, version),
             _ => (Start::Handshake(pinned.clone()), pinned_version),
         };
         let remembered = !matches!(&start, Start::Handshake(mode) if *mode == pinned);

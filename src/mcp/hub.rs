@@ -1190,6 +1190,46 @@ fn forward_log_lines(
 mod tests {
     use super::*;
 
+    #[test]
+    fn a_list_change_makes_the_cached_list_stale_at_once() {
+        let text = "[servers.s]\ncommand = \"true\"\ncache = false\n";
+        let config = crate::config::parse(text, std::path::Path::new("t.toml"), &|_| None)
+            .unwrap()
+            .servers
+            .remove(0);
+        let details = ServerDetails {
+            transport: "stdio".into(),
+            protocol_version: "2026-07-28".into(),
+            server_name: None,
+            server_version: None,
+            capabilities: serde_json::json!({}),
+            prompts: true,
+            prompts_list_changed: true,
+            completions: false,
+            resources: false,
+            served_problems: Vec::new(),
+        };
+        let mut entry = ServerEntry::new(&config, None, crate::cache::Era::Modern, details);
+        entry.pages = Some(vec![crate::cache::PromptPage {
+            hints: crate::cache::Hints::now(Some(3_600_000), None),
+            prompts: Vec::new(),
+        }]);
+        let catalog = Catalog {
+            policy: CatalogUse::MENU,
+            entry: Mutex::new(Some(entry)),
+            writes: Writes::default(),
+            sequence: Default::default(),
+            written: Default::default(),
+        };
+        let now = crate::cache::now_ms();
+        let freshness = |c: &Catalog| lock(&c.entry).as_ref().unwrap().freshness(now);
+        assert!(matches!(freshness(&catalog), Some(Freshness::Fresh { .. })));
+        catalog.invalidate(&config);
+        assert_eq!(freshness(&catalog), Some(Freshness::Stale));
+        // `cache = false`: nothing was written.
+        assert!(lock(&catalog.writes).is_empty());
+    }
+
     #[tokio::test]
     async fn a_ttl_re_list_comes_after_the_expiry_within_its_jitter() {
         let now = crate::cache::now_ms();
