@@ -1083,6 +1083,10 @@ impl Connection {
         Ok(GetOutcome::InputRequired(asked))
     }
 
+    /// One `prompts/get`, and its `requestState`-only retries. Never cached, here or in
+    /// the catalog: a prompt's messages depend on its arguments and, for `input_required`
+    /// retries, on the answers and the state they carry (the spec forbids caching those),
+    /// so each fill asks the server.
     async fn prompts_get(
         &self,
         name: &str,
