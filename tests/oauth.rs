@@ -42,11 +42,19 @@ impl Drop for AuthServer {
 impl AuthServer {
     /// Starts the server with access tokens living `token_lifetime` seconds.
     fn start(token_lifetime: u64) -> AuthServer {
+        AuthServer::start_with(token_lifetime, 0)
+    }
+
+    /// [`AuthServer::start`], its `prompts/list` results fresh for `list_ttl_ms` and
+    /// private (0: the SDK's own hints).
+    fn start_with(token_lifetime: u64, list_ttl_ms: u64) -> AuthServer {
         let mut child = Command::new(python())
             .arg(root().join("tests/peers/py_server/auth_server.py"))
             .arg("0")
             .arg("--token-lifetime")
             .arg(token_lifetime.to_string())
+            .arg("--list-ttl")
+            .arg(list_ttl_ms.to_string())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -648,4 +656,86 @@ fn an_expired_token_whose_refresh_token_was_revoked_asks_for_sign_in() {
     assert!(started.elapsed() < Duration::from_secs(30));
     assert!(server.count("refresh_refused") >= 1, "{}", server.stats());
     assert_eq!(server.count("refresh_token"), 0, "{}", server.stats());
+}
+
+/// When the one page of the sandbox's cached `secure` list arrived (ms since the epoch),
+/// and its scope, once the catalog holds one.
+fn cached_page(sandbox: &Sandbox) -> (u64, mcpick::cache::Scope, Option<String>) {
+    let dir = sandbox.dir.path().join("xdg-cache/mcpick/catalog");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let entry = std::fs::read_dir(&dir)
+            .into_iter()
+            .flatten()
+            .filter_map(|e| std::fs::read(e.ok()?.path()).ok())
+            .find_map(|bytes| mcpick::cache::parse(&bytes, "secure").ok());
+        if let Some(entry) = entry
+            && let Some([page]) = entry.pages.as_deref()
+        {
+            return (page.hints.received_ms, page.hints.scope, entry.auth);
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no cached list in {}",
+            dir.display()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn private_cached_rows_are_not_reused_after_a_sign_out_and_a_new_sign_in() {
+    let server = AuthServer::start_with(3600, 600_000);
+    let sandbox = server.sandbox();
+    signed_in(&sandbox);
+    let listed = success(&run(&sandbox, &["list"]));
+    assert!(listed.contains(SECRET), "{listed}");
+    let (first, scope, auth) = cached_page(&sandbox);
+    assert_eq!(scope, mcpick::cache::Scope::Private);
+    assert!(auth.is_some(), "the entry names no sign-in");
+    // Fresh, same sign-in: the cached page is reused (not listed again).
+    let checks = server.count("bearer_checks");
+    assert_eq!(success(&run(&sandbox, &["list"])), listed);
+    assert_eq!(cached_page(&sandbox).0, first);
+    // The handshake only: one signed request.
+    assert_eq!(
+        server.count("bearer_checks") - checks,
+        1,
+        "{}",
+        server.log()
+    );
+    // A warm get is one signed request too: prompts/get, with no handshake before it.
+    let checks = server.count("bearer_checks");
+    let got = success(&run(&sandbox, &["get", SECRET, "--format", "text"]));
+    assert!(got.contains("signed requests work"), "{got}");
+    assert_eq!(
+        server.count("bearer_checks") - checks,
+        1,
+        "{}",
+        server.log()
+    );
+    let catalog = std::fs::read_to_string(
+        std::fs::read_dir(sandbox.dir.path().join("xdg-cache/mcpick/catalog"))
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap()
+            .path(),
+    )
+    .unwrap();
+    for token in stored_tokens(&sandbox) {
+        assert!(!catalog.contains(&token), "a token is in the catalog");
+    }
+    // Signed out, then in again (new tokens): the private page belongs to another
+    // authorization context, so it is listed again although still fresh.
+    success(&run(&sandbox, &["auth", "logout", "secure"]));
+    assert_asks_for_sign_in(&run(&sandbox, &["list"]));
+    signed_in(&sandbox);
+    assert_eq!(success(&run(&sandbox, &["list"])), listed);
+    let (again, _, new_auth) = cached_page(&sandbox);
+    assert!(
+        again > first,
+        "the private page was reused after a new sign-in"
+    );
+    assert_ne!(new_auth, auth);
 }

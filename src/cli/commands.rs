@@ -10,10 +10,11 @@ use tokio::sync::mpsc;
 
 use super::args::{merge, parse_all, parse_args_json, read_given};
 use super::{CliError, Command, output};
+use crate::cache::Freshness;
 use crate::catalog::{PromptRef, closest, find};
 use crate::config::{self, Config, ServerConfig};
 use crate::export::{Format, render};
-use crate::mcp::{Connection, Hub, McpError, McpEvent, PromptInfo, ServerDetails};
+use crate::mcp::{CatalogUse, Connection, Hub, McpError, McpEvent, PromptInfo, ServerDetails};
 
 /// Loads the config; with no config file at all, the bundled library (this binary's
 /// `serve --builtin`) is the one server, and a note on stderr says where a config would go.
@@ -335,6 +336,8 @@ enum Outcome {
         prompts: Vec<PromptInfo>,
         /// What its prompt list left out, one line each.
         warnings: Vec<String>,
+        /// The prompts came from the catalog (not listed now), this fresh.
+        cached: Option<Freshness>,
     },
     Failed {
         error: McpError,
@@ -342,19 +345,45 @@ enum Outcome {
     },
 }
 
-/// Starts `servers`, waits until each is ready or failed, and returns the hub (still
-/// connected) with each server's outcome. Ctrl-C stops waiting.
+/// Starts `servers` with what the catalog holds of them, used as `catalog` says, waits
+/// until each is ready or failed, and returns the hub (still connected) with each server's
+/// outcome. Ctrl-C stops waiting.
 async fn connect_all(
     servers: Vec<ServerConfig>,
+    catalog: CatalogUse,
+) -> Result<(Hub, BTreeMap<String, Outcome>), CliError> {
+    connect_all_reading(servers, catalog, true).await
+}
+
+/// [`connect_all`]; with `read_catalog` false the catalog is not read (each server gets
+/// the normal handshake and lists), only written.
+async fn connect_all_reading(
+    servers: Vec<ServerConfig>,
+    catalog: CatalogUse,
+    read_catalog: bool,
 ) -> Result<(Hub, BTreeMap<String, Outcome>), CliError> {
     let servers = super::inputs::ask(servers)?;
     let (tx, mut rx) = mpsc::channel(64);
     let mut pending: std::collections::BTreeSet<String> =
         servers.iter().map(|s| s.name.clone()).collect();
-    let hub = Hub::start_once(servers, tx);
+    let servers: Vec<(ServerConfig, Option<crate::cache::ServerEntry>)> = servers
+        .into_iter()
+        .map(|server| {
+            if !read_catalog {
+                return (server, None);
+            }
+            let (entry, notice) = crate::cache::at_start(&server);
+            if let Some(notice) = notice {
+                output::error(&notice);
+            }
+            (server, entry)
+        })
+        .collect();
+    let hub = Hub::start_once_cached(servers, tx, catalog);
     let mut outcomes = BTreeMap::new();
-    // Warnings come before the server's Ready.
+    // Warnings come before the server's Ready, and so does its FromCatalog.
     let mut warnings: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut cached: BTreeMap<String, Freshness> = BTreeMap::new();
     let interrupt = crate::signals::stopped();
     tokio::pin!(interrupt);
     while !pending.is_empty() {
@@ -374,14 +403,19 @@ async fn connect_all(
             } => {
                 pending.remove(&server);
                 let warnings = warnings.remove(&server).unwrap_or_default();
+                let cached = cached.remove(&server);
                 outcomes.insert(
                     server,
                     Outcome::Ready {
                         details,
                         prompts,
                         warnings,
+                        cached,
                     },
                 );
+            }
+            McpEvent::FromCatalog { server, freshness } if pending.contains(&server) => {
+                cached.insert(server, freshness);
             }
             McpEvent::Warning { server, text } if pending.contains(&server) => {
                 warnings.entry(server).or_default().push(text);
@@ -451,7 +485,7 @@ async fn list(config: &Config, json: bool) -> Result<ExitCode, CliError> {
         return Err(no_servers(config));
     }
     let order: Vec<String> = servers.iter().map(|s| s.name.clone()).collect();
-    let (hub, outcomes) = connect_all(servers).await?;
+    let (hub, outcomes) = connect_all(servers, CatalogUse::MENU).await?;
     hub.shutdown().await;
     let mut prompts = Vec::new();
     let mut answered = Vec::new();
@@ -619,18 +653,42 @@ fn resolve<'a>(config: &'a Config, reference: &str) -> Result<Target<'a>, CliErr
 
 /// Finds the prompt a reference names, connecting to its server (or, for a bare name with
 /// several servers, to all of them). On success the hub stays connected.
+/// The hub, the prompt's server and the prompt are returned with how fresh the cached
+/// list it was found in is (`None`: listed now). A cached list is taken as it is, stale or
+/// not ([`CatalogUse::GET`]); a prompt a stale list lacks is looked for in a list fetched
+/// again before it is refused.
 async fn locate(
     config: &Config,
     reference: &str,
-) -> Result<(Hub, ServerConfig, PromptInfo), CliError> {
+) -> Result<(Hub, ServerConfig, PromptInfo, Option<Freshness>), CliError> {
     let name = match resolve(config, reference)? {
         Target::One(server, prompt) => {
-            let (hub, found) = open_prompt(server, &prompt).await?;
-            return Ok((hub, server.clone(), found));
+            let (hub, found, cached) = open_prompt(server, &prompt, true).await?;
+            return Ok((hub, server.clone(), found, cached));
         }
         Target::Search(name) => name,
     };
-    let (hub, outcomes) = connect_all(config.enabled_servers().cloned().collect()).await?;
+    let (hub, mut outcomes) =
+        connect_all(config.enabled_servers().cloned().collect(), CatalogUse::GET).await?;
+    let lacks = |outcomes: &BTreeMap<String, Outcome>| {
+        !outcomes.values().any(|outcome| {
+            matches!(outcome, Outcome::Ready { prompts, .. } if prompts.iter().any(|p| p.name == name))
+        })
+    };
+    if lacks(&outcomes) {
+        for (server, outcome) in outcomes.iter_mut() {
+            if let Outcome::Ready {
+                prompts,
+                cached: cached @ Some(Freshness::Stale),
+                ..
+            } = outcome
+                && let Some(listed) = relisted(&hub, server).await
+            {
+                *prompts = listed;
+                *cached = None;
+            }
+        }
+    }
     let mut everything = Vec::new();
     for (server, outcome) in &outcomes {
         match outcome {
@@ -646,7 +704,11 @@ async fn locate(
                 .cloned()
                 .ok_or_else(|| CliError::runtime("the server vanished from the config"))?;
             let found = (*one).clone();
-            Ok((hub, server, found))
+            let cached = match outcomes.get(&server.name) {
+                Some(Outcome::Ready { cached, .. }) => *cached,
+                _ => None,
+            };
+            Ok((hub, server, found, cached))
         }
         [] => {
             hub.shutdown().await;
@@ -687,12 +749,32 @@ async fn locate(
     }
 }
 
-/// Connects to one server and finds one prompt on it. On success the hub stays connected.
-async fn open_prompt(server: &ServerConfig, prompt: &str) -> Result<(Hub, PromptInfo), CliError> {
-    let (hub, mut outcomes) = connect_all(vec![server.clone()]).await?;
+/// The list `server` fetches again now (written to the catalog), or `None` when that
+/// failed (logged; the caller goes on with the list it has).
+async fn relisted(hub: &Hub, server: &str) -> Option<Vec<PromptInfo>> {
+    match hub.relist_and_wait(server).await? {
+        Ok(prompts) => Some(prompts),
+        Err(error) => {
+            tracing::info!(%server, %error, "listing again failed");
+            None
+        }
+    }
+}
+
+/// Connects to one server and finds one prompt on it, in the catalog's list when
+/// `read_catalog` allows (see [`locate`]). On success the hub stays connected.
+async fn open_prompt(
+    server: &ServerConfig,
+    prompt: &str,
+    read_catalog: bool,
+) -> Result<(Hub, PromptInfo, Option<Freshness>), CliError> {
+    let (hub, mut outcomes) =
+        connect_all_reading(vec![server.clone()], CatalogUse::GET, read_catalog).await?;
     let outcome = outcomes.remove(&server.name);
-    let prompts = match outcome {
-        Some(Outcome::Ready { prompts, .. }) => prompts,
+    let (mut prompts, mut cached) = match outcome {
+        Some(Outcome::Ready {
+            prompts, cached, ..
+        }) => (prompts, cached),
         Some(Outcome::Failed { error, stderr }) => {
             hub.shutdown().await;
             report_failure(&server.name, &error, &stderr);
@@ -710,8 +792,14 @@ async fn open_prompt(server: &ServerConfig, prompt: &str) -> Result<(Hub, Prompt
             )));
         }
     };
+    if find(&prompts, prompt).is_none()
+        && cached == Some(Freshness::Stale)
+        && let Some(listed) = relisted(&hub, &server.name).await
+    {
+        (prompts, cached) = (listed, None);
+    }
     match find(&prompts, prompt) {
-        Some(found) => Ok((hub, found.clone())),
+        Some(found) => Ok((hub, found.clone(), cached)),
         None => {
             hub.shutdown().await;
             Err(CliError::usage(no_such_prompt(
@@ -883,6 +971,22 @@ async fn request_then_close<T, Fut>(
 where
     Fut: Future<Output = Result<T, McpError>>,
 {
+    let result = request_on(&hub, server, request).await;
+    hub.shutdown().await;
+    let result = result?;
+    Ok(result.map_err(|(error, stderr)| format!("{error}{stderr}")))
+}
+
+/// [`request_then_close`] without the closing: the hub stays up (for a re-list or a
+/// reconnection after a failure), and a failure comes with its stderr block apart.
+async fn request_on<T, Fut>(
+    hub: &Hub,
+    server: &str,
+    request: impl FnOnce(Arc<Connection>) -> Fut,
+) -> Result<Result<T, (McpError, String)>, CliError>
+where
+    Fut: Future<Output = Result<T, McpError>>,
+{
     let mut stderr = Vec::new();
     let result = match hub.connection(server) {
         Some(connection) => {
@@ -902,12 +1006,11 @@ where
         }
         None => Ok(Err(McpError::Closed(String::new()))),
     };
-    hub.shutdown().await;
     let result = result.map_err(|code| CliError {
         code,
         message: "stopped by a signal; the request was cancelled".into(),
     })?;
-    Ok(result.map_err(|error| format!("{error}{}", stderr_block(&stderr))))
+    Ok(result.map_err(|error| (error, stderr_block(&stderr))))
 }
 
 async fn get(
@@ -918,16 +1021,55 @@ async fn get(
     copy: bool,
     answering: super::inputs::AnswerFlags,
 ) -> Result<ExitCode, CliError> {
-    let (hub, server, prompt) = locate(config, reference).await?;
+    let (mut hub, server, mut prompt, mut cached) = locate(config, reference).await?;
+    // Checked against the cached list; a stale one is listed again before refusing.
+    if check_arguments(&prompt, &arguments).is_err()
+        && cached == Some(Freshness::Stale)
+        && let Some(listed) = relisted(&hub, &server.name).await
+    {
+        cached = None;
+        match find(&listed, &prompt.name) {
+            Some(found) => prompt = found.clone(),
+            None => {
+                hub.shutdown().await;
+                return Err(CliError::usage(no_such_prompt(
+                    &server.name,
+                    &prompt.name,
+                    &listed,
+                )));
+            }
+        }
+    }
     if let Err(error) = check_arguments(&prompt, &arguments) {
         hub.shutdown().await;
         return Err(error);
     }
-    let (name, arguments, answering) = (&prompt.name, &arguments, &answering);
-    let result = request_then_close(hub, &server.name, |connection| async move {
-        fill_answering(&connection, name, arguments, answering).await
-    })
-    .await?;
+    let skipped_handshake = hub
+        .connection(&server.name)
+        .is_some_and(|c| c.skipped_handshake());
+    let mut result = fill_on(&hub, &server.name, &prompt.name, &arguments, &answering).await;
+    // Started from the catalog with no handshake, and the server's era changed: once more
+    // with the normal handshake (which writes the catalog anew).
+    if skipped_handshake
+        && matches!(&result, Ok(Err((error, _))) if crate::mcp::looks_like_another_era(error))
+    {
+        tracing::info!(server = %server.name, "the first request failed as from another era; connecting again");
+        hub.shutdown().await;
+        let (again, found, _) = open_prompt(&server, &prompt.name, false).await?;
+        (hub, prompt, cached) = (again, found, None);
+        if let Err(error) = check_arguments(&prompt, &arguments) {
+            hub.shutdown().await;
+            return Err(error);
+        }
+        result = fill_on(&hub, &server.name, &prompt.name, &arguments, &answering).await;
+    }
+    // The server refused the arguments of a prompt only the catalog vouched for: the
+    // catalog is brought up to date before its real error is told.
+    if cached.is_some() && matches!(&result, Ok(Err((McpError::Server { code: -32602, .. }, _)))) {
+        let _ = relisted(&hub, &server.name).await;
+    }
+    hub.shutdown().await;
+    let result = result?.map_err(|(error, stderr)| format!("{error}{stderr}"));
     match result {
         Ok(Filled::Stopped) => Err(CliError {
             code: 130,
@@ -948,6 +1090,20 @@ async fn get(
             server.name, prompt.name
         ))),
     }
+}
+
+/// [`fill_answering`] on `server`'s connection of `hub` (see [`request_on`]).
+async fn fill_on(
+    hub: &Hub,
+    server: &str,
+    prompt: &str,
+    arguments: &BTreeMap<String, String>,
+    answering: &super::inputs::AnswerFlags,
+) -> Result<Result<Filled, (McpError, String)>, CliError> {
+    request_on(hub, server, |connection| async move {
+        fill_answering(&connection, prompt, arguments, answering).await
+    })
+    .await
 }
 
 /// How [`fill_answering`] ended, short of a server's failure.
@@ -1071,7 +1227,7 @@ async fn complete(
     context: &BTreeMap<String, String>,
     json: bool,
 ) -> Result<ExitCode, CliError> {
-    let (hub, server, prompt) = locate(config, reference).await?;
+    let (hub, server, prompt, _) = locate(config, reference).await?;
     if let Err(error) = check_complete_arguments(&prompt, argument, context) {
         hub.shutdown().await;
         return Err(error);
@@ -1176,7 +1332,7 @@ async fn servers(config: &Config, json: bool) -> Result<ExitCode, CliError> {
         return Err(no_servers(config));
     }
     let enabled: Vec<ServerConfig> = config.enabled_servers().cloned().collect();
-    let (hub, outcomes) = connect_all(enabled).await?;
+    let (hub, outcomes) = connect_all(enabled, CatalogUse::MENU).await?;
     hub.shutdown().await;
     let mut rows = Vec::new();
     for server in &config.servers {
@@ -1198,6 +1354,7 @@ async fn servers(config: &Config, json: bool) -> Result<ExitCode, CliError> {
                 details,
                 prompts,
                 warnings,
+                ..
             }) => {
                 let mut ready = json!({
                     "state": "ready",
@@ -1359,6 +1516,7 @@ mod tests {
             },
             prompts: Vec::new(),
             warnings: Vec::new(),
+            cached: None,
         };
         let asked = Outcome::Failed {
             error: McpError::SignInRequired {

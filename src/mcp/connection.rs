@@ -13,11 +13,13 @@ use rmcp::model::{
     ElicitationAction, ElicitationCapability, FormElicitationCapability, GetPromptRequest,
     GetPromptRequestParams, Implementation, ListPromptsRequest, ListToolsRequest,
     PaginatedRequestParams, ProtocolVersion, ReadResourceRequest, ReadResourceRequestParams,
-    Reference, RequestId, RequestMetaObject, ServerNotification, ServerResult, SubscriptionFilter,
+    Reference, RequestId, RequestMetaObject, ServerNotification, ServerPeerInfo, ServerResult,
+    SubscriptionFilter,
 };
 use rmcp::service::{
-    ClientInitializeError, ClientLifecycleMode, ClientServiceExt, NotificationContext, Peer,
-    PeerRequestOptions, RequestContext, RoleClient, RunningService, ServiceError,
+    ClientCacheConfig, ClientInitializeError, ClientLifecycleMode, ClientServiceExt,
+    NotificationContext, Peer, PeerRequestOptions, RequestContext, RoleClient, RunningService,
+    ServiceError,
 };
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::async_rw::AsyncRwTransport;
@@ -36,6 +38,7 @@ use super::types::{
     Completion, EmbeddedResource, LogLine, Message, PromptArg, PromptInfo, PromptMessages,
     ServedProblem, ServerDetails, ServerId,
 };
+use crate::cache::{Era, Hints, PromptPage, Scope, ServerEntry};
 use crate::config::{ServerConfig, TransportConfig};
 use crate::secrets::Secrets;
 
@@ -280,8 +283,67 @@ pub fn known_versions() -> Vec<String> {
         .collect()
 }
 
+/// What the catalog remembers of a server that lets [`Connection::connect_known`] skip
+/// round trips; `Known::default()` remembers nothing (the normal handshake).
+#[derive(Debug, Clone, Default)]
+pub struct Known {
+    era: Option<Era>,
+    /// The remembered `server/discover` result, as rmcp keeps it, for a start without a
+    /// handshake.
+    direct: Option<Box<ServerPeerInfo>>,
+}
+
+impl Known {
+    /// The era `entry` remembers. With `direct`, a 2026-07-28 server whose `server/discover`
+    /// result is remembered (and readable) is started with no handshake at all: its first
+    /// request is the first thing it hears (the one-shot `mcpick get`).
+    pub fn from_entry(entry: &ServerEntry, direct: bool) -> Known {
+        let remembered = entry
+            .discover
+            .as_ref()
+            .filter(|_| direct && entry.era == Era::Modern)
+            .and_then(|d| serde_json::from_value::<ServerPeerInfo>(d.value.clone()).ok())
+            .filter(|info| {
+                !info.protocol_version.has_initialize()
+                    && ProtocolVersion::KNOWN_VERSIONS.contains(&info.protocol_version)
+            });
+        Known {
+            era: Some(entry.era),
+            direct: remembered.map(Box::new),
+        }
+    }
+
+    /// Whether the connection starts without a handshake.
+    pub fn direct(&self) -> bool {
+        self.direct.is_some()
+    }
+
+    /// The start the remembered era calls for, with the version `initialize` offers;
+    /// `None` when nothing is remembered.
+    fn start(&self) -> Option<(Start, Option<ProtocolVersion>)> {
+        if let Some(info) = &self.direct {
+            return Some((Start::Direct(info.clone()), None));
+        }
+        match self.era? {
+            Era::Legacy => Some((
+                Start::Handshake(ClientLifecycleMode::Initialize),
+                Some(ProtocolVersion::LATEST_WITH_INITIALIZE),
+            )),
+            Era::Modern => Some((
+                Start::Handshake(ClientLifecycleMode::Discover {
+                    preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+                }),
+                None,
+            )),
+        }
+    }
+}
+
 /// A live connection to one server.
 pub struct Connection {
+    /// Started without a handshake, from the catalog ([`Known::direct`]): the first
+    /// request is the first word the server hears.
+    direct: bool,
     name: ServerId,
     service: RunningService<RoleClient, Handler>,
     peer: Peer<RoleClient>,
@@ -318,13 +380,38 @@ impl Connection {
         log: Arc<ServerLog>,
         lines: Option<mpsc::Sender<LogLine>>,
     ) -> Result<Connection, McpError> {
+        Connection::connect_known(config, log, lines, &Known::default()).await
+    }
+
+    /// [`Connection::connect`] by what the catalog remembers of the server ([`Known`]): a
+    /// legacy one gets `initialize` at once (no `server/discover` probe, no wait for a
+    /// server that ignores it), a 2026-07-28 one `server/discover` with no `initialize`
+    /// fallback, or no handshake at all ([`Known::direct`]). A server that refuses the
+    /// handshake of its remembered era has changed era: it gets the normal handshake, and
+    /// [`Connection::era`] tells the caller which it speaks now.
+    pub async fn connect_known(
+        config: &ServerConfig,
+        log: Arc<ServerLog>,
+        lines: Option<mpsc::Sender<LogLine>>,
+        known: &Known,
+    ) -> Result<Connection, McpError> {
         let list_changed = Arc::new(Notify::new());
         let questions = QuestionRoutes::default();
         let mut secrets = config.secrets();
         secrets.extend(super::auth::stored_tokens(config));
         // The log masks them from the first stderr line on.
         log.add_secrets(&secrets);
-        let (lifecycle, legacy_version) = pinned_lifecycle(config)?;
+        let (pinned, pinned_version) = pinned_lifecycle(config)?;
+        // A pinned version decides the handshake (a pinned 2026-07-28 may still skip it);
+        // otherwise the remembered era, if any.
+        let pinned_modern = matches!(pinned, ClientLifecycleMode::Discover { .. });
+        let (start, legacy_version) = match known.start() {
+            Some((start, version)) if config.protocol_version.is_none() => (start, version),
+            Some((start @ Start::Direct(_), version)) if pinned_modern => (start, version),
+            _ => (Start::Handshake(pinned.clone()), pinned_version),
+        };
+        let remembered = !matches!(&start, Start::Handshake(mode) if *mode == pinned);
+        let lifecycle = pinned;
         let handler = || Handler {
             info: {
                 let mut info = client_info();
@@ -356,8 +443,10 @@ impl Connection {
                     timeout: config.timeout,
                     max_response_bytes: config.max_response_bytes,
                 };
+                let first = remembered.then_some(&start);
                 let (service, child) =
-                    connect_stdio(&config.name, &spec, &log, &lines, limits, handler).await?;
+                    connect_stdio(&config.name, &spec, &log, &lines, limits, first, handler)
+                        .await?;
                 (service, Some(child))
             }
             TransportConfig::Http {
@@ -370,7 +459,12 @@ impl Connection {
                 let transport = connect_sse(config, url, headers)
                     .await
                     .map_err(|e| e.hiding_url_query(url))?;
-                let service = handshake(handler(), transport, lifecycle.clone(), deadline)
+                // An HTTP+SSE server is legacy whatever it was: no direct start.
+                let mode = match &start {
+                    Start::Handshake(mode) => mode.clone(),
+                    Start::Direct(_) => lifecycle.clone(),
+                };
+                let service = handshake(handler(), transport, mode, deadline)
                     .await
                     .map_err(|e| e.hiding_url_query(url))?;
                 (service, None)
@@ -401,7 +495,7 @@ impl Connection {
                             ))
                             .hiding_url_query(url)
                         })?;
-                let streamable = |lifecycle: ClientLifecycleMode| {
+                let streamable = |start: Start| {
                     let signed = signed.clone();
                     let transport_config = transport_config.clone();
                     let handler = handler();
@@ -412,25 +506,34 @@ impl Connection {
                                     client,
                                     transport_config,
                                 );
-                                handshake(handler, transport, lifecycle, deadline).await
+                                begin(handler, transport, start, deadline).await
                             }
                             None => {
                                 let transport =
                                     StreamableHttpClientTransport::from_config(transport_config);
-                                handshake(handler, transport, lifecycle, deadline).await
+                                begin(handler, transport, start, deadline).await
                             }
                         }
                     }
                 };
-                let mut connected = streamable(lifecycle.clone()).await;
+                let mut connected = streamable(start.clone()).await;
+                let mut remembered = remembered;
+                if remembered && connected.as_ref().is_err_and(refused_era) {
+                    tracing::info!(server = %config.name, "the server refused the handshake of its remembered era; trying both");
+                    remembered = false;
+                    connected = streamable(Start::Handshake(lifecycle.clone())).await;
+                }
                 // Some legacy servers answer `server/discover` with an empty success, which
-                // the probe cannot read: without a pinned version, `initialize` gets a try.
+                // the probe cannot read: without a pinned version (or a remembered era),
+                // `initialize` gets a try.
                 if config.protocol_version.is_none()
+                    && !remembered
                     && matches!(
                         connected,
                         Err(McpError::Handshake(_) | McpError::Protocol(_) | McpError::Closed(_))
                     )
-                    && let Ok(service) = streamable(ClientLifecycleMode::Initialize).await
+                    && let Ok(service) =
+                        streamable(Start::Handshake(ClientLifecycleMode::Initialize)).await
                 {
                     tracing::info!(server = %config.name, "the discover probe failed; initialize worked");
                     connected = Ok(service);
@@ -465,8 +568,14 @@ impl Connection {
             }
         };
         let peer = service.peer().clone();
+        // mcpick keeps its own catalog (and sends its lists raw, past rmcp's cache): with
+        // rmcp's in-memory cache off, a re-list always asks the server and the two caches
+        // can never disagree.
+        peer.set_response_cache_config(ClientCacheConfig::disabled())
+            .await;
         let details = details(&config.transport, &peer)?;
         let connection = Connection {
+            direct: matches!(start, Start::Direct(_)) && remembered,
             name: config.name.clone(),
             service,
             peer,
@@ -529,6 +638,48 @@ impl Connection {
         self.peer
             .peer_info()
             .is_some_and(|info| !info.protocol_version.has_initialize())
+    }
+
+    /// Which handshake the server speaks, as this connection found (or remembered) it.
+    pub fn era(&self) -> Era {
+        if self.is_modern() {
+            Era::Modern
+        } else {
+            Era::Legacy
+        }
+    }
+
+    /// Whether this connection started without a handshake ([`Known::direct`]): a first
+    /// request failing as [`looks_like_another_era`] says means the catalog's era is out
+    /// of date.
+    pub fn skipped_handshake(&self) -> bool {
+        self.direct
+    }
+
+    /// A catalog entry for `config`'s server as this connection knows it (era, handshake
+    /// details, the `server/discover` result of a 2026-07-28 server), every server text
+    /// masked, with no prompt list yet. The discover result's own `ttlMs`/`cacheScope`
+    /// are lost in rmcp's handshake (its `ServerPeerInfo` keeps neither), so it is kept as
+    /// stale at once and private: only the one-shot `get` starts from it without asking.
+    pub fn catalog_entry(&self, config: &ServerConfig, auth: Option<String>) -> ServerEntry {
+        let mut details = self.details.clone();
+        details.server_name = self.mask(details.server_name);
+        details.server_version = self.mask(details.server_version);
+        self.secrets.mask_json(&mut details.capabilities);
+        let mut entry = ServerEntry::new(config, auth, self.era(), details);
+        entry.discover = self
+            .peer
+            .peer_info()
+            .filter(|info| !info.protocol_version.has_initialize())
+            .and_then(|info| serde_json::to_value(info.as_ref()).ok())
+            .map(|mut value| {
+                self.secrets.mask_json(&mut value);
+                crate::cache::Cached {
+                    hints: Hints::now(None, None),
+                    value,
+                }
+            });
+        entry
     }
 
     /// Resolves when the server says its prompt list changed (coalesced: many notices
@@ -597,6 +748,7 @@ impl Connection {
                             self.note_served_problems(page.meta.as_deref());
                         }
                         Ok(Page {
+                            hints: self.hints(page.ttl_ms, page.cache_scope.map(scope_of)),
                             items: page
                                 .prompts
                                 .into_iter()
@@ -614,7 +766,14 @@ impl Connection {
                             self.note_served_problems(meta);
                         }
                         let (prompts, skipped) = read_prompts_page(&custom.0, number)?;
+                        let ttl = custom.0.get("ttlMs").and_then(serde_json::Value::as_i64);
+                        let scope = match custom.0.get("cacheScope").and_then(|s| s.as_str()) {
+                            Some("public") => Some(Scope::Public),
+                            Some("private") => Some(Scope::Private),
+                            _ => None,
+                        };
                         Ok(Page {
+                            hints: self.hints(ttl.map(|t| t.max(0) as u64), scope),
                             items: prompts.into_iter().map(|p| self.prompt_info(p)).collect(),
                             skipped,
                             next: custom
@@ -630,6 +789,7 @@ impl Connection {
         )
         .await?;
         Ok(PromptList {
+            pages: listed.pages,
             prompts: listed.items,
             warnings: listed
                 .warnings
@@ -637,6 +797,12 @@ impl Connection {
                 .map(|w| self.secrets.mask(&w).into_owned())
                 .collect(),
         })
+    }
+
+    /// A page's cache hints, received now. A legacy server's hints count for nothing
+    /// (its era has none: stale at once, private), whatever it sent.
+    fn hints(&self, ttl_ms: Option<u64>, scope: Option<Scope>) -> Option<Hints> {
+        self.is_modern().then(|| Hints::now(ttl_ms, scope))
     }
 
     /// mcpick's view of a prompt, the server's texts masked.
@@ -917,6 +1083,10 @@ impl Connection {
         Ok(GetOutcome::InputRequired(asked))
     }
 
+    /// One `prompts/get`, and its `requestState`-only retries. Never cached, here or in
+    /// the catalog: a prompt's messages depend on its arguments and, for `input_required`
+    /// retries, on the answers and the state they carry (the spec forbids caching those),
+    /// so each fill asks the server.
     async fn prompts_get(
         &self,
         name: &str,
@@ -976,6 +1146,7 @@ impl Connection {
                 .map(|t| t.name.into_owned())
                 .collect();
             Ok(Page {
+                hints: None,
                 items: names,
                 skipped: Vec::new(),
                 next: page.next_cursor,
@@ -1367,6 +1538,7 @@ async fn connect_stdio(
     log: &Arc<ServerLog>,
     lines: &Option<mpsc::Sender<LogLine>>,
     limits: StdioLimits,
+    remembered: Option<&Start>,
     handler: impl Fn() -> Handler,
 ) -> Result<(RunningService<RoleClient, Handler>, ChildProcess), McpError> {
     let deadline = Deadline::after(limits.timeout);
@@ -1378,6 +1550,68 @@ async fn connect_stdio(
             .with_max_line_length(limit.saturating_add(TRANSPORT_SLACK))
     };
     let (child, pipes) = ChildProcess::spawn(server, spec, log.clone(), lines.clone())?;
+    // The remembered era first: one process, one handshake (or none).
+    if let Some(start) = remembered {
+        let error = match begin(handler(), transport(pipes), start.clone(), deadline).await {
+            Ok(service) => return Ok((service, child)),
+            Err(error) => error,
+        };
+        let exited = exit_soon(&child).await;
+        child.terminate().await;
+        if !(refused_era(&error) || exited.is_some()) {
+            return Err(error);
+        }
+        let note = log.push(
+            "mcpick",
+            "the server refused the handshake of the era it spoke last time; starting it again with both",
+        );
+        log.forward(note, lines);
+        let (child, pipes) = ChildProcess::spawn(server, spec, log.clone(), lines.clone())?;
+        return connect_stdio_auto(
+            server,
+            spec,
+            log,
+            lines,
+            limits,
+            handler,
+            deadline,
+            (child, pipes),
+        )
+        .await;
+    }
+    connect_stdio_auto(
+        server,
+        spec,
+        log,
+        lines,
+        limits,
+        handler,
+        deadline,
+        (child, pipes),
+    )
+    .await
+}
+
+/// [`connect_stdio`]'s normal handshake on a started process: `server/discover` within
+/// the probe, then (on a new process) `initialize`.
+#[allow(clippy::too_many_arguments)]
+async fn connect_stdio_auto(
+    server: &str,
+    spec: &SpawnSpec<'_>,
+    log: &Arc<ServerLog>,
+    lines: &Option<mpsc::Sender<LogLine>>,
+    limits: StdioLimits,
+    handler: impl Fn() -> Handler,
+    deadline: Deadline,
+    (child, pipes): (ChildProcess, super::child::ChildPipes),
+) -> Result<(RunningService<RoleClient, Handler>, ChildProcess), McpError> {
+    let transport = |(stdout, stdin): super::child::ChildPipes| {
+        let limit = limits.max_response_bytes;
+        let sent = SentIds::default();
+        let stdout = LineLimit::new(stdout, limit, log.clone()).answering(sent.clone());
+        AsyncRwTransport::<RoleClient, _, _>::new(stdout, RecordIds::new(stdin, sent))
+            .with_max_line_length(limit.saturating_add(TRANSPORT_SLACK))
+    };
     let probe = discover_probe(limits.timeout);
     let first = match handshake(
         handler(),
@@ -1565,6 +1799,81 @@ where
     }
 }
 
+/// How a connection starts talking: a handshake, or none at all, with the server's
+/// handshake result taken from the catalog.
+#[derive(Debug, Clone)]
+enum Start {
+    /// `server/discover` and/or `initialize`, as the mode says.
+    Handshake(ClientLifecycleMode),
+    /// No handshake: rmcp's peer is set up with this remembered result and every request
+    /// carries its per-request `_meta` (2026-07-28 only).
+    Direct(Box<ServerPeerInfo>),
+}
+
+/// Starts `transport` as [`Start`] says, within `deadline`.
+async fn begin<T, E, A>(
+    handler: Handler,
+    transport: T,
+    start: Start,
+    deadline: Deadline,
+) -> Result<RunningService<RoleClient, Handler>, McpError>
+where
+    T: rmcp::transport::IntoTransport<RoleClient, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    match start {
+        Start::Handshake(mode) => handshake(handler, transport, mode, deadline).await,
+        Start::Direct(info) => Ok(rmcp::service::serve_directly(
+            handler,
+            transport,
+            Some(*info),
+        )),
+    }
+}
+
+/// Whether a handshake failed because the server answered it with a JSON-RPC error (a
+/// 2026-07-28-only server refusing `initialize` as an unknown method or an unsupported
+/// version, a legacy one refusing `server/discover`), not because it could not be reached
+/// or timed out: the server is there and speaks another era than the one tried.
+fn refused_era(error: &McpError) -> bool {
+    matches!(error, McpError::Handshake(text) if text.starts_with(REFUSED_HANDSHAKE))
+        || matches!(error, McpError::UnknownVersion { .. })
+}
+
+/// The catalog's word for rmcp's `cacheScope`.
+fn scope_of(scope: rmcp::model::CacheScope) -> Scope {
+    match scope {
+        rmcp::model::CacheScope::Public => Scope::Public,
+        _ => Scope::Private,
+    }
+}
+
+/// How [`handshake_error`] words a handshake answered with a JSON-RPC error.
+const REFUSED_HANDSHAKE: &str = "the server refused the handshake: error ";
+
+/// Whether a request's failure on a connection started without a handshake
+/// ([`Connection::skipped_handshake`]) says the server no longer speaks the era the
+/// catalog remembers: -32022 (unsupported protocol version), -32601 (a method every
+/// 2026-07-28 prompt server has is unknown: a legacy server before `initialize`), a legacy
+/// server's "not initialized" or missing-session refusal (-32600, -32002, HTTP 400/404), or
+/// a stdio server that exits on a request before `initialize`. The caller reconnects with
+/// the normal handshake and sends the request again, once.
+pub fn looks_like_another_era(error: &McpError) -> bool {
+    match error {
+        McpError::Server { code, message, .. } => {
+            let message = message.to_ascii_lowercase();
+            matches!(code, -32022 | -32601)
+                || ((*code == -32600 || *code == -32002 || *code == -32000)
+                    && (message.contains("initializ") || message.contains("session")))
+        }
+        McpError::Protocol(text) | McpError::Handshake(text) => {
+            text.contains("HTTP 400") || text.contains("HTTP 404") || text.contains("session")
+        }
+        McpError::Closed(_) => true,
+        _ => false,
+    }
+}
+
 fn handshake_error(error: ClientInitializeError) -> McpError {
     if error.is_authorization_required() || error.auth_challenge().is_some() {
         let challenge = error.auth_challenge().map(str::to_string);
@@ -1580,7 +1889,7 @@ fn handshake_error(error: ClientInitializeError) -> McpError {
     }
     match error {
         ClientInitializeError::JsonRpcError(data) => McpError::Handshake(format!(
-            "the server refused the handshake: error {}: {}",
+            "{REFUSED_HANDSHAKE}{}: {}",
             data.code.0, data.message
         )),
         ClientInitializeError::NoCompatibleProtocolVersion {
@@ -1613,10 +1922,45 @@ pub struct PromptList {
     /// One line per thing left out, naming it (already masked; server text to neutralise
     /// before it is shown).
     pub warnings: Vec<String>,
+    /// Each page's cache hints (`ttlMs`, `cacheScope`, when it arrived; a legacy page has
+    /// none: stale at once, private) and how many of `prompts` it held, in order.
+    pub pages: Vec<(Hints, usize)>,
+}
+
+impl PromptList {
+    /// The list as the catalog keeps it: page by page, each with its hints.
+    pub fn catalog_pages(&self) -> Vec<PromptPage> {
+        let mut rest = self.prompts.iter();
+        self.pages
+            .iter()
+            .map(|(hints, count)| PromptPage {
+                hints: *hints,
+                prompts: rest.by_ref().take(*count).cloned().collect(),
+            })
+            .collect()
+    }
+
+    /// When the list stops being fresh (ms since the epoch): the first page's expiry;
+    /// `None` when some page is stale at once (`ttlMs` 0, or a legacy list), so only list
+    /// changes and a refresh asked for fetch it again.
+    pub fn fresh_until_ms(&self) -> Option<u64> {
+        let now = crate::cache::now_ms();
+        let mut until = None::<u64>;
+        for (hints, _) in &self.pages {
+            if !hints.is_fresh(now) {
+                return None;
+            }
+            until = Some(until.map_or(hints.expires_ms(), |u| u.min(hints.expires_ms())));
+        }
+        until
+    }
 }
 
 /// One page of a paginated list.
 struct Page<T> {
+    /// Its cache hints (MCP 2026-07-28 `ttlMs`/`cacheScope`); `None` for results that
+    /// carry none.
+    hints: Option<Hints>,
     /// What the page held that could be read.
     items: Vec<T>,
     /// One warning per item of it that could not be read.
@@ -1629,6 +1973,8 @@ struct Page<T> {
 struct Listed<T> {
     items: Vec<T>,
     warnings: Vec<String>,
+    /// Each page's hints and how many items it gave.
+    pages: Vec<(Hints, usize)>,
 }
 
 /// Every item of a paginated list (`noun`: what one and many items are called):
@@ -1646,11 +1992,14 @@ where
     let mut listed = Listed {
         items: Vec::new(),
         warnings: Vec::new(),
+        pages: Vec::new(),
     };
     let mut cursor: Option<String> = None;
     let mut seen_cursors = HashSet::new();
     for number in 1..=MAX_PAGES {
         let fetched = page(cursor.clone(), number).await?;
+        let hints = fetched.hints.unwrap_or_else(|| Hints::now(None, None));
+        listed.pages.push((hints, fetched.items.len()));
         listed.items.extend(fetched.items);
         listed.warnings.extend(fetched.skipped);
         let Some(next) = fetched.next else {
@@ -2082,6 +2431,7 @@ mod tests {
             let (items, next) = pages[number - 1].clone();
             async move {
                 Ok(Page {
+                    hints: None,
                     items,
                     skipped: Vec::new(),
                     next,
@@ -2199,6 +2549,137 @@ mod tests {
             plain,
             json!({"io.modelcontextprotocol/clientCapabilities":{}})
         );
+    }
+
+    fn hints(ttl_ms: u64, received_ms: u64) -> Hints {
+        Hints {
+            received_ms,
+            ttl_ms,
+            scope: Scope::Public,
+        }
+    }
+
+    #[test]
+    fn a_list_keeps_its_pages_and_is_fresh_until_its_first_page_expires() {
+        let prompt = |name: &str| PromptInfo {
+            server: "s".into(),
+            name: name.into(),
+            title: None,
+            description: None,
+            arguments: Vec::new(),
+        };
+        let now = crate::cache::now_ms();
+        let list = PromptList {
+            prompts: vec![prompt("a"), prompt("b"), prompt("c")],
+            warnings: Vec::new(),
+            pages: vec![(hints(60_000, now), 2), (hints(30_000, now), 1)],
+        };
+        let pages = list.catalog_pages();
+        let names: Vec<Vec<&str>> = pages
+            .iter()
+            .map(|p| p.prompts.iter().map(|p| p.name.as_str()).collect())
+            .collect();
+        assert_eq!(names, [vec!["a", "b"], vec!["c"]]);
+        assert_eq!(pages[1].hints.ttl_ms, 30_000);
+        assert_eq!(list.fresh_until_ms(), Some(now + 30_000));
+        // One page of ttlMs 0 (or a legacy list) sets no timer at all.
+        let stale = PromptList {
+            pages: vec![(hints(60_000, now), 2), (hints(0, now), 1)],
+            ..list
+        };
+        assert_eq!(stale.fresh_until_ms(), None);
+    }
+
+    #[test]
+    fn only_a_readable_2026_discover_result_starts_without_a_handshake() {
+        let config = http_server("");
+        let details = ServerDetails {
+            transport: "http".into(),
+            protocol_version: "2026-07-28".into(),
+            server_name: None,
+            server_version: None,
+            capabilities: json!({"prompts": {}}),
+            prompts: true,
+            prompts_list_changed: false,
+            completions: false,
+            resources: false,
+            served_problems: Vec::new(),
+        };
+        let info = ServerPeerInfo::new(
+            ProtocolVersion::V_2026_07_28,
+            rmcp::model::ServerCapabilities::default(),
+        );
+        let mut entry = ServerEntry::new(&config, None, Era::Modern, details);
+        entry.discover = Some(crate::cache::Cached {
+            hints: hints(0, 0),
+            value: serde_json::to_value(&info).unwrap(),
+        });
+        assert!(Known::from_entry(&entry, true).direct());
+        // Not when the caller wants the handshake (the menu).
+        let known = Known::from_entry(&entry, false);
+        assert!(!known.direct());
+        assert!(matches!(
+            known.start(),
+            Some((Start::Handshake(ClientLifecycleMode::Discover { .. }), None))
+        ));
+        // Not from a result that cannot be read, nor for a legacy server.
+        let mut unreadable = entry.clone();
+        unreadable.discover.as_mut().unwrap().value = json!({"protocolVersion": 5});
+        assert!(!Known::from_entry(&unreadable, true).direct());
+        let mut legacy = entry.clone();
+        legacy.era = Era::Legacy;
+        let known = Known::from_entry(&legacy, true);
+        assert!(!known.direct());
+        assert!(matches!(
+            known.start(),
+            Some((Start::Handshake(ClientLifecycleMode::Initialize), Some(v)))
+                if v == ProtocolVersion::LATEST_WITH_INITIALIZE
+        ));
+        assert!(Known::default().start().is_none());
+    }
+
+    #[test]
+    fn a_failure_that_says_the_era_changed_is_told_from_others() {
+        let server = |code: i32, message: &str| McpError::Server {
+            code,
+            message: message.into(),
+            data: None,
+        };
+        for changed in [
+            server(-32022, "Unsupported protocol version"),
+            server(-32601, "Method not found"),
+            server(
+                -32600,
+                "Received request before initialization was complete",
+            ),
+            server(-32000, "Bad Request: No valid session ID provided"),
+            McpError::Protocol("the server answered HTTP 400: Bad Request: missing session".into()),
+            McpError::Closed(": the server exited with status 3".into()),
+        ] {
+            assert!(looks_like_another_era(&changed), "{changed}");
+        }
+        for same in [
+            server(-32602, "Unknown prompt: x"),
+            server(-32603, "internal"),
+            server(-32600, "Invalid request"),
+            McpError::Timeout {
+                method: "prompts/get".into(),
+                ms: 1,
+            },
+            McpError::InputRequired("x".into()),
+        ] {
+            assert!(!looks_like_another_era(&same), "{same}");
+        }
+        assert!(refused_era(&handshake_error(
+            ClientInitializeError::JsonRpcError(rmcp::model::ErrorData::new(
+                rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+                "Method not found: initialize",
+                None
+            ))
+        )));
+        assert!(!refused_era(&McpError::Handshake(
+            "cannot reach the server: connection refused".into()
+        )));
     }
 
     #[test]

@@ -9,16 +9,51 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use super::connection::{Connection, PromptList, STDERR_TAIL, lock};
+use super::connection::{Connection, Known, PromptList, STDERR_TAIL, lock};
 use super::error::McpError;
 use super::log::ServerLog;
 use super::types::{LogLine, PromptInfo, ServedProblem, ServerDetails, ServerId};
+use crate::cache::{Freshness, ServerEntry};
 use crate::config::{ServerConfig, TransportConfig};
 
 /// How often a server task checks whether its connection has dropped.
 const CLOSED_POLL: Duration = Duration::from_millis(250);
 /// How long after a list-change notice the list is fetched: notices in between are one.
 const LIST_SETTLE: Duration = Duration::from_millis(100);
+/// The most a TTL re-list is put off past the list's expiry (its jitter is up to a tenth
+/// of the TTL, so that many clients started together do not re-list together).
+const MAX_TTL_JITTER_MS: u64 = 5_000;
+
+/// What a hub takes from each server's entry in the catalog ([`crate::cache`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CatalogUse {
+    /// A stale cached list is taken as it is, not listed again: for a one-shot `get`,
+    /// which checks the prompt against it and lists again only when that check fails
+    /// (the menu lists a stale list again; a fresh one is taken by both).
+    pub stale_will_do: bool,
+    /// A known 2026-07-28 server is started with no handshake at all ([`Known::direct`]):
+    /// for a one-shot `get`, whose one request is then `prompts/get`. The menu always sends
+    /// `server/discover`: it is off the critical path (the menu is drawn from the catalog
+    /// at once), it tells a server that is down before the user submits a form, and it
+    /// brings back the server's capabilities and details, which may have changed (rmcp's
+    /// handshake loses the discover result's own `ttlMs`, so its freshness is unknown).
+    pub direct: bool,
+}
+
+impl CatalogUse {
+    /// The menu's (and `mcpick list`'s) use: a fresh list is not listed again; the
+    /// handshake is always made.
+    pub const MENU: CatalogUse = CatalogUse {
+        stale_will_do: false,
+        direct: false,
+    };
+    /// `mcpick get`'s: any cached list will do, and a known 2026-07-28 server hears only
+    /// `prompts/get`.
+    pub const GET: CatalogUse = CatalogUse {
+        stale_will_do: true,
+        direct: true,
+    };
+}
 
 /// What happens to servers, in the order it happens to each one.
 #[derive(Debug, Clone)]
@@ -176,12 +211,21 @@ pub struct Hub {
     /// Which servers are up, down or still starting, for [`Hub::wait_connection`].
     states: Arc<States>,
     /// Each server's "list again now" switch ([`Hub::relist`]).
-    relists: HashMap<ServerId, Arc<tokio::sync::Notify>>,
+    relists: HashMap<ServerId, Arc<Relists>>,
     tasks: Vec<JoinHandle<()>>,
     shutdown: CancellationToken,
     /// Each server's own stop switch (a child of `shutdown`).
     stops: HashMap<ServerId, CancellationToken>,
+    /// Catalog writes still under way, which shutdown lets finish.
+    writes: Writes,
 }
+
+/// Catalog writes under way (blocking tasks).
+type Writes = Arc<Mutex<Vec<JoinHandle<()>>>>;
+
+/// The longest shutdown waits for catalog writes under way (a slow disk must not hold up
+/// the exit; a write cut short leaves the old file, never half of one).
+const WRITES_GRACE: Duration = Duration::from_secs(2);
 
 impl Hub {
     /// Starts one task per server, all at once, each keeping its server's prompt list
@@ -215,6 +259,43 @@ impl Hub {
         Hub::spawn(servers, events, false, false, RestartPolicy::default())
     }
 
+    /// [`Hub::start`] with the catalog: each server with the entry `cache::at_start` gave
+    /// it (or none). A known server is connected by its remembered era; a fresh cached
+    /// list is not listed again ([`McpEvent::FromCatalog`], then `Ready` with the cached
+    /// prompts) and is listed again when its TTL runs out; what each server tells is
+    /// written back to the catalog. The old constructors neither read nor write it.
+    pub fn start_cached(
+        servers: Vec<(ServerConfig, Option<ServerEntry>)>,
+        events: mpsc::Sender<McpEvent>,
+        forward_logs: bool,
+    ) -> Hub {
+        Hub::spawn_cached(
+            servers,
+            events,
+            forward_logs,
+            true,
+            RestartPolicy::default(),
+            Some(CatalogUse::MENU),
+        )
+    }
+
+    /// [`Hub::start_once`] with the catalog, used as `catalog` says
+    /// ([`CatalogUse::MENU`] for `mcpick list`, [`CatalogUse::GET`] for `mcpick get`).
+    pub fn start_once_cached(
+        servers: Vec<(ServerConfig, Option<ServerEntry>)>,
+        events: mpsc::Sender<McpEvent>,
+        catalog: CatalogUse,
+    ) -> Hub {
+        Hub::spawn_cached(
+            servers,
+            events,
+            false,
+            false,
+            RestartPolicy::default(),
+            Some(catalog),
+        )
+    }
+
     fn spawn(
         servers: Vec<ServerConfig>,
         events: mpsc::Sender<McpEvent>,
@@ -222,23 +303,50 @@ impl Hub {
         watch_list_changes: bool,
         restarts: RestartPolicy,
     ) -> Hub {
+        let servers = servers.into_iter().map(|config| (config, None)).collect();
+        Hub::spawn_cached(
+            servers,
+            events,
+            forward_logs,
+            watch_list_changes,
+            restarts,
+            None,
+        )
+    }
+
+    fn spawn_cached(
+        servers: Vec<(ServerConfig, Option<ServerEntry>)>,
+        events: mpsc::Sender<McpEvent>,
+        forward_logs: bool,
+        watch_list_changes: bool,
+        restarts: RestartPolicy,
+        catalog: Option<CatalogUse>,
+    ) -> Hub {
         let connections = Arc::new(Mutex::new(HashMap::new()));
         let states = Arc::new(States::default());
         let shutdown = CancellationToken::new();
         let mut stops = HashMap::new();
         let mut relists = HashMap::new();
+        let writes = Writes::default();
         let tasks = servers
             .into_iter()
-            .map(|config| {
+            .map(|(config, entry)| {
                 let stop = shutdown.child_token();
                 stops.insert(config.name.clone(), stop.clone());
-                let relist = Arc::new(tokio::sync::Notify::new());
+                let relist = Arc::new(Relists::default());
                 relists.insert(config.name.clone(), relist.clone());
                 states.set(&config.name, State::Starting);
                 let shared = Shared {
                     connections: connections.clone(),
                     states: states.clone(),
                     relist,
+                    catalog: catalog.map(|policy| Catalog {
+                        policy,
+                        entry: std::sync::Mutex::new(entry),
+                        writes: writes.clone(),
+                        sequence: Default::default(),
+                        written: Default::default(),
+                    }),
                 };
                 tokio::spawn(run_server(
                     config,
@@ -258,6 +366,7 @@ impl Hub {
             tasks,
             shutdown,
             stops,
+            writes,
         }
     }
 
@@ -309,8 +418,25 @@ impl Hub {
     /// not ready yet lists when it is.
     pub fn relist(&self, server: &str) {
         if let Some(relist) = self.relists.get(server) {
-            relist.notify_one();
+            relist.notify.notify_one();
         }
+    }
+
+    /// [`Hub::relist`], and the list it fetched (also sent as `PromptsChanged`, and written
+    /// to the catalog), or why it failed; `None` when the server went down first or is
+    /// not a server of this hub. For the one-shot `get`, which re-lists before refusing a
+    /// prompt a stale catalog did not have.
+    pub fn relist_and_wait(
+        &self,
+        server: &str,
+    ) -> impl std::future::Future<Output = Option<Relisted>> + Send + 'static {
+        let answer = self.relists.get(server).map(|relist| {
+            let (tx, rx) = tokio::sync::oneshot::channel();
+            lock(&relist.waiters).push(tx);
+            relist.notify.notify_one();
+            rx
+        });
+        async move { answer?.await.ok() }
     }
 
     /// Closes every connection (stdin first, then a short grace, then termination) and
@@ -320,6 +446,9 @@ impl Hub {
         for task in self.tasks {
             let _ = task.await;
         }
+        // What the servers told is on disk before a one-shot command exits.
+        let writes: Vec<_> = lock(&self.writes).drain(..).collect();
+        let _ = tokio::time::timeout(WRITES_GRACE, futures::future::join_all(writes)).await;
     }
 }
 
@@ -354,6 +483,7 @@ async fn run_server(
             connections: &shared.connections,
             states: &shared.states,
             relist: &shared.relist,
+            catalog: shared.catalog.as_ref(),
             shutdown: &shutdown,
         };
         let lived = match run.once().await {
@@ -410,7 +540,112 @@ async fn run_server(
 struct Shared {
     connections: Arc<Mutex<HashMap<ServerId, Arc<Connection>>>>,
     states: Arc<States>,
-    relist: Arc<tokio::sync::Notify>,
+    relist: Arc<Relists>,
+    /// The server's catalog entry and how to use it; `None`: no catalog (neither read
+    /// nor written).
+    catalog: Option<Catalog>,
+}
+
+/// A server's "list again now" switch, and who waits for the list it brings.
+#[derive(Default)]
+struct Relists {
+    notify: tokio::sync::Notify,
+    waiters: Mutex<Vec<tokio::sync::oneshot::Sender<Relisted>>>,
+}
+
+/// What a re-list brought: the new list, or why it failed.
+type Relisted = Result<Vec<PromptInfo>, McpError>;
+
+impl Relists {
+    /// Gives every waiter the outcome of a re-list.
+    fn answer(&self, outcome: &Relisted) {
+        for waiter in lock(&self.waiters).drain(..) {
+            let _ = waiter.send(outcome.clone());
+        }
+    }
+}
+
+/// One server's catalog entry, kept up to date across restarts, and how it is used.
+struct Catalog {
+    policy: CatalogUse,
+    entry: Mutex<Option<ServerEntry>>,
+    /// The hub's writes under way, for shutdown to wait on.
+    writes: Writes,
+    /// The number of the last write asked for.
+    sequence: std::sync::atomic::AtomicU64,
+    /// The number of the last write done; held while writing, so the server's writes run
+    /// one at a time and an older one never lands after a newer one.
+    written: Arc<Mutex<u64>>,
+}
+
+impl Catalog {
+    /// Changes the entry and writes it to disk off the hot path (a blocking task), for a
+    /// server the catalog applies to ([`crate::cache::applies_to`]). Its sign-in context
+    /// is read there too (it reads the token file).
+    fn update(&self, config: &ServerConfig, change: impl FnOnce(&mut Option<ServerEntry>)) {
+        let entry = {
+            let mut entry = lock(&self.entry);
+            change(&mut entry);
+            entry.clone()
+        };
+        let Some(mut entry) = entry else { return };
+        if !crate::cache::applies_to(config) {
+            return;
+        }
+        let config = config.clone();
+        let number = 1 + self
+            .sequence
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let written = self.written.clone();
+        let write = tokio::task::spawn_blocking(move || {
+            let mut last = lock(&written);
+            if *last > number {
+                return;
+            }
+            entry.auth = super::auth::authorization_context(&config);
+            entry.written_ms = crate::cache::now_ms();
+            if let Err(error) = crate::cache::store(&entry) {
+                tracing::warn!(server = %config.name, %error, "cannot write the catalog");
+            }
+            *last = number;
+        });
+        let mut writes = lock(&self.writes);
+        writes.retain(|w| !w.is_finished());
+        writes.push(write);
+    }
+
+    /// Keeps a list fetched now: its pages, warnings and served problems, with what the
+    /// connection knows (era, details, discover result).
+    fn keep_list(&self, config: &ServerConfig, connection: &Connection, list: &PromptList) {
+        let mut fresh = connection.catalog_entry(config, None);
+        fresh.details.served_problems = connection.served_problems();
+        fresh.pages = Some(list.catalog_pages());
+        fresh.warnings = list.warnings.clone();
+        self.update(config, |entry| *entry = Some(fresh));
+    }
+
+    /// Keeps what a new connection told (era, details, discover result) beside the
+    /// cached list it was started with.
+    fn keep_handshake(&self, config: &ServerConfig, connection: &Connection) {
+        let mut fresh = connection.catalog_entry(config, None);
+        self.update(config, |entry| {
+            if let Some(old) = entry.take() {
+                fresh.details.served_problems = old.details.served_problems;
+                fresh.pages = old.pages;
+                fresh.warnings = old.warnings;
+            }
+            *entry = Some(fresh);
+        });
+    }
+
+    /// A list change: the cached list is stale at once (written so), whatever its TTL.
+    fn invalidate(&self, config: &ServerConfig) {
+        self.update(config, |entry| {
+            if let Some(entry) = entry {
+                entry.invalidate_prompts();
+            }
+        });
+    }
 }
 
 /// Whether a server is starting (or restarting) or down for good, as
@@ -474,7 +709,9 @@ struct Run<'a> {
     /// Told when the connection comes and goes.
     states: &'a Arc<States>,
     /// Notified by [`Hub::relist`].
-    relist: &'a Arc<tokio::sync::Notify>,
+    relist: &'a Arc<Relists>,
+    /// The server's catalog entry, if the hub uses the catalog.
+    catalog: Option<&'a Catalog>,
     shutdown: &'a CancellationToken,
 }
 
@@ -498,9 +735,18 @@ impl Run<'_> {
             emit(events, shutdown, failed(&server, error, self.log)).await;
             return Ended::Failed;
         }
+        let known = self
+            .catalog
+            .and_then(|catalog| {
+                let entry = lock(&catalog.entry);
+                let entry = entry.as_ref()?;
+                Some(Known::from_entry(entry, catalog.policy.direct))
+            })
+            .unwrap_or_default();
         let connect = async {
             let mut connection =
-                Connection::connect(config, self.log.clone(), self.lines.clone()).await?;
+                Connection::connect_known(config, self.log.clone(), self.lines.clone(), &known)
+                    .await?;
             if self.watch_list_changes {
                 // Before the first list, so no change falls between the two.
                 connection.watch_list_changes().await;
@@ -520,64 +766,139 @@ impl Run<'_> {
                 return Ended::Failed;
             }
         };
+        let cached = self.cached_list(&connection);
         // A server without the prompts capability has none to list (and may refuse to).
-        let listed = if connection.details().prompts {
+        let listed = if cached.is_some() {
+            None
+        } else if connection.details().prompts {
             tokio::select! {
                 result = connection.list_prompts_noting() => Some(result),
-                _ = shutdown.cancelled() => None,
+                _ = shutdown.cancelled() => return self.closing(connection, Ended::Shutdown).await,
             }
         } else {
             Some(Ok(PromptList::default()))
         };
-        let ended = match listed {
-            Some(Ok(PromptList { prompts, warnings })) => {
-                if !warn(&connection, &warnings, events, shutdown).await {
-                    return Ended::Shutdown;
-                }
-                lock(self.connections).insert(server.clone(), connection.clone());
-                self.states.changed.notify_waiters();
-                let mut details = connection.details().clone();
-                details.served_problems = connection.served_problems();
-                let problems = details.served_problems.clone();
-                tracing::info!(%server, version = %details.protocol_version, prompts = prompts.len(), "ready");
-                let ready = McpEvent::Ready {
-                    server: server.clone(),
-                    details,
-                    prompts,
-                };
-                let since = std::time::Instant::now();
-                if emit(events, shutdown, ready).await
-                    && watch_server(
-                        &connection,
-                        warnings,
-                        problems,
-                        self.relist,
-                        events,
-                        shutdown,
-                    )
-                    .await
+        let (list, freshness) = match (cached, listed) {
+            (Some((list, freshness)), _) => {
+                if !connection.skipped_handshake()
+                    && let Some(catalog) = self.catalog
                 {
-                    Ended::Dropped {
-                        lived: since.elapsed().max(Duration::from_millis(1)),
-                    }
-                } else {
-                    Ended::Shutdown
+                    catalog.keep_handshake(config, &connection);
                 }
+                (list, Some(freshness))
             }
-            Some(Err(error)) => {
+            (None, Some(Ok(list))) => {
+                if let Some(catalog) = self.catalog {
+                    catalog.keep_list(config, &connection, &list);
+                }
+                (list, None)
+            }
+            (None, Some(Err(error))) => {
                 emit(events, shutdown, failed(&server, error, self.log)).await;
-                Ended::Failed
+                return self.closing(connection, Ended::Failed).await;
             }
-            None => Ended::Shutdown,
+            (None, None) => return self.closing(connection, Ended::Shutdown).await,
         };
+        let PromptList {
+            prompts, warnings, ..
+        } = &list;
+        if !warn(&connection, warnings, events, shutdown).await {
+            return self.closing(connection, Ended::Shutdown).await;
+        }
+        lock(self.connections).insert(server.clone(), connection.clone());
+        self.states.changed.notify_waiters();
+        let mut details = connection.details().clone();
+        details.served_problems = match (&freshness, self.catalog) {
+            (Some(_), Some(catalog)) => lock(&catalog.entry)
+                .as_ref()
+                .map(|e| e.details.served_problems.clone())
+                .unwrap_or_default(),
+            _ => connection.served_problems(),
+        };
+        let problems = details.served_problems.clone();
+        tracing::info!(%server, version = %details.protocol_version, prompts = prompts.len(), cached = freshness.is_some(), "ready");
+        let fresh_until = match freshness {
+            Some(Freshness::Fresh { until_ms }) => Some(until_ms),
+            Some(Freshness::Stale) => None,
+            None => list.fresh_until_ms(),
+        };
+        if let Some(freshness) = freshness {
+            let from_catalog = McpEvent::FromCatalog {
+                server: server.clone(),
+                freshness,
+            };
+            if !emit(events, shutdown, from_catalog).await {
+                return self.closing(connection, Ended::Shutdown).await;
+            }
+        }
+        let ready = McpEvent::Ready {
+            server: server.clone(),
+            details,
+            prompts: prompts.clone(),
+        };
+        let since = std::time::Instant::now();
+        let watch = Watch {
+            config,
+            catalog: self.catalog,
+            relist: self.relist,
+            events,
+            shutdown,
+        };
+        let ended = if emit(events, shutdown, ready).await
+            && watch
+                .run(&connection, list.warnings, problems, fresh_until)
+                .await
+        {
+            Ended::Dropped {
+                lived: since.elapsed().max(Duration::from_millis(1)),
+            }
+        } else {
+            Ended::Shutdown
+        };
+        // Waiters for a re-list this connection will not make are told it went.
+        lock(&self.relist.waiters).clear();
+        self.closing(connection, ended).await
+    }
+
+    /// The cached list to take in place of listing now, and how fresh it is: the
+    /// catalog's, when the server still speaks the era it was learned in, has prompts, and
+    /// the list is fresh (or, by the policy, any list will do).
+    fn cached_list(&self, connection: &Connection) -> Option<(PromptList, Freshness)> {
+        let catalog = self.catalog?;
+        let entry = lock(&catalog.entry);
+        let entry = entry.as_ref()?;
+        if entry.era != connection.era() || !connection.details().prompts {
+            return None;
+        }
+        let freshness = entry.freshness(crate::cache::now_ms())?;
+        if matches!(freshness, Freshness::Stale) && !catalog.policy.stale_will_do {
+            return None;
+        }
+        let pages = entry.pages.as_ref()?;
+        Some((
+            PromptList {
+                prompts: entry.prompts(),
+                warnings: entry.warnings.clone(),
+                pages: pages
+                    .iter()
+                    .map(|page| (page.hints, page.prompts.len()))
+                    .collect(),
+            },
+            freshness,
+        ))
+    }
+
+    /// Forgets `connection` (if it is still the server's) and closes it.
+    async fn closing(&self, connection: Arc<Connection>, ended: Ended) -> Ended {
+        let server = &self.config.name;
         {
             // Only this connection: a newer one may hold the name already.
             let mut connections = lock(self.connections);
             if connections
-                .get(&server)
+                .get(server)
                 .is_some_and(|c| Arc::ptr_eq(c, &connection))
             {
-                connections.remove(&server);
+                connections.remove(server);
             }
         }
         self.states.changed.notify_waiters();
@@ -620,76 +941,180 @@ async fn emit(
     }
 }
 
-/// Refreshes the catalog on list changes until shutdown or until the connection drops
-/// (then reports it failed and returns true). Every wait races shutdown, so a slow server
-/// never delays it. `told`: the warnings of the list it has, which a refresh that finds
-/// them again does not repeat; `problems`: the served problems of that list, sent again
-/// only when a refresh finds others.
-async fn watch_server(
-    connection: &Connection,
-    mut told: Vec<String>,
-    mut problems: Vec<ServedProblem>,
-    relist: &tokio::sync::Notify,
-    events: &mpsc::Sender<McpEvent>,
-    shutdown: &CancellationToken,
-) -> bool {
-    let server = connection.name().to_string();
-    let mut poll = tokio::time::interval(CLOSED_POLL);
-    loop {
-        tokio::select! {
-            biased;
-            _ = shutdown.cancelled() => return false,
-            _ = async { tokio::select! { _ = connection.list_changed() => {}, _ = relist.notified() => {} } } => {
+/// What keeps a ready server's list fresh while it is connected.
+struct Watch<'a> {
+    config: &'a ServerConfig,
+    catalog: Option<&'a Catalog>,
+    relist: &'a Relists,
+    events: &'a mpsc::Sender<McpEvent>,
+    shutdown: &'a CancellationToken,
+}
+
+/// Why a list is fetched again while connected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Trigger {
+    /// The server said its list changed.
+    Changed,
+    /// [`Hub::relist`] (Ctrl-R, or a one-shot `get` that did not find its prompt).
+    Asked,
+    /// The list's TTL ran out.
+    Expired,
+}
+
+impl Watch<'_> {
+    /// Fetches the list again on list changes, on [`Hub::relist`], and when its TTL runs
+    /// out (`fresh_until`: ms since the epoch; `None`, as for a list of `ttlMs` 0 or a
+    /// legacy one, sets no timer: only notices and a refresh asked for fetch it then),
+    /// until shutdown or until the connection drops (then reports it failed and returns
+    /// true). Every wait races shutdown, so a slow server never delays it. `told`: the
+    /// warnings of the list it has, which a refresh that finds them again does not repeat;
+    /// `problems`: the served problems of that list, sent again only when a refresh finds
+    /// others. A failed re-fetch keeps the list, now stale ([`McpEvent::ListStale`]), and
+    /// sets no timer (no retry loop against a server that fails).
+    async fn run(
+        &self,
+        connection: &Connection,
+        mut told: Vec<String>,
+        mut problems: Vec<ServedProblem>,
+        mut fresh_until: Option<u64>,
+    ) -> bool {
+        let (events, shutdown) = (self.events, self.shutdown);
+        let server = connection.name().to_string();
+        let mut poll = tokio::time::interval(CLOSED_POLL);
+        loop {
+            let expiry = fresh_until.map(ttl_deadline);
+            let trigger = tokio::select! {
+                biased;
+                _ = shutdown.cancelled() => return false,
+                _ = connection.list_changed() => Trigger::Changed,
+                _ = self.relist.notify.notified() => Trigger::Asked,
+                _ = async { match expiry { Some(at) => tokio::time::sleep_until(at).await, None => std::future::pending().await } } => Trigger::Expired,
+                _ = poll.tick() => {
+                    if connection.is_closed() {
+                        // Let the stderr reader catch the last lines before reporting.
+                        tokio::select! {
+                            _ = shutdown.cancelled() => return false,
+                            _ = tokio::time::sleep(Duration::from_millis(50)) => {}
+                        }
+                        return emit(events, shutdown, failed(&server, connection.closed_reason(), connection.log())).await;
+                    }
+                    continue;
+                }
+            };
+            if trigger == Trigger::Changed
+                && let Some(catalog) = self.catalog
+            {
+                // The spec: a change notice invalidates the cached result at once.
+                catalog.invalidate(self.config);
+            }
+            if trigger != Trigger::Expired {
                 // A storm of notices becomes one refresh per settle period.
                 tokio::select! {
                     _ = shutdown.cancelled() => return false,
                     _ = tokio::time::sleep(LIST_SETTLE) => {}
                 }
-                let refreshed = tokio::select! {
-                    biased;
-                    _ = shutdown.cancelled() => return false,
-                    result = connection.list_prompts_noting() => result,
-                };
-                let event = match refreshed {
-                    Ok(PromptList { prompts, warnings }) => {
-                        let new: Vec<String> = warnings.iter().filter(|w| !told.contains(w)).cloned().collect();
-                        if !warn(connection, &new, events, shutdown).await {
+            }
+            tracing::debug!(%server, ?trigger, "listing prompts again");
+            let refreshed = tokio::select! {
+                biased;
+                _ = shutdown.cancelled() => return false,
+                result = connection.list_prompts_noting() => result,
+            };
+            let event = match refreshed {
+                Ok(list) => {
+                    if let Some(catalog) = self.catalog {
+                        catalog.keep_list(self.config, connection, &list);
+                    }
+                    fresh_until = list.fresh_until_ms();
+                    let PromptList {
+                        prompts, warnings, ..
+                    } = list;
+                    self.relist.answer(&Ok(prompts.clone()));
+                    let new: Vec<String> = warnings
+                        .iter()
+                        .filter(|w| !told.contains(w))
+                        .cloned()
+                        .collect();
+                    if !warn(connection, &new, events, shutdown).await {
+                        return false;
+                    }
+                    told = warnings;
+                    let now = connection.served_problems();
+                    if now != problems {
+                        problems = now.clone();
+                        let changed = McpEvent::ServedProblemsChanged {
+                            server: server.clone(),
+                            problems: now,
+                        };
+                        if !emit(events, shutdown, changed).await {
                             return false;
                         }
-                        told = warnings;
-                        let now = connection.served_problems();
-                        if now != problems {
-                            problems = now.clone();
-                            let changed = McpEvent::ServedProblemsChanged { server: server.clone(), problems: now };
-                            if !emit(events, shutdown, changed).await {
-                                return false;
-                            }
-                        }
-                        tracing::info!(%server, prompts = prompts.len(), "prompt list changed");
-                        McpEvent::PromptsChanged { server: server.clone(), prompts }
                     }
-                    Err(error) => {
-                        // Keep the old catalog: a failed refresh is logged, not fatal.
-                        let line = connection.log().push("mcpick", &format!("refreshing prompts failed: {error}"));
-                        McpEvent::Log { server: server.clone(), line }
+                    tracing::info!(%server, prompts = prompts.len(), "prompt list changed");
+                    McpEvent::PromptsChanged {
+                        server: server.clone(),
+                        prompts,
                     }
-                };
-                if !emit(events, shutdown, event).await {
-                    return false;
                 }
-            }
-            _ = poll.tick() => {
-                if connection.is_closed() {
-                    // Let the stderr reader catch the last lines before reporting.
-                    tokio::select! {
-                        _ = shutdown.cancelled() => return false,
-                        _ = tokio::time::sleep(Duration::from_millis(50)) => {}
+                Err(error) => {
+                    // Keep the rows, stale: the spec allows serving them when a re-fetch fails.
+                    fresh_until = None;
+                    self.relist.answer(&Err(error.clone()));
+                    let line = connection
+                        .log()
+                        .push("mcpick", &format!("refreshing prompts failed: {error}"));
+                    if !emit(
+                        events,
+                        shutdown,
+                        McpEvent::Log {
+                            server: server.clone(),
+                            line,
+                        },
+                    )
+                    .await
+                    {
+                        return false;
                     }
-                    return emit(events, shutdown, failed(&server, connection.closed_reason(), connection.log())).await;
+                    McpEvent::ListStale {
+                        server: server.clone(),
+                        reason: error.to_string(),
+                    }
                 }
+            };
+            if !emit(events, shutdown, event).await {
+                return false;
             }
         }
     }
+}
+
+/// When a list fresh until `until_ms` (ms since the epoch) is fetched again: then, plus a
+/// jitter of up to a tenth of the time left, at most [`MAX_TTL_JITTER_MS`] (and never
+/// sooner than [`LIST_SETTLE`] from now: no tight loop on a clock that jumps).
+fn ttl_deadline(until_ms: u64) -> tokio::time::Instant {
+    let left = until_ms.saturating_sub(crate::cache::now_ms());
+    let jitter_cap = (left / 10).min(MAX_TTL_JITTER_MS);
+    let jitter = if jitter_cap == 0 {
+        0
+    } else {
+        random_u64() % (jitter_cap + 1)
+    };
+    let wait = Duration::from_millis(left.saturating_add(jitter)).max(LIST_SETTLE);
+    tokio::time::Instant::now() + wait
+}
+
+/// A random number, from the standard library's per-process hash keys (jitter needs no
+/// more, and no crate).
+fn random_u64() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0),
+    );
+    hasher.finish()
 }
 
 /// Tells of each of `warnings` (a [`McpEvent::Warning`]), and keeps it in the server's log
@@ -759,4 +1184,76 @@ fn forward_log_lines(
         }
     });
     tx
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_list_change_makes_the_cached_list_stale_at_once() {
+        let text = "[servers.s]\ncommand = \"true\"\ncache = false\n";
+        let config = crate::config::parse(text, std::path::Path::new("t.toml"), &|_| None)
+            .unwrap()
+            .servers
+            .remove(0);
+        let details = ServerDetails {
+            transport: "stdio".into(),
+            protocol_version: "2026-07-28".into(),
+            server_name: None,
+            server_version: None,
+            capabilities: serde_json::json!({}),
+            prompts: true,
+            prompts_list_changed: true,
+            completions: false,
+            resources: false,
+            served_problems: Vec::new(),
+        };
+        let mut entry = ServerEntry::new(&config, None, crate::cache::Era::Modern, details);
+        entry.pages = Some(vec![crate::cache::PromptPage {
+            hints: crate::cache::Hints::now(Some(3_600_000), None),
+            prompts: Vec::new(),
+        }]);
+        let catalog = Catalog {
+            policy: CatalogUse::MENU,
+            entry: Mutex::new(Some(entry)),
+            writes: Writes::default(),
+            sequence: Default::default(),
+            written: Default::default(),
+        };
+        let now = crate::cache::now_ms();
+        let freshness = |c: &Catalog| lock(&c.entry).as_ref().unwrap().freshness(now);
+        assert!(matches!(freshness(&catalog), Some(Freshness::Fresh { .. })));
+        catalog.invalidate(&config);
+        assert_eq!(freshness(&catalog), Some(Freshness::Stale));
+        // `cache = false`: nothing was written.
+        assert!(lock(&catalog.writes).is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_ttl_re_list_comes_after_the_expiry_within_its_jitter() {
+        let now = crate::cache::now_ms();
+        for _ in 0..50 {
+            let start = tokio::time::Instant::now();
+            // Ten seconds left: up to one second of jitter.
+            let wait = ttl_deadline(now + 10_000) - start;
+            assert!(wait >= Duration::from_millis(9_900), "{wait:?}");
+            assert!(wait <= Duration::from_millis(11_000), "{wait:?}");
+            // An hour left: the jitter is capped.
+            let wait = ttl_deadline(now + 3_600_000) - start;
+            assert!(
+                wait <= Duration::from_millis(3_600_000 + MAX_TTL_JITTER_MS),
+                "{wait:?}"
+            );
+        }
+        // Already expired (a clock that jumped): soon, but never a tight loop.
+        let wait = ttl_deadline(now.saturating_sub(5_000)) - tokio::time::Instant::now();
+        assert!(wait >= LIST_SETTLE - Duration::from_millis(5), "{wait:?}");
+        assert!(wait <= LIST_SETTLE + Duration::from_millis(50), "{wait:?}");
+        // The jitter is not always the same.
+        let waits: std::collections::HashSet<u128> = (0..20)
+            .map(|_| (ttl_deadline(now + 100_000) - tokio::time::Instant::now()).as_millis() / 10)
+            .collect();
+        assert!(waits.len() > 1, "{waits:?}");
+    }
 }

@@ -15,9 +15,12 @@ mod server;
 pub(crate) mod sse;
 mod types;
 
-pub use connection::{Connection, MAX_INPUT_ROUNDS, PromptList, STDERR_TAIL, known_versions};
+pub use connection::{
+    Connection, Known, MAX_INPUT_ROUNDS, PromptList, STDERR_TAIL, known_versions,
+    looks_like_another_era,
+};
 pub use error::McpError;
-pub use hub::{Hub, McpEvent, RestartPolicy};
+pub use hub::{CatalogUse, Hub, McpEvent, RestartPolicy};
 pub use input::{
     Answer, FieldKind, FormField, GetOutcome, InputAnswers, InputRequest, Question, QuestionKind,
 };

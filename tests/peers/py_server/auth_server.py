@@ -1,7 +1,7 @@
 """An MCP server behind OAuth, for mcpick's sign-in tests, on the official Python SDK (`mcp==2.3.0`).
 
 Usage:
-    python auth_server.py PORT [--token-lifetime SECONDS]
+    python auth_server.py PORT [--token-lifetime SECONDS] [--list-ttl MS]
 
 Serves Streamable HTTP on http://127.0.0.1:PORT/mcp (PORT may be 0: any free port) and is
 its own OAuth 2.1 authorization server at http://127.0.0.1:PORT, with the SDK's routes
@@ -15,6 +15,7 @@ What makes it a test server, all in memory:
     with `code`, `state` and the RFC 9207 `iss` (whose support the metadata advertises), so
     any HTTP client that follows redirects can play the browser;
   * access tokens live --token-lifetime seconds (default 3600); refresh tokens never expire
+  * with --list-ttl, prompts/list results say `ttlMs` MS and `cacheScope: "private"`
     and are rotated on use;
   * test-only control endpoints (loopback only, like everything here):
       GET  /test/stats   JSON counts: registrations, authorizations, the token grants by
@@ -54,6 +55,7 @@ from mcp.server.auth.provider import (
     construct_redirect_uri,
 )
 from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions, RevocationOptions
+from mcp.server.caching import CacheHint
 from mcp.server.mcpserver import MCPServer
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
@@ -225,11 +227,14 @@ class InMemoryProvider:
         )
 
 
-def build_server(provider: InMemoryProvider, base: str) -> MCPServer[Any]:
+def build_server(provider: InMemoryProvider, base: str, list_ttl: int = 0) -> MCPServer[Any]:
+    # `--list-ttl`: prompts/list results fresh that long, private to the sign-in.
+    hints = {"prompts/list": CacheHint(ttl_ms=list_ttl, scope="private")} if list_ttl else None
     server: MCPServer[Any] = MCPServer(
         "mcpick-auth-test",
         version="1.0.0",
         log_level="WARNING",
+        cache_hints=hints,
         auth_server_provider=provider,
         auth=AuthSettings(
             issuer_url=base,
@@ -272,12 +277,12 @@ class _Uvicorn(uvicorn.Server):
             log(f"auth-server ready http://{HOST}:{port}{HTTP_PATH}")
 
 
-async def serve(sock: socket.socket, token_lifetime: int) -> None:
+async def serve(sock: socket.socket, token_lifetime: int, list_ttl: int) -> None:
     port = sock.getsockname()[1]
     # No trailing slash: RFC 8414/9207 compare issuers as exact strings.
     base = f"http://{HOST}:{port}"
     provider = InMemoryProvider(base, token_lifetime)
-    app = build_server(provider, base).streamable_http_app(streamable_http_path=HTTP_PATH, host=HOST)
+    app = build_server(provider, base, list_ttl).streamable_http_app(streamable_http_path=HTTP_PATH, host=HOST)
     config = uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=2)
     await _Uvicorn(config).serve(sockets=[sock])
 
@@ -287,6 +292,7 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description="MCP server behind OAuth, for tests (loopback only)")
     parser.add_argument("port", type=int, help="port on 127.0.0.1 (0: any free port)")
     parser.add_argument("--token-lifetime", type=int, default=3600, help="access token lifetime in seconds")
+    parser.add_argument("--list-ttl", type=int, default=0, help="ttlMs of prompts/list (private); 0: the SDK's default")
     args = parser.parse_args(argv[1:])
     if args.token_lifetime < 1:
         parser.error("--token-lifetime must be at least 1")
@@ -295,7 +301,7 @@ def main(argv: list[str]) -> int:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((HOST, args.port))
     sock.listen(128)
-    anyio.run(serve, sock, args.token_lifetime)
+    anyio.run(serve, sock, args.token_lifetime, args.list_ttl)
     return 0
 
 
