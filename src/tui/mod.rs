@@ -399,12 +399,7 @@ impl Runner {
                     (s, entry)
                 })
                 .collect();
-            // MERGE(i19-mcp): `Hub::start_cached(servers, self.mcp_events.clone(), true)`.
-            let hub = Hub::start(
-                servers.into_iter().map(|(s, _)| s).collect(),
-                self.mcp_events.clone(),
-                true,
-            );
+            let hub = Hub::start_cached(servers, self.mcp_events.clone(), true);
             self.hubs.push(hub);
         }
     }
