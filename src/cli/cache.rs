@@ -124,8 +124,8 @@ fn describe(entry: &ServerEntry, config: Option<&Config>, now: u64) -> String {
         Scope::Private => "private",
     };
     let era = match entry.era {
-        cache::Era::Modern => "2026-07-28 (no handshake needed)",
-        cache::Era::Legacy => "legacy (initialize, no discover probe)",
+        cache::Era::Modern => "stateless: `get` needs no handshake",
+        cache::Era::Legacy => "legacy: initialize at once, no discover probe",
     };
     format!(
         "{}: {prompts}, written {} ago, {freshness}, {scope}; {}\n  protocol {} — {era}\n",
