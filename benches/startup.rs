@@ -120,8 +120,16 @@ fn main() {
     let builtin_prompts = 9;
     let python = format!(
         "[servers.py]\ncommand = {}\nargs = [{}]\n",
-        toml_str(root().join("target/peers/venv/bin/python3").to_string_lossy()),
-        toml_str(root().join("tests/peers/py_server/server.py").to_string_lossy()),
+        toml_str(
+            root()
+                .join("target/peers/venv/bin/python3")
+                .to_string_lossy()
+        ),
+        toml_str(
+            root()
+                .join("tests/peers/py_server/server.py")
+                .to_string_lossy()
+        ),
     );
     let python_prompts = python_prompt_count(&python);
     let warm_ten = Sandbox::new(&delayed(SERVERS));
@@ -294,7 +302,11 @@ fn ready_in(status: &str, servers: &[String], count: Option<&str>) -> usize {
 /// each time: no catalog cached (a cold start).
 fn run(config: Option<&str>, servers: &[String], count: Option<&str>) -> Run {
     let sandbox = Sandbox::new(config.unwrap_or(""));
-    run_in(&sandbox, config.is_some(), Complete::Ready { servers, count })
+    run_in(
+        &sandbox,
+        config.is_some(),
+        Complete::Ready { servers, count },
+    )
 }
 
 /// When a start counts as complete.

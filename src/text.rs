@@ -320,6 +320,15 @@ pub fn for_output(text: &str, for_terminal: bool) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// `text` followed by spaces up to `width` characters, as `format!("{text:<width$}")` pads,
+/// but for any width: `format!` panics past 65,535, which a server's prompt name can reach.
+pub fn pad_right(text: &str, width: usize) -> String {
+    let mut padded = text.to_string();
+    let count = text.chars().count();
+    padded.extend(std::iter::repeat_n(' ', width.saturating_sub(count)));
+    padded
+}
+
 /// `text` cut to its first `max` characters, with `…` when cut: the bound on server text
 /// quoted in a message or a log line.
 pub fn cut_chars(text: &str, max: usize) -> String {
@@ -377,6 +386,15 @@ pub fn mebibytes(bytes: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pads_any_width_without_panicking() {
+        assert_eq!(super::pad_right("ab", 4), "ab  ");
+        assert_eq!(super::pad_right("abc", 2), "abc");
+        assert_eq!(super::pad_right("é", 2), "é ");
+        let long = "x".repeat(70_000);
+        assert_eq!(super::pad_right(&long, 70_001).len(), 70_001);
+    }
 
     #[test]
     fn notices_are_cut_at_a_word_with_a_mark() {

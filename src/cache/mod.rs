@@ -28,9 +28,9 @@ pub use store::{
 /// The version of the file layout; a file of another version is ignored and rewritten.
 pub const FORMAT: u32 = 1;
 
-/// The largest catalog file read: a larger one is ignored (10,000 prompts take about
-/// 4 MiB).
-pub const MAX_FILE_BYTES: u64 = 32 * 1024 * 1024;
+/// The largest catalog file read or written (10,000 prompts take about 4 MiB): a larger
+/// list is not kept, so no start reads one.
+pub const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
 
 /// The longest a server's result is taken as fresh, whatever `ttlMs` it gave (as rmcp's
 /// own response cache caps it).
@@ -201,15 +201,15 @@ impl ServerEntry {
         Some(Freshness::Stale)
     }
 
-    /// The narrowest scope of what it holds: private if any result is.
+    /// The narrowest scope of its prompt list: private if any page is. (The discover
+    /// result's own scope is not known: rmcp's handshake keeps no hints of it, so it is
+    /// stored as private and does not count here.)
     pub fn scope(&self) -> Scope {
         let private = self
             .pages
             .iter()
             .flatten()
-            .map(|p| p.hints.scope)
-            .chain(self.discover.iter().map(|d| d.hints.scope))
-            .any(|s| s == Scope::Private);
+            .any(|p| p.hints.scope == Scope::Private);
         if private {
             Scope::Private
         } else {
@@ -269,12 +269,30 @@ pub fn ignore_for_this_run() {
 /// was broken (ignored, and replaced when the server next lists). Nothing for a server
 /// that is not cached ([`applies_to`]) or with `--refresh`.
 pub fn at_start(config: &ServerConfig) -> (Option<ServerEntry>, Option<String>) {
-    if !applies_to(config) || IGNORED_THIS_RUN.load(std::sync::atomic::Ordering::Relaxed) {
+    if !applies_to(config) {
+        // `cache = false` (or a config with typed secrets): nothing of it stays on disk.
+        let _ = remove(&config.name);
+        return (None, None);
+    }
+    if IGNORED_THIS_RUN.load(std::sync::atomic::Ordering::Relaxed) {
         return (None, None);
     }
     let auth = crate::mcp::auth::authorization_context(config);
     match load(config, auth.as_deref()) {
-        Loaded::Found(entry) => (Some(*entry), None),
+        Loaded::Found(mut entry) => {
+            // A stdio server's authorization is whatever its inherited environment holds,
+            // which mcpick cannot see: its private rows are shown, but always listed again.
+            if matches!(config.transport, TransportConfig::Stdio { .. })
+                && entry
+                    .pages
+                    .iter()
+                    .flatten()
+                    .any(|p| p.hints.scope == Scope::Private)
+            {
+                entry.invalidate_prompts();
+            }
+            (Some(*entry), None)
+        }
         Loaded::Missing | Loaded::Outdated => (None, None),
         Loaded::Broken { reason } => (
             None,
@@ -303,12 +321,12 @@ pub fn dir() -> Option<PathBuf> {
 /// asks for `${input:…}` values (its config is not known before they are typed, and they
 /// are secrets).
 pub fn applies_to(config: &ServerConfig) -> bool {
-    config.cache && config.inputs.is_empty()
+    config.cache && !config.uses_inputs()
 }
 
 /// A hash of everything in `config` that decides what the server answers: the transport
-/// and its command (with the size and modification time of the program's file when the
-/// command is a path), args, env, cwd, or URL, headers and OAuth settings, and the pinned
+/// and its command (with the size and modification time of the program's file, named by
+/// its path or found on `PATH`), args, env, cwd, or URL, headers and OAuth settings, and the pinned
 /// protocol version. Two configs with the same fingerprint run the same server; the values
 /// themselves (tokens among them) are never stored.
 pub fn fingerprint(config: &ServerConfig) -> String {
@@ -324,9 +342,7 @@ pub fn fingerprint(config: &ServerConfig) -> String {
             hash.field("stdio", command);
             // A program named by its path is stamped by its file: a rebuilt or upgraded
             // binary (mcpick's own bundled library among them) may serve other prompts.
-            if command.contains('/')
-                && let Ok(meta) = std::fs::metadata(command)
-            {
+            if let Some(meta) = program_file(command) {
                 let modified = meta
                     .modified()
                     .ok()
@@ -376,6 +392,18 @@ pub fn fingerprint(config: &ServerConfig) -> String {
         config.protocol_version.as_deref().unwrap_or(""),
     );
     hash.hex()
+}
+
+/// The metadata of the file `command` runs: the path itself when it names one, else the
+/// first match on `PATH`, as a shell finds it.
+fn program_file(command: &str) -> Option<std::fs::Metadata> {
+    if command.contains('/') {
+        return std::fs::metadata(command).ok();
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(command))
+        .find_map(|candidate| std::fs::metadata(candidate).ok().filter(|m| m.is_file()))
 }
 
 /// A SHA-256 over named, length-prefixed fields (no two different field lists hash the

@@ -83,26 +83,55 @@ pub fn forget_private(config: &ServerConfig, auth: Option<&str>) -> std::io::Res
     Ok(true)
 }
 
-/// Reads a file of at most [`MAX_FILE_BYTES`]; `Ok(None)` when there is none.
+/// Reads a file of at most [`MAX_FILE_BYTES`]; `Ok(None)` when there is none. Anything but
+/// a regular file (a FIFO, a device, a folder) is refused without reading, and opening never
+/// blocks: a FIFO put in the folder cannot hold up a start.
 fn read_bounded(path: &Path) -> Result<Option<Vec<u8>>, String> {
-    let file = match std::fs::File::open(path) {
+    let file = match open_nonblocking(path) {
         Ok(file) => file,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
     };
+    let meta = file
+        .metadata()
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    if !meta.is_file() {
+        return Err(format!("{} is not a regular file", path.display()));
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(too_large(path));
+    }
     let mut bytes = Vec::new();
-    // One byte over the limit tells a file too large without reading it whole.
+    // One byte over the limit tells a file that grew meanwhile without reading it whole.
     file.take(MAX_FILE_BYTES + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     if bytes.len() as u64 > MAX_FILE_BYTES {
-        return Err(format!(
-            "{} is larger than {} MiB",
-            path.display(),
-            MAX_FILE_BYTES / (1024 * 1024)
-        ));
+        return Err(too_large(path));
     }
     Ok(Some(bytes))
+}
+
+fn too_large(path: &Path) -> String {
+    format!(
+        "{} is larger than {} MiB",
+        path.display(),
+        MAX_FILE_BYTES / (1024 * 1024)
+    )
+}
+
+#[cfg(unix)]
+fn open_nonblocking(path: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::fcntl::OFlag::O_NONBLOCK.bits())
+        .open(path)
+}
+
+#[cfg(not(unix))]
+fn open_nonblocking(path: &Path) -> std::io::Result<std::fs::File> {
+    std::fs::File::open(path)
 }
 
 /// Reads a catalog file's bytes as `server`'s entry, or says in a few words why it cannot
@@ -166,6 +195,17 @@ pub fn store(entry: &ServerEntry) -> std::io::Result<()> {
         std::io::Error::other("this platform has no cache directory to keep the catalog in")
     })?;
     let json = serde_json::to_vec(entry).map_err(std::io::Error::other)?;
+    if json.len() as u64 > MAX_FILE_BYTES {
+        // Too large to be read back: not kept, and an older, smaller list is not left to
+        // stand for it.
+        remove(&entry.server)?;
+        return Err(std::io::Error::other(format!(
+            "the catalog of {} would take {} MiB, more than the {} MiB kept",
+            entry.server,
+            json.len() / (1024 * 1024),
+            MAX_FILE_BYTES / (1024 * 1024)
+        )));
+    }
     write_private(&path, &json)
 }
 
@@ -251,10 +291,15 @@ pub fn all() -> std::io::Result<Vec<CachedFile>> {
         let entry = read_bounded(&path)
             .and_then(|bytes| bytes.ok_or_else(|| "it was removed meanwhile".to_string()))
             .and_then(|bytes| {
-                // The name inside decides; the file name must then match it.
-                let named = serde_json::from_slice::<serde_json::Value>(&bytes)
+                // The name inside decides; the file name must then match it. (Read with
+                // every other field skipped: no second tree of the whole file.)
+                #[derive(serde::Deserialize)]
+                struct Named {
+                    server: Option<String>,
+                }
+                let named = serde_json::from_slice::<Named>(&bytes)
                     .ok()
-                    .and_then(|v| v.get("server")?.as_str().map(str::to_string))
+                    .and_then(|n| n.server)
                     .unwrap_or_default();
                 let entry = parse(&bytes, &named)?;
                 if path_of(&named).as_deref() != Some(path.as_path()) {

@@ -1,6 +1,10 @@
 use super::*;
 use crate::mcp::PromptArg;
 
+fn config_of(text: &str) -> ServerConfig {
+    config(text)
+}
+
 fn config(text: &str) -> ServerConfig {
     let text = format!("[servers.s]\n{text}");
     let config = crate::config::parse(&text, std::path::Path::new("t.toml"), &|_| None).unwrap();
@@ -230,11 +234,58 @@ fn a_file_too_large_is_refused_without_being_read_whole() {
     let file = std::fs::File::create(&path).unwrap();
     file.set_len(MAX_FILE_BYTES + 10).unwrap();
     let error = store::read_bounded_for_tests(&path).unwrap_err();
-    assert!(error.contains("larger than 32 MiB"), "{error}");
+    assert!(error.contains("larger than 16 MiB"), "{error}");
     assert_eq!(
         store::read_bounded_for_tests(&dir.path().join("none")),
         Ok(None)
     );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_fifo_or_a_folder_in_place_of_a_file_is_refused_without_blocking() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("fifo.json");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
+    // Opening a FIFO for reading would wait for a writer: this returns at once.
+    let error = store::read_bounded_for_tests(&fifo).unwrap_err();
+    assert!(error.contains("not a regular file"), "{error}");
+    let folder = dir.path().join("folder.json");
+    std::fs::create_dir(&folder).unwrap();
+    let error = store::read_bounded_for_tests(&folder).unwrap_err();
+    assert!(error.contains("not a regular file"), "{error}");
+}
+
+#[test]
+fn a_config_with_inputs_is_never_cached_even_once_they_have_values() {
+    let text = "[inputs.k]\ndescription = \"key\"\n[servers.s]\ncommand = \"x\"\nenv = { K = \"${input:k}\" }\n";
+    let config = crate::config::parse(text, std::path::Path::new("t.toml"), &|_| None).unwrap();
+    let server = config.servers.into_iter().next().unwrap();
+    assert!(!applies_to(&server));
+    let mut values = crate::config::InputValues::default();
+    values.insert("k", "secret");
+    let given = server.with_inputs(&values, &|_| None);
+    assert!(given.inputs.is_empty(), "the inputs have values now");
+    assert!(
+        !applies_to(&given),
+        "a config holding typed secrets stays uncached"
+    );
+    assert!(applies_to(&config_of("command = \"x\"")));
+}
+
+#[test]
+fn the_scope_shown_is_that_of_the_prompt_list() {
+    let mut public = entry(500, Scope::Public);
+    public.discover = Some(Cached {
+        hints: Hints::now(None, None),
+        value: serde_json::json!({}),
+    });
+    assert_eq!(
+        public.scope(),
+        Scope::Public,
+        "an unknown discover scope does not count"
+    );
+    assert_eq!(entry(500, Scope::Private).scope(), Scope::Private);
 }
 
 #[cfg(unix)]

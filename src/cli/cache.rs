@@ -13,9 +13,14 @@ use crate::config::Config;
 pub fn run(config_path: Option<&Path>, action: CacheCommand) -> Result<ExitCode, CliError> {
     // A broken config must not stop anyone from looking at or clearing the cache; with no
     // config file, the bundled library is the one server (no note: nothing connects).
-    let config = super::commands::load_config_quietly(config_path)
-        .ok()
-        .map(|(config, _)| config);
+    let loaded = super::commands::load_config_quietly(config_path);
+    let config = loaded.as_ref().ok().map(|(config, _)| config.clone());
+    if let Err(error) = &loaded {
+        output::error(&format!(
+            "the config could not be read, so how each cached catalog stands against it is unknown: {}",
+            error.message
+        ));
+    }
     match action {
         CacheCommand::Show { json } => show(config.as_ref(), json),
         CacheCommand::Clear { server } => clear(config.as_ref(), server.as_deref()),
@@ -28,9 +33,12 @@ fn folder() -> Result<std::path::PathBuf, CliError> {
     })
 }
 
-/// How one cached file relates to the config now.
+/// How one cached file relates to the config now (`None`: the config could not be read).
 fn standing(entry: &ServerEntry, config: Option<&Config>) -> &'static str {
-    match config.and_then(|c| c.server(&entry.server)) {
+    let Some(config) = config else {
+        return "unknown: the config could not be read";
+    };
+    match config.server(&entry.server) {
         None => "not in the config",
         Some(server) if !cache::matches(entry, server) => "outdated: the server's config changed",
         Some(server) if !cache::applies_to(server) => "unused: the server has `cache = false`",

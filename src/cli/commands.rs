@@ -570,7 +570,7 @@ fn list_text(prompts: &[PromptInfo]) -> String {
                 }
             })
             .collect();
-        let mut line = format!("{reference:<width$}");
+        let mut line = crate::text::pad_right(reference, width);
         if !args.is_empty() {
             line.push_str(&format!("  {}", args.join(" ")));
         }
@@ -897,7 +897,10 @@ pub fn prompt_usage(prompt: &PromptInfo) -> String {
                 }
                 about.push_str(description);
             }
-            let line = format!("\n  {:<width$}  ({mark})  {about}", arg.name);
+            let line = format!(
+                "\n  {}  ({mark})  {about}",
+                crate::text::pad_right(&arg.name, width)
+            );
             out.push_str(line.trim_end());
         }
     }

@@ -87,8 +87,8 @@ pub struct Cli {
     #[arg(long = "arg-file", value_name = "NAME=PATH", requires = "prompt")]
     pub arg_files: Vec<String>,
 
-    /// Ignore the prompt catalog cached from earlier runs: ask every server afresh (then
-    /// the catalog is rewritten).
+    /// The menu, list, get, complete, servers: ignore the prompt catalog cached from earlier
+    /// runs and ask every server afresh (then the catalog is rewritten).
     #[arg(long, global = true)]
     pub refresh: bool,
 
@@ -190,9 +190,10 @@ pub enum Command {
         /// Prompts per `prompts/list` page.
         #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u16).range(1..))]
         page_size: u16,
-        /// How long clients may keep the lists before asking again (the `ttlMs` hint), e.g.
-        /// 30s, 5m, 500ms, or 0 to have them ask every time. Default: 1m when serving files
-        /// (changes are also announced to clients that listen), 1h for --builtin alone.
+        /// How long clients may keep the lists and the `server/discover` result before asking
+        /// again (the `ttlMs` hint), e.g. 30s, 5m, 500ms, or 0 to have them ask every time; at
+        /// most 365 days. Default: 1m for the lists when serving files (changes are also
+        /// announced to clients that listen), 1h for --builtin alone and for discover.
         #[arg(long, value_name = "DURATION", value_parser = crate::serve::parse_ttl)]
         ttl: Option<std::time::Duration>,
     },
@@ -323,6 +324,22 @@ impl CliError {
 /// Runs a parsed command line and returns the process exit code.
 pub async fn run(cli: Cli) -> ExitCode {
     if cli.refresh {
+        let connects = matches!(
+            cli.command,
+            None | Some(
+                Command::List { .. }
+                    | Command::Get { .. }
+                    | Command::Complete { .. }
+                    | Command::Servers { .. }
+            )
+        );
+        if !connects {
+            output::error(
+                "--refresh is for the commands that ask servers (the menu, list, get, complete, servers); \
+                 `mcpick cache clear` forgets the catalog for good",
+            );
+            return ExitCode::from(2);
+        }
         crate::cache::ignore_for_this_run();
     }
     let result = match cli.command {

@@ -185,6 +185,12 @@ impl ServerConfig {
         secrets
     }
 
+    /// Whether its config uses `${input:ID}` values (given already or not): such a config
+    /// holds secrets typed at start, and is only known once they are.
+    pub fn uses_inputs(&self) -> bool {
+        !self.inputs.is_empty() || self.template.is_some() || !self.input_values.is_empty()
+    }
+
     /// Why it cannot start yet when inputs have no value, saying how to give them.
     pub fn missing_inputs_problem(&self) -> Option<String> {
         if self.inputs.is_empty() {
