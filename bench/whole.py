@@ -196,6 +196,9 @@ def cli_cases(args, work):
     cases = []
     for op in ("list", "get"):
         for server, command in servers.items():
+            if op == "list" and server == "python":
+                # Its list is paged (5 a page) and the floor reads one page: not comparable.
+                continue
             config = os.path.join(work, "config-%s.toml" % server)
             with open(config, "w") as f:
                 f.write(server_table(server, command))
