@@ -395,6 +395,79 @@ fn changed_arguments_update_the_form_keeping_the_values_typed() {
 }
 
 #[test]
+fn invalid_params_for_a_prompt_from_the_catalog_lists_again_and_the_form_follows() {
+    // py up from its catalog (still fresh, so not listed again): greet takes `name`.
+    let mut app = starting_with_cached_py();
+    app.update(Msg::Mcp(McpEvent::FromCatalog {
+        server: "py".into(),
+        freshness: Freshness::Fresh {
+            until_ms: NOW + 60_000,
+        },
+    }));
+    app.update(ready(
+        "py",
+        vec![
+            prompt("py", "greet", vec![arg("name", true)]),
+            prompt("py", "farewell", vec![]),
+        ],
+    ));
+    app.update(key(KeyCode::Enter));
+    type_text(&mut app, "Ann");
+    let effects = app.update(key(KeyCode::Enter));
+    let [Effect::Fetch { id, .. }] = effects[..] else {
+        panic!("{effects:?}")
+    };
+    // The file changed since: the server wants `q` now.
+    let effects = app.update(Msg::Fetched {
+        id,
+        result: Err(McpError::Server {
+            code: -32602,
+            message: "missing required argument for prompt greet: q".into(),
+            data: None,
+        }),
+    });
+    assert_eq!(
+        effects,
+        vec![Effect::Relist {
+            server: "py".into()
+        }]
+    );
+    assert!(form(&app).error.as_deref().unwrap().contains("-32602"));
+    // The list it brings updates the form and says so.
+    app.update(Msg::Mcp(McpEvent::PromptsChanged {
+        server: "py".into(),
+        prompts: vec![prompt("py", "greet", vec![arg("q", true)])],
+    }));
+    let updated = form(&app);
+    let names: Vec<&str> = updated.fields.iter().map(|f| f.arg.name.as_str()).collect();
+    assert_eq!(names, ["q"]);
+    assert!(
+        updated
+            .error
+            .as_deref()
+            .unwrap()
+            .starts_with("py changed this prompt's arguments (new: q"),
+        "{:?}",
+        updated.error
+    );
+    // Any other server error is only told.
+    type_text(&mut app, "tea");
+    let effects = app.update(key(KeyCode::Enter));
+    let [Effect::Fetch { id, .. }] = effects[..] else {
+        panic!("{effects:?}")
+    };
+    let effects = app.update(Msg::Fetched {
+        id,
+        result: Err(McpError::Server {
+            code: -32603,
+            message: "internal".into(),
+            data: None,
+        }),
+    });
+    assert!(effects.is_empty(), "{effects:?}");
+}
+
+#[test]
 fn completion_waits_for_the_server_then_is_asked() {
     let mut app = starting_with_cached_py();
     app.update(key(KeyCode::Enter));
