@@ -165,10 +165,10 @@ impl App {
     /// Shows a failure about `server`'s state, to be withdrawn when the state changes.
     pub(super) fn warn_of_state(&mut self, server: &str, text: String) {
         self.warn(text.clone());
-        self.state_notices
-            .entry(server.to_string())
-            .or_default()
-            .push(text);
+        let said = self.state_notices.entry(server.to_string()).or_default();
+        if !said.contains(&text) {
+            said.push(text);
+        }
     }
 
     /// `server`'s state changed: what was said of its old state leaves the status bar and
