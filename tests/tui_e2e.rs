@@ -992,3 +992,40 @@ fn a_broken_catalog_file_is_ignored_with_one_notice_and_the_server_lists() {
     tui.send(CTRL_C);
     tui.wait_exit(STEP);
 }
+
+#[test]
+fn invalid_params_for_a_prompt_from_a_fresh_catalog_lists_again_and_updates_the_form() {
+    let folder = tempfile::tempdir().unwrap();
+    let file = folder.path().join("find.mcpick.md");
+    let prompt = |arg: &str| {
+        format!(
+            "---\ndescription: Finds\narguments:\n  - name: {arg}\n    required: true\n---\nFind {{{{{arg}}}}}.\n"
+        )
+    };
+    std::fs::write(&file, prompt("term")).unwrap();
+    let folder_arg = folder.path().display().to_string();
+    let sandbox = Sandbox::new(&mcpick_serve("lib", &["--ttl", "10m", &folder_arg]));
+    // The first run lists and writes the catalog, fresh for 10 minutes.
+    success(&sandbox.mcpick(&["list", "--json"]));
+    // The file changes: the next start, within the TTL, does not list again.
+    std::fs::write(&file, prompt("q")).unwrap();
+    let mut tui = Tui::start(&sandbox, &[]);
+    tui.wait_for("● lib 1 cached", SERVER_START);
+    open_prompt(&mut tui, "find", "/lib:find");
+    tui.wait_for("term *", STEP);
+    tui.send("needle");
+    tui.wait_for("│needle", STEP);
+    tui.send(CTRL_S);
+    // The server refuses (-32602), mcpick lists again, and the form takes `q`.
+    let form = tui.wait_for("changed this prompt's arguments", SERVER_START);
+    assert!(form.contains("q *"), "the form does not ask for q:\n{form}");
+    tui.send_esc();
+    tui.wait_for("● lib 1", STEP);
+    let menu = tui.screen();
+    assert!(
+        !menu.contains("● lib 1 cached"),
+        "still the catalog's rows:\n{menu}"
+    );
+    tui.send(CTRL_C);
+    tui.wait_exit(STEP);
+}

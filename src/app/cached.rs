@@ -20,8 +20,10 @@ pub enum CatalogMark {
     /// Rows that could not be brought up to date (a re-fetch failed, the server is down):
     /// still shown and usable, maybe out of date.
     Stale {
-        /// Why (masked server text; neutralise before drawing).
+        /// Why, as a phrase ("crashed (…)"; masked server text: neutralise before drawing).
         reason: String,
+        /// When the rows shown were listed (ms since the epoch), if known.
+        listed_ms: Option<u64>,
     },
 }
 
@@ -122,10 +124,7 @@ impl App {
 
     /// `FromCatalog`: the next list of `server` is its catalog's (fresh, so not fetched).
     pub(super) fn on_from_catalog(&mut self, server: ServerId, freshness: Freshness) {
-        let listed_ms = match self.catalog_marks.get(&server) {
-            Some(CatalogMark::Cached { listed_ms, .. }) => *listed_ms,
-            _ => self.wall_ms,
-        };
+        let listed_ms = self.listed_ms_of(&server).unwrap_or(self.wall_ms);
         let fresh_until = match freshness {
             Freshness::Fresh { until_ms } => Some(until_ms),
             Freshness::Stale => None,
@@ -148,6 +147,36 @@ impl App {
         }
         self.catalog_marks.remove(server);
         self.refreshing.remove(server);
+        self.live_listed_ms.insert(server.to_string(), self.wall_ms);
+        // The server listed: "could not be fetched again" no longer holds.
+        self.withdraw_state_notices(server);
+    }
+
+    /// When `server`'s rows were listed (ms since the epoch): the catalog's time, or the
+    /// last live list's.
+    fn listed_ms_of(&self, server: &str) -> Option<u64> {
+        match self.catalog_marks.get(server) {
+            Some(CatalogMark::Cached { listed_ms, .. }) => Some(*listed_ms),
+            Some(CatalogMark::Stale { listed_ms, .. }) => *listed_ms,
+            None => self.live_listed_ms.get(server).copied(),
+        }
+    }
+
+    /// Shows a failure about `server`'s state, to be withdrawn when the state changes.
+    pub(super) fn warn_of_state(&mut self, server: &str, text: String) {
+        self.warn(text.clone());
+        let said = self.state_notices.entry(server.to_string()).or_default();
+        if !said.contains(&text) {
+            said.push(text);
+        }
+    }
+
+    /// `server`'s state changed: what was said of its old state leaves the status bar and
+    /// the queue (the logs pane keeps it).
+    pub(super) fn withdraw_state_notices(&mut self, server: &str) {
+        for text in self.state_notices.remove(server).unwrap_or_default() {
+            self.withdraw_notice(&text);
+        }
     }
 
     /// `ListStale`: fetching `server`'s list again failed; its rows stay, marked, and one
@@ -155,16 +184,18 @@ impl App {
     pub(super) fn on_list_stale(&mut self, server: ServerId, reason: String) {
         self.refreshing.remove(&server);
         self.from_catalog_next.remove(&server);
+        let phrase = format!("listing again failed ({})", reason.trim_end_matches('.'));
         let told = matches!(
             self.catalog_marks.get(&server),
-            Some(CatalogMark::Stale { reason: before }) if *before == reason
+            Some(CatalogMark::Stale { reason: before, .. }) if *before == phrase
         );
         if !told {
-            self.warn(format!(
+            let text = format!(
                 "{}: its prompt list could not be fetched again ({}); the rows shown may be out of date.",
                 crate::text::one_line(&server),
                 crate::text::one_line(reason.trim_end_matches('.'))
-            ));
+            );
+            self.warn_of_state(&server, text);
         }
         push_log(
             self.logs.entry(server.clone()).or_default(),
@@ -173,24 +204,46 @@ impl App {
                 self.now_ms,
             ),
         );
-        self.catalog_marks
-            .insert(server, CatalogMark::Stale { reason });
+        let listed_ms = self.listed_ms_of(&server);
+        self.catalog_marks.insert(
+            server,
+            CatalogMark::Stale {
+                reason: phrase,
+                listed_ms,
+            },
+        );
     }
 
-    /// `Failed` for `server`: rows from the catalog (or kept stale) stay, marked stale
-    /// with the error; returns whether they did (else they leave the menu as before).
-    pub(super) fn keep_rows_of_failed(&mut self, server: &str, error: &McpError) -> bool {
+    /// `Failed` for `server`: the rows it has (from the catalog, or listed before it
+    /// crashed) stay, marked stale with the error, as when it fails at start; returns
+    /// whether any did. `was_up`: it was ready, so this is a crash.
+    pub(super) fn keep_rows_of_failed(
+        &mut self,
+        server: &str,
+        error: &McpError,
+        was_up: bool,
+    ) -> bool {
         self.refreshing.remove(server);
         self.from_catalog_next.remove(server);
-        if !self.catalog_marks.contains_key(server) || self.rows_of(server) == 0 {
+        if self.rows_of(server) == 0 {
             return false;
         }
+        // A restart after a crash that fails too is still the crash's story.
+        let crashed = was_up
+            || matches!(
+                self.catalog_marks.get(server),
+                Some(CatalogMark::Stale { reason, .. }) if reason.starts_with("crashed")
+            );
+        let text = error.to_string();
+        let text = text.trim_end_matches('.');
         let reason = match error {
             McpError::SignInRequired { .. } => "it needs a sign-in".to_string(),
-            other => format!("it is down: {}", other.to_string().trim_end_matches('.')),
+            _ if crashed => format!("crashed ({text})"),
+            _ => format!("it is down ({text})"),
         };
+        let listed_ms = self.listed_ms_of(server);
         self.catalog_marks
-            .insert(server.to_string(), CatalogMark::Stale { reason });
+            .insert(server.to_string(), CatalogMark::Stale { reason, listed_ms });
         true
     }
 

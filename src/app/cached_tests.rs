@@ -236,10 +236,12 @@ fn a_failed_server_keeps_its_cached_rows_stale_and_opening_one_says_how_to_resta
     }));
     assert_eq!(app.entries.len(), 2, "the cached rows stay");
     assert_eq!(app.row_mark("py"), Some(RowMark::Stale));
-    let Some(CatalogMark::Stale { reason }) = app.catalog_mark("py") else {
+    let Some(CatalogMark::Stale { reason, listed_ms }) = app.catalog_mark("py") else {
         panic!("{:?}", app.catalog_mark("py"))
     };
     assert!(reason.contains("exited with status 1"), "{reason}");
+    assert!(reason.starts_with("it is down (the server"), "{reason}");
+    assert_eq!(*listed_ms, Some(NOW - 3 * 3600 * 1000), "the catalog's age");
     // farewell has no arguments: opening it would send it at once, but the server is down.
     app.update(key(KeyCode::Down));
     let effects = app.update(key(KeyCode::Enter));
@@ -250,15 +252,184 @@ fn a_failed_server_keeps_its_cached_rows_stale_and_opening_one_says_how_to_resta
             && error.ends_with("Esc, then F5 in the menu starts it again."),
         "{error}"
     );
-    // A server that never had cached rows leaves the menu as before.
+    // A server that fails at start without cached rows adds none.
     let mut app = starting_with_cached_py();
-    app.update(ready("everything", everything_prompts()));
     app.update(Msg::Mcp(McpEvent::Failed {
         server: "everything".into(),
         error: McpError::Closed(" (exit status 1)".into()),
         stderr: vec![],
     }));
     assert!(app.entries.iter().all(|e| e.prompt.server == "py"));
+    assert_eq!(app.catalog_mark("everything"), None);
+}
+
+#[test]
+fn a_server_that_crashes_keeps_its_rows_stale_through_its_restarts() {
+    let mut app = crate::app::tests::ready_app();
+    app.wall_ms = NOW;
+    app.update(Msg::Mcp(McpEvent::PromptsChanged {
+        server: "py".into(),
+        prompts: vec![prompt("py", "greet", vec![arg("name", true)])],
+    }));
+    app.wall_ms = NOW + 5_000;
+    let crash = |app: &mut App, status: u8| {
+        app.update(Msg::Mcp(McpEvent::Failed {
+            server: "py".into(),
+            error: McpError::Closed(format!(": the server exited with status {status}")),
+            stderr: vec![],
+        }));
+    };
+    let greet_stays = |app: &App, status: u8| {
+        assert!(app.entries.iter().any(|e| e.slash_name == "py:greet"));
+        assert_eq!(app.row_mark("py"), Some(RowMark::Stale));
+        assert_eq!(
+            app.catalog_mark("py"),
+            Some(&CatalogMark::Stale {
+                reason: format!(
+                    "crashed (the server closed the connection: the server exited with status {status})"
+                ),
+                listed_ms: Some(NOW),
+            })
+        );
+    };
+    crash(&mut app, 1);
+    greet_stays(&app, 1);
+    // It restarts, and the restart fails: still the crash's rows, its latest error.
+    app.update(Msg::Mcp(McpEvent::Restarting {
+        server: "py".into(),
+        attempt: 1,
+        of: 5,
+        delay: std::time::Duration::from_secs(1),
+    }));
+    greet_stays(&app, 1);
+    app.update(Msg::Mcp(McpEvent::Connecting {
+        server: "py".into(),
+    }));
+    greet_stays(&app, 1);
+    crash(&mut app, 2);
+    greet_stays(&app, 2);
+    // The restarts give up: the rows stay. Back up, its live list clears the mark.
+    app.update(Msg::Mcp(McpEvent::Connecting {
+        server: "py".into(),
+    }));
+    app.update(ready(
+        "py",
+        vec![prompt("py", "greet", vec![arg("name", true)])],
+    ));
+    assert_eq!(app.catalog_mark("py"), None);
+    assert_eq!(app.row_mark("py"), None);
+}
+
+#[test]
+fn notices_about_a_server_go_once_its_state_contradicts_them() {
+    use crate::app::tests::details;
+    let failed = |app: &mut App| {
+        app.update(Msg::Mcp(McpEvent::Failed {
+            server: "py".into(),
+            error: McpError::Closed(": the server exited with status 3".into()),
+            stderr: vec![],
+        }));
+    };
+    let shown_or_queued = |app: &App, words: &str| {
+        app.flash
+            .iter()
+            .chain(&app.queued_notices)
+            .any(|n| n.text.contains(words))
+    };
+    // F5, it fails again (told), F5 again, and it is back: "failed again" goes at once.
+    let mut app = crate::app::tests::ready_app();
+    failed(&mut app);
+    app.update(key(KeyCode::F(5)));
+    failed(&mut app);
+    assert!(shown_or_queued(&app, "py failed again"));
+    app.update(key(KeyCode::F(5)));
+    app.update(Msg::Mcp(McpEvent::Ready {
+        server: "py".into(),
+        details: details(false),
+        prompts: vec![],
+    }));
+    assert!(!shown_or_queued(&app, "py failed again"));
+    assert!(!shown_or_queued(&app, "Restarting py"), "it was under way");
+    assert_eq!(app.flash.as_ref().unwrap().text, "py is back: 0 prompts.");
+    assert!(
+        app.notices
+            .iter()
+            .any(|n| n.text.starts_with("py failed again")),
+        "the logs pane keeps it"
+    );
+    // A re-list failed (told), another notice waits behind it; Ctrl-R lists: it goes.
+    let mut app = crate::app::tests::ready_app();
+    app.update(Msg::Mcp(McpEvent::ListStale {
+        server: "py".into(),
+        reason: "timed out".into(),
+    }));
+    app.notify("Copied.");
+    assert!(shown_or_queued(&app, "could not be fetched again"));
+    app.update(ctrl('r'));
+    app.update(Msg::Mcp(McpEvent::PromptsChanged {
+        server: "py".into(),
+        prompts: vec![prompt("py", "greet", vec![arg("name", true)])],
+    }));
+    assert!(!shown_or_queued(&app, "could not be fetched again"));
+    assert_eq!(app.flash.as_ref().unwrap().text, "Copied.");
+    // Another server listing changes nothing for py's notice.
+    let mut app = crate::app::tests::ready_app();
+    app.update(Msg::Mcp(McpEvent::ListStale {
+        server: "py".into(),
+        reason: "timed out".into(),
+    }));
+    app.update(Msg::Mcp(McpEvent::PromptsChanged {
+        server: "everything".into(),
+        prompts: everything_prompts(),
+    }));
+    assert!(shown_or_queued(&app, "could not be fetched again"));
+}
+
+#[test]
+fn the_details_ages_are_drawn_again_each_second_only_while_shown() {
+    let mut app = starting_with_cached_py();
+    app.update(Msg::Resize(120, 40));
+    assert!(app.shows_catalog_age(), "py:greet's details say how old");
+    assert!(app.update(Msg::Clock).is_empty(), "only a redraw");
+    // Idle with py up from a fresh catalog: no ticks, but the ages keep moving.
+    app.update(Msg::Mcp(McpEvent::FromCatalog {
+        server: "py".into(),
+        freshness: Freshness::Fresh {
+            until_ms: NOW + 60_000,
+        },
+    }));
+    app.update(ready(
+        "py",
+        vec![
+            prompt("py", "greet", vec![arg("name", true)]),
+            prompt("py", "farewell", vec![]),
+        ],
+    ));
+    app.update(ready("everything", everything_prompts()));
+    while app.wants_ticks() {
+        app.update(Msg::Tick);
+    }
+    assert!(app.shows_catalog_age());
+    let tick = app.tick;
+    app.update(Msg::Clock);
+    assert_eq!(
+        app.tick, tick,
+        "a second is not a tick: notices keep their time"
+    );
+    // A row of a live list, another screen, a help overlay, or no room: nothing to age.
+    app.update(ctrl('r'));
+    app.update(Msg::Mcp(McpEvent::PromptsChanged {
+        server: "py".into(),
+        prompts: vec![prompt("py", "greet", vec![arg("name", true)])],
+    }));
+    assert!(!app.shows_catalog_age());
+    let mut app = starting_with_cached_py();
+    app.update(Msg::Resize(120, 40));
+    app.update(key(KeyCode::Enter));
+    assert!(!app.shows_catalog_age(), "the form shows no age");
+    let mut app = starting_with_cached_py();
+    app.update(Msg::Resize(60, 10));
+    assert!(!app.shows_catalog_age(), "no details pane at this size");
 }
 
 /// Opens py:greet from the catalog, types `Ann` and submits while py starts.
@@ -392,6 +563,79 @@ fn changed_arguments_update_the_form_keeping_the_values_typed() {
         form(&app).fields[0].arg.description.as_deref(),
         Some("who to greet, in full")
     );
+}
+
+#[test]
+fn invalid_params_for_a_prompt_from_the_catalog_lists_again_and_the_form_follows() {
+    // py up from its catalog (still fresh, so not listed again): greet takes `name`.
+    let mut app = starting_with_cached_py();
+    app.update(Msg::Mcp(McpEvent::FromCatalog {
+        server: "py".into(),
+        freshness: Freshness::Fresh {
+            until_ms: NOW + 60_000,
+        },
+    }));
+    app.update(ready(
+        "py",
+        vec![
+            prompt("py", "greet", vec![arg("name", true)]),
+            prompt("py", "farewell", vec![]),
+        ],
+    ));
+    app.update(key(KeyCode::Enter));
+    type_text(&mut app, "Ann");
+    let effects = app.update(key(KeyCode::Enter));
+    let [Effect::Fetch { id, .. }] = effects[..] else {
+        panic!("{effects:?}")
+    };
+    // The file changed since: the server wants `q` now.
+    let effects = app.update(Msg::Fetched {
+        id,
+        result: Err(McpError::Server {
+            code: -32602,
+            message: "missing required argument for prompt greet: q".into(),
+            data: None,
+        }),
+    });
+    assert_eq!(
+        effects,
+        vec![Effect::Relist {
+            server: "py".into()
+        }]
+    );
+    assert!(form(&app).error.as_deref().unwrap().contains("-32602"));
+    // The list it brings updates the form and says so.
+    app.update(Msg::Mcp(McpEvent::PromptsChanged {
+        server: "py".into(),
+        prompts: vec![prompt("py", "greet", vec![arg("q", true)])],
+    }));
+    let updated = form(&app);
+    let names: Vec<&str> = updated.fields.iter().map(|f| f.arg.name.as_str()).collect();
+    assert_eq!(names, ["q"]);
+    assert!(
+        updated
+            .error
+            .as_deref()
+            .unwrap()
+            .starts_with("py changed this prompt's arguments (new: q"),
+        "{:?}",
+        updated.error
+    );
+    // Any other server error is only told.
+    type_text(&mut app, "tea");
+    let effects = app.update(key(KeyCode::Enter));
+    let [Effect::Fetch { id, .. }] = effects[..] else {
+        panic!("{effects:?}")
+    };
+    let effects = app.update(Msg::Fetched {
+        id,
+        result: Err(McpError::Server {
+            code: -32603,
+            message: "internal".into(),
+            data: None,
+        }),
+    });
+    assert!(effects.is_empty(), "{effects:?}");
 }
 
 #[test]

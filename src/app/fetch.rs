@@ -110,10 +110,18 @@ impl App {
                 {
                     self.sign_ins.insert(server.clone(), challenge.clone());
                 }
+                // Invalid params: the list the form was built from (the catalog's, or a
+                // live one the server changed without saying) may be out of date. Listing
+                // again lets `form_follows_list` show the arguments the server wants now.
+                let relist = matches!(&error, McpError::Server { code: -32602, .. }).then(|| {
+                    Effect::Relist {
+                        server: form.prompt.server.clone(),
+                    }
+                });
                 let mut form = form;
                 form.error = Some(describe_error(&error));
                 self.screen = Screen::Form(Box::new(form));
-                Vec::new()
+                relist.into_iter().collect()
             }
         }
     }

@@ -82,6 +82,14 @@ pub fn menu_list(app: &App) -> Rect {
         .unwrap_or_default()
 }
 
+/// The menu's details pane at the app's drawing size (empty when there is no room).
+pub fn menu_details(app: &App) -> Rect {
+    let (columns, rows) = app.size;
+    screen(Rect::new(0, 0, columns, rows))
+        .map(|[main, _, _]| menu(app, main).details)
+        .unwrap_or_default()
+}
+
 /// A row of the menu: a header, or the entry at this rank.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MenuRow {

@@ -98,6 +98,12 @@ pub struct App {
     /// Servers whose rows are not a list fetched in this run: from the catalog on disk, or
     /// kept after a re-fetch failed.
     catalog_marks: BTreeMap<ServerId, CatalogMark>,
+    /// When each server's rows last came from a list fetched in this run (wall ms): the
+    /// age stale rows keep after a crash or a failed re-list.
+    live_listed_ms: BTreeMap<ServerId, u64>,
+    /// Notices about a server's state ("failed again", "could not be fetched again"),
+    /// withdrawn from the status bar once a new state contradicts them.
+    state_notices: BTreeMap<ServerId, Vec<String>>,
     /// Servers whose next `Ready`/`PromptsChanged` holds their catalog's prompts (a
     /// `FromCatalog` came just before it).
     from_catalog_next: std::collections::BTreeSet<ServerId>,
@@ -196,6 +202,8 @@ impl App {
                 .collect(),
             prompts: BTreeMap::new(),
             catalog_marks: BTreeMap::new(),
+            live_listed_ms: BTreeMap::new(),
+            state_notices: BTreeMap::new(),
             from_catalog_next: Default::default(),
             refreshing: Default::default(),
             wall_ms: 0,
@@ -271,6 +279,24 @@ impl App {
             }
     }
 
+    /// Whether the screen shows an age by the wall clock that must keep up while nothing
+    /// happens: the details pane of a prompt whose rows came from the catalog, or were kept
+    /// stale ("listed 5 s ago; fresh for 54 s more"). The runner redraws each second then.
+    pub fn shows_catalog_age(&self) -> bool {
+        if !matches!(self.screen, Screen::Picker) || self.overlay.is_some() {
+            return false;
+        }
+        let shown = self.selected_entry().is_some_and(|entry| {
+            self.catalog_marks
+                .get(&entry.prompt.server)
+                .is_some_and(|mark| match mark {
+                    CatalogMark::Cached { .. } => true,
+                    CatalogMark::Stale { listed_ms, .. } => listed_ms.is_some(),
+                })
+        });
+        shown && !layout::menu_details(self).is_empty()
+    }
+
     /// The key table that applies now.
     pub fn key_screen(&self) -> KeyScreen {
         match (&self.overlay, &self.screen) {
@@ -344,6 +370,8 @@ impl App {
     fn update_screens(&mut self, msg: Msg) -> Vec<Effect> {
         match msg {
             Msg::Tick => self.on_tick(),
+            // The runner set `wall_ms`; the draw that follows shows the ages it makes.
+            Msg::Clock => Vec::new(),
             Msg::Key(key) => self.on_key(key),
             Msg::Paste(text) => self.on_paste(&text),
             Msg::Resize(columns, rows) => {

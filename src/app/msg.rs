@@ -40,6 +40,10 @@ pub enum Msg {
     },
     /// Time passed (spinners, debounced completion, notices).
     Tick,
+    /// A second passed while the screen shows an age by the wall clock (a catalog's
+    /// "listed 5 s ago"): nothing changes but the drawing. Apart from [`Msg::Tick`], whose
+    /// count times the notices.
+    Clock,
     /// Something happened to a server.
     Mcp(McpEvent),
     /// A `completion/complete` answer.

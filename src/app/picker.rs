@@ -165,7 +165,8 @@ impl App {
             self.notify("No server has failed.");
             return Vec::new();
         }
-        self.notify(format!("Restarting {}…", failed.join(", ")));
+        // Under way: how each restart ends (back, failed again) replaces it at once.
+        self.notify_transient(format!("Restarting {}…", failed.join(", ")));
         failed
             .into_iter()
             .map(|server| {

@@ -32,6 +32,8 @@ impl App {
                         prompts: prompts.len(),
                     },
                 );
+                // It is up: what was said of its failure no longer holds.
+                self.withdraw_state_notices(&server);
                 if self.restarted_by_hand.remove(&server) {
                     self.notify(format!(
                         "{} is back: {}.",
@@ -91,15 +93,20 @@ impl App {
                         .hint(KeyScreen::Picker, Action::Logs)
                         .map(|key| format!(" ({key} shows its logs)"))
                         .unwrap_or_default();
-                    self.warn(format!(
+                    let text = format!(
                         "{} failed again: {}{logs}.",
                         crate::text::one_line(&server),
                         error.to_string().trim_end_matches('.')
-                    ));
+                    );
+                    self.warn_of_state(&server, text);
                 }
+                let was_up = self
+                    .servers
+                    .iter()
+                    .any(|s| s.name == server && matches!(s.state, ServerState::Ready { .. }));
                 self.set_state(&server, state);
                 let keep = self.selection_to_keep();
-                if !self.keep_rows_of_failed(&server, &error) {
+                if !self.keep_rows_of_failed(&server, &error, was_up) {
                     self.prompts.remove(&server);
                 }
                 self.rebuild_keeping(keep);

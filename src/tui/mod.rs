@@ -29,6 +29,8 @@ pub const CANCELLED: u8 = 130;
 pub const NO_MATCH: u8 = 1;
 /// How often the loop checks whether a task panicked.
 const PANIC_CHECK: Duration = Duration::from_millis(200);
+/// How often ages by the wall clock are drawn again while they are shown.
+const CLOCK: Duration = Duration::from_secs(1);
 const INTERNAL_ERROR: &str = "mcpick hit an internal error (a bug) and stopped; the message above and the log file say where";
 
 /// Messages handled before a frame is drawn, at most (bursts are coalesced).
@@ -105,6 +107,9 @@ pub async fn run(
     let started = std::time::Instant::now();
     let mut tick = tokio::time::interval(Duration::from_millis(TICK_MS));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    // Ages by the wall clock on screen ("listed 5 s ago") move by the second, not the tick.
+    let mut clock = tokio::time::interval(CLOCK);
+    clock.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     let stop = crate::signals::stopped();
     tokio::pin!(stop);
     let mut signal_code = None;
@@ -112,6 +117,7 @@ pub async fn run(
 
     while app.exit.is_none() {
         let wants_ticks = app.wants_ticks();
+        let shows_ages = app.shows_catalog_age();
         let first = tokio::select! {
             event = events.next() => match event {
                 Some(Ok(event)) => translate(event, guard.top(), started.elapsed()),
@@ -121,6 +127,7 @@ pub async fn run(
             Some(event) = mcp_rx.recv() => Some(Msg::Mcp(event)),
             Some(msg) = msg_rx.recv() => Some(msg),
             _ = tick.tick(), if wants_ticks => Some(Msg::Tick),
+            _ = clock.tick(), if shows_ages => Some(Msg::Clock),
             code = &mut stop => { signal_code = Some(code); break; }
             _ = panic_check.tick() => {
                 if terminal::PANICKED.load(std::sync::atomic::Ordering::SeqCst) {

@@ -96,9 +96,10 @@ fn draw_status(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
                 ));
                 spans.push(Span::raw(one_line(&server.name)));
                 // Its rows from the catalog are in the menu already, usable.
-                if app.row_mark(&server.name).is_some() {
+                // (Restarting after a crash, its rows read stale.)
+                if let Some(mark) = app.row_mark(&server.name) {
                     spans.push(Span::styled(
-                        format!(" · {cached_rows} cached"),
+                        format!(" · {cached_rows} {}", mark.word()),
                         theme.dim(),
                     ));
                 }

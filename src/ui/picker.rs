@@ -135,8 +135,9 @@ pub(super) fn highlighted<'a>(
     spans
 }
 
-/// The columns of a row's `cached`/`stale` badge, with the blank before it.
-const BADGE_WIDTH: usize = 7;
+/// The columns of a row's `cached`/`stale` badge, with the blank before it and the one
+/// after it (so it does not touch the details pane's border).
+const BADGE_WIDTH: usize = 8;
 
 /// The fewest columns a title is cut to; in fewer, a row shows none.
 const MIN_TITLE: usize = 8;
@@ -311,10 +312,12 @@ fn draw_list(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
                 RowMark::Cached => theme.dim(),
                 RowMark::Stale => theme.busy(),
             };
+            let word = badge_width - 1;
             spans.push(Span::styled(
-                format!("{:>badge_width$}", mark.word()),
+                format!("{:>word$}", mark.word()),
                 base.patch(style),
             ));
+            spans.push(Span::styled(" ", base));
         } else if selected && badge_width > 0 {
             spans.push(Span::styled(" ".repeat(badge_width), base));
         }
@@ -507,7 +510,7 @@ fn catalog_line<'a>(app: &App, server: &str, theme: &Theme) -> Option<Line<'a>> 
         .find(|s| s.name == server)
         .map(|s| &s.state);
     let (text, style) = match (mark, app.row_mark(server)) {
-        (CatalogMark::Stale { reason }, _) => {
+        (CatalogMark::Stale { reason, listed_ms }, _) => {
             let next = match state {
                 Some(ServerState::Failed { .. }) => {
                     format!("{} starts it again", key(Action::Restart))
@@ -516,8 +519,18 @@ fn catalog_line<'a>(app: &App, server: &str, theme: &Theme) -> Option<Line<'a>> 
                 Some(ServerState::Connecting) => format!("{name} is starting again"),
                 _ => format!("{} lists again", key(Action::Refresh)),
             };
+            // "stale, listed 2 min ago: crashed (…); F5 starts it again": the age stays.
+            let listed = listed_ms
+                .map(|at| {
+                    let age = crate::app::short_duration(app.wall_ms.saturating_sub(at));
+                    format!(", listed {age} ago")
+                })
+                .unwrap_or_default();
             (
-                format!("stale: {}; {next}", one_line(reason.trim_end_matches('.'))),
+                format!(
+                    "stale{listed}: {}; {next}",
+                    one_line(reason.trim_end_matches('.'))
+                ),
                 theme.busy(),
             )
         }

@@ -48,9 +48,20 @@ fn picker_with_no_match() {
     insta::assert_snapshot!(wide(&app));
 }
 
+/// `everything` up and `py` failed at start (it never listed: no rows of its own).
+fn py_never_up() -> App {
+    let mut app = ready_app();
+    // A server's rows from a list of this run stay after a crash: take py's away.
+    app.update(Msg::Mcp(McpEvent::PromptsChanged {
+        server: "py".into(),
+        prompts: vec![],
+    }));
+    app
+}
+
 #[test]
 fn picker_with_a_failed_server_narrow() {
-    let mut app = ready_app();
+    let mut app = py_never_up();
     app.update(Msg::Mcp(McpEvent::Failed {
         server: "py".into(),
         error: McpError::Spawn {
@@ -565,7 +576,7 @@ fn the_menu_lists_slash_commands_with_recent_ones_under_their_header() {
 
 #[test]
 fn narrowing_to_a_failed_server_shows_its_state_not_no_match() {
-    let mut app = ready_app();
+    let mut app = py_never_up();
     app.update(Msg::Mcp(crate::mcp::McpEvent::Failed {
         server: "py".into(),
         error: crate::mcp::McpError::Closed(": the server exited with status 3".into()),
@@ -1228,5 +1239,5 @@ fn stale_rows_of_a_server_starting_again_say_so() {
     app.update(key(KeyCode::F(5)));
     let starting = screen(&app, 120, 40);
     assert!(starting.contains("py is starting again"), "{starting}");
-    assert!(starting.contains("⠋ py · 2 cached"), "{starting}");
+    assert!(starting.contains("⠋ py · 2 stale"), "{starting}");
 }
