@@ -2,6 +2,7 @@
 //! the types re-exported here.
 
 pub mod auth;
+mod catalog_write;
 mod child;
 mod connection;
 mod error;
