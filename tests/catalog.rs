@@ -351,9 +351,11 @@ fn a_prompt_the_server_refuses_refreshes_the_catalog_and_tells_its_error() {
     logged(&log);
     std::fs::write(&prompts, "stays\n").unwrap();
     let out = sandbox.mcpick(&["get", "s/gone"]);
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    // Refused as a live list refuses it (exit 2, what it has), with the server's words.
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(
-        stderr(&out).contains("server error -32602: Unknown prompt: gone"),
+        stderr(&out).contains("server error -32602: Unknown prompt: gone")
+            && stderr(&out).contains("server `s` has no prompt `gone`"),
         "{}",
         stderr(&out)
     );
@@ -809,4 +811,83 @@ fn a_pinned_2026_server_is_also_reached_with_one_request_when_warm() {
     );
     assert_eq!(success(&sandbox.mcpick(&get)), "user:\nhello {}\n");
     assert_eq!(logged(&log), ["prompts/get - 2026-07-28"]);
+}
+
+/// `[servers.s]` of catalog_server.py with a fresh list (10 min), logging to `log`, its
+/// prompts read from `prompts`.
+fn fresh_catalog_server(log: &Path, prompts: &Path) -> String {
+    catalog_stdio(
+        "s",
+        &[
+            "--ttl",
+            "600000",
+            "--log",
+            &log.to_string_lossy(),
+            "--prompts",
+            &prompts.to_string_lossy(),
+        ],
+    )
+}
+
+#[test]
+fn a_fresh_list_is_fetched_again_before_a_prompt_or_argument_is_refused() {
+    let sandbox = Sandbox::new("");
+    let log = sandbox.dir.path().join("log");
+    let prompts = sandbox.dir.path().join("prompts");
+    std::fs::write(&prompts, "old\nstrict:why\n").unwrap();
+    std::fs::write(sandbox.config(), fresh_catalog_server(&log, &prompts)).unwrap();
+    success(&sandbox.mcpick(&["list"]));
+    wait_for_entry(&sandbox, "s", |e| e.prompts().len() == 2);
+    logged(&log);
+    // A prompt the fresh list lacks: listed once, then got.
+    std::fs::write(&prompts, "old\nnew\nstrict:why\n").unwrap();
+    let got = success(&sandbox.mcpick(&["get", "s/new", "--format", "text"]));
+    assert_eq!(got, "user:\nnew {}\n");
+    assert_eq!(methods(&logged(&log)), ["prompts/list", "prompts/get"]);
+    // An argument the fresh list refuses (`why` is required there, no longer on the server).
+    std::fs::write(&prompts, "old\nnew\nstrict\n").unwrap();
+    let got = success(&sandbox.mcpick(&["get", "s/strict", "--format", "text"]));
+    assert_eq!(got, "user:\nstrict {}\n");
+    assert_eq!(methods(&logged(&log)), ["prompts/list", "prompts/get"]);
+    // A prompt neither list has: refused after that one list, as cold.
+    let out = sandbox.mcpick(&["get", "s/nowhere"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("server `s` has no prompt `nowhere`"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(methods(&logged(&log)), ["prompts/list"]);
+    // The normal path lists nothing.
+    let got = success(&sandbox.mcpick(&["get", "s/old", "--format", "text"]));
+    assert_eq!(got, "user:\nold {}\n");
+    assert_eq!(methods(&logged(&log)), ["prompts/get"]);
+}
+
+#[test]
+fn arguments_the_server_refuses_after_a_fresh_list_took_them_are_a_usage_error_as_cold() {
+    let sandbox = Sandbox::new("");
+    let log = sandbox.dir.path().join("log");
+    let prompts = sandbox.dir.path().join("prompts");
+    std::fs::write(&prompts, "strict\n").unwrap();
+    std::fs::write(sandbox.config(), fresh_catalog_server(&log, &prompts)).unwrap();
+    success(&sandbox.mcpick(&["list"]));
+    wait_for_entry(&sandbox, "s", |e| e.prompts().len() == 1);
+    logged(&log);
+    // The server now wants `why`; the cached list says it takes nothing.
+    std::fs::write(&prompts, "strict:why\n").unwrap();
+    let warm = sandbox.mcpick(&["get", "s/strict"]);
+    assert_eq!(methods(&logged(&log)), ["prompts/get", "prompts/list"]);
+    let text = stderr(&warm);
+    assert_eq!(warm.status.code(), Some(2), "{text}");
+    assert!(
+        text.contains("Missing required argument: why")
+            && text.contains("missing required argument `why`"),
+        "{text}"
+    );
+    // The same mistake cold: the same exit code and local words.
+    success(&sandbox.mcpick(&["cache", "clear"]));
+    let cold = sandbox.mcpick(&["get", "s/strict"]);
+    assert_eq!(cold.status.code(), Some(2), "{}", stderr(&cold));
+    assert!(stderr(&cold).contains("missing required argument `why`"));
 }

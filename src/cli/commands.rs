@@ -655,8 +655,9 @@ fn resolve<'a>(config: &'a Config, reference: &str) -> Result<Target<'a>, CliErr
 /// several servers, to all of them). On success the hub stays connected.
 /// The hub, the prompt's server and the prompt are returned with how fresh the cached
 /// list it was found in is (`None`: listed now). A cached list is taken as it is, stale or
-/// not ([`CatalogUse::GET`]); a prompt a stale list lacks is looked for in a list fetched
-/// again before it is refused.
+/// not ([`CatalogUse::GET`]); a prompt a cached list lacks, fresh or stale, is looked for
+/// in a list fetched again before it is refused (a server may have it before its TTL
+/// runs out: an edited prompt file, `mcpick serve`'s ttl of minutes).
 async fn locate(
     config: &Config,
     reference: &str,
@@ -679,7 +680,7 @@ async fn locate(
         for (server, outcome) in outcomes.iter_mut() {
             if let Outcome::Ready {
                 prompts,
-                cached: cached @ Some(Freshness::Stale),
+                cached: cached @ Some(_),
                 ..
             } = outcome
                 && let Some(listed) = relisted(&hub, server).await
@@ -792,8 +793,9 @@ async fn open_prompt(
             )));
         }
     };
+    // Only on the way to a refusal: a found prompt costs no list.
     if find(&prompts, prompt).is_none()
-        && cached == Some(Freshness::Stale)
+        && cached.is_some()
         && let Some(listed) = relisted(&hub, &server.name).await
     {
         (prompts, cached) = (listed, None);
@@ -1022,9 +1024,9 @@ async fn get(
     answering: super::inputs::AnswerFlags,
 ) -> Result<ExitCode, CliError> {
     let (mut hub, server, mut prompt, mut cached) = locate(config, reference).await?;
-    // Checked against the cached list; a stale one is listed again before refusing.
+    // Checked against the cached list; it is listed again before refusing, fresh or stale.
     if check_arguments(&prompt, &arguments).is_err()
-        && cached == Some(Freshness::Stale)
+        && cached.is_some()
         && let Some(listed) = relisted(&hub, &server.name).await
     {
         cached = None;
@@ -1064,9 +1066,28 @@ async fn get(
         result = fill_on(&hub, &server.name, &prompt.name, &arguments, &answering).await;
     }
     // The server refused the arguments of a prompt only the catalog vouched for: the
-    // catalog is brought up to date before its real error is told.
-    if cached.is_some() && matches!(&result, Ok(Err((McpError::Server { code: -32602, .. }, _)))) {
-        let _ = relisted(&hub, &server.name).await;
+    // catalog is brought up to date, and the new list checks the request as a live one
+    // would have (the same refusal, exit 2, warm or cold), with the server's words.
+    if cached.is_some()
+        && let Ok(Err((error @ McpError::Server { code: -32602, .. }, stderr))) = &result
+        && let Some(listed) = relisted(&hub, &server.name).await
+    {
+        let refused = match find(&listed, &prompt.name) {
+            Some(found) => check_arguments(found, &arguments).err(),
+            None => Some(CliError::usage(no_such_prompt(
+                &server.name,
+                &prompt.name,
+                &listed,
+            ))),
+        };
+        if let Some(refused) = refused {
+            hub.shutdown().await;
+            return Err(CliError::usage(format!(
+                "{}/{}: {error}{stderr}
+{}",
+                server.name, prompt.name, refused.message
+            )));
+        }
     }
     hub.shutdown().await;
     let result = result?.map_err(|(error, stderr)| format!("{error}{stderr}"));
