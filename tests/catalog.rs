@@ -891,3 +891,39 @@ fn arguments_the_server_refuses_after_a_fresh_list_took_them_are_a_usage_error_a
     assert_eq!(cold.status.code(), Some(2), "{}", stderr(&cold));
     assert!(stderr(&cold).contains("missing required argument `why`"));
 }
+
+#[test]
+fn a_server_that_exits_at_once_is_started_as_often_warm_as_cold() {
+    let sandbox = Sandbox::new("");
+    let dir = sandbox.dir.path();
+    let (launches, failing) = (dir.join("launches"), dir.join("failing"));
+    // Each start appends a line; once `failing` exists the server exits before answering.
+    let command = format!(
+        "echo start >> {}; [ -e {} ] && exit 3; exec {} {}",
+        sh_quote(launches.to_string_lossy()),
+        sh_quote(failing.to_string_lossy()),
+        sh_quote(python3()),
+        sh_quote(catalog_server().to_string_lossy()),
+    );
+    let config = format!(
+        "[servers.s]\ncommand = \"sh\"\nargs = [\"-c\", {}]\n",
+        toml_str(command)
+    );
+    std::fs::write(sandbox.config(), config).unwrap();
+    success(&sandbox.mcpick(&["list"]));
+    wait_for_entry(&sandbox, "s", |e| e.era == Era::Modern && e.pages.is_some());
+    let count = || {
+        let n = std::fs::read_to_string(&launches).unwrap_or_default().lines().count();
+        std::fs::write(&launches, "").unwrap();
+        n
+    };
+    count();
+    std::fs::write(&failing, "").unwrap();
+    let warm = sandbox.mcpick(&["list"]);
+    assert!(!warm.status.success());
+    let warm_starts = count();
+    success(&sandbox.mcpick(&["cache", "clear"]));
+    let cold = sandbox.mcpick(&["list"]);
+    assert!(!cold.status.success());
+    assert_eq!((warm_starts, count()), (2, 2), "{}", stderr(&warm));
+}
