@@ -913,7 +913,10 @@ fn a_server_that_exits_at_once_is_started_as_often_warm_as_cold() {
     success(&sandbox.mcpick(&["list"]));
     wait_for_entry(&sandbox, "s", |e| e.era == Era::Modern && e.pages.is_some());
     let count = || {
-        let n = std::fs::read_to_string(&launches).unwrap_or_default().lines().count();
+        let n = std::fs::read_to_string(&launches)
+            .unwrap_or_default()
+            .lines()
+            .count();
         std::fs::write(&launches, "").unwrap();
         n
     };
@@ -926,4 +929,25 @@ fn a_server_that_exits_at_once_is_started_as_often_warm_as_cold() {
     let cold = sandbox.mcpick(&["list"]);
     assert!(!cold.status.success());
     assert_eq!((warm_starts, count()), (2, 2), "{}", stderr(&warm));
+}
+
+#[test]
+fn a_catalog_that_cannot_be_written_is_told_once() {
+    let sandbox = Sandbox::new("");
+    // The catalog folder is a file: every write fails.
+    let cache = sandbox.dir.path().join("xdg-cache/mcpick");
+    std::fs::create_dir_all(&cache).unwrap();
+    std::fs::write(cache.join("catalog"), "not a folder").unwrap();
+    let config = format!("{}{}", catalog_stdio("a", &[]), catalog_stdio("b", &[]));
+    std::fs::write(sandbox.config(), config).unwrap();
+    let out = sandbox.mcpick(&["list"]);
+    let text = stderr(&out);
+    assert!(out.status.success(), "{text}");
+    assert!(success(&out).contains("a/hello") && success(&out).contains("b/hello"));
+    // Two servers, two writes: one line.
+    assert_eq!(
+        text.matches("cannot write the catalog cache").count(),
+        1,
+        "{text}"
+    );
 }

@@ -237,6 +237,26 @@ pub fn init(config_path: Option<&Path>) -> Result<ExitCode, CliError> {
 /// Runs one subcommand.
 pub async fn run(config_path: Option<&Path>, command: Command) -> Result<ExitCode, CliError> {
     let config = load_config(config_path)?;
+    let result = run_loaded(&config, command).await;
+    tell_catalog_write_failure();
+    result
+}
+
+/// The catalog write failures of this command's hubs, told once at its end.
+static WRITE_FAILURES: std::sync::Mutex<Vec<crate::mcp::CatalogWriteFailure>> =
+    std::sync::Mutex::new(Vec::new());
+
+/// Prints the first failed catalog write of the command (its hubs are shut down, their
+/// writes done) as one warning line; nothing when every write went through.
+fn tell_catalog_write_failure() {
+    let failures = std::mem::take(&mut *WRITE_FAILURES.lock().unwrap_or_else(|e| e.into_inner()));
+    if let Some((server, text)) = failures.iter().find_map(|f| f.take()) {
+        output::error(&format!("server `{server}`: {text}"));
+    }
+}
+
+/// [`run`] once the config is read.
+async fn run_loaded(config: &Config, command: Command) -> Result<ExitCode, CliError> {
     match command {
         Command::List { json } => list(&config, json).await,
         Command::Servers { json } => servers(&config, json).await,
@@ -380,6 +400,10 @@ async fn connect_all_reading(
         })
         .collect();
     let hub = Hub::start_once_cached(servers, tx, catalog);
+    WRITE_FAILURES
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(hub.catalog_write_failure());
     let mut outcomes = BTreeMap::new();
     // Warnings come before the server's Ready, and so does its FromCatalog.
     let mut warnings: BTreeMap<String, Vec<String>> = BTreeMap::new();

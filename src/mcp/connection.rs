@@ -1576,7 +1576,9 @@ async fn connect_stdio(
         };
         let what = match exited {
             Some(status) => format!("the server {} during {tried}", describe_exit(status)),
-            None => format!("the server refused {tried}, the handshake of the era it spoke last time"),
+            None => {
+                format!("the server refused {tried}, the handshake of the era it spoke last time")
+            }
         };
         let note = log.push(
             "mcpick",

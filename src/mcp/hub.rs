@@ -218,6 +218,20 @@ pub struct Hub {
     stops: HashMap<ServerId, CancellationToken>,
     /// Catalog writes still under way, which shutdown lets finish.
     writes: Writes,
+    /// The first catalog write that failed, for a one-shot command to tell.
+    write_failure: CatalogWriteFailure,
+}
+
+/// The first catalog write of a hub that failed (server, and what to tell), kept for a
+/// one-shot command to print once it is done (the menu gets a [`McpEvent::Warning`]).
+#[derive(Debug, Clone, Default)]
+pub struct CatalogWriteFailure(Arc<Mutex<Option<(ServerId, String)>>>);
+
+impl CatalogWriteFailure {
+    /// The failure, if a write failed, and forgets it (it is told once).
+    pub fn take(&self) -> Option<(ServerId, String)> {
+        lock(&self.0).take()
+    }
 }
 
 /// Catalog writes under way (blocking tasks).
@@ -328,6 +342,14 @@ impl Hub {
         let mut stops = HashMap::new();
         let mut relists = HashMap::new();
         let writes = Writes::default();
+        let write_failure = CatalogWriteFailure::default();
+        // One notice per hub, not per server or per write. The menu shows it as a
+        // warning; a one-shot command prints it at its end ([`Hub::catalog_write_failure`]).
+        let failures = WriteFailures {
+            events: watch_list_changes.then(|| events.clone()),
+            told: Default::default(),
+            first: write_failure.clone(),
+        };
         let tasks = servers
             .into_iter()
             .map(|(config, entry)| {
@@ -341,7 +363,7 @@ impl Hub {
                     states: states.clone(),
                     relist,
                     catalog: catalog.map(|policy| {
-                        Catalog::new(policy, entry, writes.clone(), Some(events.clone()))
+                        Catalog::new(policy, entry, writes.clone(), failures.clone())
                     }),
                 };
                 tokio::spawn(run_server(
@@ -363,7 +385,14 @@ impl Hub {
             shutdown,
             stops,
             writes,
+            write_failure,
         }
+    }
+
+    /// The first of this hub's catalog writes that failed, read after
+    /// [`Hub::shutdown`] (which lets writes finish).
+    pub fn catalog_write_failure(&self) -> CatalogWriteFailure {
+        self.write_failure.clone()
     }
 
     /// Stops one server (closing its connection, ending its restarts); no more events
@@ -589,20 +618,14 @@ struct Held {
 }
 
 /// Where a failed catalog write is told, and whether it was already.
-#[derive(Clone)]
+#[derive(Clone, Default)]
 struct WriteFailures {
     events: Option<mpsc::Sender<McpEvent>>,
     told: Arc<std::sync::atomic::AtomicBool>,
+    first: CatalogWriteFailure,
 }
 
 impl WriteFailures {
-    fn new(events: Option<mpsc::Sender<McpEvent>>) -> WriteFailures {
-        WriteFailures {
-            events,
-            told: Default::default(),
-        }
-    }
-
     /// Logs a failed write; the first one is also sent as a warning, the next are not
     /// (a full disk must not add a line to the menu on every list change).
     fn failed(&self, server: &str, error: &std::io::Error) {
@@ -610,11 +633,12 @@ impl WriteFailures {
         if self.told.swap(true, std::sync::atomic::Ordering::Relaxed) {
             return;
         }
+        let text = format!(
+            "cannot write the catalog cache ({error}); the next start lists this \
+             server's prompts again"
+        );
+        *lock(&self.first.0) = Some((server.to_string(), text.clone()));
         if let Some(events) = &self.events {
-            let text = format!(
-                "cannot write the catalog cache ({error}); prompts are listed live, \
-                 and the next start will not show them at once"
-            );
             let _ = events.try_send(McpEvent::Warning {
                 server: server.to_string(),
                 text,
@@ -628,7 +652,7 @@ impl Catalog {
         policy: CatalogUse,
         entry: Option<ServerEntry>,
         writes: Writes,
-        events: Option<mpsc::Sender<McpEvent>>,
+        failures: WriteFailures,
     ) -> Catalog {
         Catalog {
             policy,
@@ -639,7 +663,7 @@ impl Catalog {
             writes,
             sequence: Default::default(),
             written: Default::default(),
-            failures: WriteFailures::new(events),
+            failures,
         }
     }
 
@@ -1379,7 +1403,12 @@ mod tests {
             hints: crate::cache::Hints::now(Some(3_600_000), None),
             prompts: Vec::new(),
         }]);
-        let catalog = Catalog::new(CatalogUse::MENU, Some(entry), Writes::default(), None);
+        let catalog = Catalog::new(
+            CatalogUse::MENU,
+            Some(entry),
+            Writes::default(),
+            WriteFailures::default(),
+        );
         let now = crate::cache::now_ms();
         let freshness = |c: &Catalog| c.entry().unwrap().freshness(now);
         assert!(matches!(freshness(&catalog), Some(Freshness::Fresh { .. })));

@@ -21,7 +21,7 @@ pub use connection::{
     looks_like_another_era,
 };
 pub use error::McpError;
-pub use hub::{CatalogUse, Hub, McpEvent, RestartPolicy};
+pub use hub::{CatalogUse, CatalogWriteFailure, Hub, McpEvent, RestartPolicy};
 pub use input::{
     Answer, FieldKind, FormField, GetOutcome, InputAnswers, InputRequest, Question, QuestionKind,
 };
