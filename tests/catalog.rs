@@ -951,3 +951,56 @@ fn a_catalog_that_cannot_be_written_is_told_once() {
         "{text}"
     );
 }
+
+#[tokio::test]
+async fn a_failed_re_list_is_tried_again_with_growing_waits_until_it_succeeds() {
+    let dir = tempfile::tempdir().unwrap();
+    let prompts_file = dir.path().join("prompts");
+    std::fs::write(&prompts_file, "live\n").unwrap();
+    let config = parsed(&catalog_stdio(
+        "s",
+        &["--prompts", &prompts_file.to_string_lossy()],
+    ));
+    let policy = mcpick::mcp::RestartPolicy {
+        relist_retry_first: Duration::from_millis(200),
+        relist_retry_max: Duration::from_millis(400),
+        ..Default::default()
+    };
+    let (tx, mut events) = mpsc::channel(64);
+    let hub = Hub::start_with(vec![config], tx, false, policy);
+    let McpEvent::Ready { .. } = next_news(&mut events).await else {
+        panic!("Ready first")
+    };
+    std::fs::write(&prompts_file, "!fail\n").unwrap();
+    hub.relist("s");
+    // The failure, then two retries: 200 ms, then 400 ms (the cap), each up to a tenth later.
+    let mut stale_at = Vec::new();
+    while stale_at.len() < 3 {
+        match next_news(&mut events).await {
+            McpEvent::ListStale { .. } => stale_at.push(Instant::now()),
+            other => panic!("{other:?}"),
+        }
+    }
+    let waits: Vec<Duration> = stale_at.windows(2).map(|w| w[1] - w[0]).collect();
+    assert!(waits[0] >= Duration::from_millis(200), "{waits:?}");
+    assert!(waits[1] >= Duration::from_millis(400), "{waits:?}");
+    assert!(
+        waits.iter().all(|w| *w < Duration::from_millis(1500)),
+        "{waits:?}"
+    );
+    // The server is fixed: the next retry brings the list, and the retries stop.
+    std::fs::write(&prompts_file, "back\n").unwrap();
+    let prompts = loop {
+        match next_news(&mut events).await {
+            McpEvent::PromptsChanged { prompts, .. } => break prompts,
+            McpEvent::ListStale { .. } => {}
+            other => panic!("{other:?}"),
+        }
+    };
+    assert_eq!(names(&prompts), ["back"]);
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    while let Ok(event) = events.try_recv() {
+        assert!(matches!(event, McpEvent::Log { .. }), "{event:?}");
+    }
+    hub.shutdown().await;
+}

@@ -184,6 +184,10 @@ pub struct RestartPolicy {
     pub max_delay: Duration,
     /// How long a connection must have lived for a crash to count as a first one again.
     pub stable_after: Duration,
+    /// The wait before a failed re-list ([`McpEvent::ListStale`]) is tried again.
+    pub relist_retry_first: Duration,
+    /// The longest wait between re-list retries (each failure doubles the wait).
+    pub relist_retry_max: Duration,
 }
 
 impl Default for RestartPolicy {
@@ -193,6 +197,8 @@ impl Default for RestartPolicy {
             first_delay: Duration::from_secs(1),
             max_delay: Duration::from_secs(30),
             stable_after: Duration::from_secs(60),
+            relist_retry_first: Duration::from_secs(30),
+            relist_retry_max: Duration::from_secs(600),
         }
     }
 }
@@ -202,6 +208,24 @@ impl RestartPolicy {
     pub fn delay(&self, attempt: u32) -> Duration {
         let factor = 2u32.saturating_pow(attempt.saturating_sub(1));
         self.first_delay.saturating_mul(factor).min(self.max_delay)
+    }
+
+    /// The wait before re-list retry `attempt` (from 1): doubling from
+    /// `relist_retry_first`, capped at `relist_retry_max`, plus a jitter of up to a tenth
+    /// (clients that failed together do not retry together).
+    pub fn relist_retry(&self, attempt: u32) -> Duration {
+        let factor = 2u32.saturating_pow(attempt.saturating_sub(1).min(20));
+        let base = self
+            .relist_retry_first
+            .saturating_mul(factor)
+            .min(self.relist_retry_max);
+        let tenth = (base.as_millis() / 10) as u64;
+        let jitter = if tenth == 0 {
+            0
+        } else {
+            random_u64() % (tenth + 1)
+        };
+        base + Duration::from_millis(jitter)
     }
 }
 
@@ -509,6 +533,7 @@ async fn run_server(
             states: &shared.states,
             relist: &shared.relist,
             catalog: shared.catalog.as_ref(),
+            restarts: &restarts,
             shutdown: &shutdown,
         };
         let lived = match run.once().await {
@@ -897,6 +922,8 @@ struct Run<'a> {
     relist: &'a Arc<Relists>,
     /// The server's catalog entry, if the hub uses the catalog.
     catalog: Option<&'a Catalog>,
+    /// Its waits between failed re-lists too.
+    restarts: &'a RestartPolicy,
     shutdown: &'a CancellationToken,
 }
 
@@ -1026,6 +1053,7 @@ impl Run<'_> {
             config,
             catalog: self.catalog,
             relist: self.relist,
+            retry: self.restarts,
             events,
             shutdown,
         };
@@ -1135,6 +1163,8 @@ struct Watch<'a> {
     config: &'a ServerConfig,
     catalog: Option<&'a Catalog>,
     relist: &'a Relists,
+    /// The waits between retries of a failed re-list.
+    retry: &'a RestartPolicy,
     events: &'a mpsc::Sender<McpEvent>,
     shutdown: &'a CancellationToken,
 }
@@ -1148,6 +1178,8 @@ enum Trigger {
     Asked,
     /// The list's TTL ran out.
     Expired,
+    /// A re-list failed a while ago: tried again.
+    Retry,
 }
 
 impl Watch<'_> {
@@ -1159,7 +1191,9 @@ impl Watch<'_> {
     /// warnings of the list it has, which a refresh that finds them again does not repeat;
     /// `problems`: the served problems of that list, sent again only when a refresh finds
     /// others. A failed re-fetch keeps the list, now stale ([`McpEvent::ListStale`]), and
-    /// sets no timer (no retry loop against a server that fails).
+    /// is tried again after [`RestartPolicy::relist_retry`] (30 s, doubling to 10 min,
+    /// jittered: never a tight loop against a server that fails) until a list succeeds; a
+    /// list change or a refresh asked for lists at once and starts the waits over.
     async fn run(
         &self,
         connection: &Connection,
@@ -1170,6 +1204,9 @@ impl Watch<'_> {
         let (events, shutdown) = (self.events, self.shutdown);
         let server = connection.name().to_string();
         let mut poll = tokio::time::interval(CLOSED_POLL);
+        // Failed re-lists in a row, and when the next retry is due.
+        let mut failures = 0u32;
+        let mut retry_at: Option<tokio::time::Instant> = None;
         loop {
             let expiry = fresh_until.map(ttl_deadline);
             let trigger = tokio::select! {
@@ -1178,6 +1215,7 @@ impl Watch<'_> {
                 _ = connection.list_changed() => Trigger::Changed,
                 _ = self.relist.notify.notified() => Trigger::Asked,
                 _ = async { match expiry { Some(at) => tokio::time::sleep_until(at).await, None => std::future::pending().await } } => Trigger::Expired,
+                _ = async { match retry_at { Some(at) => tokio::time::sleep_until(at).await, None => std::future::pending().await } } => Trigger::Retry,
                 _ = poll.tick() => {
                     if connection.is_closed() {
                         // Let the stderr reader catch the last lines before reporting.
@@ -1196,7 +1234,10 @@ impl Watch<'_> {
                 // The spec: a change notice invalidates the cached result at once.
                 catalog.invalidate(self.config);
             }
-            if trigger != Trigger::Expired {
+            retry_at = None;
+            if matches!(trigger, Trigger::Changed | Trigger::Asked) {
+                // A new reason to list: its failure waits the shortest time again.
+                failures = 0;
                 // A storm of notices becomes one refresh per settle period.
                 tokio::select! {
                     _ = shutdown.cancelled() => return false,
@@ -1211,6 +1252,7 @@ impl Watch<'_> {
             };
             let event = match refreshed {
                 Ok(list) => {
+                    failures = 0;
                     if let Some(catalog) = self.catalog {
                         catalog.keep_list(self.config, connection, &list);
                     }
@@ -1248,6 +1290,9 @@ impl Watch<'_> {
                 Err(error) => {
                     // Keep the rows, stale: the spec allows serving them when a re-fetch fails.
                     fresh_until = None;
+                    failures = failures.saturating_add(1);
+                    retry_at =
+                        Some(tokio::time::Instant::now() + self.retry.relist_retry(failures));
                     self.relist.answer(&Err(error.clone()));
                     let line = connection
                         .log()
