@@ -258,8 +258,8 @@ fn tell_catalog_write_failure() {
 /// [`run`] once the config is read.
 async fn run_loaded(config: &Config, command: Command) -> Result<ExitCode, CliError> {
     match command {
-        Command::List { json } => list(&config, json).await,
-        Command::Servers { json } => servers(&config, json).await,
+        Command::List { json } => list(config, json).await,
+        Command::Servers { json } => servers(config, json).await,
         Command::Get {
             prompt,
             assignments,
@@ -282,7 +282,7 @@ async fn run_loaded(config: &Config, command: Command) -> Result<ExitCode, CliEr
                 pairs.extend(parse_args_json(json).map_err(CliError::usage)?);
             }
             let arguments = merge(pairs).map_err(CliError::usage)?;
-            get(&config, &prompt, arguments, format, copy, answering).await
+            get(config, &prompt, arguments, format, copy, answering).await
         }
         Command::Complete {
             prompt,
@@ -293,7 +293,7 @@ async fn run_loaded(config: &Config, command: Command) -> Result<ExitCode, CliEr
         } => {
             let pairs = given_values(&context, &[], StdinFrom::Anything)?.0;
             let context = merge(pairs).map_err(CliError::usage)?;
-            complete(&config, &prompt, &argument, &prefix, &context, json).await
+            complete(config, &prompt, &argument, &prefix, &context, json).await
         }
         Command::Serve { .. }
         | Command::Init
