@@ -113,9 +113,52 @@ fn write_ref(entry: &EntryRef<'_>) -> std::io::Result<()> {
     let path = crate::cache::path_of(entry.server).ok_or_else(|| {
         std::io::Error::other("this platform has no cache directory to keep the catalog in")
     })?;
-    write_private_with(&path, |writer| {
-        serde_json::to_writer(writer, entry).map_err(std::io::Error::other)
-    })
+    let limit = crate::cache::MAX_FILE_BYTES;
+    let written = write_private_with(&path, |writer| {
+        let mut capped = Capped {
+            inner: writer,
+            left: limit,
+        };
+        serde_json::to_writer(&mut capped, entry).map_err(std::io::Error::other)
+    });
+    match written {
+        Err(error) if error.to_string().contains(TOO_LARGE) => {
+            // Too large to be read back: not kept, and an older, smaller list is not left
+            // to stand for it (as `cache::store` does).
+            crate::cache::remove(entry.server)?;
+            Err(std::io::Error::other(format!(
+                "the catalog of {} would take more than the {} MiB kept",
+                entry.server,
+                limit / (1024 * 1024)
+            )))
+        }
+        other => other,
+    }
+}
+
+/// What [`Capped`] fails with once past its limit.
+const TOO_LARGE: &str = "the catalog file would be too large";
+
+/// A writer that fails once more than `left` bytes went through it, so a list too large
+/// to be read back stops being written there.
+struct Capped<'a> {
+    inner: &'a mut dyn Write,
+    left: u64,
+}
+
+impl Write for Capped<'_> {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        if bytes.len() as u64 > self.left {
+            return Err(std::io::Error::other(TOO_LARGE));
+        }
+        let n = self.inner.write(bytes)?;
+        self.left -= n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
 }
 
 /// Writes what `write` writes to `path` atomically, owner-only, through a buffer.
@@ -237,6 +280,29 @@ mod tests {
         assert_eq!(pages.len(), 2);
         assert_eq!(pages[0].prompts, page.prompts[..2]);
         assert_eq!(pages[1].prompts, page.prompts[2..]);
+    }
+
+    #[test]
+    fn a_writer_past_its_cap_fails_there() {
+        let mut out = Vec::new();
+        let mut capped = Capped {
+            inner: &mut out,
+            left: 5,
+        };
+        capped.write_all(b"12345").unwrap();
+        let error = capped.write_all(b"6").unwrap_err();
+        assert!(error.to_string().contains(TOO_LARGE));
+        assert_eq!(out, b"12345");
+        // Through serde_json as `write_ref` sees it.
+        let mut out = Vec::new();
+        let mut capped = Capped {
+            inner: &mut out,
+            left: 3,
+        };
+        let error = serde_json::to_writer(&mut capped, &"a long string")
+            .map_err(std::io::Error::other)
+            .unwrap_err();
+        assert!(error.to_string().contains(TOO_LARGE), "{error}");
     }
 
     #[test]
