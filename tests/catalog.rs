@@ -351,9 +351,11 @@ fn a_prompt_the_server_refuses_refreshes_the_catalog_and_tells_its_error() {
     logged(&log);
     std::fs::write(&prompts, "stays\n").unwrap();
     let out = sandbox.mcpick(&["get", "s/gone"]);
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    // Refused as a live list refuses it (exit 2, what it has), with the server's words.
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(
-        stderr(&out).contains("server error -32602: Unknown prompt: gone"),
+        stderr(&out).contains("server error -32602: Unknown prompt: gone")
+            && stderr(&out).contains("server `s` has no prompt `gone`"),
         "{}",
         stderr(&out)
     );
@@ -809,4 +811,196 @@ fn a_pinned_2026_server_is_also_reached_with_one_request_when_warm() {
     );
     assert_eq!(success(&sandbox.mcpick(&get)), "user:\nhello {}\n");
     assert_eq!(logged(&log), ["prompts/get - 2026-07-28"]);
+}
+
+/// `[servers.s]` of catalog_server.py with a fresh list (10 min), logging to `log`, its
+/// prompts read from `prompts`.
+fn fresh_catalog_server(log: &Path, prompts: &Path) -> String {
+    catalog_stdio(
+        "s",
+        &[
+            "--ttl",
+            "600000",
+            "--log",
+            &log.to_string_lossy(),
+            "--prompts",
+            &prompts.to_string_lossy(),
+        ],
+    )
+}
+
+#[test]
+fn a_fresh_list_is_fetched_again_before_a_prompt_or_argument_is_refused() {
+    let sandbox = Sandbox::new("");
+    let log = sandbox.dir.path().join("log");
+    let prompts = sandbox.dir.path().join("prompts");
+    std::fs::write(&prompts, "old\nstrict:why\n").unwrap();
+    std::fs::write(sandbox.config(), fresh_catalog_server(&log, &prompts)).unwrap();
+    success(&sandbox.mcpick(&["list"]));
+    wait_for_entry(&sandbox, "s", |e| e.prompts().len() == 2);
+    logged(&log);
+    // A prompt the fresh list lacks: listed once, then got.
+    std::fs::write(&prompts, "old\nnew\nstrict:why\n").unwrap();
+    let got = success(&sandbox.mcpick(&["get", "s/new", "--format", "text"]));
+    assert_eq!(got, "user:\nnew {}\n");
+    assert_eq!(methods(&logged(&log)), ["prompts/list", "prompts/get"]);
+    // An argument the fresh list refuses (`why` is required there, no longer on the server).
+    std::fs::write(&prompts, "old\nnew\nstrict\n").unwrap();
+    let got = success(&sandbox.mcpick(&["get", "s/strict", "--format", "text"]));
+    assert_eq!(got, "user:\nstrict {}\n");
+    assert_eq!(methods(&logged(&log)), ["prompts/list", "prompts/get"]);
+    // A prompt neither list has: refused after that one list, as cold.
+    let out = sandbox.mcpick(&["get", "s/nowhere"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("server `s` has no prompt `nowhere`"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(methods(&logged(&log)), ["prompts/list"]);
+    // The normal path lists nothing.
+    let got = success(&sandbox.mcpick(&["get", "s/old", "--format", "text"]));
+    assert_eq!(got, "user:\nold {}\n");
+    assert_eq!(methods(&logged(&log)), ["prompts/get"]);
+}
+
+#[test]
+fn arguments_the_server_refuses_after_a_fresh_list_took_them_are_a_usage_error_as_cold() {
+    let sandbox = Sandbox::new("");
+    let log = sandbox.dir.path().join("log");
+    let prompts = sandbox.dir.path().join("prompts");
+    std::fs::write(&prompts, "strict\n").unwrap();
+    std::fs::write(sandbox.config(), fresh_catalog_server(&log, &prompts)).unwrap();
+    success(&sandbox.mcpick(&["list"]));
+    wait_for_entry(&sandbox, "s", |e| e.prompts().len() == 1);
+    logged(&log);
+    // The server now wants `why`; the cached list says it takes nothing.
+    std::fs::write(&prompts, "strict:why\n").unwrap();
+    let warm = sandbox.mcpick(&["get", "s/strict"]);
+    assert_eq!(methods(&logged(&log)), ["prompts/get", "prompts/list"]);
+    let text = stderr(&warm);
+    assert_eq!(warm.status.code(), Some(2), "{text}");
+    assert!(
+        text.contains("Missing required argument: why")
+            && text.contains("missing required argument `why`"),
+        "{text}"
+    );
+    // The same mistake cold: the same exit code and local words.
+    success(&sandbox.mcpick(&["cache", "clear"]));
+    let cold = sandbox.mcpick(&["get", "s/strict"]);
+    assert_eq!(cold.status.code(), Some(2), "{}", stderr(&cold));
+    assert!(stderr(&cold).contains("missing required argument `why`"));
+}
+
+#[test]
+fn a_server_that_exits_at_once_is_started_as_often_warm_as_cold() {
+    let sandbox = Sandbox::new("");
+    let dir = sandbox.dir.path();
+    let (launches, failing) = (dir.join("launches"), dir.join("failing"));
+    // Each start appends a line; once `failing` exists the server exits before answering.
+    let command = format!(
+        "echo start >> {}; [ -e {} ] && exit 3; exec {} {}",
+        sh_quote(launches.to_string_lossy()),
+        sh_quote(failing.to_string_lossy()),
+        sh_quote(python3()),
+        sh_quote(catalog_server().to_string_lossy()),
+    );
+    let config = format!(
+        "[servers.s]\ncommand = \"sh\"\nargs = [\"-c\", {}]\n",
+        toml_str(command)
+    );
+    std::fs::write(sandbox.config(), config).unwrap();
+    success(&sandbox.mcpick(&["list"]));
+    wait_for_entry(&sandbox, "s", |e| e.era == Era::Modern && e.pages.is_some());
+    let count = || {
+        let n = std::fs::read_to_string(&launches)
+            .unwrap_or_default()
+            .lines()
+            .count();
+        std::fs::write(&launches, "").unwrap();
+        n
+    };
+    count();
+    std::fs::write(&failing, "").unwrap();
+    let warm = sandbox.mcpick(&["list"]);
+    assert!(!warm.status.success());
+    let warm_starts = count();
+    success(&sandbox.mcpick(&["cache", "clear"]));
+    let cold = sandbox.mcpick(&["list"]);
+    assert!(!cold.status.success());
+    assert_eq!((warm_starts, count()), (2, 2), "{}", stderr(&warm));
+}
+
+#[test]
+fn a_catalog_that_cannot_be_written_is_told_once() {
+    let sandbox = Sandbox::new("");
+    // The catalog folder is a file: every write fails.
+    let cache = sandbox.dir.path().join("xdg-cache/mcpick");
+    std::fs::create_dir_all(&cache).unwrap();
+    std::fs::write(cache.join("catalog"), "not a folder").unwrap();
+    let config = format!("{}{}", catalog_stdio("a", &[]), catalog_stdio("b", &[]));
+    std::fs::write(sandbox.config(), config).unwrap();
+    let out = sandbox.mcpick(&["list"]);
+    let text = stderr(&out);
+    assert!(out.status.success(), "{text}");
+    assert!(success(&out).contains("a/hello") && success(&out).contains("b/hello"));
+    // Two servers, two writes: one line.
+    assert_eq!(
+        text.matches("cannot write the catalog cache").count(),
+        1,
+        "{text}"
+    );
+}
+
+#[tokio::test]
+async fn a_failed_re_list_is_tried_again_with_growing_waits_until_it_succeeds() {
+    let dir = tempfile::tempdir().unwrap();
+    let prompts_file = dir.path().join("prompts");
+    std::fs::write(&prompts_file, "live\n").unwrap();
+    let config = parsed(&catalog_stdio(
+        "s",
+        &["--prompts", &prompts_file.to_string_lossy()],
+    ));
+    let policy = mcpick::mcp::RestartPolicy {
+        relist_retry_first: Duration::from_millis(200),
+        relist_retry_max: Duration::from_millis(400),
+        ..Default::default()
+    };
+    let (tx, mut events) = mpsc::channel(64);
+    let hub = Hub::start_with(vec![config], tx, false, policy);
+    let McpEvent::Ready { .. } = next_news(&mut events).await else {
+        panic!("Ready first")
+    };
+    std::fs::write(&prompts_file, "!fail\n").unwrap();
+    hub.relist("s");
+    // The failure, then two retries: 200 ms, then 400 ms (the cap), each up to a tenth later.
+    let mut stale_at = Vec::new();
+    while stale_at.len() < 3 {
+        match next_news(&mut events).await {
+            McpEvent::ListStale { .. } => stale_at.push(Instant::now()),
+            other => panic!("{other:?}"),
+        }
+    }
+    let waits: Vec<Duration> = stale_at.windows(2).map(|w| w[1] - w[0]).collect();
+    assert!(waits[0] >= Duration::from_millis(200), "{waits:?}");
+    assert!(waits[1] >= Duration::from_millis(400), "{waits:?}");
+    assert!(
+        waits.iter().all(|w| *w < Duration::from_millis(1500)),
+        "{waits:?}"
+    );
+    // The server is fixed: the next retry brings the list, and the retries stop.
+    std::fs::write(&prompts_file, "back\n").unwrap();
+    let prompts = loop {
+        match next_news(&mut events).await {
+            McpEvent::PromptsChanged { prompts, .. } => break prompts,
+            McpEvent::ListStale { .. } => {}
+            other => panic!("{other:?}"),
+        }
+    };
+    assert_eq!(names(&prompts), ["back"]);
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    while let Ok(event) = events.try_recv() {
+        assert!(matches!(event, McpEvent::Log { .. }), "{event:?}");
+    }
+    hub.shutdown().await;
 }

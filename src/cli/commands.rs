@@ -237,9 +237,29 @@ pub fn init(config_path: Option<&Path>) -> Result<ExitCode, CliError> {
 /// Runs one subcommand.
 pub async fn run(config_path: Option<&Path>, command: Command) -> Result<ExitCode, CliError> {
     let config = load_config(config_path)?;
+    let result = run_loaded(&config, command).await;
+    tell_catalog_write_failure();
+    result
+}
+
+/// The catalog write failures of this command's hubs, told once at its end.
+static WRITE_FAILURES: std::sync::Mutex<Vec<crate::mcp::CatalogWriteFailure>> =
+    std::sync::Mutex::new(Vec::new());
+
+/// Prints the first failed catalog write of the command (its hubs are shut down, their
+/// writes done) as one warning line; nothing when every write went through.
+fn tell_catalog_write_failure() {
+    let failures = std::mem::take(&mut *WRITE_FAILURES.lock().unwrap_or_else(|e| e.into_inner()));
+    if let Some((server, text)) = failures.iter().find_map(|f| f.take()) {
+        output::error(&format!("server `{server}`: {text}"));
+    }
+}
+
+/// [`run`] once the config is read.
+async fn run_loaded(config: &Config, command: Command) -> Result<ExitCode, CliError> {
     match command {
-        Command::List { json } => list(&config, json).await,
-        Command::Servers { json } => servers(&config, json).await,
+        Command::List { json } => list(config, json).await,
+        Command::Servers { json } => servers(config, json).await,
         Command::Get {
             prompt,
             assignments,
@@ -262,7 +282,7 @@ pub async fn run(config_path: Option<&Path>, command: Command) -> Result<ExitCod
                 pairs.extend(parse_args_json(json).map_err(CliError::usage)?);
             }
             let arguments = merge(pairs).map_err(CliError::usage)?;
-            get(&config, &prompt, arguments, format, copy, answering).await
+            get(config, &prompt, arguments, format, copy, answering).await
         }
         Command::Complete {
             prompt,
@@ -273,7 +293,7 @@ pub async fn run(config_path: Option<&Path>, command: Command) -> Result<ExitCod
         } => {
             let pairs = given_values(&context, &[], StdinFrom::Anything)?.0;
             let context = merge(pairs).map_err(CliError::usage)?;
-            complete(&config, &prompt, &argument, &prefix, &context, json).await
+            complete(config, &prompt, &argument, &prefix, &context, json).await
         }
         Command::Serve { .. }
         | Command::Init
@@ -380,6 +400,10 @@ async fn connect_all_reading(
         })
         .collect();
     let hub = Hub::start_once_cached(servers, tx, catalog);
+    WRITE_FAILURES
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(hub.catalog_write_failure());
     let mut outcomes = BTreeMap::new();
     // Warnings come before the server's Ready, and so does its FromCatalog.
     let mut warnings: BTreeMap<String, Vec<String>> = BTreeMap::new();
@@ -655,8 +679,9 @@ fn resolve<'a>(config: &'a Config, reference: &str) -> Result<Target<'a>, CliErr
 /// several servers, to all of them). On success the hub stays connected.
 /// The hub, the prompt's server and the prompt are returned with how fresh the cached
 /// list it was found in is (`None`: listed now). A cached list is taken as it is, stale or
-/// not ([`CatalogUse::GET`]); a prompt a stale list lacks is looked for in a list fetched
-/// again before it is refused.
+/// not ([`CatalogUse::GET`]); a prompt a cached list lacks, fresh or stale, is looked for
+/// in a list fetched again before it is refused (a server may have it before its TTL
+/// runs out: an edited prompt file, `mcpick serve`'s ttl of minutes).
 async fn locate(
     config: &Config,
     reference: &str,
@@ -679,7 +704,7 @@ async fn locate(
         for (server, outcome) in outcomes.iter_mut() {
             if let Outcome::Ready {
                 prompts,
-                cached: cached @ Some(Freshness::Stale),
+                cached: cached @ Some(_),
                 ..
             } = outcome
                 && let Some(listed) = relisted(&hub, server).await
@@ -792,8 +817,9 @@ async fn open_prompt(
             )));
         }
     };
+    // Only on the way to a refusal: a found prompt costs no list.
     if find(&prompts, prompt).is_none()
-        && cached == Some(Freshness::Stale)
+        && cached.is_some()
         && let Some(listed) = relisted(&hub, &server.name).await
     {
         (prompts, cached) = (listed, None);
@@ -1025,9 +1051,9 @@ async fn get(
     answering: super::inputs::AnswerFlags,
 ) -> Result<ExitCode, CliError> {
     let (mut hub, server, mut prompt, mut cached) = locate(config, reference).await?;
-    // Checked against the cached list; a stale one is listed again before refusing.
+    // Checked against the cached list; it is listed again before refusing, fresh or stale.
     if check_arguments(&prompt, &arguments).is_err()
-        && cached == Some(Freshness::Stale)
+        && cached.is_some()
         && let Some(listed) = relisted(&hub, &server.name).await
     {
         cached = None;
@@ -1067,9 +1093,28 @@ async fn get(
         result = fill_on(&hub, &server.name, &prompt.name, &arguments, &answering).await;
     }
     // The server refused the arguments of a prompt only the catalog vouched for: the
-    // catalog is brought up to date before its real error is told.
-    if cached.is_some() && matches!(&result, Ok(Err((McpError::Server { code: -32602, .. }, _)))) {
-        let _ = relisted(&hub, &server.name).await;
+    // catalog is brought up to date, and the new list checks the request as a live one
+    // would have (the same refusal, exit 2, warm or cold), with the server's words.
+    if cached.is_some()
+        && let Ok(Err((error @ McpError::Server { code: -32602, .. }, stderr))) = &result
+        && let Some(listed) = relisted(&hub, &server.name).await
+    {
+        let refused = match find(&listed, &prompt.name) {
+            Some(found) => check_arguments(found, &arguments).err(),
+            None => Some(CliError::usage(no_such_prompt(
+                &server.name,
+                &prompt.name,
+                &listed,
+            ))),
+        };
+        if let Some(refused) = refused {
+            hub.shutdown().await;
+            return Err(CliError::usage(format!(
+                "{}/{}: {error}{stderr}
+{}",
+                server.name, prompt.name, refused.message
+            )));
+        }
     }
     hub.shutdown().await;
     let result = result?.map_err(|(error, stderr)| format!("{error}{stderr}"));

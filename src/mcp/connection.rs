@@ -1561,23 +1561,32 @@ async fn connect_stdio(
         if !(refused_era(&error) || exited.is_some()) {
             return Err(error);
         }
+        // Only the handshake not tried yet, on one new process: two starts in all, as
+        // cold (a legacy server may exit on `server/discover`; a failing server exits on
+        // anything, and must not be started more often warm than cold).
+        let (tried, untried, untried_name) = match start {
+            Start::Handshake(ClientLifecycleMode::Initialize) => {
+                ("initialize", auto_lifecycle(), "server/discover")
+            }
+            _ => (
+                "server/discover",
+                ClientLifecycleMode::Initialize,
+                "initialize",
+            ),
+        };
+        let what = match exited {
+            Some(status) => format!("the server {} during {tried}", describe_exit(status)),
+            None => {
+                format!("the server refused {tried}, the handshake of the era it spoke last time")
+            }
+        };
         let note = log.push(
             "mcpick",
-            "the server refused the handshake of the era it spoke last time; starting it again with both",
+            &format!("{what}; starting it again with {untried_name}"),
         );
         log.forward(note, lines);
         let (child, pipes) = ChildProcess::spawn(server, spec, log.clone(), lines.clone())?;
-        return connect_stdio_auto(
-            server,
-            spec,
-            log,
-            lines,
-            limits,
-            handler,
-            deadline,
-            (child, pipes),
-        )
-        .await;
+        return last_handshake(handler(), transport(pipes), child, untried, deadline).await;
     }
     connect_stdio_auto(
         server,
@@ -1649,14 +1658,30 @@ async fn connect_stdio_auto(
     // The logs pane should say why the server's first lines appear twice.
     log.forward(note, lines);
     let (child, pipes) = ChildProcess::spawn(server, spec, log.clone(), lines.clone())?;
-    match handshake(
+    last_handshake(
         handler(),
         transport(pipes),
+        child,
         ClientLifecycleMode::Initialize,
         deadline,
     )
     .await
-    {
+}
+
+/// The last handshake of a stdio start, on the process started again: its failure names
+/// the exit when the server exited.
+async fn last_handshake<T, E, A>(
+    handler: Handler,
+    transport: T,
+    child: ChildProcess,
+    mode: ClientLifecycleMode,
+    deadline: Deadline,
+) -> Result<(RunningService<RoleClient, Handler>, ChildProcess), McpError>
+where
+    T: rmcp::transport::IntoTransport<RoleClient, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    match handshake(handler, transport, mode, deadline).await {
         Ok(service) => Ok((service, child)),
         // Out of time: the server may exit once its stdin closes, but it did not answer.
         Err(McpError::Timeout { .. }) => {

@@ -184,6 +184,10 @@ pub struct RestartPolicy {
     pub max_delay: Duration,
     /// How long a connection must have lived for a crash to count as a first one again.
     pub stable_after: Duration,
+    /// The wait before a failed re-list ([`McpEvent::ListStale`]) is tried again.
+    pub relist_retry_first: Duration,
+    /// The longest wait between re-list retries (each failure doubles the wait).
+    pub relist_retry_max: Duration,
 }
 
 impl Default for RestartPolicy {
@@ -193,6 +197,8 @@ impl Default for RestartPolicy {
             first_delay: Duration::from_secs(1),
             max_delay: Duration::from_secs(30),
             stable_after: Duration::from_secs(60),
+            relist_retry_first: Duration::from_secs(30),
+            relist_retry_max: Duration::from_secs(600),
         }
     }
 }
@@ -202,6 +208,24 @@ impl RestartPolicy {
     pub fn delay(&self, attempt: u32) -> Duration {
         let factor = 2u32.saturating_pow(attempt.saturating_sub(1));
         self.first_delay.saturating_mul(factor).min(self.max_delay)
+    }
+
+    /// The wait before re-list retry `attempt` (from 1): doubling from
+    /// `relist_retry_first`, capped at `relist_retry_max`, plus a jitter of up to a tenth
+    /// (clients that failed together do not retry together).
+    pub fn relist_retry(&self, attempt: u32) -> Duration {
+        let factor = 2u32.saturating_pow(attempt.saturating_sub(1).min(20));
+        let base = self
+            .relist_retry_first
+            .saturating_mul(factor)
+            .min(self.relist_retry_max);
+        let tenth = (base.as_millis() / 10) as u64;
+        let jitter = if tenth == 0 {
+            0
+        } else {
+            random_u64() % (tenth + 1)
+        };
+        base + Duration::from_millis(jitter)
     }
 }
 
@@ -218,6 +242,20 @@ pub struct Hub {
     stops: HashMap<ServerId, CancellationToken>,
     /// Catalog writes still under way, which shutdown lets finish.
     writes: Writes,
+    /// The first catalog write that failed, for a one-shot command to tell.
+    write_failure: CatalogWriteFailure,
+}
+
+/// The first catalog write of a hub that failed (server, and what to tell), kept for a
+/// one-shot command to print once it is done (the menu gets a [`McpEvent::Warning`]).
+#[derive(Debug, Clone, Default)]
+pub struct CatalogWriteFailure(Arc<Mutex<Option<(ServerId, String)>>>);
+
+impl CatalogWriteFailure {
+    /// The failure, if a write failed, and forgets it (it is told once).
+    pub fn take(&self) -> Option<(ServerId, String)> {
+        lock(&self.0).take()
+    }
 }
 
 /// Catalog writes under way (blocking tasks).
@@ -328,6 +366,14 @@ impl Hub {
         let mut stops = HashMap::new();
         let mut relists = HashMap::new();
         let writes = Writes::default();
+        let write_failure = CatalogWriteFailure::default();
+        // One notice per hub, not per server or per write. The menu shows it as a
+        // warning; a one-shot command prints it at its end ([`Hub::catalog_write_failure`]).
+        let failures = WriteFailures {
+            events: watch_list_changes.then(|| events.clone()),
+            told: Default::default(),
+            first: write_failure.clone(),
+        };
         let tasks = servers
             .into_iter()
             .map(|(config, entry)| {
@@ -340,12 +386,8 @@ impl Hub {
                     connections: connections.clone(),
                     states: states.clone(),
                     relist,
-                    catalog: catalog.map(|policy| Catalog {
-                        policy,
-                        entry: std::sync::Mutex::new(entry),
-                        writes: writes.clone(),
-                        sequence: Default::default(),
-                        written: Default::default(),
+                    catalog: catalog.map(|policy| {
+                        Catalog::new(policy, entry, writes.clone(), failures.clone())
                     }),
                 };
                 tokio::spawn(run_server(
@@ -367,7 +409,14 @@ impl Hub {
             shutdown,
             stops,
             writes,
+            write_failure,
         }
+    }
+
+    /// The first of this hub's catalog writes that failed, read after
+    /// [`Hub::shutdown`] (which lets writes finish).
+    pub fn catalog_write_failure(&self) -> CatalogWriteFailure {
+        self.write_failure.clone()
     }
 
     /// Stops one server (closing its connection, ending its restarts); no more events
@@ -484,6 +533,7 @@ async fn run_server(
             states: &shared.states,
             relist: &shared.relist,
             catalog: shared.catalog.as_ref(),
+            restarts: &restarts,
             shutdown: &shutdown,
         };
         let lived = match run.once().await {
@@ -568,7 +618,10 @@ impl Relists {
 /// One server's catalog entry, kept up to date across restarts, and how it is used.
 struct Catalog {
     policy: CatalogUse,
-    entry: Mutex<Option<ServerEntry>>,
+    /// The entry, shared with the write under way, emptied of its prompts once they are
+    /// on disk (the app holds the list the user sees; the hub keeps no second copy of
+    /// 10,000 prompts).
+    held: Arc<Mutex<Held>>,
     /// The hub's writes under way, for shutdown to wait on.
     writes: Writes,
     /// The number of the last write asked for.
@@ -576,19 +629,85 @@ struct Catalog {
     /// The number of the last write done; held while writing, so the server's writes run
     /// one at a time and an older one never lands after a newer one.
     written: Arc<Mutex<u64>>,
+    /// Told once when a write fails (a [`McpEvent::Warning`]); later failures only log.
+    failures: WriteFailures,
+}
+
+/// A server's entry as the hub holds it.
+#[derive(Default)]
+struct Held {
+    entry: Option<Arc<ServerEntry>>,
+    /// Its pages hold their hints but not their prompts, which are in the file only (if
+    /// its write succeeded): a restart lists live, a write reads them back.
+    prompts_on_disk: bool,
+}
+
+/// Where a failed catalog write is told, and whether it was already.
+#[derive(Clone, Default)]
+struct WriteFailures {
+    events: Option<mpsc::Sender<McpEvent>>,
+    told: Arc<std::sync::atomic::AtomicBool>,
+    first: CatalogWriteFailure,
+}
+
+impl WriteFailures {
+    /// Logs a failed write; the first one is also sent as a warning, the next are not
+    /// (a full disk must not add a line to the menu on every list change).
+    fn failed(&self, server: &str, error: &std::io::Error) {
+        tracing::warn!(%server, %error, "cannot write the catalog");
+        if self.told.swap(true, std::sync::atomic::Ordering::Relaxed) {
+            return;
+        }
+        let text = format!(
+            "cannot write the catalog cache ({error}); the next start lists this \
+             server's prompts again"
+        );
+        *lock(&self.first.0) = Some((server.to_string(), text.clone()));
+        if let Some(events) = &self.events {
+            let _ = events.try_send(McpEvent::Warning {
+                server: server.to_string(),
+                text,
+            });
+        }
+    }
 }
 
 impl Catalog {
+    fn new(
+        policy: CatalogUse,
+        entry: Option<ServerEntry>,
+        writes: Writes,
+        failures: WriteFailures,
+    ) -> Catalog {
+        Catalog {
+            policy,
+            held: Arc::new(Mutex::new(Held {
+                entry: entry.map(Arc::new),
+                prompts_on_disk: false,
+            })),
+            writes,
+            sequence: Default::default(),
+            written: Default::default(),
+            failures,
+        }
+    }
+
+    /// The entry held now (its prompts may be on disk only: see [`Held`]).
+    fn entry(&self) -> Option<Arc<ServerEntry>> {
+        lock(&self.held).entry.clone()
+    }
+
     /// Changes the entry and writes it to disk off the hot path (a blocking task), for a
     /// server the catalog applies to ([`crate::cache::applies_to`]). Its sign-in context
-    /// is read there too (it reads the token file).
-    fn update(&self, config: &ServerConfig, change: impl FnOnce(&mut Option<ServerEntry>)) {
-        let entry = {
-            let mut entry = lock(&self.entry);
-            change(&mut entry);
-            entry.clone()
+    /// is read there too (it reads the token file). An entry whose prompts are on disk
+    /// only is written with them, read back from the file.
+    fn update(&self, config: &ServerConfig, change: impl FnOnce(&mut Held)) {
+        let (entry, on_disk) = {
+            let mut held = lock(&self.held);
+            change(&mut held);
+            (held.entry.clone(), held.prompts_on_disk)
         };
-        let Some(mut entry) = entry else { return };
+        let Some(entry) = entry else { return };
         if !crate::cache::applies_to(config) {
             return;
         }
@@ -597,17 +716,41 @@ impl Catalog {
             .sequence
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let written = self.written.clone();
+        let held = self.held.clone();
+        let failures = self.failures.clone();
         let write = tokio::task::spawn_blocking(move || {
             let mut last = lock(&written);
             if *last > number {
                 return;
             }
-            entry.auth = super::auth::authorization_context(&config);
-            entry.written_ms = crate::cache::now_ms();
-            if let Err(error) = crate::cache::store(&entry) {
-                tracing::warn!(server = %config.name, %error, "cannot write the catalog");
-            }
             *last = number;
+            let auth = super::auth::authorization_context(&config);
+            let full = if on_disk {
+                match with_prompts_from_disk(&entry, &config, auth.as_deref()) {
+                    Some(full) => Arc::new(full),
+                    // Nothing to take them from: the file is left as it is.
+                    None => return,
+                }
+            } else {
+                entry.clone()
+            };
+            // Streamed from the shared entry: no copy of it, no JSON of it whole in memory.
+            let stored =
+                super::catalog_write::store(&full, auth.as_deref(), crate::cache::now_ms());
+            drop(full);
+            match stored {
+                Ok(()) => {
+                    let mut held = lock(&held);
+                    // Still the entry held (no change since): its prompts may go.
+                    if held.entry.as_ref().is_some_and(|e| Arc::ptr_eq(e, &entry)) {
+                        drop(entry);
+                        let kept = held.entry.take().map(without_prompts);
+                        held.entry = kept.map(Arc::new);
+                        held.prompts_on_disk = true;
+                    }
+                }
+                Err(error) => failures.failed(&config.name, &error),
+            }
         });
         let mut writes = lock(&self.writes);
         writes.retain(|w| !w.is_finished());
@@ -616,36 +759,103 @@ impl Catalog {
 
     /// Keeps a list fetched now: its pages, warnings and served problems, with what the
     /// connection knows (era, details, discover result).
+    ///
+    /// The list is written from where it is, here (a list of 10,000 prompts takes a few
+    /// milliseconds), and the hub keeps only its pages' hints: a copy kept, or one made
+    /// for a write off this task, would be a second full list in memory beside the app's.
     fn keep_list(&self, config: &ServerConfig, connection: &Connection, list: &PromptList) {
         let mut fresh = connection.catalog_entry(config, None);
         fresh.details.served_problems = connection.served_problems();
-        fresh.pages = Some(list.catalog_pages());
+        fresh.pages = Some(
+            list.pages
+                .iter()
+                .map(|(hints, _)| crate::cache::PromptPage {
+                    hints: *hints,
+                    prompts: Vec::new(),
+                })
+                .collect(),
+        );
         fresh.warnings = list.warnings.clone();
-        self.update(config, |entry| *entry = Some(fresh));
+        let fresh = Arc::new(fresh);
+        *lock(&self.held) = Held {
+            entry: Some(fresh.clone()),
+            prompts_on_disk: true,
+        };
+        if !crate::cache::applies_to(config) {
+            return;
+        }
+        let number = 1 + self
+            .sequence
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let mut last = lock(&self.written);
+        if *last > number {
+            return;
+        }
+        *last = number;
+        let auth = super::auth::authorization_context(config);
+        let stored =
+            super::catalog_write::store_list(&fresh, list, auth.as_deref(), crate::cache::now_ms());
+        if let Err(error) = stored {
+            self.failures.failed(&config.name, &error);
+        }
     }
 
     /// Keeps what a new connection told (era, details, discover result) beside the
     /// cached list it was started with.
     fn keep_handshake(&self, config: &ServerConfig, connection: &Connection) {
         let mut fresh = connection.catalog_entry(config, None);
-        self.update(config, |entry| {
-            if let Some(old) = entry.take() {
+        self.update(config, |held| {
+            if let Some(old) = held.entry.take() {
+                // Moved, not copied, unless a write still holds the old entry.
+                let old = Arc::try_unwrap(old).unwrap_or_else(|shared| (*shared).clone());
                 fresh.details.served_problems = old.details.served_problems;
                 fresh.pages = old.pages;
                 fresh.warnings = old.warnings;
             }
-            *entry = Some(fresh);
+            held.entry = Some(Arc::new(fresh));
         });
     }
 
     /// A list change: the cached list is stale at once (written so), whatever its TTL.
     fn invalidate(&self, config: &ServerConfig) {
-        self.update(config, |entry| {
-            if let Some(entry) = entry {
-                entry.invalidate_prompts();
+        self.update(config, |held| {
+            if let Some(entry) = &mut held.entry {
+                Arc::make_mut(entry).invalidate_prompts();
             }
         });
     }
+}
+
+/// `entry` without the prompts of its pages (their hints and the rest stay).
+fn without_prompts(entry: Arc<ServerEntry>) -> ServerEntry {
+    let mut entry = Arc::try_unwrap(entry).unwrap_or_else(|shared| (*shared).clone());
+    for page in entry.pages.iter_mut().flatten() {
+        page.prompts = Vec::new();
+    }
+    entry
+}
+
+/// `entry` (its prompts on disk only) with the prompts of its file put back, page by
+/// page under `entry`'s hints; `None` when the file no longer holds those pages.
+fn with_prompts_from_disk(
+    entry: &ServerEntry,
+    config: &ServerConfig,
+    auth: Option<&str>,
+) -> Option<ServerEntry> {
+    let crate::cache::Loaded::Found(disk) = crate::cache::load(config, auth) else {
+        return None;
+    };
+    let mut full = entry.clone();
+    let (Some(pages), Some(from)) = (&mut full.pages, disk.pages) else {
+        return Some(full);
+    };
+    if pages.len() != from.len() {
+        return None;
+    }
+    for (page, from) in pages.iter_mut().zip(from) {
+        page.prompts = from.prompts;
+    }
+    Some(full)
 }
 
 /// Whether a server is starting (or restarting) or down for good, as
@@ -712,6 +922,8 @@ struct Run<'a> {
     relist: &'a Arc<Relists>,
     /// The server's catalog entry, if the hub uses the catalog.
     catalog: Option<&'a Catalog>,
+    /// Its waits between failed re-lists too.
+    restarts: &'a RestartPolicy,
     shutdown: &'a CancellationToken,
 }
 
@@ -738,9 +950,8 @@ impl Run<'_> {
         let known = self
             .catalog
             .and_then(|catalog| {
-                let entry = lock(&catalog.entry);
-                let entry = entry.as_ref()?;
-                Some(Known::from_entry(entry, catalog.policy.direct))
+                let entry = catalog.entry()?;
+                Some(Known::from_entry(&entry, catalog.policy.direct))
             })
             .unwrap_or_default();
         let connect = async {
@@ -799,29 +1010,30 @@ impl Run<'_> {
             }
             (None, None) => return self.closing(connection, Ended::Shutdown).await,
         };
-        let PromptList {
-            prompts, warnings, ..
-        } = &list;
-        if !warn(&connection, warnings, events, shutdown).await {
+        if !warn(&connection, &list.warnings, events, shutdown).await {
             return self.closing(connection, Ended::Shutdown).await;
         }
         lock(self.connections).insert(server.clone(), connection.clone());
         self.states.changed.notify_waiters();
         let mut details = connection.details().clone();
         details.served_problems = match (&freshness, self.catalog) {
-            (Some(_), Some(catalog)) => lock(&catalog.entry)
-                .as_ref()
+            (Some(_), Some(catalog)) => catalog
+                .entry()
                 .map(|e| e.details.served_problems.clone())
                 .unwrap_or_default(),
             _ => connection.served_problems(),
         };
         let problems = details.served_problems.clone();
-        tracing::info!(%server, version = %details.protocol_version, prompts = prompts.len(), cached = freshness.is_some(), "ready");
+        tracing::info!(%server, version = %details.protocol_version, prompts = list.prompts.len(), cached = freshness.is_some(), "ready");
         let fresh_until = match freshness {
             Some(Freshness::Fresh { until_ms }) => Some(until_ms),
             Some(Freshness::Stale) => None,
             None => list.fresh_until_ms(),
         };
+        // Moved into the event: the hub keeps no copy of a list the app and the catalog hold.
+        let PromptList {
+            prompts, warnings, ..
+        } = list;
         if let Some(freshness) = freshness {
             let from_catalog = McpEvent::FromCatalog {
                 server: server.clone(),
@@ -834,19 +1046,20 @@ impl Run<'_> {
         let ready = McpEvent::Ready {
             server: server.clone(),
             details,
-            prompts: prompts.clone(),
+            prompts,
         };
         let since = std::time::Instant::now();
         let watch = Watch {
             config,
             catalog: self.catalog,
             relist: self.relist,
+            retry: self.restarts,
             events,
             shutdown,
         };
         let ended = if emit(events, shutdown, ready).await
             && watch
-                .run(&connection, list.warnings, problems, fresh_until)
+                .run(&connection, warnings, problems, fresh_until)
                 .await
         {
             Ended::Dropped {
@@ -865,8 +1078,12 @@ impl Run<'_> {
     /// the list is fresh (or, by the policy, any list will do).
     fn cached_list(&self, connection: &Connection) -> Option<(PromptList, Freshness)> {
         let catalog = self.catalog?;
-        let entry = lock(&catalog.entry);
-        let entry = entry.as_ref()?;
+        let held = lock(&catalog.held);
+        if held.prompts_on_disk {
+            // Written and dropped from memory: a restart lists live (no file read here).
+            return None;
+        }
+        let entry = held.entry.as_ref()?;
         if entry.era != connection.era() || !connection.details().prompts {
             return None;
         }
@@ -946,6 +1163,8 @@ struct Watch<'a> {
     config: &'a ServerConfig,
     catalog: Option<&'a Catalog>,
     relist: &'a Relists,
+    /// The waits between retries of a failed re-list.
+    retry: &'a RestartPolicy,
     events: &'a mpsc::Sender<McpEvent>,
     shutdown: &'a CancellationToken,
 }
@@ -959,6 +1178,8 @@ enum Trigger {
     Asked,
     /// The list's TTL ran out.
     Expired,
+    /// A re-list failed a while ago: tried again.
+    Retry,
 }
 
 impl Watch<'_> {
@@ -970,7 +1191,9 @@ impl Watch<'_> {
     /// warnings of the list it has, which a refresh that finds them again does not repeat;
     /// `problems`: the served problems of that list, sent again only when a refresh finds
     /// others. A failed re-fetch keeps the list, now stale ([`McpEvent::ListStale`]), and
-    /// sets no timer (no retry loop against a server that fails).
+    /// is tried again after [`RestartPolicy::relist_retry`] (30 s, doubling to 10 min,
+    /// jittered: never a tight loop against a server that fails) until a list succeeds; a
+    /// list change or a refresh asked for lists at once and starts the waits over.
     async fn run(
         &self,
         connection: &Connection,
@@ -981,6 +1204,9 @@ impl Watch<'_> {
         let (events, shutdown) = (self.events, self.shutdown);
         let server = connection.name().to_string();
         let mut poll = tokio::time::interval(CLOSED_POLL);
+        // Failed re-lists in a row, and when the next retry is due.
+        let mut failures = 0u32;
+        let mut retry_at: Option<tokio::time::Instant> = None;
         loop {
             let expiry = fresh_until.map(ttl_deadline);
             let trigger = tokio::select! {
@@ -989,6 +1215,7 @@ impl Watch<'_> {
                 _ = connection.list_changed() => Trigger::Changed,
                 _ = self.relist.notify.notified() => Trigger::Asked,
                 _ = async { match expiry { Some(at) => tokio::time::sleep_until(at).await, None => std::future::pending().await } } => Trigger::Expired,
+                _ = async { match retry_at { Some(at) => tokio::time::sleep_until(at).await, None => std::future::pending().await } } => Trigger::Retry,
                 _ = poll.tick() => {
                     if connection.is_closed() {
                         // Let the stderr reader catch the last lines before reporting.
@@ -1007,7 +1234,10 @@ impl Watch<'_> {
                 // The spec: a change notice invalidates the cached result at once.
                 catalog.invalidate(self.config);
             }
-            if trigger != Trigger::Expired {
+            retry_at = None;
+            if matches!(trigger, Trigger::Changed | Trigger::Asked) {
+                // A new reason to list: its failure waits the shortest time again.
+                failures = 0;
                 // A storm of notices becomes one refresh per settle period.
                 tokio::select! {
                     _ = shutdown.cancelled() => return false,
@@ -1022,6 +1252,7 @@ impl Watch<'_> {
             };
             let event = match refreshed {
                 Ok(list) => {
+                    failures = 0;
                     if let Some(catalog) = self.catalog {
                         catalog.keep_list(self.config, connection, &list);
                     }
@@ -1059,6 +1290,9 @@ impl Watch<'_> {
                 Err(error) => {
                     // Keep the rows, stale: the spec allows serving them when a re-fetch fails.
                     fresh_until = None;
+                    failures = failures.saturating_add(1);
+                    retry_at =
+                        Some(tokio::time::Instant::now() + self.retry.relist_retry(failures));
                     self.relist.answer(&Err(error.clone()));
                     let line = connection
                         .log()
@@ -1214,15 +1448,14 @@ mod tests {
             hints: crate::cache::Hints::now(Some(3_600_000), None),
             prompts: Vec::new(),
         }]);
-        let catalog = Catalog {
-            policy: CatalogUse::MENU,
-            entry: Mutex::new(Some(entry)),
-            writes: Writes::default(),
-            sequence: Default::default(),
-            written: Default::default(),
-        };
+        let catalog = Catalog::new(
+            CatalogUse::MENU,
+            Some(entry),
+            Writes::default(),
+            WriteFailures::default(),
+        );
         let now = crate::cache::now_ms();
-        let freshness = |c: &Catalog| lock(&c.entry).as_ref().unwrap().freshness(now);
+        let freshness = |c: &Catalog| c.entry().unwrap().freshness(now);
         assert!(matches!(freshness(&catalog), Some(Freshness::Fresh { .. })));
         catalog.invalidate(&config);
         assert_eq!(freshness(&catalog), Some(Freshness::Stale));

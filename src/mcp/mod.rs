@@ -2,6 +2,7 @@
 //! the types re-exported here.
 
 pub mod auth;
+mod catalog_write;
 mod child;
 mod connection;
 mod error;
@@ -20,7 +21,7 @@ pub use connection::{
     looks_like_another_era,
 };
 pub use error::McpError;
-pub use hub::{CatalogUse, Hub, McpEvent, RestartPolicy};
+pub use hub::{CatalogUse, CatalogWriteFailure, Hub, McpEvent, RestartPolicy};
 pub use input::{
     Answer, FieldKind, FormField, GetOutcome, InputAnswers, InputRequest, Question, QuestionKind,
 };
