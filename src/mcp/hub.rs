@@ -1327,14 +1327,20 @@ impl Watch<'_> {
 /// sooner than [`LIST_SETTLE`] from now: no tight loop on a clock that jumps).
 fn ttl_deadline(until_ms: u64) -> tokio::time::Instant {
     let left = until_ms.saturating_sub(crate::cache::now_ms());
-    let jitter_cap = (left / 10).min(MAX_TTL_JITTER_MS);
+    tokio::time::Instant::now() + ttl_wait(left, random_u64())
+}
+
+/// The wait before a TTL re-list with `left_ms` of freshness left: that, plus `random`'s
+/// share of up to a tenth of it (at most [`MAX_TTL_JITTER_MS`]), and never less than
+/// [`LIST_SETTLE`].
+fn ttl_wait(left_ms: u64, random: u64) -> Duration {
+    let jitter_cap = (left_ms / 10).min(MAX_TTL_JITTER_MS);
     let jitter = if jitter_cap == 0 {
         0
     } else {
-        random_u64() % (jitter_cap + 1)
+        random % (jitter_cap + 1)
     };
-    let wait = Duration::from_millis(left.saturating_add(jitter)).max(LIST_SETTLE);
-    tokio::time::Instant::now() + wait
+    Duration::from_millis(left_ms.saturating_add(jitter)).max(LIST_SETTLE)
 }
 
 /// A random number, from the standard library's per-process hash keys (jitter needs no
@@ -1463,30 +1469,30 @@ mod tests {
         assert!(lock(&catalog.writes).is_empty());
     }
 
-    #[tokio::test]
-    async fn a_ttl_re_list_comes_after_the_expiry_within_its_jitter() {
-        let now = crate::cache::now_ms();
-        for _ in 0..50 {
-            let start = tokio::time::Instant::now();
+    #[test]
+    fn a_ttl_re_list_comes_after_the_expiry_within_its_jitter() {
+        for random in [0, 1, 999, 1_000, 1_001, u64::MAX / 3, u64::MAX] {
             // Ten seconds left: up to one second of jitter.
-            let wait = ttl_deadline(now + 10_000) - start;
-            assert!(wait >= Duration::from_millis(9_900), "{wait:?}");
+            let wait = ttl_wait(10_000, random);
+            assert!(wait >= Duration::from_millis(10_000), "{wait:?}");
             assert!(wait <= Duration::from_millis(11_000), "{wait:?}");
             // An hour left: the jitter is capped.
-            let wait = ttl_deadline(now + 3_600_000) - start;
+            let wait = ttl_wait(3_600_000, random);
             assert!(
                 wait <= Duration::from_millis(3_600_000 + MAX_TTL_JITTER_MS),
                 "{wait:?}"
             );
+            // Already expired (a clock that jumped): soon, but never a tight loop.
+            assert_eq!(ttl_wait(0, random), LIST_SETTLE);
         }
-        // Already expired (a clock that jumped): soon, but never a tight loop.
-        let wait = ttl_deadline(now.saturating_sub(5_000)) - tokio::time::Instant::now();
-        assert!(wait >= LIST_SETTLE - Duration::from_millis(5), "{wait:?}");
-        assert!(wait <= LIST_SETTLE + Duration::from_millis(50), "{wait:?}");
+        // The deadline itself is that wait from now (within the time the call takes).
+        let now = crate::cache::now_ms();
+        let start = tokio::time::Instant::now();
+        let wait = ttl_deadline(now + 10_000) - start;
+        assert!(wait >= Duration::from_millis(9_000), "{wait:?}");
+        assert!(wait <= Duration::from_millis(11_500), "{wait:?}");
         // The jitter is not always the same.
-        let waits: std::collections::HashSet<u128> = (0..20)
-            .map(|_| (ttl_deadline(now + 100_000) - tokio::time::Instant::now()).as_millis() / 10)
-            .collect();
+        let waits: std::collections::HashSet<u64> = (0..20).map(|_| random_u64() % 1_001).collect();
         assert!(waits.len() > 1, "{waits:?}");
     }
 }
