@@ -20,10 +20,10 @@ use sha2::{Digest, Sha256};
 use crate::config::{ServerConfig, TransportConfig};
 use crate::mcp::{PromptInfo, ServerDetails};
 
-pub(crate) use store::write_private;
 pub use store::{
     CachedFile, Loaded, all, clear, forget_private, load, matches, parse, path_of, remove, store,
 };
+pub(crate) use store::{write_private, write_private_with};
 
 /// The version of the file layout; a file of another version is ignored and rewritten.
 pub const FORMAT: u32 = 1;

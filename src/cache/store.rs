@@ -212,12 +212,26 @@ pub fn store(entry: &ServerEntry) -> std::io::Result<()> {
 /// Writes `bytes` to `path` atomically, readable and writable by the owner only, in a
 /// folder only the owner can enter (created when missing).
 pub(crate) fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_private_with(path, |writer| writer.write_all(bytes))
+}
+
+/// [`write_private`] of what `write` writes, through a buffer: for a catalog serialised
+/// straight from its list, with no copy of it whole in memory. A failure of `write` leaves
+/// the old file as it was.
+pub(crate) fn write_private_with(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     create_private_dir(dir)?;
     // tempfile creates it 0600 on Unix; set again for umasks and other platforms' sake.
-    let mut temp = tempfile::NamedTempFile::new_in(dir)?;
+    let temp = tempfile::NamedTempFile::new_in(dir)?;
     set_owner_only(temp.path())?;
-    temp.write_all(bytes)?;
+    {
+        let mut writer = std::io::BufWriter::new(temp.as_file());
+        write(&mut writer)?;
+        writer.flush()?;
+    }
     temp.as_file().sync_all()?;
     temp.persist(path).map_err(|e| e.error)?;
     Ok(())

@@ -6,12 +6,11 @@
 //! folder, owner-only, renamed over the old one, in a folder only the owner can enter.
 
 use std::io::Write;
-use std::path::Path;
 
 use serde::Serialize;
 
 use super::connection::PromptList;
-use crate::cache::{Cached, Era, Hints, ServerEntry};
+use crate::cache::{Cached, Era, Hints, ServerEntry, write_private_with};
 use crate::mcp::{PromptInfo, ServerDetails};
 
 /// [`ServerEntry`] by reference, with the two fields a write sets (its sign-in context and
@@ -161,56 +160,10 @@ impl Write for Capped<'_> {
     }
 }
 
-/// Writes what `write` writes to `path` atomically, owner-only, through a buffer.
-fn write_private_with(
-    path: &Path,
-    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
-) -> std::io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    create_private_dir(dir)?;
-    // tempfile creates it 0600 on Unix; set again for umasks' and other platforms' sake.
-    let temp = tempfile::NamedTempFile::new_in(dir)?;
-    set_owner_only(temp.path())?;
-    {
-        let mut writer = std::io::BufWriter::new(temp.as_file());
-        write(&mut writer)?;
-        writer.flush()?;
-    }
-    temp.as_file().sync_all()?;
-    temp.persist(path).map_err(|e| e.error)?;
-    Ok(())
-}
-
-#[cfg(unix)]
-fn set_owner_only(path: &Path) -> std::io::Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
-}
-
-#[cfg(not(unix))]
-fn set_owner_only(_path: &Path) -> std::io::Result<()> {
-    Ok(())
-}
-
-#[cfg(unix)]
-fn create_private_dir(dir: &Path) -> std::io::Result<()> {
-    use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)?;
-    // A folder that existed already (made by hand, or by an older mcpick) is closed too.
-    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
-}
-
-#[cfg(not(unix))]
-fn create_private_dir(dir: &Path) -> std::io::Result<()> {
-    std::fs::create_dir_all(dir)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
 
     fn entry() -> ServerEntry {
         let text = "[servers.many]\ncommand = \"true\"\n";
