@@ -13,6 +13,7 @@ pub mod export;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod mcp;
+pub mod render;
 pub mod secrets;
 pub mod serve;
 pub mod signals;
