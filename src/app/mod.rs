@@ -2,6 +2,7 @@
 //! the terminal, the network or the disk; the runner (`crate::tui`) does, and feeds the
 //! results back as [`Msg`]s.
 
+mod audio;
 mod cached;
 mod command;
 mod export;
@@ -185,6 +186,8 @@ pub struct App {
     pub exported_any: bool,
     /// An accept's copy is under way and nothing was typed since: its end leaves the review.
     leave_after_copy: bool,
+    /// The audio block playing (`P`), until it ends or Esc stops it.
+    pub playing: Option<audio::Playing>,
 }
 
 impl App {
@@ -246,6 +249,7 @@ impl App {
             pending_start: None,
             exported_any: false,
             leave_after_copy: false,
+            playing: None,
         };
         app.query = line::LineEditor::new(&app.options.start.query);
         app.pending_start = Some(app.options.start.clone());
@@ -338,6 +342,10 @@ impl App {
         if self.pending_start.is_some() {
             effects.extend(self.settle_start());
         }
+        // Audio plays only while its review is on screen.
+        if self.playing.is_some() && !matches!(self.screen, Screen::Review(_)) {
+            effects.extend(self.stop_audio());
+        }
         // Remember where the list was drawn from: the next draw scrolls only from there.
         if matches!(self.screen, Screen::Picker) {
             let height = layout::menu_list(self).height as usize;
@@ -416,6 +424,7 @@ impl App {
                 Vec::new()
             }
             Msg::Copied { result, leave } => self.on_copied(result, leave),
+            Msg::AudioEnded { id, result } => self.on_audio_ended(id, result),
             Msg::Saved {
                 purpose,
                 path,
@@ -669,6 +678,10 @@ impl App {
                 questions::Outcome::CancelFetch(id) => vec![Effect::CancelFetch { id }],
             },
             Screen::Review(review) => {
+                // Esc stops the audio first; leaving the review stops it too.
+                if action == Action::Back && self.playing.is_some() && !review.is_typing() {
+                    return self.stop_audio();
+                }
                 let outcome = review.action(action, &self.options);
                 self.review_outcome(outcome)
             }

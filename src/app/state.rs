@@ -27,6 +27,9 @@ pub struct Options {
     pub clipboard: ClipboardSettings,
     /// How the menu starts: a typed search, fzf's `--select-1`/`--exit-0`, a prompt to open.
     pub start: Start,
+    /// The config's `audio_player` (the runner plays audio with it, else with the first
+    /// player found).
+    pub audio_player: Option<Vec<String>>,
 }
 
 impl Default for Options {
@@ -39,6 +42,7 @@ impl Default for Options {
             theme: ThemeColors::dark(),
             clipboard: ClipboardSettings::default(),
             start: Start::default(),
+            audio_player: None,
         }
     }
 }

@@ -126,6 +126,7 @@ pub async fn tui(config_path: Option<&Path>, request: TuiRequest) -> Result<Exit
         theme: config.theme,
         clipboard: config.clipboard.clone(),
         start,
+        audio_player: config.audio_player.clone(),
     };
     // A TUI that cannot run is an error (2), as fzf's.
     let outcome = crate::tui::run(servers, options, keys, note, offer, screen)
