@@ -27,6 +27,10 @@ pub struct Options {
     pub clipboard: ClipboardSettings,
     /// How the menu starts: a typed search, fzf's `--select-1`/`--exit-0`, a prompt to open.
     pub start: Start,
+    /// The config's `image_protocol` (the runner detects the terminal's when `auto`).
+    pub image_protocol: crate::config::ImageProtocol,
+    /// How the review draws images, as the runner found out at start (off until then).
+    pub graphics: super::images::Graphics,
 }
 
 impl Default for Options {
@@ -39,6 +43,8 @@ impl Default for Options {
             theme: ThemeColors::dark(),
             clipboard: ClipboardSettings::default(),
             start: Start::default(),
+            image_protocol: crate::config::ImageProtocol::default(),
+            graphics: super::images::Graphics::default(),
         }
     }
 }

@@ -45,6 +45,27 @@ pub struct Config {
     pub clipboard: ClipboardSettings,
     /// `[theme]`: the colour of each role, its base's where the table sets none.
     pub theme: ThemeColors,
+    /// `image_protocol`: how the review draws images (`auto` asks the terminal).
+    pub image_protocol: ImageProtocol,
+}
+
+/// How images are drawn in the review (`image_protocol = "…"`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ImageProtocol {
+    /// Asked of the terminal at start (kitty, sixel, iTerm2 by its name, else half-blocks).
+    #[default]
+    Auto,
+    /// The kitty graphics protocol.
+    Kitty,
+    /// iTerm2's inline images (also WezTerm's).
+    Iterm2,
+    /// Sixel graphics.
+    Sixel,
+    /// Unicode half-blocks in colour: plain cells, any terminal.
+    Halfblocks,
+    /// No pictures: the caption line only.
+    None,
 }
 
 impl Config {
@@ -421,6 +442,8 @@ struct RawConfig {
     clipboard_command: Option<Vec<String>>,
     #[serde(default)]
     theme: theme::RawTheme,
+    #[serde(default)]
+    image_protocol: ImageProtocol,
 }
 
 /// A command as a list: a program first (checked while parsing, so an error has its line).
@@ -658,6 +681,7 @@ pub fn parse(
             command: clipboard_command,
         },
         theme: raw.theme.resolve(),
+        image_protocol: raw.image_protocol,
     })
 }
 

@@ -1,6 +1,7 @@
 //! The full-screen runner: owns the terminal, runs the loop, and carries out the app's
 //! effects as tasks whose results come back as messages. The loop never awaits the network.
 
+mod graphics;
 mod terminal;
 
 use std::collections::HashMap;
@@ -77,6 +78,8 @@ pub async fn run(
     let catalog = load_catalog(&servers, &mut app);
 
     let mut guard = TerminalGuard::enter(screen)?;
+    // Raw mode is on and nothing reads the terminal yet: its answers are read here.
+    app.options.graphics = graphics::detect(app.options.image_protocol);
     if let Ok((columns, rows)) = crossterm::terminal::size() {
         let (columns, rows) = guard.drawing_size(columns, rows);
         app.update(Msg::Resize(columns, rows));
@@ -653,6 +656,34 @@ impl Runner {
                         .filter_map(|name| self.with_inputs.get(name).cloned()),
                 );
                 self.start(servers, false);
+                None
+            }
+            Effect::DecodeImage {
+                id,
+                data,
+                mime,
+                graphics,
+                columns,
+            } => {
+                let results = self.results.clone();
+                tokio::task::spawn_blocking(move || {
+                    let result = crate::app::images::decode(&data, &graphics, columns)
+                        .map_err(|why| format!("{}: {why}", crate::text::one_line(&mime)));
+                    let _ = results.send(Msg::ImageDecoded { id, result });
+                });
+                None
+            }
+            Effect::EncodeImage {
+                id,
+                source,
+                graphics,
+                columns,
+            } => {
+                let results = self.results.clone();
+                tokio::task::spawn_blocking(move || {
+                    let result = crate::app::images::encode_again(&source, &graphics, columns);
+                    let _ = results.send(Msg::ImageDecoded { id, result });
+                });
                 None
             }
             Effect::ExternalEditor { text } => {
