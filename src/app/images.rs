@@ -537,7 +537,7 @@ pub fn encode_again(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::app::review_tests::review_of;
     use crate::app::tests::key;
@@ -551,7 +551,7 @@ mod tests {
     };
 
     /// A real PNG of `width` × `height` (a gradient), base64.
-    fn png(width: u32, height: u32) -> String {
+    pub(crate) fn png(width: u32, height: u32) -> String {
         let image = image::RgbImage::from_fn(width, height, |x, y| {
             image::Rgb([(x % 256) as u8, (y % 256) as u8, 128])
         });
