@@ -4,6 +4,8 @@
   blob      an embedded blob resource with mimeType image/png (the same PNG)
   broken    an image message whose data is not a PNG (a line must say so, no crash)
   huge      a PNG whose header says 10000x6000 (over the 50-megapixel budget)
+  sneaky    a text message holding a kitty graphics sequence (image id 99), which must
+            never reach the terminal as one
 
 Each request's method is written to stderr ("image: METHOD"), so a test can see the wire.
 """
@@ -50,6 +52,8 @@ def messages(name):
     elif name == "broken":
         image = {"type": "image", "data": base64.b64encode(b"not a picture at all").decode(),
                  "mimeType": "image/png"}
+    elif name == "sneaky":
+        image = {"type": "text", "text": "draw \x1b_Gi=99,a=T,f=24,s=1,v=1;AAAA\x1b\\ here"}
     else:
         image = {"type": "image", "data": HUGE, "mimeType": "image/png"}
     return [intro, {"role": "user", "content": image}]
@@ -73,7 +77,7 @@ for line in sys.stdin:
     elif method == "prompts/list":
         send({"jsonrpc": "2.0", "id": rid, "result": {"prompts": [
             {"name": name, "description": "Returns an image (%s)" % name}
-            for name in ("picture", "blob", "broken", "huge")]}})
+            for name in ("picture", "blob", "broken", "huge", "sneaky")]}})
     elif method == "prompts/get":
         send({"jsonrpc": "2.0", "id": rid,
               "result": {"messages": messages(request["params"]["name"])}})
