@@ -461,3 +461,24 @@ fn a_bad_clipboard_setting_is_an_error_with_its_location() {
     assert!(err.contains("its program first"), "{err}");
     assert!(err.contains("line 1"), "{err}");
 }
+
+#[test]
+fn image_protocol_parses_each_value_and_defaults_to_auto() {
+    assert_eq!(parse_str("").unwrap().image_protocol, ImageProtocol::Auto);
+    for (value, expected) in [
+        ("auto", ImageProtocol::Auto),
+        ("kitty", ImageProtocol::Kitty),
+        ("iterm2", ImageProtocol::Iterm2),
+        ("sixel", ImageProtocol::Sixel),
+        ("halfblocks", ImageProtocol::Halfblocks),
+        ("none", ImageProtocol::None),
+    ] {
+        let config = parse_str(&format!("image_protocol = \"{value}\"\n")).unwrap();
+        assert_eq!(config.image_protocol, expected, "{value}");
+    }
+    let err = parse_str("\nimage_protocol = \"chafa\"\n")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("unknown variant `chafa`"), "{err}");
+    assert!(err.contains("line 2"), "{err}");
+}
