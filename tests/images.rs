@@ -33,7 +33,7 @@ fn sandbox(image_protocol: &str) -> Sandbox {
 
 /// Opens `images:NAME` (no arguments: straight to the review) and waits for `needle`.
 fn open(tui: &mut Tui, name: &str, needle: &str) -> String {
-    tui.wait_for("● images 5", SERVER_START);
+    tui.wait_for("● images 6", SERVER_START);
     open_prompt(tui, name, &format!("/images:{name}"));
     tui.wait_for(needle, STEP)
 }
@@ -43,7 +43,7 @@ fn a_kitty_terminal_gets_the_picture_as_kitty_graphics() {
     let sandbox = sandbox("auto");
     let mut tui = Tui::start_in(&sandbox, &[], Answers::kitty());
     // The answers were read by the detection: none of them reached the search line as keys.
-    let menu = tui.wait_for("● images 5", SERVER_START);
+    let menu = tui.wait_for("● images 6", SERVER_START);
     let search = menu
         .lines()
         .find(|l| l.starts_with('❯'))
@@ -170,7 +170,7 @@ fn half_blocks_draw_the_picture_and_bad_images_are_lines() {
 fn inline_mode_starts_with_the_query_answered_and_nothing_leaks() {
     let sandbox = sandbox("auto");
     let mut tui = Tui::start_in(&sandbox, &["--height", "20"], Answers::kitty());
-    let menu = tui.wait_for("● images 5", SERVER_START);
+    let menu = tui.wait_for("● images 6", SERVER_START);
     let search = menu
         .lines()
         .find(|l| l.starts_with('❯'))

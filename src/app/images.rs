@@ -93,7 +93,7 @@ pub fn header_size(data: &str) -> Option<(u32, u32)> {
 pub fn over_budget((width, height): (u32, u32)) -> Option<String> {
     (u64::from(width) * u64::from(height) > MAX_PIXELS).then(|| {
         format!(
-            "{width}×{height} px is over the {}-megapixel budget: not drawn",
+            "{width}×{height} px is over the {}-megapixel budget",
             MAX_PIXELS / 1_000_000
         )
     })

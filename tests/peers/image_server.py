@@ -1,6 +1,7 @@
 """A minimal legacy stdio MCP server (standard library only) whose prompts return images:
 
   picture   an image message: a real 64x48 PNG (a colour gradient), made here with zlib
+  large     an image message: a 640x360 PNG, then a long text (to scroll the picture off)
   blob      an embedded blob resource with mimeType image/png (the same PNG)
   broken    an image message whose data is not a PNG (a line must say so, no crash)
   huge      a PNG whose header says 10000x6000 (over the 50-megapixel budget)
@@ -52,6 +53,12 @@ def messages(name):
     elif name == "broken":
         image = {"type": "image", "data": base64.b64encode(b"not a picture at all").decode(),
                  "mimeType": "image/png"}
+    elif name == "large":
+        image = {"type": "image", "data": base64.b64encode(png(640, 360)).decode(),
+                 "mimeType": "image/png"}
+        after = {"role": "user", "content": {"type": "text", "text": "\n".join(
+            "line %d after the picture" % n for n in range(1, 41))}}
+        return [intro, {"role": "user", "content": image}, after]
     elif name == "sneaky":
         image = {"type": "text", "text": "draw \x1b_Gi=99,a=T,f=24,s=1,v=1;AAAA\x1b\\ here"}
     else:
@@ -77,7 +84,7 @@ for line in sys.stdin:
     elif method == "prompts/list":
         send({"jsonrpc": "2.0", "id": rid, "result": {"prompts": [
             {"name": name, "description": "Returns an image (%s)" % name}
-            for name in ("picture", "blob", "broken", "huge", "sneaky")]}})
+            for name in ("picture", "large", "blob", "broken", "huge", "sneaky")]}})
     elif method == "prompts/get":
         send({"jsonrpc": "2.0", "id": rid,
               "result": {"messages": messages(request["params"]["name"])}})
