@@ -267,7 +267,15 @@ impl Pictures {
         let columns = u16::try_from(width).unwrap_or(u16::MAX);
         let pixels = match self.entries.get(&image_key(data, mime)) {
             Some(Entry::Failed(_)) => return 1,
-            Some(Entry::Ready { pixels, .. }) => Some(*pixels),
+            Some(Entry::Ready {
+                pixels, pictures, ..
+            }) => {
+                // The encoded picture's own height, so it always fits the rows kept for it.
+                if let Some((_, picture)) = pictures.iter().find(|(at, _)| *at == columns) {
+                    return usize::from(picture.cells.1.max(1));
+                }
+                Some(*pixels)
+            }
             Some(Entry::Decoding { pixels, .. }) => *pixels,
             None => header_size(data),
         };

@@ -78,14 +78,15 @@ pub async fn run(
     let catalog = load_catalog(&servers, &mut app);
 
     let mut guard = TerminalGuard::enter(screen)?;
-    // Raw mode is on and nothing reads the terminal yet: its answers are read here.
-    app.options.graphics = graphics::detect(app.options.image_protocol);
     if let Ok((columns, rows)) = crossterm::terminal::size() {
         let (columns, rows) = guard.drawing_size(columns, rows);
         app.update(Msg::Resize(columns, rows));
     }
     // The first frame, before any server is even started.
     guard.draw(&app)?;
+    // Raw mode is on and nothing reads the terminal yet: its answers to the graphics
+    // queries are read here (after the first frame, so that waits for nothing).
+    app.options.graphics = graphics::detect(app.options.image_protocol);
 
     let (mcp_tx, mut mcp_rx) = mpsc::channel::<McpEvent>(256);
     let (msg_tx, mut msg_rx) = mpsc::unbounded_channel::<Msg>();
