@@ -161,7 +161,9 @@ fn draw_messages(review: &ReviewState, frame: &mut Frame, area: Rect, theme: &Th
             ViewRow::Header(index) => {
                 let mut line = header_line(review, index, review.items[index].message(), theme);
                 if index == review.selected && view.scroll > 0 {
-                    let rows = review.items[index].rows(view.width).len();
+                    let content = &review.items[index].message().content;
+                    let rows = review.items[index].rows(view.width).len()
+                        + review.pictures.reserved_rows(content, view.width);
                     line.push_span(Span::styled(
                         format!(" · from line {} of {rows}", view.scroll + 1),
                         theme.dim(),
