@@ -184,3 +184,24 @@ fn inline_mode_starts_with_the_query_answered_and_nothing_leaks() {
     tui.send(CTRL_C);
     assert_eq!(tui.wait_exit(STEP), 130);
 }
+
+#[test]
+fn the_terminal_is_asked_through_dev_tty_when_stdin_is_a_pipe() {
+    let sandbox = sandbox("auto");
+    let mut command = portable_pty::CommandBuilder::new("sh");
+    command.arg("-c");
+    command.arg(format!(
+        "echo piped | exec {} --config {} images/picture",
+        sh_quote(env!("CARGO_BIN_EXE_mcpick")),
+        sh_quote(sandbox.config().to_string_lossy())
+    ));
+    let mut tui = Tui::spawn_answering(&sandbox, command, Answers::kitty());
+    // The answers came through /dev/tty: kitty, so the picture is kitty's placeholder cells.
+    let screen = tui.wait_until("the picture's cells", SERVER_START, |s| {
+        s.contains(KITTY_PLACEHOLDER)
+    });
+    assert!(screen.contains("image/png · 64×48 px"), "{screen}");
+    assert_eq!(count(&tui.raw(), KITTY_TRANSMIT), 1);
+    tui.send(CTRL_C);
+    tui.wait_exit(STEP);
+}
