@@ -27,6 +27,9 @@ const MAX_DECODE_ALLOC: u64 = 512 * 1024 * 1024;
 const HEADER_PREFIX_CHARS: usize = 64 * 1024;
 /// Widths a picture is kept encoded at (the screen's, and the one before a resize).
 const WIDTHS_KEPT: usize = 2;
+/// Images decoded at once at most (each may take its allocation budget): the others are
+/// asked as answers come back.
+pub const DECODES_AT_ONCE: usize = 2;
 
 /// How this terminal draws pictures, as detected at start (or set in the config).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -320,6 +323,11 @@ impl Pictures {
         }
         let columns = u16::try_from(width).unwrap_or(u16::MAX);
         let mut effects = Vec::new();
+        let mut decoding = self
+            .entries
+            .values()
+            .filter(|e| matches!(e, Entry::Decoding { .. }))
+            .count();
         for content in contents {
             let Some((data, mime)) = image_of(content) else {
                 continue;
@@ -336,6 +344,10 @@ impl Pictures {
                         self.entries.insert(key, Entry::Failed(why));
                         continue;
                     }
+                    if decoding == DECODES_AT_ONCE {
+                        continue;
+                    }
+                    decoding += 1;
                     let id = fresh();
                     self.entries.insert(
                         key,
@@ -717,6 +729,28 @@ pub(crate) mod tests {
             decodes(&back).is_empty() && encodes(&back).is_empty(),
             "{back:?}"
         );
+    }
+
+    #[test]
+    fn images_are_decoded_a_few_at_a_time() {
+        let pictures: Vec<String> = (1..=5).map(|n| png(8 * n, 8)).collect();
+        let data: Vec<&str> = pictures.iter().map(String::as_str).collect();
+        let mut app = review_app(with_images(&data), 120, HALFBLOCKS);
+        let mut asked = decodes(&app.update(Msg::Resize(120, 40)));
+        assert_eq!(asked.len(), DECODES_AT_ONCE);
+        let mut all = asked.clone();
+        // Each answer lets the next one start, until all five are drawn.
+        while let Some((id, _)) = asked.pop() {
+            let effects = app.update(Msg::ImageDecoded {
+                id,
+                result: Err("not needed here".into()),
+            });
+            let more = decodes(&effects);
+            assert!(more.len() <= 1, "{more:?}");
+            all.extend(&more);
+            asked.extend(more);
+        }
+        assert_eq!(all.len(), 5, "{all:?}");
     }
 
     #[test]
