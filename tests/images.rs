@@ -205,3 +205,16 @@ fn the_terminal_is_asked_through_dev_tty_when_stdin_is_a_pipe() {
     tui.send(CTRL_C);
     tui.wait_exit(STEP);
 }
+
+#[test]
+fn keys_typed_while_a_silent_terminal_is_asked_are_not_lost() {
+    let sandbox = sandbox("auto");
+    // A terminal that answers nothing: the query waits its whole 150 ms after the first
+    // frame, and the keys sent at once land in that wait.
+    let mut tui = Tui::start_in(&sandbox, &[], Answers::default());
+    tui.wait_for("type to search", SERVER_START);
+    tui.send("lar");
+    tui.wait_for("❯ lar", STEP);
+    tui.send(CTRL_C);
+    assert_eq!(tui.wait_exit(STEP), 130);
+}

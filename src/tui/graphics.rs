@@ -36,6 +36,8 @@ pub struct Replies {
     pub cell: Option<(u16, u16)>,
     /// The text area's size in pixels (width, height), from `CSI 14 t`.
     pub window: Option<(u16, u16)>,
+    /// The bytes that were no answer: keys typed meanwhile, given to the app afterwards.
+    pub typed: Vec<u8>,
 }
 
 impl Replies {
@@ -51,10 +53,12 @@ pub fn parse_replies(bytes: &[u8]) -> Replies {
     let mut at = 0;
     while let Some(offset) = bytes[at..].iter().position(|&b| b == 0x1b) {
         let start = at + offset;
+        replies.typed.extend_from_slice(&bytes[at..start]);
         let rest = &bytes[start..];
         if let Some(body) = rest.strip_prefix(b"\x1b_G") {
             // APC: up to the string terminator `ESC \`.
             let Some(end) = body.windows(2).position(|w| w == b"\x1b\\") else {
+                at = bytes.len();
                 break;
             };
             let reply = &body[..end];
@@ -73,6 +77,9 @@ pub fn parse_replies(bytes: &[u8]) -> Replies {
         if let Some(body) = rest.strip_prefix(b"\x1b[") {
             // CSI: parameters, then one final byte.
             let Some(end) = body.iter().position(|b| (0x40..=0x7e).contains(b)) else {
+                // Cut off: a key's sequence as much as an answer's.
+                replies.typed.extend_from_slice(rest);
+                at = bytes.len();
                 break;
             };
             let (params, last) = (&body[..end], body[end]);
@@ -94,14 +101,65 @@ pub fn parse_replies(bytes: &[u8]) -> Replies {
                     }
                     _ => {}
                 },
-                _ => {}
+                // Not an answer: a key (an arrow, say).
+                _ => replies.typed.extend_from_slice(&rest[..2 + end + 1]),
             }
             at = start + 2 + end + 1;
             continue;
         }
+        replies.typed.push(0x1b);
         at = start + 1;
     }
     replies
+        .typed
+        .extend_from_slice(&bytes[at.min(bytes.len())..]);
+    replies
+}
+
+/// The keys in bytes typed while the answers were awaited (read by the query, so the event
+/// reader never sees them): characters, Enter, Tab, Backspace, Esc, Ctrl-letters and the
+/// arrows; anything else is dropped.
+pub fn typed_keys(bytes: &[u8]) -> Vec<crossterm::event::KeyEvent> {
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    let text = String::from_utf8_lossy(bytes);
+    let mut chars = text.chars().peekable();
+    let mut keys = Vec::new();
+    let plain = |code| KeyEvent::new(code, KeyModifiers::NONE);
+    while let Some(c) = chars.next() {
+        let key = match c {
+            '\x1b' if chars.peek() == Some(&'[') => {
+                chars.next();
+                let mut last = None;
+                for c in chars.by_ref() {
+                    if ('\x40'..='\x7e').contains(&c) {
+                        last = Some(c);
+                        break;
+                    }
+                }
+                match last {
+                    Some('A') => plain(KeyCode::Up),
+                    Some('B') => plain(KeyCode::Down),
+                    Some('C') => plain(KeyCode::Right),
+                    Some('D') => plain(KeyCode::Left),
+                    Some('H') => plain(KeyCode::Home),
+                    Some('F') => plain(KeyCode::End),
+                    _ => continue,
+                }
+            }
+            '\x1b' => plain(KeyCode::Esc),
+            '\r' | '\n' => plain(KeyCode::Enter),
+            '\t' => plain(KeyCode::Tab),
+            '\x7f' | '\x08' => plain(KeyCode::Backspace),
+            '\x01'..='\x1a' => KeyEvent::new(
+                KeyCode::Char(char::from(c as u8 - 1 + b'a')),
+                KeyModifiers::CONTROL,
+            ),
+            c if c.is_control() => continue,
+            c => plain(KeyCode::Char(c)),
+        };
+        keys.push(key);
+    }
+    keys
 }
 
 /// What the environment tells about the terminal.
@@ -183,7 +241,7 @@ fn window_size() -> ((u16, u16), Option<(u16, u16)>) {
 /// How pictures are drawn, as the config says: an explicit protocol sends no query (the
 /// cell size then comes from the winsize ioctl); `auto` asks the terminal through
 /// `/dev/tty` (raw mode already on) and waits at most [`QUERY_TIMEOUT`].
-pub fn detect(setting: ImageProtocol) -> Graphics {
+pub fn detect(setting: ImageProtocol) -> (Graphics, Vec<u8>) {
     let (cells, window_px) = window_size();
     let font = choose(
         &Replies::default(),
@@ -196,7 +254,7 @@ pub fn detect(setting: ImageProtocol) -> Graphics {
         protocol: Some(protocol),
         font,
     };
-    match setting {
+    let graphics = match setting {
         ImageProtocol::None => Graphics {
             protocol: None,
             font,
@@ -215,9 +273,10 @@ pub fn detect(setting: ImageProtocol) -> Graphics {
             };
             let graphics = choose(&replies, &Environment::detect(), cells, window_px);
             tracing::info!(?replies, ?graphics, "graphics detected");
-            graphics
+            return (graphics, replies.typed);
         }
-    }
+    };
+    (graphics, Vec::new())
 }
 
 /// Writes [`queries`] to `/dev/tty` and reads the answers until DA1's arrives or `timeout`
@@ -334,7 +393,46 @@ mod tests {
         assert_eq!(parse_replies(b"\x1b_Gi=7;OK\x1b\\").kitty, None);
         // A size report with a zero or a wrong count is no size.
         assert_eq!(parse_replies(b"\x1b[6;0;10t\x1b[6;20t").cell, None);
-        assert_eq!(parse_replies(b"just text"), Replies::default());
+        assert_eq!(parse_replies(b"just text").typed, b"just text");
+        assert_eq!(parse_replies(b"just text").da1, None);
+    }
+
+    #[test]
+    fn keys_typed_around_the_answers_are_kept_for_the_app() {
+        use crossterm::event::{KeyCode, KeyModifiers};
+        let bytes = joined(&[
+            b"ab",
+            KITTY_OK,
+            b"\r\x1b[A",
+            CELL,
+            b"\x03\x7f\x1b",
+            DA1_PLAIN,
+        ]);
+        let replies = parse_replies(&bytes);
+        assert_eq!(replies.kitty, Some(true));
+        assert_eq!(replies.typed, b"ab\r\x1b[A\x03\x7f\x1b");
+        let keys: Vec<_> = typed_keys(&replies.typed)
+            .into_iter()
+            .map(|k| (k.code, k.modifiers))
+            .collect();
+        assert_eq!(
+            keys,
+            [
+                (KeyCode::Char('a'), KeyModifiers::NONE),
+                (KeyCode::Char('b'), KeyModifiers::NONE),
+                (KeyCode::Enter, KeyModifiers::NONE),
+                (KeyCode::Up, KeyModifiers::NONE),
+                (KeyCode::Char('c'), KeyModifiers::CONTROL),
+                (KeyCode::Backspace, KeyModifiers::NONE),
+                (KeyCode::Esc, KeyModifiers::NONE),
+            ]
+        );
+        // Nothing but answers: nothing typed.
+        assert!(
+            parse_replies(&joined(&[KITTY_OK, CELL, DA1_SIXEL]))
+                .typed
+                .is_empty()
+        );
     }
 
     #[test]

@@ -86,10 +86,15 @@ pub async fn run(
     guard.draw(&app)?;
     // Raw mode is on and nothing reads the terminal yet: its answers to the graphics
     // queries are read here (after the first frame, so that waits for nothing).
-    app.options.graphics = graphics::detect(app.options.image_protocol);
+    let (detected, typed) = graphics::detect(app.options.image_protocol);
+    app.options.graphics = detected;
 
     let (mcp_tx, mut mcp_rx) = mpsc::channel::<McpEvent>(256);
     let (msg_tx, mut msg_rx) = mpsc::unbounded_channel::<Msg>();
+    // Keys typed while the terminal was asked were read with its answers: handed on here.
+    for key in graphics::typed_keys(&typed) {
+        let _ = msg_tx.send(Msg::Key(key));
+    }
     let mut runner = Runner {
         hubs: Vec::new(),
         mcp_events: mcp_tx,
