@@ -284,7 +284,15 @@ fn assert_no_c1_or_bidi(raw: &[u8], what: &str) {
 /// DCS, SOS, PM or APC sequence, no C1 or bidi control, and that the terminal emulator saw
 /// no title, clipboard or other OSC request. CSI is mcpick's own drawing.
 fn assert_terminal_untouched(tui: &Tui, what: &str) {
-    let raw = tui.raw();
+    // mcpick's own graphics query at start (an APC, docs/images.md) is the one allowed.
+    const GRAPHICS_QUERY: &[u8] = b"\x1b_Gi=31,s=1,v=1,a=q,t=d,f=24;AAAA\x1b\\";
+    let mut raw = tui.raw();
+    if let Some(at) = raw
+        .windows(GRAPHICS_QUERY.len())
+        .position(|w| w == GRAPHICS_QUERY)
+    {
+        raw.drain(at..at + GRAPHICS_QUERY.len());
+    }
     for (intro, name) in [
         (&b"\x1b]"[..], "OSC"),
         (b"\x1bP", "DCS"),

@@ -10,6 +10,7 @@ mod fetch;
 mod files;
 mod form;
 pub mod history;
+pub mod images;
 pub mod inputs;
 pub mod keys;
 pub mod layout;
@@ -357,6 +358,8 @@ impl App {
             && !tick
         {
             review.settle();
+            // The pictures the review shows now, decoded once per image and width.
+            effects.extend(review.wanted_pictures(self.options.graphics, &mut self.next_id));
         }
         // A review with edits is saved as a draft shortly after the typing stops, and its
         // draft goes once the review is left (exported or discarded).
@@ -445,6 +448,12 @@ impl App {
             }
             Msg::FileRead { id, result } => self.on_file_read(id, result),
             Msg::CommandRan { id, outcome } => self.on_command_ran(id, outcome),
+            Msg::ImageDecoded { id, result } => {
+                if let Screen::Review(review) = &mut self.screen {
+                    review.pictures.on_decoded(id, result);
+                }
+                Vec::new()
+            }
             Msg::SignInUrl { server, url } => self.on_sign_in_url(server, url),
             Msg::SignedIn { server, result } => self.on_signed_in(server, result),
             Msg::Edited(result) => {

@@ -132,6 +132,13 @@ pub enum Msg {
         /// Its output, or how it failed.
         outcome: CommandOutcome,
     },
+    /// An image of the review decoded (or encoded for a new width), or why not.
+    ImageDecoded {
+        /// The request it answers.
+        id: u64,
+        /// The picture, or the line saying why there is none.
+        result: Result<super::images::Decoded, String>,
+    },
 }
 
 /// Work for the runner. Results come back as [`Msg`]s.
@@ -275,5 +282,31 @@ pub enum Effect {
         server: ServerId,
         /// The `WWW-Authenticate` value it answered with, if any.
         challenge: Option<String>,
+    },
+    /// Decode an image of the review and encode its picture (the answer is
+    /// [`Msg::ImageDecoded`]); on a blocking thread, bounded.
+    DecodeImage {
+        /// The request id.
+        id: u64,
+        /// Its base64 data.
+        data: String,
+        /// Its MIME type, as the server said.
+        mime: String,
+        /// How pictures are drawn here.
+        graphics: super::images::Graphics,
+        /// The columns the picture may take.
+        columns: u16,
+    },
+    /// Encode a decoded image's picture for another width (the answer is
+    /// [`Msg::ImageDecoded`]).
+    EncodeImage {
+        /// The request id.
+        id: u64,
+        /// The decoded image.
+        source: super::images::SourceImage,
+        /// How pictures are drawn here.
+        graphics: super::images::Graphics,
+        /// The columns the picture may take.
+        columns: u16,
     },
 }

@@ -306,6 +306,8 @@ pub struct ReviewState {
     reading_uri: String,
     /// The last contents handed to a save, kept for an overwrite confirmation.
     pending_contents: Vec<u8>,
+    /// The images' pictures: decoded in tasks, kept per width.
+    pub pictures: super::images::Pictures,
 }
 
 /// What a review action leads to.
@@ -477,7 +479,30 @@ impl ReviewState {
             reading_index: 0,
             reading_uri: String::new(),
             pending_contents: Vec::new(),
+            pictures: super::images::Pictures::default(),
         }
+    }
+
+    /// The decodes the images need at the messages pane's width, drawn as `graphics` says
+    /// (each image and width asked once; ids from `next_id`).
+    pub(super) fn wanted_pictures(
+        &mut self,
+        graphics: super::images::Graphics,
+        next_id: &mut u64,
+    ) -> Vec<Effect> {
+        if self.pictures.graphics != graphics {
+            self.pictures = super::images::Pictures::new(graphics);
+        }
+        // Nothing is drawn on a screen too small (or while editing): nothing to decode yet.
+        if super::layout::review_on_screen(self).messages.is_empty() || self.editor.is_some() {
+            return Vec::new();
+        }
+        let width = self.messages_view().width;
+        self.pictures.wanted(
+            self.items.iter().map(|i| &i.message.content),
+            width,
+            next_id,
+        )
     }
 
     /// The draft of this review: its messages with the editor's text applied.
@@ -738,7 +763,12 @@ impl ReviewState {
         let width = usize::from(columns).saturating_sub(2).max(10);
         let count = self.items.len();
         let selected = self.selected.min(count.saturating_sub(1));
-        let lens: Vec<usize> = self.items.iter().map(|i| i.rows(width).len()).collect();
+        // An image's picture takes rows under its caption (drawn over by ui::review).
+        let lens: Vec<usize> = self
+            .items
+            .iter()
+            .map(|i| i.rows(width).len() + self.pictures.reserved_rows(&i.message.content, width))
+            .collect();
         let whole = lens.iter().map(|l| 1 + l).sum::<usize>() + count.saturating_sub(1);
         let fold = whole > height;
         let folds = |i: usize| fold && lens[i] > FOLDED_LINES + 1;
@@ -1522,10 +1552,9 @@ pub fn body_lines(content: &Content) -> Box<dyn Iterator<Item = String> + '_> {
                 Box::new(text.lines().map(crate::text::display_line))
             }
         }
-        Content::Known(KnownContent::Image { .. }) => Box::new(std::iter::once(format!(
-            "{} — w saves the bytes",
-            crate::text::one_line(&describe(content))
-        ))),
+        Content::Known(KnownContent::Image {
+            data, mime_type, ..
+        }) => Box::new(std::iter::once(image_caption(mime_type, data))),
         Content::Known(KnownContent::Audio { data, .. }) => Box::new(std::iter::once(format!(
             "{}{} — P plays, w saves the bytes",
             crate::text::one_line(&describe(content)),
@@ -1545,6 +1574,16 @@ pub fn body_lines(content: &Content) -> Box<dyn Iterator<Item = String> + '_> {
                 ))
                 .chain(text.lines().map(crate::text::display_line)),
             ),
+            EmbeddedResource::Blob {
+                uri,
+                mime_type: Some(mime),
+                blob,
+                ..
+            } if super::images::image_of(content).is_some() => Box::new(std::iter::once(format!(
+                "resource {} · {}",
+                crate::text::one_line(uri),
+                image_caption(mime, blob)
+            ))),
             EmbeddedResource::Blob {
                 uri,
                 mime_type,
@@ -1645,6 +1684,19 @@ fn audio_facts(data: &str) -> String {
     crate::audio::probe(&bytes).map_or(String::new(), |info| {
         format!(" · {}", crate::text::one_line(&info.summary()))
     })
+}
+
+/// An image's caption: `image/png · 640×480 px · 8 KiB — w saves the bytes` (the pixel
+/// size from its header, when it tells).
+fn image_caption(mime: &str, data: &str) -> String {
+    let size = super::images::header_size(data)
+        .map(|(w, h)| format!(" · {w}×{h} px"))
+        .unwrap_or_default();
+    format!(
+        "{}{size} · {} — w saves the bytes",
+        crate::text::one_line(mime),
+        crate::text::counted(decoded_len(data), "byte", "bytes")
+    )
 }
 
 /// The rows of a block's body at `width` columns, wrapped.

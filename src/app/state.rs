@@ -30,6 +30,10 @@ pub struct Options {
     /// The config's `audio_player` (the runner plays audio with it, else with the first
     /// player found).
     pub audio_player: Option<Vec<String>>,
+    /// The config's `image_protocol` (the runner detects the terminal's when `auto`).
+    pub image_protocol: crate::config::ImageProtocol,
+    /// How the review draws images, as the runner found out at start (off until then).
+    pub graphics: super::images::Graphics,
 }
 
 impl Default for Options {
@@ -43,6 +47,8 @@ impl Default for Options {
             clipboard: ClipboardSettings::default(),
             start: Start::default(),
             audio_player: None,
+            image_protocol: crate::config::ImageProtocol::default(),
+            graphics: super::images::Graphics::default(),
         }
     }
 }

@@ -127,6 +127,8 @@ pub async fn tui(config_path: Option<&Path>, request: TuiRequest) -> Result<Exit
         clipboard: config.clipboard.clone(),
         start,
         audio_player: config.audio_player.clone(),
+        image_protocol: config.image_protocol,
+        graphics: crate::app::images::Graphics::default(),
     };
     // A TUI that cannot run is an error (2), as fzf's.
     let outcome = crate::tui::run(servers, options, keys, note, offer, screen)

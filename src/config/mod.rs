@@ -48,6 +48,27 @@ pub struct Config {
     /// `audio_player = ["mpv", "--no-video"]`: what plays audio blocks (`P`); the file is
     /// its `{file}` word, or added last.
     pub audio_player: Option<Vec<String>>,
+    /// `image_protocol`: how the review draws images (`auto` asks the terminal).
+    pub image_protocol: ImageProtocol,
+}
+
+/// How images are drawn in the review (`image_protocol = "…"`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ImageProtocol {
+    /// Asked of the terminal at start (kitty, sixel, iTerm2 by its name, else half-blocks).
+    #[default]
+    Auto,
+    /// The kitty graphics protocol.
+    Kitty,
+    /// iTerm2's inline images (also WezTerm's).
+    Iterm2,
+    /// Sixel graphics.
+    Sixel,
+    /// Unicode half-blocks in colour: plain cells, any terminal.
+    Halfblocks,
+    /// No pictures: the caption line only.
+    None,
 }
 
 impl Config {
@@ -426,6 +447,8 @@ struct RawConfig {
     theme: theme::RawTheme,
     #[serde(default, deserialize_with = "command_line")]
     audio_player: Option<Vec<String>>,
+    #[serde(default)]
+    image_protocol: ImageProtocol,
 }
 
 /// A command as a list: a program first (checked while parsing, so an error has its line).
@@ -664,6 +687,7 @@ pub fn parse(
         },
         theme: raw.theme.resolve(),
         audio_player: raw.audio_player,
+        image_protocol: raw.image_protocol,
     })
 }
 

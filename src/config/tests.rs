@@ -473,5 +473,22 @@ fn the_audio_player_is_a_command_with_its_program_first() {
     let err = parse_str("\naudio_player = []\n").unwrap_err().to_string();
     assert!(err.contains("audio_player"), "{err}");
     assert!(err.contains("its program first"), "{err}");
+fn image_protocol_parses_each_value_and_defaults_to_auto() {
+    assert_eq!(parse_str("").unwrap().image_protocol, ImageProtocol::Auto);
+    for (value, expected) in [
+        ("auto", ImageProtocol::Auto),
+        ("kitty", ImageProtocol::Kitty),
+        ("iterm2", ImageProtocol::Iterm2),
+        ("sixel", ImageProtocol::Sixel),
+        ("halfblocks", ImageProtocol::Halfblocks),
+        ("none", ImageProtocol::None),
+    ] {
+        let config = parse_str(&format!("image_protocol = \"{value}\"\n")).unwrap();
+        assert_eq!(config.image_protocol, expected, "{value}");
+    }
+    let err = parse_str("\nimage_protocol = \"chafa\"\n")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("unknown variant `chafa`"), "{err}");
     assert!(err.contains("line 2"), "{err}");
 }

@@ -1,6 +1,7 @@
 //! The full-screen runner: owns the terminal, runs the loop, and carries out the app's
 //! effects as tasks whose results come back as messages. The loop never awaits the network.
 
+mod graphics;
 mod terminal;
 
 use std::collections::HashMap;
@@ -83,9 +84,17 @@ pub async fn run(
     }
     // The first frame, before any server is even started.
     guard.draw(&app)?;
+    // Raw mode is on and nothing reads the terminal yet: its answers to the graphics
+    // queries are read here (after the first frame, so that waits for nothing).
+    let (detected, typed) = graphics::detect(app.options.image_protocol);
+    app.options.graphics = detected;
 
     let (mcp_tx, mut mcp_rx) = mpsc::channel::<McpEvent>(256);
     let (msg_tx, mut msg_rx) = mpsc::unbounded_channel::<Msg>();
+    // Keys typed while the terminal was asked were read with its answers: handed on here.
+    for key in graphics::typed_keys(&typed) {
+        let _ = msg_tx.send(Msg::Key(key));
+    }
     let mut runner = Runner {
         hubs: Vec::new(),
         mcp_events: mcp_tx,
@@ -683,6 +692,34 @@ impl Runner {
                         .filter_map(|name| self.with_inputs.get(name).cloned()),
                 );
                 self.start(servers, false);
+                None
+            }
+            Effect::DecodeImage {
+                id,
+                data,
+                mime,
+                graphics,
+                columns,
+            } => {
+                let results = self.results.clone();
+                tokio::task::spawn_blocking(move || {
+                    let result = crate::app::images::decode(&data, &graphics, columns)
+                        .map_err(|why| format!("{}: {why}", crate::text::one_line(&mime)));
+                    let _ = results.send(Msg::ImageDecoded { id, result });
+                });
+                None
+            }
+            Effect::EncodeImage {
+                id,
+                source,
+                graphics,
+                columns,
+            } => {
+                let results = self.results.clone();
+                tokio::task::spawn_blocking(move || {
+                    let result = crate::app::images::encode_again(&source, &graphics, columns);
+                    let _ = results.send(Msg::ImageDecoded { id, result });
+                });
                 None
             }
             Effect::ExternalEditor { text } => {

@@ -167,7 +167,9 @@ fn draw_messages(review: &ReviewState, frame: &mut Frame, area: Rect, theme: &Th
             ViewRow::Header(index) => {
                 let mut line = header_line(review, index, review.items[index].message(), theme);
                 if index == review.selected && view.scroll > 0 {
-                    let rows = review.items[index].rows(view.width).len();
+                    let content = &review.items[index].message().content;
+                    let rows = review.items[index].rows(view.width).len()
+                        + review.pictures.reserved_rows(content, view.width);
                     line.push_span(Span::styled(
                         format!(" · from line {} of {rows}", view.scroll + 1),
                         theme.dim(),
@@ -201,6 +203,55 @@ fn draw_messages(review: &ReviewState, frame: &mut Frame, area: Rect, theme: &Th
         })
         .collect();
     frame.render_widget(Paragraph::new(lines), area);
+    draw_pictures(review, &view, frame, area, theme);
+}
+
+/// Draws over the rows an image's picture takes (left blank by the body): the picture when
+/// all of them are on screen (kitty and sixel pictures cannot be cut), else a line saying
+/// what is there. Without a decoded picture (always so in tests) only the line is drawn.
+fn draw_pictures(
+    review: &ReviewState,
+    view: &crate::app::review::MessagesView,
+    frame: &mut Frame,
+    area: Rect,
+    theme: &Theme,
+) {
+    use crate::app::images::Shown;
+    // Each image's reserved rows on screen: where the first is, and how many.
+    let mut shown_rows: std::collections::BTreeMap<usize, (u16, usize)> = Default::default();
+    for (y, row) in view.visible().iter().enumerate() {
+        if let ViewRow::Body { index, row } = *row
+            && row >= review.items[index].rows(view.width).len()
+        {
+            shown_rows.entry(index).or_insert((y as u16, 0)).1 += 1;
+        }
+    }
+    let size =
+        |pixels: Option<(u32, u32)>| pixels.map(|(w, h)| format!(" {w}×{h}")).unwrap_or_default();
+    for (index, (y, count)) in shown_rows {
+        let content = &review.items[index].message().content;
+        let Some(shown) = review.pictures.shown(content, view.width) else {
+            continue;
+        };
+        let at = Rect::new(area.x + 2, area.y + y, area.width.saturating_sub(2), 1);
+        let line = match shown {
+            Shown::Picture { picture, .. }
+                if count == review.pictures.reserved_rows(content, view.width) =>
+            {
+                let (columns, rows) = picture.cells;
+                let rect = Rect::new(at.x, at.y, columns.min(at.width), rows.min(count as u16));
+                frame.render_widget(ratatui_image::Image::new(&picture.protocol), rect);
+                continue;
+            }
+            Shown::Picture { pixels, .. } => {
+                format!("[image{} — scroll to show]", size(Some(pixels)))
+            }
+            Shown::Encoding(pixels) => format!("[image{} — drawing…]", size(Some(pixels))),
+            Shown::Decoding(pixels) => format!("[image{} — decoding…]", size(pixels)),
+            Shown::Failed(why) => format!("[image not drawn: {}]", one_line(&why)),
+        };
+        frame.render_widget(Paragraph::new(Line::styled(line, theme.dim())), at);
+    }
 }
 
 fn draw_preview(review: &ReviewState, frame: &mut Frame, area: Rect, alone: bool, theme: &Theme) {

@@ -220,6 +220,43 @@ fn review_with_every_content_kind() {
 }
 
 #[test]
+fn review_with_an_image_placeholder() {
+    let mut app = app_in_review();
+    app.options.graphics = crate::app::images::Graphics {
+        protocol: Some(ratatui_image::picker::ProtocolType::Halfblocks),
+        font: (10, 20),
+    };
+    let picture = crate::app::images::tests::png(320, 240);
+    let messages: PromptMessages = serde_json::from_value(serde_json::json!({"messages": [
+        {"role":"user","content":{"type":"text","text":"What is in this picture?"}},
+        {"role":"user","content":{"type":"image","data":picture,"mimeType":"image/png"}},
+        {"role":"user","content":{"type":"resource","resource":{"uri":"file:///shot.png","mimeType":"image/png","blob":picture}}},
+        {"role":"user","content":{"type":"text","text":"Answer in one line."}}
+    ]}))
+    .unwrap();
+    if let crate::app::Screen::Review(review) = &mut app.screen {
+        let form = review.form.clone();
+        **review = crate::app::ReviewState::new(
+            form,
+            review.arguments.clone(),
+            messages,
+            crate::export::Format::Markdown,
+        );
+    }
+    // The decodes are asked (never run here): the rows are kept, the placeholder drawn.
+    let effects = app.update(Msg::Resize(120, 40));
+    assert_eq!(
+        effects
+            .iter()
+            .filter(|e| matches!(e, crate::app::Effect::DecodeImage { .. }))
+            .count(),
+        1,
+        "one image, twice: {effects:?}"
+    );
+    insta::assert_snapshot!(screen(&app, 120, 40));
+}
+
+#[test]
 fn review_editing() {
     let mut app = app_in_review();
     app.update(key(KeyCode::Char('e')));

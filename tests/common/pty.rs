@@ -109,8 +109,26 @@ impl Tui {
         Tui::spawn(sandbox, command)
     }
 
+    /// `mcpick --config <sandbox config> ARGS` in a PTY that answers queries as `terminal`.
+    pub fn start_in(sandbox: &Sandbox, args: &[&str], terminal: Answers) -> Tui {
+        let mut command = CommandBuilder::new(env!("CARGO_BIN_EXE_mcpick"));
+        command.arg("--config");
+        command.arg(sandbox.config());
+        command.args(args);
+        Tui::spawn_answering(sandbox, command, terminal)
+    }
+
     /// Runs `command` in a fresh PTY with the sandbox's environment.
-    pub fn spawn(sandbox: &Sandbox, mut command: CommandBuilder) -> Tui {
+    pub fn spawn(sandbox: &Sandbox, command: CommandBuilder) -> Tui {
+        Tui::spawn_answering(sandbox, command, Answers::default())
+    }
+
+    /// [`Tui::spawn`] in a terminal that also answers `terminal`'s queries.
+    pub fn spawn_answering(
+        sandbox: &Sandbox,
+        mut command: CommandBuilder,
+        terminal: Answers,
+    ) -> Tui {
         isolate(&mut command, sandbox.dir.path());
 
         let pair = open_pty();
@@ -160,6 +178,28 @@ impl Tui {
                             }
                             let rest = output.raw[done.max(seen)..].to_vec();
                             output.parser.process(&rest);
+                            // The fixed answers, in the order their queries came.
+                            let longest = terminal.longest_query();
+                            let from = seen.saturating_sub(longest.saturating_sub(1));
+                            let mut due: Vec<(usize, &[u8])> = terminal
+                                .0
+                                .iter()
+                                .flat_map(|(query, answer)| {
+                                    output.raw[from..]
+                                        .windows(query.len())
+                                        .enumerate()
+                                        .filter(|(_, w)| w == query)
+                                        .map(|(i, _)| (from + i + query.len(), answer.as_slice()))
+                                        .filter(|(end, _)| *end > seen)
+                                        .collect::<Vec<_>>()
+                                })
+                                .collect();
+                            due.sort_by_key(|(end, _)| *end);
+                            for (_, answer) in due {
+                                let mut w = answers.lock().unwrap();
+                                let _ = w.write_all(answer);
+                                let _ = w.flush();
+                            }
                         }
                     }
                 }
@@ -297,6 +337,31 @@ impl Drop for Tui {
             let _ = self.child.kill();
             let _ = self.child.wait();
         }
+    }
+}
+
+/// Queries a terminal answers with fixed bytes (beyond the cursor position, always
+/// answered): each query's bytes, and the answer written once they have been seen.
+#[derive(Debug, Clone, Default)]
+pub struct Answers(pub Vec<(Vec<u8>, Vec<u8>)>);
+
+impl Answers {
+    /// A terminal speaking the kitty graphics protocol, with 10×20-pixel cells, that
+    /// answers DA1 without sixel (as kitty does).
+    pub fn kitty() -> Answers {
+        Answers(vec![
+            (
+                b"\x1b_Gi=31,s=1,v=1,a=q,t=d,f=24;AAAA\x1b\\".to_vec(),
+                b"\x1b_Gi=31;OK\x1b\\".to_vec(),
+            ),
+            (b"\x1b[16t".to_vec(), b"\x1b[6;20;10t".to_vec()),
+            (b"\x1b[14t".to_vec(), b"\x1b[4;800;1200t".to_vec()),
+            (b"\x1b[c".to_vec(), b"\x1b[?62;22c".to_vec()),
+        ])
+    }
+
+    fn longest_query(&self) -> usize {
+        self.0.iter().map(|(q, _)| q.len()).max().unwrap_or(1)
     }
 }
 
