@@ -473,6 +473,10 @@ fn the_audio_player_is_a_command_with_its_program_first() {
     let err = parse_str("\naudio_player = []\n").unwrap_err().to_string();
     assert!(err.contains("audio_player"), "{err}");
     assert!(err.contains("its program first"), "{err}");
+    assert!(err.contains("line 2"), "{err}");
+}
+
+#[test]
 fn image_protocol_parses_each_value_and_defaults_to_auto() {
     assert_eq!(parse_str("").unwrap().image_protocol, ImageProtocol::Auto);
     for (value, expected) in [
