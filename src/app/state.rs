@@ -27,6 +27,8 @@ pub struct Options {
     pub clipboard: ClipboardSettings,
     /// How the menu starts: a typed search, fzf's `--select-1`/`--exit-0`, a prompt to open.
     pub start: Start,
+    /// The servers whose form shows a live preview by default (`live_preview`).
+    pub live_preview: std::collections::BTreeSet<ServerId>,
 }
 
 impl Default for Options {
@@ -39,6 +41,7 @@ impl Default for Options {
             theme: ThemeColors::dark(),
             clipboard: ClipboardSettings::default(),
             start: Start::default(),
+            live_preview: Default::default(),
         }
     }
 }

@@ -126,6 +126,11 @@ pub async fn tui(config_path: Option<&Path>, request: TuiRequest) -> Result<Exit
         theme: config.theme,
         clipboard: config.clipboard.clone(),
         start,
+        live_preview: servers
+            .iter()
+            .filter(|s| s.live_preview)
+            .map(|s| s.name.clone())
+            .collect(),
     };
     // A TUI that cannot run is an error (2), as fzf's.
     let outcome = crate::tui::run(servers, options, keys, note, offer, screen)

@@ -1,0 +1,361 @@
+//! The form's live preview: the messages `prompts/get` returns for the values typed so
+//! far, asked a moment after the last edit, one request at a time. Opt-in per server
+//! (`live_preview`), since a server's `prompts/get` may cost or have effects; F2 toggles it
+//! for the run. A submit with the values the preview was asked for takes its answer.
+
+use std::collections::BTreeMap;
+
+use super::*;
+use crate::mcp::PromptMessages;
+
+/// Ticks of quiet typing before the preview is asked (4 × 80 ms ≈ 300 ms).
+pub const PREVIEW_DEBOUNCE_TICKS: u64 = 4;
+
+/// What the pane shows and what is asked, for one form.
+#[derive(Debug, Clone, Default)]
+pub struct LivePreview {
+    /// Set up for this form (from the config and this run's toggles).
+    started: bool,
+    /// Asked as the values change.
+    pub enabled: bool,
+    /// On although the config leaves it off for this server: the pane says what that means.
+    pub opted_in: bool,
+    /// When to ask (a tick), after the last edit.
+    pub due: Option<u64>,
+    /// The server was down when the preview was due: asked again once it is up.
+    pub waits_for_server: bool,
+    /// The request in flight.
+    pub in_flight: Option<PreviewRequest>,
+    /// The last answer.
+    pub answer: Option<PreviewAnswer>,
+    /// Rows of the pane scrolled past.
+    pub scroll: usize,
+}
+
+/// A preview request in flight.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PreviewRequest {
+    /// Its id (its answer comes as [`Msg::Fetched`] with it).
+    pub id: u64,
+    /// The arguments it carries.
+    pub arguments: BTreeMap<String, String>,
+    /// The tick it left at.
+    pub since_tick: u64,
+}
+
+/// The last answer the preview got.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PreviewAnswer {
+    /// The arguments it answers.
+    pub arguments: BTreeMap<String, String>,
+    /// What the server said.
+    pub outcome: PreviewOutcome,
+    /// When it came (ms since the run began).
+    pub at_ms: u64,
+}
+
+/// What `prompts/get` answered for the preview.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PreviewOutcome {
+    /// The filled prompt.
+    Messages(PromptMessages),
+    /// The server asks questions first (`input_required`): they come on submit.
+    InputRequired,
+    /// The server refused (an invalid value, say): a soft note, not a notice.
+    Error(String),
+}
+
+impl LivePreview {
+    /// Whether a request is due or in flight (the spinner and the debounce need ticks).
+    pub fn wants_ticks(&self) -> bool {
+        self.enabled && (self.due.is_some() || self.in_flight.is_some())
+    }
+
+    /// The messages of the last answer, when it was a full one for exactly `arguments`:
+    /// a submit with these values needs no second `prompts/get`.
+    pub fn reusable(&self, arguments: &BTreeMap<String, String>) -> Option<PromptMessages> {
+        let answer = self.answer.as_ref()?;
+        match &answer.outcome {
+            PreviewOutcome::Messages(messages) if &answer.arguments == arguments => {
+                Some(messages.clone())
+            }
+            _ => None,
+        }
+    }
+
+    /// Drops the request in flight, if any; the effect tells the server.
+    fn cancel(&mut self) -> Option<Effect> {
+        self.in_flight
+            .take()
+            .map(|request| Effect::CancelFetch { id: request.id })
+    }
+}
+
+impl FormState {
+    /// After an edit: the preview is asked once typing pauses (a new edit moves it on).
+    pub(super) fn preview_edited(&mut self, tick: u64) {
+        if self.preview.enabled {
+            self.preview.due = Some(tick + PREVIEW_DEBOUNCE_TICKS);
+        }
+    }
+
+    /// The required arguments still empty (their names): the preview waits for them.
+    pub fn missing_for_preview(&self) -> Vec<String> {
+        self.fields
+            .iter()
+            .filter(|f| f.arg.required && f.value().trim().is_empty())
+            .map(|f| f.arg.name.clone())
+            .collect()
+    }
+
+    /// The preview request to send now, if one is due: a newer request cancels the one in
+    /// flight. `server` is the state of the prompt's server.
+    pub(super) fn due_preview(
+        &mut self,
+        tick: u64,
+        id: u64,
+        server: Option<&ServerState>,
+    ) -> Vec<Effect> {
+        if !self.preview.enabled
+            || self.fetching.is_some()
+            || self.preview.due.is_none_or(|due| tick < due)
+        {
+            return Vec::new();
+        }
+        match server {
+            // No such server in the status list (tests, a one-off): ask.
+            None | Some(ServerState::Ready { .. }) => {}
+            // Still starting: the request waits, without errors, and goes once it is up.
+            Some(ServerState::Connecting) => return Vec::new(),
+            Some(_) => {
+                self.preview.due = None;
+                self.preview.waits_for_server = true;
+                return Vec::new();
+            }
+        }
+        self.preview.due = None;
+        self.preview.waits_for_server = false;
+        let mut effects = Vec::new();
+        if !self.missing_for_preview().is_empty() {
+            // Nothing to ask yet; what is in flight is for values no longer there.
+            effects.extend(self.preview.cancel());
+            return effects;
+        }
+        let arguments = self.arguments();
+        if self
+            .preview
+            .in_flight
+            .as_ref()
+            .is_some_and(|r| r.arguments == arguments)
+            || self
+                .preview
+                .answer
+                .as_ref()
+                .is_some_and(|a| a.arguments == arguments)
+        {
+            // Asked already (typing came back to the same values).
+            return effects;
+        }
+        effects.extend(self.preview.cancel());
+        self.preview.in_flight = Some(PreviewRequest {
+            id,
+            arguments: arguments.clone(),
+            since_tick: tick,
+        });
+        effects.push(Effect::Fetch {
+            id,
+            server: self.prompt.server.clone(),
+            prompt: self.prompt.name.clone(),
+            arguments,
+            answers: None,
+        });
+        effects
+    }
+
+    /// Takes a preview answer; `Err` gives the result back when `id` is no preview request
+    /// of this form (the submit's, or a stale one the caller drops).
+    pub(super) fn on_previewed(
+        &mut self,
+        id: u64,
+        result: Result<GetOutcome, McpError>,
+        now_ms: u64,
+    ) -> Result<(), Result<GetOutcome, McpError>> {
+        let Some(request) = self.preview.in_flight.take_if(|r| r.id == id) else {
+            return Err(result);
+        };
+        let outcome = match result {
+            Ok(GetOutcome::Messages(messages)) => PreviewOutcome::Messages(messages),
+            Ok(GetOutcome::InputRequired(_)) => PreviewOutcome::InputRequired,
+            Err(error) => PreviewOutcome::Error(describe_error(&error)),
+        };
+        self.preview.answer = Some(PreviewAnswer {
+            arguments: request.arguments,
+            outcome,
+            at_ms: now_ms,
+        });
+        Ok(())
+    }
+
+    /// Turns the preview on (asked at once) or off (what is in flight is cancelled).
+    pub(super) fn set_preview(&mut self, enabled: bool, opted_in: bool, tick: u64) -> Vec<Effect> {
+        self.preview.started = true;
+        self.preview.enabled = enabled;
+        self.preview.opted_in = enabled && opted_in;
+        if enabled {
+            self.preview.due = Some(tick);
+            Vec::new()
+        } else {
+            self.preview.due = None;
+            self.preview.waits_for_server = false;
+            self.preview.cancel().into_iter().collect()
+        }
+    }
+}
+
+/// How many rows the preview's messages take at `width`: a role line, the body, a blank.
+pub fn preview_rows(form: &FormState, width: usize, color: bool) -> usize {
+    let Some(PreviewAnswer {
+        outcome: PreviewOutcome::Messages(messages),
+        ..
+    }) = &form.preview.answer
+    else {
+        return 0;
+    };
+    let style = crate::render::RowStyle {
+        rendered: true,
+        color,
+    };
+    messages
+        .messages
+        .iter()
+        .map(|m| 2 + crate::render::message_rows(&m.content, width, style).len())
+        .sum()
+}
+
+impl App {
+    /// Whether the live preview is on for `server` in this run: the config's default
+    /// unless F2 changed it.
+    fn preview_on(&self, server: &str) -> bool {
+        self.preview_toggled
+            .get(server)
+            .copied()
+            .unwrap_or_else(|| self.options.live_preview.contains(server))
+    }
+
+    /// After every message: a new form gets its preview set up (and asked at once), a
+    /// preview that waited for its server goes once the server is up, and a preview left in
+    /// flight by a form that is gone is cancelled.
+    pub(super) fn settle_preview(&mut self, in_flight_before: Option<u64>) -> Vec<Effect> {
+        let mut effects = Vec::new();
+        let Screen::Form(form) = &self.screen else {
+            if let Some(id) = in_flight_before {
+                effects.push(Effect::CancelFetch { id });
+            }
+            return effects;
+        };
+        let server = form.prompt.server.clone();
+        let ready = self
+            .servers
+            .iter()
+            .find(|s| s.name == server)
+            .is_none_or(|s| matches!(s.state, ServerState::Ready { .. }));
+        let started = form.preview.started;
+        let on = self.preview_on(&server);
+        let default = self.options.live_preview.contains(&server);
+        let tick = self.tick;
+        let Screen::Form(form) = &mut self.screen else {
+            return effects;
+        };
+        if !started {
+            effects.extend(form.set_preview(on, !default, tick));
+        } else if form.preview.waits_for_server && ready {
+            form.preview.due = Some(tick);
+        }
+        if form.preview.due.is_some_and(|due| due <= tick) {
+            effects.extend(self.preview_tick());
+        }
+        effects
+    }
+
+    /// The preview request in flight on the form, if any.
+    pub(super) fn preview_in_flight(&self) -> Option<u64> {
+        match &self.screen {
+            Screen::Form(form) => form.preview.in_flight.as_ref().map(|r| r.id),
+            _ => None,
+        }
+    }
+
+    /// On a tick: the preview's request, if it is due.
+    pub(super) fn preview_tick(&mut self) -> Vec<Effect> {
+        let tick = self.tick;
+        let id = self.next_id + 1;
+        let Screen::Form(form) = &mut self.screen else {
+            return Vec::new();
+        };
+        let server = self
+            .servers
+            .iter()
+            .find(|s| s.name == form.prompt.server)
+            .map(|s| &s.state);
+        let effects = form.due_preview(tick, id, server);
+        if effects
+            .iter()
+            .any(|e| matches!(e, Effect::Fetch { id: sent, .. } if *sent == id))
+        {
+            self.next_id = id;
+        }
+        effects
+    }
+
+    /// A form action of the preview's (F2, PgUp/PgDn), or `None` for the form's own.
+    pub(super) fn preview_action(&mut self, action: Action) -> Option<Vec<Effect>> {
+        if !matches!(
+            action,
+            Action::LivePreview | Action::PageUp | Action::PageDown
+        ) {
+            return None;
+        }
+        let page = layout::form_preview_on_screen(self)
+            .height
+            .saturating_sub(3)
+            .max(1) as usize;
+        let tick = self.tick;
+        let default = {
+            let Screen::Form(form) = &self.screen else {
+                return None;
+            };
+            self.options.live_preview.contains(&form.prompt.server)
+        };
+        let Screen::Form(form) = &mut self.screen else {
+            return None;
+        };
+        let effects = match action {
+            Action::LivePreview => {
+                let on = !form.preview.enabled;
+                let server = form.prompt.server.clone();
+                let effects = form.set_preview(on, !default, tick);
+                self.preview_toggled.insert(server, on);
+                effects
+            }
+            Action::PageUp => {
+                form.preview.scroll = form.preview.scroll.saturating_sub(page);
+                Vec::new()
+            }
+            _ => {
+                // Not past the last page, so PgUp comes back at once.
+                let width = layout::form_preview_on_screen(self).width.saturating_sub(2);
+                let Screen::Form(form) = &mut self.screen else {
+                    return None;
+                };
+                let rows = preview_rows(form, usize::from(width).max(1), self.options.color);
+                form.preview.scroll = (form.preview.scroll + page).min(rows.saturating_sub(page));
+                Vec::new()
+            }
+        };
+        let mut effects = effects;
+        if matches!(action, Action::LivePreview) {
+            effects.extend(self.preview_tick());
+        }
+        Some(effects)
+    }
+}
