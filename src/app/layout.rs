@@ -243,7 +243,7 @@ pub struct FormAreas {
 }
 
 /// How the form splits `main`: the preview beside the fields on a wide screen, below them
-/// on a narrow one, taking what the fields leave (at least two fifths of the rows).
+/// on a narrow one, taking what the fields leave (at least a third of the rows).
 pub fn form(form: &super::FormState, main: Rect) -> FormAreas {
     if !form.preview.enabled {
         return FormAreas {
@@ -275,7 +275,7 @@ pub fn form(form: &super::FormState, main: Rect) -> FormAreas {
     let preview = main
         .height
         .saturating_sub(natural)
-        .max(main.height * 2 / 5)
+        .max(main.height / 3)
         .min(main.height - 8);
     let [f, p] =
         Layout::vertical([Constraint::Fill(1), Constraint::Length(preview)]).areas(main);

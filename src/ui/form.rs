@@ -535,11 +535,12 @@ fn draw_preview(app: &App, form: &FormState, frame: &mut Frame, area: Rect, them
     } else if preview.due.is_some() || (preview.answer.is_some() && !current) {
         Span::styled(" · updating… ", theme.busy())
     } else if let Some(answer) = &preview.answer {
-        let age = crate::app::short_duration(app.now_ms.saturating_sub(answer.at_ms));
-        let age = if age == "just now" {
-            "updated just now".to_string()
+        let ms = app.now_ms.saturating_sub(answer.at_ms);
+        // Tenths while it is fresh (the clock redraws it every second).
+        let age = if ms < 10_000 {
+            format!("updated {:.1} s ago", ms as f64 / 1000.0)
         } else {
-            format!("updated {age} ago")
+            format!("updated {} ago", crate::app::short_duration(ms))
         };
         match answer.outcome {
             PreviewOutcome::Error(_) => {
