@@ -252,7 +252,9 @@ pub fn form(form: &super::FormState, main: Rect) -> FormAreas {
         };
     }
     if main.width >= FORM_PREVIEW_BESIDE {
+        // A column apart, so the form's text never runs into the pane's border.
         let [f, p] = Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
+            .spacing(1)
             .areas(main);
         return FormAreas {
             form: f,
@@ -277,8 +279,7 @@ pub fn form(form: &super::FormState, main: Rect) -> FormAreas {
         .saturating_sub(natural)
         .max(main.height / 3)
         .min(main.height - 8);
-    let [f, p] =
-        Layout::vertical([Constraint::Fill(1), Constraint::Length(preview)]).areas(main);
+    let [f, p] = Layout::vertical([Constraint::Fill(1), Constraint::Length(preview)]).areas(main);
     FormAreas {
         form: f,
         preview: p,

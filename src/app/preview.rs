@@ -412,7 +412,10 @@ mod tests {
     fn the_preview_is_asked_300_ms_after_the_last_key_and_typing_again_waits_again() {
         let mut app = previewing_app();
         let typed = type_text(&mut app, "Par");
-        assert!(fetches(&typed).is_empty(), "nothing while typing: {typed:?}");
+        assert!(
+            fetches(&typed).is_empty(),
+            "nothing while typing: {typed:?}"
+        );
         // 3 ticks (240 ms): nothing yet.
         assert!(fetches(&ticks(&mut app, 3)).is_empty());
         // Typing again before the fourth: the wait starts over.
@@ -451,7 +454,11 @@ mod tests {
             id: second,
             result: Ok(GetOutcome::Messages(messages(&[(Role::User, "Paris")]))),
         });
-        let answer = form(&app).preview.answer.clone().expect("the answer is shown");
+        let answer = form(&app)
+            .preview
+            .answer
+            .clone()
+            .expect("the answer is shown");
         assert_eq!(answer.arguments, city("Paris"));
         assert_eq!(
             answer.outcome,
@@ -538,7 +545,10 @@ mod tests {
         let id = type_and_wait(&mut app, "Paris");
         app.update(Msg::Fetched {
             id,
-            result: Ok(GetOutcome::Messages(messages(&[(Role::User, "About Paris")]))),
+            result: Ok(GetOutcome::Messages(messages(&[(
+                Role::User,
+                "About Paris",
+            )]))),
         });
         let effects = app.update(Msg::Key(KeyEvent::new(
             KeyCode::Char('s'),
@@ -558,7 +568,10 @@ mod tests {
         let id = type_and_wait(&mut app, "Paris");
         app.update(Msg::Fetched {
             id,
-            result: Ok(GetOutcome::Messages(messages(&[(Role::User, "About Paris")]))),
+            result: Ok(GetOutcome::Messages(messages(&[(
+                Role::User,
+                "About Paris",
+            )]))),
         });
         type_text(&mut app, "!");
         let effects = app.update(Msg::Key(KeyEvent::new(
@@ -591,7 +604,10 @@ mod tests {
         assert_eq!(form(&app).fetching.map(|(f, _)| f), Some(id));
         app.update(Msg::Fetched {
             id,
-            result: Ok(GetOutcome::Messages(messages(&[(Role::User, "About Paris")]))),
+            result: Ok(GetOutcome::Messages(messages(&[(
+                Role::User,
+                "About Paris",
+            )]))),
         });
         assert!(matches!(app.screen, Screen::Review(_)));
     }

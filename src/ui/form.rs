@@ -523,7 +523,10 @@ fn draw_preview(app: &App, form: &FormState, frame: &mut Frame, area: Rect, them
     let mut title = vec![Span::styled(" Preview", theme.accent())];
     let status = if let Some(request) = &preview.in_flight {
         Span::styled(
-            format!(" · {} asking {server}… ", spinner(app.tick.max(request.since_tick))),
+            format!(
+                " · {} asking {server}… ",
+                spinner(app.tick.max(request.since_tick))
+            ),
             theme.busy(),
         )
     } else if !missing.is_empty() {
@@ -543,9 +546,7 @@ fn draw_preview(app: &App, form: &FormState, frame: &mut Frame, area: Rect, them
             format!("updated {} ago", crate::app::short_duration(ms))
         };
         match answer.outcome {
-            PreviewOutcome::Error(_) => {
-                Span::styled(format!(" · refused, {age} "), theme.dim())
-            }
+            PreviewOutcome::Error(_) => Span::styled(format!(" · refused, {age} "), theme.dim()),
             _ => Span::styled(format!(" · {age} "), theme.dim()),
         }
     } else {
@@ -572,7 +573,10 @@ fn draw_preview(app: &App, form: &FormState, frame: &mut Frame, area: Rect, them
     };
     let mut body = Vec::new();
     if !missing.is_empty() {
-        let names: Vec<String> = missing.iter().map(|m| format!("`{}`", one_line(m))).collect();
+        let names: Vec<String> = missing
+            .iter()
+            .map(|m| format!("`{}`", one_line(m)))
+            .collect();
         note(
             format!("fill {} to see the preview", names.join(", ")),
             &mut lines,
@@ -591,7 +595,10 @@ fn draw_preview(app: &App, form: &FormState, frame: &mut Frame, area: Rect, them
                             one_line(message.role.as_str()),
                             theme.role(message.role == crate::mcp::Role::Assistant),
                         ),
-                        Span::styled(format!(" · {}", one_line(message.content.kind())), theme.dim()),
+                        Span::styled(
+                            format!(" · {}", one_line(message.content.kind())),
+                            theme.dim(),
+                        ),
                     ]));
                     body.extend(crate::render::message_rows(&message.content, width, style));
                     body.push(Line::raw(""));
@@ -601,7 +608,9 @@ fn draw_preview(app: &App, form: &FormState, frame: &mut Frame, area: Rect, them
                 }
             }
             Some(PreviewOutcome::InputRequired) => note(
-                format!("{server} will ask questions when you submit (input_required): nothing to preview before"),
+                format!(
+                    "{server} will ask questions when you submit (input_required): nothing to preview before"
+                ),
                 &mut lines,
             ),
             Some(PreviewOutcome::Error(error)) => note(one_line(error), &mut lines),
