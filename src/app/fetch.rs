@@ -35,11 +35,11 @@ impl App {
         let mut effects = Vec::new();
         // The live preview answered these very values: that answer is the submit's.
         let arguments = form.arguments();
+        form.preview.due = None;
         if let Some(messages) = form.preview.reusable(&arguments) {
             form.fetching = Some((id, self.tick));
             return self.on_fetched(id, Ok(GetOutcome::Messages(messages)));
         }
-        form.preview.due = None;
         if let Some(request) = form.preview.in_flight.take() {
             if request.arguments == arguments && up {
                 // …or is about to: its answer is awaited as the submit's.
@@ -111,6 +111,12 @@ impl App {
             }
             _ => return Vec::new(),
         };
+        // A preview still in flight is cancelled as the form is left (`settle_preview`): the
+        // form kept for going back must not wait for it.
+        let mut form = form;
+        if !matches!(result, Err(_)) {
+            form.preview.in_flight = None;
+        }
         match result {
             Ok(GetOutcome::Messages(messages)) => {
                 let arguments = form.arguments();
@@ -142,7 +148,6 @@ impl App {
                         server: form.prompt.server.clone(),
                     }
                 });
-                let mut form = form;
                 form.error = Some(describe_error(&error));
                 self.screen = Screen::Form(Box::new(form));
                 relist.into_iter().collect()

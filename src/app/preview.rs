@@ -613,6 +613,36 @@ mod tests {
     }
 
     #[test]
+    fn a_review_from_the_preview_cancels_a_newer_one_and_its_form_waits_for_nothing() {
+        let mut app = previewing_app();
+        let id = type_and_wait(&mut app, "Rome");
+        app.update(Msg::Fetched {
+            id,
+            result: Ok(GetOutcome::Messages(messages(&[(
+                Role::User,
+                "About Rome",
+            )]))),
+        });
+        // Another value asked, then typing back to the one answered.
+        let newer = type_and_wait(&mut app, "!");
+        app.update(key(KeyCode::Backspace));
+        let effects = app.update(Msg::Key(KeyEvent::new(
+            KeyCode::Char('s'),
+            KeyModifiers::CONTROL,
+        )));
+        assert!(fetches(&effects).is_empty(), "{effects:?}");
+        assert!(
+            effects.contains(&Effect::CancelFetch { id: newer }),
+            "{effects:?}"
+        );
+        // Back on the form: nothing in flight, the answer still shown.
+        app.update(key(KeyCode::Esc));
+        assert!(form(&app).preview.in_flight.is_none());
+        assert!(form(&app).preview.answer.is_some());
+        assert!(!form(&app).preview.wants_ticks());
+    }
+
+    #[test]
     fn leaving_the_form_cancels_the_preview_in_flight() {
         let mut app = previewing_app();
         let id = type_and_wait(&mut app, "Paris");
