@@ -521,12 +521,9 @@ fn draw_preview(app: &App, form: &FormState, frame: &mut Frame, area: Rect, them
         .as_ref()
         .is_some_and(|a| a.arguments == form.arguments());
     let mut title = vec![Span::styled(" Preview", theme.accent())];
-    let status = if let Some(request) = &preview.in_flight {
+    let status = if preview.in_flight.is_some() {
         Span::styled(
-            format!(
-                " · {} asking {server}… ",
-                spinner(app.tick.max(request.since_tick))
-            ),
+            format!(" · {} asking {server}… ", spinner(app.tick)),
             theme.busy(),
         )
     } else if !missing.is_empty() {
