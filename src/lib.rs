@@ -4,6 +4,7 @@
 #![warn(missing_docs)]
 
 pub mod app;
+pub mod audio;
 pub mod cache;
 pub mod catalog;
 pub mod cli;

@@ -1174,3 +1174,68 @@ fn a_server_without_live_preview_gets_no_request_until_f2() {
     tui.send(CTRL_C);
     tui.wait_exit(STEP);
 }
+
+/// `P` on an audio block runs the configured player on a copy of the block's bytes, the
+/// review says it plays, and Esc kills the player and stays in the review.
+#[test]
+fn p_plays_an_audio_block_with_the_configured_player_and_esc_stops_it() {
+    let sandbox = Sandbox::new("");
+    let copied = sandbox.dir.path().join("played.wav");
+    let pid = sandbox.dir.path().join("player.pid");
+    // A player that keeps the file it was given, then plays for a minute.
+    let script = format!(
+        "cp \"$1\" {}; echo $$ > {}.tmp; mv {}.tmp {}; exec sleep 60",
+        copied.display(),
+        pid.display(),
+        pid.display(),
+        pid.display()
+    );
+    std::fs::write(
+        sandbox.config(),
+        format!(
+            "audio_player = [\"sh\", \"-c\", {}, \"player\"]\n{}",
+            toml_str(&script),
+            py_stdio("py", &[])
+        ),
+    )
+    .unwrap();
+    let mut tui = Tui::start(&sandbox, &[]);
+    tui.wait_for("● py 13", SERVER_START);
+    tui.send("all_content");
+    tui.wait_for("/py:all_content", STEP);
+    tui.send(ENTER);
+    // The third message is the WAV: its header read (the Python server's is 44 bytes, empty).
+    let review = tui.wait_for("P plays", STEP);
+    assert!(
+        review.contains("WAV PCM 8-bit · 8 kHz mono · 0.0 s — P plays, w saves the bytes"),
+        "{review}"
+    );
+    tui.send("jj");
+    tui.send("P");
+    tui.wait_for("▶ playing #3 (Esc stops)", STEP);
+    let deadline = std::time::Instant::now() + STEP;
+    while !pid.exists() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let player: u32 = read(&pid).trim().parse().expect("the player's pid");
+    let bytes = std::fs::read(&copied).unwrap();
+    assert!(bytes.starts_with(b"RIFF") && bytes.len() == 44, "{bytes:?}");
+    assert!(std::path::Path::new(&format!("/proc/{player}")).exists());
+
+    tui.send_esc();
+    let screen = tui.wait_gone("▶ playing", STEP);
+    assert!(
+        screen.contains("/py:all_content"),
+        "still the review:\n{screen}"
+    );
+    let deadline = std::time::Instant::now() + STEP;
+    let gone = |pid: u32| {
+        // A killed child may linger as a zombie until it is reaped: that counts as stopped.
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .map_or(true, |stat| stat.split(' ').nth(2) == Some("Z"))
+    };
+    while !gone(player) && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(gone(player), "Esc kills the player");
+}

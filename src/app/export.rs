@@ -81,6 +81,11 @@ impl App {
                 self.notify_transient(COPYING);
                 vec![Effect::Copy { text, leave: true }]
             }
+            review::Outcome::Play {
+                bytes,
+                extension,
+                index,
+            } => self.play_audio(bytes, extension, index),
             review::Outcome::ReadResource { server, uri } => {
                 if self.server_details(&server).is_some_and(|d| !d.resources) {
                     self.warn(format!(

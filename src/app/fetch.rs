@@ -114,7 +114,7 @@ impl App {
         // A preview still in flight is cancelled as the form is left (`settle_preview`): the
         // form kept for going back must not wait for it.
         let mut form = form;
-        if !matches!(result, Err(_)) {
+        if result.is_ok() {
             form.preview.in_flight = None;
         }
         match result {

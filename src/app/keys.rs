@@ -77,6 +77,8 @@ pub enum Action {
     Accept,
     /// Save the selected block's bytes (image, audio, blob) to a file.
     SaveBytes,
+    /// Play the selected audio block (Esc stops it).
+    PlayAudio,
     /// Fetch a linked resource and embed it.
     FetchResource,
     /// Scroll the message text up.
@@ -118,7 +120,7 @@ pub enum Action {
 
 impl Action {
     /// Every action with its config name.
-    pub const NAMES: [(&'static str, Action); 52] = [
+    pub const NAMES: [(&'static str, Action); 53] = [
         ("quit", Action::Quit),
         ("help", Action::Help),
         ("logs", Action::Logs),
@@ -153,6 +155,7 @@ impl Action {
         ("preview", Action::Preview),
         ("accept", Action::Accept),
         ("save_bytes", Action::SaveBytes),
+        ("play_audio", Action::PlayAudio),
         ("fetch_resource", Action::FetchResource),
         ("scroll_up", Action::ScrollUp),
         ("scroll_down", Action::ScrollDown),
@@ -226,6 +229,7 @@ impl Action {
             Action::Preview => "show/hide the export preview",
             Action::Accept => "accept: --output / --print / copy",
             Action::SaveBytes => "save the block's bytes to a file",
+            Action::PlayAudio => "play the audio block (Esc stops it)",
             Action::FetchResource => "fetch the linked resource",
             Action::ScrollUp => "page up (a long message scrolls first)",
             Action::ScrollDown => "page down (a long message scrolls first)",
@@ -381,6 +385,7 @@ impl KeyScreen {
                 (Preview, &["p"]),
                 (SwitchPane, &["tab"]),
                 (SaveBytes, &["w"]),
+                (PlayAudio, &["P"]),
                 (FetchResource, &["o"]),
                 (Back, &["esc"]),
                 (Logs, &["L", "ctrl-l"]),

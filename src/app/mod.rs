@@ -2,6 +2,7 @@
 //! the terminal, the network or the disk; the runner (`crate::tui`) does, and feeds the
 //! results back as [`Msg`]s.
 
+mod audio;
 mod cached;
 mod command;
 mod export;
@@ -189,6 +190,8 @@ pub struct App {
     leave_after_copy: bool,
     /// Servers whose live preview F2 turned on or off in this run (over the config's).
     preview_toggled: BTreeMap<ServerId, bool>,
+    /// The audio block playing (`P`), until it ends or Esc stops it.
+    pub playing: Option<audio::Playing>,
 }
 
 impl App {
@@ -251,6 +254,7 @@ impl App {
             exported_any: false,
             leave_after_copy: false,
             preview_toggled: BTreeMap::new(),
+            playing: None,
         };
         app.query = line::LineEditor::new(&app.options.start.query);
         app.pending_start = Some(app.options.start.clone());
@@ -350,6 +354,10 @@ impl App {
         if self.pending_start.is_some() {
             effects.extend(self.settle_start());
         }
+        // Audio plays only while its review is on screen.
+        if self.playing.is_some() && !matches!(self.screen, Screen::Review(_)) {
+            effects.extend(self.stop_audio());
+        }
         // Remember where the list was drawn from: the next draw scrolls only from there.
         if matches!(self.screen, Screen::Picker) {
             let height = layout::menu_list(self).height as usize;
@@ -428,6 +436,7 @@ impl App {
                 Vec::new()
             }
             Msg::Copied { result, leave } => self.on_copied(result, leave),
+            Msg::AudioEnded { id, result } => self.on_audio_ended(id, result),
             Msg::Saved {
                 purpose,
                 path,
@@ -689,6 +698,10 @@ impl App {
                 questions::Outcome::CancelFetch(id) => vec![Effect::CancelFetch { id }],
             },
             Screen::Review(review) => {
+                // Esc stops the audio first; leaving the review stops it too.
+                if action == Action::Back && self.playing.is_some() && !review.is_typing() {
+                    return self.stop_audio();
+                }
                 let outcome = review.action(action, &self.options);
                 self.review_outcome(outcome)
             }

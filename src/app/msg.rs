@@ -67,6 +67,13 @@ pub enum Msg {
         /// The contents, or the error.
         result: Result<Vec<EmbeddedResource>, McpError>,
     },
+    /// The audio player ended on its own (not when stopped).
+    AudioEnded {
+        /// The request it answers.
+        id: u64,
+        /// `Err`: why it could not play (no player, or the player's own error).
+        result: Result<(), String>,
+    },
     /// The clipboard copy finished.
     Copied {
         /// Where the text went (confirmed or only sent), or why it did not.
@@ -157,6 +164,22 @@ pub enum Effect {
         arguments: BTreeMap<String, String>,
         /// Answers to the server's questions, for a retry.
         answers: Option<InputAnswers>,
+    },
+    /// Play audio bytes with the configured player or the first one found.
+    PlayAudio {
+        /// The request id, echoed in [`Msg::AudioEnded`].
+        id: u64,
+        /// The file's bytes.
+        bytes: Vec<u8>,
+        /// Its file name extension (`wav`, `mp3`…), which players go by.
+        extension: String,
+        /// The config's `audio_player`, if set.
+        player: Option<Vec<String>>,
+    },
+    /// Stop the audio playing (the player is killed).
+    StopAudio {
+        /// The request that started it.
+        id: u64,
     },
     /// Drop a fetch in flight (the server is told it was cancelled).
     CancelFetch {

@@ -317,7 +317,16 @@ pub(super) enum Outcome {
     Back,
     Print(String),
     CopyAndLeave(String),
-    ReadResource { server: String, uri: String },
+    ReadResource {
+        server: String,
+        uri: String,
+    },
+    /// Play these audio bytes (a file with this extension), of message `index`.
+    Play {
+        bytes: Vec<u8>,
+        extension: String,
+        index: usize,
+    },
 }
 
 /// The longest text edited in place; a longer one opens in `$EDITOR`.
@@ -1329,6 +1338,23 @@ impl ReviewState {
                     }
                 }
             }
+            Action::PlayAudio => {
+                let Some(item) = self.items.get(self.selected) else {
+                    return Outcome::Nothing;
+                };
+                if !is_audio(&item.message.content) {
+                    return Outcome::Warning("P plays audio blocks; this block is not one.".into());
+                }
+                return match block_bytes(&item.message.content) {
+                    Some(Ok((bytes, extension))) => Outcome::Play {
+                        bytes,
+                        extension,
+                        index: self.selected,
+                    },
+                    Some(Err(error)) => Outcome::Warning(error),
+                    None => Outcome::Nothing,
+                };
+            }
             Action::FetchResource => {
                 let Some(item) = self.items.get(self.selected) else {
                     return Outcome::Nothing;
@@ -1496,12 +1522,15 @@ pub fn body_lines(content: &Content) -> Box<dyn Iterator<Item = String> + '_> {
                 Box::new(text.lines().map(crate::text::display_line))
             }
         }
-        Content::Known(KnownContent::Image { .. }) | Content::Known(KnownContent::Audio { .. }) => {
-            Box::new(std::iter::once(format!(
-                "{} — w saves the bytes",
-                crate::text::one_line(&describe(content))
-            )))
-        }
+        Content::Known(KnownContent::Image { .. }) => Box::new(std::iter::once(format!(
+            "{} — w saves the bytes",
+            crate::text::one_line(&describe(content))
+        ))),
+        Content::Known(KnownContent::Audio { data, .. }) => Box::new(std::iter::once(format!(
+            "{}{} — P plays, w saves the bytes",
+            crate::text::one_line(&describe(content)),
+            audio_facts(data)
+        ))),
         Content::Known(KnownContent::Resource { resource, .. }) => match resource {
             EmbeddedResource::Text {
                 uri,
@@ -1521,12 +1550,23 @@ pub fn body_lines(content: &Content) -> Box<dyn Iterator<Item = String> + '_> {
                 mime_type,
                 blob,
                 ..
-            } => Box::new(std::iter::once(format!(
-                "resource {} ({}, {}) — w saves the bytes",
-                crate::text::one_line(uri),
-                crate::text::one_line(mime_type.as_deref().unwrap_or("application/octet-stream")),
-                crate::text::counted(decoded_len(blob), "byte", "bytes")
-            ))),
+            } => {
+                let audio = is_audio(content);
+                Box::new(std::iter::once(format!(
+                    "resource {} ({}, {}){} — {}w saves the bytes",
+                    crate::text::one_line(uri),
+                    crate::text::one_line(
+                        mime_type.as_deref().unwrap_or("application/octet-stream")
+                    ),
+                    crate::text::counted(decoded_len(blob), "byte", "bytes"),
+                    if audio {
+                        audio_facts(blob)
+                    } else {
+                        String::new()
+                    },
+                    if audio { "P plays, " } else { "" }
+                )))
+            }
         },
         Content::Known(KnownContent::ResourceLink {
             uri,
@@ -1570,6 +1610,41 @@ pub fn body_lines(content: &Content) -> Box<dyn Iterator<Item = String> + '_> {
             )
         }
     }
+}
+
+/// Whether a block is audio: an audio block, or an embedded blob with an `audio/` type.
+pub fn is_audio(content: &Content) -> bool {
+    match content {
+        Content::Known(KnownContent::Audio { .. }) => true,
+        Content::Known(KnownContent::Resource {
+            resource: EmbeddedResource::Blob { mime_type, .. },
+            ..
+        }) => mime_type.as_deref().is_some_and(|m| {
+            m.get(..6)
+                .is_some_and(|head| head.eq_ignore_ascii_case("audio/"))
+        }),
+        _ => false,
+    }
+}
+
+/// Audio larger than this (decoded) is described by its MIME type and size only: its
+/// header is not decoded on every layout.
+const AUDIO_PROBE_BYTES: usize = 16 * 1024 * 1024;
+
+/// ` · WAV PCM 16-bit · 44.1 kHz stereo · 2.5 s` from the header of base64 `data`, or
+/// nothing when it tells nothing.
+fn audio_facts(data: &str) -> String {
+    if decoded_len(data) > AUDIO_PROBE_BYTES {
+        return String::new();
+    }
+    let Ok(bytes) = base64::engine::general_purpose::STANDARD
+        .decode(data.split_whitespace().collect::<String>())
+    else {
+        return " · damaged base64".to_string();
+    };
+    crate::audio::probe(&bytes).map_or(String::new(), |info| {
+        format!(" · {}", crate::text::one_line(&info.summary()))
+    })
 }
 
 /// The rows of a block's body at `width` columns, wrapped.

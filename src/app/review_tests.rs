@@ -531,3 +531,107 @@ fn page_up_mirrors_page_down() {
         assert_eq!(ups.last().unwrap(), &(0, 0));
     }
 }
+
+/// A review holding a text message, then a WAV audio block (0.5 s of 8 kHz mono silence).
+fn review_with_audio() -> App {
+    use base64::Engine;
+    let mut wav = b"RIFF\0\0\0\0WAVEfmt \x10\0\0\0\x01\0\x01\0".to_vec();
+    wav.extend_from_slice(&8000u32.to_le_bytes());
+    wav.extend_from_slice(&8000u32.to_le_bytes());
+    wav.extend_from_slice(b"\x01\0\x08\0data");
+    wav.extend_from_slice(&4000u32.to_le_bytes());
+    wav.resize(wav.len() + 4000, 0x80);
+    let audio: Content = serde_json::from_value(serde_json::json!({
+        "type": "audio",
+        "mimeType": "audio/wav",
+        "data": base64::engine::general_purpose::STANDARD.encode(&wav),
+    }))
+    .unwrap();
+    let mut all = messages(&[(Role::User, "Listen:")]);
+    all.messages.push(crate::mcp::Message {
+        role: Role::User,
+        content: audio,
+    });
+    review_of(all, 120, 40)
+}
+
+fn plays(effects: &[Effect]) -> Option<(u64, &[u8], &str)> {
+    effects.iter().find_map(|e| match e {
+        Effect::PlayAudio {
+            id,
+            bytes,
+            extension,
+            ..
+        } => Some((*id, bytes.as_slice(), extension.as_str())),
+        _ => None,
+    })
+}
+
+#[test]
+fn an_audio_block_tells_its_format_and_length_and_p_plays_it() {
+    let mut app = review_with_audio();
+    let rows = review(&app).items[1].rows(100);
+    assert!(
+        rows[0].contains("WAV PCM 8-bit · 8 kHz mono · 0.5 s — P plays, w saves the bytes"),
+        "{rows:?}"
+    );
+    // On a text block, P says what it is for.
+    assert!(plays(&app.update(key(KeyCode::Char('P')))).is_none());
+    assert!(last_notice(&app).contains("P plays audio blocks"));
+    app.update(key(KeyCode::Down));
+    let effects = app.update(key(KeyCode::Char('P')));
+    let (id, bytes, extension) = plays(&effects).expect("P plays the audio");
+    assert!(bytes.starts_with(b"RIFF"));
+    assert_eq!(extension, "wav");
+    assert_eq!(app.playing.as_ref().map(|p| (p.id, p.index)), Some((id, 1)));
+    // P again starts it over: the first one is stopped.
+    let again = app.update(key(KeyCode::Char('P')));
+    assert!(again.contains(&Effect::StopAudio { id }), "{again:?}");
+    let (second, _, _) = plays(&again).unwrap();
+    // Esc stops it and stays in the review; the next Esc leaves.
+    let effects = app.update(key(KeyCode::Esc));
+    assert_eq!(effects, vec![Effect::StopAudio { id: second }]);
+    assert!(app.playing.is_none());
+    assert!(matches!(app.screen, Screen::Review(_)));
+    // The stopped player's end says nothing.
+    app.update(Msg::AudioEnded {
+        id: second,
+        result: Err("killed".into()),
+    });
+    assert!(!last_notice(&app).contains("killed"));
+}
+
+#[test]
+fn a_player_that_fails_says_why_and_leaving_the_review_stops_the_audio() {
+    let mut app = review_with_audio();
+    app.update(key(KeyCode::Down));
+    let (id, _, _) = plays(&app.update(key(KeyCode::Char('P')))).unwrap();
+    app.update(Msg::AudioEnded {
+        id,
+        result: Err("No audio player found: set `audio_player`".into()),
+    });
+    assert!(
+        last_notice(&app).contains("audio_player"),
+        "{}",
+        last_notice(&app)
+    );
+    assert!(app.playing.is_none());
+    // Leaving the review by any way stops the audio: here the copy of an accept.
+    plays(&app.update(key(KeyCode::Char('P')))).unwrap();
+    let effects = app.update(key(KeyCode::Enter));
+    assert!(copies(&effects), "{effects:?}");
+    let effects = app.update(Msg::Copied {
+        result: Ok(crate::export::clipboard::Copied::Desktop {
+            via: "xclip".into(),
+        }),
+        leave: true,
+    });
+    assert!(!matches!(app.screen, Screen::Review(_)));
+    assert!(
+        effects
+            .iter()
+            .any(|e| matches!(e, Effect::StopAudio { .. })),
+        "{effects:?}"
+    );
+    assert!(app.playing.is_none());
+}

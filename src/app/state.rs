@@ -29,6 +29,9 @@ pub struct Options {
     pub start: Start,
     /// The servers whose form shows a live preview by default (`live_preview`).
     pub live_preview: std::collections::BTreeSet<ServerId>,
+    /// The config's `audio_player` (the runner plays audio with it, else with the first
+    /// player found).
+    pub audio_player: Option<Vec<String>>,
 }
 
 impl Default for Options {
@@ -42,6 +45,7 @@ impl Default for Options {
             clipboard: ClipboardSettings::default(),
             start: Start::default(),
             live_preview: Default::default(),
+            audio_player: None,
         }
     }
 }

@@ -131,6 +131,7 @@ pub async fn tui(config_path: Option<&Path>, request: TuiRequest) -> Result<Exit
             .filter(|s| s.live_preview)
             .map(|s| s.name.clone())
             .collect(),
+        audio_player: config.audio_player.clone(),
     };
     // A TUI that cannot run is an error (2), as fzf's.
     let outcome = crate::tui::run(servers, options, keys, note, offer, screen)

@@ -45,6 +45,9 @@ pub struct Config {
     pub clipboard: ClipboardSettings,
     /// `[theme]`: the colour of each role, its base's where the table sets none.
     pub theme: ThemeColors,
+    /// `audio_player = ["mpv", "--no-video"]`: what plays audio blocks (`P`); the file is
+    /// its `{file}` word, or added last.
+    pub audio_player: Option<Vec<String>>,
 }
 
 impl Config {
@@ -425,6 +428,8 @@ struct RawConfig {
     clipboard_command: Option<Vec<String>>,
     #[serde(default)]
     theme: theme::RawTheme,
+    #[serde(default, deserialize_with = "command_line")]
+    audio_player: Option<Vec<String>>,
 }
 
 /// A command as a list: a program first (checked while parsing, so an error has its line).
@@ -663,6 +668,7 @@ pub fn parse(
             command: clipboard_command,
         },
         theme: raw.theme.resolve(),
+        audio_player: raw.audio_player,
     })
 }
 

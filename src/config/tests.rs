@@ -506,3 +506,17 @@ live_preview = false
     assert!(!on("refused"));
     assert!(super::builtin_server(std::path::Path::new("/x/mcpick")).live_preview);
 }
+
+#[test]
+fn the_audio_player_is_a_command_with_its_program_first() {
+    assert_eq!(parse_str("").unwrap().audio_player, None);
+    let config = parse_str("audio_player = [\"mpv\", \"--no-video\", \"{file}\"]\n").unwrap();
+    assert_eq!(
+        config.audio_player,
+        Some(vec!["mpv".into(), "--no-video".into(), "{file}".into()])
+    );
+    let err = parse_str("\naudio_player = []\n").unwrap_err().to_string();
+    assert!(err.contains("audio_player"), "{err}");
+    assert!(err.contains("its program first"), "{err}");
+    assert!(err.contains("line 2"), "{err}");
+}

@@ -8,6 +8,7 @@
 mod cache;
 mod config;
 mod export;
+mod media;
 mod prompts;
 mod text;
 
@@ -17,6 +18,7 @@ mod tests;
 pub use cache::{cache, check_cache_file};
 pub use config::{check_config, check_expand, check_import, config, import};
 pub use export::{check_export, export};
+pub use media::{check_audio, media};
 pub use prompts::{check_prompt_file, prompt_files};
 pub use text::{check_text, check_truncate, check_wrap, sanitize};
 
@@ -25,13 +27,14 @@ pub type Target = fn(&[u8]);
 
 /// The fuzz targets, by name: the folder of each one's corpus under `fuzz/corpus/` and
 /// the function it runs on every input.
-pub const TARGETS: [(&str, Target); 6] = [
+pub const TARGETS: [(&str, Target); 7] = [
     ("sanitize", sanitize),
     ("prompt_files", prompt_files),
     ("config", config),
     ("import", import),
     ("export", export),
     ("cache", cache),
+    ("media", media),
 ];
 
 /// Reads fuzz bytes as text: UTF-8 as it is, anything else with U+FFFD in place of the

@@ -532,6 +532,44 @@ fn the_cache_seed_is_a_file_mcpick_reads() {
     assert!(crate::cache::parse(&cache_seed(), "s").is_ok());
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Each committed audio file cut anywhere, or with bytes changed anywhere, is told sanely.
+    #[test]
+    fn audio_header_properties(
+        seed in select(vec!["pcm.wav", "cbr.mp3", "vorbis.ogg", "opus.ogg"]),
+        cut in any::<prop::sample::Index>(),
+        edits in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 0..4),
+    ) {
+        let mut bytes = std::fs::read(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/media").join(seed),
+        )
+        .unwrap();
+        for (at, byte) in edits {
+            let i = at.index(bytes.len());
+            bytes[i] = byte;
+        }
+        check_audio(&bytes);
+        let end = cut.index(bytes.len() + 1);
+        check_audio(&bytes[..end]);
+    }
+}
+
+#[test]
+fn the_audio_seeds_are_files_mcpick_reads() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/media");
+    for (seed, told) in [
+        ("pcm.wav", "WAV PCM 16-bit · 44.1 kHz stereo · 0.0 s"),
+        ("cbr.mp3", "MP3 · 44.1 kHz stereo 128 kbit/s · 0.0 s"),
+        ("vorbis.ogg", "Ogg Vorbis · 48 kHz stereo · 2.0 s"),
+        ("opus.ogg", "Ogg Opus · 16 kHz mono · 1.0 s"),
+    ] {
+        let info = crate::audio::probe(&std::fs::read(dir.join(seed)).unwrap());
+        assert_eq!(info.map(|i| i.summary()).as_deref(), Some(told), "{seed}");
+    }
+}
+
 /// Every file of every committed corpus passes its target's properties.
 #[test]
 fn committed_corpora_pass() {

@@ -93,6 +93,7 @@ pub async fn run(
         fetches: HashMap::new(),
         completion: None,
         command: None,
+        audio: None,
         clipboard: app.options.clipboard.clone(),
         waiting: Vec::new(),
         input_values: InputValues::default(),
@@ -316,6 +317,8 @@ struct Runner {
     completion: Option<AbortHandle>,
     /// The shell command running for a value (dropping its task kills it).
     command: Option<AbortHandle>,
+    /// The audio player running, by request id (dropping its task kills it).
+    audio: Option<(u64, AbortHandle)>,
     /// The config's clipboard route and command.
     clipboard: clipboard::ClipboardSettings,
     /// Servers waiting for inputs (`${input:ID}`) before they start.
@@ -510,6 +513,33 @@ impl Runner {
                     };
                     let _ = results.send(Msg::ResourceRead { id, result });
                 });
+                None
+            }
+            Effect::PlayAudio {
+                id,
+                bytes,
+                extension,
+                player,
+            } => {
+                if let Some((_, handle)) = self.audio.take() {
+                    handle.abort();
+                }
+                let results = self.results.clone();
+                let task = tokio::spawn(async move {
+                    let result = play(bytes, &extension, player).await;
+                    let _ = results.send(Msg::AudioEnded { id, result });
+                });
+                self.audio = Some((id, task.abort_handle()));
+                None
+            }
+            Effect::StopAudio { id } => {
+                if let Some((playing, handle)) = self.audio.take() {
+                    if playing == id {
+                        handle.abort();
+                    } else {
+                        self.audio = Some((playing, handle));
+                    }
+                }
                 None
             }
             Effect::Copy { text, leave } => self.copy(text, leave, guard),
@@ -775,4 +805,58 @@ pub fn has_terminal() -> bool {
             .write(true)
             .open("/dev/tty")
             .is_ok()
+}
+
+/// Plays `bytes` (a file of type `extension`) to its end with the configured player or the
+/// first one found. The file is a private temporary one; aborting the task kills the player
+/// (`kill_on_drop`) and removes the file.
+async fn play(bytes: Vec<u8>, extension: &str, player: Option<Vec<String>>) -> Result<(), String> {
+    let safe: String = extension
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .take(8)
+        .collect();
+    let file = tempfile::Builder::new()
+        .prefix("mcpick-audio-")
+        .suffix(&format!(".{safe}"))
+        .tempfile()
+        .map_err(|e| format!("Could not write the audio to a temporary file: {e}."))?;
+    std::fs::write(file.path(), &bytes)
+        .map_err(|e| format!("Could not write the audio to a temporary file: {e}."))?;
+    let command = crate::audio::player_command(
+        player.as_deref(),
+        &safe,
+        file.path(),
+        std::env::var_os("PATH").as_deref(),
+    )?;
+    let (program, args) = command.split_first().ok_or("audio_player is empty")?;
+    // The player's output would draw over the screen: its stderr is kept for the error.
+    let output = tokio::process::Command::new(program)
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .output()
+        .await
+        .map_err(|e| format!("Could not start {}: {e}.", crate::text::one_line(program)))?;
+    if output.status.success() {
+        return Ok(());
+    }
+    let said = String::from_utf8_lossy(&output.stderr);
+    let last = said
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("");
+    Err(format!(
+        "{} could not play it ({}){}",
+        crate::text::one_line(program),
+        output.status,
+        if last.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", crate::text::one_line(last))
+        }
+    ))
 }

@@ -13,7 +13,7 @@ use crate::mcp::{Message, Role};
 pub(super) fn draw(app: &App, review: &ReviewState, frame: &mut Frame, area: Rect, theme: &Theme) {
     // The split update scrolls with.
     let areas = crate::app::layout::review(review, area);
-    draw_header(review, frame, areas.header, theme);
+    draw_header(app, review, frame, areas.header, theme);
     if let Some(editor) = &review.editor {
         let title = format!(
             " Editing #{} ({}) — Esc finishes ",
@@ -75,7 +75,7 @@ pub(super) fn draw(app: &App, review: &ReviewState, frame: &mut Frame, area: Rec
     }
 }
 
-fn draw_header(review: &ReviewState, frame: &mut Frame, area: Rect, theme: &Theme) {
+fn draw_header(app: &App, review: &ReviewState, frame: &mut Frame, area: Rect, theme: &Theme) {
     let prompt = &review.form.prompt;
     let mut spans = vec![
         Span::styled(one_line(prompt.display_name()), theme.accent()),
@@ -95,6 +95,12 @@ fn draw_header(review: &ReviewState, frame: &mut Frame, area: Rect, theme: &Them
     ];
     if review.has_changes() {
         spans.push(Span::styled("  edited", theme.busy()));
+    }
+    if let Some(playing) = &app.playing {
+        spans.push(Span::styled(
+            format!("  ▶ playing #{} (Esc stops)", playing.index + 1),
+            theme.busy(),
+        ));
     }
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
