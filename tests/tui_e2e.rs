@@ -1030,6 +1030,151 @@ fn invalid_params_for_a_prompt_from_a_fresh_catalog_lists_again_and_updates_the_
     tui.wait_exit(STEP);
 }
 
+/// The rows of `screen` right of column `from` (the live preview beside the form).
+fn right_of(screen: &str, from: usize) -> String {
+    screen
+        .lines()
+        .map(|line| line.chars().skip(from).collect::<String>())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn the_live_preview_shows_the_filled_translate_prompt_as_it_is_typed() {
+    let sandbox = builtin_library();
+    let mut tui = Tui::start(&sandbox, &["builtin/translate"]);
+    tui.wait_for("Translate  /builtin:translate", SERVER_START);
+    // On for the bundled library without a word in the config; nothing asked yet.
+    tui.wait_for("fill `text`, `to` to see the preview", STEP);
+    tui.send("Bonjour tout le monde");
+    tui.wait_for("fill `to` to see the preview", STEP);
+    tui.send(TAB);
+    tui.send("German");
+    let screen = tui.wait_until("the filled prompt in the pane", STEP, |screen| {
+        let pane = right_of(screen, 60);
+        pane.contains("Preview · updated")
+            && pane.contains("into German in a neutral tone")
+            && pane.contains("Bonjour tout le monde")
+    });
+    let pane = right_of(&screen, 60);
+    assert!(pane.contains("#1 user · text"), "{screen}");
+    // Still the form: nothing was submitted.
+    assert!(screen.contains("Translate  /builtin:translate"), "{screen}");
+    assert!(!screen.contains("Enter accept"), "{screen}");
+    // The submit takes the preview's answer: the review at once.
+    tui.send(CTRL_S);
+    let review = tui.wait_for("Enter accept", STEP);
+    assert!(review.contains("Bonjour tout le monde"), "{review}");
+    tui.send(CTRL_C);
+    tui.wait_exit(STEP);
+}
+
+/// tests/peers/slow_prompt.py as server `slow`, its `prompts/get` answering after `get_ms`,
+/// every message it receives logged to `wire.jsonl` in the sandbox; `live_preview` as given.
+fn slow_server(get_ms: u64, live_preview: bool) -> Sandbox {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let log = dir.path().join("wire.jsonl");
+    let config = format!(
+        "[servers.slow]\ncommand = {}\nargs = [{}]\nenv = {{ SLOW_GET_MS = \"{get_ms}\", SLOW_LOG = {} }}\nlive_preview = {live_preview}\n",
+        toml_str(python3()),
+        toml_str(root().join("tests/peers/slow_prompt.py").to_string_lossy()),
+        toml_str(log.to_string_lossy()),
+    );
+    std::fs::write(dir.path().join("config.toml"), config).expect("write config");
+    Sandbox { dir }
+}
+
+/// The methods (with `text` for a `prompts/get`) the slow server received, in order.
+fn wire(sandbox: &Sandbox) -> Vec<String> {
+    std::fs::read_to_string(sandbox.dir.path().join("wire.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .map(|line| {
+            let message: serde_json::Value = serde_json::from_str(line).expect("a JSON line");
+            let method = message["method"].as_str().unwrap_or("?").to_string();
+            match message["params"]["arguments"]["text"].as_str() {
+                Some(text) if method == "prompts/get" => {
+                    format!("{method} {text} (id {})", message["id"])
+                }
+                _ if method == "notifications/cancelled" => {
+                    format!("{method} (id {})", message["params"]["requestId"])
+                }
+                _ => method,
+            }
+        })
+        .filter(|m| m.starts_with("prompts/get") || m.starts_with("notifications/cancelled"))
+        .collect()
+}
+
+#[test]
+fn the_live_preview_cancels_what_it_no_longer_needs_and_the_submit_sends_no_second_get() {
+    let sandbox = slow_server(1500, true);
+    let mut tui = Tui::start(&sandbox, &["slow/echo"]);
+    tui.wait_for("Slow echo  /slow:echo", SERVER_START);
+    tui.wait_for("fill `text` to see the preview", STEP);
+    // Typed, then a pause (a request leaves), then more while it is in flight.
+    tui.send("ab");
+    tui.wait_for("asking slow…", STEP);
+    tui.send("cd");
+    tui.wait_for("You said: abcd", STEP);
+    // The first preview was cancelled when the second left (the two may cross on the wire).
+    let mut seen = wire(&sandbox);
+    seen.sort();
+    let first_id = seen[1]
+        .strip_prefix("prompts/get ab (id ")
+        .expect("the first preview")
+        .trim_end_matches(')')
+        .to_string();
+    assert_eq!(seen.len(), 3, "{seen:?}");
+    assert_eq!(
+        seen[0],
+        format!("notifications/cancelled (id {first_id})"),
+        "{seen:?}"
+    );
+    assert!(seen[2].starts_with("prompts/get abcd (id "), "{seen:?}");
+    // The values did not change: the submit takes the preview's answer.
+    tui.send(CTRL_S);
+    let review = tui.wait_for("Enter accept", STEP);
+    assert!(review.contains("You said: abcd"), "{review}");
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(
+        wire(&sandbox)
+            .iter()
+            .filter(|m| m.starts_with("prompts/get"))
+            .count(),
+        2,
+        "no second prompts/get for the submit: {:?}",
+        wire(&sandbox)
+    );
+    tui.send(CTRL_C);
+    tui.wait_exit(STEP);
+}
+
+#[test]
+fn a_server_without_live_preview_gets_no_request_until_f2() {
+    let sandbox = slow_server(0, false);
+    let mut tui = Tui::start(&sandbox, &["slow/echo"]);
+    tui.wait_for("Slow echo  /slow:echo", SERVER_START);
+    tui.send("hello");
+    tui.wait_for("│hello", STEP);
+    std::thread::sleep(Duration::from_millis(800));
+    assert!(wire(&sandbox).is_empty(), "{:?}", wire(&sandbox));
+    assert!(!tui.screen().contains("Preview"), "{}", tui.screen());
+    tui.send("\x1bOQ"); // F2
+    let screen = tui.wait_for("You said: hello", STEP);
+    assert!(
+        screen.contains("live preview on (slow's prompts/get may cost or have"),
+        "{screen}"
+    );
+    let seen = wire(&sandbox);
+    assert!(
+        seen.len() == 1 && seen[0].starts_with("prompts/get hello "),
+        "{seen:?}"
+    );
+    tui.send(CTRL_C);
+    tui.wait_exit(STEP);
+}
+
 /// `P` on an audio block runs the configured player on a copy of the block's bytes, the
 /// review says it plays, and Esc kills the player and stays in the review.
 #[test]

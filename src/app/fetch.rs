@@ -32,21 +32,37 @@ impl App {
             return Vec::new();
         }
         form.error = None;
+        let mut effects = Vec::new();
+        // The live preview answered these very values: that answer is the submit's.
+        let arguments = form.arguments();
+        form.preview.due = None;
+        if let Some(messages) = form.preview.reusable(&arguments) {
+            form.fetching = Some((id, self.tick));
+            return self.on_fetched(id, Ok(GetOutcome::Messages(messages)));
+        }
+        if let Some(request) = form.preview.in_flight.take() {
+            if request.arguments == arguments && up {
+                // …or is about to: its answer is awaited as the submit's.
+                form.fetching = Some((request.id, self.tick));
+                return Vec::new();
+            }
+            effects.push(Effect::CancelFetch { id: request.id });
+        }
         form.fetching = Some((id, self.tick));
         if !up {
             // A prompt from the catalog, its server still starting: sent once the server is
             // up and its live list still has the prompt as it was (`form_follows_list`).
             form.awaiting_server = true;
-            return Vec::new();
+            return effects;
         }
-        let arguments = form.arguments();
-        vec![Effect::Fetch {
+        effects.push(Effect::Fetch {
             id,
             server: form.prompt.server.clone(),
             prompt: form.prompt.name.clone(),
             arguments,
             answers: None,
-        }]
+        });
+        effects
     }
 
     pub(super) fn answer_questions(&mut self, answers: InputAnswers) -> Vec<Effect> {
@@ -75,6 +91,14 @@ impl App {
         id: u64,
         result: Result<GetOutcome, McpError>,
     ) -> Vec<Effect> {
+        // The live preview's answers stay on the form.
+        let result = match &mut self.screen {
+            Screen::Form(form) => match form.on_previewed(id, result, self.now_ms) {
+                Ok(()) => return Vec::new(),
+                Err(result) => result,
+            },
+            _ => result,
+        };
         // Take the form this answer belongs to; a stale answer (cancelled) changes nothing.
         let form = match &mut self.screen {
             Screen::Form(form) if form.fetching.map(|(f, _)| f) == Some(id) => {
@@ -87,6 +111,12 @@ impl App {
             }
             _ => return Vec::new(),
         };
+        // A preview still in flight is cancelled as the form is left (`settle_preview`): the
+        // form kept for going back must not wait for it.
+        let mut form = form;
+        if result.is_ok() {
+            form.preview.in_flight = None;
+        }
         match result {
             Ok(GetOutcome::Messages(messages)) => {
                 let arguments = form.arguments();
@@ -118,7 +148,6 @@ impl App {
                         server: form.prompt.server.clone(),
                     }
                 });
-                let mut form = form;
                 form.error = Some(describe_error(&error));
                 self.screen = Screen::Form(Box::new(form));
                 relist.into_iter().collect()

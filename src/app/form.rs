@@ -202,6 +202,8 @@ pub struct FormState {
     pub awaiting_server: bool,
     /// The server's live list no longer offers this prompt: a submit is refused.
     pub gone: bool,
+    /// The live preview of the filled prompt (opt-in per server).
+    pub preview: super::preview::LivePreview,
 }
 
 /// A field for `arg`, pre-filled with the value used last time.
@@ -269,6 +271,7 @@ impl FormState {
             reads: Vec::new(),
             awaiting_server: false,
             gone: false,
+            preview: Default::default(),
         };
         form.refresh_suggestions(history);
         form
@@ -363,6 +366,10 @@ impl FormState {
         self.completion_pending = None;
         self.refresh_suggestions(history);
         self.suggestions.dismissed = true;
+        // The arguments sent changed with the fields: the preview is asked again at once.
+        if self.preview.enabled {
+            self.preview.due = Some(0);
+        }
         Some(changes.join("; "))
     }
 
@@ -442,6 +449,7 @@ impl FormState {
         if let Some(field) = self.fields.get_mut(index) {
             field.prefilled = prefilled;
         }
+        self.preview_edited(tick);
     }
 
     /// The arguments to send: required ones always, optional ones when filled.
@@ -620,6 +628,7 @@ impl FormState {
         self.suggestions.highlighted = None;
         self.refresh_suggestions(history);
         self.completion_due = Some(tick + COMPLETION_DEBOUNCE_TICKS);
+        self.preview_edited(tick);
     }
 
     /// A key no binding took: typing into the focused field.
@@ -684,6 +693,7 @@ impl FormState {
             field.missing = false;
             field.follow_source();
             self.completion_due = Some(tick + COMPLETION_DEBOUNCE_TICKS);
+            self.preview_edited(tick);
         }
         Vec::new()
     }
@@ -714,7 +724,7 @@ impl FormState {
 
     /// Takes the highlighted suggestion, or the first when none is (Tab, →); returns whether
     /// the value changed.
-    fn accept_suggestion(&mut self, history: &History) -> bool {
+    fn accept_suggestion(&mut self, history: &History, tick: u64) -> bool {
         if !self.suggestions.visible() {
             return false;
         }
@@ -738,6 +748,7 @@ impl FormState {
         field.follow_source();
         self.refresh_suggestions(history);
         self.suggestions.dismissed = true;
+        self.preview_edited(tick);
         true
     }
 
@@ -797,7 +808,7 @@ impl FormState {
             Action::NextOrSubmit
                 if self.suggestions.visible()
                     && self.suggestions.highlighted.is_some()
-                    && self.accept_suggestion(history) =>
+                    && self.accept_suggestion(history, tick) =>
             {
                 Vec::new()
             }
@@ -809,7 +820,7 @@ impl FormState {
             }
             Action::Submit => return Outcome::Submit,
             Action::NextField => {
-                if self.accept_suggestion(history) {
+                if self.accept_suggestion(history, tick) {
                     Vec::new()
                 } else {
                     let next = if self.focus >= last {
@@ -843,7 +854,7 @@ impl FormState {
                     row + 1 == f.editor.lines().len()
                         && col == f.editor.lines()[row].chars().count()
                 });
-                if !(at_end && self.accept_suggestion(history))
+                if !(at_end && self.accept_suggestion(history, tick))
                     && let Some(field) = self.fields.get_mut(self.focus)
                 {
                     super::line::move_area(&mut field.editor, CursorMove::Forward);

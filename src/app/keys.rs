@@ -114,11 +114,13 @@ pub enum Action {
     FromFile,
     /// Fill the field with a shell command's output (opens the command prompt).
     FromCommand,
+    /// Turn the form's live preview on or off for this server, for the rest of the run.
+    LivePreview,
 }
 
 impl Action {
     /// Every action with its config name.
-    pub const NAMES: [(&'static str, Action); 52] = [
+    pub const NAMES: [(&'static str, Action); 53] = [
         ("quit", Action::Quit),
         ("help", Action::Help),
         ("logs", Action::Logs),
@@ -171,6 +173,7 @@ impl Action {
         ("strip_controls", Action::StripControls),
         ("from_file", Action::FromFile),
         ("from_command", Action::FromCommand),
+        ("live_preview", Action::LivePreview),
     ];
 
     /// The action's config name.
@@ -244,6 +247,7 @@ impl Action {
             Action::StripControls => "strip control characters (escape sequences)",
             Action::FromFile => "fill the field with a file's contents (pick the file)",
             Action::FromCommand => "fill the field with a shell command's output",
+            Action::LivePreview => "live preview of the filled prompt on/off (this run)",
         }
     }
 }
@@ -334,6 +338,10 @@ impl KeyScreen {
                 // Screen actions take keys no input edits text with.
                 (FromFile, &["ctrl-o"]),
                 (FromCommand, &["ctrl-r"]),
+                (LivePreview, &["f2"]),
+                // No input pages: PgUp/PgDn scroll the live preview.
+                (PageUp, &["pageup"]),
+                (PageDown, &["pagedown"]),
                 (Back, &["esc"]),
                 (Logs, &["ctrl-l"]),
                 (Help, &["f1"]),

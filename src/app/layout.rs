@@ -226,3 +226,73 @@ pub fn review_on_screen(review: &ReviewState) -> ReviewAreas {
         .map(|[main, _, _]| self::review(review, main))
         .unwrap_or_default()
 }
+
+/// The screen width from which the form's live preview goes beside the fields; on a
+/// narrower screen it goes below them (the fields first).
+pub const FORM_PREVIEW_BESIDE: u16 = 100;
+/// Rows of the main area below which a narrow form shows no preview under its fields.
+const FORM_PREVIEW_BELOW_FROM: u16 = 16;
+
+/// The form's parts inside the main area.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct FormAreas {
+    /// The header, fields and footer.
+    pub form: Rect,
+    /// The live preview with its border (empty when it is off or there is no room).
+    pub preview: Rect,
+}
+
+/// How the form splits `main`: the preview beside the fields on a wide screen, below them
+/// on a narrow one, taking what the fields leave (at least a third of the rows).
+pub fn form(form: &super::FormState, main: Rect) -> FormAreas {
+    if !form.preview.enabled {
+        return FormAreas {
+            form: main,
+            preview: Rect::default(),
+        };
+    }
+    if main.width >= FORM_PREVIEW_BESIDE {
+        // A column apart, so the form's text never runs into the pane's border.
+        let [f, p] = Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
+            .spacing(1)
+            .areas(main);
+        return FormAreas {
+            form: f,
+            preview: p,
+        };
+    }
+    if main.height < FORM_PREVIEW_BELOW_FROM {
+        return FormAreas {
+            form: main,
+            preview: Rect::default(),
+        };
+    }
+    // Header (3) and footer (2), and each field's label and box (as `ui::form` draws them).
+    let fields: u16 = form
+        .fields
+        .iter()
+        .map(|f| 3 + f.editor.lines().len().clamp(1, 6) as u16)
+        .sum();
+    let natural = 5 + fields.max(2);
+    let preview = main
+        .height
+        .saturating_sub(natural)
+        .max(main.height / 3)
+        .min(main.height - 8);
+    let [f, p] = Layout::vertical([Constraint::Fill(1), Constraint::Length(preview)]).areas(main);
+    FormAreas {
+        form: f,
+        preview: p,
+    }
+}
+
+/// The form's live preview pane at the app's drawing size (empty when not shown).
+pub fn form_preview_on_screen(app: &App) -> Rect {
+    let super::Screen::Form(form) = &app.screen else {
+        return Rect::default();
+    };
+    let (columns, rows) = app.size;
+    screen(Rect::new(0, 0, columns, rows))
+        .map(|[main, _, _]| self::form(form, main).preview)
+        .unwrap_or_default()
+}

@@ -19,6 +19,7 @@ mod logs;
 mod msg;
 mod notices;
 mod picker;
+pub mod preview;
 mod questions;
 pub mod review;
 mod servers;
@@ -50,6 +51,7 @@ pub use keys::{Action, KeyMap, KeyScreen};
 pub use logs::{LogsView, ServerLines, log_matches};
 use logs::{filter_key, logs_action, mcpick_line, push_log};
 pub use msg::{Effect, Msg};
+pub use preview::{LivePreview, PreviewAnswer, PreviewOutcome, PreviewRequest};
 pub use questions::{QuestionField, QuestionValue, QuestionsState};
 pub use review::{
     Draft, LineInput, LinePurpose, ReviewItem, ReviewState, editable_text, format_extension,
@@ -187,6 +189,8 @@ pub struct App {
     pub exported_any: bool,
     /// An accept's copy is under way and nothing was typed since: its end leaves the review.
     leave_after_copy: bool,
+    /// Servers whose live preview F2 turned on or off in this run (over the config's).
+    preview_toggled: BTreeMap<ServerId, bool>,
     /// The audio block playing (`P`), until it ends or Esc stops it.
     pub playing: Option<audio::Playing>,
 }
@@ -250,6 +254,7 @@ impl App {
             pending_start: None,
             exported_any: false,
             leave_after_copy: false,
+            preview_toggled: BTreeMap::new(),
             playing: None,
         };
         app.query = line::LineEditor::new(&app.options.start.query);
@@ -273,6 +278,7 @@ impl App {
                 Screen::Form(form) => {
                     form.fetching.is_some()
                         || form.completion_due.is_some()
+                        || form.preview.wants_ticks()
                         || form
                             .command
                             .as_ref()
@@ -288,6 +294,10 @@ impl App {
     /// happens: the details pane of a prompt whose rows came from the catalog, or were kept
     /// stale ("listed 5 s ago; fresh for 54 s more"). The runner redraws each second then.
     pub fn shows_catalog_age(&self) -> bool {
+        // The form's live preview says how old its answer is, likewise.
+        if let Screen::Form(form) = &self.screen {
+            return self.overlay.is_none() && form.preview.enabled && form.preview.answer.is_some();
+        }
         if !matches!(self.screen, Screen::Picker) || self.overlay.is_some() {
             return false;
         }
@@ -334,7 +344,9 @@ impl App {
             self.leave_after_copy = false;
         }
         let screen_before = std::mem::discriminant(&self.screen);
+        let preview_before = self.preview_in_flight();
         let mut effects = self.update_screens(msg);
+        effects.extend(self.settle_preview(preview_before));
         if typed && std::mem::discriminant(&self.screen) != screen_before {
             // A notice the user saw about the screen they left no longer applies (it stays
             // in the logs pane); one the key brought, or one waiting its turn, still shows.
@@ -661,6 +673,14 @@ impl App {
             KeyScreen::Files => return self.file_picker_action(action),
             KeyScreen::Command => return self.command_prompt_action(action),
             KeyScreen::Form if action == Action::FromFile => return self.open_file_picker(),
+            KeyScreen::Form
+                if matches!(
+                    action,
+                    Action::LivePreview | Action::PageUp | Action::PageDown
+                ) =>
+            {
+                return self.preview_action(action).unwrap_or_default();
+            }
             KeyScreen::Form if action == Action::FromCommand => {
                 return self.open_command_prompt();
             }

@@ -27,6 +27,8 @@ pub struct Options {
     pub clipboard: ClipboardSettings,
     /// How the menu starts: a typed search, fzf's `--select-1`/`--exit-0`, a prompt to open.
     pub start: Start,
+    /// The servers whose form shows a live preview by default (`live_preview`).
+    pub live_preview: std::collections::BTreeSet<ServerId>,
     /// The config's `audio_player` (the runner plays audio with it, else with the first
     /// player found).
     pub audio_player: Option<Vec<String>>,
@@ -46,6 +48,7 @@ impl Default for Options {
             theme: ThemeColors::dark(),
             clipboard: ClipboardSettings::default(),
             start: Start::default(),
+            live_preview: Default::default(),
             audio_player: None,
             image_protocol: crate::config::ImageProtocol::default(),
             graphics: super::images::Graphics::default(),

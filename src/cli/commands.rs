@@ -126,6 +126,11 @@ pub async fn tui(config_path: Option<&Path>, request: TuiRequest) -> Result<Exit
         theme: config.theme,
         clipboard: config.clipboard.clone(),
         start,
+        live_preview: servers
+            .iter()
+            .filter(|s| s.live_preview)
+            .map(|s| s.name.clone())
+            .collect(),
         audio_player: config.audio_player.clone(),
         image_protocol: config.image_protocol,
         graphics: crate::app::images::Graphics::default(),

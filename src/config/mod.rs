@@ -99,6 +99,9 @@ pub struct ServerConfig {
     pub enabled: bool,
     /// Whether its catalog is kept on disk between runs (`cache`, default true).
     pub cache: bool,
+    /// Whether the form asks it for a live preview as the arguments are typed
+    /// (`live_preview`): by default only for `mcpick serve` (see [`runs_mcpick_serve`]).
+    pub live_preview: bool,
     /// Where it came from when another host's config holds it (`vscode: PATH`).
     pub source: Option<String>,
     /// Why it cannot start (a `${VAR}` that is not set): it is reported as failed, with this
@@ -378,6 +381,7 @@ impl fmt::Debug for ServerConfig {
             .field("max_response_bytes", &self.max_response_bytes)
             .field("enabled", &self.enabled)
             .field("cache", &self.cache)
+            .field("live_preview", &self.live_preview)
             .field("source", &self.source)
             .field("problem", &self.problem)
             .field("inputs", &self.inputs)
@@ -491,6 +495,7 @@ struct RawServer {
     max_response_bytes: Option<u64>,
     enabled: Option<bool>,
     cache: Option<bool>,
+    live_preview: Option<bool>,
     oauth: Option<RawOAuth>,
     protocol_version: Option<String>,
 }
@@ -823,6 +828,7 @@ fn stand_in(name: &str, raw: &RawServer, problem: Option<String>) -> ServerConfi
         max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
         enabled: raw.enabled.unwrap_or(true),
         cache: raw.cache.unwrap_or(true),
+        live_preview: raw.live_preview.unwrap_or(false),
         source: None,
         problem,
         inputs: Vec::new(),
@@ -1031,6 +1037,11 @@ fn build_server(
         }
         Some(bytes) => usize::try_from(bytes).unwrap_or(usize::MAX),
     };
+    // `prompts/get` may cost or have effects on a server: only mcpick's own prompt files
+    // are previewed unless the table says so.
+    let live_preview = raw
+        .live_preview
+        .unwrap_or_else(|| runs_mcpick_serve(&transport));
     Ok(ServerConfig {
         name,
         transport,
@@ -1038,6 +1049,7 @@ fn build_server(
         max_response_bytes,
         enabled: raw.enabled.unwrap_or(true),
         cache: raw.cache.unwrap_or(true),
+        live_preview,
         source: None,
         problem: None,
         inputs: Vec::new(),
@@ -1045,6 +1057,21 @@ fn build_server(
         template: None,
         input_values: Vec::new(),
     })
+}
+
+/// Whether `transport` runs `mcpick serve …`: a program named `mcpick` (this binary or
+/// another build of it) whose first argument is `serve`. Its prompts are files, so a
+/// `prompts/get` costs nothing and does nothing: the live preview is on by default.
+pub fn runs_mcpick_serve(transport: &TransportConfig) -> bool {
+    let TransportConfig::Stdio { command, args, .. } = transport else {
+        return false;
+    };
+    let program = Path::new(command)
+        .file_stem()
+        .and_then(|stem| stem.to_str())
+        .unwrap_or_default();
+    let this_binary = std::env::current_exe().is_ok_and(|exe| Path::new(command) == exe);
+    (program == "mcpick" || this_binary) && args.first().is_some_and(|a| a == "serve")
 }
 
 /// Replaces a leading `~` or `~/` with the home directory, as a shell would.
@@ -1076,6 +1103,7 @@ pub fn builtin_server(exe: &Path) -> ServerConfig {
         max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
         enabled: true,
         cache: true,
+        live_preview: true,
         source: None,
         problem: None,
         inputs: Vec::new(),

@@ -463,6 +463,51 @@ fn a_bad_clipboard_setting_is_an_error_with_its_location() {
 }
 
 #[test]
+fn live_preview_is_on_for_mcpick_serve_and_off_elsewhere_unless_the_table_says() {
+    let config = parse_str(
+        r#"
+[servers.builtin]
+command = "/opt/bin/mcpick"
+args = ["serve", "--builtin"]
+
+[servers.notes]
+command = "mcpick"
+args = ["serve", "~/notes"]
+
+[servers.other]
+command = "npx"
+args = ["serve"]
+
+[servers.not_serve]
+command = "mcpick"
+args = ["get", "x"]
+
+[servers.remote]
+url = "https://example.com/mcp"
+
+[servers.chosen]
+command = "npx"
+live_preview = true
+
+[servers.refused]
+command = "mcpick"
+args = ["serve"]
+live_preview = false
+"#,
+    )
+    .unwrap();
+    let on = |name: &str| config.server(name).unwrap().live_preview;
+    assert!(on("builtin"));
+    assert!(on("notes"));
+    assert!(!on("other"));
+    assert!(!on("not_serve"));
+    assert!(!on("remote"));
+    assert!(on("chosen"));
+    assert!(!on("refused"));
+    assert!(super::builtin_server(std::path::Path::new("/x/mcpick")).live_preview);
+}
+
+#[test]
 fn the_audio_player_is_a_command_with_its_program_first() {
     assert_eq!(parse_str("").unwrap().audio_player, None);
     let config = parse_str("audio_player = [\"mpv\", \"--no-video\", \"{file}\"]\n").unwrap();

@@ -17,7 +17,12 @@ const MIN_SHOWN_SUGGESTIONS: u16 = 5;
 /// Rows of the form's area below which its header and footer shrink to a line each.
 const COMPACT_BELOW: u16 = 12;
 
-pub(super) fn draw(app: &App, form: &FormState, frame: &mut Frame, area: Rect, theme: &Theme) {
+pub(super) fn draw(app: &App, form: &FormState, frame: &mut Frame, main: Rect, theme: &Theme) {
+    let areas = crate::app::layout::form(form, main);
+    if !areas.preview.is_empty() {
+        draw_preview(app, form, frame, areas.preview, theme);
+    }
+    let area = areas.form;
     // In a few rows (inline `--height`), the title and the hint take one line each, so a
     // field and its value still show.
     let compact = area.height < COMPACT_BELOW;
@@ -496,4 +501,142 @@ fn draw_footer(app: &App, form: &FormState, frame: &mut Frame, area: Rect, theme
         )
     };
     frame.render_widget(Paragraph::new(line).wrap(Wrap { trim: true }), area);
+}
+
+/// The live preview: the messages `prompts/get` returned for the values typed so far, as
+/// the review draws them, under a header saying how fresh they are.
+fn draw_preview(app: &App, form: &FormState, frame: &mut Frame, area: Rect, theme: &Theme) {
+    use crate::app::PreviewOutcome;
+    let preview = &form.preview;
+    let server = one_line(&form.prompt.server);
+    let missing = form.missing_for_preview();
+    let starting = app
+        .servers
+        .iter()
+        .find(|s| s.name == form.prompt.server)
+        .map(|s| &s.state)
+        .filter(|state| !matches!(state, ServerState::Ready { .. }));
+    let current = preview
+        .answer
+        .as_ref()
+        .is_some_and(|a| a.arguments == form.arguments());
+    let mut title = vec![Span::styled(" Preview", theme.accent())];
+    let status = if preview.in_flight.is_some() {
+        Span::styled(
+            format!(" · {} asking {server}… ", spinner(app.tick)),
+            theme.busy(),
+        )
+    } else if !missing.is_empty() {
+        Span::raw(" ")
+    } else if matches!(starting, Some(ServerState::Connecting)) {
+        Span::styled(format!(" · waiting for {server} to start… "), theme.busy())
+    } else if starting.is_some() && preview.waits_for_server {
+        Span::styled(format!(" · {server} is not running "), theme.dim())
+    } else if preview.due.is_some() || (preview.answer.is_some() && !current) {
+        Span::styled(" · updating… ", theme.busy())
+    } else if let Some(answer) = &preview.answer {
+        let ms = app.now_ms.saturating_sub(answer.at_ms);
+        // Tenths while it is fresh (the clock redraws it every second).
+        let age = if ms < 10_000 {
+            format!("updated {:.1} s ago", ms as f64 / 1000.0)
+        } else {
+            format!("updated {} ago", crate::app::short_duration(ms))
+        };
+        match answer.outcome {
+            PreviewOutcome::Error(_) => Span::styled(format!(" · refused, {age} "), theme.dim()),
+            _ => Span::styled(format!(" · {age} "), theme.dim()),
+        }
+    } else {
+        Span::raw(" ")
+    };
+    title.push(status);
+    let block = super::titled_block(Line::from(title), false, theme);
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let width = usize::from(inner.width).max(1);
+    let mut lines: Vec<Line> = Vec::new();
+    if preview.opted_in {
+        for row in crate::text::wrap(
+            &format!("live preview on ({server}'s prompts/get may cost or have effects)"),
+            width,
+        ) {
+            lines.push(Line::styled(row, theme.busy()));
+        }
+    }
+    let note = |text: String, lines: &mut Vec<Line>| {
+        for row in crate::text::wrap(&text, width) {
+            lines.push(Line::styled(row, theme.dim()));
+        }
+    };
+    let mut body = Vec::new();
+    if !missing.is_empty() {
+        let names: Vec<String> = missing
+            .iter()
+            .map(|m| format!("`{}`", one_line(m)))
+            .collect();
+        note(
+            format!("fill {} to see the preview", names.join(", ")),
+            &mut lines,
+        );
+    } else {
+        match preview.answer.as_ref().map(|a| &a.outcome) {
+            Some(PreviewOutcome::Messages(messages)) => {
+                let style = crate::render::RowStyle {
+                    rendered: true,
+                    color: app.options.color,
+                };
+                for (index, message) in messages.messages.iter().enumerate() {
+                    body.push(Line::from(vec![
+                        Span::styled(format!("#{} ", index + 1), theme.dim()),
+                        Span::styled(
+                            one_line(message.role.as_str()),
+                            theme.role(message.role == crate::mcp::Role::Assistant),
+                        ),
+                        Span::styled(
+                            format!(" · {}", one_line(message.content.kind())),
+                            theme.dim(),
+                        ),
+                    ]));
+                    body.extend(crate::render::message_rows(&message.content, width, style));
+                    body.push(Line::raw(""));
+                }
+                if messages.messages.is_empty() {
+                    note(format!("{server} returned no messages"), &mut lines);
+                }
+            }
+            Some(PreviewOutcome::InputRequired) => note(
+                format!(
+                    "{server} will ask questions when you submit (input_required): nothing to preview before"
+                ),
+                &mut lines,
+            ),
+            Some(PreviewOutcome::Error(error)) => note(one_line(error), &mut lines),
+            None if preview.in_flight.is_none() && preview.due.is_none() && starting.is_none() => {
+                note("nothing asked yet".into(), &mut lines)
+            }
+            None => {}
+        }
+    }
+    let room = usize::from(inner.height).saturating_sub(lines.len());
+    if !body.is_empty() && room > 0 {
+        let total = body.len();
+        // Scrolled no further than a full last page.
+        let top = preview.scroll.min(total.saturating_sub(room));
+        let fits = total - top <= room;
+        let shown = if fits { total - top } else { room - 1 };
+        lines.extend(body.into_iter().skip(top).take(shown));
+        if !fits {
+            let more = total - top - shown;
+            lines.push(Line::styled(
+                format!(
+                    "… {more} more {} · PgDn",
+                    crate::text::plural(more, "line", "lines")
+                ),
+                theme.dim(),
+            ));
+        } else if top > 0 {
+            // (The top is hidden: PgUp brings it back.)
+        }
+    }
+    frame.render_widget(Paragraph::new(lines), inner);
 }

@@ -339,6 +339,7 @@ fn hinted(app: &App) -> Vec<Action> {
             NextOrSubmit,
             NextField,
             Submit,
+            LivePreview,
             Newline,
             FromFile,
             FromCommand,
@@ -487,6 +488,7 @@ fn short_label(action: Action) -> &'static str {
         Action::End => "newest",
         Action::FromFile => "file",
         Action::FromCommand => "command",
+        Action::LivePreview => "live preview",
         other => other.describe(),
     }
 }
@@ -531,6 +533,7 @@ fn draw_help(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
             "The first Ctrl-N highlights the first suggestion; Enter takes a highlighted one.",
             "A value from last time is replaced by what you type; arrows keep it.",
             "Ctrl-O puts a file's contents in the field, Ctrl-R a shell command's output (shown first); the field says where it came from until you edit it.",
+            "F2 turns the live preview on or off for this server (this run): the filled prompt beside or below the form, asked 300 ms after the last key; PgUp/PgDn scroll it. On by default for the bundled library and `mcpick serve`, else `live_preview = true` in the config.",
             EDITING,
         ],
         KeyScreen::Files => &[

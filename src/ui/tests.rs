@@ -1278,3 +1278,65 @@ fn stale_rows_of_a_server_starting_again_say_so() {
     assert!(starting.contains("py is starting again"), "{starting}");
     assert!(starting.contains("⠋ py · 2 stale"), "{starting}");
 }
+
+/// args-prompt's form with the live preview on, `Paris` typed and its preview answered
+/// 0.3 s ago.
+fn form_with_a_live_preview() -> App {
+    use crate::mcp::Role;
+    let mut app = ready_app();
+    app.options.live_preview.insert("everything".into());
+    type_text(&mut app, "args-prompt");
+    app.update(key(KeyCode::Enter));
+    type_text(&mut app, "Paris");
+    let mut id = None;
+    for _ in 0..crate::app::preview::PREVIEW_DEBOUNCE_TICKS {
+        for effect in app.update(Msg::Tick) {
+            if let crate::app::Effect::Fetch { id: i, .. } = effect {
+                id = Some(i);
+            }
+        }
+    }
+    app.now_ms = 1_000;
+    app.update(Msg::Fetched {
+        id: id.expect("the preview was asked"),
+        result: Ok(GetOutcome::Messages(crate::app::tests::messages(&[
+            (
+                Role::User,
+                "What is the weather in Paris?\nAnswer in one line, then a table of the next three days.",
+            ),
+            (Role::Assistant, "Let me look that up."),
+        ]))),
+    });
+    app.now_ms = 1_300;
+    app
+}
+
+#[test]
+fn form_with_the_live_preview_beside_it() {
+    let app = form_with_a_live_preview();
+    let drawn = screen(&app, 120, 40);
+    assert!(drawn.contains("Preview · updated 0.3 s ago"), "{drawn}");
+    insta::assert_snapshot!(drawn);
+}
+
+#[test]
+fn form_with_the_live_preview_below_it_on_80_by_24() {
+    let app = form_with_a_live_preview();
+    let drawn = screen(&app, 80, 24);
+    // The fields come first: both are on screen above the pane.
+    let field = drawn.find("Paris  ").expect("the value is drawn");
+    let pane = drawn.find("Preview").expect("the pane is drawn");
+    assert!(field < pane, "{drawn}");
+    insta::assert_snapshot!(drawn);
+}
+
+#[test]
+fn form_with_the_live_preview_waiting_for_a_required_value() {
+    let mut app = ready_app();
+    app.options.live_preview.insert("everything".into());
+    type_text(&mut app, "args-prompt");
+    app.update(key(KeyCode::Enter));
+    let drawn = screen(&app, 120, 20);
+    assert!(drawn.contains("fill `city` to see the preview"), "{drawn}");
+    insta::assert_snapshot!(drawn);
+}

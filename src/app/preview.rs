@@ -1,0 +1,703 @@
+//! The form's live preview: the messages `prompts/get` returns for the values typed so
+//! far, asked a moment after the last edit, one request at a time. Opt-in per server
+//! (`live_preview`), since a server's `prompts/get` may cost or have effects; F2 toggles it
+//! for the run. A submit with the values the preview was asked for takes its answer.
+
+use std::collections::BTreeMap;
+
+use super::*;
+use crate::mcp::PromptMessages;
+
+/// Ticks of quiet typing before the preview is asked (4 × 80 ms ≈ 300 ms).
+pub const PREVIEW_DEBOUNCE_TICKS: u64 = 4;
+
+/// What the pane shows and what is asked, for one form.
+#[derive(Debug, Clone, Default)]
+pub struct LivePreview {
+    /// Set up for this form (from the config and this run's toggles).
+    started: bool,
+    /// Asked as the values change.
+    pub enabled: bool,
+    /// On although the config leaves it off for this server: the pane says what that means.
+    pub opted_in: bool,
+    /// When to ask (a tick), after the last edit.
+    pub due: Option<u64>,
+    /// The server was down when the preview was due: asked again once it is up.
+    pub waits_for_server: bool,
+    /// The request in flight.
+    pub in_flight: Option<PreviewRequest>,
+    /// The last answer.
+    pub answer: Option<PreviewAnswer>,
+    /// Rows of the pane scrolled past.
+    pub scroll: usize,
+}
+
+/// A preview request in flight.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PreviewRequest {
+    /// Its id (its answer comes as [`Msg::Fetched`] with it).
+    pub id: u64,
+    /// The arguments it carries.
+    pub arguments: BTreeMap<String, String>,
+    /// The tick it left at.
+    pub since_tick: u64,
+}
+
+/// The last answer the preview got.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PreviewAnswer {
+    /// The arguments it answers.
+    pub arguments: BTreeMap<String, String>,
+    /// What the server said.
+    pub outcome: PreviewOutcome,
+    /// When it came (ms since the run began).
+    pub at_ms: u64,
+}
+
+/// What `prompts/get` answered for the preview.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PreviewOutcome {
+    /// The filled prompt.
+    Messages(PromptMessages),
+    /// The server asks questions first (`input_required`): they come on submit.
+    InputRequired,
+    /// The server refused (an invalid value, say): a soft note, not a notice.
+    Error(String),
+}
+
+impl LivePreview {
+    /// Whether a request is due or in flight (the spinner and the debounce need ticks).
+    pub fn wants_ticks(&self) -> bool {
+        self.enabled && (self.due.is_some() || self.in_flight.is_some())
+    }
+
+    /// The messages of the last answer, when it was a full one for exactly `arguments`:
+    /// a submit with these values needs no second `prompts/get`.
+    pub fn reusable(&self, arguments: &BTreeMap<String, String>) -> Option<PromptMessages> {
+        let answer = self.answer.as_ref()?;
+        match &answer.outcome {
+            PreviewOutcome::Messages(messages) if &answer.arguments == arguments => {
+                Some(messages.clone())
+            }
+            _ => None,
+        }
+    }
+
+    /// Drops the request in flight, if any; the effect tells the server.
+    fn cancel(&mut self) -> Option<Effect> {
+        self.in_flight
+            .take()
+            .map(|request| Effect::CancelFetch { id: request.id })
+    }
+}
+
+impl FormState {
+    /// After an edit: the preview is asked once typing pauses (a new edit moves it on).
+    pub(super) fn preview_edited(&mut self, tick: u64) {
+        if self.preview.enabled {
+            self.preview.due = Some(tick + PREVIEW_DEBOUNCE_TICKS);
+        }
+    }
+
+    /// The required arguments still empty (their names): the preview waits for them.
+    pub fn missing_for_preview(&self) -> Vec<String> {
+        self.fields
+            .iter()
+            .filter(|f| f.arg.required && f.value().trim().is_empty())
+            .map(|f| f.arg.name.clone())
+            .collect()
+    }
+
+    /// The preview request to send now, if one is due: a newer request cancels the one in
+    /// flight. `server` is the state of the prompt's server.
+    pub(super) fn due_preview(
+        &mut self,
+        tick: u64,
+        id: u64,
+        server: Option<&ServerState>,
+    ) -> Vec<Effect> {
+        if !self.preview.enabled
+            || self.fetching.is_some()
+            || self.preview.due.is_none_or(|due| tick < due)
+        {
+            return Vec::new();
+        }
+        match server {
+            // No such server in the status list (tests, a one-off): ask.
+            None | Some(ServerState::Ready { .. }) => {}
+            // Still starting: the request waits, without errors, and goes once it is up.
+            Some(ServerState::Connecting) => return Vec::new(),
+            Some(_) => {
+                self.preview.due = None;
+                self.preview.waits_for_server = true;
+                return Vec::new();
+            }
+        }
+        self.preview.due = None;
+        self.preview.waits_for_server = false;
+        let mut effects = Vec::new();
+        if !self.missing_for_preview().is_empty() {
+            // Nothing to ask yet; what is in flight is for values no longer there.
+            effects.extend(self.preview.cancel());
+            return effects;
+        }
+        let arguments = self.arguments();
+        if self
+            .preview
+            .in_flight
+            .as_ref()
+            .is_some_and(|r| r.arguments == arguments)
+            || self
+                .preview
+                .answer
+                .as_ref()
+                .is_some_and(|a| a.arguments == arguments)
+        {
+            // Asked already (typing came back to the same values).
+            return effects;
+        }
+        effects.extend(self.preview.cancel());
+        self.preview.in_flight = Some(PreviewRequest {
+            id,
+            arguments: arguments.clone(),
+            since_tick: tick,
+        });
+        effects.push(Effect::Fetch {
+            id,
+            server: self.prompt.server.clone(),
+            prompt: self.prompt.name.clone(),
+            arguments,
+            answers: None,
+        });
+        effects
+    }
+
+    /// Takes a preview answer; `Err` gives the result back when `id` is no preview request
+    /// of this form (the submit's, or a stale one the caller drops).
+    pub(super) fn on_previewed(
+        &mut self,
+        id: u64,
+        result: Result<GetOutcome, McpError>,
+        now_ms: u64,
+    ) -> Result<(), Result<GetOutcome, McpError>> {
+        let Some(request) = self.preview.in_flight.take_if(|r| r.id == id) else {
+            return Err(result);
+        };
+        let outcome = match result {
+            Ok(GetOutcome::Messages(messages)) => PreviewOutcome::Messages(messages),
+            Ok(GetOutcome::InputRequired(_)) => PreviewOutcome::InputRequired,
+            Err(error) => PreviewOutcome::Error(describe_error(&error)),
+        };
+        self.preview.answer = Some(PreviewAnswer {
+            arguments: request.arguments,
+            outcome,
+            at_ms: now_ms,
+        });
+        Ok(())
+    }
+
+    /// Turns the preview on (asked at once) or off (what is in flight is cancelled).
+    pub(super) fn set_preview(&mut self, enabled: bool, opted_in: bool, tick: u64) -> Vec<Effect> {
+        self.preview.started = true;
+        self.preview.enabled = enabled;
+        self.preview.opted_in = enabled && opted_in;
+        if enabled {
+            self.preview.due = Some(tick);
+            Vec::new()
+        } else {
+            self.preview.due = None;
+            self.preview.waits_for_server = false;
+            self.preview.cancel().into_iter().collect()
+        }
+    }
+}
+
+/// How many rows the preview's messages take at `width`: a role line, the body, a blank.
+pub fn preview_rows(form: &FormState, width: usize, color: bool) -> usize {
+    let Some(PreviewAnswer {
+        outcome: PreviewOutcome::Messages(messages),
+        ..
+    }) = &form.preview.answer
+    else {
+        return 0;
+    };
+    let style = crate::render::RowStyle {
+        rendered: true,
+        color,
+    };
+    messages
+        .messages
+        .iter()
+        .map(|m| 2 + crate::render::message_rows(&m.content, width, style).len())
+        .sum()
+}
+
+impl App {
+    /// Whether the live preview is on for `server` in this run: the config's default
+    /// unless F2 changed it.
+    fn preview_on(&self, server: &str) -> bool {
+        self.preview_toggled
+            .get(server)
+            .copied()
+            .unwrap_or_else(|| self.options.live_preview.contains(server))
+    }
+
+    /// After every message: a new form gets its preview set up (and asked at once), a
+    /// preview that waited for its server goes once the server is up, and a preview left in
+    /// flight by a form that is gone is cancelled.
+    pub(super) fn settle_preview(&mut self, in_flight_before: Option<u64>) -> Vec<Effect> {
+        let mut effects = Vec::new();
+        let Screen::Form(form) = &self.screen else {
+            if let Some(id) = in_flight_before {
+                effects.push(Effect::CancelFetch { id });
+            }
+            return effects;
+        };
+        let server = form.prompt.server.clone();
+        let ready = self
+            .servers
+            .iter()
+            .find(|s| s.name == server)
+            .is_none_or(|s| matches!(s.state, ServerState::Ready { .. }));
+        let started = form.preview.started;
+        let on = self.preview_on(&server);
+        let default = self.options.live_preview.contains(&server);
+        let tick = self.tick;
+        let Screen::Form(form) = &mut self.screen else {
+            return effects;
+        };
+        if !started {
+            effects.extend(form.set_preview(on, !default, tick));
+        } else if form.preview.waits_for_server && ready {
+            form.preview.due = Some(tick);
+        }
+        if form.preview.due.is_some_and(|due| due <= tick) {
+            effects.extend(self.preview_tick());
+        }
+        effects
+    }
+
+    /// The preview request in flight on the form, if any.
+    pub(super) fn preview_in_flight(&self) -> Option<u64> {
+        match &self.screen {
+            Screen::Form(form) => form.preview.in_flight.as_ref().map(|r| r.id),
+            _ => None,
+        }
+    }
+
+    /// On a tick: the preview's request, if it is due.
+    pub(super) fn preview_tick(&mut self) -> Vec<Effect> {
+        let tick = self.tick;
+        let id = self.next_id + 1;
+        let Screen::Form(form) = &mut self.screen else {
+            return Vec::new();
+        };
+        let server = self
+            .servers
+            .iter()
+            .find(|s| s.name == form.prompt.server)
+            .map(|s| &s.state);
+        let effects = form.due_preview(tick, id, server);
+        if effects
+            .iter()
+            .any(|e| matches!(e, Effect::Fetch { id: sent, .. } if *sent == id))
+        {
+            self.next_id = id;
+        }
+        effects
+    }
+
+    /// A form action of the preview's (F2, PgUp/PgDn), or `None` for the form's own.
+    pub(super) fn preview_action(&mut self, action: Action) -> Option<Vec<Effect>> {
+        if !matches!(
+            action,
+            Action::LivePreview | Action::PageUp | Action::PageDown
+        ) {
+            return None;
+        }
+        let page = layout::form_preview_on_screen(self)
+            .height
+            .saturating_sub(3)
+            .max(1) as usize;
+        let tick = self.tick;
+        let default = {
+            let Screen::Form(form) = &self.screen else {
+                return None;
+            };
+            self.options.live_preview.contains(&form.prompt.server)
+        };
+        let Screen::Form(form) = &mut self.screen else {
+            return None;
+        };
+        let effects = match action {
+            Action::LivePreview => {
+                let on = !form.preview.enabled;
+                let server = form.prompt.server.clone();
+                let effects = form.set_preview(on, !default, tick);
+                self.preview_toggled.insert(server, on);
+                effects
+            }
+            Action::PageUp => {
+                form.preview.scroll = form.preview.scroll.saturating_sub(page);
+                Vec::new()
+            }
+            _ => {
+                // Not past the last page, so PgUp comes back at once.
+                let width = layout::form_preview_on_screen(self).width.saturating_sub(2);
+                let Screen::Form(form) = &mut self.screen else {
+                    return None;
+                };
+                let rows = preview_rows(form, usize::from(width).max(1), self.options.color);
+                form.preview.scroll = (form.preview.scroll + page).min(rows.saturating_sub(page));
+                Vec::new()
+            }
+        };
+        let mut effects = effects;
+        if matches!(action, Action::LivePreview) {
+            effects.extend(self.preview_tick());
+        }
+        Some(effects)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::tests::{arg, form, key, messages, prompt, ready_app, type_text};
+    use crate::mcp::Role;
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+    /// `ready_app` with the live preview on for `everything`, on args-prompt's form
+    /// (`city` required, `state` optional).
+    fn previewing_app() -> App {
+        let mut app = ready_app();
+        app.options.live_preview.insert("everything".into());
+        type_text(&mut app, "args-prompt");
+        app.update(key(KeyCode::Enter));
+        assert_eq!(form(&app).prompt.name, "args-prompt");
+        app
+    }
+
+    fn fetches(effects: &[Effect]) -> Vec<(u64, BTreeMap<String, String>)> {
+        effects
+            .iter()
+            .filter_map(|e| match e {
+                Effect::Fetch { id, arguments, .. } => Some((*id, arguments.clone())),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn ticks(app: &mut App, count: usize) -> Vec<Effect> {
+        (0..count).flat_map(|_| app.update(Msg::Tick)).collect()
+    }
+
+    fn city(value: &str) -> BTreeMap<String, String> {
+        [("city".to_string(), value.to_string())].into()
+    }
+
+    fn f2() -> Msg {
+        Msg::Key(KeyEvent::new(KeyCode::F(2), KeyModifiers::NONE))
+    }
+
+    /// Types `text`, lets the debounce pass and returns the preview request's id.
+    fn type_and_wait(app: &mut App, text: &str) -> u64 {
+        type_text(app, text);
+        let sent = fetches(&ticks(app, PREVIEW_DEBOUNCE_TICKS as usize));
+        assert_eq!(sent.len(), 1, "{sent:?}");
+        sent[0].0
+    }
+
+    #[test]
+    fn the_preview_is_asked_300_ms_after_the_last_key_and_typing_again_waits_again() {
+        let mut app = previewing_app();
+        let typed = type_text(&mut app, "Par");
+        assert!(
+            fetches(&typed).is_empty(),
+            "nothing while typing: {typed:?}"
+        );
+        // 3 ticks (240 ms): nothing yet.
+        assert!(fetches(&ticks(&mut app, 3)).is_empty());
+        // Typing again before the fourth: the wait starts over.
+        type_text(&mut app, "is");
+        assert!(fetches(&ticks(&mut app, 3)).is_empty());
+        let sent = fetches(&ticks(&mut app, 1));
+        assert_eq!(sent.len(), 1);
+        assert_eq!(sent[0].1, city("Paris"));
+        assert!(app.wants_ticks(), "the spinner turns while it is in flight");
+        // Quiet: nothing more is asked.
+        assert!(fetches(&ticks(&mut app, 10)).is_empty());
+    }
+
+    #[test]
+    fn a_newer_request_cancels_the_one_in_flight_and_its_late_answer_is_dropped() {
+        let mut app = previewing_app();
+        let first = type_and_wait(&mut app, "Par");
+        type_text(&mut app, "is");
+        let effects = ticks(&mut app, PREVIEW_DEBOUNCE_TICKS as usize);
+        assert!(
+            effects.contains(&Effect::CancelFetch { id: first }),
+            "{effects:?}"
+        );
+        let sent = fetches(&effects);
+        assert_eq!(sent.len(), 1);
+        let (second, arguments) = sent[0].clone();
+        assert_eq!(arguments, city("Paris"));
+        // The first one's answer comes anyway: stale, dropped, the form stays.
+        app.update(Msg::Fetched {
+            id: first,
+            result: Ok(GetOutcome::Messages(messages(&[(Role::User, "Par")]))),
+        });
+        assert!(form(&app).preview.answer.is_none());
+        assert!(form(&app).preview.in_flight.is_some());
+        app.update(Msg::Fetched {
+            id: second,
+            result: Ok(GetOutcome::Messages(messages(&[(Role::User, "Paris")]))),
+        });
+        let answer = form(&app)
+            .preview
+            .answer
+            .clone()
+            .expect("the answer is shown");
+        assert_eq!(answer.arguments, city("Paris"));
+        assert_eq!(
+            answer.outcome,
+            PreviewOutcome::Messages(messages(&[(Role::User, "Paris")]))
+        );
+        assert!(form(&app).preview.in_flight.is_none());
+        assert!(form(&app).error.is_none(), "no error on the form");
+    }
+
+    #[test]
+    fn a_server_without_live_preview_is_sent_nothing_until_f2_turns_it_on_for_the_run() {
+        let mut app = ready_app();
+        type_text(&mut app, "args-prompt");
+        app.update(key(KeyCode::Enter));
+        type_text(&mut app, "Paris");
+        assert!(fetches(&ticks(&mut app, 10)).is_empty(), "off by default");
+        assert!(!form(&app).preview.enabled);
+        // F2: asked at once, and the pane says what that means.
+        let sent = fetches(&app.update(f2()));
+        assert_eq!(sent.len(), 1, "asked at once");
+        let id = sent[0].0;
+        assert!(form(&app).preview.enabled && form(&app).preview.opted_in);
+        // F2 again: off, and what is in flight is cancelled.
+        let effects = app.update(f2());
+        assert_eq!(effects, vec![Effect::CancelFetch { id }]);
+        assert!(!form(&app).preview.enabled);
+        type_text(&mut app, "!");
+        assert!(fetches(&ticks(&mut app, 10)).is_empty());
+        // On again; back to the menu and into the form again: still on (for the run).
+        app.update(f2());
+        app.update(key(KeyCode::Esc));
+        app.update(crate::app::tests::ctrl('u'));
+        type_text(&mut app, "args-prompt");
+        app.update(key(KeyCode::Enter));
+        assert!(form(&app).preview.enabled && form(&app).preview.opted_in);
+    }
+
+    #[test]
+    fn a_server_on_by_default_is_previewed_when_the_form_opens_without_the_warning() {
+        let mut app = ready_app();
+        app.options.live_preview.insert("everything".into());
+        type_text(&mut app, "simple-prompt");
+        // No argument is required: the first preview goes as the form opens.
+        let sent = fetches(&app.update(key(KeyCode::Enter)));
+        assert_eq!(sent, vec![(sent[0].0, BTreeMap::new())]);
+        assert!(form(&app).preview.enabled && !form(&app).preview.opted_in);
+    }
+
+    #[test]
+    fn a_missing_required_argument_sends_nothing_and_says_what_to_fill() {
+        let mut app = previewing_app();
+        assert!(fetches(&ticks(&mut app, 10)).is_empty());
+        assert_eq!(form(&app).missing_for_preview(), ["city"]);
+        // An optional one filled changes nothing.
+        app.update(key(KeyCode::Tab));
+        type_text(&mut app, "TX");
+        assert!(fetches(&ticks(&mut app, 10)).is_empty());
+    }
+
+    #[test]
+    fn a_refusal_is_a_soft_note_on_the_pane_not_the_forms_error() {
+        let mut app = previewing_app();
+        let id = type_and_wait(&mut app, "Atlantis");
+        let notices_before = app.notices.len();
+        app.update(Msg::Fetched {
+            id,
+            result: Err(McpError::Server {
+                code: -32602,
+                message: "no such city".into(),
+                data: None,
+            }),
+        });
+        let form = form(&app);
+        assert!(form.error.is_none());
+        assert!(
+            matches!(&form.preview.answer, Some(PreviewAnswer { outcome: PreviewOutcome::Error(e), .. }) if e.contains("no such city"))
+        );
+        assert_eq!(app.notices.len(), notices_before, "no notice");
+    }
+
+    #[test]
+    fn submitting_the_values_previewed_takes_the_preview_answer_without_a_second_get() {
+        let mut app = previewing_app();
+        let id = type_and_wait(&mut app, "Paris");
+        app.update(Msg::Fetched {
+            id,
+            result: Ok(GetOutcome::Messages(messages(&[(
+                Role::User,
+                "About Paris",
+            )]))),
+        });
+        let effects = app.update(Msg::Key(KeyEvent::new(
+            KeyCode::Char('s'),
+            KeyModifiers::CONTROL,
+        )));
+        assert!(fetches(&effects).is_empty(), "{effects:?}");
+        let Screen::Review(review) = &app.screen else {
+            panic!("expected the review, got {:?}", app.screen);
+        };
+        assert_eq!(review.items.len(), 1);
+        assert!(effects.iter().any(|e| matches!(e, Effect::SaveHistory(_))));
+    }
+
+    #[test]
+    fn submitting_other_values_fetches_and_cancels_the_preview_in_flight() {
+        let mut app = previewing_app();
+        let id = type_and_wait(&mut app, "Paris");
+        app.update(Msg::Fetched {
+            id,
+            result: Ok(GetOutcome::Messages(messages(&[(
+                Role::User,
+                "About Paris",
+            )]))),
+        });
+        type_text(&mut app, "!");
+        let effects = app.update(Msg::Key(KeyEvent::new(
+            KeyCode::Char('s'),
+            KeyModifiers::CONTROL,
+        )));
+        assert_eq!(fetches(&effects).len(), 1, "{effects:?}");
+        assert_eq!(fetches(&effects)[0].1, city("Paris!"));
+        // A preview in flight for other values is cancelled by the submit.
+        let mut app = previewing_app();
+        let id = type_and_wait(&mut app, "Rome");
+        type_text(&mut app, "!");
+        let effects = app.update(Msg::Key(KeyEvent::new(
+            KeyCode::Char('s'),
+            KeyModifiers::CONTROL,
+        )));
+        assert!(effects.contains(&Effect::CancelFetch { id }), "{effects:?}");
+        assert_eq!(fetches(&effects).len(), 1);
+    }
+
+    #[test]
+    fn submitting_while_the_preview_of_the_same_values_is_in_flight_awaits_it() {
+        let mut app = previewing_app();
+        let id = type_and_wait(&mut app, "Paris");
+        let effects = app.update(Msg::Key(KeyEvent::new(
+            KeyCode::Char('s'),
+            KeyModifiers::CONTROL,
+        )));
+        assert!(effects.is_empty(), "{effects:?}");
+        assert_eq!(form(&app).fetching.map(|(f, _)| f), Some(id));
+        app.update(Msg::Fetched {
+            id,
+            result: Ok(GetOutcome::Messages(messages(&[(
+                Role::User,
+                "About Paris",
+            )]))),
+        });
+        assert!(matches!(app.screen, Screen::Review(_)));
+    }
+
+    #[test]
+    fn a_review_from_the_preview_cancels_a_newer_one_and_its_form_waits_for_nothing() {
+        let mut app = previewing_app();
+        let id = type_and_wait(&mut app, "Rome");
+        app.update(Msg::Fetched {
+            id,
+            result: Ok(GetOutcome::Messages(messages(&[(
+                Role::User,
+                "About Rome",
+            )]))),
+        });
+        // Another value asked, then typing back to the one answered.
+        let newer = type_and_wait(&mut app, "!");
+        app.update(key(KeyCode::Backspace));
+        let effects = app.update(Msg::Key(KeyEvent::new(
+            KeyCode::Char('s'),
+            KeyModifiers::CONTROL,
+        )));
+        assert!(fetches(&effects).is_empty(), "{effects:?}");
+        assert!(
+            effects.contains(&Effect::CancelFetch { id: newer }),
+            "{effects:?}"
+        );
+        // Back on the form: nothing in flight, the answer still shown.
+        app.update(key(KeyCode::Esc));
+        assert!(form(&app).preview.in_flight.is_none());
+        assert!(form(&app).preview.answer.is_some());
+        assert!(!form(&app).preview.wants_ticks());
+    }
+
+    #[test]
+    fn leaving_the_form_cancels_the_preview_in_flight() {
+        let mut app = previewing_app();
+        let id = type_and_wait(&mut app, "Paris");
+        let effects = app.update(key(KeyCode::Esc));
+        assert_eq!(effects, vec![Effect::CancelFetch { id }]);
+        assert!(matches!(app.screen, Screen::Picker));
+        assert!(!app.wants_ticks());
+    }
+
+    #[test]
+    fn input_required_says_questions_come_on_submit() {
+        let mut app = previewing_app();
+        let id = type_and_wait(&mut app, "Paris");
+        app.update(Msg::Fetched {
+            id,
+            result: Ok(GetOutcome::InputRequired(crate::mcp::InputRequest {
+                questions: Vec::new(),
+                request_state: None,
+            })),
+        });
+        assert!(matches!(app.screen, Screen::Form(_)), "the form stays");
+        assert!(matches!(
+            form(&app).preview.answer,
+            Some(PreviewAnswer {
+                outcome: PreviewOutcome::InputRequired,
+                ..
+            })
+        ));
+        // Such an answer is no submit's: Ctrl-S asks the server.
+        let effects = app.update(Msg::Key(KeyEvent::new(
+            KeyCode::Char('s'),
+            KeyModifiers::CONTROL,
+        )));
+        assert_eq!(fetches(&effects).len(), 1);
+    }
+
+    #[test]
+    fn the_preview_of_a_cached_prompt_waits_for_its_server_then_goes() {
+        let mut app = crate::app::cached_tests::starting_with_cached_py();
+        app.options.live_preview.insert("py".into());
+        app.update(key(KeyCode::Enter));
+        assert_eq!(form(&app).prompt.name, "greet");
+        type_text(&mut app, "Ann");
+        let waited = ticks(&mut app, 10);
+        assert!(fetches(&waited).is_empty(), "{waited:?}");
+        assert!(form(&app).error.is_none(), "no error while it starts");
+        let effects = app.update(Msg::Mcp(McpEvent::Ready {
+            server: "py".into(),
+            details: crate::app::tests::details(false),
+            prompts: vec![prompt("py", "greet", vec![arg("name", true)])],
+        }));
+        let sent = fetches(&effects);
+        assert_eq!(
+            sent,
+            vec![(sent[0].0, [("name".to_string(), "Ann".to_string())].into())]
+        );
+    }
+}
