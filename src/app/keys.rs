@@ -112,11 +112,13 @@ pub enum Action {
     FromFile,
     /// Fill the field with a shell command's output (opens the command prompt).
     FromCommand,
+    /// Draw the selected message (or the markdown preview) rendered or raw.
+    ToggleRendered,
 }
 
 impl Action {
     /// Every action with its config name.
-    pub const NAMES: [(&'static str, Action); 51] = [
+    pub const NAMES: [(&'static str, Action); 52] = [
         ("quit", Action::Quit),
         ("help", Action::Help),
         ("logs", Action::Logs),
@@ -168,6 +170,7 @@ impl Action {
         ("strip_controls", Action::StripControls),
         ("from_file", Action::FromFile),
         ("from_command", Action::FromCommand),
+        ("toggle_rendered", Action::ToggleRendered),
     ];
 
     /// The action's config name.
@@ -240,6 +243,9 @@ impl Action {
             Action::StripControls => "strip control characters (escape sequences)",
             Action::FromFile => "fill the field with a file's contents (pick the file)",
             Action::FromCommand => "fill the field with a shell command's output",
+            Action::ToggleRendered => {
+                "Markdown rendered or raw (the message; the preview's with its keys)"
+            }
         }
     }
 }
@@ -371,6 +377,7 @@ impl KeyScreen {
                 (Save, &["s"]),
                 (CycleFormat, &["f"]),
                 (Preview, &["p"]),
+                (ToggleRendered, &["m"]),
                 (SwitchPane, &["tab"]),
                 (SaveBytes, &["w"]),
                 (FetchResource, &["o"]),

@@ -2,9 +2,14 @@
 //! Pure: text in, styled rows out (the review, the form's live preview and the export
 //! preview draw these rows as they are).
 
-use ratatui::text::Line;
+pub mod highlight;
+pub mod json;
+pub mod markdown;
 
-use crate::mcp::Content;
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+
+use crate::mcp::{Content, EmbeddedResource, KnownContent};
 
 /// How a message body is drawn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -18,9 +23,116 @@ pub struct RowStyle {
 /// The rows of a message body at `width` columns, as drawn: every row's text
 /// neutralised (no control character of the source reaches the screen).
 pub fn message_rows(content: &Content, width: usize, style: RowStyle) -> Vec<Line<'static>> {
-    // Raw for now; Markdown comes with the renderer.
-    let _ = style;
-    crate::app::review::body_rows(content, width)
-        .map(Line::from)
-        .collect()
+    let rows = match markdown_of(content) {
+        Some((header, text)) if style.rendered => {
+            let mut rows: Vec<Line<'static>> = header
+                .into_iter()
+                .flat_map(|h| crate::text::wrap(&h, width))
+                .map(Line::from)
+                .collect();
+            rows.extend(markdown::render(text, width));
+            rows
+        }
+        _ => crate::app::review::body_rows(content, width)
+            .map(Line::from)
+            .collect(),
+    };
+    if style.color {
+        rows
+    } else {
+        rows.into_iter().map(without_colors).collect()
+    }
+}
+
+/// Whether `content` is drawn differently rendered and raw (a text block, or a text
+/// resource whose MIME type is Markdown).
+pub fn renders(content: &Content) -> bool {
+    markdown_of(content).is_some()
+}
+
+/// The Markdown a block holds, with the line drawn above it (a resource's description):
+/// text blocks (not empty) and text resources of a Markdown MIME type.
+fn markdown_of(content: &Content) -> Option<(Option<String>, &str)> {
+    match content {
+        Content::Known(KnownContent::Text { text, .. }) if !text.is_empty() => Some((None, text)),
+        Content::Known(KnownContent::Resource {
+            resource:
+                EmbeddedResource::Text {
+                    text, mime_type, ..
+                },
+            ..
+        }) if mime_type.as_deref().is_some_and(is_markdown_mime) => {
+            let header = crate::app::review::body_lines(content).next();
+            Some((header, text))
+        }
+        _ => None,
+    }
+}
+
+/// `text/markdown`, `text/x-markdown` (with parameters or not).
+fn is_markdown_mime(mime: &str) -> bool {
+    let essence = mime.split(';').next().unwrap_or("").trim();
+    essence.eq_ignore_ascii_case("text/markdown") || essence.eq_ignore_ascii_case("text/x-markdown")
+}
+
+/// `line` without colours, for `NO_COLOR`: the modifiers stay, and a background colour
+/// (inline code) becomes reverse video, so what it marked still shows.
+pub fn without_colors(line: Line<'static>) -> Line<'static> {
+    let plain = |style: Style| {
+        let mut out = Style::new()
+            .add_modifier(style.add_modifier)
+            .remove_modifier(style.sub_modifier);
+        if style.bg.is_some() {
+            out = out.add_modifier(Modifier::REVERSED);
+        }
+        out
+    };
+    let style = plain(line.style);
+    let spans: Vec<Span<'static>> = line
+        .spans
+        .into_iter()
+        .map(|span| Span::styled(span.content, plain(span.style)))
+        .collect();
+    Line::from(spans).style(style)
+}
+
+/// A piece of text with its style, the unit rows are built from.
+pub(crate) type Piece = (String, Style);
+
+/// `pieces` (one line, no line break; already neutralised) cut into rows at most
+/// `columns` wide as [`crate::text::wrap`] cuts text, each piece keeping its style.
+pub(crate) fn wrap_pieces(pieces: &[Piece], columns: usize) -> Vec<Vec<Span<'static>>> {
+    let flat: String = pieces.iter().map(|(text, _)| text.as_str()).collect();
+    if flat.is_empty() {
+        return vec![Vec::new()];
+    }
+    let rows = crate::text::wrap(&flat, columns);
+    let mut out = Vec::with_capacity(rows.len());
+    // Walk the pieces alongside the rows: `at` is the byte offset in the current piece.
+    let mut piece = 0;
+    let mut at = 0;
+    for row in rows {
+        let mut left = row.len();
+        let mut spans = Vec::new();
+        while left > 0 && piece < pieces.len() {
+            let (text, style) = &pieces[piece];
+            let take = (text.len() - at).min(left);
+            if take > 0 {
+                spans.push(Span::styled(text[at..at + take].to_string(), *style));
+            }
+            at += take;
+            left -= take;
+            if at == text.len() {
+                piece += 1;
+                at = 0;
+            }
+        }
+        out.push(spans);
+    }
+    out
+}
+
+/// The text of a row, as drawn (for tests and searches).
+pub fn line_text(line: &Line<'_>) -> String {
+    line.spans.iter().map(|s| s.content.as_ref()).collect()
 }

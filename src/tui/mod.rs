@@ -86,6 +86,11 @@ pub async fn run(
 
     let (mcp_tx, mut mcp_rx) = mpsc::channel::<McpEvent>(256);
     let (msg_tx, mut msg_rx) = mpsc::unbounded_channel::<Msg>();
+    // The grammars take tens of ms to load: on a thread of their own, code plain until then.
+    let highlighter_tx = msg_tx.clone();
+    crate::render::highlight::start_loading(move || {
+        let _ = highlighter_tx.send(Msg::HighlighterReady);
+    });
     let mut runner = Runner {
         hubs: Vec::new(),
         mcp_events: mcp_tx,

@@ -33,7 +33,7 @@ pub(super) fn draw(app: &App, review: &ReviewState, frame: &mut Frame, area: Rec
         }
     } else {
         if !areas.messages.is_empty() {
-            draw_messages(review, frame, areas.messages, theme);
+            draw_messages(review, frame, areas.messages, app.options.color, theme);
         }
         if !areas.preview.is_empty() {
             draw_preview(
@@ -41,6 +41,7 @@ pub(super) fn draw(app: &App, review: &ReviewState, frame: &mut Frame, area: Rec
                 frame,
                 areas.preview,
                 areas.messages.is_empty(),
+                app.options.color,
                 theme,
             );
         }
@@ -120,6 +121,16 @@ fn header_line<'a>(
             theme.dim(),
         ),
     ];
+    if crate::render::renders(&message.content) {
+        // Said where it helps: on the selected message, and on any drawn raw.
+        let raw = review.items[index].is_raw();
+        match (selected, raw) {
+            (true, true) => spans.push(Span::styled(" · raw (m renders)", theme.dim())),
+            (true, false) => spans.push(Span::styled(" · rendered (m: raw)", theme.dim())),
+            (false, true) => spans.push(Span::styled(" · raw", theme.dim())),
+            (false, false) => {}
+        }
+    }
     if review.is_edited(index) {
         spans.push(Span::styled(
             if review.items[index].origin.is_none() {
@@ -137,7 +148,13 @@ fn header_line<'a>(
     line
 }
 
-fn draw_messages(review: &ReviewState, frame: &mut Frame, area: Rect, theme: &Theme) {
+fn draw_messages(
+    review: &ReviewState,
+    frame: &mut Frame,
+    area: Rect,
+    color: bool,
+    theme: &Theme,
+) {
     if review.items.is_empty() {
         frame.render_widget(
             Paragraph::new(vec![
@@ -171,12 +188,12 @@ fn draw_messages(review: &ReviewState, frame: &mut Frame, area: Rect, theme: &Th
             }
             ViewRow::Body { index, row } => {
                 let rows = review.items[index].rows(view.width);
-                let text = format!("  {}", rows.get(row).map_or("", String::as_str));
-                if index == review.selected {
-                    Line::raw(text)
-                } else {
-                    Line::styled(text, theme.dim())
+                let mut line = body_row(rows.get(row), color);
+                if index != review.selected {
+                    // The others dimmed: their own colours stay over it.
+                    line = line.style(theme.dim());
                 }
+                line
             }
             ViewRow::Folded(rest) => Line::styled(
                 format!(
@@ -197,7 +214,28 @@ fn draw_messages(review: &ReviewState, frame: &mut Frame, area: Rect, theme: &Th
     frame.render_widget(Paragraph::new(lines), area);
 }
 
-fn draw_preview(review: &ReviewState, frame: &mut Frame, area: Rect, alone: bool, theme: &Theme) {
+/// A body row as drawn: indented two columns, without colours under `NO_COLOR`.
+fn body_row(row: Option<&Line<'static>>, color: bool) -> Line<'static> {
+    let mut spans = vec![Span::raw("  ")];
+    if let Some(row) = row {
+        spans.extend(row.spans.iter().cloned());
+    }
+    let line = Line::from(spans);
+    if color {
+        line
+    } else {
+        crate::render::without_colors(line)
+    }
+}
+
+fn draw_preview(
+    review: &ReviewState,
+    frame: &mut Frame,
+    area: Rect,
+    alone: bool,
+    color: bool,
+    theme: &Theme,
+) {
     let keys = alone || review.preview_focused;
     let way_back = if alone {
         " · p or Esc back"
@@ -206,8 +244,13 @@ fn draw_preview(review: &ReviewState, frame: &mut Frame, area: Rect, alone: bool
     } else {
         " · Tab scrolls it"
     };
+    let shown_as = match review.format {
+        crate::export::Format::Markdown if review.preview_raw => " source",
+        crate::export::Format::Markdown => " rendered",
+        _ => "",
+    };
     let title = format!(
-        " Preview: {} (f changes{way_back}) ",
+        " Preview: {}{shown_as} (f changes{way_back}) ",
         crate::app::format_name(review.format)
     );
     let crate::app::review::PreviewView { rows, top, height } = review.preview_view_in(area);
@@ -225,7 +268,13 @@ fn draw_preview(review: &ReviewState, frame: &mut Frame, area: Rect, alone: bool
     }
     let lines: Vec<Line> = rows[top..shown]
         .iter()
-        .map(|r| Line::raw(r.as_str()))
+        .map(|r| {
+            if color {
+                r.clone()
+            } else {
+                crate::render::without_colors(r.clone())
+            }
+        })
         .collect();
     frame.render_widget(Paragraph::new(lines).block(block), area);
 }
