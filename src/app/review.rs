@@ -1739,6 +1739,10 @@ pub fn preview_inner(area: ratatui::layout::Rect) -> (usize, usize) {
 mod tests {
     use super::*;
 
+    fn texts(rows: &[Line<'static>]) -> Vec<String> {
+        rows.iter().map(crate::render::line_text).collect()
+    }
+
     #[test]
     fn wrapped_rows_are_kept_per_width_and_follow_every_change() {
         let mut item = ReviewItem::new(
@@ -1748,16 +1752,16 @@ mod tests {
             },
             Some(0),
         );
-        assert_eq!(*item.rows(10), ["aaaa bbbb ", "cccc"]);
+        assert_eq!(texts(&item.rows(10)), ["aaaa bbbb ", "cccc"]);
         assert!(std::sync::Arc::ptr_eq(&item.rows(10), &item.rows(10)));
-        assert_eq!(*item.rows(100), ["aaaa bbbb cccc"]);
+        assert_eq!(texts(&item.rows(100)), ["aaaa bbbb cccc"]);
         item.set_content(Content::text("x\ny"));
-        assert_eq!(*item.rows(10), ["x", "y"]);
+        assert_eq!(texts(&item.rows(10)), ["x", "y"]);
         item.set_message(Message {
             role: Role::Assistant,
             content: Content::text("z"),
         });
-        assert_eq!(*item.rows(10), ["z"]);
+        assert_eq!(texts(&item.rows(10)), ["z"]);
     }
 
     #[test]

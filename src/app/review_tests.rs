@@ -346,7 +346,7 @@ fn the_preview_opens_at_the_selected_message_and_its_keys_scroll_it() {
         view.rows[view.top..]
             .iter()
             .take(5)
-            .any(|row| row.contains("message 51")),
+            .any(|row| crate::render::line_text(row).contains("message 51")),
         "the preview opens at #51: {:?}",
         &view.rows[view.top..view.top + 5]
     );

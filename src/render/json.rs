@@ -159,3 +159,62 @@ fn highlight_line(line: &str) -> Vec<Piece> {
     }
     pieces
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::render::line_text;
+
+    #[test]
+    fn long_base64_folds_to_its_decoded_size_and_short_strings_stay() {
+        let data = "QUJD".repeat(64); // 256 symbols: 192 bytes
+        let line = format!(r#"  "data": "{data}","#);
+        assert_eq!(fold_base64(&line), r#"  "data": "…(192 bytes)…","#);
+        let url = format!(r#"{{"url": "data:image/png;base64,{data}"}}"#);
+        assert_eq!(
+            fold_base64(&url),
+            r#"{"url": "data:image/png;base64,…(192 bytes)…"}"#
+        );
+        // Under the threshold, or not base64, it stays.
+        let short = format!(r#""data": "{}""#, "QUJD".repeat(31));
+        assert_eq!(fold_base64(&short), short);
+        let prose = format!(r#""text": "{}""#, "words and more words ".repeat(10));
+        assert_eq!(fold_base64(&prose), prose);
+        // An escaped quote does not end the string early.
+        let escaped = format!(r#""a": "x\"y", "b": "{data}""#);
+        assert_eq!(fold_base64(&escaped), r#""a": "x\"y", "b": "…(192 bytes)…""#);
+    }
+
+    #[test]
+    fn keys_strings_numbers_and_literals_are_told_apart() {
+        let rows = preview_rows("{\n  \"role\": \"user\",\n  \"n\": -1.5e3,\n  \"ok\": true\n}", 80);
+        let text: Vec<String> = rows.iter().map(line_text).collect();
+        assert_eq!(text, ["{", "  \"role\": \"user\",", "  \"n\": -1.5e3,", "  \"ok\": true", "}"]);
+        let style = |row: usize, piece: &str| {
+            rows[row]
+                .spans
+                .iter()
+                .find(|s| s.content == piece)
+                .unwrap_or_else(|| panic!("no {piece:?} in row {row}"))
+                .style
+        };
+        assert_eq!(style(1, "\"role\""), key_style());
+        assert_eq!(style(1, "\"user\""), string_style());
+        assert_eq!(style(2, "-1.5e3"), number_style());
+        assert_eq!(style(3, "true"), literal_style());
+        assert_eq!(style(0, "{"), punctuation_style());
+        assert_ne!(key_style(), string_style());
+    }
+
+    #[test]
+    fn rows_are_neutralised_and_wrapped() {
+        let rows = preview_rows("\"\u{1b}[2J\u{202e}é\", \"日本語日本語日本語\"", 8);
+        for row in &rows {
+            let text = line_text(row);
+            assert!(!text.chars().any(char::is_control), "{text:?}");
+            assert!(!text.contains('\u{202e}'));
+            assert!(crate::text::width(&text) <= 8, "{text:?}");
+        }
+        assert!(line_text(&rows[0]).starts_with("\"␛[2J"));
+    }
+}

@@ -620,3 +620,207 @@ fn fit_columns(widths: &mut [usize], room: usize) {
         total -= cut;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::render::line_text;
+
+    /// A rich message: what the review's snapshots show too.
+    pub(crate) const RICH: &str = "# Release notes\n\nSome *emphasis*, **strong**, ~~gone~~ and `code`.\nA second line, kept.\n\n## Steps\n\n1. First\n2. Second\n   - nested\n     - deeper\n3. Third with a [link](https://example.com/docs)\n\n> quoted\n> text\n\n---\n\n| Name | Value |\n|:-----|------:|\n| alpha | 1 |\n| beta | 22 |\n\n```rust\nfn main() {\n    println!(\"hi\");\n}\n```\n\n```python\ndef f(x):\n    return x\n```\n\n![a cat](https://example.com/cat.png)\n";
+
+    fn texts(source: &str, width: usize) -> Vec<String> {
+        render(source, width).iter().map(line_text).collect()
+    }
+
+    /// The row holding `needle`, and the style of the span holding it.
+    fn style_of(rows: &[Line<'static>], needle: &str) -> Style {
+        rows.iter()
+            .flat_map(|row| row.spans.iter())
+            .find(|span| span.content.contains(needle))
+            .unwrap_or_else(|| panic!("no span holds {needle:?}"))
+            .style
+    }
+
+    #[test]
+    fn every_construct_is_drawn_as_what_it_is() {
+        assert_eq!(
+            texts(RICH, 60),
+            [
+                "Release notes",
+                "",
+                "Some emphasis, strong, gone and code.",
+                "A second line, kept.",
+                "",
+                "Steps",
+                "",
+                "1. First",
+                "2. Second",
+                "   ◦ nested",
+                "     ▪ deeper",
+                "3. Third with a link <https://example.com/docs>",
+                "",
+                "▌ quoted",
+                "▌ text",
+                "",
+                &"─".repeat(60),
+                "",
+                "┌───────┬───────┐",
+                "│ Name  │ Value │",
+                "├───────┼───────┤",
+                "│ alpha │     1 │",
+                "│ beta  │    22 │",
+                "└───────┴───────┘",
+                "",
+                "┌ rust",
+                "│ fn main() {",
+                "│     println!(\"hi\");",
+                "│ }",
+                "└",
+                "",
+                "┌ python",
+                "│ def f(x):",
+                "│     return x",
+                "└",
+                "",
+                "[image: a cat <https://example.com/cat.png>]",
+            ]
+        );
+    }
+
+    #[test]
+    fn inline_styles_and_headings_carry_their_modifiers() {
+        let rows = render(RICH, 60);
+        let h1 = style_of(&rows, "Release notes");
+        assert!(h1.add_modifier.contains(Modifier::BOLD | Modifier::UNDERLINED));
+        assert!(h1.fg.is_some());
+        let h2 = style_of(&rows, "Steps");
+        assert!(h2.add_modifier.contains(Modifier::BOLD));
+        assert_ne!(h1, h2, "levels differ");
+        assert!(style_of(&rows, "emphasis").add_modifier.contains(Modifier::ITALIC));
+        assert!(style_of(&rows, "strong").add_modifier.contains(Modifier::BOLD));
+        assert!(style_of(&rows, "gone").add_modifier.contains(Modifier::CROSSED_OUT));
+        assert!(style_of(&rows, "code").bg.is_some(), "inline code is marked");
+        assert!(style_of(&rows, "link").add_modifier.contains(Modifier::UNDERLINED));
+        assert!(style_of(&rows, "Name").add_modifier.contains(Modifier::BOLD), "table header");
+    }
+
+    #[test]
+    fn fenced_code_is_highlighted_by_its_language_once_the_grammars_are_loaded() {
+        highlight::load();
+        let rows = render("```rust\nfn main() { let x = 1; }\n```\n", 60);
+        let keyword = style_of(&rows, "fn");
+        assert!(keyword.fg.is_some(), "the keyword has a colour");
+        let text: Vec<String> = rows.iter().map(line_text).collect();
+        assert_eq!(text, ["┌ rust", "│ fn main() { let x = 1; }", "└"]);
+        let rows = render("```klingon\nqapla'\n```\n", 60);
+        assert_eq!(line_text(&rows[0]), "┌ klingon (plain: not a known language)");
+        assert_eq!(style_of(&rows, "qapla").fg, None);
+        // A block over the bounds is drawn plain, and said to be.
+        let long = format!("```rust\n{}```\n", "let x = 1;\n".repeat(MAX_BLOCK_LINES + 1));
+        let rows = render(&long, 60);
+        assert_eq!(line_text(&rows[0]), "┌ rust (plain: too long to highlight)");
+        assert_eq!(style_of(&rows, "let").fg, None);
+        // The message's budget: the blocks after it are plain.
+        let block = format!("```rust\n{}```\n\n", "let x = 1;\n".repeat(1_000));
+        let many = block.repeat(MESSAGE_BUDGET_BYTES / 11_000 + 2);
+        let rows = render(&many, 60);
+        let labels: Vec<String> = rows
+            .iter()
+            .map(line_text)
+            .filter(|t| t.starts_with("┌ rust"))
+            .collect();
+        assert_eq!(labels[0], "┌ rust");
+        assert_eq!(labels.last().unwrap(), "┌ rust (plain: the message has much code)");
+    }
+
+    #[test]
+    fn wrapped_list_items_and_quotes_keep_their_indent() {
+        let rows = texts("- one two three four five six\n  - seven eight nine ten\n\n> eleven twelve thirteen\n", 16);
+        assert_eq!(
+            rows,
+            [
+                "• one two three ",
+                "  four five six",
+                "  ◦ seven eight ",
+                "    nine ten",
+                "",
+                "▌ eleven twelve ",
+                "▌ thirteen",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_table_too_wide_wraps_its_cells_within_the_width() {
+        let source = "| a | b |\n|---|---|\n| one two three four five six | seven eight nine ten eleven twelve |\n";
+        let rows = texts(source, 30);
+        for row in &rows {
+            assert!(crate::text::width(row) <= 30, "{row:?} is wider than 30");
+        }
+        assert!(rows.len() > 5, "the long cells wrap: {rows:#?}");
+        assert!(rows.iter().any(|r| r.contains("seven")));
+        assert!(rows.iter().all(|r| r.starts_with(['┌', '│', '├', '└'])));
+    }
+
+    #[test]
+    fn links_show_their_target_and_autolinks_show_it_once() {
+        assert_eq!(texts("[docs](https://x.test/a)", 80), ["docs <https://x.test/a>"]);
+        assert_eq!(texts("<https://x.test/a>", 80), ["https://x.test/a"]);
+        // A link whose text hides another target still shows the target.
+        assert_eq!(
+            texts("[https://good.test](https://evil.test)", 80),
+            ["https://good.test <https://evil.test>"]
+        );
+        assert_eq!(texts("![](https://x.test/i.png)", 80), ["[image <https://x.test/i.png>]"]);
+    }
+
+    #[test]
+    fn control_characters_show_as_pictures_everywhere() {
+        let source = "# \u{1b}[31mred\n\n[\u{1b}]8;;https://evil.test\u{7}x](https://a.test/\u{1b}b)\n\n```\u{1b}x\n\u{1b}[2J\tz\n```\n| \u{9b}c |\n|---|\n| \u{202e}d |\n";
+        for row in texts(source, 40) {
+            assert!(!row.chars().any(char::is_control), "{row:?}");
+            assert!(!row.contains('\u{202e}'), "{row:?}");
+        }
+        assert!(texts(source, 40)[0].contains("␛[31mred"));
+    }
+
+    #[test]
+    fn wide_characters_and_tabs_fit_the_width() {
+        let source = "日本語のテキストがここにあります。とても長い行です。\n\n```\n\tindented\n```\n";
+        let rows = texts(source, 12);
+        for row in &rows {
+            assert!(crate::text::width(row) <= 12, "{row:?}");
+        }
+        // The tab is four columns, as the editor draws it.
+        assert!(rows.iter().any(|r| r.starts_with("│     ind")), "{rows:#?}");
+    }
+
+    fn is_drawn_safely(row: &str) -> bool {
+        !row.chars().any(|c| {
+            c.is_control()
+                || matches!(c, '\u{61c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+        })
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+        #[test]
+        fn no_row_holds_a_control_character(
+            source in "([#>*_`|\\-\\[\\]()!:0-9. \n\t]|[a-z]|\u{1b}|\u{7}|\u{9b}|\u{202e}|\u{2067}|\u{7f}|\r|\u{0}|日|```rust\n|```\n){0,200}",
+            width in 1usize..50,
+        ) {
+            highlight::load();
+            for row in render(&source, width) {
+                let text = line_text(&row);
+                proptest::prop_assert!(is_drawn_safely(&text), "rendered {:?}", text);
+            }
+            let content = crate::mcp::Content::text(source.as_str());
+            let raw = crate::render::RowStyle { rendered: false, color: true };
+            for row in crate::render::message_rows(&content, width, raw) {
+                let text = line_text(&row);
+                proptest::prop_assert!(is_drawn_safely(&text), "raw {:?}", text);
+            }
+        }
+    }
+}
