@@ -244,7 +244,7 @@ impl Action {
             Action::FromFile => "fill the field with a file's contents (pick the file)",
             Action::FromCommand => "fill the field with a shell command's output",
             Action::ToggleRendered => {
-                "Markdown rendered or raw (the message; the preview's with its keys)"
+                "rendered Markdown or raw text (message or preview)"
             }
         }
     }

@@ -660,7 +660,8 @@ fn tab_indentation_shows_in_the_review_and_the_preview() {
     insta::assert_snapshot!("review_with_tabs", drawn);
     app.update(key(KeyCode::Char('p')));
     let drawn = screen(&app, 120, 30);
-    assert!(drawn.contains("│        raise ValueError(r)"), "{drawn}");
+    // The border, then the code block's bar: the two tabs still four columns each.
+    assert!(drawn.contains("││         raise ValueError(r)"), "{drawn}");
     insta::assert_snapshot!("preview_with_tabs", drawn);
     // What is sent keeps the tabs.
     if let crate::app::Screen::Review(review) = &app.screen {
