@@ -243,9 +243,7 @@ impl Action {
             Action::StripControls => "strip control characters (escape sequences)",
             Action::FromFile => "fill the field with a file's contents (pick the file)",
             Action::FromCommand => "fill the field with a shell command's output",
-            Action::ToggleRendered => {
-                "rendered Markdown or raw text (message or preview)"
-            }
+            Action::ToggleRendered => "rendered Markdown or raw text (message or preview)",
         }
     }
 }

@@ -544,7 +544,11 @@ fn body_texts(app: &App, index: usize) -> Vec<String> {
 #[test]
 fn m_switches_the_selected_message_between_rendered_and_raw_and_e_edits_the_raw_text() {
     let source = "# Title\n\n- **one**\n- two";
-    let mut app = review_of(messages(&[(Role::User, source), (Role::User, "# other")]), 100, 30);
+    let mut app = review_of(
+        messages(&[(Role::User, source), (Role::User, "# other")]),
+        100,
+        30,
+    );
     assert_eq!(body_texts(&app, 0), ["Title", "", "• one", "• two"]);
     app.update(key(KeyCode::Char('m')));
     assert!(review(&app).items[0].is_raw());
@@ -586,7 +590,11 @@ fn m_on_a_block_markdown_does_not_render_says_so_and_changes_nothing() {
     );
     app.update(key(KeyCode::Char('m')));
     assert!(!review(&app).items[0].is_raw());
-    let flash = app.flash.as_ref().map(|f| f.text.clone()).unwrap_or_default();
+    let flash = app
+        .flash
+        .as_ref()
+        .map(|f| f.text.clone())
+        .unwrap_or_default();
     assert!(flash.contains("drawn as it is"), "{flash}");
 }
 
@@ -641,7 +649,11 @@ fn the_export_keeps_the_base64_the_preview_folds() {
             Effect::Copy { text, .. } => Some(text.clone()),
             _ => None,
         });
-        assert_eq!(copied.as_deref(), Some(expected.as_str()), "{format:?}: byte for byte");
+        assert_eq!(
+            copied.as_deref(),
+            Some(expected.as_str()),
+            "{format:?}: byte for byte"
+        );
         assert_eq!(review(&app).export(), expected);
     }
 }

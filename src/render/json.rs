@@ -182,14 +182,29 @@ mod tests {
         assert_eq!(fold_base64(&prose), prose);
         // An escaped quote does not end the string early.
         let escaped = format!(r#""a": "x\"y", "b": "{data}""#);
-        assert_eq!(fold_base64(&escaped), r#""a": "x\"y", "b": "…(192 bytes)…""#);
+        assert_eq!(
+            fold_base64(&escaped),
+            r#""a": "x\"y", "b": "…(192 bytes)…""#
+        );
     }
 
     #[test]
     fn keys_strings_numbers_and_literals_are_told_apart() {
-        let rows = preview_rows("{\n  \"role\": \"user\",\n  \"n\": -1.5e3,\n  \"ok\": true\n}", 80);
+        let rows = preview_rows(
+            "{\n  \"role\": \"user\",\n  \"n\": -1.5e3,\n  \"ok\": true\n}",
+            80,
+        );
         let text: Vec<String> = rows.iter().map(line_text).collect();
-        assert_eq!(text, ["{", "  \"role\": \"user\",", "  \"n\": -1.5e3,", "  \"ok\": true", "}"]);
+        assert_eq!(
+            text,
+            [
+                "{",
+                "  \"role\": \"user\",",
+                "  \"n\": -1.5e3,",
+                "  \"ok\": true",
+                "}"
+            ]
+        );
         let style = |row: usize, piece: &str| {
             rows[row]
                 .spans

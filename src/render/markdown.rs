@@ -15,7 +15,8 @@ use super::{Piece, wrap_pieces};
 
 /// `source` rendered as rows at most `width` columns wide (at least one row).
 pub fn render(source: &str, width: usize) -> Vec<Line<'static>> {
-    let options = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS;
+    let options =
+        Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS;
     let mut writer = Writer::new(width.max(1));
     for event in Parser::new_ext(source, options) {
         writer.event(event);
@@ -44,7 +45,9 @@ fn heading_style(level: HeadingLevel) -> Style {
 }
 
 fn link_style() -> Style {
-    Style::new().fg(Color::Blue).add_modifier(Modifier::UNDERLINED)
+    Style::new()
+        .fg(Color::Blue)
+        .add_modifier(Modifier::UNDERLINED)
 }
 
 fn inline_code_style() -> Style {
@@ -56,10 +59,7 @@ enum Container {
     /// `▌ ` before each row.
     Quote,
     /// A list item: its marker before its first row, as many spaces before the others.
-    Item {
-        marker: String,
-        started: bool,
-    },
+    Item { marker: String, started: bool },
 }
 
 /// A table being read: its alignments, rows of cells (each cell its pieces).
@@ -245,9 +245,7 @@ impl Writer {
                     }
                 }
             }
-            Event::FootnoteReference(label) => {
-                self.push_text(&format!("[^{label}]"), self.style())
-            }
+            Event::FootnoteReference(label) => self.push_text(&format!("[^{label}]"), self.style()),
             Event::SoftBreak | Event::HardBreak => self.line_break(),
             Event::Rule => {
                 self.start_block();
@@ -275,11 +273,9 @@ impl Writer {
             Tag::CodeBlock(kind) => {
                 self.start_block();
                 let language = match kind {
-                    CodeBlockKind::Fenced(info) => info
-                        .split([' ', ',', '{'])
-                        .next()
-                        .unwrap_or("")
-                        .to_string(),
+                    CodeBlockKind::Fenced(info) => {
+                        info.split([' ', ',', '{']).next().unwrap_or("").to_string()
+                    }
                     CodeBlockKind::Indented => String::new(),
                 };
                 self.code = Some(Code {
@@ -326,7 +322,9 @@ impl Writer {
                 });
             }
             Tag::TableHead | Tag::TableRow | Tag::TableCell => self.flush_cell_text(),
-            Tag::Emphasis => self.styles.push(Style::new().add_modifier(Modifier::ITALIC)),
+            Tag::Emphasis => self
+                .styles
+                .push(Style::new().add_modifier(Modifier::ITALIC)),
             Tag::Strong => self.styles.push(Style::new().add_modifier(Modifier::BOLD)),
             Tag::Strikethrough => self
                 .styles
@@ -523,8 +521,11 @@ impl Writer {
         if columns == 0 {
             return;
         }
-        let cell_width =
-            |cell: &Vec<Piece>| cell.iter().map(|(t, _)| crate::text::width(t)).sum::<usize>();
+        let cell_width = |cell: &Vec<Piece>| {
+            cell.iter()
+                .map(|(t, _)| crate::text::width(t))
+                .sum::<usize>()
+        };
         let mut widths = vec![1usize; columns];
         for row in &table.rows {
             for (i, cell) in row.iter().enumerate() {
@@ -692,17 +693,44 @@ mod tests {
     fn inline_styles_and_headings_carry_their_modifiers() {
         let rows = render(RICH, 60);
         let h1 = style_of(&rows, "Release notes");
-        assert!(h1.add_modifier.contains(Modifier::BOLD | Modifier::UNDERLINED));
+        assert!(
+            h1.add_modifier
+                .contains(Modifier::BOLD | Modifier::UNDERLINED)
+        );
         assert!(h1.fg.is_some());
         let h2 = style_of(&rows, "Steps");
         assert!(h2.add_modifier.contains(Modifier::BOLD));
         assert_ne!(h1, h2, "levels differ");
-        assert!(style_of(&rows, "emphasis").add_modifier.contains(Modifier::ITALIC));
-        assert!(style_of(&rows, "strong").add_modifier.contains(Modifier::BOLD));
-        assert!(style_of(&rows, "gone").add_modifier.contains(Modifier::CROSSED_OUT));
-        assert!(style_of(&rows, "code").bg.is_some(), "inline code is marked");
-        assert!(style_of(&rows, "link").add_modifier.contains(Modifier::UNDERLINED));
-        assert!(style_of(&rows, "Name").add_modifier.contains(Modifier::BOLD), "table header");
+        assert!(
+            style_of(&rows, "emphasis")
+                .add_modifier
+                .contains(Modifier::ITALIC)
+        );
+        assert!(
+            style_of(&rows, "strong")
+                .add_modifier
+                .contains(Modifier::BOLD)
+        );
+        assert!(
+            style_of(&rows, "gone")
+                .add_modifier
+                .contains(Modifier::CROSSED_OUT)
+        );
+        assert!(
+            style_of(&rows, "code").bg.is_some(),
+            "inline code is marked"
+        );
+        assert!(
+            style_of(&rows, "link")
+                .add_modifier
+                .contains(Modifier::UNDERLINED)
+        );
+        assert!(
+            style_of(&rows, "Name")
+                .add_modifier
+                .contains(Modifier::BOLD),
+            "table header"
+        );
     }
 
     #[test]
@@ -714,10 +742,16 @@ mod tests {
         let text: Vec<String> = rows.iter().map(line_text).collect();
         assert_eq!(text, ["┌ rust", "│ fn main() { let x = 1; }", "└"]);
         let rows = render("```klingon\nqapla'\n```\n", 60);
-        assert_eq!(line_text(&rows[0]), "┌ klingon (plain: not a known language)");
+        assert_eq!(
+            line_text(&rows[0]),
+            "┌ klingon (plain: not a known language)"
+        );
         assert_eq!(style_of(&rows, "qapla").fg, None);
         // A block over the bounds is drawn plain, and said to be.
-        let long = format!("```rust\n{}```\n", "let x = 1;\n".repeat(MAX_BLOCK_LINES + 1));
+        let long = format!(
+            "```rust\n{}```\n",
+            "let x = 1;\n".repeat(MAX_BLOCK_LINES + 1)
+        );
         let rows = render(&long, 60);
         assert_eq!(line_text(&rows[0]), "┌ rust (plain: too long to highlight)");
         assert_eq!(style_of(&rows, "let").fg, None);
@@ -731,12 +765,18 @@ mod tests {
             .filter(|t| t.starts_with("┌ rust"))
             .collect();
         assert_eq!(labels[0], "┌ rust");
-        assert_eq!(labels.last().unwrap(), "┌ rust (plain: the message has much code)");
+        assert_eq!(
+            labels.last().unwrap(),
+            "┌ rust (plain: the message has much code)"
+        );
     }
 
     #[test]
     fn wrapped_list_items_and_quotes_keep_their_indent() {
-        let rows = texts("- one two three four five six\n  - seven eight nine ten\n\n> eleven twelve thirteen\n", 16);
+        let rows = texts(
+            "- one two three four five six\n  - seven eight nine ten\n\n> eleven twelve thirteen\n",
+            16,
+        );
         assert_eq!(
             rows,
             [
@@ -765,14 +805,20 @@ mod tests {
 
     #[test]
     fn links_show_their_target_and_autolinks_show_it_once() {
-        assert_eq!(texts("[docs](https://x.test/a)", 80), ["docs <https://x.test/a>"]);
+        assert_eq!(
+            texts("[docs](https://x.test/a)", 80),
+            ["docs <https://x.test/a>"]
+        );
         assert_eq!(texts("<https://x.test/a>", 80), ["https://x.test/a"]);
         // A link whose text hides another target still shows the target.
         assert_eq!(
             texts("[https://good.test](https://evil.test)", 80),
             ["https://good.test <https://evil.test>"]
         );
-        assert_eq!(texts("![](https://x.test/i.png)", 80), ["[image <https://x.test/i.png>]"]);
+        assert_eq!(
+            texts("![](https://x.test/i.png)", 80),
+            ["[image <https://x.test/i.png>]"]
+        );
     }
 
     #[test]
@@ -787,7 +833,8 @@ mod tests {
 
     #[test]
     fn wide_characters_and_tabs_fit_the_width() {
-        let source = "日本語のテキストがここにあります。とても長い行です。\n\n```\n\tindented\n```\n";
+        let source =
+            "日本語のテキストがここにあります。とても長い行です。\n\n```\n\tindented\n```\n";
         let rows = texts(source, 12);
         for row in &rows {
             assert!(crate::text::width(row) <= 12, "{row:?}");

@@ -56,10 +56,9 @@ fn markdown_of(content: &Content) -> Option<(Option<String>, &str)> {
     match content {
         Content::Known(KnownContent::Text { text, .. }) if !text.is_empty() => Some((None, text)),
         Content::Known(KnownContent::Resource {
-            resource:
-                EmbeddedResource::Text {
-                    text, mime_type, ..
-                },
+            resource: EmbeddedResource::Text {
+                text, mime_type, ..
+            },
             ..
         }) if mime_type.as_deref().is_some_and(is_markdown_mime) => {
             let header = crate::app::review::body_lines(content).next();

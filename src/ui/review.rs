@@ -148,13 +148,7 @@ fn header_line<'a>(
     line
 }
 
-fn draw_messages(
-    review: &ReviewState,
-    frame: &mut Frame,
-    area: Rect,
-    color: bool,
-    theme: &Theme,
-) {
+fn draw_messages(review: &ReviewState, frame: &mut Frame, area: Rect, color: bool, theme: &Theme) {
     if review.items.is_empty() {
         frame.render_widget(
             Paragraph::new(vec![

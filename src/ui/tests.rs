@@ -1261,7 +1261,10 @@ fn a_markdown_message_is_rendered_and_m_shows_it_raw() {
     let mut app = rich_review(120, 40);
     let drawn = screen(&app, 120, 40);
     assert!(drawn.contains("│ Area  │ Weight │"), "{drawn}");
-    assert!(drawn.contains("guide <https://example.com/style>"), "{drawn}");
+    assert!(
+        drawn.contains("guide <https://example.com/style>"),
+        "{drawn}"
+    );
     insta::assert_snapshot!("review_of_markdown_rendered", drawn);
     app.update(key(KeyCode::Char('m')));
     let drawn = screen(&app, 120, 40);
@@ -1300,7 +1303,10 @@ fn the_rendered_review_carries_styles_and_loses_colours_under_no_color() {
     assert!(heading.modifier.contains(ratatui::style::Modifier::BOLD));
     assert_ne!(heading.fg, ratatui::style::Color::Reset);
     let keyword = find(&buffer, "fn add");
-    assert!(matches!(keyword.fg, ratatui::style::Color::Rgb(..)), "{keyword:?}");
+    assert!(
+        matches!(keyword.fg, ratatui::style::Color::Rgb(..)),
+        "{keyword:?}"
+    );
     let plain = find(&buffer, "Review the change");
     assert_ne!(plain.fg, keyword.fg);
 
@@ -1313,7 +1319,10 @@ fn the_rendered_review_carries_styles_and_loses_colours_under_no_color() {
     assert_eq!(heading.fg, ratatui::style::Color::Reset, "no colour");
     assert_eq!(find(&buffer, "fn add").fg, ratatui::style::Color::Reset);
     let code = find(&buffer, "file:line");
-    assert!(code.modifier.contains(ratatui::style::Modifier::REVERSED), "inline code still shows");
+    assert!(
+        code.modifier.contains(ratatui::style::Modifier::REVERSED),
+        "inline code still shows"
+    );
 }
 
 /// A review holding an image block (4 KiB of base64) in `format`, with the preview shown.
@@ -1342,7 +1351,16 @@ fn image_preview(format: crate::export::Format) -> String {
 #[test]
 fn the_json_previews_are_highlighted_with_their_base64_folded() {
     use crate::export::Format;
-    insta::assert_snapshot!("preview_mcp_json_with_an_image", image_preview(Format::McpJson));
-    insta::assert_snapshot!("preview_openai_with_an_image", image_preview(Format::OpenAi));
-    insta::assert_snapshot!("preview_anthropic_with_an_image", image_preview(Format::Anthropic));
+    insta::assert_snapshot!(
+        "preview_mcp_json_with_an_image",
+        image_preview(Format::McpJson)
+    );
+    insta::assert_snapshot!(
+        "preview_openai_with_an_image",
+        image_preview(Format::OpenAi)
+    );
+    insta::assert_snapshot!(
+        "preview_anthropic_with_an_image",
+        image_preview(Format::Anthropic)
+    );
 }
