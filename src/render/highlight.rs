@@ -73,6 +73,13 @@ impl Highlighter {
         if language.is_empty() {
             return None;
         }
+        // Languages the bundled set lacks, drawn with the nearest grammar it has.
+        let language = match language.to_ascii_lowercase().as_str() {
+            "typescript" | "ts" | "tsx" | "jsx" | "mjs" | "cjs" => "js",
+            "jsonc" | "json5" => "json",
+            "shell" | "console" | "zsh" => "sh",
+            _ => language,
+        };
         self.syntaxes
             .find_syntax_by_token(language)
             .or_else(|| self.syntaxes.find_syntax_by_name(language))
@@ -128,6 +135,9 @@ mod tests {
         let rust = highlighter.syntax_for("rust").expect("rust is bundled");
         assert!(highlighter.syntax_for("rs").is_some());
         assert!(highlighter.syntax_for("python").is_some());
+        for near in ["typescript", "TS", "jsonc", "shell"] {
+            assert!(highlighter.syntax_for(near).is_some(), "{near}");
+        }
         assert!(highlighter.syntax_for("no-such-language").is_none());
         let lines = highlighter.highlight(rust, "fn main() {}\n").unwrap();
         assert_eq!(lines.len(), 1);
