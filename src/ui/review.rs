@@ -33,7 +33,16 @@ pub(super) fn draw(app: &App, review: &ReviewState, frame: &mut Frame, area: Rec
         }
     } else {
         if !areas.messages.is_empty() {
-            draw_messages(review, frame, areas.messages, app.options.color, theme);
+            // The key `m` is bound to, as the header names it (the config may move it).
+            let toggle = app.keys.hint(
+                crate::app::KeyScreen::Review,
+                crate::app::Action::ToggleRendered,
+            );
+            let drawn = Drawn {
+                color: app.options.color,
+                toggle: toggle.as_deref(),
+            };
+            draw_messages(review, frame, areas.messages, drawn, theme);
         }
         if !areas.preview.is_empty() {
             draw_preview(
@@ -100,10 +109,19 @@ fn draw_header(review: &ReviewState, frame: &mut Frame, area: Rect, theme: &Them
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
+/// How the message bodies are drawn: in colour or not, and the key that switches a
+/// message between rendered and raw (none when unbound).
+#[derive(Clone, Copy)]
+struct Drawn<'k> {
+    color: bool,
+    toggle: Option<&'k str>,
+}
+
 fn header_line<'a>(
     review: &ReviewState,
     index: usize,
     message: &Message,
+    toggle: Option<&str>,
     theme: &Theme,
 ) -> Line<'a> {
     let selected = index == review.selected;
@@ -124,11 +142,15 @@ fn header_line<'a>(
     if crate::render::renders(&message.content) {
         // Said where it helps: on the selected message, and on any drawn raw.
         let raw = review.items[index].is_raw();
-        match (selected, raw) {
-            (true, true) => spans.push(Span::styled(" · raw (m renders)", theme.dim())),
-            (true, false) => spans.push(Span::styled(" · rendered (m: raw)", theme.dim())),
-            (false, true) => spans.push(Span::styled(" · raw", theme.dim())),
-            (false, false) => {}
+        let text = match (selected, raw, toggle) {
+            (true, true, Some(key)) => format!(" · raw ({key} renders)"),
+            (true, false, Some(key)) => format!(" · rendered ({key}: raw)"),
+            (true, false, None) => " · rendered".to_string(),
+            (_, true, _) => " · raw".to_string(),
+            (false, false, _) => String::new(),
+        };
+        if !text.is_empty() {
+            spans.push(Span::styled(text, theme.dim()));
         }
     }
     if review.is_edited(index) {
@@ -148,7 +170,7 @@ fn header_line<'a>(
     line
 }
 
-fn draw_messages(review: &ReviewState, frame: &mut Frame, area: Rect, color: bool, theme: &Theme) {
+fn draw_messages(review: &ReviewState, frame: &mut Frame, area: Rect, drawn: Drawn, theme: &Theme) {
     if review.items.is_empty() {
         frame.render_widget(
             Paragraph::new(vec![
@@ -170,7 +192,8 @@ fn draw_messages(review: &ReviewState, frame: &mut Frame, area: Rect, color: boo
         .map(|row| match *row {
             ViewRow::Gap => Line::raw(""),
             ViewRow::Header(index) => {
-                let mut line = header_line(review, index, review.items[index].message(), theme);
+                let message = review.items[index].message();
+                let mut line = header_line(review, index, message, drawn.toggle, theme);
                 if index == review.selected && view.scroll > 0 {
                     let rows = review.items[index].rows(view.width).len();
                     line.push_span(Span::styled(
@@ -182,7 +205,7 @@ fn draw_messages(review: &ReviewState, frame: &mut Frame, area: Rect, color: boo
             }
             ViewRow::Body { index, row } => {
                 let rows = review.items[index].rows(view.width);
-                let mut line = body_row(rows.get(row), color);
+                let mut line = body_row(rows.get(row), drawn.color);
                 if index != review.selected {
                     // The others dimmed: their own colours stay over it.
                     line = line.style(theme.dim());
