@@ -1634,7 +1634,7 @@ pub fn body_lines(content: &Content) -> Box<dyn Iterator<Item = String> + '_> {
             if text.is_empty() {
                 Box::new(std::iter::once("(empty)".to_string()))
             } else {
-                Box::new(text.lines().map(crate::text::display_line))
+                Box::new(text.lines().map(crate::render::shown))
             }
         }
         Content::Known(KnownContent::Image { .. }) | Content::Known(KnownContent::Audio { .. }) => {
@@ -1655,7 +1655,7 @@ pub fn body_lines(content: &Content) -> Box<dyn Iterator<Item = String> + '_> {
                     crate::text::one_line(uri),
                     crate::text::one_line(mime_type.as_deref().unwrap_or("no MIME type"))
                 ))
-                .chain(text.lines().map(crate::text::display_line)),
+                .chain(text.lines().map(crate::render::shown)),
             ),
             EmbeddedResource::Blob {
                 uri,

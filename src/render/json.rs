@@ -16,8 +16,8 @@ pub fn preview_rows(export: &str, width: usize) -> Vec<Line<'static>> {
     let mut rows = Vec::new();
     for line in export.lines() {
         let folded = fold_base64(line);
-        let shown = crate::text::display_line(&folded);
-        for row in wrap_pieces(&highlight_line(&shown), width) {
+        let shown = super::shown(&folded);
+        for row in wrap_pieces(highlight_line(&shown), width) {
             rows.push(Line::from(row));
         }
     }

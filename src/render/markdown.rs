@@ -128,7 +128,7 @@ impl Writer {
             alt.push_str(text);
             return;
         }
-        let shown = crate::text::display_line(text);
+        let shown = super::shown(text);
         if !shown.is_empty() {
             self.pieces.push(Some((shown, style)));
         }
@@ -190,10 +190,17 @@ impl Writer {
         }
         let pieces = std::mem::take(&mut self.pieces);
         let room = self.room();
-        for line in pieces.split(Option::is_none) {
-            let line: Vec<Piece> = line.iter().flatten().cloned().collect();
-            for row in wrap_pieces(&line, room) {
-                self.push_row(row);
+        let mut line: Vec<Piece> = Vec::new();
+        let mut pieces = pieces.into_iter().peekable();
+        while let Some(piece) = pieces.next() {
+            let at_break = piece.is_none();
+            if let Some(piece) = piece {
+                line.push(piece);
+            }
+            if at_break || pieces.peek().is_none() {
+                for row in wrap_pieces(std::mem::take(&mut line), room) {
+                    self.push_row(row);
+                }
             }
         }
     }
@@ -421,7 +428,7 @@ impl Writer {
                         .flatten()
                         .map(|(t, _)| t.as_str())
                         .collect();
-                    let shown = crate::text::display_line(&url);
+                    let shown = super::shown(&url);
                     // An autolink's text is its URL: once is enough.
                     let bare = shown.strip_prefix("mailto:").unwrap_or(&shown);
                     if text != shown && text != bare {
@@ -455,7 +462,7 @@ impl Writer {
     fn code_block(&mut self, code: Code) {
         let source = code.text.strip_suffix('\n').unwrap_or(&code.text);
         let source_lines: Vec<String> = source.split('\n').map(crate::text::expand_tabs).collect();
-        let language = crate::text::display_line(&code.language);
+        let language = super::shown(&code.language);
         let mut note = "";
         let mut highlighted = None;
         if !language.is_empty() {
@@ -495,11 +502,11 @@ impl Writer {
             let pieces: Vec<Piece> = match highlighted.as_ref().and_then(|h| h.get(n)) {
                 Some(styled) => styled
                     .iter()
-                    .map(|(style, text)| (crate::text::display_line(text), *style))
+                    .map(|(style, text)| (super::shown(text), *style))
                     .collect(),
-                None => vec![(crate::text::display_line(line), Style::new())],
+                None => vec![(super::shown(line), Style::new())],
             };
-            for row in wrap_pieces(&pieces, room) {
+            for row in wrap_pieces(pieces, room) {
                 let mut spans = vec![Span::styled("│ ", dim())];
                 spans.extend(row);
                 self.push_row(spans);
@@ -565,7 +572,7 @@ impl Writer {
                                 .collect()
                         })
                         .unwrap_or_default();
-                    wrap_pieces(&cell, widths[i])
+                    wrap_pieces(cell, widths[i])
                 })
                 .collect();
             let height = wrapped.iter().map(Vec::len).max().unwrap_or(1);

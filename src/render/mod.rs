@@ -100,7 +100,17 @@ pub(crate) type Piece = (String, Style);
 
 /// `pieces` (one line, no line break; already neutralised) cut into rows at most
 /// `columns` wide as [`crate::text::wrap`] cuts text, each piece keeping its style.
-pub(crate) fn wrap_pieces(pieces: &[Piece], columns: usize) -> Vec<Vec<Span<'static>>> {
+pub(crate) fn wrap_pieces(pieces: Vec<Piece>, columns: usize) -> Vec<Vec<Span<'static>>> {
+    // Most rows are printable ASCII that fits: one column a byte, nothing to cut.
+    let length: usize = pieces.iter().map(|(text, _)| text.len()).sum();
+    if length <= columns.max(1) && pieces.iter().all(|(text, _)| is_plain_ascii(text)) {
+        return vec![
+            pieces
+                .into_iter()
+                .map(|(text, style)| Span::styled(text, style))
+                .collect(),
+        ];
+    }
     let flat: String = pieces.iter().map(|(text, _)| text.as_str()).collect();
     if flat.is_empty() {
         return vec![Vec::new()];
@@ -129,6 +139,22 @@ pub(crate) fn wrap_pieces(pieces: &[Piece], columns: usize) -> Vec<Vec<Span<'sta
         out.push(spans);
     }
     out
+}
+
+/// Whether `text` is printable ASCII only (no control character, no tab): drawn as it is,
+/// one column a byte.
+fn is_plain_ascii(text: &str) -> bool {
+    text.bytes().all(|b| (0x20..0x7f).contains(&b))
+}
+
+/// Source text as a row draws it: [`crate::text::display_line`], without its work for the
+/// printable ASCII most text is.
+pub(crate) fn shown(text: &str) -> String {
+    if is_plain_ascii(text) {
+        text.to_string()
+    } else {
+        crate::text::display_line(text)
+    }
 }
 
 /// The text of a row, as drawn (for tests and searches).
