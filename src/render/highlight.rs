@@ -16,7 +16,7 @@ pub const MAX_BLOCK_LINES: usize = 2_000;
 pub const MAX_BLOCK_BYTES: usize = 256 * 1024;
 /// The code bytes highlighted in one message at most: the blocks after are drawn plain,
 /// so a message of many fences costs a bounded time to render.
-pub const MESSAGE_BUDGET_BYTES: usize = 64 * 1024;
+pub const MESSAGE_BUDGET_BYTES: usize = 16 * 1024;
 
 /// The grammars and the colour theme, loaded once.
 pub struct Highlighter {

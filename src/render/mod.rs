@@ -20,6 +20,11 @@ pub struct RowStyle {
     pub color: bool,
 }
 
+/// The longest text rendered as Markdown whole: a longer one is rendered up to the line
+/// break before this many bytes, the rest drawn raw, so opening a 5 MB message stays
+/// within the frame budget (rendering costs several times what wrapping does).
+pub const RENDER_UP_TO_BYTES: usize = 256 * 1024;
+
 /// The rows of a message body at `width` columns, as drawn: every row's text
 /// neutralised (no control character of the source reaches the screen).
 pub fn message_rows(content: &Content, width: usize, style: RowStyle) -> Vec<Line<'static>> {
@@ -30,7 +35,7 @@ pub fn message_rows(content: &Content, width: usize, style: RowStyle) -> Vec<Lin
                 .flat_map(|h| crate::text::wrap(&h, width))
                 .map(Line::from)
                 .collect();
-            rows.extend(markdown::render(text, width));
+            rows.extend(render_capped(text, width));
             rows
         }
         _ => crate::app::review::body_rows(content, width)
@@ -42,6 +47,36 @@ pub fn message_rows(content: &Content, width: usize, style: RowStyle) -> Vec<Lin
     } else {
         rows.into_iter().map(without_colors).collect()
     }
+}
+
+/// `text` rendered as Markdown up to [`RENDER_UP_TO_BYTES`] (at a line break), the rest
+/// raw behind a row saying so.
+fn render_capped(text: &str, width: usize) -> Vec<Line<'static>> {
+    if text.len() <= RENDER_UP_TO_BYTES {
+        return markdown::render(text, width);
+    }
+    let mut cut = RENDER_UP_TO_BYTES;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let cut = text[..cut].rfind('\n').map_or(cut, |at| at + 1);
+    let mut rows = markdown::render(&text[..cut], width);
+    let note = format!(
+        "… rendered up to here ({}); the rest is drawn raw",
+        crate::text::mebibytes(cut)
+    );
+    rows.extend(
+        crate::text::wrap(&note, width)
+            .into_iter()
+            .map(|row| Line::styled(row, Style::new().add_modifier(Modifier::DIM))),
+    );
+    rows.extend(
+        text[cut..]
+            .lines()
+            .flat_map(|line| crate::text::wrap(&shown(line), width))
+            .map(Line::from),
+    );
+    rows
 }
 
 /// Whether `content` is drawn differently rendered and raw (a text block, or a text
@@ -154,6 +189,33 @@ pub(crate) fn shown(text: &str) -> String {
         text.to_string()
     } else {
         crate::text::display_line(text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_text_over_the_cap_is_rendered_up_to_it_and_drawn_raw_after() {
+        let mut text = String::from("# Start\n\n");
+        while text.len() <= RENDER_UP_TO_BYTES {
+            text.push_str("**a line of prose that goes on**\n");
+        }
+        text.push_str("# End\n");
+        let content = Content::text(text.as_str());
+        let style = RowStyle {
+            rendered: true,
+            color: true,
+        };
+        let rows: Vec<String> = message_rows(&content, 80, style)
+            .iter()
+            .map(line_text)
+            .collect();
+        assert_eq!(rows[0], "Start", "the start is rendered");
+        assert_eq!(rows[2], "a line of prose that goes on");
+        assert!(rows.iter().any(|r| r.starts_with("… rendered up to here")));
+        assert_eq!(rows.last().unwrap(), "# End", "the rest is raw");
     }
 }
 
