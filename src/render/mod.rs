@@ -192,6 +192,11 @@ pub(crate) fn shown(text: &str) -> String {
     }
 }
 
+/// The text of a row, as drawn (for tests and searches).
+pub fn line_text(line: &Line<'_>) -> String {
+    line.spans.iter().map(|s| s.content.as_ref()).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -217,9 +222,4 @@ mod tests {
         assert!(rows.iter().any(|r| r.starts_with("… rendered up to here")));
         assert_eq!(rows.last().unwrap(), "# End", "the rest is raw");
     }
-}
-
-/// The text of a row, as drawn (for tests and searches).
-pub fn line_text(line: &Line<'_>) -> String {
-    line.spans.iter().map(|s| s.content.as_ref()).collect()
 }
