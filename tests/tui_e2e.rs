@@ -88,7 +88,7 @@ fn edit_then_accept(before_accept: Option<&str>) -> String {
     tui.wait_for("Texas? (EDITED in review)", STEP);
     tui.send_esc();
     tui.wait_gone("Editing #1", STEP);
-    let review = tui.wait_for("#1 user · text · edited", STEP);
+    let review = tui.wait_for("#1 user · text · rendered (m: raw) · edited", STEP);
     assert!(
         review.contains("What's weather in New York, Texas? (EDITED in review)"),
         "the edit is not shown in the review:\n{review}"
