@@ -15,6 +15,10 @@
 //!   adds the first frame drawn of it (which wraps the message); `scroll_key_frame` is a
 //!   PageDown there with its frame; `edit_start` is `e`, which hands a text this long to
 //!   `$EDITOR`. Budgets: **opens < 100 ms; a keystroke < 16 ms.**
+//! - `review_5mb_markdown/…`: the same with a 5 MB Markdown message (headings, nested
+//!   lists, tables, links, Rust and Python fences), rendered, with the highlighter loaded.
+//!   `open` is the answer taken and laid out (`Msg::Fetched`), `key` a PageDown with its
+//!   frame. Budgets: **opens < 100 ms; a key < 16 ms.**
 //! - `editor_512k/…`: the built-in editor on a 512 KiB message, the longest it edits in place:
 //!   `edit_start` is `e` opening it (with its frame), `editor_key` one character typed in
 //!   it, `editor_key_frame` the same with its frame. Budget: **a keystroke < 16 ms.**
@@ -526,6 +530,67 @@ fn long_message(bytes: usize) -> PromptMessages {
     }
 }
 
+/// A Markdown text of `bytes`: sections of headings, paragraphs with inline styles and
+/// links, nested lists, tables and Rust and Python fences.
+fn markdown_of(rng: &mut Lcg, bytes: usize) -> String {
+    let mut text = String::with_capacity(bytes + 400);
+    let mut section = 0;
+    while text.len() < bytes {
+        section += 1;
+        text.push_str(&format!("## Section {section}: {}\n\n", rng.pick(&NOUNS)));
+        for _ in 0..1 + rng.below(3) {
+            text.push_str(&format!(
+                "{} **{}** and *{}*, see `{}` or [the docs](https://example.com/{}).\n\n",
+                sentence(rng, 40, 110),
+                rng.pick(&WORDS),
+                rng.pick(&WORDS),
+                rng.pick(&VERBS),
+                rng.pick(&NOUNS)
+            ));
+        }
+        for n in 0..2 + rng.below(4) {
+            text.push_str(&format!("{}. {}\n", n + 1, sentence(rng, 20, 60)));
+            if rng.below(2) == 0 {
+                text.push_str(&format!("   - {}\n", sentence(rng, 20, 50)));
+            }
+        }
+        text.push_str("\n| name | value | note |\n|------|------:|------|\n");
+        for _ in 0..3 + rng.below(4) {
+            text.push_str(&format!(
+                "| {} | {} | {} |\n",
+                rng.pick(&NOUNS),
+                rng.below(10_000),
+                sentence(rng, 10, 40)
+            ));
+        }
+        if rng.below(2) == 0 {
+            text.push_str("\n```rust\nfn main() -> Result<(), Error> {\n");
+            for _ in 0..3 + rng.below(10) {
+                let name = rng.pick(&NOUNS).replace('-', "_");
+                text.push_str(&format!(
+                    "    let {name} = {}(&{}, {})?;\n",
+                    rng.pick(&VERBS),
+                    rng.pick(&WORDS),
+                    rng.below(1000)
+                ));
+            }
+            text.push_str("    Ok(())\n}\n```\n\n");
+        } else {
+            text.push_str("\n```python\ndef run(items):\n");
+            for _ in 0..3 + rng.below(10) {
+                text.push_str(&format!(
+                    "    {} = {}(items, {})\n",
+                    rng.pick(&NOUNS).replace('-', "_"),
+                    rng.pick(&VERBS),
+                    rng.below(1000)
+                ));
+            }
+            text.push_str("    return items\n```\n\n");
+        }
+    }
+    text
+}
+
 /// The app in the review of a message of `bytes`, and a terminal showing its first frame
 /// (the message's wrapping is cached by then).
 fn in_review(bytes: usize) -> (App, Terminal<TestBackend>) {
@@ -542,6 +607,77 @@ fn fetched(id: u64, messages: PromptMessages) -> Msg {
         id,
         result: Ok(GetOutcome::Messages(messages)),
     }
+}
+
+/// The review screen of a 5 MB Markdown message, rendered: opening it, and a key there.
+fn review_markdown(c: &mut Criterion) {
+    // What the app's thread spends once at start, off the loop.
+    let loading = Instant::now();
+    mcpick::render::highlight::load();
+    eprintln!(
+        "highlighter loaded in {:.1} ms",
+        loading.elapsed().as_secs_f64() * 1e3
+    );
+    let mut group = c.benchmark_group("review_5mb_markdown");
+    configure(&mut group, Pace::Slow { samples: 10 });
+    let bytes = 5 * 1024 * 1024;
+    let messages = || {
+        let mut rng = Lcg::new(7);
+        PromptMessages {
+            description: None,
+            messages: vec![
+                Message {
+                    role: Role::User,
+                    content: Content::text(markdown_of(&mut rng, bytes)),
+                },
+                Message {
+                    role: Role::Assistant,
+                    content: Content::text("# Done\n\nThe **logs** say little."),
+                },
+            ],
+        }
+    };
+    let mut base: Option<(App, u64, PromptMessages)> = None;
+    let mut base = || {
+        base.get_or_insert_with(|| {
+            let (app, id) = app_fetching();
+            (app, id, messages())
+        })
+        .clone()
+    };
+
+    group.bench_function("open", |b| {
+        let (app, id, messages) = base();
+        b.iter_batched_ref(
+            || (app.clone(), Some(messages.clone())),
+            |(app, messages)| app.update(fetched(id, messages.take().unwrap())),
+            BatchSize::PerIteration,
+        );
+    });
+
+    group.bench_function("key", |b| {
+        let (mut app, id, messages) = base();
+        app.update(fetched(id, messages));
+        let mut terminal = terminal();
+        draw(&mut terminal, &app);
+        let terminal = std::cell::RefCell::new(&mut terminal);
+        b.iter_custom(|iters| {
+            time_and_undo(
+                iters,
+                &mut app,
+                |app| {
+                    let effects = app.update(key(KeyCode::PageDown));
+                    draw(&mut terminal.borrow_mut(), app);
+                    effects
+                },
+                |app| {
+                    app.update(key(KeyCode::PageUp));
+                    draw(&mut terminal.borrow_mut(), app);
+                },
+            )
+        });
+    });
+    group.finish();
 }
 
 /// The review screen of a 5 MB message: opening it, and a key there.
@@ -741,5 +877,13 @@ fn exports(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, picker, review, editor, merge, exports);
+criterion_group!(
+    benches,
+    picker,
+    review,
+    review_markdown,
+    editor,
+    merge,
+    exports
+);
 criterion_main!(benches);

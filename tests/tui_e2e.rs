@@ -88,7 +88,7 @@ fn edit_then_accept(before_accept: Option<&str>) -> String {
     tui.wait_for("Texas? (EDITED in review)", STEP);
     tui.send_esc();
     tui.wait_gone("Editing #1", STEP);
-    let review = tui.wait_for("#1 user · text · edited", STEP);
+    let review = tui.wait_for("#1 user · text · rendered (m: raw) · edited", STEP);
     assert!(
         review.contains("What's weather in New York, Texas? (EDITED in review)"),
         "the edit is not shown in the review:\n{review}"
@@ -1238,4 +1238,54 @@ fn p_plays_an_audio_block_with_the_configured_player_and_esc_stops_it() {
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
     assert!(gone(player), "Esc kills the player");
+}
+
+/// A folder with `notes.mcpick.md`: one message of Markdown with a heading, a nested
+/// list, a table, a link and a Rust fence, and an escape sequence from the author.
+fn markdown_prompt() -> tempfile::TempDir {
+    let folder = tempfile::tempdir().expect("temp dir");
+    let text = "---\nname: notes\ndescription: rich Markdown\n---\n# Release notes\n\n- first\n  - nested\n- see the [guide](https://example.com/guide)\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n```rust\nfn main() { let answer = 42; }\n```\n";
+    std::fs::write(folder.path().join("notes.mcpick.md"), text).expect("write the prompt");
+    folder
+}
+
+#[test]
+fn a_markdown_message_is_rendered_with_its_code_highlighted_and_m_shows_it_raw() {
+    let folder = markdown_prompt();
+    let sandbox = Sandbox::new(&mcpick_serve("files", &[&folder.path().to_string_lossy()]));
+    let mut tui = Tui::start(&sandbox, &[]);
+    tui.wait_for("● files 1", SERVER_START);
+    open_prompt(&mut tui, "notes", "/files:notes");
+    let rendered = tui.wait_for("▌#1 user · text · rendered (m: raw)", STEP);
+    for shown in [
+        "  Release notes",
+        "  • first",
+        "    ◦ nested",
+        "guide <https://example.com/guide>",
+        "│ a │ b │",
+        "┌ rust",
+        "│ fn main() { let answer = 42; }",
+    ] {
+        assert!(rendered.contains(shown), "no {shown:?}:\n{rendered}");
+    }
+    assert!(!rendered.contains("# Release notes"), "{rendered}");
+    // The highlighter loads off the loop; then the keyword is drawn in a colour of its own
+    // (24-bit), and a link is never a terminal hyperlink.
+    let deadline = Instant::now() + STEP;
+    while !String::from_utf8_lossy(&tui.raw()).contains("\u{1b}[38;2;") {
+        assert!(Instant::now() < deadline, "the code was never highlighted");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(!String::from_utf8_lossy(&tui.raw()).contains("\u{1b}]8;"));
+    tui.send("m");
+    let raw = tui.wait_for("▌#1 user · text · raw (m renders)", STEP);
+    for shown in [
+        "  # Release notes",
+        "  - see the [guide](https://example.com/guide)",
+        "  ```rust",
+    ] {
+        assert!(raw.contains(shown), "no {shown:?}:\n{raw}");
+    }
+    tui.send(CTRL_C);
+    tui.wait_exit(STEP);
 }

@@ -116,11 +116,13 @@ pub enum Action {
     FromCommand,
     /// Turn the form's live preview on or off for this server, for the rest of the run.
     LivePreview,
+    /// Draw the selected message (or the markdown preview) rendered or raw.
+    ToggleRendered,
 }
 
 impl Action {
     /// Every action with its config name.
-    pub const NAMES: [(&'static str, Action); 53] = [
+    pub const NAMES: [(&'static str, Action); 54] = [
         ("quit", Action::Quit),
         ("help", Action::Help),
         ("logs", Action::Logs),
@@ -174,6 +176,7 @@ impl Action {
         ("from_file", Action::FromFile),
         ("from_command", Action::FromCommand),
         ("live_preview", Action::LivePreview),
+        ("toggle_rendered", Action::ToggleRendered),
     ];
 
     /// The action's config name.
@@ -248,6 +251,7 @@ impl Action {
             Action::FromFile => "fill the field with a file's contents (pick the file)",
             Action::FromCommand => "fill the field with a shell command's output",
             Action::LivePreview => "live preview of the filled prompt on/off (this run)",
+            Action::ToggleRendered => "rendered Markdown or raw text (message or preview)",
         }
     }
 }
@@ -383,6 +387,7 @@ impl KeyScreen {
                 (Save, &["s"]),
                 (CycleFormat, &["f"]),
                 (Preview, &["p"]),
+                (ToggleRendered, &["m"]),
                 (SwitchPane, &["tab"]),
                 (SaveBytes, &["w"]),
                 (PlayAudio, &["P"]),

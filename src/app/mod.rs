@@ -395,6 +395,8 @@ impl App {
             Msg::Tick => self.on_tick(),
             // The runner set `wall_ms`; the draw that follows shows the ages it makes.
             Msg::Clock => Vec::new(),
+            // The cached rows know they were laid out without it; the next draw redoes them.
+            Msg::HighlighterReady => Vec::new(),
             Msg::Key(key) => self.on_key(key),
             Msg::Paste(text) => self.on_paste(&text),
             Msg::Resize(columns, rows) => {

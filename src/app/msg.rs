@@ -44,6 +44,9 @@ pub enum Msg {
     /// "listed 5 s ago"): nothing changes but the drawing. Apart from [`Msg::Tick`], whose
     /// count times the notices.
     Clock,
+    /// The syntax highlighter finished loading (off the loop): rows laid out with code
+    /// plain are laid out again, highlighted, at the next draw.
+    HighlighterReady,
     /// Something happened to a server.
     Mcp(McpEvent),
     /// A `completion/complete` answer.

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use base64::Engine;
 use crossterm::event::{KeyCode, KeyEvent};
+use ratatui::text::Line;
 use ratatui_textarea::TextArea;
 
 use super::form::{FormState, editor_with};
@@ -51,6 +52,9 @@ pub struct ReviewItem {
     message: Message,
     /// Its index in what the server sent; `None` for an added message.
     pub origin: Option<usize>,
+    /// Drawn as its raw text rather than rendered as Markdown (`m` switches).
+    #[serde(skip)]
+    raw: bool,
     /// Its body wrapped at the last width drawn.
     #[serde(skip)]
     layout: BodyLayout,
@@ -62,6 +66,7 @@ impl ReviewItem {
         ReviewItem {
             message,
             origin,
+            raw: false,
             layout: BodyLayout::default(),
         }
     }
@@ -88,27 +93,63 @@ impl ReviewItem {
         self.message.role = role;
     }
 
-    /// The body's rows at `width` columns: wrapped once, then kept until the content or
-    /// the width changes, so a 30 MB message costs its wrapping once, not every frame.
-    pub fn rows(&self, width: usize) -> std::sync::Arc<Vec<String>> {
+    /// Whether the body is drawn raw (`m` switches); a block Markdown does not render is
+    /// drawn the same either way.
+    pub fn is_raw(&self) -> bool {
+        self.raw
+    }
+
+    /// Draws the body raw (`true`) or rendered.
+    pub fn set_raw(&mut self, raw: bool) {
+        self.raw = raw;
+    }
+
+    /// The body's rows at `width` columns, rendered or raw as the message is drawn, in
+    /// colour (the draw takes the colours out under `NO_COLOR`): laid out once, then kept
+    /// until the content, the width or the way it is drawn changes, so a 30 MB message
+    /// costs its wrapping once, not every frame. Rows laid out before the highlighter
+    /// loaded are laid out again once it has.
+    pub fn rows(&self, width: usize) -> std::sync::Arc<Vec<Line<'static>>> {
+        let key = RowsKey {
+            width,
+            rendered: !self.raw,
+            highlighted: crate::render::highlight::ready().is_some(),
+        };
         let mut cached = self.layout.0.borrow_mut();
-        if let Some((_, rows)) = cached.iter().find(|(at, _)| *at == width) {
+        if let Some((_, rows)) = cached.iter().find(|(at, _)| *at == key) {
             return rows.clone();
         }
-        let rows = std::sync::Arc::new(body_rows(&self.message.content, width).collect());
-        // Two widths: the screen's and the one scrolling counts with may differ by a column.
+        let style = crate::render::RowStyle {
+            rendered: key.rendered,
+            color: true,
+        };
+        let rows = std::sync::Arc::new(crate::render::message_rows(
+            &self.message.content,
+            width,
+            style,
+        ));
+        // Two layouts: the screen's and the one scrolling counts with may differ by a column.
         if cached.len() == 2 {
             cached.remove(0);
         }
-        cached.push((width, std::sync::Arc::clone(&rows)));
+        cached.push((key, std::sync::Arc::clone(&rows)));
         rows
     }
 }
 
-/// A cache of a body's wrapped rows at the last two widths; equal to any other (it is
-/// derived from the message).
+/// What a body's rows were laid out for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct RowsKey {
+    width: usize,
+    rendered: bool,
+    /// Whether the highlighter had loaded (code was drawn plain before).
+    highlighted: bool,
+}
+
+/// A cache of a body's rows in the last two layouts; equal to any other (it is derived
+/// from the message).
 #[derive(Debug, Clone, Default)]
-struct BodyLayout(std::cell::RefCell<Vec<(usize, std::sync::Arc<Vec<String>>)>>);
+struct BodyLayout(std::cell::RefCell<Vec<(RowsKey, std::sync::Arc<Vec<Line<'static>>>)>>);
 
 impl PartialEq for BodyLayout {
     fn eq(&self, _: &BodyLayout) -> bool {
@@ -175,12 +216,22 @@ impl MessagesView {
 /// The export preview laid out at one size.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PreviewView {
-    /// The export's rows, wrapped at the pane's width.
-    pub rows: Vec<String>,
+    /// The export's rows, wrapped at the pane's width (laid out once per export, width and
+    /// way of drawing: kept while they stay the same).
+    pub rows: std::sync::Arc<Vec<Line<'static>>>,
     /// The first row shown.
     pub top: usize,
     /// The rows shown at once.
     pub height: usize,
+}
+
+/// The preview's rows as last laid out, with what they were laid out from.
+#[derive(Debug, Clone)]
+struct PreviewCache {
+    /// The format, width, raw or rendered, and whether code was highlighted.
+    key: (Format, usize, bool, bool),
+    export: String,
+    rows: std::sync::Arc<Vec<Line<'static>>>,
 }
 
 /// The review's messages at one moment, to go back to.
@@ -280,6 +331,11 @@ pub struct ReviewState {
     pub preview_scroll: usize,
     /// The message and format the preview last scrolled to; another one scrolls it again.
     preview_for: Option<(usize, Format)>,
+    /// The markdown preview drawn as its source rather than rendered (`m` while the
+    /// preview has the keys).
+    pub preview_raw: bool,
+    /// The preview's rows as last laid out, kept while the export and the layout stay.
+    preview_cache: std::cell::RefCell<Option<PreviewCache>>,
     /// The editor shows the text's control characters as the review does (`␛`): its
     /// text is turned back into the real bytes when it is taken.
     editor_shows_controls: bool,
@@ -466,6 +522,8 @@ impl ReviewState {
             preview_focused: false,
             preview_scroll: 0,
             preview_for: None,
+            preview_raw: false,
+            preview_cache: Default::default(),
             editor_shows_controls: false,
             edit_before: None,
             undo: Vec::new(),
@@ -843,9 +901,45 @@ impl ReviewState {
         }
     }
 
-    /// The export's rows wrapped at `width`, as the preview draws them.
-    pub fn preview_rows(&self, width: usize) -> Vec<String> {
-        export_rows(&self.export(), width)
+    /// The export's rows wrapped at `width`, as the preview draws them: the markdown
+    /// format rendered (unless `m` asked for its source), the JSON ones highlighted with
+    /// their base64 folded. Laid out again only when the export or the layout changed.
+    pub fn preview_rows(&self, width: usize) -> std::sync::Arc<Vec<Line<'static>>> {
+        let export = self.export();
+        let key = (
+            self.format,
+            width,
+            self.preview_raw,
+            crate::render::highlight::ready().is_some(),
+        );
+        let mut cache = self.preview_cache.borrow_mut();
+        if let Some(cached) = cache.as_ref()
+            && cached.key == key
+            && cached.export == export
+        {
+            return std::sync::Arc::clone(&cached.rows);
+        }
+        let rows = std::sync::Arc::new(self.layout_export(&export, width));
+        *cache = Some(PreviewCache {
+            key,
+            export,
+            rows: std::sync::Arc::clone(&rows),
+        });
+        rows
+    }
+
+    /// `export` (of this review's format) laid out as the preview draws it.
+    fn layout_export(&self, export: &str, width: usize) -> Vec<Line<'static>> {
+        match self.format {
+            Format::Markdown if !self.preview_raw => crate::render::markdown::render(export, width),
+            Format::McpJson | Format::OpenAi | Format::Anthropic => {
+                crate::render::json::preview_rows(export, width)
+            }
+            Format::Markdown | Format::Text => export_rows(export, width)
+                .into_iter()
+                .map(Line::from)
+                .collect(),
+        }
     }
 
     /// The export preview laid out in the area the review draws it in (empty when hidden).
@@ -858,7 +952,7 @@ impl ReviewState {
     pub fn preview_view_in(&self, area: ratatui::layout::Rect) -> PreviewView {
         let (width, height) = preview_inner(area);
         let rows = if area.is_empty() {
-            Vec::new()
+            Default::default()
         } else {
             self.preview_rows(width)
         };
@@ -875,6 +969,11 @@ impl ReviewState {
         let mut before = self.current();
         before.messages.truncate(index);
         let before = export::render(&before, self.format);
+        if self.format == Format::Markdown && !self.preview_raw {
+            // Rendered, rows do not follow lines: the rows of what comes before, and the
+            // empty one after it.
+            return self.layout_export(&before, width).len() + 1;
+        }
         let all = self.export();
         all.lines()
             .zip(before.lines())
@@ -941,6 +1040,7 @@ impl ReviewState {
             Action::ScrollDown | Action::PageDown => self.scroll_preview(|page| page as isize),
             Action::Home => self.preview_scroll = 0,
             Action::End => self.scroll_preview(|_| isize::MAX),
+            Action::ToggleRendered => return Some(self.toggle_preview_rendered()),
             Action::Back | Action::Preview if self.preview_is_alone() => self.preview = false,
             Action::Back | Action::SwitchPane => self.preview_focused = false,
             // Keys that change the messages would change them unseen: they wait until the
@@ -964,6 +1064,46 @@ impl ReviewState {
             _ => return None,
         }
         Some(Outcome::Nothing)
+    }
+
+    /// `m`: the selected message drawn raw, or rendered again.
+    fn toggle_rendered(&mut self) -> Outcome {
+        let Some(item) = self.items.get_mut(self.selected) else {
+            return Outcome::Nothing;
+        };
+        if !crate::render::renders(&item.message.content) {
+            return Outcome::Notice(format!(
+                "{} {} block is drawn as it is; m switches text and Markdown between rendered and raw.",
+                crate::text::a_or_an(item.message.content.kind()),
+                item.message.content.kind()
+            ));
+        }
+        item.set_raw(!item.is_raw());
+        // The rows differ: the message is shown from its start.
+        self.scroll = 0;
+        Outcome::Notice(if item.is_raw() {
+            "Raw: the text as it is sent and edited (m renders it).".into()
+        } else {
+            "Rendered as Markdown (m shows the raw text).".into()
+        })
+    }
+
+    /// `m` on the preview: the markdown export rendered, or its source.
+    fn toggle_preview_rendered(&mut self) -> Outcome {
+        if self.format != Format::Markdown {
+            return Outcome::Notice(
+                "m switches the markdown preview between rendered and source; f changes the format."
+                    .into(),
+            );
+        }
+        self.preview_raw = !self.preview_raw;
+        // The rows differ: the preview follows the selected message again.
+        self.preview_for = None;
+        Outcome::Notice(if self.preview_raw {
+            "The preview shows the markdown source (m renders it).".into()
+        } else {
+            "The preview renders the markdown (m shows the source).".into()
+        })
     }
 
     /// What a message key says while the preview has the keys: how to get to the messages.
@@ -1270,6 +1410,7 @@ impl ReviewState {
             }
             Action::Undo => return self.step(true),
             Action::Redo => return self.step(false),
+            Action::ToggleRendered => return self.toggle_rendered(),
             Action::SwitchPane if self.preview && !self.preview_is_alone() => {
                 self.preview_focused = true;
                 return Outcome::Notice(
@@ -1549,7 +1690,7 @@ pub fn body_lines(content: &Content) -> Box<dyn Iterator<Item = String> + '_> {
             if text.is_empty() {
                 Box::new(std::iter::once("(empty)".to_string()))
             } else {
-                Box::new(text.lines().map(crate::text::display_line))
+                Box::new(text.lines().map(crate::render::shown))
             }
         }
         Content::Known(KnownContent::Image {
@@ -1572,7 +1713,7 @@ pub fn body_lines(content: &Content) -> Box<dyn Iterator<Item = String> + '_> {
                     crate::text::one_line(uri),
                     crate::text::one_line(mime_type.as_deref().unwrap_or("no MIME type"))
                 ))
-                .chain(text.lines().map(crate::text::display_line)),
+                .chain(text.lines().map(crate::render::shown)),
             ),
             EmbeddedResource::Blob {
                 uri,
@@ -1725,6 +1866,10 @@ pub fn preview_inner(area: ratatui::layout::Rect) -> (usize, usize) {
 mod tests {
     use super::*;
 
+    fn texts(rows: &[Line<'static>]) -> Vec<String> {
+        rows.iter().map(crate::render::line_text).collect()
+    }
+
     #[test]
     fn wrapped_rows_are_kept_per_width_and_follow_every_change() {
         let mut item = ReviewItem::new(
@@ -1734,16 +1879,16 @@ mod tests {
             },
             Some(0),
         );
-        assert_eq!(*item.rows(10), ["aaaa bbbb ", "cccc"]);
+        assert_eq!(texts(&item.rows(10)), ["aaaa bbbb ", "cccc"]);
         assert!(std::sync::Arc::ptr_eq(&item.rows(10), &item.rows(10)));
-        assert_eq!(*item.rows(100), ["aaaa bbbb cccc"]);
+        assert_eq!(texts(&item.rows(100)), ["aaaa bbbb cccc"]);
         item.set_content(Content::text("x\ny"));
-        assert_eq!(*item.rows(10), ["x", "y"]);
+        assert_eq!(texts(&item.rows(10)), ["x", "y"]);
         item.set_message(Message {
             role: Role::Assistant,
             content: Content::text("z"),
         });
-        assert_eq!(*item.rows(10), ["z"]);
+        assert_eq!(texts(&item.rows(10)), ["z"]);
     }
 
     #[test]

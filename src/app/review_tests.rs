@@ -346,7 +346,7 @@ fn the_preview_opens_at_the_selected_message_and_its_keys_scroll_it() {
         view.rows[view.top..]
             .iter()
             .take(5)
-            .any(|row| row.contains("message 51")),
+            .any(|row| crate::render::line_text(row).contains("message 51")),
         "the preview opens at #51: {:?}",
         &view.rows[view.top..view.top + 5]
     );
@@ -572,7 +572,8 @@ fn an_audio_block_tells_its_format_and_length_and_p_plays_it() {
     let mut app = review_with_audio();
     let rows = review(&app).items[1].rows(100);
     assert!(
-        rows[0].contains("WAV PCM 8-bit · 8 kHz mono · 0.5 s — P plays, w saves the bytes"),
+        crate::render::line_text(&rows[0])
+            .contains("WAV PCM 8-bit · 8 kHz mono · 0.5 s — P plays, w saves the bytes"),
         "{rows:?}"
     );
     // On a text block, P says what it is for.
@@ -634,4 +635,130 @@ fn a_player_that_fails_says_why_and_leaving_the_review_stops_the_audio() {
         "{effects:?}"
     );
     assert!(app.playing.is_none());
+}
+
+/// The text of message `index`'s rows as laid out now.
+fn body_texts(app: &App, index: usize) -> Vec<String> {
+    review(app).items[index]
+        .rows(60)
+        .iter()
+        .map(crate::render::line_text)
+        .collect()
+}
+
+#[test]
+fn m_switches_the_selected_message_between_rendered_and_raw_and_e_edits_the_raw_text() {
+    let source = "# Title\n\n- **one**\n- two";
+    let mut app = review_of(
+        messages(&[(Role::User, source), (Role::User, "# other")]),
+        100,
+        30,
+    );
+    assert_eq!(body_texts(&app, 0), ["Title", "", "• one", "• two"]);
+    app.update(key(KeyCode::Char('m')));
+    assert!(review(&app).items[0].is_raw());
+    assert_eq!(body_texts(&app, 0), ["# Title", "", "- **one**", "- two"]);
+    assert!(!review(&app).items[1].is_raw(), "only the selected message");
+    assert_eq!(body_texts(&app, 1), ["other"]);
+    // The editor edits the raw text whichever way it is drawn.
+    for raw in [true, false] {
+        if review(&app).items[0].is_raw() != raw {
+            app.update(key(KeyCode::Char('m')));
+        }
+        app.update(key(KeyCode::Char('e')));
+        let editor = review(&app).editor.as_ref().expect("the editor is open");
+        assert_eq!(editor.lines().join("\n"), source);
+        app.update(key(KeyCode::Esc));
+        assert!(!review(&app).has_changes());
+    }
+    // The loop ended rendered.
+    assert!(!review(&app).items[0].is_raw(), "m again renders it");
+    assert_eq!(body_texts(&app, 0)[0], "Title");
+}
+
+#[test]
+fn m_on_a_block_markdown_does_not_render_says_so_and_changes_nothing() {
+    let image: Content = serde_json::from_value(
+        serde_json::json!({"type": "image", "data": "aGk=", "mimeType": "image/png"}),
+    )
+    .unwrap();
+    let mut app = review_of(
+        PromptMessages {
+            description: None,
+            messages: vec![crate::mcp::Message {
+                role: Role::User,
+                content: image,
+            }],
+        },
+        100,
+        30,
+    );
+    app.update(key(KeyCode::Char('m')));
+    assert!(!review(&app).items[0].is_raw());
+    let flash = app
+        .flash
+        .as_ref()
+        .map(|f| f.text.clone())
+        .unwrap_or_default();
+    assert!(flash.contains("drawn as it is"), "{flash}");
+}
+
+#[test]
+fn m_with_the_preview_s_keys_switches_the_markdown_preview_not_the_message() {
+    let mut app = review_of(messages(&[(Role::User, "# Title")]), 80, 24);
+    app.update(key(KeyCode::Char('p')));
+    assert!(review(&app).preview_has_keys());
+    let first = |app: &App| crate::render::line_text(&review(app).preview_view().rows[0]);
+    assert_eq!(first(&app), "user", "the `## user` heading rendered");
+    app.update(key(KeyCode::Char('m')));
+    assert!(review(&app).preview_raw);
+    assert!(!review(&app).items[0].is_raw());
+    assert_eq!(first(&app), "## user");
+    app.update(key(KeyCode::Char('m')));
+    assert_eq!(first(&app), "user");
+}
+
+#[test]
+fn the_export_keeps_the_base64_the_preview_folds() {
+    let data = "QUJD".repeat(1024);
+    let image: Content = serde_json::from_value(
+        serde_json::json!({"type": "image", "data": data, "mimeType": "image/png"}),
+    )
+    .unwrap();
+    let mut prompt = messages(&[(Role::User, "look")]);
+    prompt.messages.push(crate::mcp::Message {
+        role: Role::User,
+        content: image,
+    });
+    for format in [
+        crate::export::Format::McpJson,
+        crate::export::Format::OpenAi,
+        crate::export::Format::Anthropic,
+    ] {
+        let mut app = review_of(prompt.clone(), 120, 40);
+        if let Screen::Review(review) = &mut app.screen {
+            review.format = format;
+        }
+        app.update(key(KeyCode::Char('p')));
+        let shown: String = review(&app)
+            .preview_view()
+            .rows
+            .iter()
+            .map(crate::render::line_text)
+            .collect();
+        assert!(shown.contains("…(3072 bytes)…") && !shown.contains(&data));
+        let expected = crate::export::render(&review(&app).current(), format);
+        assert!(expected.contains(&data));
+        let effects = app.update(key(KeyCode::Char('y')));
+        let copied = effects.iter().find_map(|e| match e {
+            Effect::Copy { text, .. } => Some(text.clone()),
+            _ => None,
+        });
+        assert_eq!(
+            copied.as_deref(),
+            Some(expected.as_str()),
+            "{format:?}: byte for byte"
+        );
+        assert_eq!(review(&app).export(), expected);
+    }
 }

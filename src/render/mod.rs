@@ -2,9 +2,14 @@
 //! Pure: text in, styled rows out (the review, the form's live preview and the export
 //! preview draw these rows as they are).
 
-use ratatui::text::Line;
+pub mod highlight;
+pub mod json;
+pub mod markdown;
 
-use crate::mcp::Content;
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+
+use crate::mcp::{Content, EmbeddedResource, KnownContent};
 
 /// How a message body is drawn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -15,12 +20,206 @@ pub struct RowStyle {
     pub color: bool,
 }
 
+/// The longest text rendered as Markdown whole: a longer one is rendered up to the line
+/// break before this many bytes, the rest drawn raw, so opening a 5 MB message stays
+/// within the frame budget (rendering costs several times what wrapping does).
+pub const RENDER_UP_TO_BYTES: usize = 256 * 1024;
+
 /// The rows of a message body at `width` columns, as drawn: every row's text
 /// neutralised (no control character of the source reaches the screen).
 pub fn message_rows(content: &Content, width: usize, style: RowStyle) -> Vec<Line<'static>> {
-    // Raw for now; Markdown comes with the renderer.
-    let _ = style;
-    crate::app::review::body_rows(content, width)
-        .map(Line::from)
-        .collect()
+    let rows = match markdown_of(content) {
+        Some((header, text)) if style.rendered => {
+            let mut rows: Vec<Line<'static>> = header
+                .into_iter()
+                .flat_map(|h| crate::text::wrap(&h, width))
+                .map(Line::from)
+                .collect();
+            rows.extend(render_capped(text, width));
+            rows
+        }
+        _ => crate::app::review::body_rows(content, width)
+            .map(Line::from)
+            .collect(),
+    };
+    if style.color {
+        rows
+    } else {
+        rows.into_iter().map(without_colors).collect()
+    }
+}
+
+/// `text` rendered as Markdown up to [`RENDER_UP_TO_BYTES`] (at a line break), the rest
+/// raw behind a row saying so.
+fn render_capped(text: &str, width: usize) -> Vec<Line<'static>> {
+    if text.len() <= RENDER_UP_TO_BYTES {
+        return markdown::render(text, width);
+    }
+    let mut cut = RENDER_UP_TO_BYTES;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let cut = text[..cut].rfind('\n').map_or(cut, |at| at + 1);
+    let mut rows = markdown::render(&text[..cut], width);
+    let note = format!(
+        "… rendered up to here ({}); the rest is drawn raw",
+        crate::text::mebibytes(cut)
+    );
+    rows.extend(
+        crate::text::wrap(&note, width)
+            .into_iter()
+            .map(|row| Line::styled(row, Style::new().add_modifier(Modifier::DIM))),
+    );
+    rows.extend(
+        text[cut..]
+            .lines()
+            .flat_map(|line| crate::text::wrap(&shown(line), width))
+            .map(Line::from),
+    );
+    rows
+}
+
+/// Whether `content` is drawn differently rendered and raw (a text block, or a text
+/// resource whose MIME type is Markdown).
+pub fn renders(content: &Content) -> bool {
+    markdown_of(content).is_some()
+}
+
+/// The Markdown a block holds, with the line drawn above it (a resource's description):
+/// text blocks (not empty) and text resources of a Markdown MIME type.
+fn markdown_of(content: &Content) -> Option<(Option<String>, &str)> {
+    match content {
+        Content::Known(KnownContent::Text { text, .. }) if !text.is_empty() => Some((None, text)),
+        Content::Known(KnownContent::Resource {
+            resource: EmbeddedResource::Text {
+                text, mime_type, ..
+            },
+            ..
+        }) if mime_type.as_deref().is_some_and(is_markdown_mime) => {
+            let header = crate::app::review::body_lines(content).next();
+            Some((header, text))
+        }
+        _ => None,
+    }
+}
+
+/// `text/markdown`, `text/x-markdown` (with parameters or not).
+fn is_markdown_mime(mime: &str) -> bool {
+    let essence = mime.split(';').next().unwrap_or("").trim();
+    essence.eq_ignore_ascii_case("text/markdown") || essence.eq_ignore_ascii_case("text/x-markdown")
+}
+
+/// `line` without colours, for `NO_COLOR`: the modifiers stay, and a background colour
+/// (inline code) becomes reverse video, so what it marked still shows.
+pub fn without_colors(line: Line<'static>) -> Line<'static> {
+    let plain = |style: Style| {
+        let mut out = Style::new()
+            .add_modifier(style.add_modifier)
+            .remove_modifier(style.sub_modifier);
+        if style.bg.is_some() {
+            out = out.add_modifier(Modifier::REVERSED);
+        }
+        out
+    };
+    let style = plain(line.style);
+    let spans: Vec<Span<'static>> = line
+        .spans
+        .into_iter()
+        .map(|span| Span::styled(span.content, plain(span.style)))
+        .collect();
+    Line::from(spans).style(style)
+}
+
+/// A piece of text with its style, the unit rows are built from.
+pub(crate) type Piece = (String, Style);
+
+/// `pieces` (one line, no line break; already neutralised) cut into rows at most
+/// `columns` wide as [`crate::text::wrap`] cuts text, each piece keeping its style.
+pub(crate) fn wrap_pieces(pieces: Vec<Piece>, columns: usize) -> Vec<Vec<Span<'static>>> {
+    // Most rows are printable ASCII that fits: one column a byte, nothing to cut.
+    let length: usize = pieces.iter().map(|(text, _)| text.len()).sum();
+    if length <= columns.max(1) && pieces.iter().all(|(text, _)| is_plain_ascii(text)) {
+        return vec![
+            pieces
+                .into_iter()
+                .map(|(text, style)| Span::styled(text, style))
+                .collect(),
+        ];
+    }
+    let flat: String = pieces.iter().map(|(text, _)| text.as_str()).collect();
+    if flat.is_empty() {
+        return vec![Vec::new()];
+    }
+    let rows = crate::text::wrap(&flat, columns);
+    let mut out = Vec::with_capacity(rows.len());
+    // Walk the pieces alongside the rows: `at` is the byte offset in the current piece.
+    let mut piece = 0;
+    let mut at = 0;
+    for row in rows {
+        let mut left = row.len();
+        let mut spans = Vec::new();
+        while left > 0 && piece < pieces.len() {
+            let (text, style) = &pieces[piece];
+            let take = (text.len() - at).min(left);
+            if take > 0 {
+                spans.push(Span::styled(text[at..at + take].to_string(), *style));
+            }
+            at += take;
+            left -= take;
+            if at == text.len() {
+                piece += 1;
+                at = 0;
+            }
+        }
+        out.push(spans);
+    }
+    out
+}
+
+/// Whether `text` is printable ASCII only (no control character, no tab): drawn as it is,
+/// one column a byte.
+fn is_plain_ascii(text: &str) -> bool {
+    text.bytes().all(|b| (0x20..0x7f).contains(&b))
+}
+
+/// Source text as a row draws it: [`crate::text::display_line`], without its work for the
+/// printable ASCII most text is.
+pub(crate) fn shown(text: &str) -> String {
+    if is_plain_ascii(text) {
+        text.to_string()
+    } else {
+        crate::text::display_line(text)
+    }
+}
+
+/// The text of a row, as drawn (for tests and searches).
+pub fn line_text(line: &Line<'_>) -> String {
+    line.spans.iter().map(|s| s.content.as_ref()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_text_over_the_cap_is_rendered_up_to_it_and_drawn_raw_after() {
+        let mut text = String::from("# Start\n\n");
+        while text.len() <= RENDER_UP_TO_BYTES {
+            text.push_str("**a line of prose that goes on**\n");
+        }
+        text.push_str("# End\n");
+        let content = Content::text(text.as_str());
+        let style = RowStyle {
+            rendered: true,
+            color: true,
+        };
+        let rows: Vec<String> = message_rows(&content, 80, style)
+            .iter()
+            .map(line_text)
+            .collect();
+        assert_eq!(rows[0], "Start", "the start is rendered");
+        assert_eq!(rows[2], "a line of prose that goes on");
+        assert!(rows.iter().any(|r| r.starts_with("… rendered up to here")));
+        assert_eq!(rows.last().unwrap(), "# End", "the rest is raw");
+    }
 }

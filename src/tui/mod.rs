@@ -95,6 +95,11 @@ pub async fn run(
     for key in graphics::typed_keys(&typed) {
         let _ = msg_tx.send(Msg::Key(key));
     }
+    // The grammars take tens of ms to load: on a thread of their own, code plain until then.
+    let highlighter_tx = msg_tx.clone();
+    crate::render::highlight::start_loading(move || {
+        let _ = highlighter_tx.send(Msg::HighlighterReady);
+    });
     let mut runner = Runner {
         hubs: Vec::new(),
         mcp_events: mcp_tx,

@@ -33,7 +33,16 @@ pub(super) fn draw(app: &App, review: &ReviewState, frame: &mut Frame, area: Rec
         }
     } else {
         if !areas.messages.is_empty() {
-            draw_messages(review, frame, areas.messages, theme);
+            // The key `m` is bound to, as the header names it (the config may move it).
+            let toggle = app.keys.hint(
+                crate::app::KeyScreen::Review,
+                crate::app::Action::ToggleRendered,
+            );
+            let drawn = Drawn {
+                color: app.options.color,
+                toggle: toggle.as_deref(),
+            };
+            draw_messages(review, frame, areas.messages, drawn, theme);
         }
         if !areas.preview.is_empty() {
             draw_preview(
@@ -41,6 +50,7 @@ pub(super) fn draw(app: &App, review: &ReviewState, frame: &mut Frame, area: Rec
                 frame,
                 areas.preview,
                 areas.messages.is_empty(),
+                app.options.color,
                 theme,
             );
         }
@@ -105,10 +115,19 @@ fn draw_header(app: &App, review: &ReviewState, frame: &mut Frame, area: Rect, t
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
+/// How the message bodies are drawn: in colour or not, and the key that switches a
+/// message between rendered and raw (none when unbound).
+#[derive(Clone, Copy)]
+struct Drawn<'k> {
+    color: bool,
+    toggle: Option<&'k str>,
+}
+
 fn header_line<'a>(
     review: &ReviewState,
     index: usize,
     message: &Message,
+    toggle: Option<&str>,
     theme: &Theme,
 ) -> Line<'a> {
     let selected = index == review.selected;
@@ -126,6 +145,20 @@ fn header_line<'a>(
             theme.dim(),
         ),
     ];
+    if crate::render::renders(&message.content) {
+        // Said where it helps: on the selected message, and on any drawn raw.
+        let raw = review.items[index].is_raw();
+        let text = match (selected, raw, toggle) {
+            (true, true, Some(key)) => format!(" · raw ({key} renders)"),
+            (true, false, Some(key)) => format!(" · rendered ({key}: raw)"),
+            (true, false, None) => " · rendered".to_string(),
+            (_, true, _) => " · raw".to_string(),
+            (false, false, _) => String::new(),
+        };
+        if !text.is_empty() {
+            spans.push(Span::styled(text, theme.dim()));
+        }
+    }
     if review.is_edited(index) {
         spans.push(Span::styled(
             if review.items[index].origin.is_none() {
@@ -143,7 +176,7 @@ fn header_line<'a>(
     line
 }
 
-fn draw_messages(review: &ReviewState, frame: &mut Frame, area: Rect, theme: &Theme) {
+fn draw_messages(review: &ReviewState, frame: &mut Frame, area: Rect, drawn: Drawn, theme: &Theme) {
     if review.items.is_empty() {
         frame.render_widget(
             Paragraph::new(vec![
@@ -165,7 +198,8 @@ fn draw_messages(review: &ReviewState, frame: &mut Frame, area: Rect, theme: &Th
         .map(|row| match *row {
             ViewRow::Gap => Line::raw(""),
             ViewRow::Header(index) => {
-                let mut line = header_line(review, index, review.items[index].message(), theme);
+                let message = review.items[index].message();
+                let mut line = header_line(review, index, message, drawn.toggle, theme);
                 if index == review.selected && view.scroll > 0 {
                     let content = &review.items[index].message().content;
                     let rows = review.items[index].rows(view.width).len()
@@ -179,12 +213,12 @@ fn draw_messages(review: &ReviewState, frame: &mut Frame, area: Rect, theme: &Th
             }
             ViewRow::Body { index, row } => {
                 let rows = review.items[index].rows(view.width);
-                let text = format!("  {}", rows.get(row).map_or("", String::as_str));
-                if index == review.selected {
-                    Line::raw(text)
-                } else {
-                    Line::styled(text, theme.dim())
+                let mut line = body_row(rows.get(row), drawn.color);
+                if index != review.selected {
+                    // The others dimmed: their own colours stay over it.
+                    line = line.style(theme.dim());
                 }
+                line
             }
             ViewRow::Folded(rest) => Line::styled(
                 format!(
@@ -254,7 +288,28 @@ fn draw_pictures(
     }
 }
 
-fn draw_preview(review: &ReviewState, frame: &mut Frame, area: Rect, alone: bool, theme: &Theme) {
+/// A body row as drawn: indented two columns, without colours under `NO_COLOR`.
+fn body_row(row: Option<&Line<'static>>, color: bool) -> Line<'static> {
+    let mut spans = vec![Span::raw("  ")];
+    if let Some(row) = row {
+        spans.extend(row.spans.iter().cloned());
+    }
+    let line = Line::from(spans);
+    if color {
+        line
+    } else {
+        crate::render::without_colors(line)
+    }
+}
+
+fn draw_preview(
+    review: &ReviewState,
+    frame: &mut Frame,
+    area: Rect,
+    alone: bool,
+    color: bool,
+    theme: &Theme,
+) {
     let keys = alone || review.preview_focused;
     let way_back = if alone {
         " · p or Esc back"
@@ -263,8 +318,13 @@ fn draw_preview(review: &ReviewState, frame: &mut Frame, area: Rect, alone: bool
     } else {
         " · Tab scrolls it"
     };
+    let shown_as = match review.format {
+        crate::export::Format::Markdown if review.preview_raw => " source",
+        crate::export::Format::Markdown => " rendered",
+        _ => "",
+    };
     let title = format!(
-        " Preview: {} (f changes{way_back}) ",
+        " Preview: {}{shown_as} (f changes{way_back}) ",
         crate::app::format_name(review.format)
     );
     let crate::app::review::PreviewView { rows, top, height } = review.preview_view_in(area);
@@ -282,7 +342,13 @@ fn draw_preview(review: &ReviewState, frame: &mut Frame, area: Rect, alone: bool
     }
     let lines: Vec<Line> = rows[top..shown]
         .iter()
-        .map(|r| Line::raw(r.as_str()))
+        .map(|r| {
+            if color {
+                r.clone()
+            } else {
+                crate::render::without_colors(r.clone())
+            }
+        })
         .collect();
     frame.render_widget(Paragraph::new(lines).block(block), area);
 }

@@ -697,7 +697,8 @@ fn tab_indentation_shows_in_the_review_and_the_preview() {
     insta::assert_snapshot!("review_with_tabs", drawn);
     app.update(key(KeyCode::Char('p')));
     let drawn = screen(&app, 120, 30);
-    assert!(drawn.contains("│        raise ValueError(r)"), "{drawn}");
+    // The border, then the code block's bar: the two tabs still four columns each.
+    assert!(drawn.contains("││         raise ValueError(r)"), "{drawn}");
     insta::assert_snapshot!("preview_with_tabs", drawn);
     // What is sent keeps the tabs.
     if let crate::app::Screen::Review(review) = &app.screen {
@@ -1339,4 +1340,126 @@ fn form_with_the_live_preview_waiting_for_a_required_value() {
     let drawn = screen(&app, 120, 20);
     assert!(drawn.contains("fill `city` to see the preview"), "{drawn}");
     insta::assert_snapshot!(drawn);
+}
+
+/// A prompt author's Markdown: headings, nested lists, a table, a Rust and a Python
+/// fence, a link.
+const RICH_MARKDOWN: &str = "# Code review\n\nReview the change below. Be **brief** and *kind*; cite `file:line`.\n\n## Checklist\n\n1. Correctness\n   - edge cases\n   - error paths\n2. Style, see the [guide](https://example.com/style)\n\n| Area | Weight |\n|------|-------:|\n| tests | 2 |\n| docs | 1 |\n\n```rust\nfn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n```\n\n```python\ndef add(a, b):\n    return a + b\n```\n";
+
+fn rich_review(columns: u16, rows: u16) -> App {
+    use crate::mcp::Role;
+    let messages = crate::app::tests::messages(&[
+        (Role::User, RICH_MARKDOWN),
+        (Role::Assistant, "Looks good."),
+    ]);
+    crate::app::review_tests::review_of(messages, columns, rows)
+}
+
+#[test]
+fn a_markdown_message_is_rendered_and_m_shows_it_raw() {
+    let mut app = rich_review(120, 40);
+    let drawn = screen(&app, 120, 40);
+    assert!(drawn.contains("│ Area  │ Weight │"), "{drawn}");
+    assert!(
+        drawn.contains("guide <https://example.com/style>"),
+        "{drawn}"
+    );
+    insta::assert_snapshot!("review_of_markdown_rendered", drawn);
+    app.update(key(KeyCode::Char('m')));
+    let drawn = screen(&app, 120, 40);
+    assert!(drawn.contains("| Area | Weight |"), "{drawn}");
+    assert!(drawn.contains("· raw (m renders)"), "{drawn}");
+    insta::assert_snapshot!("review_of_markdown_raw", drawn);
+}
+
+#[test]
+fn a_markdown_message_is_rendered_at_80x24() {
+    let app = rich_review(80, 24);
+    insta::assert_snapshot!("review_of_markdown_rendered_narrow", screen(&app, 80, 24));
+}
+
+#[test]
+fn the_rendered_review_carries_styles_and_loses_colours_under_no_color() {
+    crate::render::highlight::load();
+    let app = rich_review(120, 40);
+    let mut terminal = Terminal::new(TestBackend::new(120, 40)).unwrap();
+    terminal.draw(|frame| super::draw(&app, frame)).unwrap();
+    let buffer = terminal.backend().buffer().clone();
+    // The cell where `text` starts on the screen.
+    let find = |buffer: &ratatui::buffer::Buffer, text: &str| {
+        let width = buffer.area.width as usize;
+        let cells: Vec<&str> = buffer.content.iter().map(|c| c.symbol()).collect();
+        for (row, chunk) in cells.chunks(width).enumerate() {
+            let line: String = chunk.concat();
+            if let Some(at) = line.find(text) {
+                let column = line[..at].chars().count();
+                return buffer.content[row * width + column].clone();
+            }
+        }
+        panic!("{text:?} is not on the screen");
+    };
+    let heading = find(&buffer, "Code review");
+    assert!(heading.modifier.contains(ratatui::style::Modifier::BOLD));
+    assert_ne!(heading.fg, ratatui::style::Color::Reset);
+    let keyword = find(&buffer, "fn add");
+    assert!(
+        matches!(keyword.fg, ratatui::style::Color::Rgb(..)),
+        "{keyword:?}"
+    );
+    let plain = find(&buffer, "Review the change");
+    assert_ne!(plain.fg, keyword.fg);
+
+    let mut app = app;
+    app.options.color = false;
+    terminal.draw(|frame| super::draw(&app, frame)).unwrap();
+    let buffer = terminal.backend().buffer().clone();
+    let heading = find(&buffer, "Code review");
+    assert!(heading.modifier.contains(ratatui::style::Modifier::BOLD));
+    assert_eq!(heading.fg, ratatui::style::Color::Reset, "no colour");
+    assert_eq!(find(&buffer, "fn add").fg, ratatui::style::Color::Reset);
+    let code = find(&buffer, "file:line");
+    assert!(
+        code.modifier.contains(ratatui::style::Modifier::REVERSED),
+        "inline code still shows"
+    );
+}
+
+/// A review holding an image block (4 KiB of base64) in `format`, with the preview shown.
+fn image_preview(format: crate::export::Format) -> String {
+    use crate::mcp::{Content, Message, Role};
+    let image: Content = serde_json::from_value(serde_json::json!({
+        "type": "image", "mimeType": "image/png", "data": "QUJD".repeat(1024)
+    }))
+    .unwrap();
+    let mut messages = crate::app::tests::messages(&[(Role::User, "What is in this picture?")]);
+    messages.messages.push(Message {
+        role: Role::User,
+        content: image,
+    });
+    let mut app = crate::app::review_tests::review_of(messages, 120, 40);
+    if let crate::app::Screen::Review(review) = &mut app.screen {
+        review.format = format;
+    }
+    app.update(key(KeyCode::Char('p')));
+    let drawn = screen(&app, 120, 40);
+    assert!(drawn.contains("…(3072 bytes)…"), "{drawn}");
+    assert!(!drawn.contains("QUJDQUJDQUJD"), "folded: {drawn}");
+    drawn
+}
+
+#[test]
+fn the_json_previews_are_highlighted_with_their_base64_folded() {
+    use crate::export::Format;
+    insta::assert_snapshot!(
+        "preview_mcp_json_with_an_image",
+        image_preview(Format::McpJson)
+    );
+    insta::assert_snapshot!(
+        "preview_openai_with_an_image",
+        image_preview(Format::OpenAi)
+    );
+    insta::assert_snapshot!(
+        "preview_anthropic_with_an_image",
+        image_preview(Format::Anthropic)
+    );
 }
