@@ -40,6 +40,18 @@ pub struct Graphics {
     pub font: (u16, u16),
 }
 
+impl Graphics {
+    /// The image pixels one cell shows: the font's cell for pixel protocols; for
+    /// half-blocks, one pixel wide and two high (a cell's two halves), so a picture gets
+    /// every cell it can use instead of the few its true size would take.
+    pub fn cell_pixels(&self) -> (u16, u16) {
+        match self.protocol {
+            Some(ProtocolType::Halfblocks) => (1, 2),
+            _ => self.font,
+        }
+    }
+}
+
 impl Default for Graphics {
     fn default() -> Self {
         Graphics {
@@ -284,7 +296,7 @@ impl Pictures {
         };
         match pixels {
             Some(pixels) if over_budget(pixels).is_none() => {
-                usize::from(picture_cells(pixels, self.graphics.font, columns).1)
+                usize::from(picture_cells(pixels, self.graphics.cell_pixels(), columns).1)
             }
             _ => 1,
         }
@@ -374,7 +386,7 @@ impl Pictures {
                 }) => {
                     let has = pictures.iter().any(|(at, _)| *at == columns);
                     // A width where the picture keeps its size reuses its encoding.
-                    let cells = picture_cells(*pixels, self.graphics.font, columns);
+                    let cells = picture_cells(*pixels, self.graphics.cell_pixels(), columns);
                     if !has
                         && let Some(same) = pictures
                             .iter()
@@ -463,9 +475,10 @@ impl Pictures {
 /// A picker for `graphics` (`None` with pictures off).
 fn picker(graphics: &Graphics) -> Option<Picker> {
     let protocol = graphics.protocol?;
+    let (cell_w, cell_h) = graphics.cell_pixels();
     // The only constructor taking a known cell size; it also tells tmux (for passthrough).
     #[allow(deprecated)]
-    let mut picker = Picker::from_fontsize(FontSize::new(graphics.font.0, graphics.font.1));
+    let mut picker = Picker::from_fontsize(FontSize::new(cell_w, cell_h));
     picker.set_protocol_type(protocol);
     Some(picker)
 }
@@ -499,7 +512,8 @@ pub fn decode(data: &str, graphics: &Graphics, columns: u16) -> Result<Decoded, 
         .decode()
         .map_err(|e| format!("cannot decode it ({e})"))?;
     // No picture shows more than MAX_PICTURE_ROWS cells high: keep no more pixels than that.
-    let (cell_w, cell_h) = (u32::from(graphics.font.0), u32::from(graphics.font.1));
+    let (cell_w, cell_h) = graphics.cell_pixels();
+    let (cell_w, cell_h) = (u32::from(cell_w), u32::from(cell_h));
     let most = (
         u32::from(u16::MAX).saturating_mul(cell_w.max(1)),
         u32::from(MAX_PICTURE_ROWS) * cell_h.max(1),
@@ -526,7 +540,7 @@ pub fn encode(
     columns: u16,
 ) -> Result<Picture, String> {
     let picker = picker(graphics).ok_or("pictures are off")?;
-    let cells = picture_cells(pixels, graphics.font, columns);
+    let cells = picture_cells(pixels, graphics.cell_pixels(), columns);
     let protocol = picker
         .new_protocol(
             (*source.0).clone(),
@@ -708,8 +722,9 @@ pub(crate) mod tests {
             panic!("not drawn: {:?}", shown(&app, 0));
         };
         assert_eq!(pixels, (1280, 480));
-        // 1280×480 at 10×20 px a cell is 128×24 cells: 16 rows high at most, aspect kept.
-        assert_eq!(drawn.cells, (86, 16));
+        // In half-blocks a cell shows 1×2 pixels: 1280×480 is 1280×240 cells, so 16 rows
+        // high at most, aspect kept.
+        assert_eq!(drawn.cells, (85, 16));
         assert!(matches!(shown(&app, 1), Shown::Picture { .. }));
         // A narrower pane: the big one is encoded again (once), the small one keeps its size.
         let narrower = app.update(Msg::Resize(60, 40));
