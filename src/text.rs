@@ -253,6 +253,15 @@ pub fn truncate(text: &str, columns: usize) -> &str {
 /// over characters (an emoji with U+FE0F is two columns, `لا` one), so starts are measured
 /// whole: the first 1, 2, 4… characters until one does not fit, then a binary search.
 fn fitting_len(text: &str, columns: usize) -> usize {
+    // Printable ASCII, most text: one column a byte (looked at up to the first character
+    // that would not fit, so a long line wrapped row by row is not read again each row).
+    let printable = |b: &u8| (0x20..0x7f).contains(b);
+    let fits = text.len().min(columns);
+    if text.as_bytes()[..fits].iter().all(printable)
+        && text.as_bytes().get(fits).is_none_or(printable)
+    {
+        return fits;
+    }
     let mut ends = text.char_indices().map(|(at, c)| at + c.len_utf8());
     // The end of the first `i + 1` characters, for each `i` looked at so far.
     let mut taken: Vec<usize> = Vec::new();

@@ -33,14 +33,22 @@ pub fn message_rows(content: &Content, width: usize, style: RowStyle) -> Vec<Lin
             let mut rows: Vec<Line<'static>> = header
                 .into_iter()
                 .flat_map(|h| crate::text::wrap(&h, width))
-                .map(Line::from)
+                .map(raw_line)
                 .collect();
             rows.extend(render_capped(text, width));
             rows
         }
-        _ => crate::app::review::body_rows(content, width)
-            .map(Line::from)
-            .collect(),
+        _ => match content {
+            // The raw text, the commonest long body: rows as the rest past the cap.
+            Content::Known(KnownContent::Text { text, .. }) if !text.is_empty() => {
+                let mut rows = Vec::new();
+                push_raw_rows(&mut rows, text, width);
+                rows
+            }
+            _ => crate::app::review::body_rows(content, width)
+                .map(raw_line)
+                .collect(),
+        },
     };
     if style.color {
         rows
@@ -70,13 +78,36 @@ fn render_capped(text: &str, width: usize) -> Vec<Line<'static>> {
             .into_iter()
             .map(|row| Line::styled(row, Style::new().add_modifier(Modifier::DIM))),
     );
-    rows.extend(
-        text[cut..]
-            .lines()
-            .flat_map(|line| crate::text::wrap(&shown(line), width))
-            .map(Line::from),
-    );
+    push_raw_rows(&mut rows, &text[cut..], width);
     rows
+}
+
+/// Pushes `text`'s lines drawn raw onto `rows`: each line as [`shown`] and wrapped at
+/// `width` by [`crate::text::wrap`], one unstyled span a row. A printable ASCII line that
+/// fits is its own row, copied once (most rows of a long message are).
+fn push_raw_rows(rows: &mut Vec<Line<'static>>, text: &str, width: usize) {
+    let columns = width.max(1);
+    for line in text.lines() {
+        if line.len() <= columns && is_plain_ascii(line) {
+            rows.push(raw_line(line.to_string()));
+        } else {
+            rows.extend(
+                crate::text::wrap(&shown(line), width)
+                    .into_iter()
+                    .map(raw_line),
+            );
+        }
+    }
+}
+
+/// A row of unstyled text (neutralised, no line break in it): what `Line::from(row)`
+/// makes, without its copy of the text and its search for line breaks.
+fn raw_line(row: String) -> Line<'static> {
+    if row.is_empty() {
+        Line::default()
+    } else {
+        Line::from(vec![Span::raw(row)])
+    }
 }
 
 /// Whether `content` is drawn differently rendered and raw (a text block, or a text
