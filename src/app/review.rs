@@ -3,7 +3,6 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use base64::Engine;
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::text::Line;
 use ratatui_textarea::TextArea;
@@ -416,9 +415,7 @@ fn set_text(content: &mut Content, new_text: String) {
 /// The bytes a block carries, with a file name extension for them.
 fn block_bytes(content: &Content) -> Option<Result<(Vec<u8>, String), String>> {
     let decode = |data: &str| {
-        base64::engine::general_purpose::STANDARD
-            .decode(data.split_whitespace().collect::<String>())
-            .map_err(|e| format!("the server's base64 data is damaged: {e}"))
+        export::decode_base64(data).map_err(|e| format!("the server's base64 data is damaged: {e}"))
     };
     let extension = |mime: &str| {
         let sub = mime.split('/').nth(1).unwrap_or("bin");
@@ -1817,9 +1814,7 @@ fn audio_facts(data: &str) -> String {
     if decoded_len(data) > AUDIO_PROBE_BYTES {
         return String::new();
     }
-    let Ok(bytes) = base64::engine::general_purpose::STANDARD
-        .decode(data.split_whitespace().collect::<String>())
-    else {
+    let Ok(bytes) = export::decode_base64(data) else {
         return " · damaged base64".to_string();
     };
     crate::audio::probe(&bytes).map_or(String::new(), |info| {

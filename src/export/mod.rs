@@ -82,6 +82,12 @@ pub fn decoded_len(base64: &str) -> usize {
     (symbols / 4) * 3 + (symbols % 4).saturating_sub(1)
 }
 
+/// The bytes a base64 string holds, whitespace anywhere in it ignored (servers wrap it).
+pub fn decode_base64(base64: &str) -> Result<Vec<u8>, base64::DecodeError> {
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD.decode(base64.split_whitespace().collect::<String>())
+}
+
 /// `1 byte`, `2 bytes`.
 fn bytes(count: usize) -> String {
     counted(count, "byte", "bytes")
