@@ -863,7 +863,9 @@ async fn play(bytes: Vec<u8>, extension: &str, player: Option<Vec<String>>) -> R
         .suffix(&format!(".{safe}"))
         .tempfile()
         .map_err(|e| format!("Could not write the audio to a temporary file: {e}."))?;
-    std::fs::write(file.path(), &bytes)
+    // Off the runtime's threads: an audio block can be megabytes.
+    tokio::fs::write(file.path(), &bytes)
+        .await
         .map_err(|e| format!("Could not write the audio to a temporary file: {e}."))?;
     let command = crate::audio::player_command(
         player.as_deref(),
