@@ -40,6 +40,7 @@ use crate::export::sink::WriteError;
 use crate::mcp::{
     GetOutcome, InputAnswers, LogLine, McpError, McpEvent, PromptInfo, ServerDetails, ServerId,
 };
+use crate::render;
 
 pub use cached::{CatalogMark, RowMark, short_duration};
 pub use command::{CommandPrompt, CommandStage};
@@ -263,6 +264,67 @@ impl App {
         app
     }
 
+    /// The bodies on screen laid out with code left plain: their whole layouts, to be
+    /// computed off the loop (the runner asks after each frame, since drawing lays out
+    /// too). Each layout is asked for once.
+    pub fn layouts_wanted(&self) -> Vec<Effect> {
+        let bodies: Vec<(&render::layout::BodyLayout, &crate::mcp::Content)> = match &self.screen {
+            Screen::Review(review) => review
+                .items
+                .iter()
+                .map(|item| (item.layout(), &item.message().content))
+                .collect(),
+            Screen::Form(form) => match &form.preview.answer {
+                Some(preview::PreviewAnswer {
+                    outcome: preview::PreviewOutcome::Messages(messages),
+                    layouts,
+                    ..
+                }) => layouts
+                    .iter()
+                    .zip(&messages.messages)
+                    .map(|(layout, message)| (layout, &message.content))
+                    .collect(),
+                _ => Vec::new(),
+            },
+            _ => Vec::new(),
+        };
+        bodies
+            .into_iter()
+            .flat_map(|(layout, content)| {
+                layout
+                    .wanted()
+                    .into_iter()
+                    .map(move |key| Effect::LayOutBody {
+                        body: layout.id(),
+                        key,
+                        content: content.clone(),
+                    })
+            })
+            .collect()
+    }
+
+    /// Puts a body's whole layout in place, if the body and that layout are still there.
+    fn body_laid_out(
+        &mut self,
+        body: u64,
+        key: render::layout::RowsKey,
+        rows: render::layout::Rows,
+    ) {
+        let layouts: Vec<&render::layout::BodyLayout> = match &self.screen {
+            Screen::Review(review) => review.items.iter().map(|item| item.layout()).collect(),
+            Screen::Form(form) => form
+                .preview
+                .answer
+                .iter()
+                .flat_map(|answer| &answer.layouts)
+                .collect(),
+            _ => Vec::new(),
+        };
+        for layout in layouts.into_iter().filter(|layout| layout.id() == body) {
+            layout.finished(key, std::sync::Arc::clone(&rows));
+        }
+    }
+
     /// Whether something animates or waits on time, so the runner should keep ticking.
     pub fn wants_ticks(&self) -> bool {
         // (A notice that waits for a key needs no clock.)
@@ -397,6 +459,10 @@ impl App {
             Msg::Clock => Vec::new(),
             // The cached rows know they were laid out without it; the next draw redoes them.
             Msg::HighlighterReady => Vec::new(),
+            Msg::BodyLaidOut { body, key, rows } => {
+                self.body_laid_out(body, key, rows);
+                Vec::new()
+            }
             Msg::Key(key) => self.on_key(key),
             Msg::Paste(text) => self.on_paste(&text),
             Msg::Resize(columns, rows) => {

@@ -47,6 +47,16 @@ pub enum Msg {
     /// The syntax highlighter finished loading (off the loop): rows laid out with code
     /// plain are laid out again, highlighted, at the next draw.
     HighlighterReady,
+    /// A body's whole layout ([`Effect::LayOutBody`]'s answer): put in place of the rows
+    /// drawn with code left plain.
+    BodyLaidOut {
+        /// The body ([`crate::render::layout::BodyLayout::id`]).
+        body: u64,
+        /// The layout it is.
+        key: crate::render::layout::RowsKey,
+        /// Its rows.
+        rows: crate::render::layout::Rows,
+    },
     /// Something happened to a server.
     Mcp(McpEvent),
     /// A `completion/complete` answer.
@@ -174,6 +184,16 @@ pub enum Effect {
         arguments: BTreeMap<String, String>,
         /// Answers to the server's questions, for a retry.
         answers: Option<InputAnswers>,
+    },
+    /// Lay a body out whole, its code highlighted (CPU work, off the loop): answered by
+    /// [`Msg::BodyLaidOut`].
+    LayOutBody {
+        /// The body ([`crate::render::layout::BodyLayout::id`]).
+        body: u64,
+        /// The layout wanted.
+        key: crate::render::layout::RowsKey,
+        /// What it holds.
+        content: crate::mcp::Content,
     },
     /// Play audio bytes with the configured player or the first one found.
     PlayAudio {

@@ -52,6 +52,25 @@ pub struct PreviewAnswer {
     pub outcome: PreviewOutcome,
     /// When it came (ms since the run began).
     pub at_ms: u64,
+    /// Each message's body laid out, kept while the answer stays (the form draws it every
+    /// frame).
+    pub layouts: Vec<crate::render::layout::BodyLayout>,
+}
+
+impl PreviewAnswer {
+    /// Message `index`'s body rows at `width` (laid out once per width and style).
+    pub fn rows(
+        &self,
+        index: usize,
+        content: &crate::mcp::Content,
+        width: usize,
+        style: crate::render::RowStyle,
+    ) -> crate::render::layout::Rows {
+        match self.layouts.get(index) {
+            Some(layout) => layout.rows(content, width, style),
+            None => std::sync::Arc::new(crate::render::message_rows(content, width, style)),
+        }
+    }
 }
 
 /// What `prompts/get` answered for the preview.
@@ -188,10 +207,19 @@ impl FormState {
             Ok(GetOutcome::InputRequired(_)) => PreviewOutcome::InputRequired,
             Err(error) => PreviewOutcome::Error(describe_error(&error)),
         };
+        let layouts = match &outcome {
+            PreviewOutcome::Messages(messages) => messages
+                .messages
+                .iter()
+                .map(|_| crate::render::layout::BodyLayout::default())
+                .collect(),
+            _ => Vec::new(),
+        };
         self.preview.answer = Some(PreviewAnswer {
             arguments: request.arguments,
             outcome,
             at_ms: now_ms,
+            layouts,
         });
         Ok(())
     }
@@ -214,10 +242,12 @@ impl FormState {
 
 /// How many rows the preview's messages take at `width`: a role line, the body, a blank.
 pub fn preview_rows(form: &FormState, width: usize, color: bool) -> usize {
-    let Some(PreviewAnswer {
-        outcome: PreviewOutcome::Messages(messages),
-        ..
-    }) = &form.preview.answer
+    let Some(
+        answer @ PreviewAnswer {
+            outcome: PreviewOutcome::Messages(messages),
+            ..
+        },
+    ) = &form.preview.answer
     else {
         return 0;
     };
@@ -228,7 +258,8 @@ pub fn preview_rows(form: &FormState, width: usize, color: bool) -> usize {
     messages
         .messages
         .iter()
-        .map(|m| 2 + crate::render::message_rows(&m.content, width, style).len())
+        .enumerate()
+        .map(|(i, m)| 2 + answer.rows(i, &m.content, width, style).len())
         .sum()
 }
 

@@ -14,6 +14,7 @@ use crate::export::{self, Format, decoded_len, describe};
 use crate::mcp::{
     Content, EmbeddedResource, KnownContent, McpError, Message, PromptInfo, PromptMessages, Role,
 };
+use crate::render::layout::BodyLayout;
 
 /// A review kept on disk while it has unexported edits, to be restored after a crash.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -109,50 +110,16 @@ impl ReviewItem {
     /// costs its wrapping once, not every frame. Rows laid out before the highlighter
     /// loaded are laid out again once it has.
     pub fn rows(&self, width: usize) -> std::sync::Arc<Vec<Line<'static>>> {
-        let key = RowsKey {
-            width,
-            rendered: !self.raw,
-            highlighted: crate::render::highlight::ready().is_some(),
-        };
-        let mut cached = self.layout.0.borrow_mut();
-        if let Some((_, rows)) = cached.iter().find(|(at, _)| *at == key) {
-            return rows.clone();
-        }
         let style = crate::render::RowStyle {
-            rendered: key.rendered,
+            rendered: !self.raw,
             color: true,
         };
-        let rows = std::sync::Arc::new(crate::render::message_rows(
-            &self.message.content,
-            width,
-            style,
-        ));
-        // Two layouts: the screen's and the one scrolling counts with may differ by a column.
-        if cached.len() == 2 {
-            cached.remove(0);
-        }
-        cached.push((key, std::sync::Arc::clone(&rows)));
-        rows
+        self.layout.rows(&self.message.content, width, style)
     }
-}
 
-/// What a body's rows were laid out for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct RowsKey {
-    width: usize,
-    rendered: bool,
-    /// Whether the highlighter had loaded (code was drawn plain before).
-    highlighted: bool,
-}
-
-/// A cache of a body's rows in the last two layouts; equal to any other (it is derived
-/// from the message).
-#[derive(Debug, Clone, Default)]
-struct BodyLayout(std::cell::RefCell<Vec<(RowsKey, std::sync::Arc<Vec<Line<'static>>>)>>);
-
-impl PartialEq for BodyLayout {
-    fn eq(&self, _: &BodyLayout) -> bool {
-        true
+    /// The body's layout (its rows kept, and its whole layout asked for and put in place).
+    pub fn layout(&self) -> &BodyLayout {
+        &self.layout
     }
 }
 

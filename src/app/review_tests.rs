@@ -762,3 +762,72 @@ fn the_export_keeps_the_base64_the_preview_folds() {
         assert_eq!(review(&app).export(), expected);
     }
 }
+
+/// The whole layouts the app asks for after a frame: the body and the layout of each.
+fn layouts_asked(app: &App) -> Vec<(u64, crate::render::layout::RowsKey, Content)> {
+    app.layouts_wanted()
+        .into_iter()
+        .filter_map(|effect| match effect {
+            Effect::LayOutBody { body, key, content } => Some((body, key, content)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn highlighted_rows(app: &App, index: usize) -> usize {
+    let width = review(app).messages_view().width;
+    review(app).items[index]
+        .rows(width)
+        .iter()
+        .filter(|row| {
+            row.spans
+                .iter()
+                .any(|s| s.content == "let" && s.style.fg.is_some())
+        })
+        .count()
+}
+
+#[test]
+fn code_past_what_the_loop_affords_is_highlighted_by_a_task_and_put_in_place() {
+    crate::render::highlight::load();
+    let block = format!("```rust\n{}```\n\n", "let x = 1;\n".repeat(300));
+    let mut app = review_of(
+        messages(&[(Role::User, &block.repeat(4)), (Role::Assistant, "# Done")]),
+        100,
+        40,
+    );
+    app.update(Msg::Resize(100, 40));
+    // The open laid the first message out with the top of its first block highlighted,
+    // the rest plain…
+    let at_once = crate::render::highlight::AT_ONCE_BYTES / "let x = 1;\n".len();
+    assert_eq!(highlighted_rows(&app, 0), at_once);
+    let asked = layouts_asked(&app);
+    assert_eq!(
+        asked.len(),
+        1,
+        "one whole layout, for the message with much code"
+    );
+    assert!(layouts_asked(&app).is_empty(), "asked once");
+    let (body, layout, content) = asked.into_iter().next().unwrap();
+    assert_eq!(content, review(&app).items[0].message().content);
+    // …and the task's answer takes their place, every block highlighted.
+    let rows = crate::render::layout::whole_rows(&content, layout);
+    app.update(Msg::BodyLaidOut {
+        body,
+        key: layout,
+        rows: rows.clone(),
+    });
+    assert_eq!(highlighted_rows(&app, 0), 1200);
+    // An answer for a body since edited is dropped: the edit's layout stands.
+    app.update(key(KeyCode::Char('e')));
+    type_text(&mut app, "x");
+    app.update(key(KeyCode::Esc));
+    assert!(!review(&app).is_typing());
+    assert!(review(&app).items[0].message().content != content, "edited");
+    app.update(Msg::BodyLaidOut {
+        body,
+        key: layout,
+        rows,
+    });
+    assert_ne!(highlighted_rows(&app, 0), 1200, "the stale layout was dropped");
+}

@@ -13,10 +13,15 @@ use syntect::util::LinesWithEndings;
 /// The longest code block highlighted, in lines; a longer one is drawn plain.
 pub const MAX_BLOCK_LINES: usize = 2_000;
 /// The longest code block highlighted, in bytes; a longer one is drawn plain.
-pub const MAX_BLOCK_BYTES: usize = 256 * 1024;
+pub const MAX_BLOCK_BYTES: usize = 64 * 1024;
 /// The code bytes highlighted in one message at most: the blocks after are drawn plain,
-/// so a message of many fences costs a bounded time to render.
-pub const MESSAGE_BUDGET_BYTES: usize = 16 * 1024;
+/// so a message of many fences costs a bounded time to render (syntect's pure-Rust
+/// engine highlights about 300 KiB a second: this is a fifth of a second, in a task).
+pub const MESSAGE_BUDGET_BYTES: usize = 64 * 1024;
+/// The code bytes a layout on the loop highlights at once: about a screen of code, in
+/// about 6 ms. The rest of the budget is highlighted by the whole render, in a task, and
+/// its rows replace those drawn plain meanwhile.
+pub const AT_ONCE_BYTES: usize = 2 * 1024;
 
 /// The grammars and the colour theme, loaded once.
 pub struct Highlighter {

@@ -10,14 +10,27 @@ use pulldown_cmark::{Alignment, CodeBlockKind, Event, HeadingLevel, Options, Par
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 
-use super::highlight::{self, MAX_BLOCK_BYTES, MAX_BLOCK_LINES, MESSAGE_BUDGET_BYTES};
-use super::{Piece, wrap_pieces};
+use super::highlight::{
+    self, AT_ONCE_BYTES, MAX_BLOCK_BYTES, MAX_BLOCK_LINES, MESSAGE_BUDGET_BYTES,
+};
+use super::{CodeBudget, Piece, wrap_pieces};
 
-/// `source` rendered as rows at most `width` columns wide (at least one row).
+/// `source` rendered as rows at most `width` columns wide (at least one row), its code
+/// highlighted within the message's whole budget.
 pub fn render(source: &str, width: usize) -> Vec<Line<'static>> {
+    render_with(source, width, CodeBudget::Whole).0
+}
+
+/// `source` rendered as rows, highlighting as much code as `budget` allows, and whether
+/// code was left plain for later ([`CodeBudget::AtOnce`] only: the whole render then
+/// highlights it, in the same rows).
+pub fn render_with(source: &str, width: usize, budget: CodeBudget) -> (Vec<Line<'static>>, bool) {
     let options =
         Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS;
     let mut writer = Writer::new(width.max(1));
+    if budget == CodeBudget::AtOnce {
+        writer.at_once = Some(AT_ONCE_BYTES);
+    }
     for event in Parser::new_ext(source, options) {
         writer.event(event);
     }
@@ -25,7 +38,7 @@ pub fn render(source: &str, width: usize) -> Vec<Line<'static>> {
     if writer.lines.is_empty() {
         writer.lines.push(Line::raw(""));
     }
-    writer.lines
+    (writer.lines, writer.code_left)
 }
 
 /// The style of dim marks: borders, bullets, URLs, fence labels.
@@ -96,6 +109,10 @@ struct Writer {
     gap: bool,
     /// Code bytes this message may still highlight.
     budget: usize,
+    /// Code bytes this render may still highlight at once (`None`: the whole budget).
+    at_once: Option<usize>,
+    /// A block within the budget was left plain for the whole render to highlight.
+    code_left: bool,
 }
 
 impl Writer {
@@ -113,6 +130,8 @@ impl Writer {
             table: None,
             gap: false,
             budget: MESSAGE_BUDGET_BYTES,
+            at_once: None,
+            code_left: false,
         }
     }
 
@@ -481,8 +500,35 @@ impl Writer {
                     Some(_) if source.len() > self.budget => {
                         note = " (plain: the message has much code)"
                     }
+                    // Past what is highlighted at once: the lines that fit it now (the
+                    // top of the first screen), the rest plain until the whole render
+                    // draws them highlighted in the same rows. Its budget is spent as
+                    // that render spends it, so both agree on what follows.
+                    Some(syntax) if self.at_once.is_some_and(|left| source.len() > left) => {
+                        self.budget -= source.len();
+                        self.code_left = true;
+                        let left = self.at_once.unwrap_or(0);
+                        let mut bytes = 0;
+                        let fitting = source_lines
+                            .iter()
+                            .take_while(|line| {
+                                bytes += line.len() + 1;
+                                bytes <= left
+                            })
+                            .count();
+                        let spent: usize =
+                            source_lines[..fitting].iter().map(|l| l.len() + 1).sum();
+                        self.at_once = Some(left - spent);
+                        if fitting > 0 {
+                            highlighted =
+                                highlighter.highlight(syntax, &source_lines[..fitting].join("\n"));
+                        }
+                    }
                     Some(syntax) => {
                         self.budget -= source.len();
+                        if let Some(left) = &mut self.at_once {
+                            *left -= source.len();
+                        }
                         let expanded = source_lines.join("\n");
                         highlighted = highlighter.highlight(syntax, &expanded);
                     }

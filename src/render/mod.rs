@@ -4,6 +4,7 @@
 
 pub mod highlight;
 pub mod json;
+pub mod layout;
 pub mod markdown;
 
 use ratatui::style::{Modifier, Style};
@@ -25,9 +26,32 @@ pub struct RowStyle {
 /// within the frame budget (rendering costs several times what wrapping does).
 pub const RENDER_UP_TO_BYTES: usize = 256 * 1024;
 
+/// How much fenced code a layout highlights.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CodeBudget {
+    /// The message's whole budget ([`highlight::MESSAGE_BUDGET_BYTES`]): what a task
+    /// lays out, and tests.
+    Whole,
+    /// What the loop affords at once ([`highlight::AT_ONCE_BYTES`]): blocks past it are
+    /// drawn plain for now, in the rows the whole layout draws them highlighted.
+    AtOnce,
+}
+
 /// The rows of a message body at `width` columns, as drawn: every row's text
 /// neutralised (no control character of the source reaches the screen).
 pub fn message_rows(content: &Content, width: usize, style: RowStyle) -> Vec<Line<'static>> {
+    message_rows_with(content, width, style, CodeBudget::Whole).0
+}
+
+/// [`message_rows`] highlighting only what `budget` allows, and whether code was left
+/// plain that the [`CodeBudget::Whole`] layout highlights (in the same rows).
+pub fn message_rows_with(
+    content: &Content,
+    width: usize,
+    style: RowStyle,
+    budget: CodeBudget,
+) -> (Vec<Line<'static>>, bool) {
+    let mut code_left = false;
     let rows = match markdown_of(content) {
         Some((header, text)) if style.rendered => {
             let mut rows: Vec<Line<'static>> = header
@@ -35,7 +59,9 @@ pub fn message_rows(content: &Content, width: usize, style: RowStyle) -> Vec<Lin
                 .flat_map(|h| crate::text::wrap(&h, width))
                 .map(raw_line)
                 .collect();
-            rows.extend(render_capped(text, width));
+            let (rendered, left) = render_capped(text, width, budget);
+            code_left = left;
+            rows.extend(rendered);
             rows
         }
         _ => match content {
@@ -50,25 +76,26 @@ pub fn message_rows(content: &Content, width: usize, style: RowStyle) -> Vec<Lin
                 .collect(),
         },
     };
-    if style.color {
+    let rows = if style.color {
         rows
     } else {
         rows.into_iter().map(without_colors).collect()
-    }
+    };
+    (rows, code_left)
 }
 
 /// `text` rendered as Markdown up to [`RENDER_UP_TO_BYTES`] (at a line break), the rest
-/// raw behind a row saying so.
-fn render_capped(text: &str, width: usize) -> Vec<Line<'static>> {
+/// raw behind a row saying so; and whether code was left plain for the whole layout.
+fn render_capped(text: &str, width: usize, budget: CodeBudget) -> (Vec<Line<'static>>, bool) {
     if text.len() <= RENDER_UP_TO_BYTES {
-        return markdown::render(text, width);
+        return markdown::render_with(text, width, budget);
     }
     let mut cut = RENDER_UP_TO_BYTES;
     while !text.is_char_boundary(cut) {
         cut -= 1;
     }
     let cut = text[..cut].rfind('\n').map_or(cut, |at| at + 1);
-    let mut rows = markdown::render(&text[..cut], width);
+    let (mut rows, code_left) = markdown::render_with(&text[..cut], width, budget);
     let note = format!(
         "… rendered up to here ({}); the rest is drawn raw",
         crate::text::mebibytes(cut)
@@ -79,7 +106,7 @@ fn render_capped(text: &str, width: usize) -> Vec<Line<'static>> {
             .map(|row| Line::styled(row, Style::new().add_modifier(Modifier::DIM))),
     );
     push_raw_rows(&mut rows, &text[cut..], width);
-    rows
+    (rows, code_left)
 }
 
 /// Pushes `text`'s lines drawn raw onto `rows`: each line as [`shown`] and wrapped at

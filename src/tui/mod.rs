@@ -185,6 +185,10 @@ pub async fn run(
             }
         }
         guard.draw(&app)?;
+        // What the frame laid out with code left plain is laid out whole off the loop.
+        for effect in app.layouts_wanted() {
+            let _ = runner.run(effect, &mut guard, &mut events);
+        }
     }
     if terminal::PANICKED.load(std::sync::atomic::Ordering::SeqCst) {
         return finish(guard, runner.hubs, Err(INTERNAL_ERROR.to_string())).await;
@@ -526,6 +530,15 @@ impl Runner {
                         None => Err(McpError::Protocol(format!("{server} is not connected"))),
                     };
                     let _ = results.send(Msg::ResourceRead { id, result });
+                });
+                None
+            }
+            Effect::LayOutBody { body, key, content } => {
+                // CPU work (highlighting): a blocking thread, never the loop's.
+                let results = self.results.clone();
+                tokio::task::spawn_blocking(move || {
+                    let rows = crate::render::layout::whole_rows(&content, key);
+                    let _ = results.send(Msg::BodyLaidOut { body, key, rows });
                 });
                 None
             }

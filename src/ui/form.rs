@@ -585,8 +585,9 @@ fn draw_preview(app: &App, form: &FormState, frame: &mut Frame, area: Rect, them
                     rendered: true,
                     color: app.options.color,
                 };
+                let answer = preview.answer.as_ref();
                 for (index, message) in messages.messages.iter().enumerate() {
-                    body.push(Line::from(vec![
+                    body.push(PreviewRows::One(Line::from(vec![
                         Span::styled(format!("#{} ", index + 1), theme.dim()),
                         Span::styled(
                             one_line(message.role.as_str()),
@@ -596,9 +597,16 @@ fn draw_preview(app: &App, form: &FormState, frame: &mut Frame, area: Rect, them
                             format!(" · {}", one_line(message.content.kind())),
                             theme.dim(),
                         ),
-                    ]));
-                    body.extend(crate::render::message_rows(&message.content, width, style));
-                    body.push(Line::raw(""));
+                    ])));
+                    if let Some(answer) = answer {
+                        body.push(PreviewRows::Body(answer.rows(
+                            index,
+                            &message.content,
+                            width,
+                            style,
+                        )));
+                    }
+                    body.push(PreviewRows::One(Line::raw("")));
                 }
                 if messages.messages.is_empty() {
                     note(format!("{server} returned no messages"), &mut lines);
@@ -618,13 +626,20 @@ fn draw_preview(app: &App, form: &FormState, frame: &mut Frame, area: Rect, them
         }
     }
     let room = usize::from(inner.height).saturating_sub(lines.len());
-    if !body.is_empty() && room > 0 {
-        let total = body.len();
+    let total: usize = body.iter().map(PreviewRows::len).sum();
+    if total > 0 && room > 0 {
         // Scrolled no further than a full last page.
         let top = preview.scroll.min(total.saturating_sub(room));
         let fits = total - top <= room;
         let shown = if fits { total - top } else { room - 1 };
-        lines.extend(body.into_iter().skip(top).take(shown));
+        // Only the rows shown are copied (a long message's layout is kept, not redone).
+        lines.extend(
+            body.iter()
+                .flat_map(PreviewRows::iter)
+                .skip(top)
+                .take(shown)
+                .cloned(),
+        );
         if !fits {
             let more = total - top - shown;
             lines.push(Line::styled(
@@ -639,4 +654,26 @@ fn draw_preview(app: &App, form: &FormState, frame: &mut Frame, area: Rect, them
         }
     }
     frame.render_widget(Paragraph::new(lines), inner);
+}
+
+/// The preview's rows: a line drawn here, or a message body's kept layout.
+enum PreviewRows {
+    One(Line<'static>),
+    Body(crate::render::layout::Rows),
+}
+
+impl PreviewRows {
+    fn len(&self) -> usize {
+        match self {
+            PreviewRows::One(_) => 1,
+            PreviewRows::Body(rows) => rows.len(),
+        }
+    }
+
+    fn iter(&self) -> std::slice::Iter<'_, Line<'static>> {
+        match self {
+            PreviewRows::One(line) => std::slice::from_ref(line).iter(),
+            PreviewRows::Body(rows) => rows.iter(),
+        }
+    }
 }
