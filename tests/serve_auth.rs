@@ -245,6 +245,13 @@ fn post(server: &Served, authorization: Option<&str>) -> Answer {
     parse_answer(&raw)
 }
 
+/// A 200 with a non-empty prompt list whose `cacheScope` is `scope`.
+fn assert_listed_as(answer: &Answer, scope: &str) {
+    assert_listed(answer);
+    let message = answer.message();
+    assert_eq!(message["result"]["cacheScope"], scope, "{message}");
+}
+
 fn assert_listed(answer: &Answer) {
     assert_eq!(answer.status, 200, "{}", answer.body);
     let message = answer.message();
@@ -298,7 +305,8 @@ fn with_a_token_file_only_requests_carrying_the_token_are_answered() {
     assert_challenged(&post(&server, Some("Basic dXNlcjpwYXNz")), false);
     assert_challenged(&post(&server, Some(&format!("Bearer {TOKEN}x"))), true);
     assert_challenged(&post(&server, Some("Bearer wrong")), true);
-    assert_listed(&post(&server, Some(&format!("Bearer {TOKEN}"))));
+    // For token holders only: no shared cache may pass it on.
+    assert_listed_as(&post(&server, Some(&format!("Bearer {TOKEN}"))), "private");
 
     let banner = server.stderr.lock().unwrap().join("\n");
     assert!(banner.contains("bearer token required"), "{banner}");
@@ -322,7 +330,7 @@ fn the_token_can_come_from_the_environment() {
 #[test]
 fn without_a_token_loopback_stays_open_as_before() {
     let server = serve("127.0.0.1:0", &[], &[]);
-    assert_listed(&post(&server, None));
+    assert_listed_as(&post(&server, None), "public");
 }
 
 #[test]

@@ -154,7 +154,8 @@ pub async fn run(
     }
     let shared = SharedLibrary::new(library);
     // Files can change while no client listens; the bundled library only with the binary.
-    let hints = CacheHints::chosen(!paths.is_empty(), ttl);
+    let behind_token = matches!(&address, Some((_, access)) if access.token.is_some());
+    let hints = CacheHints::chosen(!paths.is_empty(), ttl).with_token(behind_token);
     let server = PromptServer::new(shared.clone(), page_size).with_cache_hints(hints);
 
     if !paths.is_empty() {
