@@ -524,6 +524,9 @@ async fn tls_serves_https_to_a_client_trusting_the_certificate() {
     let pem = std::fs::read(&authority).unwrap();
     let client = reqwest::Client::builder()
         .tls_certs_only([reqwest::Certificate::from_pem(&pem).unwrap()])
+        // Shorter than the server's handshake timeout: a request queued behind the silent
+        // client below would fail.
+        .timeout(Duration::from_secs(5))
         .build()
         .unwrap();
     let request = |authorization: Option<String>| {
@@ -554,8 +557,10 @@ async fn tls_serves_https_to_a_client_trusting_the_certificate() {
             }
         }
     };
+    // A client that connects and never shakes hands holds up no one else.
+    let _silent = std::net::TcpStream::connect(server.authority()).unwrap();
     assert_challenged(&request(None).await, false);
-    assert_listed(&request(Some(format!("Bearer {TOKEN}"))).await);
+    assert_listed_as(&request(Some(format!("Bearer {TOKEN}"))).await, "private");
 
     // The same port in clear text gets no HTTP answer: nothing is served unencrypted.
     let mut stream = std::net::TcpStream::connect(server.authority()).unwrap();

@@ -190,7 +190,8 @@ async fn require_token(
         Credentials::Accepted => next.run(request).await,
         refused => {
             // Who knocked, never with what: the header may hold a near-miss of the token.
-            tracing::info!(
+            // At debug: a flood of strangers must not fill the log at the default level.
+            tracing::debug!(
                 method = %request.method(),
                 path = %request.uri().path(),
                 credentials = ?refused,
@@ -329,6 +330,71 @@ mod tests {
             unauthorized(Credentials::Wrong).status(),
             StatusCode::UNAUTHORIZED
         );
+    }
+
+    /// The status and `WWW-Authenticate` of a GET of `path` on `address`.
+    async fn get(
+        address: std::net::SocketAddr,
+        path: &str,
+        authorization: Option<&str>,
+    ) -> (u16, String) {
+        use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+        let mut stream = tokio::net::TcpStream::connect(address).await.unwrap();
+        let mut request =
+            format!("GET {path} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n");
+        if let Some(value) = authorization {
+            request.push_str(&format!("Authorization: {value}\r\n"));
+        }
+        request.push_str("\r\n");
+        stream.write_all(request.as_bytes()).await.unwrap();
+        let mut raw = String::new();
+        stream.read_to_string(&mut raw).await.unwrap();
+        let status = raw[9..12].parse().unwrap();
+        let challenge = raw
+            .lines()
+            .find_map(|l| l.strip_prefix("www-authenticate: "))
+            .unwrap_or("")
+            .to_string();
+        (status, challenge)
+    }
+
+    #[tokio::test]
+    async fn protect_guards_the_routes_so_far_and_leaves_later_ones_open() {
+        let router = axum::Router::new().route("/mcp", axum::routing::get(|| async { "prompts" }));
+        let router =
+            protect(router, Some(token())).route("/healthz", axum::routing::get(|| async { "ok" }));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        let server = tokio::spawn(async move { axum::serve(listener, router).await });
+        assert_eq!(
+            get(address, "/mcp", None).await,
+            (401, r#"Bearer realm="mcpick""#.into())
+        );
+        let (status, challenge) = get(address, "/mcp", Some("Bearer nope")).await;
+        assert_eq!(status, 401);
+        assert!(
+            challenge.contains(r#"error="invalid_token""#),
+            "{challenge}"
+        );
+        assert_eq!(
+            get(address, "/mcp", Some(&format!("Bearer {TOKEN}")))
+                .await
+                .0,
+            200
+        );
+        assert_eq!(get(address, "/healthz", None).await.0, 200);
+        server.abort();
+    }
+
+    #[tokio::test]
+    async fn without_a_token_protect_changes_nothing() {
+        let router = axum::Router::new().route("/mcp", axum::routing::get(|| async { "prompts" }));
+        let router = protect(router, None);
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        let server = tokio::spawn(async move { axum::serve(listener, router).await });
+        assert_eq!(get(address, "/mcp", None).await.0, 200);
+        server.abort();
     }
 
     #[cfg(unix)]
