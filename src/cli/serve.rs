@@ -92,7 +92,7 @@ pub fn access_for(
                 "serve: warning: --insecure-no-auth: anyone who can reach {address} can read these prompts"
             )),
             (Some(_), _) if tls.is_none() => output::error(
-                "serve: warning: without --tls-cert/--tls-key the token crosses the network in clear text: use TLS, or a reverse proxy that adds it",
+                "serve: warning: without --tls-cert/--tls-key the token crosses the network in clear text: use TLS, or a reverse proxy in front that terminates it",
             ),
             (Some(_), _) => {}
         }
