@@ -187,6 +187,19 @@ pub enum Command {
         /// Allow --http on an address that is not loopback (and skip the Host check).
         #[arg(long, requires = "http")]
         allow_remote: bool,
+        /// Ask every HTTP request for `Authorization: Bearer <token>`, the token being the
+        /// one line in this file (readable by its owner only). Or set MCPICK_SERVE_TOKEN.
+        #[arg(long, value_name = "PATH", requires = "http")]
+        auth_token_file: Option<PathBuf>,
+        /// With --allow-remote, serve anyone who can reach the address, without a token.
+        #[arg(long, requires = "allow_remote", conflicts_with = "auth_token_file")]
+        insecure_no_auth: bool,
+        /// Serve HTTPS with this PEM certificate chain (with --tls-key).
+        #[arg(long, value_name = "PATH", requires_all = ["http", "tls_key"])]
+        tls_cert: Option<PathBuf>,
+        /// The PEM private key of --tls-cert.
+        #[arg(long, value_name = "PATH", requires_all = ["http", "tls_cert"])]
+        tls_key: Option<PathBuf>,
         /// Prompts per `prompts/list` page.
         #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u16).range(1..))]
         page_size: u16,
@@ -354,6 +367,10 @@ pub async fn run(cli: Cli) -> ExitCode {
             builtin,
             http,
             allow_remote,
+            auth_token_file,
+            insecure_no_auth,
+            tls_cert,
+            tls_key,
             page_size,
             ttl,
         }) => {
@@ -361,7 +378,12 @@ pub async fn run(cli: Cli) -> ExitCode {
                 paths,
                 builtin,
                 http,
-                allow_remote,
+                serve::Exposure {
+                    allow_remote,
+                    auth_token_file,
+                    insecure_no_auth,
+                    tls: tls_cert.zip(tls_key),
+                },
                 usize::from(page_size),
                 ttl,
             )

@@ -8,7 +8,9 @@ use tokio_util::sync::CancellationToken;
 
 use super::{CliError, output};
 use crate::config::expand_tilde;
-use crate::mcp::{PromptServer, serve_http, serve_stdio};
+use crate::mcp::{
+    BearerToken, HttpAccess, PromptServer, ServeTls, TOKEN_ENV, serve_http, serve_stdio,
+};
 use crate::serve::{
     CacheHints, Embedded, Library, SharedLibrary, builtin_library, load_paths, watch_paths,
 };
@@ -32,12 +34,78 @@ fn set_embedded(embedded: &Embedded, library: &Library) {
     }
 }
 
+/// Who `serve --http` lets in, as the flags say.
+#[derive(Debug, Default)]
+pub struct Exposure {
+    /// `--allow-remote`: a non-loopback address may be served.
+    pub allow_remote: bool,
+    /// `--auth-token-file`: the file holding the bearer token.
+    pub auth_token_file: Option<PathBuf>,
+    /// `--insecure-no-auth`: a non-loopback address without a token is wanted.
+    pub insecure_no_auth: bool,
+    /// `--tls-cert` and `--tls-key`.
+    pub tls: Option<(PathBuf, PathBuf)>,
+}
+
+/// Checks the flags against `address` and loads the token and certificate. `env_token` is
+/// MCPICK_SERVE_TOKEN (`--auth-token-file` wins over it). Off loopback a token is required
+/// unless `--insecure-no-auth`: TLS alone hides the prompts from the wire but still serves
+/// anyone who connects, so it is not enough.
+pub fn access_for(
+    address: SocketAddr,
+    exposure: Exposure,
+    env_token: Option<std::ffi::OsString>,
+) -> Result<HttpAccess, CliError> {
+    let remote = !address.ip().is_loopback();
+    if remote && !exposure.allow_remote {
+        return Err(CliError::usage(format!(
+            "refusing to serve on {address}: it is not a loopback address, so anyone who can reach it could read your prompts. Pass --allow-remote if that is what you want"
+        )));
+    }
+    let token = match (&exposure.auth_token_file, env_token) {
+        (Some(path), _) => Some(BearerToken::from_file(path).map_err(CliError::usage)?),
+        (None, Some(_)) if exposure.insecure_no_auth => {
+            return Err(CliError::usage(format!(
+                "{TOKEN_ENV} is set, but --insecure-no-auth asks for no token: unset one of them"
+            )));
+        }
+        (None, Some(value)) => {
+            let value = value.into_string().map_err(|_| {
+                CliError::usage(format!("the token in {TOKEN_ENV} is not UTF-8 text"))
+            })?;
+            Some(BearerToken::new(&value, TOKEN_ENV).map_err(CliError::usage)?)
+        }
+        (None, None) => None,
+    };
+    let tls = match &exposure.tls {
+        Some((cert, key)) => Some(ServeTls::load(cert, key).map_err(CliError::usage)?),
+        None => None,
+    };
+    if remote {
+        match (&token, exposure.insecure_no_auth) {
+            (None, false) => {
+                return Err(CliError::usage(format!(
+                    "refusing to serve on {address} without a token: anyone who can reach it could read your prompts. Give --auth-token-file PATH (or set {TOKEN_ENV}) so each request needs `Authorization: Bearer <token>`, with --tls-cert PATH --tls-key PATH so the token never crosses the network in clear text; or pass --insecure-no-auth to serve anyone who can reach it"
+                )));
+            }
+            (None, true) => output::error(&format!(
+                "serve: warning: --insecure-no-auth: anyone who can reach {address} can read these prompts"
+            )),
+            (Some(_), _) if tls.is_none() => output::error(
+                "serve: warning: without --tls-cert/--tls-key the token crosses the network in clear text: use TLS, or a reverse proxy in front that terminates it",
+            ),
+            (Some(_), _) => {}
+        }
+    }
+    Ok(HttpAccess { token, tls })
+}
+
 /// Runs the server until the client goes away (stdio) or Ctrl-C (HTTP).
 pub async fn run(
     paths: Vec<PathBuf>,
     builtin: bool,
     http: Option<String>,
-    allow_remote: bool,
+    exposure: Exposure,
     page_size: usize,
     ttl: Option<std::time::Duration>,
 ) -> Result<ExitCode, CliError> {
@@ -69,12 +137,8 @@ pub async fn run(
                     "--http wants IP:PORT, like 127.0.0.1:8080 (got `{text}`)"
                 ))
             })?;
-            if !address.ip().is_loopback() && !allow_remote {
-                return Err(CliError::usage(format!(
-                    "refusing to serve on {address}: it is not a loopback address, so anyone who can reach it could read your prompts. Pass --allow-remote if that is what you want"
-                )));
-            }
-            Some(address)
+            let access = access_for(address, exposure, std::env::var_os(TOKEN_ENV))?;
+            Some((address, access))
         }
         None => None,
     };
@@ -90,7 +154,8 @@ pub async fn run(
     }
     let shared = SharedLibrary::new(library);
     // Files can change while no client listens; the bundled library only with the binary.
-    let hints = CacheHints::chosen(!paths.is_empty(), ttl);
+    let behind_token = matches!(&address, Some((_, access)) if access.token.is_some());
+    let hints = CacheHints::chosen(!paths.is_empty(), ttl).with_token(behind_token);
     let server = PromptServer::new(shared.clone(), page_size).with_cache_hints(hints);
 
     if !paths.is_empty() {
@@ -139,16 +204,26 @@ pub async fn run(
                 CliError::runtime(format!("{e}{hint}"))
             })?
         }
-        Some(address) => {
+        Some((address, access)) => {
+            let scheme = if access.tls.is_some() {
+                "https"
+            } else {
+                "http"
+            };
+            let guarded = if access.token.is_some() {
+                "bearer token required; "
+            } else {
+                ""
+            };
             let shutdown = CancellationToken::new();
             let stop = shutdown.clone();
             tokio::spawn(async move {
                 crate::signals::stopped().await;
                 stop.cancel();
             });
-            serve_http(server, address, shutdown, |bound| {
+            serve_http(server, address, access, shutdown, |bound| {
                 output::error(&format!(
-                    "serve: listening on http://{bound}/mcp (Ctrl-C stops)"
+                    "serve: listening on {scheme}://{bound}/mcp ({guarded}Ctrl-C stops)"
                 ));
             })
             .await

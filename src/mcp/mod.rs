@@ -6,6 +6,7 @@ mod catalog_write;
 mod child;
 mod connection;
 mod error;
+mod http_auth;
 mod hub;
 mod input;
 mod limit;
@@ -14,6 +15,7 @@ mod mrtr;
 mod problems;
 mod server;
 pub(crate) mod sse;
+mod tls;
 mod types;
 
 pub use connection::{
@@ -21,6 +23,7 @@ pub use connection::{
     looks_like_another_era,
 };
 pub use error::McpError;
+pub use http_auth::{BearerToken, Credentials, HttpAccess, MIN_TOKEN_LEN, TOKEN_ENV};
 pub use hub::{CatalogUse, CatalogWriteFailure, Hub, McpEvent, RestartPolicy};
 pub use input::{
     Answer, FieldKind, FormField, GetOutcome, InputAnswers, InputRequest, Question, QuestionKind,
@@ -30,6 +33,7 @@ pub use log::{
     since_start_ms,
 };
 pub use server::{PromptServer, serve_http, serve_stdio};
+pub use tls::{ServeTls, TlsListener, serve_tls};
 pub use types::{
     Completion, Content, EmbeddedResource, KnownContent, LogLine, MAX_PROBLEMS_LISTED, Message,
     PROBLEMS_LEFT_OUT_META_KEY, PROBLEMS_META_KEY, PromptArg, PromptInfo, PromptMessages, Role,

@@ -526,10 +526,12 @@ pub async fn serve_stdio(server: PromptServer) -> Result<(), String> {
 /// address only loopback `Host` names and browser `Origin`s are accepted (DNS rebinding
 /// and drive-by web pages cannot reach it); on any other address (`--allow-remote`) the
 /// Host check is off, as the name clients use cannot be known. `bound` is told the
-/// address once listening (port 0 picks a free one).
+/// address once listening (port 0 picks a free one). `access` puts `/mcp` behind a bearer
+/// token and serves TLS instead of plain HTTP.
 pub async fn serve_http(
     server: PromptServer,
     addr: SocketAddr,
+    access: super::HttpAccess,
     shutdown: CancellationToken,
     bound: impl FnOnce(SocketAddr),
 ) -> Result<(), String> {
@@ -559,12 +561,23 @@ pub async fn serve_http(
                 "::1".into(),
                 ip,
             ])
-            .with_allowed_origins([
-                "http://localhost:*".to_string(),
-                "http://127.0.0.1:*".into(),
-                "http://[::1]:*".into(),
-                format!("http://{bracketed}:*"),
-            ])
+            .with_allowed_origins(
+                [
+                    "http://localhost:*".to_string(),
+                    "http://127.0.0.1:*".into(),
+                    "http://[::1]:*".into(),
+                    format!("http://{bracketed}:*"),
+                ]
+                .into_iter()
+                // Pages served over https on this machine, when the server speaks TLS too.
+                .flat_map(|origin| {
+                    let secure = access
+                        .tls
+                        .is_some()
+                        .then(|| origin.replacen("http", "https", 1));
+                    std::iter::once(origin).chain(secure)
+                }),
+            )
             .enforce_origin_validation();
     } else {
         config = config.disable_allowed_hosts();
@@ -575,7 +588,11 @@ pub async fn serve_http(
         config,
     );
     let router = axum::Router::new().nest_service("/mcp", service);
+    let router = super::http_auth::protect(router, access.token);
     bound(local);
+    if let Some(tls) = &access.tls {
+        return super::tls::serve_tls(listener, tls, router, shutdown).await;
+    }
     axum::serve(listener, router)
         .with_graceful_shutdown(async move { shutdown.cancelled().await })
         .await

@@ -25,6 +25,10 @@ pub const MAX_TTL: Duration = Duration::from_secs(365 * 24 * 60 * 60);
 /// to who asks (no sign-in, no per-user files), so any cache may share it.
 pub const CACHE_SCOPE: &str = "public";
 
+/// Behind a bearer token (`serve --http --auth-token-file`) the results are for token
+/// holders only: a shared cache must not hand them to a caller without one.
+pub const TOKEN_CACHE_SCOPE: &str = "private";
+
 /// The hints one `mcpick serve` gives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CacheHints {
@@ -33,6 +37,8 @@ pub struct CacheHints {
     pub list_ttl_ms: u64,
     /// `ttlMs` on `server/discover`.
     pub discover_ttl_ms: u64,
+    /// Requests need a bearer token: results are `"private"`.
+    pub behind_token: bool,
 }
 
 impl CacheHints {
@@ -44,18 +50,32 @@ impl CacheHints {
             return CacheHints {
                 list_ttl_ms: ms,
                 discover_ttl_ms: ms,
+                behind_token: false,
             };
         }
         let list = if serves_files { FILES_TTL } else { BUILTIN_TTL };
         CacheHints {
             list_ttl_ms: millis(list),
             discover_ttl_ms: millis(DISCOVER_TTL),
+            behind_token: false,
+        }
+    }
+
+    /// The same hints for a server whose requests need a bearer token (`true`) or not.
+    pub fn with_token(self, behind_token: bool) -> CacheHints {
+        CacheHints {
+            behind_token,
+            ..self
         }
     }
 
     /// The `cacheScope` of every result.
     pub fn scope(&self) -> &'static str {
-        CACHE_SCOPE
+        if self.behind_token {
+            TOKEN_CACHE_SCOPE
+        } else {
+            CACHE_SCOPE
+        }
     }
 }
 
@@ -108,6 +128,14 @@ pub fn parse_ttl(text: &str) -> Result<Duration, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn results_behind_a_token_are_private() {
+        let hints = CacheHints::chosen(true, None);
+        assert_eq!(hints.scope(), "public");
+        assert_eq!(hints.with_token(true).scope(), "private");
+        assert_eq!(hints.with_token(true).list_ttl_ms, hints.list_ttl_ms);
+    }
 
     #[test]
     fn ttl_durations_take_each_unit_and_a_bare_zero() {

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs the programs the tests that meet other programs need (Debian packages), when they
 # are missing: tmux (clipboard route, --tmux popups), Xvfb and xclip (the X11 clipboard),
-# zsh and fish (shell widgets; bash is always there). Needs root (or sudo) and apt-get for an
-# install; without them it lists what is missing and exits 1. Idempotent, locked.
+# zsh and fish (shell widgets; bash is always there), openssl (the TLS test certificates).
+# Needs root (or sudo) and apt-get for an install; without them it lists what is missing
+# and exits 1. Idempotent, locked.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -12,7 +13,7 @@ exec 9>"$root/target/.system-tools.lock"
 flock 9
 
 # program:package
-wanted="tmux:tmux Xvfb:xvfb xclip:xclip zsh:zsh fish:fish"
+wanted="tmux:tmux Xvfb:xvfb xclip:xclip zsh:zsh fish:fish openssl:openssl"
 missing=()
 for pair in $wanted; do
     command -v "${pair%%:*}" >/dev/null 2>&1 || missing+=("${pair#*:}")
