@@ -829,5 +829,9 @@ fn code_past_what_the_loop_affords_is_highlighted_by_a_task_and_put_in_place() {
         key: layout,
         rows,
     });
-    assert_ne!(highlighted_rows(&app, 0), 1200, "the stale layout was dropped");
+    assert_ne!(
+        highlighted_rows(&app, 0),
+        1200,
+        "the stale layout was dropped"
+    );
 }

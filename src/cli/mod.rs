@@ -209,6 +209,9 @@ pub enum Command {
         /// announced to clients that listen), 1h for --builtin alone and for discover.
         #[arg(long, value_name = "DURATION", value_parser = crate::serve::parse_ttl)]
         ttl: Option<std::time::Duration>,
+        /// Limits of --http.
+        #[command(flatten)]
+        limits: serve::LimitFlags,
     },
     /// Write a commented starter config file (never overwrites one).
     Init,
@@ -373,6 +376,7 @@ pub async fn run(cli: Cli) -> ExitCode {
             tls_key,
             page_size,
             ttl,
+            limits,
         }) => {
             serve::run(
                 paths,
@@ -383,6 +387,7 @@ pub async fn run(cli: Cli) -> ExitCode {
                     auth_token_file,
                     insecure_no_auth,
                     tls: tls_cert.zip(tls_key),
+                    limits: limits.into(),
                 },
                 usize::from(page_size),
                 ttl,

@@ -45,6 +45,58 @@ pub struct Exposure {
     pub insecure_no_auth: bool,
     /// `--tls-cert` and `--tls-key`.
     pub tls: Option<(PathBuf, PathBuf)>,
+    /// `--max-body`, `--max-requests`, `--max-streams`, `--max-sessions`, `--session-idle`.
+    pub limits: crate::mcp::HttpLimits,
+}
+
+/// `serve --http`'s limits, as flags (see docs/serve.md, "Limits").
+#[derive(Debug, Clone, clap::Args)]
+pub struct LimitFlags {
+    /// The largest HTTP request body taken, in bytes; larger ones get 413.
+    #[arg(long, value_name = "BYTES", default_value_t = crate::mcp::HttpLimits::DEFAULT_MAX_BODY, value_parser = parse_count)]
+    pub max_body: usize,
+    /// HTTP requests handled at once (until their answer starts); more get 503 with
+    /// Retry-After. Open event streams count against --max-streams instead.
+    #[arg(long, value_name = "N", default_value_t = crate::mcp::HttpLimits::DEFAULT_MAX_REQUESTS, value_parser = parse_count)]
+    pub max_requests: usize,
+    /// Event streams (`subscriptions/listen`, legacy GET) open at once; more get 503.
+    #[arg(long, value_name = "N", default_value_t = crate::mcp::HttpLimits::DEFAULT_MAX_STREAMS, value_parser = parse_count)]
+    pub max_streams: usize,
+    /// Legacy sessions (`Mcp-Session-Id`) kept at once; a new one closes the least
+    /// recently used.
+    #[arg(long, value_name = "N", default_value_t = crate::mcp::HttpLimits::DEFAULT_MAX_SESSIONS, value_parser = parse_count)]
+    pub max_sessions: usize,
+    /// A legacy session no request has used for this long is closed (e.g. 5m, 90s).
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_idle)]
+    pub session_idle: std::time::Duration,
+}
+
+fn parse_count(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(0) => Err("give at least 1".into()),
+        Ok(count) => Ok(count),
+        Err(_) => Err(format!("`{text}` is not a whole number")),
+    }
+}
+
+fn parse_idle(text: &str) -> Result<std::time::Duration, String> {
+    match crate::serve::parse_ttl(text)? {
+        idle if idle.is_zero() => Err("a session needs some time to live: give at least 1s".into()),
+        idle => Ok(idle),
+    }
+}
+
+impl From<LimitFlags> for crate::mcp::HttpLimits {
+    fn from(flags: LimitFlags) -> Self {
+        crate::mcp::HttpLimits {
+            max_body: flags.max_body,
+            max_requests: flags.max_requests,
+            max_streams: flags.max_streams,
+            max_sessions: flags.max_sessions,
+            session_idle: flags.session_idle,
+            ..crate::mcp::HttpLimits::default()
+        }
+    }
 }
 
 /// Checks the flags against `address` and loads the token and certificate. `env_token` is
@@ -97,7 +149,11 @@ pub fn access_for(
             (Some(_), _) => {}
         }
     }
-    Ok(HttpAccess { token, tls })
+    Ok(HttpAccess {
+        token,
+        tls,
+        limits: exposure.limits,
+    })
 }
 
 /// Runs the server until the client goes away (stdio) or Ctrl-C (HTTP).

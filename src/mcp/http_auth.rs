@@ -43,6 +43,8 @@ pub struct HttpAccess {
     pub token: Option<BearerToken>,
     /// TLS instead of plain HTTP.
     pub tls: Option<super::tls::ServeTls>,
+    /// The body, concurrency, stream and session limits.
+    pub limits: super::http_limits::HttpLimits,
 }
 
 /// What a request's `Authorization` header said, as the check sees it.

@@ -7,6 +7,7 @@ mod child;
 mod connection;
 mod error;
 mod http_auth;
+mod http_limits;
 mod hub;
 mod input;
 mod limit;
@@ -24,6 +25,7 @@ pub use connection::{
 };
 pub use error::McpError;
 pub use http_auth::{BearerToken, Credentials, HttpAccess, MIN_TOKEN_LEN, TOKEN_ENV};
+pub use http_limits::HttpLimits;
 pub use hub::{CatalogUse, CatalogWriteFailure, Hub, McpEvent, RestartPolicy};
 pub use input::{
     Answer, FieldKind, FormField, GetOutcome, InputAnswers, InputRequest, Question, QuestionKind,

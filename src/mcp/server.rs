@@ -19,7 +19,6 @@ use rmcp::model::{
 use rmcp::service::{
     NotificationContext, RequestContext, RoleServer, Service, SubscriptionContext,
 };
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ServerHandler, ServiceExt};
 use serde_json::{Value, json};
@@ -368,6 +367,8 @@ impl ServerHandler for PromptServer {
         loop {
             tokio::select! {
                 _ = context.cancelled() => return Ok(()),
+                // Over HTTP: the server is shutting down (the client gets the final result).
+                _ = self.client_gone.cancelled() => return Ok(()),
                 changed = changes.changed(), if wants_prompts => {
                     if changed.is_err() || context.sink().notify_prompt_list_changed().await.is_err() {
                         return Ok(());
@@ -544,8 +545,9 @@ pub async fn serve_http(
         format!("cannot listen on {addr}: {e}{hint}")
     })?;
     let local = listener.local_addr().map_err(|e| e.to_string())?;
+    let limiter = super::http_limits::Limiter::new(&access.limits);
     let mut config = StreamableHttpServerConfig::default()
-        .with_cancellation_token(shutdown.child_token())
+        .with_cancellation_token(limiter.drain(&shutdown, server.client_gone.clone()))
         .with_stateless_protocol_metadata_required(true);
     if local.ip().is_loopback() {
         let ip = local.ip().to_string();
@@ -584,10 +586,11 @@ pub async fn serve_http(
     }
     let service = StreamableHttpService::new(
         move || Ok(server.clone()),
-        LocalSessionManager::default().into(),
+        super::http_limits::sessions(&access.limits).into(),
         config,
     );
     let router = axum::Router::new().nest_service("/mcp", service);
+    let router = limiter.bound(router);
     let router = super::http_auth::protect(router, access.token);
     bound(local);
     if let Some(tls) = &access.tls {

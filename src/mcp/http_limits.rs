@@ -1,0 +1,476 @@
+//! `serve --http` bounded under load and abuse: request bodies over a size get 413 without
+//! being read whole, a body that trickles in gets 408, more requests at once than allowed
+//! get 503 with `Retry-After` (open event streams are counted apart, against their own
+//! cap), and legacy sessions are capped (the least recently used one goes) and expire when
+//! idle.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use futures::{Stream, StreamExt};
+use http::{HeaderValue, StatusCode, header};
+use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
+use rmcp::transport::WorkerTransport;
+use rmcp::transport::streamable_http_server::session::local::{
+    LocalSessionManager, LocalSessionManagerError, LocalSessionWorker,
+};
+use rmcp::transport::streamable_http_server::session::{
+    RestoreOutcome, ServerSseMessage, SessionId, SessionManager,
+};
+use tokio::sync::Semaphore;
+use tokio_util::sync::CancellationToken;
+
+/// How much `serve --http` takes on at once (see docs/serve.md, "Limits").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HttpLimits {
+    /// The largest request body read, in bytes; larger ones get 413.
+    pub max_body: usize,
+    /// Requests handled at once (until their answer starts); more get 503.
+    pub max_requests: usize,
+    /// Event streams (`text/event-stream` answers) open at once; more get 503.
+    pub max_streams: usize,
+    /// Legacy sessions (`Mcp-Session-Id`) kept; a new one closes the least recently used.
+    pub max_sessions: usize,
+    /// A legacy session no request has used for this long is closed.
+    pub session_idle: Duration,
+    /// How long a request body may take to arrive once its headers have.
+    pub body_timeout: Duration,
+}
+
+impl HttpLimits {
+    /// `--max-body`'s default: 1 MiB.
+    pub const DEFAULT_MAX_BODY: usize = 1 << 20;
+    /// `--max-requests`'s default.
+    pub const DEFAULT_MAX_REQUESTS: usize = 256;
+    /// `--max-streams`'s default.
+    pub const DEFAULT_MAX_STREAMS: usize = 10_000;
+    /// `--max-sessions`'s default.
+    pub const DEFAULT_MAX_SESSIONS: usize = 1_000;
+    /// `--session-idle`'s default: 5 minutes.
+    pub const DEFAULT_SESSION_IDLE: Duration = Duration::from_secs(300);
+    /// A body's time to arrive: 30 s.
+    pub const DEFAULT_BODY_TIMEOUT: Duration = Duration::from_secs(30);
+}
+
+impl Default for HttpLimits {
+    fn default() -> Self {
+        HttpLimits {
+            max_body: Self::DEFAULT_MAX_BODY,
+            max_requests: Self::DEFAULT_MAX_REQUESTS,
+            max_streams: Self::DEFAULT_MAX_STREAMS,
+            max_sessions: Self::DEFAULT_MAX_SESSIONS,
+            session_idle: Self::DEFAULT_SESSION_IDLE,
+            body_timeout: Self::DEFAULT_BODY_TIMEOUT,
+        }
+    }
+}
+
+/// The limits of one `serve --http`, shared by its requests, and its drain on shutdown.
+#[derive(Clone)]
+pub struct Limiter {
+    gate: Arc<Gate>,
+}
+
+/// What the limiting layer shares between requests.
+struct Gate {
+    limits: HttpLimits,
+    requests: Arc<Semaphore>,
+    streams: Arc<Semaphore>,
+    /// Open `subscriptions/listen` streams; told each time one ends.
+    listens: tokio::sync::watch::Sender<usize>,
+}
+
+/// Counts one open listen stream until dropped.
+struct ListenGuard(Arc<Gate>);
+
+impl Drop for ListenGuard {
+    fn drop(&mut self) {
+        self.0
+            .listens
+            .send_modify(|open| *open = open.saturating_sub(1));
+    }
+}
+
+/// How long a shutdown waits for requests in flight and listen streams to end before it
+/// cuts the rest.
+pub const DRAIN_GRACE: Duration = Duration::from_secs(10);
+
+impl Limiter {
+    /// The limiter for `limits`.
+    pub fn new(limits: &HttpLimits) -> Limiter {
+        Limiter {
+            gate: Arc::new(Gate {
+                requests: Arc::new(Semaphore::new(limits.max_requests.max(1))),
+                streams: Arc::new(Semaphore::new(limits.max_streams.max(1))),
+                limits: limits.clone(),
+                listens: tokio::sync::watch::Sender::new(0),
+            }),
+        }
+    }
+
+    /// Wraps every route `router` has so far in the request limits: the concurrency
+    /// bound, the stream cap, the body size and the body's time to arrive.
+    pub fn bound(&self, router: axum::Router) -> axum::Router {
+        router.layer(axum::middleware::from_fn_with_state(
+            self.gate.clone(),
+            limit_request,
+        ))
+    }
+
+    /// The token to give the SDK's HTTP service, for a graceful end: once `shutdown` is
+    /// cancelled, `end_listens` is (so each `subscriptions/listen` returns and gets its
+    /// final result), and when those streams and the requests in flight are done (or
+    /// after [`DRAIN_GRACE`]) the returned token is, which ends what is left (legacy
+    /// sessions and their GET streams).
+    pub fn drain(
+        &self,
+        shutdown: &CancellationToken,
+        end_listens: CancellationToken,
+    ) -> CancellationToken {
+        let sdk = CancellationToken::new();
+        let (gate, shutdown, cut) = (self.gate.clone(), shutdown.clone(), sdk.clone());
+        tokio::spawn(async move {
+            shutdown.cancelled().await;
+            end_listens.cancel();
+            let mut listens = gate.listens.subscribe();
+            let idle = async {
+                let _ = listens.wait_for(|open| *open == 0).await;
+                // Every permit back: no request is being handled.
+                let all = gate.limits.max_requests.max(1) as u32;
+                let _ = gate.requests.acquire_many(all).await;
+            };
+            if tokio::time::timeout(DRAIN_GRACE, idle).await.is_err() {
+                tracing::warn!(
+                    "shutdown: requests or listen streams still open after {DRAIN_GRACE:?}: ending them"
+                );
+            }
+            cut.cancel();
+        });
+        sdk
+    }
+}
+
+/// The session manager `serve --http` gives legacy clients: rmcp's own, with `limits`'s
+/// idle expiry and cap.
+pub fn sessions(limits: &HttpLimits) -> CappedSessions {
+    let mut inner = LocalSessionManager::default();
+    inner.session_config.keep_alive = Some(limits.session_idle);
+    CappedSessions {
+        inner,
+        cap: limits.max_sessions.max(1),
+        uses: Mutex::default(),
+    }
+}
+
+/// 503 with `Retry-After: 1`: the server is full, try again in a moment.
+fn busy(what: &str) -> Response {
+    let mut response = (
+        StatusCode::SERVICE_UNAVAILABLE,
+        format!("the server is busy ({what}): try again shortly\n"),
+    )
+        .into_response();
+    response
+        .headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+    response
+}
+
+fn too_large(limit: usize) -> Response {
+    (
+        StatusCode::PAYLOAD_TOO_LARGE,
+        format!("the request body is over this server's limit of {limit} bytes\n"),
+    )
+        .into_response()
+}
+
+/// The announced length of a request body, if it gives one that parses.
+fn content_length(request: &Request) -> Option<u64> {
+    request
+        .headers()
+        .get(header::CONTENT_LENGTH)?
+        .to_str()
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
+}
+
+fn is_event_stream(response: &Response) -> bool {
+    response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("text/event-stream"))
+}
+
+async fn limit_request(State(gate): State<Arc<Gate>>, request: Request, next: Next) -> Response {
+    let limits = &gate.limits;
+    let listen_header = request
+        .headers()
+        .get("mcp-method")
+        .is_some_and(|v| v.as_bytes() == LISTEN);
+    // Said too large up front: answered before a byte of the body is read.
+    if content_length(&request).is_some_and(|length| length > limits.max_body as u64) {
+        return too_large(limits.max_body);
+    }
+    let Ok(permit) = gate.requests.clone().try_acquire_owned() else {
+        return busy("too many requests at once");
+    };
+    // The whole body is read here, within the limits, so a chunked body that grows past
+    // the limit or trickles in byte by byte holds nothing for long (the SDK reads it whole
+    // anyway).
+    let (parts, body) = request.into_parts();
+    let read =
+        http_body_util::BodyExt::collect(http_body_util::Limited::new(body, limits.max_body));
+    let bytes = match tokio::time::timeout(limits.body_timeout, read).await {
+        Err(_) => {
+            return (
+                StatusCode::REQUEST_TIMEOUT,
+                "the request body took too long to arrive\n",
+            )
+                .into_response();
+        }
+        Ok(Err(error)) if error.is::<http_body_util::LengthLimitError>() => {
+            return too_large(limits.max_body);
+        }
+        Ok(Err(error)) => {
+            return (
+                StatusCode::BAD_REQUEST,
+                format!("the request body could not be read: {error}\n"),
+            )
+                .into_response();
+        }
+        Ok(Ok(collected)) => collected.to_bytes(),
+    };
+    let listen = listen_header || is_listen(&bytes);
+    // Streams that stay open for as long as the client wants: a listen, a legacy GET.
+    let long_lived = listen || parts.method == http::Method::GET;
+    let response = next
+        .run(Request::from_parts(parts, Body::from(bytes)))
+        .await;
+    if !is_event_stream(&response) {
+        return response;
+    }
+    if !long_lived {
+        // An answer streamed (progress, then the result): in flight until it ends.
+        let (parts, body) = response.into_parts();
+        return Response::from_parts(parts, Body::from_stream(held(body, permit)));
+    }
+    // A long-lived stream no longer counts as a request being handled, but against the
+    // stream cap, for as long as it is open.
+    drop(permit);
+    let Ok(stream_permit) = gate.streams.clone().try_acquire_owned() else {
+        return busy("too many open event streams");
+    };
+    let listening = listen.then(|| {
+        gate.listens.send_modify(|open| *open += 1);
+        ListenGuard(gate.clone())
+    });
+    let (parts, body) = response.into_parts();
+    Response::from_parts(
+        parts,
+        Body::from_stream(held(body, (stream_permit, listening))),
+    )
+}
+
+const LISTEN: &[u8] = b"subscriptions/listen";
+
+/// Whether a JSON-RPC body is a `subscriptions/listen` request (its `method`).
+fn is_listen(body: &[u8]) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Method {
+        method: Option<String>,
+    }
+    // Most bodies are not: the cheap look first.
+    memchr::memmem::find(body, LISTEN).is_some()
+        && serde_json::from_slice::<Method>(body)
+            .is_ok_and(|m| m.method.as_deref().map(str::as_bytes) == Some(LISTEN))
+}
+
+/// `body`'s data, holding `kept` until the stream ends or the client goes.
+fn held<T: Send + 'static>(
+    body: Body,
+    kept: T,
+) -> impl Stream<Item = Result<axum::body::Bytes, axum::Error>> + Send {
+    body.into_data_stream().map(move |chunk| {
+        let _kept = &kept;
+        chunk
+    })
+}
+
+/// rmcp's [`LocalSessionManager`] with a cap on how many sessions it keeps: creating one
+/// over the cap first closes the session no request has used for the longest.
+pub struct CappedSessions {
+    inner: LocalSessionManager,
+    cap: usize,
+    /// Each session's last use, as a count of uses of any session (a logical clock).
+    uses: Mutex<Uses>,
+}
+
+#[derive(Default)]
+struct Uses {
+    clock: u64,
+    last: HashMap<SessionId, u64>,
+}
+
+impl CappedSessions {
+    fn touch(&self, id: &SessionId) {
+        let mut uses = self.uses.lock().unwrap_or_else(|e| e.into_inner());
+        uses.clock += 1;
+        let now = uses.clock;
+        if let Some(last) = uses.last.get_mut(id) {
+            *last = now;
+        }
+    }
+
+    /// The sessions to close so one more fits under the cap, taken out of the count.
+    fn make_room(&self) -> Vec<SessionId> {
+        let mut uses = self.uses.lock().unwrap_or_else(|e| e.into_inner());
+        let mut gone = Vec::new();
+        while uses.last.len() >= self.cap {
+            let Some(oldest) = uses
+                .last
+                .iter()
+                .min_by_key(|(_, last)| **last)
+                .map(|(id, _)| id.clone())
+            else {
+                break;
+            };
+            uses.last.remove(&oldest);
+            gone.push(oldest);
+        }
+        gone
+    }
+
+    fn count(&self, id: &SessionId) {
+        let mut uses = self.uses.lock().unwrap_or_else(|e| e.into_inner());
+        uses.clock += 1;
+        let now = uses.clock;
+        uses.last.insert(id.clone(), now);
+    }
+
+    fn forget(&self, id: &SessionId) {
+        let mut uses = self.uses.lock().unwrap_or_else(|e| e.into_inner());
+        uses.last.remove(id);
+    }
+
+    /// How many sessions are open now.
+    #[cfg(test)]
+    fn open(&self) -> usize {
+        self.uses.lock().unwrap().last.len()
+    }
+}
+
+impl SessionManager for CappedSessions {
+    type Error = LocalSessionManagerError;
+    type Transport = WorkerTransport<LocalSessionWorker>;
+
+    async fn create_session(&self) -> Result<(SessionId, Self::Transport), Self::Error> {
+        for oldest in self.make_room() {
+            tracing::info!(session = %oldest, cap = self.cap, "legacy session cap reached: closing the least recently used session");
+            let _ = self.inner.close_session(&oldest).await;
+        }
+        let (id, transport) = self.inner.create_session().await?;
+        self.count(&id);
+        Ok((id, transport))
+    }
+
+    async fn initialize_session(
+        &self,
+        id: &SessionId,
+        message: ClientJsonRpcMessage,
+    ) -> Result<ServerJsonRpcMessage, Self::Error> {
+        self.touch(id);
+        self.inner.initialize_session(id, message).await
+    }
+
+    async fn has_session(&self, id: &SessionId) -> Result<bool, Self::Error> {
+        self.inner.has_session(id).await
+    }
+
+    async fn close_session(&self, id: &SessionId) -> Result<(), Self::Error> {
+        self.forget(id);
+        self.inner.close_session(id).await
+    }
+
+    async fn create_stream(
+        &self,
+        id: &SessionId,
+        message: ClientJsonRpcMessage,
+    ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
+        self.touch(id);
+        self.inner.create_stream(id, message).await
+    }
+
+    async fn accept_message(
+        &self,
+        id: &SessionId,
+        message: ClientJsonRpcMessage,
+    ) -> Result<(), Self::Error> {
+        self.touch(id);
+        self.inner.accept_message(id, message).await
+    }
+
+    async fn create_standalone_stream(
+        &self,
+        id: &SessionId,
+    ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
+        self.touch(id);
+        self.inner.create_standalone_stream(id).await
+    }
+
+    async fn resume(
+        &self,
+        id: &SessionId,
+        last_event_id: String,
+    ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
+        self.touch(id);
+        self.inner.resume(id, last_event_id).await
+    }
+
+    async fn restore_session(
+        &self,
+        id: SessionId,
+    ) -> Result<RestoreOutcome<Self::Transport>, Self::Error> {
+        self.inner.restore_session(id).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn the_session_cap_closes_the_least_recently_used_session() {
+        let limits = HttpLimits {
+            max_sessions: 3,
+            ..HttpLimits::default()
+        };
+        let sessions = sessions(&limits);
+        let mut ids = Vec::new();
+        let mut transports = Vec::new();
+        for _ in 0..3 {
+            let (id, transport) = sessions.create_session().await.unwrap();
+            ids.push(id);
+            transports.push(transport);
+        }
+        // The first is used again: the second is now the least recently used.
+        sessions.touch(&ids[0]);
+        let (fourth, _transport) = sessions.create_session().await.unwrap();
+        assert_eq!(sessions.open(), 3);
+        assert!(sessions.has_session(&ids[0]).await.unwrap());
+        assert!(!sessions.has_session(&ids[1]).await.unwrap());
+        assert!(sessions.has_session(&ids[2]).await.unwrap());
+        assert!(sessions.has_session(&fourth).await.unwrap());
+        for _ in 0..50 {
+            let _ = sessions.create_session().await.unwrap();
+            assert_eq!(sessions.open(), 3);
+        }
+        assert_eq!(sessions.inner.sessions.read().await.len(), 3);
+    }
+}
