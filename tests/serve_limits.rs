@@ -1,0 +1,382 @@
+//! `mcpick serve --http` bounded under load and abuse, end to end with the real binary on
+//! loopback and raw TCP clients: 413 for a body over `--max-body` before it is sent, 503
+//! with `Retry-After` past `--max-requests` and `--max-streams` (listen streams do not
+//! hold request slots), the legacy session cap, SIGTERM draining a listen stream (its
+//! final result) and a request in flight, and many listeners all told of a file edit.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+/// A running `mcpick serve --http 127.0.0.1:0`, killed when dropped.
+struct Served {
+    child: Child,
+    /// `127.0.0.1:PORT`.
+    authority: String,
+    /// The rest of its stderr, once it has exited.
+    stderr: std::sync::mpsc::Receiver<String>,
+    _home: tempfile::TempDir,
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts `mcpick serve ARGS… --http 127.0.0.1:0` and waits for its banner.
+fn serve(args: &[&str]) -> Served {
+    let home = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mcpick"))
+        .arg("serve")
+        .args(args)
+        .args(["--http", "127.0.0.1:0"])
+        .env_remove("MCPICK_SERVE_TOKEN")
+        .env("HOME", home.path())
+        .env("XDG_STATE_HOME", home.path().join("state"))
+        .env("XDG_CONFIG_HOME", home.path().join("config"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start mcpick serve");
+    let (tx, rx) = std::sync::mpsc::channel();
+    let stderr = child.stderr.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let line = rx
+            .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+            .expect("mcpick serve did not start");
+        if let Some(at) = line.find("http://") {
+            let authority = line[at + 7..].split('/').next().unwrap().to_string();
+            return Served {
+                child,
+                authority,
+                stderr: rx,
+                _home: home,
+            };
+        }
+    }
+}
+
+fn connect(served: &Served) -> TcpStream {
+    let stream = TcpStream::connect(&served.authority).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    stream
+}
+
+/// The head of a POST to `/mcp` of a body of `length` bytes.
+fn post_head(served: &Served, length: usize, extra: &str) -> String {
+    format!(
+        "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {length}\r\n{extra}\r\n",
+        served.authority
+    )
+}
+
+/// A 2026-07-28 request body.
+fn modern(id: u64, method: &str, mut params: Value) -> String {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string()
+}
+
+fn modern_headers(method: &str) -> String {
+    format!("MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: {method}\r\n")
+}
+
+/// Reads an HTTP answer's head: the status and the header lines (names lower-cased).
+fn read_head(reader: &mut BufReader<TcpStream>) -> (u16, Vec<(String, String)>) {
+    let mut status_line = String::new();
+    reader.read_line(&mut status_line).unwrap();
+    let status = status_line
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("not an HTTP answer: {status_line:?}"));
+    let mut headers = Vec::new();
+    loop {
+        let mut line = String::new();
+        reader.read_line(&mut line).unwrap();
+        let line = line.trim_end();
+        if line.is_empty() {
+            break;
+        }
+        let (name, value) = line.split_once(':').unwrap();
+        headers.push((name.to_ascii_lowercase(), value.trim().to_string()));
+    }
+    (status, headers)
+}
+
+fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    headers
+        .iter()
+        .find(|(n, _)| n == name)
+        .map(|(_, v)| v.as_str())
+}
+
+/// Sends a whole request on a new connection (closed after) and reads all of the answer.
+fn exchange(served: &Served, head_extra: &str, body: &str) -> (u16, Vec<(String, String)>, String) {
+    let mut stream = connect(served);
+    let head = post_head(
+        served,
+        body.len(),
+        &format!("Connection: close\r\n{head_extra}"),
+    );
+    stream.write_all(head.as_bytes()).unwrap();
+    stream.write_all(body.as_bytes()).unwrap();
+    let mut reader = BufReader::new(stream);
+    let (status, headers) = read_head(&mut reader);
+    let mut rest = String::new();
+    let _ = reader.read_to_string(&mut rest);
+    (status, headers, rest)
+}
+
+/// A listen stream opened, read up to its acknowledgement.
+fn open_listen(served: &Served, id: u64) -> BufReader<TcpStream> {
+    let body = modern(
+        id,
+        "subscriptions/listen",
+        json!({"notifications": {"promptsListChanged": true}}),
+    );
+    let mut stream = connect(served);
+    let head = post_head(served, body.len(), &modern_headers("subscriptions/listen"));
+    stream.write_all(head.as_bytes()).unwrap();
+    stream.write_all(body.as_bytes()).unwrap();
+    let mut reader = BufReader::new(stream);
+    let (status, headers) = read_head(&mut reader);
+    assert_eq!(status, 200, "{headers:?}");
+    next_event(&mut reader, "notifications/subscriptions/acknowledged");
+    reader
+}
+
+/// Reads SSE `data:` lines until one holds `wanted`; returns it. Panics at the end of the
+/// stream.
+fn next_event(reader: &mut BufReader<TcpStream>, wanted: &str) -> String {
+    let mut seen = Vec::new();
+    loop {
+        let mut line = String::new();
+        let read = reader.read_line(&mut line).unwrap_or(0);
+        assert!(read > 0, "the stream ended before {wanted}: {seen:?}");
+        if let Some(data) = line.trim().strip_prefix("data:") {
+            if data.contains(wanted) {
+                return data.trim().to_string();
+            }
+            seen.push(data.trim().to_string());
+        }
+    }
+}
+
+#[test]
+fn a_body_over_the_limit_gets_413_before_it_is_sent() {
+    let served = serve(&["--builtin"]);
+    let mut stream = connect(&served);
+    // 2 MiB announced, 10 bytes sent: the answer comes without the rest.
+    let head = post_head(&served, 2 << 20, &modern_headers("prompts/list"));
+    stream.write_all(head.as_bytes()).unwrap();
+    stream.write_all(br#"{"jsonrpc""#).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .unwrap();
+    let mut reader = BufReader::new(stream);
+    let (status, _) = read_head(&mut reader);
+    assert_eq!(status, 413);
+
+    // A chunked body (no length said) that grows past a small --max-body: 413 too.
+    let served = serve(&["--builtin", "--max-body", "1000"]);
+    let mut stream = connect(&served);
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n",
+        served.authority
+    );
+    stream.write_all(head.as_bytes()).unwrap();
+    let chunk = "x".repeat(600);
+    for _ in 0..2 {
+        stream
+            .write_all(format!("{:x}\r\n{chunk}\r\n", chunk.len()).as_bytes())
+            .unwrap();
+    }
+    let mut reader = BufReader::new(stream);
+    assert_eq!(read_head(&mut reader).0, 413);
+
+    // Under the limit, served as before.
+    let list = modern(1, "prompts/list", json!({}));
+    let (status, _, body) = exchange(&served, &modern_headers("prompts/list"), &list);
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains(r#""prompts""#), "{body}");
+}
+
+#[test]
+fn past_max_requests_a_request_gets_503_and_listen_streams_hold_no_request_slot() {
+    let served = serve(&["--builtin", "--max-requests", "1", "--max-streams", "2"]);
+    // Two listen streams open: they do not count against the one request slot.
+    let _first = open_listen(&served, 1);
+    let _second = open_listen(&served, 2);
+    let list = modern(3, "prompts/list", json!({}));
+    let (status, _, body) = exchange(&served, &modern_headers("prompts/list"), &list);
+    assert_eq!(status, 200, "{body}");
+
+    // But against --max-streams: a third is refused.
+    let body = modern(
+        4,
+        "subscriptions/listen",
+        json!({"notifications": {"promptsListChanged": true}}),
+    );
+    let (status, headers, _) = exchange(&served, &modern_headers("subscriptions/listen"), &body);
+    assert_eq!(status, 503);
+    assert_eq!(header(&headers, "retry-after"), Some("1"));
+
+    // A request whose body is still arriving takes the one slot: the next gets 503.
+    let mut slow = connect(&served);
+    let head = post_head(&served, list.len(), &modern_headers("prompts/list"));
+    slow.write_all(head.as_bytes()).unwrap();
+    slow.write_all(&list.as_bytes()[..10]).unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let (status, headers, body) = exchange(&served, &modern_headers("prompts/list"), &list);
+    assert_eq!(status, 503, "{body}");
+    assert_eq!(header(&headers, "retry-after"), Some("1"));
+    assert!(body.contains("busy"), "{body}");
+    // The slow one is answered once its body is all there, and the slot is free again.
+    slow.write_all(&list.as_bytes()[10..]).unwrap();
+    let mut reader = BufReader::new(slow);
+    assert_eq!(read_head(&mut reader).0, 200);
+    next_event(&mut reader, r#""prompts""#);
+    let (status, _, body) = exchange(&served, &modern_headers("prompts/list"), &list);
+    assert_eq!(status, 200, "{body}");
+}
+
+/// A legacy `initialize` on a new connection: the session id it is given.
+fn legacy_session(served: &Served) -> String {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "flood", "version": "1"}}})
+    .to_string();
+    let (status, headers, answer) = exchange(served, "", &body);
+    assert_eq!(status, 200, "{answer}");
+    let id = header(&headers, "mcp-session-id")
+        .unwrap_or_else(|| panic!("no session id in {headers:?}"))
+        .to_string();
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string();
+    let (status, _, answer) = exchange(
+        served,
+        &format!("Mcp-Session-Id: {id}\r\nMCP-Protocol-Version: 2025-11-25\r\n"),
+        &initialized,
+    );
+    assert_eq!(status, 202, "{answer}");
+    id
+}
+
+/// The HTTP status of a legacy `prompts/list` in session `id`.
+fn legacy_list_status(served: &Served, id: &str) -> u16 {
+    let body = json!({"jsonrpc": "2.0", "id": 2, "method": "prompts/list"}).to_string();
+    exchange(
+        served,
+        &format!("Mcp-Session-Id: {id}\r\nMCP-Protocol-Version: 2025-11-25\r\n"),
+        &body,
+    )
+    .0
+}
+
+#[test]
+fn a_flood_of_legacy_initializes_keeps_only_max_sessions() {
+    let served = serve(&["--builtin", "--max-sessions", "3"]);
+    let first = legacy_session(&served);
+    let ids: Vec<String> = (0..12).map(|_| legacy_session(&served)).collect();
+    // The oldest went to make room; the newest three are kept and served.
+    assert_eq!(legacy_list_status(&served, &first), 404);
+    assert_eq!(legacy_list_status(&served, &ids[8]), 404);
+    for id in &ids[9..] {
+        assert_eq!(legacy_list_status(&served, id), 200, "{id}");
+    }
+}
+
+#[test]
+fn sigterm_answers_the_request_in_flight_ends_listen_streams_with_their_result_and_exits_0() {
+    let mut served = serve(&["--builtin"]);
+    let mut listen = open_listen(&served, 7);
+    // A request whose body is half sent when the signal comes.
+    let list = modern(8, "prompts/list", json!({}));
+    let mut in_flight = connect(&served);
+    let head = post_head(&served, list.len(), &modern_headers("prompts/list"));
+    in_flight.write_all(head.as_bytes()).unwrap();
+    in_flight.write_all(&list.as_bytes()[..10]).unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(served.child.id() as i32),
+        nix::sys::signal::Signal::SIGTERM,
+    )
+    .unwrap();
+    // The listen gets the 2026-07-28 final result, then its stream ends.
+    let result: Value = serde_json::from_str(&next_event(&mut listen, r#""id":7"#)).unwrap();
+    assert_eq!(result["result"]["resultType"], "complete", "{result}");
+    assert_eq!(
+        result["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "mcpick-serve",
+        "{result}"
+    );
+    let mut rest = String::new();
+    let _ = listen.read_to_string(&mut rest);
+    assert!(!rest.contains("data:"), "{rest}");
+
+    // The request in flight is still answered.
+    in_flight.write_all(&list.as_bytes()[10..]).unwrap();
+    let mut reader = BufReader::new(in_flight);
+    assert_eq!(read_head(&mut reader).0, 200);
+    next_event(&mut reader, r#""prompts""#);
+
+    let deadline = Instant::now() + Duration::from_secs(15);
+    let status = loop {
+        if let Some(status) = served.child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "still running after SIGTERM");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let stderr: Vec<String> = served.stderr.try_iter().collect();
+    assert_eq!(status.code(), Some(0), "{stderr:?}");
+}
+
+fn write_prompt(dir: &Path, name: &str, description: &str) {
+    std::fs::write(
+        dir.join(format!("{name}.prompt.md")),
+        format!("---\ndescription: {description}\n---\nSay hello.\n"),
+    )
+    .unwrap();
+}
+
+#[test]
+fn two_hundred_listen_streams_all_hear_of_a_file_edit() {
+    const LISTENERS: usize = 200;
+    let folder = tempfile::tempdir().unwrap();
+    write_prompt(folder.path(), "hello", "greets");
+    let folder_arg = folder.path().to_str().unwrap();
+    let served = serve(&[folder_arg]);
+    let listeners: Vec<BufReader<TcpStream>> = (0..LISTENERS)
+        .map(|i| open_listen(&served, i as u64 + 1))
+        .collect();
+    write_prompt(folder.path(), "second", "new");
+    let started = Instant::now();
+    let heard: Vec<std::thread::JoinHandle<()>> = listeners
+        .into_iter()
+        .map(|mut reader| {
+            std::thread::spawn(move || {
+                next_event(&mut reader, "notifications/prompts/list_changed");
+            })
+        })
+        .collect();
+    let told = heard.into_iter().filter_map(|h| h.join().ok()).count();
+    assert_eq!(told, LISTENERS, "after {:?}", started.elapsed());
+}
