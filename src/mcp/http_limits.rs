@@ -444,6 +444,7 @@ impl SessionManager for CappedSessions {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     #[tokio::test]
     async fn the_session_cap_closes_the_least_recently_used_session() {
@@ -472,5 +473,180 @@ mod tests {
             assert_eq!(sessions.open(), 3);
         }
         assert_eq!(sessions.inner.sessions.read().await.len(), 3);
+    }
+
+    /// `serve --http`'s router as `serve_http` builds it (loopback checks, limits, a
+    /// token), over the bundled library, without a socket.
+    fn router(limits: &HttpLimits, with_token: bool) -> axum::Router {
+        use rmcp::transport::streamable_http_server::{
+            StreamableHttpServerConfig, StreamableHttpService,
+        };
+        let library = crate::serve::SharedLibrary::new(crate::serve::builtin_library());
+        let server = super::super::PromptServer::new(library, 50);
+        let limiter = Limiter::new(limits);
+        let config = StreamableHttpServerConfig::default()
+            .with_cancellation_token(CancellationToken::new())
+            .with_stateless_protocol_metadata_required(true)
+            .with_allowed_hosts(["localhost".to_string(), "127.0.0.1".into()])
+            .with_allowed_origins(["http://localhost:*".to_string()])
+            .enforce_origin_validation();
+        let service =
+            StreamableHttpService::new(move || Ok(server.clone()), sessions(limits).into(), config);
+        let router = limiter.bound(axum::Router::new().nest_service("/mcp", service));
+        let token = with_token
+            .then(|| super::super::BearerToken::new("0123456789abcdef-token", "a test").unwrap());
+        super::super::http_auth::protect(router, token)
+    }
+
+    const METHODS: &[&str] = &[
+        "initialize",
+        "notifications/initialized",
+        "prompts/list",
+        "prompts/get",
+        "completion/complete",
+        "resources/read",
+        "subscriptions/listen",
+        "server/discover",
+        "tools/call",
+        "",
+    ];
+
+    /// A body: random bytes, or JSON-RPC shaped with random parts, or such a body cut short.
+    fn bodies() -> impl Strategy<Value = (Vec<u8>, &'static str)> {
+        let json_rpc = (
+            proptest::sample::select(METHODS),
+            proptest::option::of(any::<i64>()),
+            any::<bool>(),
+            "[ -~]{0,40}",
+            proptest::option::of(any::<u16>()),
+        )
+            .prop_map(|(method, id, modern, text, cut)| {
+                let mut params = serde_json::json!({
+                    "name": text, "arguments": {"topic": text},
+                    "ref": {"type": "ref/prompt", "name": text},
+                    "argument": {"name": text, "value": text},
+                    "uri": text, "protocolVersion": text,
+                    "notifications": {"promptsListChanged": true},
+                });
+                if modern {
+                    params["_meta"] = serde_json::json!({
+                        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                        "io.modelcontextprotocol/clientCapabilities": {},
+                    });
+                }
+                let mut message = serde_json::json!({
+                    "jsonrpc": "2.0", "method": method, "params": params,
+                });
+                if let Some(id) = id {
+                    message["id"] = id.into();
+                }
+                let mut bytes = message.to_string().into_bytes();
+                if let Some(cut) = cut {
+                    bytes.truncate(usize::from(cut) % (bytes.len() + 1));
+                }
+                (bytes, method)
+            });
+        prop_oneof![
+            1 => proptest::collection::vec(any::<u8>(), 0..300).prop_map(|b| (b, "prompts/list")),
+            3 => json_rpc,
+        ]
+    }
+
+    /// Headers: the ones the server reads, with likely and unlikely values.
+    fn headers() -> impl Strategy<Value = Vec<(&'static str, Vec<u8>)>> {
+        let names = proptest::sample::select(
+            &[
+                "accept",
+                "content-type",
+                "content-length",
+                "mcp-protocol-version",
+                "mcp-session-id",
+                "mcp-method",
+                "mcp-name",
+                "last-event-id",
+                "origin",
+                "host",
+                "authorization",
+                "transfer-encoding",
+            ][..],
+        );
+        let values = prop_oneof![
+            proptest::sample::select(
+                &[
+                    "application/json, text/event-stream",
+                    "text/event-stream",
+                    "application/json",
+                    "2026-07-28",
+                    "2025-11-25",
+                    "Bearer 0123456789abcdef-token",
+                    "Bearer wrong",
+                    "localhost",
+                    "http://localhost:1",
+                    "http://evil.example",
+                    "subscriptions/listen",
+                    "0",
+                    "18446744073709551616",
+                    "-1",
+                    "chunked",
+                ][..]
+            )
+            .prop_map(|v| v.as_bytes().to_vec()),
+            proptest::collection::vec(any::<u8>(), 0..40),
+        ];
+        proptest::collection::vec((names, values), 0..8)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig {
+            cases: 1000,
+            failure_persistence: None,
+            ..ProptestConfig::default()
+        })]
+
+        #[test]
+        fn the_request_path_never_panics(
+            method in prop_oneof![
+                4 => Just("POST"),
+                1 => proptest::sample::select(&["GET", "DELETE", "PUT", "OPTIONS"][..]),
+            ],
+            path in prop_oneof![
+                4 => Just("/mcp"),
+                1 => proptest::sample::select(&["/mcp/", "/mcp/x", "/", "/healthz"][..]),
+            ],
+            usual_headers in any::<bool>(),
+            max_body in prop_oneof![1 => Just(64usize), 4 => Just(4000usize)],
+            with_token in proptest::bool::weighted(0.2),
+            headers in headers(),
+            (body, body_method) in bodies(),
+        ) {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap();
+            runtime.block_on(async move {
+                use tower::ServiceExt as _;
+                let mut request = http::Request::builder().method(method).uri(path);
+                if usual_headers {
+                    // What a client sends, so most requests get past the first checks.
+                    request = request
+                        .header("host", "localhost")
+                        .header("accept", "application/json, text/event-stream")
+                        .header("content-type", "application/json")
+                        .header("mcp-protocol-version", "2026-07-28")
+                        .header("mcp-method", body_method);
+                }
+                for (name, value) in &headers {
+                    if let Ok(value) = HeaderValue::from_bytes(value) {
+                        request = request.header(*name, value);
+                    }
+                }
+                let request = request.body(Body::from(body)).unwrap();
+                let limits = HttpLimits { max_body, ..HttpLimits::default() };
+                let response = router(&limits, with_token).oneshot(request).await.unwrap();
+                // The body too (a stream is read for a moment, as a client would).
+                let read = http_body_util::BodyExt::collect(response.into_body());
+                let _ = tokio::time::timeout(Duration::from_millis(50), read).await;
+            });
+        }
     }
 }
