@@ -54,9 +54,11 @@ fn serve(args: &[&str]) -> Served {
     });
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
-        let line = rx
-            .recv_timeout(deadline.saturating_duration_since(Instant::now()))
-            .expect("mcpick serve did not start");
+        let Ok(line) = rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) else {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("mcpick serve did not start");
+        };
         if let Some(at) = line.find("http://") {
             let authority = line[at + 7..].split('/').next().unwrap().to_string();
             return Served {
