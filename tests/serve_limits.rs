@@ -382,3 +382,36 @@ fn two_hundred_listen_streams_all_hear_of_a_file_edit() {
     let told = heard.into_iter().filter_map(|h| h.join().ok()).count();
     assert_eq!(told, LISTENERS, "after {:?}", started.elapsed());
 }
+
+#[test]
+fn an_idle_legacy_session_expires_after_session_idle() {
+    let served = serve(&["--builtin", "--session-idle", "1s"]);
+    let used = legacy_session(&served);
+    let idle = legacy_session(&served);
+    for _ in 0..4 {
+        std::thread::sleep(Duration::from_millis(400));
+        assert_eq!(legacy_list_status(&served, &used), 200);
+    }
+    // 1.6 s without a request: gone; the one used all along is still there.
+    assert_eq!(legacy_list_status(&served, &idle), 404);
+    assert_eq!(legacy_list_status(&served, &used), 200);
+}
+
+#[test]
+fn limits_of_zero_are_refused_naming_the_flag() {
+    for args in [
+        ["--max-body", "0"],
+        ["--max-requests", "0"],
+        ["--session-idle", "0"],
+    ] {
+        let output = Command::new(env!("CARGO_BIN_EXE_mcpick"))
+            .args(["serve", "--builtin", "--http", "127.0.0.1:0"])
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(args[0]), "{args:?}: {stderr}");
+    }
+}
