@@ -103,11 +103,17 @@ pub const DRAIN_GRACE: Duration = Duration::from_secs(10);
 impl Limiter {
     /// The limiter for `limits`.
     pub fn new(limits: &HttpLimits) -> Limiter {
+        // The drain takes every request permit back at once, which tokio counts in u32.
+        let limits = HttpLimits {
+            max_requests: limits.max_requests.clamp(1, u32::MAX as usize),
+            max_streams: limits.max_streams.clamp(1, Semaphore::MAX_PERMITS),
+            ..limits.clone()
+        };
         Limiter {
             gate: Arc::new(Gate {
-                requests: Arc::new(Semaphore::new(limits.max_requests.max(1))),
-                streams: Arc::new(Semaphore::new(limits.max_streams.max(1))),
-                limits: limits.clone(),
+                requests: Arc::new(Semaphore::new(limits.max_requests)),
+                streams: Arc::new(Semaphore::new(limits.max_streams)),
+                limits,
                 listens: tokio::sync::watch::Sender::new(0),
             }),
         }
@@ -141,7 +147,7 @@ impl Limiter {
             let idle = async {
                 let _ = listens.wait_for(|open| *open == 0).await;
                 // Every permit back: no request is being handled.
-                let all = gate.limits.max_requests.max(1) as u32;
+                let all = gate.limits.max_requests as u32;
                 let _ = gate.requests.acquire_many(all).await;
             };
             if tokio::time::timeout(DRAIN_GRACE, idle).await.is_err() {
