@@ -194,8 +194,21 @@ fn a_body_over_the_limit_gets_413_before_it_is_sent() {
         .set_read_timeout(Some(Duration::from_secs(5)))
         .unwrap();
     let mut reader = BufReader::new(stream);
-    let (status, _) = read_head(&mut reader);
+    let (status, headers) = read_head(&mut reader);
     assert_eq!(status, 413);
+    assert_eq!(header(&headers, "content-type"), Some("application/json"));
+    let length: usize = header(&headers, "content-length").unwrap().parse().unwrap();
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body).unwrap();
+    let body: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(body["error"], "payload_too_large", "{body}");
+    assert!(
+        body["message"]
+            .as_str()
+            .unwrap()
+            .contains("1048576 bytes (--max-body)"),
+        "{body}"
+    );
 
     // A chunked body (no length said) that grows past a small --max-body: 413 too.
     let served = serve(&["--builtin", "--max-body", "1000"]);
@@ -250,7 +263,15 @@ fn past_max_requests_a_request_gets_503_and_listen_streams_hold_no_request_slot(
     let (status, headers, body) = exchange(&served, &modern_headers("prompts/list"), &list);
     assert_eq!(status, 503, "{body}");
     assert_eq!(header(&headers, "retry-after"), Some("1"));
-    assert!(body.contains("busy"), "{body}");
+    let body: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(body["error"], "busy", "{body}");
+    assert!(
+        body["message"]
+            .as_str()
+            .unwrap()
+            .contains("too many requests at once"),
+        "{body}"
+    );
     // The slow one is answered once its body is all there, and the slot is free again.
     slow.write_all(&list.as_bytes()[10..]).unwrap();
     let mut reader = BufReader::new(slow);
@@ -414,4 +435,42 @@ fn limits_of_zero_are_refused_naming_the_flag() {
         assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
         assert!(stderr.contains(args[0]), "{args:?}: {stderr}");
     }
+}
+
+#[test]
+fn a_body_that_trickles_in_gets_408_and_frees_its_slot() {
+    let served = serve(&[
+        "--builtin",
+        "--max-requests",
+        "1",
+        "--body-timeout",
+        "500ms",
+    ]);
+    let list = modern(1, "prompts/list", json!({}));
+    let mut slow = connect(&served);
+    let head = post_head(&served, list.len(), &modern_headers("prompts/list"));
+    slow.write_all(head.as_bytes()).unwrap();
+    let started = Instant::now();
+    let mut reader = BufReader::new(slow.try_clone().unwrap());
+    // A byte now and then, never the whole body.
+    let trickle = std::thread::spawn(move || {
+        for byte in list.as_bytes()[..20].iter() {
+            if slow.write_all(&[*byte]).is_err() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    });
+    let (status, _) = read_head(&mut reader);
+    assert_eq!(status, 408);
+    assert!(
+        started.elapsed() >= Duration::from_millis(500),
+        "{:?}",
+        started.elapsed()
+    );
+    let _ = trickle.join();
+    // Its request slot is free again.
+    let list = modern(2, "prompts/list", json!({}));
+    let (status, _, body) = exchange(&served, &modern_headers("prompts/list"), &list);
+    assert_eq!(status, 200, "{body}");
 }

@@ -69,6 +69,9 @@ pub struct LimitFlags {
     /// A legacy session no request has used for this long is closed (e.g. 5m, 90s).
     #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_idle)]
     pub session_idle: std::time::Duration,
+    /// How long a request body may take to arrive once its headers have (for tests).
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_idle, hide = true)]
+    pub body_timeout: std::time::Duration,
 }
 
 fn parse_count(text: &str) -> Result<usize, String> {
@@ -94,7 +97,7 @@ impl From<LimitFlags> for crate::mcp::HttpLimits {
             max_streams: flags.max_streams,
             max_sessions: flags.max_sessions,
             session_idle: flags.session_idle,
-            ..crate::mcp::HttpLimits::default()
+            body_timeout: flags.body_timeout,
         }
     }
 }

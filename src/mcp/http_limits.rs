@@ -173,13 +173,19 @@ pub fn sessions(limits: &HttpLimits) -> CappedSessions {
     }
 }
 
+/// A refusal as the token check words its own: a JSON body `{"error", "message"}`.
+fn refusal(status: StatusCode, error: &str, message: String) -> Response {
+    let body = serde_json::json!({ "error": error, "message": message }).to_string();
+    (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
+}
+
 /// 503 with `Retry-After: 1`: the server is full, try again in a moment.
 fn busy(what: &str) -> Response {
-    let mut response = (
+    let mut response = refusal(
         StatusCode::SERVICE_UNAVAILABLE,
-        format!("the server is busy ({what}): try again shortly\n"),
-    )
-        .into_response();
+        "busy",
+        format!("the server is busy ({what}): try again shortly"),
+    );
     response
         .headers_mut()
         .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
@@ -187,11 +193,11 @@ fn busy(what: &str) -> Response {
 }
 
 fn too_large(limit: usize) -> Response {
-    (
+    refusal(
         StatusCode::PAYLOAD_TOO_LARGE,
-        format!("the request body is over this server's limit of {limit} bytes\n"),
+        "payload_too_large",
+        format!("the request body is over this server's limit of {limit} bytes (--max-body)"),
     )
-        .into_response()
 }
 
 /// The announced length of a request body, if it gives one that parses.
@@ -235,21 +241,24 @@ async fn limit_request(State(gate): State<Arc<Gate>>, request: Request, next: Ne
         http_body_util::BodyExt::collect(http_body_util::Limited::new(body, limits.max_body));
     let bytes = match tokio::time::timeout(limits.body_timeout, read).await {
         Err(_) => {
-            return (
+            return refusal(
                 StatusCode::REQUEST_TIMEOUT,
-                "the request body took too long to arrive\n",
-            )
-                .into_response();
+                "request_timeout",
+                format!(
+                    "the request body took over {:?} to arrive",
+                    limits.body_timeout
+                ),
+            );
         }
         Ok(Err(error)) if error.is::<http_body_util::LengthLimitError>() => {
             return too_large(limits.max_body);
         }
         Ok(Err(error)) => {
-            return (
+            return refusal(
                 StatusCode::BAD_REQUEST,
-                format!("the request body could not be read: {error}\n"),
-            )
-                .into_response();
+                "bad_request",
+                format!("the request body could not be read: {error}"),
+            );
         }
         Ok(Ok(collected)) => collected.to_bytes(),
     };
