@@ -768,7 +768,7 @@ fn layouts_asked(app: &App) -> Vec<(u64, crate::render::layout::RowsKey, Content
     app.layouts_wanted()
         .into_iter()
         .filter_map(|effect| match effect {
-            Effect::LayOutBody { body, key, content } => Some((body, key, content)),
+            Effect::LayOutBody { body, key, content } => Some((body, key, *content)),
             _ => None,
         })
         .collect()
@@ -829,5 +829,9 @@ fn code_past_what_the_loop_affords_is_highlighted_by_a_task_and_put_in_place() {
         key: layout,
         rows,
     });
-    assert_ne!(highlighted_rows(&app, 0), 1200, "the stale layout was dropped");
+    assert_ne!(
+        highlighted_rows(&app, 0),
+        1200,
+        "the stale layout was dropped"
+    );
 }
