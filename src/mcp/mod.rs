@@ -6,6 +6,7 @@ mod catalog_write;
 mod child;
 mod connection;
 mod error;
+mod http;
 mod hub;
 mod input;
 mod limit;
