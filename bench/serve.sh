@@ -73,12 +73,27 @@ printf '%s' '{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"name":"ar
 printf '%s' '{"jsonrpc":"2.0","id":1,"method":"prompts/list","params":{}}' >"$work/legacy-list.json"
 cp "$work/legacy-list.json" "$work/ts-list.json"
 
-# wrk's script: POST the body in $BODY, print one parseable line at the end.
+# wrk's script: POST the body in $BODY, each request with an id of its own (a session
+# routes answers by id: requests in flight with one id would wait for each other's
+# answer), and print one parseable line at the end.
 cat >"$work/post.lua" <<'LUA'
 wrk.method = "POST"
 local file = assert(io.open(os.getenv("BODY"), "rb"))
-wrk.body = file:read("*a")
+local body = file:read("*a")
 file:close()
+local first, last = string.find(body, '"id":%d+')
+assert(first, "the body has no numeric id")
+local head, tail = body:sub(1, first + 4), body:sub(last + 1)
+local threads = 0
+setup = function(thread)
+    threads = threads + 1
+    thread:set("base", threads * 100000000)
+end
+local counter = 0
+request = function()
+    counter = counter + 1
+    return wrk.format(nil, nil, nil, head .. string.format("%d", base + counter) .. tail)
+end
 done = function(summary, latency, requests)
     local e = summary.errors
     io.write(string.format("RESULT %d %d %.0f %.0f %d\n", summary.requests, summary.duration,
