@@ -321,6 +321,35 @@ fn with_a_token_file_only_requests_carrying_the_token_are_answered() {
 }
 
 #[test]
+fn health_checks_need_no_token_and_tell_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = secret_file(dir.path(), "token", &format!("{TOKEN}\n"), 0o600);
+    let server = serve(
+        "127.0.0.1:0",
+        &["--auth-token-file", file.to_str().unwrap()],
+        &[],
+    );
+    let authority = server.authority();
+    let mut stream = std::net::TcpStream::connect(&authority).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    stream
+        .write_all(
+            format!("GET /healthz HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n\r\n")
+                .as_bytes(),
+        )
+        .unwrap();
+    let mut raw = String::new();
+    stream.read_to_string(&mut raw).unwrap();
+    let answer = parse_answer(&raw);
+    assert_eq!(answer.status, 200, "{raw}");
+    assert_eq!(answer.body, "ok");
+    // The library itself stays behind the token.
+    assert_challenged(&post(&server, None), false);
+}
+
+#[test]
 fn the_token_can_come_from_the_environment() {
     let server = serve("127.0.0.1:0", &[], &[("MCPICK_SERVE_TOKEN", TOKEN)]);
     assert_challenged(&post(&server, None), false);
