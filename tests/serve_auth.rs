@@ -232,14 +232,16 @@ fn raw_request(authority: &str, authorization: Option<&str>) -> String {
 
 /// POSTs a `prompts/list` over plain HTTP.
 fn post(server: &Served, authorization: Option<&str>) -> Answer {
-    let authority = server.authority();
-    let mut stream = std::net::TcpStream::connect(&authority).unwrap();
+    exchange(server, &raw_request(&server.authority(), authorization))
+}
+
+/// Sends `request` (its raw bytes, `Connection: close`) and reads the whole answer.
+fn exchange(server: &Served, request: &str) -> Answer {
+    let mut stream = std::net::TcpStream::connect(server.authority()).unwrap();
     stream
         .set_read_timeout(Some(Duration::from_secs(10)))
         .unwrap();
-    stream
-        .write_all(raw_request(&authority, authorization).as_bytes())
-        .unwrap();
+    stream.write_all(request.as_bytes()).unwrap();
     let mut raw = String::new();
     stream.read_to_string(&mut raw).unwrap();
     parse_answer(&raw)
@@ -318,6 +320,26 @@ fn with_a_token_file_only_requests_carrying_the_token_are_answered() {
         "{log}"
     );
     assert!(!log.contains(TOKEN), "the token is in the log:\n{log}");
+}
+
+#[test]
+fn health_checks_need_no_token_and_tell_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = secret_file(dir.path(), "token", &format!("{TOKEN}\n"), 0o600);
+    let server = serve(
+        "127.0.0.1:0",
+        &["--auth-token-file", file.to_str().unwrap()],
+        &[],
+    );
+    let request = format!(
+        "GET /healthz HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
+        server.authority()
+    );
+    let answer = exchange(&server, &request);
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    assert_eq!(answer.body, "ok");
+    // The library itself stays behind the token.
+    assert_challenged(&post(&server, None), false);
 }
 
 #[test]

@@ -297,7 +297,7 @@ impl App {
                     .map(move |key| Effect::LayOutBody {
                         body: layout.id(),
                         key,
-                        content: content.clone(),
+                        content: Box::new(content.clone()),
                     })
             })
             .collect()

@@ -192,8 +192,8 @@ pub enum Effect {
         body: u64,
         /// The layout wanted.
         key: crate::render::layout::RowsKey,
-        /// What it holds.
-        content: crate::mcp::Content,
+        /// What it holds (boxed: a content is large beside the other effects).
+        content: Box<crate::mcp::Content>,
     },
     /// Play audio bytes with the configured player or the first one found.
     PlayAudio {

@@ -594,6 +594,48 @@ mod tests {
     }
 
     #[test]
+    fn the_preview_s_rows_are_kept_and_its_code_past_what_the_loop_affords_laid_out_by_a_task() {
+        crate::render::highlight::load();
+        let mut app = previewing_app();
+        let id = type_and_wait(&mut app, "Paris");
+        let block = format!("```rust\n{}```\n\n", "let x = 1;\n".repeat(300));
+        app.update(Msg::Fetched {
+            id,
+            result: Ok(GetOutcome::Messages(messages(&[(
+                Role::User,
+                &block.repeat(3),
+            )]))),
+        });
+        let style = crate::render::RowStyle {
+            rendered: true,
+            color: true,
+        };
+        let rows = |app: &App| {
+            let answer = form(app).preview.answer.as_ref().unwrap();
+            let PreviewOutcome::Messages(messages) = &answer.outcome else {
+                panic!("messages expected");
+            };
+            answer.rows(0, &messages.messages[0].content, 60, style)
+        };
+        let first = rows(&app);
+        assert!(
+            std::sync::Arc::ptr_eq(&first, &rows(&app)),
+            "laid out once, not every frame"
+        );
+        let asked: Vec<Effect> = app.layouts_wanted();
+        let [Effect::LayOutBody { body, key, content }] = asked.as_slice() else {
+            panic!("one whole layout expected, got {asked:?}");
+        };
+        let whole = crate::render::layout::whole_rows(content, *key);
+        app.update(Msg::BodyLaidOut {
+            body: *body,
+            key: *key,
+            rows: whole.clone(),
+        });
+        assert!(std::sync::Arc::ptr_eq(&rows(&app), &whole));
+    }
+
+    #[test]
     fn submitting_other_values_fetches_and_cancels_the_preview_in_flight() {
         let mut app = previewing_app();
         let id = type_and_wait(&mut app, "Paris");

@@ -768,7 +768,7 @@ fn layouts_asked(app: &App) -> Vec<(u64, crate::render::layout::RowsKey, Content
     app.layouts_wanted()
         .into_iter()
         .filter_map(|effect| match effect {
-            Effect::LayOutBody { body, key, content } => Some((body, key, content)),
+            Effect::LayOutBody { body, key, content } => Some((body, key, *content)),
             _ => None,
         })
         .collect()

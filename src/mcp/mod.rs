@@ -6,6 +6,7 @@ mod catalog_write;
 mod child;
 mod connection;
 mod error;
+mod http;
 mod http_auth;
 mod http_limits;
 mod hub;
@@ -35,7 +36,7 @@ pub use log::{
     since_start_ms,
 };
 pub use server::{PromptServer, serve_http, serve_stdio};
-pub use tls::{ServeTls, TlsListener, serve_tls};
+pub use tls::{ServeTls, serve_tls};
 pub use types::{
     Completion, Content, EmbeddedResource, KnownContent, LogLine, MAX_PROBLEMS_LISTED, Message,
     PROBLEMS_LEFT_OUT_META_KEY, PROBLEMS_META_KEY, PromptArg, PromptInfo, PromptMessages, Role,

@@ -548,7 +548,10 @@ pub async fn serve_http(
     let limiter = super::http_limits::Limiter::new(&access.limits);
     let mut config = StreamableHttpServerConfig::default()
         .with_cancellation_token(limiter.drain(&shutdown, server.client_gone.clone()))
-        .with_stateless_protocol_metadata_required(true);
+        .with_stateless_protocol_metadata_required(true)
+        // A request answered by its result alone gets one `application/json` body with a
+        // Content-Length (one write); SSE stays for answers that stream (a listen, progress).
+        .with_json_response(true);
     if local.ip().is_loopback() {
         let ip = local.ip().to_string();
         let bracketed = if local.is_ipv6() {
@@ -591,13 +594,19 @@ pub async fn serve_http(
     );
     let router = axum::Router::new().nest_service("/mcp", service);
     let router = limiter.bound(router);
-    let router = super::http_auth::protect(router, access.token);
+    // The token guards the routes so far: `/healthz`, added after, stays open to balancers.
+    let router = super::http_auth::protect(router, access.token)
+        .route("/healthz", axum::routing::get(healthz));
     bound(local);
     if let Some(tls) = &access.tls {
         return super::tls::serve_tls(listener, tls, router, shutdown).await;
     }
-    axum::serve(listener, router)
-        .with_graceful_shutdown(async move { shutdown.cancelled().await })
-        .await
-        .map_err(|e| format!("the HTTP server failed: {e}"))
+    super::http::serve_router(listener, router, shutdown).await;
+    Ok(())
+}
+
+/// `GET /healthz`: 200 `ok` for load balancers, outside `/mcp` and its Host/Origin checks
+/// (a balancer probes by IP address, and the answer tells nothing about the library).
+async fn healthz() -> &'static str {
+    "ok"
 }

@@ -135,8 +135,11 @@ mod tests {
     use super::*;
     use crate::render::{highlight, line_text};
 
+    /// A line of code that wraps at the tests' 60 columns (pieces of many styles then).
+    const LINE: &str = "let total = first_value.checked_mul(2).unwrap_or(0) + compute(\"x\", 3);\n";
+
     fn code_heavy() -> Content {
-        let block = format!("```rust\n{}```\n\n", "let x = 1;\n".repeat(300));
+        let block = format!("```rust\n{}```\n\n", LINE.repeat(120));
         Content::text(format!("# Code\n\n{}", block.repeat(3)))
     }
 
@@ -162,20 +165,21 @@ mod tests {
         let body = BodyLayout::default();
         let first = body.rows(&content, 60, STYLE);
         // The first block's lines that fit what is highlighted at once are, the rest of it
-        // and the other blocks (3.3 KiB each) are left plain…
-        let at_once = highlight::AT_ONCE_BYTES / "let x = 1;\n".len();
-        assert!(at_once > 0 && at_once < 300);
+        // and the other blocks (8.6 KiB each) are left plain…
+        let at_once = highlight::AT_ONCE_BYTES / LINE.len();
+        assert!(at_once > 0 && at_once < 120);
         assert_eq!(coloured_rows(&first), at_once);
         let keys = body.wanted();
         assert_eq!(keys.len(), 1, "the whole layout is asked for once");
         assert!(body.wanted().is_empty(), "and not again");
         let whole = whole_rows(&content, keys[0]);
-        assert_eq!(coloured_rows(&whole), 900);
-        // …in the same rows, text for text.
+        assert_eq!(coloured_rows(&whole), 360);
+        // …in the same rows, text for text, also where a line wraps.
+        assert!(first.len() > 360 * 2, "the lines wrap");
         let texts = |rows: &[Line<'static>]| rows.iter().map(line_text).collect::<Vec<_>>();
         assert_eq!(texts(&first), texts(&whole));
         assert!(body.finished(keys[0], Arc::clone(&whole)));
-        assert_eq!(coloured_rows(&body.rows(&content, 60, STYLE)), 900);
+        assert_eq!(coloured_rows(&body.rows(&content, 60, STYLE)), 360);
         // An answer for a layout no longer kept is dropped.
         body.rows(&content, 50, STYLE);
         body.rows(&content, 40, STYLE);

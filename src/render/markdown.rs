@@ -508,16 +508,17 @@ impl Writer {
                         self.budget -= source.len();
                         self.code_left = true;
                         let left = self.at_once.unwrap_or(0);
-                        let mut bytes = 0;
+                        let mut spent = 0;
                         let fitting = source_lines
                             .iter()
                             .take_while(|line| {
-                                bytes += line.len() + 1;
-                                bytes <= left
+                                let fits = spent + line.len() < left;
+                                if fits {
+                                    spent += line.len() + 1;
+                                }
+                                fits
                             })
                             .count();
-                        let spent: usize =
-                            source_lines[..fitting].iter().map(|l| l.len() + 1).sum();
                         self.at_once = Some(left - spent);
                         if fitting > 0 {
                             highlighted =

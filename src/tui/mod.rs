@@ -115,6 +115,7 @@ pub async fn run(
         with_inputs: HashMap::new(),
         hub_of: HashMap::new(),
         catalog,
+        layouts: None,
     };
     runner.start(servers, true);
     let mut events = EventStream::new();
@@ -351,6 +352,51 @@ struct Runner {
     hub_of: HashMap<String, usize>,
     /// Each server's catalog entry read at start, until its hub takes it.
     catalog: HashMap<String, crate::cache::ServerEntry>,
+    /// The thread laying bodies out whole, started at the first one asked.
+    layouts: Option<std::sync::mpsc::Sender<LayoutJob>>,
+}
+
+/// A body's whole layout asked for ([`Effect::LayOutBody`]).
+struct LayoutJob {
+    body: u64,
+    key: crate::render::layout::RowsKey,
+    content: crate::mcp::Content,
+}
+
+/// Of `waiting` (oldest first), each body's last two jobs, in their order: the layouts a
+/// body still keeps.
+fn still_kept(waiting: Vec<LayoutJob>) -> Vec<LayoutJob> {
+    let mut kept: Vec<LayoutJob> = Vec::new();
+    for job in waiting.into_iter().rev() {
+        if kept.iter().filter(|k| k.body == job.body).count() < 2 {
+            kept.push(job);
+        }
+    }
+    kept.reverse();
+    kept
+}
+
+/// Starts the thread that lays bodies out whole, one at a time, answering on `results`.
+/// A resize asks for a layout at every width it passes; a body keeps only its last two
+/// layouts, so of the jobs waiting only each body's last two are done.
+fn start_layouts(
+    results: mpsc::UnboundedSender<Msg>,
+) -> std::io::Result<std::sync::mpsc::Sender<LayoutJob>> {
+    let (jobs_tx, jobs) = std::sync::mpsc::channel::<LayoutJob>();
+    std::thread::Builder::new()
+        .name("layouts".into())
+        .spawn(move || {
+            while let Ok(first) = jobs.recv() {
+                let waiting = std::iter::once(first).chain(jobs.try_iter()).collect();
+                for LayoutJob { body, key, content } in still_kept(waiting) {
+                    let rows = crate::render::layout::whole_rows(&content, key);
+                    if results.send(Msg::BodyLaidOut { body, key, rows }).is_err() {
+                        return;
+                    }
+                }
+            }
+        })?;
+    Ok(jobs_tx)
 }
 
 /// Reads every server's catalog entry, shows its prompts in `app` (marked cached) and the
@@ -534,12 +580,21 @@ impl Runner {
                 None
             }
             Effect::LayOutBody { body, key, content } => {
-                // CPU work (highlighting): a blocking thread, never the loop's.
-                let results = self.results.clone();
-                tokio::task::spawn_blocking(move || {
-                    let rows = crate::render::layout::whole_rows(&content, key);
-                    let _ = results.send(Msg::BodyLaidOut { body, key, rows });
-                });
+                // CPU work (highlighting): a thread of its own, never the loop's.
+                if self.layouts.is_none() {
+                    match start_layouts(self.results.clone()) {
+                        Ok(jobs) => self.layouts = Some(jobs),
+                        // The code stays plain where it was left so: nothing else waits on it.
+                        Err(error) => tracing::warn!("cannot start the layouts' thread: {error}"),
+                    }
+                }
+                if let Some(jobs) = &self.layouts {
+                    let _ = jobs.send(LayoutJob {
+                        body,
+                        key,
+                        content: *content,
+                    });
+                }
                 None
             }
             Effect::PlayAudio {
@@ -916,4 +971,32 @@ async fn play(bytes: Vec<u8>, extension: &str, player: Option<Vec<String>>) -> R
             format!(": {}", crate::text::one_line(last))
         }
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn of_the_layouts_waiting_only_each_body_s_last_two_are_done() {
+        let job = |body: u64, width: usize| LayoutJob {
+            body,
+            key: crate::render::layout::RowsKey {
+                width,
+                style: crate::render::RowStyle {
+                    rendered: true,
+                    color: true,
+                },
+                highlighted: true,
+            },
+            content: crate::mcp::Content::text("x"),
+        };
+        // A resize through five widths for body 1, one layout of body 2 between.
+        let waiting = vec![job(1, 80), job(1, 81), job(2, 60), job(1, 82), job(1, 83)];
+        let kept: Vec<(u64, usize)> = still_kept(waiting)
+            .iter()
+            .map(|j| (j.body, j.key.width))
+            .collect();
+        assert_eq!(kept, [(2, 60), (1, 82), (1, 83)]);
+    }
 }
