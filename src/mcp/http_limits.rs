@@ -502,6 +502,7 @@ mod tests {
         let config = StreamableHttpServerConfig::default()
             .with_cancellation_token(CancellationToken::new())
             .with_stateless_protocol_metadata_required(true)
+            .with_json_response(true)
             .with_allowed_hosts(["localhost".to_string(), "127.0.0.1".into()])
             .with_allowed_origins(["http://localhost:*".to_string()])
             .enforce_origin_validation();
