@@ -163,19 +163,23 @@ pub async fn run(
                 break;
             }
         }
-        for msg in pending {
-            // The app's clock for the times it keeps (logs, notices): the one the servers'
-            // lines carry, so the pane's times are one timeline.
-            app.now_ms = crate::mcp::since_start_ms();
-            app.wall_ms = crate::cache::now_ms();
-            // Inline, the app draws in the rows it has, not the whole terminal.
-            let msg = match msg {
+        // Inline, the app draws in the rows it has, not the whole terminal: the terminal
+        // follows every size in turn, the app only the last.
+        let pending = pending
+            .into_iter()
+            .map(|msg| match msg {
                 Msg::Resize(columns, rows) => {
                     let (columns, rows) = guard.resized(columns, rows);
                     Msg::Resize(columns, rows)
                 }
                 msg => msg,
-            };
+            })
+            .collect();
+        for msg in last_resize_only(pending) {
+            // The app's clock for the times it keeps (logs, notices): the one the servers'
+            // lines carry, so the pane's times are one timeline.
+            app.now_ms = crate::mcp::since_start_ms();
+            app.wall_ms = crate::cache::now_ms();
             for effect in app.update(msg) {
                 if let Some(msg) = runner.run(effect, &mut guard, &mut events) {
                     for effect in app.update(msg) {
@@ -354,6 +358,21 @@ struct Runner {
     catalog: HashMap<String, crate::cache::ServerEntry>,
     /// The thread laying bodies out whole, started at the first one asked.
     layouts: Option<std::sync::mpsc::Sender<LayoutJob>>,
+}
+
+/// A batch of messages with only its last resize: the sizes before it are never drawn,
+/// and each costs a layout of the review's selected body (tens of ms for a long one)
+/// while a window edge is dragged.
+fn last_resize_only(pending: Vec<Msg>) -> Vec<Msg> {
+    let last = pending
+        .iter()
+        .rposition(|msg| matches!(msg, Msg::Resize(..)));
+    pending
+        .into_iter()
+        .enumerate()
+        .filter(|(at, msg)| !matches!(msg, Msg::Resize(..)) || Some(*at) == last)
+        .map(|(_, msg)| msg)
+        .collect()
 }
 
 /// A body's whole layout asked for ([`Effect::LayOutBody`]).
@@ -976,6 +995,27 @@ async fn play(bytes: Vec<u8>, extension: &str, player: Option<Vec<String>>) -> R
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn of_a_batch_only_the_last_resize_is_laid_out() {
+        let batch = vec![
+            Msg::Resize(80, 24),
+            Msg::Tick,
+            Msg::Resize(90, 30),
+            Msg::Clock,
+            Msg::Resize(100, 40),
+            Msg::HighlighterReady,
+        ];
+        let kept: Vec<String> = last_resize_only(batch)
+            .iter()
+            .map(|msg| format!("{msg:?}"))
+            .collect();
+        assert_eq!(
+            kept,
+            ["Tick", "Clock", "Resize(100, 40)", "HighlighterReady"]
+        );
+        assert!(last_resize_only(vec![Msg::Tick]).len() == 1);
+    }
 
     #[test]
     fn of_the_layouts_waiting_only_each_body_s_last_two_are_done() {
