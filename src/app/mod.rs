@@ -268,27 +268,7 @@ impl App {
     /// computed off the loop (the runner asks after each frame, since drawing lays out
     /// too). Each layout is asked for once.
     pub fn layouts_wanted(&self) -> Vec<Effect> {
-        let bodies: Vec<(&render::layout::BodyLayout, &crate::mcp::Content)> = match &self.screen {
-            Screen::Review(review) => review
-                .items
-                .iter()
-                .map(|item| (item.layout(), &item.message().content))
-                .collect(),
-            Screen::Form(form) => match &form.preview.answer {
-                Some(preview::PreviewAnswer {
-                    outcome: preview::PreviewOutcome::Messages(messages),
-                    layouts,
-                    ..
-                }) => layouts
-                    .iter()
-                    .zip(&messages.messages)
-                    .map(|(layout, message)| (layout, &message.content))
-                    .collect(),
-                _ => Vec::new(),
-            },
-            _ => Vec::new(),
-        };
-        bodies
+        self.bodies_on_screen()
             .into_iter()
             .flat_map(|(layout, content)| {
                 layout
@@ -310,18 +290,35 @@ impl App {
         key: render::layout::RowsKey,
         rows: render::layout::Rows,
     ) {
-        let layouts: Vec<&render::layout::BodyLayout> = match &self.screen {
-            Screen::Review(review) => review.items.iter().map(|item| item.layout()).collect(),
-            Screen::Form(form) => form
-                .preview
-                .answer
+        for (layout, _) in self.bodies_on_screen() {
+            if layout.id() == body {
+                layout.finished(key, std::sync::Arc::clone(&rows));
+            }
+        }
+    }
+
+    /// The message bodies the screen lays out, with their content: the review's messages,
+    /// or the form's live preview.
+    fn bodies_on_screen(&self) -> Vec<(&render::layout::BodyLayout, &crate::mcp::Content)> {
+        match &self.screen {
+            Screen::Review(review) => review
+                .items
                 .iter()
-                .flat_map(|answer| &answer.layouts)
+                .map(|item| (item.layout(), &item.message().content))
                 .collect(),
+            Screen::Form(form) => match &form.preview.answer {
+                Some(preview::PreviewAnswer {
+                    outcome: preview::PreviewOutcome::Messages(messages),
+                    layouts,
+                    ..
+                }) => layouts
+                    .iter()
+                    .zip(&messages.messages)
+                    .map(|(layout, message)| (layout, &message.content))
+                    .collect(),
+                _ => Vec::new(),
+            },
             _ => Vec::new(),
-        };
-        for layout in layouts.into_iter().filter(|layout| layout.id() == body) {
-            layout.finished(key, std::sync::Arc::clone(&rows));
         }
     }
 

@@ -598,10 +598,10 @@ pub async fn serve_http(
     let router = super::http_auth::protect(router, access.token)
         .route("/healthz", axum::routing::get(healthz));
     bound(local);
-    if let Some(tls) = &access.tls {
-        return super::tls::serve_tls(listener, tls, router, shutdown).await;
+    match &access.tls {
+        Some(tls) => super::tls::serve_tls(listener, tls, router, shutdown).await,
+        None => super::http::serve_router(listener, router, shutdown).await,
     }
-    super::http::serve_router(listener, router, shutdown).await;
     Ok(())
 }
 

@@ -83,7 +83,7 @@ pub async fn serve_tls(
     tls: &ServeTls,
     router: axum::Router,
     shutdown: CancellationToken,
-) -> Result<(), String> {
+) {
     let acceptor = tls.acceptor.clone();
     super::http::accept_loop(listener, shutdown, move |stream, peer, watcher| {
         let acceptor = acceptor.clone();
@@ -97,5 +97,4 @@ pub async fn serve_tls(
         }
     })
     .await;
-    Ok(())
 }
