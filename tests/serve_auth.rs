@@ -4,7 +4,9 @@
 //! certificate files refused at startup, and TLS with a certificate made at test time
 //! (`openssl`, which `tests/peers/system.sh` installs).
 
-use std::io::{BufRead, Read, Write};
+mod common;
+
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::{Arc, Mutex};
@@ -93,39 +95,7 @@ fn serve(address: &str, args: &[&str], env: &[(&str, &str)]) -> Served {
     let home = tempfile::tempdir().unwrap();
     let mut all = vec!["serve", "--builtin", "--http", address];
     all.extend_from_slice(args);
-    let mut child = mcpick(home.path(), &all, env)
-        .spawn()
-        .expect("start mcpick serve");
-    let stderr = child.stderr.take().unwrap();
-    let lines: Arc<Mutex<Vec<String>>> = Default::default();
-    let kept = lines.clone();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in std::io::BufReader::new(stderr)
-            .lines()
-            .map_while(Result::ok)
-        {
-            if line.contains("listening on")
-                && let Some(at) = line.find("http")
-            {
-                let _ = tx.send(
-                    line[at..]
-                        .split_whitespace()
-                        .next()
-                        .unwrap_or("")
-                        .to_string(),
-                );
-            }
-            kept.lock().unwrap().push(line);
-        }
-    });
-    let url = match rx.recv_timeout(Duration::from_secs(30)) {
-        Ok(url) => url,
-        Err(_) => {
-            let _ = child.kill();
-            panic!("mcpick serve did not start: {:?}", lines.lock().unwrap());
-        }
-    };
+    let (child, url, lines) = common::spawn_serving(&mut mcpick(home.path(), &all, env));
     Served {
         child,
         url,

@@ -257,12 +257,25 @@ pub fn mcpick_serve(name: &str, args: &[&str]) -> String {
 
 /// `mcpick serve --http 127.0.0.1:0 ARGS`, with the URL it reports on stderr.
 pub fn mcpick_serve_http(args: &[&str]) -> ServerProcess {
-    use std::io::BufRead;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mcpick"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_mcpick"));
+    command
         .args(["serve", "--http", "127.0.0.1:0"])
         .args(args)
         .stdin(Stdio::null())
-        .stdout(Stdio::null())
+        .stdout(Stdio::null());
+    let (child, url, stderr) = spawn_serving(&mut command);
+    ServerProcess { child, url, stderr }
+}
+
+/// Starts `command` (an `mcpick serve --http`; its stderr is piped here) and waits for its
+/// `listening on URL` banner: the child, the URL (`http://` or `https://`), and its stderr
+/// lines, kept as they come. One that does not report its address within 30 s is killed,
+/// and the panic shows what it said.
+pub fn spawn_serving(
+    command: &mut Command,
+) -> (Child, String, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+    use std::io::BufRead;
+    let mut child = command
         .stderr(Stdio::piped())
         .spawn()
         .expect("start mcpick serve --http");
@@ -275,24 +288,25 @@ pub fn mcpick_serve_http(args: &[&str]) -> ServerProcess {
             .lines()
             .map_while(Result::ok)
         {
-            if let Some(at) = line.find("http://") {
-                let url: String = line[at..]
-                    .split_whitespace()
-                    .next()
-                    .unwrap_or("")
-                    .to_string();
-                let _ = tx.send(url);
+            if line.contains("listening on")
+                && let Some(at) = line.find("http")
+            {
+                let url = line[at..].split_whitespace().next().unwrap_or("");
+                let _ = tx.send(url.to_string());
             }
             kept.lock().unwrap().push(line);
         }
     });
-    let url = rx
-        .recv_timeout(Duration::from_secs(30))
-        .expect("mcpick serve --http did not report its address");
-    ServerProcess {
-        child,
-        url,
-        stderr: lines,
+    match rx.recv_timeout(Duration::from_secs(30)) {
+        Ok(url) => (child, url, lines),
+        Err(_) => {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "mcpick serve --http did not report its address: {:?}",
+                lines.lock().unwrap()
+            );
+        }
     }
 }
 
