@@ -493,9 +493,7 @@ mod tests {
     /// `serve --http`'s router as `serve_http` builds it (loopback checks, limits, a
     /// token), over the bundled library, without a socket.
     fn router(limits: &HttpLimits, with_token: bool) -> axum::Router {
-        use rmcp::transport::streamable_http_server::{
-            StreamableHttpServerConfig, StreamableHttpService,
-        };
+        use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
         let library = crate::serve::SharedLibrary::new(crate::serve::builtin_library());
         let server = super::super::PromptServer::new(library, 50);
         let limiter = Limiter::new(limits);
@@ -506,9 +504,8 @@ mod tests {
             .with_allowed_hosts(["localhost".to_string(), "127.0.0.1".into()])
             .with_allowed_origins(["http://localhost:*".to_string()])
             .enforce_origin_validation();
-        let service =
-            StreamableHttpService::new(move || Ok(server.clone()), sessions(limits).into(), config);
-        let router = limiter.bound(axum::Router::new().nest_service("/mcp", service));
+        // The route serve --http serves, the direct answer of stateless reads included.
+        let router = limiter.bound(super::super::server::mcp_router(server, config, limits));
         let token = with_token
             .then(|| super::super::BearerToken::new("0123456789abcdef-token", "a test").unwrap());
         super::super::http_auth::protect(router, token)

@@ -8,6 +8,7 @@ mod connection;
 mod error;
 mod http;
 mod http_auth;
+mod http_fast;
 mod http_limits;
 mod hub;
 mod input;

@@ -55,6 +55,62 @@ impl PromptServer {
         self
     }
 
+    /// The `prompts/list` page at `cursor` (the first page lists the load problems too);
+    /// `modern` for a 2026-07-28 client. Shared by the SDK's handler and
+    /// [`super::http_fast`], so both answer alike.
+    pub(super) fn prompts_page(
+        &self,
+        cursor: Option<&str>,
+        modern: bool,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        let library = self.library.current();
+        let (page, next) = library
+            .page(cursor, self.page_size)
+            .map_err(invalid_params)?;
+        let mut result = json!({
+            "prompts": page.iter().map(prompt_json).collect::<Vec<_>>(),
+        });
+        self.add_hints(&mut result);
+        if let Some(next) = next {
+            result["nextCursor"] = json!(next);
+        }
+        if cursor.is_none() {
+            add_problems(&mut result, &library);
+        }
+        from_json(mark_complete_for(result, modern))
+    }
+
+    /// The `prompts/get` result: the prompt filled with the request's arguments (a value
+    /// that is not a string is filled in as its JSON text); `modern` as for
+    /// [`PromptServer::prompts_page`].
+    pub(super) fn filled_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        modern: bool,
+    ) -> Result<GetPromptResult, ErrorData> {
+        let values: BTreeMap<String, String> = request
+            .arguments
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(k, v)| {
+                let text = match v {
+                    Value::String(s) => s,
+                    other => other.to_string(),
+                };
+                (k, text)
+            })
+            .collect();
+        let filled = self
+            .library
+            .current()
+            .render(&request.name, &values)
+            .map_err(invalid_params)?;
+        from_json(mark_complete_for(
+            serde_json::to_value(&filled).unwrap_or_default(),
+            modern,
+        ))
+    }
+
     /// Adds the list hints to a cacheable result (`prompts/list`, `resources/*`).
     fn add_hints(&self, result: &mut Value) {
         result["ttlMs"] = json!(self.hints.list_ttl_ms);
@@ -84,10 +140,19 @@ impl<R: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for EofSignal<R> {
 }
 
 /// 2026-07-28 results must say `"resultType": "complete"`; older clients get none.
-fn mark_complete(mut result: Value, context: &RequestContext<RoleServer>) -> Value {
-    let modern = context
+fn mark_complete(result: Value, context: &RequestContext<RoleServer>) -> Value {
+    mark_complete_for(result, is_modern(context))
+}
+
+/// Whether the request comes from a 2026-07-28 client (no `initialize` handshake).
+fn is_modern(context: &RequestContext<RoleServer>) -> bool {
+    context
         .protocol_version()
-        .is_some_and(|version| !version.has_initialize());
+        .is_some_and(|version| !version.has_initialize())
+}
+
+/// [`mark_complete`] for a request whose era is already known.
+fn mark_complete_for(mut result: Value, modern: bool) -> Value {
     if modern {
         result["resultType"] = json!("complete");
     }
@@ -189,22 +254,8 @@ impl ServerHandler for PromptServer {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
-        let library = self.library.current();
         let cursor = request.as_ref().and_then(|r| r.cursor.as_deref());
-        let (page, next) = library
-            .page(cursor, self.page_size)
-            .map_err(invalid_params)?;
-        let mut result = json!({
-            "prompts": page.iter().map(prompt_json).collect::<Vec<_>>(),
-        });
-        self.add_hints(&mut result);
-        if let Some(next) = next {
-            result["nextCursor"] = json!(next);
-        }
-        if cursor.is_none() {
-            add_problems(&mut result, &library);
-        }
-        from_json(mark_complete(result, &context))
+        self.prompts_page(cursor, is_modern(&context))
     }
 
     async fn discover(
@@ -285,27 +336,7 @@ impl ServerHandler for PromptServer {
         request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        let values: BTreeMap<String, String> = request
-            .arguments
-            .unwrap_or_default()
-            .into_iter()
-            .map(|(k, v)| {
-                let text = match v {
-                    Value::String(s) => s,
-                    other => other.to_string(),
-                };
-                (k, text)
-            })
-            .collect();
-        let filled = self
-            .library
-            .current()
-            .render(&request.name, &values)
-            .map_err(invalid_params)?;
-        let result: GetPromptResult = from_json(mark_complete(
-            serde_json::to_value(&filled).unwrap_or_default(),
-            &context,
-        ))?;
+        let result = self.filled_prompt(request, is_modern(&context))?;
         Ok(GetPromptResponse::Complete(result))
     }
 
@@ -587,13 +618,7 @@ pub async fn serve_http(
     } else {
         config = config.disable_allowed_hosts();
     }
-    let service = StreamableHttpService::new(
-        move || Ok(server.clone()),
-        super::http_limits::sessions(&access.limits).into(),
-        config,
-    );
-    let router = axum::Router::new().nest_service("/mcp", service);
-    let router = limiter.bound(router);
+    let router = limiter.bound(mcp_router(server, config, &access.limits));
     // The token guards the routes so far: `/healthz`, added after, stays open to balancers.
     let router = super::http_auth::protect(router, access.token)
         .route("/healthz", axum::routing::get(healthz));
@@ -603,6 +628,29 @@ pub async fn serve_http(
         None => super::http::serve_router(listener, router, shutdown).await,
     }
     Ok(())
+}
+
+/// The `/mcp` route of `serve --http`: the SDK's Streamable HTTP service for `server`
+/// with `config` (legacy sessions within `limits`), behind [`super::http_fast`]'s direct
+/// answer to the stateless reads.
+pub(super) fn mcp_router(
+    server: PromptServer,
+    config: StreamableHttpServerConfig,
+    limits: &super::HttpLimits,
+) -> axum::Router {
+    // An empty list is how the SDK is told to take any Host (`--allow-remote`).
+    let allowed_hosts = (!config.allowed_hosts.is_empty()).then(|| config.allowed_hosts.clone());
+    let fast = super::http_fast::FastReads::new(
+        server.clone(),
+        allowed_hosts,
+        config.max_request_body_bytes,
+    );
+    let service = StreamableHttpService::new(
+        move || Ok(server.clone()),
+        super::http_limits::sessions(limits).into(),
+        config,
+    );
+    fast.layer(axum::Router::new().nest_service("/mcp", service))
 }
 
 /// `GET /healthz`: 200 `ok` for load balancers, outside `/mcp` and its Host/Origin checks

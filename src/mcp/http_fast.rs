@@ -1,0 +1,594 @@
+//! A direct answer, beside the SDK, for the two requests a shared prompt library gets
+//! most: a 2026-07-28 (stateless) `prompts/list` or `prompts/get` over `serve --http`.
+//!
+//! rmcp's Streamable HTTP service answers every stateless request by starting a whole
+//! service for it (a task, channels, a one-message transport and its serve loop); on
+//! this 2-core machine that, with the allocations it makes, was most of the CPU a
+//! request cost, and kept 64 connections near 13,000 requests/s. Here such a request is
+//! parsed with the SDK's own message types and answered by the same [`PromptServer`]
+//! code the SDK's handler calls, serialized as the SDK serializes it: the same bytes,
+//! without the machinery.
+//!
+//! Only a request that the SDK would certainly answer with that result is taken: every
+//! check below is as strict as the SDK's or stricter (a plain `Accept` listing both
+//! types, the protocol version header and `_meta` both 2026-07-28, `Mcp-Method` and
+//! `Mcp-Name` exactly as the body says, an allowed `Host`, no `Origin`, no session, no
+//! progress token or log level) and the result must be a success. Anything else,
+//! errors included, goes on to the SDK untouched, so its error shapes stay its own.
+
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::middleware::Next;
+use axum::response::Response;
+use http::{HeaderMap, StatusCode, header};
+use rmcp::model::{
+    ClientJsonRpcMessage, ClientRequest, GetMeta, JsonRpcMessage, ProtocolVersion,
+    ServerJsonRpcMessage, ServerResult,
+};
+
+use super::server::PromptServer;
+
+/// The protocol revision whose requests are stateless, the only one answered here.
+const STATELESS_VERSION: &str = "2026-07-28";
+
+/// What the direct path needs: the server whose answers it gives, the `Host` names the
+/// SDK is told to accept (`None`: any, as with `--allow-remote`) and the largest body
+/// the SDK reads.
+pub struct FastReads {
+    server: PromptServer,
+    allowed_hosts: Option<Vec<String>>,
+    max_body: usize,
+}
+
+impl FastReads {
+    /// Answers for `server`, on requests whose `Host` is one of `allowed_hosts` (names
+    /// without a port, as given to the SDK), or any `Host` when `None`, and whose body
+    /// is at most `max_body` bytes (the SDK's own limit).
+    pub fn new(
+        server: PromptServer,
+        allowed_hosts: Option<Vec<String>>,
+        max_body: usize,
+    ) -> FastReads {
+        FastReads {
+            server,
+            allowed_hosts: allowed_hosts
+                .map(|hosts| hosts.iter().map(|h| normalized_host(h)).collect()),
+            max_body,
+        }
+    }
+
+    /// Puts the direct path in front of every route `router` has so far (`/mcp`).
+    pub fn layer(self, router: axum::Router) -> axum::Router {
+        router.layer(axum::middleware::from_fn_with_state(
+            Arc::new(self),
+            answer_or_pass,
+        ))
+    }
+
+    /// Whether the headers are those of a plain stateless request this path may answer.
+    fn headers_qualify(&self, headers: &HeaderMap) -> bool {
+        single(headers, "mcp-protocol-version").is_some_and(|v| v == STATELESS_VERSION)
+            && !headers.contains_key("mcp-session-id")
+            && !headers.contains_key("last-event-id")
+            && !headers.contains_key(header::ORIGIN)
+            && single(headers, header::CONTENT_TYPE.as_str()).is_some_and(is_json_media_type)
+            && accepts_json_and_event_stream(headers)
+            && self.host_allowed(headers)
+    }
+
+    /// The SDK's DNS-rebinding check, or stricter: a `Host` header naming an allowed
+    /// host exactly (any port).
+    fn host_allowed(&self, headers: &HeaderMap) -> bool {
+        let Some(authority) = single(headers, header::HOST.as_str())
+            .and_then(|host| http::uri::Authority::try_from(host).ok())
+        else {
+            return false;
+        };
+        let Some(allowed) = &self.allowed_hosts else {
+            return true;
+        };
+        let host = normalized_host(authority.host());
+        allowed.iter().any(|name| *name == host)
+    }
+
+    /// The response body for `body` with these `headers`, when this path answers it.
+    fn answer(&self, headers: &HeaderMap, body: &[u8]) -> Option<Vec<u8>> {
+        if body.len() > self.max_body {
+            return None;
+        }
+        let Ok(JsonRpcMessage::Request(request)) =
+            serde_json::from_slice::<ClientJsonRpcMessage>(body)
+        else {
+            return None;
+        };
+        let meta = request.request.get_meta();
+        let plain_meta = meta.protocol_version() == Some(ProtocolVersion::V_2026_07_28)
+            && meta
+                .missing_required_keys(&ProtocolVersion::V_2026_07_28)
+                .is_empty()
+            // A progress token or a log level asks for messages before the result.
+            && !meta.contains_key("progressToken")
+            && !meta.contains_key("io.modelcontextprotocol/logLevel");
+        if !plain_meta {
+            return None;
+        }
+        let result = match request.request {
+            ClientRequest::ListPromptsRequest(list) => {
+                if single(headers, "mcp-method") != Some("prompts/list") {
+                    return None;
+                }
+                let cursor = list.params.as_ref().and_then(|p| p.cursor.as_deref());
+                ServerResult::ListPromptsResult(self.server.prompts_page(cursor, true).ok()?)
+            }
+            ClientRequest::GetPromptRequest(get) => {
+                let name = &get.params.name;
+                let named_plainly =
+                    single(headers, "mcp-name") == Some(name.as_str()) && !name.starts_with("=?");
+                if single(headers, "mcp-method") != Some("prompts/get") || !named_plainly {
+                    return None;
+                }
+                ServerResult::GetPromptResult(self.server.filled_prompt(get.params, true).ok()?)
+            }
+            _ => return None,
+        };
+        serde_json::to_vec(&ServerJsonRpcMessage::response(result, request.id)).ok()
+    }
+}
+
+/// The middleware: answers a qualifying `POST /mcp` itself, hands anything else on.
+async fn answer_or_pass(
+    State(fast): State<Arc<FastReads>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    if request.method() != http::Method::POST
+        || request.uri().path() != "/mcp"
+        || !fast.headers_qualify(request.headers())
+    {
+        return next.run(request).await;
+    }
+    let (parts, body) = request.into_parts();
+    // The limits in front have read the body whole already; this only takes it out.
+    let Ok(collected) = http_body_util::BodyExt::collect(body).await else {
+        return plain_response(
+            StatusCode::BAD_REQUEST,
+            "the request body could not be read",
+        );
+    };
+    let bytes = collected.to_bytes();
+    match fast.answer(&parts.headers, &bytes) {
+        Some(answer) => Response::builder()
+            .status(StatusCode::OK)
+            .header(header::CONTENT_TYPE, "application/json")
+            .body(Body::from(answer))
+            .unwrap_or_else(|_| plain_response(StatusCode::INTERNAL_SERVER_ERROR, "")),
+        None => {
+            next.run(Request::from_parts(parts, Body::from(bytes)))
+                .await
+        }
+    }
+}
+
+fn plain_response(status: StatusCode, text: &'static str) -> Response {
+    let mut response = Response::new(Body::from(text));
+    *response.status_mut() = status;
+    response
+}
+
+/// The one value of header `name`, as text; `None` if absent, repeated or not text.
+fn single<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    let mut values = headers.get_all(name).iter();
+    let first = values.next()?;
+    if values.next().is_some() {
+        return None;
+    }
+    first.to_str().ok()
+}
+
+/// `application/json`, with or without parameters (`; charset=utf-8`).
+fn is_json_media_type(value: &str) -> bool {
+    let essence = value.split(';').next().unwrap_or_default();
+    essence.trim().eq_ignore_ascii_case("application/json")
+}
+
+/// An `Accept` that lists both `application/json` and `text/event-stream` plainly: any
+/// parameter (a quality weight, a quoted string) leaves the reading to the SDK.
+fn accepts_json_and_event_stream(headers: &HeaderMap) -> bool {
+    let (mut json, mut event_stream) = (false, false);
+    for value in headers.get_all(header::ACCEPT) {
+        let Ok(value) = value.to_str() else {
+            return false;
+        };
+        for entry in value.split(',') {
+            if entry.contains([';', '"']) {
+                return false;
+            }
+            let entry = entry.trim();
+            json |= entry.eq_ignore_ascii_case("application/json");
+            event_stream |= entry.eq_ignore_ascii_case("text/event-stream");
+        }
+    }
+    json && event_stream
+}
+
+/// A host name as the SDK compares it: brackets off, lower case.
+fn normalized_host(host: &str) -> String {
+    host.trim_matches(['[', ']']).to_ascii_lowercase()
+}
+
+#[cfg(test)]
+mod tests {
+    use http::HeaderValue;
+    use proptest::prelude::*;
+    use rmcp::transport::streamable_http_server::{
+        StreamableHttpServerConfig, StreamableHttpService,
+    };
+    use serde_json::{Value, json};
+    use tokio_util::sync::CancellationToken;
+    use tower::ServiceExt as _;
+
+    use super::*;
+
+    /// Two prompts a page, so `prompts/list` has cursors to follow.
+    const PAGE_SIZE: usize = 2;
+
+    fn server() -> PromptServer {
+        let library = crate::serve::SharedLibrary::new(crate::serve::builtin_library());
+        PromptServer::new(library, PAGE_SIZE)
+    }
+
+    fn config() -> StreamableHttpServerConfig {
+        StreamableHttpServerConfig::default()
+            .with_cancellation_token(CancellationToken::new())
+            .with_stateless_protocol_metadata_required(true)
+            .with_json_response(true)
+            .with_allowed_hosts(["localhost".to_string(), "127.0.0.1".into()])
+            .with_allowed_origins(["http://localhost:*".to_string()])
+            .enforce_origin_validation()
+    }
+
+    /// The route `serve --http` serves: the direct path in front of the SDK.
+    fn served() -> axum::Router {
+        super::super::server::mcp_router(server(), config(), &super::super::HttpLimits::default())
+    }
+
+    /// The SDK's service alone.
+    fn sdk_only() -> axum::Router {
+        let server = server();
+        let sessions = super::super::http_limits::sessions(&super::super::HttpLimits::default());
+        let service =
+            StreamableHttpService::new(move || Ok(server.clone()), sessions.into(), config());
+        axum::Router::new().nest_service("/mcp", service)
+    }
+
+    /// The direct path in front of a route that answers 418: what reaches it was passed on.
+    fn direct_or_teapot() -> axum::Router {
+        let fast = FastReads::new(server(), Some(vec!["localhost".into()]), 1 << 20);
+        let teapot = axum::Router::new().route(
+            "/mcp",
+            axum::routing::post(|| async { StatusCode::IM_A_TEAPOT }),
+        );
+        fast.layer(teapot)
+    }
+
+    /// What a 2026-07-28 client sends for `prompts/get` of `explain-error`.
+    fn plain_get() -> (Vec<(&'static str, String)>, Value) {
+        let headers = vec![
+            ("host", "localhost:8080".to_string()),
+            ("accept", "application/json, text/event-stream".into()),
+            ("content-type", "application/json".into()),
+            ("mcp-protocol-version", STATELESS_VERSION.into()),
+            ("mcp-method", "prompts/get".into()),
+            ("mcp-name", "explain-error".into()),
+        ];
+        let body = json!({
+            "jsonrpc": "2.0", "id": 7, "method": "prompts/get",
+            "params": {
+                "name": "explain-error",
+                "arguments": { "error": "segfault" },
+                "_meta": {
+                    "io.modelcontextprotocol/protocolVersion": STATELESS_VERSION,
+                    "io.modelcontextprotocol/clientCapabilities": {},
+                },
+            },
+        });
+        (headers, body)
+    }
+
+    fn request(headers: &[(&'static str, String)], body: &Value) -> Request {
+        let mut request = http::Request::builder().method("POST").uri("/mcp");
+        for (name, value) in headers {
+            if let Ok(value) = HeaderValue::from_str(value) {
+                request = request.header(*name, value);
+            }
+        }
+        request.body(Body::from(body.to_string())).unwrap()
+    }
+
+    /// Status, content type and body bytes of `router`'s answer.
+    async fn answer(
+        router: axum::Router,
+        request: Request,
+    ) -> (StatusCode, Option<String>, Vec<u8>) {
+        let response = router.oneshot(request).await.unwrap();
+        let status = response.status();
+        let content_type = response
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .map(|v| v.to_str().unwrap().to_string());
+        let body = http_body_util::BodyExt::collect(response.into_body())
+            .await
+            .unwrap()
+            .to_bytes()
+            .to_vec();
+        (status, content_type, body)
+    }
+
+    fn run<T>(future: impl std::future::Future<Output = T>) -> T {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+            .block_on(future)
+    }
+
+    #[test]
+    fn a_plain_get_and_list_are_answered_here_with_the_sdks_bytes() {
+        run(async {
+            let (headers, body) = plain_get();
+            let direct = answer(direct_or_teapot(), request(&headers, &body)).await;
+            let sdk = answer(sdk_only(), request(&headers, &body)).await;
+            assert_eq!(
+                direct.0,
+                StatusCode::OK,
+                "{}",
+                String::from_utf8_lossy(&direct.2)
+            );
+            assert_eq!(direct, sdk);
+            let filled: Value = serde_json::from_slice(&direct.2).unwrap();
+            assert_eq!(filled["id"], 7);
+            assert_eq!(filled["result"]["resultType"], "complete");
+            assert!(
+                filled["result"]["messages"]
+                    .to_string()
+                    .contains("segfault"),
+                "{filled}"
+            );
+
+            let mut headers = headers;
+            headers.retain(|(name, _)| *name != "mcp-name");
+            headers.iter_mut().for_each(|(name, value)| {
+                if *name == "mcp-method" {
+                    *value = "prompts/list".into();
+                }
+            });
+            let list = json!({
+                "jsonrpc": "2.0", "id": "a", "method": "prompts/list",
+                "params": { "_meta": body["params"]["_meta"] },
+            });
+            let direct = answer(direct_or_teapot(), request(&headers, &list)).await;
+            let sdk = answer(sdk_only(), request(&headers, &list)).await;
+            assert_eq!(direct.0, StatusCode::OK);
+            assert_eq!(direct, sdk);
+            let page: Value = serde_json::from_slice(&direct.2).unwrap();
+            assert_eq!(
+                page["result"]["prompts"].as_array().unwrap().len(),
+                PAGE_SIZE
+            );
+            assert!(page["result"]["nextCursor"].is_string(), "{page}");
+        });
+    }
+
+    #[test]
+    fn anything_short_of_plain_is_passed_on_to_the_sdk() {
+        type Change = fn(&mut Vec<(&'static str, String)>, &mut Value);
+        fn set(headers: &mut [(&'static str, String)], header: &str, value: &str) {
+            headers
+                .iter_mut()
+                .filter(|(n, _)| *n == header)
+                .for_each(|(_, v)| *v = value.into());
+        }
+        let changes: &[(&str, Change)] = &[
+            ("an Origin", |h, _| {
+                h.push(("origin", "http://localhost:1".into()))
+            }),
+            ("a session", |h, _| h.push(("mcp-session-id", "s".into()))),
+            ("another Host", |h, _| set(h, "host", "evil.example")),
+            ("no Host", |h, _| h.retain(|(n, _)| *n != "host")),
+            ("an older version header", |h, _| {
+                set(h, "mcp-protocol-version", "2025-11-25")
+            }),
+            ("no version header", |h, _| {
+                h.retain(|(n, _)| *n != "mcp-protocol-version")
+            }),
+            ("two version headers", |h, _| {
+                h.push(("mcp-protocol-version", STATELESS_VERSION.into()))
+            }),
+            ("a weighted Accept", |h, _| {
+                set(h, "accept", "application/json, text/event-stream;q=0")
+            }),
+            ("an Accept without SSE", |h, _| {
+                set(h, "accept", "application/json")
+            }),
+            ("another content type", |h, _| {
+                set(h, "content-type", "text/plain")
+            }),
+            ("another Mcp-Method", |h, _| {
+                set(h, "mcp-method", "prompts/list")
+            }),
+            ("no Mcp-Name", |h, _| h.retain(|(n, _)| *n != "mcp-name")),
+            ("a Base64 Mcp-Name", |h, _| {
+                set(h, "mcp-name", "=?base64?ZXhwbGFpbi1lcnJvcg==?=")
+            }),
+            ("an older _meta version", |_, b| {
+                b["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] =
+                    json!("2025-11-25")
+            }),
+            ("no client capabilities", |_, b| {
+                b["params"]["_meta"]
+                    .as_object_mut()
+                    .unwrap()
+                    .remove("io.modelcontextprotocol/clientCapabilities");
+            }),
+            ("a progress token", |_, b| {
+                b["params"]["_meta"]["progressToken"] = json!(1)
+            }),
+            ("a log level", |_, b| {
+                b["params"]["_meta"]["io.modelcontextprotocol/logLevel"] = json!("debug")
+            }),
+            ("an unknown prompt", |h, b| {
+                b["params"]["name"] = json!("no-such-prompt");
+                set(h, "mcp-name", "no-such-prompt");
+            }),
+            ("a missing argument", |_, b| {
+                b["params"]["arguments"] = json!({})
+            }),
+            ("a notification", |_, b| {
+                b.as_object_mut().unwrap().remove("id");
+            }),
+        ];
+        run(async {
+            for (what, change) in changes {
+                let (mut headers, mut body) = plain_get();
+                change(&mut headers, &mut body);
+                let (status, _, text) = answer(direct_or_teapot(), request(&headers, &body)).await;
+                assert_eq!(
+                    status,
+                    StatusCode::IM_A_TEAPOT,
+                    "a request with {what} was answered here: {}",
+                    String::from_utf8_lossy(&text)
+                );
+            }
+        });
+    }
+
+    /// Variations of a 2026-07-28 `prompts/get` or `prompts/list`, each part right or wrong.
+    fn variations() -> impl Strategy<Value = (Vec<(&'static str, String)>, Value)> {
+        let names = prop_oneof![
+            4 => Just("explain-error"),
+            1 => Just("no-such-prompt"),
+            1 => Just("=?base64?ZXhwbGFpbi1lcnJvcg==?="),
+        ];
+        // Weighted towards right parts, so that many cases are answered on the direct path.
+        let arguments = prop_oneof![
+            4 => Just(json!({ "error": "segfault" })),
+            1 => Just(json!({})),
+            1 => Just(json!({ "error": 5 })),
+            1 => Just(Value::Null),
+        ];
+        let cursors = prop_oneof![Just(None), Just(Some("not-a-cursor")), Just(Some(""))];
+        let versions = prop_oneof![
+            4 => Just(STATELESS_VERSION),
+            1 => proptest::sample::select(&["2025-11-25", ""][..]),
+        ];
+        let header_sets = proptest::collection::vec(
+            (
+                proptest::sample::select(
+                    &[
+                        "host",
+                        "accept",
+                        "content-type",
+                        "mcp-protocol-version",
+                        "mcp-method",
+                        "mcp-name",
+                        "origin",
+                        "mcp-session-id",
+                    ][..],
+                ),
+                proptest::sample::select(
+                    &[
+                        "",
+                        "localhost",
+                        "127.0.0.1:9",
+                        "evil.example",
+                        "application/json, text/event-stream",
+                        "application/json;q=1, text/event-stream;q=0.5",
+                        "application/json; charset=utf-8",
+                        "text/event-stream",
+                        "2026-07-28",
+                        "prompts/get",
+                        "prompts/list",
+                        "explain-error",
+                        "http://localhost:3",
+                    ][..],
+                ),
+                any::<bool>(),
+            ),
+            0..3,
+        );
+        (
+            any::<bool>(),
+            names,
+            arguments,
+            cursors,
+            versions,
+            proptest::bool::weighted(0.8),
+            prop_oneof![Just(json!(3)), Just(json!("id")), Just(json!(null))],
+            header_sets,
+        )
+            .prop_map(
+                |(list, name, arguments, cursor, version, capabilities, id, changes)| {
+                    let method = if list { "prompts/list" } else { "prompts/get" };
+                    let mut meta = json!({ "io.modelcontextprotocol/protocolVersion": version });
+                    if capabilities {
+                        meta["io.modelcontextprotocol/clientCapabilities"] = json!({});
+                    }
+                    let mut params = json!({ "_meta": meta });
+                    if list {
+                        if let Some(cursor) = cursor {
+                            params["cursor"] = json!(cursor);
+                        }
+                    } else {
+                        params["name"] = json!(name);
+                        if !arguments.is_null() {
+                            params["arguments"] = arguments;
+                        }
+                    }
+                    let body =
+                        json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
+                    let mut headers = vec![
+                        ("host", "localhost".to_string()),
+                        ("accept", "application/json, text/event-stream".into()),
+                        ("content-type", "application/json".into()),
+                        ("mcp-protocol-version", STATELESS_VERSION.into()),
+                        ("mcp-method", method.into()),
+                    ];
+                    if !list {
+                        headers.push(("mcp-name", name.into()));
+                    }
+                    for (header, value, replace) in changes {
+                        if replace {
+                            headers.retain(|(n, _)| *n != header);
+                        }
+                        headers.push((header, value.to_string()));
+                    }
+                    (headers, body)
+                },
+            )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig {
+            cases: 400,
+            failure_persistence: None,
+            ..ProptestConfig::default()
+        })]
+
+        /// Whatever the request, `serve --http` answers exactly as the SDK alone would.
+        #[test]
+        fn the_direct_path_answers_as_the_sdk_does((headers, body) in variations()) {
+            let (served, sdk) = run(async {
+                let served = answer(served(), request(&headers, &body)).await;
+                let sdk = answer(sdk_only(), request(&headers, &body)).await;
+                (served, sdk)
+            });
+            prop_assert_eq!(
+                (served.0, served.1, String::from_utf8_lossy(&served.2).into_owned()),
+                (sdk.0, sdk.1, String::from_utf8_lossy(&sdk.2).into_owned()),
+                "headers {:?}, body {}", headers, body
+            );
+        }
+    }
+}
