@@ -16,7 +16,8 @@
 //! progress token or log level) and the result must be a success. Anything else,
 //! errors included, goes on to the SDK untouched, so its error shapes stay its own.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 use axum::body::Body;
 use axum::extract::{Request, State};
@@ -24,11 +25,12 @@ use axum::middleware::Next;
 use axum::response::Response;
 use http::{HeaderMap, StatusCode, header};
 use rmcp::model::{
-    ClientJsonRpcMessage, ClientRequest, GetMeta, JsonRpcMessage, ProtocolVersion,
-    ServerJsonRpcMessage, ServerResult,
+    ClientJsonRpcMessage, ClientRequest, GetMeta, JsonRpcMessage, JsonRpcResponse,
+    JsonRpcVersion2_0, ProtocolVersion, ServerResult,
 };
 
 use super::server::PromptServer;
+use crate::serve::Library;
 
 /// The protocol revision whose requests are stateless, the only one answered here.
 const STATELESS_VERSION: &str = "2026-07-28";
@@ -40,6 +42,17 @@ pub struct FastReads {
     server: PromptServer,
     allowed_hosts: Option<Vec<String>>,
     max_body: usize,
+    pages: Mutex<ListPages>,
+}
+
+/// The `prompts/list` pages of one library, built once: a page only changes with the
+/// library (each change on disk makes a new one), and building it (every prompt and
+/// argument as JSON, then as the SDK's types) was most of what a list request cost.
+#[derive(Default)]
+struct ListPages {
+    library: Option<Arc<Library>>,
+    /// By cursor; only pages that were served, so no more than the library has.
+    pages: HashMap<Option<String>, Arc<ServerResult>>,
 }
 
 impl FastReads {
@@ -56,7 +69,43 @@ impl FastReads {
             allowed_hosts: allowed_hosts
                 .map(|hosts| hosts.iter().map(|h| normalized_host(h)).collect()),
             max_body,
+            pages: Mutex::default(),
         }
+    }
+
+    /// The `prompts/list` result at `cursor` for a 2026-07-28 client, from the built pages
+    /// of the library as it is now; `None` when the page cannot be served (a bad cursor).
+    fn list_page(&self, cursor: Option<&str>) -> Option<Arc<ServerResult>> {
+        let library = self.server.library_now();
+        let key = cursor.map(str::to_owned);
+        {
+            let mut built = self.pages.lock().unwrap_or_else(|e| e.into_inner());
+            if !built
+                .library
+                .as_ref()
+                .is_some_and(|l| Arc::ptr_eq(l, &library))
+            {
+                *built = ListPages {
+                    library: Some(library.clone()),
+                    pages: HashMap::new(),
+                };
+            }
+            if let Some(page) = built.pages.get(&key) {
+                return Some(page.clone());
+            }
+        }
+        // Built outside the lock; two requests may build the same page once each.
+        let page = self.server.prompts_page_of(&library, cursor, true).ok()?;
+        let page = Arc::new(ServerResult::ListPromptsResult(page));
+        let mut built = self.pages.lock().unwrap_or_else(|e| e.into_inner());
+        if built
+            .library
+            .as_ref()
+            .is_some_and(|l| Arc::ptr_eq(l, &library))
+        {
+            built.pages.insert(key, page.clone());
+        }
+        Some(page)
     }
 
     /// Puts the direct path in front of every route `router` has so far (`/mcp`).
@@ -120,7 +169,7 @@ impl FastReads {
                     return None;
                 }
                 let cursor = list.params.as_ref().and_then(|p| p.cursor.as_deref());
-                ServerResult::ListPromptsResult(self.server.prompts_page(cursor, true).ok()?)
+                self.list_page(cursor)?
             }
             ClientRequest::GetPromptRequest(get) => {
                 let name = &get.params.name;
@@ -129,11 +178,19 @@ impl FastReads {
                 if single(headers, "mcp-method") != Some("prompts/get") || !named_plainly {
                     return None;
                 }
-                ServerResult::GetPromptResult(self.server.filled_prompt(get.params, true).ok()?)
+                let filled = self.server.filled_prompt(get.params, true).ok()?;
+                Arc::new(ServerResult::GetPromptResult(filled))
             }
             _ => return None,
         };
-        serde_json::to_vec(&ServerJsonRpcMessage::response(result, request.id)).ok()
+        // What the SDK writes for `ServerJsonRpcMessage::Response` (a test holds the two
+        // to the same bytes), with the result borrowed from the built page.
+        let reply = JsonRpcResponse {
+            jsonrpc: JsonRpcVersion2_0,
+            id: request.id,
+            result: &*result,
+        };
+        serde_json::to_vec(&reply).ok()
     }
 }
 
@@ -359,19 +416,20 @@ mod tests {
 
             let mut headers = headers;
             headers.retain(|(name, _)| *name != "mcp-name");
-            headers.iter_mut().for_each(|(name, value)| {
-                if *name == "mcp-method" {
-                    *value = "prompts/list".into();
-                }
-            });
+            set_header(&mut headers, "mcp-method", "prompts/list");
             let list = json!({
                 "jsonrpc": "2.0", "id": "a", "method": "prompts/list",
                 "params": { "_meta": body["params"]["_meta"] },
             });
-            let direct = answer(direct_or_teapot(), request(&headers, &list)).await;
+            let router = direct_or_teapot();
             let sdk = answer(sdk_only(), request(&headers, &list)).await;
-            assert_eq!(direct.0, StatusCode::OK);
-            assert_eq!(direct, sdk);
+            // The second time from the page built the first.
+            for _ in 0..2 {
+                let direct = answer(router.clone(), request(&headers, &list)).await;
+                assert_eq!(direct.0, StatusCode::OK);
+                assert_eq!(direct, sdk);
+            }
+            let direct = sdk;
             let page: Value = serde_json::from_slice(&direct.2).unwrap();
             assert_eq!(
                 page["result"]["prompts"].as_array().unwrap().len(),
@@ -384,12 +442,7 @@ mod tests {
     #[test]
     fn anything_short_of_plain_is_passed_on_to_the_sdk() {
         type Change = fn(&mut Vec<(&'static str, String)>, &mut Value);
-        fn set(headers: &mut [(&'static str, String)], header: &str, value: &str) {
-            headers
-                .iter_mut()
-                .filter(|(n, _)| *n == header)
-                .for_each(|(_, v)| *v = value.into());
-        }
+        use set_header as set;
         let changes: &[(&str, Change)] = &[
             ("an Origin", |h, _| {
                 h.push(("origin", "http://localhost:1".into()))
@@ -462,6 +515,55 @@ mod tests {
                 );
             }
         });
+    }
+
+    #[test]
+    fn a_list_after_a_change_on_disk_is_the_new_list() {
+        let folder = tempfile::tempdir().unwrap();
+        std::fs::write(
+            folder.path().join("first.prompt.md"),
+            "---\ndescription: One\n---\nhi",
+        )
+        .unwrap();
+        let paths = [folder.path().to_path_buf()];
+        let library = crate::serve::SharedLibrary::new(crate::serve::load_paths(&paths));
+        let fast = FastReads::new(PromptServer::new(library.clone(), PAGE_SIZE), None, 1 << 20);
+        let router = fast.layer(axum::Router::new());
+        let (mut headers, _) = plain_get();
+        headers.retain(|(name, _)| *name != "mcp-name");
+        set_header(&mut headers, "mcp-method", "prompts/list");
+        let list = json!({
+            "jsonrpc": "2.0", "id": 1, "method": "prompts/list",
+            "params": { "_meta": plain_get().1["params"]["_meta"] },
+        });
+        let names = |body: &[u8]| -> Vec<String> {
+            let page: Value = serde_json::from_slice(body).unwrap();
+            page["result"]["prompts"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| p["name"].as_str().unwrap().to_string())
+                .collect()
+        };
+        run(async {
+            let before = answer(router.clone(), request(&headers, &list)).await;
+            assert_eq!(names(&before.2), ["first"]);
+            std::fs::write(
+                folder.path().join("second.prompt.md"),
+                "---\ndescription: Two\n---\nho",
+            )
+            .unwrap();
+            assert!(library.replace(crate::serve::load_paths(&paths)));
+            let after = answer(router.clone(), request(&headers, &list)).await;
+            assert_eq!(names(&after.2), ["first", "second"]);
+        });
+    }
+
+    fn set_header(headers: &mut [(&'static str, String)], header: &str, value: &str) {
+        headers
+            .iter_mut()
+            .filter(|(name, _)| *name == header)
+            .for_each(|(_, v)| *v = value.into());
     }
 
     /// Variations of a 2026-07-28 `prompts/get` or `prompts/list`, each part right or wrong.

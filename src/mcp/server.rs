@@ -63,7 +63,17 @@ impl PromptServer {
         cursor: Option<&str>,
         modern: bool,
     ) -> Result<ListPromptsResult, ErrorData> {
-        let library = self.library.current();
+        self.prompts_page_of(&self.library.current(), cursor, modern)
+    }
+
+    /// [`PromptServer::prompts_page`] of this `library` (one taken from
+    /// [`PromptServer::library_now`]).
+    pub(super) fn prompts_page_of(
+        &self,
+        library: &Library,
+        cursor: Option<&str>,
+        modern: bool,
+    ) -> Result<ListPromptsResult, ErrorData> {
         let (page, next) = library
             .page(cursor, self.page_size)
             .map_err(invalid_params)?;
@@ -75,9 +85,14 @@ impl PromptServer {
             result["nextCursor"] = json!(next);
         }
         if cursor.is_none() {
-            add_problems(&mut result, &library);
+            add_problems(&mut result, library);
         }
         from_json(mark_complete_for(result, modern))
+    }
+
+    /// The library as it is now (a new one after each change on disk).
+    pub(super) fn library_now(&self) -> std::sync::Arc<Library> {
+        self.library.current()
     }
 
     /// The `prompts/get` result: the prompt filled with the request's arguments (a value
