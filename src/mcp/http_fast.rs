@@ -139,7 +139,7 @@ impl FastReads {
             return true;
         };
         let host = normalized_host(authority.host());
-        allowed.iter().any(|name| *name == host)
+        allowed.contains(&host)
     }
 
     /// The response body for `body` with these `headers`, when this path answers it.
