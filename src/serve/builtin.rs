@@ -1,11 +1,9 @@
-//! The bundled prompt library: `assets/prompts/`, compiled into the binary: its prompt
-//! files, and its skill folders (`NAME/SKILL.md`), served as skills and prompts.
+//! The bundled prompt library: `assets/prompts/`, compiled into the binary.
 
 use std::path::Path;
 
 use super::library::{Library, classify, parse_file};
 use super::native::FileReader;
-use super::skills::{self, SKILL_FILE};
 
 mod files {
     include!(concat!(env!("OUT_DIR"), "/builtin_prompts.rs"));
@@ -39,19 +37,8 @@ impl FileReader for BundledFiles {
 
 /// The bundled library, parsed.
 pub fn builtin_library() -> Library {
-    let skill_folders: Vec<&str> = files::FILES
+    let results = files::FILES
         .iter()
-        .filter_map(|(name, _)| name.strip_suffix(&format!("/{SKILL_FILE}")))
-        .collect();
-    let in_a_skill = |name: &str| {
-        skill_folders.iter().any(|folder| {
-            name.strip_prefix(folder)
-                .is_some_and(|r| r.starts_with('/'))
-        })
-    };
-    let mut results: Vec<_> = files::FILES
-        .iter()
-        .filter(|(name, _)| !in_a_skill(name))
         .filter_map(|(name, text)| {
             let kind = classify(Path::new(name), false)?;
             let folder = name
@@ -62,27 +49,7 @@ pub fn builtin_library() -> Library {
             Some(parse_file(kind, text, &display, &BundledFiles { folder }))
         })
         .collect();
-    let mut bundled_skills = Vec::new();
-    for folder in skill_folders {
-        let below = format!("{folder}/");
-        let folder_files: Vec<(String, Vec<u8>)> = files::FILES
-            .iter()
-            .filter_map(|(name, text)| {
-                let relative = name.strip_prefix(&below)?;
-                Some((relative.to_string(), text.as_bytes().to_vec()))
-            })
-            .collect();
-        let folder_name = folder.rsplit('/').next().unwrap_or(folder);
-        let source = format!("builtin:{folder}/{SKILL_FILE}");
-        match skills::parse_skill(folder_name, folder_files, &source) {
-            Ok((skill, prompt)) => {
-                bundled_skills.push(skill);
-                results.push(Ok(prompt));
-            }
-            Err(error) => results.push(Err(error)),
-        }
-    }
-    Library::from_results(results).with_skills(bundled_skills)
+    Library::from_results(results)
 }
 
 #[cfg(test)]
@@ -127,39 +94,6 @@ mod tests {
                 prompt.name
             );
         }
-    }
-
-    #[test]
-    fn the_bundled_skills_are_served_both_ways() {
-        let library = builtin_library();
-        let skill = library
-            .skill("skill://write-skill/SKILL.md")
-            .expect("the bundled write-skill skill");
-        let paths: Vec<&str> = skill.files.iter().map(|f| f.path.as_str()).collect();
-        assert_eq!(paths, ["SKILL.md", "references/format.md"]);
-        let prompt = library.find("write-skill").expect("its prompt");
-        assert_eq!(
-            prompt.description.as_deref(),
-            Some(skill.description.as_str())
-        );
-        // Its reference file is the skill's to read, and no prompt of its own.
-        let (_, format) = library
-            .skill_file("skill://write-skill/references/format.md")
-            .expect("the reference file");
-        assert!(format.bytes.starts_with(b"# The SKILL.md format"));
-        let sources: Vec<&str> = library
-            .prompts()
-            .iter()
-            .map(|p| p.source.as_str())
-            .collect();
-        assert_eq!(
-            sources
-                .iter()
-                .filter(|s| s.contains("write-skill/"))
-                .count(),
-            1,
-            "{sources:?}"
-        );
     }
 
     #[test]

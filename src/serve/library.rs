@@ -127,12 +127,6 @@ impl Library {
         library
     }
 
-    /// The same library, serving `skills` too (their paths unique, as a folder's are).
-    pub(super) fn with_skills(mut self, skills: Vec<SkillDef>) -> Library {
-        self.skills = place_skills(skills, &mut self.diagnostics);
-        self
-    }
-
     /// Every skill, in load order.
     pub fn skills(&self) -> &[SkillDef] {
         &self.skills
