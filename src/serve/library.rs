@@ -673,14 +673,14 @@ fn load_skills(
         if let Ok(canonical) = dir.canonicalize() {
             watched.push(canonical);
         }
+        // A served `.` has no name of its own: its real path does.
         let folder_name = dir
-            .canonicalize()
-            .ok()
-            .filter(|_| dir.file_name().is_none())
-            .unwrap_or_else(|| dir.clone());
-        let folder_name = folder_name
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
+            .or_else(|| {
+                let real = dir.canonicalize().ok()?;
+                Some(real.file_name()?.to_string_lossy().into_owned())
+            })
             .unwrap_or_default();
         let source = shown.join(SKILL_FILE).display().to_string();
         let result = skills::read_folder(dir, shown)
