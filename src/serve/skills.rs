@@ -218,6 +218,15 @@ pub fn parse_skill(
     let frontmatter = read_frontmatter(text, source)?;
     let name = match frontmatter.get("name") {
         Some(Value::String(name)) if !name.is_empty() => name.clone(),
+        Some(other) if !other.is_null() => {
+            return Err(problem(
+                source,
+                Some(2),
+                format!(
+                    "the front matter's `name` is {other}, not text (write `name: {folder_name}`)"
+                ),
+            ));
+        }
         _ => {
             return Err(problem(
                 source,

@@ -383,3 +383,37 @@ fn skills_inside_skills_and_same_names_get_paths_of_their_own() {
         "{problems:?}"
     );
 }
+
+proptest::proptest! {
+    /// Whatever a SKILL.md holds, checking it ends in a skill or a problem, never a panic;
+    /// a skill served is named as its folder, validly, with every file's digest its own.
+    #[test]
+    fn any_skill_md_is_served_checked_or_refused(
+        text in "---\\n(name: (review|Review|x--y)\\n)?(description: [a-z]{1,8}\\n)?(license: [a-zA-Z0-9:{}\\[\\] ]{0,6}\\n)?(---|\\.\\.\\.)\\n[ -~$\\n]{0,40}",
+        extra in proptest::collection::vec(proptest::collection::vec(proptest::num::u8::ANY, 0..16), 0..3),
+    ) {
+        let mut files = vec![(SKILL_FILE.to_string(), text.clone().into_bytes())];
+        for (i, bytes) in extra.iter().enumerate() {
+            files.push((format!("assets/f{i}.bin"), bytes.clone()));
+        }
+        let served = parse_skill("review", files, "review/SKILL.md");
+        if let Err(problem) = &served {
+            // A refusal names the file and says why.
+            proptest::prop_assert_eq!(&problem.file, "review/SKILL.md");
+            proptest::prop_assert!(!problem.message.is_empty());
+        }
+        if let Ok((skill, prompt)) = served {
+            proptest::prop_assert_eq!(&skill.name, "review");
+            proptest::prop_assert!(is_valid_name(&skill.name));
+            proptest::prop_assert_eq!(&prompt.name, "review");
+            proptest::prop_assert_eq!(skill.files.len(), extra.len() + 1);
+            for file in &skill.files {
+                proptest::prop_assert_eq!(&file.digest, &digest(&file.bytes));
+            }
+            proptest::prop_assert_eq!(
+                skill.frontmatter.get("name"),
+                Some(&Value::String("review".into()))
+            );
+        }
+    }
+}
