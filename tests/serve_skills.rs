@@ -284,6 +284,19 @@ fn a_skill_folder_is_a_sep_2640_skill_with_digests_and_a_prompt_of_its_name() {
         "Review a change against the team checklist"
     );
     assert_eq!(review["arguments"][0]["name"], "arguments");
+    // It says which skill it is, so a host listing both can show it once.
+    assert_eq!(
+        review["_meta"]["io.github.mcpick/skill"],
+        "skill://review/SKILL.md"
+    );
+    let hello = result(&prompts)["prompts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "hello")
+        .cloned()
+        .unwrap_or_else(|| panic!("no prompt hello: {prompts}"));
+    assert!(hello.get("_meta").is_none(), "{hello}");
     let got = served.request(
         11,
         "prompts/get",

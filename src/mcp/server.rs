@@ -36,7 +36,8 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::types::{
-    MAX_PROBLEMS_LISTED, PROBLEMS_LEFT_OUT_META_KEY, PROBLEMS_META_KEY, ServedProblem,
+    MAX_PROBLEMS_LISTED, PROBLEMS_LEFT_OUT_META_KEY, PROBLEMS_META_KEY, SKILL_PROMPT_META_KEY,
+    ServedProblem,
 };
 use crate::serve::skills::{SKILL_SCHEME, SkillDef};
 use crate::serve::{ArgumentError, CacheHints, Library, PromptDef, ServedResource, SharedLibrary};
@@ -300,9 +301,18 @@ impl ServerHandler for PromptServer {
         let (page, next) = library
             .page(cursor, self.page_size)
             .map_err(invalid_params)?;
-        let mut result = json!({
-            "prompts": page.iter().map(prompt_json).collect::<Vec<_>>(),
-        });
+        let prompts: Vec<Value> = page
+            .iter()
+            .map(|prompt| {
+                let mut value = prompt_json(prompt);
+                // A skill folder's prompt says which skill it is (same SKILL.md).
+                if let Some(skill) = library.skills().iter().find(|s| s.source == prompt.source) {
+                    value["_meta"] = json!({ SKILL_PROMPT_META_KEY: skill.uri() });
+                }
+                value
+            })
+            .collect();
+        let mut result = json!({ "prompts": prompts });
         self.add_hints(&mut result);
         if let Some(next) = next {
             result["nextCursor"] = json!(next);
