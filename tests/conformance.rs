@@ -5,6 +5,8 @@
 
 mod common;
 
+/// The prompt, completion, caching and SEP-2640 skills server scenarios, in both eras, with
+/// tests/conformance/skills served beside the prompts (tests/conformance/run-server.sh).
 #[test]
 fn conformance_prompt_and_completion_server_scenarios_pass() {
     let output = std::process::Command::new("bash")
@@ -20,7 +22,7 @@ fn conformance_prompt_and_completion_server_scenarios_pass() {
         "conformance scenarios failed:\n{stdout}\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    assert!(stdout.contains("13 passed, 0 failed"), "{stdout}");
+    assert!(stdout.contains("19 passed, 0 failed"), "{stdout}");
 }
 
 /// The official suite's client scenarios for a prompts host (initialization, HTTP standard

@@ -4,6 +4,16 @@
 //! `notifications/prompts/list_changed` and 2026-07-28 clients on `subscriptions/listen`.
 //! The text files the prompts embed are offered as resources too, and every cacheable
 //! result carries the `ttlMs`/`cacheScope` hints of [`CacheHints`].
+//!
+//! Skill folders are served as SEP-2640 skills (the `io.modelcontextprotocol/skills`
+//! extension, with `directoryRead`): `skills/list`, `skills/get`, every file of a skill as
+//! a `skill://` resource (in `resources/list` and `resources/read`), and
+//! `resources/directory/read` for the folders. This is mcpick's own code on rmcp's model
+//! types and handler hooks, not rmcp's `skills-fs` `SkillCatalog`: the library in
+//! `crate::serve` reads and checks the folders (and reloads them on change, as it does
+//! prompt files), so the wire layer only answers from the snapshot it holds, and no
+//! second filesystem layer (cap-std) is built. A skill change is told as a resources list
+//! change, in both eras: SEP-2640 defines no notice of its own.
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -11,10 +21,11 @@ use std::net::SocketAddr;
 use rmcp::model::{
     CacheScope, ClientNotification, ClientRequest, CompleteRequestParams, CompleteResult,
     DiscoverResult, ErrorData, GetPromptRequestParams, GetPromptResponse, GetPromptResult,
-    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, PaginatedRequestParams,
-    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
-    Reference, ServerCapabilities, ServerConfig, ServerResult, SubscriptionFilter,
-    SubscriptionsListenResult,
+    GetSkillRequestParams, GetSkillResult, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListSkillsResult, PaginatedRequestParams, ProtocolVersion,
+    ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult, ReadResourceRequestParams,
+    ReadResourceResponse, ReadResourceResult, Reference, SKILLS_EXTENSION_ID, ServerCapabilities,
+    ServerConfig, ServerResult, SubscriptionFilter, SubscriptionsListenResult,
 };
 use rmcp::service::{
     NotificationContext, RequestContext, RoleServer, Service, SubscriptionContext,
@@ -25,8 +36,10 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::types::{
-    MAX_PROBLEMS_LISTED, PROBLEMS_LEFT_OUT_META_KEY, PROBLEMS_META_KEY, ServedProblem,
+    MAX_PROBLEMS_LISTED, PROBLEMS_LEFT_OUT_META_KEY, PROBLEMS_META_KEY, SKILL_PROMPT_META_KEY,
+    ServedProblem,
 };
+use crate::serve::skills::{SKILL_SCHEME, SkillDef};
 use crate::serve::{ArgumentError, CacheHints, Library, PromptDef, ServedResource, SharedLibrary};
 
 /// How `mcpick serve` answers.
@@ -77,9 +90,18 @@ impl PromptServer {
         let (page, next) = library
             .page(cursor, self.page_size)
             .map_err(invalid_params)?;
-        let mut result = json!({
-            "prompts": page.iter().map(prompt_json).collect::<Vec<_>>(),
-        });
+        let prompts: Vec<Value> = page
+            .iter()
+            .map(|prompt| {
+                let mut value = prompt_json(prompt);
+                // A skill folder's prompt says which skill it is (same SKILL.md).
+                if let Some(skill) = library.skills().iter().find(|s| s.source == prompt.source) {
+                    value["_meta"] = json!({ SKILL_PROMPT_META_KEY: skill.uri() });
+                }
+                value
+            })
+            .collect();
+        let mut result = json!({ "prompts": prompts });
         self.add_hints(&mut result);
         if let Some(next) = next {
             result["nextCursor"] = json!(next);
@@ -130,6 +152,43 @@ impl PromptServer {
     fn add_hints(&self, result: &mut Value) {
         result["ttlMs"] = json!(self.hints.list_ttl_ms);
         result["cacheScope"] = json!(self.hints.scope());
+    }
+}
+
+impl PromptServer {
+    /// `resources/read` of a `skill://` URI: the file's bytes as read when the library was
+    /// loaded, the ones its listed digest describes (text when UTF-8, else base64).
+    fn read_skill_file(
+        &self,
+        uri: &str,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        use base64::Engine as _;
+        let library = self.library.current();
+        let Some((_, file)) = library.skill_file(uri) else {
+            if library.skill_directory(uri).is_some() {
+                return Err(ErrorData::invalid_params(
+                    format!("{uri} is a folder: list it with resources/directory/read"),
+                    None,
+                ));
+            }
+            return Err(ErrorData::resource_not_found(
+                format!("no resource {uri}: skills/list names every skill file served"),
+                None,
+            ));
+        };
+        let content = match std::str::from_utf8(&file.bytes) {
+            Ok(text) => json!({ "uri": uri, "mimeType": file.mime_type, "text": text }),
+            Err(_) => json!({
+                "uri": uri,
+                "mimeType": file.mime_type,
+                "blob": base64::engine::general_purpose::STANDARD.encode(&file.bytes),
+            }),
+        };
+        let mut result = json!({ "contents": [content] });
+        self.add_hints(&mut result);
+        let result: ReadResourceResult = from_json(mark_complete(result, context))?;
+        Ok(ReadResourceResponse::Complete(result))
     }
 }
 
@@ -224,6 +283,58 @@ fn resource_json(resource: &ServedResource) -> Value {
     })
 }
 
+/// A skill entry of `skills/list` and `skills/get`: the `SKILL.md` URI, the front matter
+/// verbatim, and every file with its digest and size.
+fn skill_json(skill: &SkillDef) -> Value {
+    let resources: Vec<Value> = skill
+        .files
+        .iter()
+        .map(|file| {
+            json!({
+                "uri": skill.file_uri(file),
+                "digest": file.digest,
+                "size": file.bytes.len(),
+            })
+        })
+        .collect();
+    json!({
+        "uri": skill.uri(),
+        "frontmatter": Value::Object(skill.frontmatter.clone()),
+        "resources": resources,
+    })
+}
+
+/// Every skill file as `resources/list` offers it, each URI once (a nested skill's files
+/// are its enclosing skill's too). A `SKILL.md` carries its skill's name and description.
+fn skill_resources_json(library: &Library) -> Vec<Value> {
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    for skill in library.skills() {
+        for file in &skill.files {
+            let uri = skill.file_uri(file);
+            if !seen.insert(uri.clone()) {
+                continue;
+            }
+            let mut value = match library.skill(&uri) {
+                Some(owner) => json!({
+                    "uri": uri,
+                    "name": owner.name,
+                    "description": owner.description,
+                }),
+                None => json!({
+                    "uri": uri,
+                    "name": file.path.rsplit('/').next().unwrap_or(&file.path),
+                    "description": format!("A file of the skill {}", skill.name),
+                }),
+            };
+            value["mimeType"] = json!(file.mime_type);
+            value["size"] = json!(file.bytes.len());
+            out.push(value);
+        }
+    }
+    out
+}
+
 fn prompt_json(prompt: &PromptDef) -> Value {
     let arguments: Vec<Value> = prompt
         .arguments
@@ -253,15 +364,20 @@ impl ServerHandler for PromptServer {
     fn get_info(&self) -> ServerConfig {
         let capabilities: ServerCapabilities = serde_json::from_value(json!({
             "prompts": { "listChanged": true },
-            // The files prompts embed, to read again; no templates, no per-file subscriptions.
+            // The files prompts embed and the skills' files, to read; no templates, no
+            // per-file subscriptions.
             "resources": { "listChanged": true },
             "completions": {},
-            "logging": {}
+            "logging": {},
+            // Declared whatever is loaded now: a skill folder may appear on the next
+            // reload, and capabilities hold for the whole session (an empty listing is
+            // allowed).
+            "extensions": { SKILLS_EXTENSION_ID: { "directoryRead": true } }
         }))
         .unwrap_or_default();
         ServerConfig::new(capabilities)
             .with_server_info(rmcp::model::Implementation::new("mcpick-serve", env!("CARGO_PKG_VERSION")).with_title("mcpick prompt library"))
-            .with_instructions("Prompts from prompt files (VS Code .prompt.md, Claude Code commands, mcpick .mcpick.md), served by mcpick.")
+            .with_instructions("Prompts from prompt files (VS Code .prompt.md, Claude Code commands, mcpick .mcpick.md), and skills from skill folders (NAME/SKILL.md), served by mcpick.")
     }
 
     async fn list_prompts(
@@ -293,13 +409,13 @@ impl ServerHandler for PromptServer {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        let resources = self.library.current().resources();
+        let library = self.library.current();
+        let mut resources: Vec<Value> = library.resources().iter().map(resource_json).collect();
+        resources.extend(skill_resources_json(&library));
         let cursor = request.as_ref().and_then(|r| r.cursor.as_deref());
         let (page, next) =
             crate::serve::page_of(&resources, cursor, self.page_size).map_err(invalid_params)?;
-        let mut result = json!({
-            "resources": page.iter().map(resource_json).collect::<Vec<_>>(),
-        });
+        let mut result = json!({ "resources": page });
         self.add_hints(&mut result);
         if let Some(next) = next {
             result["nextCursor"] = json!(next);
@@ -324,6 +440,9 @@ impl ServerHandler for PromptServer {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
+        if request.uri.starts_with(SKILL_SCHEME) {
+            return self.read_skill_file(&request.uri, &context);
+        }
         let Some(resource) = self.library.current().resource(&request.uri) else {
             // 2026-07-28 clients get -32602 for this (rmcp maps it); legacy ones -32002.
             return Err(ErrorData::resource_not_found(
@@ -344,6 +463,86 @@ impl ServerHandler for PromptServer {
         self.add_hints(&mut result);
         let result: ReadResourceResult = from_json(mark_complete(result, &context))?;
         Ok(ReadResourceResponse::Complete(result))
+    }
+
+    async fn list_skills(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListSkillsResult, ErrorData> {
+        let library = self.library.current();
+        let cursor = request.as_ref().and_then(|r| r.cursor.as_deref());
+        // Whole entries per page: an entry's files are never split across pages.
+        let (page, next) = crate::serve::page_of(library.skills(), cursor, self.page_size)
+            .map_err(invalid_params)?;
+        let mut result = json!({ "skills": page.iter().map(skill_json).collect::<Vec<_>>() });
+        self.add_hints(&mut result);
+        if let Some(next) = next {
+            result["nextCursor"] = json!(next);
+        }
+        from_json(mark_complete(result, &context))
+    }
+
+    async fn get_skill(
+        &self,
+        request: GetSkillRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetSkillResult, ErrorData> {
+        let library = self.library.current();
+        let Some(skill) = library.skill(&request.uri) else {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "no skill {} is served here: skills/list names the skills this server serves",
+                    request.uri
+                ),
+                None,
+            ));
+        };
+        let mut result = json!({ "skill": skill_json(skill) });
+        self.add_hints(&mut result);
+        from_json(mark_complete(result, &context))
+    }
+
+    async fn read_resource_directory(
+        &self,
+        request: ReadResourceDirectoryRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceDirectoryResult, ErrorData> {
+        let library = self.library.current();
+        let Some(children) = library.skill_directory(&request.uri) else {
+            let what = if library.skill_file(&request.uri).is_some() {
+                "is a file, not a folder: read it with resources/read"
+            } else {
+                "is no folder of a skill served here"
+            };
+            return Err(ErrorData::invalid_params(
+                format!("{} {what}", request.uri),
+                None,
+            ));
+        };
+        let (page, next) =
+            crate::serve::page_of(&children, request.cursor.as_deref(), self.page_size)
+                .map_err(invalid_params)?;
+        let resources: Vec<Value> = page
+            .iter()
+            .map(|child| {
+                let mut value = json!({
+                    "uri": child.uri,
+                    "name": child.name,
+                    "mimeType": child.mime_type,
+                });
+                if let Some(size) = child.size {
+                    value["size"] = json!(size);
+                }
+                value
+            })
+            .collect();
+        let mut result = json!({ "resources": resources });
+        self.add_hints(&mut result);
+        if let Some(next) = next {
+            result["nextCursor"] = json!(next);
+        }
+        from_json(mark_complete(result, &context))
     }
 
     async fn get_prompt(

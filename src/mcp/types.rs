@@ -358,6 +358,11 @@ pub struct LogLine {
     pub at_ms: u64,
 }
 
+/// The `_meta` key `mcpick serve` puts on a `prompts/list` entry that is a skill folder's
+/// prompt, its value the skill's `SKILL.md` URI: a host that lists the server's SEP-2640
+/// skills too can show the one entry once, as the skill.
+pub const SKILL_PROMPT_META_KEY: &str = "io.github.mcpick/skill";
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -72,9 +72,9 @@ enum Piece<'a> {
 /// `$ARGUMENTS[N]` (word N, from 0), and `$N` not followed by a letter, digit or `_`
 /// (`$1st` is text). As the command docs define, `$1` is the first word (Claude Code's
 /// newer skill docs count `$0` as the first; for command files mcpick keeps `$1`, and
-/// `$0` stays text). `\$` before a placeholder makes it text (`\$1` is `$1`), unless the
-/// backslash is itself escaped.
-fn pieces(body: &str) -> Vec<Piece<'_>> {
+/// `$0` stays text; skills, [`Dialect::Skill`], count from `$0`). `\$` before a
+/// placeholder makes it text (`\$1` is `$1`), unless the backslash is itself escaped.
+fn pieces(body: &str, dialect: Dialect) -> Vec<Piece<'_>> {
     let bytes = body.as_bytes();
     let mut out = Vec::new();
     let mut text_start = 0;
@@ -88,7 +88,7 @@ fn pieces(body: &str) -> Vec<Piece<'_>> {
             at += 1;
             continue;
         }
-        let Some((piece, end)) = placeholder(body, dollar) else {
+        let Some((piece, end)) = placeholder(body, dollar, dialect) else {
             at = dollar + 1;
             continue;
         };
@@ -108,7 +108,7 @@ fn pieces(body: &str) -> Vec<Piece<'_>> {
 }
 
 /// The placeholder starting at the `$` at `at`, and where it ends.
-fn placeholder(body: &str, at: usize) -> Option<(Piece<'_>, usize)> {
+fn placeholder(body: &str, at: usize, dialect: Dialect) -> Option<(Piece<'_>, usize)> {
     let after = &body[at + 1..];
     let digits = |text: &str| text.bytes().take_while(u8::is_ascii_digit).count();
     if let Some(rest) = after.strip_prefix("ARGUMENTS") {
@@ -133,14 +133,46 @@ fn placeholder(body: &str, at: usize) -> Option<(Piece<'_>, usize)> {
         return None;
     }
     let end = at + 1 + n;
-    let position = after[..n].parse::<usize>().ok()?;
+    let written = after[..n].parse::<usize>().ok()?;
+    let position = written.checked_sub(dialect.first())? + 1;
     (1..=MAX_POSITION)
         .contains(&position)
         .then(|| (Piece::Position(position, &body[at..end]), end))
 }
 
+/// How `$N` counts the words of the line: command files from `$1`, skills from `$0`, as
+/// Claude Code's docs define each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Dialect {
+    /// A command file (`commands/NAME.md`): `$1` is the first word.
+    Command,
+    /// A skill's `SKILL.md`: `$0` is the first word.
+    Skill,
+}
+
+impl Dialect {
+    /// The number `$N` the first word has.
+    fn first(self) -> usize {
+        match self {
+            Dialect::Command => 1,
+            Dialect::Skill => 0,
+        }
+    }
+}
+
 /// Parses a command file; `name` is its command name (path under `commands`, `:`-joined).
 pub fn parse(text: &str, file: &str, name: &str) -> Result<PromptDef, LoadError> {
+    parse_as(text, file, name, Dialect::Command)
+}
+
+/// Parses a command file or a skill's `SKILL.md` as a prompt called `name`, its `$N`
+/// counted as `dialect` says.
+pub(crate) fn parse_as(
+    text: &str,
+    file: &str,
+    name: &str,
+    dialect: Dialect,
+) -> Result<PromptDef, LoadError> {
     let split = frontmatter::split(text);
     let mut flat = frontmatter::flat(split.yaml);
     let mut take = |key: &str| flat.remove(key).filter(|v| !v.is_empty());
@@ -149,7 +181,7 @@ pub fn parse(text: &str, file: &str, name: &str) -> Result<PromptDef, LoadError>
         argument_hint: take("argument-hint"),
     };
     let body = split.body;
-    let pieces = pieces(body);
+    let pieces = pieces(body, dialect);
     let mut positions: Vec<usize> = pieces
         .iter()
         .filter_map(|p| match p {
@@ -203,7 +235,10 @@ pub fn parse(text: &str, file: &str, name: &str) -> Result<PromptDef, LoadError>
     } else if positions.is_empty() {
         "everything after the command".to_string()
     } else {
-        let places: Vec<String> = positions.iter().map(|n| format!("${n}")).collect();
+        let places: Vec<String> = positions
+            .iter()
+            .map(|n| format!("${}", n - 1 + dialect.first()))
+            .collect();
         format!(
             "everything after the command; its words fill {}",
             places.join(", ")
@@ -225,7 +260,10 @@ pub fn parse(text: &str, file: &str, name: &str) -> Result<PromptDef, LoadError>
         arguments.push(ArgDef {
             name: name.clone(),
             title: None,
-            description: Some(format!("${n}; when empty, word {n} of `{LINE}`")),
+            description: Some(format!(
+                "${}; when empty, word {n} of `{LINE}`",
+                n - 1 + dialect.first()
+            )),
             required: false,
             values: Vec::new(),
             default: None,
@@ -384,6 +422,27 @@ mod tests {
         assert_eq!(
             render(&prompt, &[("arguments", "1 low"), ("priority", "high")]),
             "Fix issue #1 with priority high. 1 low"
+        );
+    }
+
+    #[test]
+    fn a_skill_counts_its_words_from_dollar_zero() {
+        let prompt = parse_as(
+            "---\nname: cmp\ndescription: Compare\n---\nCompare $0 with $1; all: $ARGUMENTS",
+            "cmp/SKILL.md",
+            "cmp",
+            Dialect::Skill,
+        )
+        .unwrap();
+        let names: Vec<&str> = prompt.arguments.iter().map(|a| a.name.as_str()).collect();
+        assert_eq!(names, ["arguments", "arg1", "arg2"]);
+        assert_eq!(
+            prompt.arguments[1].description.as_deref(),
+            Some("$0; when empty, word 1 of `arguments`")
+        );
+        assert_eq!(
+            render(&prompt, &[("arguments", "a b")]),
+            "Compare a with b; all: a b"
         );
     }
 

@@ -32,8 +32,9 @@ pub const TOKEN_CACHE_SCOPE: &str = "private";
 /// The hints one `mcpick serve` gives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CacheHints {
-    /// `ttlMs` on `prompts/list`, `resources/list`, `resources/templates/list` and
-    /// `resources/read`.
+    /// `ttlMs` on `prompts/list`, `resources/list`, `resources/templates/list`,
+    /// `resources/read`, and the skills' `skills/list`, `skills/get` and
+    /// `resources/directory/read` (a skill is files, and changes as they do).
     pub list_ttl_ms: u64,
     /// `ttlMs` on `server/discover`.
     pub discover_ttl_ms: u64,

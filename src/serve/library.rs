@@ -1,5 +1,6 @@
-//! The served library: prompts loaded from files, with unique names, and the operations
-//! the server answers with (pages, filling, completion).
+//! The served library: prompts loaded from files, with unique names, the skill folders
+//! found beside them (each also a prompt), and the operations the server answers with
+//! (pages, filling, completion, skill files).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -7,6 +8,7 @@ use std::path::{Path, PathBuf};
 use thiserror::Error;
 
 use super::native::FileReader;
+use super::skills::{self, SKILL_FILE, SkillDef, SkillFile};
 use super::{LoadError, MessageTemplate, PromptDef, claude, native, vscode};
 use crate::mcp::{Completion, Content, EmbeddedResource, KnownContent, Message, PromptMessages};
 
@@ -46,9 +48,12 @@ pub enum ArgumentError {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Library {
     prompts: Vec<PromptDef>,
+    /// The skill folders, each at a unique `skill://` path (each is a prompt too).
+    skills: Vec<SkillDef>,
     /// Files skipped and names changed, each with its file (shown as `file:line: problem`).
     pub diagnostics: Vec<LoadError>,
-    /// Files the prompts embed (or tried to), for the watcher.
+    /// Files the prompts embed (or tried to), and the skill folders, for the watcher: a
+    /// change to anything below one of these paths matters.
     pub embedded_files: Vec<PathBuf>,
 }
 
@@ -102,21 +107,47 @@ impl Library {
         library
     }
 
-    /// Joins libraries in order, keeping names unique across them.
+    /// Joins libraries in order, keeping prompt names and skill paths unique across them.
     pub fn combine(parts: Vec<Library>) -> Library {
         let mut diagnostics = Vec::new();
         let mut results = Vec::new();
         let mut embedded = Vec::new();
+        let mut skills = Vec::new();
         for part in parts {
             diagnostics.extend(part.diagnostics);
             embedded.extend(part.embedded_files);
             results.extend(part.prompts.into_iter().map(Ok));
+            skills.extend(part.skills);
         }
         let mut library = Library::from_results(results);
         diagnostics.append(&mut library.diagnostics);
+        library.skills = place_skills(skills, &mut diagnostics);
         library.diagnostics = diagnostics;
         library.embedded_files = embedded;
         library
+    }
+
+    /// Every skill, in load order.
+    pub fn skills(&self) -> &[SkillDef] {
+        &self.skills
+    }
+
+    /// The skill whose `SKILL.md` has this URI.
+    pub fn skill(&self, uri: &str) -> Option<&SkillDef> {
+        self.skills.iter().find(|s| s.uri() == uri)
+    }
+
+    /// The skill file at this `skill://` URI, with the skill it belongs to (the first one,
+    /// for a nested skill's files, which both it and the skill around it list).
+    pub fn skill_file(&self, uri: &str) -> Option<(&SkillDef, &SkillFile)> {
+        self.skills
+            .iter()
+            .find_map(|skill| skill.file(uri).map(|file| (skill, file)))
+    }
+
+    /// The direct children of a `skill://` folder, or `None` when it is not one.
+    pub fn skill_directory(&self, uri: &str) -> Option<Vec<skills::DirectoryEntry>> {
+        skills::directory(&self.skills, uri)
     }
 
     /// The problems as the lines the serve log and legacy clients get (`file:line: problem`).
@@ -539,6 +570,8 @@ pub fn load_paths(paths: &[PathBuf]) -> Library {
             }
         })
         .collect();
+    let mut found_skills = Vec::new();
+    let mut taken = TakenPaths::new();
     for (given, canonical) in &roots {
         let explicit = canonical.is_file();
         let files = if explicit {
@@ -550,7 +583,12 @@ pub fn load_paths(paths: &[PathBuf]) -> Library {
             walk(canonical, given, &mut seen, &mut found, &mut diagnostics);
             found
         };
+        // A folder holding a SKILL.md is a skill: its files are the skill's, not prompts.
+        let skill_dirs = skill_folders(&files);
         for (display_path, file) in files {
+            if skill_dirs.iter().any(|(_, dir)| file.starts_with(dir)) {
+                continue;
+            }
             let relative = if explicit {
                 PathBuf::from(file.file_name().unwrap_or_default())
             } else {
@@ -579,12 +617,138 @@ pub fn load_paths(paths: &[PathBuf]) -> Library {
             embedded.extend(reader.asked.into_inner());
             results.push(result);
         }
+        for skill in load_skills(&skill_dirs, &mut embedded, &mut taken, &mut diagnostics) {
+            match skill {
+                Ok((skill, prompt)) => {
+                    found_skills.push(skill);
+                    results.push(Ok(prompt));
+                }
+                Err(error) => diagnostics.push(LoadError {
+                    message: format!("{} (skill not served)", error.message),
+                    ..error
+                }),
+            }
+        }
     }
     let mut library = Library::from_results(results);
     diagnostics.append(&mut library.diagnostics);
+    library.skills = found_skills;
     library.diagnostics = diagnostics;
     library.embedded_files = embedded;
     library
+}
+
+/// The skill folders among walked files: the folder of each `SKILL.md`, as shown and as
+/// walked, sorted so a folder comes before the folders inside it.
+fn skill_folders(files: &[(PathBuf, PathBuf)]) -> Vec<(PathBuf, PathBuf)> {
+    let mut dirs: Vec<(PathBuf, PathBuf)> = files
+        .iter()
+        .filter(|(_, file)| file.file_name().is_some_and(|n| n == SKILL_FILE))
+        .filter_map(|(shown, file)| {
+            let shown = shown
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .unwrap_or(Path::new("."));
+            Some((shown.to_path_buf(), file.parent()?.to_path_buf()))
+        })
+        .collect();
+    dirs.sort_by(|a, b| a.1.cmp(&b.1));
+    dirs.dedup_by(|a, b| a.1 == b.1);
+    dirs
+}
+
+/// Reads and checks each skill folder (see [`skills`]), each with its prompt. A skill inside
+/// another one that loaded is served below it (`outer/sub/inner`); the folders are
+/// remembered in `watched`, so a change to any file in them reloads.
+fn load_skills(
+    dirs: &[(PathBuf, PathBuf)],
+    watched: &mut Vec<PathBuf>,
+    taken: &mut TakenPaths,
+    diagnostics: &mut Vec<LoadError>,
+) -> Vec<Result<(SkillDef, PromptDef), LoadError>> {
+    let mut loaded: Vec<(PathBuf, String)> = Vec::new();
+    let mut out = Vec::new();
+    for (shown, dir) in dirs {
+        watched.push(dir.clone());
+        if let Ok(canonical) = dir.canonicalize() {
+            watched.push(canonical);
+        }
+        // A served `.` has no name of its own: its real path does.
+        let folder_name = dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .or_else(|| {
+                let real = dir.canonicalize().ok()?;
+                Some(real.file_name()?.to_string_lossy().into_owned())
+            })
+            .unwrap_or_default();
+        let source = shown.join(SKILL_FILE).display().to_string();
+        let result = skills::read_folder(dir, shown)
+            .and_then(|files| skills::parse_skill(&folder_name, files, &source));
+        let result = result.map(|(skill, prompt)| {
+            let around = loaded
+                .iter()
+                .rev()
+                .find(|(outer, _)| dir.starts_with(outer) && dir != outer);
+            match around {
+                Some((outer, outer_path)) => {
+                    let between: Vec<String> = dir
+                        .strip_prefix(outer)
+                        .unwrap_or(dir)
+                        .iter()
+                        .map(|c| skills::encode_segment(&c.to_string_lossy()))
+                        .collect();
+                    let path = format!("{outer_path}/{}", between.join("/"));
+                    (place(skill.at(path), taken, diagnostics), prompt)
+                }
+                None => (place(skill, taken, diagnostics), prompt),
+            }
+        });
+        if let Ok((skill, _)) = &result {
+            loaded.push((dir.clone(), skill.skill_path.clone()));
+        }
+        out.push(result);
+    }
+    out
+}
+
+/// Skill paths already served, each with the `SKILL.md` that took it.
+type TakenPaths = std::collections::HashMap<String, String>;
+
+/// Gives every skill a unique `skill://` path (see [`place`]).
+fn place_skills(skills: Vec<SkillDef>, diagnostics: &mut Vec<LoadError>) -> Vec<SkillDef> {
+    let mut taken = TakenPaths::new();
+    skills
+        .into_iter()
+        .map(|skill| place(skill, &mut taken, diagnostics))
+        .collect()
+}
+
+/// Serves `skill` at its own path (its name, or for a nested skill the path of the skill
+/// around it and the folders between) when free, else below the first free `_N/` prefix
+/// (reported), so a second folder of the same name is still served, told apart. `_` is in
+/// no skill name, so the prefix is never mistaken for a skill's folder.
+fn place(skill: SkillDef, taken: &mut TakenPaths, diagnostics: &mut Vec<LoadError>) -> SkillDef {
+    let Some(first) = taken.get(&skill.skill_path).cloned() else {
+        taken.insert(skill.skill_path.clone(), skill.source.clone());
+        return skill;
+    };
+    let wanted = skill.uri();
+    let path = (2..)
+        .map(|n| format!("_{n}/{}", skill.skill_path))
+        .find(|p| !taken.contains_key(p))
+        .unwrap_or_default();
+    taken.insert(path.clone(), skill.source.clone());
+    let skill = skill.at(path);
+    diagnostics.push(LoadError {
+        file: skill.source.clone(),
+        line: None,
+        message: format!(
+            "another skill ({first}) is already served at {wanted}; serving this one at {}",
+            skill.uri()
+        ),
+    });
+    skill
 }
 
 /// The folders below a served folder that are never searched.

@@ -1,6 +1,7 @@
 //! `mcpick serve`: prompt files (VS Code, Claude Code, mcpick's own) as an MCP prompt
-//! library. This module is pure loading and rendering; `crate::mcp::server` puts it on the
-//! wire.
+//! library, and skill folders (`NAME/SKILL.md`, the Agent Skills format) as SEP-2640
+//! skills that are prompts too. This module is loading and rendering; `crate::mcp::server`
+//! puts it on the wire.
 
 mod builtin;
 pub(crate) mod claude;
@@ -9,6 +10,7 @@ mod hints;
 mod library;
 pub(crate) mod native;
 mod shared;
+pub mod skills;
 pub(crate) mod template;
 pub(crate) mod vscode;
 mod watch;

@@ -38,13 +38,15 @@ impl SharedLibrary {
     /// Replaces the library; if its listing or its load problems differ, bumps the
     /// generation (a list change: the problems are part of the list result, in its
     /// `_meta`, and a 2026-07-28 client learns of new ones only by listing again) and
-    /// returns true. A change of the embedded files (one added or dropped, or its text) is
-    /// a change of the resources, told apart.
+    /// returns true. A change of the embedded files (one added or dropped, or its text) or
+    /// of the skills (a skill folder added or dropped, any file in one edited) is a change
+    /// of the resources, told apart: SEP-2640 skills are resources, and define no notice of
+    /// their own.
     pub fn replace(&self, library: Library) -> bool {
         let current = self.current();
         let new_problems = current.diagnostics != library.diagnostics;
         let changed = !current.same_listing(&library) || new_problems;
-        if current.resources() != library.resources() {
+        if current.resources() != library.resources() || current.skills() != library.skills() {
             self.resources.send_modify(|g| *g += 1);
         }
         *self.current.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(library);
@@ -62,7 +64,8 @@ impl SharedLibrary {
         self.problems.subscribe()
     }
 
-    /// A receiver that sees every change of the resources (the embedded files) from now on.
+    /// A receiver that sees every change of the resources (the embedded files and the
+    /// skills) from now on.
     pub fn resource_changes(&self) -> watch::Receiver<u64> {
         self.resources.subscribe()
     }

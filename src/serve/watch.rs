@@ -1,5 +1,5 @@
 //! Noticing changes to served folders. Filesystem events (inotify, FSEvents, …) are filtered
-//! to the files that matter (prompt files, files prompts embed, folders), so a busy log
+//! to the files that matter (prompt files, files prompts embed, skill folders, folders), so a busy log
 //! file elsewhere in the tree neither costs anything nor holds reloads back; bursts are
 //! debounced into one reload. Where events cannot be had, a poll of the same files stands in.
 
@@ -24,10 +24,19 @@ pub const POLL_INTERVAL: Duration = Duration::from_millis(500);
 pub type Embedded = Arc<RwLock<HashSet<PathBuf>>>;
 
 /// Whether a change at `path` can change what is served: a prompt file, a file a prompt
-/// embeds, or a folder (whose files may be prompt files); nothing below `.git`,
-/// `node_modules` or `target` inside a served folder.
+/// embeds, a `SKILL.md`, any file inside a skill folder (the library lists those folders
+/// with the embedded files), or a folder (whose files may be prompt files); nothing below
+/// `.git`, `node_modules` or `target` inside a served folder.
 fn relevant(path: &Path, roots: &[PathBuf], embedded: &Embedded) -> bool {
-    if embedded.read().map(|e| e.contains(path)).unwrap_or(true) {
+    let watched = embedded
+        .read()
+        .map(|e| path.ancestors().any(|p| e.contains(p)))
+        .unwrap_or(true);
+    if watched
+        || path
+            .file_name()
+            .is_some_and(|n| n == super::skills::SKILL_FILE)
+    {
         return true;
     }
     let relative = roots
@@ -204,5 +213,26 @@ mod tests {
         // A plain `.md` beside them is no prompt file.
         let notes = Path::new("/p/notes.md");
         assert!(!relevant(notes, std::slice::from_ref(&project), &embedded));
+    }
+
+    #[test]
+    fn any_file_in_a_skill_folder_matters_and_a_new_skill_md_too() {
+        let embedded = Embedded::default();
+        let roots = [PathBuf::from("/p")];
+        let script = Path::new("/p/skills/review/scripts/check.py");
+        assert!(!relevant(script, &roots, &embedded));
+        embedded
+            .write()
+            .unwrap()
+            .insert(PathBuf::from("/p/skills/review"));
+        assert!(relevant(script, &roots, &embedded));
+        // A skill folder not loaded yet is noticed by its SKILL.md.
+        let new_skill = Path::new("/p/skills/lint/SKILL.md");
+        assert!(relevant(new_skill, &roots, &embedded));
+        assert!(!relevant(
+            Path::new("/p/skills/lint/notes.txt"),
+            &roots,
+            &embedded
+        ));
     }
 }

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Runs the official MCP conformance suite's prompt and completion SERVER scenarios against
-# `mcpick serve --http` on tests/conformance/prompts, in both protocol eras
-# (2025-11-25 with `initialize`, and stateless 2026-07-28), and the `caching` scenario
-# (2026-07-28 only: cache hints are new there). Exit 0 when every check passes, but for the
-# ones server-baseline.yml lists as not applying to a prompt server.
+# Runs the official MCP conformance suite's prompt, completion and SEP-2640 skills SERVER
+# scenarios against `mcpick serve --http` on tests/conformance/prompts and
+# tests/conformance/skills, in both protocol eras (2025-11-25 with `initialize`, and
+# stateless 2026-07-28), and the `caching` scenario (2026-07-28 only: cache hints are new
+# there). Exit 0 when every check passes, but for the ones server-baseline.yml lists as not
+# applying to a prompt server. Every check of a skills scenario must be SUCCESS, bar the
+# cache-attribute checks on 2025-11-25, which the suite skips there (hints are 2026-07-28).
 #   MCPICK_BIN=path/to/mcpick tests/conformance/run-server.sh
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -11,7 +13,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$here/suite.sh"
 
 log="$(mktemp)"
-"$mcpick" serve --http 127.0.0.1:0 "$here/prompts" 2>"$log" &
+"$mcpick" serve --http 127.0.0.1:0 "$here/prompts" "$here/skills" 2>"$log" &
 server=$!
 work="$(mktemp -d)"
 trap 'kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; rm -f "$log"; rm -rf "$work"' EXIT
@@ -35,6 +37,45 @@ for version in 2025-11-25 2026-07-28; do
         else
             failed=$((failed + 1))
             echo "FAIL  $version  $scenario"
+            echo "$out" | sed 's/\x1b\[[0-9;]*m//g' | sed 's/^/      /'
+        fi
+    done
+done
+
+# The SEP-2640 scenarios: a run passes only when each of its checks is SUCCESS (a WARNING,
+# a FAILURE, or a check skipped where it applies fails it). They are an extension's, on no
+# spec version's timeline, so the suite runs them at a --spec-version only with --force.
+skills_scenarios=(sep-2640-skills-enumeration sep-2640-skills-manifest sep-2640-skills-directory)
+for version in 2025-11-25 2026-07-28; do
+    if [ "$version" = 2025-11-25 ]; then
+        may_skip="sep-2640-skills-list-cache-attributes sep-2640-skills-get-cache-attributes"
+    else
+        may_skip=""
+    fi
+    for scenario in "${skills_scenarios[@]}"; do
+        dir="$work/$scenario-$version"
+        status=0
+        out="$(timeout 120 "$node" "$suite" server --url "$url" --scenario "$scenario" --spec-version "$version" --force -o "$dir" 2>&1)" || status=$?
+        checks="$(find "$dir" -name checks.json 2>/dev/null | head -n1)"
+        verdict="no checks.json written"
+        if [ -n "$checks" ]; then
+            verdict="$("$node" -e '
+const [file, maySkip] = process.argv.slice(1);
+const allowed = new Set(maySkip.split(" ").filter(Boolean));
+const checks = JSON.parse(require("fs").readFileSync(file, "utf8"));
+const bad = checks.filter(c => c.status !== "SUCCESS" && !(c.status === "SKIPPED" && allowed.has(c.id)));
+if (checks.length === 0) console.log("no checks ran");
+else if (bad.length) console.log(bad.map(c => `${c.id}: ${c.status} ${c.errorMessage ?? ""}`).join("\n"));
+else console.log(`ok ${checks.length} checks`);
+' "$checks" "$may_skip")"
+        fi
+        if [ "$status" -eq 0 ] && [[ "$verdict" == ok* ]]; then
+            passed=$((passed + 1))
+            echo "pass  $version  $scenario  ($verdict)"
+        else
+            failed=$((failed + 1))
+            echo "FAIL  $version  $scenario"
+            echo "$verdict" | sed 's/^/      /'
             echo "$out" | sed 's/\x1b\[[0-9;]*m//g' | sed 's/^/      /'
         fi
     done
