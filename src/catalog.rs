@@ -83,9 +83,15 @@ pub fn closest<'a>(
         .collect()
 }
 
-/// The prompt named `name` in `prompts`.
+/// The prompt or skill named `name` in `prompts` (one server's list): a skill when the
+/// server offers both of one name (`mcpick serve` serves each skill folder both ways).
 pub fn find<'a>(prompts: &'a [PromptInfo], name: &str) -> Option<&'a PromptInfo> {
-    prompts.iter().find(|p| p.name == name)
+    let mut named = prompts.iter().filter(|p| p.name == name);
+    let first = named.next()?;
+    if first.skill.is_some() {
+        return Some(first);
+    }
+    Some(named.find(|p| p.skill.is_some()).unwrap_or(first))
 }
 
 /// A prompt in the merged menu.
@@ -254,6 +260,7 @@ mod tests {
             title: title.map(str::to_string),
             description: Some(description.into()),
             arguments: Vec::new(),
+            skill: None,
         }
     }
 

@@ -357,6 +357,7 @@ impl App {
                     prompt: form.prompt.name.clone(),
                     arguments: form.arguments(),
                     answers: None,
+                    skill: form.prompt.skill.clone(),
                 }]
             }
             _ => Vec::new(),

@@ -61,6 +61,7 @@ impl App {
             prompt: form.prompt.name.clone(),
             arguments,
             answers: None,
+            skill: form.prompt.skill.clone(),
         });
         effects
     }
@@ -79,6 +80,7 @@ impl App {
             prompt: q.form.prompt.name.clone(),
             arguments: q.arguments.clone(),
             answers: Some(answers),
+            skill: q.form.prompt.skill.clone(),
         }];
         if let Some(problem) = problem {
             self.withdraw_notice(&problem);

@@ -279,6 +279,8 @@ async fn run_loaded(config: &Config, command: Command) -> Result<ExitCode, CliEr
             answers,
             answers_json,
             decline,
+            task,
+            attach,
         } => {
             let format: Format = format.parse().map_err(CliError::usage)?;
             let answering =
@@ -289,8 +291,12 @@ async fn run_loaded(config: &Config, command: Command) -> Result<ExitCode, CliEr
             if let Some(json) = &args_json {
                 pairs.extend(parse_args_json(json).map_err(CliError::usage)?);
             }
+            if let Some(task) = task {
+                pairs.push((crate::mcp::skill_verify::TASK_ARGUMENT.to_string(), task));
+            }
             let arguments = merge(pairs).map_err(CliError::usage)?;
-            get(config, &prompt, arguments, format, copy, answering).await
+            let skill = SkillGet { attach };
+            get(config, &prompt, arguments, format, copy, answering, skill).await
         }
         Command::Complete {
             prompt,
@@ -543,7 +549,8 @@ async fn list(config: &Config, json: bool) -> Result<ExitCode, CliError> {
         }
     }
     if json {
-        let body = serde_json::to_string_pretty(&prompts).unwrap_or_default();
+        let entries: Vec<serde_json::Value> = prompts.iter().map(entry_json).collect();
+        let body = serde_json::to_string_pretty(&entries).unwrap_or_default();
         write(&format!("{body}\n"))?;
     } else {
         write(&list_text(&prompts))?;
@@ -582,7 +589,18 @@ fn no_prompts_listed(answered: &[&str], failed: usize) -> String {
     }
 }
 
-/// One line per prompt: `server/name  args  title: first line of description`.
+/// One entry of `list --json`: its `kind` (`prompt` or `skill`) first, then the entry.
+fn entry_json(prompt: &PromptInfo) -> serde_json::Value {
+    let mut object = serde_json::Map::new();
+    object.insert("kind".into(), json!(prompt.kind().as_str()));
+    if let Ok(serde_json::Value::Object(fields)) = serde_json::to_value(prompt) {
+        object.extend(fields);
+    }
+    serde_json::Value::Object(object)
+}
+
+/// One line per prompt: `server/name  args  title: first line of description`; a skill's
+/// says `(skill)` before its description.
 fn list_text(prompts: &[PromptInfo]) -> String {
     let refs: Vec<String> = prompts
         .iter()
@@ -605,6 +623,9 @@ fn list_text(prompts: &[PromptInfo]) -> String {
         let mut line = crate::text::pad_right(reference, width);
         if !args.is_empty() {
             line.push_str(&format!("  {}", args.join(" ")));
+        }
+        if prompt.skill.is_some() {
+            line.push_str("  (skill)");
         }
         let summary = prompt
             .description
@@ -729,7 +750,11 @@ async fn locate(
             Outcome::Failed { error, stderr } => report_failure(server, error, stderr),
         }
     }
-    let matches: Vec<&PromptInfo> = everything.iter().filter(|p| p.name == name).collect();
+    let mut matches: Vec<&PromptInfo> = everything.iter().filter(|p| p.name == name).collect();
+    // A prompt and a skill of one name on one server: the skill, as `find` picks.
+    if matches.len() > 1 && matches.iter().all(|p| p.server == matches[0].server) {
+        matches = find(&everything, &name).into_iter().collect();
+    }
     match matches.as_slice() {
         [one] => {
             let server = config
@@ -1050,6 +1075,12 @@ where
     Ok(result.map_err(|error| (error, stderr_block(&stderr))))
 }
 
+/// What `get` takes for a skill beyond its task.
+struct SkillGet {
+    /// Supporting files to attach (`--attach`).
+    attach: Vec<String>,
+}
+
 async fn get(
     config: &Config,
     reference: &str,
@@ -1057,8 +1088,20 @@ async fn get(
     format: Format,
     copy: bool,
     answering: super::inputs::AnswerFlags,
+    skill: SkillGet,
 ) -> Result<ExitCode, CliError> {
     let (mut hub, server, mut prompt, mut cached) = locate(config, reference).await?;
+    if prompt.skill.is_none() && !skill.attach.is_empty() {
+        hub.shutdown().await;
+        return Err(CliError::usage(format!(
+            "{}/{} is a prompt: --attach is for a skill's files",
+            server.name, prompt.name
+        )));
+    }
+    if let Some(manifest) = prompt.skill.clone() {
+        return get_skill(config, hub, &server, &prompt, &manifest, arguments, format, copy, skill)
+            .await;
+    }
     // Checked against the cached list; it is listed again before refusing, fresh or stale.
     if check_arguments(&prompt, &arguments).is_err()
         && cached.is_some()
@@ -1134,6 +1177,51 @@ async fn get(
         }),
         Ok(Filled::WrongFlag(words)) => Err(CliError::usage(words)),
         Ok(Filled::Messages(messages)) => {
+            let text = render(&messages, format);
+            write(&text)?;
+            if copy {
+                copy_to_clipboard(config, &text).await?;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(error) => Err(CliError::runtime(format!(
+            "{}/{}: {error}",
+            server.name, prompt.name
+        ))),
+    }
+}
+
+/// `get` of a skill: its `SKILL.md` (and `--attach` files) read and verified, its task
+/// after them. A file that fails verification is refused by name (exit 2 when the
+/// catalog's list was stale and the refreshed one no longer has the skill).
+#[allow(clippy::too_many_arguments)]
+async fn get_skill(
+    config: &Config,
+    hub: Hub,
+    server: &ServerConfig,
+    prompt: &PromptInfo,
+    manifest: &crate::mcp::skill_verify::SkillManifest,
+    arguments: BTreeMap<String, String>,
+    format: Format,
+    copy: bool,
+    skill: SkillGet,
+) -> Result<ExitCode, CliError> {
+    if let Err(error) = check_arguments(prompt, &arguments) {
+        hub.shutdown().await;
+        return Err(error);
+    }
+    let task = arguments
+        .get(crate::mcp::skill_verify::TASK_ARGUMENT)
+        .cloned();
+    let attach = skill.attach;
+    let result = request_then_close(hub, &server.name, |connection| async move {
+        connection
+            .load_skill(manifest, task.as_deref(), &attach)
+            .await
+    })
+    .await?;
+    match result {
+        Ok(messages) => {
             let text = render(&messages, format);
             write(&text)?;
             if copy {
@@ -1418,7 +1506,9 @@ async fn servers(config: &Config, json: bool) -> Result<ExitCode, CliError> {
                     "serverName": details.server_name,
                     "serverVersion": details.server_version,
                     "capabilities": details.capabilities,
-                    "promptCount": prompts.len(),
+                    "promptCount": prompts.iter().filter(|p| p.skill.is_none()).count(),
+                    "skills": details.skills,
+                    "skillCount": prompts.iter().filter(|p| p.skill.is_some()).count(),
                     "warnings": warnings,
                 });
                 // A served library's files it could not serve (`mcpick serve`).
@@ -1497,6 +1587,13 @@ fn servers_text(rows: &[serde_json::Value]) -> String {
                 out.push_str(&format!("  protocol:     {}\n", field("protocolVersion")));
                 out.push_str(&format!("  capabilities: {}\n", capabilities.join(", ")));
                 out.push_str(&format!("  prompts:      {}\n", row["promptCount"]));
+                if row["skills"].as_bool() == Some(true) {
+                    out.push_str(&format!(
+                        "  skills:       {} (extension {})\n",
+                        row["skillCount"],
+                        crate::mcp::skill_verify::SKILLS_EXTENSION
+                    ));
+                }
                 for warning in row["warnings"].as_array().into_iter().flatten() {
                     out.push_str(&format!(
                         "  warning:      {}\n",
@@ -1532,6 +1629,7 @@ mod tests {
             title: None,
             description: None,
             arguments: Vec::new(),
+            skill: None,
         }
     }
 
@@ -1567,6 +1665,7 @@ mod tests {
                 prompts_list_changed: false,
                 completions: false,
                 resources: false,
+                skills: false,
                 capabilities: json!({}),
                 served_problems: Vec::new(),
             },

@@ -235,6 +235,10 @@ fn draw_list(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
         width,
     );
     let title_of = |prompt: &PromptInfo| {
+        if prompt.skill.is_some() {
+            // A skill's badge stands where a prompt's title would (skills have none).
+            return SKILL_BADGE.to_string();
+        }
         prompt
             .title
             .as_deref()
@@ -469,6 +473,9 @@ fn draw_details(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
                 .map(|l| Line::raw(l.to_string())),
         );
     }
+    if let Some(skill) = &prompt.skill {
+        skill_details(skill, &mut lines, theme);
+    }
     if !prompt.arguments.is_empty() {
         lines.push(Line::raw(""));
         lines.push(Line::styled("Arguments", theme.dim()));
@@ -492,6 +499,59 @@ fn draw_details(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
             .block(block),
         area,
     );
+}
+
+/// The badge of a skill's row, in the title column.
+pub(super) const SKILL_BADGE: &str = "[skill]";
+
+/// A skill's part of the details: where it is, its front matter, and its manifest's
+/// files (nothing of them is read before the skill is picked).
+fn skill_details(
+    skill: &crate::mcp::skill_verify::SkillManifest,
+    lines: &mut Vec<Line<'_>>,
+    theme: &Theme,
+) {
+    lines.push(Line::raw(""));
+    lines.push(Line::styled(
+        format!("Skill (SEP-2640) at {}", one_line(&skill.uri)),
+        theme.dim(),
+    ));
+    lines.push(Line::styled("Front matter", theme.dim()));
+    for (key, value) in &skill.frontmatter {
+        let shown = match value {
+            serde_json::Value::String(text) => text.clone(),
+            other => other.to_string(),
+        };
+        lines.push(Line::from(vec![
+            Span::styled(format!("  {}: ", one_line(key)), theme.dim()),
+            Span::raw(one_line(&shown)),
+        ]));
+    }
+    match &skill.files {
+        Some(files) => {
+            lines.push(Line::styled(
+                format!(
+                    "Files ({}; each verified when read)",
+                    crate::text::counted(files.len(), "file", "files")
+                ),
+                theme.dim(),
+            ));
+            for file in files {
+                let size = file
+                    .size
+                    .map(|s| format!("  {}", crate::text::counted(s as usize, "byte", "bytes")))
+                    .unwrap_or_default();
+                lines.push(Line::raw(format!(
+                    "  {}{size}",
+                    one_line(&skill.relative(&file.uri))
+                )));
+            }
+        }
+        None => lines.push(Line::styled(
+            "Files: not listed (a dynamic skill: it cannot be verified)",
+            theme.busy(),
+        )),
+    }
 }
 
 /// Where the selected prompt's row came from, when not from a list fetched now: the
