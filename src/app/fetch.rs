@@ -145,7 +145,13 @@ impl App {
                 // Invalid params: the list the form was built from (the catalog's, or a
                 // live one the server changed without saying) may be out of date. Listing
                 // again lets `form_follows_list` show the arguments the server wants now.
-                let relist = matches!(&error, McpError::Server { code: -32602, .. }).then(|| {
+                // A skill refused by verification: its listing is out of date (or lies), and
+                // the SEP's way back is a fresh entry; the user picks again from that.
+                let refused_skill = form.prompt.skill.is_some()
+                    && matches!(&error, McpError::Protocol(_));
+                let relist = (refused_skill
+                    || matches!(&error, McpError::Server { code: -32602, .. }))
+                .then(|| {
                     Effect::Relist {
                         server: form.prompt.server.clone(),
                     }

@@ -432,7 +432,9 @@ pub struct Attachment {
 
 /// The messages a picked skill becomes: its `SKILL.md` as a user message, tagged with
 /// the server it came from (the SEP: origin must be visible to the model) and whether it
-/// was verified; each attached file as an embedded resource; then the task, if any.
+/// was verified; then each supporting file of the manifest, in its order, as an embedded
+/// resource when attached, else as a resource link (not read: `o` in the review reads
+/// and verifies it); then the task, if any.
 pub fn skill_messages(
     server: &str,
     manifest: &SkillManifest,
@@ -458,6 +460,37 @@ pub fn skill_messages(
         role: Role::User,
         content: Content::text(format!("{header}{skill_md}")),
     }];
+    let mut attachments = attachments;
+    for (path, file) in manifest.supporting_files() {
+        let attached = attachments.iter().position(|a| match &a.resource {
+            EmbeddedResource::Text { uri, .. } | EmbeddedResource::Blob { uri, .. } => {
+                *uri == file.uri
+            }
+        });
+        let content = match attached {
+            Some(at) => super::types::KnownContent::Resource {
+                resource: attachments.remove(at).resource,
+                annotations: None,
+                meta: None,
+            },
+            None => super::types::KnownContent::ResourceLink {
+                uri: file.uri.clone(),
+                name: path,
+                title: None,
+                description: None,
+                mime_type: None,
+                size: file.size,
+                icons: None,
+                annotations: None,
+                meta: None,
+            },
+        };
+        messages.push(Message {
+            role: Role::User,
+            content: Content::Known(content),
+        });
+    }
+    // Attachments the manifest does not list (a dynamic skill's) follow.
     for attachment in attachments {
         messages.push(Message {
             role: Role::User,
@@ -659,7 +692,9 @@ mod tests {
         assert_eq!(messages.messages.len(), 3);
         assert_eq!(messages.messages[1].content.kind(), "resource");
         assert_eq!(messages.messages[2].content, Content::text("check PR 7"));
+        // Not attached, the file is a link (nothing read), and an empty task adds nothing.
         let none = skill_messages("srv", &manifest, SKILL, Verification::Verified, vec![], Some(""));
-        assert_eq!(none.messages.len(), 1, "an empty task adds no message");
+        assert_eq!(none.messages.len(), 2);
+        assert_eq!(none.messages[1].content.kind(), "resource_link");
     }
 }
