@@ -12,6 +12,8 @@ mod theme;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod skill_tests;
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};

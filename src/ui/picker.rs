@@ -234,11 +234,13 @@ fn draw_list(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
         entries().map(|e| crate::text::width(&one_line(&e.command()))),
         width,
     );
+    // Skills carry a badge in a column of their own after the command.
+    let kind_width = if entries().any(|e| e.prompt.skill.is_some()) {
+        SKILL_BADGE.len() + 2
+    } else {
+        0
+    };
     let title_of = |prompt: &PromptInfo| {
-        if prompt.skill.is_some() {
-            // A skill's badge stands where a prompt's title would (skills have none).
-            return SKILL_BADGE.to_string();
-        }
         prompt
             .title
             .as_deref()
@@ -251,7 +253,7 @@ fn draw_list(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
         .map(|e| crate::text::width(&title_of(&e.prompt)))
         .max()
         .unwrap_or(0)
-        .min(width.saturating_sub(command_width + args_width + 6));
+        .min(width.saturating_sub(command_width + kind_width + args_width + 6));
     let mut lines = Vec::with_capacity(height);
     for row in &visible {
         let rank = match row {
@@ -281,6 +283,14 @@ fn draw_list(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
         spans.extend(highlighted(&command, &positions, usize::MAX, base, theme));
         let pad = command_width.saturating_sub(shown_width) + 2;
         spans.push(Span::styled(" ".repeat(pad), base));
+        if kind_width > 0 {
+            if prompt.skill.is_some() {
+                spans.push(Span::styled(SKILL_BADGE, base.patch(theme.accent())));
+                spans.push(Span::styled("  ", base));
+            } else {
+                spans.push(Span::styled(" ".repeat(kind_width), base));
+            }
+        }
         // The title, when there is one that says more than the name.
         let overflow = shown_width.saturating_sub(command_width);
         let row_title_width = title_width.saturating_sub(overflow);
@@ -452,8 +462,12 @@ fn draw_details(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
         return;
     };
     let prompt = &entry.prompt;
+    let mut name = vec![Span::styled(one_line(prompt.display_name()), theme.accent())];
+    if prompt.skill.is_some() {
+        name.push(Span::styled(format!("  {SKILL_BADGE}"), theme.dim()));
+    }
     let mut lines = vec![
-        Line::styled(one_line(prompt.display_name()), theme.accent()),
+        Line::from(name),
         Line::styled(format!("/{}", one_line(&entry.slash_name)), theme.dim()),
     ];
     if let Some(line) = catalog_line(app, &prompt.server, theme) {
