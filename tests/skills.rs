@@ -1,0 +1,224 @@
+//! Skills over MCP (SEP-2640), the host's side, with the real binary: `list`, `get` and
+//! `servers` against tests/peers/skills_server.py (a prompt, a skill served as listed, a
+//! skill whose SKILL.md changes after listing), and the menu in a pseudo-terminal picking
+//! a skill, attaching its supporting file with `o`, and refusing the tampered one.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::pty::*;
+use common::*;
+
+/// A sandbox whose server `sk` is the skills fixture, logging its requests to the file
+/// returned.
+fn skills_sandbox() -> (Sandbox, PathBuf) {
+    let sandbox = Sandbox::new("");
+    let log = sandbox.dir.path().join("requests.log");
+    let config = format!(
+        "[servers.sk]\ncommand = {}\nargs = [{}, {}]\n",
+        toml_str(python3()),
+        toml_str(root().join("tests/peers/skills_server.py").to_string_lossy()),
+        toml_str(log.to_string_lossy()),
+    );
+    std::fs::write(sandbox.config(), config).expect("write config");
+    (sandbox, log)
+}
+
+/// The fixture's requests so far, one `method [uri]` a line.
+fn requests(log: &Path) -> Vec<String> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+fn reads(log: &Path) -> Vec<String> {
+    requests(log)
+        .into_iter()
+        .filter(|r| r.starts_with("resources/read"))
+        .collect()
+}
+
+#[test]
+fn list_shows_skills_beside_prompts_and_reads_none_of_their_files() {
+    let (sandbox, log) = skills_sandbox();
+    let text = success(&sandbox.mcpick(&["list"]));
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    assert!(lines[0].starts_with("sk/hello") && !lines[0].contains("(skill)"), "{text}");
+    assert!(lines[1].starts_with("sk/review") && lines[1].contains("(skill)"), "{text}");
+    assert!(lines[2].starts_with("sk/tampered") && lines[2].contains("(skill)"), "{text}");
+    let json: serde_json::Value =
+        serde_json::from_str(&success(&sandbox.mcpick(&["list", "--json"]))).unwrap();
+    let kinds: Vec<(&str, &str)> = json
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["kind"].as_str().unwrap(), e["name"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        kinds,
+        [("prompt", "hello"), ("skill", "review"), ("skill", "tampered")]
+    );
+    assert_eq!(
+        json[1]["skill"]["frontmatter"]["license"], "MIT",
+        "the front matter is listed verbatim"
+    );
+    assert!(
+        requests(&log).iter().any(|r| r == "skills/list"),
+        "{:?}",
+        requests(&log)
+    );
+    assert_eq!(reads(&log), Vec::<String>::new(), "listing read a skill file");
+}
+
+#[test]
+fn get_exports_a_verified_skill_with_its_task_and_an_attached_file() {
+    let (sandbox, log) = skills_sandbox();
+    let out = success(&sandbox.mcpick(&[
+        "get",
+        "sk/review",
+        "--task",
+        "check PR 7",
+        "--attach",
+        "references/GUIDE.md",
+        "--format",
+        "text",
+    ]));
+    assert!(
+        out.contains("Skill `review` from the MCP server `sk`")
+            && out.contains("sha256 digest verified"),
+        "{out}"
+    );
+    assert!(out.contains("Read the diff line by line."), "{out}");
+    assert!(out.contains("Prefer small functions."), "{out}");
+    assert!(out.trim_end().ends_with("check PR 7"), "{out}");
+    assert_eq!(
+        reads(&log),
+        [
+            "resources/read skill://review/SKILL.md",
+            "resources/read skill://review/references/GUIDE.md"
+        ]
+    );
+    // The same as MCP JSON: the file is an embedded resource.
+    let json: serde_json::Value = serde_json::from_str(&success(&sandbox.mcpick(&[
+        "get",
+        "sk/review",
+        "--attach",
+        "references/GUIDE.md",
+        "--format",
+        "mcp-json",
+    ])))
+    .unwrap();
+    let messages = json.as_array().unwrap();
+    assert_eq!(messages.len(), 2, "{json}");
+    assert_eq!(messages[1]["content"]["type"], "resource");
+    assert_eq!(
+        messages[1]["content"]["resource"]["uri"],
+        "skill://review/references/GUIDE.md"
+    );
+}
+
+#[test]
+fn a_skill_file_changed_after_listing_is_refused_by_name() {
+    let (sandbox, _log) = skills_sandbox();
+    let output = sandbox.mcpick(&["get", "sk/tampered"]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert_eq!(stdout(&output), "", "nothing unverified is printed");
+    let error = stderr(&output);
+    assert!(
+        error.contains("refused skill://tampered/SKILL.md: its sha256 digest is"),
+        "{error}"
+    );
+    assert!(error.contains("Refresh the list"), "{error}");
+}
+
+#[test]
+fn an_unlisted_attachment_is_refused_before_anything_is_read() {
+    let (sandbox, log) = skills_sandbox();
+    let output = sandbox.mcpick(&["get", "sk/review", "--attach", "scripts/run.sh"]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("skill://review/scripts/run.sh: the skill's manifest (2 files) does not list it"),
+        "{}",
+        stderr(&output)
+    );
+    assert_eq!(reads(&log), Vec::<String>::new());
+    // --attach on a prompt is a usage error.
+    let output = sandbox.mcpick(&["get", "sk/hello", "--attach", "x.md"]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+}
+
+#[test]
+fn servers_reports_the_extension_and_the_skill_count() {
+    let (sandbox, _log) = skills_sandbox();
+    let text = success(&sandbox.mcpick(&["servers"]));
+    assert!(text.contains("  prompts:      1\n"), "{text}");
+    assert!(
+        text.contains("  skills:       2 (extension io.modelcontextprotocol/skills)"),
+        "{text}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&success(&sandbox.mcpick(&["servers", "--json"]))).unwrap();
+    assert_eq!(json[0]["skills"], true);
+    assert_eq!(json[0]["skillCount"], 2);
+    assert_eq!(json[0]["promptCount"], 1);
+}
+
+#[test]
+fn the_menu_picks_a_skill_attaches_its_file_with_o_and_exports_it() {
+    let (sandbox, log) = skills_sandbox();
+    let out = out_file(&sandbox);
+    let mut tui = Tui::start(
+        &sandbox,
+        &["--output", out.to_str().unwrap(), "--format", "markdown"],
+    );
+    tui.wait_for("● sk 3", SERVER_START);
+    let menu = tui.wait_for("3/3 prompts", STEP);
+    assert!(menu.contains("[skill]"), "no skill badge:\n{menu}");
+    assert_eq!(reads(&log), Vec::<String>::new(), "the menu read a skill file");
+    open_prompt(&mut tui, "review", "/sk:review");
+    tui.wait_for("fetches the prompt", STEP);
+    assert_eq!(reads(&log), Vec::<String>::new(), "the form read a skill file");
+    tui.send("check PR 7");
+    tui.wait_for("│check PR 7", STEP);
+    tui.send(ENTER);
+    tui.wait_for("Read the diff line by line.", STEP);
+    // The supporting file is a link until `o` reads and verifies it.
+    tui.send("\x1b[B");
+    std::thread::sleep(AFTER_ESC);
+    tui.send("o");
+    tui.wait_for("sha256 verified", STEP);
+    tui.send(ENTER);
+    assert_eq!(tui.wait_exit(STEP), 0, "exit code");
+    let exported = read(&out);
+    assert!(exported.contains("Skill `review` from the MCP server `sk`"), "{exported}");
+    assert!(exported.contains("Prefer small functions."), "{exported}");
+    assert!(exported.trim_end().ends_with("check PR 7"), "{exported}");
+    assert_eq!(
+        reads(&log),
+        [
+            "resources/read skill://review/SKILL.md",
+            "resources/read skill://review/references/GUIDE.md"
+        ]
+    );
+}
+
+#[test]
+fn the_menu_refuses_a_tampered_skill_naming_its_file() {
+    let (sandbox, _log) = skills_sandbox();
+    let mut tui = Tui::start(&sandbox, &[]);
+    tui.wait_for("● sk 3", SERVER_START);
+    open_prompt(&mut tui, "tampered", "/sk:tampered");
+    tui.wait_for("fetches the prompt", STEP);
+    tui.send(ENTER);
+    let screen = tui.wait_for("refused skill://tampered/SKILL.md", STEP);
+    assert!(
+        !screen.contains("Summarise the change"),
+        "the unverified text is shown:\n{screen}"
+    );
+    tui.send(CTRL_C);
+    assert_eq!(tui.wait_exit(STEP), 130, "exit code");
+}
