@@ -13,13 +13,23 @@ use common::*;
 /// A sandbox whose server `sk` is the skills fixture, logging its requests to the file
 /// returned.
 fn skills_sandbox() -> (Sandbox, PathBuf) {
+    skills_sandbox_with(&[])
+}
+
+/// [`skills_sandbox`] with more arguments for the fixture (`--modern`).
+fn skills_sandbox_with(extra: &[&str]) -> (Sandbox, PathBuf) {
     let sandbox = Sandbox::new("");
     let log = sandbox.dir.path().join("requests.log");
-    let config = format!(
-        "[servers.sk]\ncommand = {}\nargs = [{}, {}]\n",
-        toml_str(python3()),
-        toml_str(root().join("tests/peers/skills_server.py").to_string_lossy()),
+    let fixture = root().join("tests/peers/skills_server.py");
+    let mut args = vec![
+        toml_str(fixture.to_string_lossy()),
         toml_str(log.to_string_lossy()),
+    ];
+    args.extend(extra.iter().map(toml_str));
+    let config = format!(
+        "[servers.sk]\ncommand = {}\nargs = [{}]\n",
+        toml_str(python3()),
+        args.join(", "),
     );
     std::fs::write(sandbox.config(), config).expect("write config");
     (sandbox, log)
@@ -47,9 +57,18 @@ fn list_shows_skills_beside_prompts_and_reads_none_of_their_files() {
     let text = success(&sandbox.mcpick(&["list"]));
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 3, "{text}");
-    assert!(lines[0].starts_with("sk/hello") && !lines[0].contains("(skill)"), "{text}");
-    assert!(lines[1].starts_with("sk/review") && lines[1].contains("(skill)"), "{text}");
-    assert!(lines[2].starts_with("sk/tampered") && lines[2].contains("(skill)"), "{text}");
+    assert!(
+        lines[0].starts_with("sk/hello") && !lines[0].contains("(skill)"),
+        "{text}"
+    );
+    assert!(
+        lines[1].starts_with("sk/review") && lines[1].contains("(skill)"),
+        "{text}"
+    );
+    assert!(
+        lines[2].starts_with("sk/tampered") && lines[2].contains("(skill)"),
+        "{text}"
+    );
     let json: serde_json::Value =
         serde_json::from_str(&success(&sandbox.mcpick(&["list", "--json"]))).unwrap();
     let kinds: Vec<(&str, &str)> = json
@@ -60,7 +79,11 @@ fn list_shows_skills_beside_prompts_and_reads_none_of_their_files() {
         .collect();
     assert_eq!(
         kinds,
-        [("prompt", "hello"), ("skill", "review"), ("skill", "tampered")]
+        [
+            ("prompt", "hello"),
+            ("skill", "review"),
+            ("skill", "tampered")
+        ]
     );
     assert_eq!(
         json[1]["skill"]["frontmatter"]["license"], "MIT",
@@ -71,7 +94,11 @@ fn list_shows_skills_beside_prompts_and_reads_none_of_their_files() {
         "{:?}",
         requests(&log)
     );
-    assert_eq!(reads(&log), Vec::<String>::new(), "listing read a skill file");
+    assert_eq!(
+        reads(&log),
+        Vec::<String>::new(),
+        "listing read a skill file"
+    );
 }
 
 #[test]
@@ -141,7 +168,9 @@ fn an_unlisted_attachment_is_refused_before_anything_is_read() {
     let output = sandbox.mcpick(&["get", "sk/review", "--attach", "scripts/run.sh"]);
     assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
     assert!(
-        stderr(&output).contains("skill://review/scripts/run.sh: the skill's manifest (2 files) does not list it"),
+        stderr(&output).contains(
+            "skill://review/scripts/run.sh: the skill's manifest (2 files) does not list it"
+        ),
         "{}",
         stderr(&output)
     );
@@ -168,6 +197,48 @@ fn servers_reports_the_extension_and_the_skill_count() {
 }
 
 #[test]
+fn a_2026_servers_skills_are_listed_and_verified_and_a_stale_catalog_entry_is_refreshed() {
+    let (sandbox, log) = skills_sandbox_with(&["--modern"]);
+    let text = success(&sandbox.mcpick(&["list"]));
+    assert!(
+        text.contains("sk/review") && text.contains("(skill)"),
+        "{text}"
+    );
+    assert!(
+        success(&sandbox.mcpick(&["servers"])).contains("protocol:     2026-07-28"),
+        "not the 2026-07-28 wire"
+    );
+    // The skill is updated on the server after the catalog kept its old manifest.
+    std::fs::write(log.with_extension("log.v2"), "").unwrap();
+    std::fs::write(&log, "").unwrap();
+    let out = success(&sandbox.mcpick(&["get", "sk/review", "--format", "text"]));
+    assert!(
+        out.contains("Read the diff twice, then once more."),
+        "{out}"
+    );
+    let wire = requests(&log);
+    let first_read = wire
+        .iter()
+        .position(|r| r == "resources/read skill://review/SKILL.md");
+    let relist = wire.iter().rposition(|r| r == "skills/list");
+    assert!(
+        matches!((first_read, relist), (Some(read), Some(list)) if read < list),
+        "the stale manifest was not refused and refreshed: {wire:?}"
+    );
+    assert_eq!(
+        wire.iter()
+            .filter(|r| r.starts_with("resources/read"))
+            .count(),
+        2,
+        "{wire:?}"
+    );
+    // The tampered one stays refused: its listing did not change.
+    let output = sandbox.mcpick(&["get", "sk/tampered"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stderr(&output).contains("refused skill://tampered/SKILL.md"));
+}
+
+#[test]
 fn the_menu_picks_a_skill_attaches_its_file_with_o_and_exports_it() {
     let (sandbox, log) = skills_sandbox();
     let out = out_file(&sandbox);
@@ -178,10 +249,18 @@ fn the_menu_picks_a_skill_attaches_its_file_with_o_and_exports_it() {
     tui.wait_for("● sk 3", SERVER_START);
     let menu = tui.wait_for("3/3 prompts", STEP);
     assert!(menu.contains("[skill]"), "no skill badge:\n{menu}");
-    assert_eq!(reads(&log), Vec::<String>::new(), "the menu read a skill file");
+    assert_eq!(
+        reads(&log),
+        Vec::<String>::new(),
+        "the menu read a skill file"
+    );
     open_prompt(&mut tui, "review", "/sk:review");
     tui.wait_for("fetches the prompt", STEP);
-    assert_eq!(reads(&log), Vec::<String>::new(), "the form read a skill file");
+    assert_eq!(
+        reads(&log),
+        Vec::<String>::new(),
+        "the form read a skill file"
+    );
     tui.send("check PR 7");
     tui.wait_for("│check PR 7", STEP);
     tui.send(ENTER);
@@ -194,7 +273,10 @@ fn the_menu_picks_a_skill_attaches_its_file_with_o_and_exports_it() {
     tui.send(ENTER);
     assert_eq!(tui.wait_exit(STEP), 0, "exit code");
     let exported = read(&out);
-    assert!(exported.contains("Skill `review` from the MCP server `sk`"), "{exported}");
+    assert!(
+        exported.contains("Skill `review` from the MCP server `sk`"),
+        "{exported}"
+    );
     assert!(exported.contains("Prefer small functions."), "{exported}");
     assert!(exported.trim_end().ends_with("check PR 7"), "{exported}");
     assert_eq!(

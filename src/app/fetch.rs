@@ -147,14 +147,12 @@ impl App {
                 // again lets `form_follows_list` show the arguments the server wants now.
                 // A skill refused by verification: its listing is out of date (or lies), and
                 // the SEP's way back is a fresh entry; the user picks again from that.
-                let refused_skill = form.prompt.skill.is_some()
-                    && matches!(&error, McpError::Protocol(_));
+                let refused_skill =
+                    form.prompt.skill.is_some() && matches!(&error, McpError::Protocol(_));
                 let relist = (refused_skill
                     || matches!(&error, McpError::Server { code: -32602, .. }))
-                .then(|| {
-                    Effect::Relist {
-                        server: form.prompt.server.clone(),
-                    }
+                .then(|| Effect::Relist {
+                    server: form.prompt.server.clone(),
                 });
                 form.error = Some(describe_error(&error));
                 self.screen = Screen::Form(Box::new(form));

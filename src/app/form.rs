@@ -528,11 +528,12 @@ impl FormState {
         self.completion_due = None;
         let field = self.fields.get(self.focus)?;
         // A skill's task is mcpick's own field: the server has nothing to complete.
-        let offers = self.prompt.skill.is_none() && servers.iter().any(|s| {
-            s.name == self.prompt.server
-                && matches!(&s.state, ServerState::Ready { details, .. }
+        let offers = self.prompt.skill.is_none()
+            && servers.iter().any(|s| {
+                s.name == self.prompt.server
+                    && matches!(&s.state, ServerState::Ready { details, .. }
                     if details.completions || details.protocol_version == "2024-11-05")
-        });
+            });
         if !offers {
             return None;
         }

@@ -11,7 +11,12 @@ pub(crate) const REVIEW_MD: &str =
 pub(crate) const GUIDE: &str = "Be kind.\n";
 
 /// The skill `name` of server `server`, listing `files` (URI, content) besides SKILL.md.
-pub(crate) fn skill(server: &str, name: &str, description: &str, files: &[(&str, &str)]) -> PromptInfo {
+pub(crate) fn skill(
+    server: &str,
+    name: &str,
+    description: &str,
+    files: &[(&str, &str)],
+) -> PromptInfo {
     let uri = format!("skill://{name}/SKILL.md");
     let body = format!("---\nname: {name}\ndescription: {description}\n---\nRead the diff.\n");
     let mut listed = vec![SkillFile {
@@ -63,7 +68,12 @@ pub(crate) fn skills_app() -> App {
         details: with_skills,
         prompts: vec![
             prompt("served", "hello", vec![]),
-            skill("served", "review", "Review a change", &[("references/GUIDE.md", GUIDE)]),
+            skill(
+                "served",
+                "review",
+                "Review a change",
+                &[("references/GUIDE.md", GUIDE)],
+            ),
             skill("served", "lint", "Lint the code", &[]),
         ],
     }));
@@ -77,7 +87,12 @@ fn review_of_skill(task: &str) -> App {
     app.update(key(KeyCode::Enter));
     type_text(&mut app, task);
     let effects = app.update(key(KeyCode::Enter));
-    let Some(Effect::Fetch { id, skill: Some(manifest), .. }) = effects.first() else {
+    let Some(Effect::Fetch {
+        id,
+        skill: Some(manifest),
+        ..
+    }) = effects.first()
+    else {
         panic!("no skill fetch in {effects:?}");
     };
     let messages = skill_verify::skill_messages(
@@ -105,9 +120,10 @@ fn a_skill_is_found_by_its_description_and_opens_a_one_field_form_that_reads_not
     assert_eq!(app.selected_entry().unwrap().slash_name, "served:review");
     let effects = app.update(key(KeyCode::Enter));
     assert!(
-        !effects
-            .iter()
-            .any(|e| matches!(e, Effect::Fetch { .. } | Effect::ReadResource { .. } | Effect::Complete { .. })),
+        !effects.iter().any(|e| matches!(
+            e,
+            Effect::Fetch { .. } | Effect::ReadResource { .. } | Effect::Complete { .. }
+        )),
         "opening the form fetches nothing: {effects:?}"
     );
     let Screen::Form(form) = &app.screen else {
@@ -124,7 +140,16 @@ fn enter_on_an_empty_task_loads_the_skill_without_one() {
     type_text(&mut app, "review");
     app.update(key(KeyCode::Enter));
     let effects = app.update(key(KeyCode::Enter));
-    let [Effect::Fetch { server, prompt, arguments, skill: Some(manifest), .. }] = &effects[..] else {
+    let [
+        Effect::Fetch {
+            server,
+            prompt,
+            arguments,
+            skill: Some(manifest),
+            ..
+        },
+    ] = &effects[..]
+    else {
         panic!("{effects:?}");
     };
     assert_eq!((server.as_str(), prompt.as_str()), ("served", "review"));
@@ -206,7 +231,10 @@ fn o_embeds_a_supporting_file_only_when_it_matches_the_manifest() {
     read_guide(&mut app, "Be cruel.\n");
     let flash = app.flash.as_ref().unwrap().text.clone();
     assert!(flash.contains("Not attached"), "{flash}");
-    assert!(flash.contains("skill://review/references/GUIDE.md"), "{flash}");
+    assert!(
+        flash.contains("skill://review/references/GUIDE.md"),
+        "{flash}"
+    );
     let Screen::Review(review) = &app.screen else {
         panic!("expected the review");
     };

@@ -1099,8 +1099,11 @@ async fn get(
         )));
     }
     if let Some(manifest) = prompt.skill.clone() {
-        return get_skill(config, hub, &server, &prompt, &manifest, arguments, format, copy, skill)
-            .await;
+        let cached = cached.is_some();
+        return get_skill(
+            config, hub, &server, &prompt, &manifest, cached, arguments, format, copy, skill,
+        )
+        .await;
     }
     // Checked against the cached list; it is listed again before refusing, fresh or stale.
     if check_arguments(&prompt, &arguments).is_err()
@@ -1192,8 +1195,10 @@ async fn get(
 }
 
 /// `get` of a skill: its `SKILL.md` (and `--attach` files) read and verified, its task
-/// after them. A file that fails verification is refused by name (exit 2 when the
-/// catalog's list was stale and the refreshed one no longer has the skill).
+/// after them. A file that fails verification is refused by name. When the manifest came
+/// from the catalog, a refusal first lists the server again: a skill updated since then
+/// is loaded from its current entry (the SEP's way back from a stale listing), the same
+/// entry again is refused.
 #[allow(clippy::too_many_arguments)]
 async fn get_skill(
     config: &Config,
@@ -1201,6 +1206,7 @@ async fn get_skill(
     server: &ServerConfig,
     prompt: &PromptInfo,
     manifest: &crate::mcp::skill_verify::SkillManifest,
+    cached: bool,
     arguments: BTreeMap<String, String>,
     format: Format,
     copy: bool,
@@ -1212,15 +1218,20 @@ async fn get_skill(
     }
     let task = arguments
         .get(crate::mcp::skill_verify::TASK_ARGUMENT)
-        .cloned();
-    let attach = skill.attach;
-    let result = request_then_close(hub, &server.name, |connection| async move {
-        connection
-            .load_skill(manifest, task.as_deref(), &attach)
-            .await
-    })
-    .await?;
-    match result {
+        .map(String::as_str);
+    let attach = &skill.attach;
+    let mut result = load_skill_on(&hub, &server.name, manifest, task, attach).await;
+    if cached
+        && matches!(&result, Ok(Err((McpError::Protocol(_), _))))
+        && let Some(listed) = relisted(&hub, &server.name).await
+        && let Some(fresh) = find(&listed, &prompt.name).and_then(|p| p.skill.as_deref())
+        && fresh != manifest
+    {
+        tracing::info!(server = %server.name, skill = %prompt.name, "the cached manifest was out of date; loading the current one");
+        result = load_skill_on(&hub, &server.name, fresh, task, attach).await;
+    }
+    hub.shutdown().await;
+    match result?.map_err(|(error, stderr)| format!("{error}{stderr}")) {
         Ok(messages) => {
             let text = render(&messages, format);
             write(&text)?;
@@ -1234,6 +1245,20 @@ async fn get_skill(
             server.name, prompt.name
         ))),
     }
+}
+
+/// [`Connection::load_skill`] on `server`'s connection of `hub` (see [`request_on`]).
+async fn load_skill_on(
+    hub: &Hub,
+    server: &str,
+    manifest: &crate::mcp::skill_verify::SkillManifest,
+    task: Option<&str>,
+    attach: &[String],
+) -> Result<Result<crate::mcp::PromptMessages, (McpError, String)>, CliError> {
+    request_on(hub, server, |connection| async move {
+        connection.load_skill(manifest, task, attach).await
+    })
+    .await
 }
 
 /// [`fill_answering`] on `server`'s connection of `hub` (see [`request_on`]).

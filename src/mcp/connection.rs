@@ -795,10 +795,9 @@ impl Connection {
             for (at, entry) in entries.iter().enumerate() {
                 match super::skill_verify::read_entry(entry) {
                     Ok(manifest) => items.push(manifest),
-                    Err(why) => skipped.push(format!(
-                        "left out skill {} of skills/list: {why}",
-                        at + 1
-                    )),
+                    Err(why) => {
+                        skipped.push(format!("left out skill {} of skills/list: {why}", at + 1))
+                    }
                 }
             }
             let ttl = page.get("ttlMs").and_then(serde_json::Value::as_i64);

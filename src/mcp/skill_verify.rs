@@ -146,10 +146,10 @@ pub fn read_entry(entry: &Value) -> Result<SkillManifest, String> {
         .ok_or_else(|| format!("{uri} has no `frontmatter` object"))?
         .clone();
     for field in ["name", "description"] {
-        if !frontmatter
+        if frontmatter
             .get(field)
             .and_then(Value::as_str)
-            .is_some_and(|v| !v.is_empty())
+            .is_none_or(str::is_empty)
         {
             return Err(format!("{uri}: its frontmatter has no `{field}`"));
         }
@@ -264,10 +264,7 @@ pub fn verify_file(
     {
         return Err(SkillCheckError::new(
             uri,
-            format!(
-                "it is {} bytes, the manifest says {size}",
-                bytes.len()
-            ),
+            format!("it is {} bytes, the manifest says {size}", bytes.len()),
         ));
     }
     if !is_digest(&file.digest) {
@@ -393,14 +390,21 @@ pub fn verify_skill_md(
 
 /// The bytes a `resources/read` answer holds for `uri`: its text as UTF-8, or its blob
 /// decoded. The part for `uri` when there are several, else the only one.
-pub fn resource_bytes(uri: &str, contents: &[EmbeddedResource]) -> Result<Vec<u8>, SkillCheckError> {
+pub fn resource_bytes(
+    uri: &str,
+    contents: &[EmbeddedResource],
+) -> Result<Vec<u8>, SkillCheckError> {
     let uri_of = |c: &EmbeddedResource| match c {
         EmbeddedResource::Text { uri, .. } | EmbeddedResource::Blob { uri, .. } => uri.clone(),
     };
     let part = contents
         .iter()
         .find(|c| uri_of(c) == uri)
-        .or(if contents.len() == 1 { contents.first() } else { None })
+        .or(if contents.len() == 1 {
+            contents.first()
+        } else {
+            None
+        })
         .ok_or_else(|| {
             SkillCheckError::new(
                 uri,
@@ -518,7 +522,8 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    const SKILL: &str = "---\nname: review\ndescription: Review a change\nlicense: MIT\n---\nRead the diff.\n";
+    const SKILL: &str =
+        "---\nname: review\ndescription: Review a change\nlicense: MIT\n---\nRead the diff.\n";
     const GUIDE: &str = "Be kind.\n";
 
     fn manifest() -> SkillManifest {
@@ -554,7 +559,11 @@ mod tests {
         let longer = format!("{SKILL}extra\n");
         let error = verify_skill_md(&manifest(), longer.as_bytes()).unwrap_err();
         assert!(
-            error.problem.contains(&format!("{} bytes, the manifest says {}", longer.len(), SKILL.len())),
+            error.problem.contains(&format!(
+                "{} bytes, the manifest says {}",
+                longer.len(),
+                SKILL.len()
+            )),
             "{error}"
         );
     }
@@ -564,7 +573,10 @@ mod tests {
         let mut manifest = manifest();
         manifest.files.as_mut().unwrap()[0].digest = sha256_digest(b"something else");
         let error = verify_skill_md(&manifest, SKILL.as_bytes()).unwrap_err();
-        assert!(error.problem.contains("the manifest says sha256:"), "{error}");
+        assert!(
+            error.problem.contains("the manifest says sha256:"),
+            "{error}"
+        );
         // A digest that is no digest at all is refused as such.
         manifest.files.as_mut().unwrap()[0].digest = "md5:abc".into();
         let error = verify_skill_md(&manifest, SKILL.as_bytes()).unwrap_err();
@@ -643,8 +655,17 @@ mod tests {
         );
         let other = SKILL.replace("license: MIT", "license: GPL");
         assert!(verify_skill_md(&dynamic, other.as_bytes()).is_err());
-        let messages = skill_messages("srv", &dynamic, SKILL, Verification::Unverifiable, vec![], None);
-        let Content::Known(crate::mcp::KnownContent::Text { text, .. }) = &messages.messages[0].content else {
+        let messages = skill_messages(
+            "srv",
+            &dynamic,
+            SKILL,
+            Verification::Unverifiable,
+            vec![],
+            None,
+        );
+        let Content::Known(crate::mcp::KnownContent::Text { text, .. }) =
+            &messages.messages[0].content
+        else {
             panic!("not text");
         };
         assert!(text.contains("NOT verified"), "{text}");
@@ -693,7 +714,14 @@ mod tests {
         assert_eq!(messages.messages[1].content.kind(), "resource");
         assert_eq!(messages.messages[2].content, Content::text("check PR 7"));
         // Not attached, the file is a link (nothing read), and an empty task adds nothing.
-        let none = skill_messages("srv", &manifest, SKILL, Verification::Verified, vec![], Some(""));
+        let none = skill_messages(
+            "srv",
+            &manifest,
+            SKILL,
+            Verification::Verified,
+            vec![],
+            Some(""),
+        );
         assert_eq!(none.messages.len(), 2);
         assert_eq!(none.messages[1].content.kind(), "resource_link");
     }

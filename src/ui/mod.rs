@@ -11,9 +11,9 @@ mod review;
 mod theme;
 
 #[cfg(test)]
-mod tests;
-#[cfg(test)]
 mod skill_tests;
+#[cfg(test)]
+mod tests;
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};

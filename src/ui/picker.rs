@@ -462,7 +462,10 @@ fn draw_details(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
         return;
     };
     let prompt = &entry.prompt;
-    let mut name = vec![Span::styled(one_line(prompt.display_name()), theme.accent())];
+    let mut name = vec![Span::styled(
+        one_line(prompt.display_name()),
+        theme.accent(),
+    )];
     if prompt.skill.is_some() {
         name.push(Span::styled(format!("  {SKILL_BADGE}"), theme.dim()));
     }

@@ -3,9 +3,9 @@
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 
+use crate::app::App;
 use crate::app::skill_tests::skills_app;
 use crate::app::tests::type_text;
-use crate::app::App;
 
 fn screen(app: &App, width: u16, height: u16) -> String {
     let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
@@ -37,7 +37,11 @@ fn menu_with_prompts_and_skills_narrow() {
 #[test]
 fn a_selected_skill_shows_its_front_matter_and_files() {
     let drawn = screen(&review_selected(), 120, 40);
-    for part in ["Front matter", "references/GUIDE.md", "skill://review/SKILL.md"] {
+    for part in [
+        "Front matter",
+        "references/GUIDE.md",
+        "skill://review/SKILL.md",
+    ] {
         assert!(drawn.contains(part), "no {part} in\n{drawn}");
     }
     insta::assert_snapshot!(drawn);

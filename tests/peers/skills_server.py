@@ -10,14 +10,25 @@ the Skills extension (SEP-2640, `io.modelcontextprotocol/skills`) and serves:
 
 With a file name as the first argument, every request's method (and `uri`, for
 `resources/read`) is appended to that file, one a line, so a test can see what was read
-and when.
+and when; when a file of that name plus `.v2` exists at start, `review` is an updated
+version (its SKILL.md and its listing both changed). With `--modern` as the second, it speaks only 2026-07-28: `server/discover`, no
+`initialize`, every request must carry the protocol version in `_meta`, and results carry
+`resultType` and the list-caching attributes.
 """
 
 import hashlib
 import json
+import os
 import sys
 
 LOG = sys.argv[1] if len(sys.argv) > 1 else None
+LOG_V2_EXISTS = bool(LOG) and os.path.exists(LOG + ".v2")
+MODERN = "--modern" in sys.argv[2:]
+CAPABILITIES = {
+    "prompts": {},
+    "resources": {},
+    "extensions": {"io.modelcontextprotocol/skills": {}},
+}
 
 REVIEW = (
     "---\n"
@@ -27,6 +38,9 @@ REVIEW = (
     "---\n"
     "Read the diff line by line. See references/GUIDE.md for the house style.\n"
 )
+# The skill updated: served, and listed, once a file named like the log plus `.v2` exists.
+if LOG_V2_EXISTS:
+    REVIEW = REVIEW.replace("line by line", "twice, then once more")
 GUIDE = "Prefer small functions. Name things for what they do.\n"
 TAMPERED_LISTED = (
     "---\n"
@@ -100,15 +114,23 @@ for raw in sys.stdin:
         continue
     note(request)
     params = request.get("params") or {}
-    if method == "initialize":
+    if MODERN:
+        meta = params.get("_meta") or {}
+        if meta.get("io.modelcontextprotocol/protocolVersion") != "2026-07-28":
+            send({"jsonrpc": "2.0", "id": rid,
+                  "error": {"code": -32602, "message": "missing or wrong protocolVersion in _meta"}})
+            continue
+    if MODERN and method == "server/discover":
+        result = {
+            "supportedVersions": ["2026-07-28"],
+            "capabilities": CAPABILITIES,
+            "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "skills-fixture", "version": "1.0.0"}},
+        }
+    elif method == "initialize" and not MODERN:
         result = {
             "protocolVersion": "2025-11-25",
             "serverInfo": {"name": "skills-fixture", "version": "1.0.0"},
-            "capabilities": {
-                "prompts": {},
-                "resources": {},
-                "extensions": {"io.modelcontextprotocol/skills": {}},
-            },
+            "capabilities": CAPABILITIES,
         }
     elif method == "prompts/list":
         result = {"prompts": [{"name": "hello", "description": "Say hello"}]}
@@ -134,4 +156,8 @@ for raw in sys.stdin:
         send({"jsonrpc": "2.0", "id": rid,
               "error": {"code": -32601, "message": "Method not found: %s" % method}})
         continue
+    if MODERN:
+        result["resultType"] = "complete"
+        if method.endswith("/list") or method == "server/discover":
+            result.update({"ttlMs": 0, "cacheScope": "public"})
     send({"jsonrpc": "2.0", "id": rid, "result": result})
