@@ -252,3 +252,40 @@ fn o_embeds_a_supporting_file_only_when_it_matches_the_manifest() {
         crate::mcp::Content::Known(KnownContent::Resource { .. })
     ));
 }
+
+#[test]
+fn a_skill_form_follows_its_skill_not_a_prompt_of_the_same_name() {
+    let mut app = skills_app();
+    type_text(&mut app, "review");
+    app.update(key(KeyCode::Enter));
+    // The server now lists a prompt `review` too, before the skill (as `mcpick serve`
+    // does for a skill folder), and the skill with an updated manifest.
+    let mut updated = skill(
+        "served",
+        "review",
+        "Review a change",
+        &[("references/GUIDE.md", "Be brief.\n")],
+    );
+    updated.description = Some("Review a change".into());
+    app.update(Msg::Mcp(McpEvent::PromptsChanged {
+        server: "served".into(),
+        prompts: vec![
+            prompt("served", "review", vec![]),
+            updated.clone(),
+            skill("served", "lint", "Lint the code", &[]),
+        ],
+    }));
+    let Screen::Form(form) = &app.screen else {
+        panic!("expected the form");
+    };
+    assert!(!form.gone);
+    assert_eq!(
+        form.prompt.skill, updated.skill,
+        "the form holds the current manifest"
+    );
+    let effects = app.update(key(KeyCode::Enter));
+    assert!(
+        matches!(&effects[..], [Effect::Fetch { skill: Some(m), .. }] if Some(m) == updated.skill.as_ref()),
+        "{effects:?}"
+    );
+}
