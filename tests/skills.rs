@@ -102,6 +102,20 @@ fn list_shows_skills_beside_prompts_and_reads_none_of_their_files() {
 }
 
 #[test]
+fn a_server_without_the_extension_is_asked_nothing_about_skills() {
+    let (sandbox, log) = skills_sandbox_with(&["--no-extension"]);
+    let text = success(&sandbox.mcpick(&["list", "--json"]));
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(json.as_array().unwrap().len(), 1, "{json}");
+    assert_eq!(json[0]["kind"], "prompt");
+    let wire = requests(&log);
+    assert!(wire.iter().any(|r| r == "prompts/list"), "{wire:?}");
+    assert!(!wire.iter().any(|r| r.starts_with("skills/")), "{wire:?}");
+    let text = success(&sandbox.mcpick(&["servers"]));
+    assert!(!text.contains("skills:"), "{text}");
+}
+
+#[test]
 fn get_exports_a_verified_skill_with_its_task_and_an_attached_file() {
     let (sandbox, log) = skills_sandbox();
     let out = success(&sandbox.mcpick(&[

@@ -817,21 +817,12 @@ impl Connection {
             })
         })
         .await?;
-        let mut names: std::collections::HashMap<String, usize> = Default::default();
-        for manifest in &listed.items {
-            *names.entry(manifest.name().to_string()).or_default() += 1;
-        }
+        let names = super::skill_verify::menu_names(&listed.items);
         let prompts = listed
             .items
             .into_iter()
-            .map(|manifest| {
-                let name = if names.get(manifest.name()).copied().unwrap_or(0) > 1 {
-                    manifest.skill_path().to_string()
-                } else {
-                    manifest.name().to_string()
-                };
-                self.skill_info(manifest, name)
-            })
+            .zip(names)
+            .map(|(manifest, name)| self.skill_info(manifest, name))
             .collect();
         Ok(PromptList {
             pages: listed.pages,

@@ -185,6 +185,26 @@ pub fn read_entry(entry: &Value) -> Result<SkillManifest, String> {
     })
 }
 
+/// The names skills go by in the menu, in order: the front matter's `name`, or, when two
+/// skills of one listing share it, each one's whole skill path (`acme/billing/refunds`),
+/// so neither is dropped or shadowed (the SEP's rule on colliding names).
+pub fn menu_names(skills: &[SkillManifest]) -> Vec<String> {
+    let mut counts: std::collections::HashMap<&str, usize> = Default::default();
+    for skill in skills {
+        *counts.entry(skill.name()).or_default() += 1;
+    }
+    skills
+        .iter()
+        .map(|skill| {
+            if counts[skill.name()] > 1 {
+                skill.skill_path().to_string()
+            } else {
+                skill.name().to_string()
+            }
+        })
+        .collect()
+}
+
 /// Why a skill's file was refused. Always names the file.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{uri}: {problem}")]
@@ -687,6 +707,27 @@ mod tests {
         assert!(
             refused(json!({"uri": "skill://x/b/SKILL.md", "frontmatter": {"name": "a", "description": "d"}}))
                 .contains("is not its name")
+        );
+    }
+
+    #[test]
+    fn skills_sharing_a_name_go_by_their_paths() {
+        let entry = |uri: &str, name: &str| {
+            read_entry(&json!({"uri": uri, "frontmatter": {"name": name, "description": "d"}}))
+                .unwrap()
+        };
+        let skills = [
+            entry("skill://acme/billing/refunds/SKILL.md", "refunds"),
+            entry("skill://acme/support/refunds/SKILL.md", "refunds"),
+            entry("skill://git-workflow/SKILL.md", "git-workflow"),
+        ];
+        assert_eq!(
+            menu_names(&skills),
+            [
+                "acme/billing/refunds",
+                "acme/support/refunds",
+                "git-workflow"
+            ]
         );
     }
 

@@ -13,7 +13,8 @@ With a file name as the first argument, every request's method (and `uri`, for
 and when; when a file of that name plus `.v2` exists at start, `review` is an updated
 version (its SKILL.md and its listing both changed). With `--modern` as the second, it speaks only 2026-07-28: `server/discover`, no
 `initialize`, every request must carry the protocol version in `_meta`, and results carry
-`resultType` and the list-caching attributes.
+`resultType` and the list-caching attributes. With `--no-extension`, it does not declare
+the extension.
 """
 
 import hashlib
@@ -29,6 +30,10 @@ CAPABILITIES = {
     "resources": {},
     "extensions": {"io.modelcontextprotocol/skills": {}},
 }
+# `--no-extension`: the same server without declaring the extension (it still answers
+# `skills/list`, so a client that asks anyway is seen asking in the log).
+if "--no-extension" in sys.argv[2:]:
+    del CAPABILITIES["extensions"]
 
 REVIEW = (
     "---\n"
