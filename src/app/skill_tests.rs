@@ -289,3 +289,25 @@ fn a_skill_form_follows_its_skill_not_a_prompt_of_the_same_name() {
         "{effects:?}"
     );
 }
+
+#[test]
+fn a_skill_keeps_its_manifest_through_drafts_and_the_catalog() {
+    // Drafts and the catalog store `PromptInfo` as JSON: a restored skill is still one,
+    // so `o` in a restored review still verifies against its manifest.
+    let review = skill(
+        "served",
+        "review",
+        "Review a change",
+        &[("references/GUIDE.md", GUIDE)],
+    );
+    let stored = serde_json::to_string(&review).unwrap();
+    let restored: PromptInfo = serde_json::from_str(&stored).unwrap();
+    assert_eq!(restored, review);
+    assert_eq!(restored.kind(), crate::mcp::EntryKind::Skill);
+    // A prompt stored before skills existed reads back as a prompt.
+    let old: PromptInfo = serde_json::from_str(
+        r#"{"server":"s","name":"p","title":null,"description":null,"arguments":[]}"#,
+    )
+    .unwrap();
+    assert_eq!(old.kind(), crate::mcp::EntryKind::Prompt);
+}
