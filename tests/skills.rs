@@ -116,6 +116,39 @@ fn a_server_without_the_extension_is_asked_nothing_about_skills() {
 }
 
 #[test]
+fn a_skill_and_a_prompt_of_one_name_are_both_listed_and_get_takes_the_skill() {
+    let (sandbox, log) = skills_sandbox_with(&["--mirror"]);
+    let json: serde_json::Value =
+        serde_json::from_str(&success(&sandbox.mcpick(&["list", "--json"]))).unwrap();
+    let reviews: Vec<&str> = json
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["name"] == "review")
+        .map(|e| e["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(reviews, ["prompt", "skill"]);
+    let out = success(&sandbox.mcpick(&["get", "sk/review", "--format", "text"]));
+    assert!(
+        out.contains("Skill `review` from the MCP server `sk`"),
+        "{out}"
+    );
+    assert!(
+        !requests(&log).iter().any(|r| r == "prompts/get"),
+        "{:?}",
+        requests(&log)
+    );
+    // `complete` is about a prompt's arguments: it takes the prompt of that name.
+    let output = sandbox.mcpick(&["complete", "sk/review", "task"]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("prompt `review` has no argument `task`"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
 fn get_exports_a_verified_skill_with_its_task_and_an_attached_file() {
     let (sandbox, log) = skills_sandbox();
     let out = success(&sandbox.mcpick(&[

@@ -11,10 +11,12 @@ use tokio::sync::mpsc;
 use super::args::{merge, parse_all, parse_args_json, read_given};
 use super::{CliError, Command, output};
 use crate::cache::Freshness;
-use crate::catalog::{PromptRef, closest, find};
+use crate::catalog::{PromptRef, closest, find_preferring};
 use crate::config::{self, Config, ServerConfig};
 use crate::export::{Format, render};
-use crate::mcp::{CatalogUse, Connection, Hub, McpError, McpEvent, PromptInfo, ServerDetails};
+use crate::mcp::{
+    CatalogUse, Connection, EntryKind, Hub, McpError, McpEvent, PromptInfo, ServerDetails,
+};
 
 /// Loads the config; with no config file at all, the bundled library (this binary's
 /// `serve --builtin`) is the one server, and a note on stderr says where a config would go.
@@ -714,10 +716,11 @@ fn resolve<'a>(config: &'a Config, reference: &str) -> Result<Target<'a>, CliErr
 async fn locate(
     config: &Config,
     reference: &str,
+    prefer: EntryKind,
 ) -> Result<(Hub, ServerConfig, PromptInfo, Option<Freshness>), CliError> {
     let name = match resolve(config, reference)? {
         Target::One(server, prompt) => {
-            let (hub, found, cached) = open_prompt(server, &prompt, true).await?;
+            let (hub, found, cached) = open_prompt(server, &prompt, true, prefer).await?;
             return Ok((hub, server.clone(), found, cached));
         }
         Target::Search(name) => name,
@@ -753,7 +756,9 @@ async fn locate(
     let mut matches: Vec<&PromptInfo> = everything.iter().filter(|p| p.name == name).collect();
     // A prompt and a skill of one name on one server: the skill, as `find` picks.
     if matches.len() > 1 && matches.iter().all(|p| p.server == matches[0].server) {
-        matches = find(&everything, &name).into_iter().collect();
+        matches = find_preferring(&everything, &name, prefer)
+            .into_iter()
+            .collect();
     }
     match matches.as_slice() {
         [one] => {
@@ -825,6 +830,7 @@ async fn open_prompt(
     server: &ServerConfig,
     prompt: &str,
     read_catalog: bool,
+    prefer: EntryKind,
 ) -> Result<(Hub, PromptInfo, Option<Freshness>), CliError> {
     let (hub, mut outcomes) =
         connect_all_reading(vec![server.clone()], CatalogUse::GET, read_catalog).await?;
@@ -851,13 +857,13 @@ async fn open_prompt(
         }
     };
     // Only on the way to a refusal: a found prompt costs no list.
-    if find(&prompts, prompt).is_none()
+    if find_preferring(&prompts, prompt, prefer).is_none()
         && cached.is_some()
         && let Some(listed) = relisted(&hub, &server.name).await
     {
         (prompts, cached) = (listed, None);
     }
-    match find(&prompts, prompt) {
+    match find_preferring(&prompts, prompt, prefer) {
         Some(found) => Ok((hub, found.clone(), cached)),
         None => {
             hub.shutdown().await;
@@ -1090,7 +1096,8 @@ async fn get(
     answering: super::inputs::AnswerFlags,
     skill: SkillGet,
 ) -> Result<ExitCode, CliError> {
-    let (mut hub, server, mut prompt, mut cached) = locate(config, reference).await?;
+    let (mut hub, server, mut prompt, mut cached) =
+        locate(config, reference, EntryKind::Skill).await?;
     if prompt.skill.is_none() && !skill.attach.is_empty() {
         hub.shutdown().await;
         return Err(CliError::usage(format!(
@@ -1111,7 +1118,7 @@ async fn get(
         && let Some(listed) = relisted(&hub, &server.name).await
     {
         cached = None;
-        match find(&listed, &prompt.name) {
+        match find_preferring(&listed, &prompt.name, prompt.kind()) {
             Some(found) => prompt = found.clone(),
             None => {
                 hub.shutdown().await;
@@ -1138,7 +1145,7 @@ async fn get(
     {
         tracing::info!(server = %server.name, "the first request failed as from another era; connecting again");
         hub.shutdown().await;
-        let (again, found, _) = open_prompt(&server, &prompt.name, false).await?;
+        let (again, found, _) = open_prompt(&server, &prompt.name, false, prompt.kind()).await?;
         (hub, prompt, cached) = (again, found, None);
         if let Err(error) = check_arguments(&prompt, &arguments) {
             hub.shutdown().await;
@@ -1153,7 +1160,7 @@ async fn get(
         && let Ok(Err((error @ McpError::Server { code: -32602, .. }, stderr))) = &result
         && let Some(listed) = relisted(&hub, &server.name).await
     {
-        let refused = match find(&listed, &prompt.name) {
+        let refused = match find_preferring(&listed, &prompt.name, prompt.kind()) {
             Some(found) => check_arguments(found, &arguments).err(),
             None => Some(CliError::usage(no_such_prompt(
                 &server.name,
@@ -1224,7 +1231,8 @@ async fn get_skill(
     if cached
         && matches!(&result, Ok(Err((McpError::Protocol(_), _))))
         && let Some(listed) = relisted(&hub, &server.name).await
-        && let Some(fresh) = find(&listed, &prompt.name).and_then(|p| p.skill.as_deref())
+        && let Some(fresh) = find_preferring(&listed, &prompt.name, EntryKind::Skill)
+            .and_then(|p| p.skill.as_deref())
         && fresh != manifest
     {
         tracing::info!(server = %server.name, skill = %prompt.name, "the cached manifest was out of date; loading the current one");
@@ -1396,7 +1404,15 @@ async fn complete(
     context: &BTreeMap<String, String>,
     json: bool,
 ) -> Result<ExitCode, CliError> {
-    let (hub, server, prompt, _) = locate(config, reference).await?;
+    // Completion is for a prompt's arguments: of a prompt and a skill of one name, the prompt.
+    let (hub, server, prompt, _) = locate(config, reference, EntryKind::Prompt).await?;
+    if prompt.skill.is_some() {
+        hub.shutdown().await;
+        return Err(CliError::usage(format!(
+            "{}/{} is a skill: its task is free text, the server completes nothing",
+            server.name, prompt.name
+        )));
+    }
     if let Err(error) = check_complete_arguments(&prompt, argument, context) {
         hub.shutdown().await;
         return Err(error);

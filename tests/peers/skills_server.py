@@ -14,7 +14,7 @@ and when; when a file of that name plus `.v2` exists at start, `review` is an up
 version (its SKILL.md and its listing both changed). With `--modern` as the second, it speaks only 2026-07-28: `server/discover`, no
 `initialize`, every request must carry the protocol version in `_meta`, and results carry
 `resultType` and the list-caching attributes. With `--no-extension`, it does not declare
-the extension.
+the extension. With `--mirror`, each skill is also served as a prompt of its name.
 """
 
 import hashlib
@@ -34,6 +34,9 @@ CAPABILITIES = {
 # `skills/list`, so a client that asks anyway is seen asking in the log).
 if "--no-extension" in sys.argv[2:]:
     del CAPABILITIES["extensions"]
+# `--mirror`: each skill is also a prompt of the same name (as `mcpick serve` serves a
+# skill folder to prompts-only hosts).
+MIRROR = "--mirror" in sys.argv[2:]
 
 REVIEW = (
     "---\n"
@@ -138,9 +141,13 @@ for raw in sys.stdin:
             "capabilities": CAPABILITIES,
         }
     elif method == "prompts/list":
-        result = {"prompts": [{"name": "hello", "description": "Say hello"}]}
+        prompts = [{"name": "hello", "description": "Say hello"}]
+        if MIRROR:
+            prompts += [{"name": s["frontmatter"]["name"], "description": "as a prompt"} for s in SKILLS]
+        result = {"prompts": prompts}
     elif method == "prompts/get":
-        result = {"messages": [{"role": "user", "content": {"type": "text", "text": "Hello!"}}]}
+        text = "Hello!" if params.get("name") == "hello" else "the prompt " + str(params.get("name"))
+        result = {"messages": [{"role": "user", "content": {"type": "text", "text": text}}]}
     elif method == "skills/list":
         result = {"skills": SKILLS}
     elif method == "skills/get":
