@@ -351,3 +351,33 @@ fn the_menu_refuses_a_tampered_skill_naming_its_file() {
     tui.send(CTRL_C);
     assert_eq!(tui.wait_exit(STEP), 130, "exit code");
 }
+
+#[test]
+fn the_menu_shows_a_skill_and_its_prompt_mirror_as_two_rows_and_opens_the_skill() {
+    let (sandbox, log) = skills_sandbox_with(&["--mirror"]);
+    let out = out_file(&sandbox);
+    let mut tui = Tui::start(&sandbox, &["--output", out.to_str().unwrap()]);
+    tui.wait_for("● sk 5", SERVER_START);
+    tui.send("/sk:review");
+    let menu = tui.wait_for("2/5 prompts", STEP);
+    let rows: Vec<&str> = menu
+        .lines()
+        .filter(|l| l.trim_start_matches(['▌', ' ']).starts_with("/sk:review"))
+        .collect();
+    assert_eq!(rows.len(), 2, "{menu}");
+    assert!(
+        !rows[0].contains("[skill]") && rows[1].contains("[skill]"),
+        "{menu}"
+    );
+    // Down to the skill's row, open it, Enter with no task: the skill alone is loaded.
+    tui.send("\x1b[B");
+    tui.wait_for("Skill (SEP-2640) at skill://review/SKILL.md", STEP);
+    tui.send(ENTER);
+    tui.wait_for("fetches the prompt", STEP);
+    tui.send(ENTER);
+    tui.wait_for("Read the diff line by line.", STEP);
+    tui.send(ENTER);
+    assert_eq!(tui.wait_exit(STEP), 0, "exit code");
+    assert!(read(&out).contains("Skill `review` from the MCP server `sk`"));
+    assert!(!requests(&log).iter().any(|r| r == "prompts/get"));
+}
