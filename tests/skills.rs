@@ -302,7 +302,7 @@ fn the_menu_picks_a_skill_attaches_its_file_with_o_and_exports_it() {
         "the menu read a skill file"
     );
     open_prompt(&mut tui, "review", "/sk:review");
-    tui.wait_for("fetches the prompt", STEP);
+    tui.wait_for("reads and verifies the skill", STEP);
     assert_eq!(
         reads(&log),
         Vec::<String>::new(),
@@ -341,7 +341,7 @@ fn the_menu_refuses_a_tampered_skill_naming_its_file() {
     let mut tui = Tui::start(&sandbox, &[]);
     tui.wait_for("● sk 3", SERVER_START);
     open_prompt(&mut tui, "tampered", "/sk:tampered");
-    tui.wait_for("fetches the prompt", STEP);
+    tui.wait_for("reads and verifies the skill", STEP);
     tui.send(ENTER);
     let screen = tui.wait_for("refused skill://tampered/SKILL.md", STEP);
     assert!(
@@ -373,7 +373,7 @@ fn the_menu_shows_a_skill_and_its_prompt_mirror_as_two_rows_and_opens_the_skill(
     tui.send("\x1b[B");
     tui.wait_for("Skill (SEP-2640) at skill://review/SKILL.md", STEP);
     tui.send(ENTER);
-    tui.wait_for("fetches the prompt", STEP);
+    tui.wait_for("reads and verifies the skill", STEP);
     tui.send(ENTER);
     tui.wait_for("Read the diff line by line.", STEP);
     tui.send(ENTER);

@@ -51,3 +51,12 @@ fn a_selected_skill_shows_its_front_matter_and_files() {
 fn a_selected_skill_at_80_by_24() {
     insta::assert_snapshot!(screen(&review_selected(), 80, 24));
 }
+
+#[test]
+fn a_skills_form_asks_for_the_task_and_says_what_enter_does() {
+    let mut app = review_selected();
+    app.update(crate::app::tests::key(crossterm::event::KeyCode::Enter));
+    let drawn = screen(&app, 80, 24);
+    assert!(drawn.contains("Task"), "{drawn}");
+    insta::assert_snapshot!(drawn);
+}
