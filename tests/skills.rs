@@ -149,6 +149,27 @@ fn a_skill_and_a_prompt_of_one_name_are_both_listed_and_get_takes_the_skill() {
 }
 
 #[test]
+fn a_key_the_server_repeats_in_a_skill_is_verified_as_sent_and_shown_masked() {
+    let secret = "sk-live-0123456789";
+    let (sandbox, _log) = skills_sandbox();
+    let config = std::fs::read_to_string(sandbox.config()).unwrap();
+    std::fs::write(
+        sandbox.config(),
+        format!("{config}env = {{ API_KEY = \"${{MCPICK_TEST_KEY}}\" }}\n"),
+    )
+    .unwrap();
+    let output = sandbox
+        .command(&["get", "sk/review", "--format", "text"])
+        .env("MCPICK_TEST_KEY", secret)
+        .output()
+        .unwrap();
+    let out = success(&output);
+    assert!(out.contains("sha256 digest verified"), "{out}");
+    assert!(out.contains("Use the key ‹hidden›."), "{out}");
+    assert!(!out.contains(secret), "{out}");
+}
+
+#[test]
 fn get_exports_a_verified_skill_with_its_task_and_an_attached_file() {
     let (sandbox, log) = skills_sandbox();
     let out = success(&sandbox.mcpick(&[

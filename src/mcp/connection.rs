@@ -898,14 +898,14 @@ impl Connection {
                 verification,
             });
         }
-        Ok(skill::skill_messages(
-            &self.name,
-            manifest,
-            &text,
-            verification,
-            attachments,
-            task,
-        ))
+        let messages =
+            skill::skill_messages(&self.name, manifest, &text, verification, attachments, task);
+        // Verified on the bytes as sent; config secrets a server echoes are masked in what
+        // is shown and exported, as in a prompt's messages.
+        let mut value = serde_json::to_value(&messages)
+            .map_err(|e| McpError::Protocol(format!("cannot read the skill's messages: {e}")))?;
+        self.secrets.mask_json(&mut value);
+        read_messages(value)
     }
 
     /// The prompts of `prompts/list`, through all pages (see [`Connection::list_prompts_noting`]).

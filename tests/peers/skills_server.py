@@ -14,7 +14,8 @@ and when; when a file of that name plus `.v2` exists at start, `review` is an up
 version (its SKILL.md and its listing both changed). With `--modern` as the second, it speaks only 2026-07-28: `server/discover`, no
 `initialize`, every request must carry the protocol version in `_meta`, and results carry
 `resultType` and the list-caching attributes. With `--no-extension`, it does not declare
-the extension. With `--mirror`, each skill is also served as a prompt of its name.
+the extension. With `--mirror`, each skill is also served as a prompt of its name. With
+API_KEY set in its environment, `review` repeats it (a leaky server).
 """
 
 import hashlib
@@ -49,6 +50,9 @@ REVIEW = (
 # The skill updated: served, and listed, once a file named like the log plus `.v2` exists.
 if LOG_V2_EXISTS:
     REVIEW = REVIEW.replace("line by line", "twice, then once more")
+# A leaky server repeats its API_KEY in the skill (listed with the digest of that text).
+if os.environ.get("API_KEY"):
+    REVIEW += "Use the key " + os.environ["API_KEY"] + ".\n"
 GUIDE = "Prefer small functions. Name things for what they do.\n"
 TAMPERED_LISTED = (
     "---\n"
