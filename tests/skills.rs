@@ -170,6 +170,47 @@ fn a_key_the_server_repeats_in_a_skill_is_verified_as_sent_and_shown_masked() {
 }
 
 #[test]
+fn a_skill_given_only_by_its_uri_is_fetched_with_skills_get_and_verified() {
+    let (sandbox, log) = skills_sandbox();
+    let out = success(&sandbox.mcpick(&[
+        "get",
+        "sk/skill://team/hidden/SKILL.md",
+        "--task",
+        "go",
+        "--format",
+        "text",
+    ]));
+    assert!(
+        out.contains("Skill `hidden` from the MCP server `sk`"),
+        "{out}"
+    );
+    assert!(out.contains("sha256 digest verified"), "{out}");
+    assert!(out.contains("Found by URI."), "{out}");
+    let wire = requests(&log);
+    let get = wire
+        .iter()
+        .position(|r| r == "skills/get skill://team/hidden/SKILL.md");
+    let read = wire
+        .iter()
+        .position(|r| r == "resources/read skill://team/hidden/SKILL.md");
+    assert!(
+        matches!((get, read), (Some(g), Some(r)) if g < r),
+        "{wire:?}"
+    );
+    // A URI the server serves no skill at: its error, exit 1.
+    let output = sandbox.mcpick(&["get", "sk/skill://nope/SKILL.md"]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("no such skill"),
+        "{}",
+        stderr(&output)
+    );
+    // Without a server it is a usage error.
+    let output = sandbox.mcpick(&["get", "skill://team/hidden/SKILL.md"]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+}
+
+#[test]
 fn get_exports_a_verified_skill_with_its_task_and_an_attached_file() {
     let (sandbox, log) = skills_sandbox();
     let out = success(&sandbox.mcpick(&[

@@ -1096,6 +1096,9 @@ async fn get(
     answering: super::inputs::AnswerFlags,
     skill: SkillGet,
 ) -> Result<ExitCode, CliError> {
+    if let Some((server, uri)) = skill_uri_reference(config, reference)? {
+        return get_skill_by_uri(config, server, &uri, arguments, format, copy, skill).await;
+    }
     let (mut hub, server, mut prompt, mut cached) =
         locate(config, reference, EntryKind::Skill).await?;
     if prompt.skill.is_none() && !skill.attach.is_empty() {
@@ -1253,6 +1256,75 @@ async fn get_skill(
             server.name, prompt.name
         ))),
     }
+}
+
+/// `SERVER/skill://…/SKILL.md`: a skill named by its URI on one server (`None` for any
+/// other reference).
+fn skill_uri_reference<'a>(
+    config: &'a Config,
+    reference: &str,
+) -> Result<Option<(&'a ServerConfig, String)>, CliError> {
+    let parsed = PromptRef::parse(reference).map_err(CliError::usage)?;
+    if !parsed.prompt.contains("://") {
+        return Ok(None);
+    }
+    let Some(name) = &parsed.server else {
+        return Err(CliError::usage(format!(
+            "`{reference}`: a skill's URI needs its server (write SERVER/{reference})"
+        )));
+    };
+    match config.server(name) {
+        Some(server) if server.enabled => Ok(Some((server, parsed.prompt))),
+        Some(_) => Err(CliError::usage(format!(
+            "server `{name}` is disabled in the config (set enabled = true)"
+        ))),
+        None => Err(CliError::usage(format!(
+            "no server `{name}` in the config{}",
+            did_you_mean(name, config.servers.iter().map(|s| s.name.as_str()))
+        ))),
+    }
+}
+
+/// `get SERVER/URI`: the skill's entry from `skills/get` (listed or not), then loaded as
+/// a listed skill is.
+async fn get_skill_by_uri(
+    config: &Config,
+    server: &ServerConfig,
+    uri: &str,
+    arguments: BTreeMap<String, String>,
+    format: Format,
+    copy: bool,
+    skill: SkillGet,
+) -> Result<ExitCode, CliError> {
+    let (hub, mut outcomes) =
+        connect_all_reading(vec![server.clone()], CatalogUse::GET, false).await?;
+    if let Some(Outcome::Failed { error, stderr }) = outcomes.remove(&server.name) {
+        hub.shutdown().await;
+        report_failure(&server.name, &error, &stderr);
+        return Err(CliError::runtime(format!(
+            "cannot get `{uri}`: server `{}` failed",
+            server.name
+        )));
+    }
+    let entry = request_on(&hub, &server.name, |connection| async move {
+        connection.skill_by_uri(uri).await
+    })
+    .await?;
+    let prompt = match entry {
+        Ok(prompt) => prompt,
+        Err((error, stderr)) => {
+            hub.shutdown().await;
+            return Err(CliError::runtime(format!(
+                "{}/{uri}: {error}{stderr}",
+                server.name
+            )));
+        }
+    };
+    let manifest = prompt.skill.clone().expect("skills/get gives a skill");
+    get_skill(
+        config, hub, server, &prompt, &manifest, false, arguments, format, copy, skill,
+    )
+    .await
 }
 
 /// [`Connection::load_skill`] on `server`'s connection of `hub` (see [`request_on`]).

@@ -835,6 +835,46 @@ impl Connection {
         })
     }
 
+    /// The entry of the skill whose `SKILL.md` is `uri` (`skills/get`), listed or not: a
+    /// skill given only by its URI is verified and loaded as a listed one is (the SEP). A
+    /// server without the extension is asked nothing.
+    pub async fn skill_by_uri(&self, uri: &str) -> Result<PromptInfo, McpError> {
+        if !self.details.skills {
+            return Err(McpError::Protocol(format!(
+                "the server does not declare the Skills extension ({}), so it serves no \
+                 skill {uri}",
+                super::skill_verify::SKILLS_EXTENSION
+            )));
+        }
+        let request =
+            rmcp::model::GetSkillRequest::new(rmcp::model::GetSkillRequestParams::new(uri));
+        let value = match self
+            .request("skills/get", ClientRequest::GetSkillRequest(request))
+            .await?
+        {
+            ServerResult::GetSkillResult(result) => serde_json::to_value(&result)
+                .map_err(|e| McpError::Protocol(format!("cannot read skills/get: {e}")))?,
+            ServerResult::CustomResult(custom) if custom.0.get("skill").is_some() => custom.0,
+            other => return Err(unexpected("skills/get", &other)),
+        };
+        let entry = value.get("skill").cloned().unwrap_or_default();
+        let manifest = super::skill_verify::read_entry(&entry).map_err(|why| {
+            McpError::Protocol(
+                self.secrets
+                    .mask(&format!("skills/get: {why}"))
+                    .into_owned(),
+            )
+        })?;
+        if manifest.uri != uri {
+            return Err(McpError::Protocol(format!(
+                "skills/get for {uri} answered the entry of {}",
+                crate::text::one_line(&manifest.uri)
+            )));
+        }
+        let name = manifest.name().to_string();
+        Ok(self.skill_info(manifest, name))
+    }
+
     /// A skill as a menu entry: named by its front matter, with one optional argument,
     /// the task sent after its instructions.
     fn skill_info(&self, manifest: super::skill_verify::SkillManifest, name: String) -> PromptInfo {

@@ -4,6 +4,8 @@ the Skills extension (SEP-2640, `io.modelcontextprotocol/skills`) and serves:
   prompt `hello`      an ordinary prompt, so menus mix prompts and skills.
   skill `review`      skill://review/SKILL.md and skill://review/references/GUIDE.md,
                       served exactly as listed.
+  skill `hidden`      skill://team/hidden/SKILL.md, not listed: `skills/get` and
+                      `resources/read` serve it (a partial listing).
   skill `tampered`    skill://tampered/SKILL.md, listed with the digest and size of its
                       original text but served, on `resources/read`, with one word
                       changed (the same length): a file changed after listing.
@@ -63,7 +65,10 @@ TAMPERED_LISTED = (
 )
 TAMPERED_SERVED = TAMPERED_LISTED.replace("politely", "secretly")
 
+HIDDEN = "---\nname: hidden\ndescription: Only reachable by its URI\n---\nFound by URI.\n"
+
 FILES = {
+    "skill://team/hidden/SKILL.md": HIDDEN,
     "skill://review/SKILL.md": REVIEW,
     "skill://review/references/GUIDE.md": GUIDE,
     "skill://tampered/SKILL.md": TAMPERED_SERVED,
@@ -84,6 +89,13 @@ def entry(uri, frontmatter, files):
         ],
     }
 
+
+# Served (`skills/get`, `resources/read`) but not in `skills/list`: a partial listing.
+UNLISTED = entry(
+    "skill://team/hidden/SKILL.md",
+    {"name": "hidden", "description": "Only reachable by its URI"},
+    [("skill://team/hidden/SKILL.md", HIDDEN)],
+)
 
 SKILLS = [
     entry(
@@ -155,7 +167,7 @@ for raw in sys.stdin:
     elif method == "skills/list":
         result = {"skills": SKILLS}
     elif method == "skills/get":
-        found = [s for s in SKILLS if s["uri"] == params.get("uri")]
+        found = [s for s in SKILLS + [UNLISTED] if s["uri"] == params.get("uri")]
         if not found:
             send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32602, "message": "no such skill"}})
             continue
