@@ -1258,14 +1258,15 @@ async fn get_skill(
     }
 }
 
-/// `SERVER/skill://…/SKILL.md`: a skill named by its URI on one server (`None` for any
+/// `SERVER/SCHEME://…/SKILL.md`: a skill named by its URI on one server (`None` for any
 /// other reference).
 fn skill_uri_reference<'a>(
     config: &'a Config,
     reference: &str,
 ) -> Result<Option<(&'a ServerConfig, String)>, CliError> {
     let parsed = PromptRef::parse(reference).map_err(CliError::usage)?;
-    if !parsed.prompt.contains("://") {
+    // A skill URI is a `SKILL.md`'s (the SEP): any other name, `://` or not, is a prompt's.
+    if crate::mcp::skill_verify::skill_path(&parsed.prompt).is_none() {
         return Ok(None);
     }
     let Some(name) = &parsed.server else {
