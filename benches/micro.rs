@@ -195,6 +195,7 @@ fn prompt(server: &str, i: usize, rng: &mut Lcg) -> PromptInfo {
         title,
         description: Some(sentence(rng, 60, 150)),
         arguments,
+        skill: None,
     }
 }
 
@@ -224,6 +225,7 @@ fn details() -> ServerDetails {
         prompts_list_changed: false,
         completions: false,
         resources: false,
+        skills: false,
         served_problems: Vec::new(),
     }
 }

@@ -83,9 +83,24 @@ pub fn closest<'a>(
         .collect()
 }
 
-/// The prompt named `name` in `prompts`.
+/// The prompt or skill named `name` in `prompts` (one server's list): a skill when the
+/// server offers both of one name (`mcpick serve` serves each skill folder both ways).
 pub fn find<'a>(prompts: &'a [PromptInfo], name: &str) -> Option<&'a PromptInfo> {
-    prompts.iter().find(|p| p.name == name)
+    find_preferring(prompts, name, crate::mcp::EntryKind::Skill)
+}
+
+/// The entry named `name` in `prompts`, of kind `prefer` when there are both kinds.
+pub fn find_preferring<'a>(
+    prompts: &'a [PromptInfo],
+    name: &str,
+    prefer: crate::mcp::EntryKind,
+) -> Option<&'a PromptInfo> {
+    let mut named = prompts.iter().filter(|p| p.name == name);
+    let first = named.next()?;
+    if first.kind() == prefer {
+        return Some(first);
+    }
+    Some(named.find(|p| p.kind() == prefer).unwrap_or(first))
 }
 
 /// A prompt in the merged menu.
@@ -254,6 +269,7 @@ mod tests {
             title: title.map(str::to_string),
             description: Some(description.into()),
             arguments: Vec::new(),
+            skill: None,
         }
     }
 
@@ -436,6 +452,30 @@ mod tests {
         assert!(highlighter.positions("zz-top").is_empty());
         assert_eq!(highlighter.positions("a-sp"), vec![2, 3]);
         assert!(Highlighter::new("").positions("simple-prompt").is_empty());
+    }
+
+    #[test]
+    fn of_a_prompt_and_a_skill_of_one_name_find_takes_the_kind_asked() {
+        use crate::mcp::EntryKind;
+        let plain = prompt("s", "review", None, "as a prompt");
+        let mut skill = prompt("s", "review", None, "as a skill");
+        skill.skill = Some(Box::new(crate::mcp::skill_verify::SkillManifest {
+            uri: "skill://review/SKILL.md".into(),
+            frontmatter: Default::default(),
+            files: None,
+        }));
+        let list = [plain.clone(), skill.clone()];
+        assert_eq!(find(&list, "review"), Some(&skill));
+        assert_eq!(
+            find_preferring(&list, "review", EntryKind::Prompt),
+            Some(&plain)
+        );
+        // With one kind only, that one, whatever is preferred.
+        assert_eq!(
+            find_preferring(&list[..1], "review", EntryKind::Skill),
+            Some(&plain)
+        );
+        assert_eq!(find(&list, "other"), None);
     }
 
     #[test]

@@ -568,6 +568,7 @@ fn entry_for(config: &config::ServerConfig, era: Era, ttl_ms: u64, names: &[&str
         prompts_list_changed: era == Era::Legacy,
         completions: false,
         resources: false,
+        skills: false,
         served_problems: Vec::new(),
     };
     let mut entry = ServerEntry::new(config, None, era, details);
@@ -581,6 +582,7 @@ fn entry_for(config: &config::ServerConfig, era: Era, ttl_ms: u64, names: &[&str
                 title: None,
                 description: None,
                 arguments: Vec::new(),
+                skill: None,
             })
             .collect(),
     }]);

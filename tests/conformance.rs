@@ -26,7 +26,8 @@ fn conformance_prompt_and_completion_server_scenarios_pass() {
 }
 
 /// The official suite's client scenarios for a prompts host (initialization, HTTP standard
-/// headers, request metadata, SSE retry, and the auth/ scenarios on both wires) against
+/// headers, request metadata, SSE retry, the auth/ scenarios on both wires, and the
+/// SEP-2640 skills host scenarios) against
 /// `mcpick conformance-client` (tests/conformance/run-client.sh).
 #[test]
 fn conformance_client_scenarios_pass() {
@@ -43,5 +44,5 @@ fn conformance_client_scenarios_pass() {
         "conformance client scenarios failed:\n{stdout}\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    assert!(stdout.contains("47 passed, 0 failed"), "{stdout}");
+    assert!(stdout.contains("51 passed, 0 failed"), "{stdout}");
 }

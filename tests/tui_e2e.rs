@@ -873,6 +873,7 @@ fn write_catalog(sandbox: &Sandbox, server: &str, prompts: Vec<mcpick::mcp::Prom
         prompts_list_changed: true,
         completions: true,
         resources: false,
+        skills: false,
         served_problems: Vec::new(),
     };
     let mut entry = ServerEntry::new(&config, None, Era::Modern, details);

@@ -319,7 +319,12 @@ impl App {
             Screen::Form(form) if form.prompt.server == server => self
                 .prompts
                 .get(server)
-                .and_then(|list| list.iter().find(|p| p.name == form.prompt.name))
+                .and_then(|list| {
+                    // A prompt and a skill may share a name (`mcpick serve` serves a skill
+                    // folder both ways): the form follows the entry of its own kind.
+                    list.iter()
+                        .find(|p| p.name == form.prompt.name && p.kind() == form.prompt.kind())
+                })
                 .map(|p| (**p).clone()),
             _ => return Vec::new(),
         };
@@ -357,6 +362,7 @@ impl App {
                     prompt: form.prompt.name.clone(),
                     arguments: form.arguments(),
                     answers: None,
+                    skill: form.prompt.skill.clone(),
                 }]
             }
             _ => Vec::new(),

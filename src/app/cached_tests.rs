@@ -469,6 +469,7 @@ fn a_cached_prompt_is_filled_before_its_server_is_up_and_sent_once_it_is() {
             prompt: "greet".into(),
             arguments: [("name".to_string(), "Ann".to_string())].into(),
             answers: None,
+            skill: None,
         }]
     );
     assert!(!form(&app).awaiting_server);

@@ -61,6 +61,7 @@ impl App {
             prompt: form.prompt.name.clone(),
             arguments,
             answers: None,
+            skill: form.prompt.skill.clone(),
         });
         effects
     }
@@ -79,6 +80,7 @@ impl App {
             prompt: q.form.prompt.name.clone(),
             arguments: q.arguments.clone(),
             answers: Some(answers),
+            skill: q.form.prompt.skill.clone(),
         }];
         if let Some(problem) = problem {
             self.withdraw_notice(&problem);
@@ -143,10 +145,14 @@ impl App {
                 // Invalid params: the list the form was built from (the catalog's, or a
                 // live one the server changed without saying) may be out of date. Listing
                 // again lets `form_follows_list` show the arguments the server wants now.
-                let relist = matches!(&error, McpError::Server { code: -32602, .. }).then(|| {
-                    Effect::Relist {
-                        server: form.prompt.server.clone(),
-                    }
+                // A skill refused by verification: its listing is out of date (or lies), and
+                // the SEP's way back is a fresh entry; the user picks again from that.
+                let refused_skill =
+                    form.prompt.skill.is_some() && matches!(&error, McpError::Protocol(_));
+                let relist = (refused_skill
+                    || matches!(&error, McpError::Server { code: -32602, .. }))
+                .then(|| Effect::Relist {
+                    server: form.prompt.server.clone(),
                 });
                 form.error = Some(describe_error(&error));
                 self.screen = Screen::Form(Box::new(form));

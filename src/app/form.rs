@@ -250,10 +250,18 @@ pub fn editor_with(text: &str) -> TextArea<'static> {
 impl FormState {
     /// A form for `prompt`, each field pre-filled with the value used last time.
     pub fn new(prompt: PromptInfo, slash_name: String, history: &History) -> FormState {
+        // A skill's task starts empty (Enter with it empty sends the instructions alone),
+        // not with the last task.
+        let no_history = History::default();
+        let recalled = if prompt.skill.is_some() {
+            &no_history
+        } else {
+            history
+        };
         let fields = prompt
             .arguments
             .iter()
-            .map(|arg| field_for(arg, &slash_name, history))
+            .map(|arg| field_for(arg, &slash_name, recalled))
             .collect();
         let mut form = FormState {
             prompt,
@@ -519,11 +527,13 @@ impl FormState {
         }
         self.completion_due = None;
         let field = self.fields.get(self.focus)?;
-        let offers = servers.iter().any(|s| {
-            s.name == self.prompt.server
-                && matches!(&s.state, ServerState::Ready { details, .. }
+        // A skill's task is mcpick's own field: the server has nothing to complete.
+        let offers = self.prompt.skill.is_none()
+            && servers.iter().any(|s| {
+                s.name == self.prompt.server
+                    && matches!(&s.state, ServerState::Ready { details, .. }
                     if details.completions || details.protocol_version == "2024-11-05")
-        });
+            });
         if !offers {
             return None;
         }

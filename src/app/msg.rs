@@ -184,6 +184,9 @@ pub enum Effect {
         arguments: BTreeMap<String, String>,
         /// Answers to the server's questions, for a retry.
         answers: Option<InputAnswers>,
+        /// Set for a skill (SEP-2640): its manifest. The skill's files are read and
+        /// verified in place of `prompts/get`; `arguments` holds its task.
+        skill: Option<Box<crate::mcp::skill_verify::SkillManifest>>,
     },
     /// Lay a body out whole, its code highlighted (CPU work, off the loop): answered by
     /// [`Msg::BodyLaidOut`].

@@ -187,6 +187,7 @@ impl FormState {
             prompt: self.prompt.name.clone(),
             arguments,
             answers: None,
+            skill: self.prompt.skill.clone(),
         });
         effects
     }

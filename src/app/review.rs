@@ -1586,6 +1586,35 @@ impl ReviewState {
         if contents.is_empty() {
             return Err("The server returned no contents for this resource.".into());
         }
+        // A skill's supporting file is checked against the skill's manifest (SEP-2640)
+        // before it is embedded; refused, the link stays.
+        let verified = match &self.form.prompt.skill {
+            Some(manifest) => {
+                use crate::mcp::skill_verify as skill;
+                let uri = &self.reading_uri;
+                let checked = skill::resource_bytes(uri, &contents)
+                    .and_then(|bytes| skill::verify_file(manifest, uri, &bytes));
+                match checked {
+                    Ok(skill::Verification::Verified) => " (size and sha256 verified)",
+                    Ok(skill::Verification::Unverifiable) => {
+                        " (NOT verified: the dynamic skill publishes no digests)"
+                    }
+                    Err(error) => return Err(format!("Not attached: {}", error.advice())),
+                }
+            }
+            None => "",
+        };
+        // Only the verified part of a skill's file is embedded.
+        let contents = if self.form.prompt.skill.is_some() && contents.len() > 1 {
+            let uri = self.reading_uri.clone();
+            contents
+                .into_iter()
+                .filter(|c| matches!(c, EmbeddedResource::Text { uri: u, .. } | EmbeddedResource::Blob { uri: u, .. } if *u == uri))
+                .take(1)
+                .collect()
+        } else {
+            contents
+        };
         // The messages may have moved since `o`: find the link again by its URI.
         let is_link = |item: &ReviewItem| matches!(&item.message.content, Content::Known(KnownContent::ResourceLink { uri, .. }) if *uri == self.reading_uri);
         let index = if self.items.get(self.reading_index).is_some_and(is_link) {
@@ -1618,7 +1647,7 @@ impl ReviewState {
             }
         }
         Ok(Some(format!(
-            "Embedded {count} resource {}; u restores the link.",
+            "Embedded {count} resource {}{verified}; u restores the link.",
             if count == 1 { "content" } else { "contents" }
         )))
     }

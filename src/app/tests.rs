@@ -15,6 +15,7 @@ pub(crate) fn details(completions: bool) -> ServerDetails {
         prompts_list_changed: false,
         completions,
         resources: false,
+        skills: false,
         served_problems: Vec::new(),
     }
 }
@@ -35,6 +36,7 @@ pub(crate) fn prompt(server: &str, name: &str, args: Vec<PromptArg>) -> PromptIn
         title: None,
         description: Some(format!("{name} does things")),
         arguments: args,
+        skill: None,
     }
 }
 

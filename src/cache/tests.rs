@@ -23,6 +23,7 @@ fn prompt(name: &str) -> PromptInfo {
             description: None,
             required: true,
         }],
+        skill: None,
     }
 }
 
@@ -37,6 +38,7 @@ fn details() -> ServerDetails {
         prompts_list_changed: false,
         completions: false,
         resources: false,
+        skills: false,
         served_problems: Vec::new(),
     }
 }

@@ -623,6 +623,7 @@ mod tests {
             title: None,
             description: Some(description.into()),
             arguments: Vec::new(),
+            skill: None,
         })
     }
 
@@ -662,6 +663,7 @@ mod tests {
                         title,
                         description: Some(description),
                         arguments: Vec::new(),
+                        skill: None,
                     })
                 })
                 .collect();

@@ -11,10 +11,12 @@ use tokio::sync::mpsc;
 use super::args::{merge, parse_all, parse_args_json, read_given};
 use super::{CliError, Command, output};
 use crate::cache::Freshness;
-use crate::catalog::{PromptRef, closest, find};
+use crate::catalog::{PromptRef, closest, find_preferring};
 use crate::config::{self, Config, ServerConfig};
 use crate::export::{Format, render};
-use crate::mcp::{CatalogUse, Connection, Hub, McpError, McpEvent, PromptInfo, ServerDetails};
+use crate::mcp::{
+    CatalogUse, Connection, EntryKind, Hub, McpError, McpEvent, PromptInfo, ServerDetails,
+};
 
 /// Loads the config; with no config file at all, the bundled library (this binary's
 /// `serve --builtin`) is the one server, and a note on stderr says where a config would go.
@@ -279,6 +281,8 @@ async fn run_loaded(config: &Config, command: Command) -> Result<ExitCode, CliEr
             answers,
             answers_json,
             decline,
+            task,
+            attach,
         } => {
             let format: Format = format.parse().map_err(CliError::usage)?;
             let answering =
@@ -289,8 +293,12 @@ async fn run_loaded(config: &Config, command: Command) -> Result<ExitCode, CliEr
             if let Some(json) = &args_json {
                 pairs.extend(parse_args_json(json).map_err(CliError::usage)?);
             }
+            if let Some(task) = task {
+                pairs.push((crate::mcp::skill_verify::TASK_ARGUMENT.to_string(), task));
+            }
             let arguments = merge(pairs).map_err(CliError::usage)?;
-            get(config, &prompt, arguments, format, copy, answering).await
+            let skill = SkillGet { attach };
+            get(config, &prompt, arguments, format, copy, answering, skill).await
         }
         Command::Complete {
             prompt,
@@ -543,7 +551,8 @@ async fn list(config: &Config, json: bool) -> Result<ExitCode, CliError> {
         }
     }
     if json {
-        let body = serde_json::to_string_pretty(&prompts).unwrap_or_default();
+        let entries: Vec<serde_json::Value> = prompts.iter().map(entry_json).collect();
+        let body = serde_json::to_string_pretty(&entries).unwrap_or_default();
         write(&format!("{body}\n"))?;
     } else {
         write(&list_text(&prompts))?;
@@ -582,7 +591,18 @@ fn no_prompts_listed(answered: &[&str], failed: usize) -> String {
     }
 }
 
-/// One line per prompt: `server/name  args  title: first line of description`.
+/// One entry of `list --json`: its `kind` (`prompt` or `skill`) first, then the entry.
+fn entry_json(prompt: &PromptInfo) -> serde_json::Value {
+    let mut object = serde_json::Map::new();
+    object.insert("kind".into(), json!(prompt.kind().as_str()));
+    if let Ok(serde_json::Value::Object(fields)) = serde_json::to_value(prompt) {
+        object.extend(fields);
+    }
+    serde_json::Value::Object(object)
+}
+
+/// One line per prompt: `server/name  args  title: first line of description`; a skill's
+/// says `(skill)` before its description.
 fn list_text(prompts: &[PromptInfo]) -> String {
     let refs: Vec<String> = prompts
         .iter()
@@ -605,6 +625,9 @@ fn list_text(prompts: &[PromptInfo]) -> String {
         let mut line = crate::text::pad_right(reference, width);
         if !args.is_empty() {
             line.push_str(&format!("  {}", args.join(" ")));
+        }
+        if prompt.skill.is_some() {
+            line.push_str("  (skill)");
         }
         let summary = prompt
             .description
@@ -693,10 +716,11 @@ fn resolve<'a>(config: &'a Config, reference: &str) -> Result<Target<'a>, CliErr
 async fn locate(
     config: &Config,
     reference: &str,
+    prefer: EntryKind,
 ) -> Result<(Hub, ServerConfig, PromptInfo, Option<Freshness>), CliError> {
     let name = match resolve(config, reference)? {
         Target::One(server, prompt) => {
-            let (hub, found, cached) = open_prompt(server, &prompt, true).await?;
+            let (hub, found, cached) = open_prompt(server, &prompt, true, prefer).await?;
             return Ok((hub, server.clone(), found, cached));
         }
         Target::Search(name) => name,
@@ -729,7 +753,13 @@ async fn locate(
             Outcome::Failed { error, stderr } => report_failure(server, error, stderr),
         }
     }
-    let matches: Vec<&PromptInfo> = everything.iter().filter(|p| p.name == name).collect();
+    let mut matches: Vec<&PromptInfo> = everything.iter().filter(|p| p.name == name).collect();
+    // A prompt and a skill of one name on one server: the skill, as `find` picks.
+    if matches.len() > 1 && matches.iter().all(|p| p.server == matches[0].server) {
+        matches = find_preferring(&everything, &name, prefer)
+            .into_iter()
+            .collect();
+    }
     match matches.as_slice() {
         [one] => {
             let server = config
@@ -800,6 +830,7 @@ async fn open_prompt(
     server: &ServerConfig,
     prompt: &str,
     read_catalog: bool,
+    prefer: EntryKind,
 ) -> Result<(Hub, PromptInfo, Option<Freshness>), CliError> {
     let (hub, mut outcomes) =
         connect_all_reading(vec![server.clone()], CatalogUse::GET, read_catalog).await?;
@@ -826,13 +857,13 @@ async fn open_prompt(
         }
     };
     // Only on the way to a refusal: a found prompt costs no list.
-    if find(&prompts, prompt).is_none()
+    if find_preferring(&prompts, prompt, prefer).is_none()
         && cached.is_some()
         && let Some(listed) = relisted(&hub, &server.name).await
     {
         (prompts, cached) = (listed, None);
     }
-    match find(&prompts, prompt) {
+    match find_preferring(&prompts, prompt, prefer) {
         Some(found) => Ok((hub, found.clone(), cached)),
         None => {
             hub.shutdown().await;
@@ -1050,6 +1081,12 @@ where
     Ok(result.map_err(|error| (error, stderr_block(&stderr))))
 }
 
+/// What `get` takes for a skill beyond its task.
+struct SkillGet {
+    /// Supporting files to attach (`--attach`).
+    attach: Vec<String>,
+}
+
 async fn get(
     config: &Config,
     reference: &str,
@@ -1057,15 +1094,34 @@ async fn get(
     format: Format,
     copy: bool,
     answering: super::inputs::AnswerFlags,
+    skill: SkillGet,
 ) -> Result<ExitCode, CliError> {
-    let (mut hub, server, mut prompt, mut cached) = locate(config, reference).await?;
+    if let Some((server, uri)) = skill_uri_reference(config, reference)? {
+        return get_skill_by_uri(config, server, &uri, arguments, format, copy, skill).await;
+    }
+    let (mut hub, server, mut prompt, mut cached) =
+        locate(config, reference, EntryKind::Skill).await?;
+    if prompt.skill.is_none() && !skill.attach.is_empty() {
+        hub.shutdown().await;
+        return Err(CliError::usage(format!(
+            "{}/{} is a prompt: --attach is for a skill's files",
+            server.name, prompt.name
+        )));
+    }
+    if let Some(manifest) = prompt.skill.clone() {
+        let cached = cached.is_some();
+        return get_skill(
+            config, hub, &server, &prompt, &manifest, cached, arguments, format, copy, skill,
+        )
+        .await;
+    }
     // Checked against the cached list; it is listed again before refusing, fresh or stale.
     if check_arguments(&prompt, &arguments).is_err()
         && cached.is_some()
         && let Some(listed) = relisted(&hub, &server.name).await
     {
         cached = None;
-        match find(&listed, &prompt.name) {
+        match find_preferring(&listed, &prompt.name, prompt.kind()) {
             Some(found) => prompt = found.clone(),
             None => {
                 hub.shutdown().await;
@@ -1092,7 +1148,7 @@ async fn get(
     {
         tracing::info!(server = %server.name, "the first request failed as from another era; connecting again");
         hub.shutdown().await;
-        let (again, found, _) = open_prompt(&server, &prompt.name, false).await?;
+        let (again, found, _) = open_prompt(&server, &prompt.name, false, prompt.kind()).await?;
         (hub, prompt, cached) = (again, found, None);
         if let Err(error) = check_arguments(&prompt, &arguments) {
             hub.shutdown().await;
@@ -1107,7 +1163,7 @@ async fn get(
         && let Ok(Err((error @ McpError::Server { code: -32602, .. }, stderr))) = &result
         && let Some(listed) = relisted(&hub, &server.name).await
     {
-        let refused = match find(&listed, &prompt.name) {
+        let refused = match find_preferring(&listed, &prompt.name, prompt.kind()) {
             Some(found) => check_arguments(found, &arguments).err(),
             None => Some(CliError::usage(no_such_prompt(
                 &server.name,
@@ -1146,6 +1202,144 @@ async fn get(
             server.name, prompt.name
         ))),
     }
+}
+
+/// `get` of a skill: its `SKILL.md` (and `--attach` files) read and verified, its task
+/// after them. A file that fails verification is refused by name. When the manifest came
+/// from the catalog, a refusal first lists the server again: a skill updated since then
+/// is loaded from its current entry (the SEP's way back from a stale listing), the same
+/// entry again is refused.
+#[allow(clippy::too_many_arguments)]
+async fn get_skill(
+    config: &Config,
+    hub: Hub,
+    server: &ServerConfig,
+    prompt: &PromptInfo,
+    manifest: &crate::mcp::skill_verify::SkillManifest,
+    cached: bool,
+    arguments: BTreeMap<String, String>,
+    format: Format,
+    copy: bool,
+    skill: SkillGet,
+) -> Result<ExitCode, CliError> {
+    if let Err(error) = check_arguments(prompt, &arguments) {
+        hub.shutdown().await;
+        return Err(error);
+    }
+    let task = arguments
+        .get(crate::mcp::skill_verify::TASK_ARGUMENT)
+        .map(String::as_str);
+    let attach = &skill.attach;
+    let mut result = load_skill_on(&hub, &server.name, manifest, task, attach).await;
+    if cached
+        && matches!(&result, Ok(Err((McpError::Protocol(_), _))))
+        && let Some(listed) = relisted(&hub, &server.name).await
+        && let Some(fresh) = find_preferring(&listed, &prompt.name, EntryKind::Skill)
+            .and_then(|p| p.skill.as_deref())
+        && fresh != manifest
+    {
+        tracing::info!(server = %server.name, skill = %prompt.name, "the cached manifest was out of date; loading the current one");
+        result = load_skill_on(&hub, &server.name, fresh, task, attach).await;
+    }
+    hub.shutdown().await;
+    match result?.map_err(|(error, stderr)| format!("{error}{stderr}")) {
+        Ok(messages) => {
+            let text = render(&messages, format);
+            write(&text)?;
+            if copy {
+                copy_to_clipboard(config, &text).await?;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(error) => Err(CliError::runtime(format!(
+            "{}/{}: {error}",
+            server.name, prompt.name
+        ))),
+    }
+}
+
+/// `SERVER/SCHEME://…/SKILL.md`: a skill named by its URI on one server (`None` for any
+/// other reference).
+fn skill_uri_reference<'a>(
+    config: &'a Config,
+    reference: &str,
+) -> Result<Option<(&'a ServerConfig, String)>, CliError> {
+    let parsed = PromptRef::parse(reference).map_err(CliError::usage)?;
+    // A skill URI is a `SKILL.md`'s (the SEP): any other name, `://` or not, is a prompt's.
+    if crate::mcp::skill_verify::skill_path(&parsed.prompt).is_none() {
+        return Ok(None);
+    }
+    let Some(name) = &parsed.server else {
+        return Err(CliError::usage(format!(
+            "`{reference}`: a skill's URI needs its server (write SERVER/{reference})"
+        )));
+    };
+    match config.server(name) {
+        Some(server) if server.enabled => Ok(Some((server, parsed.prompt))),
+        Some(_) => Err(CliError::usage(format!(
+            "server `{name}` is disabled in the config (set enabled = true)"
+        ))),
+        None => Err(CliError::usage(format!(
+            "no server `{name}` in the config{}",
+            did_you_mean(name, config.servers.iter().map(|s| s.name.as_str()))
+        ))),
+    }
+}
+
+/// `get SERVER/URI`: the skill's entry from `skills/get` (listed or not), then loaded as
+/// a listed skill is.
+async fn get_skill_by_uri(
+    config: &Config,
+    server: &ServerConfig,
+    uri: &str,
+    arguments: BTreeMap<String, String>,
+    format: Format,
+    copy: bool,
+    skill: SkillGet,
+) -> Result<ExitCode, CliError> {
+    let (hub, mut outcomes) =
+        connect_all_reading(vec![server.clone()], CatalogUse::GET, false).await?;
+    if let Some(Outcome::Failed { error, stderr }) = outcomes.remove(&server.name) {
+        hub.shutdown().await;
+        report_failure(&server.name, &error, &stderr);
+        return Err(CliError::runtime(format!(
+            "cannot get `{uri}`: server `{}` failed",
+            server.name
+        )));
+    }
+    let entry = request_on(&hub, &server.name, |connection| async move {
+        connection.skill_by_uri(uri).await
+    })
+    .await?;
+    let prompt = match entry {
+        Ok(prompt) => prompt,
+        Err((error, stderr)) => {
+            hub.shutdown().await;
+            return Err(CliError::runtime(format!(
+                "{}/{uri}: {error}{stderr}",
+                server.name
+            )));
+        }
+    };
+    let manifest = prompt.skill.clone().expect("skills/get gives a skill");
+    get_skill(
+        config, hub, server, &prompt, &manifest, false, arguments, format, copy, skill,
+    )
+    .await
+}
+
+/// [`Connection::load_skill`] on `server`'s connection of `hub` (see [`request_on`]).
+async fn load_skill_on(
+    hub: &Hub,
+    server: &str,
+    manifest: &crate::mcp::skill_verify::SkillManifest,
+    task: Option<&str>,
+    attach: &[String],
+) -> Result<Result<crate::mcp::PromptMessages, (McpError, String)>, CliError> {
+    request_on(hub, server, |connection| async move {
+        connection.load_skill(manifest, task, attach).await
+    })
+    .await
 }
 
 /// [`fill_answering`] on `server`'s connection of `hub` (see [`request_on`]).
@@ -1283,7 +1477,15 @@ async fn complete(
     context: &BTreeMap<String, String>,
     json: bool,
 ) -> Result<ExitCode, CliError> {
-    let (hub, server, prompt, _) = locate(config, reference).await?;
+    // Completion is for a prompt's arguments: of a prompt and a skill of one name, the prompt.
+    let (hub, server, prompt, _) = locate(config, reference, EntryKind::Prompt).await?;
+    if prompt.skill.is_some() {
+        hub.shutdown().await;
+        return Err(CliError::usage(format!(
+            "{}/{} is a skill: its task is free text, the server completes nothing",
+            server.name, prompt.name
+        )));
+    }
     if let Err(error) = check_complete_arguments(&prompt, argument, context) {
         hub.shutdown().await;
         return Err(error);
@@ -1418,7 +1620,9 @@ async fn servers(config: &Config, json: bool) -> Result<ExitCode, CliError> {
                     "serverName": details.server_name,
                     "serverVersion": details.server_version,
                     "capabilities": details.capabilities,
-                    "promptCount": prompts.len(),
+                    "promptCount": prompts.iter().filter(|p| p.skill.is_none()).count(),
+                    "skills": details.skills,
+                    "skillCount": prompts.iter().filter(|p| p.skill.is_some()).count(),
                     "warnings": warnings,
                 });
                 // A served library's files it could not serve (`mcpick serve`).
@@ -1497,6 +1701,13 @@ fn servers_text(rows: &[serde_json::Value]) -> String {
                 out.push_str(&format!("  protocol:     {}\n", field("protocolVersion")));
                 out.push_str(&format!("  capabilities: {}\n", capabilities.join(", ")));
                 out.push_str(&format!("  prompts:      {}\n", row["promptCount"]));
+                if row["skills"].as_bool() == Some(true) {
+                    out.push_str(&format!(
+                        "  skills:       {} (extension {})\n",
+                        row["skillCount"],
+                        crate::mcp::skill_verify::SKILLS_EXTENSION
+                    ));
+                }
                 for warning in row["warnings"].as_array().into_iter().flatten() {
                     out.push_str(&format!(
                         "  warning:      {}\n",
@@ -1532,6 +1743,7 @@ mod tests {
             title: None,
             description: None,
             arguments: Vec::new(),
+            skill: None,
         }
     }
 
@@ -1567,6 +1779,7 @@ mod tests {
                 prompts_list_changed: false,
                 completions: false,
                 resources: false,
+                skills: false,
                 capabilities: json!({}),
                 served_problems: Vec::new(),
             },

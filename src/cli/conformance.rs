@@ -8,7 +8,12 @@
 //! HTTP server, through the same connection and sign-in code: connect (signing in with
 //! OAuth when the server asks, up to [`MAX_SIGN_INS`] times, e.g. for more scopes), list
 //! the prompts and get each one, and, since the suite's servers mostly serve tools, list
-//! the tools and call the first. The scenario name only appears in messages.
+//! the tools and call the first. A server declaring the Skills extension (SEP-2640) has
+//! its skills listed and each one picked as the menu picks it: `SKILL.md` read and
+//! verified, then each supporting file attached and verified; a file that fails is
+//! refused by name and the run fails. The scenario name only appears in messages, but
+//! for `sep-2640-client-no-prefetch`, where the user picks nothing: the skills are only
+//! listed (a host reads no skill file before one is picked).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -118,11 +123,50 @@ async fn work(connection: &Connection) -> Result<(), McpError> {
                 .await?;
         }
     }
+    if details.skills {
+        pick_skills(connection).await?;
+    }
     if details.capabilities.get("tools").is_some() {
         let tools = connection.list_tools().await?;
         if let Some(first) = tools.first() {
             connection.call_tool(first, serde_json::Map::new()).await?;
         }
+    }
+    Ok(())
+}
+
+/// The SEP-2640 part: list the skills; unless the scenario is the one where nothing is
+/// picked, load each with all its supporting files attached, as `mcpick get SERVER/SKILL
+/// --attach …` does.
+async fn pick_skills(connection: &Connection) -> Result<(), McpError> {
+    let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
+    let listed = connection.list_skills_noting().await?;
+    for warning in &listed.warnings {
+        eprintln!("conformance-client: {}", crate::text::one_line(warning));
+    }
+    eprintln!(
+        "conformance-client: {} listed",
+        crate::text::counted(listed.prompts.len(), "skill", "skills")
+    );
+    if scenario.ends_with("no-prefetch") {
+        return Ok(());
+    }
+    for skill in &listed.prompts {
+        let Some(manifest) = skill.skill.as_deref() else {
+            continue;
+        };
+        let attach: Vec<String> = manifest
+            .supporting_files()
+            .into_iter()
+            .map(|(path, _)| path)
+            .collect();
+        let messages = connection.load_skill(manifest, None, &attach).await?;
+        eprintln!(
+            "conformance-client: loaded skill `{}` verified, {} attached",
+            crate::text::one_line(&skill.name),
+            crate::text::counted(attach.len(), "file", "files")
+        );
+        debug_assert!(!messages.messages.is_empty());
     }
     Ok(())
 }

@@ -100,15 +100,17 @@ pub struct Cli {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// List every prompt of every configured server.
+    /// List every prompt and skill (SEP-2640) of every configured server.
     List {
-        /// Print one JSON array (server, name, title, description, arguments).
+        /// Print one JSON array (kind, server, name, title, description, arguments, and
+        /// a skill's manifest).
         #[arg(long)]
         json: bool,
     },
-    /// Fill a prompt and print its messages.
+    /// Fill a prompt, or load a skill (SEP-2640), and print its messages.
     Get {
-        /// The prompt, as SERVER/PROMPT (a bare PROMPT works when one server is configured).
+        /// The prompt or skill, as SERVER/NAME (a bare NAME works when one server is
+        /// configured). A skill is preferred over a prompt of the same name.
         prompt: String,
         /// Arguments as NAME=VALUE (values may hold spaces, newlines and `=`); NAME=@PATH
         /// takes a file's contents, NAME=- standard input (once), NAME=@@… a value starting
@@ -146,6 +148,14 @@ pub enum Command {
         /// says why it cannot).
         #[arg(long)]
         decline: bool,
+        /// A skill's task: a message sent after its instructions (the same as task=TEXT).
+        #[arg(long, value_name = "TEXT")]
+        task: Option<String>,
+        /// A skill's supporting file to attach as an embedded resource, by its path in
+        /// the skill (`references/FORMS.md`) or its URI; verified like SKILL.md (may
+        /// repeat).
+        #[arg(long = "attach", value_name = "PATH")]
+        attach: Vec<String>,
     },
     /// Ask a server to complete a prompt argument.
     Complete {

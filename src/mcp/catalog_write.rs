@@ -181,6 +181,7 @@ mod tests {
             prompts_list_changed: false,
             completions: false,
             resources: false,
+            skills: false,
             served_problems: Vec::new(),
         };
         let mut entry = ServerEntry::new(&config, None, Era::Modern, details);
@@ -197,6 +198,7 @@ mod tests {
                     title: None,
                     description: Some("d".into()),
                     arguments: Vec::new(),
+                    skill: None,
                 })
                 .collect(),
         }]);

@@ -165,6 +165,11 @@ impl ClientHandler for Handler {
         self.list_changed.notify_one();
     }
 
+    // Skills are resources (SEP-2640): a changed resource list may be a changed skill list.
+    async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.list_changed.notify_one();
+    }
+
     /// A legacy server's mid-request `elicitation/create` (declared at the handshake, see
     /// [`client_info`]): put to the user by the `prompts/get` that is waiting
     /// ([`Connection::get_prompt_round`]). With nobody to ask (any other request, or one
@@ -732,7 +737,219 @@ impl Connection {
     /// Every prompt, as [`Connection::list_prompts`], and a warning for each thing left
     /// out: a prompt the server described wrongly (the rest of its page is kept), or the
     /// pages after a cursor the server repeated (the pages before it are kept).
+    ///
+    /// A server that declares the Skills extension (SEP-2640) has its skills listed too
+    /// (`skills/list`), each a [`PromptInfo`] with its manifest in [`PromptInfo::skill`],
+    /// after the prompts; a server without it is asked nothing more. A failing
+    /// `skills/list` is a warning: the prompts are kept.
     pub async fn list_prompts_noting(&self) -> Result<PromptList, McpError> {
+        let mut list = if self.details.prompts || !self.details.skills {
+            self.list_only_prompts().await?
+        } else {
+            PromptList::default()
+        };
+        if self.details.skills {
+            match self.list_skills_noting().await {
+                Ok(skills) => {
+                    list.prompts.extend(skills.prompts);
+                    list.pages.extend(skills.pages);
+                    list.warnings.extend(skills.warnings);
+                }
+                Err(error) if self.details.prompts => list.warnings.push(
+                    self.secrets
+                        .mask(&format!(
+                            "skills/list failed, so the server's skills are not in the menu: {error}"
+                        ))
+                        .into_owned(),
+                ),
+                Err(error) => return Err(error),
+            }
+        }
+        Ok(list)
+    }
+
+    /// Every skill of `skills/list` (SEP-2640), through all pages: an entry that breaks
+    /// the SEP's shape is left out with a warning naming it. Two skills of one name are
+    /// told apart by their paths (`acme/billing/refunds`), as the SEP asks. Reads nothing
+    /// of the skills' files: those are fetched only when one is picked.
+    pub async fn list_skills_noting(&self) -> Result<PromptList, McpError> {
+        let listed = all_pages("skills/list", ["skill", "skills"], |cursor, _| async move {
+            let params = PaginatedRequestParams::default().with_cursor(cursor);
+            let request = rmcp::model::ListSkillsRequest::with_param(params);
+            let page = match self
+                .request("skills/list", ClientRequest::ListSkillsRequest(request))
+                .await?
+            {
+                ServerResult::ListSkillsResult(page) => serde_json::to_value(&page)
+                    .map_err(|e| McpError::Protocol(format!("cannot read skills/list: {e}")))?,
+                ServerResult::CustomResult(custom) if custom.0.get("skills").is_some() => custom.0,
+                other => return Err(unexpected("skills/list", &other)),
+            };
+            let Some(entries) = page.get("skills").and_then(|s| s.as_array()) else {
+                return Err(McpError::Protocol(
+                    "skills/list answered without a `skills` list".into(),
+                ));
+            };
+            let mut items = Vec::new();
+            let mut skipped = Vec::new();
+            for (at, entry) in entries.iter().enumerate() {
+                match super::skill_verify::read_entry(entry) {
+                    Ok(manifest) => items.push(manifest),
+                    Err(why) => {
+                        skipped.push(format!("left out skill {} of skills/list: {why}", at + 1))
+                    }
+                }
+            }
+            let ttl = page.get("ttlMs").and_then(serde_json::Value::as_i64);
+            let scope = match page.get("cacheScope").and_then(|s| s.as_str()) {
+                Some("public") => Some(Scope::Public),
+                Some("private") => Some(Scope::Private),
+                _ => None,
+            };
+            Ok(Page {
+                hints: self.hints(ttl.map(|t| t.max(0) as u64), scope),
+                items,
+                skipped,
+                next: page
+                    .get("nextCursor")
+                    .and_then(|c| c.as_str())
+                    .map(str::to_string),
+            })
+        })
+        .await?;
+        let names = super::skill_verify::menu_names(&listed.items);
+        let prompts = listed
+            .items
+            .into_iter()
+            .zip(names)
+            .map(|(manifest, name)| self.skill_info(manifest, name))
+            .collect();
+        Ok(PromptList {
+            pages: listed.pages,
+            prompts,
+            warnings: listed
+                .warnings
+                .into_iter()
+                .map(|w| self.secrets.mask(&w).into_owned())
+                .collect(),
+        })
+    }
+
+    /// The entry of the skill whose `SKILL.md` is `uri` (`skills/get`), listed or not: a
+    /// skill given only by its URI is verified and loaded as a listed one is (the SEP). A
+    /// server without the extension is asked nothing.
+    pub async fn skill_by_uri(&self, uri: &str) -> Result<PromptInfo, McpError> {
+        if !self.details.skills {
+            return Err(McpError::Protocol(format!(
+                "the server does not declare the Skills extension ({}), so it serves no \
+                 skill {uri}",
+                super::skill_verify::SKILLS_EXTENSION
+            )));
+        }
+        let request =
+            rmcp::model::GetSkillRequest::new(rmcp::model::GetSkillRequestParams::new(uri));
+        let value = match self
+            .request("skills/get", ClientRequest::GetSkillRequest(request))
+            .await?
+        {
+            ServerResult::GetSkillResult(result) => serde_json::to_value(&result)
+                .map_err(|e| McpError::Protocol(format!("cannot read skills/get: {e}")))?,
+            ServerResult::CustomResult(custom) if custom.0.get("skill").is_some() => custom.0,
+            other => return Err(unexpected("skills/get", &other)),
+        };
+        let entry = value.get("skill").cloned().unwrap_or_default();
+        let manifest = super::skill_verify::read_entry(&entry).map_err(|why| {
+            McpError::Protocol(
+                self.secrets
+                    .mask(&format!("skills/get: {why}"))
+                    .into_owned(),
+            )
+        })?;
+        if manifest.uri != uri {
+            return Err(McpError::Protocol(format!(
+                "skills/get for {uri} answered the entry of {}",
+                crate::text::one_line(&manifest.uri)
+            )));
+        }
+        let name = manifest.name().to_string();
+        Ok(self.skill_info(manifest, name))
+    }
+
+    /// A skill as a menu entry: named by its front matter, with one optional argument,
+    /// the task sent after its instructions.
+    fn skill_info(&self, manifest: super::skill_verify::SkillManifest, name: String) -> PromptInfo {
+        PromptInfo {
+            server: self.name.clone(),
+            name,
+            title: None,
+            description: self.mask(Some(manifest.description().to_string())),
+            arguments: vec![PromptArg {
+                name: super::skill_verify::TASK_ARGUMENT.to_string(),
+                title: Some("Task".to_string()),
+                description: Some(
+                    "what to apply the skill to, sent after its instructions (empty: none)"
+                        .to_string(),
+                ),
+                required: false,
+            }],
+            skill: Some(Box::new(manifest)),
+        }
+    }
+
+    /// Loads a picked skill: reads its `SKILL.md` (`resources/read`), checks its size,
+    /// digest and front matter against `manifest`, then reads and checks each file of
+    /// `attach` (paths relative to the skill's root, or URIs; only files the manifest
+    /// lists are read). The messages: the instructions, the files as embedded
+    /// resources, then `task` if not empty. A file that fails is refused by name, and
+    /// nothing of the skill is returned.
+    pub async fn load_skill(
+        &self,
+        manifest: &super::skill_verify::SkillManifest,
+        task: Option<&str>,
+        attach: &[String],
+    ) -> Result<PromptMessages, McpError> {
+        use super::skill_verify as skill;
+        let refused = |error: skill::SkillCheckError| McpError::Protocol(error.advice());
+        // An unlisted attachment is refused before anything is read.
+        let attach_uris: Vec<String> = attach.iter().map(|p| manifest.resolve(p)).collect();
+        for uri in &attach_uris {
+            if manifest.files.is_some() && manifest.file(uri).is_none() {
+                return Err(refused(
+                    skill::verify_file(manifest, uri, &[]).expect_err("unlisted"),
+                ));
+            }
+        }
+        let contents = self.read_resource(&manifest.uri).await?;
+        let bytes = skill::resource_bytes(&manifest.uri, &contents).map_err(refused)?;
+        let (text, verification) = skill::verify_skill_md(manifest, &bytes).map_err(refused)?;
+        let mut attachments = Vec::new();
+        for uri in &attach_uris {
+            let contents = self.read_resource(uri).await?;
+            let bytes = skill::resource_bytes(uri, &contents).map_err(refused)?;
+            let verification = skill::verify_file(manifest, uri, &bytes).map_err(refused)?;
+            let resource = contents
+                .iter()
+                .find(|c| matches!(c, EmbeddedResource::Text { uri: u, .. } | EmbeddedResource::Blob { uri: u, .. } if u == uri))
+                .or(contents.first())
+                .cloned()
+                .ok_or_else(|| McpError::Protocol(format!("{uri}: resources/read sent nothing")))?;
+            attachments.push(skill::Attachment {
+                resource,
+                verification,
+            });
+        }
+        let messages =
+            skill::skill_messages(&self.name, manifest, &text, verification, attachments, task);
+        // Verified on the bytes as sent; config secrets a server echoes are masked in what
+        // is shown and exported, as in a prompt's messages.
+        let mut value = serde_json::to_value(&messages)
+            .map_err(|e| McpError::Protocol(format!("cannot read the skill's messages: {e}")))?;
+        self.secrets.mask_json(&mut value);
+        read_messages(value)
+    }
+
+    /// The prompts of `prompts/list`, through all pages (see [`Connection::list_prompts_noting`]).
+    async fn list_only_prompts(&self) -> Result<PromptList, McpError> {
         let listed = all_pages(
             "prompts/list",
             ["prompt", "prompts"],
@@ -823,6 +1040,7 @@ impl Connection {
                     required: a.required.unwrap_or(false),
                 })
                 .collect(),
+            skill: None,
         }
     }
 
@@ -2300,6 +2518,10 @@ fn details(
             .unwrap_or(false),
         completions: info.capabilities.completions.is_some(),
         resources: info.capabilities.resources.is_some(),
+        skills: capabilities
+            .pointer("/extensions")
+            .and_then(|e| e.get(super::skill_verify::SKILLS_EXTENSION))
+            .is_some(),
         capabilities,
         served_problems: Vec::new(),
     })
@@ -2592,6 +2814,7 @@ mod tests {
             title: None,
             description: None,
             arguments: Vec::new(),
+            skill: None,
         };
         let now = crate::cache::now_ms();
         let list = PromptList {
@@ -2628,6 +2851,7 @@ mod tests {
             prompts_list_changed: false,
             completions: false,
             resources: false,
+            skills: false,
             served_problems: Vec::new(),
         };
         let info = ServerPeerInfo::new(

@@ -978,10 +978,11 @@ impl Run<'_> {
             }
         };
         let cached = self.cached_list(&connection);
-        // A server without the prompts capability has none to list (and may refuse to).
+        // A server without the prompts capability or the Skills extension has none to list
+        // (and may refuse to).
         let listed = if cached.is_some() {
             None
-        } else if connection.details().prompts {
+        } else if connection.details().prompts || connection.details().skills {
             tokio::select! {
                 result = connection.list_prompts_noting() => Some(result),
                 _ = shutdown.cancelled() => return self.closing(connection, Ended::Shutdown).await,
@@ -1084,7 +1085,8 @@ impl Run<'_> {
             return None;
         }
         let entry = held.entry.as_ref()?;
-        if entry.era != connection.era() || !connection.details().prompts {
+        let details = connection.details();
+        if entry.era != connection.era() || !(details.prompts || details.skills) {
             return None;
         }
         let freshness = entry.freshness(crate::cache::now_ms())?;
@@ -1447,6 +1449,7 @@ mod tests {
             prompts_list_changed: true,
             completions: false,
             resources: false,
+            skills: false,
             served_problems: Vec::new(),
         };
         let mut entry = ServerEntry::new(&config, None, crate::cache::Era::Modern, details);

@@ -17,6 +17,7 @@ pub mod log;
 mod mrtr;
 mod problems;
 mod server;
+pub mod skill_verify;
 pub(crate) mod sse;
 mod tls;
 mod types;
@@ -39,7 +40,7 @@ pub use log::{
 pub use server::{PromptServer, serve_http, serve_stdio};
 pub use tls::{ServeTls, serve_tls};
 pub use types::{
-    Completion, Content, EmbeddedResource, KnownContent, LogLine, MAX_PROBLEMS_LISTED, Message,
-    PROBLEMS_LEFT_OUT_META_KEY, PROBLEMS_META_KEY, PromptArg, PromptInfo, PromptMessages, Role,
-    ServedProblem, ServerDetails, ServerId,
+    Completion, Content, EmbeddedResource, EntryKind, KnownContent, LogLine, MAX_PROBLEMS_LISTED,
+    Message, PROBLEMS_LEFT_OUT_META_KEY, PROBLEMS_META_KEY, PromptArg, PromptInfo, PromptMessages,
+    Role, ServedProblem, ServerDetails, ServerId,
 };

@@ -19,6 +19,10 @@ pub struct PromptInfo {
     pub description: Option<String>,
     /// Its arguments, in the server's order.
     pub arguments: Vec<PromptArg>,
+    /// Set when the entry is a skill (SEP-2640) rather than a prompt: the manifest its
+    /// server listed. A skill is picked by reading its files, not by `prompts/get`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skill: Option<Box<super::skill_verify::SkillManifest>>,
 }
 
 impl PromptInfo {
@@ -30,6 +34,35 @@ impl PromptInfo {
     /// The argument called `name`.
     pub fn argument(&self, name: &str) -> Option<&PromptArg> {
         self.arguments.iter().find(|a| a.name == name)
+    }
+
+    /// What the entry is: a prompt or a skill.
+    pub fn kind(&self) -> EntryKind {
+        if self.skill.is_some() {
+            EntryKind::Skill
+        } else {
+            EntryKind::Prompt
+        }
+    }
+}
+
+/// What a menu entry is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EntryKind {
+    /// An MCP prompt, filled with `prompts/get`.
+    Prompt,
+    /// A skill of the Skills extension (SEP-2640), read with `resources/read`.
+    Skill,
+}
+
+impl EntryKind {
+    /// Its name in `--json` output (`prompt` or `skill`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EntryKind::Prompt => "prompt",
+            EntryKind::Skill => "skill",
+        }
     }
 }
 
@@ -310,6 +343,10 @@ pub struct ServerDetails {
     /// Whether the server declared `resources` (so `resources/read` may work).
     #[serde(default)]
     pub resources: bool,
+    /// Whether the server declared the Skills extension (`io.modelcontextprotocol/skills`
+    /// under `capabilities.extensions`), so `skills/list` may be asked.
+    #[serde(default)]
+    pub skills: bool,
     /// The problems with its prompt files that a served library (`mcpick serve`) reported
     /// on its first `prompts/list` page ([`PROBLEMS_META_KEY`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

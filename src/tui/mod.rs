@@ -551,6 +551,7 @@ impl Runner {
                 prompt,
                 arguments,
                 answers,
+                skill,
             } => {
                 // A server still starting is waited for (the app sends a catalog's prompt
                 // once it is up, so this is short); Esc drops the wait with the task.
@@ -562,6 +563,19 @@ impl Runner {
                         None => None,
                     };
                     let result = match connection {
+                        // A skill: its files read and verified, its task after them.
+                        Some(c) if skill.is_some() => {
+                            let manifest = skill.as_deref().expect("a skill");
+                            let task = arguments
+                                .get(crate::mcp::skill_verify::TASK_ARGUMENT)
+                                .map(String::as_str);
+                            // Supporting files are attached from the review (`o`).
+                            let attach: [String; 0] = [];
+                            match c.load_skill(manifest, task, &attach).await {
+                                Ok(messages) => Ok(crate::mcp::GetOutcome::Messages(messages)),
+                                Err(error) => Err(with_last_words(error, &c)),
+                            }
+                        }
                         Some(c) => match c
                             .get_prompt_round(&prompt, &arguments, answers.as_ref())
                             .await

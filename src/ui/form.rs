@@ -44,10 +44,17 @@ pub(super) fn draw(app: &App, form: &FormState, frame: &mut Frame, main: Rect, t
 
 pub(super) fn draw_header(form: &FormState, frame: &mut Frame, area: Rect, theme: &Theme) {
     let prompt = &form.prompt;
-    let mut lines = vec![Line::from(vec![
+    let mut title = vec![
         Span::styled(one_line(prompt.display_name()), theme.accent()),
         Span::styled(format!("  /{}", one_line(&form.slash_name)), theme.dim()),
-    ])];
+    ];
+    if prompt.skill.is_some() {
+        title.push(Span::styled(
+            format!("  {}", super::picker::SKILL_BADGE),
+            theme.dim(),
+        ));
+    }
+    let mut lines = vec![Line::from(title)];
     if let Some(d) = &prompt.description {
         lines.push(Line::raw(one_line(d)));
     }
@@ -492,7 +499,10 @@ fn draw_footer(app: &App, form: &FormState, frame: &mut Frame, area: Rect, theme
         )
     } else {
         Line::styled(
-            if form.fields.is_empty() {
+            if form.prompt.skill.is_some() {
+                "Enter reads and verifies the skill's SKILL.md, then sends the task after it \
+                 (empty: no task)"
+            } else if form.fields.is_empty() {
                 "Enter fetches the prompt."
             } else {
                 "* required · Enter on the last field (or Ctrl-S) fetches the prompt"

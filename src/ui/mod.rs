@@ -11,6 +11,8 @@ mod review;
 mod theme;
 
 #[cfg(test)]
+mod skill_tests;
+#[cfg(test)]
 mod tests;
 
 use ratatui::Frame;

@@ -234,6 +234,12 @@ fn draw_list(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
         entries().map(|e| crate::text::width(&one_line(&e.command()))),
         width,
     );
+    // Skills carry a badge in a column of their own after the command.
+    let kind_width = if entries().any(|e| e.prompt.skill.is_some()) {
+        SKILL_BADGE.len() + 2
+    } else {
+        0
+    };
     let title_of = |prompt: &PromptInfo| {
         prompt
             .title
@@ -247,7 +253,7 @@ fn draw_list(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
         .map(|e| crate::text::width(&title_of(&e.prompt)))
         .max()
         .unwrap_or(0)
-        .min(width.saturating_sub(command_width + args_width + 6));
+        .min(width.saturating_sub(command_width + kind_width + args_width + 6));
     let mut lines = Vec::with_capacity(height);
     for row in &visible {
         let rank = match row {
@@ -277,6 +283,14 @@ fn draw_list(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
         spans.extend(highlighted(&command, &positions, usize::MAX, base, theme));
         let pad = command_width.saturating_sub(shown_width) + 2;
         spans.push(Span::styled(" ".repeat(pad), base));
+        if kind_width > 0 {
+            if prompt.skill.is_some() {
+                spans.push(Span::styled(SKILL_BADGE, base.patch(theme.accent())));
+                spans.push(Span::styled("  ", base));
+            } else {
+                spans.push(Span::styled(" ".repeat(kind_width), base));
+            }
+        }
         // The title, when there is one that says more than the name.
         let overflow = shown_width.saturating_sub(command_width);
         let row_title_width = title_width.saturating_sub(overflow);
@@ -448,8 +462,15 @@ fn draw_details(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
         return;
     };
     let prompt = &entry.prompt;
+    let mut name = vec![Span::styled(
+        one_line(prompt.display_name()),
+        theme.accent(),
+    )];
+    if prompt.skill.is_some() {
+        name.push(Span::styled(format!("  {SKILL_BADGE}"), theme.dim()));
+    }
     let mut lines = vec![
-        Line::styled(one_line(prompt.display_name()), theme.accent()),
+        Line::from(name),
         Line::styled(format!("/{}", one_line(&entry.slash_name)), theme.dim()),
     ];
     if let Some(line) = catalog_line(app, &prompt.server, theme) {
@@ -468,6 +489,9 @@ fn draw_details(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
                 .lines()
                 .map(|l| Line::raw(l.to_string())),
         );
+    }
+    if let Some(skill) = &prompt.skill {
+        skill_details(skill, &mut lines, theme);
     }
     if !prompt.arguments.is_empty() {
         lines.push(Line::raw(""));
@@ -492,6 +516,59 @@ fn draw_details(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
             .block(block),
         area,
     );
+}
+
+/// The badge of a skill's row, in the title column.
+pub(super) const SKILL_BADGE: &str = "[skill]";
+
+/// A skill's part of the details: where it is, its front matter, and its manifest's
+/// files (nothing of them is read before the skill is picked).
+fn skill_details(
+    skill: &crate::mcp::skill_verify::SkillManifest,
+    lines: &mut Vec<Line<'_>>,
+    theme: &Theme,
+) {
+    lines.push(Line::raw(""));
+    lines.push(Line::styled(
+        format!("Skill (SEP-2640) at {}", one_line(&skill.uri)),
+        theme.dim(),
+    ));
+    lines.push(Line::styled("Front matter", theme.dim()));
+    for (key, value) in &skill.frontmatter {
+        let shown = match value {
+            serde_json::Value::String(text) => text.clone(),
+            other => other.to_string(),
+        };
+        lines.push(Line::from(vec![
+            Span::styled(format!("  {}: ", one_line(key)), theme.dim()),
+            Span::raw(one_line(&shown)),
+        ]));
+    }
+    match &skill.files {
+        Some(files) => {
+            lines.push(Line::styled(
+                format!(
+                    "Files ({}; each verified when read)",
+                    crate::text::counted(files.len(), "file", "files")
+                ),
+                theme.dim(),
+            ));
+            for file in files {
+                let size = file
+                    .size
+                    .map(|s| format!("  {}", crate::text::counted(s as usize, "byte", "bytes")))
+                    .unwrap_or_default();
+                lines.push(Line::raw(format!(
+                    "  {}{size}",
+                    one_line(&skill.relative(&file.uri))
+                )));
+            }
+        }
+        None => lines.push(Line::styled(
+            "Files: not listed (a dynamic skill: it cannot be verified)",
+            theme.busy(),
+        )),
+    }
 }
 
 /// Where the selected prompt's row came from, when not from a list fetched now: the

@@ -22,8 +22,8 @@ trap 'rm -rf "$work"' EXIT
 #   authorization code flow.
 #   auth/dpop, auth/dpop-nonce: extension; rmcp has no DPoP.
 #   tools_call, elicitation-sep1034-client-defaults, sep-2322-client-request-state,
-#   http-custom-headers, http-invalid-tool-headers, json-schema-*, sep-2640-*: about tools,
-#   elicitation or skills, not a prompts host.
+#   http-custom-headers, http-invalid-tool-headers, json-schema-*: about tools or
+#   elicitation, not a prompts host.
 default_cases=(
     initialize
     http-standard-headers
@@ -72,6 +72,12 @@ default_cases=(
     auth/token-endpoint-auth-post@2026-07-28
     auth/token-endpoint-auth-none@2026-07-28
     auth/pre-registration@2026-07-28
+    # Skills (SEP-2640): the host lists skills without reading their files, and refuses a
+    # picked skill whose SKILL.md fails its digest, size or front matter check.
+    sep-2640-client-no-prefetch
+    sep-2640-client-verify-digest
+    sep-2640-client-verify-size
+    sep-2640-client-verify-frontmatter
     # The 2025-03-26 back-compat scenarios on their own wire too.
     auth/2025-03-26-oauth-metadata-backcompat@2025-03-26
     auth/2025-03-26-oauth-endpoint-fallback@2025-03-26
@@ -85,6 +91,11 @@ required_checks() {
     case "$1" in
         initialize) echo "mcp-client-initialization" ;;
         http-standard-headers) echo "ClientMcpMethodHeader_prompts_list ClientMcpMethodHeader_prompts_get ClientMcpNameHeader_prompts_get" ;;
+        # A client that never lists or never reads would have these SKIPPED or untestable.
+        sep-2640-client-no-prefetch) echo "sep-2640-host-no-prefetch" ;;
+        sep-2640-client-verify-digest) echo "sep-2640-host-verify-digest" ;;
+        sep-2640-client-verify-size) echo "sep-2640-host-size-mismatch-failure" ;;
+        sep-2640-client-verify-frontmatter) echo "sep-2640-host-frontmatter-comparison" ;;
         *) ;;
     esac
 }
