@@ -196,6 +196,7 @@ fn prompt(server: &str, i: usize, rng: &mut Lcg) -> PromptInfo {
         description: Some(sentence(rng, 60, 150)),
         arguments,
         skill: None,
+        mirrors_skill: None,
     }
 }
 

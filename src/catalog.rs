@@ -270,6 +270,7 @@ mod tests {
             description: Some(description.into()),
             arguments: Vec::new(),
             skill: None,
+            mirrors_skill: None,
         }
     }
 

@@ -583,6 +583,7 @@ fn entry_for(config: &config::ServerConfig, era: Era, ttl_ms: u64, names: &[&str
                 description: None,
                 arguments: Vec::new(),
                 skill: None,
+                mirrors_skill: None,
             })
             .collect(),
     }]);

@@ -438,24 +438,129 @@ fn a_bad_skill_folder_is_reported_and_the_rest_is_served() {
 /// `served:review`.
 #[test]
 fn a_prompts_only_client_gets_the_skill_as_a_prompt() {
+    // The official Python SDK's client, which knows prompts and nothing of skills.
+    const CLIENT: &str = r#"
+import asyncio, json, sys
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+async def main():
+    server = StdioServerParameters(command=sys.argv[1], args=["serve", sys.argv[2]])
+    async with stdio_client(server) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            listed = await session.list_prompts()
+            got = await session.get_prompt("review", {"arguments": "PR 7"})
+            print(json.dumps({
+                "prompts": [p.name for p in listed.prompts],
+                "description": next(p.description for p in listed.prompts if p.name == "review"),
+                "text": got.messages[0].content.text,
+            }))
+
+asyncio.run(main())
+"#;
     let folder = skill_folder();
-    let sandbox = Sandbox::new(&mcpick_serve("served", &[&folder.path().to_string_lossy()]));
-    let listed = success(&sandbox.mcpick(&["list", "--json"]));
-    let listed: Value = serde_json::from_str(&listed).unwrap();
-    let review = listed
+    let output = Command::new(python())
+        .args(["-c", CLIENT, env!("CARGO_BIN_EXE_mcpick")])
+        .arg(folder.path())
+        .output()
+        .expect("run the Python SDK client");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let seen: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let mut prompts: Vec<&str> = seen["prompts"]
         .as_array()
         .unwrap()
         .iter()
-        .find(|p| p["server"] == "served" && p["name"] == "review")
-        .unwrap_or_else(|| panic!("no served review: {listed}"));
+        .map(|p| p.as_str().unwrap())
+        .collect();
+    prompts.sort();
+    assert_eq!(prompts, ["hello", "review"], "{seen}");
     assert_eq!(
-        review["description"],
+        seen["description"],
         "Review a change against the team checklist"
     );
-    let out =
-        success(&sandbox.mcpick(&["get", "served/review", "arguments=PR 7", "--format", "text"]));
+    assert_eq!(seen["text"], "Review PR 7 against references/checklist.md.");
+}
+
+/// A sandbox whose server `served` is `mcpick serve` on `folder`, over stdio.
+fn served_sandbox(folder: &Path) -> Sandbox {
+    let sandbox = Sandbox::new("");
+    let config = mcpick_serve("served", &[folder.to_str().unwrap()]);
+    std::fs::write(sandbox.config(), config).unwrap();
+    sandbox
+}
+
+#[test]
+fn a_served_skill_folder_is_one_skill_entry_to_mcpick_and_get_verifies_it() {
+    let folder = skill_folder();
+    let sandbox = served_sandbox(folder.path());
+    let json: Value = serde_json::from_str(&success(&sandbox.mcpick(&["list", "--json"]))).unwrap();
+    let entries: Vec<(&str, &str)> = json
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["name"].as_str().unwrap(), e["kind"].as_str().unwrap()))
+        .collect();
+    // The prompt mcpick serve also lists for prompts-only hosts is not a second row.
+    assert_eq!(
+        entries,
+        [("hello", "prompt"), ("review", "skill")],
+        "{json}"
+    );
+    let text = success(&sandbox.mcpick(&["list"]));
     assert!(
-        out.contains("Review PR 7 against references/checklist.md."),
+        text.lines()
+            .any(|l| l.starts_with("served/review") && l.contains("(skill)")),
+        "{text}"
+    );
+
+    let out = success(&sandbox.mcpick(&[
+        "get",
+        "served/review",
+        "--task",
+        "the parser change",
+        "--attach",
+        "references/checklist.md",
+        "--format",
+        "text",
+    ]));
+    assert!(
+        out.contains("Review $ARGUMENTS against references/checklist.md."),
+        "{out}"
+    );
+    assert!(out.contains("the parser change"), "{out}");
+    assert!(
+        out.contains("- tests"),
+        "the attached file is in the export: {out}"
+    );
+
+    let servers = success(&sandbox.mcpick(&["servers"]));
+    assert!(
+        servers
+            .lines()
+            .any(|l| l.trim_start().starts_with("skills:") && l.contains(" 1 (")),
+        "{servers}"
+    );
+}
+
+#[test]
+fn an_edited_skill_is_loaded_as_it_is_now_not_refused_nor_stale() {
+    let folder = skill_folder();
+    let sandbox = served_sandbox(folder.path());
+    success(&sandbox.mcpick(&["list"]));
+    // Changed after the listing the catalog cache holds: the old digest no longer fits.
+    write(
+        folder.path(),
+        "skills/review/SKILL.md",
+        &REVIEW.replace("against", "line by line against"),
+    );
+    let out = success(&sandbox.mcpick(&["get", "served/review", "--format", "text"]));
+    assert!(
+        out.contains("Review $ARGUMENTS line by line against"),
         "{out}"
     );
 }

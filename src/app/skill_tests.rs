@@ -48,6 +48,7 @@ pub(crate) fn skill(
             frontmatter,
             files: Some(listed),
         })),
+        mirrors_skill: None,
     }
 }
 

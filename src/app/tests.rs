@@ -37,6 +37,7 @@ pub(crate) fn prompt(server: &str, name: &str, args: Vec<PromptArg>) -> PromptIn
         description: Some(format!("{name} does things")),
         arguments: args,
         skill: None,
+        mirrors_skill: None,
     }
 }
 

@@ -24,6 +24,7 @@ fn prompt(name: &str) -> PromptInfo {
             required: true,
         }],
         skill: None,
+        mirrors_skill: None,
     }
 }
 

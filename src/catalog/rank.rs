@@ -624,6 +624,7 @@ mod tests {
             description: Some(description.into()),
             arguments: Vec::new(),
             skill: None,
+            mirrors_skill: None,
         })
     }
 
@@ -664,6 +665,7 @@ mod tests {
                         description: Some(description),
                         arguments: Vec::new(),
                         skill: None,
+                        mirrors_skill: None,
                     })
                 })
                 .collect();

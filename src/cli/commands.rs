@@ -1744,6 +1744,7 @@ mod tests {
             description: None,
             arguments: Vec::new(),
             skill: None,
+            mirrors_skill: None,
         }
     }
 

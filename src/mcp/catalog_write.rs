@@ -199,6 +199,7 @@ mod tests {
                     description: Some("d".into()),
                     arguments: Vec::new(),
                     skill: None,
+                    mirrors_skill: None,
                 })
                 .collect(),
         }]);

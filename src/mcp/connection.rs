@@ -754,6 +754,7 @@ impl Connection {
                     list.prompts.extend(skills.prompts);
                     list.pages.extend(skills.pages);
                     list.warnings.extend(skills.warnings);
+                    drop_skill_mirrors(&mut list);
                 }
                 Err(error) if self.details.prompts => list.warnings.push(
                     self.secrets
@@ -893,6 +894,7 @@ impl Connection {
                 required: false,
             }],
             skill: Some(Box::new(manifest)),
+            mirrors_skill: None,
         }
     }
 
@@ -1041,6 +1043,12 @@ impl Connection {
                 })
                 .collect(),
             skill: None,
+            mirrors_skill: prompt
+                .meta
+                .as_ref()
+                .and_then(|meta| meta.get(super::types::SKILL_PROMPT_META_KEY))
+                .and_then(serde_json::Value::as_str)
+                .map(str::to_owned),
         }
     }
 
@@ -2170,6 +2178,37 @@ pub struct PromptList {
     pub pages: Vec<(Hints, usize)>,
 }
 
+/// Leaves out each prompt that is only another way to a skill listed beside it (`mcpick
+/// serve` lists a skill folder both as a SEP-2640 skill and as a prompt, marking the
+/// prompt with its skill's URI), so the menu has the one entry once, as the skill; each
+/// page's count follows. A prompt of a skill's name without that mark stays.
+fn drop_skill_mirrors(list: &mut PromptList) {
+    let skills: std::collections::HashSet<String> = list
+        .prompts
+        .iter()
+        .filter_map(|p| p.skill.as_ref().map(|s| s.uri.clone()))
+        .collect();
+    let mirrors = |prompt: &PromptInfo| {
+        prompt.skill.is_none()
+            && prompt
+                .mirrors_skill
+                .as_ref()
+                .is_some_and(|uri| skills.contains(uri))
+    };
+    if !list.prompts.iter().any(mirrors) {
+        return;
+    }
+    let mut rest = std::mem::take(&mut list.prompts).into_iter();
+    let mut kept = Vec::with_capacity(rest.len());
+    for (_, count) in &mut list.pages {
+        let before = kept.len();
+        kept.extend(rest.by_ref().take(*count).filter(|p| !mirrors(p)));
+        *count = kept.len() - before;
+    }
+    kept.extend(rest.filter(|p| !mirrors(p)));
+    list.prompts = kept;
+}
+
 impl PromptList {
     /// The list as the catalog keeps it: page by page, each with its hints.
     pub fn catalog_pages(&self) -> Vec<PromptPage> {
@@ -2815,6 +2854,7 @@ mod tests {
             description: None,
             arguments: Vec::new(),
             skill: None,
+            mirrors_skill: None,
         };
         let now = crate::cache::now_ms();
         let list = PromptList {

@@ -23,6 +23,11 @@ pub struct PromptInfo {
     /// server listed. A skill is picked by reading its files, not by `prompts/get`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skill: Option<Box<super::skill_verify::SkillManifest>>,
+    /// For a prompt that says it is a skill folder's, as `mcpick serve` marks one
+    /// ([`SKILL_PROMPT_META_KEY`]): the `SKILL.md` URI of that skill. Used only while
+    /// listing, to show the two once; never kept.
+    #[serde(skip)]
+    pub mirrors_skill: Option<String>,
 }
 
 impl PromptInfo {
