@@ -123,9 +123,16 @@ fn a_warm_get_on_mcpick_serve_sends_only_prompts_get() {
     std::fs::write(sandbox.config(), teed("lib", &wire, &serve)).unwrap();
     let get = ["get", "lib/commit-message", "diff=+fix", "--format", "text"];
     let cold = success(&sandbox.mcpick(&get));
+    // mcpick serve declares the Skills extension (it serves skill folders), so a cold list
+    // asks for its skills too.
     assert_eq!(
         sent_methods(&wire),
-        ["server/discover", "prompts/list", "prompts/get"]
+        [
+            "server/discover",
+            "prompts/list",
+            "skills/list",
+            "prompts/get"
+        ]
     );
     wait_for_entry(&sandbox, "lib", |e| e.pages.is_some());
     let warm = success(&sandbox.mcpick(&get));

@@ -41,14 +41,22 @@ impl Served {
     }
 
     /// Everything the server wrote to its log file.
-    fn log(&self) -> String {
-        let mut text = String::new();
-        for entry in walk(self.home.path()) {
-            if entry.extension().is_some_and(|e| e == "log") {
-                text.push_str(&std::fs::read_to_string(&entry).unwrap_or_default());
+    /// The server's log files, once they hold `wanted` (the log is written off the
+    /// request's path, so its last lines may take a moment), or as they are after 10 s.
+    fn log_holding(&self, wanted: &str) -> String {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        loop {
+            let mut text = String::new();
+            for entry in walk(self.home.path()) {
+                if entry.extension().is_some_and(|e| e == "log") {
+                    text.push_str(&std::fs::read_to_string(&entry).unwrap_or_default());
+                }
             }
+            if text.contains(wanted) || std::time::Instant::now() > deadline {
+                return text;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
         }
-        text
     }
 }
 
@@ -284,12 +292,60 @@ fn with_a_token_file_only_requests_carrying_the_token_are_answered() {
     assert!(banner.contains("bearer token required"), "{banner}");
     assert!(!banner.contains(TOKEN), "{banner}");
     // Even at trace level, the log has who knocked but never the token.
-    let log = server.log();
+    let log = server.log_holding("refused an HTTP request without the bearer token");
     assert!(
         log.contains("refused an HTTP request without the bearer token"),
         "{log}"
     );
     assert!(!log.contains(TOKEN), "the token is in the log:\n{log}");
+}
+
+#[test]
+fn mcpick_as_a_client_says_a_wrong_team_token_is_wrong_not_a_sign_in() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = secret_file(dir.path(), "token", &format!("{TOKEN}\n"), 0o600);
+    let server = serve(
+        "127.0.0.1:0",
+        &["--auth-token-file", file.to_str().unwrap()],
+        &[],
+    );
+    let home = tempfile::tempdir().unwrap();
+    let config = home.path().join("config.toml");
+    let write_config = |token: &str| {
+        std::fs::write(
+            &config,
+            format!(
+                "[servers.team]\nurl = \"{}\"\nheaders = {{ Authorization = \"Bearer {token}\" }}\n",
+                server.url
+            ),
+        )
+        .unwrap();
+    };
+    let list = || {
+        let mut command = mcpick(home.path(), &["list"], &[]);
+        command.env("MCPICK_CONFIG", &config).stdout(Stdio::piped());
+        command.output().unwrap()
+    };
+
+    write_config("not-the-token");
+    let refused = list();
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert_ne!(refused.status.code(), Some(0), "{said}");
+    assert!(
+        said.contains("`team` refused the token in its `Authorization` header"),
+        "{said}"
+    );
+    assert!(!said.contains("sign in"), "{said}");
+
+    write_config(TOKEN);
+    let listed = list();
+    assert_eq!(
+        listed.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&listed.stderr)
+    );
+    assert!(String::from_utf8_lossy(&listed.stdout).contains("team/explain-error"));
 }
 
 #[test]

@@ -550,6 +550,11 @@ impl Connection {
                         more_scopes,
                         ..
                     }) => {
+                        if let Some(refused) =
+                            refused_static_token(&config.name, headers, challenge.as_deref())
+                        {
+                            return Err(refused);
+                        }
                         return Err(McpError::SignInRequired {
                             server: config.name.clone(),
                             challenge,
@@ -1926,6 +1931,28 @@ where
             Err(error)
         }
     }
+}
+
+/// A 401 to requests that carried the config's own `Authorization` header, from a server
+/// that offers no OAuth sign-in (its challenge names no `resource_metadata`, as `mcpick
+/// serve --auth-token-file` answers): the token is wrong or stale, and signing in would
+/// not help, so the error says which setting to fix.
+fn refused_static_token(
+    server: &str,
+    headers: &std::collections::BTreeMap<String, String>,
+    challenge: Option<&str>,
+) -> Option<McpError> {
+    let sent = headers
+        .keys()
+        .any(|name| name.eq_ignore_ascii_case("authorization"));
+    let offers_sign_in = challenge.is_some_and(|c| c.contains("resource_metadata"));
+    (sent && !offers_sign_in).then(|| {
+        McpError::Handshake(format!(
+            "`{server}` refused the token in its `Authorization` header (HTTP 401): check \
+             `headers` of `[servers.{server}]` in the config (and the variable it names, if \
+             any); this server offers no sign-in"
+        ))
+    })
 }
 
 /// How long a stdio server gets to answer `server/discover` before it is taken for a
