@@ -1189,14 +1189,7 @@ async fn get(
                 .into(),
         }),
         Ok(Filled::WrongFlag(words)) => Err(CliError::usage(words)),
-        Ok(Filled::Messages(messages)) => {
-            let text = render(&messages, format);
-            write(&text)?;
-            if copy {
-                copy_to_clipboard(config, &text).await?;
-            }
-            Ok(ExitCode::SUCCESS)
-        }
+        Ok(Filled::Messages(messages)) => print_messages(config, &messages, format, copy).await,
         Err(error) => Err(CliError::runtime(format!(
             "{}/{}: {error}",
             server.name, prompt.name
@@ -1243,14 +1236,7 @@ async fn get_skill(
     }
     hub.shutdown().await;
     match result?.map_err(|(error, stderr)| format!("{error}{stderr}")) {
-        Ok(messages) => {
-            let text = render(&messages, format);
-            write(&text)?;
-            if copy {
-                copy_to_clipboard(config, &text).await?;
-            }
-            Ok(ExitCode::SUCCESS)
-        }
+        Ok(messages) => print_messages(config, &messages, format, copy).await,
         Err(error) => Err(CliError::runtime(format!(
             "{}/{}: {error}",
             server.name, prompt.name
@@ -1423,6 +1409,22 @@ async fn fill_answering(
 
 /// `get --copy`: the export on the clipboard by the same route the menu takes, said on
 /// stderr. OSC 52 goes to the controlling terminal (stdout may be a pipe).
+/// What `get` does with the messages it got: prints them in `format`, and puts the same
+/// text on the clipboard with `--copy`.
+async fn print_messages(
+    config: &Config,
+    messages: &crate::mcp::PromptMessages,
+    format: Format,
+    copy: bool,
+) -> Result<ExitCode, CliError> {
+    let text = render(messages, format);
+    write(&text)?;
+    if copy {
+        copy_to_clipboard(config, &text).await?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 async fn copy_to_clipboard(config: &Config, text: &str) -> Result<(), CliError> {
     use crate::export::clipboard;
     let route = clipboard::choose(&clipboard::Environment::detect(), &config.clipboard);

@@ -261,27 +261,7 @@ pub fn page_of<'a, T>(
 
 /// The last segment of a `file://` or `mcpick://builtin/` URI, percent-decoded.
 fn resource_name(uri: &str) -> String {
-    let segment = uri.rsplit('/').next().unwrap_or(uri);
-    let bytes = segment.as_bytes();
-    let mut decoded = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = bytes
-            .get(i + 1..i + 3)
-            .and_then(|h| std::str::from_utf8(h).ok())
-            .and_then(|h| u8::from_str_radix(h, 16).ok());
-        match (bytes[i], hex) {
-            (b'%', Some(byte)) => {
-                decoded.push(byte);
-                i += 3;
-            }
-            (byte, _) => {
-                decoded.push(byte);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&decoded).into_owned()
+    super::skills::decode_segment(uri.rsplit('/').next().unwrap_or(uri))
 }
 
 impl Library {

@@ -539,8 +539,9 @@ pub fn directory(skills: &[SkillDef], uri: &str) -> Option<Vec<DirectoryEntry>> 
     found.then(|| children.into_values().collect())
 }
 
-/// Undoes [`encode_segment`] (for names shown to people).
-fn decode_segment(segment: &str) -> String {
+/// Undoes [`encode_segment`] (for names shown to people), and any `%XX` escape of a URI
+/// segment; a `%` not followed by two hex digits is kept as it is.
+pub(super) fn decode_segment(segment: &str) -> String {
     let bytes = segment.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
