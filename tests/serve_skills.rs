@@ -11,6 +11,7 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
+use common::pty::{ENTER, SERVER_START, STEP, Tui, out_file, read};
 use common::*;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
@@ -563,4 +564,39 @@ fn an_edited_skill_is_loaded_as_it_is_now_not_refused_nor_stale() {
         out.contains("Review $ARGUMENTS line by line against"),
         "{out}"
     );
+}
+
+#[test]
+fn the_menu_of_mcpick_shows_a_served_skill_once_as_a_skill_and_exports_it_verified() {
+    let folder = skill_folder();
+    let sandbox = served_sandbox(folder.path());
+    let out = out_file(&sandbox);
+    let mut tui = Tui::start(&sandbox, &["--output", out.to_str().unwrap()]);
+    tui.wait_for("● served 2", SERVER_START);
+    tui.send("review");
+    let menu = tui.wait_for("/served:review", STEP);
+    let rows: Vec<&str> = menu
+        .lines()
+        .filter(|l| l.trim_start_matches(['▌', ' ']).starts_with("/review"))
+        .collect();
+    assert_eq!(
+        rows.len(),
+        1,
+        "the skill and its prompt are one row:\n{menu}"
+    );
+    assert!(rows[0].contains("[skill]"), "{menu}");
+    assert!(menu.contains("skill://review/SKILL.md"), "{menu}");
+    tui.send(ENTER);
+    tui.wait_for("reads and verifies the skill", STEP);
+    tui.send("the parser change");
+    tui.send(ENTER);
+    tui.wait_for("its size and sha256 digest verified", STEP);
+    tui.send(ENTER);
+    assert_eq!(tui.wait_exit(STEP), 0, "exit code");
+    let exported = read(&out);
+    assert!(
+        exported.contains("Review $ARGUMENTS against references/checklist.md."),
+        "{exported}"
+    );
+    assert!(exported.contains("the parser change"), "{exported}");
 }
