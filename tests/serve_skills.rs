@@ -600,3 +600,18 @@ fn the_menu_of_mcpick_shows_a_served_skill_once_as_a_skill_and_exports_it_verifi
     );
     assert!(exported.contains("the parser change"), "{exported}");
 }
+
+#[test]
+fn an_edited_skill_reaches_an_open_menu_without_a_restart() {
+    let folder = skill_folder();
+    let sandbox = served_sandbox(folder.path());
+    let mut tui = Tui::start(&sandbox, &[]);
+    tui.wait_for("● served 2", SERVER_START);
+    tui.send("review");
+    tui.wait_for(&format!("SKILL.md  {} bytes", REVIEW.len()), STEP);
+    // Only the body changes: the prompts list stays the same, the skill's manifest does
+    // not (a resource list change, which the menu must listen for).
+    let edited = format!("{REVIEW}Then say what you checked.\n");
+    write(folder.path(), "skills/review/SKILL.md", &edited);
+    tui.wait_for(&format!("SKILL.md  {} bytes", edited.len()), STEP);
+}

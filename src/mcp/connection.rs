@@ -616,17 +616,38 @@ impl Connection {
     /// called before the first list, no change can fall between the two. A command that
     /// lists once and exits does without (it would only wait a round trip longer).
     pub async fn watch_list_changes(&mut self) {
-        if self.listener.is_some() || !(self.details.prompts_list_changed && self.is_modern()) {
+        let skills_told = self.skill_changes_told();
+        if self.listener.is_some()
+            || !((self.details.prompts_list_changed || skills_told) && self.is_modern())
+        {
             return;
+        }
+        let mut filter = SubscriptionFilter::builder().prompts_list_changed();
+        if skills_told {
+            filter = filter.resources_list_changed();
         }
         let (subscribed, acknowledged) = tokio::sync::oneshot::channel();
         self.listener = Some(tokio::spawn(listen_for_list_changes(
             self.peer.clone(),
+            filter.build(),
             self.list_changed.clone(),
             self.name.clone(),
             subscribed,
         )));
         let _ = tokio::time::timeout(self.timeout, acknowledged).await;
+    }
+
+    /// Whether a change of the server's skills reaches this client: SEP-2640 has no notice
+    /// of its own, a skill's files are resources, so a server with skills that tells of
+    /// resource list changes tells of skill changes that way (`mcpick serve` does).
+    fn skill_changes_told(&self) -> bool {
+        self.details.skills
+            && self
+                .details
+                .capabilities
+                .pointer("/resources/listChanged")
+                .and_then(serde_json::Value::as_bool)
+                .unwrap_or(false)
     }
 
     /// The server's name in the config.
@@ -2594,14 +2615,15 @@ fn details(
 }
 
 /// On 2026-07-28 servers list changes arrive only on a `subscriptions/listen` stream:
-/// keep one open, re-subscribing with backoff if it drops.
+/// keep one open for `filter` (prompt list changes, and resource list changes where they
+/// tell of skill changes), re-subscribing with backoff if it drops.
 async fn listen_for_list_changes(
     peer: Peer<RoleClient>,
+    filter: SubscriptionFilter,
     notify: Arc<Notify>,
     server: ServerId,
     subscribed: tokio::sync::oneshot::Sender<()>,
 ) {
-    let filter = SubscriptionFilter::builder().prompts_list_changed().build();
     let mut backoff = Duration::from_secs(1);
     let mut first = true;
     let mut subscribed = Some(subscribed);
@@ -2620,14 +2642,17 @@ async fn listen_for_list_changes(
                 }
                 loop {
                     match subscription.next().await {
-                        Ok(Some(ServerNotification::PromptListChangedNotification(_))) => {
+                        Ok(Some(
+                            ServerNotification::PromptListChangedNotification(_)
+                            | ServerNotification::ResourceListChangedNotification(_),
+                        )) => {
                             notify.notify_one();
                         }
                         Ok(Some(_)) => {}
                         Ok(None) | Err(_) => break,
                     }
                 }
-                tracing::info!(%server, end = ?subscription.end(), "prompt subscription ended");
+                tracing::info!(%server, end = ?subscription.end(), "list-change subscription ended");
             }
             Err(error) => tracing::warn!(%server, %error, "subscriptions/listen failed"),
         }
