@@ -679,3 +679,85 @@ fn bad_tls_files_are_refused_at_startup_naming_them() {
         );
     }
 }
+
+#[tokio::test]
+async fn sigterm_over_tls_ends_a_listen_stream_with_its_result_and_exits_0() {
+    let dir = tempfile::tempdir().unwrap();
+    let (cert, key, authority) = certificates(dir.path());
+    let mut server = serve(
+        "127.0.0.1:0",
+        &["--tls-cert", &cert, "--tls-key", &key],
+        &[],
+    );
+    let pem = std::fs::read(&authority).unwrap();
+    let client = reqwest::Client::builder()
+        .tls_certs_only([reqwest::Certificate::from_pem(&pem).unwrap()])
+        .build()
+        .unwrap();
+    let listen = serde_json::json!({
+        "jsonrpc": "2.0", "id": 7, "method": "subscriptions/listen",
+        "params": {
+            "notifications": { "promptsListChanged": true },
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {},
+            },
+        },
+    });
+    let mut response = client
+        .post(&server.url)
+        .header("Content-Type", "application/json")
+        .header("Accept", "application/json, text/event-stream")
+        .header("MCP-Protocol-Version", "2026-07-28")
+        .header("Mcp-Method", "subscriptions/listen")
+        .body(listen.to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    // Read until the stream says it is listening, so the signal finds it open.
+    let mut seen = String::new();
+    read_until(
+        &mut response,
+        &mut seen,
+        "notifications/subscriptions/acknowledged",
+    )
+    .await;
+
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(server.child.id() as i32),
+        nix::sys::signal::Signal::SIGTERM,
+    )
+    .unwrap();
+    // The 2026-07-28 final result of the listen, over the encrypted stream.
+    read_until(&mut response, &mut seen, r#""resultType":"complete""#).await;
+    assert!(seen.contains(r#""id":7"#), "{seen}");
+
+    let deadline = std::time::Instant::now() + Duration::from_secs(15);
+    let status = loop {
+        if let Some(status) = server.child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "still running after SIGTERM"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(status.code(), Some(0));
+}
+
+/// Reads `response`'s body into `seen` until it holds `wanted`; panics if the stream ends
+/// first or stalls for 15 s.
+async fn read_until(response: &mut reqwest::Response, seen: &mut String, wanted: &str) {
+    while !seen.contains(wanted) {
+        let chunk = tokio::time::timeout(Duration::from_secs(15), response.chunk())
+            .await
+            .unwrap_or_else(|_| panic!("no {wanted} within 15 s: {seen}"))
+            .unwrap();
+        let Some(chunk) = chunk else {
+            panic!("the stream ended before {wanted}: {seen}");
+        };
+        seen.push_str(&String::from_utf8_lossy(&chunk));
+    }
+}
