@@ -112,6 +112,19 @@ fn serve(address: &str, args: &[&str], env: &[(&str, &str)]) -> Served {
     }
 }
 
+/// [`serve`] on loopback with `--auth-token-file`, [`TOKEN`] in a file of mode 0600 in
+/// the folder returned (kept for as long as the server runs).
+fn serve_behind_token_file() -> (tempfile::TempDir, Served) {
+    let dir = tempfile::tempdir().unwrap();
+    let file = secret_file(dir.path(), "token", &format!("{TOKEN}\n"), 0o600);
+    let server = serve(
+        "127.0.0.1:0",
+        &["--auth-token-file", file.to_str().unwrap()],
+        &[],
+    );
+    (dir, server)
+}
+
 /// Runs `mcpick serve ARGS…`, which is expected to refuse to start.
 fn refused(args: &[&str], env: &[(&str, &str)]) -> (Option<i32>, String) {
     let home = tempfile::tempdir().unwrap();
@@ -268,13 +281,7 @@ fn assert_challenged(answer: &Answer, wrong_token: bool) {
 
 #[test]
 fn with_a_token_file_only_requests_carrying_the_token_are_answered() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = secret_file(dir.path(), "token", &format!("{TOKEN}\n"), 0o600);
-    let server = serve(
-        "127.0.0.1:0",
-        &["--auth-token-file", file.to_str().unwrap()],
-        &[],
-    );
+    let (_dir, server) = serve_behind_token_file();
     assert!(
         server.url.starts_with("http://127.0.0.1:"),
         "{}",
@@ -302,13 +309,7 @@ fn with_a_token_file_only_requests_carrying_the_token_are_answered() {
 
 #[test]
 fn mcpick_as_a_client_says_a_wrong_team_token_is_wrong_not_a_sign_in() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = secret_file(dir.path(), "token", &format!("{TOKEN}\n"), 0o600);
-    let server = serve(
-        "127.0.0.1:0",
-        &["--auth-token-file", file.to_str().unwrap()],
-        &[],
-    );
+    let (_dir, server) = serve_behind_token_file();
     let home = tempfile::tempdir().unwrap();
     let config = home.path().join("config.toml");
     let write_config = |token: &str| {
@@ -350,13 +351,7 @@ fn mcpick_as_a_client_says_a_wrong_team_token_is_wrong_not_a_sign_in() {
 
 #[test]
 fn health_checks_need_no_token_and_tell_nothing() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = secret_file(dir.path(), "token", &format!("{TOKEN}\n"), 0o600);
-    let server = serve(
-        "127.0.0.1:0",
-        &["--auth-token-file", file.to_str().unwrap()],
-        &[],
-    );
+    let (_dir, server) = serve_behind_token_file();
     let request = format!(
         "GET /healthz HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
         server.authority()

@@ -827,14 +827,8 @@ impl Connection {
                     }
                 }
             }
-            let ttl = page.get("ttlMs").and_then(serde_json::Value::as_i64);
-            let scope = match page.get("cacheScope").and_then(|s| s.as_str()) {
-                Some("public") => Some(Scope::Public),
-                Some("private") => Some(Scope::Private),
-                _ => None,
-            };
             Ok(Page {
-                hints: self.hints(ttl.map(|t| t.max(0) as u64), scope),
+                hints: self.hints_in(page.get("ttlMs"), page.get("cacheScope")),
                 items,
                 skipped,
                 next: page
@@ -1011,14 +1005,8 @@ impl Connection {
                             self.note_served_problems(meta);
                         }
                         let (prompts, skipped) = read_prompts_page(&custom.0, number)?;
-                        let ttl = custom.0.get("ttlMs").and_then(serde_json::Value::as_i64);
-                        let scope = match custom.0.get("cacheScope").and_then(|s| s.as_str()) {
-                            Some("public") => Some(Scope::Public),
-                            Some("private") => Some(Scope::Private),
-                            _ => None,
-                        };
                         Ok(Page {
-                            hints: self.hints(ttl.map(|t| t.max(0) as u64), scope),
+                            hints: self.hints_in(custom.0.get("ttlMs"), custom.0.get("cacheScope")),
                             items: prompts.into_iter().map(|p| self.prompt_info(p)).collect(),
                             skipped,
                             next: custom
@@ -1048,6 +1036,22 @@ impl Connection {
     /// (its era has none: stale at once, private), whatever it sent.
     fn hints(&self, ttl_ms: Option<u64>, scope: Option<Scope>) -> Option<Hints> {
         self.is_modern().then(|| Hints::now(ttl_ms, scope))
+    }
+
+    /// [`Connection::hints`] from a page the SDK could not type: its raw `ttlMs` (a negative
+    /// one is 0) and `cacheScope` (anything but `public`/`private` is none given).
+    fn hints_in(
+        &self,
+        ttl_ms: Option<&serde_json::Value>,
+        cache_scope: Option<&serde_json::Value>,
+    ) -> Option<Hints> {
+        let ttl = ttl_ms.and_then(serde_json::Value::as_i64);
+        let scope = match cache_scope.and_then(|s| s.as_str()) {
+            Some("public") => Some(Scope::Public),
+            Some("private") => Some(Scope::Private),
+            _ => None,
+        };
+        self.hints(ttl.map(|t| t.max(0) as u64), scope)
     }
 
     /// mcpick's view of a prompt, the server's texts masked.

@@ -68,19 +68,9 @@ impl PromptServer {
         self
     }
 
-    /// The `prompts/list` page at `cursor` (the first page lists the load problems too);
-    /// `modern` for a 2026-07-28 client. Shared by the SDK's handler and
-    /// [`super::http_fast`], so both answer alike.
-    pub(super) fn prompts_page(
-        &self,
-        cursor: Option<&str>,
-        modern: bool,
-    ) -> Result<ListPromptsResult, ErrorData> {
-        self.prompts_page_of(&self.library.current(), cursor, modern)
-    }
-
-    /// [`PromptServer::prompts_page`] of this `library` (one taken from
-    /// [`PromptServer::library_now`]).
+    /// The `prompts/list` page of `library` (one taken from [`PromptServer::library_now`])
+    /// at `cursor` (the first page lists the load problems too); `modern` for a 2026-07-28
+    /// client. Shared by the SDK's handler and [`super::http_fast`], so both answer alike.
     pub(super) fn prompts_page_of(
         &self,
         library: &Library,
@@ -119,7 +109,7 @@ impl PromptServer {
 
     /// The `prompts/get` result: the prompt filled with the request's arguments (a value
     /// that is not a string is filled in as its JSON text); `modern` as for
-    /// [`PromptServer::prompts_page`].
+    /// [`PromptServer::prompts_page_of`].
     pub(super) fn filled_prompt(
         &self,
         request: GetPromptRequestParams,
@@ -386,7 +376,7 @@ impl ServerHandler for PromptServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
         let cursor = request.as_ref().and_then(|r| r.cursor.as_deref());
-        self.prompts_page(cursor, is_modern(&context))
+        self.prompts_page_of(&self.library.current(), cursor, is_modern(&context))
     }
 
     async fn discover(
