@@ -32,7 +32,7 @@ pub(super) fn load_config(config_path: Option<&Path>) -> Result<Config, CliError
 pub(super) fn load_config_quietly(
     config_path: Option<&Path>,
 ) -> Result<(Config, Option<String>), CliError> {
-    let mut config = config::load(config_path).map_err(|e| CliError::runtime(e.to_string()))?;
+    let mut config = config::load(config_path).map_err(|e| CliError::config(e.to_string()))?;
     let mut note = None;
     if config.path.is_none() {
         let exe = std::env::current_exe().map_err(|e| {

@@ -338,6 +338,16 @@ impl CliError {
         }
     }
 
+    /// A config that cannot be used: unreadable, not TOML, or wrong in what it says (exit
+    /// 2, as a usage error: nothing runs until the user changes it; 1 is kept for "nothing
+    /// matched" and what servers did).
+    pub fn config(message: impl Into<String>) -> Self {
+        CliError {
+            code: 2,
+            message: message.into(),
+        }
+    }
+
     /// A runtime error (exit 1).
     pub fn runtime(message: impl Into<String>) -> Self {
         CliError {

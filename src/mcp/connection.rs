@@ -583,7 +583,14 @@ impl Connection {
         // can never disagree.
         peer.set_response_cache_config(ClientCacheConfig::disabled())
             .await;
-        let details = details(&config.transport, &peer)?;
+        // Every text of the handshake is the server's own: masked here, once, so no
+        // command or screen that shows the details can show a secret.
+        let mut details = details(&config.transport, &peer)?;
+        details.server_name = details.server_name.map(|t| secrets.mask(&t).into_owned());
+        details.server_version = details
+            .server_version
+            .map(|t| secrets.mask(&t).into_owned());
+        secrets.mask_json(&mut details.capabilities);
         let connection = Connection {
             direct: matches!(start, Start::Direct(_)) && remembered,
             name: config.name.clone(),
@@ -693,11 +700,8 @@ impl Connection {
     /// are lost in rmcp's handshake (its `ServerPeerInfo` keeps neither), so it is kept as
     /// stale at once and private: only the one-shot `get` starts from it without asking.
     pub fn catalog_entry(&self, config: &ServerConfig, auth: Option<String>) -> ServerEntry {
-        let mut details = self.details.clone();
-        details.server_name = self.mask(details.server_name);
-        details.server_version = self.mask(details.server_version);
-        self.secrets.mask_json(&mut details.capabilities);
-        let mut entry = ServerEntry::new(config, auth, self.era(), details);
+        // The details were masked when the connection was made.
+        let mut entry = ServerEntry::new(config, auth, self.era(), self.details.clone());
         entry.discover = self
             .peer
             .peer_info()

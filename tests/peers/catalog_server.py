@@ -21,6 +21,8 @@ over the wire.
   API_KEY (env)         when set, repeated in the discover result (instructions, server
                         version) and in every prompt's description, as a leaky server
                         would.
+  --get-delay MS        answer `prompts/get` only after MS milliseconds (-1: never), as a
+                        slow or hung server would.
   --http PORT           serve Streamable HTTP (stateless 2026-07-28, or legacy with a
                         session) on 127.0.0.1:PORT instead of stdio; PORT 0 picks one and
                         prints "listening on http://127.0.0.1:PORT/mcp" on stderr.
@@ -31,6 +33,7 @@ import http.server
 import json
 import os
 import sys
+import time
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--era", default="modern")
@@ -41,6 +44,7 @@ parser.add_argument("--log")
 parser.add_argument("--prompts")
 parser.add_argument("--notify-after-get", action="store_true")
 parser.add_argument("--http", type=int)
+parser.add_argument("--get-delay", type=int, default=0)
 options = parser.parse_args()
 era = options.era
 if options.era_file:
@@ -125,6 +129,10 @@ def answer(request, state):
             return error(-32603, "the list is broken today"), []
         return ok(hints({"prompts": prompts()})), []
     if method == "prompts/get":
+        if options.get_delay < 0:
+            while True:
+                time.sleep(3600)
+        time.sleep(options.get_delay / 1000.0)
         known = {p["name"]: p for p in prompts()}
         name = params.get("name")
         if name not in known:
