@@ -250,11 +250,33 @@ fn http_headers_are_sent_but_their_values_never_shown_or_logged() {
     assert!(!log.contains(secret), "the secret leaked into the log");
 }
 
+/// Every file under `dir`, as text (lossy), with its path: what a secret must not reach.
+fn every_file(dir: &std::path::Path) -> Vec<(std::path::PathBuf, String)> {
+    let mut files = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(folder) = todo.pop() {
+        for entry in std::fs::read_dir(&folder).unwrap().filter_map(Result::ok) {
+            let path = entry.path();
+            if path.is_dir() {
+                todo.push(path);
+            } else if let Ok(bytes) = std::fs::read(&path) {
+                files.push((path, String::from_utf8_lossy(&bytes).into_owned()));
+            }
+        }
+    }
+    files
+}
+
 #[test]
 fn a_server_repeating_its_key_never_gets_it_shown_logged_or_exported() {
+    use common::pty::*;
+    // The server repeats both secrets in every text it sends: its serverInfo name and
+    // version, instructions, capabilities, stderr, log messages, a served problem, a
+    // description, messages and an error.
     let secret = "sk-live-0123456789";
+    let typed = "tok-SECRET-9876";
     let config = format!(
-        "{}env = {{ API_KEY = \"${{MCPICK_TEST_KEY}}\" }}\n",
+        "[inputs.tok]\ndescription = \"Leak token\"\n\n{}env = {{ API_KEY = \"${{MCPICK_TEST_KEY}}\", LEAK_INPUT = \"${{input:tok}}\" }}\n",
         fake("leaky", "leaky")
     );
     let sandbox = Sandbox::new(&config);
@@ -262,28 +284,43 @@ fn a_server_repeating_its_key_never_gets_it_shown_logged_or_exported() {
         sandbox
             .command(args)
             .env("MCPICK_TEST_KEY", secret)
+            .env("MCPICK_INPUT_TOK", typed)
             .env("MCPICK_LOG", "debug")
             .output()
             .unwrap()
     };
+    let mut shown = Vec::new();
+    let mut show = |what: &str, output: &std::process::Output| {
+        shown.push((
+            what.to_string(),
+            format!("{}{}", stdout(output), stderr(output)),
+        ));
+    };
+
     let list = run(&["list", "--json"]);
     assert!(
         stdout(&list).contains("Uses key ‹hidden›"),
         "{}",
         stdout(&list)
     );
+    show("list --json", &list);
+    show("list", &run(&["list"]));
     let got = run(&["get", "leaky/hello"]);
     assert!(
-        stdout(&got).ends_with("Authorization: Bearer ‹hidden›\n"),
+        stdout(&got).ends_with("Authorization: Bearer ‹hidden› ‹hidden›\n"),
         "{}",
         stdout(&got)
     );
-    let json = run(&["get", "leaky/hello", "--format", "openai"]);
-    assert!(
-        stdout(&json).contains("Bearer ‹hidden›"),
-        "{}",
-        stdout(&json)
-    );
+    show("get", &got);
+    for format in ["openai", "anthropic", "mcp-json", "text"] {
+        let json = run(&["get", "leaky/hello", "--format", format]);
+        assert!(
+            stdout(&json).contains("Bearer ‹hidden›"),
+            "{format}: {}",
+            stdout(&json)
+        );
+        show(&format!("get --format {format}"), &json);
+    }
     let failed = run(&["get", "leaky/fail"]);
     assert!(!failed.status.success());
     assert!(
@@ -291,14 +328,72 @@ fn a_server_repeating_its_key_never_gets_it_shown_logged_or_exported() {
         "{}",
         stderr(&failed)
     );
-    let servers = run(&["servers", "--json"]);
-    for output in [&list, &got, &json, &failed, &servers] {
-        let shown = format!("{}{}", stdout(output), stderr(output));
-        assert!(!shown.contains(secret), "the key was shown: {shown}");
+    show("get fail", &failed);
+    show("complete", &run(&["complete", "leaky/hello", "x"]));
+    show("--print", &run(&["--print", "leaky/hello"]));
+    let servers = run(&["servers"]);
+    assert!(
+        stdout(&servers).contains("leaky ‹hidden› ‹hidden›"),
+        "the server's own name is shown, masked:\n{}",
+        stdout(&servers)
+    );
+    show("servers", &servers);
+    let json = run(&["servers", "--json"]);
+    let rows: serde_json::Value = serde_json::from_str(&stdout(&json)).unwrap();
+    assert_eq!(rows[0]["serverName"], "leaky ‹hidden› ‹hidden›", "{rows}");
+    assert_eq!(rows[0]["serverVersion"], "‹hidden›", "{rows}");
+    show("servers --json", &json);
+    show("servers --refresh", &run(&["servers", "--refresh"]));
+    show("servers --json --refresh", &run(&["servers", "--json", "--refresh"]));
+    show("cache show", &run(&["cache", "show"]));
+    show("cache show --json", &run(&["cache", "show", "--json"]));
+
+    // The menu, with the input typed on its form: the menu, a review, an error, the logs.
+    let mut command = portable_pty::CommandBuilder::new(env!("CARGO_BIN_EXE_mcpick"));
+    command.arg("--config");
+    command.arg(sandbox.config());
+    command.env("MCPICK_TEST_KEY", secret);
+    command.env("MCPICK_LOG", "debug");
+    let mut tui = Tui::spawn(&sandbox, command);
+    tui.wait_for("Leak token for leaky", SERVER_START);
+    tui.send(typed);
+    tui.send(ENTER);
+    tui.wait_for("● leaky 2", SERVER_START);
+    tui.wait_for("Uses key ‹hidden›", STEP);
+    open_prompt(&mut tui, "hello", "/hello");
+    tui.wait_for("Bearer ‹hidden› ‹hidden›", STEP);
+    tui.send_esc();
+    tui.wait_for("1/2 prompts", STEP);
+    tui.send(&"\x7f".repeat(5));
+    tui.wait_for("2/2 prompts", STEP);
+    open_prompt(&mut tui, "fail", "/fail");
+    tui.wait_for("bad key ‹hidden›", STEP);
+    tui.send_esc();
+    tui.send(CTRL_L);
+    tui.wait_for("starting with key ‹hidden›", STEP);
+    tui.send(CTRL_C);
+    tui.wait_exit(STEP);
+    shown.push((
+        "the menu".into(),
+        String::from_utf8_lossy(&tui.raw()).into_owned(),
+    ));
+
+    for (what, text) in &shown {
+        for leaked in [secret, typed] {
+            assert!(!text.contains(leaked), "{what} showed {leaked}:\n{text}");
+        }
     }
     let log = read_logs(&sandbox.dir.path().join("xdg-state/mcpick"));
     assert!(log.contains("starting with key ‹hidden›"), "{log}");
-    assert!(!log.contains(secret), "the key leaked into the log");
+    for (path, text) in every_file(sandbox.dir.path()) {
+        for leaked in [secret, typed] {
+            assert!(
+                !text.contains(leaked),
+                "{} holds {leaked}:\n{text}",
+                path.display()
+            );
+        }
+    }
 }
 
 #[test]

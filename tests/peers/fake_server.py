@@ -12,8 +12,9 @@ will not produce. The mode is the first argument:
   silent-discover
                 a minimal legacy server that ignores every request before `initialize`.
   leaky         a minimal legacy server that repeats its API_KEY environment variable
-                everywhere: stderr, a log message, a prompt description, the messages of
-                `hello`, the error of `fail`.
+                (and LEAK_INPUT) everywhere: its serverInfo name and version, instructions,
+                capabilities, stderr, a log message, a served problem, a prompt
+                description, the messages of `hello`, the error of `fail`.
   crash-after-list
                 a minimal legacy server that exits with status 5 a moment after it
                 answers `prompts/list` (every start: it never stays up).
@@ -196,15 +197,27 @@ for line in sys.stdin:
     if mode == "leaky" and method == "prompts/list":
         send({"jsonrpc": "2.0", "id": rid, "result": {"prompts": [
             {"name": "hello", "description": "Uses key %s" % key},
-            {"name": "fail", "description": "Fails"}]}})
+            {"name": "fail", "description": "Fails"}],
+            "_meta": {"io.github.mcpick/problems": [
+                {"file": "%s.prompt.md" % key, "error": "holds %s" % key}]}}})
         continue
     if mode == "leaky" and method == "prompts/get":
         if request["params"]["name"] == "fail":
             error(rid, -32000, "bad key %s" % key, {"key": key})
         else:
-            text_result(rid, "Authorization: Bearer %s" % key)
+            text_result(rid, "Authorization: Bearer %s %s" % (key, os.environ.get("LEAK_INPUT", "")))
         continue
-    if method == "initialize":
+    if method == "initialize" and mode == "leaky":
+        # Every text of the handshake repeats the key and the typed input (LEAK_INPUT).
+        typed = os.environ.get("LEAK_INPUT", "")
+        initialized = True
+        send({"jsonrpc": "2.0", "id": rid, "result": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {"prompts": {}, "experimental": {"key": {"value": key}}},
+            "instructions": "use key %s and %s" % (key, typed),
+            "serverInfo": {"name": "leaky %s %s" % (key, typed), "version": key,
+                           "title": "Leaky %s" % typed}}})
+    elif method == "initialize":
         initialized = True
         version = "1999-01-01" if mode == "bad-version" else "2025-06-18"
         send({"jsonrpc": "2.0", "id": rid, "result": {
