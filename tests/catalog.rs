@@ -748,6 +748,64 @@ async fn a_list_change_notice_lists_again_at_once_whatever_the_ttl() {
     hub.shutdown().await;
 }
 
+/// Runs mcpick and waits for it at most `limit`; panics (killing it) if it is still running.
+fn finished_within(mut command: std::process::Command, limit: Duration) -> std::process::Output {
+    let mut child = command
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            panic!("still waiting after {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn timeout_ms_holds_for_a_server_that_never_answers_on_every_path() {
+    // Warm (2026-07-28: `prompts/get` is the first request, sent without a handshake),
+    // with --refresh (handshake first), and a legacy server (initialize first).
+    for (era, refresh) in [("modern", false), ("modern", true), ("legacy", false)] {
+        let sandbox = Sandbox::new("");
+        let server = catalog_http(&[
+            "--era",
+            era,
+            "--ttl",
+            "600000",
+            "--scope",
+            "public",
+            "--get-delay",
+            "-1",
+        ]);
+        std::fs::write(
+            sandbox.config(),
+            format!("{}timeout_ms = 1000\n", http("h", &server.url)),
+        )
+        .unwrap();
+        success(&sandbox.mcpick(&["list"]));
+        if era == "modern" {
+            wait_for_entry(&sandbox, "h", |e| e.pages.is_some());
+        }
+        let mut args = vec!["get", "h/hello"];
+        if refresh {
+            args.push("--refresh");
+        }
+        // Far beyond the timeout, yet it ends: the server never does.
+        let output = finished_within(sandbox.command(&args), Duration::from_secs(20));
+        assert_eq!(output.status.code(), Some(1), "{era} {refresh}");
+        assert!(
+            stderr(&output).contains("prompts/get timed out after 1000 ms"),
+            "{era} {refresh}: {}",
+            stderr(&output)
+        );
+    }
+}
+
 #[test]
 fn a_legacy_http_server_gets_initialize_at_once_when_warm() {
     let sandbox = Sandbox::new("");

@@ -344,7 +344,10 @@ fn a_server_repeating_its_key_never_gets_it_shown_logged_or_exported() {
     assert_eq!(rows[0]["serverVersion"], "‹hidden›", "{rows}");
     show("servers --json", &json);
     show("servers --refresh", &run(&["servers", "--refresh"]));
-    show("servers --json --refresh", &run(&["servers", "--json", "--refresh"]));
+    show(
+        "servers --json --refresh",
+        &run(&["servers", "--json", "--refresh"]),
+    );
     show("cache show", &run(&["cache", "show"]));
     show("cache show --json", &run(&["cache", "show", "--json"]));
 

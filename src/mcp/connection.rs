@@ -94,6 +94,9 @@ struct LegacyExchange {
     rounds: usize,
     response: Option<LegacyResponse>,
     in_flight: Option<InFlight>,
+    /// When the server must have answered: `timeout_ms` after the request was sent, or
+    /// after the user's last answer.
+    deadline: tokio::time::Instant,
 }
 
 /// The answer of a request in flight.
@@ -1158,6 +1161,7 @@ impl Connection {
                     // The server may have given up meanwhile; its answer then says so.
                     let _ = reply.send(legacy_answer(answers));
                 }
+                waiting.deadline = tokio::time::Instant::now() + self.timeout;
                 waiting
             }
             (Some(_), waiting) => {
@@ -1241,15 +1245,19 @@ impl Connection {
             rounds: 0,
             response: None,
             in_flight: None,
+            deadline: tokio::time::Instant::now() + self.timeout,
         };
         let request = ClientRequest::GetPromptRequest(GetPromptRequest::new(Self::get_params(
             name, arguments,
         )));
         let handle = self
-            .peer
-            .send_request_with_option(request, PeerRequestOptions::no_options())
-            .await
-            .map_err(|e| self.service_error(e))?;
+            .send_within(
+                "prompts/get",
+                exchange.deadline,
+                request,
+                PeerRequestOptions::no_options(),
+            )
+            .await?;
         exchange.in_flight = Some(InFlight {
             peer: self.peer.clone(),
             id: Some(handle.id.clone()),
@@ -1268,7 +1276,7 @@ impl Connection {
         let Some(mut response) = exchange.response.take() else {
             return Err(McpError::Protocol("prompts/get was not sent".into()));
         };
-        let timeout = tokio::time::sleep(self.timeout);
+        let timeout = tokio::time::sleep_until(exchange.deadline);
         tokio::select! {
             result = &mut response => {
                 if let Some(in_flight) = exchange.in_flight.as_mut() {
@@ -1302,7 +1310,7 @@ impl Connection {
             }
             () = timeout => {
                 if let Some(in_flight) = exchange.in_flight.as_mut() {
-                    in_flight.cancel("timed out").await;
+                    in_flight.cancel("timed out");
                 }
                 Err(McpError::Timeout {
                     method: "prompts/get".to_string(),
@@ -1542,17 +1550,14 @@ impl Connection {
         request: ClientRequest,
         options: PeerRequestOptions,
     ) -> Result<ServerResult, McpError> {
-        let handle = self
-            .peer
-            .send_request_with_option(request, options)
-            .await
-            .map_err(|e| self.service_error(e))?;
+        let deadline = tokio::time::Instant::now() + self.timeout;
+        let handle = self.send_within(method, deadline, request, options).await?;
         let mut in_flight = InFlight {
             peer: self.peer.clone(),
             id: Some(handle.id.clone()),
             pending: self.pending_cancels.clone(),
         };
-        match tokio::time::timeout(self.timeout, handle.await_response()).await {
+        match tokio::time::timeout_at(deadline, handle.await_response()).await {
             Ok(Err(ServiceError::TransportClosed)) => {
                 in_flight.id = None;
                 Err(self.closed_error().await)
@@ -1562,12 +1567,37 @@ impl Connection {
                 result.map_err(|e| self.service_error(e))
             }
             Err(_) => {
-                in_flight.cancel("timed out").await;
+                in_flight.cancel("timed out");
                 Err(McpError::Timeout {
                     method: method.to_string(),
                     ms: self.timeout.as_millis(),
                 })
             }
+        }
+    }
+
+    /// Hands a request to the transport by `deadline`. Over Streamable HTTP the hand-over
+    /// lasts until the server starts its answer (a JSON answer: until it is whole), so it
+    /// counts against the request's `timeout_ms` too; giving up drops the POST, which is
+    /// the cancellation there (2026-07-28).
+    async fn send_within(
+        &self,
+        method: &str,
+        deadline: tokio::time::Instant,
+        request: ClientRequest,
+        options: PeerRequestOptions,
+    ) -> Result<rmcp::service::RequestHandle<RoleClient>, McpError> {
+        match tokio::time::timeout_at(
+            deadline,
+            self.peer.send_request_with_option(request, options),
+        )
+        .await
+        {
+            Ok(sent) => sent.map_err(|e| self.service_error(e)),
+            Err(_) => Err(McpError::Timeout {
+                method: method.to_string(),
+                ms: self.timeout.as_millis(),
+            }),
         }
     }
 
@@ -1622,17 +1652,23 @@ impl Connection {
         if let Some(listener) = self.listener.take() {
             listener.abort();
         }
+        // Stateless Streamable HTTP (2026-07-28) has no session to end, and closing its
+        // requests' streams is their cancellation: nothing to wait for (a POST that hangs
+        // would only hold the exit up).
+        let stateless = self.url.is_some() && self.is_modern();
         // Let cancellations of abandoned requests reach the server before its pipe closes.
         let cancels: Vec<_> = lock(&self.pending_cancels).drain(..).collect();
-        let _ = tokio::time::timeout(
-            Duration::from_millis(200),
-            futures::future::join_all(cancels),
-        )
-        .await;
-        let _ = tokio::time::timeout(
-            Duration::from_millis(500),
-            self.service.close_with_timeout(Duration::from_millis(300)),
-        )
+        if !stateless {
+            let _ = tokio::time::timeout(
+                Duration::from_millis(200),
+                futures::future::join_all(cancels),
+            )
+            .await;
+        }
+        let grace = Duration::from_millis(if stateless { 50 } else { 300 });
+        let _ = tokio::time::timeout(grace + Duration::from_millis(200), async {
+            self.service.close_with_timeout(grace).await
+        })
         .await;
         drop(self.service);
         tracing::debug!(server = %self.name, "connection closed");
@@ -1749,28 +1785,29 @@ struct InFlight {
 }
 
 impl InFlight {
-    async fn cancel(&mut self, reason: &str) {
-        if let Some(id) = self.id.take() {
-            let _ = self.peer.send_notification(cancelled(id, reason)).await;
-        }
-    }
-}
-
-impl Drop for InFlight {
-    fn drop(&mut self) {
+    /// Tells the server the request is given up, without waiting: the notification can
+    /// queue behind the very request that hangs (over Streamable HTTP, the first request
+    /// of a connection started from the catalog is sent before any other), and the error
+    /// the caller is waiting for must not wait with it. Shutdown gives it a moment.
+    fn cancel(&mut self, reason: &str) {
         let Some(id) = self.id.take() else { return };
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
             return;
         };
         let peer = self.peer.clone();
+        let reason = reason.to_string();
         let task = runtime.spawn(async move {
-            let _ = peer
-                .send_notification(cancelled(id, "cancelled by the user"))
-                .await;
+            let _ = peer.send_notification(cancelled(id, &reason)).await;
         });
         let mut pending = lock(&self.pending);
         pending.retain(|t| !t.is_finished());
         pending.push(task);
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.cancel("cancelled by the user");
     }
 }
 
