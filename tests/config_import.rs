@@ -197,7 +197,8 @@ fn a_broken_source_names_its_file() {
     )
     .unwrap();
     let output = sandbox.mcpick(&["list"]);
-    assert_eq!(output.status.code(), Some(1));
+    // A config that cannot be used is a usage error (2).
+    assert_eq!(output.status.code(), Some(2));
     assert!(
         stderr(&output).contains(".mcp.json: not valid JSON at line 1"),
         "{}",

@@ -480,7 +480,8 @@ fn the_config_is_found_through_mcpick_config_and_the_default_location() {
         .env("MCPICK_CONFIG", "/nonexistent/mcpick.toml")
         .output()
         .unwrap();
-    assert_eq!(output.status.code(), Some(1));
+    // A config error is a usage error (2), as in every mode; 1 is "nothing matched".
+    assert_eq!(output.status.code(), Some(2));
     assert!(stderr(&output).contains("cannot read config file /nonexistent/mcpick.toml"));
 }
 
@@ -1502,4 +1503,33 @@ async fn a_refreshed_list_warns_only_of_what_is_newly_left_out() {
     let names: Vec<&str> = prompts.iter().map(|p| p.name.as_str()).collect();
     assert_eq!(names, ["good", "fine"]);
     hub.shutdown().await;
+}
+
+#[test]
+fn an_anthropic_export_leaves_out_empty_messages_and_says_so_on_stderr() {
+    let sandbox = Sandbox::new("");
+    let library = sandbox.dir.path().join("library");
+    std::fs::create_dir(&library).unwrap();
+    // An empty served prompt: its one message's text is "".
+    std::fs::write(
+        library.join("empty.prompt.md"),
+        "---\ndescription: nothing yet\n---\n",
+    )
+    .unwrap();
+    std::fs::write(
+        sandbox.config(),
+        mcpick_serve("lib", &[&library.to_string_lossy()]),
+    )
+    .unwrap();
+    let output = sandbox.mcpick(&["get", "lib/empty", "--format", "anthropic"]);
+    assert_eq!(success(&output), "[]\n");
+    assert_eq!(
+        stderr(&output),
+        "mcpick: anthropic export: left out message #1: its text is empty or only whitespace, which the Messages API refuses\n\
+         mcpick: anthropic export: no message is left to send (the Messages API needs at least one)\n"
+    );
+    // The other formats show the message as the server sent it, without a note.
+    let output = sandbox.mcpick(&["get", "lib/empty", "--format", "openai"]);
+    assert!(success(&output).contains("\"content\": \"\""));
+    assert_eq!(stderr(&output), "");
 }

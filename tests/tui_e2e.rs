@@ -1291,3 +1291,33 @@ fn a_markdown_message_is_rendered_with_its_code_highlighted_and_m_shows_it_raw()
     tui.send(CTRL_C);
     tui.wait_exit(STEP);
 }
+
+#[test]
+fn a_config_error_exits_2_in_the_menu_and_with_print() {
+    let sandbox = Sandbox::new("");
+    let toml = sandbox.dir.path().join("toml.toml");
+    std::fs::write(&toml, "[servers.x\n").unwrap();
+    let semantic = sandbox.dir.path().join("semantic.toml");
+    std::fs::write(
+        &semantic,
+        "[servers.x]\ncommand = \"a\"\nurl = \"http://x\"\n",
+    )
+    .unwrap();
+    let missing = sandbox.dir.path().join("missing.toml");
+    for (config, says) in [
+        (&toml, "TOML parse error"),
+        (&semantic, "has both `command` (stdio) and `url` (HTTP)"),
+        (&missing, "cannot read config file"),
+    ] {
+        for flags in [&[][..], &["--print"][..]] {
+            let mut command = CommandBuilder::new(env!("CARGO_BIN_EXE_mcpick"));
+            command.arg("--config");
+            command.arg(config);
+            command.args(flags);
+            let mut tui = Tui::spawn(&sandbox, command);
+            tui.wait_for(says, STEP);
+            // 1 is kept for "nothing matched".
+            assert_eq!(tui.wait_exit(STEP), 2, "{config:?} {flags:?}");
+        }
+    }
+}

@@ -450,11 +450,7 @@ pub fn format_extension(format: Format) -> &'static str {
 
 /// The config name of a format.
 pub fn format_name(format: Format) -> &'static str {
-    Format::ALL
-        .iter()
-        .find(|(_, f)| *f == format)
-        .map(|(n, _)| *n)
-        .unwrap_or("?")
+    format.name()
 }
 
 impl ReviewState {
@@ -563,6 +559,12 @@ impl ReviewState {
     /// The export of the current messages.
     pub fn export(&self) -> String {
         export::render(&self.current(), self.format)
+    }
+
+    /// What the export in this format changed so that its API takes it (see
+    /// [`export::notes`]), for the user to be told.
+    pub fn export_notes(&self) -> Vec<String> {
+        export::notes(&self.current(), self.format)
     }
 
     /// Whether message `index` differs from what the server sent (or was added).
@@ -1420,7 +1422,16 @@ impl ReviewState {
                     .position(|(_, f)| *f == self.format)
                     .unwrap_or(0);
                 self.format = Format::ALL[(at + 1) % Format::ALL.len()].1;
-                return Outcome::Notice(format!("Export format: {}", format_name(self.format)));
+                let mut notice = format!("Export format: {}.", format_name(self.format));
+                for note in self.export_notes() {
+                    let mut chars = note.chars();
+                    let first = chars.next().map(|c| c.to_uppercase().to_string());
+                    notice.push(' ');
+                    notice.push_str(&first.unwrap_or_default());
+                    notice.push_str(chars.as_str());
+                    notice.push('.');
+                }
+                return Outcome::Notice(notice);
             }
             Action::Preview => {
                 self.preview = !self.preview;

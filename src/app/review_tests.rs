@@ -835,3 +835,25 @@ fn code_past_what_the_loop_affords_is_highlighted_by_a_task_and_put_in_place() {
         "the stale layout was dropped"
     );
 }
+
+#[test]
+fn switching_to_anthropic_says_what_the_export_leaves_out() {
+    let mut app = review_of(
+        messages(&[(Role::User, "Hi"), (Role::Assistant, "  ")]),
+        120,
+        40,
+    );
+    // f cycles markdown → text → mcp-json → openai → anthropic.
+    for _ in 0..3 {
+        app.update(Msg::Key(KeyEvent::from(KeyCode::Char('f'))));
+    }
+    assert_eq!(super::tests::shown(&app), Some("Export format: openai."));
+    app.update(Msg::Key(KeyEvent::from(KeyCode::Char('f'))));
+    assert_eq!(
+        super::tests::shown(&app),
+        Some(
+            "Export format: anthropic. Left out message #2: its text is empty or only whitespace, which the Messages API refuses."
+        )
+    );
+    assert_eq!(review(&app).export_notes().len(), 1);
+}

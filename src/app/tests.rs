@@ -947,7 +947,8 @@ fn a_long_notice_stays_longer_and_a_first_run_note_stays_until_a_key() {
     assert!(app.flash.is_none(), "a key lets it go");
 }
 
-fn shown(app: &App) -> Option<&str> {
+/// The notice on screen, if any.
+pub(crate) fn shown(app: &App) -> Option<&str> {
     app.flash.as_ref().map(|f| f.text.as_str())
 }
 

@@ -157,6 +157,9 @@ pub async fn tui(config_path: Option<&Path>, request: TuiRequest) -> Result<Exit
             )));
         }
     }
+    for note in &outcome.notes {
+        output::error(note);
+    }
     Ok(ExitCode::from(outcome.code))
 }
 
@@ -1419,6 +1422,9 @@ async fn print_messages(
 ) -> Result<ExitCode, CliError> {
     let text = render(messages, format);
     write(&text)?;
+    for note in crate::export::notes(messages, format) {
+        output::error(&format!("{} export: {note}", format.name()));
+    }
     if copy {
         copy_to_clipboard(config, &text).await?;
     }

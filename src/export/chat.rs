@@ -236,16 +236,81 @@ fn openai_part(speaker: &Speaker, content: &Content) -> Value {
 /// messages' text (in order, joined by blank lines) as the `system` parameter. Without them it
 /// is the `messages` array alone. A role Anthropic has no name for becomes a user turn opened
 /// by a note naming it.
+///
+/// The API refuses what MCP allows, so the export leaves it out and [`anthropic_notes`] says
+/// so: a message whose text is empty or only whitespace is left out (the turns beside it
+/// join when they are of one role), and a last assistant turn (a prefill) loses the
+/// whitespace it ends in.
 pub fn anthropic(prompt: &PromptMessages) -> Value {
+    anthropic_with_notes(prompt).0
+}
+
+/// What [`anthropic`] changed so that the Messages API takes the export, one sentence each
+/// (none when it changed nothing).
+pub fn anthropic_notes(prompt: &PromptMessages) -> Vec<String> {
+    anthropic_with_notes(prompt).1
+}
+
+/// Whether a message is text with nothing but whitespace in it (the Messages API refuses
+/// such a block).
+fn is_blank_text(message: &Message) -> bool {
+    matches!(&message.content, Content::Known(KnownContent::Text { text, .. }) if text.trim().is_empty())
+}
+
+/// `#2`, `#2 and #5`, `#2, #5 and #7`: the review screen's message numbers.
+fn numbered(numbers: &[usize]) -> String {
+    let shown: Vec<String> = numbers.iter().map(|n| format!("#{n}")).collect();
+    match shown.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+        None => String::new(),
+    }
+}
+
+fn anthropic_with_notes(prompt: &PromptMessages) -> (Value, Vec<String>) {
+    let mut notes = Vec::new();
+    let blank: Vec<usize> = (prompt.messages.iter().enumerate())
+        .filter(|(_, m)| is_blank_text(m))
+        .map(|(i, _)| i + 1)
+        .collect();
+    if !blank.is_empty() {
+        let (which, whose) = if blank.len() == 1 {
+            ("message", "its")
+        } else {
+            ("messages", "their")
+        };
+        notes.push(format!(
+            "left out {which} {}: {whose} text is empty or only whitespace, which the Messages API refuses",
+            numbered(&blank)
+        ));
+    }
+    let kept = prompt.messages.iter().filter(|m| !is_blank_text(m));
     let (system, conversation): (Vec<&Message>, Vec<&Message>) =
-        prompt.messages.iter().partition(|m| m.role == Role::System);
+        kept.partition(|m| m.role == Role::System);
     // A turn of an unnamed role joins the user turn beside it.
-    let messages: Vec<Value> = api_turns(turns(conversation), anthropic_block)
+    let mut turns = api_turns(turns(conversation), anthropic_block);
+    // A last assistant turn is a prefill, which the API refuses when it ends in whitespace.
+    if let Some(("assistant", blocks)) = turns.last_mut().map(|(r, b)| (*r, b))
+        && let Some(Value::Object(block)) = blocks.last_mut()
+        && block.get("type").and_then(Value::as_str) == Some("text")
+        && let Some(Value::String(text)) = block.get_mut("text")
+        && text.len() != text.trim_end().len()
+    {
+        text.truncate(text.trim_end().len());
+        notes.push(
+            "trimmed the whitespace ending the last assistant turn (the Messages API refuses a prefill that ends in whitespace)"
+                .to_string(),
+        );
+    }
+    if turns.is_empty() && !prompt.messages.is_empty() {
+        notes.push("no message is left to send (the Messages API needs at least one)".to_string());
+    }
+    let messages: Vec<Value> = turns
         .into_iter()
         .map(|(role, content)| json!({ "role": role, "content": content }))
         .collect();
     if system.is_empty() {
-        return Value::Array(messages);
+        return (Value::Array(messages), notes);
     }
     let texts: Vec<String> = system
         .iter()
@@ -257,7 +322,10 @@ pub fn anthropic(prompt: &PromptMessages) -> Value {
             _ => placeholder(&m.content, "the system parameter carries only text"),
         })
         .collect();
-    json!({ "system": texts.join("\n\n"), "messages": messages })
+    (
+        json!({ "system": texts.join("\n\n"), "messages": messages }),
+        notes,
+    )
 }
 
 fn anthropic_block(speaker: &Speaker, content: &Content) -> Value {

@@ -10,7 +10,7 @@ use std::str::FromStr;
 use crate::mcp::{Content, EmbeddedResource, KnownContent, PromptMessages};
 use crate::text::counted;
 
-pub use chat::{anthropic, openai};
+pub use chat::{anthropic, anthropic_notes, openai};
 pub use markdown::{markdown, plain_text};
 
 /// An export format.
@@ -37,6 +37,15 @@ impl Format {
         ("openai", Format::OpenAi),
         ("anthropic", Format::Anthropic),
     ];
+
+    /// The CLI name (`--format NAME`).
+    pub fn name(self) -> &'static str {
+        Format::ALL
+            .iter()
+            .find(|(_, f)| *f == self)
+            .map(|(n, _)| *n)
+            .unwrap_or("?")
+    }
 }
 
 impl FromStr for Format {
@@ -66,6 +75,15 @@ pub fn render(prompt: &PromptMessages, format: Format) -> String {
         out.push('\n');
     }
     out
+}
+
+/// What [`render`] changed in `format` so that its API takes the export, one sentence each,
+/// for the user to be told (on stderr, or as a notice): none for most prompts and formats.
+pub fn notes(prompt: &PromptMessages, format: Format) -> Vec<String> {
+    match format {
+        Format::Anthropic => anthropic_notes(prompt),
+        _ => Vec::new(),
+    }
 }
 
 fn pretty(value: &serde_json::Value) -> String {

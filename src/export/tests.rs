@@ -416,3 +416,89 @@ fn image_types_are_matched_as_mime_types_are_case_and_parameters_aside() {
         assert_eq!(types, ["image/png", "image/png", "image/jpeg"]);
     }
 }
+
+fn texts(messages: &[(Role, &str)]) -> PromptMessages {
+    PromptMessages {
+        description: None,
+        messages: messages
+            .iter()
+            .map(|(role, text)| Message {
+                role: role.clone(),
+                content: serde_json::from_value(json!({"type": "text", "text": text})).unwrap(),
+            })
+            .collect(),
+    }
+}
+
+#[test]
+fn anthropic_leaves_out_blank_text_and_says_so() {
+    let prompt = texts(&[
+        (Role::System, "  "),
+        (Role::User, "Hello"),
+        (Role::Assistant, ""),
+        (Role::User, "again"),
+        (Role::User, " \n\t "),
+    ]);
+    // The empty assistant turn gone, the user turns around it are one turn.
+    assert_eq!(
+        anthropic(&prompt),
+        json!([{"role": "user", "content": [
+            {"type": "text", "text": "Hello"},
+            {"type": "text", "text": "again"}
+        ]}])
+    );
+    assert_eq!(
+        notes(&prompt, Format::Anthropic),
+        [
+            "left out messages #1, #3 and #5: their text is empty or only whitespace, which the Messages API refuses"
+        ]
+    );
+    // The other formats keep every message and change nothing.
+    for format in [Format::OpenAi, Format::Markdown, Format::McpJson] {
+        assert!(notes(&prompt, format).is_empty());
+    }
+    assert_eq!(openai(&prompt).as_array().unwrap().len(), 4);
+}
+
+#[test]
+fn anthropic_trims_a_prefill_ending_in_whitespace() {
+    let prompt = texts(&[
+        (Role::User, "Name a colour."),
+        (Role::Assistant, "It is \n"),
+    ]);
+    let out = anthropic(&prompt);
+    assert_eq!(out[1]["content"][0]["text"], "It is");
+    assert_eq!(
+        notes(&prompt, Format::Anthropic),
+        [
+            "trimmed the whitespace ending the last assistant turn (the Messages API refuses a prefill that ends in whitespace)"
+        ]
+    );
+    // An assistant turn before the last keeps its whitespace; a last user turn too.
+    let prompt = texts(&[
+        (Role::User, "a"),
+        (Role::Assistant, "b \n"),
+        (Role::User, "c \n"),
+    ]);
+    assert_eq!(anthropic(&prompt)[1]["content"][0]["text"], "b \n");
+    assert_eq!(anthropic(&prompt)[2]["content"][0]["text"], "c \n");
+    assert!(notes(&prompt, Format::Anthropic).is_empty());
+}
+
+#[test]
+fn anthropic_says_when_nothing_is_left() {
+    let prompt = texts(&[(Role::User, ""), (Role::System, "Be terse.")]);
+    assert_eq!(
+        anthropic(&prompt),
+        json!({"system": "Be terse.", "messages": []})
+    );
+    assert_eq!(
+        notes(&prompt, Format::Anthropic),
+        [
+            "left out message #1: its text is empty or only whitespace, which the Messages API refuses",
+            "no message is left to send (the Messages API needs at least one)"
+        ]
+    );
+    // A prompt with nothing to leave out gets no note.
+    assert!(notes(&every_kind(), Format::Anthropic).is_empty());
+}

@@ -44,6 +44,9 @@ pub struct Outcome {
     pub code: u8,
     /// Text to print on stdout after the terminal is restored (`--print`).
     pub print: Option<String>,
+    /// What the export left changed so its API takes it, for stderr (see
+    /// [`crate::export::notes`]).
+    pub notes: Vec<String>,
 }
 
 /// Runs the TUI over `servers` until the user leaves. `notice` is shown at start.
@@ -210,12 +213,24 @@ pub async fn run(
     // is a cancel (`--print`/`--output`: nothing was accepted; the menu: nothing exported),
     // so `mcpick --print | llm` and a shell widget can tell a cancel from a result.
     let wanted_output = app.options.print || app.options.output.is_some();
+    // The export that left (printed, saved or copied) is told of what it changed.
+    let exported = signal_code.is_none()
+        && (matches!(app.exit, Some(Exit::Print(_) | Exit::Accepted)) || app.exported_any);
+    let notes = match &app.screen {
+        Screen::Review(review) if exported => review
+            .export_notes()
+            .into_iter()
+            .map(|note| format!("{} export: {note}", review.format.name()))
+            .collect(),
+        _ => Vec::new(),
+    };
     let code = match (signal_code, app.exit.take()) {
         (Some(code), _) => code,
         (None, Some(Exit::Print(text))) => {
             let result = Ok(Outcome {
                 code: 0,
                 print: Some(text),
+                notes,
             });
             return finish(guard, runner.hubs, result).await;
         }
@@ -224,7 +239,11 @@ pub async fn run(
         (None, Some(Exit::Quit) | None) if !wanted_output && app.exported_any => 0,
         (None, Some(Exit::Quit) | None) => CANCELLED,
     };
-    let result = Ok(Outcome { code, print: None });
+    let result = Ok(Outcome {
+        code,
+        print: None,
+        notes,
+    });
     finish(guard, runner.hubs, result).await
 }
 
