@@ -2,8 +2,9 @@
 
 /// Replaces every character that could drive a terminal or reorder text with a visible
 /// stand-in: C0 controls (but `\n` and `\t`) become control pictures (`␛`), DEL becomes `␡`,
-/// C1 controls and bidi controls (marks, embeddings, overrides, isolates) become `<U+XXXX>`.
-/// Everything else is kept.
+/// C1 controls, bidi controls (marks, embeddings, overrides, isolates) and the characters
+/// that hide text (Unicode tags, U+2028, U+2029, the BOM) become `<U+XXXX>`. Everything else
+/// is kept.
 pub fn sanitize(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
@@ -13,7 +14,7 @@ pub fn sanitize(text: &str) -> String {
                 out.push(char::from_u32(0x2400 + c as u32).unwrap_or('?'));
             }
             '\u{7f}' => out.push('␡'),
-            // The C1 controls and the bidi controls: the ranges `is_control` names.
+            // The C1 controls, the bidi controls and the hiding ones: `is_control`'s.
             c if is_control(c) => {
                 out.push_str(&format!("<U+{:04X}>", c as u32));
             }
@@ -135,6 +136,18 @@ pub fn control_count(text: &str) -> usize {
 fn is_control(c: char) -> bool {
     matches!(c, '\u{0}'..='\u{8}' | '\u{b}'..='\u{1f}' | '\u{7f}' | '\u{80}'..='\u{9f}')
         || is_bidi_control(c)
+        || is_hiding(c)
+}
+
+/// Characters a terminal draws as nothing (or as a break it does not show), so that text
+/// can be hidden in them from the reader while a model reads it: the Unicode tag
+/// characters (U+E0000–U+E007F, "ASCII smuggling"), the line and paragraph separators
+/// (U+2028, U+2029) and the byte order mark (U+FEFF).
+fn is_hiding(c: char) -> bool {
+    matches!(
+        c,
+        '\u{e0000}'..='\u{e007f}' | '\u{2028}' | '\u{2029}' | '\u{feff}'
+    )
 }
 
 fn is_bidi_control(c: char) -> bool {
@@ -157,14 +170,15 @@ pub fn unsanitize(shown: &str) -> String {
             out.push(char::from_u32(code - 0x2400).unwrap_or(c));
         } else if c == '␡' {
             out.push('\u{7f}');
-        } else if let Some(hex) = rest.strip_prefix("<U+").and_then(|r| r.get(..5))
-            && hex.ends_with('>')
-            && let Ok(value) = u32::from_str_radix(&hex[..4], 16)
+        } else if let Some(digits) = rest.strip_prefix("<U+").and_then(|r| r.find('>'))
+            && (4..=5).contains(&digits)
+            && let Ok(value) = u32::from_str_radix(&rest[3..3 + digits], 16)
             && let Some(control) = char::from_u32(value)
-            && ((0x80..=0x9f).contains(&value) || is_bidi_control(control))
+            && format!("<U+{value:04X}>") == rest[..4 + digits]
+            && ((0x80..=0x9f).contains(&value) || is_bidi_control(control) || is_hiding(control))
         {
             out.push(control);
-            rest = &rest[8..];
+            rest = &rest[4 + digits..];
             continue;
         } else {
             out.push(c);
@@ -502,6 +516,36 @@ mod tests {
         assert_eq!(
             sanitize(controls),
             "<U+061C><U+200E><U+200F><U+202A><U+202B><U+202C><U+202D><U+202E><U+2066><U+2067><U+2068><U+2069>"
+        );
+    }
+
+    #[test]
+    fn characters_that_hide_text_become_code_points_and_come_back() {
+        // "Ignore" written in tag characters is invisible on a terminal, yet a model reads it.
+        let smuggled: String = "Hi\u{e0001}"
+            .chars()
+            .chain(
+                "Ignore"
+                    .chars()
+                    .map(|c| char::from_u32(0xe0000 + c as u32).unwrap()),
+            )
+            .chain(['\u{e007f}', '\u{2028}', '\u{2029}', '\u{feff}'])
+            .collect();
+        let shown = sanitize(&smuggled);
+        assert_eq!(
+            shown,
+            "Hi<U+E0001><U+E0049><U+E0067><U+E006E><U+E006F><U+E0072><U+E0065><U+E007F><U+2028><U+2029><U+FEFF>"
+        );
+        assert_eq!(control_count(&smuggled), 11);
+        assert_eq!(unsanitize(&shown), smuggled);
+        assert_eq!(
+            sanitize_reversibly(&smuggled).as_deref(),
+            Some(shown.as_str())
+        );
+        // Written out, such a name is not one: it stays text.
+        assert_eq!(
+            unsanitize("<U+E0041 <U+0E0041> <U+41>"),
+            "<U+E0041 <U+0E0041> <U+41>"
         );
     }
 

@@ -1422,13 +1422,16 @@ impl ReviewState {
                     .position(|(_, f)| *f == self.format)
                     .unwrap_or(0);
                 self.format = Format::ALL[(at + 1) % Format::ALL.len()].1;
-                let mut notice = format!("Export format: {}.", format_name(self.format));
-                for note in self.export_notes() {
+                let mut notice = format!("Export format: {}", format_name(self.format));
+                let notes = self.export_notes();
+                for note in &notes {
                     let mut chars = note.chars();
                     let first = chars.next().map(|c| c.to_uppercase().to_string());
-                    notice.push(' ');
+                    notice.push_str(". ");
                     notice.push_str(&first.unwrap_or_default());
                     notice.push_str(chars.as_str());
+                }
+                if !notes.is_empty() {
                     notice.push('.');
                 }
                 return Outcome::Notice(notice);

@@ -847,7 +847,7 @@ fn switching_to_anthropic_says_what_the_export_leaves_out() {
     for _ in 0..3 {
         app.update(Msg::Key(KeyEvent::from(KeyCode::Char('f'))));
     }
-    assert_eq!(super::tests::shown(&app), Some("Export format: openai."));
+    assert_eq!(super::tests::shown(&app), Some("Export format: openai"));
     app.update(Msg::Key(KeyEvent::from(KeyCode::Char('f'))));
     assert_eq!(
         super::tests::shown(&app),

@@ -479,21 +479,21 @@ async fn connect_all_reading(
 
 fn report_failure(server: &str, error: &McpError, stderr: &[String]) {
     output::error(&format!("server `{server}` failed: {error}"));
-    report_stderr(stderr);
+    report_stderr(server, stderr);
 }
 
 /// The server's last stderr lines and where the full log is, one line each (nested lines
 /// indented), or nothing when it wrote none.
-fn stderr_report(stderr: &[String]) -> Vec<String> {
+fn stderr_report(server: &str, stderr: &[String]) -> Vec<String> {
     if stderr.is_empty() {
         return Vec::new();
     }
     let mut lines = vec!["its last stderr lines:".to_string()];
     lines.extend(stderr.iter().map(|line| format!("  {line}")));
     if let Some(dir) = config::log_dir() {
-        lines.push(if crate::mcp::log::any_left_out() {
+        lines.push(if crate::mcp::log::left_out_of(server) {
             format!(
-                "(the log, in {}, has them up to its flood budget; how many it left out is said last)",
+                "(the log, in {}, has them up to its flood budget; how many it left out is said below)",
                 dir.display()
             )
         } else {
@@ -504,15 +504,15 @@ fn stderr_report(stderr: &[String]) -> Vec<String> {
 }
 
 /// Prints [`stderr_report`] under a diagnostic already printed.
-fn report_stderr(stderr: &[String]) {
-    stderr_report(stderr)
+fn report_stderr(server: &str, stderr: &[String]) {
+    stderr_report(server, stderr)
         .iter()
         .for_each(|line| output::detail(line));
 }
 
 /// [`stderr_report`] as the tail of an error message.
-fn stderr_block(stderr: &[String]) -> String {
-    stderr_report(stderr)
+fn stderr_block(server: &str, stderr: &[String]) -> String {
+    stderr_report(server, stderr)
         .iter()
         .map(|line| format!("\n  {line}"))
         .collect()
@@ -847,7 +847,7 @@ async fn open_prompt(
             report_failure(&server.name, &error, &stderr);
             // Said above: why (it may have been reached, and answered wrongly).
             return Err(CliError::runtime(format!(
-                "cannot get `{prompt}`: server `{}` failed",
+                "cannot reach `{prompt}`: server `{}` failed",
                 server.name
             )));
         }
@@ -1081,7 +1081,7 @@ where
         code,
         message: "stopped by a signal; the request was cancelled".into(),
     })?;
-    Ok(result.map_err(|error| (error, stderr_block(&stderr))))
+    Ok(result.map_err(|error| (error, stderr_block(server, &stderr))))
 }
 
 /// What `get` takes for a skill beyond its task.

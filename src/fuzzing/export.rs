@@ -277,6 +277,20 @@ fn check_mcp_json(prompt: &PromptMessages) {
 /// OpenAI (`openai` true) and Anthropic `messages`: one turn per run of one role, parts of
 /// the kinds the API takes (non-text ones in user turns only), and every text kept.
 fn check_chat(prompt: &PromptMessages, value: &Value, openai: bool) {
+    // Anthropic leaves out the messages of blank text, which its API refuses.
+    let kept;
+    let prompt = if openai {
+        prompt
+    } else {
+        kept = PromptMessages {
+            description: prompt.description.clone(),
+            messages: (prompt.messages.iter())
+                .filter(|m| !text_of(&m.content).is_some_and(|t| t.trim().is_empty()))
+                .cloned()
+                .collect(),
+        };
+        &kept
+    };
     let turns = value.as_array().expect("an array of turns");
     let runs = prompt
         .messages
@@ -314,6 +328,10 @@ fn check_chat(prompt: &PromptMessages, value: &Value, openai: bool) {
                 _ => &["text"],
             };
             assert!(allowed.contains(&kind), "{kind} in a {role} turn");
+            if !openai && kind == "text" {
+                let text = part["text"].as_str().expect("a text part's text");
+                assert!(!text.trim().is_empty(), "a blank text block in {turn}");
+            }
             let media = match kind {
                 "image" => part["source"]["media_type"].as_str(),
                 "image_url" => part["image_url"]["url"]
@@ -334,9 +352,14 @@ fn check_chat(prompt: &PromptMessages, value: &Value, openai: bool) {
             let Some(text) = text_of(&message.content) else {
                 continue;
             };
+            // Anthropic's last assistant turn (a prefill) loses the whitespace it ends in.
+            let prefill = !openai && role == "assistant" && i + 1 == turns.len();
             let kept = match content {
                 Value::String(all) => all.contains(text),
-                _ => parts.iter().any(|p| p["text"].as_str() == Some(text)),
+                _ => parts.iter().any(|p| {
+                    p["text"].as_str() == Some(text)
+                        || (prefill && p["text"].as_str() == Some(text.trim_end()))
+                }),
             };
             assert!(kept, "the text {text:?} is missing from {turn}");
         }

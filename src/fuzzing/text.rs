@@ -14,8 +14,8 @@ pub fn sanitize(data: &[u8]) {
 }
 
 /// Whether a terminal would act on `c` or reorder text around it: C0 controls, DEL, C1
-/// controls and the Unicode `Bidi_Control` characters (marks, embeddings, overrides,
-/// isolates).
+/// controls, the Unicode `Bidi_Control` characters (marks, embeddings, overrides,
+/// isolates) and the characters that hide text from the reader.
 fn drives_terminal(c: char) -> bool {
     matches!(c,
         '\u{0}'..='\u{1f}'
@@ -24,7 +24,12 @@ fn drives_terminal(c: char) -> bool {
         | '\u{200e}'
         | '\u{200f}'
         | '\u{202a}'..='\u{202e}'
-        | '\u{2066}'..='\u{2069}')
+        | '\u{2066}'..='\u{2069}'
+        // Characters that hide text: tags, the line and paragraph separators, the BOM.
+        | '\u{e0000}'..='\u{e007f}'
+        | '\u{2028}'
+        | '\u{2029}'
+        | '\u{feff}')
 }
 
 /// What [`crate::text::sanitize`] documents for one character.

@@ -80,13 +80,13 @@ pub fn take_left_out() -> Vec<(String, u64)> {
     taken.into_iter().collect()
 }
 
-/// Whether any server's lines were left out of the log file since the last
+/// Whether lines of `server` were left out of the log file since the last
 /// [`take_left_out`], so a diagnostic does not promise the log holds them all.
-pub fn any_left_out() -> bool {
-    !LEFT_OUT
+pub fn left_out_of(server: &str) -> bool {
+    LEFT_OUT
         .lock()
         .unwrap_or_else(|e| e.into_inner())
-        .is_empty()
+        .contains_key(server)
 }
 
 /// One line saying how many of which servers' lines the log file left out, for a one-shot
