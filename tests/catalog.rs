@@ -1072,3 +1072,35 @@ async fn a_failed_re_list_is_tried_again_with_growing_waits_until_it_succeeds() 
     }
     hub.shutdown().await;
 }
+
+#[test]
+fn cache_show_says_a_private_stdio_list_is_listed_again_at_every_start() {
+    let log = tempfile::NamedTempFile::new().unwrap();
+    let sandbox = Sandbox::new(&catalog_stdio(
+        "p",
+        &[
+            "--ttl",
+            "600000",
+            "--scope",
+            "private",
+            "--log",
+            &log.path().to_string_lossy(),
+        ],
+    ));
+    success(&sandbox.mcpick(&["list"]));
+    wait_for_entry(&sandbox, "p", |e| e.pages.is_some());
+    let shown = success(&sandbox.mcpick(&["cache", "show"]));
+    assert!(
+        shown.contains("listed again at every start (a private stdio list"),
+        "{shown}"
+    );
+    assert!(!shown.contains("fresh for"), "{shown}");
+    // As it says: the next start lists it again.
+    logged(log.path());
+    success(&sandbox.mcpick(&["list"]));
+    assert!(
+        methods(&logged(log.path())).contains(&"prompts/list"),
+        "{:?}",
+        logged(log.path())
+    );
+}

@@ -830,6 +830,25 @@ async fn a_legacy_elicitation_request_is_declined() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_legacy_sampling_request_is_refused_and_the_log_says_so() {
+    let connection = connect_fake("legacy-sampling").await;
+    let filled = connection
+        .get_prompt("hello", &Default::default())
+        .await
+        .unwrap();
+    // Method not found, as for any request a client does not serve.
+    assert_eq!(first_text(&filled), "sampling error: -32601");
+    let log = connection.log().lines();
+    assert!(
+        log.iter().any(|l| l
+            .text
+            .contains("refused the server's sampling/createMessage")),
+        "{log:?}"
+    );
+    connection.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_legacy_elicitation_request_is_a_round_of_get_prompt_round() {
     use mcpick::mcp::{Answer, GetOutcome, InputAnswers, QuestionKind};
     let connection = connect_fake("legacy-elicit").await;

@@ -275,10 +275,11 @@ fn a_skill_file_changed_after_listing_is_refused_by_name() {
 fn an_unlisted_attachment_is_refused_before_anything_is_read() {
     let (sandbox, log) = skills_sandbox();
     let output = sandbox.mcpick(&["get", "sk/review", "--attach", "scripts/run.sh"]);
-    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    // The user's slip, not the server's: a usage error naming the files the skill has.
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
     assert!(
-        stderr(&output).contains(
-            "skill://review/scripts/run.sh: the skill's manifest (2 files) does not list it"
+        stderr(&output).starts_with(
+            "mcpick: --attach scripts/run.sh: skill `review` on `sk` has no such file; its files: "
         ),
         "{}",
         stderr(&output)

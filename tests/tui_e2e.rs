@@ -1321,3 +1321,29 @@ fn a_config_error_exits_2_in_the_menu_and_with_print() {
         }
     }
 }
+
+#[test]
+fn a_misspelt_subcommand_that_matches_no_prompt_is_named() {
+    let sandbox = Sandbox::new("");
+    let library = sandbox.dir.path().join("library");
+    std::fs::create_dir(&library).unwrap();
+    std::fs::write(library.join("hello.prompt.md"), "Say hello\n").unwrap();
+    std::fs::write(
+        sandbox.config(),
+        mcpick_serve("lib", &[&library.to_string_lossy()]),
+    )
+    .unwrap();
+    let mut tui = Tui::start(&sandbox, &["lsit"]);
+    tui.wait_for(
+        "No server offers a prompt `lsit` (did you mean `mcpick list`?)",
+        SERVER_START,
+    );
+    tui.send(CTRL_C);
+    assert_eq!(tui.wait_exit(STEP), 130);
+    // A word that is far from every subcommand gets no such hint; `budget` holds `get`.
+    let mut tui = Tui::start(&sandbox, &["budget"]);
+    let screen = tui.wait_for("No server offers a prompt `budget`", SERVER_START);
+    assert!(!screen.contains("did you mean"), "{screen}");
+    tui.send(CTRL_C);
+    assert_eq!(tui.wait_exit(STEP), 130);
+}

@@ -41,6 +41,9 @@ pub struct OpenPrompt {
     pub sources: BTreeMap<String, ValueSource>,
     /// Fetch at once, with no form, when every required argument is given (`--no-form`).
     pub no_form: bool,
+    /// The subcommand a bare name is close to (`lsit`: `list`), told when no prompt is
+    /// called so or close to it.
+    pub near_command: Option<String>,
 }
 
 impl App {
@@ -102,7 +105,7 @@ impl App {
             .collect();
         let [index] = matches[..] else {
             let why = if matches.is_empty() {
-                self.missing_prompt_reason(wanted)
+                self.missing_prompt_reason(wanted, open.near_command.as_deref())
             } else {
                 format!(
                     "`{}` is offered by {} servers; write SERVER/PROMPT",
@@ -172,7 +175,7 @@ impl App {
     }
 
     /// Why `wanted` is not in the menu: its server failed or waits, or it has no such prompt.
-    fn missing_prompt_reason(&self, wanted: &PromptRef) -> String {
+    fn missing_prompt_reason(&self, wanted: &PromptRef, near_command: Option<&str>) -> String {
         let server = wanted
             .server
             .as_ref()
@@ -212,12 +215,12 @@ impl App {
             None => {
                 let names = self.entries.iter().map(|e| e.prompt.name.as_str());
                 let near = crate::catalog::closest(&wanted.whole, names, 1);
-                format!(
-                    "No server offers a prompt `{name}`{}",
-                    near.first()
-                        .map(|n| format!(" (did you mean {}?)", crate::text::one_line(n)))
-                        .unwrap_or_default()
-                )
+                let hint = match (near.first(), near_command) {
+                    (Some(n), _) => format!(" (did you mean {}?)", crate::text::one_line(n)),
+                    (None, Some(command)) => format!(" (did you mean `mcpick {command}`?)"),
+                    (None, None) => String::new(),
+                };
+                format!("No server offers a prompt `{name}`{hint}")
             }
         }
     }

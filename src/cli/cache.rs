@@ -120,7 +120,13 @@ fn describe(entry: &ServerEntry, config: Option<&Config>, now: u64) -> String {
         Some(_) => crate::text::counted(entry.prompts().len(), "prompt", "prompts"),
         None => "no prompt list".to_string(),
     };
+    let private_stdio = entry.scope() == Scope::Private && entry.details.transport == "stdio";
     let freshness = match entry.freshness(now) {
+        // What the next start will do: its TTL aside, such a list is asked for again.
+        Some(_) if private_stdio => "listed again at every start (a private stdio list: \
+             its authorization is the environment the server inherits, which mcpick cannot \
+             see; `get` still uses it)"
+            .to_string(),
         Some(Freshness::Fresh { until_ms }) => {
             format!("fresh for {}", span(until_ms.saturating_sub(now)))
         }

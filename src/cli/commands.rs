@@ -847,7 +847,7 @@ async fn open_prompt(
             report_failure(&server.name, &error, &stderr);
             // Said above: why (it may have been reached, and answered wrongly).
             return Err(CliError::runtime(format!(
-                "cannot reach `{prompt}`: server `{}` failed",
+                "cannot use `{prompt}`: server `{}` failed",
                 server.name
             )));
         }
@@ -1226,6 +1226,43 @@ async fn get_skill(
         .get(crate::mcp::skill_verify::TASK_ARGUMENT)
         .map(String::as_str);
     let attach = &skill.attach;
+    // An --attach the skill does not list is the user's slip, not the server's: a usage
+    // error naming the files it has (after listing again, when the listing was cached).
+    let unlisted = |m: &crate::mcp::skill_verify::SkillManifest| {
+        attach
+            .iter()
+            .find(|p| m.files.is_some() && m.file(&m.resolve(p)).is_none())
+            .cloned()
+    };
+    let relisted_manifest;
+    let mut manifest = manifest;
+    if unlisted(manifest).is_some()
+        && cached
+        && let Some(listed) = relisted(&hub, &server.name).await
+        && let Some(fresh) =
+            find_preferring(&listed, &prompt.name, EntryKind::Skill).and_then(|p| p.skill.clone())
+    {
+        relisted_manifest = *fresh;
+        manifest = &relisted_manifest;
+    }
+    if let Some(path) = unlisted(manifest) {
+        hub.shutdown().await;
+        let root = format!("{}/", manifest.root());
+        let files: Vec<String> = (manifest.files.iter().flatten())
+            .map(|f| crate::text::one_line(f.uri.strip_prefix(&root).unwrap_or(&f.uri)))
+            .collect();
+        let has = if files.is_empty() {
+            "it lists no supporting files".to_string()
+        } else {
+            format!("its files: {}", files.join(", "))
+        };
+        return Err(CliError::usage(format!(
+            "--attach {}: skill `{}` on `{}` has no such file; {has}",
+            crate::text::one_line(&path),
+            crate::text::one_line(&prompt.name),
+            server.name
+        )));
+    }
     let mut result = load_skill_on(&hub, &server.name, manifest, task, attach).await;
     if cached
         && matches!(&result, Ok(Err((McpError::Protocol(_), _))))

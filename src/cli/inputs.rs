@@ -394,6 +394,9 @@ fn answer_round(
 ) -> Result<Answered, NotAnswered> {
     let mut answers = Vec::new();
     let mut unanswered = Vec::new();
+    // The fields left without an answer, with their question's message: the error's
+    // example names one of them.
+    let mut missing: Vec<(&String, &FormField)> = Vec::new();
     let mut problems = Vec::new();
     // Names an earlier round of the request used are not unknown in this one.
     let used_before = rounds.used.clone();
@@ -442,10 +445,12 @@ fn answer_round(
             let Some(asker) = asker.as_deref_mut() else {
                 if !flags.any() {
                     unanswered.push(describe_field(field));
+                    missing.push((message, field));
                 } else if let Some(default) = &field.default {
                     content.insert(field.name.clone(), default.clone());
                 } else if field.required {
                     unanswered.push(describe_field(field));
+                    missing.push((message, field));
                 }
                 continue;
             };
@@ -535,17 +540,12 @@ fn answer_round(
         )));
     }
     if !unanswered.is_empty() {
-        let example = request
-            .questions
+        // A required field left without an answer, or else the first one left.
+        let example = missing
             .iter()
-            .find_map(|q| match &q.kind {
-                QuestionKind::Form { message, fields } => Some((message, fields)),
-                QuestionKind::Unsupported { .. } => None,
-            })
-            .map(|(message, fields)| {
-                let field = fields.iter().find(|f| f.required).or(fields.first());
-                (text::one_line(message), field.map(example_value))
-            });
+            .find(|(_, f)| f.required)
+            .or(missing.first())
+            .map(|(message, field)| (text::one_line(message), Some(example_value(field))));
         let (message, flag) = match example {
             Some((message, Some((name, value)))) => (message, format!("--answer {name}={value}")),
             Some((message, None)) => (message, "--answer FIELD=VALUE".into()),
@@ -764,6 +764,18 @@ mod tests {
             error.contains("name") && error.contains("--answer name="),
             "{error}"
         );
+    }
+
+    #[test]
+    fn the_flag_suggested_is_for_a_field_left_unanswered() {
+        // Two questions: the first is answered, the second's required field is not.
+        let mut request = confirm();
+        request.questions.push(survey().questions.remove(0));
+        let error =
+            answer_quietly(&request, &flags(&["confirmed=yes"], None), "s", None).unwrap_err();
+        assert!(error.contains("\"Tell me\""), "{error}");
+        assert!(error.contains("--answer name=VALUE"), "{error}");
+        assert!(!error.contains("--answer confirmed"), "{error}");
     }
 
     #[test]

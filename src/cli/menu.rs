@@ -91,6 +91,33 @@ pub fn with_tmux_size_spelled_out(args: Vec<std::ffi::OsString>) -> Vec<std::ffi
     out
 }
 
+/// The edit distance of `a` and `b` where swapping two neighbouring characters is one
+/// edit, as typing slips are (optimal string alignment).
+fn typo_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for j in 0..=b.len() {
+        d[0][j] = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = best;
+        }
+    }
+    d[a.len()][b.len()]
+}
+
 /// The menu's start request from the command line.
 pub fn start_of(cli: &Cli) -> Result<Start, CliError> {
     let open = match &cli.prompt {
@@ -110,8 +137,31 @@ pub fn start_of(cli: &Cli) -> Result<Start, CliError> {
                 &cli.arg_files,
                 super::commands::StdinFrom::NotTheTerminal,
             )?;
+            // `mcpick lsit`: a bare name close to a subcommand may be a typo of it.
+            let near_command = reference
+                .separator
+                .is_none()
+                .then(|| {
+                    let command = <super::Cli as clap::CommandFactory>::command();
+                    let names: Vec<String> = command
+                        .get_subcommands()
+                        .filter(|c| !c.is_hide_set())
+                        .map(|c| c.get_name().to_string())
+                        .collect();
+                    // Two edits at most, a swap of two letters being one: `lsit` is `list`
+                    // (not `init`), `budget` is no `get`.
+                    let word = reference.whole.to_lowercase();
+                    names
+                        .into_iter()
+                        .map(|name| (typo_distance(&word, &name), name))
+                        .filter(|(distance, _)| *distance <= 2)
+                        .min()
+                        .map(|(_, name)| name)
+                })
+                .flatten();
             Some(OpenPrompt {
                 reference,
+                near_command,
                 values: merge(pairs).map_err(CliError::usage)?,
                 sources,
                 no_form: cli.no_form,
@@ -152,6 +202,15 @@ pub async fn run(cli: Cli) -> Result<ExitCode, CliError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_swap_of_two_letters_is_one_typo() {
+        assert_eq!(typo_distance("lsit", "list"), 1);
+        assert_eq!(typo_distance("lsit", "init"), 2);
+        assert_eq!(typo_distance("sevrers", "servers"), 1);
+        assert_eq!(typo_distance("budget", "get"), 3);
+        assert_eq!(typo_distance("", "get"), 3);
+    }
 
     #[test]
     fn a_prompt_after_tmux_is_not_taken_for_its_size() {

@@ -214,6 +214,25 @@ impl ClientHandler for Handler {
         Ok(ElicitResult::new(ElicitationAction::Decline))
     }
 
+    /// A legacy server's `sampling/createMessage` (never declared): refused, as the SDK
+    /// would, and said in the server's log, as the 2026-07-28 path says it when it declines.
+    // Sampling is deprecated (SEP-2577), yet 2025-era servers still ask for it.
+    #[allow(deprecated)]
+    async fn create_message(
+        &self,
+        _params: rmcp::model::CreateMessageRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::CreateMessageResult, rmcp::ErrorData> {
+        let note = "refused the server's sampling/createMessage: it asks for a language model \
+             completion (sampling), which mcpick does not run (nor declare)";
+        let line = self.log.push("mcpick", note);
+        tracing::info!(target: "mcpick::server", server = %self.server, "{}", line.text);
+        self.log.forward(line, &self.lines);
+        Err(rmcp::ErrorData::method_not_found::<
+            rmcp::model::CreateMessageRequestMethod,
+        >())
+    }
+
     // Logging is deprecated in 2026-07-28, but older servers still send it.
     #[allow(deprecated)]
     async fn on_logging_message(

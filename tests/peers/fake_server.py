@@ -11,6 +11,9 @@ will not produce. The mode is the first argument:
                 status 7 on `prompts/get`.
   silent-discover
                 a minimal legacy server that ignores every request before `initialize`.
+  legacy-sampling
+                a legacy server whose `prompts/get` first sends `sampling/createMessage`
+                and puts the error code it got in its message.
   leaky         a minimal legacy server that repeats its API_KEY environment variable
                 (and LEAK_INPUT) everywhere: its serverInfo name and version, instructions,
                 capabilities, stderr, a log message, a served problem, a prompt
@@ -245,6 +248,16 @@ for line in sys.stdin:
     elif method == "prompts/get" and mode == "crash-on-get":
         print("Traceback: KeyError 'city'", file=sys.stderr, flush=True)
         sys.exit(7)
+    elif method == "prompts/get" and mode == "legacy-sampling":
+        send({"jsonrpc": "2.0", "id": "sample-1", "method": "sampling/createMessage",
+              "params": {"messages": [], "maxTokens": 5}})
+        while True:
+            answer = json.loads(sys.stdin.readline() or "null")
+            if answer is None:
+                sys.exit(0)
+            if answer.get("id") == "sample-1" and "method" not in answer:
+                break
+        text_result(rid, "sampling error: %s" % (answer.get("error") or {}).get("code"))
     elif method == "prompts/get" and mode == "legacy-elicit":
         send({"jsonrpc": "2.0", "id": "elicit-1", "method": "elicitation/create", "params": {
             "message": "Your name?", "requestedSchema": {"type": "object", "properties": {
