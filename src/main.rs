@@ -33,15 +33,33 @@ fn main() -> ExitCode {
 /// `mcpick.YYYY-MM-DD.log`, level from `MCPICK_LOG` (default `info`). No log dir, no logs.
 fn init_logging() -> Option<tracing_appender::non_blocking::WorkerGuard> {
     let dir = mcpick::config::log_dir()?;
-    std::fs::create_dir_all(&dir).ok()?;
-    // One file a day, the last three kept: the log never grows without bound.
-    let appender = tracing_appender::rolling::Builder::new()
+    // A folder that cannot be written is remembered, so no diagnostic points to a log
+    // that is not there.
+    let unusable = |error: &dyn std::fmt::Display| {
+        mcpick::mcp::log::set_file_unavailable(format!(
+            "no log file: {} cannot be written ({error})",
+            dir.display()
+        ));
+    };
+    if let Err(error) = std::fs::create_dir_all(&dir) {
+        unusable(&error);
+        return None;
+    }
+    // One file a day, the last three kept; within a day a server's flood is counted, not
+    // written (see `mcpick::mcp::log::FILE_LINES_PER_WINDOW`).
+    let appender = match tracing_appender::rolling::Builder::new()
         .rotation(tracing_appender::rolling::Rotation::DAILY)
         .filename_prefix("mcpick")
         .filename_suffix("log")
         .max_log_files(3)
         .build(&dir)
-        .ok()?;
+    {
+        Ok(appender) => appender,
+        Err(error) => {
+            unusable(&error);
+            return None;
+        }
+    };
     let (writer, guard) = tracing_appender::non_blocking(appender);
     let filter = tracing_subscriber::EnvFilter::try_from_env("MCPICK_LOG").unwrap_or_else(|_| {
         tracing_subscriber::EnvFilter::new(

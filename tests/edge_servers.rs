@@ -1552,3 +1552,24 @@ fn an_anthropic_export_leaves_out_empty_messages_and_says_so_on_stderr() {
     assert!(success(&output).contains("\"content\": \"\""));
     assert_eq!(stderr(&output), "");
 }
+
+#[test]
+fn an_unwritable_log_folder_is_said_instead_of_pointed_to() {
+    let sandbox = Sandbox::new(&fake("crashy", "crash"));
+    // The state folder is a file: no log folder can be made in it.
+    let state = sandbox.dir.path().join("state-is-a-file");
+    std::fs::write(&state, "").unwrap();
+    let output = sandbox
+        .command(&["get", "crashy/hello"])
+        .env("XDG_STATE_HOME", &state)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let error = stderr(&output);
+    assert!(error.contains("its last stderr lines:"), "{error}");
+    assert!(
+        error.contains("(no log file: ") && error.contains("cannot be written ("),
+        "{error}"
+    );
+    assert!(!error.contains("are in the log"), "{error}");
+}

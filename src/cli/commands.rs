@@ -490,7 +490,9 @@ fn stderr_report(server: &str, stderr: &[String]) -> Vec<String> {
     }
     let mut lines = vec!["its last stderr lines:".to_string()];
     lines.extend(stderr.iter().map(|line| format!("  {line}")));
-    if let Some(dir) = config::log_dir() {
+    if let Some(reason) = crate::mcp::log::file_unavailable() {
+        lines.push(format!("({reason})"));
+    } else if let Some(dir) = config::log_dir() {
         lines.push(if crate::mcp::log::left_out_of(server) {
             format!(
                 "(the log, in {}, has them up to its flood budget; how many it left out is said below)",

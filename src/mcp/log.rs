@@ -80,6 +80,20 @@ pub fn take_left_out() -> Vec<(String, u64)> {
     taken.into_iter().collect()
 }
 
+/// Why the log file could not be opened, when it could not (see [`file_unavailable`]).
+static FILE_UNAVAILABLE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+/// Remembers that the log file cannot be written, and why (the binary sets it at start).
+pub fn set_file_unavailable(reason: String) {
+    let _ = FILE_UNAVAILABLE.set(reason);
+}
+
+/// Why there is no log file this run, if there is none although a log folder is known:
+/// diagnostics then say so instead of pointing to it.
+pub fn file_unavailable() -> Option<&'static str> {
+    FILE_UNAVAILABLE.get().map(String::as_str)
+}
+
 /// Whether lines of `server` were left out of the log file since the last
 /// [`take_left_out`], so a diagnostic does not promise the log holds them all.
 pub fn left_out_of(server: &str) -> bool {
