@@ -1544,8 +1544,8 @@ fn an_anthropic_export_leaves_out_empty_messages_and_says_so_on_stderr() {
     assert_eq!(success(&output), "[]\n");
     assert_eq!(
         stderr(&output),
-        "mcpick: anthropic export: left out message #1: its text is empty or only whitespace, which the Messages API refuses\n\
-         mcpick: anthropic export: no message is left to send (the Messages API needs at least one)\n"
+        "mcpick: anthropic export: left out message #1: blank text (the Messages API refuses it)\n\
+         mcpick: anthropic export: no message is left (the Messages API needs one)\n"
     );
     // The other formats show the message as the server sent it, without a note.
     let output = sandbox.mcpick(&["get", "lib/empty", "--format", "openai"]);

@@ -852,7 +852,7 @@ fn switching_to_anthropic_says_what_the_export_leaves_out() {
     assert_eq!(
         super::tests::shown(&app),
         Some(
-            "Export format: anthropic. Left out message #2: its text is empty or only whitespace, which the Messages API refuses."
+            "Export format: anthropic. Left out message #2: blank text (the Messages API refuses it)."
         )
     );
     assert_eq!(review(&app).export_notes().len(), 1);

@@ -123,10 +123,12 @@ fn describe(entry: &ServerEntry, config: Option<&Config>, now: u64) -> String {
     let private_stdio = entry.scope() == Scope::Private && entry.details.transport == "stdio";
     let freshness = match entry.freshness(now) {
         // What the next start will do: its TTL aside, such a list is asked for again.
-        Some(_) if private_stdio => "listed again at every start (a private stdio list: \
+        Some(Freshness::Fresh { .. }) if private_stdio => {
+            "listed again at every start (a private stdio list: \
              its authorization is the environment the server inherits, which mcpick cannot \
              see; `get` still uses it)"
-            .to_string(),
+                .to_string()
+        }
         Some(Freshness::Fresh { until_ms }) => {
             format!("fresh for {}", span(until_ms.saturating_sub(now)))
         }

@@ -274,13 +274,13 @@ fn anthropic_with_notes(prompt: &PromptMessages) -> (Value, Vec<String>) {
         .map(|(i, _)| i + 1)
         .collect();
     if !blank.is_empty() {
-        let (which, whose) = if blank.len() == 1 {
-            ("message", "its")
+        let which = if blank.len() == 1 {
+            "message"
         } else {
-            ("messages", "their")
+            "messages"
         };
         notes.push(format!(
-            "left out {which} {}: {whose} text is empty or only whitespace, which the Messages API refuses",
+            "left out {which} {}: blank text (the Messages API refuses it)",
             numbered(&blank)
         ));
     }
@@ -298,12 +298,12 @@ fn anthropic_with_notes(prompt: &PromptMessages) -> (Value, Vec<String>) {
     {
         text.truncate(text.trim_end().len());
         notes.push(
-            "trimmed the whitespace ending the last assistant turn (the Messages API refuses a prefill that ends in whitespace)"
+            "trimmed the whitespace ending the last assistant turn (the Messages API refuses a prefill ending so)"
                 .to_string(),
         );
     }
     if turns.is_empty() && !prompt.messages.is_empty() {
-        notes.push("no message is left to send (the Messages API needs at least one)".to_string());
+        notes.push("no message is left (the Messages API needs one)".to_string());
     }
     let messages: Vec<Value> = turns
         .into_iter()

@@ -449,9 +449,7 @@ fn anthropic_leaves_out_blank_text_and_says_so() {
     );
     assert_eq!(
         notes(&prompt, Format::Anthropic),
-        [
-            "left out messages #1, #3 and #5: their text is empty or only whitespace, which the Messages API refuses"
-        ]
+        ["left out messages #1, #3 and #5: blank text (the Messages API refuses it)"]
     );
     // The other formats keep every message and change nothing.
     for format in [Format::OpenAi, Format::Markdown, Format::McpJson] {
@@ -471,7 +469,7 @@ fn anthropic_trims_a_prefill_ending_in_whitespace() {
     assert_eq!(
         notes(&prompt, Format::Anthropic),
         [
-            "trimmed the whitespace ending the last assistant turn (the Messages API refuses a prefill that ends in whitespace)"
+            "trimmed the whitespace ending the last assistant turn (the Messages API refuses a prefill ending so)"
         ]
     );
     // An assistant turn before the last keeps its whitespace; a last user turn too.
@@ -495,8 +493,8 @@ fn anthropic_says_when_nothing_is_left() {
     assert_eq!(
         notes(&prompt, Format::Anthropic),
         [
-            "left out message #1: its text is empty or only whitespace, which the Messages API refuses",
-            "no message is left to send (the Messages API needs at least one)"
+            "left out message #1: blank text (the Messages API refuses it)",
+            "no message is left (the Messages API needs one)"
         ]
     );
     // A prompt with nothing to leave out gets no note.
