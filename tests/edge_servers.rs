@@ -1573,3 +1573,15 @@ fn an_unwritable_log_folder_is_said_instead_of_pointed_to() {
     );
     assert!(!error.contains("are in the log"), "{error}");
 }
+
+#[test]
+fn get_help_says_when_a_bare_prompt_name_works() {
+    let sandbox = Sandbox::new("");
+    let help = success(&sandbox.mcpick(&["get", "--help"]));
+    let flat = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains("a bare NAME (or /NAME) works when exactly one enabled server offers it"),
+        "{help}"
+    );
+    assert!(!flat.contains("when one server is configured"), "{help}");
+}

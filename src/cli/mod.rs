@@ -109,8 +109,9 @@ pub enum Command {
     },
     /// Fill a prompt, or load a skill (SEP-2640), and print its messages.
     Get {
-        /// The prompt or skill, as SERVER/NAME (a bare NAME works when one server is
-        /// configured). A skill is preferred over a prompt of the same name.
+        /// The prompt or skill, as SERVER/NAME or SERVER:NAME; a bare NAME (or /NAME) works
+        /// when exactly one enabled server offers it. A skill is preferred over a prompt of
+        /// the same name.
         prompt: String,
         /// Arguments as NAME=VALUE (values may hold spaces, newlines and `=`); NAME=@PATH
         /// takes a file's contents, NAME=- standard input (once), NAME=@@… a value starting
