@@ -1461,8 +1461,8 @@ async fn print_messages(
 ) -> Result<ExitCode, CliError> {
     let text = render(messages, format);
     write(&text)?;
-    for note in crate::export::notes(messages, format) {
-        output::error(&format!("{} export: {note}", format.name()));
+    for note in crate::export::labelled_notes(messages, format) {
+        output::error(&note);
     }
     if copy {
         copy_to_clipboard(config, &text).await?;

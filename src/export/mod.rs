@@ -86,6 +86,14 @@ pub fn notes(prompt: &PromptMessages, format: Format) -> Vec<String> {
     }
 }
 
+/// [`notes`], each headed by its format (`anthropic export: …`), as stderr tells them.
+pub fn labelled_notes(prompt: &PromptMessages, format: Format) -> Vec<String> {
+    notes(prompt, format)
+        .into_iter()
+        .map(|note| format!("{} export: {note}", format.name()))
+        .collect()
+}
+
 fn pretty(value: &serde_json::Value) -> String {
     serde_json::to_string_pretty(value).unwrap_or_default()
 }

@@ -1331,10 +1331,7 @@ impl Connection {
                 if let Some(in_flight) = exchange.in_flight.as_mut() {
                     in_flight.cancel("timed out");
                 }
-                Err(McpError::Timeout {
-                    method: "prompts/get".to_string(),
-                    ms: self.timeout.as_millis(),
-                })
+                Err(self.timed_out("prompts/get"))
             }
         }
     }
@@ -1587,10 +1584,7 @@ impl Connection {
             }
             Err(_) => {
                 in_flight.cancel("timed out");
-                Err(McpError::Timeout {
-                    method: method.to_string(),
-                    ms: self.timeout.as_millis(),
-                })
+                Err(self.timed_out(method))
             }
         }
     }
@@ -1613,10 +1607,15 @@ impl Connection {
         .await
         {
             Ok(sent) => sent.map_err(|e| self.service_error(e)),
-            Err(_) => Err(McpError::Timeout {
-                method: method.to_string(),
-                ms: self.timeout.as_millis(),
-            }),
+            Err(_) => Err(self.timed_out(method)),
+        }
+    }
+
+    /// The error of a request of `method` that got no answer within `timeout_ms`.
+    fn timed_out(&self, method: &str) -> McpError {
+        McpError::Timeout {
+            method: method.to_string(),
+            ms: self.timeout.as_millis(),
         }
     }
 
@@ -1685,9 +1684,10 @@ impl Connection {
             .await;
         }
         let grace = Duration::from_millis(if stateless { 50 } else { 300 });
-        let _ = tokio::time::timeout(grace + Duration::from_millis(200), async {
-            self.service.close_with_timeout(grace).await
-        })
+        let _ = tokio::time::timeout(
+            grace + Duration::from_millis(200),
+            self.service.close_with_timeout(grace),
+        )
         .await;
         drop(self.service);
         tracing::debug!(server = %self.name, "connection closed");

@@ -217,11 +217,9 @@ pub async fn run(
     let exported = signal_code.is_none()
         && (matches!(app.exit, Some(Exit::Print(_) | Exit::Accepted)) || app.exported_any);
     let notes = match &app.screen {
-        Screen::Review(review) if exported => review
-            .export_notes()
-            .into_iter()
-            .map(|note| format!("{} export: {note}", review.format.name()))
-            .collect(),
+        Screen::Review(review) if exported => {
+            crate::export::labelled_notes(&review.current(), review.format)
+        }
         _ => Vec::new(),
     };
     let code = match (signal_code, app.exit.take()) {
