@@ -30,6 +30,12 @@ pub fn one_line(text: &str) -> String {
     as_drawn(&sanitize(text)).replace(['\n', '\t'], " ")
 }
 
+/// Text on one line with nothing hidden: [`sanitize`]'s stand-ins, and line breaks and
+/// tabs as their pictures (`␊`, `␉`), for names and paths that must read exactly.
+pub fn visible_on_one_line(text: &str) -> String {
+    sanitize(text).replace('\n', "␊").replace('\t', "␉")
+}
+
 /// Whether `c` is left out when text is drawn (see [`as_drawn`]).
 pub fn is_undrawn(c: char) -> bool {
     // ZWJ, the emoji variation selector, and the five skin-tone modifiers.
@@ -133,6 +139,12 @@ pub fn control_count(text: &str) -> usize {
 }
 
 /// Whether [`sanitize`] replaces `c`.
+/// Whether `c` has no place in a name: a line break, a tab, or anything [`sanitize`]
+/// replaces (a control, a bidi control, a hiding character).
+pub fn is_unfit_for_a_name(c: char) -> bool {
+    c.is_control() || is_control(c)
+}
+
 fn is_control(c: char) -> bool {
     matches!(c, '\u{0}'..='\u{8}' | '\u{b}'..='\u{1f}' | '\u{7f}' | '\u{80}'..='\u{9f}')
         || is_bidi_control(c)

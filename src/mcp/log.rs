@@ -151,7 +151,7 @@ impl<W: std::io::Write> std::io::Write for ControlFreeWriter<W> {
         if clean {
             return self.0.write(buf);
         }
-        let mut safe = crate::text::sanitize(&text).replace('\n', "␊");
+        let mut safe = crate::text::visible_on_one_line(&text);
         safe.push_str(std::str::from_utf8(end).unwrap_or_default());
         self.0.write_all(safe.as_bytes()).map(|()| buf.len())
     }

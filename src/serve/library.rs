@@ -71,6 +71,7 @@ impl Library {
             .collect();
         let mut first_source: HashMap<String, String> = HashMap::new();
         for result in results {
+            let result = result.and_then(fit_name);
             match result {
                 Ok(mut prompt) => {
                     match first_source.get(&prompt.name).cloned() {
@@ -385,6 +386,23 @@ impl Library {
             has_more: Some(total > MAX_COMPLETIONS),
         })
     }
+}
+
+/// Refuses a prompt whose name holds a line break, a control or an invisible character: it
+/// would split a `list` line, drive the reader's terminal or hide part of the name.
+fn fit_name(prompt: PromptDef) -> Result<PromptDef, LoadError> {
+    let Some(bad) = prompt.name.chars().find(|&c| crate::text::is_unfit_for_a_name(c)) else {
+        return Ok(prompt);
+    };
+    Err(LoadError {
+        file: prompt.source.clone(),
+        line: None,
+        message: format!(
+            "the prompt name `{}` holds U+{:04X}, a control or invisible character; rename the file or give it a `name:`",
+            crate::text::visible_on_one_line(&prompt.name),
+            bad as u32
+        ),
+    })
 }
 
 fn is_subsequence(needle: &str, haystack: &str) -> bool {
@@ -754,16 +772,30 @@ fn walk(
     for entry in entries {
         let name = entry.file_name();
         let path = entry.path();
-        // `metadata` follows links; a dangling link is reported, not silently dropped.
-        let Ok(meta) = std::fs::metadata(&path) else {
-            if classify(Path::new(&name), false).is_some() {
-                diagnostics.push(LoadError {
-                    file: shown.join(&name).display().to_string(),
-                    line: None,
-                    message: "a broken link (not served)".into(),
-                });
+        let shown_path = shown.join(&name);
+        let named_as_prompt = classify(Path::new(&name), false).is_some();
+        let mut report = |message: String| {
+            diagnostics.push(LoadError {
+                file: shown_path.display().to_string(),
+                line: None,
+                message,
+            })
+        };
+        // `metadata` follows links; a dangling link or a loop is reported, not dropped.
+        let meta = match std::fs::metadata(&path) {
+            Ok(meta) => meta,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                if named_as_prompt {
+                    report("a broken link (not served)".into());
+                }
+                continue;
             }
-            continue;
+            Err(e) => {
+                if named_as_prompt || is_link_loop(&e) {
+                    report(format!("cannot read it: {e} (not served)"));
+                }
+                continue;
+            }
         };
         if meta.is_dir() {
             if name.to_str().is_some_and(skipped_folder) {
@@ -772,13 +804,29 @@ fn walk(
             let Ok(canonical) = path.canonicalize() else {
                 continue;
             };
-            if seen.insert(canonical) {
-                walk(&path, &shown.join(&name), seen, out, diagnostics);
+            if named_as_prompt {
+                report("a folder, not a prompt file (searched like any folder)".into());
+            }
+            if seen.insert(canonical.clone()) {
+                walk(&path, &shown_path, seen, out, diagnostics);
+            } else {
+                report(format!(
+                    "a link to a folder already searched ({}); not searched again",
+                    canonical.display()
+                ));
             }
         } else if meta.is_file() {
-            out.push((shown.join(&name), path));
+            out.push((shown_path, path));
+        } else if named_as_prompt {
+            // A FIFO would block the reader forever, a device never end.
+            report("it is not a regular file (a FIFO, socket or device); not served".into());
         }
     }
+}
+
+/// Whether a failed `metadata` means links that lead back to each other (`ELOOP`).
+fn is_link_loop(error: &std::io::Error) -> bool {
+    error.raw_os_error() == Some(nix::libc::ELOOP)
 }
 
 #[cfg(test)]

@@ -117,10 +117,12 @@ pub struct LoadError {
 }
 
 impl fmt::Display for LoadError {
+    /// One line, whatever the file's name holds (a line break in it would split the line).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let file = crate::text::visible_on_one_line(&self.file);
         match self.line {
-            Some(line) => write!(f, "{}:{line}: {}", self.file, self.message),
-            None => write!(f, "{}: {}", self.file, self.message),
+            Some(line) => write!(f, "{file}:{line}: {}", self.message),
+            None => write!(f, "{file}: {}", self.message),
         }
     }
 }

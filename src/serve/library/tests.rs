@@ -460,3 +460,65 @@ fn embedded_text_files_are_resources_once_each_with_the_prompts_that_embed_them(
     assert_eq!(library.resource(&shared.uri).as_ref(), Some(shared));
     assert_eq!(library.resource("file:///etc/passwd"), None);
 }
+
+#[test]
+fn odd_entries_named_as_prompts_are_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "real.prompt.md", "real");
+    let status = std::process::Command::new("mkfifo")
+        .arg(dir.path().join("pipe.prompt.md"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    std::os::unix::fs::symlink("/dev/null", dir.path().join("device.prompt.md")).unwrap();
+    std::os::unix::fs::symlink("self.prompt.md", dir.path().join("self.prompt.md")).unwrap();
+    std::os::unix::fs::symlink("ping", dir.path().join("pong")).unwrap();
+    std::os::unix::fs::symlink("pong", dir.path().join("ping")).unwrap();
+    std::os::unix::fs::symlink(dir.path(), dir.path().join("back")).unwrap();
+    write(dir.path(), "folder.prompt.md/inner.prompt.md", "inner");
+    let library = load_paths(&[dir.path().to_path_buf()]);
+    let names: Vec<&str> = library.prompts().iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["inner", "real"], "{:?}", library.diagnostics);
+    let all = library.problem_lines().join("\n");
+    for expected in [
+        "pipe.prompt.md: it is not a regular file (a FIFO, socket or device); not served",
+        "device.prompt.md: it is not a regular file (a FIFO, socket or device); not served",
+        "self.prompt.md: cannot read it: Too many levels of symbolic links",
+        "ping: cannot read it: Too many levels of symbolic links",
+        "pong: cannot read it: Too many levels of symbolic links",
+        "folder.prompt.md: a folder, not a prompt file (searched like any folder)",
+        "back: a link to a folder already searched",
+    ] {
+        assert!(all.contains(expected), "{expected:?} not in:\n{all}");
+    }
+    assert_eq!(library.diagnostics.len(), 7, "{all}");
+}
+
+#[test]
+fn names_with_line_breaks_controls_or_invisibles_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "fine.prompt.md", "fine");
+    write(dir.path(), "two\nlines.prompt.md", "split");
+    write(dir.path(), "red\u{1b}[31m.prompt.md", "colour");
+    write(dir.path(), "hidden\u{e0041}.prompt.md", "tag");
+    write(
+        dir.path(),
+        "declared.mcpick.md",
+        "---\nname: \"bad\\u0007bell\"\n---\n--- user ---\nhi\n",
+    );
+    let library = load_paths(&[dir.path().to_path_buf()]);
+    let names: Vec<&str> = library.prompts().iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["fine"], "{:?}", library.diagnostics);
+    let all = library.problem_lines().join("\n");
+    for expected in [
+        "two␊lines.prompt.md: the prompt name `two␊lines` holds U+000A",
+        "the prompt name `red␛[31m` holds U+001B",
+        "the prompt name `hidden<U+E0041>` holds U+E0041",
+        "the prompt name `bad␇bell` holds U+0007",
+    ] {
+        assert!(all.contains(expected), "{expected:?} not in:\n{all}");
+    }
+    assert_eq!(library.diagnostics.len(), 4, "{all}");
+    assert_eq!(all.lines().count(), 4, "each problem on one line:\n{all}");
+    assert!(!all.contains('\u{1b}'), "{all}");
+}
