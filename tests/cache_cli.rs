@@ -115,9 +115,47 @@ fn refresh_asks_the_server_again_and_is_refused_where_nothing_connects() {
     assert!(sent.contains(&"server/discover".to_string()), "{sent:?}");
     assert!(sent.contains(&"prompts/list".to_string()), "{sent:?}");
 
+    // After the subcommand, as its own flag: the same.
+    assert!(sandbox.mcpick(&["list", "--refresh"]).status.success());
+    let sent = methods(&log);
+    assert!(sent.contains(&"prompts/list".to_string()), "{sent:?}");
+
     let refused = sandbox.mcpick(&["--refresh", "cache", "show"]);
     assert_eq!(refused.status.code(), Some(2));
     assert!(text(&refused.stderr).contains("--refresh is for the commands that ask servers"));
+    let refused = sandbox.mcpick(&["cache", "show", "--refresh"]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(text(&refused.stderr).contains("unexpected argument '--refresh'"));
+}
+
+/// Each command's help lists only the flags it takes: `--refresh` only where it works.
+#[test]
+fn refresh_is_in_the_help_of_the_commands_that_take_it_only() {
+    let sandbox = Sandbox::new("");
+    let commands: [&[&str]; 14] = [
+        &[],
+        &["list"],
+        &["get"],
+        &["complete"],
+        &["servers"],
+        &["serve"],
+        &["init"],
+        &["config", "import"],
+        &["cache", "show"],
+        &["cache", "clear"],
+        &["auth", "login"],
+        &["auth", "logout"],
+        &["shell-init"],
+        &["cache"],
+    ];
+    for (index, command) in commands.iter().enumerate() {
+        let mut args = command.to_vec();
+        args.push("--help");
+        let help = sandbox.mcpick(&args);
+        assert!(help.status.success(), "{args:?}");
+        let listed = text(&help.stdout).contains("--refresh");
+        assert_eq!(listed, index < 5, "{args:?}:\n{}", text(&help.stdout));
+    }
 }
 
 #[test]

@@ -271,8 +271,8 @@ fn tell_catalog_write_failure() {
 /// [`run`] once the config is read.
 async fn run_loaded(config: &Config, command: Command) -> Result<ExitCode, CliError> {
     match command {
-        Command::List { json } => list(config, json).await,
-        Command::Servers { json } => servers(config, json).await,
+        Command::List { json, .. } => list(config, json).await,
+        Command::Servers { json, .. } => servers(config, json).await,
         Command::Get {
             prompt,
             assignments,
@@ -286,6 +286,7 @@ async fn run_loaded(config: &Config, command: Command) -> Result<ExitCode, CliEr
             decline,
             task,
             attach,
+            ..
         } => {
             let format: Format = format.parse().map_err(CliError::usage)?;
             let answering =
@@ -309,6 +310,7 @@ async fn run_loaded(config: &Config, command: Command) -> Result<ExitCode, CliEr
             prefix,
             context,
             json,
+            ..
         } => {
             let pairs = given_values(&context, &[], StdinFrom::Anything)?.0;
             let context = merge(pairs).map_err(CliError::usage)?;

@@ -87,9 +87,9 @@ pub struct Cli {
     #[arg(long = "arg-file", value_name = "NAME=PATH", requires = "prompt")]
     pub arg_files: Vec<String>,
 
-    /// The menu, list, get, complete, servers: ignore the prompt catalog cached from earlier
-    /// runs and ask every server afresh (then the catalog is rewritten).
-    #[arg(long, global = true)]
+    /// Ignore the prompt catalog cached from earlier runs and ask every server afresh (then
+    /// the catalog is rewritten).
+    #[arg(long)]
     pub refresh: bool,
 
     /// What to do (none: the full-screen menu).
@@ -105,7 +105,10 @@ pub enum Command {
         /// Print one JSON array (kind, server, name, title, description, arguments, and
         /// a skill's manifest).
         #[arg(long)]
-        json: bool,
+        json: bool,        /// Ignore the prompt catalog cached from earlier runs and ask every server afresh
+        /// (then the catalog is rewritten).
+        #[arg(long)]
+        refresh: bool,
     },
     /// Fill a prompt, or load a skill (SEP-2640), and print its messages.
     Get {
@@ -156,7 +159,10 @@ pub enum Command {
         /// the skill (`references/FORMS.md`) or its URI; verified like SKILL.md (may
         /// repeat).
         #[arg(long = "attach", value_name = "PATH")]
-        attach: Vec<String>,
+        attach: Vec<String>,        /// Ignore the prompt catalog cached from earlier runs and ask every server afresh
+        /// (then the catalog is rewritten).
+        #[arg(long)]
+        refresh: bool,
     },
     /// Ask a server to complete a prompt argument.
     Complete {
@@ -172,13 +178,19 @@ pub enum Command {
         context: Vec<String>,
         /// Print JSON: values, total, hasMore.
         #[arg(long)]
-        json: bool,
+        json: bool,        /// Ignore the prompt catalog cached from earlier runs and ask every server afresh
+        /// (then the catalog is rewritten).
+        #[arg(long)]
+        refresh: bool,
     },
     /// Show each server's connection state, protocol, identity and capabilities.
     Servers {
         /// Print one JSON array.
         #[arg(long)]
-        json: bool,
+        json: bool,        /// Ignore the prompt catalog cached from earlier runs and ask every server afresh
+        /// (then the catalog is rewritten).
+        #[arg(long)]
+        refresh: bool,
     },
     /// Serve prompt files as an MCP server (stdio unless --http).
     ///
@@ -360,23 +372,26 @@ impl CliError {
 
 /// Runs a parsed command line and returns the process exit code.
 pub async fn run(cli: Cli) -> ExitCode {
-    if cli.refresh {
-        let connects = matches!(
-            cli.command,
-            None | Some(
-                Command::List { .. }
-                    | Command::Get { .. }
-                    | Command::Complete { .. }
-                    | Command::Servers { .. }
-            )
-        );
-        if !connects {
+    // `--refresh` is each connecting command's own flag; before a subcommand it is the
+    // menu's, accepted there only for the commands that have it.
+    let refresh = match &cli.command {
+        None => cli.refresh,
+        Some(
+            Command::List { refresh, .. }
+            | Command::Get { refresh, .. }
+            | Command::Complete { refresh, .. }
+            | Command::Servers { refresh, .. },
+        ) => cli.refresh || *refresh,
+        Some(_) if cli.refresh => {
             output::error(
                 "--refresh is for the commands that ask servers (the menu, list, get, complete, servers); \
                  `mcpick cache clear` forgets the catalog for good",
             );
             return ExitCode::from(2);
         }
+        Some(_) => false,
+    };
+    if refresh {
         crate::cache::ignore_for_this_run();
     }
     let result = match cli.command {
