@@ -409,7 +409,7 @@ pub enum ConfigError {
         message: String,
     },
     /// A server table is inconsistent.
-    #[error("config file {path}: server `{server}`: {message}")]
+    #[error("config file {}: server `{server}`: {message}", at_place(.path, *.at))]
     Server {
         /// The file.
         path: PathBuf,
@@ -417,6 +417,9 @@ pub enum ConfigError {
         server: String,
         /// What is wrong and how to fix it.
         message: String,
+        /// The 1-based line and column of the field the message names (or of the server's
+        /// name), when the text was at hand.
+        at: Option<(usize, usize)>,
     },
     /// A `${VAR}` reference could not be expanded.
     #[error("config file {path}: server `{server}`, field `{field}`: {source}")]
@@ -430,6 +433,74 @@ pub enum ConfigError {
         /// What went wrong.
         source: ExpandError,
     },
+}
+
+/// `path`, or `path:line:column` as compilers and TOML parse errors point.
+fn at_place(path: &Path, at: Option<(usize, usize)>) -> String {
+    match at {
+        Some((line, column)) => format!("{}:{line}:{column}", path.display()),
+        None => path.display().to_string(),
+    }
+}
+
+impl ConfigError {
+    /// Points a server error at its place in `text`: the field its message names first
+    /// (`` `url` must… ``, `` `oauth.client_id` … ``), else the server's name.
+    fn located_in(self, text: &str) -> ConfigError {
+        match self {
+            ConfigError::Server {
+                path,
+                server,
+                message,
+                at: None,
+            } => {
+                let field = message
+                    .split('`')
+                    .nth(1)
+                    .and_then(|quoted| quoted.split([' ', '=']).next())
+                    .unwrap_or_default();
+                let at = server_field_place(text, &server, field);
+                ConfigError::Server {
+                    path,
+                    server,
+                    message,
+                    at,
+                }
+            }
+            other => other,
+        }
+    }
+}
+
+/// The line and column of `servers.<server>.<field>` in the TOML `text` (a dotted `field`
+/// goes into sub-tables), or of the server's own key when the field is not there.
+fn server_field_place(text: &str, server: &str, field: &str) -> Option<(usize, usize)> {
+    let mut keys = vec!["servers", server];
+    keys.extend(field.split('.').filter(|part| !part.is_empty()));
+    key_place(text, &keys, 2)
+}
+
+/// The line and column of the deepest of `keys` found in the TOML `text`, going into
+/// tables; `None` unless at least `at_least` of them are there.
+fn key_place(text: &str, keys: &[&str], at_least: usize) -> Option<(usize, usize)> {
+    let document = toml_edit::Document::parse(text).ok()?;
+    let mut item = document.as_item();
+    let mut span = None;
+    for (depth, part) in keys.iter().enumerate() {
+        let Some((key, inner)) = item.as_table_like().and_then(|t| t.get_key_value(part)) else {
+            if depth < at_least {
+                return None;
+            }
+            break;
+        };
+        span = key.span().or(span);
+        item = inner;
+    }
+    let offset = span?.start;
+    let before = text.get(..offset)?;
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().unwrap_or(before).chars().count() + 1;
+    Some((line, column))
 }
 
 #[derive(Debug, Deserialize)]
@@ -625,7 +696,7 @@ pub fn parse(
     for (id, input) in raw.inputs {
         if !is_input_id(&id) {
             return Err(ConfigError::Parse {
-                path: path.to_path_buf(),
+                path: PathBuf::from(at_place(path, key_place(text, &["inputs", &id], 2))),
                 message: format!(
                     "`[inputs.{id}]`: an input id holds letters, digits, `_`, `-` and `.` only"
                 ),
@@ -651,7 +722,8 @@ pub fn parse(
                 lookup,
             )
         })
-        .collect::<Result<Vec<_>, _>>()?;
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|error| error.located_in(text))?;
     let keys = raw
         .keys
         .into_iter()
@@ -711,6 +783,7 @@ fn build_from_template(
         path: path.to_path_buf(),
         server: name.clone(),
         message,
+        at: None,
     })?;
     let input_value = |id: &str| {
         values
@@ -864,6 +937,7 @@ fn build_server(
         path: path.to_path_buf(),
         server: name.clone(),
         message,
+        at: None,
     };
     check_server_name(&name).map_err(server_error)?;
     let expand_field = |field: &str, value: &str| {

@@ -541,3 +541,40 @@ fn image_protocol_parses_each_value_and_defaults_to_auto() {
     assert!(err.contains("unknown variant `chafa`"), "{err}");
     assert!(err.contains("line 2"), "{err}");
 }
+
+#[test]
+fn server_errors_point_at_the_line_and_column_of_their_field() {
+    let cases: [(&str, &str); 6] = [
+        (
+            "[servers.a]\ncommand = \"x\"\nurl = \"https://x\"\n",
+            "config.toml:2:1: server `a`: has both `command` (stdio) and `url` (HTTP); keep one",
+        ),
+        (
+            "# header\n\n[servers.a]\nurl = \"ftp://x\"\n",
+            "config.toml:4:1: server `a`: `url` must start with http:// or https://",
+        ),
+        (
+            "[servers.\"bad name\"]\ncommand = \"x\"\n",
+            "config.toml:1:10: server `bad name`: the name may only hold",
+        ),
+        (
+            "servers = { b = { url = \"https://x\", oauth = { client_secret = \"s\" } } }\n",
+            "config.toml:1:48: server `b`: `oauth.client_secret` needs",
+        ),
+        (
+            "[servers.t]\ncommand = \"x\"\n  transport = \"http\"\n",
+            "config.toml:3:3: server `t`: `transport = \"http\"` needs `url`",
+        ),
+        (
+            "[servers.n]\ntimeout_ms = 5\n",
+            "config.toml:1:10: server `n`: needs `command` (a stdio server) or `url`",
+        ),
+    ];
+    for (text, expected) in cases {
+        let error = parse_str(text).unwrap_err().to_string();
+        assert!(
+            error.starts_with(&format!("config file {expected}")),
+            "{text:?} gave {error:?}"
+        );
+    }
+}
