@@ -105,7 +105,8 @@ pub enum Command {
         /// Print one JSON array (kind, server, name, title, description, arguments, and
         /// a skill's manifest).
         #[arg(long)]
-        json: bool,        /// Ignore the prompt catalog cached from earlier runs and ask every server afresh
+        json: bool,
+        /// Ignore the prompt catalog cached from earlier runs and ask every server afresh
         /// (then the catalog is rewritten).
         #[arg(long)]
         refresh: bool,
@@ -159,7 +160,8 @@ pub enum Command {
         /// the skill (`references/FORMS.md`) or its URI; verified like SKILL.md (may
         /// repeat).
         #[arg(long = "attach", value_name = "PATH")]
-        attach: Vec<String>,        /// Ignore the prompt catalog cached from earlier runs and ask every server afresh
+        attach: Vec<String>,
+        /// Ignore the prompt catalog cached from earlier runs and ask every server afresh
         /// (then the catalog is rewritten).
         #[arg(long)]
         refresh: bool,
@@ -178,7 +180,8 @@ pub enum Command {
         context: Vec<String>,
         /// Print JSON: values, total, hasMore.
         #[arg(long)]
-        json: bool,        /// Ignore the prompt catalog cached from earlier runs and ask every server afresh
+        json: bool,
+        /// Ignore the prompt catalog cached from earlier runs and ask every server afresh
         /// (then the catalog is rewritten).
         #[arg(long)]
         refresh: bool,
@@ -187,7 +190,8 @@ pub enum Command {
     Servers {
         /// Print one JSON array.
         #[arg(long)]
-        json: bool,        /// Ignore the prompt catalog cached from earlier runs and ask every server afresh
+        json: bool,
+        /// Ignore the prompt catalog cached from earlier runs and ask every server afresh
         /// (then the catalog is rewritten).
         #[arg(long)]
         refresh: bool,

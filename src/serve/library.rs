@@ -391,7 +391,11 @@ impl Library {
 /// Refuses a prompt whose name holds a line break, a control or an invisible character: it
 /// would split a `list` line, drive the reader's terminal or hide part of the name.
 fn fit_name(prompt: PromptDef) -> Result<PromptDef, LoadError> {
-    let Some(bad) = prompt.name.chars().find(|&c| crate::text::is_unfit_for_a_name(c)) else {
+    let Some(bad) = prompt
+        .name
+        .chars()
+        .find(|&c| crate::text::is_unfit_for_a_name(c))
+    else {
         return Ok(prompt);
     };
     Err(LoadError {
