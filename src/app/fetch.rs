@@ -126,7 +126,13 @@ impl App {
                     .record_with_sources(&form.slash_name, &arguments, &form.sources());
                 let mut review = ReviewState::new(form, arguments, messages, self.options.format);
                 review.screen = self.size;
+                // Opened in a format that leaves something out (`--format anthropic`): said
+                // now, not only when the format is cycled to.
+                let notes = review.export_notes_said();
                 self.screen = Screen::Review(Box::new(review));
+                if let Some(notes) = notes {
+                    self.notify(notes);
+                }
                 vec![Effect::SaveHistory(self.history.clone())]
             }
             Ok(GetOutcome::InputRequired(request)) => {

@@ -567,6 +567,20 @@ impl ReviewState {
         export::notes(&self.current(), self.format)
     }
 
+    /// [`Self::export_notes`] as sentences for the status bar, or `None` when there are none.
+    pub fn export_notes_said(&self) -> Option<String> {
+        let notes = self.export_notes();
+        let sentences: Vec<String> = notes
+            .iter()
+            .map(|note| {
+                let mut chars = note.chars();
+                let first = chars.next().map(|c| c.to_uppercase().to_string());
+                format!("{}{}.", first.unwrap_or_default(), chars.as_str())
+            })
+            .collect();
+        (!sentences.is_empty()).then(|| sentences.join(" "))
+    }
+
     /// Whether message `index` differs from what the server sent (or was added).
     pub fn is_edited(&self, index: usize) -> bool {
         match self.items.get(index) {
@@ -1423,16 +1437,9 @@ impl ReviewState {
                     .unwrap_or(0);
                 self.format = Format::ALL[(at + 1) % Format::ALL.len()].1;
                 let mut notice = format!("Export format: {}", format_name(self.format));
-                let notes = self.export_notes();
-                for note in &notes {
-                    let mut chars = note.chars();
-                    let first = chars.next().map(|c| c.to_uppercase().to_string());
+                if let Some(notes) = self.export_notes_said() {
                     notice.push_str(". ");
-                    notice.push_str(&first.unwrap_or_default());
-                    notice.push_str(chars.as_str());
-                }
-                if !notes.is_empty() {
-                    notice.push('.');
+                    notice.push_str(&notes);
                 }
                 return Outcome::Notice(notice);
             }

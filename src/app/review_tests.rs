@@ -857,3 +857,27 @@ fn switching_to_anthropic_says_what_the_export_leaves_out() {
     );
     assert_eq!(review(&app).export_notes().len(), 1);
 }
+
+#[test]
+fn opening_the_review_in_anthropic_format_says_what_it_leaves_out() {
+    let mut app = super::tests::ready_app();
+    app.options.format = crate::export::Format::Anthropic;
+    super::tests::type_text(&mut app, "args-prompt");
+    app.update(super::tests::key(KeyCode::Enter));
+    super::tests::type_text(&mut app, "New York");
+    app.update(super::tests::key(KeyCode::Enter));
+    let effects = app.update(super::tests::key(KeyCode::Enter));
+    let id = super::tests::fetch_id(&effects);
+    app.update(Msg::Fetched {
+        id,
+        result: Ok(GetOutcome::Messages(messages(&[
+            (Role::User, "Weather?"),
+            (Role::User, ""),
+        ]))),
+    });
+    assert!(matches!(app.screen, Screen::Review(_)));
+    assert_eq!(
+        super::tests::shown(&app),
+        Some("Left out message #2: blank text (the Messages API refuses it).")
+    );
+}

@@ -100,7 +100,7 @@ fn review(app: &App) -> &ReviewState {
     }
 }
 
-fn fetch_id(effects: &[Effect]) -> u64 {
+pub(crate) fn fetch_id(effects: &[Effect]) -> u64 {
     effects
         .iter()
         .find_map(|e| match e {
