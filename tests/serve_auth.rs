@@ -349,6 +349,34 @@ fn mcpick_as_a_client_says_a_wrong_team_token_is_wrong_not_a_sign_in() {
     assert!(String::from_utf8_lossy(&listed.stdout).contains("team/explain-error"));
 }
 
+/// No `Authorization` header: the 401 reads as a sign-in request (an OAuth server asks the
+/// same way), and the sign-in then says the server offers none and how to give a token.
+#[test]
+fn signing_in_to_a_token_only_server_says_to_give_the_token_in_headers() {
+    let (_dir, server) = serve_behind_token_file();
+    let home = tempfile::tempdir().unwrap();
+    let config = home.path().join("config.toml");
+    std::fs::write(
+        &config,
+        format!("[servers.team]\nurl = \"{}\"\n", server.url),
+    )
+    .unwrap();
+    let mut command = mcpick(home.path(), &["auth", "login", "team", "--no-browser"], &[]);
+    command.env("MCPICK_CONFIG", &config);
+    let login = command.output().unwrap();
+    let said = String::from_utf8_lossy(&login.stderr);
+    assert_eq!(login.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("the server publishes no OAuth metadata"),
+        "{said}"
+    );
+    assert!(
+        said.contains("if it takes a token, set `headers = { Authorization = \"Bearer …\" }` in [servers.team]"),
+        "{said}"
+    );
+    assert!(!said.contains("Registration failed: Dynamic"), "{said}");
+}
+
 #[test]
 fn health_checks_need_no_token_and_tell_nothing() {
     let (_dir, server) = serve_behind_token_file();

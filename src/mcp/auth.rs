@@ -6,7 +6,9 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use rmcp::transport::auth::{AuthorizationCallback, AuthorizationManager};
+use rmcp::transport::auth::{
+    AuthorizationCallback, AuthorizationManager, AuthorizationMetadataSource,
+};
 use rmcp::transport::{
     AuthClient, AuthError, AuthorizationRequest, AuthorizationSession, CredentialStore,
     StoredCredentials,
@@ -365,6 +367,12 @@ async fn sign_in_unhidden(
         .resolve_metadata_from_challenge(challenge.as_deref())
         .await
         .map_err(auth_error)?;
+    // No metadata anywhere: rmcp tries the 2025-03-26 default endpoints, which a server
+    // that only takes a token (`mcpick serve --auth-token-file`) does not have.
+    let guessed = matches!(
+        resolution.source,
+        AuthorizationMetadataSource::LegacyEndpointFallback
+    );
     manager.set_metadata(resolution.metadata);
 
     let listener = TcpListener::bind(("127.0.0.1", 0))
@@ -396,7 +404,10 @@ async fn sign_in_unhidden(
     }
     let session = AuthorizationSession::new(manager, request)
         .await
-        .map_err(|(_, e)| auth_error(e))?;
+        .map_err(|(_, e)| match auth_error(e) {
+            McpError::Auth(why) if guessed => McpError::Auth(offers_no_sign_in(&server.name, &why)),
+            other => other,
+        })?;
     let authorization_url = session.get_authorization_url().to_string();
     show_url(&authorization_url);
     match browser {
@@ -641,9 +652,69 @@ fn open_in_browser(url: &str) {
 }
 
 /// An rmcp auth error as mcpick says it.
+/// Why a sign-in failed at a server that publishes no OAuth metadata, and what to do.
+fn offers_no_sign_in(server: &str, why: &str) -> String {
+    format!(
+        "the server publishes no OAuth metadata (no /.well-known/oauth-protected-resource or \
+         oauth-authorization-server), and the default endpoints failed ({why}); it may not \
+         offer sign-in: if it takes a token, set `headers = {{ Authorization = \"Bearer …\" }}` \
+         in [servers.{server}]"
+    )
+}
+
 pub(crate) fn auth_error(error: AuthError) -> McpError {
     McpError::Auth(match error {
         AuthError::AuthorizationRequired => "the server wants a new sign-in".into(),
-        other => other.to_string(),
+        other => without_stutter(&other.to_string()),
     })
+}
+
+/// An error chain said once: rmcp's wrapped errors repeat themselves ("Registration
+/// failed: Dynamic registration failed: Registration failed: HTTP 404 Not Found: "); a part
+/// that another part already says (ignoring case) and empty parts are left out.
+fn without_stutter(chain: &str) -> String {
+    let parts: Vec<&str> = chain
+        .split(": ")
+        .map(str::trim)
+        .filter(|part| !part.is_empty())
+        .collect();
+    let lower: Vec<String> = parts.iter().map(|p| p.to_lowercase()).collect();
+    let kept: Vec<&str> = parts
+        .iter()
+        .enumerate()
+        .filter(|(at, _)| {
+            !lower.iter().enumerate().any(|(other, text)| {
+                other != *at
+                    && text.contains(lower[*at].as_str())
+                    && (text != &lower[*at] || other < *at)
+            })
+        })
+        .map(|(_, part)| *part)
+        .collect();
+    if kept.is_empty() {
+        chain.trim().to_string()
+    } else {
+        kept.join(": ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::without_stutter;
+
+    #[test]
+    fn error_chains_are_said_once() {
+        assert_eq!(
+            without_stutter(
+                "Registration failed: Dynamic registration failed: Registration failed: HTTP 404 Not Found: "
+            ),
+            "Dynamic registration failed: HTTP 404 Not Found"
+        );
+        assert_eq!(
+            without_stutter("Token exchange failed: invalid_grant"),
+            "Token exchange failed: invalid_grant"
+        );
+        assert_eq!(without_stutter("a: a"), "a");
+        assert_eq!(without_stutter(": "), ":");
+    }
 }
