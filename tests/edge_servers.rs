@@ -1585,3 +1585,41 @@ fn get_help_says_when_a_bare_prompt_name_works() {
     );
     assert!(!flat.contains("when one server is configured"), "{help}");
 }
+
+/// `mcpick lsit` in a script (no terminal at all, `setsid`): the typo is named, not only
+/// the missing terminal; a bare word close to no command says the terminal is needed.
+#[test]
+fn a_misspelt_subcommand_without_a_terminal_is_named() {
+    let sandbox = Sandbox::new("");
+    let detached = |word: &str| {
+        let plain = sandbox.command(&[word]);
+        let mut command = std::process::Command::new("setsid");
+        command
+            .arg("--wait")
+            .arg(plain.get_program())
+            .args(plain.get_args())
+            .stdin(std::process::Stdio::null());
+        for (key, value) in plain.get_envs() {
+            match value {
+                Some(value) => command.env(key, value),
+                None => command.env_remove(key),
+            };
+        }
+        command.output().expect("run setsid")
+    };
+    let typo = detached("lsit");
+    assert_eq!(typo.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&typo.stderr);
+    assert!(
+        said.contains("`lsit` is no command: did you mean `mcpick list`?"),
+        "{said}"
+    );
+    let word = detached("translate");
+    assert_eq!(word.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&word.stderr);
+    assert!(
+        said.contains("the full-screen menu needs a terminal"),
+        "{said}"
+    );
+    assert!(!said.contains("did you mean"), "{said}");
+}

@@ -94,6 +94,15 @@ pub async fn tui(config_path: Option<&Path>, request: TuiRequest) -> Result<Exit
     } = request;
     let format: Format = format.parse().map_err(CliError::usage)?;
     if !crate::tui::has_terminal() {
+        // `mcpick lsit` in a script: the typo is the news, not the missing terminal.
+        if let Some(open) = &start.open
+            && let Some(command) = &open.near_command
+        {
+            return Err(CliError::usage(format!(
+                "`{}` is no command: did you mean `mcpick {command}`? (a bare word opens the menu on that prompt, and the menu needs a terminal)",
+                open.reference.whole
+            )));
+        }
         return Err(CliError::usage(
             "the full-screen menu needs a terminal; in scripts use `mcpick list`, `mcpick get` or `mcpick complete`",
         ));
