@@ -20,9 +20,16 @@ const KITTY_QUERY_ID: u32 = 31;
 
 /// The queries, in the order terminals answer them: a kitty graphics query (a 1×1 RGB
 /// pixel, `a=q`: checked, never stored), the cell size in pixels, the text area in pixels,
-/// then DA1 last.
-pub fn queries() -> String {
-    format!("\x1b_Gi={KITTY_QUERY_ID},s=1,v=1,a=q,t=d,f=24;AAAA\x1b\\\x1b[16t\x1b[14t\x1b[c")
+/// then DA1 last. Inside a multiplexer the kitty query is left out: it is an APC string,
+/// which tmux takes as a new pane title and screen as its hardstatus line, and neither
+/// draws kitty images anyway; the CSI queries are answered or ignored, changing nothing.
+pub fn queries(environment: &Environment) -> String {
+    let kitty = if environment.multiplexer() {
+        String::new()
+    } else {
+        format!("\x1b_Gi={KITTY_QUERY_ID},s=1,v=1,a=q,t=d,f=24;AAAA\x1b\\")
+    };
+    format!("{kitty}\x1b[16t\x1b[14t\x1b[c")
 }
 
 /// What the terminal answered.
@@ -167,6 +174,9 @@ pub fn typed_keys(bytes: &[u8]) -> Vec<crossterm::event::KeyEvent> {
 pub struct Environment {
     /// Inside tmux (`$TMUX`): the answers are tmux's own.
     pub tmux: bool,
+    /// Inside GNU screen (`$STY`) or zellij (`$ZELLIJ`), which also answer for the
+    /// terminal and take APC strings for themselves.
+    pub other_multiplexer: bool,
     /// iTerm2's inline images are spoken (`TERM_PROGRAM` iTerm.app or WezTerm, `LC_TERMINAL`
     /// iTerm2).
     pub iterm2: bool,
@@ -175,12 +185,18 @@ pub struct Environment {
 }
 
 impl Environment {
+    /// Whether a terminal multiplexer stands between mcpick and the terminal.
+    pub fn multiplexer(&self) -> bool {
+        self.tmux || self.other_multiplexer
+    }
+
     /// This process's environment.
     pub fn detect() -> Environment {
         let var = |name: &str| std::env::var(name).unwrap_or_default();
         let program = var("TERM_PROGRAM");
         Environment {
             tmux: !var("TMUX").is_empty(),
+            other_multiplexer: !var("STY").is_empty() || std::env::var_os("ZELLIJ").is_some(),
             iterm2: matches!(program.as_str(), "iTerm.app" | "WezTerm")
                 || var("LC_TERMINAL") == "iTerm2"
                 || !var("WEZTERM_EXECUTABLE").is_empty(),
@@ -286,7 +302,7 @@ fn query_tty(timeout: Duration) -> std::io::Result<Replies> {
         .read(true)
         .write(true)
         .open("/dev/tty")?;
-    tty.write_all(queries().as_bytes())?;
+    tty.write_all(queries(&Environment::detect()).as_bytes())?;
     tty.flush()?;
     read_replies(&mut tty, timeout)
 }
@@ -338,6 +354,26 @@ mod tests {
 
     fn joined(parts: &[&[u8]]) -> Vec<u8> {
         parts.concat()
+    }
+
+    #[test]
+    fn inside_a_multiplexer_no_apc_string_is_sent() {
+        let plain = queries(&Environment::default());
+        assert!(plain.starts_with("\x1b_G"), "{plain:?}");
+        for environment in [
+            Environment {
+                tmux: true,
+                ..Environment::default()
+            },
+            Environment {
+                other_multiplexer: true,
+                ..Environment::default()
+            },
+        ] {
+            let sent = queries(&environment);
+            assert!(!sent.contains("\x1b_"), "{sent:?}");
+            assert_eq!(sent, "\x1b[16t\x1b[14t\x1b[c");
+        }
     }
 
     #[test]
