@@ -131,6 +131,7 @@ pub async fn run(
     clock.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     let stop = crate::signals::stopped();
     tokio::pin!(stop);
+    let mut job_control = crate::signals::JobControl::new();
     let mut signal_code = None;
     let mut panic_check = tokio::time::interval(PANIC_CHECK);
 
@@ -148,6 +149,17 @@ pub async fn run(
             _ = tick.tick(), if wants_ticks => Some(Msg::Tick),
             _ = clock.tick(), if shows_ages => Some(Msg::Clock),
             code = &mut stop => { signal_code = Some(code); break; }
+            job = job_control.next() => {
+                // Suspended: the terminal as the shell left it, then stopped until `fg`.
+                // Continued (after this stop or any other): the menu's modes again, the
+                // whole screen redrawn, at the size the terminal has now.
+                if job == crate::signals::JobSignal::Suspend {
+                    guard.suspend_for(crate::signals::stop_now);
+                } else {
+                    guard.take_back();
+                }
+                crossterm::terminal::size().ok().map(|(columns, rows)| Msg::Resize(columns, rows))
+            }
             _ = panic_check.tick() => {
                 if terminal::PANICKED.load(std::sync::atomic::Ordering::SeqCst) {
                     break;

@@ -260,6 +260,17 @@ impl TerminalGuard {
     pub fn suspend_for<T>(&mut self, work: impl FnOnce() -> T) -> T {
         restore();
         let result = work();
+        self.take_back();
+        result
+    }
+
+    /// Puts the terminal in the menu's modes again (raw, the alternate screen or the inline
+    /// rows, mouse, paste) and forgets the last frame, so the next draw repaints it all:
+    /// after an editor, or a stop during which the shell set its own modes.
+    pub fn take_back(&mut self) {
+        // crossterm skips enabling raw mode it believes on; after a stop it may not be
+        // (the shell set its own modes), so the belief is dropped first.
+        let _ = disable_raw_mode();
         let _ = enable_raw_mode();
         let backend = self.terminal.backend_mut();
         match self.inline {
@@ -281,7 +292,6 @@ impl TerminalGuard {
         // Forget the last frame so the next draw repaints everything. (`Terminal::clear`
         // would ask the terminal for the cursor position, an answer the event reader eats.)
         self.terminal.swap_buffers();
-        result
     }
 }
 
