@@ -1,7 +1,9 @@
 //! mcpick leaves a real tmux as it found it: run in a pane (the menu, `--height`, a named
 //! prompt, `--print`) and left with Ctrl-C, it changes neither the pane's title nor the
 //! window's name. The graphics probe's kitty query is an APC string, which tmux takes as a
-//! new pane title; inside tmux it is not sent.
+//! new pane title; inside tmux it is not sent. And it starts on a clean screen where the
+//! alternate screen holds a killed program's leftovers (tmux keeps them on a second
+//! `?1049h`, where vt100 and xterm clear).
 
 mod common;
 
@@ -121,7 +123,13 @@ fn no_mode_changes_the_pane_title_or_the_window_name() {
             sh_quote(sandbox.config().to_string_lossy()),
         ];
         words.extend(args.iter().map(sh_quote));
-        let line = format!("clear; {}; echo ended-{round}", words.join(" "));
+        // The first round starts over what a killed full-screen program left behind.
+        let leftovers = if round == 0 {
+            r"printf '\033[?1049h\033[15;20HLEFTOVER-ONE\033[1;1H'; "
+        } else {
+            r"printf '\033[?1049l'; "
+        };
+        let line = format!("clear; {leftovers}{}; echo ended-{round}", words.join(" "));
         tmux.run(&sandbox, &["send-keys", "-t", "main", "-l", &line]);
         tmux.run(&sandbox, &["send-keys", "-t", "main", "Enter"]);
         tmux.wait_for(&sandbox, &format!("mcpick {args:?} to draw"), |s| {
@@ -129,6 +137,10 @@ fn no_mode_changes_the_pane_title_or_the_window_name() {
         });
         // Drawn: the probes have been sent and answered by now.
         std::thread::sleep(Duration::from_millis(500));
+        if round == 0 {
+            let screen = tmux.screen(&sandbox);
+            assert!(!screen.contains("LEFTOVER"), "{screen}");
+        }
         tmux.run(&sandbox, &["send-keys", "-t", "main", "C-c"]);
         tmux.wait_for(&sandbox, &format!("mcpick {args:?} to end"), |s| {
             s.lines().any(|l| l.trim() == format!("ended-{round}"))

@@ -1347,3 +1347,38 @@ fn a_misspelt_subcommand_that_matches_no_prompt_is_named() {
     tui.send(CTRL_C);
     assert_eq!(tui.wait_exit(STEP), 130);
 }
+
+/// The alternate screen (and the rows `--height` takes) may hold what a killed program left
+/// there: the menu starts on a clean screen all the same, and Ctrl-C leaves none of it.
+#[test]
+fn the_menu_starts_clean_over_a_killed_programs_leftovers() {
+    let sandbox = Sandbox::new(&mcpick_serve("builtin", &["--builtin"]));
+    for (mode, extra) in [("full screen", ""), ("--height", " --height 12")] {
+        // Leftovers on the alternate screen (full) or on the rows below the prompt (inline).
+        let leftovers = if extra.is_empty() {
+            r"\033[?1049h\033[15;20HLEFTOVER-ONE\033[38;90HLEFTOVER-TWO\033[1;1H"
+        } else {
+            r"\033[30;20HLEFTOVER-ONE\033[38;90HLEFTOVER-TWO\033[28;1H"
+        };
+        let script = format!(
+            "printf '{leftovers}'; exec {} --config {}{extra}",
+            sh_quote(env!("CARGO_BIN_EXE_mcpick")),
+            sh_quote(sandbox.config().to_string_lossy())
+        );
+        let mut command = CommandBuilder::new("sh");
+        command.args(["-c", &script]);
+        let mut tui = Tui::spawn(&sandbox, command);
+        let screen = tui.wait_for("/translate", SERVER_START);
+        // Drawn whole: one more frame cannot bring them back.
+        std::thread::sleep(Duration::from_millis(300));
+        let screen = tui
+            .screen()
+            .lines()
+            .chain(screen.lines())
+            .collect::<Vec<_>>()
+            .join("\n");
+        assert!(!screen.contains("LEFTOVER"), "{mode}:\n{screen}");
+        tui.send(CTRL_C);
+        tui.wait_exit(STEP);
+    }
+}

@@ -176,9 +176,12 @@ impl TerminalGuard {
         let mut out = output();
         let (terminal, inline) = match mode {
             ScreenMode::Full => {
+                // Cleared: the alternate screen may hold what a killed program left there,
+                // and the first frame writes only the cells it draws.
                 execute!(
                     out,
                     EnterAlternateScreen,
+                    crossterm::terminal::Clear(crossterm::terminal::ClearType::All),
                     EnableMouseCapture,
                     EnableBracketedPaste
                 )
@@ -192,7 +195,15 @@ impl TerminalGuard {
                 let inline = make_room(&mut out, height).map_err(setup)?;
                 set_inline_area(Some(inline));
                 let area = inline.area;
-                execute!(out, EnableMouseCapture, EnableBracketedPaste).map_err(setup)?;
+                // The rows taken start blank, whatever they held.
+                execute!(
+                    out,
+                    crossterm::cursor::MoveTo(0, area.y),
+                    crossterm::terminal::Clear(crossterm::terminal::ClearType::FromCursorDown),
+                    EnableMouseCapture,
+                    EnableBracketedPaste
+                )
+                .map_err(setup)?;
                 let options = TerminalOptions {
                     viewport: Viewport::Fixed(area),
                 };
