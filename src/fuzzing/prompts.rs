@@ -218,6 +218,13 @@ fn check_prompt(prompt: &PromptDef) {
 /// value (or the default, for a missing or empty value), which is never read again.
 fn check_render(prompt: &PromptDef) {
     let library = Library::from_results(vec![Ok(prompt.clone())]);
+    // A name that would split a line or drive a terminal is refused, with a problem.
+    if prompt.name.chars().any(crate::text::is_unfit_for_a_name) {
+        assert!(library.prompts().is_empty());
+        assert_eq!(library.diagnostics.len(), 1);
+        assert!(!library.problem_lines()[0].contains(['\n', '\u{1b}']));
+        return;
+    }
     let required: Vec<String> = prompt
         .arguments
         .iter()
