@@ -136,6 +136,84 @@ impl Entry {
     }
 }
 
+/// `city*, state`: a prompt's arguments on one line, required ones starred.
+pub fn argument_summary(prompt: &PromptInfo) -> String {
+    prompt
+        .arguments
+        .iter()
+        .map(|a| {
+            format!(
+                "{}{}",
+                crate::text::one_line(&a.name),
+                if a.required { "*" } else { "" }
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The widths of the menu's columns over every entry (not only those on screen), so the
+/// columns stay put as results change: kept with the entries, made again when they change.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MenuWidths {
+    /// Each distinct width of a command cell (`/name`, and ` [skill]` on a skill's), in
+    /// increasing order: the column takes the widest within its share of the row.
+    pub commands: Vec<usize>,
+    /// The widest title that says more than the name.
+    pub title: usize,
+    /// The widest [`argument_summary`].
+    pub arguments: usize,
+    /// The widest server name, when the entries come from two servers or more (else 0:
+    /// a column saying the same name on every row tells nothing).
+    pub server: usize,
+}
+
+/// The columns of the ` [skill]` badge a skill's command cell ends in.
+pub const SKILL_BADGE_WIDTH: usize = 8;
+
+impl MenuWidths {
+    /// The widths over `entries`.
+    pub fn of(entries: &[Entry]) -> MenuWidths {
+        let mut widths = MenuWidths::default();
+        let mut commands = std::collections::BTreeSet::new();
+        for entry in entries {
+            let prompt = &entry.prompt;
+            let badge = if prompt.skill.is_some() {
+                SKILL_BADGE_WIDTH
+            } else {
+                0
+            };
+            commands.insert(crate::text::width(&crate::text::one_line(&entry.command())) + badge);
+            widths.title = widths.title.max(crate::text::width(&title_of(prompt)));
+            widths.arguments = widths
+                .arguments
+                .max(crate::text::width(&argument_summary(prompt)));
+            widths.server = widths
+                .server
+                .max(crate::text::width(&crate::text::one_line(&prompt.server)));
+        }
+        widths.commands = commands.into_iter().collect();
+        let first = entries.first().map(|e| e.prompt.server.as_str());
+        if entries
+            .iter()
+            .all(|e| Some(e.prompt.server.as_str()) == first)
+        {
+            widths.server = 0;
+        }
+        widths
+    }
+}
+
+/// A prompt's title on one line, when it says more than its name (else empty).
+pub fn title_of(prompt: &PromptInfo) -> String {
+    prompt
+        .title
+        .as_deref()
+        .filter(|t| *t != prompt.name)
+        .map(crate::text::one_line)
+        .unwrap_or_default()
+}
+
 /// Marks the entries whose prompt name no other entry has ([`Entry::unique_name`]).
 pub fn mark_unique_names(entries: &mut [Entry]) {
     let mut seen: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();

@@ -135,6 +135,8 @@ pub struct App {
     restarted_by_hand: std::collections::BTreeSet<ServerId>,
     /// The merged menu, in server order.
     pub entries: Vec<Entry>,
+    /// The widths of the menu's columns over all of [`App::entries`].
+    pub menu_widths: catalog::MenuWidths,
     /// What is typed in the menu's search line.
     pub query: line::LineEditor,
     /// The parsed query.
@@ -225,6 +227,7 @@ impl App {
             input_servers: BTreeMap::new(),
             retrying: Vec::new(),
             entries: Vec::new(),
+            menu_widths: Default::default(),
             query: line::LineEditor::default(),
             parsed_query: Query {
                 server: None,

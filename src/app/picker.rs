@@ -220,6 +220,7 @@ impl App {
             .map(Entry::new)
             .collect();
         catalog::mark_unique_names(&mut self.entries);
+        self.menu_widths = catalog::MenuWidths::of(&self.entries);
         self.ranker = catalog::Ranker::new(&self.entries);
         self.refilter_keeping(keep);
     }

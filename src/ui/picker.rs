@@ -88,12 +88,7 @@ fn draw_search(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
 
 /// `city*, state`: the arguments, required ones starred.
 pub(super) fn argument_summary(prompt: &PromptInfo) -> String {
-    prompt
-        .arguments
-        .iter()
-        .map(|a| format!("{}{}", one_line(&a.name), if a.required { "*" } else { "" }))
-        .collect::<Vec<_>>()
-        .join(", ")
+    crate::catalog::argument_summary(prompt)
 }
 
 /// `text` with the characters at `positions` in the match style, cut to `width` chars.
@@ -217,43 +212,33 @@ fn draw_list(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
             Row::Header(_) => None,
         })
     };
-    // Rows from the catalog end in a badge (`cached`, `stale`): its column is kept free.
-    let badge_width = if entries().any(|e| app.row_mark(&e.prompt.server).is_some()) {
+    // The columns, sized over every entry so they stay put as results change:
+    // ▌ /command [skill]  title  arguments …… server  stale
+    let widths = &app.menu_widths;
+    // Only a list past its cached freshness marks rows (`stale`); the status line says how
+    // old the lists are once.
+    let badge_width = if entries().any(|e| app.row_mark(&e.prompt.server) == Some(RowMark::Stale)) {
         BADGE_WIDTH
     } else {
         0
     };
-    let width = full_width.saturating_sub(badge_width);
-    // Columns sized for the visible rows: the command, the title, the arguments.
-    let args_width = entries()
-        .map(|e| crate::text::width(&argument_summary(&e.prompt)))
-        .max()
-        .unwrap_or(0)
-        .min(width / 3);
-    let command_width = command_column(
-        entries().map(|e| crate::text::width(&one_line(&e.command()))),
-        width,
-    );
-    // Skills carry a badge in a column of their own after the command.
-    let kind_width = if entries().any(|e| e.prompt.skill.is_some()) {
-        SKILL_BADGE.len() + 2
+    let server_width = widths.server.min(full_width / 5);
+    // The marker, the gaps around the title, the one before the server, and a blank after
+    // it (so it does not touch the details pane's border) unless a badge column ends it.
+    let trailing = usize::from(badge_width == 0);
+    let fixed = 2 + 2 + 2 + 1 + server_width + badge_width + trailing;
+    let command_width = command_column(widths.commands.iter().copied(), full_width);
+    let room = full_width.saturating_sub(fixed + command_width);
+    // Titles first: cut only when title and arguments cannot both be whole, and then the
+    // arguments keep at most a third of the room.
+    let (title_width, args_width) = if widths.title + 2 + widths.arguments <= room {
+        (widths.title, widths.arguments)
     } else {
-        0
+        let args = widths
+            .arguments
+            .min((room / 3).max(room.saturating_sub(widths.title + 2)));
+        (room.saturating_sub(args + 2).min(widths.title), args)
     };
-    let title_of = |prompt: &PromptInfo| {
-        prompt
-            .title
-            .as_deref()
-            .filter(|t| *t != prompt.name)
-            .map(one_line)
-            .unwrap_or_default()
-    };
-    // As wide as the longest visible title, so the arguments follow close by.
-    let title_width = entries()
-        .map(|e| crate::text::width(&title_of(&e.prompt)))
-        .max()
-        .unwrap_or(0)
-        .min(width.saturating_sub(command_width + kind_width + args_width + 6));
     let mut lines = Vec::with_capacity(height);
     for row in &visible {
         let rank = match row {
@@ -277,27 +262,38 @@ fn draw_list(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
         )];
         // The command is what the user types: a longer one than the column keeps its whole
         // text (cut only at the list's edge) and takes its room from its own title.
-        let command = cut(&one_line(&entry.command()), width.saturating_sub(2));
-        let shown_width = crate::text::width(&command);
+        let badge = if prompt.skill.is_some() {
+            crate::catalog::SKILL_BADGE_WIDTH
+        } else {
+            0
+        };
+        let command = cut(
+            &one_line(&entry.command()),
+            full_width.saturating_sub(2 + badge),
+        );
         let positions = highlighter.positions(&command);
         spans.extend(highlighted(&command, &positions, usize::MAX, base, theme));
+        // The badge ends the command column, so the badges line up too.
+        let command_only = crate::text::width(&command);
+        if badge > 0 {
+            let gap = command_width.saturating_sub(command_only + badge) + 1;
+            spans.push(Span::styled(" ".repeat(gap), base));
+            spans.push(Span::styled(SKILL_BADGE, base.patch(theme.accent())));
+        }
+        let shown_width = spans
+            .iter()
+            .skip(1)
+            .map(|s| crate::text::width(&s.content))
+            .sum::<usize>();
         let pad = command_width.saturating_sub(shown_width) + 2;
         spans.push(Span::styled(" ".repeat(pad), base));
-        if kind_width > 0 {
-            if prompt.skill.is_some() {
-                spans.push(Span::styled(SKILL_BADGE, base.patch(theme.accent())));
-                spans.push(Span::styled("  ", base));
-            } else {
-                spans.push(Span::styled(" ".repeat(kind_width), base));
-            }
-        }
         // The title, when there is one that says more than the name.
         let overflow = shown_width.saturating_sub(command_width);
         let row_title_width = title_width.saturating_sub(overflow);
         // A title cut to a few letters says nothing (the details show it whole): a blank
         // keeps the arguments in their column.
         let title = if row_title_width >= MIN_TITLE {
-            cut(&title_of(prompt), row_title_width)
+            cut(&crate::catalog::title_of(prompt), row_title_width)
         } else {
             String::new()
         };
@@ -314,26 +310,34 @@ fn draw_list(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
             spans.push(Span::styled(" ".repeat(pad), base));
         }
         let used: usize = spans.iter().map(|s| crate::text::width(&s.content)).sum();
-        let args = arguments_within(prompt, args_width.min(width.saturating_sub(used)));
+        let before_server = full_width.saturating_sub(1 + server_width + badge_width + trailing);
+        let args = arguments_within(prompt, args_width.min(before_server.saturating_sub(used)));
         spans.push(Span::styled(args, base.patch(theme.dim())));
+        // The server, in a column of its own: where `/translate` comes from.
         let used: usize = spans.iter().map(|s| crate::text::width(&s.content)).sum();
-        let mark = app.row_mark(&prompt.server);
-        if (selected || mark.is_some()) && used < width {
-            spans.push(Span::styled(" ".repeat(width - used), base));
+        let server = cut(&one_line(&prompt.server), server_width);
+        if server_width > 0 && used + 1 < full_width {
+            let gap = before_server.saturating_sub(used) + 1;
+            spans.push(Span::styled(" ".repeat(gap), base));
+            let pad = server_width.saturating_sub(crate::text::width(&server));
+            spans.push(Span::styled(server, base.patch(theme.dim())));
+            spans.push(Span::styled(" ".repeat(pad), base));
         }
-        if let Some(mark) = mark {
-            let style = match mark {
-                RowMark::Cached => theme.dim(),
-                RowMark::Stale => theme.busy(),
-            };
+        let used: usize = spans.iter().map(|s| crate::text::width(&s.content)).sum();
+        let stale = app.row_mark(&prompt.server) == Some(RowMark::Stale);
+        if badge_width > 0 {
             let word = badge_width - 1;
+            let text = if stale { RowMark::Stale.word() } else { "" };
+            let start = full_width.saturating_sub(badge_width);
+            if used < start {
+                spans.push(Span::styled(" ".repeat(start - used), base));
+            }
             spans.push(Span::styled(
-                format!("{:>word$}", mark.word()),
-                base.patch(style),
+                format!("{text:>word$} "),
+                base.patch(theme.busy()),
             ));
-            spans.push(Span::styled(" ", base));
-        } else if selected && badge_width > 0 {
-            spans.push(Span::styled(" ".repeat(badge_width), base));
+        } else if selected && used < full_width {
+            spans.push(Span::styled(" ".repeat(full_width - used), base));
         }
         lines.push(Line::from(spans));
     }
