@@ -1383,3 +1383,23 @@ fn the_menu_starts_clean_over_a_killed_programs_leftovers() {
         tui.wait_exit(STEP);
     }
 }
+
+/// The bundled library ranked as fzf would: `wt` and `wr` put `/write-tests` first (its
+/// name starts so), not the prompts whose titles hold a "Write" (`/commit-message`) or
+/// whose name holds the letters further in (`/improve-writing`).
+#[test]
+fn the_bundled_library_ranks_a_match_in_the_name_first() {
+    let sandbox = Sandbox::new(&mcpick_serve("builtin", &["--builtin"]));
+    for needle in ["wt", "wr"] {
+        let mut tui = Tui::start(&sandbox, &["-q", needle]);
+        tui.wait_for(&format!("❯ {needle}"), SERVER_START);
+        let screen = tui.wait_until("the ranked rows", STEP, |s| s.contains("/write-tests"));
+        let first = screen
+            .lines()
+            .find(|l| l.starts_with('▌'))
+            .unwrap_or_else(|| panic!("no selected row:\n{screen}"));
+        assert!(first.starts_with("▌ /write-tests"), "{needle}: {first}");
+        tui.send(CTRL_C);
+        tui.wait_exit(STEP);
+    }
+}

@@ -46,9 +46,18 @@ const PATTERN_SYNTAX: &[char] = &['!', '$', '^', '\'', '\\', '|'];
 /// From this many candidates on, scoring is split across threads.
 const PARALLEL_FROM: usize = 4_096;
 
-/// A description's score per matched char: half what the fuzzy matcher gives a name's
-/// char matched in a row (16), so a name match usually ranks first.
+/// A description's (or argument's) score per matched char: half what the fuzzy matcher
+/// gives a char matched in a row (16); a word found whole there scores the full 16.
 const DESCRIPTION_SCORE_PER_CHAR: u32 = 8;
+
+/// How much more a match in the command name weighs than one elsewhere, as fzf's ranking
+/// of the name first: a title or description match never outranks it.
+const NAME_WEIGHT: u32 = 4;
+
+/// The weight of a title match whose every word is in the title as typed; a scattered one
+/// is divided by it, so a whole word in a description or argument beats letters spread
+/// over a title.
+const TITLE_WEIGHT: u32 = 2;
 
 /// How many rows of results a [`Ranker`] keeps at most, to bound its memory.
 const KEPT_ROWS: usize = 400_000;
@@ -266,10 +275,15 @@ impl SearchIndex {
                 .title
                 .as_deref()
                 .map_or_else(Span::default, |t| index.push(t));
-            let description = prompt.description.as_deref().unwrap_or("");
+            // The description and the arguments' names, searched as words.
+            let mut description = prompt.description.clone().unwrap_or_default();
+            for argument in &prompt.arguments {
+                description.push(' ');
+                description.push_str(&argument.name);
+            }
             let start = index.text.len();
             if description.is_ascii() {
-                index.text.push_str(description);
+                index.text.push_str(&description);
                 index.text[start..].make_ascii_lowercase();
             } else {
                 index.text.push_str(&description.to_lowercase());
@@ -335,18 +349,21 @@ impl SearchIndex {
         let needle_lower = query.needle.to_lowercase();
         let score_chunk = |chunk: &[Candidate]| -> Vec<(Ranked, Candidate)> {
             let mut matcher = Matcher::new(Config::DEFAULT);
-            let mut fuzzy = |span: Span| {
-                if span.len == 0 {
+            // Names are short and typed from their start: a match there is worth more.
+            let mut name_config = Config::DEFAULT;
+            name_config.prefer_prefix = true;
+            let mut name_matcher = Matcher::new(name_config);
+            let fuzzy = |haystack: Utf32Str<'_>, matcher: &mut Matcher| {
+                if haystack.is_empty() {
                     return None;
                 }
-                let haystack = self.haystack(span);
                 if plain && !greedy && !words.may_match(haystack) {
                     return None;
                 }
                 if greedy {
-                    words.score_greedy(haystack, &mut matcher)
+                    words.score_greedy(haystack, matcher)
                 } else {
-                    names.score(haystack, &mut matcher)
+                    names.score(haystack, matcher)
                 }
             };
             chunk
@@ -357,13 +374,28 @@ impl SearchIndex {
                     // A text that did not match a shorter needle cannot match this one.
                     let slash = candidate
                         .may(Candidate::SLASH)
-                        .then(|| fuzzy(row.slash))
+                        .then(|| fuzzy(self.haystack(row.slash), &mut matcher))
                         .flatten();
+                    // The name alone (the slash name without `server:`), weighted first.
+                    let in_name = slash
+                        .and_then(|_| {
+                            let whole = self.haystack(row.slash);
+                            let at = (row.name_at as usize).min(whole.len());
+                            fuzzy(whole.slice(at..), &mut name_matcher)
+                        })
+                        .map(|score| score * NAME_WEIGHT);
                     let title = candidate
                         .may(Candidate::TITLE)
-                        .then(|| fuzzy(row.title))
+                        .then(|| fuzzy(self.haystack(row.title), &mut matcher))
                         .flatten();
-                    let name = slash.max(title);
+                    let title_weighted = title.map(|score| {
+                        if !plain || words.all_in(self.haystack(row.title)) {
+                            score * TITLE_WEIGHT
+                        } else {
+                            score / TITLE_WEIGHT
+                        }
+                    });
+                    let name = in_name.max(slash).max(title_weighted);
                     // A description scores at most its words' full length: below a name's
                     // match, it cannot change the best, so it is not searched (and may
                     // still match a longer needle).
@@ -486,7 +518,7 @@ impl Words {
             .collect::<Vec<Word>>();
         let description_best = words
             .iter()
-            .map(|w| DESCRIPTION_SCORE_PER_CHAR * w.text.chars().count() as u32)
+            .map(|w| 2 * DESCRIPTION_SCORE_PER_CHAR * w.text.chars().count() as u32)
             .sum();
         Words {
             words,
@@ -522,6 +554,31 @@ impl Words {
         })
     }
 
+    /// Whether every word is in `haystack` as typed (ignoring case unless it has a capital).
+    fn all_in(&self, haystack: Utf32Str<'_>) -> bool {
+        let Utf32Str::Ascii(bytes) = haystack else {
+            let text: String = haystack.chars().collect();
+            let lower = text.to_lowercase();
+            return self.words.iter().all(|word| {
+                if word.case_sensitive {
+                    text.contains(&word.text)
+                } else {
+                    lower.contains(&word.text)
+                }
+            });
+        };
+        self.words.iter().all(|word| {
+            let wanted = word.text.as_bytes();
+            bytes.windows(wanted.len()).any(|window| {
+                if word.case_sensitive {
+                    window == wanted
+                } else {
+                    window.eq_ignore_ascii_case(wanted)
+                }
+            })
+        })
+    }
+
     /// The fuzzy score of `haystack`: every word matched, greedily (one pass, no matrix;
     /// fzf's first algorithm), with nucleo's scores. For plain ASCII words only.
     fn score_greedy(&self, haystack: Utf32Str<'_>, matcher: &mut Matcher) -> Option<u32> {
@@ -553,8 +610,29 @@ impl Words {
                 let span = index.rows[entry].description;
                 &index.text.as_bytes()[span.start..span.start + span.len as usize]
             };
-            word.finder.find(text)?;
-            score += DESCRIPTION_SCORE_PER_CHAR * word.text.chars().count() as u32;
+            // The best of its places: a whole word counts double.
+            let length = word.text.len();
+            let mut whole = false;
+            let mut found = false;
+            for at in word.finder.find_iter(text) {
+                found = true;
+                let before = at.checked_sub(1).map(|i| text[i]);
+                let after = text.get(at + length).copied();
+                let apart = |byte: Option<u8>| byte.is_none_or(|b| !b.is_ascii_alphanumeric());
+                if apart(before) && apart(after) {
+                    whole = true;
+                    break;
+                }
+            }
+            if !found {
+                return None;
+            }
+            let per_char = if whole {
+                2 * DESCRIPTION_SCORE_PER_CHAR
+            } else {
+                DESCRIPTION_SCORE_PER_CHAR
+            };
+            score += per_char * word.text.chars().count() as u32;
         }
         Some(score)
     }
@@ -712,6 +790,68 @@ mod tests {
         rows.sort_unstable();
         let order: Vec<(usize, u32)> = rows.iter().map(|r| (r.index(), r.score())).collect();
         assert_eq!(order, [(7, EXACT_BONUS), (9, 30), (2, 10), (5, 10), (0, 0)]);
+    }
+
+    fn titled(name: &str, title: &str, description: &str) -> Entry {
+        let mut entry = entry("builtin", name, description);
+        std::sync::Arc::make_mut(&mut entry.prompt).title = Some(title.into());
+        entry
+    }
+
+    fn first_for(entries: &[Entry], needle: &str) -> Vec<String> {
+        let query = Query::parse(needle, ["builtin"]);
+        rank(entries, &query, &[])
+            .iter()
+            .map(|r| entries[r.index()].prompt.name.clone())
+            .collect()
+    }
+
+    #[test]
+    fn a_match_in_the_command_name_comes_before_one_in_a_title() {
+        // As the bundled library has them, in its order.
+        let entries = [
+            titled(
+                "commit-message",
+                "Write a commit message",
+                "A commit message for a diff",
+            ),
+            titled(
+                "improve-writing",
+                "Improve writing",
+                "Clearer, tighter prose",
+            ),
+            titled("write-tests", "Write tests", "Tests for a piece of code"),
+        ];
+        for needle in ["wt", "wr", "wri", "write"] {
+            assert_eq!(first_for(&entries, needle)[0], "write-tests", "{needle}");
+        }
+        // A name holding the letters beats a title holding them.
+        assert_eq!(
+            first_for(&entries, "wr"),
+            ["write-tests", "improve-writing", "commit-message"]
+        );
+    }
+
+    #[test]
+    fn a_whole_word_in_a_description_or_argument_beats_letters_scattered_over_a_title() {
+        let mut with_argument = entry("builtin", "b-prompt", "Does things");
+        std::sync::Arc::make_mut(&mut with_argument.prompt)
+            .arguments
+            .push(crate::mcp::PromptArg {
+                name: "focus".into(),
+                title: None,
+                description: None,
+                required: false,
+            });
+        let entries = [
+            titled("a-prompt", "For our crafty users", "Nothing to see"),
+            entry("builtin", "c-prompt", "Keeps the focus on one thing"),
+            with_argument,
+        ];
+        // `focus` is scattered over the first title (f-o-c-u-s), whole in the others.
+        let ranked = first_for(&entries, "focus");
+        assert_eq!(ranked.len(), 3, "{ranked:?}");
+        assert_eq!(ranked[2], "a-prompt", "{ranked:?}");
     }
 
     #[test]
