@@ -137,6 +137,8 @@ pub struct App {
     pub entries: Vec<Entry>,
     /// The widths of the menu's columns over all of [`App::entries`].
     pub menu_widths: catalog::MenuWidths,
+    /// When the search matches nothing: the commands closest to it (`/translate`).
+    pub closest_commands: Vec<String>,
     /// What is typed in the menu's search line.
     pub query: line::LineEditor,
     /// The parsed query.
@@ -228,6 +230,7 @@ impl App {
             retrying: Vec::new(),
             entries: Vec::new(),
             menu_widths: Default::default(),
+            closest_commands: Vec::new(),
             query: line::LineEditor::default(),
             parsed_query: Query {
                 server: None,

@@ -239,6 +239,31 @@ impl App {
         self.ranked = self
             .ranker
             .rank(&self.entries, &self.parsed_query, &self.history.recent);
+        // Nothing matches: the names that look like what was typed, as the command line's
+        // "did you mean" (only then: it reads every name).
+        self.closest_commands = if self.ranked.is_empty() && !self.parsed_query.needle.is_empty() {
+            let in_scope: Vec<&Entry> = self
+                .entries
+                .iter()
+                .filter(|e| {
+                    self.parsed_query
+                        .server
+                        .as_ref()
+                        .is_none_or(|s| &e.prompt.server == s)
+                })
+                .collect();
+            catalog::closest(
+                &self.parsed_query.needle,
+                in_scope.iter().map(|e| e.prompt.name.as_str()),
+                3,
+            )
+            .into_iter()
+            .filter_map(|name| in_scope.iter().find(|e| e.prompt.name == name))
+            .map(|e| e.command())
+            .collect()
+        } else {
+            Vec::new()
+        };
         self.selected = keep
             .and_then(|name| {
                 self.ranked

@@ -419,6 +419,18 @@ fn draw_empty(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
             "No prompt matches “{}”.",
             one_line(app.query.text())
         )));
+        if !app.closest_commands.is_empty() {
+            let names: Vec<String> = app.closest_commands.iter().map(|c| one_line(c)).collect();
+            let said = match names.as_slice() {
+                [one] => one.clone(),
+                [rest @ .., last] => format!("{} or {last}", rest.join(", ")),
+                [] => String::new(),
+            };
+            lines.push(Line::styled(
+                format!("Did you mean {said}?"),
+                theme.accent(),
+            ));
+        }
         lines.push(Line::styled(
             "Backspace widens the search; Esc clears it.",
             theme.dim(),
