@@ -307,8 +307,10 @@ impl KeyScreen {
         match self {
             KeyScreen::Picker => &[
                 (Pick, &["enter"]),
-                (Up, &["up", "ctrl-p"]),
-                (Down, &["down", "ctrl-n"]),
+                // fzf's moves: Ctrl-K/Ctrl-J too (nothing in a one-line search is above or
+                // below; the text fields keep Ctrl-K deleting to the end).
+                (Up, &["up", "ctrl-p", "ctrl-k"]),
+                (Down, &["down", "ctrl-n", "ctrl-j"]),
                 (PageUp, &["pageup"]),
                 (PageDown, &["pagedown"]),
                 // Home/End move in the search line, as in every input.
@@ -847,6 +849,11 @@ mod tests {
         ] {
             for (action, keys) in map.bindings(screen) {
                 for text_key in editing {
+                    // The menu moves with Ctrl-K as fzf does: its one-line search has
+                    // nothing to move to, and Ctrl-U clears from the cursor back.
+                    if screen == KeyScreen::Picker && text_key == "ctrl-k" {
+                        continue;
+                    }
                     let text_key = Key::parse(text_key).unwrap();
                     assert!(
                         !keys.contains(&text_key),

@@ -1747,12 +1747,12 @@ fn the_search_line_is_edited_in_the_middle_with_readline_keys() {
     // Ctrl-Y yanks what Ctrl-W took.
     app.update(ctrl('y'));
     assert_eq!(app.query.text(), "gret all");
-    // Ctrl-U deletes to the start (not the whole line), Ctrl-K to the end: both yank back.
+    // Ctrl-U deletes to the start (not the whole line), Alt-D a word: both yank back.
     app.update(alt('b'));
     app.update(ctrl('u'));
     assert_eq!((app.query.text(), app.query.cursor()), ("all", 0));
     app.update(ctrl('y'));
-    app.update(ctrl('k'));
+    app.update(alt('d'));
     assert_eq!(app.query.text(), "gret ");
     assert_eq!(
         app.parsed_query,
@@ -2224,4 +2224,20 @@ fn a_served_library_whose_files_break_or_are_fixed_while_open_says_so_once() {
         "lib serves all its prompt files again."
     );
     assert_eq!(app.notices.len(), quiet + 4);
+}
+
+#[test]
+fn the_menu_moves_with_ctrl_j_and_ctrl_k_as_fzf() {
+    let mut app = ready_app();
+    assert_eq!(app.selected, 0);
+    app.update(ctrl('j'));
+    assert_eq!(app.selected, 1);
+    app.update(ctrl('n'));
+    assert_eq!(app.selected, 2);
+    app.update(ctrl('k'));
+    assert_eq!(app.selected, 1);
+    app.update(ctrl('p'));
+    assert_eq!(app.selected, 0);
+    // The search line is left as it was.
+    assert_eq!(app.query.text(), "");
 }
