@@ -37,18 +37,18 @@ impl App {
         let arguments = form.arguments();
         form.preview.due = None;
         if let Some(messages) = form.preview.reusable(&arguments) {
-            form.fetching = Some((id, self.tick));
+            form.fetching = Some((id, self.now_ms));
             return self.on_fetched(id, Ok(GetOutcome::Messages(messages)));
         }
         if let Some(request) = form.preview.in_flight.take() {
             if request.arguments == arguments && up {
                 // …or is about to: its answer is awaited as the submit's.
-                form.fetching = Some((request.id, self.tick));
+                form.fetching = Some((request.id, self.now_ms));
                 return Vec::new();
             }
             effects.push(Effect::CancelFetch { id: request.id });
         }
-        form.fetching = Some((id, self.tick));
+        form.fetching = Some((id, self.now_ms));
         if !up {
             // A prompt from the catalog, its server still starting: sent once the server is
             // up and its live list still has the prompt as it was (`form_follows_list`).
@@ -71,7 +71,7 @@ impl App {
         let Screen::Questions(q) = &mut self.screen else {
             return Vec::new();
         };
-        q.fetching = Some((id, self.tick));
+        q.fetching = Some((id, self.now_ms));
         // The form is answered: its last complaint ("Deploy now?: required") is void.
         let problem = q.problem_notice.take();
         let effects = vec![Effect::Fetch {

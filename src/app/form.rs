@@ -189,7 +189,7 @@ pub struct FormState {
     completion_pending: Option<u64>,
     /// The last error (validation or the server's).
     pub error: Option<String>,
-    /// The fetch in flight: request id and the tick it started.
+    /// The fetch in flight: request id and when it started ([`App::now_ms`]).
     pub fetching: Option<(u64, u64)>,
     /// The file picker, when open (it puts a file's contents in the focused field).
     pub files: Option<Box<FilePicker>>,

@@ -463,10 +463,11 @@ fn draw_footer(app: &App, form: &FormState, frame: &mut Frame, area: Rect, theme
         .servers
         .iter()
         .any(|s| s.name == form.prompt.server && !matches!(s.state, ServerState::Ready { .. }));
+    let waited = super::waited(app, form.fetching);
     let line = if form.awaiting_server {
         Line::styled(
             format!(
-                "{} Waiting for {} to start, then asking it for the messages… Esc cancels.",
+                "{} Waiting for {} to start, then asking it for the messages…{waited} Esc cancels.",
                 spinner(app.tick),
                 one_line(&form.prompt.server)
             ),
@@ -475,7 +476,7 @@ fn draw_footer(app: &App, form: &FormState, frame: &mut Frame, area: Rect, theme
     } else if form.fetching.is_some() {
         Line::styled(
             format!(
-                "{} Asking {} for the messages… Esc cancels.",
+                "{} Asking {} for the messages…{waited} Esc cancels.",
                 spinner(app.tick),
                 one_line(&form.prompt.server)
             ),

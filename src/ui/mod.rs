@@ -61,6 +61,17 @@ pub fn draw(app: &App, frame: &mut Frame) {
 
 pub(crate) use crate::text::one_line;
 
+/// ` 4 s.` after a wait's text once it has lasted a second (the fetch started at
+/// [`App::now_ms`] `since`), so a slow server is seen to be slow; else nothing.
+fn waited(app: &App, fetching: Option<(u64, u64)>) -> String {
+    match fetching {
+        Some((_, since)) if app.now_ms >= since + 1000 => {
+            format!(" {} s.", (app.now_ms - since) / 1000)
+        }
+        _ => String::new(),
+    }
+}
+
 fn draw_too_small(frame: &mut Frame, area: Rect, theme: &Theme) {
     let text = vec![
         Line::styled("Terminal too small", theme.error()),

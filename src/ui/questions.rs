@@ -100,7 +100,11 @@ pub(super) fn draw(app: &App, q: &QuestionsState, frame: &mut Frame, area: Rect,
     );
     let status = if q.fetching.is_some() {
         Line::styled(
-            format!("{} Sending the answers…  Esc cancels.", spinner(app.tick)),
+            format!(
+                "{} Sending the answers…{} Esc cancels.",
+                spinner(app.tick),
+                super::waited(app, q.fetching)
+            ),
             theme.busy(),
         )
     } else {

@@ -1478,3 +1478,24 @@ fn a_search_matching_nothing_names_the_closest_commands() {
     let drawn = screen(&app, 80, 24);
     assert!(!drawn.contains("Did you mean"), "{drawn}");
 }
+
+#[test]
+fn a_slow_fetch_says_how_long_it_has_waited() {
+    use crate::app::tests::{key, type_text};
+    use crossterm::event::KeyCode;
+    let mut app = crate::app::tests::ready_app();
+    app.now_ms = 10_000;
+    type_text(&mut app, "args-prompt");
+    app.update(key(KeyCode::Enter));
+    type_text(&mut app, "New York");
+    app.update(key(KeyCode::Enter));
+    app.update(key(KeyCode::Enter));
+    let drawn = screen(&app, 100, 24);
+    assert!(drawn.contains("for the messages… Esc cancels."), "{drawn}");
+    app.now_ms = 14_300;
+    let drawn = screen(&app, 100, 24);
+    assert!(
+        drawn.contains("for the messages… 4 s. Esc cancels."),
+        "{drawn}"
+    );
+}
