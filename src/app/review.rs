@@ -1331,8 +1331,13 @@ impl ReviewState {
                 // The message and the text typed into it are one step.
                 self.remember("the added message");
                 let at = if count == 0 { 0 } else { self.selected + 1 };
+                // The conversation alternates: after a user message comes the assistant's.
+                let role = match self.items.get(self.selected) {
+                    Some(item) if count > 0 && item.message.role == Role::User => Role::Assistant,
+                    _ => Role::User,
+                };
                 let message = Message {
-                    role: Role::User,
+                    role,
                     content: Content::text(""),
                 };
                 self.items.insert(at, ReviewItem::new(message, None));

@@ -881,3 +881,35 @@ fn opening_the_review_in_anthropic_format_says_what_it_leaves_out() {
         Some("Left out message #2: blank text (the Messages API refuses it).")
     );
 }
+
+#[test]
+fn the_message_a_adds_takes_the_turn_after_the_selected_one() {
+    let mut app = review_of(
+        messages(&[(Role::User, "Question"), (Role::Assistant, "Answer")]),
+        120,
+        40,
+    );
+    // On the user's message: the next one is the assistant's.
+    app.update(Msg::Key(KeyEvent::from(KeyCode::Home)));
+    app.update(Msg::Key(KeyEvent::from(KeyCode::Char('a'))));
+    app.update(Msg::Key(KeyEvent::from(KeyCode::Esc)));
+    let roles: Vec<Role> = review(&app)
+        .current()
+        .messages
+        .iter()
+        .map(|m| m.role.clone())
+        .collect();
+    assert_eq!(roles[..2], [Role::User, Role::Assistant]);
+    // On an assistant's message: the user's turn.
+    app.update(Msg::Key(KeyEvent::from(KeyCode::End)));
+    app.update(Msg::Key(KeyEvent::from(KeyCode::Char('a'))));
+    app.update(Msg::Key(KeyEvent::from(KeyCode::Esc)));
+    let roles: Vec<Role> = review(&app)
+        .current()
+        .messages
+        .iter()
+        .map(|m| m.role.clone())
+        .collect();
+    assert_eq!(roles.last(), Some(&Role::User), "{roles:?}");
+    assert_eq!(roles.len(), 4, "{roles:?}");
+}
