@@ -41,6 +41,9 @@ pub struct ThemeColors {
     pub user: Color,
     /// The `assistant` role label in the review.
     pub assistant: Color,
+    /// The base is for a light background: rendered content (highlighted code, inline
+    /// code, JSON) is drawn in inks readable there.
+    pub light: bool,
 }
 
 impl ThemeColors {
@@ -50,13 +53,16 @@ impl ThemeColors {
             accent: Color::Cyan,
             selection: Color::Indexed(237),
             matched: Color::Yellow,
-            muted: Color::DarkGray,
-            error: Color::Red,
+            // #8a8a8a, #ff5f5f, #5fafff, #d75fd7: the ANSI grey, red, blue and magenta
+            // read below 4.5:1 on black (3:1 for grey on the selection).
+            muted: Color::Indexed(245),
+            error: Color::Indexed(203),
             warning: Color::Yellow,
             ok: Color::Green,
             key: Color::Cyan,
-            user: Color::Blue,
-            assistant: Color::Magenta,
+            user: Color::Indexed(75),
+            assistant: Color::Indexed(170),
+            light: false,
         }
     }
 
@@ -66,15 +72,17 @@ impl ThemeColors {
             accent: Color::Blue,
             // #e4e4e4: visible on white without hiding the row's text.
             selection: Color::Indexed(254),
-            // #d75f00 and #af8700: yellow itself is unreadable on white.
-            matched: Color::Indexed(166),
-            muted: Color::Indexed(244),
-            error: Color::Indexed(160),
-            warning: Color::Indexed(136),
+            // Inks that reach 4.5:1 on white and on the selection (#767676 3:1 there):
+            // #af0000, #767676, #870000, #875f00, #008700, #af00af.
+            matched: Color::Indexed(124),
+            muted: Color::Indexed(243),
+            error: Color::Indexed(88),
+            warning: Color::Indexed(94),
             ok: Color::Indexed(28),
             key: Color::Blue,
             user: Color::Blue,
-            assistant: Color::Magenta,
+            assistant: Color::Indexed(127),
+            light: true,
         }
     }
 
@@ -128,6 +136,7 @@ impl RawTheme {
             key: pick(self.key, base.key),
             user: pick(self.user, base.user),
             assistant: pick(self.assistant, base.assistant),
+            light: base.light,
         }
     }
 }

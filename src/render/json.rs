@@ -31,7 +31,7 @@ fn string_style() -> Style {
     Style::new().fg(Color::Green)
 }
 fn number_style() -> Style {
-    Style::new().fg(Color::Magenta)
+    Style::new().fg(Color::Indexed(170))
 }
 fn literal_style() -> Style {
     Style::new().fg(Color::Yellow)

@@ -50,16 +50,18 @@ fn dim() -> Style {
 fn heading_style(level: HeadingLevel) -> Style {
     let bold = Style::new().add_modifier(Modifier::BOLD);
     match level {
-        HeadingLevel::H1 => bold.fg(Color::Magenta).add_modifier(Modifier::UNDERLINED),
+        HeadingLevel::H1 => bold
+            .fg(Color::Indexed(170))
+            .add_modifier(Modifier::UNDERLINED),
         HeadingLevel::H2 => bold.fg(Color::Cyan),
-        HeadingLevel::H3 => bold.fg(Color::Blue),
+        HeadingLevel::H3 => bold.fg(Color::Indexed(75)),
         _ => bold.add_modifier(Modifier::ITALIC),
     }
 }
 
 fn link_style() -> Style {
     Style::new()
-        .fg(Color::Blue)
+        .fg(Color::Indexed(75))
         .add_modifier(Modifier::UNDERLINED)
 }
 

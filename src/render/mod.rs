@@ -7,7 +7,7 @@ pub mod json;
 pub mod layout;
 pub mod markdown;
 
-use ratatui::style::{Modifier, Style};
+use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 
 use crate::mcp::{Content, EmbeddedResource, KnownContent};
@@ -186,6 +186,122 @@ pub fn without_colors(line: Line<'static>) -> Line<'static> {
         .map(|span| Span::styled(span.content, plain(span.style)))
         .collect();
     Line::from(spans).style(style)
+}
+
+/// `line` in inks readable on a light background: the rows are laid out for a dark one
+/// (the highlighter's theme, inline code yellow on black, JSON in the bright ANSI colours),
+/// so each colour is swapped for a darker one of its hue, reaching a WCAG contrast of 4.5:1
+/// on white, and inline code becomes dark red on light grey.
+pub fn for_light_background(line: Line<'static>) -> Line<'static> {
+    let ink = |style: Style| {
+        let mut out = style;
+        if style.bg == Some(Color::Black) {
+            // Inline code: #af0000 on #e4e4e4 (5.9:1).
+            return out.fg(Color::Indexed(124)).bg(Color::Indexed(254));
+        }
+        out.fg = style.fg.map(darker_for_light);
+        out
+    };
+    let style = ink(line.style);
+    let spans: Vec<Span<'static>> = line
+        .spans
+        .into_iter()
+        .map(|span| Span::styled(span.content, ink(span.style)))
+        .collect();
+    Line::from(spans).style(style)
+}
+
+/// `line` with every RGB colour (the highlighter's theme) at 4.5:1 or more on black: a
+/// colour below it (its comments) is lightened, keeping its hue.
+pub fn for_dark_background(line: Line<'static>) -> Line<'static> {
+    let ink = |style: Style| {
+        let mut out = style;
+        if let Some(Color::Rgb(r, g, b)) = style.fg {
+            let (mut r, mut g, mut b) = (f64::from(r), f64::from(g), f64::from(b));
+            while (relative_luminance(r, g, b) + 0.05) / 0.05 < 4.6 {
+                r += (255.0 - r) * 0.1;
+                g += (255.0 - g) * 0.1;
+                b += (255.0 - b) * 0.1;
+            }
+            out.fg = Some(Color::Rgb(r as u8, g as u8, b as u8));
+        }
+        out
+    };
+    let style = ink(line.style);
+    let spans: Vec<Span<'static>> = line
+        .spans
+        .into_iter()
+        .map(|span| Span::styled(span.content, ink(span.style)))
+        .collect();
+    Line::from(spans).style(style)
+}
+
+/// A foreground colour of the dark inks, readable on white (see [`for_light_background`]).
+fn darker_for_light(color: Color) -> Color {
+    match color {
+        // The xterm-256 colours of the same hue that reach 4.5:1 on white.
+        Color::Yellow | Color::LightYellow => Color::Indexed(94),
+        Color::Cyan | Color::LightCyan => Color::Indexed(24),
+        Color::Green | Color::LightGreen => Color::Indexed(28),
+        Color::Magenta | Color::LightMagenta => Color::Indexed(127),
+        Color::Blue | Color::LightBlue => Color::Indexed(25),
+        Color::Red | Color::LightRed => Color::Indexed(124),
+        Color::Gray | Color::White | Color::DarkGray => Color::Indexed(240),
+        Color::Indexed(75) => Color::Indexed(25),
+        Color::Indexed(170) => Color::Indexed(127),
+        Color::Indexed(index @ 16..=255) => {
+            let (r, g, b) = indexed_rgb(index);
+            match darker_for_light(Color::Rgb(r, g, b)) {
+                Color::Rgb(dr, dg, db) if (dr, dg, db) == (r, g, b) => Color::Indexed(index),
+                darker => darker,
+            }
+        }
+        Color::Rgb(r, g, b) => {
+            // The same hue, darkened until it reads on white.
+            let (mut r, mut g, mut b) = (f64::from(r), f64::from(g), f64::from(b));
+            while contrast_on_white(r, g, b) < 4.6 && (r + g + b) > 0.0 {
+                r *= 0.9;
+                g *= 0.9;
+                b *= 0.9;
+            }
+            Color::Rgb(r as u8, g as u8, b as u8)
+        }
+        other => other,
+    }
+}
+
+/// The sRGB of an xterm-256 colour past the 16 ANSI ones (the 6×6×6 cube, then the greys).
+pub fn indexed_rgb(index: u8) -> (u8, u8, u8) {
+    match index {
+        16..=231 => {
+            let level = |n: u8| if n == 0 { 0 } else { 55 + 40 * n };
+            let n = index - 16;
+            (level(n / 36), level((n / 6) % 6), level(n % 6))
+        }
+        232..=255 => {
+            let grey = 8 + 10 * (index - 232);
+            (grey, grey, grey)
+        }
+        _ => (128, 128, 128),
+    }
+}
+
+/// The WCAG contrast ratio of the sRGB colour `r g b` (0–255) against white.
+fn contrast_on_white(r: f64, g: f64, b: f64) -> f64 {
+    (1.05) / (relative_luminance(r, g, b) + 0.05)
+}
+
+/// WCAG 2's relative luminance of an sRGB colour (0–255 channels).
+pub fn relative_luminance(r: f64, g: f64, b: f64) -> f64 {
+    let channel = |c: f64| {
+        let c = c / 255.0;
+        if c <= 0.039_28 {
+            c / 12.92
+        } else {
+            ((c + 0.055) / 1.055).powf(2.4)
+        }
+    };
+    0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b)
 }
 
 /// A piece of text with its style, the unit rows are built from.

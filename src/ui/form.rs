@@ -649,7 +649,7 @@ fn draw_preview(app: &App, form: &FormState, frame: &mut Frame, area: Rect, them
                 .flat_map(PreviewRows::iter)
                 .skip(top)
                 .take(shown)
-                .cloned(),
+                .map(|row| theme.ink(row.clone())),
         );
         if !fits {
             let more = total - top - shown;

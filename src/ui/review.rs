@@ -39,7 +39,6 @@ pub(super) fn draw(app: &App, review: &ReviewState, frame: &mut Frame, area: Rec
                 crate::app::Action::ToggleRendered,
             );
             let drawn = Drawn {
-                color: app.options.color,
                 toggle: toggle.as_deref(),
             };
             draw_messages(review, frame, areas.messages, drawn, theme);
@@ -50,7 +49,6 @@ pub(super) fn draw(app: &App, review: &ReviewState, frame: &mut Frame, area: Rec
                 frame,
                 areas.preview,
                 areas.messages.is_empty(),
-                app.options.color,
                 theme,
             );
         }
@@ -115,11 +113,10 @@ fn draw_header(app: &App, review: &ReviewState, frame: &mut Frame, area: Rect, t
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
-/// How the message bodies are drawn: in colour or not, and the key that switches a
-/// message between rendered and raw (none when unbound).
+/// How the message bodies are drawn: the key that switches a message between rendered
+/// and raw (none when unbound).
 #[derive(Clone, Copy)]
 struct Drawn<'k> {
-    color: bool,
     toggle: Option<&'k str>,
 }
 
@@ -213,7 +210,7 @@ fn draw_messages(review: &ReviewState, frame: &mut Frame, area: Rect, drawn: Dra
             }
             ViewRow::Body { index, row } => {
                 let rows = review.items[index].rows(view.width);
-                let mut line = body_row(rows.get(row), drawn.color);
+                let mut line = body_row(rows.get(row), theme);
                 if index != review.selected {
                     // The others dimmed: their own colours stay over it.
                     line = line.style(theme.dim());
@@ -288,28 +285,16 @@ fn draw_pictures(
     }
 }
 
-/// A body row as drawn: indented two columns, without colours under `NO_COLOR`.
-fn body_row(row: Option<&Line<'static>>, color: bool) -> Line<'static> {
+/// A body row as drawn: indented two columns, in the theme's inks ([`Theme::ink`]).
+fn body_row(row: Option<&Line<'static>>, theme: &Theme) -> Line<'static> {
     let mut spans = vec![Span::raw("  ")];
     if let Some(row) = row {
         spans.extend(row.spans.iter().cloned());
     }
-    let line = Line::from(spans);
-    if color {
-        line
-    } else {
-        crate::render::without_colors(line)
-    }
+    theme.ink(Line::from(spans))
 }
 
-fn draw_preview(
-    review: &ReviewState,
-    frame: &mut Frame,
-    area: Rect,
-    alone: bool,
-    color: bool,
-    theme: &Theme,
-) {
+fn draw_preview(review: &ReviewState, frame: &mut Frame, area: Rect, alone: bool, theme: &Theme) {
     let keys = alone || review.preview_focused;
     let way_back = if alone {
         " · p or Esc back"
@@ -342,13 +327,7 @@ fn draw_preview(
     }
     let lines: Vec<Line> = rows[top..shown]
         .iter()
-        .map(|r| {
-            if color {
-                r.clone()
-            } else {
-                crate::render::without_colors(r.clone())
-            }
-        })
+        .map(|r| theme.ink(r.clone()))
         .collect();
     frame.render_widget(Paragraph::new(lines).block(block), area);
 }

@@ -88,6 +88,19 @@ impl Theme {
         )
     }
 
+    /// A row of rendered content as drawn: without colours under `NO_COLOR`, in inks
+    /// for a light background under a light base, else with its dimmest colours lifted
+    /// to read on a dark one.
+    pub fn ink(&self, line: ratatui::text::Line<'static>) -> ratatui::text::Line<'static> {
+        if !self.color {
+            crate::render::without_colors(line)
+        } else if self.colors.light {
+            crate::render::for_light_background(line)
+        } else {
+            crate::render::for_dark_background(line)
+        }
+    }
+
     /// Role labels.
     pub fn role(&self, assistant: bool) -> Style {
         if assistant {
@@ -136,21 +149,21 @@ mod tests {
     }
 
     #[test]
-    fn the_dark_base_is_the_styles_mcpick_always_had() {
+    fn the_dark_base_is_the_styles_mcpick_had_with_readable_grey_red_blue_and_magenta() {
         let bold = Modifier::BOLD;
         assert_eq!(
             every_style(&Theme::new(true, ThemeColors::dark())),
             [
                 Style::new().fg(Color::Cyan).add_modifier(bold),
-                Style::new().fg(Color::DarkGray),
-                Style::new().fg(Color::Red).add_modifier(bold),
+                Style::new().fg(Color::Indexed(245)),
+                Style::new().fg(Color::Indexed(203)).add_modifier(bold),
                 Style::new().fg(Color::Green),
                 Style::new().fg(Color::Yellow),
                 Style::new().bg(Color::Indexed(237)).add_modifier(bold),
                 Style::new().fg(Color::Yellow).add_modifier(bold),
                 Style::new().fg(Color::Cyan),
-                Style::new().fg(Color::Blue).add_modifier(bold),
-                Style::new().fg(Color::Magenta).add_modifier(bold),
+                Style::new().fg(Color::Indexed(75)).add_modifier(bold),
+                Style::new().fg(Color::Indexed(170)).add_modifier(bold),
             ]
         );
     }
@@ -212,5 +225,150 @@ mod tests {
                 .all(|c| c.fg == Color::Reset && c.bg == Color::Reset),
             "a colour was drawn with colour off"
         );
+    }
+
+    /// The sRGB of a cell colour as a terminal with xterm's palette draws it; `Reset` is
+    /// the base's own foreground or background.
+    fn rgb(color: Color, fallback: (u8, u8, u8)) -> (u8, u8, u8) {
+        const ANSI: [(u8, u8, u8); 16] = [
+            (0, 0, 0),
+            (205, 0, 0),
+            (0, 205, 0),
+            (205, 205, 0),
+            (0, 0, 238),
+            (205, 0, 205),
+            (0, 205, 205),
+            (229, 229, 229),
+            (127, 127, 127),
+            (255, 0, 0),
+            (0, 255, 0),
+            (255, 255, 0),
+            (92, 92, 255),
+            (255, 0, 255),
+            (0, 255, 255),
+            (255, 255, 255),
+        ];
+        let indexed = |i: u8| -> (u8, u8, u8) {
+            match i {
+                0..=15 => ANSI[i as usize],
+                16..=231 => {
+                    let level = |n: u8| if n == 0 { 0 } else { 55 + 40 * n };
+                    let n = i - 16;
+                    (level(n / 36), level((n / 6) % 6), level(n % 6))
+                }
+                _ => {
+                    let grey = 8 + 10 * (i - 232);
+                    (grey, grey, grey)
+                }
+            }
+        };
+        match color {
+            Color::Reset => fallback,
+            Color::Black => ANSI[0],
+            Color::Red => ANSI[1],
+            Color::Green => ANSI[2],
+            Color::Yellow => ANSI[3],
+            Color::Blue => ANSI[4],
+            Color::Magenta => ANSI[5],
+            Color::Cyan => ANSI[6],
+            Color::Gray => ANSI[7],
+            Color::DarkGray => ANSI[8],
+            Color::LightRed => ANSI[9],
+            Color::LightGreen => ANSI[10],
+            Color::LightYellow => ANSI[11],
+            Color::LightBlue => ANSI[12],
+            Color::LightMagenta => ANSI[13],
+            Color::LightCyan => ANSI[14],
+            Color::White => ANSI[15],
+            Color::Rgb(r, g, b) => (r, g, b),
+            Color::Indexed(i) => indexed(i),
+        }
+    }
+
+    fn contrast(a: (u8, u8, u8), b: (u8, u8, u8)) -> f64 {
+        let l = |(r, g, b): (u8, u8, u8)| {
+            crate::render::relative_luminance(f64::from(r), f64::from(g), f64::from(b))
+        };
+        let (hi, lo) = if l(a) > l(b) {
+            (l(a), l(b))
+        } else {
+            (l(b), l(a))
+        };
+        (hi + 0.05) / (lo + 0.05)
+    }
+
+    /// A review of Markdown with highlighted code, inline code, a table and a link, beside
+    /// its JSON preview: what the renderers colour.
+    fn rendered_review(colors: ThemeColors) -> App {
+        use crate::app::tests::messages;
+        use crate::mcp::Role;
+        crate::render::highlight::load();
+        let text = "# Title\n\n## Section\n\n### Part\n\nSee `inline code` and [a link](https://example.com).\n\n\
+            ```rust\n// a comment\nfn main() {\n    let x: u32 = 42;\n    println!(\"{x} {}\", \"text\");\n}\n```\n\n\
+            ```json\n{\"key\": [1, true, null, \"s\"]}\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n";
+        let mut app = crate::app::review_tests::review_of(
+            messages(&[(Role::User, text), (Role::Assistant, "`x` and **bold**")]),
+            140,
+            50,
+        );
+        app.options.theme = colors;
+        app
+    }
+
+    /// Every character of rendered content (highlighted code, inline code, headings,
+    /// links, JSON) reaches 4.5:1 against what it is drawn on, in both bases: the layout is
+    /// made for a dark background, and the light base draws it in inks for a light one.
+    #[test]
+    fn rendered_content_reaches_a_contrast_of_4_5_in_both_bases() {
+        for (colors, page, ink) in [
+            (ThemeColors::dark(), (0, 0, 0), (229, 229, 229)),
+            (ThemeColors::light(), (255, 255, 255), (0, 0, 0)),
+        ] {
+            let app = rendered_review(colors);
+            let buffer = {
+                let mut terminal = Terminal::new(TestBackend::new(140, 50)).unwrap();
+                terminal.draw(|frame| crate::ui::draw(&app, frame)).unwrap();
+                terminal.backend().buffer().clone()
+            };
+            let mut checked = 0;
+            let mut worst: Vec<String> = Vec::new();
+            for y in 0..buffer.area.height {
+                for x in 0..buffer.area.width {
+                    let cell = &buffer[(x, y)];
+                    // Text (borders and blanks are not read).
+                    if !cell.symbol().chars().any(char::is_alphanumeric) {
+                        continue;
+                    }
+                    let fg = rgb(cell.fg, ink);
+                    let bg = rgb(cell.bg, page);
+                    let ratio = contrast(fg, bg);
+                    // Secondary text (hints, the other messages dimmed) needs 3:1.
+                    let dimmed = cell.fg == colors.muted || cell.modifier.contains(Modifier::DIM);
+                    let needed = if dimmed { 3.0 } else { 4.5 };
+                    checked += 1;
+                    if ratio < needed {
+                        worst.push(format!(
+                            "{:?} at {x},{y}: {:?} on {:?} = {ratio:.2}",
+                            cell.symbol(),
+                            cell.fg,
+                            cell.bg
+                        ));
+                    }
+                }
+            }
+            assert!(checked > 150, "only {checked} cells checked");
+            assert!(
+                worst.is_empty(),
+                "light: {}: {} cells below 4.5:1, e.g.\n{}",
+                colors.light,
+                worst.len(),
+                worst
+                    .iter()
+                    .take(12)
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            );
+        }
     }
 }
