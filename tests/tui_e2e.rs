@@ -1403,3 +1403,31 @@ fn the_bundled_library_ranks_a_match_in_the_name_first() {
         tui.wait_exit(STEP);
     }
 }
+
+/// `base = "auto"` (the default): the terminal is asked for its background (OSC 11) and a
+/// light one gets the light base (its selection #e4e4e4, index 254); a dark one, or a
+/// terminal that does not answer, the dark base (237). Never a wait past the probe's.
+#[test]
+fn the_default_theme_follows_the_terminals_background() {
+    let sandbox = Sandbox::new(&mcpick_serve("builtin", &["--builtin"]));
+    for (answer, selection) in [
+        (Some("ffff/ffff/ffff"), 254),
+        (Some("1e1e/1e1e/1e1e"), 237),
+        (None, 237),
+    ] {
+        let mut tui = Tui::start_in(&sandbox, &[], Answers::with_background(answer));
+        let screen = tui.wait_for("/translate", SERVER_START);
+        let row = screen
+            .lines()
+            .position(|l| l.starts_with('▌'))
+            .unwrap_or_else(|| panic!("no selected row:\n{screen}"));
+        let (_, background) = tui.cell_colors(row as u16, 4).unwrap();
+        assert_eq!(
+            background,
+            vt100::Color::Idx(selection),
+            "answered {answer:?}"
+        );
+        tui.send(CTRL_C);
+        tui.wait_exit(STEP);
+    }
+}

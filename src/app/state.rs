@@ -23,6 +23,9 @@ pub struct Options {
     pub color: bool,
     /// The config's `[theme]` colours (unused when `color` is off).
     pub theme: ThemeColors,
+    /// With `base = "auto"`: the colours to switch to when the terminal says its
+    /// background is light.
+    pub light_theme: Option<ThemeColors>,
     /// The config's clipboard route and command (the runner carries out copies).
     pub clipboard: ClipboardSettings,
     /// How the menu starts: a typed search, fzf's `--select-1`/`--exit-0`, a prompt to open.
@@ -46,6 +49,7 @@ impl Default for Options {
             format: Format::Markdown,
             color: true,
             theme: ThemeColors::dark(),
+            light_theme: None,
             clipboard: ClipboardSettings::default(),
             start: Start::default(),
             live_preview: Default::default(),

@@ -134,7 +134,8 @@ pub async fn tui(config_path: Option<&Path>, request: TuiRequest) -> Result<Exit
         print,
         format,
         color: std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
-        theme: config.theme,
+        theme: config.theme.colors,
+        light_theme: config.theme.light_variant,
         clipboard: config.clipboard.clone(),
         start,
         live_preview: servers

@@ -5,7 +5,7 @@ pub mod import;
 mod theme;
 
 pub use expand::{ExpandError, expand, input_variable, is_input_id};
-pub use theme::{ThemeBase, ThemeColors};
+pub use theme::{Theme, ThemeBase, ThemeColors};
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -43,8 +43,9 @@ pub struct Config {
     pub sources: Vec<String>,
     /// `clipboard` and `clipboard_command`: how copies reach the clipboard.
     pub clipboard: ClipboardSettings,
-    /// `[theme]`: the colour of each role, its base's where the table sets none.
-    pub theme: ThemeColors,
+    /// `[theme]`: the colour of each role, its base's where the table sets none (and
+    /// with `base = "auto"`, the light base's too).
+    pub theme: theme::Theme,
     /// `audio_player = ["mpv", "--no-video"]`: what plays audio blocks (`P`); the file is
     /// its `{file}` word, or added last.
     pub audio_player: Option<Vec<String>>,
@@ -762,7 +763,7 @@ pub fn parse(
             mode: raw.clipboard,
             command: clipboard_command,
         },
-        theme: raw.theme.resolve(),
+        theme: raw.theme.resolve_both(),
         audio_player: raw.audio_player,
         image_protocol: raw.image_protocol,
     })

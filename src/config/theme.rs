@@ -11,8 +11,11 @@ use serde::de::{self, Deserializer, Visitor};
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ThemeBase {
-    /// For dark terminal backgrounds (the default).
+    /// The terminal is asked for its background at start (OSC 11): `light` when it is
+    /// light, else `dark` (also when it does not answer). The default.
     #[default]
+    Auto,
+    /// For dark terminal backgrounds.
     Dark,
     /// For light terminal backgrounds.
     Light,
@@ -66,6 +69,15 @@ impl ThemeColors {
         }
     }
 
+    /// The base to use for a terminal background of relative luminance `luminance`
+    /// (0 black … 1 white), when it is known: light above the middle grey.
+    pub fn for_background(luminance: Option<f64>) -> ThemeBase {
+        match luminance {
+            Some(l) if l > 0.4 => ThemeBase::Light,
+            _ => ThemeBase::Dark,
+        }
+    }
+
     /// The `light` base: darker inks and a light grey selection, readable on white.
     pub const fn light() -> ThemeColors {
         ThemeColors {
@@ -86,10 +98,10 @@ impl ThemeColors {
         }
     }
 
-    /// The palette of a base.
+    /// The palette of a base (`auto` before the terminal answered: `dark`).
     pub const fn base(base: ThemeBase) -> ThemeColors {
         match base {
-            ThemeBase::Dark => ThemeColors::dark(),
+            ThemeBase::Auto | ThemeBase::Dark => ThemeColors::dark(),
             ThemeBase::Light => ThemeColors::light(),
         }
     }
@@ -120,10 +132,45 @@ pub(super) struct RawTheme {
     assistant: Option<ThemeColor>,
 }
 
+/// The theme as the config gives it: its colours, and for `base = "auto"` those of the
+/// light base too (the same overrides applied), to use when the terminal's background is
+/// light.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Theme {
+    /// The colours, for a dark background when the base is `auto`.
+    pub colors: ThemeColors,
+    /// With `auto`: the colours for a light background.
+    pub light_variant: Option<ThemeColors>,
+}
+
+impl Theme {
+    /// The colours for a terminal background of `luminance` (when it answered).
+    pub fn for_background(&self, luminance: Option<f64>) -> ThemeColors {
+        match (self.light_variant, ThemeColors::for_background(luminance)) {
+            (Some(light), ThemeBase::Light) => light,
+            _ => self.colors,
+        }
+    }
+}
+
 impl RawTheme {
-    /// The base's palette with the table's overrides applied.
-    pub(super) fn resolve(&self) -> ThemeColors {
-        let base = ThemeColors::base(self.base);
+    /// The base's palette with the table's overrides applied (for `auto`, both).
+    pub(super) fn resolve_both(&self) -> Theme {
+        match self.base {
+            ThemeBase::Auto => Theme {
+                colors: self.resolve_on(ThemeBase::Dark),
+                light_variant: Some(self.resolve_on(ThemeBase::Light)),
+            },
+            base => Theme {
+                colors: self.resolve_on(base),
+                light_variant: None,
+            },
+        }
+    }
+
+    /// `base`'s palette with the table's overrides applied.
+    fn resolve_on(&self, base: ThemeBase) -> ThemeColors {
+        let base = ThemeColors::base(base);
         let pick = |set: Option<ThemeColor>, default: Color| set.map_or(default, |c| c.0);
         ThemeColors {
             accent: pick(self.accent, base.accent),
@@ -210,14 +257,28 @@ mod tests {
     }
 
     fn theme(text: &str) -> ThemeColors {
-        parse_str(text).unwrap().theme
+        parse_str(text).unwrap().theme.colors
     }
 
     #[test]
-    fn no_table_is_the_dark_base() {
-        assert_eq!(theme(""), ThemeColors::dark());
-        assert_eq!(theme("[theme]\n"), ThemeColors::dark());
+    fn no_table_is_auto_dark_until_the_terminal_says_its_background_is_light() {
+        for text in ["", "[theme]\n", "[theme]\nbase = \"auto\"\n"] {
+            let chosen = parse_str(text).unwrap().theme;
+            assert_eq!(chosen.colors, ThemeColors::dark(), "{text:?}");
+            assert_eq!(chosen.light_variant, Some(ThemeColors::light()), "{text:?}");
+            // No answer, a dark background, a light one.
+            assert_eq!(chosen.for_background(None), ThemeColors::dark());
+            assert_eq!(chosen.for_background(Some(0.01)), ThemeColors::dark());
+            assert_eq!(chosen.for_background(Some(0.9)), ThemeColors::light());
+        }
         assert_eq!(theme("[theme]\nbase = \"light\"\n"), ThemeColors::light());
+        // A chosen base is kept whatever the terminal says.
+        let dark = parse_str("[theme]\nbase = \"dark\"\n").unwrap().theme;
+        assert_eq!(dark.for_background(Some(1.0)), ThemeColors::dark());
+        // Overrides apply to both of auto's palettes.
+        let auto = parse_str("[theme]\naccent = 208\n").unwrap().theme;
+        assert_eq!(auto.colors.accent, Color::Indexed(208));
+        assert_eq!(auto.light_variant.unwrap().accent, Color::Indexed(208));
     }
 
     #[test]
@@ -284,7 +345,10 @@ assistant = "reset"
             .to_string();
         assert!(err.contains("line 2"), "{err}");
         assert!(err.contains("unknown variant `solarized`"), "{err}");
-        assert!(err.contains("expected `dark` or `light`"), "{err}");
+        assert!(
+            err.contains("expected one of `auto`, `dark`, `light`"),
+            "{err}"
+        );
     }
 
     #[test]

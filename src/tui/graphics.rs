@@ -29,11 +29,41 @@ pub fn queries(environment: &Environment) -> String {
     } else {
         format!("\x1b_Gi={KITTY_QUERY_ID},s=1,v=1,a=q,t=d,f=24;AAAA\x1b\\")
     };
-    format!("{kitty}\x1b[16t\x1b[14t\x1b[c")
+    format!("{kitty}\x1b[16t\x1b[14t{BACKGROUND_QUERY}\x1b[c")
+}
+
+/// OSC 11: "what is your background colour?", answered `ESC ] 11 ; rgb:RRRR/GGGG/BBBB`
+/// then BEL or `ESC \` (as bat and delta ask it); terminals that do not know it say
+/// nothing, and DA1 after it ends the wait.
+pub const BACKGROUND_QUERY: &str = "\x1b]11;?\x1b\\";
+
+/// The queries sent when pictures need none (an explicit `image_protocol`) but the theme
+/// wants the background: OSC 11, then DA1 to end the wait.
+pub fn background_queries() -> String {
+    format!("{BACKGROUND_QUERY}\x1b[c")
+}
+
+/// The relative luminance (0 black … 1 white) of an OSC 11 answer's colour,
+/// `rgb:R/G/B` with 1 to 4 hex digits a channel.
+fn background_luminance(body: &[u8]) -> Option<f64> {
+    let text = std::str::from_utf8(body).ok()?;
+    let colour = text.strip_prefix("11;")?.strip_prefix("rgb:")?;
+    let channels: Vec<f64> = colour
+        .split('/')
+        .map(|hex| {
+            let value = u32::from_str_radix(hex, 16).ok()?;
+            let max = (1u32 << (4 * hex.len().clamp(1, 4))) - 1;
+            Some(f64::from(value) / f64::from(max) * 255.0)
+        })
+        .collect::<Option<_>>()?;
+    let [r, g, b] = channels[..] else {
+        return None;
+    };
+    Some(crate::render::relative_luminance(r, g, b))
 }
 
 /// What the terminal answered.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Replies {
     /// The kitty query's answer: `Some(true)` for `OK`, `Some(false)` for an error.
     pub kitty: Option<bool>,
@@ -43,6 +73,8 @@ pub struct Replies {
     pub cell: Option<(u16, u16)>,
     /// The text area's size in pixels (width, height), from `CSI 14 t`.
     pub window: Option<(u16, u16)>,
+    /// The background's relative luminance (0 black … 1 white), from OSC 11.
+    pub background: Option<f64>,
     /// The bytes that were no answer: keys typed meanwhile, given to the app afterwards.
     pub typed: Vec<u8>,
 }
@@ -79,6 +111,23 @@ pub fn parse_replies(bytes: &[u8]) -> Replies {
                 }
             }
             at = start + 3 + end + 2;
+            continue;
+        }
+        if let Some(body) = rest.strip_prefix(b"\x1b]") {
+            // OSC: up to BEL or the string terminator `ESC \`.
+            let end = body.iter().enumerate().find_map(|(at, &b)| match b {
+                0x07 => Some((at, 1)),
+                0x1b if body.get(at + 1) == Some(&b'\\') => Some((at, 2)),
+                _ => None,
+            });
+            let Some((end, terminator)) = end else {
+                at = bytes.len();
+                break;
+            };
+            if let Some(luminance) = background_luminance(&body[..end]) {
+                replies.background = Some(luminance);
+            }
+            at = start + 2 + end + terminator;
             continue;
         }
         if let Some(body) = rest.strip_prefix(b"\x1b[") {
@@ -254,10 +303,45 @@ fn window_size() -> ((u16, u16), Option<(u16, u16)>) {
     }
 }
 
+/// What the terminal told at start: how pictures are drawn, the keys typed meanwhile,
+/// and its background's luminance when asked for and answered.
+pub struct Detected {
+    /// How pictures are drawn.
+    pub graphics: Graphics,
+    /// Bytes typed while the answers were awaited.
+    pub typed: Vec<u8>,
+    /// The background's relative luminance (OSC 11), when it answered.
+    pub background: Option<f64>,
+}
+
+/// How pictures are drawn, as the config says, and (with `background`) the terminal's
+/// background: an explicit protocol sends no graphics query (the cell size then comes
+/// from the winsize ioctl); `auto` asks the terminal through `/dev/tty` (raw mode already
+/// on) and waits at most [`QUERY_TIMEOUT`], as does the background query alone.
+pub fn detect_all(setting: ImageProtocol, background: bool) -> Detected {
+    let (graphics, typed, answered) = detect(setting);
+    let mut detected = Detected {
+        graphics,
+        typed,
+        background: answered,
+    };
+    if setting != ImageProtocol::Auto && background {
+        match query_tty_with(&background_queries(), QUERY_TIMEOUT) {
+            Ok(replies) => {
+                detected.background = replies.background;
+                detected.typed = replies.typed;
+            }
+            Err(error) => tracing::info!(%error, "cannot ask the terminal for its background"),
+        }
+    }
+    detected
+}
+
 /// How pictures are drawn, as the config says: an explicit protocol sends no query (the
 /// cell size then comes from the winsize ioctl); `auto` asks the terminal through
-/// `/dev/tty` (raw mode already on) and waits at most [`QUERY_TIMEOUT`].
-pub fn detect(setting: ImageProtocol) -> (Graphics, Vec<u8>) {
+/// `/dev/tty` (raw mode already on) and waits at most [`QUERY_TIMEOUT`]; its answers
+/// also hold the background's luminance (OSC 11), when the terminal told.
+fn detect(setting: ImageProtocol) -> (Graphics, Vec<u8>, Option<f64>) {
     let (cells, window_px) = window_size();
     let font = choose(
         &Replies::default(),
@@ -289,20 +373,25 @@ pub fn detect(setting: ImageProtocol) -> (Graphics, Vec<u8>) {
             };
             let graphics = choose(&replies, &Environment::detect(), cells, window_px);
             tracing::info!(?replies, ?graphics, "graphics detected");
-            return (graphics, replies.typed);
+            return (graphics, replies.typed, replies.background);
         }
     };
-    (graphics, Vec::new())
+    (graphics, Vec::new(), None)
 }
 
 /// Writes [`queries`] to `/dev/tty` and reads the answers until DA1's arrives or `timeout`
 /// passes. Never stdin, never blocking: no tty is an error at once.
 fn query_tty(timeout: Duration) -> std::io::Result<Replies> {
+    query_tty_with(&queries(&Environment::detect()), timeout)
+}
+
+/// Writes `queries` (ending in DA1) to `/dev/tty` and reads the answers as [`query_tty`].
+fn query_tty_with(queries: &str, timeout: Duration) -> std::io::Result<Replies> {
     let mut tty = std::fs::OpenOptions::new()
         .read(true)
         .write(true)
         .open("/dev/tty")?;
-    tty.write_all(queries(&Environment::detect()).as_bytes())?;
+    tty.write_all(queries.as_bytes())?;
     tty.flush()?;
     read_replies(&mut tty, timeout)
 }
@@ -357,6 +446,19 @@ mod tests {
     }
 
     #[test]
+    fn the_background_is_read_from_an_osc_11_answer_ended_either_way() {
+        let white = parse_replies(b"\x1b]11;rgb:ffff/ffff/ffff\x07\x1b[?62;22c");
+        assert!((white.background.unwrap() - 1.0).abs() < 1e-6);
+        let dark = parse_replies(b"\x1b]11;rgb:1e/1e/1e\x1b\\\x1b[?62;22c");
+        assert!(dark.background.unwrap() < 0.02);
+        assert_eq!(dark.da1, Some(vec![62, 22]));
+        // Keys typed around it are kept; garbage is no background.
+        let typed = parse_replies(b"ab\x1b]11;rgb:zz/00/00\x07c\x1b[?62c");
+        assert_eq!(typed.background, None);
+        assert_eq!(typed.typed, b"abc");
+    }
+
+    #[test]
     fn inside_a_multiplexer_no_apc_string_is_sent() {
         let plain = queries(&Environment::default());
         assert!(plain.starts_with("\x1b_G"), "{plain:?}");
@@ -372,7 +474,7 @@ mod tests {
         ] {
             let sent = queries(&environment);
             assert!(!sent.contains("\x1b_"), "{sent:?}");
-            assert_eq!(sent, "\x1b[16t\x1b[14t\x1b[c");
+            assert_eq!(sent, "\x1b[16t\x1b[14t\x1b]11;?\x1b\\\x1b[c");
         }
     }
 

@@ -89,8 +89,20 @@ pub async fn run(
     guard.draw(&app)?;
     // Raw mode is on and nothing reads the terminal yet: its answers to the graphics
     // queries are read here (after the first frame, so that waits for nothing).
-    let (detected, typed) = graphics::detect(app.options.image_protocol);
+    let wants_background = app.options.light_theme.is_some() && app.options.color;
+    let graphics::Detected {
+        graphics: detected,
+        typed,
+        background,
+    } = graphics::detect_all(app.options.image_protocol, wants_background);
     app.options.graphics = detected;
+    // `base = "auto"`: the light base's colours on a light background.
+    if let Some(light) = app.options.light_theme
+        && crate::config::ThemeColors::for_background(background) == crate::config::ThemeBase::Light
+    {
+        app.options.theme = light;
+    }
+    tracing::info!(?background, light = app.options.theme.light, "theme chosen");
 
     let (mcp_tx, mut mcp_rx) = mpsc::channel::<McpEvent>(256);
     let (msg_tx, mut msg_rx) = mpsc::unbounded_channel::<Msg>();

@@ -220,6 +220,13 @@ impl Tui {
         self.output.lock().unwrap().parser.screen().contents()
     }
 
+    /// The foreground and background of the cell at `row`, `column` (0-based).
+    pub fn cell_colors(&self, row: u16, column: u16) -> Option<(vt100::Color, vt100::Color)> {
+        let output = self.output.lock().unwrap();
+        let cell = output.parser.screen().cell(row, column)?;
+        Some((cell.fgcolor(), cell.bgcolor()))
+    }
+
     /// Everything the process wrote to the terminal so far.
     pub fn raw(&self) -> Vec<u8> {
         self.output.lock().unwrap().raw.clone()
@@ -358,6 +365,22 @@ impl Answers {
             (b"\x1b[14t".to_vec(), b"\x1b[4;800;1200t".to_vec()),
             (b"\x1b[c".to_vec(), b"\x1b[?62;22c".to_vec()),
         ])
+    }
+
+    /// A terminal that answers DA1, and OSC 11 with the background `rgb` (as
+    /// `rgb:RRRR/GGGG/BBBB`, ended by ST), when given.
+    pub fn with_background(rgb: Option<&str>) -> Answers {
+        let mut answers = vec![(b"\x1b[c".to_vec(), b"\x1b[?62;22c".to_vec())];
+        if let Some(rgb) = rgb {
+            answers.insert(
+                0,
+                (
+                    b"\x1b]11;?\x1b\\".to_vec(),
+                    format!("\x1b]11;rgb:{rgb}\x1b\\").into_bytes(),
+                ),
+            );
+        }
+        Answers(answers)
     }
 
     fn longest_query(&self) -> usize {
