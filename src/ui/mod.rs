@@ -536,7 +536,8 @@ fn draw_help(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
     let width = area.width.min(84);
     let notes: &[&str] = match screen {
         KeyScreen::Picker => &[
-            "Type to filter (fuzzy over server, name, title, description).",
+            "Type to filter: fuzzy over the name first, then the title, then description and argument words.",
+            "Search syntax, as fzf's: 'exact for an exact run, ^prefix, suffix$, !not to leave out; words separated by spaces must all match.",
             "/server:prompt narrows to one server.",
             EDITING,
             "? opens this help while the search line is empty.",

@@ -1499,3 +1499,13 @@ fn a_slow_fetch_says_how_long_it_has_waited() {
         "{drawn}"
     );
 }
+
+#[test]
+fn the_menu_help_names_the_search_syntax() {
+    let mut app = crate::app::tests::ready_app();
+    app.update(crate::app::tests::key(crossterm::event::KeyCode::F(1)));
+    let drawn = screen(&app, 100, 40);
+    for part in ["'exact", "^prefix", "suffix$", "!not"] {
+        assert!(drawn.contains(part), "no {part} in\n{drawn}");
+    }
+}
