@@ -284,14 +284,17 @@ fn assert_no_c1_or_bidi(raw: &[u8], what: &str) {
 /// DCS, SOS, PM or APC sequence, no C1 or bidi control, and that the terminal emulator saw
 /// no title, clipboard or other OSC request. CSI is mcpick's own drawing.
 fn assert_terminal_untouched(tui: &Tui, what: &str) {
-    // mcpick's own graphics query at start (an APC, docs/images.md) is the one allowed.
-    const GRAPHICS_QUERY: &[u8] = b"\x1b_Gi=31,s=1,v=1,a=q,t=d,f=24;AAAA\x1b\\";
+    // mcpick's own questions at start are the ones allowed: the graphics query (an APC,
+    // docs/images.md) and the background's (OSC 11, docs/config.md), once each.
+    const OWN_QUERIES: [&[u8]; 2] = [
+        b"\x1b_Gi=31,s=1,v=1,a=q,t=d,f=24;AAAA\x1b\\",
+        b"\x1b]11;?\x1b\\",
+    ];
     let mut raw = tui.raw();
-    if let Some(at) = raw
-        .windows(GRAPHICS_QUERY.len())
-        .position(|w| w == GRAPHICS_QUERY)
-    {
-        raw.drain(at..at + GRAPHICS_QUERY.len());
+    for query in OWN_QUERIES {
+        if let Some(at) = raw.windows(query.len()).position(|w| w == query) {
+            raw.drain(at..at + query.len());
+        }
     }
     for (intro, name) in [
         (&b"\x1b]"[..], "OSC"),
@@ -308,7 +311,11 @@ fn assert_terminal_untouched(tui: &Tui, what: &str) {
         }
     }
     assert_no_c1_or_bidi(&raw, what);
-    let requests = tui.requests();
+    let mut requests = tui.requests();
+    // The background question is mcpick's own (once), not a server's.
+    if let Some(at) = requests.other_osc.iter().position(|osc| osc == "11;?") {
+        requests.other_osc.remove(at);
+    }
     assert!(
         requests.is_empty(),
         "{what}: the terminal was asked for {requests:?}"

@@ -106,7 +106,7 @@ fn a_server_cannot_send_kitty_graphics_through_its_text() {
 }
 
 #[test]
-fn image_protocol_none_sends_no_graphics_and_no_query() {
+fn image_protocol_none_sends_no_graphics_and_no_graphics_query() {
     let sandbox = sandbox("none");
     let mut tui = Tui::start_in(&sandbox, &[], Answers::kitty());
     let review = open(
@@ -123,10 +123,12 @@ fn image_protocol_none_sends_no_graphics_and_no_query() {
     let raw = tui.raw();
     assert_eq!(count(&raw, KITTY_APC), 0);
     assert_eq!(
-        count(&raw, b"\x1b[16t") + count(&raw, b"\x1b[c"),
+        count(&raw, b"\x1b[16t") + count(&raw, b"\x1b[14t"),
         0,
-        "a query was sent"
+        "a graphics query was sent"
     );
+    // Only the theme's question (base = "auto"): the background, then DA1 to end the wait.
+    assert_eq!(count(&raw, b"\x1b]11;?\x1b\\\x1b[c"), 1);
 }
 
 #[test]

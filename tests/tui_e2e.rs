@@ -557,9 +557,9 @@ fn the_search_line_is_edited_in_the_middle_and_takes_a_bracketed_paste_as_one_li
     tui.send("\x05\x1bb\x15");
     let screen = tui.wait_for("❯ prompt", STEP);
     assert!(screen.contains("/4 prompts"), "{screen}");
-    // Ctrl-K (the cursor is at the start) empties it; a bracketed paste of two lines
-    // lands as one line.
-    tui.send("\x0b\x1b[200~args\nprompt\x1b[201~");
+    // Ctrl-E, Ctrl-U empty it (Ctrl-K moves in the menu, as in fzf); a bracketed paste
+    // of two lines lands as one line.
+    tui.send("\x05\x15\x1b[200~args\nprompt\x1b[201~");
     let screen = tui.wait_for("❯ args prompt", STEP);
     assert!(screen.contains("Arguments Prompt"), "{screen}");
     tui.send(CTRL_C);
