@@ -348,6 +348,9 @@ fn hinted(app: &App) -> Vec<Action> {
             vec![Back]
         }
         Screen::Form(form) if form.command.is_some() => vec![Submit, Back],
+        // No fields (a prompt without arguments, waiting for its server): nothing to move
+        // to, type in or fill.
+        Screen::Form(form) if form.fields.is_empty() => vec![Submit, Back, Help],
         Screen::Form(_) => vec![
             NextOrSubmit,
             NextField,
@@ -446,6 +449,9 @@ fn draw_hints(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
             (KeyScreen::Form, Action::Back) if matches!(&app.screen, Screen::Form(f) if f.fetching.is_some()) => {
                 "cancel"
             }
+            // What accepting does in this run: `--print` prints, `--output` writes the file.
+            (KeyScreen::Review, Action::Accept) if app.options.print => "print",
+            (KeyScreen::Review, Action::Accept) if app.options.output.is_some() => "write file",
             _ => short_label(action),
         };
         let separator = if spans.is_empty() { 0 } else { 3 };

@@ -1509,3 +1509,21 @@ fn the_menu_help_names_the_search_syntax() {
         assert!(drawn.contains(part), "no {part} in\n{drawn}");
     }
 }
+
+#[test]
+fn the_review_hint_says_what_enter_does_in_this_run() {
+    let mut app = crate::app::tests::app_in_review();
+    let hint = |app: &crate::app::App| {
+        screen(app, 120, 40)
+            .lines()
+            .last()
+            .unwrap_or("")
+            .to_string()
+    };
+    assert!(hint(&app).contains("Enter accept"), "{}", hint(&app));
+    app.options.print = true;
+    assert!(hint(&app).contains("Enter print"), "{}", hint(&app));
+    app.options.print = false;
+    app.options.output = Some("out.md".into());
+    assert!(hint(&app).contains("Enter write file"), "{}", hint(&app));
+}
