@@ -372,18 +372,20 @@ impl SearchIndex {
                     let index = candidate.index as usize;
                     let row = &self.rows[index];
                     // A text that did not match a shorter needle cannot match this one.
-                    let slash = candidate
-                        .may(Candidate::SLASH)
-                        .then(|| fuzzy(self.haystack(row.slash), &mut matcher))
-                        .flatten();
-                    // The name alone (the slash name without `server:`), weighted first.
-                    let in_name = slash
-                        .and_then(|_| {
-                            let whole = self.haystack(row.slash);
-                            let at = (row.name_at as usize).min(whole.len());
-                            fuzzy(whole.slice(at..), &mut name_matcher)
-                        })
-                        .map(|score| score * NAME_WEIGHT);
+                    // The name alone (the slash name without `server:`) is tried first and
+                    // weighted first; the whole slash name (letters of the server too)
+                    // only when the name does not match: one pass for most rows.
+                    let (slash, in_name) = if candidate.may(Candidate::SLASH) {
+                        let whole = self.haystack(row.slash);
+                        let at = (row.name_at as usize).min(whole.len());
+                        match fuzzy(whole.slice(at..), &mut name_matcher) {
+                            // The slash name holds the name: it matches too.
+                            Some(score) => (Some(score), Some(score * NAME_WEIGHT)),
+                            None => (fuzzy(whole, &mut matcher), None),
+                        }
+                    } else {
+                        (None, None)
+                    };
                     let title = candidate
                         .may(Candidate::TITLE)
                         .then(|| fuzzy(self.haystack(row.title), &mut matcher))
