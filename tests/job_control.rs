@@ -42,6 +42,18 @@ fn child_of(shell: &Tui) -> u32 {
     }
 }
 
+/// Waits until bash shows its prompt (`$ `) on the last line drawn: keys typed before it
+/// may be thrown away as bash takes the terminal back.
+fn wait_for_prompt(shell: &mut Tui) {
+    shell.wait_until("bash's prompt", STEP, |screen| {
+        screen
+            .lines()
+            .rev()
+            .find(|line| !line.trim().is_empty())
+            .is_some_and(|line| line.trim_end() == "$")
+    });
+}
+
 fn signal(pid: u32, name: &str) {
     let status = Command::new("kill")
         .arg(format!("-{name}"))
@@ -71,6 +83,7 @@ fn a_suspend_gives_the_shell_a_usable_terminal_and_fg_brings_the_menu_back() {
         !screen.contains("/translate"),
         "the menu is still on screen:\n{screen}"
     );
+    wait_for_prompt(&mut shell);
     shell.send("echo ok-$((40+2))\r");
     shell.wait_for("ok-42", STEP);
 
@@ -95,6 +108,7 @@ fn a_suspend_gives_the_shell_a_usable_terminal_and_fg_brings_the_menu_back() {
     // SIGTERM: the menu ends and bash's terminal works.
     signal(mcpick, "TERM");
     shell.wait_gone("❯ wri", STEP);
+    wait_for_prompt(&mut shell);
     shell.send("echo done-$((1+1))\r");
     shell.wait_for("done-2", STEP);
 }
