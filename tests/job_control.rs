@@ -101,7 +101,9 @@ fn a_suspend_gives_the_shell_a_usable_terminal_and_fg_brings_the_menu_back() {
     signal(mcpick, "STOP");
     shell.wait_for("Stopped", STEP);
     shell.send("fg\r");
-    // The search line is cleared with Ctrl-U, typed key by key into raw mode.
+    // Taken back: the whole screen redrawn (bash's `Stopped` on it gone), in raw mode;
+    // the search line is cleared with Ctrl-U, typed key by key.
+    shell.wait_gone("Stopped", STEP);
     shell.send("\x15wri");
     shell.wait_for("❯ wri", STEP);
 
