@@ -167,6 +167,17 @@ fn is_markdown_mime(mime: &str) -> bool {
     essence.eq_ignore_ascii_case("text/markdown") || essence.eq_ignore_ascii_case("text/x-markdown")
 }
 
+/// `line` with `restyle` applied to its style and to each span's.
+fn restyled(line: Line<'static>, restyle: impl Fn(Style) -> Style) -> Line<'static> {
+    let style = restyle(line.style);
+    let spans: Vec<Span<'static>> = line
+        .spans
+        .into_iter()
+        .map(|span| Span::styled(span.content, restyle(span.style)))
+        .collect();
+    Line::from(spans).style(style)
+}
+
 /// `line` without colours, for `NO_COLOR`: the modifiers stay, and a background colour
 /// (inline code) becomes reverse video, so what it marked still shows.
 pub fn without_colors(line: Line<'static>) -> Line<'static> {
@@ -179,13 +190,7 @@ pub fn without_colors(line: Line<'static>) -> Line<'static> {
         }
         out
     };
-    let style = plain(line.style);
-    let spans: Vec<Span<'static>> = line
-        .spans
-        .into_iter()
-        .map(|span| Span::styled(span.content, plain(span.style)))
-        .collect();
-    Line::from(spans).style(style)
+    restyled(line, plain)
 }
 
 /// `line` in inks readable on a light background: the rows are laid out for a dark one
@@ -202,13 +207,7 @@ pub fn for_light_background(line: Line<'static>) -> Line<'static> {
         out.fg = style.fg.map(darker_for_light);
         out
     };
-    let style = ink(line.style);
-    let spans: Vec<Span<'static>> = line
-        .spans
-        .into_iter()
-        .map(|span| Span::styled(span.content, ink(span.style)))
-        .collect();
-    Line::from(spans).style(style)
+    restyled(line, ink)
 }
 
 /// `line` with every RGB colour (the highlighter's theme) at 4.5:1 or more on black: a
@@ -227,13 +226,7 @@ pub fn for_dark_background(line: Line<'static>) -> Line<'static> {
         }
         out
     };
-    let style = ink(line.style);
-    let spans: Vec<Span<'static>> = line
-        .spans
-        .into_iter()
-        .map(|span| Span::styled(span.content, ink(span.style)))
-        .collect();
-    Line::from(spans).style(style)
+    restyled(line, ink)
 }
 
 /// A foreground colour of the dark inks, readable on white (see [`for_light_background`]).

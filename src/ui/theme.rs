@@ -248,19 +248,9 @@ mod tests {
             (0, 255, 255),
             (255, 255, 255),
         ];
-        let indexed = |i: u8| -> (u8, u8, u8) {
-            match i {
-                0..=15 => ANSI[i as usize],
-                16..=231 => {
-                    let level = |n: u8| if n == 0 { 0 } else { 55 + 40 * n };
-                    let n = i - 16;
-                    (level(n / 36), level((n / 6) % 6), level(n % 6))
-                }
-                _ => {
-                    let grey = 8 + 10 * (i - 232);
-                    (grey, grey, grey)
-                }
-            }
+        let indexed = |i: u8| match i {
+            0..=15 => ANSI[i as usize],
+            _ => crate::render::indexed_rgb(i),
         };
         match color {
             Color::Reset => fallback,
