@@ -97,10 +97,12 @@ pub async fn run(
     } = graphics::detect_all(app.options.image_protocol, wants_background);
     app.options.graphics = detected;
     // `base = "auto"`: the light base's colours on a light background.
-    if let Some(light) = app.options.light_theme
-        && crate::config::ThemeColors::for_background(background) == crate::config::ThemeBase::Light
-    {
-        app.options.theme = light;
+    if let Some(light) = app.options.light_theme {
+        let auto = crate::config::Theme {
+            colors: app.options.theme,
+            light_variant: Some(light),
+        };
+        app.options.theme = auto.for_background(background);
     }
     tracing::info!(?background, light = app.options.theme.light, "theme chosen");
 
