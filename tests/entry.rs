@@ -38,6 +38,30 @@ fn a_query_with_select_1_opens_the_only_match_at_once() {
 }
 
 #[test]
+fn select_1_on_a_fresh_catalog_opens_the_form_before_the_server_is_up() {
+    // The bundled library listed once with a ttlMs of an hour; from then on the server takes
+    // a minute to start (its gate file exists), longer than this test waits.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let gate = dir.path().join("slow");
+    let script = format!(
+        "if [ -e {} ]; then sleep 60; fi; exec {} serve --builtin --ttl 1h",
+        common::sh_quote(gate.display().to_string()),
+        common::sh_quote(env!("CARGO_BIN_EXE_mcpick")),
+    );
+    let sandbox = Sandbox::new(&format!(
+        "[servers.builtin]\ncommand = \"sh\"\nargs = [\"-c\", {}]\n",
+        common::toml_str(&script)
+    ));
+    success(&sandbox.mcpick(&["list"]));
+    std::fs::write(&gate, "").expect("gate");
+    let mut tui = Tui::start(&sandbox, &["-q", "translate", "--select-1"]);
+    let screen = tui.wait_for("Translate  /builtin:translate", STEP);
+    assert!(screen.contains("Text * (text)"), "{screen}");
+    tui.send(CTRL_C);
+    assert_eq!(tui.wait_exit(STEP), 130);
+}
+
+#[test]
 fn select_1_with_several_matches_stays_in_the_menu_with_the_query_typed() {
     let sandbox = builtin();
     let mut tui = Tui::start(&sandbox, &["--query", "write", "--select-1"]);

@@ -107,6 +107,15 @@ impl App {
         }
     }
 
+    /// Whether `server`'s rows are its catalog's and still fresh by its `ttlMs`, so the
+    /// live list it is about to give will be the same (the catalog's, not fetched).
+    pub fn is_fresh_from_catalog(&self, server: &str) -> bool {
+        matches!(
+            self.catalog_marks.get(server),
+            Some(CatalogMark::Cached { fresh_until: Some(until), .. }) if self.wall_ms < *until
+        )
+    }
+
     /// How many rows `server` has in the menu.
     pub fn rows_of(&self, server: &str) -> usize {
         self.prompts.get(server).map_or(0, Vec::len)

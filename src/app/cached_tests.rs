@@ -727,3 +727,91 @@ fn ages_read_in_the_largest_unit_that_fits() {
         assert_eq!(short_duration(ms), said, "{ms} ms");
     }
 }
+
+/// `everything` and `py` starting with `start` asked for, each with its catalog in the
+/// menu: `py`'s listed `py_age_ms` ago with a `ttlMs` of ten minutes, `everything`'s fresh.
+fn starting_from_catalogs(start: crate::app::Start, py_age_ms: u64) -> App {
+    let options = Options {
+        start,
+        ..Options::default()
+    };
+    let mut app = App::new(
+        vec!["everything".into(), "py".into()],
+        options,
+        KeyMap::default(),
+        History::default(),
+    );
+    app.wall_ms = NOW;
+    app.show_cached(&entry(
+        "everything",
+        everything_prompts(),
+        60_000,
+        10 * 60_000,
+    ));
+    app.show_cached(&entry(
+        "py",
+        vec![
+            prompt("py", "greet", vec![arg("name", true)]),
+            prompt("py", "farewell", vec![]),
+        ],
+        py_age_ms,
+        10 * 60_000,
+    ));
+    app
+}
+
+#[test]
+fn select_1_acts_on_catalogs_fresh_by_their_ttl_without_waiting_for_the_servers() {
+    let select = |query: &str| crate::app::Start {
+        query: query.into(),
+        select_one: true,
+        ..Default::default()
+    };
+    // Both catalogs fresh, one match: the form opens on the first message, servers still
+    // starting.
+    let mut app = starting_from_catalogs(select("greet"), 60_000);
+    app.update(Msg::Tick);
+    assert!(
+        app.servers
+            .iter()
+            .all(|s| s.state == ServerState::Connecting)
+    );
+    assert_eq!(form(&app).slash_name, "py:greet");
+    // A prompt without arguments is asked for at once; the fetch waits for its server.
+    let mut app = starting_from_catalogs(select("farewell"), 60_000);
+    app.update(Msg::Tick);
+    assert!(matches!(app.screen, Screen::Form(_)), "{:?}", app.screen);
+    assert_eq!(form(&app).slash_name, "py:farewell");
+    // py's catalog past its TTL: its live list may differ, so the start waits for it.
+    let mut app = starting_from_catalogs(select("greet"), 11 * 60_000);
+    app.update(Msg::Tick);
+    assert!(matches!(app.screen, Screen::Picker));
+    app.update(ready(
+        "py",
+        vec![prompt("py", "greet", vec![arg("name", true)])],
+    ));
+    assert_eq!(form(&app).slash_name, "py:greet");
+    // Several matches in fresh catalogs: the menu stays, as fzf's does.
+    let mut app = starting_from_catalogs(select("e"), 60_000);
+    app.update(Msg::Tick);
+    assert!(matches!(app.screen, Screen::Picker));
+    assert_eq!(app.query.text(), "e");
+}
+
+#[test]
+fn a_named_prompt_opens_from_its_servers_fresh_catalog_at_once() {
+    let open = crate::app::Start {
+        open: Some(crate::app::OpenPrompt {
+            reference: crate::catalog::PromptRef::parse("py/greet").unwrap(),
+            values: [("name".to_string(), "Ada".to_string())].into(),
+            sources: Default::default(),
+            no_form: false,
+            near_command: None,
+        }),
+        ..Default::default()
+    };
+    let mut app = starting_from_catalogs(open, 60_000);
+    app.update(Msg::Tick);
+    assert_eq!(form(&app).slash_name, "py:greet");
+    assert_eq!(form(&app).fields[0].value(), "Ada");
+}

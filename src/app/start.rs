@@ -3,7 +3,9 @@
 //! with its arguments given (`mcpick SERVER/PROMPT NAME=VALUE…`, `--no-form`).
 //!
 //! Whether something matches is only known once the servers have answered, so the start
-//! waits until no server is still connecting, then acts once.
+//! waits until no server is still connecting, then acts once. A server whose rows came from
+//! a catalog still fresh by its `ttlMs` has answered already: with every server so, the
+//! start acts in the first frame.
 
 use std::collections::BTreeMap;
 
@@ -57,9 +59,13 @@ impl App {
         {
             return Vec::new();
         }
+        // A server still starting whose rows came from a catalog fresh by its `ttlMs` is
+        // taken at its word, as fzf takes its input: the start acts without waiting for it.
         let connecting = |app: &App, server: Option<&str>| {
             app.servers.iter().any(|s| {
-                s.state == ServerState::Connecting && server.is_none_or(|name| s.name == name)
+                s.state == ServerState::Connecting
+                    && server.is_none_or(|name| s.name == name)
+                    && !app.is_fresh_from_catalog(&s.name)
             })
         };
         let start = self.pending_start.as_ref().expect("checked above");
