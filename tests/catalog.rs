@@ -202,7 +202,7 @@ fn a_legacy_server_gets_initialize_at_once_when_warm() {
     );
     // A one-shot get takes the stale list: the handshake and prompts/get.
     let got = success(&sandbox.mcpick(&["get", "old/hello", "--format", "text"]));
-    assert_eq!(got, "user:\nhello {}\n");
+    assert_eq!(got, "hello {}\n");
     assert_eq!(
         methods(&logged(&log)),
         ["initialize", "notifications/initialized", "prompts/get"]
@@ -399,7 +399,7 @@ fn a_stale_list_is_fetched_again_before_a_prompt_is_refused() {
     logged(&log);
     std::fs::write(&prompts, "old\nnew:topic\n").unwrap();
     let got = success(&sandbox.mcpick(&["get", "s/new", "topic=cats", "--format", "text"]));
-    assert_eq!(got, "user:\nnew {\"topic\": \"cats\"}\n");
+    assert_eq!(got, "new {\"topic\": \"cats\"}\n");
     assert_eq!(methods(&logged(&log)), ["prompts/list", "prompts/get"]);
     // Arguments the stale list refuses are checked again against a new list.
     std::fs::write(&prompts, "strict:why\n").unwrap();
@@ -410,7 +410,7 @@ fn a_stale_list_is_fetched_again_before_a_prompt_is_refused() {
     logged(&log);
     std::fs::write(&prompts, "strict\n").unwrap();
     let got = success(&sandbox.mcpick(&["get", "s/strict", "--format", "text"]));
-    assert_eq!(got, "user:\nstrict {}\n");
+    assert_eq!(got, "strict {}\n");
     assert_eq!(methods(&logged(&log)), ["prompts/list", "prompts/get"]);
     // And refused when the new list refuses them too, with no prompts/get sent.
     std::fs::write(&prompts, "strict:why\n").unwrap();
@@ -446,12 +446,12 @@ fn a_server_whose_era_changed_is_reached_all_the_same() {
     );
     std::fs::write(sandbox.config(), config).unwrap();
     let get = ["get", "s/hello", "--format", "text"];
-    assert_eq!(success(&sandbox.mcpick(&get)), "user:\nhello {}\n");
+    assert_eq!(success(&sandbox.mcpick(&get)), "hello {}\n");
     wait_for_entry(&sandbox, "s", |e| e.era == Era::Modern && e.pages.is_some());
     logged(&log);
     // Known modern, now legacy: the direct prompts/get is refused, then the handshake.
     std::fs::write(&era, "legacy").unwrap();
-    assert_eq!(success(&sandbox.mcpick(&get)), "user:\nhello {}\n");
+    assert_eq!(success(&sandbox.mcpick(&get)), "hello {}\n");
     assert_eq!(
         methods(&logged(&log)),
         [
@@ -541,7 +541,7 @@ fn private_rows_are_not_reused_with_another_authorization_header() {
     assert_eq!(methods(&logged(&log)), ["server/discover"]);
     // The direct get: one POST, with the protocol version header all the same.
     let got = success(&sandbox.mcpick(&["get", "h/hello", "--format", "text"]));
-    assert_eq!(got, "user:\nhello {}\n");
+    assert_eq!(got, "hello {}\n");
     assert_eq!(logged(&log), ["prompts/get Bearer one 2026-07-28"]);
     std::fs::write(sandbox.config(), with_header("two")).unwrap();
     success(&sandbox.mcpick(&["list"]));
@@ -823,7 +823,7 @@ fn a_legacy_http_server_gets_initialize_at_once_when_warm() {
     wait_for_entry(&sandbox, "old", |e| e.era == Era::Legacy);
     assert_eq!(
         success(&sandbox.mcpick(&["get", "old/hello", "--format", "text"])),
-        "user:\nhello {}\n"
+        "hello {}\n"
     );
     let sent = logged(&log);
     assert_eq!(
@@ -872,12 +872,12 @@ fn a_pinned_2026_server_is_also_reached_with_one_request_when_warm() {
     );
     std::fs::write(sandbox.config(), config).unwrap();
     let get = ["get", "pinned/hello", "--format", "text"];
-    assert_eq!(success(&sandbox.mcpick(&get)), "user:\nhello {}\n");
+    assert_eq!(success(&sandbox.mcpick(&get)), "hello {}\n");
     assert_eq!(
         methods(&logged(&log)),
         ["server/discover", "prompts/list", "prompts/get"]
     );
-    assert_eq!(success(&sandbox.mcpick(&get)), "user:\nhello {}\n");
+    assert_eq!(success(&sandbox.mcpick(&get)), "hello {}\n");
     assert_eq!(logged(&log), ["prompts/get - 2026-07-28"]);
 }
 
@@ -910,12 +910,12 @@ fn a_fresh_list_is_fetched_again_before_a_prompt_or_argument_is_refused() {
     // A prompt the fresh list lacks: listed once, then got.
     std::fs::write(&prompts, "old\nnew\nstrict:why\n").unwrap();
     let got = success(&sandbox.mcpick(&["get", "s/new", "--format", "text"]));
-    assert_eq!(got, "user:\nnew {}\n");
+    assert_eq!(got, "new {}\n");
     assert_eq!(methods(&logged(&log)), ["prompts/list", "prompts/get"]);
     // An argument the fresh list refuses (`why` is required there, no longer on the server).
     std::fs::write(&prompts, "old\nnew\nstrict\n").unwrap();
     let got = success(&sandbox.mcpick(&["get", "s/strict", "--format", "text"]));
-    assert_eq!(got, "user:\nstrict {}\n");
+    assert_eq!(got, "strict {}\n");
     assert_eq!(methods(&logged(&log)), ["prompts/list", "prompts/get"]);
     // A prompt neither list has: refused after that one list, as cold.
     let out = sandbox.mcpick(&["get", "s/nowhere"]);
@@ -928,7 +928,7 @@ fn a_fresh_list_is_fetched_again_before_a_prompt_or_argument_is_refused() {
     assert_eq!(methods(&logged(&log)), ["prompts/list"]);
     // The normal path lists nothing.
     let got = success(&sandbox.mcpick(&["get", "s/old", "--format", "text"]));
-    assert_eq!(got, "user:\nold {}\n");
+    assert_eq!(got, "old {}\n");
     assert_eq!(methods(&logged(&log)), ["prompts/get"]);
 }
 

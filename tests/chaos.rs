@@ -760,7 +760,7 @@ fn a_slow_server_is_waited_for_within_timeout_ms_and_cut_off_beyond() {
         ),
     ]);
     let run = chaos.run(&["get", "patient/hello"]);
-    assert_eq!(run.stdout(), "## user\n\nhello from chaos\n");
+    assert_eq!(run.stdout(), "hello from chaos\n");
     assert!(run.elapsed >= Duration::from_millis(1500));
     let run = chaos.run(&["get", "impatient/hello"]);
     assert_eq!(run.code(), Some(1));
@@ -863,7 +863,7 @@ fn still_works(chaos: &Chaos) -> Run {
     assert!(text.contains("builtin/translate"), "{text}");
     assert!(list.elapsed < Duration::from_secs(10), "{:?}", list.elapsed);
     let get = chaos.run(&["get", "chaos/greet", "name=Ann"]);
-    assert_eq!(get.success(), "## user\n\nHello, Ann!\n");
+    assert_eq!(get.success(), "Hello, Ann!\n");
     assert!(get.elapsed < Duration::from_secs(10), "{:?}", get.elapsed);
     get
 }
@@ -880,7 +880,7 @@ fn whole_lines_of_invalid_utf8_are_skipped() {
     let chaos = Chaos::new("bad-utf8:lines", "timeout_ms = 5000");
     still_works(&chaos);
     let bad = chaos.run(&["get", "chaos/bad"]).success();
-    assert_eq!(bad, "## user\n\nno bad bytes here\n");
+    assert_eq!(bad, "no bad bytes here\n");
     chaos.assert_gone("chaos");
 }
 
@@ -923,7 +923,7 @@ fn responses_to_ids_nobody_asked_for_are_ignored_after_the_handshake() {
     let chaos = Chaos::new("stray-ids:after-init", "timeout_ms = 5000");
     still_works(&chaos);
     let hello = chaos.run(&["get", "chaos/hello"]).success();
-    assert_eq!(hello, "## user\n\nhello from chaos\n");
+    assert_eq!(hello, "hello from chaos\n");
     chaos.assert_gone("chaos");
 }
 
@@ -961,7 +961,7 @@ fn responses_to_ids_nobody_asked_for_during_the_handshake() {
 fn a_response_whose_id_has_another_type_is_not_the_answer() {
     let chaos = Chaos::new("typed-ids", "timeout_ms = 5000");
     let hello = chaos.run(&["get", "chaos/hello"]);
-    assert_eq!(hello.success(), "## user\n\nhello from chaos\n");
+    assert_eq!(hello.success(), "hello from chaos\n");
     still_works(&chaos);
     chaos.assert_gone("chaos");
 }
@@ -973,7 +973,7 @@ fn a_notification_flood_does_not_stop_requests_or_grow_memory() {
     // The server floods for as long as the answer is delayed.
     let chaos = Chaos::new("notify-flood,slow:3000", "timeout_ms = 20000");
     let run = chaos.run(&["get", "chaos/greet", "name=Ann"]);
-    assert_eq!(run.success(), "## user\n\nHello, Ann!\n");
+    assert_eq!(run.success(), "Hello, Ann!\n");
     let sent = chaos.stats("chaos")["notifications_sent"].as_u64().unwrap();
     assert!(sent > 1000, "the flood did not happen: {sent}");
     eprintln!(
@@ -1058,7 +1058,7 @@ fn a_stderr_flood_leaves_a_bounded_log_on_disk() {
     // 1,000,000 lines (about 30 MiB) on stderr while `get` waits.
     let chaos = Chaos::new("stderr-flood:1000000,slow:2000", "timeout_ms = 60000");
     let run = chaos.run(&["get", "chaos/hello"]);
-    assert_eq!(run.success(), "## user\n\nhello from chaos\n");
+    assert_eq!(run.success(), "hello from chaos\n");
     let log = chaos.log_bytes();
     eprintln!("stderr-flood:1000000 (CLI get): log on disk {log} bytes");
     assert!(log < 16 * 1024 * 1024, "the log grew to {log} bytes");
@@ -1156,7 +1156,7 @@ fn a_list_changed_storm_over_a_large_list_does_not_pile_up() {
 fn a_list_changed_storm_does_not_disturb_a_request() {
     let chaos = Chaos::new("list-storm,slow:2000", "timeout_ms = 20000");
     let run = chaos.run(&["get", "chaos/greet", "name=Ann"]);
-    assert_eq!(run.success(), "## user\n\nHello, Ann!\n");
+    assert_eq!(run.success(), "Hello, Ann!\n");
     assert!(run.peak_kib < MEMORY_BOUND_KIB, "{} KiB", run.peak_kib);
     chaos.assert_gone("chaos");
 }
@@ -1168,7 +1168,8 @@ fn a_large_answer_under_the_line_limit_is_printed_whole() {
     let chaos = Chaos::new("huge:10", "timeout_ms = 60000");
     let run = chaos.run(&["get", "chaos/huge", "--format", "text"]);
     let out = run.success();
-    let body = out.strip_prefix("user:\n").expect("a user message");
+    // One user message: exactly its text.
+    let body = out.as_str();
     assert_eq!(body.len(), 10 * 1024 * 1024 + 1, "the text and its newline");
     assert!(body.starts_with(&format!("{}\n", "x".repeat(99))));
     eprintln!(
@@ -1200,7 +1201,7 @@ fn refusing_a_40_mb_answer_holds_none_of_it() {
     // max_response_bytes (32 MiB).
     let chaos = Chaos::new("huge:38.15", "timeout_ms = 20000");
     let baseline = chaos.run(&["get", "chaos/hello"]);
-    assert_eq!(baseline.success(), "## user\n\nhello from chaos\n");
+    assert_eq!(baseline.success(), "hello from chaos\n");
     let run = chaos.run(&["get", "chaos/huge"]);
     assert_eq!(run.code(), Some(1), "{}", run.stderr());
     assert!(
@@ -1279,7 +1280,7 @@ fn over_legacy_sse_refusing_a_40_mb_event_holds_none_of_it_and_a_raised_limit_ta
     };
     let sandbox = Sandbox::new(&table(""));
     let baseline = run(sandbox.command(&["get", "h/hello"]));
-    assert_eq!(baseline.success(), "## user\n\nhello over http\n");
+    assert_eq!(baseline.success(), "hello over http\n");
     let refused = run(sandbox.command(&["get", "h/huge"]));
     assert_eq!(refused.code(), Some(1), "{}", refused.stderr());
     let cost = refused.peak_kib.saturating_sub(baseline.peak_kib);
@@ -1293,7 +1294,8 @@ fn over_legacy_sse_refusing_a_40_mb_event_holds_none_of_it_and_a_raised_limit_ta
     // Within a raised limit the same event, held mostly in its file, arrives whole.
     let raised = Sandbox::new(&table("max_response_bytes = 67108864\n"));
     let out = run(raised.command(&["get", "h/huge", "--format", "text"])).success();
-    let body = out.strip_prefix("user:\n").expect("a user message");
+    // One user message: exactly its text.
+    let body = out.as_str();
     // 38.15 MiB is 400,031 lines of 99 `x` (huge_http.py).
     assert_eq!(body.len(), 400_031 * 100);
     assert!(
@@ -1307,7 +1309,7 @@ fn a_raised_max_response_bytes_prints_a_50_mib_answer_whole() {
     let chaos = Chaos::new("huge:50", "max_response_bytes = 67108864");
     let run = chaos.run(&["get", "chaos/huge", "--format", "text"]);
     let out = run.success();
-    assert_eq!(out.len(), "user:\n".len() + 50 * 1024 * 1024 + 1);
+    assert_eq!(out.len(), 50 * 1024 * 1024 + 1);
     eprintln!(
         "huge:50 (CLI get to a pipe): {:?}, VmHWM {} KiB",
         run.elapsed, run.peak_kib

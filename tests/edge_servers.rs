@@ -30,7 +30,7 @@ fn an_unknown_protocol_version_is_an_error_naming_it() {
 fn a_legacy_server_that_exits_on_discover_is_restarted_with_initialize() {
     let sandbox = Sandbox::new(&fake("old", "exit-on-discover"));
     let out = success(&sandbox.mcpick(&["get", "old/hello"]));
-    assert_eq!(out, "## user\n\nhello\n");
+    assert_eq!(out, "hello\n");
     let servers: serde_json::Value =
         serde_json::from_str(&success(&sandbox.mcpick(&["servers", "--json"]))).unwrap();
     assert_eq!(servers[0]["protocolVersion"], "2025-06-18");
@@ -655,7 +655,7 @@ fn a_legacy_server_silent_on_discover_is_initialized_after_a_short_timeout() {
         fake("quiet", "silent-discover")
     ));
     let out = success(&sandbox.mcpick(&["get", "quiet/hello"]));
-    assert_eq!(out, "## user\n\nhello\n");
+    assert_eq!(out, "hello\n");
     let servers: serde_json::Value =
         serde_json::from_str(&success(&sandbox.mcpick(&["servers", "--json"]))).unwrap();
     assert_eq!(servers[0]["state"], "ready");

@@ -49,7 +49,7 @@ fn get_fills_arguments_with_spaces() {
     let sandbox = Sandbox::new(&everything_stdio("everything"));
     let out =
         success(&sandbox.mcpick(&["get", "everything/args-prompt", "city=New York", "state=NY"]));
-    assert_eq!(out, "## user\n\nWhat's weather in New York, NY?\n");
+    assert_eq!(out, "What's weather in New York, NY?\n");
 }
 
 #[test]
@@ -65,7 +65,7 @@ fn get_takes_arg_flags_and_json_arguments() {
         "--format",
         "text",
     ]));
-    assert_eq!(out, "user:\nWhat's weather in Rio=de=Janeiro, RJ\nBR?\n");
+    assert_eq!(out, "What's weather in Rio=de=Janeiro, RJ\nBR?\n");
 }
 
 #[test]
@@ -254,7 +254,7 @@ fn streamable_http_lists_and_gets() {
     let prompts = json(&success(&sandbox.mcpick(&["list", "--json"])));
     assert_eq!(prompts.as_array().unwrap().len(), 4);
     let out = success(&sandbox.mcpick(&["get", "remote/args-prompt", "city=Lyon"]));
-    assert_eq!(out, "## user\n\nWhat's weather in Lyon?\n");
+    assert_eq!(out, "What's weather in Lyon?\n");
     let servers = json(&success(&sandbox.mcpick(&["servers", "--json"])));
     assert_eq!(servers[0]["transport"], "http");
     assert_eq!(servers[0]["protocolVersion"], "2025-11-25");
@@ -290,7 +290,7 @@ fn legacy_sse_mode_lists_and_gets_with_transport_sse_and_by_fallback() {
     }
     assert_eq!(names.len(), 8, "{names:?}");
     let out = success(&sandbox.mcpick(&["get", "old/args-prompt", "city=Lyon"]));
-    assert_eq!(out, "## user\n\nWhat's weather in Lyon?\n");
+    assert_eq!(out, "What's weather in Lyon?\n");
     let servers = json(&success(&sandbox.mcpick(&["servers", "--json"])));
     assert_eq!(servers[1]["transport"], "sse");
     assert_eq!(servers[1]["state"], "ready", "{servers}");

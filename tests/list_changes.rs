@@ -57,7 +57,7 @@ async fn refreshes_after_list_change(config_text: &str) -> ServerDetails {
         let expected = format!("dynamic_{round}");
         assert_eq!(
             mcpick::export::render(&added, mcpick::export::Format::Text),
-            format!("user:\nadded {expected}\n")
+            format!("added {expected}\n")
         );
         let McpEvent::PromptsChanged { prompts, .. } = next_event(
             &mut events,

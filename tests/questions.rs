@@ -51,7 +51,7 @@ fn elicit_answers(traffic: &std::path::Path) -> Vec<serde_json::Value> {
 fn a_legacy_question_is_answered_by_answer_flags_and_the_server_uses_the_answer() {
     let (sandbox, traffic) = elicit_server();
     let output = sandbox.mcpick(&["get", "ask/deploy", "--answer", "confirmed=true"]);
-    assert_eq!(success(&output), "## user\n\ndeploy confirmed\n");
+    assert_eq!(success(&output), "deploy confirmed\n");
     let messages = sent(&traffic);
     let initialize = messages
         .iter()
@@ -91,10 +91,7 @@ fn a_legacy_question_nobody_answers_is_declined_and_exits_1_naming_answer() {
 fn decline_gives_the_servers_own_answer_and_exits_0() {
     let (sandbox, traffic) = elicit_server();
     let output = sandbox.mcpick(&["get", "ask/deploy", "--decline"]);
-    assert_eq!(
-        success(&output),
-        "## user\n\nthe user declined: not deploying\n"
-    );
+    assert_eq!(success(&output), "the user declined: not deploying\n");
     assert!(
         stderr(&output)
             .contains("declined the server's question (--decline): Deploy to production?"),
@@ -122,7 +119,7 @@ fn answers_json_and_every_field_kind_reach_a_legacy_server() {
         "--answers-json",
         r#"{"confirmed":false}"#,
     ]);
-    assert_eq!(success(&output), "## user\n\ndeploy not confirmed\n");
+    assert_eq!(success(&output), "deploy not confirmed\n");
     // Text, an integer's default, a choice by its label, several choices.
     let output = sandbox.mcpick(&[
         "get",
@@ -136,7 +133,7 @@ fn answers_json_and_every_field_kind_reach_a_legacy_server() {
     ]);
     assert_eq!(
         success(&output),
-        "## user\n\nsurvey accept {\"age\": 30, \"color\": \"green\", \"name\": \"Ann Lee\", \"tags\": [\"a\", \"c\"]}\n"
+        "survey accept {\"age\": 30, \"color\": \"green\", \"name\": \"Ann Lee\", \"tags\": [\"a\", \"c\"]}\n"
     );
     assert_eq!(
         elicit_answers(&traffic).last(),
@@ -203,10 +200,7 @@ fn the_2026_input_required_path_takes_the_same_flags() {
         "--answer",
         "color=Green",
     ]);
-    assert_eq!(
-        success(&output),
-        "## user\n\nHello octocat, you like g (x2)\n"
-    );
+    assert_eq!(success(&output), "Hello octocat, you like g (x2)\n");
     assert!(
         stderr(&output).contains("declined the server's question `llm`"),
         "{}",
@@ -218,10 +212,7 @@ fn the_2026_input_required_path_takes_the_same_flags() {
         "--answers-json",
         r#"{"name":"Bo","count":5}"#,
     ]);
-    assert_eq!(
-        success(&output),
-        "## user\n\nHello Bo, you like None (x5)\n"
-    );
+    assert_eq!(success(&output), "Hello Bo, you like None (x5)\n");
     let output = sandbox.mcpick(&["get", "new/ask"]);
     assert_eq!(output.status.code(), Some(1));
     let err = stderr(&output);

@@ -80,7 +80,7 @@ fn every_format_is_listed_and_filled_over_stdio() {
     ]));
     assert_eq!(
         out,
-        "user:\nExplain borrowing in Rust to a $5 {{budget}} crowd. Keep ${selection} as is.\n"
+        "Explain borrowing in Rust to a $5 {{budget}} crowd. Keep ${selection} as is.\n"
     );
     let out = success(&sandbox.mcpick(&[
         "get",
@@ -90,7 +90,7 @@ fn every_format_is_listed_and_filled_over_stdio() {
         "--format",
         "text",
     ]));
-    assert_eq!(out, "user:\nFix issue #42 with priority high.\n");
+    assert_eq!(out, "Fix issue #42 with priority high.\n");
     let out = success(&sandbox.mcpick(&[
         "get",
         "files/haiku",
@@ -189,8 +189,7 @@ fn fix_text(sandbox: &Sandbox, server: &str, args: &[&str]) -> String {
     all.extend_from_slice(args);
     all.extend_from_slice(&["--format", "text"]);
     let out = success(&sandbox.mcpick(&all));
-    out.strip_prefix("user:\n")
-        .and_then(|t| t.strip_suffix('\n'))
+    out.strip_suffix('\n')
         .unwrap_or_else(|| panic!("not one user message: {out:?}"))
         .to_string()
 }
@@ -234,7 +233,7 @@ fn claude_code_rules_hold(sandbox: &Sandbox, server: &str) {
     ]));
     assert_eq!(
         out,
-        "user:\nReview the staged changes.\n\nARGUMENTS: src/main.rs\n"
+        "Review the staged changes.\n\nARGUMENTS: src/main.rs\n"
     );
 }
 
@@ -776,7 +775,7 @@ fn bare_names_are_found_on_whichever_server_has_them() {
     let out =
         success(&sandbox.mcpick(&["get", "git:fix-issue", "issue-number=7", "--format", "text"]));
     // The position left without a value stays as written, as Claude Code leaves it.
-    assert_eq!(out, "user:\nFix issue #7 with priority $2.\n");
+    assert_eq!(out, "Fix issue #7 with priority $2.\n");
     let out = success(&sandbox.mcpick(&[
         "get",
         "/translate",

@@ -245,7 +245,7 @@ fn accepted_prompt_lands_quoted_at_the_cursor(shell: Shell, widget_opts: Option<
     session
         .tui
         .wait_until("the export on the line", STEP, |screen| {
-            screen.contains("out.txt 'user:") && screen.contains(&inserted)
+            screen.contains("out.txt 'Translate the text") && screen.contains(&inserted)
         });
     session.tui.send(" ignored");
     session
@@ -287,7 +287,7 @@ fn leaving_mcpick_keeps_the_line(shell: Shell, widget_opts: Option<&str>, leave:
         screen.lines().any(|line| line.trim_end() == "keXpt")
     });
     assert!(
-        !screen.contains("'user:"),
+        !screen.contains("'Translate the text"),
         "{shell:?}: something was inserted:\n{screen}"
     );
 }
@@ -334,22 +334,23 @@ fn zsh_an_mcpick_error_leaves_the_line_and_widget_opts_reach_mcpick() {
 
 #[test]
 fn fish_widget_opts_change_the_format() {
-    // Markdown still holds the text (with `## user` before it) and the quoting still holds.
-    let Some(mut session) = Session::start(Shell::Fish, Some("--format markdown")) else {
+    // MCP JSON still holds the text (JSON-escaped, beside its role) and the quoting holds.
+    let Some(mut session) = Session::start(Shell::Fish, Some("--format mcp-json")) else {
         return;
     };
     session.tui.send(WRITE_ARGV);
     session.tui.wait_for("out.txt", STEP);
     session.open_mcpick();
     fill_translate_and_accept(&mut session.tui);
-    session.tui.wait_for(&format!("{TRICKY_SECOND}'"), STEP);
+    session.tui.wait_for("]'", STEP);
     session.tui.send(ENTER);
     let written = String::from_utf8_lossy(&session.written()).into_owned();
-    assert!(written.contains("## user"), "not Markdown: {written}");
     assert!(
-        written.contains(&format!("{TRICKY_FIRST}\n{TRICKY_SECOND}")),
-        "{written}"
+        written.contains("\"role\": \"user\""),
+        "not MCP JSON: {written}"
     );
+    let escaped = serde_json::to_string(&format!("{TRICKY_FIRST}\n{TRICKY_SECOND}")).unwrap();
+    assert!(written.contains(escaped.trim_matches('"')), "{written}");
 }
 
 #[test]

@@ -66,10 +66,7 @@ fn picks_fills_and_writes_output_with_server_everything_and_python() {
     tui.send(ENTER);
 
     assert_eq!(tui.wait_exit(STEP), 0, "exit code");
-    assert_eq!(
-        read(&out),
-        "## user\n\nWhat's weather in New York, Texas?\n"
-    );
+    assert_eq!(read(&out), "What's weather in New York, Texas?\n");
 }
 
 /// Fills args-prompt on server-everything, edits the message (appending " (EDITED in review)"),
@@ -108,7 +105,7 @@ fn edit_then_accept(before_accept: Option<&str>) -> String {
 fn an_edit_in_review_is_exported_as_edited() {
     assert_eq!(
         edit_then_accept(None),
-        "## user\n\nWhat's weather in New York, Texas? (EDITED in review)\n"
+        "What's weather in New York, Texas? (EDITED in review)\n"
     );
 }
 
@@ -119,7 +116,7 @@ fn restore_all_after_an_edit_exports_what_the_server_sent() {
         !exported.contains("EDITED"),
         "the edit was exported:\n{exported}"
     );
-    assert_eq!(exported, "## user\n\nWhat's weather in New York, Texas?\n");
+    assert_eq!(exported, "What's weather in New York, Texas?\n");
 }
 
 /// The Python server's greet prompt, `name` filled with "Ann Lee" and submitted with Ctrl-S.
@@ -745,7 +742,7 @@ fn a_legacy_servers_mid_request_question_is_shown_and_its_answer_fills_the_promp
     assert_eq!(tui.wait_exit(STEP), 0, "exit code");
     assert_eq!(
         after_leaving_alternate_screen(&tui.raw()),
-        "## user\n\ndeploy confirmed\n"
+        "deploy confirmed\n"
     );
 }
 

@@ -705,7 +705,11 @@ fn m_on_a_block_markdown_does_not_render_says_so_and_changes_nothing() {
 
 #[test]
 fn m_with_the_preview_s_keys_switches_the_markdown_preview_not_the_message() {
-    let mut app = review_of(messages(&[(Role::User, "# Title")]), 80, 24);
+    let mut app = review_of(
+        messages(&[(Role::User, "# Title"), (Role::Assistant, "Sure.")]),
+        80,
+        24,
+    );
     app.update(key(KeyCode::Char('p')));
     assert!(review(&app).preview_has_keys());
     let first = |app: &App| crate::render::line_text(&review(app).preview_view().rows[0]);

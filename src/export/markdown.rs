@@ -5,9 +5,17 @@ use crate::mcp::{Content, EmbeddedResource, KnownContent, PromptMessages};
 use super::describe;
 
 /// Markdown: a `## role` heading per message; text as is; images as data-URI images;
-/// audio and blobs as data-URI links; embedded text in a fence; links as links.
+/// audio and blobs as data-URI links; embedded text in a fence; links as links. One user
+/// message is its block alone, with no heading and no description comment.
 pub fn markdown(prompt: &PromptMessages) -> String {
     let mut out = String::new();
+    if let Some(only) = lone_user_message(prompt) {
+        out.push_str(&markdown_block(&only.content));
+        if !out.ends_with('\n') {
+            out.push('\n');
+        }
+        return out;
+    }
     if let Some(description) = &prompt.description {
         // No `--` inside the comment, so nothing in it can close it (`-->`, `--!>`).
         let mut safe = String::with_capacity(description.len());
@@ -114,14 +122,18 @@ fn fence_language(mime: &str) -> &str {
 }
 
 /// Plain text: `user:` / `assistant:` labels; text as is; other blocks as a bracketed
-/// description (embedded text follows its description).
+/// description (embedded text follows its description). One user message is its text
+/// alone, with no label.
 pub fn plain_text(prompt: &PromptMessages) -> String {
     let mut out = String::new();
+    let labelled = lone_user_message(prompt).is_none();
     for (i, message) in prompt.messages.iter().enumerate() {
         if i > 0 {
             out.push('\n');
         }
-        out.push_str(&format!("{}:\n", role_label(&message.role)));
+        if labelled {
+            out.push_str(&format!("{}:\n", role_label(&message.role)));
+        }
         let body = match &message.content {
             Content::Known(KnownContent::Text { text, .. }) => text.clone(),
             Content::Known(KnownContent::Resource {
@@ -136,6 +148,15 @@ pub fn plain_text(prompt: &PromptMessages) -> String {
         }
     }
     out
+}
+
+/// The only message, when there is one and the user says it: what is pasted is then exactly
+/// its text, as a model's input box takes it. Labels are for telling roles apart.
+fn lone_user_message(prompt: &PromptMessages) -> Option<&crate::mcp::Message> {
+    match prompt.messages.as_slice() {
+        [only] if only.role == crate::mcp::Role::User => Some(only),
+        _ => None,
+    }
 }
 
 /// A role as a one-line label: a server's own role name cannot add lines (and so fake a

@@ -500,3 +500,45 @@ fn anthropic_says_when_nothing_is_left() {
     // A prompt with nothing to leave out gets no note.
     assert!(notes(&every_kind(), Format::Anthropic).is_empty());
 }
+
+/// A prompt of `messages` (role, text) with a description.
+fn described(messages: &[(&str, &str)]) -> PromptMessages {
+    PromptMessages {
+        description: Some("What it does".into()),
+        messages: messages
+            .iter()
+            .map(|(role, text)| {
+                serde_json::from_value(
+                    json!({"role": role, "content": {"type": "text", "text": text}}),
+                )
+                .unwrap()
+            })
+            .collect(),
+    }
+}
+
+#[test]
+fn one_user_message_is_exported_as_exactly_its_text_and_labels_come_back_with_roles() {
+    let one = described(&[("user", "Translate this:\n\n## not a heading")]);
+    for format in [Format::Markdown, Format::Text] {
+        assert_eq!(
+            render(&one, format),
+            "Translate this:\n\n## not a heading\n",
+            "{format:?}"
+        );
+    }
+    // Two roles to tell apart, or one that is not the user's: labelled as before.
+    let two = described(&[("user", "Hi"), ("assistant", "Hello")]);
+    assert_eq!(
+        render(&two, Format::Markdown),
+        "<!-- What it does -->\n\n## user\n\nHi\n\n## assistant\n\nHello\n"
+    );
+    assert_eq!(
+        render(&two, Format::Text),
+        "user:\nHi\n\nassistant:\nHello\n"
+    );
+    let assistant = described(&[("assistant", "Sure.")]);
+    assert_eq!(render(&assistant, Format::Text), "assistant:\nSure.\n");
+    // The JSON formats always carry roles.
+    assert!(render(&one, Format::OpenAi).contains("\"role\": \"user\""));
+}

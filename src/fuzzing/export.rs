@@ -230,6 +230,28 @@ pub fn check_export(prompt: &PromptMessages) {
     check_chat(prompt, &parsed(prompt, Format::Anthropic), false);
     check_markdown(prompt);
     let text = plain_text(prompt);
+    if let [only] = prompt.messages.as_slice()
+        && only.role == crate::mcp::Role::User
+    {
+        // One user message is pasted as exactly its text: no label, no comment.
+        if let Some(t) = text_of(&only.content) {
+            let exactly = if t.ends_with('\n') {
+                t.to_string()
+            } else {
+                format!("{t}\n")
+            };
+            assert_eq!(
+                text, exactly,
+                "plain text of one user message is not its text"
+            );
+            assert_eq!(
+                markdown(prompt),
+                exactly,
+                "markdown of one user message is not its text"
+            );
+        }
+        return;
+    }
     for message in &prompt.messages {
         assert!(text.contains(&format!("{}:\n", message.role.as_str())));
         if let Some(t) = text_of(&message.content) {
@@ -376,7 +398,9 @@ fn longest_backtick_run(text: &str) -> usize {
 /// block (embedded text, unknown JSON) cannot be closed early by what it holds.
 fn check_markdown(prompt: &PromptMessages) {
     let out = markdown(prompt);
-    if prompt.description.is_some() {
+    let lone_user =
+        matches!(prompt.messages.as_slice(), [only] if only.role == crate::mcp::Role::User);
+    if prompt.description.is_some() && !lone_user {
         let rest = out
             .strip_prefix("<!-- ")
             .expect("the description comes first, in a comment");
