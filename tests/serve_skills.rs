@@ -529,11 +529,16 @@ fn a_served_skill_folder_is_one_skill_entry_to_mcpick_and_get_verifies_it() {
         "--format",
         "text",
     ]));
+    // The task fills `$ARGUMENTS` as Claude Code fills it, and is not sent again after.
     assert!(
-        out.contains("Review $ARGUMENTS against references/checklist.md."),
+        out.contains("Review the parser change against references/checklist.md."),
         "{out}"
     );
-    assert!(out.contains("the parser change"), "{out}");
+    assert_eq!(out.matches("the parser change").count(), 1, "{out}");
+    assert!(
+        !out.contains("license: MIT"),
+        "the front matter is sent: {out}"
+    );
     assert!(
         out.contains("- tests"),
         "the attached file is in the export: {out}"
@@ -560,10 +565,7 @@ fn an_edited_skill_is_loaded_as_it_is_now_not_refused_nor_stale() {
         &REVIEW.replace("against", "line by line against"),
     );
     let out = success(&sandbox.mcpick(&["get", "served/review", "--format", "text"]));
-    assert!(
-        out.contains("Review $ARGUMENTS line by line against"),
-        "{out}"
-    );
+    assert!(out.contains("line by line against"), "{out}");
 }
 
 #[test]
@@ -595,10 +597,43 @@ fn the_menu_of_mcpick_shows_a_served_skill_once_as_a_skill_and_exports_it_verifi
     assert_eq!(tui.wait_exit(STEP), 0, "exit code");
     let exported = read(&out);
     assert!(
-        exported.contains("Review $ARGUMENTS against references/checklist.md."),
+        exported.contains("Review the parser change against references/checklist.md."),
         "{exported}"
     );
-    assert!(exported.contains("the parser change"), "{exported}");
+}
+
+#[test]
+fn a_skill_edited_while_its_form_is_open_is_loaded_as_it_is_now() {
+    let folder = skill_folder();
+    let sandbox = served_sandbox(folder.path());
+    let out = out_file(&sandbox);
+    let mut tui = Tui::start(&sandbox, &["--output", out.to_str().unwrap()]);
+    tui.wait_for("● served 2", SERVER_START);
+    tui.send("review");
+    tui.wait_for("/served:review", STEP);
+    tui.send(ENTER);
+    tui.wait_for("reads and verifies the skill", STEP);
+    // Edited on disk while the form is open; the server reloads it within its watcher's
+    // longest delay (1 s; the wait leaves room): the digest the form was opened with no
+    // longer fits the bytes served. The server's notice brings the form the new entry (and
+    // were it late, the load asks for the current entry itself: tests/skills.rs).
+    write(
+        folder.path(),
+        "skills/review/SKILL.md",
+        &REVIEW.replace("against", "line by line against"),
+    );
+    std::thread::sleep(std::time::Duration::from_millis(2500));
+    tui.send("the parser change");
+    tui.send(ENTER);
+    let review = tui.wait_for("its size and sha256 digest verified", STEP);
+    assert!(!review.contains("refused"), "{review}");
+    tui.send(ENTER);
+    assert_eq!(tui.wait_exit(STEP), 0, "exit code");
+    let exported = read(&out);
+    assert!(
+        exported.contains("Review the parser change line by line against"),
+        "{exported}"
+    );
 }
 
 #[test]

@@ -230,7 +230,13 @@ fn get_exports_a_verified_skill_with_its_task_and_an_attached_file() {
     );
     assert!(out.contains("Read the diff line by line."), "{out}");
     assert!(out.contains("Prefer small functions."), "{out}");
-    assert!(out.trim_end().ends_with("check PR 7"), "{out}");
+    // No placeholder in this skill: the task ends its instructions (`ARGUMENTS: …`, as
+    // Claude Code adds it), before the attached file, and only there.
+    let task = out
+        .find("ARGUMENTS: check PR 7")
+        .expect("the task is filled in");
+    assert!(task < out.find("Prefer small functions.").unwrap(), "{out}");
+    assert_eq!(out.matches("check PR 7").count(), 1, "{out}");
     assert_eq!(
         reads(&log),
         [
@@ -330,7 +336,10 @@ fn a_2026_servers_skills_are_listed_and_verified_and_a_stale_catalog_entry_is_re
     let first_read = wire
         .iter()
         .position(|r| r == "resources/read skill://review/SKILL.md");
-    let relist = wire.iter().rposition(|r| r == "skills/list");
+    // Refreshed by asking for the skill's current entry (`skills/get`), or the list.
+    let relist = wire
+        .iter()
+        .rposition(|r| r == "skills/list" || r == "skills/get skill://review/SKILL.md");
     assert!(
         matches!((first_read, relist), (Some(read), Some(list)) if read < list),
         "the stale manifest was not refused and refreshed: {wire:?}"
@@ -374,7 +383,12 @@ fn the_menu_picks_a_skill_attaches_its_file_with_o_and_exports_it() {
     tui.send("check PR 7");
     tui.wait_for("│check PR 7", STEP);
     tui.send(ENTER);
-    tui.wait_for("Read the diff line by line.", STEP);
+    let review = tui.wait_for("Read the diff line by line.", STEP);
+    // The front matter is the listing's (the menu's details show it), not a heading here.
+    assert!(
+        !review.contains("description: Review a change"),
+        "the front matter is drawn:\n{review}"
+    );
     // The supporting file is a link until `o` reads and verifies it.
     tui.send("\x1b[B");
     std::thread::sleep(AFTER_ESC);
@@ -388,7 +402,10 @@ fn the_menu_picks_a_skill_attaches_its_file_with_o_and_exports_it() {
         "{exported}"
     );
     assert!(exported.contains("Prefer small functions."), "{exported}");
-    assert!(exported.trim_end().ends_with("check PR 7"), "{exported}");
+    assert!(
+        exported.contains("house style.\n\nARGUMENTS: check PR 7"),
+        "{exported}"
+    );
     assert_eq!(
         reads(&log),
         [
@@ -396,6 +413,46 @@ fn the_menu_picks_a_skill_attaches_its_file_with_o_and_exports_it() {
             "resources/read skill://review/references/GUIDE.md"
         ]
     );
+}
+
+#[test]
+fn a_skill_edited_after_listing_is_loaded_as_the_server_lists_it_now() {
+    let (sandbox, log) = skills_sandbox_with(&["--drifting"]);
+    // Listed with its first digest; what is read now fits only the server's current entry,
+    // which `skills/get` gives: loaded, verified against that, and said in the log.
+    let out = success(&sandbox.mcpick(&[
+        "get",
+        "sk/drifting",
+        "--task",
+        "the lexer",
+        "--format",
+        "text",
+    ]));
+    assert!(out.contains("Check the lexer twice, as edited."), "{out}");
+    assert!(out.contains("sha256 digest verified"), "{out}");
+    let wire = requests(&log);
+    let listed = wire.iter().position(|r| r == "skills/list");
+    let current = wire
+        .iter()
+        .position(|r| r == "skills/get skill://drifting/SKILL.md");
+    assert!(
+        matches!((listed, current), (Some(l), Some(c)) if l < c),
+        "{wire:?}"
+    );
+    // The same in the menu, with the form opened on the listed entry.
+    let mut tui = Tui::start(&sandbox, &[]);
+    tui.wait_for("● sk 4", SERVER_START);
+    open_prompt(&mut tui, "drifting", "/sk:drifting");
+    tui.wait_for("reads and verifies the skill", STEP);
+    tui.send("the lexer");
+    tui.send(ENTER);
+    let review = tui.wait_for("Check the lexer twice, as edited.", STEP);
+    assert!(!review.contains("refused"), "{review}");
+    tui.send(CTRL_C);
+    assert_eq!(tui.wait_exit(STEP), 130, "exit code");
+    // One that matches no entry of the server's is still refused (`tampered`).
+    let output = sandbox.mcpick(&["get", "sk/tampered"]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
 }
 
 #[test]

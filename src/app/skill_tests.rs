@@ -103,6 +103,8 @@ fn review_of_skill(task: &str) -> App {
         skill_verify::Verification::Verified,
         Vec::new(),
         Some(task),
+        // What the runner passes: the task filled in as the prompt route fills it.
+        crate::serve::skills::fill_skill,
     );
     let id = *id;
     app.update(Msg::Fetched {
@@ -190,7 +192,7 @@ fn a_refused_skill_shows_the_file_on_the_form_and_lists_the_server_again() {
 }
 
 #[test]
-fn the_review_holds_the_instructions_a_link_per_file_and_the_task() {
+fn the_review_holds_the_instructions_with_the_task_and_a_link_per_file() {
     let app = review_of_skill("check PR 7");
     let Screen::Review(review) = &app.screen else {
         panic!("expected the review");
@@ -200,10 +202,19 @@ fn the_review_holds_the_instructions_a_link_per_file_and_the_task() {
         .iter()
         .map(|i| i.message().content.kind())
         .collect();
-    assert_eq!(kinds, ["text", "resource_link", "text"]);
-    assert_eq!(
-        crate::app::editable_text(&review.items[2].message().content),
-        Some("check PR 7")
+    assert_eq!(kinds, ["text", "resource_link"]);
+    let instructions = crate::app::editable_text(&review.items[0].message().content).unwrap();
+    // The body without its front matter; no placeholder in it, so the task ends it as
+    // Claude Code adds it.
+    assert!(
+        instructions.ends_with(
+            "resolve against skill://review/.\n\nRead the diff.\n\nARGUMENTS: check PR 7"
+        ),
+        "{instructions}"
+    );
+    assert!(
+        !instructions.contains("description: Review"),
+        "{instructions}"
     );
 }
 

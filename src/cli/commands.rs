@@ -1377,7 +1377,9 @@ async fn load_skill_on(
     attach: &[String],
 ) -> Result<Result<crate::mcp::PromptMessages, (McpError, String)>, CliError> {
     request_on(hub, server, |connection| async move {
-        connection.load_skill(manifest, task, attach).await
+        connection
+            .load_skill(manifest, task, attach, crate::serve::skills::fill_skill)
+            .await
     })
     .await
 }

@@ -160,7 +160,9 @@ async fn pick_skills(connection: &Connection) -> Result<(), McpError> {
             .into_iter()
             .map(|(path, _)| path)
             .collect();
-        let messages = connection.load_skill(manifest, None, &attach).await?;
+        let messages = connection
+            .load_skill(manifest, None, &attach, crate::serve::skills::fill_skill)
+            .await?;
         eprintln!(
             "conformance-client: loaded skill `{}` verified, {} attached",
             crate::text::one_line(&skill.name),

@@ -947,34 +947,81 @@ impl Connection {
     /// Loads a picked skill: reads its `SKILL.md` (`resources/read`), checks its size,
     /// digest and front matter against `manifest`, then reads and checks each file of
     /// `attach` (paths relative to the skill's root, or URIs; only files the manifest
-    /// lists are read). The messages: the instructions, the files as embedded
-    /// resources, then `task` if not empty. A file that fails is refused by name, and
-    /// nothing of the skill is returned.
+    /// lists are read). The messages: the instructions filled with `task` by `fill`, then
+    /// the files as embedded resources. A file that fails is refused by name, and nothing
+    /// of the skill is returned.
+    ///
+    /// A check that fails against `manifest` is tried once more against the server's
+    /// current entry (`skills/get`) when that differs: a skill edited on disk since it was
+    /// listed is loaded as it is now, verified against what the server lists now; bytes
+    /// that match neither are refused.
     pub async fn load_skill(
         &self,
         manifest: &super::skill_verify::SkillManifest,
         task: Option<&str>,
         attach: &[String],
+        fill: super::skill_verify::SkillFill,
     ) -> Result<PromptMessages, McpError> {
+        let refused = match self.load_skill_as(manifest, task, attach, fill).await? {
+            Ok(messages) => return Ok(messages),
+            Err(refused) => refused,
+        };
+        let current = match self.skill_by_uri(&manifest.uri).await {
+            Ok(info) => info.skill,
+            Err(_) => None,
+        };
+        match current {
+            Some(current) if *current != *manifest => {
+                let note = format!(
+                    "skill {}: its files changed since it was listed ({}); loading it as the server lists it now",
+                    crate::text::one_line(manifest.name()),
+                    refused
+                );
+                let line = self.log.push("mcpick", &note);
+                self.log.write_to_file(&self.name, &line);
+                self.log.forward(line, &self.service.service().lines);
+                self.load_skill_as(&current, task, attach, fill)
+                    .await?
+                    .map_err(McpError::Protocol)
+            }
+            _ => Err(McpError::Protocol(refused)),
+        }
+    }
+
+    /// [`Connection::load_skill`] against one manifest: `Ok(Err(advice))` when a file fails
+    /// its check, `Err` when reading failed.
+    async fn load_skill_as(
+        &self,
+        manifest: &super::skill_verify::SkillManifest,
+        task: Option<&str>,
+        attach: &[String],
+        fill: super::skill_verify::SkillFill,
+    ) -> Result<Result<PromptMessages, String>, McpError> {
         use super::skill_verify as skill;
-        let refused = |error: skill::SkillCheckError| McpError::Protocol(error.advice());
         // An unlisted attachment is refused before anything is read.
         let attach_uris: Vec<String> = attach.iter().map(|p| manifest.resolve(p)).collect();
         for uri in &attach_uris {
             if manifest.files.is_some() && manifest.file(uri).is_none() {
-                return Err(refused(
-                    skill::verify_file(manifest, uri, &[]).expect_err("unlisted"),
-                ));
+                let error = skill::verify_file(manifest, uri, &[]).expect_err("unlisted");
+                return Ok(Err(error.advice()));
             }
         }
         let contents = self.read_resource(&manifest.uri).await?;
-        let bytes = skill::resource_bytes(&manifest.uri, &contents).map_err(refused)?;
-        let (text, verification) = skill::verify_skill_md(manifest, &bytes).map_err(refused)?;
+        let checked = skill::resource_bytes(&manifest.uri, &contents)
+            .and_then(|bytes| skill::verify_skill_md(manifest, &bytes));
+        let (text, verification) = match checked {
+            Ok(checked) => checked,
+            Err(error) => return Ok(Err(error.advice())),
+        };
         let mut attachments = Vec::new();
         for uri in &attach_uris {
             let contents = self.read_resource(uri).await?;
-            let bytes = skill::resource_bytes(uri, &contents).map_err(refused)?;
-            let verification = skill::verify_file(manifest, uri, &bytes).map_err(refused)?;
+            let checked = skill::resource_bytes(uri, &contents)
+                .and_then(|bytes| skill::verify_file(manifest, uri, &bytes));
+            let verification = match checked {
+                Ok(verification) => verification,
+                Err(error) => return Ok(Err(error.advice())),
+            };
             let resource = contents
                 .iter()
                 .find(|c| matches!(c, EmbeddedResource::Text { uri: u, .. } | EmbeddedResource::Blob { uri: u, .. } if u == uri))
@@ -986,14 +1033,21 @@ impl Connection {
                 verification,
             });
         }
-        let messages =
-            skill::skill_messages(&self.name, manifest, &text, verification, attachments, task);
+        let messages = skill::skill_messages(
+            &self.name,
+            manifest,
+            &text,
+            verification,
+            attachments,
+            task,
+            fill,
+        );
         // Verified on the bytes as sent; config secrets a server echoes are masked in what
         // is shown and exported, as in a prompt's messages.
         let mut value = serde_json::to_value(&messages)
             .map_err(|e| McpError::Protocol(format!("cannot read the skill's messages: {e}")))?;
         self.secrets.mask_json(&mut value);
-        read_messages(value)
+        read_messages(value).map(Ok)
     }
 
     /// The prompts of `prompts/list`, through all pages (see [`Connection::list_prompts_noting`]).

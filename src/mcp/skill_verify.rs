@@ -454,11 +454,17 @@ pub struct Attachment {
     pub verification: Verification,
 }
 
-/// The messages a picked skill becomes: its `SKILL.md` as a user message, tagged with
-/// the server it came from (the SEP: origin must be visible to the model) and whether it
-/// was verified; then each supporting file of the manifest, in its order, as an embedded
-/// resource when attached, else as a resource link (not read: `o` in the review reads
-/// and verifies it); then the task, if any.
+/// How a verified `SKILL.md` and the task typed for it become the text sent: its body
+/// without the front matter (which the listing carries, and the details show), the task
+/// filled in as the skill's author wrote it in (`$ARGUMENTS`). Given by the caller, which
+/// knows the placeholder rules (`crate::serve::skills::fill_skill`).
+pub type SkillFill = fn(skill_md: &str, task: &str) -> String;
+
+/// The messages a picked skill becomes: its `SKILL.md` filled by `fill` with the task, as a
+/// user message tagged with the server it came from (the SEP: origin must be visible to
+/// the model) and whether it was verified; then each supporting file of the manifest, in
+/// its order, as an embedded resource when attached, else as a resource link (not read:
+/// `o` in the review reads and verifies it).
 pub fn skill_messages(
     server: &str,
     manifest: &SkillManifest,
@@ -466,6 +472,7 @@ pub fn skill_messages(
     verification: Verification,
     attachments: Vec<Attachment>,
     task: Option<&str>,
+    fill: SkillFill,
 ) -> PromptMessages {
     let checked = match verification {
         Verification::Verified => "its size and sha256 digest verified against the listing",
@@ -482,7 +489,10 @@ pub fn skill_messages(
     );
     let mut messages = vec![Message {
         role: Role::User,
-        content: Content::text(format!("{header}{skill_md}")),
+        content: Content::text(format!(
+            "{header}{}",
+            fill(skill_md, task.map(str::trim).unwrap_or_default())
+        )),
     }];
     let mut attachments = attachments;
     for (path, file) in manifest.supporting_files() {
@@ -523,12 +533,6 @@ pub fn skill_messages(
                 annotations: None,
                 meta: None,
             }),
-        });
-    }
-    if let Some(task) = task.map(str::trim).filter(|t| !t.is_empty()) {
-        messages.push(Message {
-            role: Role::User,
-            content: Content::text(task.to_string()),
         });
     }
     PromptMessages {
@@ -682,6 +686,7 @@ mod tests {
             Verification::Unverifiable,
             vec![],
             None,
+            |md, _| md.to_string(),
         );
         let Content::Known(crate::mcp::KnownContent::Text { text, .. }) =
             &messages.messages[0].content
@@ -732,7 +737,7 @@ mod tests {
     }
 
     #[test]
-    fn messages_carry_the_origin_then_attachments_then_the_task() {
+    fn messages_carry_the_origin_and_the_filled_instructions_then_attachments() {
         let manifest = manifest();
         let attachment = Attachment {
             resource: EmbeddedResource::Text {
@@ -743,6 +748,7 @@ mod tests {
             },
             verification: Verification::Verified,
         };
+        let fill: SkillFill = |md, task| format!("{md}<task: {task}>");
         let messages = skill_messages(
             "srv",
             &manifest,
@@ -750,20 +756,38 @@ mod tests {
             Verification::Verified,
             vec![attachment],
             Some("  check PR 7 "),
+            fill,
         );
-        assert_eq!(messages.messages.len(), 3);
+        // The task goes where the fill puts it, not in a message of its own.
+        assert_eq!(messages.messages.len(), 2);
+        let Content::Known(crate::mcp::KnownContent::Text { text, .. }) =
+            &messages.messages[0].content
+        else {
+            panic!("not text");
+        };
+        assert!(
+            text.starts_with("Skill `review` from the MCP server `srv`"),
+            "{text}"
+        );
+        assert!(
+            text.ends_with("Read the diff.\n<task: check PR 7>"),
+            "{text}"
+        );
         assert_eq!(messages.messages[1].content.kind(), "resource");
-        assert_eq!(messages.messages[2].content, Content::text("check PR 7"));
-        // Not attached, the file is a link (nothing read), and an empty task adds nothing.
+        // Not attached, the file is a link (nothing read); no task fills in as empty.
         let none = skill_messages(
             "srv",
             &manifest,
             SKILL,
             Verification::Verified,
             vec![],
-            Some(""),
+            None,
+            fill,
         );
         assert_eq!(none.messages.len(), 2);
         assert_eq!(none.messages[1].content.kind(), "resource_link");
+        assert!(
+            matches!(&none.messages[0].content, Content::Known(crate::mcp::KnownContent::Text { text, .. }) if text.ends_with("<task: >"))
+        );
     }
 }

@@ -19,7 +19,7 @@ use super::{ArgDef, LoadError, MessageTemplate, PromptDef, SourceFormat};
 use crate::mcp::Role;
 
 /// The argument holding the whole line typed after the command (`$ARGUMENTS`).
-const LINE: &str = "arguments";
+pub(crate) const LINE: &str = "arguments";
 
 struct Meta {
     description: Option<String>,

@@ -296,6 +296,23 @@ pub fn parse_skill(
     Ok((skill, prompt))
 }
 
+/// A `SKILL.md` filled for `task` (what was typed after `/name`) as its prompt route fills
+/// it, which is how Claude Code fills a skill: the body without its front matter, with
+/// `$ARGUMENTS` the task and `$0`, `$1`… its words; a body without placeholders gets the task
+/// at its end (`ARGUMENTS: …`), and an empty task adds nothing. A host loading a skill over
+/// MCP sends this, so a skill reads the same by either route.
+pub fn fill_skill(skill_md: &str, task: &str) -> String {
+    let body = || frontmatter::split(skill_md).body.to_string();
+    let Ok(prompt) = claude::parse_as(skill_md, SKILL_FILE, "skill", Dialect::Skill) else {
+        return body();
+    };
+    let values = std::collections::BTreeMap::from([(claude::LINE.to_string(), task.to_string())]);
+    match prompt.messages.first() {
+        Some(super::MessageTemplate::Text { template, .. }) => template.render(&values),
+        _ => body(),
+    }
+}
+
 /// The front matter of a `SKILL.md` as a JSON object, read as YAML (the way SEP-2640 hosts
 /// read it back and compare it).
 fn read_frontmatter(text: &str, source: &str) -> Result<Map<String, Value>, LoadError> {

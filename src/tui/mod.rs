@@ -614,7 +614,15 @@ impl Runner {
                                 .map(String::as_str);
                             // Supporting files are attached from the review (`o`).
                             let attach: [String; 0] = [];
-                            match c.load_skill(manifest, task, &attach).await {
+                            match c
+                                .load_skill(
+                                    manifest,
+                                    task,
+                                    &attach,
+                                    crate::serve::skills::fill_skill,
+                                )
+                                .await
+                            {
                                 Ok(messages) => Ok(crate::mcp::GetOutcome::Messages(messages)),
                                 Err(error) => Err(with_last_words(error, &c)),
                             }

@@ -17,7 +17,10 @@ version (its SKILL.md and its listing both changed). With `--modern` as the seco
 `initialize`, every request must carry the protocol version in `_meta`, and results carry
 `resultType` and the list-caching attributes. With `--no-extension`, it does not declare
 the extension. With `--mirror`, each skill is also served as a prompt of its name. With
-API_KEY set in its environment, `review` repeats it (a leaky server).
+API_KEY set in its environment, `review` repeats it (a leaky server). With `--drifting`, a
+skill `drifting` is listed too, with the digest of its first text, while `skills/get` and
+`resources/read` give its edited text and that text's entry: a skill edited after the
+listing, no change notice sent.
 """
 
 import hashlib
@@ -110,6 +113,22 @@ SKILLS = [
     ),
 ]
 
+DRIFTING_LISTED = (
+    "---\n"
+    "name: drifting\n"
+    "description: A skill edited after listing\n"
+    "---\n"
+    "Check $ARGUMENTS once.\n"
+)
+DRIFTING_NOW = DRIFTING_LISTED.replace("once", "twice, as edited")
+if "--drifting" in sys.argv[2:]:
+    DRIFTING = {"name": "drifting", "description": "A skill edited after listing"}
+    SKILLS.append(entry("skill://drifting/SKILL.md", DRIFTING, [("skill://drifting/SKILL.md", DRIFTING_LISTED)]))
+    UNLISTED_NOW = [entry("skill://drifting/SKILL.md", DRIFTING, [("skill://drifting/SKILL.md", DRIFTING_NOW)])]
+    FILES["skill://drifting/SKILL.md"] = DRIFTING_NOW
+else:
+    UNLISTED_NOW = []
+
 
 def send(message):
     sys.stdout.write(json.dumps(message) + "\n")
@@ -167,7 +186,8 @@ for raw in sys.stdin:
     elif method == "skills/list":
         result = {"skills": SKILLS}
     elif method == "skills/get":
-        found = [s for s in SKILLS + [UNLISTED] if s["uri"] == params.get("uri")]
+        # The current entry first: an edited skill's, then the listed ones.
+        found = [s for s in UNLISTED_NOW + SKILLS + [UNLISTED] if s["uri"] == params.get("uri")]
         if not found:
             send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32602, "message": "no such skill"}})
             continue

@@ -417,3 +417,55 @@ proptest::proptest! {
         }
     }
 }
+
+#[test]
+fn a_skill_is_filled_for_its_task_as_claude_code_fills_it() {
+    let md = |body: &str| format!("---\nname: review\ndescription: Review a change\n---\n{body}");
+    // `$ARGUMENTS` is the task, `$0`, `$1`… its words; the front matter is not sent,
+    // and the body is trimmed as the prompt route trims it.
+    assert_eq!(
+        fill_skill(&md("Review $ARGUMENTS, PR $0 first.\n"), "7 \"the parser\""),
+        "Review 7 \"the parser\", PR 7 first."
+    );
+    assert_eq!(
+        fill_skill(&md("Compare $0 with $1.\n"), "main 'my branch'"),
+        "Compare main with my branch."
+    );
+    // No placeholder: the task ends the body, as Claude Code adds it; no task adds nothing.
+    assert_eq!(
+        fill_skill(&md("Read the diff.\n"), "check PR 7"),
+        "Read the diff.\n\nARGUMENTS: check PR 7"
+    );
+    assert_eq!(fill_skill(&md("Read the diff.\n"), ""), "Read the diff.");
+    // A placeholder left without a task is empty, as the prompt route leaves it.
+    assert_eq!(fill_skill(&md("Review $ARGUMENTS.\n"), ""), "Review .");
+    // Without front matter the text is the body.
+    assert_eq!(
+        fill_skill("Just text.\n", "x"),
+        "Just text.\n\nARGUMENTS: x"
+    );
+}
+
+#[test]
+fn the_skill_route_and_the_prompt_route_of_one_folder_fill_the_same_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let text =
+        "---\nname: review\ndescription: Review a change\n---\nReview $ARGUMENTS; start at $0.\n";
+    write(
+        dir.path(),
+        ".claude/skills/review/SKILL.md",
+        text.as_bytes(),
+    );
+    let library = load_paths(&[dir.path().to_path_buf()]);
+    assert!(library.diagnostics.is_empty(), "{:?}", library.diagnostics);
+    let prompt = library.render(
+        "review",
+        &BTreeMap::from([("arguments".to_string(), "src/a.rs twice".to_string())]),
+    );
+    let messages = prompt.expect("the prompt route renders");
+    let Content::Known(KnownContent::Text { text: sent, .. }) = &messages.messages[0].content
+    else {
+        panic!("{messages:?}");
+    };
+    assert_eq!(fill_skill(text, "src/a.rs twice"), *sent);
+}
