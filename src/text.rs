@@ -364,6 +364,14 @@ pub fn pad_right(text: &str, width: usize) -> String {
     padded
 }
 
+/// `text` cut to `columns` terminal columns, ending in `…` when it was cut.
+pub fn cut_columns(text: &str, columns: usize) -> String {
+    if width(text) <= columns {
+        return text.to_string();
+    }
+    format!("{}…", truncate(text, columns.saturating_sub(1)))
+}
+
 /// `text` cut to its first `max` characters, with `…` when cut: the bound on server text
 /// quoted in a message or a log line.
 pub fn cut_chars(text: &str, max: usize) -> String {

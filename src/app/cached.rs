@@ -206,12 +206,9 @@ impl App {
             );
             self.warn_of_state(&server, text);
         }
-        push_log(
-            self.logs.entry(server.clone()).or_default(),
-            mcpick_line(
-                format!("listing the prompts again failed: {reason}"),
-                self.now_ms,
-            ),
+        self.log_event(
+            &server,
+            format!("listing the prompts again failed: {reason}"),
         );
         let listed_ms = self.listed_ms_of(&server);
         self.catalog_marks.insert(

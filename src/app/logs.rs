@@ -18,13 +18,16 @@ pub struct LogsView {
     pub editing_filter: bool,
 }
 
-/// A server's lines as the logs pane keeps them: its own (stderr, log messages) and
-/// mcpick's notes about it in bounded rings of their own, so a flood of the one never
-/// pushes out the other.
+/// A server's lines as the logs pane keeps them: its own (stderr, log messages), the
+/// connection's notes about it, and the app's events (connecting, ready, failed,
+/// restarting, list changed), each in a bounded ring of its own, so a flood of the one
+/// never pushes out the others.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ServerLines {
     own: VecDeque<crate::mcp::log::Numbered>,
     notes: VecDeque<crate::mcp::log::Numbered>,
+    /// The app's own events: kept when a snapshot of the connection's log replaces the rest.
+    events: VecDeque<crate::mcp::log::Numbered>,
     /// The next line's place in arrival order.
     next: u64,
 }
@@ -41,15 +44,31 @@ impl ServerLines {
         }
     }
 
-    /// Every kept line, both rings merged in the order they arrived (time order), oldest
-    /// first.
+    /// Keeps one of the app's events about the server (said as mcpick's).
+    pub fn push_event(&mut self, line: LogLine) {
+        let numbered = (self.next, line);
+        self.next += 1;
+        crate::mcp::push_bounded(&mut self.events, numbered, NOTES_PER_SERVER);
+    }
+
+    /// Every kept line, the rings merged in time order, oldest first. The times are one
+    /// timeline (the app stamps its events with the clock the servers' lines carry), so a
+    /// stderr line read before a failure is shown before it even when it arrived after;
+    /// lines of one time keep their arrival order.
     pub fn iter(&self) -> impl Iterator<Item = &LogLine> {
-        crate::mcp::merge_in_order(&self.own, &self.notes).into_iter()
+        let mut all: Vec<&crate::mcp::log::Numbered> = self
+            .own
+            .iter()
+            .chain(&self.notes)
+            .chain(&self.events)
+            .collect();
+        all.sort_by_key(|(number, line)| (line.at_ms, *number));
+        all.into_iter().map(|(_, line)| line)
     }
 
     /// How many lines are kept.
     pub fn len(&self) -> usize {
-        self.own.len() + self.notes.len()
+        self.own.len() + self.notes.len() + self.events.len()
     }
 
     /// Whether no line is kept.
@@ -57,11 +76,26 @@ impl ServerLines {
         self.len() == 0
     }
 
-    /// Forgets every line.
-    pub fn clear(&mut self) {
+    /// The connection's whole kept log in place of its lines seen so far (after a flood
+    /// dropped some on the way); the app's events stay, placed among them by time.
+    pub fn replace_with(&mut self, lines: Vec<LogLine>) {
+        let events: Vec<LogLine> = std::mem::take(&mut self.events)
+            .into_iter()
+            .map(|(_, line)| line)
+            .collect();
         self.own.clear();
         self.notes.clear();
         self.next = 0;
+        let mut events = events.into_iter().peekable();
+        for line in lines {
+            while let Some(event) = events.next_if(|e| e.at_ms <= line.at_ms) {
+                self.push_event(event);
+            }
+            self.push(line);
+        }
+        for event in events {
+            self.push_event(event);
+        }
     }
 }
 
@@ -86,6 +120,19 @@ pub(super) fn mcpick_line(text: String, at_ms: u64) -> LogLine {
 
 pub(super) fn push_log(lines: &mut ServerLines, line: LogLine) {
     lines.push(line);
+}
+
+impl App {
+    /// Notes one of mcpick's events about `server` in its logs (connecting, ready with
+    /// its prompt count, failed with why, restarting, list changed): the pane tells each
+    /// server's story, not only what the server itself wrote.
+    pub(super) fn log_event(&mut self, server: &str, text: String) {
+        let line = mcpick_line(text, self.now_ms);
+        self.logs
+            .entry(server.to_string())
+            .or_default()
+            .push_event(line);
+    }
 }
 
 /// A key while the pane's filter line is being edited: the line takes typing and its

@@ -172,8 +172,7 @@ impl App {
             .map(|server| {
                 self.set_state(&server, ServerState::Connecting);
                 self.restarted_by_hand.insert(server.clone());
-                let note = mcpick_line("restarting (by hand)".into(), self.now_ms);
-                push_log(self.logs.entry(server.clone()).or_default(), note);
+                self.log_event(&server, "restarting (by hand)".into());
                 Effect::Restart { server }
             })
             .collect()

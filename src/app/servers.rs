@@ -18,13 +18,17 @@ impl App {
 
     pub(super) fn on_mcp(&mut self, event: McpEvent) -> Vec<Effect> {
         match event {
-            McpEvent::Connecting { server } => self.set_state(&server, ServerState::Connecting),
+            McpEvent::Connecting { server } => {
+                self.log_event(&server, "connecting".into());
+                self.set_state(&server, ServerState::Connecting)
+            }
             McpEvent::Ready {
                 server,
                 details,
                 prompts,
             } => {
                 self.warn_of_served_problems(&server, &details.served_problems, &[]);
+                self.log_event(&server, format!("ready: {}", listed(&prompts)));
                 self.set_state(
                     &server,
                     ServerState::Ready {
@@ -49,6 +53,7 @@ impl App {
                 return self.form_follows_list(&server);
             }
             McpEvent::PromptsChanged { server, prompts } => {
+                self.log_event(&server, format!("list changed: {}", listed(&prompts)));
                 if let Some(status) = self.servers.iter_mut().find(|s| s.name == server)
                     && let ServerState::Ready { prompts: count, .. } = &mut status.state
                 {
@@ -104,6 +109,12 @@ impl App {
                     .servers
                     .iter()
                     .any(|s| s.name == server && matches!(s.state, ServerState::Ready { .. }));
+                let what = match &error {
+                    McpError::SignInRequired { .. } => "asks for a sign-in".to_string(),
+                    _ if was_up => format!("crashed: {error}"),
+                    _ => format!("failed: {error}"),
+                };
+                self.log_event(&server, what);
                 self.set_state(&server, state);
                 let keep = self.selection_to_keep();
                 if !self.keep_rows_of_failed(&server, &error, was_up) {
@@ -129,10 +140,7 @@ impl App {
                     "restarting in {} s (attempt {attempt} of {of})",
                     delay.as_secs_f32().ceil()
                 );
-                push_log(
-                    self.logs.entry(server).or_default(),
-                    mcpick_line(note, self.now_ms),
-                );
+                self.log_event(&server, note);
             }
             McpEvent::Warning { server, text } => {
                 // The status bar tells it once; the logs pane keeps it with the server.
@@ -150,11 +158,7 @@ impl App {
                 push_log(self.logs.entry(server).or_default(), line);
             }
             McpEvent::LogSnapshot { server, lines } => {
-                let log = self.logs.entry(server).or_default();
-                log.clear();
-                for line in lines {
-                    push_log(log, line);
-                }
+                self.logs.entry(server).or_default().replace_with(lines);
             }
         }
         Vec::new()
@@ -336,10 +340,7 @@ impl App {
 
     /// A sign-in began: its URL goes to the server's logs, and a notice says where.
     pub(super) fn on_sign_in_url(&mut self, server: ServerId, url: String) -> Vec<Effect> {
-        push_log(
-            self.logs.entry(server.clone()).or_default(),
-            mcpick_line(format!("sign in at {url}"), self.now_ms),
-        );
+        self.log_event(&server, format!("sign in at {url}"));
         let logs = self
             .keys
             .hint(KeyScreen::Picker, Action::Logs)
@@ -375,5 +376,18 @@ impl App {
             }
         }
         Vec::new()
+    }
+}
+
+/// A list's size as the logs say it: `9 prompts`, `3 prompts and 1 skill`.
+fn listed(prompts: &[PromptInfo]) -> String {
+    let skills = prompts.iter().filter(|p| p.skill.is_some()).count();
+    let prompt_count = crate::text::counted(prompts.len() - skills, "prompt", "prompts");
+    match skills {
+        0 => prompt_count,
+        _ => format!(
+            "{prompt_count} and {}",
+            crate::text::counted(skills, "skill", "skills")
+        ),
     }
 }

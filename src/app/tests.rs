@@ -184,8 +184,15 @@ fn selection_survives_a_list_change_and_a_crash() {
     assert_eq!(app.entries.len(), 2);
     assert_eq!(app.selected_entry().unwrap().slash_name, "py:greet");
     assert!(matches!(app.servers[1].state, ServerState::Failed { .. }));
-    // The stderr tail in the event repeats lines that came as `Log` events: not added twice.
-    assert!(app.logs.get("py").is_none_or(|l| l.is_empty()));
+    // The stderr tail in the event repeats lines that came as `Log` events: not added
+    // twice. The logs tell the crash as an event (it was up).
+    let py: Vec<&LogLine> = app.logs["py"].iter().collect();
+    assert!(py.iter().all(|l| l.source != "stderr"), "{py:?}");
+    assert_eq!(
+        py.last().unwrap().text,
+        "crashed: the server closed the connection (exit status 1)",
+        "{py:?}"
+    );
 }
 
 #[test]
@@ -294,13 +301,24 @@ fn a_log_snapshot_after_a_flood_replaces_the_lines_seen() {
         server: "py".into(),
         lines: vec![line("flood 99998"), line("flood 99999"), line("flood over")],
     }));
+    // mcpick's own events about the server stay, in time order.
     let texts: Vec<&str> = app.logs["py"].iter().map(|l| l.text.as_str()).collect();
-    assert_eq!(texts, ["flood 99998", "flood 99999", "flood over"]);
+    assert_eq!(
+        texts,
+        [
+            "ready: 1 prompt",
+            "flood 99998",
+            "flood 99999",
+            "flood over"
+        ]
+    );
 }
 
 #[test]
 fn a_stderr_flood_leaves_every_recent_note_in_the_pane() {
     let mut app = ready_app();
+    // Without the events of the start (`ready: …`), which have a ring of their own.
+    app.logs.clear();
     let line = |source: &str, text: String, at_ms: u64| LogLine {
         source: source.into(),
         text,
@@ -2091,6 +2109,7 @@ fn ctrl_n_before_the_server_answers_shows_the_answer_with_the_first_highlighted(
 #[test]
 fn a_list_warning_is_said_in_the_status_bar_and_kept_in_the_servers_logs() {
     let mut app = ready_app();
+    app.logs.clear();
     app.update(Msg::Mcp(McpEvent::Warning {
         server: "py".into(),
         text: "left out the prompt `bro\u{1b}]0;x\u{7}ken`: the server described it wrongly".into(),
@@ -2240,4 +2259,74 @@ fn the_menu_moves_with_ctrl_j_and_ctrl_k_as_fzf() {
     assert_eq!(app.selected, 0);
     // The search line is left as it was.
     assert_eq!(app.query.text(), "");
+}
+
+#[test]
+fn the_logs_tell_each_servers_story_as_mcpick_saw_it() {
+    let mut app = App::new(
+        vec!["py".into()],
+        Options::default(),
+        KeyMap::default(),
+        History::default(),
+    );
+    let at = |app: &mut App, ms: u64| app.now_ms = ms;
+    at(&mut app, 100);
+    app.update(Msg::Mcp(McpEvent::Connecting {
+        server: "py".into(),
+    }));
+    at(&mut app, 900);
+    app.update(Msg::Mcp(McpEvent::Ready {
+        server: "py".into(),
+        details: details(false),
+        prompts: vec![prompt("py", "greet", vec![]), prompt("py", "bye", vec![])],
+    }));
+    at(&mut app, 5_000);
+    app.update(Msg::Mcp(McpEvent::PromptsChanged {
+        server: "py".into(),
+        prompts: vec![prompt("py", "greet", vec![])],
+    }));
+    at(&mut app, 9_000);
+    app.update(Msg::Mcp(McpEvent::Failed {
+        server: "py".into(),
+        error: McpError::Closed(" (exit status 1)".into()),
+        stderr: Vec::new(),
+    }));
+    app.update(Msg::Mcp(McpEvent::Restarting {
+        server: "py".into(),
+        attempt: 1,
+        of: 5,
+        delay: std::time::Duration::from_secs(1),
+    }));
+    at(&mut app, 10_000);
+    app.update(Msg::Mcp(McpEvent::Connecting {
+        server: "py".into(),
+    }));
+    app.update(Msg::Mcp(McpEvent::Failed {
+        server: "py".into(),
+        error: McpError::Closed(" (exit status 2)".into()),
+        stderr: Vec::new(),
+    }));
+    let story: Vec<(u64, &str)> = app.logs["py"]
+        .iter()
+        .map(|l| (l.at_ms, l.text.as_str()))
+        .collect();
+    assert_eq!(
+        story,
+        [
+            (100, "connecting"),
+            (900, "ready: 2 prompts"),
+            (5_000, "list changed: 1 prompt"),
+            (
+                9_000,
+                "crashed: the server closed the connection (exit status 1)"
+            ),
+            (9_000, "restarting in 1 s (attempt 1 of 5)"),
+            (10_000, "connecting"),
+            (
+                10_000,
+                "failed: the server closed the connection (exit status 2)"
+            ),
+        ]
+    );
+    assert!(app.logs["py"].iter().all(|l| l.source == "mcpick"));
 }

@@ -78,21 +78,9 @@ pub(super) fn draw(app: &App, view: &LogsView, frame: &mut Frame, area: Rect, th
             continue;
         }
         let log = app.logs.get(server).unwrap_or(&no_lines);
-        // A failed server's lines end with why it failed, whatever order they arrived in.
+        // A server waiting for the user ends its lines with what it waits for (its
+        // failures and restarts are events in its lines, with their times).
         let failure = match &status.state {
-            ServerState::Failed { error, restart } => Some(crate::mcp::LogLine {
-                source: "mcpick".into(),
-                at_ms: 0,
-                text: match restart {
-                    Some(plan) => format!(
-                        "failed: {error}; restarting in {} s (attempt {} of {})",
-                        plan.delay.as_secs_f32().ceil(),
-                        plan.attempt,
-                        plan.of
-                    ),
-                    None => format!("failed: {error}"),
-                },
-            }),
             ServerState::NeedsSignIn => Some(crate::mcp::LogLine {
                 source: "mcpick".into(),
                 at_ms: 0,
@@ -144,8 +132,21 @@ pub(super) fn draw(app: &App, view: &LogsView, frame: &mut Frame, area: Rect, th
                 entries.push(if n == 0 {
                     Line::from(vec![
                         Span::styled(format!("{at} "), theme.dim()),
-                        Span::styled(format!("{:<width$} ", one_line(server)), theme.accent()),
-                        Span::styled(format!("{:<7} ", one_line(&line.source)), source_style),
+                        // A name longer than the column is cut: the text column stays put.
+                        Span::styled(
+                            crate::text::pad_right(
+                                &crate::text::cut_columns(&one_line(server), width),
+                                width + 1,
+                            ),
+                            theme.accent(),
+                        ),
+                        Span::styled(
+                            crate::text::pad_right(
+                                &crate::text::cut_columns(&one_line(&line.source), 7),
+                                8,
+                            ),
+                            source_style,
+                        ),
                         Span::raw(chunk),
                     ])
                 } else {

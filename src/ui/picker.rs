@@ -10,6 +10,7 @@ use crate::app::layout::{self, MenuAreas, MenuRow as Row, row_at, row_of};
 use crate::app::{Action, App, CatalogMark, KeyScreen, RowMark, ServerState, spinner};
 use crate::catalog::Highlighter;
 use crate::mcp::PromptInfo;
+use crate::text::cut_columns as cut;
 
 pub(super) fn draw(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
     let MenuAreas {
@@ -175,15 +176,6 @@ fn arguments_within(prompt: &PromptInfo, columns: usize) -> String {
         (true, _) => "…".to_string(),
         (false, _) => format!("{shown}, …"),
     }
-}
-
-/// `text` cut to `columns`, ending in `…` when it was cut.
-fn cut(text: &str, columns: usize) -> String {
-    if crate::text::width(text) <= columns {
-        return text.to_string();
-    }
-    let kept = crate::text::truncate(text, columns.saturating_sub(1));
-    format!("{kept}…")
 }
 
 fn draw_list(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {

@@ -307,12 +307,14 @@ fn logs_pane() {
             at_ms: 62_345,
         },
     }));
+    // The app's clock when the failure comes in: its event is placed by it.
+    app.now_ms = 2_000;
     app.update(Msg::Mcp(McpEvent::Failed {
         server: "py".into(),
         error: McpError::Closed(" (exit status 1)".into()),
         stderr: vec![],
     }));
-    // A stderr line that arrives after the failure still shows above it.
+    // A stderr line read after the failure follows it.
     app.update(Msg::Mcp(McpEvent::Log {
         server: "py".into(),
         line: crate::mcp::LogLine {
@@ -1526,4 +1528,34 @@ fn the_review_hint_says_what_enter_does_in_this_run() {
     app.options.print = false;
     app.options.output = Some("out.md".into());
     assert!(hint(&app).contains("Enter write file"), "{}", hint(&app));
+}
+
+#[test]
+fn a_long_server_name_in_the_logs_at_60_columns_loses_no_word() {
+    let mut app = App::new(
+        vec!["broken-server-with-a-long-name".into()],
+        Options::default(),
+        KeyMap::default(),
+        crate::app::History::default(),
+    );
+    let text = "fatal: could not read the configuration file /home/user/.config/tool/settings.json: permission denied";
+    app.update(Msg::Mcp(McpEvent::Log {
+        server: "broken-server-with-a-long-name".into(),
+        line: crate::mcp::LogLine {
+            source: "stderr".into(),
+            text: text.into(),
+            at_ms: 1_500,
+        },
+    }));
+    app.update(ctrl('l'));
+    let drawn = screen(&app, 60, 15);
+    // The name is cut to its column, so the text column stays put and wraps whole.
+    assert!(drawn.contains("broken-server-w… stderr  fatal:"), "{drawn}");
+    // Every character of the line is drawn, in order (a path too long for a row is split).
+    let flat: String = drawn
+        .lines()
+        .flat_map(|l| l.trim_matches(|c| c == '│' || c == '"').chars())
+        .filter(|c| !c.is_whitespace())
+        .collect();
+    assert!(flat.contains(&text.replace(' ', "")), "{drawn}");
 }
