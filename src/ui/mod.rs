@@ -43,7 +43,7 @@ pub fn draw(app: &App, frame: &mut Frame) {
             Screen::Review(review) => review::draw(app, review, frame, main, &theme),
         },
     }
-    draw_status(app, frame, status, &theme);
+    draw_status(app, frame, status, main, &theme);
     draw_hints(app, frame, hints, &theme);
     if let (None | Some(Overlay::Help), Screen::Form(form)) = (&app.overlay, &app.screen) {
         if let Some(picker) = &form.files {
@@ -94,7 +94,7 @@ fn draw_too_small(frame: &mut Frame, area: Rect, theme: &Theme) {
     );
 }
 
-fn draw_status(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
+fn draw_status(app: &App, frame: &mut Frame, area: Rect, above: Rect, theme: &Theme) {
     let mut spans = Vec::new();
     for server in &app.servers {
         if !spans.is_empty() {
@@ -239,11 +239,54 @@ fn draw_status(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
         return;
     }
     // Close to the servers: right after them, with a mark between, so two texts never read
-    // as one; too long, it is cut at its end (its start says what happened), at a word.
+    // as one.
     let room = usize::from(area.width).saturating_sub(servers_width + SEPARATOR_WIDTH);
-    spans.push(Span::styled(NOTICE_SEPARATOR, theme.dim()));
-    spans.push(Span::styled(crate::text::cut_at_word(&text, room), style));
+    if text_width <= room {
+        spans.push(Span::styled(NOTICE_SEPARATOR, theme.dim()));
+        spans.push(Span::styled(text, style));
+        frame.render_widget(Paragraph::new(Line::from(spans)), area);
+        return;
+    }
+    // Too long for the bar: the servers keep it, and the whole notice, wrapped, takes the
+    // rows just above it, under a rule (never cut: a notice is read whole).
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
+    draw_notice_above(frame, &text, style, area, above, theme);
+}
+
+/// A notice too long for the status bar `bar`, wrapped over the bottom rows of `above`
+/// under a dim rule; only a notice taller than all of `above` loses its last rows (marked
+/// `…`; the logs pane's notices tab keeps it whole).
+fn draw_notice_above(
+    frame: &mut Frame,
+    text: &str,
+    style: ratatui::style::Style,
+    bar: Rect,
+    above: Rect,
+    theme: &Theme,
+) {
+    let width = usize::from(bar.width);
+    let mut rows = crate::text::wrap(text, width);
+    let room = usize::from(above.height).saturating_sub(1);
+    if room == 0 {
+        return;
+    }
+    if rows.len() > room {
+        rows.truncate(room);
+        if let Some(last) = rows.last_mut() {
+            *last = format!("{}…", crate::text::truncate(last.trim_end(), width - 1));
+        }
+    }
+    let height = rows.len() as u16 + 1;
+    let area = Rect {
+        x: bar.x,
+        y: bar.y.saturating_sub(height).max(above.y),
+        width: bar.width,
+        height,
+    };
+    let mut lines = vec![Line::styled("─".repeat(width), theme.dim())];
+    lines.extend(rows.into_iter().map(|row| Line::styled(row, style)));
+    frame.render_widget(Clear, area);
+    frame.render_widget(Paragraph::new(lines), area);
 }
 
 /// The columns a one-line input's text takes before its cursor, as drawn: where the

@@ -511,24 +511,32 @@ fn ten_rows_inline_show_the_menu_and_a_field_with_its_value() {
 }
 
 #[test]
-fn a_long_notice_takes_the_bar_but_the_counts_and_is_cut_at_its_end() {
+fn a_long_notice_is_never_cut_it_wraps_above_the_bar_and_the_counts_stay() {
     let mut app = app_in_review();
     let long = "Copied to a tmux buffer (prefix ] pastes it); also sent to your terminal's clipboard (set-clipboard external).";
     app.notify(long);
     let wide = screen(&app, 130, 30);
     assert!(wide.contains(long), "{wide}");
-    let narrow = screen(&app, 80, 24);
-    let bar = narrow
-        .lines()
-        .find(|l| l.contains("Copied to a tmux buffer"))
-        .unwrap_or_else(|| panic!("the notice's start is cut:\n{narrow}"));
-    assert!(bar.contains("ready"), "the server counts stay: {bar}");
-    // The notice meets the servers: a mark between them, never one run-on text.
-    assert!(
-        bar.contains("ready │ Copied") || bar.contains(" │ Copied"),
-        "{bar}"
-    );
-    assert!(bar.trim_end_matches('"').trim_end().ends_with('…'), "{bar}");
+    for (width, height) in [(80, 24), (60, 15)] {
+        app.update(Msg::Resize(width, height));
+        let drawn = screen(&app, width, height);
+        let lines: Vec<&str> = drawn.lines().collect();
+        let bar = lines[lines.len() - 2];
+        assert!(bar.contains("ready"), "the server counts stay: {bar}");
+        assert!(!drawn.contains('…'), "cut at {width}×{height}:\n{drawn}");
+        // The rows above the bar hold the notice whole, under a rule.
+        let start = lines
+            .iter()
+            .position(|l| l.contains("Copied to a tmux"))
+            .unwrap_or_else(|| panic!("no notice at {width}×{height}:\n{drawn}"));
+        assert!(lines[start - 1].contains("────"), "{drawn}");
+        let said: String = lines[start..lines.len() - 2]
+            .iter()
+            .map(|l| l.trim_matches('"').trim_end())
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert_eq!(said, long, "at {width}×{height}:\n{drawn}");
+    }
 }
 
 #[test]
@@ -540,12 +548,18 @@ fn a_notice_beside_a_failed_server_is_set_apart_from_it() {
         stderr: vec![],
     }));
     app.warn("You edited these messages: Esc again discards the edits (Enter accepts, s saves).");
-    let drawn = screen(&app, 80, 24);
+    // Wide enough that the notice sits on the bar beside the servers.
+    let drawn = screen(&app, 130, 24);
     let bar = drawn
         .lines()
         .find(|l| l.contains("You edited"))
         .unwrap_or_else(|| panic!("no notice:\n{drawn}"));
-    assert!(bar.contains("failed │ You edited"), "ran together: {bar}");
+    let between =
+        &bar[bar.find("failed").unwrap() + "failed".len()..bar.find("You edited").unwrap()];
+    assert!(
+        between == " │ " || (between.len() >= 3 && between.trim().is_empty()),
+        "ran together: {bar}"
+    );
 }
 
 #[test]
@@ -640,29 +654,33 @@ fn the_status_bar_never_runs_two_texts_together_or_cuts_a_word_unmarked() {
         stderr: vec![],
     }));
     app.warn("Your unexported draft of args-prompt was restored from the last run; Esc twice discards it.");
-    for width in [60u16, 80, 100] {
+    let whole = "Your unexported draft of args-prompt was restored from the last run; Esc twice discards it.";
+    for width in [60u16, 80, 100, 160] {
         let drawn = screen(&app, width, 15);
-        let bar = drawn.lines().nth(13).unwrap_or_default().to_string();
-        // The notice starts after a space, and a cut one ends in … after a whole word.
-        let at = bar
-            .find("Your")
-            .unwrap_or_else(|| panic!("no notice at {width}: {bar}"));
-        assert!(
-            at == 0 || bar[..at].ends_with(' '),
-            "run together at {width}: {bar}"
-        );
-        let shown = bar[at..].trim_end_matches(['"', ' ']);
-        let whole = "Your unexported draft of args-prompt was restored from the last run; Esc twice discards it.";
-        if shown != whole {
-            let kept = shown
-                .strip_suffix('…')
-                .unwrap_or_else(|| panic!("cut unmarked at {width}: {bar}"));
+        assert_notice_whole(&drawn, whole, 13);
+        let bar = drawn.lines().nth(13).unwrap_or_default();
+        if let Some(at) = bar.find("Your") {
             assert!(
-                whole.starts_with(kept) && whole[kept.len()..].starts_with(' '),
-                "cut mid-word at {width}: {bar}"
+                at == 0 || bar[..at].ends_with(' '),
+                "run together at {width}: {bar}"
             );
         }
     }
+}
+
+/// `whole` is drawn uncut: on the status bar (row `bar`), or wrapped in the rows above it
+/// under a rule.
+fn assert_notice_whole(drawn: &str, whole: &str, bar: usize) {
+    let lines: Vec<&str> = drawn.lines().map(|l| l.trim_matches('"')).collect();
+    if lines[bar].contains(whole) {
+        return;
+    }
+    let rule = lines[..bar]
+        .iter()
+        .rposition(|l| l.starts_with("────"))
+        .unwrap_or_else(|| panic!("neither on the bar nor above it:\n{drawn}"));
+    let said: Vec<&str> = lines[rule + 1..bar].iter().map(|l| l.trim_end()).collect();
+    assert_eq!(said.join(" "), whole, "{drawn}");
 }
 
 #[test]
