@@ -265,6 +265,12 @@ pub struct Confirm {
     contents: Vec<u8>,
 }
 
+/// Where the review is, for PgUp to come back to: (selected, scroll, top).
+type PagePlace = (usize, usize, usize);
+
+/// The most PgDn steps PgUp retraces exactly.
+const MAX_PAGE_TRAIL: usize = 256;
+
 /// The state of the review screen.
 #[derive(Debug, Clone)]
 pub struct ReviewState {
@@ -289,6 +295,9 @@ pub struct ReviewState {
     /// The first row of the messages pane drawn last: the next draw scrolls only from
     /// there (kept by [`ReviewState::settle`]).
     pub top: usize,
+    /// Where each PgDn started and ended (selected, scroll, top), newest last: a PgUp from
+    /// where one ended goes back exactly where it started.
+    page_trail: Vec<(PagePlace, PagePlace)>,
     /// Whether the export preview is shown.
     pub preview: bool,
     /// Whether keys act on the preview while it is beside the messages (Tab switches).
@@ -478,6 +487,7 @@ impl ReviewState {
             format,
             screen: (80, 24),
             top: 0,
+            page_trail: Vec::new(),
             preview: false,
             preview_focused: false,
             preview_scroll: 0,
@@ -1121,6 +1131,40 @@ impl ReviewState {
     /// PgDn (`down`) or PgUp: scrolls the selected message by a window when it has more
     /// that way, else selects the message a page further, as a pager pages.
     fn page(&mut self, down: bool) {
+        let before = self.page_place();
+        if !down {
+            // Back from where a PgDn ended: exactly where it started.
+            // (The first row drawn may have settled since; the place is the message and
+            // the scroll in it.)
+            if let Some(&(start, end)) = self.page_trail.last()
+                && (end.0, end.1) == (before.0, before.1)
+            {
+                self.page_trail.pop();
+                (self.selected, self.scroll, self.top) = start;
+                return;
+            }
+            self.page_trail.clear();
+        }
+        self.page_by_layout(down);
+        if down {
+            let after = self.page_place();
+            if after != before {
+                // Bounded: a trail back through a 100,000-row review is not kept whole.
+                if self.page_trail.len() == MAX_PAGE_TRAIL {
+                    self.page_trail.remove(0);
+                }
+                self.page_trail.push((before, after));
+            }
+        }
+    }
+
+    /// Where the review is: the selected message, the scroll in it, the first row drawn.
+    fn page_place(&self) -> PagePlace {
+        (self.selected, self.scroll, self.top)
+    }
+
+    /// PgDn or PgUp from the layout alone (no PgDn to go back over).
+    fn page_by_layout(&mut self, down: bool) {
         let view = self.messages_view();
         let step = view.window.saturating_sub(1).max(1);
         let count = self.items.len();

@@ -512,6 +512,10 @@ fn page_up_mirrors_page_down() {
             app.update(key(KeyCode::PageUp));
             ups.push(at(&app));
         }
+        // Exactly back: each PgUp lands where the PgDn it undoes started.
+        let mut retraced = ups.clone();
+        retraced.reverse();
+        assert_eq!(retraced, downs, "at {columns}×{rows}");
         let height = review(&app).messages_view().height;
         let moves = |steps: &[(usize, usize)]| -> Vec<usize> {
             steps.windows(2).map(|w| w[0].1.abs_diff(w[1].1)).collect()
