@@ -11,8 +11,13 @@ impl App {
         review.screen = self.size;
         self.screen = Screen::Review(Box::new(review));
         self.draft_saved = true;
+        let undo = self
+            .keys
+            .hint(KeyScreen::Review, Action::Undo)
+            .map(|key| format!(", {key} undoes its edits"))
+            .unwrap_or_default();
         self.notify(format!(
-            "Your unexported draft of /{what} from last time (Esc twice discards it)."
+            "Your unexported draft of /{what} from last time (Esc twice discards it{undo})."
         ));
     }
 

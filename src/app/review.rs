@@ -29,6 +29,10 @@ pub struct Draft {
     pub original: PromptMessages,
     /// The messages as edited (text still in the editor included).
     pub items: Vec<ReviewItem>,
+    /// The message selected (the one being edited, if one was): selected again on restore.
+    /// Absent in drafts written before it was kept: the first.
+    #[serde(default)]
+    pub selected: usize,
 }
 
 /// Rows kept in view above and below the selected message while they fit (as vim's
@@ -547,14 +551,22 @@ impl ReviewState {
             arguments: self.arguments.clone(),
             original: self.original.clone(),
             items,
+            selected: self.selected,
         }
     }
 
-    /// A review rebuilt from `draft` (its form from the remembered values).
+    /// A review rebuilt from `draft` (its form from the remembered values), on the message
+    /// that was selected; one undo step takes it back to what the server sent (and redo
+    /// brings the draft back), so last run's edits can be undone as this run's are.
     pub fn from_draft(draft: Draft, history: &super::History, format: Format) -> ReviewState {
         let form = FormState::new(draft.prompt, draft.slash_name, history);
         let mut review = ReviewState::new(form, draft.arguments, draft.original, format);
+        let sent = review.snapshot("last run's edits");
         review.items = draft.items;
+        if sent.items != review.items {
+            review.push_undo(sent);
+        }
+        review.selected = draft.selected.min(review.items.len().saturating_sub(1));
         review
     }
 

@@ -2330,3 +2330,46 @@ fn the_logs_tell_each_servers_story_as_mcpick_saw_it() {
     );
     assert!(app.logs["py"].iter().all(|l| l.source == "mcpick"));
 }
+
+#[test]
+fn a_restored_draft_selects_the_message_being_edited_and_its_edits_undo() {
+    let mut app = app_in_review();
+    app.update(key(KeyCode::Down));
+    app.update(key(KeyCode::Char('e')));
+    type_text(&mut app, " Warm.");
+    let effects = tick_until_effects(&mut app, 20);
+    let [Effect::SaveDraft(draft)] = effects.as_slice() else {
+        panic!("{effects:?}")
+    };
+    assert_eq!(draft.selected, 1);
+    let draft = draft.as_ref().clone();
+    // The draft as written to disk and read back, as the next run reads it.
+    let draft: Draft = serde_json::from_str(&serde_json::to_string(&draft).unwrap()).unwrap();
+
+    let mut restored = ready_app();
+    restored.restore_draft(draft);
+    let text = |app: &App, i: usize| {
+        crate::app::editable_text(&review(app).items[i].message().content)
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(review(&restored).selected, 1, "the message being edited");
+    assert_eq!(text(&restored, 1), "Sunny. Warm.");
+    // One undo step back to what the server sent; redo brings the draft back.
+    restored.update(ctrl('z'));
+    assert_eq!(text(&restored, 1), "Sunny.");
+    assert!(!review(&restored).is_edited(1));
+    restored.update(Msg::Key(KeyEvent::new(
+        KeyCode::Char('_'),
+        KeyModifiers::ALT,
+    )));
+    assert_eq!(text(&restored, 1), "Sunny. Warm.");
+    // A draft written before the selection was kept restores on the first message.
+    let old: Draft = serde_json::from_value({
+        let mut value = serde_json::to_value(review(&restored).draft()).unwrap();
+        value.as_object_mut().unwrap().remove("selected");
+        value
+    })
+    .unwrap();
+    assert_eq!(old.selected, 0);
+}
