@@ -1283,9 +1283,38 @@ impl ReviewState {
         };
         Some(Outcome::Warning(format!(
             // What to press first: a narrow status bar cuts the end.
-            "{again} again exports as is, x strips the {count} control {} first (escape sequences from the server).",
-            crate::text::plural(count, "character", "characters")
+            "{again} again exports as is, x strips the {count} control {} first ({}).",
+            crate::text::plural(count, "character", "characters"),
+            self.whose_controls(count)
         )))
+    }
+
+    /// Whose the `count` control characters of the messages are, as far as can be told:
+    /// the user's (in the values they gave, which a server echoes, or typed into the
+    /// messages here) or the server's.
+    fn whose_controls(&self, count: usize) -> String {
+        let sent: usize = self
+            .original
+            .messages
+            .iter()
+            .map(|m| {
+                editable_text(&m.content).map_or(0, crate::text::control_count)
+                    + crate::text::control_count(m.role.as_str())
+            })
+            .sum();
+        let in_values: usize = self
+            .arguments
+            .values()
+            .map(|v| crate::text::control_count(v))
+            .sum();
+        let yours = (count.saturating_sub(sent) + in_values.min(sent)).min(count);
+        match (yours, count - yours) {
+            (0, _) => "escape sequences from the server".to_string(),
+            (_, 0) => "yours: in what you typed or pasted".to_string(),
+            (yours, theirs) => {
+                format!("{yours} from what you typed or pasted, {theirs} from the server")
+            }
+        }
     }
 
     /// Runs a review action.

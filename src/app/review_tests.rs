@@ -921,3 +921,45 @@ fn the_message_a_adds_takes_the_turn_after_the_selected_one() {
     assert_eq!(roles.last(), Some(&Role::User), "{roles:?}");
     assert_eq!(roles.len(), 4, "{roles:?}");
 }
+
+#[test]
+fn the_control_characters_warning_says_whose_they_are() {
+    let warning = |app: &mut App| {
+        app.update(key(KeyCode::Char('y')));
+        app.flash
+            .as_ref()
+            .map(|f| f.text.clone())
+            .unwrap_or_default()
+    };
+    // The server's own escape sequence.
+    let mut app = review_of(messages(&[(Role::User, "red \u{1b}[31m text")]), 80, 24);
+    assert!(
+        warning(&mut app).contains("(escape sequences from the server)"),
+        "{:?}",
+        app.flash
+    );
+    // One the user pasted into a value, which the server echoed.
+    let mut app = review_of(messages(&[(Role::User, "Weather in \u{1b}[2J?")]), 80, 24);
+    if let Screen::Review(review) = &mut app.screen {
+        review.arguments.insert("city".into(), "\u{1b}[2J".into());
+    }
+    let said = warning(&mut app);
+    assert!(
+        said.contains("(yours: in what you typed or pasted)"),
+        "{said}"
+    );
+    // Both: one of each.
+    let mut app = review_of(
+        messages(&[(Role::User, "\u{1b}[31m Weather in \u{1b}[2J?")]),
+        80,
+        24,
+    );
+    if let Screen::Review(review) = &mut app.screen {
+        review.arguments.insert("city".into(), "\u{1b}[2J".into());
+    }
+    let said = warning(&mut app);
+    assert!(
+        said.contains("(1 from what you typed or pasted, 1 from the server)"),
+        "{said}"
+    );
+}

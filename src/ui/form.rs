@@ -376,13 +376,25 @@ fn screen_rows(editor: &TextArea<'_>) -> usize {
     fit + 1
 }
 
-/// A copy of `editor` holding its text as drawn ([`crate::text::as_drawn`]), the cursor
-/// on the same cluster, when that differs from the text; the value keeps what was typed.
+/// A copy of `editor` holding its text as drawn ([`crate::text::as_drawn`], control
+/// characters as their pictures, `␛`, as the unfocused field and the review show them), the
+/// cursor on the same cluster, when that differs from the text; the value keeps what was
+/// typed or pasted, bytes and all.
 pub(super) fn drawn_editor(editor: &TextArea<'_>) -> Option<TextArea<'static>> {
     let lines = editor.lines();
+    let shown =
+        |line: &str| -> String { crate::text::as_drawn(&crate::text::sanitize(line)).into_owned() };
     // One pass over the text: a long message is not read twice per frame.
-    let as_drawn: Vec<std::borrow::Cow<'_, str>> =
-        lines.iter().map(|l| crate::text::as_drawn(l)).collect();
+    let as_drawn: Vec<std::borrow::Cow<'_, str>> = lines
+        .iter()
+        .map(|l| {
+            if crate::text::control_count(l) > 0 {
+                std::borrow::Cow::Owned(shown(l))
+            } else {
+                crate::text::as_drawn(l)
+            }
+        })
+        .collect();
     if as_drawn
         .iter()
         .all(|l| matches!(l, std::borrow::Cow::Borrowed(_)))
@@ -396,7 +408,7 @@ pub(super) fn drawn_editor(editor: &TextArea<'_>) -> Option<TextArea<'static>> {
     // The cursor's column counts the chars drawn for the text before it (the cursor sits
     // between clusters, so a flag before it is drawn whole).
     let before: String = lines[row].chars().take(col).collect();
-    let col = crate::text::as_drawn(&before).chars().count();
+    let col = shown(&before).chars().count();
     drawn.move_cursor(CursorMove::Jump(
         u16::try_from(row).unwrap_or(u16::MAX),
         u16::try_from(col).unwrap_or(u16::MAX),

@@ -470,6 +470,7 @@ fn draw_details(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
         return;
     };
     let prompt = &entry.prompt;
+    let inner_width = usize::from(area.width.saturating_sub(2));
     let mut name = vec![Span::styled(
         one_line(prompt.display_name()),
         theme.accent(),
@@ -499,23 +500,23 @@ fn draw_details(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
         );
     }
     if let Some(skill) = &prompt.skill {
-        skill_details(skill, &mut lines, theme);
+        skill_details(skill, &mut lines, inner_width, theme);
     }
     if !prompt.arguments.is_empty() {
         lines.push(Line::raw(""));
         lines.push(Line::styled("Arguments", theme.dim()));
         for arg in &prompt.arguments {
-            let mut spans = vec![Span::raw(format!(
-                "  {}",
-                one_line(arg.title.as_deref().unwrap_or(&arg.name))
-            ))];
+            let mut pieces = vec![(
+                one_line(arg.title.as_deref().unwrap_or(&arg.name)),
+                ratatui::style::Style::default(),
+            )];
             if arg.required {
-                spans.push(Span::styled(" (required)", theme.error()));
+                pieces.push((" (required)".into(), theme.error()));
             }
             if let Some(d) = &arg.description {
-                spans.push(Span::styled(format!(" — {}", one_line(d)), theme.dim()));
+                pieces.push((format!(" — {}", one_line(d)), theme.dim()));
             }
-            lines.push(Line::from(spans));
+            lines.extend(hanging(&pieces, inner_width, 2, 4));
         }
     }
     frame.render_widget(
@@ -526,6 +527,48 @@ fn draw_details(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
     );
 }
 
+/// `pieces` (text, style) as one item of a list `width` columns wide: its first row
+/// indented by `first`, the rows it wraps to by `rest`, so a long description reads as
+/// part of its item and never runs back to column 0.
+fn hanging(
+    pieces: &[(String, ratatui::style::Style)],
+    width: usize,
+    first: usize,
+    rest: usize,
+) -> Vec<Line<'static>> {
+    let text: String = pieces.iter().map(|(t, _)| t.as_str()).collect();
+    // Where each piece ends in `text`, to give each row's parts their styles.
+    let mut ends = Vec::with_capacity(pieces.len());
+    let mut end = 0;
+    for (piece, style) in pieces {
+        end += piece.len();
+        ends.push((end, *style));
+    }
+    let room = width.saturating_sub(rest).max(1);
+    let mut lines = Vec::new();
+    let mut at = 0;
+    for (n, row) in crate::text::wrap(&text, room).into_iter().enumerate() {
+        let indent = if n == 0 { first } else { rest };
+        let mut spans = vec![Span::raw(" ".repeat(indent))];
+        let row_end = at + row.len();
+        let mut from = at;
+        for &(piece_end, style) in &ends {
+            if piece_end <= from {
+                continue;
+            }
+            let to = piece_end.min(row_end);
+            spans.push(Span::styled(text[from..to].to_string(), style));
+            from = to;
+            if from == row_end {
+                break;
+            }
+        }
+        at = row_end;
+        lines.push(Line::from(spans));
+    }
+    lines
+}
+
 /// The badge of a skill's row, in the title column.
 pub(super) const SKILL_BADGE: &str = "[skill]";
 
@@ -534,6 +577,7 @@ pub(super) const SKILL_BADGE: &str = "[skill]";
 fn skill_details(
     skill: &crate::mcp::skill_verify::SkillManifest,
     lines: &mut Vec<Line<'_>>,
+    width: usize,
     theme: &Theme,
 ) {
     lines.push(Line::raw(""));
@@ -547,10 +591,11 @@ fn skill_details(
             serde_json::Value::String(text) => text.clone(),
             other => other.to_string(),
         };
-        lines.push(Line::from(vec![
-            Span::styled(format!("  {}: ", one_line(key)), theme.dim()),
-            Span::raw(one_line(&shown)),
-        ]));
+        let pieces = [
+            (format!("{}: ", one_line(key)), theme.dim()),
+            (one_line(&shown), ratatui::style::Style::default()),
+        ];
+        lines.extend(hanging(&pieces, width, 2, 4));
     }
     match &skill.files {
         Some(files) => {

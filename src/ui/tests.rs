@@ -1577,3 +1577,62 @@ fn a_long_server_name_in_the_logs_at_60_columns_loses_no_word() {
         .collect();
     assert!(flat.contains(&text.replace(' ', "")), "{drawn}");
 }
+
+#[test]
+fn argument_descriptions_in_the_details_wrap_under_their_item_never_to_column_0() {
+    let mut app = App::new(
+        vec!["py".into()],
+        Options::default(),
+        KeyMap::default(),
+        crate::app::History::default(),
+    );
+    let mut text = crate::app::tests::arg("text", true);
+    text.description = Some(
+        "The text to translate: a paragraph, a list or a whole document, kept as it is formatted"
+            .into(),
+    );
+    app.update(Msg::Mcp(McpEvent::Ready {
+        server: "py".into(),
+        details: crate::app::tests::details(false),
+        prompts: vec![crate::app::tests::prompt("py", "translate", vec![text])],
+    }));
+    let drawn = screen(&app, 120, 24);
+    let inside: Vec<&str> = drawn
+        .lines()
+        .filter_map(|l| l.split_once("│").map(|(_, rest)| rest))
+        .filter_map(|l| l.strip_suffix("│\"").or(l.strip_suffix('│')))
+        .collect();
+    let first = inside
+        .iter()
+        .position(|l| l.starts_with("  text (required) — The text"))
+        .unwrap_or_else(|| panic!("{drawn}"));
+    // Its rows after the first are indented under the item, and hold the rest of it.
+    let rest: Vec<&str> = inside[first + 1..]
+        .iter()
+        .take_while(|l| !l.trim().is_empty())
+        .copied()
+        .collect();
+    assert!(!rest.is_empty(), "it did not wrap:\n{drawn}");
+    for row in &rest {
+        assert!(
+            row.starts_with("    ") && !row.starts_with("     "),
+            "{row:?}\n{drawn}"
+        );
+    }
+    assert!(rest.last().unwrap().contains("formatted"), "{drawn}");
+}
+
+#[test]
+fn control_characters_pasted_into_a_focused_field_are_shown_as_pictures() {
+    let mut app = ready_app();
+    type_text(&mut app, "args-prompt");
+    app.update(key(KeyCode::Enter));
+    app.update(Msg::Paste("Paris\u{1b}[31m!".into()));
+    let drawn = screen(&app, 80, 24);
+    assert!(drawn.contains("Paris␛[31m!"), "{drawn}");
+    // The value keeps the bytes.
+    let crate::app::Screen::Form(form) = &app.screen else {
+        panic!("not the form")
+    };
+    assert_eq!(form.fields[0].value(), "Paris\u{1b}[31m!");
+}
