@@ -242,6 +242,9 @@ pub fn editor_with(text: &str) -> TextArea<'static> {
     if text.len() <= WRAP_UP_TO_BYTES {
         editor.set_wrap_mode(ratatui_textarea::WrapMode::WordOrGlyph);
     }
+    // Tab inserts a tab where the text is indented by tabs (a Makefile, Go), spaces
+    // otherwise, so what is typed matches what is there.
+    editor.set_hard_tab_indent(text.split('\n').any(|line| line.starts_with('\t')));
     editor.move_cursor(CursorMove::Bottom);
     editor.move_cursor(CursorMove::End);
     editor

@@ -963,3 +963,19 @@ fn the_control_characters_warning_says_whose_they_are() {
         "{said}"
     );
 }
+
+#[test]
+fn tab_in_the_editor_inserts_a_tab_in_tab_indented_text_and_spaces_otherwise() {
+    let edited = |text: &str| {
+        let mut app = review_of(messages(&[(Role::User, text)]), 80, 24);
+        app.update(key(KeyCode::Char('e')));
+        app.update(key(KeyCode::Tab));
+        app.update(key(KeyCode::Char('y')));
+        app.update(key(KeyCode::Esc));
+        crate::app::editable_text(&review(&app).items[0].message().content)
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(edited("all:\n\tcc x.c\n"), "all:\n\tcc x.c\n\ty");
+    assert_eq!(edited("Steps:\n  one\n"), "Steps:\n  one\n    y");
+}

@@ -746,6 +746,27 @@ mod tests {
     }
 
     #[test]
+    fn a_block_indented_four_spaces_is_code_with_its_inner_indentation() {
+        let indented = "Run this:\n\n    fn main() {\n        go();\n    }\n\nThen\ttab.\n";
+        let fenced = "Run this:\n\n```\nfn main() {\n    go();\n}\n```\n\nThen\ttab.\n";
+        assert_eq!(
+            texts(indented, 60),
+            [
+                "Run this:",
+                "",
+                "┌ code",
+                "│ fn main() {",
+                "│     go();",
+                "│ }",
+                "└",
+                "",
+                "Then    tab."
+            ]
+        );
+        assert_eq!(render(indented, 60), render(fenced, 60));
+    }
+
+    #[test]
     fn inline_styles_and_headings_carry_their_modifiers() {
         let rows = render(RICH, 60);
         let h1 = style_of(&rows, "Release notes");
