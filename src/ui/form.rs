@@ -310,12 +310,10 @@ fn draw_field(
     frame.render_widget(block, box_area);
     // The rows of the value hidden above and below the box.
     let (above, below) = if focused && show_cursor {
-        let drawn = drawn_editor(&field.editor);
-        let editor = drawn.as_ref().unwrap_or(&field.editor);
-        frame.render_widget(editor, inner);
+        let editor = draw_editor(&field.editor, frame, inner);
         // Drawing scrolled the text area to its cursor: what it shows is known now.
         let top = editor.scroll_offset().0 as usize;
-        let rows = screen_rows(editor);
+        let rows = screen_rows(&editor);
         (top, rows.saturating_sub(top + inner.height as usize))
     } else {
         let lines = field.editor.lines();
@@ -376,11 +374,80 @@ fn screen_rows(editor: &TextArea<'_>) -> usize {
     fit + 1
 }
 
+/// Draws `editor` into `area` as the user sees the text ([`drawn_editor`]) and returns the
+/// text area drawn, whose scroll offset is then known.
+pub(super) fn draw_editor<'e>(
+    editor: &'e TextArea<'_>,
+    frame: &mut Frame,
+    area: Rect,
+) -> std::borrow::Cow<'e, TextArea<'e>> {
+    let drawn = match drawn_editor(editor) {
+        Some(drawn) => std::borrow::Cow::Owned(drawn),
+        None => std::borrow::Cow::Borrowed(editor),
+    };
+    frame.render_widget(drawn.as_ref(), area);
+    keep_marks_under_cursor(drawn.as_ref(), frame.buffer_mut(), area);
+    drawn
+}
+
+/// Puts back the combining marks of the cluster under the cursor. The text area draws its
+/// cursor as one styled char, so an `e` and its U+0301 land in two spans and the mark,
+/// alone in its span and zero columns wide, is dropped: `é` shows as `e` while the cursor is
+/// on it. The marks join the cursor's cell, as they join their letter everywhere else.
+fn keep_marks_under_cursor(editor: &TextArea<'_>, buf: &mut ratatui::buffer::Buffer, area: Rect) {
+    use unicode_segmentation::UnicodeSegmentation;
+    use unicode_width::UnicodeWidthStr;
+    let ratatui_textarea::DataCursor(row, col) = editor.cursor();
+    let Some(line) = editor.lines().get(row) else {
+        return;
+    };
+    let Some((byte, _)) = line.char_indices().nth(col) else {
+        return;
+    };
+    let Some(cluster) = line[byte..].graphemes(true).next() else {
+        return;
+    };
+    let mut chars = cluster.chars();
+    let Some(first) = chars.next() else {
+        return;
+    };
+    // What the span after the cursor starts with, as ratatui will segment it: its leading
+    // zero-width clusters are the ones that vanish.
+    let rest = chars.as_str();
+    let lost: String = rest
+        .graphemes(true)
+        .take_while(|g| g.width() == 0)
+        .collect();
+    if lost.is_empty() {
+        return;
+    }
+    let cursor = editor.screen_cursor();
+    let (top, left) = editor.scroll_offset();
+    let (Some(dy), Some(dx)) = (
+        cursor.row.checked_sub(top as usize),
+        cursor.col.checked_sub(left as usize),
+    ) else {
+        return;
+    };
+    let (Ok(dy), Ok(dx)) = (u16::try_from(dy), u16::try_from(dx)) else {
+        return;
+    };
+    if dy >= area.height || dx >= area.width {
+        return;
+    }
+    let cell = &mut buf[(area.x + dx, area.y + dy)];
+    // Only where the cursor's letter was drawn (a tab drawn as spaces is left alone).
+    if cell.symbol() == first.encode_utf8(&mut [0; 4]) {
+        let whole = format!("{first}{lost}");
+        cell.set_symbol(&whole);
+    }
+}
+
 /// A copy of `editor` holding its text as drawn ([`crate::text::as_drawn`], control
 /// characters as their pictures, `␛`, as the unfocused field and the review show them), the
 /// cursor on the same cluster, when that differs from the text; the value keeps what was
 /// typed or pasted, bytes and all.
-pub(super) fn drawn_editor(editor: &TextArea<'_>) -> Option<TextArea<'static>> {
+fn drawn_editor(editor: &TextArea<'_>) -> Option<TextArea<'static>> {
     let lines = editor.lines();
     let shown =
         |line: &str| -> String { crate::text::as_drawn(&crate::text::sanitize(line)).into_owned() };

@@ -27,10 +27,7 @@ pub(super) fn draw(app: &App, review: &ReviewState, frame: &mut Frame, area: Rec
         let inner = block.inner(areas.body);
         frame.render_widget(block, areas.body);
         // ZWJ sequences and the like drawn as their parts, as in the form.
-        match super::form::drawn_editor(editor) {
-            Some(drawn) => frame.render_widget(&drawn, inner),
-            None => frame.render_widget(editor, inner),
-        }
+        super::form::draw_editor(editor, frame, inner);
     } else {
         if !areas.messages.is_empty() {
             // The key `m` is bound to, as the header names it (the config may move it).
@@ -60,10 +57,7 @@ pub(super) fn draw(app: &App, review: &ReviewState, frame: &mut Frame, area: Rec
         let [l, r] =
             Layout::horizontal([Constraint::Length(width), Constraint::Fill(1)]).areas(bottom_area);
         frame.render_widget(Paragraph::new(Span::styled(label, theme.accent())), l);
-        match super::form::drawn_editor(&input.editor) {
-            Some(drawn) => frame.render_widget(&drawn, r),
-            None => frame.render_widget(&input.editor, r),
-        }
+        super::form::draw_editor(&input.editor, frame, r);
     } else if let Some(confirm) = &review.confirm {
         frame.render_widget(
             Paragraph::new(Span::styled(

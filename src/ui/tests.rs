@@ -1636,3 +1636,46 @@ fn control_characters_pasted_into_a_focused_field_are_shown_as_pictures() {
     };
     assert_eq!(form.fields[0].value(), "Paris\u{1b}[31m!");
 }
+
+/// The symbol of the one cell drawn with the text area's cursor (reversed).
+fn cursor_cell(app: &App, width: u16, height: u16) -> String {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+    terminal.draw(|frame| super::draw(app, frame)).unwrap();
+    let cursors: Vec<String> = terminal
+        .backend()
+        .buffer()
+        .content()
+        .iter()
+        .filter(|c| c.modifier.contains(ratatui::style::Modifier::REVERSED))
+        .map(|c| c.symbol().to_string())
+        .collect();
+    assert_eq!(cursors.len(), 1, "{cursors:?}\n{}", terminal.backend());
+    cursors[0].clone()
+}
+
+#[test]
+fn a_combining_mark_stays_on_its_letter_under_the_cursor_in_a_field_and_the_editor() {
+    let mut app = ready_app();
+    type_text(&mut app, "args-prompt");
+    app.update(key(KeyCode::Enter));
+    // `é` as `e` and U+0301, then a letter whose two marks are each zero columns wide.
+    app.update(Msg::Paste("cafe\u{301} o\u{308}\u{304}k".into()));
+    app.update(key(KeyCode::Left));
+    assert_eq!(cursor_cell(&app, 80, 24), "k");
+    app.update(key(KeyCode::Left));
+    assert_eq!(cursor_cell(&app, 80, 24), "o\u{308}\u{304}");
+    app.update(key(KeyCode::Left));
+    app.update(key(KeyCode::Left));
+    assert_eq!(cursor_cell(&app, 80, 24), "e\u{301}");
+    // The cell after it is the next letter, not a stray mark.
+    let drawn = screen(&app, 80, 24);
+    assert!(drawn.contains("cafe\u{301} o\u{308}\u{304}k"), "{drawn}");
+
+    use crate::mcp::Role;
+    let messages = crate::app::tests::messages(&[(Role::User, "cafe\u{301}")]);
+    let mut app = crate::app::review_tests::review_of(messages, 80, 24);
+    app.update(key(KeyCode::Char('e')));
+    app.update(ctrl('e'));
+    app.update(key(KeyCode::Left));
+    assert_eq!(cursor_cell(&app, 80, 24), "e\u{301}");
+}
