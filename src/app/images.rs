@@ -11,7 +11,7 @@ use std::sync::Arc;
 use base64::Engine;
 use image::{DynamicImage, ImageReader};
 use ratatui_image::picker::{Picker, ProtocolType};
-use ratatui_image::protocol::Protocol;
+use ratatui_image::sliced::SlicedProtocol;
 use ratatui_image::{FontSize, Resize};
 
 use super::Effect;
@@ -133,11 +133,13 @@ pub fn picture_cells(pixels: (u32, u32), font: (u16, u16), columns: u16) -> (u16
 }
 
 /// A picture encoded for one size in cells, for the draw (shared: cloning the app keeps
-/// one encoding, so kitty's "transmitted once" holds).
+/// one encoding, so kitty's "transmitted once" holds). Encoded in rows (ratatui-image's
+/// sliced protocols: kitty placeholders, sixel bands, half-block rows), so a picture the
+/// review scrolled half out of view still shows the half on screen.
 #[derive(Clone)]
 pub struct Picture {
     /// The encoded picture.
-    pub protocol: Arc<Protocol>,
+    pub protocol: Arc<SlicedProtocol>,
     /// The cells it covers (columns, rows).
     pub cells: (u16, u16),
 }
@@ -541,13 +543,13 @@ pub fn encode(
 ) -> Result<Picture, String> {
     let picker = picker(graphics).ok_or("pictures are off")?;
     let cells = picture_cells(pixels, graphics.cell_pixels(), columns);
-    let protocol = picker
-        .new_protocol(
-            (*source.0).clone(),
-            ratatui::layout::Size::new(cells.0, cells.1),
-            Resize::Fit(None),
-        )
-        .map_err(|e| format!("cannot encode it for the terminal ({e})"))?;
+    let protocol = SlicedProtocol::new_with_resize(
+        &picker,
+        (*source.0).clone(),
+        ratatui::layout::Size::new(cells.0, cells.1),
+        Resize::Fit(None),
+    )
+    .map_err(|e| format!("cannot encode it for the terminal ({e})"))?;
     let cells = (protocol.size().width, protocol.size().height);
     Ok(Picture {
         protocol: Arc::new(protocol),

@@ -231,9 +231,10 @@ fn draw_messages(review: &ReviewState, frame: &mut Frame, area: Rect, drawn: Dra
     draw_pictures(review, &view, frame, area, theme);
 }
 
-/// Draws over the rows an image's picture takes (left blank by the body): the picture when
-/// all of them are on screen (kitty and sixel pictures cannot be cut), else a line saying
-/// what is there. Without a decoded picture (always so in tests) only the line is drawn.
+/// Draws over the rows an image's picture takes (left blank by the body): the rows of the
+/// picture that are on screen, a picture scrolled half out of view included (it is encoded
+/// in rows), else a line saying what is there. Without a decoded picture (so in most tests)
+/// only the line is drawn.
 fn draw_pictures(
     review: &ReviewState,
     view: &crate::app::review::MessagesView,
@@ -242,34 +243,43 @@ fn draw_pictures(
     theme: &Theme,
 ) {
     use crate::app::images::Shown;
-    // Each image's reserved rows on screen: where the first is, and how many.
-    let mut shown_rows: std::collections::BTreeMap<usize, (u16, usize)> = Default::default();
+    // Each image's reserved rows on screen: where the first is, which row of the picture
+    // it is, and how many are on screen.
+    let mut shown_rows: std::collections::BTreeMap<usize, (u16, usize, usize)> = Default::default();
     for (y, row) in view.visible().iter().enumerate() {
-        if let ViewRow::Body { index, row } = *row
-            && row >= review.items[index].rows(view.width).len()
-        {
-            shown_rows.entry(index).or_insert((y as u16, 0)).1 += 1;
+        if let ViewRow::Body { index, row } = *row {
+            let text_rows = review.items[index].rows(view.width).len();
+            if row >= text_rows {
+                shown_rows
+                    .entry(index)
+                    .or_insert((y as u16, row - text_rows, 0))
+                    .2 += 1;
+            }
         }
     }
     let size =
         |pixels: Option<(u32, u32)>| pixels.map(|(w, h)| format!(" {w}×{h}")).unwrap_or_default();
-    for (index, (y, count)) in shown_rows {
+    for (index, (y, first, count)) in shown_rows {
         let content = &review.items[index].message().content;
         let Some(shown) = review.pictures.shown(content, view.width) else {
             continue;
         };
         let at = Rect::new(area.x + 2, area.y + y, area.width.saturating_sub(2), 1);
         let line = match shown {
-            Shown::Picture { picture, .. }
-                if count == review.pictures.reserved_rows(content, view.width) =>
-            {
-                let (columns, rows) = picture.cells;
-                let rect = Rect::new(at.x, at.y, columns.min(at.width), rows.min(count as u16));
-                frame.render_widget(ratatui_image::Image::new(&picture.protocol), rect);
+            Shown::Picture { picture, .. } => {
+                let (columns, _) = picture.cells;
+                // The rows on screen only; the picture placed as if from its first row, so
+                // the rows above the pane are the ones left out.
+                let rows = Rect::new(at.x, at.y, columns.min(at.width), count as u16);
+                let from = ratatui_image::sliced::SignedPosition {
+                    x: 0,
+                    y: -i16::try_from(first).unwrap_or(i16::MAX),
+                };
+                frame.render_widget(
+                    ratatui_image::sliced::SlicedImage::new(&picture.protocol, from),
+                    rows,
+                );
                 continue;
-            }
-            Shown::Picture { pixels, .. } => {
-                format!("[image{} — scroll to show]", size(Some(pixels)))
             }
             Shown::Encoding(pixels) => format!("[image{} — drawing…]", size(Some(pixels))),
             Shown::Decoding(pixels) => format!("[image{} — decoding…]", size(pixels)),

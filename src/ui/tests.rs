@@ -1679,3 +1679,108 @@ fn a_combining_mark_stays_on_its_letter_under_the_cursor_in_a_field_and_the_edit
     app.update(key(KeyCode::Left));
     assert_eq!(cursor_cell(&app, 80, 24), "e\u{301}");
 }
+
+/// Each row of `area` in `buffer`, as (symbol, foreground, background) per cell.
+fn cell_rows(
+    buffer: &ratatui::buffer::Buffer,
+    area: ratatui::layout::Rect,
+) -> Vec<Vec<(String, ratatui::style::Color, ratatui::style::Color)>> {
+    (area.y..area.bottom())
+        .map(|y| {
+            (area.x..area.right())
+                .map(|x| {
+                    let c = &buffer[(x, y)];
+                    (c.symbol().to_string(), c.fg, c.bg)
+                })
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn an_image_taller_than_the_pane_is_drawn_row_by_row_as_it_scrolls() {
+    use crate::app::images::{Graphics, Shown, decode, tests::png};
+    let graphics = Graphics {
+        protocol: Some(ratatui_image::picker::ProtocolType::Halfblocks),
+        font: (10, 20),
+    };
+    // 16 rows of half-blocks: more than the messages pane of an 80×16 screen holds.
+    let picture = png(160, 64);
+    let messages: PromptMessages = serde_json::from_value(serde_json::json!({"messages": [
+        {"role":"user","content":{"type":"image","data":picture,"mimeType":"image/png"}},
+    ]}))
+    .unwrap();
+    let mut app = crate::app::review_tests::review_of(messages, 80, 16);
+    app.options.graphics = graphics;
+    let effects = app.update(Msg::Resize(80, 16));
+    for effect in effects {
+        if let crate::app::Effect::DecodeImage {
+            id,
+            data,
+            graphics,
+            columns,
+            ..
+        } = effect
+        {
+            let result = decode(&data, &graphics, columns);
+            app.update(Msg::ImageDecoded { id, result });
+        }
+    }
+    let crate::app::Screen::Review(review) = &app.screen else {
+        panic!("not in the review")
+    };
+    let width = review.messages_view().width;
+    let Some(Shown::Picture { picture, .. }) = review
+        .pictures
+        .shown(&review.items[0].message().content, width)
+    else {
+        panic!("not decoded")
+    };
+    let (columns, rows) = picture.cells;
+    assert_eq!(rows, 16, "{:?}", picture.cells);
+    // The whole picture, drawn alone: what each of its rows looks like.
+    let whole_area = ratatui::layout::Rect::new(0, 0, columns, rows);
+    let mut whole = ratatui::buffer::Buffer::empty(whole_area);
+    ratatui::widgets::Widget::render(
+        ratatui_image::sliced::SlicedImage::new(&picture.protocol, (0, 0).into()),
+        whole_area,
+        &mut whole,
+    );
+    let whole = cell_rows(&whole, whole_area);
+
+    // The picture's rows found on screen, in order, at the column it is drawn from.
+    let on_screen = |app: &App| -> (String, Vec<usize>) {
+        let mut terminal = Terminal::new(TestBackend::new(80, 16)).unwrap();
+        terminal.draw(|frame| super::draw(app, frame)).unwrap();
+        let drawn = terminal.backend().buffer().clone();
+        let found = (0..16)
+            .filter_map(|y| {
+                let row = ratatui::layout::Rect::new(2, y, columns, 1);
+                let row = cell_rows(&drawn, row).remove(0);
+                whole.iter().position(|w| *w == row)
+            })
+            .collect();
+        (terminal.backend().to_string(), found)
+    };
+    let (drawn, top) = on_screen(&app);
+    assert!(!drawn.contains("scroll to show"), "{drawn}");
+    assert!(!top.is_empty(), "no row of the picture on screen:\n{drawn}");
+    assert_eq!(top[0], 0, "the top of the picture first:\n{drawn}");
+    assert!(
+        top.windows(2).all(|w| w[1] == w[0] + 1),
+        "rows in order: {top:?}"
+    );
+    assert!(top.len() < 16, "the pane holds it all? {top:?}");
+    // Scrolled on: the rows above the pane are the ones left out, the next ones come in.
+    app.update(key(KeyCode::PageDown));
+    let (drawn, lower) = on_screen(&app);
+    assert!(!drawn.contains("scroll to show"), "{drawn}");
+    assert!(
+        lower.first().is_some_and(|first| *first > 0) && lower.last() == Some(&15),
+        "after PgDn: {lower:?}\n{drawn}"
+    );
+    assert!(
+        lower.windows(2).all(|w| w[1] == w[0] + 1),
+        "rows in order: {lower:?}"
+    );
+}
