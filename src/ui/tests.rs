@@ -118,8 +118,8 @@ fn form_fetching() {
     insta::assert_snapshot!(wide(&app));
 }
 
-#[test]
-fn questions_from_the_server() {
+/// The form of `greet` answered with questions (a form of three fields, an unsupported one).
+fn questions_app() -> App {
     use crate::mcp::{FieldKind, FormField, InputRequest, Question, QuestionKind};
     let mut app = ready_app();
     type_text(&mut app, "/py:greet");
@@ -177,7 +177,12 @@ fn questions_from_the_server() {
             request_state: None,
         })),
     });
-    insta::assert_snapshot!(wide(&app));
+    app
+}
+
+#[test]
+fn questions_from_the_server() {
+    insta::assert_snapshot!(wide(&questions_app()));
 }
 
 fn with_every_content_kind(app: &mut App) {
@@ -288,8 +293,8 @@ fn help_over_the_review() {
     insta::assert_snapshot!(screen(&app, 100, 40));
 }
 
-#[test]
-fn logs_pane() {
+/// The logs pane over the menu: server lines, a failure and a line after it.
+fn logs_app() -> App {
     let mut app = ready_app();
     app.update(Msg::Mcp(McpEvent::Log {
         server: "py".into(),
@@ -324,7 +329,12 @@ fn logs_pane() {
         },
     }));
     app.update(ctrl('l'));
-    insta::assert_snapshot!(wide(&app));
+    app
+}
+
+#[test]
+fn logs_pane() {
+    insta::assert_snapshot!(wide(&logs_app()));
 }
 
 #[test]
@@ -1783,4 +1793,125 @@ fn an_image_taller_than_the_pane_is_drawn_row_by_row_as_it_scrolls() {
         lower.windows(2).all(|w| w[1] == w[0] + 1),
         "rows in order: {lower:?}"
     );
+}
+
+/// Every screen mcpick draws, in both bases, at 80×24 and 120×40: each text cell reaches
+/// 4.5:1 against what it is drawn on (3:1 for secondary text). The menu, the form and the
+/// rendered review are checked at 140×50 in `ui::theme`.
+#[test]
+fn every_screen_reads_in_both_bases_at_80x24_and_120x40() {
+    use crate::ui::theme::tests::{assert_readable, bases};
+    let apps: Vec<(&str, fn() -> App)> = vec![
+        ("menu while servers connect", || {
+            App::new(
+                vec!["everything".into(), "py".into()],
+                Options::default(),
+                KeyMap::default(),
+                Default::default(),
+            )
+        }),
+        ("menu with no match", || {
+            let mut app = ready_app();
+            type_text(&mut app, "grete");
+            app
+        }),
+        ("menu with a failed server", || {
+            let mut app = py_never_up();
+            app.update(Msg::Mcp(McpEvent::Failed {
+                server: "py".into(),
+                error: McpError::Spawn {
+                    command: "python3".into(),
+                    reason: "No such file or directory".into(),
+                },
+                stderr: vec![],
+            }));
+            app
+        }),
+        ("menu with stale rows", stale_rows),
+        ("menu from the catalog", starting_from_the_catalog),
+        ("menu offering other hosts' servers", || {
+            let mut app = ready_app();
+            app.offer = vec![crate::app::SourceOffer {
+                dialect: "claude-code".into(),
+                path: "/home/ann/.claude.json".into(),
+                servers: 3,
+            }];
+            app
+        }),
+        ("details of a server's prompts", || {
+            let mut app = ready_app();
+            type_text(&mut app, "/py:");
+            app
+        }),
+        ("help over the menu", || {
+            let mut app = ready_app();
+            app.update(key(KeyCode::F(1)));
+            app
+        }),
+        ("form with suggestions", || form_with_many_suggestions(5)),
+        ("form with a missing value", || {
+            let mut app = ready_app();
+            type_text(&mut app, "args-prompt");
+            app.update(key(KeyCode::Enter));
+            app.update(ctrl('s'));
+            app
+        }),
+        ("form fetching", || {
+            let mut app = ready_app();
+            type_text(&mut app, "args-prompt");
+            app.update(key(KeyCode::Enter));
+            type_text(&mut app, "Paris");
+            app.update(ctrl('s'));
+            app
+        }),
+        ("file picker", || form_with_file_picker("")),
+        ("live preview", form_with_a_live_preview),
+        ("questions", questions_app),
+        ("inputs", crate::app::tests::app_waiting_for_inputs),
+        ("logs", logs_app),
+        ("review with every content kind", || {
+            let mut app = app_in_review();
+            with_every_content_kind(&mut app);
+            app.update(key(KeyCode::Down));
+            app
+        }),
+        ("review editing", || {
+            let mut app = app_in_review();
+            app.update(key(KeyCode::Char('e')));
+            type_text(&mut app, " Hot?");
+            app
+        }),
+        ("review asking where to save", || {
+            let mut app = app_in_review();
+            app.update(key(KeyCode::Char('s')));
+            app
+        }),
+        ("review with the export preview", || {
+            let mut app = app_in_review();
+            app.update(key(KeyCode::Char('f')));
+            app.update(key(KeyCode::Char('p')));
+            app
+        }),
+        ("help over the review", || {
+            let mut app = app_in_review();
+            app.update(key(KeyCode::Char('?')));
+            app
+        }),
+        ("a long notice", || {
+            let mut app = app_in_review();
+            app.notify(
+                "Copied to a tmux buffer (prefix ] pastes it); also sent to your terminal's clipboard (set-clipboard external).",
+            );
+            app
+        }),
+    ];
+    for (what, build) in apps {
+        for base in bases() {
+            for (width, height) in [(80, 24), (120, 40)] {
+                let mut app = build();
+                app.update(Msg::Resize(width, height));
+                assert_readable(&mut app, base, (width, height), what);
+            }
+        }
+    }
 }

@@ -122,7 +122,7 @@ impl Theme {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use ratatui::Terminal;
     use ratatui::backend::TestBackend;
     use ratatui::buffer::Buffer;
@@ -305,71 +305,92 @@ mod tests {
         app
     }
 
+    /// The bases every screen is checked in: the theme, and the page and ink a terminal of
+    /// that base draws `Reset` with.
+    pub(crate) fn bases() -> [(ThemeColors, (u8, u8, u8), (u8, u8, u8)); 2] {
+        [
+            (ThemeColors::dark(), (0, 0, 0), (229, 229, 229)),
+            (ThemeColors::light(), (255, 255, 255), (0, 0, 0)),
+        ]
+    }
+
+    /// Fails where a text cell of `app` drawn at `width`×`height` in `colors` is below
+    /// 4.5:1 against what it is drawn on (3:1 for secondary text: hints, the other
+    /// messages dimmed); `page` and `ink` are what `Reset` is in that base. `what` names the
+    /// screen in the failure.
+    pub(crate) fn assert_readable(
+        app: &mut App,
+        (colors, page, ink): (ThemeColors, (u8, u8, u8), (u8, u8, u8)),
+        (width, height): (u16, u16),
+        what: &str,
+    ) {
+        app.options.theme = colors;
+        let buffer = {
+            let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+            terminal.draw(|frame| crate::ui::draw(app, frame)).unwrap();
+            terminal.backend().buffer().clone()
+        };
+        let mut checked = 0;
+        let mut worst: Vec<String> = Vec::new();
+        for y in 0..buffer.area.height {
+            for x in 0..buffer.area.width {
+                let cell = &buffer[(x, y)];
+                // Text (borders and blanks are not read).
+                if !cell.symbol().chars().any(char::is_alphanumeric) {
+                    continue;
+                }
+                let fg = rgb(cell.fg, ink);
+                let bg = rgb(cell.bg, page);
+                let ratio = contrast(fg, bg);
+                let dimmed = cell.fg == colors.muted || cell.modifier.contains(Modifier::DIM);
+                let needed = if dimmed { 3.0 } else { 4.5 };
+                checked += 1;
+                if ratio < needed {
+                    worst.push(format!(
+                        "{:?} at {x},{y}: {:?} on {:?} = {ratio:.2}",
+                        cell.symbol(),
+                        cell.fg,
+                        cell.bg
+                    ));
+                }
+            }
+        }
+        assert!(checked > 40, "{what}: only {checked} cells checked");
+        assert!(
+            worst.is_empty(),
+            "{what} at {width}x{height}, light: {}: {} cells below the contrast needed, e.g.\n{}",
+            colors.light,
+            worst.len(),
+            worst
+                .iter()
+                .take(12)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
+    }
+
     /// Every character drawn (the chrome, matches, the selection, highlighted code, inline
     /// code, headings, links) reaches 4.5:1 against what it is drawn on, 3:1 for secondary
     /// text, in both bases: rendered content is laid out for a dark background, and the
-    /// light base draws it in inks for a light one.
+    /// light base draws it in inks for a light one. (The other screens: `ui::tests`.)
     #[test]
     fn every_text_cell_of_the_menu_form_and_review_reaches_4_5_in_both_bases() {
-        for (colors, page, ink) in [
-            (ThemeColors::dark(), (0, 0, 0), (229, 229, 229)),
-            (ThemeColors::light(), (255, 255, 255), (0, 0, 0)),
-        ] {
+        for base in bases() {
+            let colors = base.0;
             // The menu searching (matched letters, the selected row, the status bar), a
             // form, and the rendered review.
             let mut menu = ready_app();
-            menu.options.theme = colors;
             crate::app::tests::type_text(&mut menu, "pr");
             let mut form = ready_app();
-            form.options.theme = colors;
             crate::app::tests::type_text(&mut form, "args-prompt");
             form.update(crate::app::tests::key(crossterm::event::KeyCode::Enter));
-            for app in [menu, form, rendered_review(colors)] {
-                let buffer = {
-                    let mut terminal = Terminal::new(TestBackend::new(140, 50)).unwrap();
-                    terminal.draw(|frame| crate::ui::draw(&app, frame)).unwrap();
-                    terminal.backend().buffer().clone()
-                };
-                let mut checked = 0;
-                let mut worst: Vec<String> = Vec::new();
-                for y in 0..buffer.area.height {
-                    for x in 0..buffer.area.width {
-                        let cell = &buffer[(x, y)];
-                        // Text (borders and blanks are not read).
-                        if !cell.symbol().chars().any(char::is_alphanumeric) {
-                            continue;
-                        }
-                        let fg = rgb(cell.fg, ink);
-                        let bg = rgb(cell.bg, page);
-                        let ratio = contrast(fg, bg);
-                        // Secondary text (hints, the other messages dimmed) needs 3:1.
-                        let dimmed =
-                            cell.fg == colors.muted || cell.modifier.contains(Modifier::DIM);
-                        let needed = if dimmed { 3.0 } else { 4.5 };
-                        checked += 1;
-                        if ratio < needed {
-                            worst.push(format!(
-                                "{:?} at {x},{y}: {:?} on {:?} = {ratio:.2}",
-                                cell.symbol(),
-                                cell.fg,
-                                cell.bg
-                            ));
-                        }
-                    }
-                }
-                assert!(checked > 100, "only {checked} cells checked");
-                assert!(
-                    worst.is_empty(),
-                    "light: {}: {} cells below 4.5:1, e.g.\n{}",
-                    colors.light,
-                    worst.len(),
-                    worst
-                        .iter()
-                        .take(12)
-                        .cloned()
-                        .collect::<Vec<_>>()
-                        .join("\n")
-                );
+            for (what, mut app) in [
+                ("menu", menu),
+                ("form", form),
+                ("review", rendered_review(colors)),
+            ] {
+                assert_readable(&mut app, base, (140, 50), what);
             }
         }
     }
