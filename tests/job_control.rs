@@ -114,3 +114,39 @@ fn a_suspend_gives_the_shell_a_usable_terminal_and_fg_brings_the_menu_back() {
     shell.send("echo done-$((1+1))\r");
     shell.wait_for("done-2", STEP);
 }
+
+#[test]
+fn a_suspend_key_bound_in_the_config_stops_mcpick_as_a_shells_ctrl_z_does() {
+    let config = format!(
+        "{}\n[keys.picker]\nsuspend = \"ctrl-z\"\n",
+        mcpick_serve("builtin", &["--builtin"])
+    );
+    let sandbox = Sandbox::new(&config);
+    let mut shell = bash(&sandbox);
+    let line = format!(
+        "{} --config {}\r",
+        sh_quote(env!("CARGO_BIN_EXE_mcpick")),
+        sh_quote(sandbox.config().to_string_lossy())
+    );
+    shell.send(&line);
+    shell.wait_for("/translate", common::pty::SERVER_START);
+
+    // Ctrl-Z arrives as a key in raw mode: bound, it gives bash its terminal and stops.
+    shell.send("\x1a");
+    let screen = shell.wait_for("Stopped", STEP);
+    assert!(
+        !screen.contains("/translate"),
+        "the menu is still on screen:\n{screen}"
+    );
+    wait_for_prompt(&mut shell);
+    shell.send("echo ok-$((40+2))\r");
+    shell.wait_for("ok-42", STEP);
+
+    // `fg`: the whole menu, taking keys one by one.
+    shell.send("fg\r");
+    shell.wait_for("/translate", STEP);
+    shell.send("transl");
+    shell.wait_for("❯ transl", STEP);
+    signal(child_of(&shell), "TERM");
+    wait_for_prompt(&mut shell);
+}

@@ -118,11 +118,14 @@ pub enum Action {
     LivePreview,
     /// Draw the selected message (or the markdown preview) rendered or raw.
     ToggleRendered,
+    /// Give the terminal back and stop, as a shell's Ctrl-Z does (`fg` comes back). No key
+    /// by default: Ctrl-Z is undo.
+    Suspend,
 }
 
 impl Action {
     /// Every action with its config name.
-    pub const NAMES: [(&'static str, Action); 54] = [
+    pub const NAMES: [(&'static str, Action); 55] = [
         ("quit", Action::Quit),
         ("help", Action::Help),
         ("logs", Action::Logs),
@@ -177,6 +180,7 @@ impl Action {
         ("from_command", Action::FromCommand),
         ("live_preview", Action::LivePreview),
         ("toggle_rendered", Action::ToggleRendered),
+        ("suspend", Action::Suspend),
     ];
 
     /// The action's config name.
@@ -252,6 +256,7 @@ impl Action {
             Action::FromCommand => "fill the field with a shell command's output",
             Action::LivePreview => "live preview of the filled prompt on/off (this run)",
             Action::ToggleRendered => "rendered Markdown or raw text (message or preview)",
+            Action::Suspend => "give the terminal back and stop (fg resumes)",
         }
     }
 }
@@ -325,6 +330,7 @@ impl KeyScreen {
                 (Restart, &["f5"]),
                 (Refresh, &["ctrl-r"]),
                 (Help, &["f1", "?"]),
+                (Suspend, &[]),
                 (Quit, &["ctrl-c", "ctrl-q"]),
             ],
             KeyScreen::Form => &[
@@ -351,6 +357,7 @@ impl KeyScreen {
                 (Back, &["esc"]),
                 (Logs, &["ctrl-l"]),
                 (Help, &["f1"]),
+                (Suspend, &[]),
                 (Quit, &["ctrl-c", "ctrl-q"]),
             ],
             KeyScreen::Questions => &[
@@ -364,6 +371,7 @@ impl KeyScreen {
                 (Back, &["esc"]),
                 (Logs, &["ctrl-l"]),
                 (Help, &["f1"]),
+                (Suspend, &[]),
                 (Quit, &["ctrl-c", "ctrl-q"]),
             ],
             KeyScreen::Review => &[
@@ -397,6 +405,7 @@ impl KeyScreen {
                 (Back, &["esc"]),
                 (Logs, &["L", "ctrl-l"]),
                 (Help, &["?", "f1"]),
+                (Suspend, &[]),
                 (Quit, &["q", "ctrl-c", "ctrl-q"]),
             ],
             KeyScreen::Editor => &[
@@ -407,6 +416,7 @@ impl KeyScreen {
                 (ExternalEditor, &["ctrl-g"]),
                 (Logs, &["ctrl-l"]),
                 (Help, &["f1"]),
+                (Suspend, &[]),
                 (Quit, &["ctrl-c"]),
             ],
             KeyScreen::Logs => &[
@@ -420,6 +430,7 @@ impl KeyScreen {
                 (Filter, &["/"]),
                 (Back, &["esc", "L", "q"]),
                 (Help, &["?", "f1"]),
+                (Suspend, &[]),
                 (Quit, &["ctrl-c", "ctrl-q"]),
             ],
             KeyScreen::Inputs => &[
@@ -428,6 +439,7 @@ impl KeyScreen {
                 (NextField, &["tab", "down"]),
                 (PrevField, &["shift-tab", "up"]),
                 (Back, &["esc"]),
+                (Suspend, &[]),
                 (Quit, &["ctrl-c", "ctrl-q"]),
             ],
             KeyScreen::Files => &[
@@ -441,12 +453,14 @@ impl KeyScreen {
                 (End, &["ctrl-end"]),
                 (Back, &["esc"]),
                 (Help, &["f1"]),
+                (Suspend, &[]),
                 (Quit, &["ctrl-c", "ctrl-q"]),
             ],
             KeyScreen::Command => &[
                 (Submit, &["enter"]),
                 (Back, &["esc"]),
                 (Help, &["f1"]),
+                (Suspend, &[]),
                 (Quit, &["ctrl-c", "ctrl-q"]),
             ],
         }
@@ -720,10 +734,14 @@ mod tests {
         for (screen_name, screen) in KeyScreen::ALL {
             for (action, keys) in screen.defaults() {
                 let keys: Vec<String> = keys.iter().map(|k| format!("`{k}`")).collect();
+                let keys = if keys.is_empty() {
+                    "none".to_string()
+                } else {
+                    keys.join(", ")
+                };
                 table.push_str(&format!(
-                    "| `{screen_name}` | `{}` | {} | {} |\n",
+                    "| `{screen_name}` | `{}` | {keys} | {} |\n",
                     action.name(),
-                    keys.join(", "),
                     action.describe()
                 ));
             }

@@ -705,6 +705,8 @@ impl App {
                 }
                 return Vec::new();
             }
+            // Whatever is open (the inputs prompt too): the terminal goes back as it is.
+            Action::Suspend => return vec![Effect::Suspend],
             _ if matches!(self.overlay, Some(Overlay::Inputs(_))) => {
                 return self.inputs_action(action);
             }

@@ -246,6 +246,8 @@ pub enum Effect {
         /// Why, echoed in [`Msg::Saved`].
         purpose: SavePurpose,
     },
+    /// Give the terminal back and stop this process until `fg` (the `suspend` action).
+    Suspend,
     /// Hand the terminal to `$EDITOR` with this text.
     ExternalEditor {
         /// The text to edit.

@@ -879,6 +879,14 @@ impl Runner {
                 });
                 None
             }
+            Effect::Suspend => {
+                // As a SIGTSTP from outside: the terminal given back, stopped until `fg`,
+                // then the whole screen drawn again at the size the terminal has now.
+                guard.suspend_for(crate::signals::stop_now);
+                crossterm::terminal::size()
+                    .ok()
+                    .map(|(columns, rows)| Msg::Resize(columns, rows))
+            }
             Effect::ExternalEditor { text } => {
                 // The editor reads the terminal: stop reading it here until the editor exits.
                 let stream = std::mem::replace(events, EventStream::new());
