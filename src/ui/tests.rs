@@ -1801,7 +1801,8 @@ fn an_image_taller_than_the_pane_is_drawn_row_by_row_as_it_scrolls() {
 #[test]
 fn every_screen_reads_in_both_bases_at_80x24_and_120x40() {
     use crate::ui::theme::tests::{assert_readable, bases};
-    let apps: Vec<(&str, fn() -> App)> = vec![
+    type Build = fn() -> App;
+    let apps: Vec<(&str, Build)> = vec![
         ("menu while servers connect", || {
             App::new(
                 vec!["everything".into(), "py".into()],

@@ -305,9 +305,15 @@ pub(crate) mod tests {
         app
     }
 
-    /// The bases every screen is checked in: the theme, and the page and ink a terminal of
-    /// that base draws `Reset` with.
-    pub(crate) fn bases() -> [(ThemeColors, (u8, u8, u8), (u8, u8, u8)); 2] {
+    /// A colour as red, green and blue.
+    type Rgb = (u8, u8, u8);
+
+    /// A base theme to check: its colours, and the page and ink a terminal of that base
+    /// draws `Reset` with.
+    pub(crate) type Base = (ThemeColors, Rgb, Rgb);
+
+    /// The bases every screen is checked in.
+    pub(crate) fn bases() -> [Base; 2] {
         [
             (ThemeColors::dark(), (0, 0, 0), (229, 229, 229)),
             (ThemeColors::light(), (255, 255, 255), (0, 0, 0)),
@@ -320,7 +326,7 @@ pub(crate) mod tests {
     /// screen in the failure.
     pub(crate) fn assert_readable(
         app: &mut App,
-        (colors, page, ink): (ThemeColors, (u8, u8, u8), (u8, u8, u8)),
+        (colors, page, ink): Base,
         (width, height): (u16, u16),
         what: &str,
     ) {
