@@ -85,6 +85,41 @@ impl TmuxServer {
         client
     }
 
+    /// The pane's title and its window's name (the pane the popup opens over).
+    fn titles(&self, sandbox: &Sandbox) -> String {
+        let out = self
+            .tmux(sandbox)
+            .args([
+                "display-message",
+                "-p",
+                "-t",
+                "main:0.0",
+                "#{pane_title}|#{window_name}",
+            ])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "tmux display-message failed");
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    }
+
+    /// Asserts that the pane's title and the window's name are `before` again: tmux names
+    /// the window after the pane's program on a timer of its own, so this waits a moment.
+    fn assert_titles(&self, sandbox: &Sandbox, before: &str, when: &str) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while self.titles(sandbox) != before && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        assert_eq!(self.titles(sandbox), before, "{when}");
+    }
+
+    /// The titles once tmux has named the window after the pane's program (the reader).
+    fn settled_titles(&self, sandbox: &Sandbox) -> String {
+        wait_until("tmux to name the window after the pane's program", || {
+            self.titles(sandbox).ends_with("|python3")
+        });
+        self.titles(sandbox)
+    }
+
     fn clients(&self, sandbox: &Sandbox) -> usize {
         let out = self.tmux(sandbox).arg("list-clients").output().unwrap();
         String::from_utf8_lossy(&out.stdout).lines().count()
@@ -177,10 +212,14 @@ fn accepting_in_the_popup_pastes_the_export_into_the_pane() {
         return;
     };
     let mut client = tmux.attach(&sandbox);
+    let before = tmux.settled_titles(&sandbox);
     // A prompt right after --tmux opens in the default popup.
     tmux.run_mcpick(&sandbox, &["builtin/translate"]);
     // The popup draws the form over the pane, in the client's terminal.
     client.wait_for("Translate  /builtin:translate", SERVER_START);
+    // Drawn: the probes have been sent and answered; the pane under it is as it was.
+    std::thread::sleep(Duration::from_millis(500));
+    tmux.assert_titles(&sandbox, &before, "while the popup is open");
     client.send("Il pleut.\r");
     client.send("English\r");
     client.send(ENTER);
@@ -204,6 +243,9 @@ fn accepting_in_the_popup_pastes_the_export_into_the_pane() {
     let expected = format!("\x1b[200~{}\x1b[201~", export.replace('\n', "\r"));
     let received = std::fs::read(&tmux.received).unwrap();
     assert_eq!(String::from_utf8_lossy(&received), expected);
+    tmux.assert_titles(&sandbox, &before, "after the popup");
+    // Nor was the outer terminal's title set (tmux's default `set-titles off`).
+    assert_eq!(client.requests().titles, Vec::<String>::new());
     // No buffer is left behind.
     let buffers = tmux.tmux(&sandbox).arg("list-buffers").output().unwrap();
     assert_eq!(String::from_utf8_lossy(&buffers.stdout), "");
@@ -216,10 +258,15 @@ fn cancelling_the_popup_pastes_nothing_and_exits_130() {
         return;
     };
     let mut client = tmux.attach(&sandbox);
+    let before = tmux.settled_titles(&sandbox);
     tmux.run_mcpick(&sandbox, &["80x20"]);
     client.wait_for("9/9 prompts", SERVER_START);
+    std::thread::sleep(Duration::from_millis(500));
+    tmux.assert_titles(&sandbox, &before, "while the popup is open");
     client.send(CTRL_C);
     assert_eq!(tmux.wait_exit_code(&sandbox), 130);
+    tmux.assert_titles(&sandbox, &before, "after the popup");
+    assert_eq!(client.requests().titles, Vec::<String>::new());
     // The popup is gone and the pane read nothing.
     client.wait_gone("9/9 prompts", STEP);
     std::thread::sleep(Duration::from_millis(300));
