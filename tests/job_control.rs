@@ -27,6 +27,17 @@ fn bash(sandbox: &Sandbox) -> Tui {
     shell
 }
 
+/// Starts mcpick's menu from `shell` with the sandbox's config, and waits for its rows.
+fn start_menu(shell: &mut Tui, sandbox: &Sandbox) {
+    let line = format!(
+        "{} --config {}\r",
+        sh_quote(env!("CARGO_BIN_EXE_mcpick")),
+        sh_quote(sandbox.config().to_string_lossy())
+    );
+    shell.send(&line);
+    shell.wait_for("/translate", common::pty::SERVER_START);
+}
+
 /// The pid of bash's one child (mcpick, once the shell has started it).
 fn child_of(shell: &Tui) -> u32 {
     let bash = shell.pid();
@@ -67,13 +78,7 @@ fn signal(pid: u32, name: &str) {
 fn a_suspend_gives_the_shell_a_usable_terminal_and_fg_brings_the_menu_back() {
     let sandbox = Sandbox::new(&mcpick_serve("builtin", &["--builtin"]));
     let mut shell = bash(&sandbox);
-    let line = format!(
-        "{} --config {}\r",
-        sh_quote(env!("CARGO_BIN_EXE_mcpick")),
-        sh_quote(sandbox.config().to_string_lossy())
-    );
-    shell.send(&line);
-    shell.wait_for("/translate", common::pty::SERVER_START);
+    start_menu(&mut shell, &sandbox);
     let mcpick = child_of(&shell);
 
     // Suspended from outside: bash's screen, and bash's terminal (it echoes, a line at once).
@@ -123,13 +128,7 @@ fn a_suspend_key_bound_in_the_config_stops_mcpick_as_a_shells_ctrl_z_does() {
     );
     let sandbox = Sandbox::new(&config);
     let mut shell = bash(&sandbox);
-    let line = format!(
-        "{} --config {}\r",
-        sh_quote(env!("CARGO_BIN_EXE_mcpick")),
-        sh_quote(sandbox.config().to_string_lossy())
-    );
-    shell.send(&line);
-    shell.wait_for("/translate", common::pty::SERVER_START);
+    start_menu(&mut shell, &sandbox);
 
     // Ctrl-Z arrives as a key in raw mode: bound, it gives bash its terminal and stops.
     shell.send("\x1a");
