@@ -332,6 +332,8 @@ async fn run_loaded(config: &Config, command: Command) -> Result<ExitCode, CliEr
         | Command::Auth { .. }
         | Command::Cache { .. }
         | Command::ShellInit { .. }
+        | Command::Completions { .. }
+        | Command::Man
         | Command::ConformanceClient { .. }
         | Command::ClipboardHold => {
             unreachable!("dispatched in cli::run")

@@ -4,6 +4,7 @@ mod args;
 mod auth;
 mod cache;
 mod commands;
+mod completions;
 mod conformance;
 mod import;
 mod inputs;
@@ -17,10 +18,12 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use clap_complete::{ArgValueCandidates, ArgValueCompleter};
 
 use crate::config::CONFIG_ENV;
 
 pub use args::{Given, GivenValue, parse_all, parse_args_json, parse_assignment, read_given};
+pub use completions::answer_if_asked as answer_completion_request;
 pub use menu::with_tmux_size_spelled_out;
 
 /// mcpick: every MCP server's prompts in one place — list them, fill them, export them.
@@ -75,12 +78,12 @@ pub struct Cli {
 
     /// Full-screen menu: open this prompt at once (SERVER/PROMPT), its form pre-filled with
     /// the NAME=VALUE arguments that follow.
-    #[arg(value_name = "SERVER/PROMPT")]
+    #[arg(value_name = "SERVER/PROMPT", add = ArgValueCompleter::new(completions::prompt_candidates))]
     pub prompt: Option<String>,
 
     /// Argument values for SERVER/PROMPT: NAME=@PATH takes a file's contents, NAME=-
     /// standard input (read before the menu opens), NAME=@@… a value starting with @.
-    #[arg(value_name = "NAME=VALUE", requires = "prompt")]
+    #[arg(value_name = "NAME=VALUE", requires = "prompt", add = ArgValueCompleter::new(completions::assignment_candidates))]
     pub assignments: Vec<String>,
 
     /// With SERVER/PROMPT: one argument's value from a file, as NAME=PATH (may repeat).
@@ -116,14 +119,15 @@ pub enum Command {
         /// The prompt or skill, as SERVER/NAME or SERVER:NAME; a bare NAME (or /NAME) works
         /// when exactly one enabled server offers it. A skill is preferred over a prompt of
         /// the same name.
+        #[arg(add = ArgValueCompleter::new(completions::prompt_candidates))]
         prompt: String,
         /// Arguments as NAME=VALUE (values may hold spaces, newlines and `=`); NAME=@PATH
         /// takes a file's contents, NAME=- standard input (once), NAME=@@… a value starting
         /// with @.
-        #[arg(value_name = "NAME=VALUE")]
+        #[arg(value_name = "NAME=VALUE", add = ArgValueCompleter::new(completions::assignment_candidates))]
         assignments: Vec<String>,
         /// One more argument as NAME=VALUE (may repeat).
-        #[arg(long = "arg", value_name = "NAME=VALUE")]
+        #[arg(long = "arg", value_name = "NAME=VALUE", add = ArgValueCompleter::new(completions::assignment_candidates))]
         args: Vec<String>,
         /// One argument's value from a file, as NAME=PATH (may repeat).
         #[arg(long = "arg-file", value_name = "NAME=PATH")]
@@ -169,8 +173,10 @@ pub enum Command {
     /// Ask a server to complete a prompt argument.
     Complete {
         /// The prompt, as SERVER/PROMPT.
+        #[arg(add = ArgValueCompleter::new(completions::prompt_candidates))]
         prompt: String,
         /// The argument to complete.
+        #[arg(add = ArgValueCompleter::new(completions::argument_name_candidates))]
         argument: String,
         /// What has been typed so far.
         #[arg(default_value = "")]
@@ -270,7 +276,24 @@ pub enum Command {
         /// script is evaluated, else Ctrl-X Ctrl-P).
         #[arg(long, value_name = "SEQ")]
         key: Option<String>,
+        /// Also set up Tab completion (as `mcpick completions SHELL` does).
+        #[arg(long)]
+        completions: bool,
     },
+    /// Print the shell completion script: subcommands and flags, and the server, prompt and
+    /// argument names of the catalog cached by earlier runs (no server is started).
+    ///
+    /// bash: `source <(mcpick completions bash)` in ~/.bashrc; zsh: `source <(mcpick
+    /// completions zsh)` after compinit in ~/.zshrc; fish: `mcpick completions fish | source`
+    /// in ~/.config/fish/config.fish. Or `mcpick shell-init SHELL --completions`.
+    Completions {
+        /// The shell.
+        #[arg(value_parser = completions::SHELLS)]
+        shell: String,
+    },
+    /// Print mcpick's man page (roff): `mcpick man | man -l -`, or save it as
+    /// `man1/mcpick.1` in a MANPATH folder.
+    Man,
     /// Run the client side of the MCP conformance suite against URL (for CI; reads
     /// MCP_CONFORMANCE_SCENARIO, MCP_CONFORMANCE_PROTOCOL_VERSION, MCP_CONFORMANCE_CONTEXT).
     #[command(hide = true)]
@@ -291,6 +314,7 @@ pub enum AuthCommand {
     /// by you only.
     Login {
         /// The server's name in the config.
+        #[arg(add = ArgValueCandidates::new(completions::server_candidates))]
         server: String,
         /// Print the sign-in URL without opening a browser (for SSH sessions).
         #[arg(long)]
@@ -299,6 +323,7 @@ pub enum AuthCommand {
     /// Delete SERVER's stored tokens.
     Logout {
         /// The server's name in the config.
+        #[arg(add = ArgValueCandidates::new(completions::server_candidates))]
         server: String,
     },
 }
@@ -315,6 +340,7 @@ pub enum CacheCommand {
     /// Delete the cached catalog of SERVER, or of every server.
     Clear {
         /// The server's name (default: all of them).
+        #[arg(add = ArgValueCandidates::new(completions::server_candidates))]
         server: Option<String>,
     },
 }
@@ -445,7 +471,13 @@ pub async fn run(cli: Cli) -> ExitCode {
         }) => import::run(cli.config.as_deref(), path, from, dry_run),
         Some(Command::Auth { action }) => auth::run(cli.config.as_deref(), action).await,
         Some(Command::Cache { action }) => cache::run(cli.config.as_deref(), action),
-        Some(Command::ShellInit { shell, key }) => shell::run(&shell, key.as_deref()),
+        Some(Command::ShellInit {
+            shell,
+            key,
+            completions,
+        }) => shell::run(&shell, key.as_deref(), completions),
+        Some(Command::Completions { shell }) => completions::run(&shell),
+        Some(Command::Man) => completions::man(),
         Some(Command::ConformanceClient { url }) => conformance::run(url).await,
         Some(Command::ClipboardHold) => commands::clipboard_hold().await,
         Some(command) => {

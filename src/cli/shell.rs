@@ -18,9 +18,17 @@ const FISH: &str = include_str!("../../assets/shell/mcpick.fish");
 /// binary is not the default, so the files stay scripts that can be sourced as they are.
 const TAG: &str = "# shell-init: ";
 
-/// Prints the script for `shell` on stdout.
-pub fn run(shell: &str, key: Option<&str>) -> Result<ExitCode, CliError> {
-    let script = script(shell, key, own_binary().as_deref())?;
+/// Prints the script for `shell` on stdout; with `completions`, Tab completion's too.
+pub fn run(shell: &str, key: Option<&str>, completions: bool) -> Result<ExitCode, CliError> {
+    let bin = own_binary();
+    let mut script = script(shell, key, bin.as_deref())?;
+    if completions {
+        script.push('\n');
+        script.push_str(&super::completions::script(
+            shell,
+            bin.as_deref().unwrap_or("mcpick"),
+        )?);
+    }
     use std::io::Write as _;
     let mut stdout = std::io::stdout().lock();
     stdout
@@ -219,7 +227,7 @@ mod tests {
                 .unwrap();
         assert!(matches!(
             parsed.command,
-            Some(crate::cli::Command::ShellInit { ref shell, key: Some(ref key) })
+            Some(crate::cli::Command::ShellInit { ref shell, key: Some(ref key), completions: false })
                 if shell == "zsh" && key == "^G"
         ));
     }
