@@ -1,4 +1,6 @@
-//! Embeds the bundled prompt library (`assets/prompts/`) into the binary.
+//! Embeds the bundled prompt library (`assets/prompts/`) into the binary; with
+//! `MCPICK_ALLOW_SKIP=1`, marks the programs the tests meet that are not installed, so their
+//! tests are ignored (and counted as such) instead of failing.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -20,7 +22,46 @@ fn collect(dir: &Path, base: &Path, out: &mut Vec<(String, String)>) {
     }
 }
 
+/// The programs the integration tests meet (each test that needs one carries
+/// `#[cfg_attr(mcpick_missing_NAME, ignore = …)]`), as their `cfg` name and the command.
+const TEST_TOOLS: [(&str, &str); 6] = [
+    ("tmux", "tmux"),
+    ("xvfb", "Xvfb"),
+    ("xclip", "xclip"),
+    ("zsh", "zsh"),
+    ("fish", "fish"),
+    ("openssl", "openssl"),
+];
+
+fn on_path(program: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(program).is_file()))
+}
+
+/// `cargo:rustc-cfg=mcpick_missing_NAME` for each test tool missing, with
+/// `MCPICK_ALLOW_SKIP=1` only: otherwise a test whose tool is missing fails, saying how to
+/// install it.
+fn mark_missing_test_tools() {
+    println!("cargo:rerun-if-env-changed=MCPICK_ALLOW_SKIP");
+    for (name, _) in TEST_TOOLS {
+        println!("cargo::rustc-check-cfg=cfg(mcpick_missing_{name})");
+    }
+    if std::env::var_os("MCPICK_ALLOW_SKIP").is_none_or(|v| v != "1") {
+        return;
+    }
+    println!("cargo:rerun-if-env-changed=PATH");
+    for (name, program) in TEST_TOOLS {
+        if !on_path(program) {
+            println!("cargo:rustc-cfg=mcpick_missing_{name}");
+            println!(
+                "cargo:warning=MCPICK_ALLOW_SKIP=1: `{program}` is not installed, so the tests that need it are ignored"
+            );
+        }
+    }
+}
+
 fn main() {
+    mark_missing_test_tools();
     let base = Path::new("assets/prompts");
     println!("cargo:rerun-if-changed=assets/prompts");
     let mut files = Vec::new();

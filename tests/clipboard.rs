@@ -229,11 +229,13 @@ fn copy_in_tmux(
     (server, client, screen)
 }
 
+#[cfg_attr(
+    mcpick_missing_tmux,
+    ignore = "`tmux` is not installed (MCPICK_ALLOW_SKIP=1)"
+)]
 #[test]
 fn inside_tmux_y_fills_a_tmux_buffer_and_says_the_terminal_got_it_too() {
-    let Some(tmux) = system_tool("tmux") else {
-        return;
-    };
+    let tmux = system_tool("tmux");
     let home = tempfile::tempdir().unwrap();
     let (server, _client, screen) = copy_in_tmux(tmux, home.path(), "external", true);
     assert!(
@@ -246,11 +248,13 @@ fn inside_tmux_y_fills_a_tmux_buffer_and_says_the_terminal_got_it_too() {
     assert!(menu.contains("Copied to a tmux buffer"), "{menu}");
 }
 
+#[cfg_attr(
+    mcpick_missing_tmux,
+    ignore = "`tmux` is not installed (MCPICK_ALLOW_SKIP=1)"
+)]
 #[test]
 fn with_set_clipboard_off_the_status_says_the_terminal_did_not_get_it_and_how_to_fix_it() {
-    let Some(tmux) = system_tool("tmux") else {
-        return;
-    };
+    let tmux = system_tool("tmux");
     let home = tempfile::tempdir().unwrap();
     let (_server, _client, screen) = copy_in_tmux(tmux, home.path(), "off", true);
     assert!(
@@ -259,11 +263,13 @@ fn with_set_clipboard_off_the_status_says_the_terminal_did_not_get_it_and_how_to
     );
 }
 
+#[cfg_attr(
+    mcpick_missing_tmux,
+    ignore = "`tmux` is not installed (MCPICK_ALLOW_SKIP=1)"
+)]
 #[test]
 fn in_a_session_no_client_sees_the_status_never_claims_a_terminal_got_it() {
-    let Some(tmux) = system_tool("tmux") else {
-        return;
-    };
+    let tmux = system_tool("tmux");
     let home = tempfile::tempdir().unwrap();
     let (_server, _client, screen) = copy_in_tmux(tmux, home.path(), "external", false);
     assert!(
@@ -276,11 +282,13 @@ fn in_a_session_no_client_sees_the_status_never_claims_a_terminal_got_it() {
     );
 }
 
+#[cfg_attr(
+    mcpick_missing_tmux,
+    ignore = "`tmux` is not installed (MCPICK_ALLOW_SKIP=1)"
+)]
 #[test]
 fn get_copy_inside_tmux_puts_stdout_in_a_buffer_and_names_the_route() {
-    let Some(tmux) = system_tool("tmux") else {
-        return;
-    };
+    let tmux = system_tool("tmux");
     let home = tempfile::tempdir().unwrap();
     let out = home.path().join("out");
     let err = home.path().join("err");
@@ -442,11 +450,17 @@ fn copy_on_x11_then_quit(display: &str, path: &std::ffi::OsStr) -> String {
     status
 }
 
+#[cfg_attr(
+    mcpick_missing_xvfb,
+    ignore = "`Xvfb` is not installed (MCPICK_ALLOW_SKIP=1)"
+)]
+#[cfg_attr(
+    mcpick_missing_xclip,
+    ignore = "`xclip` is not installed (MCPICK_ALLOW_SKIP=1)"
+)]
 #[test]
 fn on_x11_the_copy_outlives_mcpick_through_xclip() {
-    let (Some(xvfb), Some(xclip)) = (system_tool("Xvfb"), system_tool("xclip")) else {
-        return;
-    };
+    let (xvfb, xclip) = (system_tool("Xvfb"), system_tool("xclip"));
     let x = XServer::start(&xvfb);
     let home = tempfile::tempdir().unwrap();
     let status = copy_on_x11_then_quit(&x.display, &std::env::var_os("PATH").unwrap());
@@ -456,11 +470,17 @@ fn on_x11_the_copy_outlives_mcpick_through_xclip() {
     x.copy(&xclip, "done");
 }
 
+#[cfg_attr(
+    mcpick_missing_xvfb,
+    ignore = "`Xvfb` is not installed (MCPICK_ALLOW_SKIP=1)"
+)]
+#[cfg_attr(
+    mcpick_missing_xclip,
+    ignore = "`xclip` is not installed (MCPICK_ALLOW_SKIP=1)"
+)]
 #[test]
 fn without_clipboard_tools_mcpicks_detached_holder_keeps_the_copy_after_it_exits() {
-    let (Some(xvfb), Some(xclip)) = (system_tool("Xvfb"), system_tool("xclip")) else {
-        return;
-    };
+    let (xvfb, xclip) = (system_tool("Xvfb"), system_tool("xclip"));
     let x = XServer::start(&xvfb);
     let home = tempfile::tempdir().unwrap();
     // A PATH with no wl-copy, xclip or xsel: the route is mcpick's own holder.

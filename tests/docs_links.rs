@@ -280,7 +280,15 @@ fn readme_keeps_the_sections_newcomers_and_other_issues_rely_on() {
             "README.md lost its section #{anchor}"
         );
     }
-    assert!(readme.contains("cargo run --release") && readme.contains("cargo test"));
+    assert!(readme.contains("cargo run --release") && readme.contains("./test.sh "));
+    // CI runs the very command README gives for the whole suite.
+    let ci = std::fs::read_to_string(root().join(".ci/run")).expect("read .ci/run");
+    assert!(
+        ci.lines().any(|line| line.trim() == "./test.sh"),
+        ".ci/run does not call ./test.sh"
+    );
+    let test_sh = std::fs::read_to_string(root().join("test.sh")).expect("read test.sh");
+    assert!(test_sh.contains("cargo test --locked"), "{test_sh}");
 }
 
 #[test]

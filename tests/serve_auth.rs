@@ -2,7 +2,7 @@
 //! the bearer token (`--auth-token-file`, `MCPICK_SERVE_TOKEN`) and its 401 challenge,
 //! `--allow-remote` refused without a token unless `--insecure-no-auth`, bad token, key and
 //! certificate files refused at startup, and TLS with a certificate made at test time
-//! (`openssl`, which `tests/peers/system.sh` installs).
+//! (`openssl`, which `./test.sh` installs).
 
 mod common;
 
@@ -404,6 +404,10 @@ fn without_a_token_loopback_stays_open_as_before() {
     assert_listed_as(&post(&server, None), "public");
 }
 
+#[cfg_attr(
+    mcpick_missing_openssl,
+    ignore = "`openssl` is not installed (MCPICK_ALLOW_SKIP=1)"
+)]
 #[test]
 fn allow_remote_without_a_token_is_refused_saying_what_to_pass() {
     let (code, stderr) = refused(&["--http", "0.0.0.0:0", "--allow-remote"], &[]);
@@ -517,11 +521,11 @@ fn a_bad_token_file_is_refused_at_startup_naming_it() {
 
 /// Runs the system's `openssl` with `args`.
 fn openssl(args: &[&str]) {
-    let output = Command::new("openssl")
+    let output = Command::new(common::system_tool("openssl"))
         .args(args)
         .stdin(Stdio::null())
         .output()
-        .expect("openssl is needed to make test certificates: run tests/peers/system.sh");
+        .expect("run openssl to make test certificates");
     assert!(
         output.status.success(),
         "openssl {args:?} failed: {}",
@@ -578,6 +582,10 @@ fn certificates(dir: &Path) -> (String, String, String) {
     (cert, key, ca)
 }
 
+#[cfg_attr(
+    mcpick_missing_openssl,
+    ignore = "`openssl` is not installed (MCPICK_ALLOW_SKIP=1)"
+)]
 #[tokio::test]
 async fn tls_serves_https_to_a_client_trusting_the_certificate() {
     let dir = tempfile::tempdir().unwrap();
@@ -651,6 +659,10 @@ async fn tls_serves_https_to_a_client_trusting_the_certificate() {
     assert_listed(&request(Some(format!("Bearer {TOKEN}"))).await);
 }
 
+#[cfg_attr(
+    mcpick_missing_openssl,
+    ignore = "`openssl` is not installed (MCPICK_ALLOW_SKIP=1)"
+)]
 #[test]
 fn bad_tls_files_are_refused_at_startup_naming_them() {
     let dir = tempfile::tempdir().unwrap();
@@ -703,6 +715,10 @@ fn bad_tls_files_are_refused_at_startup_naming_them() {
     }
 }
 
+#[cfg_attr(
+    mcpick_missing_openssl,
+    ignore = "`openssl` is not installed (MCPICK_ALLOW_SKIP=1)"
+)]
 #[tokio::test]
 async fn sigterm_over_tls_ends_a_listen_stream_with_its_result_and_exits_0() {
     let dir = tempfile::tempdir().unwrap();

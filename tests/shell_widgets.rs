@@ -54,13 +54,13 @@ struct Session {
 }
 
 impl Session {
-    /// Starts `shell`, or returns `None` (having said SKIPPED) when it is not installed.
+    /// Starts `shell` (failing the test when it is not installed; see `system_tool`).
     /// `widget_opts` becomes MCPICK_WIDGET_OPTS. zsh runs without MCPICK_BIN, so the binary
     /// path `shell-init` writes for a build outside PATH is exercised too.
-    fn start(shell: Shell, widget_opts: Option<&str>) -> Option<Session> {
+    fn start(shell: Shell, widget_opts: Option<&str>) -> Session {
         let program = match shell {
             Shell::Bash => PathBuf::from("bash"),
-            other => system_tool(other.name())?,
+            other => system_tool(other.name()),
         };
         let sandbox = Sandbox::new(&mcpick_serve("builtin", &["--builtin"]));
         let dir = sandbox.dir.path();
@@ -134,7 +134,7 @@ impl Session {
         }
         let mut tui = Tui::spawn(&sandbox, command);
         tui.wait_for("$ ", STEP);
-        Some(Session { tui, sandbox })
+        Session { tui, sandbox }
     }
 
     /// Presses the key and waits for mcpick's menu over the bundled library.
@@ -220,9 +220,7 @@ fn fill_translate_and_accept(tui: &mut Tui) {
 /// (` ignored` is a word of its own, between it and ` tail`), and the file holds exactly the
 /// export.
 fn accepted_prompt_lands_quoted_at_the_cursor(shell: Shell, widget_opts: Option<&str>) {
-    let Some(mut session) = Session::start(shell, widget_opts) else {
-        return;
-    };
+    let mut session = Session::start(shell, widget_opts);
     session.tui.send(WRITE_ARGV);
     session.tui.send(" tail");
     session.tui.wait_for("out.txt  tail", STEP);
@@ -265,9 +263,7 @@ fn accepted_prompt_lands_quoted_at_the_cursor(shell: Shell, widget_opts: Option<
 /// `echo kept`, the cursor two cells left, ⟨key⟩, leave mcpick with `leave`: the line and the
 /// cursor are as they were (an X typed then lands inside the word).
 fn leaving_mcpick_keeps_the_line(shell: Shell, widget_opts: Option<&str>, leave: &str) {
-    let Some(mut session) = Session::start(shell, widget_opts) else {
-        return;
-    };
+    let mut session = Session::start(shell, widget_opts);
     session.tui.send("echo kept");
     session.tui.wait_for("$ echo kept", STEP);
     session.tui.send(LEFT);
@@ -297,11 +293,19 @@ fn bash_inserts_the_accepted_prompt_as_one_quoted_argument() {
     accepted_prompt_lands_quoted_at_the_cursor(Shell::Bash, None);
 }
 
+#[cfg_attr(
+    mcpick_missing_zsh,
+    ignore = "`zsh` is not installed (MCPICK_ALLOW_SKIP=1)"
+)]
 #[test]
 fn zsh_inserts_the_accepted_prompt_as_one_quoted_argument() {
     accepted_prompt_lands_quoted_at_the_cursor(Shell::Zsh, None);
 }
 
+#[cfg_attr(
+    mcpick_missing_fish,
+    ignore = "`fish` is not installed (MCPICK_ALLOW_SKIP=1)"
+)]
 #[test]
 fn fish_inserts_the_accepted_prompt_as_one_quoted_argument() {
     accepted_prompt_lands_quoted_at_the_cursor(Shell::Fish, None);
@@ -312,11 +316,19 @@ fn bash_cancel_with_ctrl_c_leaves_the_line_and_the_cursor() {
     leaving_mcpick_keeps_the_line(Shell::Bash, None, CTRL_C);
 }
 
+#[cfg_attr(
+    mcpick_missing_zsh,
+    ignore = "`zsh` is not installed (MCPICK_ALLOW_SKIP=1)"
+)]
 #[test]
 fn zsh_cancel_with_esc_leaves_the_line_and_the_cursor() {
     leaving_mcpick_keeps_the_line(Shell::Zsh, None, ESC);
 }
 
+#[cfg_attr(
+    mcpick_missing_fish,
+    ignore = "`fish` is not installed (MCPICK_ALLOW_SKIP=1)"
+)]
 #[test]
 fn fish_cancel_with_ctrl_c_leaves_the_line_and_the_cursor() {
     leaving_mcpick_keeps_the_line(Shell::Fish, None, CTRL_C);
@@ -327,17 +339,23 @@ fn bash_an_mcpick_error_leaves_the_line_and_widget_opts_reach_mcpick() {
     leaving_mcpick_keeps_the_line(Shell::Bash, Some("--format nope"), "");
 }
 
+#[cfg_attr(
+    mcpick_missing_zsh,
+    ignore = "`zsh` is not installed (MCPICK_ALLOW_SKIP=1)"
+)]
 #[test]
 fn zsh_an_mcpick_error_leaves_the_line_and_widget_opts_reach_mcpick() {
     leaving_mcpick_keeps_the_line(Shell::Zsh, Some("--format nope"), "");
 }
 
+#[cfg_attr(
+    mcpick_missing_fish,
+    ignore = "`fish` is not installed (MCPICK_ALLOW_SKIP=1)"
+)]
 #[test]
 fn fish_widget_opts_change_the_format() {
     // MCP JSON still holds the text (JSON-escaped, beside its role) and the quoting holds.
-    let Some(mut session) = Session::start(Shell::Fish, Some("--format mcp-json")) else {
-        return;
-    };
+    let mut session = Session::start(Shell::Fish, Some("--format mcp-json"));
     session.tui.send(WRITE_ARGV);
     session.tui.wait_for("out.txt", STEP);
     session.open_mcpick();
@@ -373,6 +391,10 @@ fn bash_with_an_inline_menu_inserts_the_prompt() {
     accepted_prompt_lands_quoted_at_the_cursor(Shell::Bash, Some("--height 15"));
 }
 
+#[cfg_attr(
+    mcpick_missing_zsh,
+    ignore = "`zsh` is not installed (MCPICK_ALLOW_SKIP=1)"
+)]
 #[test]
 fn zsh_with_an_inline_menu_inserts_the_prompt_and_keeps_the_line_above() {
     accepted_prompt_lands_quoted_at_the_cursor(Shell::Zsh, Some("--height 15"));
@@ -381,9 +403,7 @@ fn zsh_with_an_inline_menu_inserts_the_prompt_and_keeps_the_line_above() {
 #[test]
 fn bash_widget_opts_are_split_as_words_but_never_globbed() {
     // `c*` would match config.toml in the folder the shell runs in.
-    let Some(mut session) = Session::start(Shell::Bash, Some("-q c*")) else {
-        return;
-    };
+    let mut session = Session::start(Shell::Bash, Some("-q c*"));
     session.open_mcpick();
     let screen = session.tui.wait_for("❯ c*", STEP);
     assert!(!screen.contains("config.toml"), "{screen}");

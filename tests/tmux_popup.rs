@@ -25,8 +25,8 @@ struct TmuxServer {
 impl TmuxServer {
     /// A server whose one pane runs a program that asks for bracketed paste, reads the
     /// terminal raw until a paste ends, and writes every byte it read to a file.
-    fn with_reading_pane(sandbox: &Sandbox) -> Option<TmuxServer> {
-        system_tool("tmux")?;
+    fn with_reading_pane(sandbox: &Sandbox) -> TmuxServer {
+        system_tool("tmux");
         let socket = format!("mcpick-test-{}-{}", std::process::id(), unique());
         let received = sandbox.dir.path().join("received");
         let exit_code = sandbox.dir.path().join("exit-code");
@@ -54,7 +54,7 @@ impl TmuxServer {
         wait_until("the pane's reader to start", || {
             server.received.with_extension("ready").exists()
         });
-        Some(server)
+        server
     }
 
     /// `tmux -L SOCKET` with the sandbox's environment (the server keeps it: `run-shell`
@@ -205,12 +205,14 @@ fn builtin() -> Sandbox {
     Sandbox::new(&mcpick_serve("builtin", &["--builtin"]))
 }
 
+#[cfg_attr(
+    mcpick_missing_tmux,
+    ignore = "`tmux` is not installed (MCPICK_ALLOW_SKIP=1)"
+)]
 #[test]
 fn accepting_in_the_popup_pastes_the_export_into_the_pane() {
     let sandbox = builtin();
-    let Some(tmux) = TmuxServer::with_reading_pane(&sandbox) else {
-        return;
-    };
+    let tmux = TmuxServer::with_reading_pane(&sandbox);
     let mut client = tmux.attach(&sandbox);
     let before = tmux.settled_titles(&sandbox);
     // A prompt right after --tmux opens in the default popup.
@@ -251,12 +253,14 @@ fn accepting_in_the_popup_pastes_the_export_into_the_pane() {
     assert_eq!(String::from_utf8_lossy(&buffers.stdout), "");
 }
 
+#[cfg_attr(
+    mcpick_missing_tmux,
+    ignore = "`tmux` is not installed (MCPICK_ALLOW_SKIP=1)"
+)]
 #[test]
 fn cancelling_the_popup_pastes_nothing_and_exits_130() {
     let sandbox = builtin();
-    let Some(tmux) = TmuxServer::with_reading_pane(&sandbox) else {
-        return;
-    };
+    let tmux = TmuxServer::with_reading_pane(&sandbox);
     let mut client = tmux.attach(&sandbox);
     let before = tmux.settled_titles(&sandbox);
     tmux.run_mcpick(&sandbox, &["80x20"]);

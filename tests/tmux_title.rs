@@ -18,8 +18,8 @@ struct Tmux {
 }
 
 impl Tmux {
-    fn start(sandbox: &Sandbox) -> Option<Tmux> {
-        system_tool("tmux")?;
+    fn start(sandbox: &Sandbox) -> Tmux {
+        system_tool("tmux");
         let tmux = Tmux {
             socket: format!("mcpick-title-{}", std::process::id()),
         };
@@ -30,7 +30,7 @@ impl Tmux {
             .status()
             .expect("run tmux");
         assert!(status.success(), "tmux new-session failed");
-        Some(tmux)
+        tmux
     }
 
     fn command(&self, sandbox: &Sandbox) -> Command {
@@ -95,12 +95,14 @@ impl Drop for Tmux {
     }
 }
 
+#[cfg_attr(
+    mcpick_missing_tmux,
+    ignore = "`tmux` is not installed (MCPICK_ALLOW_SKIP=1)"
+)]
 #[test]
 fn no_mode_changes_the_pane_title_or_the_window_name() {
     let sandbox = Sandbox::new(&mcpick_serve("builtin", &["--builtin"]));
-    let Some(tmux) = Tmux::start(&sandbox) else {
-        return;
-    };
+    let tmux = Tmux::start(&sandbox);
     tmux.run(
         &sandbox,
         &["select-pane", "-t", "main", "-T", "the user's title"],

@@ -15,18 +15,21 @@ pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Installs (once per test binary; the script itself is idempotent and locked) the pinned
-/// peers under target/peers, and returns that directory.
+/// The pinned peers under target/peers (or `MCPICK_PEERS_DIR`), which `./test.sh` (or
+/// `tests/peers/setup.sh`) installs; when they are missing or outdated, fails saying so.
+/// Tests never install anything themselves.
 pub fn peers() -> &'static Path {
     static PEERS: OnceLock<PathBuf> = OnceLock::new();
     PEERS.get_or_init(|| {
-        let status = Command::new("bash")
+        let output = Command::new("bash")
             .arg(root().join("tests/peers/setup.sh"))
-            .status()
-            .expect("run tests/peers/setup.sh");
+            .arg("--check")
+            .output()
+            .expect("run tests/peers/setup.sh --check");
         assert!(
-            status.success(),
-            "tests/peers/setup.sh failed: install node/npm and python3"
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr).trim()
         );
         std::env::var_os("MCPICK_PEERS_DIR")
             .map(PathBuf::from)
@@ -338,38 +341,30 @@ pub fn python3() -> &'static str {
     })
 }
 
-/// Finds `program` (tmux, Xvfb, xclip, zsh, fish) on PATH, after tests/peers/system.sh has
-/// had one chance (per test binary) to install what is missing. Missing, it fails the test
-/// under CI (whose setup installs these) and elsewhere says SKIPPED loudly on stderr and
-/// returns `None`, so a test that cannot run never passes quietly.
-pub fn system_tool(program: &str) -> Option<PathBuf> {
-    static INSTALLED: OnceLock<bool> = OnceLock::new();
-    let installed = *INSTALLED.get_or_init(|| {
-        Command::new("bash")
-            .arg(root().join("tests/peers/system.sh"))
-            .status()
-            .is_ok_and(|s| s.success())
-    });
+/// Finds `program` (tmux, Xvfb, xclip, zsh, fish, openssl) on PATH; missing, fails the
+/// test saying how to install it. Tests never install anything themselves: `./test.sh`
+/// does (as root), or the user. With `MCPICK_ALLOW_SKIP=1` when the tests are built, each
+/// test needing a missing program is ignored instead (build.rs sets `mcpick_missing_NAME`,
+/// the test carries `#[cfg_attr(mcpick_missing_NAME, ignore = …)]`), and `cargo test` counts
+/// it under "ignored".
+pub fn system_tool(program: &str) -> PathBuf {
     let found = std::env::var_os("PATH").and_then(|path| {
         std::env::split_paths(&path)
             .map(|dir| dir.join(program))
             .find(|candidate| candidate.is_file())
     });
-    if found.is_none() {
-        let why = format!(
-            "`{program}` is not installed (tests/peers/system.sh {}); this test needs it",
-            if installed {
-                "ran"
-            } else {
-                "could not install it"
-            }
-        );
-        if std::env::var_os("CI").is_some() {
-            panic!("{why}");
-        }
-        eprintln!("\n!!!!! SKIPPED: {why} !!!!!\n");
-    }
-    found
+    found.unwrap_or_else(|| {
+        let package = match program {
+            "Xvfb" => "xvfb",
+            other => other,
+        };
+        panic!(
+            "`{program}` is not installed and this test needs it: install it (Debian: \
+             apt-get install {package}; or run ./test.sh as root, which installs every \
+             program the tests need), or build the tests with MCPICK_ALLOW_SKIP=1 to ignore \
+             such tests"
+        )
+    })
 }
 
 /// `text` as one word for `sh` (single quotes; a `'` inside as `'\''`).
