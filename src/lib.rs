@@ -17,7 +17,7 @@ pub mod mcp;
 pub mod render;
 pub mod secrets;
 pub mod serve;
-pub mod signals;
+pub mod sys;
 pub mod text;
 pub mod tui;
 pub mod ui;

@@ -9,6 +9,7 @@ use mcpick::cli::{Cli, run};
 fn main() -> ExitCode {
     // At a Tab in the shell (`MCPICK_COMPLETE` set): answer and exit.
     mcpick::cli::answer_completion_request();
+    mcpick::mcp::install_crypto_provider();
     let cli = Cli::parse_from(mcpick::cli::with_tmux_size_spelled_out(
         std::env::args_os().collect(),
     ));

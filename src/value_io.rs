@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use crate::app::source::{decode_value, too_large};
 use crate::app::{CommandOutcome, FileList, ValueSource};
+use crate::sys::process::OwnGroup;
 
 /// How many files the picker's walk lists at most.
 pub const WALK_CAP: usize = 20_000;
@@ -110,7 +111,7 @@ pub async fn run_command(
         .kill_on_drop(true)
         // Its own process group, so a stop reaches what it started too (a pipeline's
         // commands), and it cannot read the terminal mcpick draws on.
-        .process_group(0)
+        .in_own_group()
         .spawn();
     let mut child = match child {
         Ok(child) => child,
@@ -177,15 +178,7 @@ pub async fn run_command(
             },
             Err(why) => failed(why, stderr),
         },
-        Ok(status) => {
-            use std::os::unix::process::ExitStatusExt;
-            let why = match (status.code(), status.signal()) {
-                (Some(code), _) => format!("exited with status {code}"),
-                (None, Some(signal)) => format!("was killed by signal {signal}"),
-                _ => format!("failed ({status})"),
-            };
-            failed(why, stderr)
-        }
+        Ok(status) => failed(crate::sys::process::describe_exit(status), stderr),
         Err(e) => failed(format!("cannot wait for it: {e}"), stderr),
     }
 }
@@ -207,12 +200,7 @@ impl Drop for KillGroupOnDrop {
 }
 
 fn kill_group(pid: u32) {
-    if let Ok(pid) = i32::try_from(pid) {
-        let _ = nix::sys::signal::killpg(
-            nix::unistd::Pid::from_raw(pid),
-            nix::sys::signal::Signal::SIGKILL,
-        );
-    }
+    crate::sys::process::stop_group(pid, crate::sys::process::Stop::Kill);
 }
 
 #[cfg(test)]

@@ -141,6 +141,7 @@ fn fetch(method: &str, url: &str) -> (u16, String) {
         .build()
         .expect("tokio runtime");
     runtime.block_on(async {
+        mcpick::mcp::install_crypto_provider();
         let client = reqwest::Client::builder()
             .no_proxy()
             .timeout(Duration::from_secs(30))

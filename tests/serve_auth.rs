@@ -601,6 +601,7 @@ async fn tls_serves_https_to_a_client_trusting_the_certificate() {
         server.url
     );
     let pem = std::fs::read(&authority).unwrap();
+    mcpick::mcp::install_crypto_provider();
     let client = reqwest::Client::builder()
         .tls_certs_only([reqwest::Certificate::from_pem(&pem).unwrap()])
         // Shorter than the server's handshake timeout: a request queued behind the silent
@@ -729,6 +730,7 @@ async fn sigterm_over_tls_ends_a_listen_stream_with_its_result_and_exits_0() {
         &[],
     );
     let pem = std::fs::read(&authority).unwrap();
+    mcpick::mcp::install_crypto_provider();
     let client = reqwest::Client::builder()
         .tls_certs_only([reqwest::Certificate::from_pem(&pem).unwrap()])
         .build()

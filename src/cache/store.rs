@@ -120,19 +120,7 @@ fn too_large(path: &Path) -> String {
     )
 }
 
-#[cfg(unix)]
-fn open_nonblocking(path: &Path) -> std::io::Result<std::fs::File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(nix::fcntl::OFlag::O_NONBLOCK.bits())
-        .open(path)
-}
-
-#[cfg(not(unix))]
-fn open_nonblocking(path: &Path) -> std::io::Result<std::fs::File> {
-    std::fs::File::open(path)
-}
+use crate::sys::fs::open_nonblocking;
 
 /// Reads a catalog file's bytes as `server`'s entry, or says in a few words why it cannot
 /// be used. Never panics, whatever the bytes (the fuzz target `cache` holds it to that).
@@ -237,32 +225,7 @@ pub(crate) fn write_private_with(
     Ok(())
 }
 
-#[cfg(unix)]
-fn set_owner_only(path: &Path) -> std::io::Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
-}
-
-#[cfg(not(unix))]
-fn set_owner_only(_path: &Path) -> std::io::Result<()> {
-    Ok(())
-}
-
-#[cfg(unix)]
-fn create_private_dir(dir: &Path) -> std::io::Result<()> {
-    use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)?;
-    // A folder that existed already (made by hand, or by an older mcpick) is closed too.
-    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
-}
-
-#[cfg(not(unix))]
-fn create_private_dir(dir: &Path) -> std::io::Result<()> {
-    std::fs::create_dir_all(dir)
-}
+use crate::sys::fs::{create_private_dir, set_owner_only};
 
 /// Deletes `server`'s catalog; `Ok(false)` when it had none.
 pub fn remove(server: &str) -> std::io::Result<bool> {

@@ -37,7 +37,7 @@ pub async fn run(config_path: Option<&Path>, action: AuthCommand) -> Result<Exit
             };
             let signed_in = tokio::select! {
                 result = auth::sign_in(&server, None, browser, &show) => result,
-                code = crate::signals::stopped() => {
+                code = crate::sys::signals::stopped() => {
                     return Err(CliError { code, message: "sign-in stopped".into() });
                 }
             };

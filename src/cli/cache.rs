@@ -154,7 +154,7 @@ fn describe(entry: &ServerEntry, config: Option<&Config>, now: u64) -> String {
 
 /// A span of milliseconds in the largest whole units that read well: `42 s`, `3 min`,
 /// `5 h 2 min`, `2 days`.
-fn span(ms: u64) -> String {
+pub(super) fn span(ms: u64) -> String {
     let s = ms / 1000;
     match s {
         0..60 => format!("{s} s"),

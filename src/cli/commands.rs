@@ -334,6 +334,7 @@ async fn run_loaded(config: &Config, command: Command) -> Result<ExitCode, CliEr
         | Command::ShellInit { .. }
         | Command::Completions { .. }
         | Command::Man
+        | Command::Doctor { .. }
         | Command::ConformanceClient { .. }
         | Command::ClipboardHold => {
             unreachable!("dispatched in cli::run")
@@ -441,7 +442,7 @@ async fn connect_all_reading(
     // Warnings come before the server's Ready, and so does its FromCatalog.
     let mut warnings: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut cached: BTreeMap<String, Freshness> = BTreeMap::new();
-    let interrupt = crate::signals::stopped();
+    let interrupt = crate::sys::signals::stopped();
     tokio::pin!(interrupt);
     while !pending.is_empty() {
         let event = tokio::select! {
@@ -1080,7 +1081,7 @@ where
             let log = connection.log().clone();
             let result = tokio::select! {
                 result = request(connection) => Ok(result),
-                code = crate::signals::stopped() => Err(code),
+                code = crate::sys::signals::stopped() => Err(code),
             };
             // Questions mcpick could not put to anyone are its own decision, not the
             // server's failure: its stderr would only bury the flag to use.
@@ -1519,7 +1520,7 @@ async fn copy_to_clipboard(config: &Config, text: &str) -> Result<(), CliError> 
 /// stdin), answering on stdout, until another program takes the selection.
 pub async fn clipboard_hold() -> Result<ExitCode, CliError> {
     // The terminal it was started from may close meanwhile: a hangup must not end the hold.
-    let hangup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup()).ok();
+    let hangup = crate::sys::signals::ignore_hangup();
     let held = tokio::task::spawn_blocking(|| {
         let mut text = String::new();
         std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)

@@ -6,6 +6,7 @@ mod cache;
 mod commands;
 mod completions;
 mod conformance;
+mod doctor;
 mod import;
 mod inputs;
 mod menu;
@@ -30,7 +31,8 @@ pub use menu::with_tmux_size_spelled_out;
 #[derive(Debug, Parser)]
 #[command(name = "mcpick", version, about, long_about = None)]
 pub struct Cli {
-    /// The config file (default: the platform config dir's mcpick/config.toml).
+    /// The config file (default: $XDG_CONFIG_HOME/mcpick/config.toml, else
+    /// ~/.config/mcpick/config.toml; `mcpick doctor` says which is read and why).
     #[arg(long, global = true, env = CONFIG_ENV, value_name = "PATH")]
     pub config: Option<PathBuf>,
 
@@ -294,6 +296,14 @@ pub enum Command {
     /// Print mcpick's man page (roff): `mcpick man | man -l -`, or save it as
     /// `man1/mcpick.1` in a MANPATH folder.
     Man,
+    /// Check this setup: the config file read and why, each server's transport and what the
+    /// catalog last learned of it, mcpick's folders, the clipboard route a copy takes now,
+    /// what the terminal answers; then each problem with its fix. Exit 1 on a problem.
+    Doctor {
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Run the client side of the MCP conformance suite against URL (for CI; reads
     /// MCP_CONFORMANCE_SCENARIO, MCP_CONFORMANCE_PROTOCOL_VERSION, MCP_CONFORMANCE_CONTEXT).
     #[command(hide = true)]
@@ -478,6 +488,7 @@ pub async fn run(cli: Cli) -> ExitCode {
         }) => shell::run(&shell, key.as_deref(), completions),
         Some(Command::Completions { shell }) => completions::run(&shell),
         Some(Command::Man) => completions::man(),
+        Some(Command::Doctor { json }) => doctor::run(cli.config.as_deref(), json).await,
         Some(Command::ConformanceClient { url }) => conformance::run(url).await,
         Some(Command::ClipboardHold) => commands::clipboard_hold().await,
         Some(command) => {

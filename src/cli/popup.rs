@@ -4,7 +4,6 @@
 
 use std::ffi::OsString;
 use std::io::IsTerminal;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 
@@ -34,7 +33,7 @@ pub async fn run(size: PopupSize) -> Result<ExitCode, CliError> {
     // The folder holds the environment and the export: the user's only.
     let folder = tempfile::Builder::new()
         .prefix("mcpick-popup-")
-        .permissions(std::fs::Permissions::from_mode(0o700))
+        .permissions(crate::sys::fs::permissions(0o700))
         .tempdir()
         .map_err(|e| CliError::runtime(format!("cannot make a temp folder for the popup: {e}")))?;
     let paths = Paths::in_folder(folder.path());
@@ -67,7 +66,7 @@ pub async fn run(size: PopupSize) -> Result<ExitCode, CliError> {
     // A stop signal closes the popup and removes the folder (dropped on return).
     let popup = tokio::select! {
         popup = popup => popup,
-        code = crate::signals::stopped() => {
+        code = crate::sys::signals::stopped() => {
             let _ = Command::new("tmux")
                 .args(["display-popup", "-C", "-t", &target])
                 .stdin(Stdio::null())
@@ -254,12 +253,7 @@ fn inner_script(
 /// Writes a new file only the user can read (it holds the environment).
 fn write_private(path: &Path, text: &str) -> std::io::Result<()> {
     use std::io::Write;
-    use std::os::unix::fs::OpenOptionsExt;
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(path)?;
+    let mut file = crate::sys::fs::create_private_new(path)?;
     file.write_all(text.as_bytes())
 }
 

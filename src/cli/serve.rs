@@ -277,7 +277,7 @@ pub async fn run(
             let shutdown = CancellationToken::new();
             let stop = shutdown.clone();
             tokio::spawn(async move {
-                crate::signals::stopped().await;
+                crate::sys::signals::stopped().await;
                 stop.cancel();
             });
             serve_http(server, address, access, shutdown, |bound| {

@@ -583,7 +583,66 @@ struct RawOAuth {
 
 /// Where the config file is read from when neither `--config` nor `MCPICK_CONFIG` says.
 pub fn default_config_path() -> Option<PathBuf> {
-    directories::ProjectDirs::from("", "", "mcpick").map(|d| d.config_dir().join("config.toml"))
+    default_config_place().map(|place| place.path)
+}
+
+/// The default config file and why it is that one (for `mcpick doctor`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigPlace {
+    /// The file.
+    pub path: PathBuf,
+    /// Why this path: which rule chose it.
+    pub why: String,
+}
+
+/// The default config file of this process: `$XDG_CONFIG_HOME/mcpick/config.toml` when that
+/// variable holds an absolute path, else `~/.config/mcpick/config.toml`, on macOS too (where
+/// command-line users look, as helix, atuin and television do). On macOS a config only in
+/// the old place, `~/Library/Application Support/mcpick/`, is still read, and doctor says to
+/// move it.
+pub fn default_config_place() -> Option<ConfigPlace> {
+    let home = directories::BaseDirs::new().map(|d| d.home_dir().to_path_buf());
+    let legacy = if cfg!(target_os = "macos") {
+        directories::ProjectDirs::from("", "", "mcpick").map(|d| d.config_dir().join("config.toml"))
+    } else {
+        None
+    };
+    choose_config_place(
+        std::env::var_os("XDG_CONFIG_HOME").map(PathBuf::from),
+        home,
+        legacy,
+        &|path: &Path| path.exists(),
+    )
+}
+
+/// [`default_config_place`] from its inputs: the `XDG_CONFIG_HOME` value, the home folder,
+/// the platform's old config file (macOS), and how to tell whether a file exists.
+fn choose_config_place(
+    xdg_config_home: Option<PathBuf>,
+    home: Option<PathBuf>,
+    legacy: Option<PathBuf>,
+    exists: &dyn Fn(&Path) -> bool,
+) -> Option<ConfigPlace> {
+    let (path, why) = match xdg_config_home.filter(|dir| dir.is_absolute()) {
+        Some(dir) => (
+            dir.join("mcpick/config.toml"),
+            "$XDG_CONFIG_HOME/mcpick/config.toml".to_string(),
+        ),
+        None => (
+            home?.join(".config/mcpick/config.toml"),
+            "~/.config/mcpick/config.toml (XDG_CONFIG_HOME is not set)".to_string(),
+        ),
+    };
+    match legacy {
+        Some(old) if !exists(&path) && exists(&old) => Some(ConfigPlace {
+            why: format!(
+                "the old macOS place, read because {} does not exist; move the file there",
+                path.display()
+            ),
+            path: old,
+        }),
+        _ => Some(ConfigPlace { path, why }),
+    }
 }
 
 /// The folder for what mcpick remembers between runs (argument history, recent prompts).

@@ -578,3 +578,42 @@ fn server_errors_point_at_the_line_and_column_of_their_field() {
         );
     }
 }
+
+#[test]
+fn the_default_config_is_xdg_then_dot_config_with_the_old_macos_place_as_a_fallback() {
+    let home = Some(PathBuf::from("/home/u"));
+    let none = |_: &Path| false;
+    let place = choose_config_place(Some("/x".into()), home.clone(), None, &none).unwrap();
+    assert_eq!(place.path, Path::new("/x/mcpick/config.toml"));
+    assert!(place.why.contains("$XDG_CONFIG_HOME"), "{}", place.why);
+    // A relative XDG_CONFIG_HOME is ignored, as the XDG spec says.
+    let place = choose_config_place(Some("rel".into()), home.clone(), None, &none).unwrap();
+    assert_eq!(place.path, Path::new("/home/u/.config/mcpick/config.toml"));
+    // macOS: the old file is read only while the new one does not exist, and said so.
+    let old = PathBuf::from("/home/u/Library/Application Support/mcpick/config.toml");
+    let only_old = |p: &Path| p == old;
+    let place = choose_config_place(None, home.clone(), Some(old.clone()), &only_old).unwrap();
+    assert_eq!(place.path, old);
+    assert!(place.why.contains("move the file there"), "{}", place.why);
+    let both = |_: &Path| true;
+    let place = choose_config_place(None, home.clone(), Some(old.clone()), &both).unwrap();
+    assert_eq!(place.path, Path::new("/home/u/.config/mcpick/config.toml"));
+    assert_eq!(
+        choose_config_place(None, home, Some(old), &none)
+            .unwrap()
+            .path,
+        Path::new("/home/u/.config/mcpick/config.toml"),
+        "nothing yet: the new place (where `mcpick init` writes)"
+    );
+    assert_eq!(choose_config_place(None, None, None, &none), None);
+}
+
+#[test]
+fn no_config_file_follows_the_terminals_background_as_an_empty_one_does() {
+    let empty = parse("", Path::new("config.toml"), &|_: &str| None).unwrap();
+    assert_eq!(Config::default().theme, empty.theme);
+    assert!(
+        Config::default().theme.light_variant.is_some(),
+        "base = \"auto\": a light variant for a light background"
+    );
+}

@@ -135,12 +135,20 @@ pub(super) struct RawTheme {
 /// The theme as the config gives it: its colours, and for `base = "auto"` those of the
 /// light base too (the same overrides applied), to use when the terminal's background is
 /// light.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Theme {
     /// The colours, for a dark background when the base is `auto`.
     pub colors: ThemeColors,
     /// With `auto`: the colours for a light background.
     pub light_variant: Option<ThemeColors>,
+}
+
+/// With no config file, as with a config without `[theme]`: `base = "auto"`, so the
+/// theme follows the terminal's background in the very first run too.
+impl Default for Theme {
+    fn default() -> Self {
+        RawTheme::default().resolve_both()
+    }
 }
 
 impl Theme {

@@ -11,6 +11,8 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use serde::Deserialize;
+
+use crate::sys::process::OwnGroup;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// How long a clipboard program may take before the copy counts as failed.
@@ -428,7 +430,7 @@ async fn feed(program: &Path, args: &[String], text: &str) -> Result<(), String>
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(Stdio::from(stderr_copy))
-        .process_group(0)
+        .in_own_group()
         .kill_on_drop(true)
         .spawn()
         .map_err(|e| format!("cannot run {name}: {e}"))?;
@@ -442,11 +444,8 @@ async fn feed(program: &Path, args: &[String], text: &str) -> Result<(), String>
     .await
     .inspect_err(|_| {
         // It hung: end what it started too (a `sh -c` leaves its children otherwise).
-        if let Some(group) = group.and_then(|g| i32::try_from(g).ok()) {
-            let _ = nix::sys::signal::killpg(
-                nix::unistd::Pid::from_raw(group),
-                nix::sys::signal::Signal::SIGKILL,
-            );
+        if let Some(group) = group {
+            crate::sys::process::stop_group(group, crate::sys::process::Stop::Kill);
         }
     })?;
     if status.success() {
@@ -463,7 +462,6 @@ async fn feed(program: &Path, args: &[String], text: &str) -> Result<(), String>
 /// Starts mcpick's own holder, detached (its own process group, so the terminal's Ctrl-C
 /// does not reach it), and waits for its ready byte, or its reason on failure.
 async fn start_holder(text: &str) -> Result<(), String> {
-    use std::os::unix::process::CommandExt;
     let exe =
         std::env::current_exe().map_err(|e| format!("cannot find mcpick's own binary: {e}"))?;
     let mut command = std::process::Command::new(exe);
@@ -472,7 +470,7 @@ async fn start_holder(text: &str) -> Result<(), String> {
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
-        .process_group(0);
+        .in_own_group();
     let mut child = tokio::process::Command::from(command)
         .spawn()
         .map_err(|e| format!("cannot start {HOLDER_NAME}: {e}"))?;

@@ -36,11 +36,7 @@ pub fn write_atomic(path: &Path, contents: &[u8], overwrite: bool) -> Result<(),
     builder.prefix(".mcpick-").suffix(".tmp");
     // A new file gets the usual mode (0666 less the umask, applied at creation), not a temp
     // file's 0600.
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        builder.permissions(std::fs::Permissions::from_mode(0o666));
-    }
+    builder.permissions(crate::sys::fs::permissions(0o666));
     let mut temp = builder
         .tempfile_in(&folder)
         .map_err(|e| failed("write", e))?;

@@ -296,6 +296,7 @@ fn http_parts(server: &ServerConfig) -> Option<(&str, &OAuthConfig)> {
 pub(super) async fn signed_client(
     server: &ServerConfig,
 ) -> Result<Option<AuthClient<reqwest::Client>>, McpError> {
+    super::tls::install_crypto_provider();
     let Some((url, _)) = http_parts(server) else {
         return Ok(None);
     };
@@ -335,6 +336,7 @@ pub async fn sign_in(
     browser: Browser,
     show_url: &(dyn Fn(&str) + Send + Sync),
 ) -> Result<(), McpError> {
+    super::tls::install_crypto_provider();
     let result = sign_in_unhidden(server, challenge, browser, show_url).await;
     match http_parts(server) {
         // A URL's query may hold a key: errors quote the URL without it.
@@ -497,6 +499,7 @@ fn step_up_scopes(
 /// Sends an unsigned request to see whether the server asks for sign-in: the
 /// `WWW-Authenticate` value of its 401 (or 403), or `None`.
 async fn probe_challenge(server: &ServerConfig) -> Result<Option<String>, McpError> {
+    super::tls::install_crypto_provider();
     let TransportConfig::Http { url, headers, .. } = &server.transport else {
         return Ok(None);
     };

@@ -6,8 +6,6 @@ use std::process::{ExitStatus, Stdio};
 use std::sync::Arc;
 use std::time::Duration;
 
-use nix::sys::signal::{Signal, killpg};
-use nix::unistd::Pid;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
 use tokio::process::{ChildStdin, ChildStdout, Command};
 use tokio::sync::{mpsc, watch};
@@ -15,6 +13,7 @@ use tokio::sync::{mpsc, watch};
 use super::error::McpError;
 use super::log::ServerLog;
 use super::types::LogLine;
+use crate::sys::process::{OwnGroup, Stop, stop_group};
 
 /// The most stderr lines read from one server per [`STDERR_WINDOW`] (20,000 a second).
 pub const STDERR_LINES_PER_WINDOW: u32 = 2000;
@@ -66,7 +65,7 @@ impl ChildProcess {
             .stderr(Stdio::piped())
             // Its own group, so shutdown reaches grandchildren (npx → node) and a
             // Ctrl-C meant for mcpick does not kill servers behind its back.
-            .process_group(0)
+            .in_own_group()
             .kill_on_drop(true);
         if let Some(cwd) = spec.cwd {
             command.current_dir(cwd);
@@ -157,25 +156,24 @@ impl ChildProcess {
             .is_ok()
         {
             tracing::debug!(pid = ?self.pid, "server exited after stdin closed");
-            self.kill_group(Signal::SIGKILL); // stray grandchildren, if any
+            self.kill_group(Stop::Kill); // stray grandchildren, if any
             return;
         }
         tracing::debug!(pid = ?self.pid, "server still running after stdin closed; SIGTERM");
-        self.kill_group(Signal::SIGTERM);
+        self.kill_group(Stop::Terminate);
         if tokio::time::timeout(EXIT_GRACE, self.exited())
             .await
             .is_err()
         {
             tracing::warn!(pid = ?self.pid, "server ignored SIGTERM; killing it");
         }
-        self.kill_group(Signal::SIGKILL);
+        self.kill_group(Stop::Kill);
         let _ = tokio::time::timeout(EXIT_GRACE, self.exited()).await;
     }
 
-    fn kill_group(&self, signal: Signal) {
-        if let Some(pid) = self.pid.and_then(|p| i32::try_from(p).ok()) {
-            // ESRCH (group already gone) is the common, harmless case.
-            let _ = killpg(Pid::from_raw(pid), signal);
+    fn kill_group(&self, stop: Stop) {
+        if let Some(pid) = self.pid {
+            stop_group(pid, stop);
         }
     }
 }
@@ -185,7 +183,7 @@ impl ChildProcess {
 impl Drop for ChildProcess {
     fn drop(&mut self) {
         if self.exit_status().is_none() {
-            self.kill_group(Signal::SIGKILL);
+            self.kill_group(Stop::Kill);
         }
     }
 }
@@ -205,15 +203,5 @@ fn spawn_hint(error: &std::io::Error, cwd: Option<&PathBuf>) -> String {
             format!("{error} (is the program executable?)")
         }
         _ => error.to_string(),
-    }
-}
-
-/// Describes how a process ended, for error messages.
-pub fn describe_exit(status: ExitStatus) -> String {
-    use std::os::unix::process::ExitStatusExt;
-    match (status.code(), status.signal()) {
-        (Some(code), _) => format!("exited with status {code}"),
-        (None, Some(signal)) => format!("was killed by signal {signal}"),
-        _ => "exited".to_string(),
     }
 }

@@ -26,7 +26,7 @@ use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use tokio::sync::{Notify, mpsc};
 
-use super::child::{ChildProcess, SpawnSpec, describe_exit};
+use super::child::{ChildProcess, SpawnSpec};
 use super::error::McpError;
 use super::input::{Answer, GetOutcome, InputAnswers, InputRequest};
 use super::limit::{
@@ -41,6 +41,7 @@ use super::types::{
 use crate::cache::{Era, Hints, PromptPage, Scope, ServerEntry};
 use crate::config::{ServerConfig, TransportConfig};
 use crate::secrets::Secrets;
+use crate::sys::process::describe_exit;
 
 /// The most pages of `prompts/list` followed before giving up on a server that never ends.
 const MAX_PAGES: usize = 10_000;
@@ -422,6 +423,7 @@ impl Connection {
         lines: Option<mpsc::Sender<LogLine>>,
         known: &Known,
     ) -> Result<Connection, McpError> {
+        super::tls::install_crypto_provider();
         let list_changed = Arc::new(Notify::new());
         let questions = QuestionRoutes::default();
         let mut secrets = config.secrets();

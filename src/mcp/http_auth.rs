@@ -97,7 +97,7 @@ impl BearerToken {
     }
 
     /// Reads the token from `path`: it must be readable, hold one token (a trailing newline
-    /// is fine) and, on Unix, be readable by its owner only (as ssh asks of private keys).
+    /// is fine) and be readable by its owner only (as ssh asks of private keys).
     pub fn from_file(path: &Path) -> Result<Self, String> {
         let shown = path.display();
         let metadata = std::fs::metadata(path)
@@ -107,16 +107,12 @@ impl BearerToken {
                 "the token file {shown} is not a file: name a file holding the token"
             ));
         }
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt as _;
-            let mode = metadata.permissions().mode();
-            if mode & 0o077 != 0 {
-                return Err(format!(
-                    "the token file {shown} can be read by other users (mode {:03o}): run `chmod 600 {shown}`",
-                    mode & 0o777
-                ));
-            }
+        let mode = crate::sys::fs::mode(&metadata);
+        if mode & 0o077 != 0 {
+            return Err(format!(
+                "the token file {shown} can be read by other users (mode {:03o}): run `chmod 600 {shown}`",
+                mode & 0o777
+            ));
         }
         let text = std::fs::read_to_string(path)
             .map_err(|e| format!("cannot read the token file {shown}: {e}"))?;

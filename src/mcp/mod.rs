@@ -38,7 +38,7 @@ pub use log::{
     since_start_ms,
 };
 pub use server::{PromptServer, serve_http, serve_stdio};
-pub use tls::{ServeTls, serve_tls};
+pub use tls::{ServeTls, install_crypto_provider, serve_tls};
 pub use types::{
     Completion, Content, EmbeddedResource, EntryKind, KnownContent, LogLine, MAX_PROBLEMS_LISTED,
     Message, PROBLEMS_LEFT_OUT_META_KEY, PROBLEMS_META_KEY, PromptArg, PromptInfo, PromptMessages,

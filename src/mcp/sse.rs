@@ -240,6 +240,7 @@ impl SseClientTransport {
                 reason: format!("the scheme is {:?}, not http or https", sse_url.scheme()),
             });
         }
+        super::tls::install_crypto_provider();
         let client = reqwest::Client::builder()
             .connect_timeout(timeout)
             .build()

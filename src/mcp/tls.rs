@@ -1,6 +1,7 @@
-//! TLS for `mcpick serve --http` (`--tls-cert`, `--tls-key`): the PEM files loaded into a
-//! rustls server config (the aws-lc-rs provider reqwest already builds, so no second crypto
-//! library), and the accept loop's connections served as TLS streams speaking HTTP/1.1.
+//! TLS: the one rustls crypto provider (ring) every HTTP client and server of mcpick uses,
+//! and for `mcpick serve --http` (`--tls-cert`, `--tls-key`) the PEM files loaded into a
+//! rustls server config, the accept loop's connections served as TLS streams speaking
+//! HTTP/1.1.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -15,6 +16,17 @@ use tokio_util::sync::CancellationToken;
 /// A client that has not finished its TLS handshake by then is dropped: a socket opened and
 /// left silent must not hold a task forever.
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Makes ring the process's rustls crypto provider, once: reqwest (built without a provider
+/// of its own) takes it for every HTTPS client, rmcp's included. Called at start and before
+/// any client is built, so a library user need not know.
+pub fn install_crypto_provider() {
+    static INSTALLED: std::sync::Once = std::sync::Once::new();
+    INSTALLED.call_once(|| {
+        // Err: another provider was installed first (by an embedding program); it is kept.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    });
+}
 
 /// The certificate and key `serve --http` answers TLS with.
 #[derive(Clone)]
@@ -56,7 +68,7 @@ impl ServeTls {
                 "the TLS key {key_shown} is not valid PEM ({e}): give --tls-key a PEM private key"
             ),
         })?;
-        let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
         let mut config = rustls::ServerConfig::builder_with_provider(provider)
             .with_safe_default_protocol_versions()
             .map_err(|e| format!("TLS setup failed: {e}"))?

@@ -828,10 +828,7 @@ fn walk(
     }
 }
 
-/// Whether a failed `metadata` means links that lead back to each other (`ELOOP`).
-fn is_link_loop(error: &std::io::Error) -> bool {
-    error.raw_os_error() == Some(nix::libc::ELOOP)
-}
+use crate::sys::fs::is_link_loop;
 
 #[cfg(test)]
 mod tests;

@@ -379,6 +379,23 @@ fn detect(setting: ImageProtocol) -> (Graphics, Vec<u8>, Option<f64>) {
     (graphics, Vec::new(), None)
 }
 
+/// Asks the terminal through `/dev/tty` what it draws and what its background is, as the
+/// menu does at start (raw mode on for the wait, then off again), waiting at most
+/// `timeout`: for `mcpick doctor`. No terminal is an error at once.
+pub fn ask_terminal(timeout: Duration) -> std::io::Result<(Replies, Graphics)> {
+    std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/tty")?;
+    crossterm::terminal::enable_raw_mode()?;
+    let replies = query_tty(timeout);
+    let _ = crossterm::terminal::disable_raw_mode();
+    let replies = replies?;
+    let (cells, window_px) = window_size();
+    let graphics = choose(&replies, &Environment::detect(), cells, window_px);
+    Ok((replies, graphics))
+}
+
 /// Writes [`queries`] to `/dev/tty` and reads the answers until DA1's arrives or `timeout`
 /// passes. Never stdin, never blocking: no tty is an error at once.
 fn query_tty(timeout: Duration) -> std::io::Result<Replies> {
@@ -405,12 +422,7 @@ fn read_replies(tty: &mut std::fs::File, timeout: Duration) -> std::io::Result<R
         if left.is_zero() {
             return Ok(parse_replies(&answer));
         }
-        let millis = u16::try_from(left.as_millis().max(1)).unwrap_or(u16::MAX);
-        let mut fds = [nix::poll::PollFd::new(
-            tty.as_fd(),
-            nix::poll::PollFlags::POLLIN,
-        )];
-        if nix::poll::poll(&mut fds, millis).map_err(std::io::Error::from)? == 0 {
+        if !crate::sys::tty::wait_readable(tty.as_fd(), left)? {
             return Ok(parse_replies(&answer));
         }
         let mut chunk = [0u8; 256];

@@ -4,6 +4,8 @@
 mod graphics;
 mod terminal;
 
+pub use graphics::{Replies, ask_terminal};
+
 use std::collections::HashMap;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -143,9 +145,9 @@ pub async fn run(
     // Ages by the wall clock on screen ("listed 5 s ago") move by the second, not the tick.
     let mut clock = tokio::time::interval(CLOCK);
     clock.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
-    let stop = crate::signals::stopped();
+    let stop = crate::sys::signals::stopped();
     tokio::pin!(stop);
-    let mut job_control = crate::signals::JobControl::new();
+    let mut job_control = crate::sys::signals::JobControl::new();
     let mut signal_code = None;
     let mut panic_check = tokio::time::interval(PANIC_CHECK);
 
@@ -167,8 +169,8 @@ pub async fn run(
                 // Suspended: the terminal as the shell left it, then stopped until `fg`.
                 // Continued (after this stop or any other): the menu's modes again, the
                 // whole screen redrawn, at the size the terminal has now.
-                if job == crate::signals::JobSignal::Suspend {
-                    guard.suspend_for(crate::signals::stop_now);
+                if job == crate::sys::signals::JobSignal::Suspend {
+                    guard.suspend_for(crate::sys::signals::stop_now);
                 } else {
                     guard.take_back();
                 }
@@ -882,7 +884,7 @@ impl Runner {
             Effect::Suspend => {
                 // As a SIGTSTP from outside: the terminal given back, stopped until `fg`,
                 // then the whole screen drawn again at the size the terminal has now.
-                guard.suspend_for(crate::signals::stop_now);
+                guard.suspend_for(crate::sys::signals::stop_now);
                 crossterm::terminal::size()
                     .ok()
                     .map(|(columns, rows)| Msg::Resize(columns, rows))

@@ -355,17 +355,16 @@ fn cursor_position(out: &mut Output) -> io::Result<(u16, u16)> {
         .open("/dev/tty")?;
     tty.write_all(b"\x1b[6n")?;
     tty.flush()?;
-    let deadline = Instant::now() + Duration::from_secs(2);
+    read_cursor_report(&mut tty, Duration::from_secs(2))
+}
+
+/// Reads `tty` until a cursor report arrives, or fails once `timeout` passed without one.
+fn read_cursor_report(tty: &mut std::fs::File, timeout: Duration) -> io::Result<(u16, u16)> {
+    let deadline = Instant::now() + timeout;
     let mut answer = Vec::new();
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
-        let millis = u16::try_from(left.as_millis()).unwrap_or(u16::MAX);
-        let mut fds = [nix::poll::PollFd::new(
-            tty.as_fd(),
-            nix::poll::PollFlags::POLLIN,
-        )];
-        let ready = nix::poll::poll(&mut fds, millis).map_err(io::Error::from)?;
-        if ready == 0 {
+        if !crate::sys::tty::wait_readable(tty.as_fd(), left)? {
             return Err(io::Error::new(
                 io::ErrorKind::TimedOut,
                 "the terminal did not say where the cursor is (ESC [ 6 n); run without --height",
@@ -400,6 +399,26 @@ mod tests {
         assert_eq!(parse_cursor_report(b"ab\x1b[3;40R"), Some((39, 2)));
         assert_eq!(parse_cursor_report(b"\x1b[3;4"), None);
         assert_eq!(parse_cursor_report(b"R"), None);
+    }
+
+    #[test]
+    fn a_terminal_that_never_reports_the_cursor_fails_at_the_timeout() {
+        // The same wait macOS takes: a pty nobody answers on must not block the start.
+        let pty = nix::pty::openpty(None, None).expect("a pty");
+        let mut tty = std::fs::File::from(pty.slave);
+        let started = Instant::now();
+        let error = read_cursor_report(&mut tty, Duration::from_millis(150)).unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::TimedOut, "{error}");
+        assert!(
+            error.to_string().contains("run without --height"),
+            "{error}"
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "{:?}",
+            started.elapsed()
+        );
+        drop(pty.master);
     }
 
     #[test]

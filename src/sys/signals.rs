@@ -83,6 +83,15 @@ impl Default for JobControl {
     }
 }
 
+/// Keeps a hangup (SIGHUP: the terminal mcpick was started from closed) from ending the
+/// process while it lives.
+pub struct HangupIgnored(#[allow(dead_code)] Option<tokio::signal::unix::Signal>);
+
+/// From now until the returned value is dropped, a hangup does not end this process.
+pub fn ignore_hangup() -> HangupIgnored {
+    HangupIgnored(signal(SignalKind::hangup()).ok())
+}
+
 /// Stops this process as a suspend would (SIGSTOP: it cannot be caught, so the handler
 /// that took SIGTSTP does not get in the way); returns once it is continued.
 pub fn stop_now() {

@@ -1,0 +1,788 @@
+//! `mcpick doctor`: what mcpick would do here, and why. The config file it reads (and the
+//! rule that chose it), each server's transport and what the catalog last learned of it,
+//! where it keeps its files, the clipboard route a copy would take right now, and what the
+//! terminal answers; then each problem found with what to change. Nothing is started and
+//! no server is asked. Exit 0 when all is well, 1 when a problem was found.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use serde::Serialize;
+
+use super::{CliError, output};
+use crate::cache::{self, Freshness, Loaded};
+use crate::config::{self, Config, ImageProtocol, ServerConfig, TransportConfig};
+use crate::export::clipboard::{self, OuterClipboard, Route};
+
+/// One thing found wrong, and what to change.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Problem {
+    /// The part it belongs to: `config`, `server NAME`, `files`, `clipboard`, `terminal`.
+    pub part: String,
+    /// What is wrong.
+    pub what: String,
+    /// What to change.
+    pub fix: String,
+}
+
+/// The config file read, and why that one.
+#[derive(Debug, Clone, Serialize)]
+struct ConfigPart {
+    path: Option<PathBuf>,
+    why: String,
+    exists: bool,
+    error: Option<String>,
+}
+
+/// One configured server as the catalog last saw it.
+#[derive(Debug, Clone, Serialize)]
+struct ServerPart {
+    name: String,
+    transport: &'static str,
+    target: String,
+    enabled: bool,
+    last: String,
+    prompts: Option<usize>,
+    #[serde(rename = "protocolVersion")]
+    protocol_version: Option<String>,
+    #[serde(rename = "listedMs")]
+    listed_ms: Option<u64>,
+}
+
+/// Where mcpick keeps its files.
+#[derive(Debug, Clone, Serialize)]
+struct FilesPart {
+    catalog: Option<PathBuf>,
+    data: Option<PathBuf>,
+    logs: Option<PathBuf>,
+    #[serde(rename = "logNote")]
+    log_note: Option<String>,
+}
+
+/// The clipboard route a copy would take now.
+#[derive(Debug, Clone, Serialize)]
+struct ClipboardPart {
+    route: String,
+    why: String,
+    #[serde(rename = "tmuxSetClipboard")]
+    tmux_set_clipboard: Option<String>,
+}
+
+/// What the terminal says of itself.
+#[derive(Debug, Clone, Serialize)]
+struct TerminalPart {
+    term: Option<String>,
+    colours: String,
+    asked: bool,
+    note: Option<String>,
+    images: Option<String>,
+    background: Option<String>,
+    theme: String,
+    #[serde(rename = "tmuxAllowPassthrough")]
+    tmux_allow_passthrough: Option<String>,
+}
+
+/// The whole report.
+#[derive(Debug, Clone, Serialize)]
+struct Report {
+    version: &'static str,
+    config: ConfigPart,
+    servers: Vec<ServerPart>,
+    files: FilesPart,
+    clipboard: ClipboardPart,
+    terminal: TerminalPart,
+    problems: Vec<Problem>,
+}
+
+/// Runs `mcpick doctor`.
+pub async fn run(config_arg: Option<&Path>, as_json: bool) -> Result<ExitCode, CliError> {
+    let mut problems = Vec::new();
+    let (config_part, config) = config_part(config_arg, &mut problems);
+    let servers = config
+        .as_ref()
+        .map(|c| servers_part(c, &mut problems))
+        .unwrap_or_default();
+    let files = files_part(&mut problems);
+    let clipboard_settings = config
+        .as_ref()
+        .map(|c| c.clipboard.clone())
+        .unwrap_or_default();
+    let clipboard = clipboard_part(&clipboard_settings, &mut problems).await;
+    let terminal = terminal_part(config.as_ref(), &mut problems).await;
+    let report = Report {
+        version: env!("CARGO_PKG_VERSION"),
+        config: config_part,
+        servers,
+        files,
+        clipboard,
+        terminal,
+        problems,
+    };
+    let text = if as_json {
+        let mut text = serde_json::to_string_pretty(&report).unwrap_or_default();
+        text.push('\n');
+        text
+    } else {
+        render(&report)
+    };
+    output::result(&text).map_err(|e| CliError::runtime(e.to_string()))?;
+    Ok(if report.problems.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// Which config file is read and why: `--config`, `MCPICK_CONFIG`, or the default place.
+fn config_part(
+    config_arg: Option<&Path>,
+    problems: &mut Vec<Problem>,
+) -> (ConfigPart, Option<Config>) {
+    let from_env = std::env::var_os(config::CONFIG_ENV).map(PathBuf::from);
+    let (path, why) = match config_arg {
+        Some(path) if from_env.as_deref() == Some(path) => (
+            Some(path.to_path_buf()),
+            format!("${} names it", config::CONFIG_ENV),
+        ),
+        Some(path) => (Some(path.to_path_buf()), "--config names it".to_string()),
+        None => match config::default_config_place() {
+            Some(place) => (Some(place.path), place.why),
+            None => (None, "this system has no home folder".to_string()),
+        },
+    };
+    let exists = path.as_deref().is_some_and(Path::exists);
+    let loaded = super::commands::load_config_quietly(config_arg);
+    let (config, error) = match loaded {
+        Ok((config, _)) => (Some(config), None),
+        Err(error) => {
+            problems.push(Problem {
+                part: "config".into(),
+                what: error.message.clone(),
+                fix: "correct the file at the place named (`mcpick init` writes a commented starter config elsewhere to compare)".into(),
+            });
+            (None, Some(error.message))
+        }
+    };
+    (
+        ConfigPart {
+            path,
+            why,
+            exists,
+            error,
+        },
+        config,
+    )
+}
+
+/// Each configured server: its transport, and what the catalog last learned of it.
+fn servers_part(config: &Config, problems: &mut Vec<Problem>) -> Vec<ServerPart> {
+    let now = cache::now_ms();
+    config
+        .servers
+        .iter()
+        .map(|server| {
+            let (transport, target) = transport_of(server);
+            if let Some(problem) = &server.problem {
+                problems.push(Problem {
+                    part: format!("server {}", server.name),
+                    what: problem.clone(),
+                    fix: "correct its table in the config".into(),
+                });
+            }
+            if server.enabled
+                && let TransportConfig::Stdio { command, cwd, .. } = &server.transport
+                && !program_exists(command, cwd.as_deref())
+            {
+                problems.push(Problem {
+                    part: format!("server {}", server.name),
+                    what: format!("its command `{command}` is not found on PATH"),
+                    fix: format!(
+                        "install `{command}`, or give its full path in the server's `command`"
+                    ),
+                });
+            }
+            let mut part = ServerPart {
+                name: server.name.clone(),
+                transport,
+                target,
+                enabled: server.enabled,
+                last: String::new(),
+                prompts: None,
+                protocol_version: None,
+                listed_ms: None,
+            };
+            part.last = last_state(server, now, &mut part, problems);
+            part
+        })
+        .collect()
+}
+
+/// The transport's name and what it reaches, with nothing secret: a program's name (not its
+/// arguments or environment), a URL without its query or credentials.
+fn transport_of(server: &ServerConfig) -> (&'static str, String) {
+    match &server.transport {
+        TransportConfig::Stdio { command, args, .. } => (
+            "stdio",
+            match args.len() {
+                0 => command.clone(),
+                n => format!(
+                    "{command} (+{})",
+                    crate::text::counted(n, "argument", "arguments")
+                ),
+            },
+        ),
+        TransportConfig::Http {
+            url, legacy_sse, ..
+        } => (if *legacy_sse { "sse" } else { "http" }, shown_url(url)),
+    }
+}
+
+/// `url` without user, password, query or fragment (they can hold keys).
+fn shown_url(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(mut parsed) => {
+            let _ = parsed.set_username("");
+            let _ = parsed.set_password(None);
+            parsed.set_query(None);
+            parsed.set_fragment(None);
+            parsed.to_string()
+        }
+        Err(_) => "(not a URL)".to_string(),
+    }
+}
+
+/// Whether `command` can be started: a path that is a file, or a name found on PATH.
+fn program_exists(command: &str, cwd: Option<&Path>) -> bool {
+    let expanded = config::expand_tilde(command);
+    let path = Path::new(&expanded);
+    if path.components().count() > 1 {
+        let full = match cwd {
+            Some(cwd) if path.is_relative() => cwd.join(path),
+            _ => path.to_path_buf(),
+        };
+        return full.is_file();
+    }
+    let search = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&search).any(|dir| dir.join(path).is_file())
+}
+
+/// What the catalog on disk says of `server` (one line), filling `part`'s figures.
+fn last_state(
+    server: &ServerConfig,
+    now: u64,
+    part: &mut ServerPart,
+    problems: &mut Vec<Problem>,
+) -> String {
+    if !server.enabled {
+        return "disabled (`enabled = false`)".into();
+    }
+    if !cache::applies_to(server) {
+        return "not cached (`cache = false`, or it asks for ${input:…} values): listed at each start".into();
+    }
+    let auth = crate::mcp::auth::authorization_context(server);
+    match cache::load(server, auth.as_deref()) {
+        Loaded::Missing => "never listed here yet: its prompts appear once it answers".into(),
+        Loaded::Outdated => {
+            "listed before its config last changed: listed again at the next start".into()
+        }
+        Loaded::Broken { reason } => {
+            problems.push(Problem {
+                part: format!("server {}", server.name),
+                what: format!("its cached catalog cannot be used: {reason}"),
+                fix: format!(
+                    "`mcpick cache clear {}` (it is also rewritten when the server next lists)",
+                    server.name
+                ),
+            });
+            "cached catalog broken (ignored)".into()
+        }
+        Loaded::Found(entry) => {
+            part.protocol_version = Some(entry.details.protocol_version.clone());
+            part.listed_ms = Some(entry.written_ms);
+            let ago = super::cache::span(now.saturating_sub(entry.written_ms));
+            match (&entry.pages, entry.freshness(now)) {
+                (Some(_), freshness) => {
+                    let count = entry.prompts().len();
+                    part.prompts = Some(count);
+                    let fresh = match freshness {
+                        Some(Freshness::Fresh { until_ms }) => format!(
+                            "fresh for {}",
+                            super::cache::span(until_ms.saturating_sub(now))
+                        ),
+                        _ => "stale: listed again at start".into(),
+                    };
+                    format!(
+                        "{} listed {ago} ago (protocol {}), {fresh}",
+                        crate::text::counted(count, "prompt", "prompts"),
+                        entry.details.protocol_version
+                    )
+                }
+                (None, _) => format!(
+                    "connected {ago} ago (protocol {}), its prompts not listed",
+                    entry.details.protocol_version
+                ),
+            }
+        }
+    }
+}
+
+/// Where the catalog, the remembered values and the logs are kept.
+fn files_part(problems: &mut Vec<Problem>) -> FilesPart {
+    let log_note = crate::mcp::log::file_unavailable().map(str::to_string);
+    if let Some(note) = &log_note {
+        problems.push(Problem {
+            part: "files".into(),
+            what: note.clone(),
+            fix: "make the folder writable for you (or set XDG_STATE_HOME to one that is)".into(),
+        });
+    }
+    FilesPart {
+        catalog: cache::dir(),
+        data: config::data_dir(),
+        logs: config::log_dir(),
+        log_note,
+    }
+}
+
+/// The clipboard route `y` would take now, why, and what tmux does with a copy.
+async fn clipboard_part(
+    settings: &clipboard::ClipboardSettings,
+    problems: &mut Vec<Problem>,
+) -> ClipboardPart {
+    let env = clipboard::Environment::detect();
+    let route = clipboard::choose(&env, settings);
+    let tmux = if route == Route::Tmux {
+        Some(
+            tmux_ask(&[
+                "display-message",
+                "-p",
+                "#{session_attached} #{set-clipboard}",
+            ])
+            .await,
+        )
+    } else {
+        None
+    };
+    let outer = tmux.as_ref().map(|answer| match answer {
+        Some(answer) => clipboard::outer_of(answer),
+        None => OuterClipboard::Unknown,
+    });
+    let (name, why) = describe_route(&route, &env, settings);
+    for problem in clipboard_problems(&route, outer.as_ref()) {
+        problems.push(problem);
+    }
+    ClipboardPart {
+        route: name,
+        why,
+        tmux_set_clipboard: tmux.flatten().map(|answer| {
+            answer
+                .split_once(' ')
+                .map(|(_, setting)| setting.trim().to_string())
+                .unwrap_or_default()
+        }),
+    }
+}
+
+/// A route's name and the facts that chose it.
+fn describe_route(
+    route: &Route,
+    env: &clipboard::Environment,
+    settings: &clipboard::ClipboardSettings,
+) -> (String, String) {
+    let mode = match settings.mode {
+        clipboard::ClipboardMode::Auto => "auto",
+        clipboard::ClipboardMode::Tmux => "tmux",
+        clipboard::ClipboardMode::Osc52 => "osc52",
+        clipboard::ClipboardMode::Native => "native",
+    };
+    let chosen_by = if settings.mode == clipboard::ClipboardMode::Auto {
+        String::new()
+    } else {
+        format!("clipboard = \"{mode}\" in the config; ")
+    };
+    match route {
+        Route::Command(command) => (
+            format!("clipboard_command `{}`", command.join(" ")),
+            "the config's clipboard_command is always the route".into(),
+        ),
+        Route::Tmux => (
+            "a tmux buffer (tmux load-buffer -w)".into(),
+            format!("{chosen_by}inside tmux ($TMUX is set)"),
+        ),
+        Route::Tool { program, .. } => (
+            format!("the desktop clipboard through {}", program.display()),
+            format!(
+                "{chosen_by}{} and {} on PATH",
+                if env.wayland {
+                    "a Wayland display ($WAYLAND_DISPLAY)"
+                } else {
+                    "an X display ($DISPLAY)"
+                },
+                program
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default()
+            ),
+        ),
+        Route::Holder => (
+            "the desktop clipboard, held by mcpick itself after it exits".into(),
+            format!(
+                "{chosen_by}{}",
+                if env.desktop_os {
+                    "the system's own clipboard".to_string()
+                } else {
+                    "a display, but none of wl-copy, xclip or xsel on PATH".to_string()
+                }
+            ),
+        ),
+        Route::Osc52 { screen } => (
+            format!(
+                "OSC 52 to the terminal{} (the terminal may refuse it; a copy is never confirmed)",
+                if *screen { ", through GNU screen" } else { "" }
+            ),
+            if *screen {
+                format!("{chosen_by}inside GNU screen ($STY is set)")
+            } else if env.ssh {
+                format!("{chosen_by}over SSH, where a display is not yours")
+            } else {
+                format!("{chosen_by}no tmux, no screen and no display")
+            },
+        ),
+    }
+}
+
+/// What is wrong with a route: a clipboard_command that cannot run; a tmux that keeps
+/// copies to itself.
+fn clipboard_problems(route: &Route, tmux_outer: Option<&OuterClipboard>) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    if let Route::Command(command) = route
+        && let Some(program) = command.first()
+        && !program_exists(program, None)
+    {
+        problems.push(Problem {
+            part: "clipboard".into(),
+            what: format!("clipboard_command's program `{program}` is not found"),
+            fix: format!("install `{program}` or correct clipboard_command in the config"),
+        });
+    }
+    match tmux_outer {
+        Some(OuterClipboard::NotSet) => problems.push(Problem {
+            part: "clipboard".into(),
+            what: "tmux's set-clipboard is off: a copy stays in tmux's buffer and never reaches the desktop's clipboard".into(),
+            fix: "tmux set -g set-clipboard on, and `set -g set-clipboard on` in ~/.tmux.conf (the outer terminal must allow OSC 52)".into(),
+        }),
+        Some(OuterClipboard::NoClient) => problems.push(Problem {
+            part: "clipboard".into(),
+            what: "no client is attached to this tmux session: a copy stays in tmux's buffer".into(),
+            fix: "attach to the session (tmux attach), or copy from an attached one".into(),
+        }),
+        _ => {}
+    }
+    problems
+}
+
+/// A one-line answer of `tmux ARGS`, or `None` when tmux did not answer.
+async fn tmux_ask(args: &[&str]) -> Option<String> {
+    let run = tokio::process::Command::new("tmux")
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .output();
+    match tokio::time::timeout(std::time::Duration::from_secs(2), run).await {
+        Ok(Ok(out)) if out.status.success() => {
+            Some(String::from_utf8_lossy(&out.stdout).trim().to_string())
+        }
+        _ => None,
+    }
+}
+
+/// The terminal's colours, graphics and background, asked through `/dev/tty`.
+async fn terminal_part(config: Option<&Config>, problems: &mut Vec<Problem>) -> TerminalPart {
+    let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+    let term = var("TERM");
+    let colours = colour_depth(
+        var("NO_COLOR").is_some(),
+        var("COLORTERM").as_deref(),
+        term.as_deref(),
+    );
+    let image_protocol = config.map(|c| c.image_protocol).unwrap_or_default();
+    let theme_auto = config.is_none_or(|c| c.theme.light_variant.is_some());
+    let theme_light = config.is_some_and(|c| c.theme.colors.light);
+    let in_tmux = var("TMUX").is_some();
+    let passthrough = if in_tmux {
+        tmux_ask(&["show", "-gv", "allow-passthrough"]).await
+    } else {
+        None
+    };
+    let asked = tokio::task::spawn_blocking(|| {
+        crate::tui::ask_terminal(std::time::Duration::from_millis(500))
+    })
+    .await
+    .unwrap_or_else(|e| Err(std::io::Error::other(e.to_string())));
+    let (images, background, note, asked_ok) = match asked {
+        Ok((replies, graphics)) => {
+            let images = match image_protocol {
+                ImageProtocol::Auto => graphics.protocol.map(|p| format!("{p:?}").to_lowercase()),
+                fixed => Some(format!("{fixed:?} (image_protocol in the config)").to_lowercase()),
+            };
+            let background = replies.background.map(|luminance| {
+                let light = luminance > 0.4;
+                format!(
+                    "{} (luminance {luminance:.2})",
+                    if light { "light" } else { "dark" }
+                )
+            });
+            let note = replies.da1.is_none().then(|| {
+                "the terminal did not answer DA1 in time: what it draws is guessed".to_string()
+            });
+            if let Some(luminance) = replies.background
+                && !theme_auto
+                && (luminance > 0.4) != theme_light
+            {
+                let (base, other) = if theme_light {
+                    ("light", "dark")
+                } else {
+                    ("dark", "light")
+                };
+                problems.push(Problem {
+                    part: "terminal".into(),
+                    what: format!(
+                        "the theme's base is \"{base}\" but the terminal's background is {other}: some text will be hard to read"
+                    ),
+                    fix: "set base = \"auto\" (or \"".to_string() + other + "\") in the config's [theme] table",
+                });
+            }
+            (images, background, note, true)
+        }
+        Err(error) => (
+            None,
+            None,
+            Some(format!(
+                "not asked: no terminal to ask (/dev/tty: {error}); run `mcpick doctor` in the terminal you use mcpick in"
+            )),
+            false,
+        ),
+    };
+    let pixel_protocol = matches!(
+        image_protocol,
+        ImageProtocol::Kitty | ImageProtocol::Sixel | ImageProtocol::Iterm2
+    );
+    if in_tmux && pixel_protocol && passthrough.as_deref().is_some_and(|p| p == "off") {
+        problems.push(Problem {
+            part: "terminal".into(),
+            what: "image_protocol names a picture protocol, but tmux's allow-passthrough is off: tmux drops the pictures".into(),
+            fix: "tmux set -g allow-passthrough on, and the same line in ~/.tmux.conf (or image_protocol = \"halfblocks\")".into(),
+        });
+    }
+    let theme = match (theme_auto, theme_light) {
+        (true, _) => "auto: light or dark as the background answers".to_string(),
+        (false, true) => "light".to_string(),
+        (false, false) => "dark".to_string(),
+    };
+    TerminalPart {
+        term,
+        colours,
+        asked: asked_ok,
+        note,
+        images,
+        background,
+        theme,
+        tmux_allow_passthrough: passthrough,
+    }
+}
+
+/// The colours the terminal says it takes: `NO_COLOR` wins, then `COLORTERM`, then `TERM`.
+fn colour_depth(no_color: bool, colorterm: Option<&str>, term: Option<&str>) -> String {
+    if no_color {
+        return "none: NO_COLOR is set (bold, underline and reverse remain)".into();
+    }
+    match (colorterm, term) {
+        (Some("truecolor" | "24bit"), _) => "24-bit (COLORTERM)".into(),
+        (_, Some(term)) if term.contains("256color") || term.contains("direct") => {
+            "256 (TERM)".into()
+        }
+        (_, Some("dumb")) => "none: TERM is dumb".into(),
+        (_, Some(_)) => "16 (TERM)".into(),
+        (_, None) => "unknown: TERM is not set".into(),
+    }
+}
+
+/// The report as text, in sections.
+fn render(report: &Report) -> String {
+    let mut out = String::new();
+    let line = |out: &mut String, label: &str, value: &str| {
+        out.push_str(&format!("  {label:<12}{value}\n"));
+    };
+    out.push_str(&format!("mcpick {}\n\nConfig\n", report.version));
+    let config = &report.config;
+    line(
+        &mut out,
+        "file",
+        &config
+            .path
+            .as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|| "none".into()),
+    );
+    line(&mut out, "why", &config.why);
+    if config.error.is_some() {
+        line(&mut out, "state", "cannot be used (see the problems below)");
+    } else if !config.exists {
+        line(
+            &mut out,
+            "state",
+            "not there: the bundled prompt library is the one server, `builtin` (`mcpick init` writes a starter config)",
+        );
+    } else {
+        line(&mut out, "state", "read");
+    }
+    out.push_str("\nServers\n");
+    if report.servers.is_empty() {
+        out.push_str("  none\n");
+    }
+    for server in &report.servers {
+        out.push_str(&format!(
+            "  {}  {} {}\n      {}\n",
+            server.name, server.transport, server.target, server.last
+        ));
+    }
+    out.push_str("\nFiles\n");
+    let shown = |path: &Option<PathBuf>| {
+        path.as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|| "none on this system".into())
+    };
+    line(&mut out, "catalog", &shown(&report.files.catalog));
+    line(&mut out, "data", &shown(&report.files.data));
+    line(&mut out, "logs", &shown(&report.files.logs));
+    out.push_str("\nClipboard\n");
+    line(&mut out, "route", &report.clipboard.route);
+    line(&mut out, "why", &report.clipboard.why);
+    if let Some(setting) = &report.clipboard.tmux_set_clipboard {
+        line(&mut out, "tmux", &format!("set-clipboard {setting}"));
+    }
+    out.push_str("\nTerminal\n");
+    let terminal = &report.terminal;
+    line(
+        &mut out,
+        "TERM",
+        terminal.term.as_deref().unwrap_or("(not set)"),
+    );
+    line(&mut out, "colours", &terminal.colours);
+    if let Some(images) = &terminal.images {
+        line(&mut out, "images", images);
+    }
+    if let Some(background) = &terminal.background {
+        line(&mut out, "background", background);
+    } else if terminal.asked {
+        line(
+            &mut out,
+            "background",
+            "not told (OSC 11 unanswered): dark is assumed",
+        );
+    }
+    line(&mut out, "theme", &terminal.theme);
+    if let Some(passthrough) = &terminal.tmux_allow_passthrough {
+        line(
+            &mut out,
+            "tmux",
+            &format!("allow-passthrough {passthrough}"),
+        );
+    }
+    if let Some(note) = &terminal.note {
+        line(&mut out, "note", note);
+    }
+    out.push('\n');
+    if report.problems.is_empty() {
+        out.push_str("No problems found.\n");
+    } else {
+        out.push_str(&format!(
+            "{} found:\n",
+            crate::text::counted(report.problems.len(), "problem", "problems")
+        ));
+        for problem in &report.problems {
+            out.push_str(&format!(
+                "  ✗ {}: {}\n    fix: {}\n",
+                problem.part, problem.what, problem.fix
+            ));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn colours_follow_no_color_then_colorterm_then_term() {
+        assert!(colour_depth(true, Some("truecolor"), Some("xterm-256color")).starts_with("none"));
+        assert!(colour_depth(false, Some("truecolor"), Some("xterm")).starts_with("24-bit"));
+        assert!(colour_depth(false, None, Some("xterm-256color")).starts_with("256"));
+        assert!(colour_depth(false, None, Some("xterm")).starts_with("16"));
+        assert!(colour_depth(false, None, Some("dumb")).starts_with("none"));
+        assert!(colour_depth(false, None, None).starts_with("unknown"));
+    }
+
+    #[test]
+    fn urls_are_shown_without_what_can_hold_keys() {
+        assert_eq!(
+            shown_url("https://user:pw@example.com/mcp?key=secret#x"),
+            "https://example.com/mcp"
+        );
+        assert_eq!(shown_url("not a url"), "(not a URL)");
+    }
+
+    #[test]
+    fn a_tmux_that_keeps_copies_to_itself_is_a_problem_with_its_fix() {
+        let problems = clipboard_problems(&Route::Tmux, Some(&OuterClipboard::NotSet));
+        assert_eq!(problems.len(), 1);
+        assert!(problems[0].fix.contains("set-clipboard on"), "{problems:?}");
+        let problems = clipboard_problems(&Route::Tmux, Some(&OuterClipboard::NoClient));
+        assert!(problems[0].fix.contains("attach"), "{problems:?}");
+        assert!(
+            clipboard_problems(&Route::Tmux, Some(&OuterClipboard::Sent("external".into())))
+                .is_empty()
+        );
+        assert!(clipboard_problems(&Route::Osc52 { screen: false }, None).is_empty());
+    }
+
+    #[test]
+    fn a_clipboard_command_that_is_not_there_is_a_problem() {
+        let missing = Route::Command(vec!["mcpick-no-such-copier".into()]);
+        let problems = clipboard_problems(&missing, None);
+        assert!(
+            problems[0].what.contains("mcpick-no-such-copier"),
+            "{problems:?}"
+        );
+        assert!(clipboard_problems(&Route::Command(vec!["sh".into()]), None).is_empty());
+    }
+
+    #[test]
+    fn each_route_says_why_it_was_chosen() {
+        let settings = clipboard::ClipboardSettings::default();
+        let env = clipboard::Environment {
+            ssh: true,
+            ..Default::default()
+        };
+        let (name, why) = describe_route(&Route::Osc52 { screen: false }, &env, &settings);
+        assert!(name.contains("never confirmed"), "{name}");
+        assert!(why.contains("SSH"), "{why}");
+        let forced = clipboard::ClipboardSettings {
+            mode: clipboard::ClipboardMode::Tmux,
+            command: None,
+        };
+        let (_, why) = describe_route(&Route::Tmux, &env, &forced);
+        assert!(
+            why.starts_with("clipboard = \"tmux\" in the config"),
+            "{why}"
+        );
+        let (_, why) = describe_route(
+            &Route::Holder,
+            &clipboard::Environment::default(),
+            &settings,
+        );
+        assert!(why.contains("none of wl-copy, xclip or xsel"), "{why}");
+    }
+}
