@@ -28,7 +28,7 @@ fn rust_version_is_the_highest_any_locked_dependency_declares() {
         .expect("run cargo metadata");
     assert!(
         output.status.success(),
-        "cargo metadata --locked failed (is Cargo.lock up to date?): {}",
+        "cargo metadata --locked --offline failed: is Cargo.lock up to date, and every target's crates fetched (`cargo fetch --locked`, which ./test.sh runs)? {}",
         String::from_utf8_lossy(&output.stderr)
     );
     let metadata: Value = serde_json::from_slice(&output.stdout).expect("cargo metadata's JSON");
