@@ -296,9 +296,12 @@ pub enum Command {
     /// Print mcpick's man page (roff): `mcpick man | man -l -`, or save it as
     /// `man1/mcpick.1` in a MANPATH folder.
     Man,
-    /// Check this setup: the config file read and why, each server's transport and what the
-    /// catalog last learned of it, mcpick's folders, the clipboard route a copy takes now,
-    /// what the terminal answers; then each problem with its fix. Exit 1 on a problem.
+    /// Check this setup and say what to fix (exit 1 on a problem)
+    ///
+    /// The config file read and why, each server's transport and what the catalog last
+    /// learned of it, mcpick's folders, the clipboard route a copy takes now and why, what
+    /// the terminal answers (colours, pictures, background, tmux's passthrough); then each
+    /// problem found with its fix. No server is started.
     Doctor {
         /// Print the report as JSON.
         #[arg(long)]
