@@ -273,6 +273,15 @@ fn levenshtein(a: &str, b: &str) -> usize {
     previous[b.len()]
 }
 
+/// ` (did you mean `NEAR`?)` for the name among `names` closest to a misspelt `name`, or
+/// nothing when none is close.
+pub fn did_you_mean<'a>(name: &str, names: impl Iterator<Item = &'a str>) -> String {
+    match closest(name, names, 1).first() {
+        Some(near) => format!(" (did you mean `{near}`?)"),
+        None => String::new(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -195,7 +195,7 @@ fn check_server_named(
     if reference.separator == Some(':') {
         return Ok(());
     }
-    let hint = did_you_mean(server, enabled.iter().map(|s| s.name.as_str()));
+    let hint = crate::catalog::did_you_mean(server, enabled.iter().map(|s| s.name.as_str()));
     if config.path.is_none() {
         return Err(CliError::usage(format!(
             "{}{hint}",
@@ -1003,18 +1003,9 @@ fn no_such_argument(prompt: &PromptInfo, name: &str) -> CliError {
     ))
 }
 
-/// ` (did you mean `NEAR`?)` for the name among `names` closest to a misspelt `name`, or
-/// nothing when none is close.
-pub(super) fn did_you_mean<'a>(name: &str, names: impl Iterator<Item = &'a str>) -> String {
-    match closest(name, names, 1).first() {
-        Some(near) => format!(" (did you mean `{near}`?)"),
-        None => String::new(),
-    }
-}
-
-/// [`did_you_mean`] among the prompt's argument names.
+/// [`crate::catalog::did_you_mean`] among the prompt's argument names.
 fn argument_hint(prompt: &PromptInfo, name: &str) -> String {
-    did_you_mean(name, prompt.arguments.iter().map(|a| a.name.as_str()))
+    crate::catalog::did_you_mean(name, prompt.arguments.iter().map(|a| a.name.as_str()))
 }
 
 /// Checks the arguments against the prompt before anything is sent.
@@ -1324,7 +1315,7 @@ fn skill_uri_reference<'a>(
         ))),
         None => Err(CliError::usage(format!(
             "no server `{name}` in the config{}",
-            did_you_mean(name, config.servers.iter().map(|s| s.name.as_str()))
+            crate::catalog::did_you_mean(name, config.servers.iter().map(|s| s.name.as_str()))
         ))),
     }
 }

@@ -75,8 +75,8 @@ pub struct Cli {
 
     /// Open in a tmux popup over the current pane (default size 80%); accepting pastes the
     /// export into that pane. SIZE: N% or WIDTHxHEIGHT (cells or %).
-    #[arg(long, value_name = "SIZE", num_args = 0..=1, default_missing_value = "80%", value_parser = menu::PopupSize::parse, conflicts_with_all = ["print", "output"])]
-    pub tmux: Option<menu::PopupSize>,
+    #[arg(long, value_name = "SIZE", num_args = 0..=1, default_missing_value = "80%", value_parser = popup::PopupSize::parse, conflicts_with_all = ["print", "output"])]
+    pub tmux: Option<popup::PopupSize>,
 
     /// Full-screen menu: open this prompt at once (SERVER/PROMPT), its form pre-filled with
     /// the NAME=VALUE arguments that follow.

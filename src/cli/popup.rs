@@ -8,9 +8,64 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 
 use super::CliError;
-use super::menu::PopupSize;
 
 const NOT_IN_TMUX: &str = "--tmux opens a tmux popup, but this is not inside tmux ($TMUX is not set). Run `mcpick` without --tmux, or start tmux first";
+
+/// One side of a popup: cells or a share of the window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Extent {
+    /// This many cells.
+    Cells(u16),
+    /// This share of the tmux window.
+    Percent(u8),
+}
+
+impl Extent {
+    fn parse(text: &str) -> Option<Extent> {
+        match text.strip_suffix('%') {
+            Some(p) => match p.parse::<u8>() {
+                Ok(p @ 1..=100) => Some(Extent::Percent(p)),
+                _ => None,
+            },
+            None => match text.parse::<u16>() {
+                Ok(n @ 1..) => Some(Extent::Cells(n)),
+                _ => None,
+            },
+        }
+    }
+
+    /// As tmux's `display-popup -w/-h` takes it.
+    pub fn for_tmux(self) -> String {
+        match self {
+            Extent::Cells(n) => n.to_string(),
+            Extent::Percent(p) => format!("{p}%"),
+        }
+    }
+}
+
+/// `--tmux [SIZE]`: the popup's width and height.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PopupSize {
+    /// Its width.
+    pub width: Extent,
+    /// Its height.
+    pub height: Extent,
+}
+
+impl PopupSize {
+    /// Parses `N%` or `N` (both sides) or `WIDTHxHEIGHT` (each cells or `%`).
+    pub fn parse(text: &str) -> Result<PopupSize, String> {
+        let bad = || format!("`{text}` is not a popup size: write `80%`, `100x30` or `90%x60%`");
+        let (width, height) = match text.split_once(['x', 'X']) {
+            Some((w, h)) => (Extent::parse(w.trim()), Extent::parse(h.trim())),
+            None => (Extent::parse(text.trim()), Extent::parse(text.trim())),
+        };
+        match (width, height) {
+            (Some(width), Some(height)) => Ok(PopupSize { width, height }),
+            _ => Err(bad()),
+        }
+    }
+}
 
 /// Opens the popup, waits for it to close, then pastes (or prints) what was accepted.
 /// The exit code is the menu's own: 0 accepted, 1 no match, 2 error, 130 cancelled.
@@ -265,6 +320,29 @@ fn sh_quote(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn popup_sizes_are_one_extent_or_width_by_height() {
+        let both = |e| PopupSize {
+            width: e,
+            height: e,
+        };
+        assert_eq!(PopupSize::parse("80%"), Ok(both(Extent::Percent(80))));
+        assert_eq!(PopupSize::parse("50"), Ok(both(Extent::Cells(50))));
+        assert_eq!(
+            PopupSize::parse("100x30"),
+            Ok(PopupSize {
+                width: Extent::Cells(100),
+                height: Extent::Cells(30)
+            })
+        );
+        assert_eq!(
+            PopupSize::parse("90%x60%").map(|s| (s.width.for_tmux(), s.height.for_tmux())),
+            Ok(("90%".to_string(), "60%".to_string()))
+        );
+        let err = PopupSize::parse("builtin/translate").unwrap_err();
+        assert!(err.contains("not a popup size"), "{err}");
+    }
 
     fn os(words: &[&str]) -> Vec<OsString> {
         words.iter().map(OsString::from).collect()

@@ -16,8 +16,6 @@ use std::time::Duration;
 use serde::{Deserialize, Deserializer};
 use thiserror::Error;
 
-use crate::export::clipboard::{ClipboardMode, ClipboardSettings};
-
 /// The request timeout used when a server sets no `timeout_ms`.
 pub const DEFAULT_TIMEOUT_MS: u64 = 30_000;
 
@@ -29,6 +27,31 @@ pub const MIN_MAX_RESPONSE_BYTES: u64 = 64 * 1024;
 
 /// The environment variable that points at a config file, like `--config`.
 pub const CONFIG_ENV: &str = "MCPICK_CONFIG";
+
+/// Which clipboard route the config asks for (`clipboard = "…"`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ClipboardMode {
+    /// Chosen from the environment: tmux, screen, the desktop, else OSC 52.
+    #[default]
+    Auto,
+    /// Always a tmux buffer.
+    Tmux,
+    /// Always OSC 52 to the terminal (wrapped for GNU screen inside screen).
+    Osc52,
+    /// Always the desktop clipboard (also over SSH, e.g. with X forwarding).
+    Native,
+}
+
+/// The clipboard part of the config.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ClipboardSettings {
+    /// `clipboard = "auto" | "tmux" | "osc52" | "native"`.
+    pub mode: ClipboardMode,
+    /// `clipboard_command = ["wl-copy"]`: a program reading the text on stdin; when set it is
+    /// the route.
+    pub command: Option<Vec<String>>,
+}
 
 /// A loaded, validated and expanded config.
 #[derive(Debug, Clone, Default)]

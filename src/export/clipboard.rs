@@ -10,8 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 
-use serde::Deserialize;
-
+pub use crate::config::{ClipboardMode, ClipboardSettings};
 use crate::sys::process::OwnGroup;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -42,31 +41,6 @@ const TERMINAL_SENT: &str =
     "Sent to the terminal (OSC 52; terminals may refuse it, so this copy cannot be confirmed)";
 const SCREEN_SENT: &str = "Sent to the terminal through screen (OSC 52; terminals may refuse it, so this copy cannot be confirmed)";
 const HOLDER_NAME: &str = "mcpick's clipboard holder";
-
-/// Which clipboard route the config asks for (`clipboard = "…"`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ClipboardMode {
-    /// Chosen from the environment: tmux, screen, the desktop, else OSC 52.
-    #[default]
-    Auto,
-    /// Always a tmux buffer.
-    Tmux,
-    /// Always OSC 52 to the terminal (wrapped for GNU screen inside screen).
-    Osc52,
-    /// Always the desktop clipboard (also over SSH, e.g. with X forwarding).
-    Native,
-}
-
-/// The clipboard part of the config.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ClipboardSettings {
-    /// `clipboard = "auto" | "tmux" | "osc52" | "native"`.
-    pub mode: ClipboardMode,
-    /// `clipboard_command = ["wl-copy"]`: a program reading the text on stdin; when set it is
-    /// the route.
-    pub command: Option<Vec<String>>,
-}
 
 /// What the environment says about where mcpick runs: the facts the route depends on.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
+use super::folders::skipped_folder;
 use super::native::FileReader;
 use super::skills::{self, SKILL_FILE, SkillDef, SkillFile};
 use super::{LoadError, MessageTemplate, PromptDef, claude, native, vscode};
@@ -751,11 +752,6 @@ fn place(skill: SkillDef, taken: &mut TakenPaths, diagnostics: &mut Vec<LoadErro
         ),
     });
     skill
-}
-
-/// The folders below a served folder that are never searched.
-pub(super) fn skipped_folder(name: &str) -> bool {
-    matches!(name, ".git" | "node_modules" | "target")
 }
 
 /// Collects files under `dir` (sorted, so names and collisions are stable), pairing each

@@ -5,6 +5,7 @@
 
 mod builtin;
 pub(crate) mod claude;
+mod folders;
 pub(crate) mod frontmatter;
 mod hints;
 mod library;

@@ -448,7 +448,7 @@ fn read_below(
         let meta = std::fs::metadata(&target)
             .map_err(|e| problem(source, None, format!("cannot read `{relative}`: {e}")))?;
         if meta.is_dir() {
-            if super::library::skipped_folder(&name) {
+            if super::folders::skipped_folder(&name) {
                 continue;
             }
             let canonical = target.canonicalize().unwrap_or(target);

@@ -11,7 +11,8 @@ use std::time::{Duration, SystemTime};
 use notify::{RecursiveMode, Watcher};
 use tokio::sync::mpsc;
 
-use super::library::{classify, relative_to_root, skipped_folder};
+use super::folders::skipped_folder;
+use super::library::{classify, relative_to_root};
 
 /// How long to wait after the last relevant event before reloading.
 pub const SETTLE: Duration = Duration::from_millis(150);
