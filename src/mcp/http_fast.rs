@@ -308,7 +308,11 @@ mod tests {
 
     /// The route `serve --http` serves: the direct path in front of the SDK.
     fn served() -> axum::Router {
-        super::super::server::mcp_router(server(), config(), &super::super::HttpLimits::default())
+        super::super::http_router::mcp_router(
+            server(),
+            config(),
+            &super::super::HttpLimits::default(),
+        )
     }
 
     /// The SDK's service alone.

@@ -505,7 +505,9 @@ mod tests {
             .with_allowed_origins(["http://localhost:*".to_string()])
             .enforce_origin_validation();
         // The route serve --http serves, the direct answer of stateless reads included.
-        let router = limiter.bound(super::super::server::mcp_router(server, config, limits));
+        let router = limiter.bound(super::super::http_router::mcp_router(
+            server, config, limits,
+        ));
         let token = with_token
             .then(|| super::super::BearerToken::new("0123456789abcdef-token", "a test").unwrap());
         super::super::http_auth::protect(router, token)

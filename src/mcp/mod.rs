@@ -10,6 +10,7 @@ mod http;
 mod http_auth;
 mod http_fast;
 mod http_limits;
+mod http_router;
 mod hub;
 mod input;
 mod limit;
@@ -17,6 +18,7 @@ pub mod log;
 mod mrtr;
 mod problems;
 mod server;
+pub mod skill_manifest;
 pub mod skill_verify;
 pub(crate) mod sse;
 mod tls;
@@ -29,6 +31,7 @@ pub use connection::{
 pub use error::McpError;
 pub use http_auth::{BearerToken, Credentials, HttpAccess, MIN_TOKEN_LEN, TOKEN_ENV};
 pub use http_limits::HttpLimits;
+pub use http_router::serve_http;
 pub use hub::{CatalogUse, CatalogWriteFailure, Hub, McpEvent, RestartPolicy};
 pub use input::{
     Answer, FieldKind, FormField, GetOutcome, InputAnswers, InputRequest, Question, QuestionKind,
@@ -37,7 +40,7 @@ pub use log::{
     LOG_CAPACITY, MCPICK_SOURCE, NOTE_CAPACITY, ServerLog, merge_in_order, push_bounded,
     since_start_ms,
 };
-pub use server::{PromptServer, serve_http, serve_stdio};
+pub use server::{PromptServer, serve_stdio};
 pub use tls::{ServeTls, install_crypto_provider, serve_tls};
 pub use types::{
     Completion, Content, EmbeddedResource, EntryKind, KnownContent, LogLine, MAX_PROBLEMS_LISTED,

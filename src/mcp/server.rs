@@ -16,7 +16,6 @@
 //! change, in both eras: SEP-2640 defines no notice of its own.
 
 use std::collections::BTreeMap;
-use std::net::SocketAddr;
 
 use rmcp::model::{
     CacheScope, ClientNotification, ClientRequest, CompleteRequestParams, CompleteResult,
@@ -30,7 +29,6 @@ use rmcp::model::{
 use rmcp::service::{
     NotificationContext, RequestContext, RoleServer, Service, SubscriptionContext,
 };
-use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ServerHandler, ServiceExt};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
@@ -52,6 +50,11 @@ pub struct PromptServer {
 }
 
 impl PromptServer {
+    /// Cancelled when the client of a stdio server has gone (for the HTTP drain).
+    pub(super) fn client_gone(&self) -> CancellationToken {
+        self.client_gone.clone()
+    }
+
     /// Serves `library` with `page_size` prompts per `prompts/list` page.
     pub fn new(library: SharedLibrary, page_size: usize) -> PromptServer {
         PromptServer {
@@ -70,7 +73,8 @@ impl PromptServer {
 
     /// The `prompts/list` page of `library` (one taken from [`PromptServer::library_now`])
     /// at `cursor` (the first page lists the load problems too); `modern` for a 2026-07-28
-    /// client. Shared by the SDK's handler and [`super::http_fast`], so both answer alike.
+    /// client. Shared by the SDK's handler and the direct path of `serve --http`
+    /// (`http_fast.rs`), so both answer alike.
     pub(super) fn prompts_page_of(
         &self,
         library: &Library,
@@ -756,109 +760,4 @@ pub async fn serve_stdio(server: PromptServer) -> Result<(), String> {
             tokio::time::sleep(std::time::Duration::from_millis(300)).await;
         } => Ok(()),
     }
-}
-
-/// Serves Streamable HTTP at `http://ADDR/mcp` until `shutdown` is cancelled. On a loopback
-/// address only loopback `Host` names and browser `Origin`s are accepted (DNS rebinding
-/// and drive-by web pages cannot reach it); on any other address (`--allow-remote`) the
-/// Host check is off, as the name clients use cannot be known. `bound` is told the
-/// address once listening (port 0 picks a free one). `access` puts `/mcp` behind a bearer
-/// token and serves TLS instead of plain HTTP.
-pub async fn serve_http(
-    server: PromptServer,
-    addr: SocketAddr,
-    access: super::HttpAccess,
-    shutdown: CancellationToken,
-    bound: impl FnOnce(SocketAddr),
-) -> Result<(), String> {
-    let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| {
-        let hint = if e.kind() == std::io::ErrorKind::AddrInUse {
-            " (another program uses that port: pick another, or port 0 for a free one)"
-        } else {
-            ""
-        };
-        format!("cannot listen on {addr}: {e}{hint}")
-    })?;
-    let local = listener.local_addr().map_err(|e| e.to_string())?;
-    let limiter = super::http_limits::Limiter::new(&access.limits);
-    let mut config = StreamableHttpServerConfig::default()
-        .with_cancellation_token(limiter.drain(&shutdown, server.client_gone.clone()))
-        .with_stateless_protocol_metadata_required(true)
-        // A request answered by its result alone gets one `application/json` body with a
-        // Content-Length (one write); SSE stays for answers that stream (a listen, progress).
-        .with_json_response(true);
-    if local.ip().is_loopback() {
-        let ip = local.ip().to_string();
-        let bracketed = if local.is_ipv6() {
-            format!("[{ip}]")
-        } else {
-            ip.clone()
-        };
-        config = config
-            .with_allowed_hosts([
-                "localhost".to_string(),
-                "127.0.0.1".into(),
-                "::1".into(),
-                ip,
-            ])
-            .with_allowed_origins(
-                [
-                    "http://localhost:*".to_string(),
-                    "http://127.0.0.1:*".into(),
-                    "http://[::1]:*".into(),
-                    format!("http://{bracketed}:*"),
-                ]
-                .into_iter()
-                // Pages served over https on this machine, when the server speaks TLS too.
-                .flat_map(|origin| {
-                    let secure = access
-                        .tls
-                        .is_some()
-                        .then(|| origin.replacen("http", "https", 1));
-                    std::iter::once(origin).chain(secure)
-                }),
-            )
-            .enforce_origin_validation();
-    } else {
-        config = config.disable_allowed_hosts();
-    }
-    let router = limiter.bound(mcp_router(server, config, &access.limits));
-    // The token guards the routes so far: `/healthz`, added after, stays open to balancers.
-    let router = super::http_auth::protect(router, access.token)
-        .route("/healthz", axum::routing::get(healthz));
-    bound(local);
-    match &access.tls {
-        Some(tls) => super::tls::serve_tls(listener, tls, router, shutdown).await,
-        None => super::http::serve_router(listener, router, shutdown).await,
-    }
-    Ok(())
-}
-
-/// The `/mcp` route of `serve --http`: the SDK's Streamable HTTP service for `server`
-/// with `config` (legacy sessions within `limits`), behind [`super::http_fast`]'s direct
-/// answer to the stateless reads.
-pub(super) fn mcp_router(
-    server: PromptServer,
-    config: StreamableHttpServerConfig,
-    limits: &super::HttpLimits,
-) -> axum::Router {
-    // An empty list is how the SDK is told to take any Host (`--allow-remote`).
-    let allowed_hosts = (!config.allowed_hosts.is_empty()).then(|| config.allowed_hosts.clone());
-    let fast = super::http_fast::FastReads::new(
-        server.clone(),
-        allowed_hosts,
-        config.max_request_body_bytes,
-    );
-    let service = StreamableHttpService::new(
-        move || Ok(server.clone()),
-        super::http_limits::sessions(limits).into(),
-        config,
-    );
-    fast.layer(axum::Router::new().nest_service("/mcp", service))
-}
-
-/// `GET /healthz`: 200 `ok` for load balancers, outside `/mcp` and its Host/Origin checks
-/// (a balancer probes by IP address, and the answer tells nothing about the library).
-async fn healthz() -> &'static str {
-    "ok"
 }

@@ -13,17 +13,14 @@
 //! - a skill without `resources` ("dynamic") has nothing to check its bytes against: it
 //!   is loaded as [`Verification::Unverifiable`] and said to be so, never as verified.
 
-use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
+pub use super::skill_manifest::{SKILL_MD, SkillFile, SkillManifest, skill_path};
 use super::types::{Content, EmbeddedResource, Message, PromptMessages, Role};
 
 /// The capability key under `capabilities.extensions` that declares the extension.
 pub const SKILLS_EXTENSION: &str = "io.modelcontextprotocol/skills";
-
-/// The name of a skill's entry file.
-pub const SKILL_MD: &str = "SKILL.md";
 
 /// The argument of a skill's form: an optional task sent after the instructions.
 pub const TASK_ARGUMENT: &str = "task";
@@ -31,104 +28,6 @@ pub const TASK_ARGUMENT: &str = "task";
 /// The largest `SKILL.md` or supporting file mcpick loads (the SEP's limit on a whole
 /// skill's files is 16 MiB).
 pub const MAX_SKILL_FILE_BYTES: usize = 16 * 1024 * 1024;
-
-/// One skill as a `skills/list` (or `skills/get`) entry described it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SkillManifest {
-    /// The resource URI of its `SKILL.md`.
-    pub uri: String,
-    /// Its `SKILL.md` front matter, verbatim as the listing rendered it in JSON.
-    pub frontmatter: Map<String, Value>,
-    /// Every file of the skill with its digest; `None` for a dynamic skill, whose
-    /// content has no stable digests (and so cannot be verified).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub files: Option<Vec<SkillFile>>,
-}
-
-/// One file of a skill's manifest.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SkillFile {
-    /// Its resource URI.
-    pub uri: String,
-    /// `sha256:` and 64 lowercase hex digits.
-    pub digest: String,
-    /// Its length in bytes, when the listing gave it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub size: Option<u64>,
-}
-
-impl SkillManifest {
-    /// The front matter's `name`.
-    pub fn name(&self) -> &str {
-        self.frontmatter
-            .get("name")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-    }
-
-    /// The front matter's `description`.
-    pub fn description(&self) -> &str {
-        self.frontmatter
-            .get("description")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-    }
-
-    /// The skill's path in its server's namespace (`acme/billing/refunds` for
-    /// `skill://acme/billing/refunds/SKILL.md`).
-    pub fn skill_path(&self) -> &str {
-        skill_path(&self.uri).unwrap_or(&self.uri)
-    }
-
-    /// The URI of the skill's root directory (`SKILL.md`'s URI without `/SKILL.md`).
-    pub fn root(&self) -> &str {
-        self.uri
-            .strip_suffix(SKILL_MD)
-            .and_then(|u| u.strip_suffix('/'))
-            .unwrap_or(&self.uri)
-    }
-
-    /// The supporting files (every listed file but `SKILL.md`), by their path relative to
-    /// the skill's root.
-    pub fn supporting_files(&self) -> Vec<(String, &SkillFile)> {
-        self.files
-            .iter()
-            .flatten()
-            .filter(|f| f.uri != self.uri)
-            .map(|f| (self.relative(&f.uri), f))
-            .collect()
-    }
-
-    /// `uri` relative to the skill's root, or the whole URI when it is outside it.
-    pub fn relative(&self, uri: &str) -> String {
-        uri.strip_prefix(self.root())
-            .and_then(|rest| rest.strip_prefix('/'))
-            .unwrap_or(uri)
-            .to_string()
-    }
-
-    /// The URI a user's `path` names: a full URI as given, else a path relative to the
-    /// skill's root (`references/FORMS.md`), as a filesystem would resolve it.
-    pub fn resolve(&self, path: &str) -> String {
-        if path.contains("://") {
-            path.to_string()
-        } else {
-            format!("{}/{}", self.root(), path.trim_start_matches("./"))
-        }
-    }
-
-    /// The manifest entry for `uri`, if the skill lists it.
-    pub fn file(&self, uri: &str) -> Option<&SkillFile> {
-        self.files.iter().flatten().find(|f| f.uri == uri)
-    }
-}
-
-/// The skill path of a `SKILL.md` URI: what lies between `scheme://` and `/SKILL.md`.
-pub fn skill_path(uri: &str) -> Option<&str> {
-    let (_, rest) = uri.split_once("://")?;
-    let path = rest.strip_suffix(SKILL_MD)?.strip_suffix('/')?;
-    (!path.is_empty()).then_some(path)
-}
 
 /// Reads one `skills/list` entry (or a `skills/get` result's `skill`). An entry that
 /// breaks the SEP's shape is refused with a reason (the listing keeps its other entries).

@@ -22,7 +22,7 @@ pub struct PromptInfo {
     /// Set when the entry is a skill (SEP-2640) rather than a prompt: the manifest its
     /// server listed. A skill is picked by reading its files, not by `prompts/get`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub skill: Option<Box<super::skill_verify::SkillManifest>>,
+    pub skill: Option<Box<super::skill_manifest::SkillManifest>>,
     /// For a prompt that says it is a skill folder's, as `mcpick serve` marks one
     /// ([`SKILL_PROMPT_META_KEY`]): the `SKILL.md` URI of that skill. Used only while
     /// listing, to show the two once; never kept.
