@@ -131,7 +131,7 @@ pub struct ServerEntry {
     /// [`fingerprint`] of the config it was learned with.
     pub fingerprint: String,
     /// A hash of the sign-in its private results were fetched with (`None`: signed out),
-    /// from [`crate::mcp::auth::authorization_context`].
+    /// from the sign-in's own module (`mcp::auth::authorization_context`).
     pub auth: Option<String>,
     /// When the file was written, ms since the epoch.
     pub written_ms: u64,
@@ -267,8 +267,12 @@ pub fn ignore_for_this_run() {
 /// What the catalog offers `config`'s server at start: its entry when there is a usable
 /// one (private results of another sign-in dropped), and a one-line notice when its file
 /// was broken (ignored, and replaced when the server next lists). Nothing for a server
-/// that is not cached ([`applies_to`]) or with `--refresh`.
-pub fn at_start(config: &ServerConfig) -> (Option<ServerEntry>, Option<String>) {
+/// that is not cached ([`applies_to`]) or with `--refresh`. `authorization` gives the
+/// current sign-in's context when it is needed (the sign-in is not this module's to read).
+pub fn at_start(
+    config: &ServerConfig,
+    authorization: impl FnOnce() -> Option<String>,
+) -> (Option<ServerEntry>, Option<String>) {
     if !applies_to(config) {
         // `cache = false` (or a config with typed secrets): nothing of it stays on disk.
         let _ = remove(&config.name);
@@ -277,7 +281,7 @@ pub fn at_start(config: &ServerConfig) -> (Option<ServerEntry>, Option<String>) 
     if IGNORED_THIS_RUN.load(std::sync::atomic::Ordering::Relaxed) {
         return (None, None);
     }
-    let auth = crate::mcp::auth::authorization_context(config);
+    let auth = authorization();
     match load(config, auth.as_deref()) {
         Loaded::Found(mut entry) => {
             // A stdio server's authorization is whatever its inherited environment holds,

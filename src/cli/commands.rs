@@ -426,7 +426,9 @@ async fn connect_all_reading(
             if !read_catalog {
                 return (server, None);
             }
-            let (entry, notice) = crate::cache::at_start(&server);
+            let (entry, notice) = crate::cache::at_start(&server, || {
+                crate::mcp::auth::authorization_context(&server)
+            });
             if let Some(notice) = notice {
                 output::error(&notice);
             }

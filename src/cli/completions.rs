@@ -179,7 +179,9 @@ fn cached_prompts(config: &crate::config::Config) -> Vec<PromptInfo> {
         .servers
         .iter()
         .filter(|server| server.enabled)
-        .filter_map(|server| crate::cache::at_start(server).0)
+        .filter_map(|server| {
+            crate::cache::at_start(server, || crate::mcp::auth::authorization_context(server)).0
+        })
         .flat_map(|entry| entry.prompts())
         .collect()
 }

@@ -471,7 +471,8 @@ fn load_catalog(
 ) -> HashMap<String, crate::cache::ServerEntry> {
     let mut entries = HashMap::new();
     for server in servers {
-        let (entry, notice) = crate::cache::at_start(server);
+        let (entry, notice) =
+            crate::cache::at_start(server, || crate::mcp::auth::authorization_context(server));
         if let Some(notice) = notice {
             app.warn(notice);
         }
