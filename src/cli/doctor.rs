@@ -123,7 +123,14 @@ pub async fn run(config_arg: Option<&Path>, as_json: bool) -> Result<ExitCode, C
         text.push('\n');
         text
     } else {
-        render(&report)
+        use std::io::IsTerminal;
+        // Wrapped to the terminal's width, with hanging indents; 100 columns in pipes.
+        let columns = std::io::stdout()
+            .is_terminal()
+            .then(|| crossterm::terminal::size().ok())
+            .flatten()
+            .map_or(100, |(columns, _)| usize::from(columns).max(40));
+        render(&report, columns)
     };
     output::result(&text).map_err(|e| CliError::runtime(e.to_string()))?;
     Ok(if report.problems.is_empty() {
@@ -608,11 +615,23 @@ fn colour_depth(no_color: bool, colorterm: Option<&str>, term: Option<&str>) -> 
     }
 }
 
-/// The report as text, in sections.
-fn render(report: &Report) -> String {
+/// `text` after `first`, wrapped to `columns` with the following rows indented as wide as
+/// `first`.
+fn hanging(out: &mut String, first: &str, text: &str, columns: usize) {
+    let indent = " ".repeat(crate::text::width(first));
+    let room = columns.saturating_sub(indent.len()).max(20);
+    for (i, row) in crate::text::wrap(text, room).iter().enumerate() {
+        out.push_str(if i == 0 { first } else { &indent });
+        out.push_str(row.trim_end());
+        out.push('\n');
+    }
+}
+
+/// The report as text, in sections, wrapped to `columns`.
+fn render(report: &Report, columns: usize) -> String {
     let mut out = String::new();
     let line = |out: &mut String, label: &str, value: &str| {
-        out.push_str(&format!("  {label:<12}{value}\n"));
+        hanging(out, &format!("  {label:<12}"), value, columns);
     };
     out.push_str(&format!("mcpick {}\n\nConfig\n", report.version));
     let config = &report.config;
@@ -642,10 +661,13 @@ fn render(report: &Report) -> String {
         out.push_str("  none\n");
     }
     for server in &report.servers {
-        out.push_str(&format!(
-            "  {}  {} {}\n      {}\n",
-            server.name, server.transport, server.target, server.last
-        ));
+        hanging(
+            &mut out,
+            "  ",
+            &format!("{}  {} {}", server.name, server.transport, server.target),
+            columns,
+        );
+        hanging(&mut out, "      ", &server.last, columns);
     }
     out.push_str("\nFiles\n");
     let shown = |path: &Option<PathBuf>| {
@@ -702,10 +724,13 @@ fn render(report: &Report) -> String {
             crate::text::counted(report.problems.len(), "problem", "problems")
         ));
         for problem in &report.problems {
-            out.push_str(&format!(
-                "  ✗ {}: {}\n    fix: {}\n",
-                problem.part, problem.what, problem.fix
-            ));
+            hanging(
+                &mut out,
+                "  ✗ ",
+                &format!("{}: {}", problem.part, problem.what),
+                columns,
+            );
+            hanging(&mut out, "    fix: ", &problem.fix, columns);
         }
     }
     out
@@ -714,6 +739,21 @@ fn render(report: &Report) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn long_lines_wrap_under_their_own_start() {
+        let mut out = String::new();
+        hanging(
+            &mut out,
+            "    fix: ",
+            "tmux set -g set-clipboard on, and the same line in ~/.tmux.conf",
+            40,
+        );
+        assert_eq!(
+            out,
+            "    fix: tmux set -g set-clipboard on,\n         and the same line in\n         ~/.tmux.conf\n"
+        );
+    }
 
     #[test]
     fn colours_follow_no_color_then_colorterm_then_term() {
