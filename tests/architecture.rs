@@ -32,8 +32,6 @@ const LAYERS: &[(&str, u8)] = &[
 const KNOWN_UPWARD: &[(&str, &str)] = &[
     // The review's body rows and the image/audio headers they use belong below render.
     ("render", "app"),
-    // The value I/O speaks app's value types (ValueSource, FileList, CommandOutcome).
-    ("value_io", "app"),
 ];
 
 /// Module circles within one layer still there: the protocol-neutral types of `mcp/types.rs`

@@ -14,14 +14,7 @@ use super::{App, Effect, Screen};
 /// Rows a page move goes.
 const PAGE: usize = 10;
 
-/// The files below the current folder, as the runner's walk found them.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct FileList {
-    /// Paths relative to the folder, sorted.
-    pub files: Vec<String>,
-    /// The walk stopped at its cap: there are more.
-    pub truncated: bool,
-}
+pub use crate::value_io::FileList;
 
 /// One row of the picker.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,54 +1,11 @@
 //! Where an argument's value came from (a file, a command's output, standard input), how
 //! the form marks it, and the rules a value read from elsewhere must meet (text, not too
-//! large). Pure: the reading itself is in `crate::value_io`.
+//! large). Pure: the reading itself, and the value types it shares with the CLI, are in
+//! `crate::value_io`.
 
-use serde::{Deserialize, Serialize};
-
-/// The largest value read from a file, a command or stdin (1 MiB).
-pub const DEFAULT_VALUE_LIMIT: usize = 1024 * 1024;
-
-/// Where a value came from.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ValueSource {
-    /// A file's contents; the path as it was given (relative to the folder mcpick ran in,
-    /// `~` or absolute).
-    File(String),
-    /// A shell command's standard output.
-    Command(String),
-    /// Standard input (`NAME=-`).
-    Stdin,
-}
-
-impl ValueSource {
-    /// How the source is named in messages: `build.log`, `` `git diff` ``, `standard input`.
-    pub fn describe(&self) -> String {
-        match self {
-            ValueSource::File(path) => crate::text::one_line(path),
-            ValueSource::Command(command) => {
-                format!("the output of `{}`", crate::text::one_line(command))
-            }
-            ValueSource::Stdin => "standard input".to_string(),
-        }
-    }
-}
-
-/// How a command run for a value ended.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum CommandOutcome {
-    /// It succeeded; its standard output, without the line breaks at its end.
-    Done {
-        /// The output.
-        output: String,
-    },
-    /// It failed, could not run, took too long, or printed what cannot be a value.
-    Failed {
-        /// What happened: `exited with status 2`, `took longer than 10 s…`.
-        why: String,
-        /// What it wrote on stderr (its end cut), maybe nothing.
-        stderr: String,
-    },
-}
+pub use crate::value_io::{
+    CommandOutcome, DEFAULT_VALUE_LIMIT, ValueSource, decode_value, human_size, too_large,
+};
 
 /// A field's mark: its value came from `source`, and whether it was edited since.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -108,51 +65,6 @@ pub fn line_count(text: &str) -> usize {
     text.lines().count().max(1)
 }
 
-/// A size as people read it: `512 B`, `12.3 KiB`, `2.0 MiB`.
-pub fn human_size(bytes: usize) -> String {
-    const KIB: f64 = 1024.0;
-    let b = bytes as f64;
-    if bytes < 1024 {
-        format!("{bytes} B")
-    } else if b < KIB * KIB {
-        format!("{:.1} KiB", b / KIB)
-    } else {
-        format!("{:.1} MiB", b / (KIB * KIB))
-    }
-}
-
-/// Why a value of `size` bytes (`None`: more than `limit`, size unknown) from `what` is
-/// refused, and what to do.
-pub fn too_large(what: &str, size: Option<u64>, limit: usize) -> String {
-    let size = match size {
-        Some(size) => human_size(usize::try_from(size).unwrap_or(usize::MAX)),
-        None => format!("more than {}", human_size(limit)),
-    };
-    format!(
-        "{what} is {size}, over the {} limit for an argument value: give a smaller part of it (e.g. `head -c 500K`, or the lines that matter)",
-        human_size(limit)
-    )
-}
-
-/// `bytes` read from `what` as a value: text, at most `limit` bytes. Binary data (NUL bytes)
-/// and text that is not UTF-8 are refused with a message saying what to do.
-pub fn decode_value(bytes: Vec<u8>, what: &str, limit: usize) -> Result<String, String> {
-    if bytes.len() > limit {
-        return Err(too_large(what, Some(bytes.len() as u64), limit));
-    }
-    if memchr::memchr(0, &bytes).is_some() {
-        return Err(format!(
-            "{what} is binary (it holds NUL bytes), and argument values are text: give a text file, or encode it first (e.g. `base64 FILE`)"
-        ));
-    }
-    String::from_utf8(bytes).map_err(|e| {
-        format!(
-            "{what} is not UTF-8 text (byte {} is not): convert it first (e.g. `iconv -f latin1 -t utf-8 FILE`)",
-            e.utf8_error().valid_up_to()
-        )
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -175,35 +87,7 @@ mod tests {
     }
 
     #[test]
-    fn binary_non_utf8_and_large_values_are_refused_with_a_way_out() {
-        assert_eq!(
-            decode_value(b"hello".to_vec(), "f", 10).as_deref(),
-            Ok("hello")
-        );
-        let nul = decode_value(b"a\0b".to_vec(), "img.png", 10).unwrap_err();
-        assert!(
-            nul.contains("img.png is binary") && nul.contains("base64"),
-            "{nul}"
-        );
-        let latin = decode_value(vec![b'a', 0xe9], "old.txt", 10).unwrap_err();
-        assert!(
-            latin.contains("not UTF-8") && latin.contains("iconv"),
-            "{latin}"
-        );
-        let big =
-            decode_value(vec![b'a'; 2 * 1024 * 1024], "big.log", DEFAULT_VALUE_LIMIT).unwrap_err();
-        assert!(
-            big.contains("big.log is 2.0 MiB, over the 1.0 MiB limit"),
-            "{big}"
-        );
-    }
-
-    #[test]
-    fn sizes_read_as_people_write_them() {
-        assert_eq!(human_size(0), "0 B");
-        assert_eq!(human_size(1023), "1023 B");
-        assert_eq!(human_size(1024), "1.0 KiB");
-        assert_eq!(human_size(3 * 1024 * 1024 / 2), "1.5 MiB");
+    fn lines_are_counted_as_an_editor_counts_them() {
         assert_eq!(line_count(""), 0);
         assert_eq!(line_count("one"), 1);
         assert_eq!(line_count("one\ntwo"), 2);
