@@ -15,7 +15,8 @@ use ratatui_image::sliced::SlicedProtocol;
 use ratatui_image::{FontSize, Resize};
 
 use super::Effect;
-use crate::mcp::{Content, EmbeddedResource, KnownContent};
+use crate::mcp::Content;
+pub use crate::render::body::{header_size, image_of};
 
 /// The most rows a picture takes in the review (its width follows, aspect kept).
 pub const MAX_PICTURE_ROWS: u16 = 16;
@@ -23,8 +24,6 @@ pub const MAX_PICTURE_ROWS: u16 = 16;
 pub const MAX_PIXELS: u64 = 50_000_000;
 /// The most bytes the decoder may allocate for one image (the budget's RGBA and some).
 const MAX_DECODE_ALLOC: u64 = 512 * 1024 * 1024;
-/// The base64 characters read for the caption's pixel size (headers sit at the start).
-const HEADER_PREFIX_CHARS: usize = 64 * 1024;
 /// Widths a picture is kept encoded at (the screen's, and the one before a resize).
 const WIDTHS_KEPT: usize = 2;
 /// Images decoded at once at most (each may take its allocation budget): the others are
@@ -63,46 +62,6 @@ impl Default for Graphics {
 
 /// The cell size assumed when the terminal does not tell (about 1:2, as most fonts).
 pub const DEFAULT_FONT: (u16, u16) = (10, 20);
-
-/// The image a block carries: its base64 data and MIME type (image blocks, and embedded
-/// blob resources with an `image/…` type).
-pub fn image_of(content: &Content) -> Option<(&str, &str)> {
-    match content {
-        Content::Known(KnownContent::Image {
-            data, mime_type, ..
-        }) => Some((data, mime_type)),
-        Content::Known(KnownContent::Resource {
-            resource:
-                EmbeddedResource::Blob {
-                    blob,
-                    mime_type: Some(mime),
-                    ..
-                },
-            ..
-        }) if mime.to_ascii_lowercase().starts_with("image/") => Some((blob, mime)),
-        _ => None,
-    }
-}
-
-/// The width and height in pixels an image's header says, read from the start of its
-/// base64 data only (cheap whatever the image's size); `None` when it does not tell.
-pub fn header_size(data: &str) -> Option<(u32, u32)> {
-    let mut prefix: String = data
-        .chars()
-        .filter(|c| !c.is_ascii_whitespace())
-        .take(HEADER_PREFIX_CHARS)
-        .collect();
-    prefix.truncate(prefix.len() / 4 * 4);
-    let bytes = base64::engine::general_purpose::STANDARD
-        .decode(prefix.trim_end_matches('='))
-        .or_else(|_| base64::engine::general_purpose::STANDARD.decode(&prefix))
-        .ok()?;
-    ImageReader::new(Cursor::new(bytes))
-        .with_guessed_format()
-        .ok()?
-        .into_dimensions()
-        .ok()
-}
 
 /// Why an image of `pixels` is not decoded, if it is over the budget.
 pub fn over_budget((width, height): (u32, u32)) -> Option<String> {

@@ -2,6 +2,7 @@
 //! Pure: text in, styled rows out (the review, the form's live preview and the export
 //! preview draw these rows as they are).
 
+pub mod body;
 pub mod highlight;
 pub mod json;
 pub mod layout;
@@ -71,9 +72,7 @@ pub fn message_rows_with(
                 push_raw_rows(&mut rows, text, width);
                 rows
             }
-            _ => crate::app::review::body_rows(content, width)
-                .map(raw_line)
-                .collect(),
+            _ => body::body_rows(content, width).map(raw_line).collect(),
         },
     };
     let rows = if style.color {
@@ -154,7 +153,7 @@ fn markdown_of(content: &Content) -> Option<(Option<String>, &str)> {
             },
             ..
         }) if mime_type.as_deref().is_some_and(is_markdown_mime) => {
-            let header = crate::app::review::body_lines(content).next();
+            let header = body::body_lines(content).next();
             Some((header, text))
         }
         _ => None,
