@@ -14,6 +14,7 @@ pub mod export;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod mcp;
+pub mod model;
 pub mod render;
 pub mod secrets;
 pub mod serve;

@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::config::{ServerConfig, TransportConfig};
-use crate::mcp::{PromptInfo, ServerDetails};
+use crate::model::{PromptInfo, ServerDetails};
 
 pub use store::{
     CachedFile, Loaded, all, clear, forget_private, load, matches, parse, path_of, remove, store,

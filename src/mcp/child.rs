@@ -12,7 +12,7 @@ use tokio::sync::{mpsc, watch};
 
 use super::error::McpError;
 use super::log::ServerLog;
-use super::types::LogLine;
+use crate::model::LogLine;
 use crate::sys::process::{OwnGroup, Stop, stop_group};
 
 /// The most stderr lines read from one server per [`STDERR_WINDOW`] (20,000 a second).

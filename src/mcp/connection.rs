@@ -34,12 +34,12 @@ use super::limit::{
 };
 use super::log::ServerLog;
 use super::mrtr;
-use super::types::{
+use crate::cache::{Era, Hints, PromptPage, Scope, ServerEntry};
+use crate::config::{ServerConfig, TransportConfig};
+use crate::model::{
     Completion, EmbeddedResource, LogLine, Message, PromptArg, PromptInfo, PromptMessages,
     ServedProblem, ServerDetails, ServerId,
 };
-use crate::cache::{Era, Hints, PromptPage, Scope, ServerEntry};
-use crate::config::{ServerConfig, TransportConfig};
 use crate::secrets::Secrets;
 use crate::sys::process::describe_exit;
 
@@ -1158,7 +1158,7 @@ impl Connection {
             mirrors_skill: prompt
                 .meta
                 .as_ref()
-                .and_then(|meta| meta.get(super::types::SKILL_PROMPT_META_KEY))
+                .and_then(|meta| meta.get(crate::model::SKILL_PROMPT_META_KEY))
                 .and_then(serde_json::Value::as_str)
                 .map(str::to_owned),
         }

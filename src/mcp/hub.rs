@@ -12,9 +12,9 @@ use tokio_util::sync::CancellationToken;
 use super::connection::{Connection, Known, PromptList, STDERR_TAIL, lock};
 use super::error::McpError;
 use super::log::ServerLog;
-use super::types::{LogLine, PromptInfo, ServedProblem, ServerDetails, ServerId};
 use crate::cache::{Freshness, ServerEntry};
 use crate::config::{ServerConfig, TransportConfig};
+use crate::model::{LogLine, PromptInfo, ServedProblem, ServerDetails, ServerId};
 
 /// How often a server task checks whether its connection has dropped.
 const CLOSED_POLL: Duration = Duration::from_millis(250);

@@ -5,7 +5,7 @@
 
 use serde_json::{Map, Value};
 
-use super::types::PromptMessages;
+use crate::model::PromptMessages;
 
 /// What one `prompts/get` round gave: the messages, or questions to answer first.
 #[derive(Debug, Clone, PartialEq)]

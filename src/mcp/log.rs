@@ -3,7 +3,7 @@
 use std::collections::VecDeque;
 use std::sync::Mutex;
 
-use super::types::LogLine;
+use crate::model::LogLine;
 use crate::secrets::Secrets;
 
 /// How many of a server's own lines (stderr, log messages) its log keeps; older ones are

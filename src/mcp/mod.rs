@@ -18,12 +18,16 @@ pub mod log;
 mod mrtr;
 mod problems;
 mod server;
-pub mod skill_manifest;
 pub mod skill_verify;
 pub(crate) mod sse;
 mod tls;
-mod types;
 
+pub use crate::model::skill_manifest;
+pub use crate::model::{
+    Completion, Content, EmbeddedResource, EntryKind, KnownContent, LogLine, MAX_PROBLEMS_LISTED,
+    Message, PROBLEMS_LEFT_OUT_META_KEY, PROBLEMS_META_KEY, PromptArg, PromptInfo, PromptMessages,
+    Role, ServedProblem, ServerDetails, ServerId,
+};
 pub use connection::{
     Connection, Known, MAX_INPUT_ROUNDS, PromptList, STDERR_TAIL, known_versions,
     looks_like_another_era,
@@ -42,8 +46,3 @@ pub use log::{
 };
 pub use server::{PromptServer, serve_stdio};
 pub use tls::{ServeTls, install_crypto_provider, serve_tls};
-pub use types::{
-    Completion, Content, EmbeddedResource, EntryKind, KnownContent, LogLine, MAX_PROBLEMS_LISTED,
-    Message, PROBLEMS_LEFT_OUT_META_KEY, PROBLEMS_META_KEY, PromptArg, PromptInfo, PromptMessages,
-    Role, ServedProblem, ServerDetails, ServerId,
-};

@@ -6,7 +6,7 @@ use std::sync::Mutex;
 use serde_json::{Map, Value};
 
 use super::log::ServerLog;
-use super::types::{
+use crate::model::{
     LogLine, MAX_PROBLEMS_LISTED, PROBLEMS_LEFT_OUT_META_KEY, PROBLEMS_META_KEY, ServedProblem,
 };
 use crate::secrets::Secrets;

@@ -33,7 +33,7 @@ use rmcp::{ServerHandler, ServiceExt};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::types::{
+use crate::model::{
     MAX_PROBLEMS_LISTED, PROBLEMS_LEFT_OUT_META_KEY, PROBLEMS_META_KEY, SKILL_PROMPT_META_KEY,
     ServedProblem,
 };

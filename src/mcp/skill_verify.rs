@@ -16,8 +16,8 @@
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
-pub use super::skill_manifest::{SKILL_MD, SkillFile, SkillManifest, skill_path};
-use super::types::{Content, EmbeddedResource, Message, PromptMessages, Role};
+pub use crate::model::skill_manifest::{SKILL_MD, SkillFile, SkillManifest, skill_path};
+use crate::model::{Content, EmbeddedResource, Message, PromptMessages, Role};
 
 /// The capability key under `capabilities.extensions` that declares the extension.
 pub const SKILLS_EXTENSION: &str = "io.modelcontextprotocol/skills";
@@ -401,12 +401,12 @@ pub fn skill_messages(
             }
         });
         let content = match attached {
-            Some(at) => super::types::KnownContent::Resource {
+            Some(at) => crate::model::KnownContent::Resource {
                 resource: attachments.remove(at).resource,
                 annotations: None,
                 meta: None,
             },
-            None => super::types::KnownContent::ResourceLink {
+            None => crate::model::KnownContent::ResourceLink {
                 uri: file.uri.clone(),
                 name: path,
                 title: None,
@@ -427,7 +427,7 @@ pub fn skill_messages(
     for attachment in attachments {
         messages.push(Message {
             role: Role::User,
-            content: Content::Known(super::types::KnownContent::Resource {
+            content: Content::Known(crate::model::KnownContent::Resource {
                 resource: attachment.resource,
                 annotations: None,
                 meta: None,

@@ -77,7 +77,7 @@ mod tests {
                 .any(|p| p.messages.iter().any(|m| matches!(
                     m,
                     super::super::MessageTemplate::Text {
-                        role: crate::mcp::Role::Assistant,
+                        role: crate::model::Role::Assistant,
                         ..
                     }
                 )))

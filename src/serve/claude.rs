@@ -16,7 +16,7 @@ use super::frontmatter;
 use super::template::{Segment, Template};
 use super::vscode::trim_template;
 use super::{ArgDef, LoadError, MessageTemplate, PromptDef, SourceFormat};
-use crate::mcp::Role;
+use crate::model::Role;
 
 /// The argument holding the whole line typed after the command (`$ARGUMENTS`).
 pub(crate) const LINE: &str = "arguments";

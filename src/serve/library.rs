@@ -11,7 +11,7 @@ use super::folders::skipped_folder;
 use super::native::FileReader;
 use super::skills::{self, SKILL_FILE, SkillDef, SkillFile};
 use super::{LoadError, MessageTemplate, PromptDef, claude, native, vscode};
-use crate::mcp::{Completion, Content, EmbeddedResource, KnownContent, Message, PromptMessages};
+use crate::model::{Completion, Content, EmbeddedResource, KnownContent, Message, PromptMessages};
 
 /// The most completion values one answer carries (the spec's limit).
 pub const MAX_COMPLETIONS: usize = 100;

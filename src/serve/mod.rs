@@ -24,7 +24,7 @@ pub use watch::{Embedded, watch_paths};
 
 use std::fmt;
 
-use crate::mcp::Role;
+use crate::model::Role;
 use template::Template;
 
 /// Which kind of file a prompt came from.

@@ -36,7 +36,7 @@ use super::frontmatter;
 use super::template::Template;
 use super::vscode::trim_template;
 use super::{ArgDef, LoadError, MessageTemplate, PromptDef, SourceFormat};
-use crate::mcp::Role;
+use crate::model::Role;
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]

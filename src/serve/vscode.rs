@@ -6,7 +6,7 @@
 use super::frontmatter;
 use super::template::Template;
 use super::{ArgDef, LoadError, MessageTemplate, PromptDef, SourceFormat};
-use crate::mcp::Role;
+use crate::model::Role;
 
 struct Meta {
     name: Option<String>,

@@ -2,7 +2,7 @@ use std::collections::BTreeMap;
 use std::fs;
 
 use super::*;
-use crate::mcp::Role;
+use crate::model::Role;
 
 fn write(dir: &Path, relative: &str, text: &str) {
     let path = dir.join(relative);

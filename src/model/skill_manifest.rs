@@ -1,6 +1,6 @@
 //! A skill's manifest as a `skills/list` entry describes it (SEP-2640): its `SKILL.md`'s
 //! URI, its front matter and its files with their digests. Plain data that the prompt
-//! types carry and the checks in `skill_verify` read; it imports nothing of `mcp`.
+//! types carry and the checks in `skill_verify` read; it imports nothing else of mcpick.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};

@@ -1,4 +1,9 @@
-//! The app's own protocol types: what the rest of mcpick sees of MCP, free of `rmcp`.
+//! The app's own protocol types: what the rest of mcpick sees of MCP, free of `rmcp`
+//! (prompts, their arguments and messages, content blocks, skill manifests, what a server
+//! told of itself). The ground that `mcp` (which speaks them on the wire), `cache`, `serve`
+//! and the screens share; it imports none of them.
+
+pub mod skill_manifest;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -22,7 +27,7 @@ pub struct PromptInfo {
     /// Set when the entry is a skill (SEP-2640) rather than a prompt: the manifest its
     /// server listed. A skill is picked by reading its files, not by `prompts/get`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub skill: Option<Box<super::skill_manifest::SkillManifest>>,
+    pub skill: Option<Box<skill_manifest::SkillManifest>>,
     /// For a prompt that says it is a skill folder's, as `mcpick serve` marks one
     /// ([`SKILL_PROMPT_META_KEY`]): the `SKILL.md` URI of that skill. Used only while
     /// listing, to show the two once; never kept.
