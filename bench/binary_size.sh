@@ -15,7 +15,7 @@ for profile in "${@:-release}"; do
         *) echo "binary_size.sh: no budget for profile '$profile' (release or dist)" >&2; exit 2 ;;
     esac
     cargo build --profile "$profile" --locked --bin mcpick >&2
-    size=$(stat -c %s "target/$profile/mcpick")
+    size=$(wc -c < "${CARGO_TARGET_DIR:-target}/$profile/mcpick" | tr -d ' ')
     mb=$(awk -v s="$size" 'BEGIN { printf "%.1f", s / 1e6 }')
     if [ "$size" -le "$budget" ]; then
         echo "binary size, $profile: $mb MB ($size bytes), budget $((budget / 1000000)) MB: ok"

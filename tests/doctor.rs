@@ -136,6 +136,9 @@ command = "mcpick-test-no-such-server"
 
 [servers.remote]
 url = "https://user:secret@example.com/mcp?key=secret"
+
+[servers.unset]
+command = "${MCPICK_TEST_NEVER_SET}"
 "#,
     )
     .unwrap();
@@ -159,8 +162,16 @@ url = "https://user:secret@example.com/mcp?key=secret"
         copier.1.contains("mcpick-test-no-such-copier"),
         "{copier:?}"
     );
+    // A server whose command could not be built has its own problem, not a missing program.
+    let unset: Vec<_> = found
+        .iter()
+        .filter(|(part, ..)| part == "server unset")
+        .collect();
+    assert_eq!(unset.len(), 1, "{found:?}");
+    assert!(unset[0].1.contains("MCPICK_TEST_NEVER_SET"), "{unset:?}");
+    assert!(!unset[0].1.contains("is not found"), "{unset:?}");
     // A URL is shown without what can hold keys, and nothing secret is printed at all.
-    assert_eq!(report["servers"][1]["target"], "https://example.com/mcp");
+    assert_eq!(report["servers"][1]["target"], "https://example.com/…");
     assert!(!report.to_string().contains("secret"), "{report}");
 
     // A config that cannot be read: the report still comes, the problem names the file.
@@ -299,6 +310,7 @@ fn inside_tmux_with_set_clipboard_off_it_says_how_to_turn_it_on() {
             && text.contains("tmux set -g set-clipboard on"),
         "{text}"
     );
-    assert!(text.contains("allow-passthrough"), "{text}");
+    // Behind a redirect the terminal is not asked (its answers would cross the reader's).
+    assert!(text.contains("stdout is not a terminal"), "{text}");
     assert_eq!(text.trim_end().lines().last(), Some("1"), "{text}");
 }

@@ -162,12 +162,27 @@ fn config_part(
     let (config, error) = match loaded {
         Ok((config, _)) => (Some(config), None),
         Err(error) => {
+            // Without the source lines a TOML error quotes (`12 | token = "…"`): a value
+            // there may be a secret, and a report is made to be shared.
+            let message = error
+                .message
+                .lines()
+                .filter(|line| {
+                    let line = line.trim_start();
+                    let number = line.trim_start_matches(|c: char| c.is_ascii_digit());
+                    !(line.starts_with('|')
+                        || (number.len() < line.len() && number.trim_start().starts_with('|')))
+                })
+                .map(str::trim)
+                .filter(|line| !line.is_empty())
+                .collect::<Vec<_>>()
+                .join(" ");
             problems.push(Problem {
                 part: "config".into(),
-                what: error.message.clone(),
+                what: message.clone(),
                 fix: "correct the file at the place named (`mcpick init` writes a commented starter config elsewhere to compare)".into(),
             });
-            (None, Some(error.message))
+            (None, Some(message))
         }
     };
     (
@@ -196,8 +211,13 @@ fn servers_part(config: &Config, problems: &mut Vec<Problem>) -> Vec<ServerPart>
                     fix: "correct its table in the config".into(),
                 });
             }
+            // A server still waiting for `${input:…}` values, or with a problem of its own,
+            // has no command yet to look for.
             if server.enabled
+                && server.problem.is_none()
+                && server.inputs.is_empty()
                 && let TransportConfig::Stdio { command, cwd, .. } = &server.transport
+                && !command.is_empty()
                 && !program_exists(command, cwd.as_deref())
             {
                 problems.push(Problem {
@@ -244,15 +264,14 @@ fn transport_of(server: &ServerConfig) -> (&'static str, String) {
     }
 }
 
-/// `url` without user, password, query or fragment (they can hold keys).
+/// `url`'s scheme, host and port only: user, password, path, query and fragment can all
+/// hold keys (some services put the key in the path), and a report is made to be shared.
 fn shown_url(url: &str) -> String {
     match url::Url::parse(url) {
-        Ok(mut parsed) => {
-            let _ = parsed.set_username("");
-            let _ = parsed.set_password(None);
-            parsed.set_query(None);
-            parsed.set_fragment(None);
-            parsed.to_string()
+        Ok(parsed) => {
+            let origin = parsed.origin().ascii_serialization();
+            let more = parsed.path() != "/" || parsed.query().is_some();
+            format!("{origin}{}", if more { "/…" } else { "" })
         }
         Err(_) => "(not a URL)".to_string(),
     }
@@ -409,7 +428,11 @@ fn describe_route(
     };
     match route {
         Route::Command(command) => (
-            format!("clipboard_command `{}`", command.join(" ")),
+            // Its program only: its words may hold ${VAR} values filled in.
+            format!(
+                "clipboard_command `{}` (its arguments not shown)",
+                command.first().map(String::as_str).unwrap_or_default()
+            ),
             "the config's clipboard_command is always the route".into(),
         ),
         Route::Tmux => (
@@ -522,11 +545,19 @@ async fn terminal_part(config: Option<&Config>, problems: &mut Vec<Problem>) -> 
     } else {
         None
     };
-    let asked = tokio::task::spawn_blocking(|| {
-        crate::tui::ask_terminal(std::time::Duration::from_millis(500))
-    })
-    .await
-    .unwrap_or_else(|e| Err(std::io::Error::other(e.to_string())));
+    // Only on a terminal of its own: behind a pipe (`| less`) the reader shares the tty,
+    // and its keys and the answers would cross.
+    let asked = if !std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+        Err(std::io::Error::other(
+            "stdout is not a terminal (a pipe or a file), so the terminal was not asked",
+        ))
+    } else {
+        tokio::task::spawn_blocking(|| {
+            crate::tui::ask_terminal(std::time::Duration::from_millis(500))
+        })
+        .await
+        .unwrap_or_else(|e| Err(std::io::Error::other(e.to_string())))
+    };
     let (images, background, note, asked_ok) = match asked {
         Ok((replies, graphics)) => {
             let images = match image_protocol {
@@ -566,7 +597,7 @@ async fn terminal_part(config: Option<&Config>, problems: &mut Vec<Problem>) -> 
             None,
             None,
             Some(format!(
-                "not asked: no terminal to ask (/dev/tty: {error}); run `mcpick doctor` in the terminal you use mcpick in"
+                "not asked: {error}; run `mcpick doctor` on its own in the terminal you use mcpick in"
             )),
             false,
         ),
@@ -606,9 +637,8 @@ fn colour_depth(no_color: bool, colorterm: Option<&str>, term: Option<&str>) -> 
     }
     match (colorterm, term) {
         (Some("truecolor" | "24bit"), _) => "24-bit (COLORTERM)".into(),
-        (_, Some(term)) if term.contains("256color") || term.contains("direct") => {
-            "256 (TERM)".into()
-        }
+        (_, Some(term)) if term.contains("direct") => "24-bit (TERM)".into(),
+        (_, Some(term)) if term.contains("256color") => "256 (TERM)".into(),
         (_, Some("dumb")) => "none: TERM is dumb".into(),
         (_, Some(_)) => "16 (TERM)".into(),
         (_, None) => "unknown: TERM is not set".into(),
@@ -769,8 +799,9 @@ mod tests {
     fn urls_are_shown_without_what_can_hold_keys() {
         assert_eq!(
             shown_url("https://user:pw@example.com/mcp?key=secret#x"),
-            "https://example.com/mcp"
+            "https://example.com/…"
         );
+        assert_eq!(shown_url("http://127.0.0.1:8080/"), "http://127.0.0.1:8080");
         assert_eq!(shown_url("not a url"), "(not a URL)");
     }
 

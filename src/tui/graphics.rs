@@ -387,9 +387,17 @@ pub fn ask_terminal(timeout: Duration) -> std::io::Result<(Replies, Graphics)> {
         .read(true)
         .write(true)
         .open("/dev/tty")?;
+    /// Cooked mode back however the wait ends (an error, a panic).
+    struct Raw;
+    impl Drop for Raw {
+        fn drop(&mut self) {
+            let _ = crossterm::terminal::disable_raw_mode();
+        }
+    }
     crossterm::terminal::enable_raw_mode()?;
+    let raw = Raw;
     let replies = query_tty(timeout);
-    let _ = crossterm::terminal::disable_raw_mode();
+    drop(raw);
     let replies = replies?;
     let (cells, window_px) = window_size();
     let graphics = choose(&replies, &Environment::detect(), cells, window_px);

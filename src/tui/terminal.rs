@@ -372,6 +372,13 @@ fn read_cursor_report(tty: &mut std::fs::File, timeout: Duration) -> io::Result<
         }
         let mut byte = [0u8; 64];
         let n = tty.read(&mut byte)?;
+        if n == 0 {
+            // The terminal is gone (a hangup): nothing more will come.
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                "the terminal closed before saying where the cursor is",
+            ));
+        }
         answer.extend_from_slice(&byte[..n]);
         if let Some(position) = parse_cursor_report(&answer) {
             return Ok(position);

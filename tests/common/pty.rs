@@ -419,6 +419,13 @@ pub fn isolate(command: &mut CommandBuilder, dir: &Path) {
         "DISPLAY",
         "WAYLAND_DISPLAY",
         "TMUX",
+        // What names the terminal or a multiplexer, which the graphics choice reads.
+        "STY",
+        "ZELLIJ",
+        "TERM_PROGRAM",
+        "LC_TERMINAL",
+        "WEZTERM_EXECUTABLE",
+        "KONSOLE_VERSION",
     ] {
         command.env_remove(name);
     }
