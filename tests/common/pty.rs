@@ -419,8 +419,8 @@ pub fn isolate(command: &mut CommandBuilder, dir: &Path) {
         "DISPLAY",
         "WAYLAND_DISPLAY",
         "TMUX",
-        // What names the terminal or a multiplexer, which the graphics choice reads.
-        "STY",
+        // What names the terminal, which the graphics choice reads (STY stays: a test
+        // sets it to be inside GNU screen; one that must not be removes it itself).
         "ZELLIJ",
         "TERM_PROGRAM",
         "LC_TERMINAL",
