@@ -18,17 +18,6 @@ use portable_pty::CommandBuilder;
 const TEXT: &str = "Bonjour";
 const TO: &str = "English";
 
-/// Environment variables that would change the route mcpick takes.
-const ROUTE_VARIABLES: [&str; 7] = [
-    "TMUX",
-    "STY",
-    "DISPLAY",
-    "WAYLAND_DISPLAY",
-    "SSH_CONNECTION",
-    "SSH_TTY",
-    "MCPICK_CONFIG",
-];
-
 /// Sets `home` as HOME and the XDG dirs (no config there: the bundled library), and removes
 /// what would change the clipboard route.
 fn config_less(command: &mut Command, home: &Path) {

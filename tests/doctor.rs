@@ -27,15 +27,7 @@ fn doctor_json(home: &Path, args: &[&str], env: &[(&str, &Path)]) -> (Option<i32
         .env("XDG_STATE_HOME", home.join("xdg-state"))
         .env("XDG_CACHE_HOME", home.join("xdg-cache"))
         .env("XDG_DATA_HOME", home.join("xdg-data"));
-    for name in [
-        "MCPICK_CONFIG",
-        "TMUX",
-        "STY",
-        "DISPLAY",
-        "WAYLAND_DISPLAY",
-        "SSH_CONNECTION",
-        "SSH_TTY",
-    ] {
+    for name in ROUTE_VARIABLES {
         command.env_remove(name);
     }
     for (name, value) in env {

@@ -288,8 +288,7 @@ fn program_exists(command: &str, cwd: Option<&Path>) -> bool {
         };
         return full.is_file();
     }
-    let search = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&search).any(|dir| dir.join(path).is_file())
+    clipboard::find_on_path(&std::env::var_os("PATH").unwrap_or_default(), &expanded).is_some()
 }
 
 /// What the catalog on disk says of `server` (one line), filling `part`'s figures.

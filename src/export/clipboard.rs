@@ -86,7 +86,7 @@ impl Environment {
 }
 
 /// The first `program` in the folders of `path` (a PATH value) that is a file.
-fn find_on_path(path: &OsString, program: &str) -> Option<PathBuf> {
+pub fn find_on_path(path: &OsString, program: &str) -> Option<PathBuf> {
     std::env::split_paths(path)
         .map(|dir| dir.join(program))
         .find(|candidate| candidate.is_file())

@@ -372,6 +372,18 @@ pub fn sh_quote(text: impl AsRef<str>) -> String {
     format!("'{}'", text.as_ref().replace('\'', r"'\''"))
 }
 
+/// Environment variables that would change the clipboard route mcpick takes (and the
+/// config it reads).
+pub const ROUTE_VARIABLES: [&str; 7] = [
+    "TMUX",
+    "STY",
+    "DISPLAY",
+    "WAYLAND_DISPLAY",
+    "SSH_CONNECTION",
+    "SSH_TTY",
+    "MCPICK_CONFIG",
+];
+
 /// `dir` as the home and XDG folders of `command` (no config there: the bundled library),
 /// with a known terminal type; as `pty::isolate` does for a PTY child.
 pub fn home_env(command: &mut Command, dir: &Path) {
