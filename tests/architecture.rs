@@ -192,3 +192,603 @@ fn the_reader_sees_an_upward_import_when_there_is_one() {
         "code after a test module is read: {code}"
     );
 }
+
+// ---- Files: every file of src/ and the files its paths lead to ----
+
+/// A token of Rust source, as much as the path reader needs.
+#[derive(Debug, Clone, PartialEq)]
+enum Token {
+    Ident(String),
+    PathSep,
+    Punct(char),
+}
+
+/// `text` as tokens, without comments, strings and character literals.
+fn tokens(text: &str) -> Vec<Token> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let next = chars.get(i + 1).copied();
+        if c == '/' && next == Some('/') {
+            while i < chars.len() && chars[i] != '\n' {
+                i += 1;
+            }
+        } else if c == '/' && next == Some('*') {
+            let mut depth = 0;
+            while i < chars.len() {
+                if chars[i] == '/' && chars.get(i + 1) == Some(&'*') {
+                    depth += 1;
+                    i += 2;
+                } else if chars[i] == '*' && chars.get(i + 1) == Some(&'/') {
+                    depth -= 1;
+                    i += 2;
+                    if depth == 0 {
+                        break;
+                    }
+                } else {
+                    i += 1;
+                }
+            }
+        } else if c == 'r' && (next == Some('"') || next == Some('#')) && {
+            let mut j = i + 1;
+            while chars.get(j) == Some(&'#') {
+                j += 1;
+            }
+            chars.get(j) == Some(&'"')
+        } {
+            // A raw string: r#"…"#, as many hashes to close as to open.
+            let mut hashes = 0;
+            i += 1;
+            while chars[i] == '#' {
+                hashes += 1;
+                i += 1;
+            }
+            i += 1;
+            loop {
+                if i >= chars.len() {
+                    break;
+                }
+                if chars[i] == '"' && (0..hashes).all(|k| chars.get(i + 1 + k) == Some(&'#')) {
+                    i += 1 + hashes;
+                    break;
+                }
+                i += 1;
+            }
+        } else if c == '"' {
+            i += 1;
+            while i < chars.len() && chars[i] != '"' {
+                if chars[i] == '\\' {
+                    i += 1;
+                }
+                i += 1;
+            }
+            i += 1;
+        } else if c == '\'' {
+            // A character literal ('a', '\n', '\u{1F600}') or a lifetime ('a).
+            if next == Some('\\') {
+                i += 2;
+                while i < chars.len() && chars[i] != '\'' {
+                    i += 1;
+                }
+                i += 1;
+            } else if chars.get(i + 2) == Some(&'\'') {
+                i += 3;
+            } else {
+                i += 1;
+                while i < chars.len() && (chars[i].is_alphanumeric() || chars[i] == '_') {
+                    i += 1;
+                }
+            }
+        } else if c.is_alphabetic() || c == '_' {
+            let start = i;
+            while i < chars.len() && (chars[i].is_alphanumeric() || chars[i] == '_') {
+                i += 1;
+            }
+            let word: String = chars[start..i].iter().collect();
+            // b"…" and br"…" are strings: let the next round skip them.
+            if (word == "b" || word == "br") && matches!(chars.get(i), Some('"') | Some('#')) {
+                if word == "br" {
+                    i -= 1;
+                }
+                continue;
+            }
+            out.push(Token::Ident(word.trim_start_matches("r#").to_string()));
+        } else if c == ':' && next == Some(':') {
+            out.push(Token::PathSep);
+            i += 2;
+        } else if c.is_whitespace() || c.is_ascii_digit() {
+            i += 1;
+        } else {
+            out.push(Token::Punct(c));
+            i += 1;
+        }
+    }
+    out
+}
+
+/// The tokens of `tokens` without the items under `#[cfg(test)]`, and the names of the
+/// child modules declared there (test files, left out of the house).
+fn without_test_items(tokens: Vec<Token>) -> (Vec<Token>, BTreeSet<String>) {
+    let ident = |t: Option<&Token>, name: &str| matches!(t, Some(Token::Ident(i)) if i == name);
+    let punct = |t: Option<&Token>, c: char| t == Some(&Token::Punct(c));
+    let mut kept = Vec::new();
+    let mut test_modules = BTreeSet::new();
+    let mut i = 0;
+    while i < tokens.len() {
+        let at = |k: usize| tokens.get(i + k);
+        let is_cfg_test = punct(at(0), '#')
+            && punct(at(1), '[')
+            && ident(at(2), "cfg")
+            && punct(at(3), '(')
+            && ident(at(4), "test")
+            && punct(at(5), ')')
+            && punct(at(6), ']');
+        if !is_cfg_test {
+            kept.push(tokens[i].clone());
+            i += 1;
+            continue;
+        }
+        i += 7;
+        let mut j = i;
+        while punct(tokens.get(j), '#') {
+            // Further attributes on the same item.
+            j += 1;
+            let mut depth = 0;
+            while j < tokens.len() {
+                match tokens[j] {
+                    Token::Punct('[') => depth += 1,
+                    Token::Punct(']') => {
+                        depth -= 1;
+                        if depth == 0 {
+                            j += 1;
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+                j += 1;
+            }
+        }
+        if ident(tokens.get(j), "mod") {
+            if let Some(Token::Ident(name)) = tokens.get(j + 1) {
+                test_modules.insert(name.clone());
+            }
+        }
+        let mut depth = 0;
+        while j < tokens.len() {
+            match tokens[j] {
+                Token::Punct('{') => depth += 1,
+                Token::Punct('}') => {
+                    depth -= 1;
+                    if depth == 0 {
+                        j += 1;
+                        break;
+                    }
+                }
+                Token::Punct(';') if depth == 0 => {
+                    j += 1;
+                    break;
+                }
+                _ => {}
+            }
+            j += 1;
+        }
+        i = j;
+    }
+    (kept, test_modules)
+}
+
+/// One path of a `use` tree, whole, and the name it binds (`*` for a glob).
+struct UsePath {
+    path: Vec<String>,
+    binds: String,
+}
+
+/// The paths a `use` tree names, each whole (`a::{b, c::d as e}` → `a::b`, `a::c::d`);
+/// `self` names the module before it.
+fn use_paths(tokens: &[Token], at: &mut usize, prefix: &[String], out: &mut Vec<UsePath>) {
+    let mut path = prefix.to_vec();
+    while let Some(token) = tokens.get(*at) {
+        match token {
+            Token::Ident(word) => {
+                if word != "self" || path.is_empty() {
+                    path.push(word.clone());
+                }
+                *at += 1;
+                let mut binds = path.last().cloned().unwrap_or_default();
+                if tokens.get(*at) == Some(&Token::Ident("as".into())) {
+                    if let Some(Token::Ident(alias)) = tokens.get(*at + 1) {
+                        binds = alias.clone();
+                    }
+                    *at += 2;
+                }
+                if tokens.get(*at) == Some(&Token::PathSep) {
+                    *at += 1;
+                    continue;
+                }
+                out.push(UsePath { path, binds });
+                return;
+            }
+            Token::PathSep => *at += 1,
+            Token::Punct('*') => {
+                *at += 1;
+                out.push(UsePath {
+                    path,
+                    binds: "*".into(),
+                });
+                return;
+            }
+            Token::Punct('{') => {
+                *at += 1;
+                while tokens.get(*at).is_some_and(|t| *t != Token::Punct('}')) {
+                    use_paths(tokens, at, &path, out);
+                    if tokens.get(*at) == Some(&Token::Punct(',')) {
+                        *at += 1;
+                    } else if tokens.get(*at) != Some(&Token::Punct('}')) {
+                        return;
+                    }
+                }
+                *at += 1;
+                return;
+            }
+            _ => return,
+        }
+    }
+}
+
+/// What one file holds for the reader: the names it defines, its `use`s (re-exports apart)
+/// and the other paths its code names.
+#[derive(Default)]
+struct FileCode {
+    defines: BTreeSet<String>,
+    reexports: Vec<UsePath>,
+    imports: Vec<UsePath>,
+    paths: Vec<Vec<String>>,
+    /// Each name its code uses outside a path's later segments and `.field`s.
+    names: BTreeSet<String>,
+}
+
+fn read_file_code(tokens: &[Token]) -> FileCode {
+    let mut file = FileCode::default();
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < tokens.len() {
+        match &tokens[i] {
+            Token::Punct('{') => depth += 1,
+            Token::Punct('}') => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        let Token::Ident(word) = &tokens[i] else {
+            i += 1;
+            continue;
+        };
+        const ITEMS: &[&str] = &[
+            "fn", "struct", "enum", "trait", "type", "const", "static", "union", "mod",
+        ];
+        if depth == 0 && ITEMS.contains(&word.as_str()) {
+            if let Some(Token::Ident(name)) = tokens.get(i + 1) {
+                file.defines.insert(name.clone());
+            }
+        }
+        if word == "macro_rules" {
+            if let Some(Token::Ident(name)) = tokens.get(i + 2) {
+                file.defines.insert(name.clone());
+            }
+        }
+        if word == "use" {
+            // `pub use` and `pub(…) use` re-export: the reader follows them, they tie nothing.
+            let public = match tokens[..i].last() {
+                Some(Token::Ident(word)) => word == "pub",
+                // pub(crate), pub(super), pub(in path)
+                Some(Token::Punct(')')) => tokens[..i]
+                    .iter()
+                    .rposition(|t| *t == Token::Punct('('))
+                    .is_some_and(|open| {
+                        open > 0 && tokens[open - 1] == Token::Ident("pub".into())
+                    }),
+                _ => false,
+            };
+            i += 1;
+            let mut found = Vec::new();
+            use_paths(tokens, &mut i, &[], &mut found);
+            if public {
+                file.reexports.extend(found);
+            } else {
+                file.imports.extend(found);
+            }
+            continue;
+        }
+        let after_sep_or_dot =
+            i > 0 && matches!(tokens[i - 1], Token::PathSep | Token::Punct('.'));
+        if !after_sep_or_dot {
+            file.names.insert(word.clone());
+            let mut path = vec![word.clone()];
+            let mut j = i + 1;
+            while tokens.get(j) == Some(&Token::PathSep) {
+                match tokens.get(j + 1) {
+                    Some(Token::Ident(next)) => path.push(next.clone()),
+                    _ => break,
+                }
+                j += 2;
+            }
+            if path.len() > 1 {
+                file.paths.push(path);
+            }
+        }
+        i += 1;
+    }
+    file
+}
+
+/// The files of `src/` (tests and what only tests build left out) and for each the files
+/// its paths lead to. A re-export is followed to where the name is defined and ties nothing
+/// itself: a module's `pub use` is its front door, not an import.
+fn file_imports() -> BTreeMap<String, BTreeMap<String, BTreeSet<String>>> {
+    type Module = Vec<String>;
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    // Module path → file, walking down from lib.rs by the files each module declares.
+    let mut modules: BTreeMap<Module, std::path::PathBuf> = BTreeMap::new();
+    let mut code: BTreeMap<Module, FileCode> = BTreeMap::new();
+    let mut todo = vec![(Module::new(), src.join("lib.rs"))];
+    while let Some((module, file)) = todo.pop() {
+        let text = std::fs::read_to_string(&file).unwrap();
+        let (tokens, test_modules) = without_test_items(tokens(&text));
+        // Children live beside mod.rs/lib.rs, or in a folder named after the file.
+        let dir = match file.file_name().unwrap().to_str().unwrap() {
+            "mod.rs" | "lib.rs" => file.parent().unwrap().to_path_buf(),
+            name => file.parent().unwrap().join(name.trim_end_matches(".rs")),
+        };
+        for (k, token) in tokens.iter().enumerate() {
+            let (Token::Ident(word), Some(Token::Ident(name))) = (token, tokens.get(k + 1)) else {
+                continue;
+            };
+            if word != "mod"
+                || tokens.get(k + 2) != Some(&Token::Punct(';'))
+                || test_modules.contains(name)
+            {
+                continue;
+            }
+            let child_file = [dir.join(format!("{name}.rs")), dir.join(name).join("mod.rs")]
+                .into_iter()
+                .find(|f| f.exists())
+                .unwrap_or_else(|| panic!("{module:?} declares mod {name}, no file for it"));
+            let mut child = module.clone();
+            child.push(name.clone());
+            todo.push((child, child_file));
+        }
+        modules.insert(module.clone(), file);
+        code.insert(module, read_file_code(&tokens));
+    }
+
+    struct Reader<'a> {
+        modules: &'a BTreeMap<Module, std::path::PathBuf>,
+        code: &'a BTreeMap<Module, FileCode>,
+    }
+    impl Reader<'_> {
+        fn is_child(&self, module: &[String], name: &str) -> bool {
+            let mut child = module.to_vec();
+            child.push(name.to_string());
+            self.modules.contains_key(&child)
+        }
+        /// Where `path`, named in `module`, starts; None for another crate's or a local name.
+        fn start(&self, module: &[String], path: &[String]) -> Option<(Module, usize)> {
+            match path.first()?.as_str() {
+                "crate" => Some((Vec::new(), 1)),
+                "super" => Some((module[..module.len().saturating_sub(1)].to_vec(), 1)),
+                "self" => Some((module.to_vec(), 1)),
+                first if self.is_child(module, first) => Some((module.to_vec(), 0)),
+                _ => None,
+            }
+        }
+        /// The module `path` (named in `module`) leads to, and the item it names there.
+        fn walk(&self, module: &[String], path: &[String]) -> Option<(Module, Option<String>)> {
+            let (mut at, skip) = self.start(module, path)?;
+            for segment in &path[skip..] {
+                if segment == "super" {
+                    at.pop();
+                } else if self.is_child(&at, segment) {
+                    at.push(segment.clone());
+                } else {
+                    return Some((at, Some(segment.clone())));
+                }
+            }
+            Some((at, None))
+        }
+        /// The module that defines `name` as seen in `module` (through its re-exports, and
+        /// with `private`, its own imports too, as a child's `use super::*` sees them).
+        fn owner(&self, module: &[String], name: &str, private: bool, depth: u8) -> Option<Module> {
+            let file = self.code.get(module)?;
+            if depth > 8 {
+                return None;
+            }
+            if self.is_child(module, name) {
+                let mut child = module.to_vec();
+                child.push(name.to_string());
+                return Some(child);
+            }
+            if file.defines.contains(name) {
+                return Some(module.to_vec());
+            }
+            let mut uses: Vec<&UsePath> = file.reexports.iter().collect();
+            if private {
+                uses.extend(&file.imports);
+            }
+            for used in &uses {
+                if used.binds == name {
+                    return match self.walk(module, &used.path)? {
+                        (at, Some(item)) => self.owner(&at, &item, false, depth + 1).or(Some(at)),
+                        (at, None) => Some(at),
+                    };
+                }
+            }
+            for used in uses.iter().filter(|u| u.binds == "*") {
+                if let Some((at, None)) = self.walk(module, &used.path) {
+                    if let Some(found) = self.owner(&at, name, false, depth + 1) {
+                        return Some(found);
+                    }
+                }
+            }
+            None
+        }
+        /// The module a path named in `module` leads to.
+        fn leads_to(&self, module: &[String], path: &[String]) -> Option<Module> {
+            match self.walk(module, path)? {
+                (at, Some(item)) => Some(self.owner(&at, &item, false, 0).unwrap_or(at)),
+                (at, None) => Some(at),
+            }
+        }
+    }
+    let reader = Reader {
+        modules: &modules,
+        code: &code,
+    };
+    let name_of = |module: &[String]| -> String {
+        modules[module]
+            .strip_prefix(&src)
+            .unwrap()
+            .to_string_lossy()
+            .into_owned()
+    };
+    let mut edges: BTreeMap<String, BTreeMap<String, BTreeSet<String>>> = BTreeMap::new();
+    for (module, file) in &code {
+        if module.is_empty() {
+            continue; // lib.rs only declares.
+        }
+        let from = name_of(module);
+        // Each file a path leads to, with the name it takes there.
+        let mut targets: Vec<(Module, String)> = Vec::new();
+        // A `use` of a module binds its name: paths through that name continue from there.
+        let mut bound: BTreeMap<&str, Module> = BTreeMap::new();
+        for used in &file.imports {
+            if used.binds == "*" {
+                // A glob ties the file to where each name it uses from there is defined.
+                if let Some((at, None)) = reader.walk(module, &used.path) {
+                    let private = module.starts_with(&at);
+                    for name in &file.names {
+                        if let Some(owner) = reader.owner(&at, name, private, 0) {
+                            targets.push((owner, name.clone()));
+                        }
+                    }
+                }
+                continue;
+            }
+            match reader.walk(module, &used.path) {
+                Some((at, None)) => {
+                    bound.insert(&used.binds, at);
+                }
+                Some((at, Some(item))) => {
+                    let owner = reader.owner(&at, &item, false, 0).unwrap_or(at);
+                    targets.push((owner, item));
+                }
+                None => {}
+            }
+        }
+        for path in &file.paths {
+            if let Some(base) = bound.get(path[0].as_str()) {
+                let mut whole: Vec<String> = vec!["crate".into()];
+                whole.extend(base.iter().cloned());
+                whole.extend(path[1..].iter().cloned());
+                if let Some(to) = reader.leads_to(&[], &whole) {
+                    targets.push((to, path.join("::")));
+                }
+            } else if let Some(to) = reader.leads_to(module, path) {
+                targets.push((to, path.join("::")));
+            }
+        }
+        let entry = edges.entry(from.clone()).or_default();
+        for (target, name) in targets {
+            let to = name_of(&target);
+            if to != from && !target.is_empty() {
+                entry.entry(to).or_default().insert(name);
+            }
+        }
+    }
+    edges
+}
+
+/// The circles of `edges`: each strongly connected set of two or more files (Tarjan).
+fn circles(edges: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
+    struct Walk<'a> {
+        edges: &'a BTreeMap<String, BTreeSet<String>>,
+        index: BTreeMap<&'a str, usize>,
+        low: BTreeMap<&'a str, usize>,
+        stack: Vec<&'a str>,
+        on_stack: BTreeSet<&'a str>,
+        found: Vec<Vec<String>>,
+    }
+    impl<'a> Walk<'a> {
+        fn visit(&mut self, node: &'a str) {
+            let n = self.index.len();
+            self.index.insert(node, n);
+            self.low.insert(node, n);
+            self.stack.push(node);
+            self.on_stack.insert(node);
+            for next in self.edges.get(node).into_iter().flatten() {
+                let next = next.as_str();
+                if !self.index.contains_key(next) {
+                    self.visit(next);
+                    let low = self.low[node].min(self.low[next]);
+                    self.low.insert(node, low);
+                } else if self.on_stack.contains(next) {
+                    let low = self.low[node].min(self.index[next]);
+                    self.low.insert(node, low);
+                }
+            }
+            if self.low[node] == self.index[node] {
+                let mut set = Vec::new();
+                while let Some(top) = self.stack.pop() {
+                    self.on_stack.remove(top);
+                    set.push(top.to_string());
+                    if top == node {
+                        break;
+                    }
+                }
+                if set.len() > 1 {
+                    set.sort();
+                    self.found.push(set);
+                }
+            }
+        }
+    }
+    let mut walk = Walk {
+        edges,
+        index: BTreeMap::new(),
+        low: BTreeMap::new(),
+        stack: Vec::new(),
+        on_stack: BTreeSet::new(),
+        found: Vec::new(),
+    };
+    for node in edges.keys() {
+        if !walk.index.contains_key(node.as_str()) {
+            walk.visit(node);
+        }
+    }
+    walk.found.sort();
+    walk.found
+}
+
+#[test]
+fn files_of_src_do_not_import_each_other_in_a_circle() {
+    let named = file_imports();
+    assert!(named.len() >= 100, "read too few files of src/: {}", named.len());
+    let edges: BTreeMap<String, BTreeSet<String>> = named
+        .iter()
+        .map(|(from, tos)| (from.clone(), tos.keys().cloned().collect()))
+        .collect();
+    let found = circles(&edges);
+    let mut report = String::new();
+    for circle in &found {
+        report.push_str(&format!("\n{} files:", circle.len()));
+        for file in circle {
+            for (to, names) in &named[file] {
+                if circle.contains(to) {
+                    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+                    report.push_str(&format!("\n  {file} -> {to}: {}", names.join(", ")));
+                }
+            }
+        }
+    }
+    assert!(found.is_empty(), "files that import each other, round a circle:{report}");
+}

@@ -9,7 +9,7 @@ use crate::mcp::auth::{self, Browser};
 
 /// Runs an `auth` subcommand.
 pub async fn run(config_path: Option<&Path>, action: AuthCommand) -> Result<ExitCode, CliError> {
-    let config = super::commands::load_config(config_path)?;
+    let config = super::loading::load_config(config_path)?;
     match action {
         AuthCommand::Login { server, no_browser } => {
             let server = find(&config, &server)?;
@@ -78,7 +78,7 @@ fn find(config: &Config, name: &str) -> Result<ServerConfig, CliError> {
     let Some(server) = config.server(name) else {
         if config.path.is_none() {
             return Err(CliError::usage(
-                super::commands::no_server_without_a_config(name),
+                super::loading::no_server_without_a_config(name),
             ));
         }
         let names: Vec<&str> = config.servers.iter().map(|s| s.name.as_str()).collect();

@@ -13,7 +13,7 @@ use crate::config::Config;
 pub fn run(config_path: Option<&Path>, action: CacheCommand) -> Result<ExitCode, CliError> {
     // A broken config must not stop anyone from looking at or clearing the cache; with no
     // config file, the bundled library is the one server (no note: nothing connects).
-    let loaded = super::commands::load_config_quietly(config_path);
+    let loaded = super::loading::load_config_quietly(config_path);
     let config = loaded.as_ref().ok().map(|(config, _)| config.clone());
     if let Err(error) = &loaded {
         output::error(&format!(

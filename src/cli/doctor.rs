@@ -158,7 +158,7 @@ fn config_part(
         },
     };
     let exists = path.as_deref().is_some_and(Path::exists);
-    let loaded = super::commands::load_config_quietly(config_arg);
+    let loaded = super::loading::load_config_quietly(config_arg);
     let (config, error) = match loaded {
         Ok((config, _)) => (Some(config), None),
         Err(error) => {

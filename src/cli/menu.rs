@@ -1,6 +1,15 @@
 //! `mcpick` with no subcommand: the menu's flags (fzf's `-q`, `--select-1`, `--exit-0`,
 //! `--height`, `--tmux`) and a prompt named on the command line.
 
+use crate::export::Format;
+use std::path::Path;
+use super::args::parse_all;
+use super::args::read_given;
+use super::loading::check_server_named;
+use super::loading::load_config_quietly;
+use super::loading::other_hosts_configs;
+use super::output;
+
 use std::process::ExitCode;
 
 use super::args::merge;
@@ -77,10 +86,10 @@ pub fn start_of(cli: &Cli) -> Result<Start, CliError> {
             let reference = PromptRef::parse(text).map_err(CliError::usage)?;
             // Files and stdin are read now, before the menu takes the terminal (its keys
             // then come from /dev/tty, stdin being the pipe).
-            let (pairs, sources) = super::commands::given_values(
+            let (pairs, sources) = given_values(
                 &cli.assignments,
                 &cli.arg_files,
-                super::commands::StdinFrom::NotTheTerminal,
+                StdinFrom::NotTheTerminal,
             )?;
             // `mcpick lsit`: a bare name close to a subcommand may be a typo of it.
             let near_command = reference
@@ -131,9 +140,9 @@ pub async fn run(cli: Cli) -> Result<ExitCode, CliError> {
         Some(height) => ScreenMode::Inline(height),
         None => ScreenMode::Full,
     };
-    super::commands::tui(
+    tui(
         cli.config.as_deref(),
-        super::commands::TuiRequest {
+        TuiRequest {
             output: cli.output,
             print: cli.print,
             format: cli.tui_format,
@@ -142,6 +151,141 @@ pub async fn run(cli: Cli) -> Result<ExitCode, CliError> {
         },
     )
     .await
+}
+
+/// What the full-screen menu is asked to do, from the command line.
+pub struct TuiRequest {
+    /// `--output FILE`.
+    pub output: Option<std::path::PathBuf>,
+    /// `--print`.
+    pub print: bool,
+    /// `--format`.
+    pub format: String,
+    /// `-q`, `--select-1`, `--exit-0`, `SERVER/PROMPT NAME=VALUE…`.
+    pub start: crate::app::Start,
+    /// The whole screen, or `--height`.
+    pub screen: crate::tui::ScreenMode,
+}
+
+/// The full-screen menu.
+pub async fn tui(config_path: Option<&Path>, request: TuiRequest) -> Result<ExitCode, CliError> {
+    let TuiRequest {
+        output: output_path,
+        print,
+        format,
+        start,
+        screen,
+    } = request;
+    let format: Format = format.parse().map_err(CliError::usage)?;
+    if !crate::tui::has_terminal() {
+        // `mcpick lsit` in a script: the typo is the news, not the missing terminal.
+        if let Some(open) = &start.open
+            && let Some(command) = &open.near_command
+        {
+            return Err(CliError::usage(format!(
+                "`{}` is no command: did you mean `mcpick {command}`? (a bare word opens the menu on that prompt, and the menu needs a terminal)",
+                open.reference.whole
+            )));
+        }
+        return Err(CliError::usage(
+            "the full-screen menu needs a terminal; in scripts use `mcpick list`, `mcpick get` or `mcpick complete`",
+        ));
+    }
+    let (config, note) = load_config_quietly(config_path)?;
+    let keys = crate::app::KeyMap::with_overrides(&config.keys).map_err(|e| {
+        let place = config
+            .path
+            .as_ref()
+            .map(|p| format!("{}: ", p.display()))
+            .unwrap_or_default();
+        CliError::usage(format!("{place}{e}"))
+    })?;
+    let servers: Vec<_> = config.enabled_servers().cloned().collect();
+    if let Some(open) = &start.open {
+        check_server_named(&config, &servers, &open.reference)?;
+    }
+    // A first run: offer the servers of other hosts' configs found here.
+    let offer = if note.is_some() {
+        other_hosts_configs()
+    } else {
+        Vec::new()
+    };
+    let note = note.map(|_| {
+        "No config file: showing the bundled library (`mcpick init` writes one).".to_string()
+    });
+    let options = crate::app::Options {
+        output: output_path,
+        print,
+        format,
+        color: std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+        theme: config.theme.colors,
+        light_theme: config.theme.light_variant,
+        clipboard: config.clipboard.clone(),
+        start,
+        live_preview: servers
+            .iter()
+            .filter(|s| s.live_preview)
+            .map(|s| s.name.clone())
+            .collect(),
+        audio_player: config.audio_player.clone(),
+        image_protocol: config.image_protocol,
+        graphics: crate::app::images::Graphics::default(),
+    };
+    // A TUI that cannot run is an error (2), as fzf's.
+    let outcome = crate::tui::run(servers, options, keys, note, offer, screen)
+        .await
+        .map_err(CliError::usage)?;
+    if let Some(text) = outcome.print {
+        let stdout = std::io::stdout();
+        let for_terminal = std::io::IsTerminal::is_terminal(&stdout);
+        let mut lock = stdout.lock();
+        let written = std::io::Write::write_all(
+            &mut lock,
+            crate::text::for_output(&text, for_terminal).as_bytes(),
+        )
+        .and_then(|()| std::io::Write::flush(&mut lock));
+        // The accepted text is the whole point of the run: losing it is an error (2).
+        if let Err(error) = written {
+            return Err(CliError::usage(format!(
+                "cannot write the export to stdout ({error}); nothing was printed in full. `s` on the review saves to a file instead"
+            )));
+        }
+    }
+    for note in &outcome.notes {
+        output::error(note);
+    }
+    Ok(ExitCode::from(outcome.code))
+}
+
+/// What `NAME=-` may read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum StdinFrom {
+    /// A pipe, a file, or the terminal (typed, ended with Ctrl-D), as curl reads it.
+    Anything,
+    /// A pipe or a file only: the full-screen menu takes the terminal next, so reading
+    /// it first would wait for a Ctrl-D nobody expects.
+    NotTheTerminal,
+}
+
+/// The arguments `words` (`NAME=VALUE`, `NAME=@PATH`, `NAME=-`) and `arg_files`
+/// (`NAME=PATH`) give, files and standard input read; and where each read value came from.
+/// A file or stdin that cannot be a value is a usage error (exit 2) saying why.
+pub(super) fn given_values(
+    words: &[String],
+    arg_files: &[String],
+    stdin: StdinFrom,
+) -> Result<super::args::ReadValues, CliError> {
+    let given = parse_all(words, arg_files).map_err(CliError::usage)?;
+    read_given(given, crate::app::source::DEFAULT_VALUE_LIMIT, |limit| {
+        if stdin == StdinFrom::NotTheTerminal && std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+            return Err(
+                "standard input is the terminal: pipe the value in (`git diff | mcpick SERVER/PROMPT NAME=-`) or give a file (NAME=@FILE)"
+                    .to_string(),
+            );
+        }
+        crate::value_io::read_stdin(limit)
+    })
+    .map_err(CliError::usage)
 }
 
 #[cfg(test)]

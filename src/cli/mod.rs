@@ -3,415 +3,37 @@
 mod args;
 mod auth;
 mod cache;
+mod candidates;
 mod commands;
+mod complete;
 mod completions;
+mod connect;
 mod conformance;
 mod doctor;
+mod error;
+mod flags;
+mod get;
 mod import;
 mod inputs;
+mod list;
+mod loading;
+mod locate;
 mod menu;
 mod output;
 mod popup;
 mod serve;
+mod servers;
 mod shell;
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
-use clap_complete::{ArgValueCandidates, ArgValueCompleter};
 
-use crate::config::CONFIG_ENV;
 
+pub use error::CliError;
+pub use flags::{AuthCommand, CacheCommand, Cli, Command, ConfigCommand};
 pub use args::{Given, GivenValue, parse_all, parse_args_json, parse_assignment, read_given};
 pub use completions::answer_if_asked as answer_completion_request;
 pub use menu::with_tmux_size_spelled_out;
-
-/// mcpick: every MCP server's prompts in one place — list them, fill them, export them.
-#[derive(Debug, Parser)]
-#[command(name = "mcpick", version, about, long_about = None)]
-pub struct Cli {
-    /// The config file (default: $XDG_CONFIG_HOME/mcpick/config.toml, else
-    /// ~/.config/mcpick/config.toml; `mcpick doctor` says which is read and why).
-    #[arg(long, global = true, env = CONFIG_ENV, value_name = "PATH")]
-    pub config: Option<PathBuf>,
-
-    /// Full-screen menu: when you accept a result (Enter on the review screen), write it to
-    /// FILE and exit.
-    #[arg(long, value_name = "FILE", conflicts_with = "print")]
-    pub output: Option<PathBuf>,
-
-    /// Full-screen menu: when you accept a result, exit and print it on stdout (after the
-    /// terminal is restored), e.g. `mcpick --print | llm`.
-    #[arg(long)]
-    pub print: bool,
-
-    /// Full-screen menu: the initial export format (the last one given counts, so a shell
-    /// widget's MCPICK_WIDGET_OPTS can change its default).
-    #[arg(long = "format", value_name = "FORMAT", default_value = "markdown", value_parser = ["markdown", "text", "mcp-json", "openai", "anthropic"], overrides_with = "tui_format")]
-    pub tui_format: String,
-
-    /// Full-screen menu: start with this search typed.
-    #[arg(short = 'q', long, value_name = "TEXT")]
-    pub query: Option<String>,
-
-    /// Full-screen menu: open the only matching prompt at once (once the servers answered).
-    #[arg(short = '1', long = "select-1")]
-    pub select_one: bool,
-
-    /// Full-screen menu: exit with status 1 at once when no prompt matches.
-    #[arg(short = '0', long = "exit-0")]
-    pub exit_zero: bool,
-
-    /// With SERVER/PROMPT: when every required argument is given, fetch at once and open
-    /// the review, with no form.
-    #[arg(long, requires = "prompt")]
-    pub no_form: bool,
-
-    /// Draw in the bottom N rows of the terminal (or N% of it), below what is there,
-    /// instead of the whole screen.
-    #[arg(long, value_name = "N|N%", value_parser = menu::Height::parse, conflicts_with = "tmux")]
-    pub height: Option<menu::Height>,
-
-    /// Open in a tmux popup over the current pane (default size 80%); accepting pastes the
-    /// export into that pane. SIZE: N% or WIDTHxHEIGHT (cells or %).
-    #[arg(long, value_name = "SIZE", num_args = 0..=1, default_missing_value = "80%", value_parser = popup::PopupSize::parse, conflicts_with_all = ["print", "output"])]
-    pub tmux: Option<popup::PopupSize>,
-
-    /// Full-screen menu: open this prompt at once (SERVER/PROMPT), its form pre-filled with
-    /// the NAME=VALUE arguments that follow.
-    #[arg(value_name = "SERVER/PROMPT", add = ArgValueCompleter::new(completions::prompt_candidates))]
-    pub prompt: Option<String>,
-
-    /// Argument values for SERVER/PROMPT: NAME=@PATH takes a file's contents, NAME=-
-    /// standard input (read before the menu opens), NAME=@@… a value starting with @.
-    #[arg(value_name = "NAME=VALUE", requires = "prompt", add = ArgValueCompleter::new(completions::assignment_candidates))]
-    pub assignments: Vec<String>,
-
-    /// With SERVER/PROMPT: one argument's value from a file, as NAME=PATH (may repeat).
-    #[arg(long = "arg-file", value_name = "NAME=PATH", requires = "prompt")]
-    pub arg_files: Vec<String>,
-
-    /// Ignore the prompt catalog cached from earlier runs and ask every server afresh (then
-    /// the catalog is rewritten).
-    #[arg(long)]
-    pub refresh: bool,
-
-    /// What to do (none: the full-screen menu).
-    #[command(subcommand)]
-    pub command: Option<Command>,
-}
-
-/// The subcommands.
-#[derive(Debug, Subcommand)]
-pub enum Command {
-    /// List every prompt and skill (SEP-2640) of every configured server.
-    List {
-        /// Print one JSON array (kind, server, name, title, description, arguments, and
-        /// a skill's manifest).
-        #[arg(long)]
-        json: bool,
-        /// Ignore the prompt catalog cached from earlier runs and ask every server afresh
-        /// (then the catalog is rewritten).
-        #[arg(long)]
-        refresh: bool,
-    },
-    /// Fill a prompt, or load a skill (SEP-2640), and print its messages.
-    Get {
-        /// The prompt or skill, as SERVER/NAME or SERVER:NAME; a bare NAME (or /NAME) works
-        /// when exactly one enabled server offers it. A skill is preferred over a prompt of
-        /// the same name.
-        #[arg(add = ArgValueCompleter::new(completions::prompt_candidates))]
-        prompt: String,
-        /// Arguments as NAME=VALUE (values may hold spaces, newlines and `=`); NAME=@PATH
-        /// takes a file's contents, NAME=- standard input (once), NAME=@@… a value starting
-        /// with @.
-        #[arg(value_name = "NAME=VALUE", add = ArgValueCompleter::new(completions::assignment_candidates))]
-        assignments: Vec<String>,
-        /// One more argument as NAME=VALUE (may repeat).
-        #[arg(long = "arg", value_name = "NAME=VALUE", add = ArgValueCompleter::new(completions::assignment_candidates))]
-        args: Vec<String>,
-        /// One argument's value from a file, as NAME=PATH (may repeat).
-        #[arg(long = "arg-file", value_name = "NAME=PATH")]
-        arg_files: Vec<String>,
-        /// Arguments as a JSON object of strings, e.g. '{"city":"New York"}'.
-        #[arg(long, value_name = "JSON")]
-        args_json: Option<String>,
-        /// Output format.
-        #[arg(long, default_value = "markdown", value_parser = ["markdown", "text", "mcp-json", "openai", "anthropic"])]
-        format: String,
-        /// Also put the export on the clipboard (the route is said on stderr).
-        #[arg(long)]
-        copy: bool,
-        /// An answer to a question the server asks while filling the prompt, as
-        /// FIELD=VALUE (may repeat; yes/no, numbers, a choice's value, choices joined by
-        /// commas). Without a terminal, the server's questions need these.
-        #[arg(
-            long = "answer",
-            value_name = "FIELD=VALUE",
-            conflicts_with = "decline"
-        )]
-        answers: Vec<String>,
-        /// Answers to the server's questions as one JSON object, e.g. '{"confirmed":true}'.
-        #[arg(long, value_name = "JSON", conflicts_with = "decline")]
-        answers_json: Option<String>,
-        /// Decline every question the server asks (it fills the prompt without them, or
-        /// says why it cannot).
-        #[arg(long)]
-        decline: bool,
-        /// A skill's task: a message sent after its instructions (the same as task=TEXT).
-        #[arg(long, value_name = "TEXT")]
-        task: Option<String>,
-        /// A skill's supporting file to attach as an embedded resource, by its path in
-        /// the skill (`references/FORMS.md`) or its URI; verified like SKILL.md (may
-        /// repeat).
-        #[arg(long = "attach", value_name = "PATH")]
-        attach: Vec<String>,
-        /// Ignore the prompt catalog cached from earlier runs and ask every server afresh
-        /// (then the catalog is rewritten).
-        #[arg(long)]
-        refresh: bool,
-    },
-    /// Ask a server to complete a prompt argument.
-    Complete {
-        /// The prompt, as SERVER/PROMPT.
-        #[arg(add = ArgValueCompleter::new(completions::prompt_candidates))]
-        prompt: String,
-        /// The argument to complete.
-        #[arg(add = ArgValueCompleter::new(completions::argument_name_candidates))]
-        argument: String,
-        /// What has been typed so far.
-        #[arg(default_value = "")]
-        prefix: String,
-        /// Values of the prompt's other arguments, as NAME=VALUE (may repeat).
-        #[arg(long = "context", value_name = "NAME=VALUE")]
-        context: Vec<String>,
-        /// Print JSON: values, total, hasMore.
-        #[arg(long)]
-        json: bool,
-        /// Ignore the prompt catalog cached from earlier runs and ask every server afresh
-        /// (then the catalog is rewritten).
-        #[arg(long)]
-        refresh: bool,
-    },
-    /// Show each server's connection state, protocol, identity and capabilities.
-    Servers {
-        /// Print one JSON array.
-        #[arg(long)]
-        json: bool,
-        /// Ignore the prompt catalog cached from earlier runs and ask every server afresh
-        /// (then the catalog is rewritten).
-        #[arg(long)]
-        refresh: bool,
-    },
-    /// Serve prompt files as an MCP server (stdio unless --http).
-    ///
-    /// Files and folders (searched recursively): VS Code `*.prompt.md`, Claude Code
-    /// commands (`*.md` under a `commands` folder) and mcpick `*.mcpick.md`. Changes on disk
-    /// are picked up and announced to connected clients.
-    Serve {
-        /// Prompt files or folders (default: the current folder, unless --builtin).
-        #[arg(value_name = "PATH")]
-        paths: Vec<PathBuf>,
-        /// Serve the prompt library bundled with mcpick (as well as any PATHs).
-        #[arg(long)]
-        builtin: bool,
-        /// Serve Streamable HTTP at http://ADDR/mcp (e.g. 127.0.0.1:8080) instead of stdio.
-        #[arg(long, value_name = "ADDR")]
-        http: Option<String>,
-        /// Allow --http on an address that is not loopback (and skip the Host check).
-        #[arg(long, requires = "http")]
-        allow_remote: bool,
-        /// Ask every HTTP request for `Authorization: Bearer <token>`, the token being the
-        /// one line in this file (readable by its owner only). Or set MCPICK_SERVE_TOKEN.
-        #[arg(long, value_name = "PATH", requires = "http")]
-        auth_token_file: Option<PathBuf>,
-        /// With --allow-remote, serve anyone who can reach the address, without a token.
-        #[arg(long, requires = "allow_remote", conflicts_with = "auth_token_file")]
-        insecure_no_auth: bool,
-        /// Serve HTTPS with this PEM certificate chain (with --tls-key).
-        #[arg(long, value_name = "PATH", requires_all = ["http", "tls_key"])]
-        tls_cert: Option<PathBuf>,
-        /// The PEM private key of --tls-cert.
-        #[arg(long, value_name = "PATH", requires_all = ["http", "tls_cert"])]
-        tls_key: Option<PathBuf>,
-        /// Prompts per `prompts/list` page.
-        #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u16).range(1..))]
-        page_size: u16,
-        /// How long clients may keep the lists and the `server/discover` result before asking
-        /// again (the `ttlMs` hint), e.g. 30s, 5m, 500ms, or 0 to have them ask every time; at
-        /// most 365 days. Default: 1m for the lists when serving files (changes are also
-        /// announced to clients that listen), 1h for --builtin alone and for discover.
-        #[arg(long, value_name = "DURATION", value_parser = crate::serve::parse_ttl)]
-        ttl: Option<std::time::Duration>,
-        /// Limits of --http.
-        #[command(flatten)]
-        limits: serve::LimitFlags,
-    },
-    /// Write a commented starter config file (never overwrites one).
-    Init,
-    /// Work with the config file.
-    Config {
-        /// What to do with it.
-        #[command(subcommand)]
-        action: ConfigCommand,
-    },
-    /// Show or clear the prompt catalog kept between runs (see README, "The catalog cache").
-    Cache {
-        /// What to do.
-        #[command(subcommand)]
-        action: CacheCommand,
-    },
-    /// Sign in to HTTP servers that ask for OAuth, or sign out.
-    Auth {
-        /// What to do.
-        #[command(subcommand)]
-        action: AuthCommand,
-    },
-    /// Print a script for the shell to evaluate that binds a key (default Ctrl-X Ctrl-P) to
-    /// put a prompt on the command line: `eval "$(mcpick shell-init bash)"`.
-    ShellInit {
-        /// The shell.
-        #[arg(value_parser = shell::SHELLS)]
-        shell: String,
-        /// The key to bind, in that shell's notation (default: $MCPICK_WIDGET_KEY when the
-        /// script is evaluated, else Ctrl-X Ctrl-P).
-        #[arg(long, value_name = "SEQ")]
-        key: Option<String>,
-        /// Also set up Tab completion (as `mcpick completions SHELL` does).
-        #[arg(long)]
-        completions: bool,
-    },
-    /// Print the shell completion script: subcommands and flags, and the server, prompt and
-    /// argument names of the catalog cached by earlier runs (no server is started).
-    ///
-    /// bash: `source <(mcpick completions bash)` in ~/.bashrc; zsh: `source <(mcpick
-    /// completions zsh)` after compinit in ~/.zshrc; fish: `mcpick completions fish | source`
-    /// in ~/.config/fish/config.fish. Or `mcpick shell-init SHELL --completions`.
-    Completions {
-        /// The shell.
-        #[arg(value_parser = completions::SHELLS)]
-        shell: String,
-    },
-    /// Print mcpick's man page (roff): `mcpick man | man -l -`, or save it as
-    /// `man1/mcpick.1` in a MANPATH folder.
-    Man,
-    /// Check this setup and say what to fix (exit 1 on a problem)
-    ///
-    /// The config file read and why, each server's transport and what the catalog last
-    /// learned of it, mcpick's folders, the clipboard route a copy takes now and why, what
-    /// the terminal answers (colours, pictures, background, tmux's passthrough); then each
-    /// problem found with its fix. No server is started.
-    Doctor {
-        /// Print the report as JSON.
-        #[arg(long)]
-        json: bool,
-    },
-    /// Run the client side of the MCP conformance suite against URL (for CI; reads
-    /// MCP_CONFORMANCE_SCENARIO, MCP_CONFORMANCE_PROTOCOL_VERSION, MCP_CONFORMANCE_CONTEXT).
-    #[command(hide = true)]
-    ConformanceClient {
-        /// The test server's URL.
-        url: String,
-    },
-    /// Hold the desktop clipboard (text on stdin) until another program takes it: mcpick
-    /// runs itself this way, detached, so a copy outlives it.
-    #[command(name = crate::export::clipboard::HOLD_COMMAND, hide = true)]
-    ClipboardHold,
-}
-
-/// `mcpick auth` subcommands.
-#[derive(Debug, Subcommand)]
-pub enum AuthCommand {
-    /// Sign in to SERVER in the browser; its tokens are kept in mcpick's data dir, readable
-    /// by you only.
-    Login {
-        /// The server's name in the config.
-        #[arg(add = ArgValueCandidates::new(completions::server_candidates))]
-        server: String,
-        /// Print the sign-in URL without opening a browser (for SSH sessions).
-        #[arg(long)]
-        no_browser: bool,
-    },
-    /// Delete SERVER's stored tokens.
-    Logout {
-        /// The server's name in the config.
-        #[arg(add = ArgValueCandidates::new(completions::server_candidates))]
-        server: String,
-    },
-}
-
-/// `mcpick cache` subcommands.
-#[derive(Debug, Subcommand)]
-pub enum CacheCommand {
-    /// What is cached for each server: its prompts, their age, freshness and scope.
-    Show {
-        /// Print one JSON array.
-        #[arg(long)]
-        json: bool,
-    },
-    /// Delete the cached catalog of SERVER, or of every server.
-    Clear {
-        /// The server's name (default: all of them).
-        #[arg(add = ArgValueCandidates::new(completions::server_candidates))]
-        server: Option<String>,
-    },
-}
-
-/// `mcpick config` subcommands.
-#[derive(Debug, Subcommand)]
-pub enum ConfigCommand {
-    /// Add the MCP servers of another host's config (Claude Desktop, Claude Code, VS Code,
-    /// Cursor, Gemini CLI, Zed) to mcpick's config; without PATH, list the ones found.
-    Import {
-        /// The other host's config file (default: list the known places that exist).
-        #[arg(value_name = "PATH")]
-        path: Option<PathBuf>,
-        /// Its format, when the file does not make it clear.
-        #[arg(long, value_name = "DIALECT", value_parser = ["claude-desktop", "claude-code", "vscode", "cursor", "gemini", "zed"])]
-        from: Option<String>,
-        /// Print the [servers.*] tables it would add instead of adding them.
-        #[arg(long)]
-        dry_run: bool,
-    },
-}
-
-/// A failure with its exit code: 1 for runtime errors, 2 for usage errors.
-#[derive(Debug)]
-pub struct CliError {
-    /// The process exit code.
-    pub code: u8,
-    /// What to print on stderr.
-    pub message: String,
-}
-
-impl CliError {
-    /// A usage error (exit 2).
-    pub fn usage(message: impl Into<String>) -> Self {
-        CliError {
-            code: 2,
-            message: message.into(),
-        }
-    }
-
-    /// A config that cannot be used: unreadable, not TOML, or wrong in what it says (exit
-    /// 2, as a usage error: nothing runs until the user changes it; 1 is kept for "nothing
-    /// matched" and what servers did).
-    pub fn config(message: impl Into<String>) -> Self {
-        CliError {
-            code: 2,
-            message: message.into(),
-        }
-    }
-
-    /// A runtime error (exit 1).
-    pub fn runtime(message: impl Into<String>) -> Self {
-        CliError {
-            code: 1,
-            message: message.into(),
-        }
-    }
-}
 
 /// Runs a parsed command line and returns the process exit code.
 pub async fn run(cli: Cli) -> ExitCode {
@@ -493,7 +115,7 @@ pub async fn run(cli: Cli) -> ExitCode {
         Some(Command::Man) => completions::man(),
         Some(Command::Doctor { json }) => doctor::run(cli.config.as_deref(), json).await,
         Some(Command::ConformanceClient { url }) => conformance::run(url).await,
-        Some(Command::ClipboardHold) => commands::clipboard_hold().await,
+        Some(Command::ClipboardHold) => get::clipboard_hold().await,
         Some(command) => {
             let result = commands::run(cli.config.as_deref(), command).await;
             // A flood left lines out of the log file: said once, before exiting.

@@ -2,13 +2,13 @@
 //! (default Ctrl-X Ctrl-P) to a widget that opens mcpick on the terminal and inserts the
 //! accepted export at the cursor, quoted for that shell.
 
+use super::flags::INIT_SHELLS;
+
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use super::CliError;
 
-/// The shells `shell-init` knows, as named on its command line.
-pub const SHELLS: [&str; 3] = ["bash", "zsh", "fish"];
 
 const BASH: &str = include_str!("../../assets/shell/mcpick.bash");
 const ZSH: &str = include_str!("../../assets/shell/mcpick.zsh");
@@ -48,7 +48,7 @@ pub fn script(shell: &str, key: Option<&str>, bin: Option<&str>) -> Result<Strin
         other => {
             return Err(CliError::usage(format!(
                 "unknown shell `{other}`: shell-init knows {}",
-                SHELLS.join(", ")
+                INIT_SHELLS.join(", ")
             )));
         }
     };
@@ -219,7 +219,7 @@ mod tests {
         let error = crate::cli::Cli::try_parse_from(["mcpick", "shell-init", "nope"]).unwrap_err();
         assert_eq!(error.exit_code(), 2);
         let message = error.to_string();
-        for shell in SHELLS {
+        for shell in INIT_SHELLS {
             assert!(message.contains(shell), "{message}");
         }
         let parsed =

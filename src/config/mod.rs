@@ -4,7 +4,7 @@ mod expand;
 pub mod import;
 mod theme;
 
-pub use expand::{ExpandError, expand, input_variable, is_input_id};
+pub use expand::{ExpandError, InputSpec, InputValues, expand, input_variable, is_input_id};
 pub use theme::{Theme, ThemeBase, ThemeColors};
 
 use std::collections::BTreeMap;
@@ -150,56 +150,6 @@ struct Template {
     path: PathBuf,
     raw: RawServer,
     declared: BTreeMap<String, InputSpec>,
-}
-
-/// A value a server's config asks for with `${input:ID}` (VS Code's inputs): asked once
-/// when the server starts, kept in memory only, never written anywhere.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct InputSpec {
-    /// The id in `${input:ID}`.
-    pub id: String,
-    /// What to ask, from `[inputs.ID] description` (may be empty).
-    pub description: String,
-    /// Whether typing is masked (`password`, default true: inputs are usually secrets).
-    pub password: bool,
-}
-
-impl InputSpec {
-    /// How to ask for it: the description, else the id.
-    pub fn label(&self) -> &str {
-        if self.description.trim().is_empty() {
-            &self.id
-        } else {
-            &self.description
-        }
-    }
-}
-
-/// Values typed for inputs, by id. Its `Debug` shows the ids only: the values are secrets.
-#[derive(Clone, Default, PartialEq, Eq)]
-pub struct InputValues(BTreeMap<String, String>);
-
-impl InputValues {
-    /// Gives input `id` its value.
-    pub fn insert(&mut self, id: impl Into<String>, value: impl Into<String>) {
-        self.0.insert(id.into(), value.into());
-    }
-
-    /// The value of input `id`, if given.
-    pub fn get(&self, id: &str) -> Option<&str> {
-        self.0.get(id).map(String::as_str)
-    }
-
-    /// Adds every value of `other`, replacing those with the same id.
-    pub fn extend(&mut self, other: InputValues) {
-        self.0.extend(other.0);
-    }
-}
-
-impl fmt::Debug for InputValues {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_set().entries(self.0.keys()).finish()
-    }
 }
 
 impl ServerConfig {

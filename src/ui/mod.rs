@@ -1,5 +1,6 @@
 //! Drawing: a pure function of the [`App`]. One file per screen.
 
+mod chrome;
 mod command;
 mod files;
 mod form;
@@ -22,6 +23,8 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 
 use crate::app::{Action, App, KeyScreen, Overlay, Screen, ServerState, spinner};
 pub use theme::Theme;
+
+pub(crate) use chrome::{centered, cursor_column, titled_block, waited};
 
 pub use crate::app::layout::{MIN_HEIGHT, MIN_WIDTH};
 
@@ -60,17 +63,6 @@ pub fn draw(app: &App, frame: &mut Frame) {
 }
 
 pub(crate) use crate::text::one_line;
-
-/// ` 4 s.` after a wait's text once it has lasted a second (the fetch started at
-/// [`App::now_ms`] `since`), so a slow server is seen to be slow; else nothing.
-fn waited(app: &App, fetching: Option<(u64, u64)>) -> String {
-    match fetching {
-        Some((_, since)) if app.now_ms >= since + 1000 => {
-            format!(" {} s.", (app.now_ms - since) / 1000)
-        }
-        _ => String::new(),
-    }
-}
 
 fn draw_too_small(frame: &mut Frame, area: Rect, theme: &Theme) {
     let text = vec![
@@ -287,13 +279,6 @@ fn draw_notice_above(
     lines.extend(rows.into_iter().map(|row| Line::styled(row, style)));
     frame.render_widget(Clear, area);
     frame.render_widget(Paragraph::new(lines), area);
-}
-
-/// The columns a one-line input's text takes before its cursor, as drawn: where the
-/// terminal's cursor goes after the line's prompt.
-pub(super) fn cursor_column(line: &crate::app::line::LineEditor) -> u16 {
-    let before: String = line.text().chars().take(line.cursor()).collect();
-    crate::text::width(&one_line(&before)) as u16
 }
 
 /// Between the servers' states and a notice that comes close to them.
@@ -662,28 +647,6 @@ fn draw_help(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
         ),
         popup,
     );
-}
-
-/// A `width`×`height` box in the middle of `area` (which must hold it).
-pub(crate) fn centered(area: Rect, width: u16, height: u16) -> Rect {
-    Rect {
-        x: area.x + (area.width - width) / 2,
-        y: area.y + (area.height - height) / 2,
-        width,
-        height,
-    }
-}
-
-/// A bordered block with a title, accented when focused.
-pub(crate) fn titled_block<'a>(
-    title: impl Into<Line<'a>>,
-    focused: bool,
-    theme: &Theme,
-) -> Block<'a> {
-    Block::default()
-        .borders(Borders::ALL)
-        .border_style(if focused { theme.accent() } else { theme.dim() })
-        .title(title)
 }
 
 /// The spans that fit in `columns`, the last one cut.

@@ -1,0 +1,200 @@
+//! What a Tab offers on the command line: servers, prompts and argument names from the cached catalog, without starting any server.
+
+use clap_complete::CompletionCandidate;
+use crate::mcp::PromptInfo;
+use std::ffi::{OsStr, OsString};
+
+/// Whether `word` can go on a command line as it is: a name with a quote, a space, a `$` or
+/// a control would need quoting, and a crafted one could do harm when the user presses
+/// Enter, so such names are not offered.
+pub(super) fn fits_a_command_line(word: &str) -> bool {
+    !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_alphanumeric() || "-_./:@+,%~".contains(c))
+}
+
+/// Server text as a candidate's one-line help, cut to a readable length.
+pub(super) fn help_of(text: &str) -> clap::builder::StyledStr {
+    let line = crate::text::one_line(text);
+    let line = line.trim();
+    let cut = crate::text::truncate(line, 70);
+    if cut.len() < line.len() {
+        format!("{cut}…").into()
+    } else {
+        cut.to_string().into()
+    }
+}
+
+/// The config as completion sees it (no config file: the bundled library), or none when
+/// it cannot be read (then nothing is offered: completion never prints errors).
+pub(super) fn config() -> Option<crate::config::Config> {
+    let path = config_path_from_command_line();
+    super::loading::load_config_quietly(path.as_deref())
+        .ok()
+        .map(|(config, _)| config)
+}
+
+/// `--config PATH` (or `--config=PATH`) among the words being completed, else
+/// `MCPICK_CONFIG`'s value: the config the command being typed will read.
+pub(super) fn config_path_from_command_line() -> Option<std::path::PathBuf> {
+    let words = words_being_completed();
+    let mut words = words.iter();
+    while let Some(word) = words.next() {
+        let word = word.to_string_lossy();
+        if word == "--config" {
+            return words.next().map(std::path::PathBuf::from);
+        }
+        if let Some(path) = word.strip_prefix("--config=") {
+            return Some(path.into());
+        }
+    }
+    std::env::var_os(crate::config::CONFIG_ENV).map(Into::into)
+}
+
+/// The words of the command line being completed (after the `--` the script passes).
+pub(super) fn words_being_completed() -> Vec<OsString> {
+    let args: Vec<OsString> = std::env::args_os().collect();
+    match args.iter().position(|a| a == "--") {
+        Some(at) => args[at + 1..].to_vec(),
+        None => Vec::new(),
+    }
+}
+
+/// Every prompt and skill of every enabled server that the catalog cache holds.
+pub(super) fn cached_prompts(config: &crate::config::Config) -> Vec<PromptInfo> {
+    config
+        .servers
+        .iter()
+        .filter(|server| server.enabled)
+        .filter_map(|server| {
+            crate::cache::at_start(server, || crate::mcp::auth::authorization_context(server)).0
+        })
+        .flat_map(|entry| entry.prompts())
+        .collect()
+}
+
+pub(super) fn full_name(prompt: &PromptInfo) -> String {
+    format!("{}/{}", prompt.server, prompt.name)
+}
+
+/// `SERVER/PROMPT` of the cached catalog that start with what is typed.
+pub fn prompt_candidates(current: &OsStr) -> Vec<CompletionCandidate> {
+    let Some(config) = config() else {
+        return Vec::new();
+    };
+    prompts_starting_with(&cached_prompts(&config), &current.to_string_lossy())
+}
+
+pub(super) fn prompts_starting_with(prompts: &[PromptInfo], typed: &str) -> Vec<CompletionCandidate> {
+    prompts
+        .iter()
+        .map(|prompt| (full_name(prompt), prompt))
+        .filter(|(name, _)| name.starts_with(typed) && fits_a_command_line(name))
+        .map(|(name, prompt)| {
+            let help = prompt
+                .description
+                .as_deref()
+                .or(prompt.title.as_deref())
+                .map(help_of);
+            CompletionCandidate::new(name).help(help)
+        })
+        .collect()
+}
+
+/// `NAME=` for each argument of the prompt named earlier on the line that is not given
+/// yet and starts with what is typed (nothing once a value is being typed).
+pub fn assignment_candidates(current: &OsStr) -> Vec<CompletionCandidate> {
+    argument_candidates(current, "=")
+}
+
+/// The argument names of the prompt named earlier on the line (`mcpick complete`'s second
+/// word).
+pub fn argument_name_candidates(current: &OsStr) -> Vec<CompletionCandidate> {
+    argument_candidates(current, "")
+}
+
+pub(super) fn argument_candidates(current: &OsStr, suffix: &str) -> Vec<CompletionCandidate> {
+    let typed = current.to_string_lossy();
+    if !suffix.is_empty() && typed.contains('=') {
+        return Vec::new();
+    }
+    let Some(config) = config() else {
+        return Vec::new();
+    };
+    let words: Vec<String> = words_being_completed()
+        .iter()
+        .map(|w| w.to_string_lossy().into_owned())
+        .collect();
+    arguments_of_named_prompt(&cached_prompts(&config), &words, &typed, suffix)
+}
+
+pub(super) fn arguments_of_named_prompt(
+    prompts: &[PromptInfo],
+    words: &[String],
+    typed: &str,
+    suffix: &str,
+) -> Vec<CompletionCandidate> {
+    // The prompt is the first word naming one: SERVER/NAME, SERVER:NAME, or a bare NAME
+    // (or /NAME) that one server alone offers, as `get` reads it.
+    let named = |word: &str| -> Option<&PromptInfo> {
+        let exact = prompts.iter().find(|p| {
+            let (server, name) = (p.server.as_str(), p.name.as_str());
+            word.strip_prefix(server)
+                .and_then(|rest| rest.strip_prefix(['/', ':']))
+                .is_some_and(|rest| rest == name)
+        });
+        exact.or_else(|| {
+            let bare = word.strip_prefix('/').unwrap_or(word);
+            let mut offering = prompts.iter().filter(|p| p.name == bare);
+            match (offering.next(), offering.next()) {
+                (Some(only), None) => Some(only),
+                _ => None,
+            }
+        })
+    };
+    let Some(prompt) = words.iter().skip(1).find_map(|word| named(word)) else {
+        return Vec::new();
+    };
+    let given: Vec<&str> = words
+        .iter()
+        .filter_map(|w| w.split_once('=').map(|(name, _)| name))
+        .collect();
+    prompt
+        .arguments
+        .iter()
+        .filter(|arg| suffix.is_empty() || !given.contains(&arg.name.as_str()))
+        .filter(|arg| arg.name.starts_with(typed) && fits_a_command_line(&arg.name))
+        .map(|arg| {
+            let mut help = arg
+                .description
+                .as_deref()
+                .or(arg.title.as_deref())
+                .map(crate::text::one_line)
+                .unwrap_or_default();
+            if arg.required {
+                help = if help.is_empty() {
+                    "(required)".into()
+                } else {
+                    format!("(required) {help}")
+                };
+            }
+            let help = (!help.is_empty()).then(|| help_of(&help));
+            CompletionCandidate::new(format!("{}{suffix}", arg.name)).help(help)
+        })
+        .collect()
+}
+
+/// The configured servers' names.
+pub fn server_candidates() -> Vec<CompletionCandidate> {
+    let Some(config) = config() else {
+        return Vec::new();
+    };
+    config
+        .servers
+        .iter()
+        .map(|server| server.name.as_str())
+        .filter(|name| fits_a_command_line(name))
+        .map(CompletionCandidate::new)
+        .collect()
+}

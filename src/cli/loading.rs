@@ -1,0 +1,112 @@
+//! The config a subcommand runs with: the file, or the bundled library when there is none.
+
+use crate::catalog::PromptRef;
+use crate::config;
+use crate::config::Config;
+use crate::config::ServerConfig;
+use std::path::Path;
+use super::CliError;
+use super::output;
+
+/// Loads the config; with no config file at all, the bundled library (this binary's
+/// `serve --builtin`) is the one server, and a note on stderr says where a config would go.
+pub(super) fn load_config(config_path: Option<&Path>) -> Result<Config, CliError> {
+    let (config, note) = load_config_quietly(config_path)?;
+    if let Some(note) = note {
+        output::error(&note);
+    }
+    Ok(config)
+}
+
+/// The config, or the bundled library when there is no config file (with a note saying so).
+pub(super) fn load_config_quietly(
+    config_path: Option<&Path>,
+) -> Result<(Config, Option<String>), CliError> {
+    let mut config = config::load(config_path).map_err(|e| CliError::config(e.to_string()))?;
+    let mut note = None;
+    if config.path.is_none() {
+        let exe = std::env::current_exe().map_err(|e| {
+            CliError::runtime(format!(
+                "cannot find mcpick's own binary to serve the bundled prompts: {e}"
+            ))
+        })?;
+        config.servers = vec![config::builtin_server(&exe)];
+        let place = config::default_config_path()
+            .map(|p| format!(" at {}", p.display()))
+            .unwrap_or_default();
+        note = Some(format!(
+            "no config file{place}; using the bundled prompt library as server `builtin` (`mcpick init` writes a starter config)"
+        ));
+    }
+    Ok((config, note))
+}
+
+/// Other hosts' config files with servers, in the usual places.
+pub(super) fn other_hosts_configs() -> Vec<crate::app::SourceOffer> {
+    use crate::config::import;
+    let context = import::Context::current();
+    import::known_locations(&context)
+        .into_iter()
+        .filter_map(|(dialect, path)| {
+            let text = std::fs::read_to_string(&path).ok()?;
+            let imported = import::import(&text, &path, Some(dialect), &context).ok()?;
+            (!imported.servers.is_empty()).then(|| crate::app::SourceOffer {
+                dialect: dialect.name().to_string(),
+                path,
+                servers: imported.servers.len(),
+            })
+        })
+        .collect()
+}
+
+/// `SERVER/PROMPT` must name a server of the config (enabled); a bare name or a prompt
+/// name holding `:` passes (the menu looks it up once the servers answered).
+pub(super) fn check_server_named(
+    config: &Config,
+    enabled: &[ServerConfig],
+    reference: &PromptRef,
+) -> Result<(), CliError> {
+    let Some(server) = &reference.server else {
+        return Ok(());
+    };
+    if enabled.iter().any(|s| &s.name == server) {
+        return Ok(());
+    }
+    if config.servers.iter().any(|s| &s.name == server) {
+        return Err(CliError::usage(format!(
+            "server `{server}` is disabled in the config (enabled = false)"
+        )));
+    }
+    // `git:fix` may be a prompt name with a colon, not a server.
+    if reference.separator == Some(':') {
+        return Ok(());
+    }
+    let hint = crate::catalog::did_you_mean(server, enabled.iter().map(|s| s.name.as_str()));
+    if config.path.is_none() {
+        return Err(CliError::usage(format!(
+            "{}{hint}",
+            no_server_without_a_config(server)
+        )));
+    }
+    Err(CliError::usage(format!(
+        "no server `{server}` in the config{hint}; `mcpick servers` lists them"
+    )))
+}
+
+/// "no server `name`" when there is no config file at all: saying "in the config" would
+/// send the user looking for a file that is not there.
+pub(super) fn no_server_without_a_config(name: &str) -> String {
+    format!(
+        "no server `{name}`: there is no config file, so only the bundled library (`builtin`) is there; `mcpick init` writes a config"
+    )
+}
+
+pub(super) fn no_servers(config: &Config) -> CliError {
+    let place = match &config.path {
+        Some(path) => format!("{} has no enabled [servers.NAME] tables", path.display()),
+        None => "the config has no enabled servers".to_string(),
+    };
+    CliError::runtime(format!(
+        "no servers to talk to: {place}. Add a [servers.NAME] table (see config.example.toml), or pass --config PATH"
+    ))
+}
