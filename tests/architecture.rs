@@ -351,10 +351,10 @@ fn without_test_items(tokens: Vec<Token>) -> (Vec<Token>, BTreeSet<String>) {
                 j += 1;
             }
         }
-        if ident(tokens.get(j), "mod") {
-            if let Some(Token::Ident(name)) = tokens.get(j + 1) {
-                test_modules.insert(name.clone());
-            }
+        if ident(tokens.get(j), "mod")
+            && let Some(Token::Ident(name)) = tokens.get(j + 1)
+        {
+            test_modules.insert(name.clone());
         }
         let mut depth = 0;
         while j < tokens.len() {
@@ -467,15 +467,16 @@ fn read_file_code(tokens: &[Token]) -> FileCode {
         const ITEMS: &[&str] = &[
             "fn", "struct", "enum", "trait", "type", "const", "static", "union", "mod",
         ];
-        if depth == 0 && ITEMS.contains(&word.as_str()) {
-            if let Some(Token::Ident(name)) = tokens.get(i + 1) {
-                file.defines.insert(name.clone());
-            }
+        if depth == 0
+            && ITEMS.contains(&word.as_str())
+            && let Some(Token::Ident(name)) = tokens.get(i + 1)
+        {
+            file.defines.insert(name.clone());
         }
-        if word == "macro_rules" {
-            if let Some(Token::Ident(name)) = tokens.get(i + 2) {
-                file.defines.insert(name.clone());
-            }
+        if word == "macro_rules"
+            && let Some(Token::Ident(name)) = tokens.get(i + 2)
+        {
+            file.defines.insert(name.clone());
         }
         if word == "use" {
             // `pub use` and `pub(…) use` re-export: the reader follows them, they tie nothing.
@@ -485,9 +486,7 @@ fn read_file_code(tokens: &[Token]) -> FileCode {
                 Some(Token::Punct(')')) => tokens[..i]
                     .iter()
                     .rposition(|t| *t == Token::Punct('('))
-                    .is_some_and(|open| {
-                        open > 0 && tokens[open - 1] == Token::Ident("pub".into())
-                    }),
+                    .is_some_and(|open| open > 0 && tokens[open - 1] == Token::Ident("pub".into())),
                 _ => false,
             };
             i += 1;
@@ -500,10 +499,31 @@ fn read_file_code(tokens: &[Token]) -> FileCode {
             }
             continue;
         }
-        let after_sep_or_dot =
-            i > 0 && matches!(tokens[i - 1], Token::PathSep | Token::Punct('.'));
-        if !after_sep_or_dot {
-            file.names.insert(word.clone());
+        let after_sep_or_dot = i > 0 && matches!(tokens[i - 1], Token::PathSep | Token::Punct('.'));
+        // `pub(in crate::x)` says where an item is seen, not what it uses.
+        let in_visibility = i > 1
+            && tokens[i - 1] == Token::Ident("in".into())
+            && tokens[i - 2] == Token::Punct('(');
+        if in_visibility {
+            while matches!(tokens.get(i + 1), Some(Token::PathSep)) {
+                i += 2;
+            }
+        } else if !after_sep_or_dot {
+            // A lower-case name counts where it is called or a path goes through it (else it
+            // is a local or a field of the same name); a capitalised one wherever it is not
+            // a field's name.
+            let next = tokens.get(i + 1);
+            let used = if word.starts_with(|c: char| c.is_ascii_uppercase()) {
+                next != Some(&Token::Punct(':'))
+            } else {
+                matches!(
+                    next,
+                    Some(Token::Punct('(') | Token::Punct('!') | Token::PathSep)
+                )
+            };
+            if used {
+                file.names.insert(word.clone());
+            }
             let mut path = vec![word.clone()];
             let mut j = i + 1;
             while tokens.get(j) == Some(&Token::PathSep) {
@@ -550,10 +570,13 @@ fn file_imports() -> BTreeMap<String, BTreeMap<String, BTreeSet<String>>> {
             {
                 continue;
             }
-            let child_file = [dir.join(format!("{name}.rs")), dir.join(name).join("mod.rs")]
-                .into_iter()
-                .find(|f| f.exists())
-                .unwrap_or_else(|| panic!("{module:?} declares mod {name}, no file for it"));
+            let child_file = [
+                dir.join(format!("{name}.rs")),
+                dir.join(name).join("mod.rs"),
+            ]
+            .into_iter()
+            .find(|f| f.exists())
+            .unwrap_or_else(|| panic!("{module:?} declares mod {name}, no file for it"));
             let mut child = module.clone();
             child.push(name.clone());
             todo.push((child, child_file));
@@ -624,10 +647,10 @@ fn file_imports() -> BTreeMap<String, BTreeMap<String, BTreeSet<String>>> {
                 }
             }
             for used in uses.iter().filter(|u| u.binds == "*") {
-                if let Some((at, None)) = self.walk(module, &used.path) {
-                    if let Some(found) = self.owner(&at, name, false, depth + 1) {
-                        return Some(found);
-                    }
+                if let Some((at, None)) = self.walk(module, &used.path)
+                    && let Some(found) = self.owner(&at, name, false, depth + 1)
+                {
+                    return Some(found);
                 }
             }
             None
@@ -667,6 +690,12 @@ fn file_imports() -> BTreeMap<String, BTreeMap<String, BTreeSet<String>>> {
                 if let Some((at, None)) = reader.walk(module, &used.path) {
                     let private = module.starts_with(&at);
                     for name in &file.names {
+                        // A module's name ties only where a path goes through it (else it
+                        // is a local of the same name).
+                        let as_module = reader.is_child(&at, name);
+                        if as_module && !file.paths.iter().any(|p| p[0] == *name) {
+                            continue;
+                        }
                         if let Some(owner) = reader.owner(&at, name, private, 0) {
                             targets.push((owner, name.clone()));
                         }
@@ -683,6 +712,16 @@ fn file_imports() -> BTreeMap<String, BTreeMap<String, BTreeSet<String>>> {
                     targets.push((owner, item));
                 }
                 None => {}
+            }
+        }
+        // A name a file re-exports and also uses itself ties it like an import.
+        for used in &file.reexports {
+            if used.binds != "*"
+                && file.names.contains(&used.binds)
+                && let Some((at, Some(item))) = reader.walk(module, &used.path)
+            {
+                let owner = reader.owner(&at, &item, false, 0).unwrap_or(at);
+                targets.push((owner, item));
             }
         }
         for path in &file.paths {
@@ -772,7 +811,11 @@ fn circles(edges: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
 #[test]
 fn files_of_src_do_not_import_each_other_in_a_circle() {
     let named = file_imports();
-    assert!(named.len() >= 100, "read too few files of src/: {}", named.len());
+    assert!(
+        named.len() >= 100,
+        "read too few files of src/: {}",
+        named.len()
+    );
     let edges: BTreeMap<String, BTreeSet<String>> = named
         .iter()
         .map(|(from, tos)| (from.clone(), tos.keys().cloned().collect()))
@@ -790,5 +833,49 @@ fn files_of_src_do_not_import_each_other_in_a_circle() {
             }
         }
     }
-    assert!(found.is_empty(), "files that import each other, round a circle:{report}");
+    assert!(
+        found.is_empty(),
+        "files that import each other, round a circle:{report}"
+    );
+}
+
+#[test]
+fn the_file_reader_expands_use_trees_and_skips_strings_comments_and_tests() {
+    let (kept, test_modules) = without_test_items(tokens(
+        "use crate::a::{b::{C, d as e}, self, f::*};\n\
+         // crate::x in a comment\n\
+         const S: &str = \"crate::y in a string\";\n\
+         const R: &str = r#\"super::z \"quoted\" in a raw string\"#;\n\
+         fn g<'a>(c: char) -> bool { c == '{' && crate::h::call() }\n\
+         #[cfg(test)]\nmod tests { use crate::t::T; }\n\
+         #[cfg(test)]\nmod more;\n\
+         pub(in crate::app) fn i() {}\n",
+    ));
+    assert_eq!(
+        test_modules,
+        BTreeSet::from(["more".to_string(), "tests".to_string()])
+    );
+    let file = read_file_code(&kept);
+    let uses: Vec<(String, String)> = file
+        .imports
+        .iter()
+        .map(|u| (u.path.join("::"), u.binds.clone()))
+        .collect();
+    assert_eq!(
+        uses,
+        [
+            ("crate::a::b::C", "C"),
+            ("crate::a::b::d", "e"),
+            ("crate::a", "a"),
+            ("crate::a::f", "*"),
+        ]
+        .map(|(p, b)| (p.to_string(), b.to_string()))
+    );
+    let paths: Vec<String> = file.paths.iter().map(|p| p.join("::")).collect();
+    assert_eq!(
+        paths,
+        ["crate::h::call"],
+        "strings, comments, tests and visibility left out"
+    );
+    assert!(file.defines.contains("g") && file.defines.contains("i"));
 }

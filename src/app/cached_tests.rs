@@ -2,7 +2,9 @@
 
 use super::*;
 use crate::app::tests::{arg, ctrl, details, form, key, prompt, type_text};
+use crate::app::*;
 use crate::cache::{Era, FORMAT, Freshness, Hints, PromptPage, Scope, ServerEntry};
+use crate::mcp::{McpEvent, PromptInfo};
 use crossterm::event::KeyCode;
 
 /// When the test's clock says it is (ms since the epoch).

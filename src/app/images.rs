@@ -3,18 +3,18 @@
 //! The decode itself is here too, as a plain function the runner calls on a blocking thread.
 
 use std::collections::HashMap;
-use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::io::Cursor;
 use std::sync::Arc;
 
 use base64::Engine;
-use image::{DynamicImage, ImageReader};
-use ratatui_image::picker::{Picker, ProtocolType};
+use image::ImageReader;
+use ratatui_image::picker::Picker;
 use ratatui_image::sliced::SlicedProtocol;
 use ratatui_image::{FontSize, Resize};
 
 use super::Effect;
+pub use super::graphics::{DEFAULT_FONT, Decoded, Graphics, Picture, SourceImage};
 use crate::mcp::Content;
 pub use crate::render::body::{header_size, image_of};
 
@@ -29,39 +29,6 @@ const WIDTHS_KEPT: usize = 2;
 /// Images decoded at once at most (each may take its allocation budget): the others are
 /// asked as answers come back.
 pub const DECODES_AT_ONCE: usize = 2;
-
-/// How this terminal draws pictures, as detected at start (or set in the config).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Graphics {
-    /// The protocol pictures are drawn with; `None`: no pictures, the caption only.
-    pub protocol: Option<ProtocolType>,
-    /// A cell's size in pixels (width, height): a picture's rows and columns follow from it.
-    pub font: (u16, u16),
-}
-
-impl Graphics {
-    /// The image pixels one cell shows: the font's cell for pixel protocols; for
-    /// half-blocks, one pixel wide and two high (a cell's two halves), so a picture gets
-    /// every cell it can use instead of the few its true size would take.
-    pub fn cell_pixels(&self) -> (u16, u16) {
-        match self.protocol {
-            Some(ProtocolType::Halfblocks) => (1, 2),
-            _ => self.font,
-        }
-    }
-}
-
-impl Default for Graphics {
-    fn default() -> Self {
-        Graphics {
-            protocol: None,
-            font: DEFAULT_FONT,
-        }
-    }
-}
-
-/// The cell size assumed when the terminal does not tell (about 1:2, as most fonts).
-pub const DEFAULT_FONT: (u16, u16) = (10, 20);
 
 /// Why an image of `pixels` is not decoded, if it is over the budget.
 pub fn over_budget((width, height): (u32, u32)) -> Option<String> {
@@ -89,58 +56,6 @@ pub fn picture_cells(pixels: (u32, u32), font: (u16, u16), columns: u16) -> (u16
         fit(natural.0, columns.max(1)),
         fit(natural.1, MAX_PICTURE_ROWS),
     )
-}
-
-/// A picture encoded for one size in cells, for the draw (shared: cloning the app keeps
-/// one encoding, so kitty's "transmitted once" holds). Encoded in rows (ratatui-image's
-/// sliced protocols: kitty placeholders, sixel bands, half-block rows), so a picture the
-/// review scrolled half out of view still shows the half on screen.
-#[derive(Clone)]
-pub struct Picture {
-    /// The encoded picture.
-    pub protocol: Arc<SlicedProtocol>,
-    /// The cells it covers (columns, rows).
-    pub cells: (u16, u16),
-}
-
-impl fmt::Debug for Picture {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Picture({}×{} cells)", self.cells.0, self.cells.1)
-    }
-}
-
-impl PartialEq for Picture {
-    fn eq(&self, other: &Picture) -> bool {
-        Arc::ptr_eq(&self.protocol, &other.protocol)
-    }
-}
-
-/// A decoded image, shrunk to the most pixels a picture of it can show: what a new width
-/// is encoded from without decoding again.
-#[derive(Clone)]
-pub struct SourceImage(pub Arc<DynamicImage>);
-
-impl fmt::Debug for SourceImage {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "SourceImage({}×{})", self.0.width(), self.0.height())
-    }
-}
-
-impl PartialEq for SourceImage {
-    fn eq(&self, other: &SourceImage) -> bool {
-        Arc::ptr_eq(&self.0, &other.0)
-    }
-}
-
-/// What a decode (or a new width's encoding) gives back.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Decoded {
-    /// The image's own size in pixels.
-    pub pixels: (u32, u32),
-    /// The image to encode other widths from.
-    pub source: SourceImage,
-    /// The picture for the width asked.
-    pub picture: Picture,
 }
 
 /// Where one image stands.
@@ -539,6 +454,7 @@ pub(crate) mod tests {
     use crate::app::{App, Msg, Screen};
     use crate::mcp::PromptMessages;
     use crossterm::event::KeyCode;
+    use ratatui_image::picker::ProtocolType;
 
     const HALFBLOCKS: Graphics = Graphics {
         protocol: Some(ProtocolType::Halfblocks),

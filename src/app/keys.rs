@@ -724,6 +724,14 @@ impl KeyMap {
     }
 }
 
+/// A plain character typed without Ctrl or Alt.
+pub(crate) fn is_typing(key: &KeyEvent) -> bool {
+    matches!(key.code, KeyCode::Char(_))
+        && !key
+            .modifiers
+            .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
+}
+
 #[cfg(test)]
 mod tests {
     /// docs/keys.md's table of actions, as the code has them.

@@ -1,10 +1,9 @@
-//! Where the menu's and the review's parts sit on the screen. Drawing and `update` (the
-//! page size of PgUp/PgDn, which row a click hit, how far the review scrolls) both ask
-//! here, so they cannot disagree.
+//! The screen's geometry: where the menu's, the form's and the review's parts sit for a
+//! given size. Drawing and `update` (the page size of PgUp/PgDn, which row a click hit, how
+//! far the review scrolls) both ask here, through [`super::areas`] for the app's own state,
+//! so they cannot disagree.
 
 use ratatui::layout::{Constraint, Layout, Rect};
-
-use super::{App, ReviewState};
 
 /// The smallest terminal mcpick draws in (columns).
 pub const MIN_WIDTH: u16 = 60;
@@ -15,7 +14,7 @@ pub const SIDE_BY_SIDE: u16 = 100;
 /// Below this many rows, a narrow menu shows no details pane under the list.
 pub const NARROW_DETAILS_FROM: u16 = 12;
 /// Rows of the details pane under a narrow list.
-const DETAILS_BELOW: u16 = 7;
+pub(crate) const DETAILS_BELOW: u16 = 7;
 
 /// The screen's main area, status line and hint line; `None` when the terminal is too small.
 pub fn screen(area: Rect) -> Option<[Rect; 3]> {
@@ -43,51 +42,6 @@ pub struct MenuAreas {
     pub list: Rect,
     /// The selected prompt's details (empty when there is no room).
     pub details: Rect,
-}
-
-/// How the menu splits `main`.
-pub fn menu(app: &App, main: Rect) -> MenuAreas {
-    let banner = if app.offer.is_empty() { 0 } else { 2 };
-    let [search, offer, body] = Layout::vertical([
-        Constraint::Length(1),
-        Constraint::Length(banner),
-        Constraint::Fill(1),
-    ])
-    .areas(main);
-    let (list, details) = if body.width >= SIDE_BY_SIDE {
-        let [l, d] = Layout::horizontal([Constraint::Percentage(60), Constraint::Percentage(40)])
-            .areas(body);
-        (l, d)
-    } else if body.height < NARROW_DETAILS_FROM {
-        // A few rows (inline `--height`): the list needs them all.
-        (body, Rect::default())
-    } else {
-        let [l, d] =
-            Layout::vertical([Constraint::Fill(1), Constraint::Length(DETAILS_BELOW)]).areas(body);
-        (l, d)
-    };
-    MenuAreas {
-        search,
-        offer,
-        list,
-        details,
-    }
-}
-
-/// The menu's list area at the app's drawing size (empty when the terminal is too small).
-pub fn menu_list(app: &App) -> Rect {
-    let (columns, rows) = app.size;
-    screen(Rect::new(0, 0, columns, rows))
-        .map(|[main, _, _]| menu(app, main).list)
-        .unwrap_or_default()
-}
-
-/// The menu's details pane at the app's drawing size (empty when there is no room).
-pub fn menu_details(app: &App) -> Rect {
-    let (columns, rows) = app.size;
-    screen(Rect::new(0, 0, columns, rows))
-        .map(|[main, _, _]| menu(app, main).details)
-        .unwrap_or_default()
 }
 
 /// A row of the menu: a header, or the entry at this rank.
@@ -132,42 +86,6 @@ pub fn row_of(rank: usize, recent: usize) -> usize {
     }
 }
 
-/// The first list row shown in `height` rows: the app's last one, scrolled only as far as
-/// the selection needs (so a click does not move the row under the mouse), with the header
-/// over the selection in view too.
-pub fn first_row(app: &App, height: usize) -> usize {
-    let recent = app.recent_rows();
-    let ranked = app.ranked.len();
-    let rows = match recent {
-        0 => ranked,
-        // Every prompt is a recent one: one header.
-        _ if recent >= ranked => ranked + 1,
-        _ => ranked + 2,
-    };
-    let selected = row_of(app.selected, recent);
-    let mut top = app.menu_top.min(rows.saturating_sub(height));
-    let header_above = recent > 0 && (app.selected == 0 || app.selected == recent);
-    top = top.min(selected.saturating_sub(usize::from(header_above)));
-    if height > 0 && selected >= top + height {
-        top = selected + 1 - height;
-    }
-    top
-}
-
-/// The rank of the entry drawn at terminal cell (`column`, `row`) of the app's screen, if
-/// a prompt is there (not a header, not outside the list).
-pub fn entry_at(app: &App, column: u16, row: u16) -> Option<usize> {
-    let list = menu_list(app);
-    if !list.contains(ratatui::layout::Position::new(column, row)) {
-        return None;
-    }
-    let at = first_row(app, list.height as usize) + usize::from(row - list.y);
-    match row_at(at, app.recent_rows(), app.ranked.len())? {
-        MenuRow::Entry(rank) => Some(rank),
-        MenuRow::Header(_) => None,
-    }
-}
-
 /// The screen width from which the review's export preview goes beside the messages; on a
 /// narrower screen it takes the whole area (p or Esc goes back).
 pub const PREVIEW_BESIDE: u16 = 110;
@@ -187,20 +105,16 @@ pub struct ReviewAreas {
     pub bottom: Rect,
 }
 
-/// How the review splits `main`.
-pub fn review(review: &ReviewState, main: Rect) -> ReviewAreas {
-    let bottom = if review.input.is_some() || review.confirm.is_some() || review.reading.is_some() {
-        1
-    } else {
-        0
-    };
+/// How the review splits `main`: a `bottom_line` for an input or a question, and the export
+/// `preview` beside the messages on a wide screen, instead of them on a narrow one.
+pub fn review(main: Rect, bottom_line: bool, preview: bool) -> ReviewAreas {
     let [header, body, bottom] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Fill(1),
-        Constraint::Length(bottom),
+        Constraint::Length(u16::from(bottom_line)),
     ])
     .areas(main);
-    let (messages, preview) = if !review.preview || review.editor.is_some() {
+    let (messages, preview) = if !preview {
         (body, Rect::default())
     } else if body.width >= PREVIEW_BESIDE {
         let [m, p] = Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
@@ -218,13 +132,9 @@ pub fn review(review: &ReviewState, main: Rect) -> ReviewAreas {
     }
 }
 
-/// The review's parts on a terminal of `review.screen` (columns, rows); all empty when it
-/// is too small to draw in.
-pub fn review_on_screen(review: &ReviewState) -> ReviewAreas {
-    let (columns, rows) = review.screen;
-    screen(Rect::new(0, 0, columns, rows))
-        .map(|[main, _, _]| self::review(review, main))
-        .unwrap_or_default()
+/// The main area of a terminal of `columns` × `rows`; none when it is too small to draw in.
+pub fn main_area(columns: u16, rows: u16) -> Option<Rect> {
+    screen(Rect::new(0, 0, columns, rows)).map(|[main, _, _]| main)
 }
 
 /// The screen width from which the form's live preview goes beside the fields; on a
@@ -284,15 +194,4 @@ pub fn form(form: &super::FormState, main: Rect) -> FormAreas {
         form: f,
         preview: p,
     }
-}
-
-/// The form's live preview pane at the app's drawing size (empty when not shown).
-pub fn form_preview_on_screen(app: &App) -> Rect {
-    let super::Screen::Form(form) = &app.screen else {
-        return Rect::default();
-    };
-    let (columns, rows) = app.size;
-    screen(Rect::new(0, 0, columns, rows))
-        .map(|[main, _, _]| self::form(form, main).preview)
-        .unwrap_or_default()
 }

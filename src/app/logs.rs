@@ -1,6 +1,7 @@
 //! The logs pane's state and keys: which lines it shows, its filter, and each server's
 //! lines kept apart from mcpick's notes about it.
 
+use super::keys::is_typing;
 use super::*;
 
 /// What the logs pane shows.
@@ -122,19 +123,6 @@ pub(super) fn push_log(lines: &mut ServerLines, line: LogLine) {
     lines.push(line);
 }
 
-impl App {
-    /// Notes one of mcpick's events about `server` in its logs (connecting, ready with
-    /// its prompt count, failed with why, restarting, list changed): the pane tells each
-    /// server's story, not only what the server itself wrote.
-    pub(super) fn log_event(&mut self, server: &str, text: String) {
-        let line = mcpick_line(text, self.now_ms);
-        self.logs
-            .entry(server.to_string())
-            .or_default()
-            .push_event(line);
-    }
-}
-
 /// A key while the pane's filter line is being edited: the line takes typing and its
 /// editing keys, Enter keeps the filter, Esc clears it. Whether the key was the line's
 /// (other keys, such as arrows, Tab and Ctrl-C, still act on the pane).
@@ -215,3 +203,9 @@ pub(super) fn logs_action(
         _ => {}
     }
 }
+
+/// A server's own lines kept per server in the logs pane.
+pub(crate) const LOG_LINES_PER_SERVER: usize = 1000;
+
+/// mcpick's notes kept per server in the logs pane, apart from the server's lines.
+pub(crate) const NOTES_PER_SERVER: usize = 200;

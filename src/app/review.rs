@@ -7,34 +7,15 @@ use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::text::Line;
 use ratatui_textarea::TextArea;
 
+pub use super::draft::{Draft, ReviewItem};
 use super::form::{FormState, editor_with};
 use super::keys::Action;
 use super::{Effect, Options, SavePurpose};
 use crate::export::{self, Format};
 use crate::mcp::{
-    Content, EmbeddedResource, KnownContent, McpError, Message, PromptInfo, PromptMessages, Role,
+    Content, EmbeddedResource, KnownContent, McpError, Message, PromptMessages, Role,
 };
 pub use crate::render::body::{body_lines, body_rows, is_audio};
-use crate::render::layout::BodyLayout;
-
-/// A review kept on disk while it has unexported edits, to be restored after a crash.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Draft {
-    /// The prompt.
-    pub prompt: PromptInfo,
-    /// Its `server:name`.
-    pub slash_name: String,
-    /// The arguments it was filled with.
-    pub arguments: BTreeMap<String, String>,
-    /// What the server returned.
-    pub original: PromptMessages,
-    /// The messages as edited (text still in the editor included).
-    pub items: Vec<ReviewItem>,
-    /// The message selected (the one being edited, if one was): selected again on restore.
-    /// Absent in drafts written before it was kept: the first.
-    #[serde(default)]
-    pub selected: usize,
-}
 
 /// Rows kept in view above and below the selected message while they fit (as vim's
 /// `scrolloff`): enough for a folded neighbour whole (a gap, its header, three lines and
@@ -49,84 +30,6 @@ const UNDO_STEPS: usize = 100;
 /// …and the most message bytes they may hold together, so undoing a 30 MB message's
 /// edits does not keep gigabytes.
 const UNDO_BYTES: usize = 256 * 1024 * 1024;
-
-/// One message on the screen, with where it came from.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct ReviewItem {
-    /// The message as it is now (changed only through methods, which keep `layout` true).
-    message: Message,
-    /// Its index in what the server sent; `None` for an added message.
-    pub origin: Option<usize>,
-    /// Drawn as its raw text rather than rendered as Markdown (`m` switches).
-    #[serde(skip)]
-    raw: bool,
-    /// Its body wrapped at the last width drawn.
-    #[serde(skip)]
-    layout: BodyLayout,
-}
-
-impl ReviewItem {
-    /// `message`, from the server's message `origin` (`None`: added here).
-    pub fn new(message: Message, origin: Option<usize>) -> ReviewItem {
-        ReviewItem {
-            message,
-            origin,
-            raw: false,
-            layout: BodyLayout::default(),
-        }
-    }
-
-    /// The message as it is now.
-    pub fn message(&self) -> &Message {
-        &self.message
-    }
-
-    /// Replaces the message's content.
-    pub fn set_content(&mut self, content: Content) {
-        self.message.content = content;
-        self.layout = BodyLayout::default();
-    }
-
-    /// Replaces the whole message.
-    pub fn set_message(&mut self, message: Message) {
-        self.message = message;
-        self.layout = BodyLayout::default();
-    }
-
-    /// Gives the message another role (its body stays as it is).
-    pub fn set_role(&mut self, role: Role) {
-        self.message.role = role;
-    }
-
-    /// Whether the body is drawn raw (`m` switches); a block Markdown does not render is
-    /// drawn the same either way.
-    pub fn is_raw(&self) -> bool {
-        self.raw
-    }
-
-    /// Draws the body raw (`true`) or rendered.
-    pub fn set_raw(&mut self, raw: bool) {
-        self.raw = raw;
-    }
-
-    /// The body's rows at `width` columns, rendered or raw as the message is drawn, in
-    /// colour (the draw takes the colours out under `NO_COLOR`): laid out once, then kept
-    /// until the content, the width or the way it is drawn changes, so a 30 MB message
-    /// costs its wrapping once, not every frame. Rows laid out before the highlighter
-    /// loaded are laid out again once it has.
-    pub fn rows(&self, width: usize) -> std::sync::Arc<Vec<Line<'static>>> {
-        let style = crate::render::RowStyle {
-            rendered: !self.raw,
-            color: true,
-        };
-        self.layout.rows(&self.message.content, width, style)
-    }
-
-    /// The body's layout (its rows kept, and its whole layout asked for and put in place).
-    pub fn layout(&self) -> &BodyLayout {
-        &self.layout
-    }
-}
 
 /// One row of the messages pane, as [`ReviewState::messages_view`] lays them out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -219,7 +122,7 @@ impl Snapshot {
     fn weight(&self) -> usize {
         self.items
             .iter()
-            .map(|i| content_weight(&i.message.content))
+            .map(|i| content_weight(&i.message().content))
             .sum()
     }
 }
@@ -468,6 +371,22 @@ pub fn format_name(format: Format) -> &'static str {
 }
 
 impl ReviewState {
+    /// How the review splits `main` (the main area of the screen).
+    pub fn areas_in(&self, main: ratatui::layout::Rect) -> super::layout::ReviewAreas {
+        let bottom_line = self.input.is_some() || self.confirm.is_some() || self.reading.is_some();
+        let preview = self.preview && self.editor.is_none();
+        super::layout::review(main, bottom_line, preview)
+    }
+
+    /// The review's parts on a terminal of `self.screen` (columns, rows); all empty when it
+    /// is too small to draw in.
+    pub fn areas_on_screen(&self) -> super::layout::ReviewAreas {
+        let (columns, rows) = self.screen;
+        super::layout::main_area(columns, rows)
+            .map(|main| self.areas_in(main))
+            .unwrap_or_default()
+    }
+
     /// The review of `messages`, fetched with `form`'s `arguments`.
     pub fn new(
         form: FormState,
@@ -527,12 +446,12 @@ impl ReviewState {
             self.pictures = super::images::Pictures::new(graphics);
         }
         // Nothing is drawn on a screen too small (or while editing): nothing to decode yet.
-        if super::layout::review_on_screen(self).messages.is_empty() || self.editor.is_some() {
+        if self.areas_on_screen().messages.is_empty() || self.editor.is_some() {
             return Vec::new();
         }
         let width = self.messages_view().width;
         self.pictures.wanted(
-            self.items.iter().map(|i| &i.message.content),
+            self.items.iter().map(|i| &i.message().content),
             width,
             next_id,
         )
@@ -575,7 +494,7 @@ impl ReviewState {
     pub fn current(&self) -> PromptMessages {
         PromptMessages {
             description: self.original.description.clone(),
-            messages: self.items.iter().map(|i| i.message.clone()).collect(),
+            messages: self.items.iter().map(|i| i.message().clone()).collect(),
         }
     }
 
@@ -607,11 +526,11 @@ impl ReviewState {
     /// Whether message `index` differs from what the server sent (or was added).
     pub fn is_edited(&self, index: usize) -> bool {
         match self.items.get(index) {
-            Some(ReviewItem {
-                origin: Some(o),
-                message,
-                ..
-            }) => self.original.messages.get(*o) != Some(message),
+            Some(
+                item @ ReviewItem {
+                    origin: Some(o), ..
+                },
+            ) => self.original.messages.get(*o) != Some(item.message()),
             Some(ReviewItem { origin: None, .. }) => true,
             None => false,
         }
@@ -659,7 +578,7 @@ impl ReviewState {
         let Some(item) = self.items.get(self.selected) else {
             return Outcome::Warning("There is no message to edit; a adds one.".into());
         };
-        match editable_text(&item.message.content) {
+        match editable_text(&item.message().content) {
             // The editor measures the whole text again on every key (~15 ms a MiB): a text
             // this long goes to $EDITOR, where typing does not lag.
             Some(text) if text.len() > EDIT_INLINE_UP_TO_BYTES => {
@@ -684,9 +603,9 @@ impl ReviewState {
             }
             None => Outcome::Warning(format!(
                 "{} {} block has no text to edit{}.",
-                crate::text::a_or_an(item.message.content.kind()),
-                item.message.content.kind(),
-                if block_bytes(&item.message.content).is_some() {
+                crate::text::a_or_an(item.message().content.kind()),
+                item.message().content.kind(),
+                if block_bytes(&item.message().content).is_some() {
                     "; w saves its bytes"
                 } else {
                     ""
@@ -701,12 +620,12 @@ impl ReviewState {
         if self.editor.is_some() {
             self.open_editor(&text);
         } else if let Some(item) = self.items.get(self.selected)
-            && let Some(old) = editable_text(&item.message.content)
+            && let Some(old) = editable_text(&item.message().content)
             && old != text
         {
             self.remember("the edit");
             let item = &mut self.items[self.selected];
-            let mut content = item.message.content.clone();
+            let mut content = item.message().content.clone();
             set_text(&mut content, text);
             item.set_content(content);
         }
@@ -747,9 +666,9 @@ impl ReviewState {
         self.editor_shows_controls = false;
         let before = self.edit_before.take();
         if let Some(item) = self.items.get_mut(self.selected)
-            && editable_text(&item.message.content) != Some(text.as_str())
+            && editable_text(&item.message().content) != Some(text.as_str())
         {
-            let mut content = item.message.content.clone();
+            let mut content = item.message().content.clone();
             set_text(&mut content, text);
             item.set_content(content);
             if let Some(before) = before {
@@ -810,7 +729,7 @@ impl ReviewState {
 
     /// The messages pane laid out in the area the review draws it in.
     pub fn messages_view(&self) -> MessagesView {
-        let area = super::layout::review_on_screen(self).messages;
+        let area = self.areas_on_screen().messages;
         self.messages_view_in(area.width, area.height)
     }
 
@@ -828,7 +747,7 @@ impl ReviewState {
         let lens: Vec<usize> = self
             .items
             .iter()
-            .map(|i| i.rows(width).len() + self.pictures.reserved_rows(&i.message.content, width))
+            .map(|i| i.rows(width).len() + self.pictures.reserved_rows(&i.message().content, width))
             .collect();
         let whole = lens.iter().map(|l| 1 + l).sum::<usize>() + count.saturating_sub(1);
         let fold = whole > height;
@@ -947,7 +866,7 @@ impl ReviewState {
 
     /// The export preview laid out in the area the review draws it in (empty when hidden).
     pub fn preview_view(&self) -> PreviewView {
-        self.preview_view_in(super::layout::review_on_screen(self).preview)
+        self.preview_view_in(self.areas_on_screen().preview)
     }
 
     /// The export preview laid out in `area` (its border included): what the draw shows
@@ -992,7 +911,7 @@ impl ReviewState {
         let view = self.messages_view();
         self.top = view.top;
         self.scroll = view.scroll;
-        let area = super::layout::review_on_screen(self).preview;
+        let area = self.areas_on_screen().preview;
         if area.is_empty() {
             self.preview_for = None;
             if !self.preview {
@@ -1012,7 +931,7 @@ impl ReviewState {
     /// Whether keys (and the wheel) act on the preview: it takes the whole area, or has
     /// the focus beside the messages.
     pub fn preview_has_keys(&self) -> bool {
-        let areas = super::layout::review_on_screen(self);
+        let areas = self.areas_on_screen();
         self.preview
             && self.editor.is_none()
             && !areas.preview.is_empty()
@@ -1021,7 +940,7 @@ impl ReviewState {
 
     /// Whether the preview takes the whole area (a narrow screen).
     pub fn preview_is_alone(&self) -> bool {
-        let areas = super::layout::review_on_screen(self);
+        let areas = self.areas_on_screen();
         self.preview && !areas.preview.is_empty() && areas.messages.is_empty()
     }
 
@@ -1074,11 +993,11 @@ impl ReviewState {
         let Some(item) = self.items.get_mut(self.selected) else {
             return Outcome::Nothing;
         };
-        if !crate::render::renders(&item.message.content) {
+        if !crate::render::renders(&item.message().content) {
             return Outcome::Notice(format!(
                 "{} {} block is drawn as it is; m switches text and Markdown between rendered and raw.",
-                crate::text::a_or_an(item.message.content.kind()),
-                item.message.content.kind()
+                crate::text::a_or_an(item.message().content.kind()),
+                item.message().content.kind()
             ));
         }
         item.set_raw(!item.is_raw());
@@ -1230,8 +1149,9 @@ impl ReviewState {
         self.items
             .iter()
             .map(|i| {
-                let text = editable_text(&i.message.content).map_or(0, crate::text::control_count);
-                text + crate::text::control_count(i.message.role.as_str())
+                let text =
+                    editable_text(&i.message().content).map_or(0, crate::text::control_count);
+                text + crate::text::control_count(i.message().role.as_str())
             })
             .sum()
     }
@@ -1245,15 +1165,15 @@ impl ReviewState {
         }
         self.remember("the stripping of control characters");
         for item in &mut self.items {
-            if let Role::Other(name) = &item.message.role
+            if let Role::Other(name) = &item.message().role
                 && crate::text::control_count(name) > 0
             {
                 item.set_role(Role::from_name(&crate::text::strip_controls(name)));
             }
-            if let Some(text) = editable_text(&item.message.content)
+            if let Some(text) = editable_text(&item.message().content)
                 && crate::text::control_count(text) > 0
             {
-                let mut content = item.message.content.clone();
+                let mut content = item.message().content.clone();
                 set_text(&mut content, crate::text::strip_controls(text));
                 item.set_content(content);
             }
@@ -1400,7 +1320,7 @@ impl ReviewState {
             Action::ToggleRole if self.selected < count => {
                 self.remember("the role change");
                 let item = &mut self.items[self.selected];
-                item.set_role(match item.message.role {
+                item.set_role(match item.message().role {
                     Role::User => Role::Assistant,
                     // A server's `system` (or other) message becomes a user one, then toggles.
                     Role::Assistant | Role::System | Role::Other(_) => Role::User,
@@ -1419,7 +1339,7 @@ impl ReviewState {
                 let at = if count == 0 { 0 } else { self.selected + 1 };
                 // The conversation alternates: after a user message comes the assistant's.
                 let role = match self.items.get(self.selected) {
-                    Some(item) if count > 0 && item.message.role == Role::User => Role::Assistant,
+                    Some(item) if count > 0 && item.message().role == Role::User => Role::Assistant,
                     _ => Role::User,
                 };
                 let message = Message {
@@ -1556,9 +1476,9 @@ impl ReviewState {
                 let Some(item) = self.items.get(self.selected) else {
                     return Outcome::Nothing;
                 };
-                match block_bytes(&item.message.content) {
+                match block_bytes(&item.message().content) {
                     None => {
-                        let kind = item.message.content.kind();
+                        let kind = item.message().content.kind();
                         return Outcome::Warning(format!(
                             "{} {kind} block has no bytes to save; s saves the export.",
                             crate::text::a_or_an(kind)
@@ -1566,13 +1486,14 @@ impl ReviewState {
                     }
                     Some(Err(error)) => return Outcome::Warning(error),
                     Some(Ok((bytes, extension))) => {
-                        let name = resource_file_name(&item.message.content).unwrap_or_else(|| {
-                            format!(
-                                "{}-{}.{extension}",
-                                safe_file_name(&self.form.prompt.name),
-                                self.selected + 1
-                            )
-                        });
+                        let name =
+                            resource_file_name(&item.message().content).unwrap_or_else(|| {
+                                format!(
+                                    "{}-{}.{extension}",
+                                    safe_file_name(&self.form.prompt.name),
+                                    self.selected + 1
+                                )
+                            });
                         self.input = Some(LineInput {
                             purpose: LinePurpose::SaveBytes,
                             label: format!(
@@ -1589,10 +1510,10 @@ impl ReviewState {
                 let Some(item) = self.items.get(self.selected) else {
                     return Outcome::Nothing;
                 };
-                if !is_audio(&item.message.content) {
+                if !is_audio(&item.message().content) {
                     return Outcome::Warning("P plays audio blocks; this block is not one.".into());
                 }
-                return match block_bytes(&item.message.content) {
+                return match block_bytes(&item.message().content) {
                     Some(Ok((bytes, extension))) => Outcome::Play {
                         bytes,
                         extension,
@@ -1606,7 +1527,8 @@ impl ReviewState {
                 let Some(item) = self.items.get(self.selected) else {
                     return Outcome::Nothing;
                 };
-                let Content::Known(KnownContent::ResourceLink { uri, .. }) = &item.message.content
+                let Content::Known(KnownContent::ResourceLink { uri, .. }) =
+                    &item.message().content
                 else {
                     return Outcome::Warning(
                         "o fetches resource links; this block is not one.".into(),
@@ -1728,7 +1650,7 @@ impl ReviewState {
             contents
         };
         // The messages may have moved since `o`: find the link again by its URI.
-        let is_link = |item: &ReviewItem| matches!(&item.message.content, Content::Known(KnownContent::ResourceLink { uri, .. }) if *uri == self.reading_uri);
+        let is_link = |item: &ReviewItem| matches!(&item.message().content, Content::Known(KnownContent::ResourceLink { uri, .. }) if *uri == self.reading_uri);
         let index = if self.items.get(self.reading_index).is_some_and(is_link) {
             self.reading_index
         } else if let Some(found) = self.items.iter().position(is_link) {
@@ -1740,7 +1662,7 @@ impl ReviewState {
             ));
         };
         self.remember("the embedded resource");
-        let role = self.items[index].message.role.clone();
+        let role = self.items[index].message().role.clone();
         let count = contents.len();
         for (n, resource) in contents.into_iter().enumerate() {
             let content = Content::Known(KnownContent::Resource {

@@ -1,6 +1,7 @@
 //! The app's vocabulary of state: how the run was started, the servers' states, the
 //! screens and panes, notices, and how a run ends.
 
+use crate::mcp::McpError;
 use std::path::PathBuf;
 
 use crate::config::ThemeColors;
@@ -8,7 +9,7 @@ use crate::export::Format;
 use crate::export::clipboard::ClipboardSettings;
 use crate::mcp::{ServerDetails, ServerId};
 
-use super::{FormState, InputsPrompt, LogsView, QuestionsState, ReviewState, Start};
+use super::Start;
 
 /// How the run was started: where an accepted export goes, and how things look.
 #[derive(Debug, Clone)]
@@ -108,30 +109,6 @@ pub struct ServerStatus {
     pub state: ServerState,
 }
 
-/// The main screen.
-#[derive(Debug, Clone)]
-pub enum Screen {
-    /// The prompt menu.
-    Picker,
-    /// A prompt's argument form (and the fetch it starts).
-    Form(Box<FormState>),
-    /// The server's questions before it answers (`input_required`).
-    Questions(Box<QuestionsState>),
-    /// The returned messages, for review, editing and export.
-    Review(Box<ReviewState>),
-}
-
-/// A pane drawn over the screen.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Overlay {
-    /// The keys of the screen below.
-    Help,
-    /// The servers' stderr and log messages.
-    Logs(LogsView),
-    /// Values servers wait for before they start.
-    Inputs(InputsPrompt),
-}
-
 /// A notice as the logs pane keeps it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Notice {
@@ -198,3 +175,18 @@ pub enum SavePurpose {
 
 /// Two clicks on one menu row within this many ms are a double click (open it).
 pub const DOUBLE_CLICK_MS: u64 = 400;
+
+/// An error as the form shows it: the server's code and message, or what went wrong.
+pub fn describe_error(error: &McpError) -> String {
+    // `McpError` already says "server error CODE: MESSAGE".
+    error.to_string()
+}
+
+/// The audio playing now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Playing {
+    /// The request id, echoed in [`Msg::AudioEnded`].
+    pub id: u64,
+    /// The review message it is (its number on screen is one more).
+    pub index: usize,
+}

@@ -1,5 +1,6 @@
 //! Key sequences driven through `update`, without a terminal or a server.
 
+use super::logs::{LOG_LINES_PER_SERVER, NOTES_PER_SERVER};
 use super::*;
 use crate::mcp::{Answer, Completion, Content, Message, PromptArg, PromptMessages, Role};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -1870,7 +1871,7 @@ fn page_keys_move_by_the_visible_list_rows_at_each_height() {
     let mut app = app_with_prompts(60);
     // 80×24: 22 rows above the status lines, the search line, a 7-row details pane: 14.
     app.update(Msg::Resize(80, 24));
-    assert_eq!(layout::menu_list(&app).height, 14);
+    assert_eq!(areas::menu_list(&app).height, 14);
     app.update(key(KeyCode::PageDown));
     assert_eq!(app.selected, 14);
     // The selection stays in view: the last visible row.

@@ -77,9 +77,9 @@ pub async fn run(config_path: Option<&Path>, action: AuthCommand) -> Result<Exit
 fn find(config: &Config, name: &str) -> Result<ServerConfig, CliError> {
     let Some(server) = config.server(name) else {
         if config.path.is_none() {
-            return Err(CliError::usage(
-                super::loading::no_server_without_a_config(name),
-            ));
+            return Err(CliError::usage(super::loading::no_server_without_a_config(
+                name,
+            )));
         }
         let names: Vec<&str> = config.servers.iter().map(|s| s.name.as_str()).collect();
         return Err(CliError::usage(format!(

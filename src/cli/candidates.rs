@@ -1,7 +1,7 @@
 //! What a Tab offers on the command line: servers, prompts and argument names from the cached catalog, without starting any server.
 
-use clap_complete::CompletionCandidate;
 use crate::mcp::PromptInfo;
+use clap_complete::CompletionCandidate;
 use std::ffi::{OsStr, OsString};
 
 /// Whether `word` can go on a command line as it is: a name with a quote, a space, a `$` or
@@ -86,7 +86,10 @@ pub fn prompt_candidates(current: &OsStr) -> Vec<CompletionCandidate> {
     prompts_starting_with(&cached_prompts(&config), &current.to_string_lossy())
 }
 
-pub(super) fn prompts_starting_with(prompts: &[PromptInfo], typed: &str) -> Vec<CompletionCandidate> {
+pub(super) fn prompts_starting_with(
+    prompts: &[PromptInfo],
+    typed: &str,
+) -> Vec<CompletionCandidate> {
     prompts
         .iter()
         .map(|prompt| (full_name(prompt), prompt))

@@ -13,7 +13,6 @@ use super::servers::servers;
 use std::path::Path;
 use std::process::ExitCode;
 
-
 use super::args::{merge, parse_args_json};
 use super::{CliError, Command, output};
 use crate::config::{self, Config};
@@ -138,7 +137,7 @@ mod tests {
     use super::super::complete::completion_note;
     use super::super::connect::{Outcome, sign_in_words};
     use super::super::locate::no_such_prompt;
-    
+
     use crate::mcp::auth::SignInState;
     use crate::mcp::{McpError, PromptInfo};
     use serde_json::json;

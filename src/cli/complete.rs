@@ -1,16 +1,16 @@
 //! `mcpick complete`: what a server suggests for an argument.
 
+use super::CliError;
+use super::connect::request_then_close;
+use super::connect::write;
+use super::locate::argument_hint;
+use super::locate::locate;
+use super::output;
 use crate::config::Config;
 use crate::mcp::EntryKind;
 use crate::mcp::PromptInfo;
 use std::collections::BTreeMap;
 use std::process::ExitCode;
-use super::CliError;
-use super::connect::write;
-use super::connect::request_then_close;
-use super::locate::argument_hint;
-use super::locate::locate;
-use super::output;
 
 pub(super) async fn complete(
     config: &Config,

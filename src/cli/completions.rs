@@ -12,15 +12,14 @@ use std::io::Write as _;
 use std::process::ExitCode;
 
 use clap::CommandFactory as _;
-use clap_complete::env::{EnvCompleter, Shells};
 use clap_complete::CompleteEnv;
+use clap_complete::env::{EnvCompleter, Shells};
 
 use super::{Cli, CliError};
 
 /// The environment variable that puts mcpick in completion mode (clap's default, `COMPLETE`,
 /// is a word other programs use too).
 pub const COMPLETE_ENV: &str = "MCPICK_COMPLETE";
-
 
 /// Answers the shell's completion request and exits, when `MCPICK_COMPLETE` is set; else
 /// returns at once. Runs before anything else writes to stdout.

@@ -1,5 +1,7 @@
 //! Connecting the servers a subcommand needs, one request each, and saying what failed.
 
+use super::CliError;
+use super::output;
 use crate::cache::Freshness;
 use crate::config;
 use crate::config::ServerConfig;
@@ -12,8 +14,6 @@ use crate::mcp::PromptInfo;
 use crate::mcp::ServerDetails;
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use super::CliError;
-use super::output;
 use tokio::sync::mpsc;
 
 /// Prints the first failed catalog write of the command (its hubs are shut down, their

@@ -1,5 +1,17 @@
 //! `mcpick get`: a prompt or skill filled and printed, written or copied.
 
+use super::CliError;
+use super::connect::Outcome;
+use super::connect::connect_all_reading;
+use super::connect::relisted;
+use super::connect::report_failure;
+use super::connect::request_on;
+use super::connect::write;
+use super::locate::check_arguments;
+use super::locate::locate;
+use super::locate::no_such_prompt;
+use super::locate::open_prompt;
+use super::output;
 use crate::catalog::PromptRef;
 use crate::catalog::find_preferring;
 use crate::config::Config;
@@ -14,18 +26,6 @@ use crate::mcp::McpError;
 use crate::mcp::PromptInfo;
 use std::collections::BTreeMap;
 use std::process::ExitCode;
-use super::CliError;
-use super::connect::write;
-use super::connect::Outcome;
-use super::connect::connect_all_reading;
-use super::connect::relisted;
-use super::connect::report_failure;
-use super::connect::request_on;
-use super::locate::check_arguments;
-use super::locate::locate;
-use super::locate::no_such_prompt;
-use super::locate::open_prompt;
-use super::output;
 
 /// What `get` takes for a skill beyond its task.
 pub(super) struct SkillGet {

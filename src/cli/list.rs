@@ -1,18 +1,18 @@
 //! `mcpick list`: every prompt of every server, as text or JSON.
 
+use super::CliError;
+use super::connect::Outcome;
+use super::connect::connect_all;
+use super::connect::report_failure;
+use super::connect::write;
+use super::loading::no_servers;
+use super::output;
 use crate::config::Config;
 use crate::config::ServerConfig;
 use crate::mcp::CatalogUse;
 use crate::mcp::PromptInfo;
 use serde_json::json;
 use std::process::ExitCode;
-use super::CliError;
-use super::connect::write;
-use super::connect::Outcome;
-use super::connect::connect_all;
-use super::connect::report_failure;
-use super::loading::no_servers;
-use super::output;
 
 pub(super) async fn list(config: &Config, json: bool) -> Result<ExitCode, CliError> {
     let servers: Vec<ServerConfig> = config.enabled_servers().cloned().collect();

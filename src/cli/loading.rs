@@ -1,12 +1,12 @@
 //! The config a subcommand runs with: the file, or the bundled library when there is none.
 
+use super::CliError;
+use super::output;
 use crate::catalog::PromptRef;
 use crate::config;
 use crate::config::Config;
 use crate::config::ServerConfig;
 use std::path::Path;
-use super::CliError;
-use super::output;
 
 /// Loads the config; with no config file at all, the bundled library (this binary's
 /// `serve --builtin`) is the one server, and a note on stderr says where a config would go.

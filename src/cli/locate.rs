@@ -1,5 +1,13 @@
 //! Finding the prompt a command line names (`SERVER/PROMPT`, or a unique name), and checking its arguments.
 
+use super::CliError;
+use super::connect::Outcome;
+use super::connect::connect_all;
+use super::connect::connect_all_reading;
+use super::connect::relisted;
+use super::connect::report_failure;
+use super::loading::no_server_without_a_config;
+use super::loading::no_servers;
 use crate::cache::Freshness;
 use crate::catalog::PromptRef;
 use crate::catalog::closest;
@@ -11,14 +19,6 @@ use crate::mcp::EntryKind;
 use crate::mcp::Hub;
 use crate::mcp::PromptInfo;
 use std::collections::BTreeMap;
-use super::CliError;
-use super::connect::Outcome;
-use super::connect::connect_all;
-use super::connect::connect_all_reading;
-use super::connect::relisted;
-use super::connect::report_failure;
-use super::loading::no_server_without_a_config;
-use super::loading::no_servers;
 
 /// Where a reference points.
 pub(super) enum Target<'a> {

@@ -1,14 +1,14 @@
 //! `mcpick` with no subcommand: the menu's flags (fzf's `-q`, `--select-1`, `--exit-0`,
 //! `--height`, `--tmux`) and a prompt named on the command line.
 
-use crate::export::Format;
-use std::path::Path;
 use super::args::parse_all;
 use super::args::read_given;
 use super::loading::check_server_named;
 use super::loading::load_config_quietly;
 use super::loading::other_hosts_configs;
 use super::output;
+use crate::export::Format;
+use std::path::Path;
 
 use std::process::ExitCode;
 
@@ -86,11 +86,8 @@ pub fn start_of(cli: &Cli) -> Result<Start, CliError> {
             let reference = PromptRef::parse(text).map_err(CliError::usage)?;
             // Files and stdin are read now, before the menu takes the terminal (its keys
             // then come from /dev/tty, stdin being the pipe).
-            let (pairs, sources) = given_values(
-                &cli.assignments,
-                &cli.arg_files,
-                StdinFrom::NotTheTerminal,
-            )?;
+            let (pairs, sources) =
+                given_values(&cli.assignments, &cli.arg_files, StdinFrom::NotTheTerminal)?;
             // `mcpick lsit`: a bare name close to a subcommand may be a typo of it.
             let near_command = reference
                 .separator

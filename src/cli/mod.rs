@@ -7,8 +7,8 @@ mod candidates;
 mod commands;
 mod complete;
 mod completions;
-mod connect;
 mod conformance;
+mod connect;
 mod doctor;
 mod error;
 mod flags;
@@ -27,12 +27,10 @@ mod shell;
 
 use std::process::ExitCode;
 
-
-
-pub use error::CliError;
-pub use flags::{AuthCommand, CacheCommand, Cli, Command, ConfigCommand};
 pub use args::{Given, GivenValue, parse_all, parse_args_json, parse_assignment, read_given};
 pub use completions::answer_if_asked as answer_completion_request;
+pub use error::CliError;
+pub use flags::{AuthCommand, CacheCommand, Cli, Command, ConfigCommand};
 pub use menu::with_tmux_size_spelled_out;
 
 /// Runs a parsed command line and returns the process exit code.

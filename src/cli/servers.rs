@@ -1,16 +1,16 @@
 //! `mcpick servers`: each server, how it answered, and what it serves.
 
+use super::CliError;
+use super::connect::Outcome;
+use super::connect::connect_all;
+use super::connect::sign_in_words;
+use super::connect::write;
+use super::loading::no_servers;
 use crate::config::Config;
 use crate::config::ServerConfig;
 use crate::mcp::CatalogUse;
 use serde_json::json;
 use std::process::ExitCode;
-use super::CliError;
-use super::connect::write;
-use super::connect::Outcome;
-use super::connect::connect_all;
-use super::connect::sign_in_words;
-use super::loading::no_servers;
 
 pub(super) async fn servers(config: &Config, json: bool) -> Result<ExitCode, CliError> {
     if config.servers.is_empty() {
@@ -75,7 +75,10 @@ pub(super) async fn servers(config: &Config, json: bool) -> Result<ExitCode, Cli
     Ok(ExitCode::SUCCESS)
 }
 
-pub(super) fn merge_json(mut base: serde_json::Value, extra: serde_json::Value) -> serde_json::Value {
+pub(super) fn merge_json(
+    mut base: serde_json::Value,
+    extra: serde_json::Value,
+) -> serde_json::Value {
     if let (Some(base), serde_json::Value::Object(extra)) = (base.as_object_mut(), extra) {
         base.extend(extra);
     }

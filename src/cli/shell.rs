@@ -9,7 +9,6 @@ use std::process::ExitCode;
 
 use super::CliError;
 
-
 const BASH: &str = include_str!("../../assets/shell/mcpick.bash");
 const ZSH: &str = include_str!("../../assets/shell/mcpick.zsh");
 const FISH: &str = include_str!("../../assets/shell/mcpick.fish");

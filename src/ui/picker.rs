@@ -6,7 +6,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
 use super::{Theme, one_line, titled_block};
-use crate::app::layout::{self, MenuAreas, MenuRow as Row, row_at, row_of};
+use crate::app::areas;
+use crate::app::layout::{MenuAreas, MenuRow as Row, row_at, row_of};
 use crate::app::{Action, App, CatalogMark, KeyScreen, RowMark, ServerState, spinner};
 use crate::catalog::Highlighter;
 use crate::mcp::PromptInfo;
@@ -18,7 +19,7 @@ pub(super) fn draw(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
         offer,
         list,
         details,
-    } = layout::menu(app, area);
+    } = areas::menu(app, area);
     draw_search(app, frame, search, theme);
     if !offer.is_empty() {
         let found: Vec<String> = app
@@ -193,7 +194,7 @@ fn draw_list(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
             == Some(Row::Entry(app.selected))
     );
     // The same first row update uses for clicks, so a click hits the row drawn there.
-    let offset = layout::first_row(app, height);
+    let offset = areas::first_row(app, height);
     let visible: Vec<Row> = (offset..offset + height)
         .map_while(|at| row_at(at, recent, app.ranked.len()))
         .collect();

@@ -12,7 +12,7 @@ use crate::mcp::{Message, Role};
 
 pub(super) fn draw(app: &App, review: &ReviewState, frame: &mut Frame, area: Rect, theme: &Theme) {
     // The split update scrolls with.
-    let areas = crate::app::layout::review(review, area);
+    let areas = review.areas_in(area);
     draw_header(app, review, frame, areas.header, theme);
     if let Some(editor) = &review.editor {
         let title = format!(

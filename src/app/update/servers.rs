@@ -1,7 +1,8 @@
 //! The servers as the app sees them: their states from the hub's events, their prompts
 //! in the menu, and the inputs some wait for.
 
-use super::*;
+use crate::app::logs::{mcpick_line, push_log};
+use crate::app::*;
 use crate::mcp::ServedProblem;
 
 impl App {
@@ -16,7 +17,7 @@ impl App {
             })
     }
 
-    pub(super) fn on_mcp(&mut self, event: McpEvent) -> Vec<Effect> {
+    pub(in crate::app) fn on_mcp(&mut self, event: McpEvent) -> Vec<Effect> {
         match event {
             McpEvent::Connecting { server } => {
                 self.log_event(&server, "connecting".into());
@@ -223,7 +224,7 @@ impl App {
     }
 
     /// Servers wait for inputs: the prompt opens (or grows) unless another pane is up.
-    pub(super) fn on_inputs_needed(&mut self, waiting: Vec<(ServerId, Vec<InputSpec>)>) {
+    pub(in crate::app) fn on_inputs_needed(&mut self, waiting: Vec<(ServerId, Vec<InputSpec>)>) {
         for (server, specs) in waiting {
             self.input_servers
                 .entry(server.clone())
@@ -245,7 +246,7 @@ impl App {
         }
     }
 
-    pub(super) fn inputs_action(&mut self, action: Action) -> Vec<Effect> {
+    pub(in crate::app) fn inputs_action(&mut self, action: Action) -> Vec<Effect> {
         let Some(Overlay::Inputs(prompt)) = &mut self.overlay else {
             return Vec::new();
         };
@@ -293,7 +294,7 @@ impl App {
     }
 
     /// Says which servers still wait, and the key that opens the prompt again.
-    pub(super) fn remind_inputs(&mut self) {
+    pub(in crate::app) fn remind_inputs(&mut self) {
         let names: Vec<&str> = self.waiting.iter().map(|(s, _)| s.as_str()).collect();
         let key = self
             .keys
@@ -306,7 +307,7 @@ impl App {
         ));
     }
 
-    pub(super) fn set_state(&mut self, server: &str, state: ServerState) {
+    pub(in crate::app) fn set_state(&mut self, server: &str, state: ServerState) {
         match self.servers.iter_mut().find(|s| s.name == server) {
             Some(status) => status.state = state,
             None => self.servers.push(ServerStatus {
@@ -317,7 +318,7 @@ impl App {
     }
 
     /// A config with `sources` was written (or not): its servers are starting.
-    pub(super) fn on_sources_added(
+    pub(in crate::app) fn on_sources_added(
         &mut self,
         result: Result<(PathBuf, Vec<(ServerId, String)>), String>,
     ) -> Vec<Effect> {
@@ -339,7 +340,7 @@ impl App {
     }
 
     /// A sign-in began: its URL goes to the server's logs, and a notice says where.
-    pub(super) fn on_sign_in_url(&mut self, server: ServerId, url: String) -> Vec<Effect> {
+    pub(in crate::app) fn on_sign_in_url(&mut self, server: ServerId, url: String) -> Vec<Effect> {
         self.log_event(&server, format!("sign in at {url}"));
         let logs = self
             .keys
@@ -352,7 +353,7 @@ impl App {
     }
 
     /// A sign-in ended: restart the server with its tokens, or say why not.
-    pub(super) fn on_signed_in(
+    pub(in crate::app) fn on_signed_in(
         &mut self,
         server: ServerId,
         result: Result<(), String>,

@@ -1,7 +1,7 @@
 //! What the review asks for and how it ends: exports (copy, save, print), resource reads,
 //! drafts kept while editing, and the answers of the copies and saves.
 
-use super::*;
+use crate::app::*;
 
 impl App {
     /// Shows the review of `draft`, kept from a run that ended without exporting it.
@@ -22,7 +22,7 @@ impl App {
     }
 
     /// The review's draft, saved or removed as its state says, when it is due.
-    pub(super) fn draft_effect(&mut self) -> Option<Effect> {
+    pub(in crate::app) fn draft_effect(&mut self) -> Option<Effect> {
         if self.draft_due.is_none_or(|due| self.tick < due) {
             return None;
         }
@@ -42,7 +42,7 @@ impl App {
     }
 
     /// The export reached the clipboard or a file: the draft is no longer needed.
-    pub(super) fn exported(&mut self) -> Vec<Effect> {
+    pub(in crate::app) fn exported(&mut self) -> Vec<Effect> {
         self.exported_any = true;
         if std::mem::take(&mut self.draft_saved) {
             self.draft_due = None;
@@ -52,7 +52,7 @@ impl App {
         }
     }
 
-    pub(super) fn review_outcome(&mut self, outcome: review::Outcome) -> Vec<Effect> {
+    pub(in crate::app) fn review_outcome(&mut self, outcome: review::Outcome) -> Vec<Effect> {
         match outcome {
             review::Outcome::Nothing => Vec::new(),
             review::Outcome::Effects(effects) => effects,
@@ -108,7 +108,7 @@ impl App {
         }
     }
 
-    pub(super) fn on_saved(
+    pub(in crate::app) fn on_saved(
         &mut self,
         purpose: SavePurpose,
         path: PathBuf,
@@ -143,7 +143,11 @@ impl App {
 
     /// The clipboard copy finished: leave the review if it was the accept's and nothing
     /// was typed since; say how it went.
-    pub(super) fn on_copied(&mut self, result: Result<Copied, String>, leave: bool) -> Vec<Effect> {
+    pub(in crate::app) fn on_copied(
+        &mut self,
+        result: Result<Copied, String>,
+        leave: bool,
+    ) -> Vec<Effect> {
         // The user went on (a key since the accept): the review on screen may not be
         // the one copied, so it is neither left nor counted as exported.
         let untouched = !leave || std::mem::take(&mut self.leave_after_copy);

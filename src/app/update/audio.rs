@@ -1,20 +1,10 @@
-//! Playing the review's audio blocks (`P`): one at a time, off the loop (the runner starts
-//! the player), Esc stops it.
+//! Playing a review message's audio and stopping it.
 
-use super::*;
-
-/// The audio playing now.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Playing {
-    /// The request id, echoed in [`Msg::AudioEnded`].
-    pub id: u64,
-    /// The review message it is (its number on screen is one more).
-    pub index: usize,
-}
+use crate::app::*;
 
 impl App {
     /// Plays message `index`'s audio, stopping any that plays.
-    pub(super) fn play_audio(
+    pub(in crate::app) fn play_audio(
         &mut self,
         bytes: Vec<u8>,
         extension: String,
@@ -33,7 +23,7 @@ impl App {
     }
 
     /// Stops the audio playing, if any.
-    pub(super) fn stop_audio(&mut self) -> Vec<Effect> {
+    pub(in crate::app) fn stop_audio(&mut self) -> Vec<Effect> {
         match self.playing.take() {
             Some(playing) => vec![Effect::StopAudio { id: playing.id }],
             None => Vec::new(),
@@ -41,7 +31,11 @@ impl App {
     }
 
     /// The player of request `id` ended: on its own, or failing (`Err` says why).
-    pub(super) fn on_audio_ended(&mut self, id: u64, result: Result<(), String>) -> Vec<Effect> {
+    pub(in crate::app) fn on_audio_ended(
+        &mut self,
+        id: u64,
+        result: Result<(), String>,
+    ) -> Vec<Effect> {
         if self.playing.as_ref().is_none_or(|p| p.id != id) {
             // Stopped by hand, or another one started since.
             return Vec::new();

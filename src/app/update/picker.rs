@@ -3,7 +3,7 @@
 
 use crossterm::event::KeyEvent;
 
-use super::*;
+use crate::app::*;
 
 impl App {
     /// How many of the menu's first rows are recent prompts (shown under a "Recent" header):
@@ -29,7 +29,7 @@ impl App {
             .and_then(|r| self.entries.get(r.index()))
     }
 
-    pub(super) fn picker_type(&mut self, key: KeyEvent) -> Vec<Effect> {
+    pub(in crate::app) fn picker_type(&mut self, key: KeyEvent) -> Vec<Effect> {
         if self.query.key(key) {
             self.refilter();
         }
@@ -39,12 +39,12 @@ impl App {
     /// A left click: on a menu entry it selects it, a second click on it soon after opens it
     /// as Enter does. Anywhere else (a header, outside the list, another screen) it does
     /// nothing.
-    pub(super) fn on_click(&mut self, column: u16, row: u16, at_ms: u64) -> Vec<Effect> {
+    pub(in crate::app) fn on_click(&mut self, column: u16, row: u16, at_ms: u64) -> Vec<Effect> {
         let last = self.last_click.take();
         if self.overlay.is_some() || !matches!(self.screen, Screen::Picker) {
             return Vec::new();
         }
-        let Some(rank) = layout::entry_at(self, column, row) else {
+        let Some(rank) = areas::entry_at(self, column, row) else {
             return Vec::new();
         };
         self.selected = rank;
@@ -59,10 +59,10 @@ impl App {
         Vec::new()
     }
 
-    pub(super) fn picker_action(&mut self, action: Action) -> Vec<Effect> {
+    pub(in crate::app) fn picker_action(&mut self, action: Action) -> Vec<Effect> {
         let rows = self.ranked.len();
         // A page is the list rows visible now, as fzf; at least one.
-        let page = (layout::menu_list(self).height as usize).max(1);
+        let page = (areas::menu_list(self).height as usize).max(1);
         if matches!(
             action,
             Action::Up
@@ -154,7 +154,7 @@ impl App {
     }
 
     /// Starts every failed server again (F5), saying so.
-    pub(super) fn restart_failed(&mut self) -> Vec<Effect> {
+    pub(in crate::app) fn restart_failed(&mut self) -> Vec<Effect> {
         let failed: Vec<ServerId> = self
             .servers
             .iter()
@@ -178,7 +178,7 @@ impl App {
             .collect()
     }
 
-    pub(super) fn pick(&mut self) -> Vec<Effect> {
+    pub(in crate::app) fn pick(&mut self) -> Vec<Effect> {
         let Some(entry) = self.selected_entry() else {
             if self
                 .servers
@@ -209,7 +209,7 @@ impl App {
 
     /// Rebuilds the merged menu after a server's list changed, keeping `keep`
     /// (`server:name`, from [`App::selection_to_keep`]) selected if it is still there.
-    pub(super) fn rebuild_keeping(&mut self, keep: Option<String>) {
+    pub(in crate::app) fn rebuild_keeping(&mut self, keep: Option<String>) {
         self.entries = self
             .servers
             .iter()
@@ -224,13 +224,13 @@ impl App {
         self.refilter_keeping(keep);
     }
 
-    pub(super) fn refilter(&mut self) {
+    pub(in crate::app) fn refilter(&mut self) {
         self.refilter_keeping(None);
         self.selected = 0;
         self.selection_pinned = false;
     }
 
-    pub(super) fn refilter_keeping(&mut self, keep: Option<String>) {
+    pub(in crate::app) fn refilter_keeping(&mut self, keep: Option<String>) {
         self.parsed_query = Query::parse(
             self.query.text(),
             self.servers.iter().map(|s| s.name.as_str()),

@@ -1,10 +1,10 @@
 //! Filling a prompt: the form's submit, the answers to a server's questions, and what
 //! `prompts/get` answered (the review, the questions, or the error back on the form).
 
-use super::*;
+use crate::app::*;
 
 impl App {
-    pub(super) fn submit_form(&mut self) -> Vec<Effect> {
+    pub(in crate::app) fn submit_form(&mut self) -> Vec<Effect> {
         let id = self.fresh_id();
         let server = match &self.screen {
             Screen::Form(form) => form.prompt.server.clone(),
@@ -66,7 +66,7 @@ impl App {
         effects
     }
 
-    pub(super) fn answer_questions(&mut self, answers: InputAnswers) -> Vec<Effect> {
+    pub(in crate::app) fn answer_questions(&mut self, answers: InputAnswers) -> Vec<Effect> {
         let id = self.fresh_id();
         let Screen::Questions(q) = &mut self.screen else {
             return Vec::new();
@@ -88,7 +88,7 @@ impl App {
         effects
     }
 
-    pub(super) fn on_fetched(
+    pub(in crate::app) fn on_fetched(
         &mut self,
         id: u64,
         result: Result<GetOutcome, McpError>,

@@ -1,7 +1,7 @@
 //! Notices: the status bar's line, one after another, each for as long as it takes to read,
 //! and every one kept for the logs pane.
 
-use super::*;
+use crate::app::*;
 
 impl App {
     /// Shows a notice in the status bar.
@@ -15,7 +15,7 @@ impl App {
     }
 
     /// Shows what is under way ("Copying…") until the next notice says how it went.
-    pub(super) fn notify_transient(&mut self, text: impl Into<String>) {
+    pub(in crate::app) fn notify_transient(&mut self, text: impl Into<String>) {
         self.show(text.into(), false, true);
     }
 
@@ -79,7 +79,7 @@ impl App {
 
     /// Time passed: the current notice goes when read (sooner when others wait), and the
     /// next one waiting takes its place.
-    pub(super) fn advance_notices(&mut self) {
+    pub(in crate::app) fn advance_notices(&mut self) {
         let tick = self.tick;
         let next_due = match &self.flash {
             None => true,
@@ -100,7 +100,7 @@ impl App {
 
     /// The user left the screen the notice there was about, after seeing it: it goes, and
     /// the next one waiting, if any, shows.
-    pub(super) fn drop_seen_notice(&mut self) {
+    pub(in crate::app) fn drop_seen_notice(&mut self) {
         if self.flash.as_ref().is_some_and(|f| f.transient) {
             self.flash = None;
             self.advance_notices();
@@ -109,7 +109,7 @@ impl App {
 
     /// A notice that no longer holds goes from the status bar and the queue (it stays in
     /// the logs pane), and the next one waiting, if any, shows.
-    pub(super) fn withdraw_notice(&mut self, text: &str) {
+    pub(in crate::app) fn withdraw_notice(&mut self, text: &str) {
         self.queued_notices.retain(|notice| notice.text != text);
         if self.flash.as_ref().is_some_and(|f| f.text == text) {
             self.flash = None;
@@ -120,7 +120,7 @@ impl App {
     /// A key (or paste, or edit): the notice there was seen, so what the key brings may
     /// replace it at once (what waits in the queue still comes in turn), and one that
     /// waited for a key goes at its usual pace.
-    pub(super) fn user_acted_on_notice(&mut self) {
+    pub(in crate::app) fn user_acted_on_notice(&mut self) {
         let tick = self.tick;
         if let Some(flash) = &mut self.flash {
             flash.transient = true;
