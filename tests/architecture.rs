@@ -879,3 +879,42 @@ fn the_file_reader_expands_use_trees_and_skips_strings_comments_and_tests() {
     );
     assert!(file.defines.contains("g") && file.defines.contains("i"));
 }
+
+#[test]
+fn every_file_of_src_is_short_enough_to_read_and_says_what_it_holds() {
+    fn walk(dir: &Path, files: &mut Vec<std::path::PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(&path, files);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                files.push(path);
+            }
+        }
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    walk(&root.join("src"), &mut files);
+    assert!(files.len() >= 100, "read too few files: {}", files.len());
+    let mut long = Vec::new();
+    let mut untold = Vec::new();
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        let name = file.strip_prefix(root).unwrap().display().to_string();
+        let lines = text.lines().count();
+        if lines > 1500 {
+            long.push(format!("{name} ({lines} lines)"));
+        }
+        if !text.starts_with("//!") {
+            untold.push(name);
+        }
+    }
+    assert!(
+        long.is_empty(),
+        "files over 1,500 lines, tests included (cut them along their seams): {long:?}"
+    );
+    assert!(
+        untold.is_empty(),
+        "files that do not start with a `//!` line saying what they hold: {untold:?}"
+    );
+}

@@ -203,6 +203,8 @@ pub(crate) use cached::tests as cached_tests;
 #[cfg(test)]
 pub(crate) mod review_tests;
 #[cfg(test)]
+mod session_tests;
+#[cfg(test)]
 pub(crate) mod skill_tests;
 #[cfg(test)]
 pub(crate) mod tests;

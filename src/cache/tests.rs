@@ -1,3 +1,5 @@
+//! Tests of the catalog cache: its files, fingerprints, hints and what is read at start.
+
 use super::*;
 use crate::mcp::PromptArg;
 

@@ -1,3 +1,5 @@
+//! Tests of the config: parsing, checks, expansion, inputs and where the file is found.
+
 use super::*;
 
 fn env(name: &str) -> Option<String> {

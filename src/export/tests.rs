@@ -1,3 +1,5 @@
+//! Tests of the export formats: every content kind in each format, and their notes.
+
 use serde_json::json;
 
 use super::*;

@@ -12,6 +12,8 @@ mod review;
 mod theme;
 
 #[cfg(test)]
+mod content_tests;
+#[cfg(test)]
 mod skill_tests;
 #[cfg(test)]
 mod tests;

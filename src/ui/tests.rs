@@ -8,18 +8,18 @@ use crate::app::{App, KeyMap, Msg, Options};
 use crate::mcp::{Completion, GetOutcome, McpError, McpEvent, PromptMessages};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-fn screen(app: &App, width: u16, height: u16) -> String {
+pub(crate) fn screen(app: &App, width: u16, height: u16) -> String {
     let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
     terminal.draw(|frame| super::draw(app, frame)).unwrap();
     terminal.backend().to_string()
 }
 
-fn wide(app: &App) -> String {
+pub(crate) fn wide(app: &App) -> String {
     screen(app, 120, 30)
 }
 
 #[test]
-fn picker_while_servers_connect() {
+pub(crate) fn picker_while_servers_connect() {
     let app = App::new(
         vec!["everything".into(), "py".into()],
         Options::default(),
@@ -30,26 +30,26 @@ fn picker_while_servers_connect() {
 }
 
 #[test]
-fn picker_with_every_prompt() {
+pub(crate) fn picker_with_every_prompt() {
     insta::assert_snapshot!(wide(&ready_app()));
 }
 
 #[test]
-fn picker_filtered() {
+pub(crate) fn picker_filtered() {
     let mut app = ready_app();
     type_text(&mut app, "args");
     insta::assert_snapshot!(wide(&app));
 }
 
 #[test]
-fn picker_with_no_match() {
+pub(crate) fn picker_with_no_match() {
     let mut app = ready_app();
     type_text(&mut app, "zzzz");
     insta::assert_snapshot!(wide(&app));
 }
 
 /// `everything` up and `py` failed at start (it never listed: no rows of its own).
-fn py_never_up() -> App {
+pub(crate) fn py_never_up() -> App {
     let mut app = ready_app();
     // A server's rows from a list of this run stay after a crash: take py's away.
     app.update(Msg::Mcp(McpEvent::PromptsChanged {
@@ -60,7 +60,7 @@ fn py_never_up() -> App {
 }
 
 #[test]
-fn picker_with_a_failed_server_narrow() {
+pub(crate) fn picker_with_a_failed_server_narrow() {
     let mut app = py_never_up();
     app.update(Msg::Mcp(McpEvent::Failed {
         server: "py".into(),
@@ -74,7 +74,7 @@ fn picker_with_a_failed_server_narrow() {
 }
 
 #[test]
-fn form_with_suggestions() {
+pub(crate) fn form_with_suggestions() {
     let mut app = ready_app();
     type_text(&mut app, "args-prompt");
     app.update(key(KeyCode::Enter));
@@ -100,7 +100,7 @@ fn form_with_suggestions() {
 }
 
 #[test]
-fn form_with_a_missing_required_value() {
+pub(crate) fn form_with_a_missing_required_value() {
     let mut app = ready_app();
     type_text(&mut app, "args-prompt");
     app.update(key(KeyCode::Enter));
@@ -109,7 +109,7 @@ fn form_with_a_missing_required_value() {
 }
 
 #[test]
-fn form_fetching() {
+pub(crate) fn form_fetching() {
     let mut app = ready_app();
     type_text(&mut app, "args-prompt");
     app.update(key(KeyCode::Enter));
@@ -119,7 +119,7 @@ fn form_fetching() {
 }
 
 /// The form of `greet` answered with questions (a form of three fields, an unsupported one).
-fn questions_app() -> App {
+pub(crate) fn questions_app() -> App {
     use crate::mcp::{FieldKind, FormField, InputRequest, Question, QuestionKind};
     let mut app = ready_app();
     type_text(&mut app, "/py:greet");
@@ -181,11 +181,11 @@ fn questions_app() -> App {
 }
 
 #[test]
-fn questions_from_the_server() {
+pub(crate) fn questions_from_the_server() {
     insta::assert_snapshot!(wide(&questions_app()));
 }
 
-fn with_every_content_kind(app: &mut App) {
+pub(crate) fn with_every_content_kind(app: &mut App) {
     let messages: PromptMessages = serde_json::from_value(serde_json::json!({"messages": [
         {"role":"user","content":{"type":"text","text":"Look at these \u{1b}[31mfiles\u{1b}[0m"}},
         {"role":"user","content":{"type":"image","data":"iVBORw0KGgo=","mimeType":"image/png"}},
@@ -208,7 +208,7 @@ fn with_every_content_kind(app: &mut App) {
 }
 
 #[test]
-fn review_navigating() {
+pub(crate) fn review_navigating() {
     let mut app = app_in_review();
     app.update(key(KeyCode::Char('e')));
     type_text(&mut app, " Hot?");
@@ -217,7 +217,7 @@ fn review_navigating() {
 }
 
 #[test]
-fn review_with_every_content_kind() {
+pub(crate) fn review_with_every_content_kind() {
     let mut app = app_in_review();
     with_every_content_kind(&mut app);
     app.update(key(KeyCode::Down));
@@ -225,7 +225,7 @@ fn review_with_every_content_kind() {
 }
 
 #[test]
-fn review_with_an_image_placeholder() {
+pub(crate) fn review_with_an_image_placeholder() {
     let mut app = app_in_review();
     app.options.graphics = crate::app::images::Graphics {
         protocol: Some(ratatui_image::picker::ProtocolType::Halfblocks),
@@ -262,7 +262,7 @@ fn review_with_an_image_placeholder() {
 }
 
 #[test]
-fn review_editing() {
+pub(crate) fn review_editing() {
     let mut app = app_in_review();
     app.update(key(KeyCode::Char('e')));
     type_text(&mut app, " Hot?");
@@ -270,7 +270,7 @@ fn review_editing() {
 }
 
 #[test]
-fn review_with_export_preview() {
+pub(crate) fn review_with_export_preview() {
     let mut app = app_in_review();
     app.update(Msg::Resize(120, 30));
     app.update(key(KeyCode::Char('f')));
@@ -280,21 +280,21 @@ fn review_with_export_preview() {
 }
 
 #[test]
-fn review_asking_where_to_save() {
+pub(crate) fn review_asking_where_to_save() {
     let mut app = app_in_review();
     app.update(key(KeyCode::Char('s')));
     insta::assert_snapshot!(wide(&app));
 }
 
 #[test]
-fn help_over_the_review() {
+pub(crate) fn help_over_the_review() {
     let mut app = app_in_review();
     app.update(key(KeyCode::Char('?')));
     insta::assert_snapshot!(screen(&app, 100, 40));
 }
 
 /// The logs pane over the menu: server lines, a failure and a line after it.
-fn logs_app() -> App {
+pub(crate) fn logs_app() -> App {
     let mut app = ready_app();
     app.update(Msg::Mcp(McpEvent::Log {
         server: "py".into(),
@@ -333,12 +333,12 @@ fn logs_app() -> App {
 }
 
 #[test]
-fn logs_pane() {
+pub(crate) fn logs_pane() {
     insta::assert_snapshot!(wide(&logs_app()));
 }
 
 #[test]
-fn logs_pane_filtered_while_typing() {
+pub(crate) fn logs_pane_filtered_while_typing() {
     let mut app = ready_app();
     for (server, source, text, at_ms) in [
         ("py", "stderr", "Traceback: boom", 1_500),
@@ -362,12 +362,12 @@ fn logs_pane_filtered_while_typing() {
 }
 
 #[test]
-fn too_small() {
+pub(crate) fn too_small() {
     insta::assert_snapshot!(screen(&ready_app(), 50, 12));
 }
 
 #[test]
-fn server_text_never_reaches_the_terminal_raw() {
+pub(crate) fn server_text_never_reaches_the_terminal_raw() {
     let mut app = app_in_review();
     with_every_content_kind(&mut app);
     let drawn = screen(&app, 100, 40);
@@ -379,7 +379,7 @@ fn server_text_never_reaches_the_terminal_raw() {
 }
 
 #[test]
-fn help_at_the_smallest_size_scrolls() {
+pub(crate) fn help_at_the_smallest_size_scrolls() {
     let mut app = app_in_review();
     app.update(Msg::Resize(60, 15));
     app.update(key(KeyCode::Char('?')));
@@ -388,7 +388,7 @@ fn help_at_the_smallest_size_scrolls() {
 }
 
 #[test]
-fn help_says_more_only_while_lines_are_below() {
+pub(crate) fn help_says_more_only_while_lines_are_below() {
     let mut app = app_in_review();
     app.update(Msg::Resize(80, 24));
     app.update(key(KeyCode::Char('?')));
@@ -418,7 +418,7 @@ fn help_says_more_only_while_lines_are_below() {
 }
 
 #[test]
-fn review_of_a_long_paragraph_wraps_and_scrolls() {
+pub(crate) fn review_of_a_long_paragraph_wraps_and_scrolls() {
     let mut app = app_in_review();
     app.update(Msg::Resize(80, 20));
     let words: Vec<String> = (1..=300).map(|n| format!("word{n}")).collect();
@@ -430,7 +430,7 @@ fn review_of_a_long_paragraph_wraps_and_scrolls() {
 }
 
 #[test]
-fn a_narrow_status_bar_counts_servers_and_names_the_failed_ones() {
+pub(crate) fn a_narrow_status_bar_counts_servers_and_names_the_failed_ones() {
     let mut app = App::new(
         (1..=6).map(|n| format!("server-number-{n}")).collect(),
         Options::default(),
@@ -446,7 +446,7 @@ fn a_narrow_status_bar_counts_servers_and_names_the_failed_ones() {
 }
 
 #[test]
-fn wide_characters_keep_the_menu_columns_aligned() {
+pub(crate) fn wide_characters_keep_the_menu_columns_aligned() {
     let mut app = App::new(
         vec!["srv".into()],
         Options::default(),
@@ -467,7 +467,7 @@ fn wide_characters_keep_the_menu_columns_aligned() {
 }
 
 #[test]
-fn the_details_say_where_an_imported_server_came_from() {
+pub(crate) fn the_details_say_where_an_imported_server_came_from() {
     let mut app = ready_app();
     app.server_sources.insert(
         "py".into(),
@@ -478,7 +478,7 @@ fn the_details_say_where_an_imported_server_came_from() {
 }
 
 #[test]
-fn a_first_run_offers_other_hosts_servers() {
+pub(crate) fn a_first_run_offers_other_hosts_servers() {
     let mut app = ready_app();
     app.offer = vec![crate::app::SourceOffer {
         dialect: "claude-code".into(),
@@ -489,7 +489,7 @@ fn a_first_run_offers_other_hosts_servers() {
 }
 
 #[test]
-fn servers_waiting_for_inputs_ask_for_them_masked() {
+pub(crate) fn servers_waiting_for_inputs_ask_for_them_masked() {
     let mut app = crate::app::tests::app_waiting_for_inputs();
     for c in "s3cret".chars() {
         app.update(crate::app::tests::key(crossterm::event::KeyCode::Char(c)));
@@ -500,7 +500,7 @@ fn servers_waiting_for_inputs_ask_for_them_masked() {
 }
 
 #[test]
-fn ten_rows_inline_show_the_menu_and_a_field_with_its_value() {
+pub(crate) fn ten_rows_inline_show_the_menu_and_a_field_with_its_value() {
     // `--height 10`: the picker, and the form with its title and hint on one line each.
     let mut app = ready_app();
     app.update(Msg::Resize(100, 10));
@@ -521,7 +521,7 @@ fn ten_rows_inline_show_the_menu_and_a_field_with_its_value() {
 }
 
 #[test]
-fn a_long_notice_is_never_cut_it_wraps_above_the_bar_and_the_counts_stay() {
+pub(crate) fn a_long_notice_is_never_cut_it_wraps_above_the_bar_and_the_counts_stay() {
     let mut app = app_in_review();
     let long = "Copied to a tmux buffer (prefix ] pastes it); also sent to your terminal's clipboard (set-clipboard external).";
     app.notify(long);
@@ -550,7 +550,7 @@ fn a_long_notice_is_never_cut_it_wraps_above_the_bar_and_the_counts_stay() {
 }
 
 #[test]
-fn a_notice_beside_a_failed_server_is_set_apart_from_it() {
+pub(crate) fn a_notice_beside_a_failed_server_is_set_apart_from_it() {
     let mut app = app_in_review();
     app.update(Msg::Mcp(McpEvent::Failed {
         server: "py".into(),
@@ -573,7 +573,7 @@ fn a_notice_beside_a_failed_server_is_set_apart_from_it() {
 }
 
 #[test]
-fn notices_waiting_their_turn_are_counted_in_the_bar_never_run_into_the_one_shown() {
+pub(crate) fn notices_waiting_their_turn_are_counted_in_the_bar_never_run_into_the_one_shown() {
     let mut app = app_in_review();
     app.notify("Saved notes.md.");
     app.warn("Save failed: the folder is read-only.");
@@ -596,7 +596,7 @@ fn notices_waiting_their_turn_are_counted_in_the_bar_never_run_into_the_one_show
 }
 
 #[test]
-fn notices_about_blocks_and_lines_read_as_english() {
+pub(crate) fn notices_about_blocks_and_lines_read_as_english() {
     let mut app = app_in_review();
     with_every_content_kind(&mut app);
     // The image block: no text to edit.
@@ -628,7 +628,7 @@ fn notices_about_blocks_and_lines_read_as_english() {
 }
 
 #[test]
-fn the_menu_lists_slash_commands_with_recent_ones_under_their_header() {
+pub(crate) fn the_menu_lists_slash_commands_with_recent_ones_under_their_header() {
     let mut app = ready_app();
     app.history.record("py:greet", &Default::default());
     // The history changed after the menu was ranked: rank again as a new search would.
@@ -638,7 +638,7 @@ fn the_menu_lists_slash_commands_with_recent_ones_under_their_header() {
 }
 
 #[test]
-fn narrowing_to_a_failed_server_shows_its_state_not_no_match() {
+pub(crate) fn narrowing_to_a_failed_server_shows_its_state_not_no_match() {
     let mut app = py_never_up();
     app.update(Msg::Mcp(crate::mcp::McpEvent::Failed {
         server: "py".into(),
@@ -656,7 +656,7 @@ fn narrowing_to_a_failed_server_shows_its_state_not_no_match() {
 }
 
 #[test]
-fn the_status_bar_never_runs_two_texts_together_or_cuts_a_word_unmarked() {
+pub(crate) fn the_status_bar_never_runs_two_texts_together_or_cuts_a_word_unmarked() {
     let mut app = ready_app();
     app.update(Msg::Mcp(crate::mcp::McpEvent::Failed {
         server: "py".into(),
@@ -680,7 +680,7 @@ fn the_status_bar_never_runs_two_texts_together_or_cuts_a_word_unmarked() {
 
 /// `whole` is drawn uncut: on the status bar (row `bar`), or wrapped in the rows above it
 /// under a rule.
-fn assert_notice_whole(drawn: &str, whole: &str, bar: usize) {
+pub(crate) fn assert_notice_whole(drawn: &str, whole: &str, bar: usize) {
     let lines: Vec<&str> = drawn.lines().map(|l| l.trim_matches('"')).collect();
     if lines[bar].contains(whole) {
         return;
@@ -694,7 +694,7 @@ fn assert_notice_whole(drawn: &str, whole: &str, bar: usize) {
 }
 
 #[test]
-fn the_search_cursor_is_drawn_where_the_line_is_edited() {
+pub(crate) fn the_search_cursor_is_drawn_where_the_line_is_edited() {
     let mut app = ready_app();
     type_text(&mut app, "grét");
     let cursor = |app: &App| {
@@ -715,7 +715,7 @@ fn the_search_cursor_is_drawn_where_the_line_is_edited() {
 const PYTHON_WITH_TABS: &str = "Fix this:\n```python\ndef area(r):\n\tif r < 0:\n\t\traise ValueError(r)\n\treturn 3.14 * r * r\n```";
 
 #[test]
-fn tab_indentation_shows_in_the_review_and_the_preview() {
+pub(crate) fn tab_indentation_shows_in_the_review_and_the_preview() {
     use crate::mcp::Role;
     let messages = crate::app::tests::messages(&[
         (Role::User, PYTHON_WITH_TABS),
@@ -737,7 +737,7 @@ fn tab_indentation_shows_in_the_review_and_the_preview() {
 }
 
 #[test]
-fn the_end_of_a_200_message_review_fills_the_screen() {
+pub(crate) fn the_end_of_a_200_message_review_fills_the_screen() {
     let mut app =
         crate::app::review_tests::review_of(crate::app::review_tests::two_hundred(), 120, 40);
     app.update(key(KeyCode::Char('G')));
@@ -745,7 +745,7 @@ fn the_end_of_a_200_message_review_fills_the_screen() {
 }
 
 #[test]
-fn a_narrow_preview_takes_the_area_and_says_how_back() {
+pub(crate) fn a_narrow_preview_takes_the_area_and_says_how_back() {
     use crate::mcp::Role;
     let messages = crate::app::tests::messages(&[
         (Role::User, PYTHON_WITH_TABS),
@@ -757,7 +757,7 @@ fn a_narrow_preview_takes_the_area_and_says_how_back() {
 }
 
 #[test]
-fn the_logs_draw_tabs_to_their_stops() {
+pub(crate) fn the_logs_draw_tabs_to_their_stops() {
     let mut app = ready_app();
     app.update(Msg::Mcp(McpEvent::Log {
         server: "py".into(),
@@ -773,7 +773,7 @@ fn the_logs_draw_tabs_to_their_stops() {
 }
 
 /// The args-prompt form with the file picker open over a few listed files, `query` typed.
-fn form_with_file_picker(query: &str) -> App {
+pub(crate) fn form_with_file_picker(query: &str) -> App {
     let mut app = ready_app();
     type_text(&mut app, "args-prompt");
     app.update(key(KeyCode::Enter));
@@ -802,7 +802,7 @@ fn form_with_file_picker(query: &str) -> App {
 }
 
 /// The rows of a screen drawn at `width`×`height`, and whether any cell holds a ZWJ.
-fn cells(app: &App, width: u16, height: u16) -> (String, bool) {
+pub(crate) fn cells(app: &App, width: u16, height: u16) -> (String, bool) {
     let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
     terminal.draw(|frame| super::draw(app, frame)).unwrap();
     let buffer = terminal.backend().buffer();
@@ -814,7 +814,7 @@ fn cells(app: &App, width: u16, height: u16) -> (String, bool) {
 }
 
 #[test]
-fn the_review_and_its_editor_draw_a_zwj_sequence_as_its_parts() {
+pub(crate) fn the_review_and_its_editor_draw_a_zwj_sequence_as_its_parts() {
     use crate::mcp::Role;
     let family = "a👩\u{200d}👩\u{200d}👧b ❤\u{fe0f} 👍🏽";
     let messages = crate::app::tests::messages(&[(Role::User, family)]);
@@ -834,7 +834,7 @@ fn the_review_and_its_editor_draw_a_zwj_sequence_as_its_parts() {
 }
 
 #[test]
-fn form_with_a_zwj_sequence_drawn_as_its_parts() {
+pub(crate) fn form_with_a_zwj_sequence_drawn_as_its_parts() {
     let mut app = ready_app();
     type_text(&mut app, "args-prompt");
     app.update(key(KeyCode::Enter));
@@ -849,7 +849,7 @@ fn form_with_a_zwj_sequence_drawn_as_its_parts() {
 }
 
 /// Opens args-prompt with `count` completion values for its first field, typed "C".
-fn form_with_many_suggestions(count: usize) -> App {
+pub(crate) fn form_with_many_suggestions(count: usize) -> App {
     let mut app = ready_app();
     type_text(&mut app, "args-prompt");
     app.update(key(KeyCode::Enter));
@@ -873,12 +873,12 @@ fn form_with_many_suggestions(count: usize) -> App {
 }
 
 #[test]
-fn form_with_the_file_picker() {
+pub(crate) fn form_with_the_file_picker() {
     insta::assert_snapshot!(wide(&form_with_file_picker("build")));
 }
 
 #[test]
-fn form_with_the_file_picker_narrow() {
+pub(crate) fn form_with_the_file_picker_narrow() {
     let drawn = screen(&form_with_file_picker(""), 80, 24);
     assert_popup_lines_up_with_the_form(&drawn);
     insta::assert_snapshot!(drawn);
@@ -886,14 +886,14 @@ fn form_with_the_file_picker_narrow() {
 
 /// A popup over the narrow form covers it edge to edge: no box line of the form shows
 /// beside its own (`┌┌`, `└│`, `┐┐`).
-fn assert_popup_lines_up_with_the_form(drawn: &str) {
+pub(crate) fn assert_popup_lines_up_with_the_form(drawn: &str) {
     for doubled in ["┌┌", "└│", "┐┐", "││", "│┘"] {
         assert!(!drawn.contains(doubled), "{doubled} in\n{drawn}");
     }
 }
 
 #[test]
-fn form_with_values_from_a_file_and_a_command() {
+pub(crate) fn form_with_values_from_a_file_and_a_command() {
     let mut app = form_with_file_picker("build.log");
     let effects = app.update(key(KeyCode::Enter));
     let Some(crate::app::Effect::ReadFile { id, .. }) = effects.first().cloned() else {
@@ -923,7 +923,7 @@ fn form_with_values_from_a_file_and_a_command() {
 }
 
 #[test]
-fn form_with_a_failed_command() {
+pub(crate) fn form_with_a_failed_command() {
     let mut app = ready_app();
     type_text(&mut app, "args-prompt");
     app.update(key(KeyCode::Enter));
@@ -946,7 +946,7 @@ fn form_with_a_failed_command() {
 }
 
 #[test]
-fn form_with_a_long_suggestion_list_on_a_tall_screen() {
+pub(crate) fn form_with_a_long_suggestion_list_on_a_tall_screen() {
     let mut app = form_with_many_suggestions(60);
     for _ in 0..3 {
         app.update(ctrl('n'));
@@ -957,14 +957,14 @@ fn form_with_a_long_suggestion_list_on_a_tall_screen() {
 }
 
 #[test]
-fn form_with_a_long_suggestion_list_scrolled_to_its_end() {
+pub(crate) fn form_with_a_long_suggestion_list_scrolled_to_its_end() {
     let mut app = form_with_many_suggestions(60);
     app.update(ctrl('p'));
     insta::assert_snapshot!(screen(&app, 80, 24));
 }
 
 #[test]
-fn form_taller_than_the_screen_says_more_fields_are_above_and_below() {
+pub(crate) fn form_taller_than_the_screen_says_more_fields_are_above_and_below() {
     use crate::app::tests::{arg, prompt};
     let mut app = ready_app();
     let args = (1..=12).map(|i| arg(&format!("field{i}"), false)).collect();
@@ -986,7 +986,7 @@ fn form_taller_than_the_screen_says_more_fields_are_above_and_below() {
 }
 
 #[test]
-fn the_hint_line_says_what_keys_do_while_a_command_runs() {
+pub(crate) fn the_hint_line_says_what_keys_do_while_a_command_runs() {
     let mut app = ready_app();
     type_text(&mut app, "args-prompt");
     app.update(key(KeyCode::Enter));
@@ -1007,7 +1007,7 @@ fn the_hint_line_says_what_keys_do_while_a_command_runs() {
 
 /// One server whose prompts are ordinary but for one with a long name, a long title and
 /// four arguments.
-fn menu_with_a_long_prompt_name() -> App {
+pub(crate) fn menu_with_a_long_prompt_name() -> App {
     use crate::app::tests::{arg, details, prompt};
     let mut app = App::new(
         vec!["lib".into()],
@@ -1055,7 +1055,7 @@ fn menu_with_a_long_prompt_name() -> App {
 }
 
 #[test]
-fn menu_with_a_long_prompt_name_keeps_the_other_rows_readable_wide() {
+pub(crate) fn menu_with_a_long_prompt_name_keeps_the_other_rows_readable_wide() {
     let app = menu_with_a_long_prompt_name();
     let shown = screen(&app, 120, 40);
     assert!(
@@ -1071,7 +1071,7 @@ fn menu_with_a_long_prompt_name_keeps_the_other_rows_readable_wide() {
 }
 
 #[test]
-fn menu_with_a_long_prompt_name_keeps_the_other_rows_readable_narrow() {
+pub(crate) fn menu_with_a_long_prompt_name_keeps_the_other_rows_readable_narrow() {
     let app = menu_with_a_long_prompt_name();
     let shown = screen(&app, 80, 24);
     assert!(
@@ -1084,7 +1084,7 @@ fn menu_with_a_long_prompt_name_keeps_the_other_rows_readable_narrow() {
 }
 
 /// Whether any cell of `terminal`'s last frame holds a regional indicator (half a flag).
-fn holds_a_regional_indicator(terminal: &Terminal<TestBackend>) -> bool {
+pub(crate) fn holds_a_regional_indicator(terminal: &Terminal<TestBackend>) -> bool {
     terminal
         .backend()
         .buffer()
@@ -1096,7 +1096,7 @@ fn holds_a_regional_indicator(terminal: &Terminal<TestBackend>) -> bool {
 /// tmux 3.3a draws a flag as two one-cell glyphs where ratatui assumed one two-cell cluster,
 /// so replacing it left its second half on screen; flags are drawn as their letters.
 #[test]
-fn flags_are_drawn_as_letters_and_edits_around_them_leave_no_stray_cell() {
+pub(crate) fn flags_are_drawn_as_letters_and_edits_around_them_leave_no_stray_cell() {
     let mut app = ready_app();
     let mut terminal = Terminal::new(TestBackend::new(80, 20)).unwrap();
     type_text(&mut app, "abc 🇯🇵y");
@@ -1132,7 +1132,7 @@ fn flags_are_drawn_as_letters_and_edits_around_them_leave_no_stray_cell() {
 /// A value taller than its box says how many lines are above (focused, at its end) and
 /// below (unfocused, drawn from its start).
 #[test]
-fn a_value_taller_than_its_box_marks_the_hidden_lines() {
+pub(crate) fn a_value_taller_than_its_box_marks_the_hidden_lines() {
     let mut app = ready_app();
     type_text(&mut app, "args-prompt");
     app.update(key(KeyCode::Enter));
@@ -1149,7 +1149,7 @@ fn a_value_taller_than_its_box_marks_the_hidden_lines() {
 }
 
 #[test]
-fn a_long_argument_description_is_cut_at_a_word_and_the_required_mark_stays() {
+pub(crate) fn a_long_argument_description_is_cut_at_a_word_and_the_required_mark_stays() {
     use crate::app::tests::{arg, details, prompt};
     let mut app = App::new(
         vec!["lib".into()],
@@ -1186,7 +1186,7 @@ fn a_long_argument_description_is_cut_at_a_word_and_the_required_mark_stays() {
 }
 
 #[test]
-fn the_review_shows_roles_beyond_mcp_under_their_own_neutralised_names() {
+pub(crate) fn the_review_shows_roles_beyond_mcp_under_their_own_neutralised_names() {
     use crate::mcp::Role;
     let messages = crate::app::tests::messages(&[
         (Role::System, "You are terse."),
@@ -1209,7 +1209,7 @@ fn the_review_shows_roles_beyond_mcp_under_their_own_neutralised_names() {
 
 /// `py` (greet, farewell; ttlMs 0) and `everything` (fresh for 9 more minutes) from the
 /// catalog, both still starting.
-fn starting_from_the_catalog() -> App {
+pub(crate) fn starting_from_the_catalog() -> App {
     use crate::app::cached_tests::{entry, starting_with_cached_py};
     use crate::app::tests::{arg, prompt};
     let mut app = starting_with_cached_py();
@@ -1225,21 +1225,9 @@ fn starting_from_the_catalog() -> App {
     app
 }
 
-#[test]
-fn picker_from_the_catalog_while_servers_start() {
-    let app = starting_from_the_catalog();
-    insta::assert_snapshot!(screen(&app, 120, 40));
-}
-
-#[test]
-fn picker_from_the_catalog_while_servers_start_narrow() {
-    let app = starting_from_the_catalog();
-    insta::assert_snapshot!(screen(&app, 80, 24));
-}
-
 /// `everything` up with its fresh catalog list (not listed again), `py` failed with its
 /// cached rows kept stale, a `py` row selected.
-fn stale_rows() -> App {
+pub(crate) fn stale_rows() -> App {
     use crate::app::tests::{arg, details, prompt};
     let mut app = starting_from_the_catalog();
     app.update(Msg::Mcp(McpEvent::FromCatalog {
@@ -1266,53 +1254,9 @@ fn stale_rows() -> App {
     app
 }
 
-#[test]
-fn picker_with_cached_and_stale_rows() {
-    insta::assert_snapshot!(screen(&stale_rows(), 120, 40));
-}
-
-#[test]
-fn picker_with_cached_and_stale_rows_narrow() {
-    insta::assert_snapshot!(screen(&stale_rows(), 80, 24));
-}
-
-#[test]
-fn form_of_a_cached_prompt_waiting_for_its_server() {
-    let mut app = crate::app::cached_tests::starting_with_cached_py();
-    app.update(key(KeyCode::Enter));
-    let filling = screen(&app, 120, 40);
-    assert!(
-        filling.contains("py is still starting: fill the form;"),
-        "{filling}"
-    );
-    type_text(&mut app, "Ann");
-    app.update(key(KeyCode::Enter));
-    insta::assert_snapshot!(screen(&app, 120, 40));
-}
-
-#[test]
-fn picker_refreshing() {
-    let mut app = ready_app();
-    app.update(ctrl('r'));
-    let drawn = screen(&app, 120, 30);
-    assert!(drawn.contains("⠋ everything refreshing…"), "{drawn}");
-    assert!(drawn.contains("⠋ py refreshing…"), "{drawn}");
-}
-
-#[test]
-fn stale_rows_of_a_server_starting_again_say_so() {
-    let mut app = stale_rows();
-    let down = screen(&app, 120, 40);
-    assert!(down.contains("F5 starts it again"), "{down}");
-    app.update(key(KeyCode::F(5)));
-    let starting = screen(&app, 120, 40);
-    assert!(starting.contains("py is starting again"), "{starting}");
-    assert!(starting.contains("⠋ py · 2 stale"), "{starting}");
-}
-
 /// args-prompt's form with the live preview on, `Paris` typed and its preview answered
 /// 0.3 s ago.
-fn form_with_a_live_preview() -> App {
+pub(crate) fn form_with_a_live_preview() -> App {
     use crate::mcp::Role;
     let mut app = ready_app();
     app.options.live_preview.insert("everything".into());
@@ -1342,41 +1286,11 @@ fn form_with_a_live_preview() -> App {
     app
 }
 
-#[test]
-fn form_with_the_live_preview_beside_it() {
-    let app = form_with_a_live_preview();
-    let drawn = screen(&app, 120, 40);
-    assert!(drawn.contains("Preview · updated 0.3 s ago"), "{drawn}");
-    insta::assert_snapshot!(drawn);
-}
-
-#[test]
-fn form_with_the_live_preview_below_it_on_80_by_24() {
-    let app = form_with_a_live_preview();
-    let drawn = screen(&app, 80, 24);
-    // The fields come first: both are on screen above the pane.
-    let field = drawn.find("Paris  ").expect("the value is drawn");
-    let pane = drawn.find("Preview").expect("the pane is drawn");
-    assert!(field < pane, "{drawn}");
-    insta::assert_snapshot!(drawn);
-}
-
-#[test]
-fn form_with_the_live_preview_waiting_for_a_required_value() {
-    let mut app = ready_app();
-    app.options.live_preview.insert("everything".into());
-    type_text(&mut app, "args-prompt");
-    app.update(key(KeyCode::Enter));
-    let drawn = screen(&app, 120, 20);
-    assert!(drawn.contains("fill `city` to see the preview"), "{drawn}");
-    insta::assert_snapshot!(drawn);
-}
-
 /// A prompt author's Markdown: headings, nested lists, a table, a Rust and a Python
 /// fence, a link.
 const RICH_MARKDOWN: &str = "# Code review\n\nReview the change below. Be **brief** and *kind*; cite `file:line`.\n\n## Checklist\n\n1. Correctness\n   - edge cases\n   - error paths\n2. Style, see the [guide](https://example.com/style)\n\n| Area | Weight |\n|------|-------:|\n| tests | 2 |\n| docs | 1 |\n\n```rust\nfn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n```\n\n```python\ndef add(a, b):\n    return a + b\n```\n";
 
-fn rich_review(columns: u16, rows: u16) -> App {
+pub(crate) fn rich_review(columns: u16, rows: u16) -> App {
     use crate::mcp::Role;
     let messages = crate::app::tests::messages(&[
         (Role::User, RICH_MARKDOWN),
@@ -1385,77 +1299,8 @@ fn rich_review(columns: u16, rows: u16) -> App {
     crate::app::review_tests::review_of(messages, columns, rows)
 }
 
-#[test]
-fn a_markdown_message_is_rendered_and_m_shows_it_raw() {
-    let mut app = rich_review(120, 40);
-    let drawn = screen(&app, 120, 40);
-    assert!(drawn.contains("│ Area  │ Weight │"), "{drawn}");
-    assert!(
-        drawn.contains("guide <https://example.com/style>"),
-        "{drawn}"
-    );
-    insta::assert_snapshot!("review_of_markdown_rendered", drawn);
-    app.update(key(KeyCode::Char('m')));
-    let drawn = screen(&app, 120, 40);
-    assert!(drawn.contains("| Area | Weight |"), "{drawn}");
-    assert!(drawn.contains("· raw (m renders)"), "{drawn}");
-    insta::assert_snapshot!("review_of_markdown_raw", drawn);
-}
-
-#[test]
-fn a_markdown_message_is_rendered_at_80x24() {
-    let app = rich_review(80, 24);
-    insta::assert_snapshot!("review_of_markdown_rendered_narrow", screen(&app, 80, 24));
-}
-
-#[test]
-fn the_rendered_review_carries_styles_and_loses_colours_under_no_color() {
-    crate::render::highlight::load();
-    let app = rich_review(120, 40);
-    let mut terminal = Terminal::new(TestBackend::new(120, 40)).unwrap();
-    terminal.draw(|frame| super::draw(&app, frame)).unwrap();
-    let buffer = terminal.backend().buffer().clone();
-    // The cell where `text` starts on the screen.
-    let find = |buffer: &ratatui::buffer::Buffer, text: &str| {
-        let width = buffer.area.width as usize;
-        let cells: Vec<&str> = buffer.content.iter().map(|c| c.symbol()).collect();
-        for (row, chunk) in cells.chunks(width).enumerate() {
-            let line: String = chunk.concat();
-            if let Some(at) = line.find(text) {
-                let column = line[..at].chars().count();
-                return buffer.content[row * width + column].clone();
-            }
-        }
-        panic!("{text:?} is not on the screen");
-    };
-    let heading = find(&buffer, "Code review");
-    assert!(heading.modifier.contains(ratatui::style::Modifier::BOLD));
-    assert_ne!(heading.fg, ratatui::style::Color::Reset);
-    let keyword = find(&buffer, "fn add");
-    assert!(
-        matches!(keyword.fg, ratatui::style::Color::Rgb(..)),
-        "{keyword:?}"
-    );
-    let plain = find(&buffer, "Review the change");
-    assert_ne!(plain.fg, keyword.fg);
-
-    let mut app = app;
-    app.options.color = false;
-    terminal.draw(|frame| super::draw(&app, frame)).unwrap();
-    let buffer = terminal.backend().buffer().clone();
-    let heading = find(&buffer, "Code review");
-    assert!(heading.modifier.contains(ratatui::style::Modifier::BOLD));
-    assert_eq!(heading.fg, ratatui::style::Color::Reset, "no colour");
-    assert_eq!(find(&buffer, "fn add").fg, ratatui::style::Color::Reset);
-    let code = find(&buffer, "file:line");
-    assert!(
-        code.modifier.contains(ratatui::style::Modifier::REVERSED),
-        "inline code still shows"
-    );
-}
-
 /// A review holding an image block (4 KiB of base64) in `format`, with the preview shown.
-fn image_preview(format: crate::export::Format) -> String {
+pub(crate) fn image_preview(format: crate::export::Format) -> String {
     use crate::mcp::{Content, Message, Role};
     let image: Content = serde_json::from_value(serde_json::json!({
         "type": "image", "mimeType": "image/png", "data": "QUJD".repeat(1024)
@@ -1477,178 +1322,8 @@ fn image_preview(format: crate::export::Format) -> String {
     drawn
 }
 
-#[test]
-fn the_json_previews_are_highlighted_with_their_base64_folded() {
-    use crate::export::Format;
-    insta::assert_snapshot!(
-        "preview_mcp_json_with_an_image",
-        image_preview(Format::McpJson)
-    );
-    insta::assert_snapshot!(
-        "preview_openai_with_an_image",
-        image_preview(Format::OpenAi)
-    );
-    insta::assert_snapshot!(
-        "preview_anthropic_with_an_image",
-        image_preview(Format::Anthropic)
-    );
-}
-
-#[test]
-fn a_search_matching_nothing_names_the_closest_commands() {
-    let mut app = crate::app::tests::ready_app();
-    crate::app::tests::type_text(&mut app, "grete");
-    assert!(app.ranked.is_empty());
-    let drawn = screen(&app, 80, 24);
-    assert!(drawn.contains("No prompt matches “grete”."), "{drawn}");
-    assert!(drawn.contains("Did you mean /greet?"), "{drawn}");
-    // Far from every name: no guess.
-    let mut app = crate::app::tests::ready_app();
-    crate::app::tests::type_text(&mut app, "zzzzzz");
-    let drawn = screen(&app, 80, 24);
-    assert!(!drawn.contains("Did you mean"), "{drawn}");
-}
-
-#[test]
-fn a_slow_fetch_says_how_long_it_has_waited() {
-    use crate::app::tests::{key, type_text};
-    use crossterm::event::KeyCode;
-    let mut app = crate::app::tests::ready_app();
-    app.now_ms = 10_000;
-    type_text(&mut app, "args-prompt");
-    app.update(key(KeyCode::Enter));
-    type_text(&mut app, "New York");
-    app.update(key(KeyCode::Enter));
-    app.update(key(KeyCode::Enter));
-    let drawn = screen(&app, 100, 24);
-    assert!(drawn.contains("for the messages… Esc cancels."), "{drawn}");
-    app.now_ms = 14_300;
-    let drawn = screen(&app, 100, 24);
-    assert!(
-        drawn.contains("for the messages… 4 s. Esc cancels."),
-        "{drawn}"
-    );
-}
-
-#[test]
-fn the_menu_help_names_the_search_syntax() {
-    let mut app = crate::app::tests::ready_app();
-    app.update(crate::app::tests::key(crossterm::event::KeyCode::F(1)));
-    let drawn = screen(&app, 100, 40);
-    for part in ["'exact", "^prefix", "suffix$", "!not"] {
-        assert!(drawn.contains(part), "no {part} in\n{drawn}");
-    }
-}
-
-#[test]
-fn the_review_hint_says_what_enter_does_in_this_run() {
-    let mut app = crate::app::tests::app_in_review();
-    let hint = |app: &crate::app::App| {
-        screen(app, 120, 40)
-            .lines()
-            .last()
-            .unwrap_or("")
-            .to_string()
-    };
-    assert!(hint(&app).contains("Enter accept"), "{}", hint(&app));
-    app.options.print = true;
-    assert!(hint(&app).contains("Enter print"), "{}", hint(&app));
-    app.options.print = false;
-    app.options.output = Some("out.md".into());
-    assert!(hint(&app).contains("Enter write file"), "{}", hint(&app));
-}
-
-#[test]
-fn a_long_server_name_in_the_logs_at_60_columns_loses_no_word() {
-    let mut app = App::new(
-        vec!["broken-server-with-a-long-name".into()],
-        Options::default(),
-        KeyMap::default(),
-        crate::app::History::default(),
-    );
-    let text = "fatal: could not read the configuration file /home/user/.config/tool/settings.json: permission denied";
-    app.update(Msg::Mcp(McpEvent::Log {
-        server: "broken-server-with-a-long-name".into(),
-        line: crate::mcp::LogLine {
-            source: "stderr".into(),
-            text: text.into(),
-            at_ms: 1_500,
-        },
-    }));
-    app.update(ctrl('l'));
-    let drawn = screen(&app, 60, 15);
-    // The name is cut to its column, so the text column stays put and wraps whole.
-    assert!(drawn.contains("broken-server-w… stderr  fatal:"), "{drawn}");
-    // Every character of the line is drawn, in order (a path too long for a row is split).
-    let flat: String = drawn
-        .lines()
-        .flat_map(|l| l.trim_matches(|c| c == '│' || c == '"').chars())
-        .filter(|c| !c.is_whitespace())
-        .collect();
-    assert!(flat.contains(&text.replace(' ', "")), "{drawn}");
-}
-
-#[test]
-fn argument_descriptions_in_the_details_wrap_under_their_item_never_to_column_0() {
-    let mut app = App::new(
-        vec!["py".into()],
-        Options::default(),
-        KeyMap::default(),
-        crate::app::History::default(),
-    );
-    let mut text = crate::app::tests::arg("text", true);
-    text.description = Some(
-        "The text to translate: a paragraph, a list or a whole document, kept as it is formatted"
-            .into(),
-    );
-    app.update(Msg::Mcp(McpEvent::Ready {
-        server: "py".into(),
-        details: crate::app::tests::details(false),
-        prompts: vec![crate::app::tests::prompt("py", "translate", vec![text])],
-    }));
-    let drawn = screen(&app, 120, 24);
-    let inside: Vec<&str> = drawn
-        .lines()
-        .filter_map(|l| l.split_once("│").map(|(_, rest)| rest))
-        .filter_map(|l| l.strip_suffix("│\"").or(l.strip_suffix('│')))
-        .collect();
-    let first = inside
-        .iter()
-        .position(|l| l.starts_with("  text (required) — The text"))
-        .unwrap_or_else(|| panic!("{drawn}"));
-    // Its rows after the first are indented under the item, and hold the rest of it.
-    let rest: Vec<&str> = inside[first + 1..]
-        .iter()
-        .take_while(|l| !l.trim().is_empty())
-        .copied()
-        .collect();
-    assert!(!rest.is_empty(), "it did not wrap:\n{drawn}");
-    for row in &rest {
-        assert!(
-            row.starts_with("    ") && !row.starts_with("     "),
-            "{row:?}\n{drawn}"
-        );
-    }
-    assert!(rest.last().unwrap().contains("formatted"), "{drawn}");
-}
-
-#[test]
-fn control_characters_pasted_into_a_focused_field_are_shown_as_pictures() {
-    let mut app = ready_app();
-    type_text(&mut app, "args-prompt");
-    app.update(key(KeyCode::Enter));
-    app.update(Msg::Paste("Paris\u{1b}[31m!".into()));
-    let drawn = screen(&app, 80, 24);
-    assert!(drawn.contains("Paris␛[31m!"), "{drawn}");
-    // The value keeps the bytes.
-    let crate::app::Screen::Form(form) = &app.screen else {
-        panic!("not the form")
-    };
-    assert_eq!(form.fields[0].value(), "Paris\u{1b}[31m!");
-}
-
 /// The symbol of the one cell drawn with the text area's cursor (reversed).
-fn cursor_cell(app: &App, width: u16, height: u16) -> String {
+pub(crate) fn cursor_cell(app: &App, width: u16, height: u16) -> String {
     let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
     terminal.draw(|frame| super::draw(app, frame)).unwrap();
     let cursors: Vec<String> = terminal
@@ -1663,35 +1338,8 @@ fn cursor_cell(app: &App, width: u16, height: u16) -> String {
     cursors[0].clone()
 }
 
-#[test]
-fn a_combining_mark_stays_on_its_letter_under_the_cursor_in_a_field_and_the_editor() {
-    let mut app = ready_app();
-    type_text(&mut app, "args-prompt");
-    app.update(key(KeyCode::Enter));
-    // `é` as `e` and U+0301, then a letter whose two marks are each zero columns wide.
-    app.update(Msg::Paste("cafe\u{301} o\u{308}\u{304}k".into()));
-    app.update(key(KeyCode::Left));
-    assert_eq!(cursor_cell(&app, 80, 24), "k");
-    app.update(key(KeyCode::Left));
-    assert_eq!(cursor_cell(&app, 80, 24), "o\u{308}\u{304}");
-    app.update(key(KeyCode::Left));
-    app.update(key(KeyCode::Left));
-    assert_eq!(cursor_cell(&app, 80, 24), "e\u{301}");
-    // The cell after it is the next letter, not a stray mark.
-    let drawn = screen(&app, 80, 24);
-    assert!(drawn.contains("cafe\u{301} o\u{308}\u{304}k"), "{drawn}");
-
-    use crate::mcp::Role;
-    let messages = crate::app::tests::messages(&[(Role::User, "cafe\u{301}")]);
-    let mut app = crate::app::review_tests::review_of(messages, 80, 24);
-    app.update(key(KeyCode::Char('e')));
-    app.update(ctrl('e'));
-    app.update(key(KeyCode::Left));
-    assert_eq!(cursor_cell(&app, 80, 24), "e\u{301}");
-}
-
 /// Each row of `area` in `buffer`, as (symbol, foreground, background) per cell.
-fn cell_rows(
+pub(crate) fn cell_rows(
     buffer: &ratatui::buffer::Buffer,
     area: ratatui::layout::Rect,
 ) -> Vec<Vec<(String, ratatui::style::Color, ratatui::style::Color)>> {
@@ -1705,231 +1353,4 @@ fn cell_rows(
                 .collect()
         })
         .collect()
-}
-
-#[test]
-fn an_image_taller_than_the_pane_is_drawn_row_by_row_as_it_scrolls() {
-    use crate::app::images::{Graphics, Shown, decode, tests::png};
-    let graphics = Graphics {
-        protocol: Some(ratatui_image::picker::ProtocolType::Halfblocks),
-        font: (10, 20),
-    };
-    // 16 rows of half-blocks: more than the messages pane of an 80×16 screen holds.
-    let picture = png(160, 64);
-    let messages: PromptMessages = serde_json::from_value(serde_json::json!({"messages": [
-        {"role":"user","content":{"type":"image","data":picture,"mimeType":"image/png"}},
-    ]}))
-    .unwrap();
-    let mut app = crate::app::review_tests::review_of(messages, 80, 16);
-    app.options.graphics = graphics;
-    let effects = app.update(Msg::Resize(80, 16));
-    for effect in effects {
-        if let crate::app::Effect::DecodeImage {
-            id,
-            data,
-            graphics,
-            columns,
-            ..
-        } = effect
-        {
-            let result = decode(&data, &graphics, columns);
-            app.update(Msg::ImageDecoded { id, result });
-        }
-    }
-    let crate::app::Screen::Review(review) = &app.screen else {
-        panic!("not in the review")
-    };
-    let width = review.messages_view().width;
-    let Some(Shown::Picture { picture, .. }) = review
-        .pictures
-        .shown(&review.items[0].message().content, width)
-    else {
-        panic!("not decoded")
-    };
-    let (columns, rows) = picture.cells;
-    assert_eq!(rows, 16, "{:?}", picture.cells);
-    // The whole picture, drawn alone: what each of its rows looks like.
-    let whole_area = ratatui::layout::Rect::new(0, 0, columns, rows);
-    let mut whole = ratatui::buffer::Buffer::empty(whole_area);
-    ratatui::widgets::Widget::render(
-        ratatui_image::sliced::SlicedImage::new(&picture.protocol, (0, 0).into()),
-        whole_area,
-        &mut whole,
-    );
-    let whole = cell_rows(&whole, whole_area);
-
-    // The picture's rows found on screen, in order, at the column it is drawn from.
-    let on_screen = |app: &App| -> (String, Vec<usize>) {
-        let mut terminal = Terminal::new(TestBackend::new(80, 16)).unwrap();
-        terminal.draw(|frame| super::draw(app, frame)).unwrap();
-        let drawn = terminal.backend().buffer().clone();
-        let found = (0..16)
-            .filter_map(|y| {
-                let row = ratatui::layout::Rect::new(2, y, columns, 1);
-                let row = cell_rows(&drawn, row).remove(0);
-                whole.iter().position(|w| *w == row)
-            })
-            .collect();
-        (terminal.backend().to_string(), found)
-    };
-    let (drawn, top) = on_screen(&app);
-    assert!(!drawn.contains("scroll to show"), "{drawn}");
-    assert!(!top.is_empty(), "no row of the picture on screen:\n{drawn}");
-    assert_eq!(top[0], 0, "the top of the picture first:\n{drawn}");
-    assert!(
-        top.windows(2).all(|w| w[1] == w[0] + 1),
-        "rows in order: {top:?}"
-    );
-    assert!(top.len() < 16, "the pane holds it all? {top:?}");
-    // Scrolled on: the rows above the pane are the ones left out, the next ones come in.
-    app.update(key(KeyCode::PageDown));
-    let (drawn, lower) = on_screen(&app);
-    assert!(!drawn.contains("scroll to show"), "{drawn}");
-    assert!(
-        lower.first().is_some_and(|first| *first > 0) && lower.last() == Some(&15),
-        "after PgDn: {lower:?}\n{drawn}"
-    );
-    assert!(
-        lower.windows(2).all(|w| w[1] == w[0] + 1),
-        "rows in order: {lower:?}"
-    );
-}
-
-/// Every screen mcpick draws, in both bases, at 80×24 and 120×40: each text cell reaches
-/// 4.5:1 against what it is drawn on (3:1 for secondary text). The menu, the form and the
-/// rendered review are checked at 140×50 in `ui::theme`.
-#[test]
-fn every_screen_reads_in_both_bases_at_80x24_and_120x40() {
-    use crate::ui::theme::tests::{assert_readable, bases};
-    type Build = fn() -> App;
-    let apps: Vec<(&str, Build)> = vec![
-        ("menu while servers connect", || {
-            App::new(
-                vec!["everything".into(), "py".into()],
-                Options::default(),
-                KeyMap::default(),
-                Default::default(),
-            )
-        }),
-        ("menu with no match", || {
-            let mut app = ready_app();
-            type_text(&mut app, "grete");
-            app
-        }),
-        ("menu with a failed server", || {
-            let mut app = py_never_up();
-            app.update(Msg::Mcp(McpEvent::Failed {
-                server: "py".into(),
-                error: McpError::Spawn {
-                    command: "python3".into(),
-                    reason: "No such file or directory".into(),
-                },
-                stderr: vec![],
-            }));
-            app
-        }),
-        ("menu with stale rows", stale_rows),
-        ("menu from the catalog", starting_from_the_catalog),
-        ("menu offering other hosts' servers", || {
-            let mut app = ready_app();
-            app.offer = vec![crate::app::SourceOffer {
-                dialect: "claude-code".into(),
-                path: "/home/ann/.claude.json".into(),
-                servers: 3,
-            }];
-            app
-        }),
-        ("details of a server's prompts", || {
-            let mut app = ready_app();
-            type_text(&mut app, "/py:");
-            app
-        }),
-        ("help over the menu", || {
-            let mut app = ready_app();
-            app.update(key(KeyCode::F(1)));
-            app
-        }),
-        ("form with suggestions", || form_with_many_suggestions(5)),
-        ("form with a missing value", || {
-            let mut app = ready_app();
-            type_text(&mut app, "args-prompt");
-            app.update(key(KeyCode::Enter));
-            app.update(ctrl('s'));
-            app
-        }),
-        ("form fetching", || {
-            let mut app = ready_app();
-            type_text(&mut app, "args-prompt");
-            app.update(key(KeyCode::Enter));
-            type_text(&mut app, "Paris");
-            app.update(ctrl('s'));
-            app
-        }),
-        ("file picker", || form_with_file_picker("")),
-        ("live preview", form_with_a_live_preview),
-        ("questions", questions_app),
-        ("inputs", crate::app::tests::app_waiting_for_inputs),
-        ("logs", logs_app),
-        ("review with every content kind", || {
-            let mut app = app_in_review();
-            with_every_content_kind(&mut app);
-            app.update(key(KeyCode::Down));
-            app
-        }),
-        ("review editing", || {
-            let mut app = app_in_review();
-            app.update(key(KeyCode::Char('e')));
-            type_text(&mut app, " Hot?");
-            app
-        }),
-        ("review asking where to save", || {
-            let mut app = app_in_review();
-            app.update(key(KeyCode::Char('s')));
-            app
-        }),
-        ("review with the export preview", || {
-            let mut app = app_in_review();
-            app.update(key(KeyCode::Char('f')));
-            app.update(key(KeyCode::Char('p')));
-            app
-        }),
-        ("help over the review", || {
-            let mut app = app_in_review();
-            app.update(key(KeyCode::Char('?')));
-            app
-        }),
-        ("a long notice", || {
-            let mut app = app_in_review();
-            app.notify(
-                "Copied to a tmux buffer (prefix ] pastes it); also sent to your terminal's clipboard (set-clipboard external).",
-            );
-            app
-        }),
-    ];
-    for (what, build) in apps {
-        for (width, height) in [(80, 24), (120, 40)] {
-            let mut drawn = Vec::new();
-            for base in bases() {
-                let mut app = build();
-                app.update(Msg::Resize(width, height));
-                assert_readable(&mut app, base, (width, height), what);
-                drawn.push(screen(&app, width, height));
-            }
-            // A base changes colours only: the text is the same in both, so one snapshot
-            // of each screen and size stands for both bases.
-            assert_eq!(
-                drawn[0], drawn[1],
-                "{what} at {width}x{height}: light differs"
-            );
-            let name: String = what
-                .chars()
-                .filter_map(|c| match c {
-                    ' ' => Some('_'),
-                    c if c.is_ascii_alphanumeric() => Some(c),
-                    _ => None,
-                })
-                .collect();
-            insta::assert_snapshot!(format!("every_screen_{name}_{width}x{height}"), drawn[0]);
-        }
-    }
 }

@@ -1,3 +1,5 @@
+//! Tests of the prompt library: loading each format, arguments, rendering, resources.
+
 use std::collections::BTreeMap;
 use std::fs;
 

@@ -1,3 +1,5 @@
+//! Tests of skill folders: parsing, files, digests and the folders a walk skips.
+
 use std::collections::BTreeMap;
 use std::fs;
 
