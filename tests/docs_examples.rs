@@ -10,7 +10,7 @@ use mcpick::cli::Cli;
 /// README.md and every docs/*.md, with their text.
 fn documents() -> Vec<(PathBuf, String)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut paths = vec![root.join("README.md")];
+    let mut paths = vec![root.join("README.md"), root.join("CONTRIBUTING.md")];
     let mut docs: Vec<PathBuf> = std::fs::read_dir(root.join("docs"))
         .expect("docs/ is there")
         .map(|entry| entry.unwrap().path())

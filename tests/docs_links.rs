@@ -13,9 +13,9 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The Markdown files checked: README.md and every docs/*.md.
+/// The Markdown files checked: README.md, CONTRIBUTING.md and every docs/*.md.
 fn pages() -> Vec<PathBuf> {
-    let mut pages = vec![root().join("README.md")];
+    let mut pages = vec![root().join("README.md"), root().join("CONTRIBUTING.md")];
     let mut docs: Vec<PathBuf> = std::fs::read_dir(root().join("docs"))
         .expect("a docs/ folder")
         .map(|entry| entry.unwrap().path())
@@ -265,9 +265,16 @@ fn readme_links_every_docs_page() {
 fn readme_keeps_the_sections_newcomers_and_other_issues_rely_on() {
     let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
     let headings = anchors(&readme);
+    for anchor in ["the-two-commands", "install"] {
+        assert!(
+            headings.contains(anchor),
+            "README.md lost its section #{anchor}"
+        );
+    }
+    // The ways out, which the CLI's help and other pages link to, live in docs/handoff.md.
+    let handoff = std::fs::read_to_string(root().join("docs/handoff.md")).unwrap();
+    let headings = anchors(&handoff);
     for anchor in [
-        "the-two-commands",
-        "install",
         "getting-the-prompt-where-you-need-it",
         "the-clipboard",
         "paste-into-the-pane-you-came-from-tmux",
@@ -277,9 +284,12 @@ fn readme_keeps_the_sections_newcomers_and_other_issues_rely_on() {
     ] {
         assert!(
             headings.contains(anchor),
-            "README.md lost its section #{anchor}"
+            "docs/handoff.md lost its section #{anchor}"
         );
     }
+    // A newcomer reads the README in a few minutes: the details belong in docs/.
+    let lines = readme.lines().count();
+    assert!(lines < 300, "README.md has {lines} lines; move details into docs/");
     assert!(readme.contains("cargo run --release") && readme.contains("./test.sh "));
     // CI runs the very command README gives for the whole suite.
     let ci = std::fs::read_to_string(root().join(".ci/run")).expect("read .ci/run");

@@ -243,7 +243,7 @@ pub enum Command {
         #[command(subcommand)]
         action: ConfigCommand,
     },
-    /// Show or clear the prompt catalog kept between runs (see README, "The catalog cache").
+    /// Show or clear the prompt catalog kept between runs (see docs/catalog.md).
     Cache {
         /// What to do.
         #[command(subcommand)]
