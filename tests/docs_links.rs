@@ -289,7 +289,10 @@ fn readme_keeps_the_sections_newcomers_and_other_issues_rely_on() {
     }
     // A newcomer reads the README in a few minutes: the details belong in docs/.
     let lines = readme.lines().count();
-    assert!(lines < 300, "README.md has {lines} lines; move details into docs/");
+    assert!(
+        lines < 300,
+        "README.md has {lines} lines; move details into docs/"
+    );
     assert!(readme.contains("cargo run --release") && readme.contains("./test.sh "));
     // CI runs the very command README gives for the whole suite.
     let ci = std::fs::read_to_string(root().join(".ci/run")).expect("read .ci/run");

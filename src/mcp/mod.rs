@@ -1,26 +1,19 @@
-//! MCP connections. This is the only module that imports `rmcp`: the rest of mcpick sees
-//! the types re-exported here.
+//! MCP on the wire, both sides. This is the only module that imports `rmcp`: the rest of
+//! mcpick sees the types re-exported here. `client/` connects to servers (transports,
+//! handshakes, requests, sign-in, the hub that runs them all); `server/` is `mcpick serve`'s
+//! side (the service, the HTTP router, its limits and token); beside them what both use:
+//! errors, logs, TLS and the skill checks.
 
-pub mod auth;
-mod catalog_write;
-mod child;
-mod connection;
+pub mod client;
 mod error;
-mod http;
-mod http_auth;
-mod http_fast;
-mod http_limits;
-mod http_router;
-mod hub;
-mod input;
-mod limit;
 pub mod log;
-mod mrtr;
-mod problems;
-mod server;
+pub mod server;
 pub mod skill_verify;
-pub(crate) mod sse;
 mod tls;
+
+// The client side's modules that the rest of mcpick names by their old paths.
+pub use client::auth;
+pub(crate) use client::sse;
 
 pub use crate::model::skill_manifest;
 pub use crate::model::{
@@ -28,21 +21,21 @@ pub use crate::model::{
     Message, PROBLEMS_LEFT_OUT_META_KEY, PROBLEMS_META_KEY, PromptArg, PromptInfo, PromptMessages,
     Role, ServedProblem, ServerDetails, ServerId,
 };
-pub use connection::{
+pub use client::connection::{
     Connection, Known, MAX_INPUT_ROUNDS, PromptList, STDERR_TAIL, known_versions,
     looks_like_another_era,
 };
-pub use error::McpError;
-pub use http_auth::{BearerToken, Credentials, HttpAccess, MIN_TOKEN_LEN, TOKEN_ENV};
-pub use http_limits::HttpLimits;
-pub use http_router::serve_http;
-pub use hub::{CatalogUse, CatalogWriteFailure, Hub, McpEvent, RestartPolicy};
-pub use input::{
+pub use client::hub::{CatalogUse, CatalogWriteFailure, Hub, McpEvent, RestartPolicy};
+pub use client::input::{
     Answer, FieldKind, FormField, GetOutcome, InputAnswers, InputRequest, Question, QuestionKind,
 };
+pub use error::McpError;
 pub use log::{
     LOG_CAPACITY, MCPICK_SOURCE, NOTE_CAPACITY, ServerLog, merge_in_order, push_bounded,
     since_start_ms,
 };
-pub use server::{PromptServer, serve_stdio};
+pub use server::limits::HttpLimits;
+pub use server::router::serve_http;
+pub use server::service::{PromptServer, serve_stdio};
+pub use server::token::{BearerToken, Credentials, HttpAccess, MIN_TOKEN_LEN, TOKEN_ENV};
 pub use tls::{ServeTls, install_crypto_provider, serve_tls};

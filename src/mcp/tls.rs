@@ -97,12 +97,14 @@ pub async fn serve_tls(
     shutdown: CancellationToken,
 ) {
     let acceptor = tls.acceptor.clone();
-    super::http::accept_loop(listener, shutdown, move |stream, peer, watcher| {
+    crate::mcp::server::accept::accept_loop(listener, shutdown, move |stream, peer, watcher| {
         let acceptor = acceptor.clone();
         let router = router.clone();
         async move {
             match tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(stream)).await {
-                Ok(Ok(tls)) => super::http::serve_connection(tls, router, watcher).await,
+                Ok(Ok(tls)) => {
+                    crate::mcp::server::accept::serve_connection(tls, router, watcher).await
+                }
                 Ok(Err(e)) => tracing::debug!(%peer, error = %e, "TLS handshake failed"),
                 Err(_) => tracing::debug!(%peer, "TLS handshake timed out"),
             }

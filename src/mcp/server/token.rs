@@ -42,9 +42,9 @@ pub struct HttpAccess {
     /// The bearer token requests must carry.
     pub token: Option<BearerToken>,
     /// TLS instead of plain HTTP.
-    pub tls: Option<super::tls::ServeTls>,
+    pub tls: Option<crate::mcp::tls::ServeTls>,
     /// The body, concurrency, stream and session limits.
-    pub limits: super::http_limits::HttpLimits,
+    pub limits: crate::mcp::server::limits::HttpLimits,
 }
 
 /// What a request's `Authorization` header said, as the check sees it.

@@ -1,5 +1,5 @@
 //! `mcpick serve --http`'s routes: `/mcp` (the SDK's Streamable HTTP service for a
-//! [`PromptServer`], behind [`super::http_fast`]'s direct answer to stateless reads, within
+//! [`PromptServer`], behind [`crate::mcp::server::fast`]'s direct answer to stateless reads, within
 //! the limits and behind the token) and `/healthz`; and the listener that serves them. Its
 //! own file, so the server's handler and the direct path import it neither way round.
 
@@ -8,7 +8,7 @@ use std::net::SocketAddr;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
-use super::server::PromptServer;
+use crate::mcp::server::service::PromptServer;
 
 /// Serves Streamable HTTP at `http://ADDR/mcp` until `shutdown` is cancelled. On a loopback
 /// address only loopback `Host` names and browser `Origin`s are accepted (DNS rebinding
@@ -19,7 +19,7 @@ use super::server::PromptServer;
 pub async fn serve_http(
     server: PromptServer,
     addr: SocketAddr,
-    access: super::HttpAccess,
+    access: crate::mcp::HttpAccess,
     shutdown: CancellationToken,
     bound: impl FnOnce(SocketAddr),
 ) -> Result<(), String> {
@@ -32,7 +32,7 @@ pub async fn serve_http(
         format!("cannot listen on {addr}: {e}{hint}")
     })?;
     let local = listener.local_addr().map_err(|e| e.to_string())?;
-    let limiter = super::http_limits::Limiter::new(&access.limits);
+    let limiter = crate::mcp::server::limits::Limiter::new(&access.limits);
     let mut config = StreamableHttpServerConfig::default()
         .with_cancellation_token(limiter.drain(&shutdown, server.client_gone()))
         .with_stateless_protocol_metadata_required(true)
@@ -76,34 +76,34 @@ pub async fn serve_http(
     }
     let router = limiter.bound(mcp_router(server, config, &access.limits));
     // The token guards the routes so far: `/healthz`, added after, stays open to balancers.
-    let router = super::http_auth::protect(router, access.token)
+    let router = crate::mcp::server::token::protect(router, access.token)
         .route("/healthz", axum::routing::get(healthz));
     bound(local);
     match &access.tls {
-        Some(tls) => super::tls::serve_tls(listener, tls, router, shutdown).await,
-        None => super::http::serve_router(listener, router, shutdown).await,
+        Some(tls) => crate::mcp::tls::serve_tls(listener, tls, router, shutdown).await,
+        None => crate::mcp::server::accept::serve_router(listener, router, shutdown).await,
     }
     Ok(())
 }
 
 /// The `/mcp` route of `serve --http`: the SDK's Streamable HTTP service for `server`
-/// with `config` (legacy sessions within `limits`), behind [`super::http_fast`]'s direct
+/// with `config` (legacy sessions within `limits`), behind [`crate::mcp::server::fast`]'s direct
 /// answer to the stateless reads.
-pub(super) fn mcp_router(
+pub(in crate::mcp) fn mcp_router(
     server: PromptServer,
     config: StreamableHttpServerConfig,
-    limits: &super::HttpLimits,
+    limits: &crate::mcp::HttpLimits,
 ) -> axum::Router {
     // An empty list is how the SDK is told to take any Host (`--allow-remote`).
     let allowed_hosts = (!config.allowed_hosts.is_empty()).then(|| config.allowed_hosts.clone());
-    let fast = super::http_fast::FastReads::new(
+    let fast = crate::mcp::server::fast::FastReads::new(
         server.clone(),
         allowed_hosts,
         config.max_request_body_bytes,
     );
     let service = StreamableHttpService::new(
         move || Ok(server.clone()),
-        super::http_limits::sessions(limits).into(),
+        crate::mcp::server::limits::sessions(limits).into(),
         config,
     );
     fast.layer(axum::Router::new().nest_service("/mcp", service))

@@ -2,9 +2,9 @@
 
 use crate::cache::Scope;
 use crate::config::{ServerConfig, TransportConfig};
-use crate::mcp::child::{ChildProcess, SpawnSpec};
+use crate::mcp::client::child::{ChildProcess, SpawnSpec};
+use crate::mcp::client::limit::{LineLimit, RecordIds, SentIds, TRANSPORT_SLACK};
 use crate::mcp::error::McpError;
-use crate::mcp::limit::{LineLimit, RecordIds, SentIds, TRANSPORT_SLACK};
 use crate::mcp::log::ServerLog;
 use crate::model::{LogLine, ServerDetails};
 use crate::sys::process::describe_exit;
@@ -280,7 +280,7 @@ pub(super) async fn connect_stdio(
     handler: impl Fn() -> Handler,
 ) -> Result<(RunningService<RoleClient, Handler>, ChildProcess), McpError> {
     let deadline = Deadline::after(limits.timeout);
-    let transport = |(stdout, stdin): crate::mcp::child::ChildPipes| {
+    let transport = |(stdout, stdin): crate::mcp::client::child::ChildPipes| {
         let limit = limits.max_response_bytes;
         let sent = SentIds::default();
         let stdout = LineLimit::new(stdout, limit, log.clone()).answering(sent.clone());
@@ -350,9 +350,9 @@ pub(super) async fn connect_stdio_auto(
     limits: StdioLimits,
     handler: impl Fn() -> Handler,
     deadline: Deadline,
-    (child, pipes): (ChildProcess, crate::mcp::child::ChildPipes),
+    (child, pipes): (ChildProcess, crate::mcp::client::child::ChildPipes),
 ) -> Result<(RunningService<RoleClient, Handler>, ChildProcess), McpError> {
-    let transport = |(stdout, stdin): crate::mcp::child::ChildPipes| {
+    let transport = |(stdout, stdin): crate::mcp::client::child::ChildPipes| {
         let limit = limits.max_response_bytes;
         let sent = SentIds::default();
         let stdout = LineLimit::new(stdout, limit, log.clone()).answering(sent.clone());

@@ -29,7 +29,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
-use super::limit::HeldBytes;
+use crate::mcp::client::limit::HeldBytes;
 
 /// The most data one SSE event may carry: its `data` lines joined, plus its event name.
 pub const MAX_EVENT_BYTES: usize = 32 * 1024 * 1024;
@@ -240,7 +240,7 @@ impl SseClientTransport {
                 reason: format!("the scheme is {:?}, not http or https", sse_url.scheme()),
             });
         }
-        super::tls::install_crypto_provider();
+        crate::mcp::tls::install_crypto_provider();
         let client = reqwest::Client::builder()
             .connect_timeout(timeout)
             .build()
@@ -449,7 +449,7 @@ async fn excerpt(response: reqwest::Response) -> String {
         }
     }
     // An HTML error page is read as its text before it is cut, so the cut keeps words.
-    shorten(&super::error::text_of_html(&String::from_utf8_lossy(
+    shorten(&crate::mcp::error::text_of_html(&String::from_utf8_lossy(
         &bytes,
     )))
 }

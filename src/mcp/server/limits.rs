@@ -495,7 +495,7 @@ mod tests {
     fn router(limits: &HttpLimits, with_token: bool) -> axum::Router {
         use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
         let library = crate::serve::SharedLibrary::new(crate::serve::builtin_library());
-        let server = super::super::PromptServer::new(library, 50);
+        let server = crate::mcp::PromptServer::new(library, 50);
         let limiter = Limiter::new(limits);
         let config = StreamableHttpServerConfig::default()
             .with_cancellation_token(CancellationToken::new())
@@ -505,12 +505,12 @@ mod tests {
             .with_allowed_origins(["http://localhost:*".to_string()])
             .enforce_origin_validation();
         // The route serve --http serves, the direct answer of stateless reads included.
-        let router = limiter.bound(super::super::http_router::mcp_router(
+        let router = limiter.bound(crate::mcp::server::router::mcp_router(
             server, config, limits,
         ));
         let token = with_token
-            .then(|| super::super::BearerToken::new("0123456789abcdef-token", "a test").unwrap());
-        super::super::http_auth::protect(router, token)
+            .then(|| crate::mcp::BearerToken::new("0123456789abcdef-token", "a test").unwrap());
+        crate::mcp::server::token::protect(router, token)
     }
 
     const METHODS: &[&str] = &[

@@ -29,7 +29,7 @@ use rmcp::model::{
     JsonRpcVersion2_0, ProtocolVersion, ServerResult,
 };
 
-use super::server::PromptServer;
+use crate::mcp::server::service::PromptServer;
 use crate::serve::Library;
 
 /// The protocol revision whose requests are stateless, the only one answered here.
@@ -308,17 +308,17 @@ mod tests {
 
     /// The route `serve --http` serves: the direct path in front of the SDK.
     fn served() -> axum::Router {
-        super::super::http_router::mcp_router(
+        crate::mcp::server::router::mcp_router(
             server(),
             config(),
-            &super::super::HttpLimits::default(),
+            &crate::mcp::HttpLimits::default(),
         )
     }
 
     /// The SDK's service alone.
     fn sdk_only() -> axum::Router {
         let server = server();
-        let sessions = super::super::http_limits::sessions(&super::super::HttpLimits::default());
+        let sessions = crate::mcp::server::limits::sessions(&crate::mcp::HttpLimits::default());
         let service =
             StreamableHttpService::new(move || Ok(server.clone()), sessions.into(), config());
         axum::Router::new().nest_service("/mcp", service)

@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use super::input::{
+use crate::mcp::client::input::{
     Answer, FieldKind, FormField, InputAnswers, InputRequest, Question, QuestionKind,
 };
 
@@ -12,13 +12,13 @@ use super::input::{
 const SUMMARY_CHARS: usize = 200;
 
 /// Whether a result is an `input_required` one.
-pub(super) fn is_input_required(result: &Value) -> bool {
+pub(in crate::mcp) fn is_input_required(result: &Value) -> bool {
     result.get("resultType").and_then(Value::as_str) == Some("input_required")
 }
 
 /// Reads an `input_required` result: its questions, in the order they came, and its
 /// `requestState` untouched.
-pub(super) fn parse_input_required(result: &Value) -> InputRequest {
+pub(in crate::mcp) fn parse_input_required(result: &Value) -> InputRequest {
     let questions = result
         .get("inputRequests")
         .and_then(Value::as_object)
@@ -41,7 +41,7 @@ pub(super) fn parse_input_required(result: &Value) -> InputRequest {
 
 /// Reads one `inputRequests` entry. A form-mode `elicitation/create` becomes a form; URL
 /// mode, sampling, roots and anything unknown become [`QuestionKind::Unsupported`].
-pub(super) fn parse_question(key: &str, request: &Value) -> Question {
+pub(in crate::mcp) fn parse_question(key: &str, request: &Value) -> Question {
     let method = request
         .get("method")
         .and_then(Value::as_str)
@@ -126,7 +126,7 @@ fn parse_form(schema: Option<&Value>) -> Result<Vec<FormField>, String> {
 
 /// Reads one property of a `requestedSchema`; `None` for types outside the elicitation
 /// subset of JSON Schema (objects, arrays of free values, …).
-pub(super) fn parse_field(name: &str, schema: &Value, required: bool) -> Option<FormField> {
+pub(in crate::mcp) fn parse_field(name: &str, schema: &Value, required: bool) -> Option<FormField> {
     let kind = field_kind(schema)?;
     Some(FormField {
         name: name.to_string(),
@@ -223,7 +223,7 @@ fn one_line(text: &str) -> String {
 }
 
 /// The `inputResponses` of a retry: each answer as an `ElicitResult` under its question's key.
-pub(super) fn input_responses(answers: &InputAnswers) -> Vec<(String, Value)> {
+pub(in crate::mcp) fn input_responses(answers: &InputAnswers) -> Vec<(String, Value)> {
     answers
         .answers
         .iter()
@@ -244,7 +244,7 @@ pub(super) fn input_responses(answers: &InputAnswers) -> Vec<(String, Value)> {
 }
 
 /// What the server asked, on one line, for an error where questions cannot be answered.
-pub(super) fn describe(request: &InputRequest) -> String {
+pub(in crate::mcp) fn describe(request: &InputRequest) -> String {
     let asked: Vec<String> = request
         .questions
         .iter()

@@ -26,7 +26,7 @@ use std::task::{Context, Poll, ready};
 use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
-use super::log::ServerLog;
+use crate::mcp::log::ServerLog;
 
 /// The JSON-RPC error code of the stand-in answer (implementation-defined range).
 pub const TOO_LARGE_CODE: i32 = -32_099;
@@ -483,7 +483,7 @@ pub const MEMORY_HOLD_BYTES: usize = 1024 * 1024;
 /// the limit's worth of memory. Its file is written and read with plain (blocking) calls: a
 /// fresh temporary file lives in the page cache, so each 64 KiB takes microseconds.
 #[derive(Debug, Default)]
-pub(super) struct HeldBytes {
+pub(in crate::mcp) struct HeldBytes {
     /// The first bytes.
     head: Vec<u8>,
     /// Then these, and how many of the file's bytes are held ones.
@@ -495,25 +495,25 @@ pub(super) struct HeldBytes {
 
 impl HeldBytes {
     /// Whether nothing is held.
-    pub(super) fn is_empty(&self) -> bool {
+    pub(in crate::mcp) fn is_empty(&self) -> bool {
         self.head.is_empty() && self.file.is_none() && self.rest.is_empty()
     }
 
     /// How many of the bytes held are in memory.
     #[cfg(test)]
-    pub(super) fn in_memory(&self) -> usize {
+    pub(in crate::mcp) fn in_memory(&self) -> usize {
         self.head.len() + self.rest.len()
     }
 
     /// How many bytes are held.
-    pub(super) fn len(&self) -> usize {
+    pub(in crate::mcp) fn len(&self) -> usize {
         let in_file = self.file.as_ref().map_or(0, |(_, len)| *len);
         self.head.len() + usize::try_from(in_file).unwrap_or(usize::MAX) + self.rest.len()
     }
 
     /// Holds `bytes` after what is held. When the temporary file fails they are held in
     /// memory (and so is all that follows), and the error is returned to be noted.
-    pub(super) fn push(&mut self, bytes: &[u8]) -> io::Result<()> {
+    pub(in crate::mcp) fn push(&mut self, bytes: &[u8]) -> io::Result<()> {
         use std::io::Write;
         if self.file_failed {
             self.rest.extend_from_slice(bytes);
@@ -540,7 +540,7 @@ impl HeldBytes {
     }
 
     /// Everything held, in one buffer (read back from the file).
-    pub(super) fn into_bytes(self) -> io::Result<Vec<u8>> {
+    pub(in crate::mcp) fn into_bytes(self) -> io::Result<Vec<u8>> {
         use std::io::{Read, Seek};
         let mut all = Vec::with_capacity(self.len());
         all.extend_from_slice(&self.head);

@@ -408,7 +408,7 @@ impl Connection {
         &self,
         meta: Option<&serde_json::Map<String, serde_json::Value>>,
     ) {
-        let problems = crate::mcp::problems::read(meta);
+        let problems = crate::mcp::client::problems::read(meta);
         let to_log = self.is_modern() && self.child.is_none();
         let lines = self
             .served_problems

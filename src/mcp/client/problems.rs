@@ -5,7 +5,7 @@ use std::sync::Mutex;
 
 use serde_json::{Map, Value};
 
-use super::log::ServerLog;
+use crate::mcp::log::ServerLog;
 use crate::model::{
     LogLine, MAX_PROBLEMS_LISTED, PROBLEMS_LEFT_OUT_META_KEY, PROBLEMS_META_KEY, ServedProblem,
 };
@@ -13,13 +13,13 @@ use crate::secrets::Secrets;
 
 /// The problems of the last full list, kept by the connection.
 #[derive(Debug, Default)]
-pub(super) struct ServedProblems {
+pub(in crate::mcp) struct ServedProblems {
     last: Mutex<Vec<ServedProblem>>,
 }
 
 /// The problems a list result's `_meta` holds (entries that are no problem are skipped),
 /// with one more saying how many the server left out, if it did.
-pub(super) fn read(meta: Option<&Map<String, Value>>) -> Vec<ServedProblem> {
+pub(in crate::mcp) fn read(meta: Option<&Map<String, Value>>) -> Vec<ServedProblem> {
     let Some(meta) = meta else {
         return Vec::new();
     };
@@ -50,7 +50,7 @@ impl ServedProblems {
     /// Keeps the problems of a new list, masked. Those not in the last list go to the
     /// server's log as warnings when `to_log` (a legacy server already sends them as log
     /// messages, a 2026-07-28 one cannot), and are returned as the lines to show.
-    pub(super) fn replace(
+    pub(in crate::mcp) fn replace(
         &self,
         problems: Vec<ServedProblem>,
         secrets: &Secrets,
@@ -77,7 +77,7 @@ impl ServedProblems {
     }
 
     /// The problems of the last list.
-    pub(super) fn current(&self) -> Vec<ServedProblem> {
+    pub(in crate::mcp) fn current(&self) -> Vec<ServedProblem> {
         self.last.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 }

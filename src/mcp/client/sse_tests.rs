@@ -171,7 +171,7 @@ fn an_event_over_the_limit_is_an_error() {
 
 #[test]
 fn a_large_event_is_held_mostly_out_of_memory() {
-    use crate::mcp::limit::MEMORY_HOLD_BYTES;
+    use crate::mcp::client::limit::MEMORY_HOLD_BYTES;
     let size = 3 * MEMORY_HOLD_BYTES;
     let roomy = limits(4 * MEMORY_HOLD_BYTES, 5 * MEMORY_HOLD_BYTES);
     let text = "é".repeat(size / 2);

@@ -17,8 +17,8 @@ use serde::{Deserialize, Serialize};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
-use super::error::McpError;
 use crate::config::{OAuthConfig, ServerConfig, TransportConfig};
+use crate::mcp::error::McpError;
 
 /// How long the browser step may take before sign-in gives up.
 pub const SIGN_IN_TIMEOUT: Duration = Duration::from_secs(300);
@@ -104,7 +104,7 @@ pub fn sign_in_state(server: &ServerConfig) -> SignInState {
 }
 
 /// The stored access and refresh tokens of `server` (to mask: a server may echo them).
-pub(super) fn stored_tokens(server: &ServerConfig) -> Vec<String> {
+pub(in crate::mcp) fn stored_tokens(server: &ServerConfig) -> Vec<String> {
     let Some((url, _)) = http_parts(server) else {
         return Vec::new();
     };
@@ -212,7 +212,7 @@ impl TokenFile {
 }
 
 /// rmcp's credential store over one server's token file: written atomically, owner-only.
-pub(super) struct TokenStore {
+pub(in crate::mcp) struct TokenStore {
     path: PathBuf,
     url: String,
 }
@@ -293,10 +293,10 @@ fn http_parts(server: &ServerConfig) -> Option<(&str, &OAuthConfig)> {
 /// An HTTP client that signs requests with `server`'s stored tokens (refreshing them when
 /// they expire), or `None` when none are stored: then requests go out unsigned and a 401
 /// means sign-in is needed.
-pub(super) async fn signed_client(
+pub(in crate::mcp) async fn signed_client(
     server: &ServerConfig,
 ) -> Result<Option<AuthClient<reqwest::Client>>, McpError> {
-    super::tls::install_crypto_provider();
+    crate::mcp::tls::install_crypto_provider();
     let Some((url, _)) = http_parts(server) else {
         return Ok(None);
     };
@@ -336,7 +336,7 @@ pub async fn sign_in(
     browser: Browser,
     show_url: &(dyn Fn(&str) + Send + Sync),
 ) -> Result<(), McpError> {
-    super::tls::install_crypto_provider();
+    crate::mcp::tls::install_crypto_provider();
     let result = sign_in_unhidden(server, challenge, browser, show_url).await;
     match http_parts(server) {
         // A URL's query may hold a key: errors quote the URL without it.
@@ -499,7 +499,7 @@ fn step_up_scopes(
 /// Sends an unsigned request to see whether the server asks for sign-in: the
 /// `WWW-Authenticate` value of its 401 (or 403), or `None`.
 async fn probe_challenge(server: &ServerConfig) -> Result<Option<String>, McpError> {
-    super::tls::install_crypto_provider();
+    crate::mcp::tls::install_crypto_provider();
     let TransportConfig::Http { url, headers, .. } = &server.transport else {
         return Ok(None);
     };

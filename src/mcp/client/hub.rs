@@ -9,11 +9,11 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use super::connection::{Connection, Known, PromptList, STDERR_TAIL, lock};
-use super::error::McpError;
-use super::log::ServerLog;
 use crate::cache::{Freshness, ServerEntry};
 use crate::config::{ServerConfig, TransportConfig};
+use crate::mcp::client::connection::{Connection, Known, PromptList, STDERR_TAIL, lock};
+use crate::mcp::error::McpError;
+use crate::mcp::log::ServerLog;
 use crate::model::{LogLine, PromptInfo, ServedProblem, ServerDetails, ServerId};
 
 /// How often a server task checks whether its connection has dropped.
@@ -724,7 +724,7 @@ impl Catalog {
                 return;
             }
             *last = number;
-            let auth = super::auth::authorization_context(&config);
+            let auth = crate::mcp::client::auth::authorization_context(&config);
             let full = if on_disk {
                 match with_prompts_from_disk(&entry, &config, auth.as_deref()) {
                     Some(full) => Arc::new(full),
@@ -735,8 +735,11 @@ impl Catalog {
                 entry.clone()
             };
             // Streamed from the shared entry: no copy of it, no JSON of it whole in memory.
-            let stored =
-                super::catalog_write::store(&full, auth.as_deref(), crate::cache::now_ms());
+            let stored = crate::mcp::client::catalog_write::store(
+                &full,
+                auth.as_deref(),
+                crate::cache::now_ms(),
+            );
             drop(full);
             match stored {
                 Ok(()) => {
@@ -792,9 +795,13 @@ impl Catalog {
             return;
         }
         *last = number;
-        let auth = super::auth::authorization_context(config);
-        let stored =
-            super::catalog_write::store_list(&fresh, list, auth.as_deref(), crate::cache::now_ms());
+        let auth = crate::mcp::client::auth::authorization_context(config);
+        let stored = crate::mcp::client::catalog_write::store_list(
+            &fresh,
+            list,
+            auth.as_deref(),
+            crate::cache::now_ms(),
+        );
         if let Err(error) = stored {
             self.failures.failed(&config.name, &error);
         }
@@ -1371,7 +1378,7 @@ async fn warn(
     for text in warnings {
         // The log file (through tracing) and the kept lines a log snapshot resends.
         tracing::warn!(target: "mcpick::server", %server, "{text}");
-        connection.log().push(super::log::MCPICK_SOURCE, text);
+        connection.log().push(crate::mcp::log::MCPICK_SOURCE, text);
         let event = McpEvent::Warning {
             server: server.clone(),
             text: text.clone(),

@@ -10,8 +10,8 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
 use tokio::process::{ChildStdin, ChildStdout, Command};
 use tokio::sync::{mpsc, watch};
 
-use super::error::McpError;
-use super::log::ServerLog;
+use crate::mcp::error::McpError;
+use crate::mcp::log::ServerLog;
 use crate::model::LogLine;
 use crate::sys::process::{OwnGroup, Stop, stop_group};
 

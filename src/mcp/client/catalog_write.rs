@@ -9,8 +9,8 @@ use std::io::Write;
 
 use serde::Serialize;
 
-use super::connection::PromptList;
 use crate::cache::{Cached, Era, Hints, ServerEntry, write_private_with};
+use crate::mcp::client::connection::PromptList;
 use crate::mcp::{PromptInfo, ServerDetails};
 
 /// [`ServerEntry`] by reference, with the two fields a write sets (its sign-in context and
@@ -89,7 +89,7 @@ impl<'a> EntryRef<'a> {
 
 /// Writes `entry` as its server's catalog, with sign-in context `auth` and time
 /// `written_ms` in place of its own.
-pub(super) fn store(
+pub(in crate::mcp) fn store(
     entry: &ServerEntry,
     auth: Option<&str>,
     written_ms: u64,
@@ -99,7 +99,7 @@ pub(super) fn store(
 
 /// Writes `entry` with the pages of `list` (whatever pages `entry` holds) as its server's
 /// catalog: a list is written from where it is, never copied for the file.
-pub(super) fn store_list(
+pub(in crate::mcp) fn store_list(
     entry: &ServerEntry,
     list: &PromptList,
     auth: Option<&str>,

@@ -51,7 +51,7 @@ pub struct PromptServer {
 
 impl PromptServer {
     /// Cancelled when the client of a stdio server has gone (for the HTTP drain).
-    pub(super) fn client_gone(&self) -> CancellationToken {
+    pub(in crate::mcp) fn client_gone(&self) -> CancellationToken {
         self.client_gone.clone()
     }
 
@@ -75,7 +75,7 @@ impl PromptServer {
     /// at `cursor` (the first page lists the load problems too); `modern` for a 2026-07-28
     /// client. Shared by the SDK's handler and the direct path of `serve --http`
     /// (`http_fast.rs`), so both answer alike.
-    pub(super) fn prompts_page_of(
+    pub(in crate::mcp) fn prompts_page_of(
         &self,
         library: &Library,
         cursor: Option<&str>,
@@ -107,14 +107,14 @@ impl PromptServer {
     }
 
     /// The library as it is now (a new one after each change on disk).
-    pub(super) fn library_now(&self) -> std::sync::Arc<Library> {
+    pub(in crate::mcp) fn library_now(&self) -> std::sync::Arc<Library> {
         self.library.current()
     }
 
     /// The `prompts/get` result: the prompt filled with the request's arguments (a value
     /// that is not a string is filled in as its JSON text); `modern` as for
     /// [`PromptServer::prompts_page_of`].
-    pub(super) fn filled_prompt(
+    pub(in crate::mcp) fn filled_prompt(
         &self,
         request: GetPromptRequestParams,
         modern: bool,

@@ -22,13 +22,13 @@ use rmcp::service::{
 };
 use tokio::sync::{Notify, mpsc};
 
-use super::child::ChildProcess;
-use super::error::McpError;
-use super::input::{Answer, InputAnswers};
-use super::limit::{TOO_LARGE_CODE, TOO_LARGE_MARKER};
-use super::log::ServerLog;
 use crate::cache::{Era, Hints, PromptPage, ServerEntry};
 use crate::config::ServerConfig;
+use crate::mcp::client::child::ChildProcess;
+use crate::mcp::client::input::{Answer, InputAnswers};
+use crate::mcp::client::limit::{TOO_LARGE_CODE, TOO_LARGE_MARKER};
+use crate::mcp::error::McpError;
+use crate::mcp::log::ServerLog;
 use crate::model::{
     EmbeddedResource, LogLine, Message, PromptInfo, PromptMessages, ServerDetails, ServerId,
 };
@@ -388,7 +388,7 @@ pub struct Connection {
     /// the CLI's loop and the menu's answers alike.
     modern_rounds: std::sync::Mutex<usize>,
     /// What a served prompt library said was wrong with its files, on the last list.
-    served_problems: super::problems::ServedProblems,
+    served_problems: crate::mcp::client::problems::ServedProblems,
 }
 
 impl Connection {
@@ -777,7 +777,7 @@ fn tidy_annotations(value: &mut serde_json::Value) {
 type PendingCancels = Arc<std::sync::Mutex<Vec<tokio::task::JoinHandle<()>>>>;
 
 /// Locks a mutex; a panic elsewhere while it was held does not make its data unusable.
-pub(super) fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+pub(in crate::mcp) fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
@@ -1092,7 +1092,7 @@ fn sign_in_challenge(error: &(dyn std::error::Error + 'static)) -> Option<(Strin
 /// was reached, the URL or the server is wrong), or that it could not be reached at all.
 fn transport_failure(error: &(dyn std::error::Error + 'static)) -> String {
     match answered_status(error) {
-        Some((status, said)) => super::error::answered_http(status, &said),
+        Some((status, said)) => crate::mcp::error::answered_http(status, &said),
         None => format!("cannot reach the server: {}", error_chain(error)),
     }
 }

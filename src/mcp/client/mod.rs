@@ -1,0 +1,14 @@
+//! The client side: connecting to servers over stdio, Streamable HTTP or SSE, in either
+//! protocol era; listing, getting and completing; the questions servers ask mid-request;
+//! OAuth sign-in; and the hub that runs every configured server and reports to the app.
+
+pub mod auth;
+mod catalog_write;
+mod child;
+pub mod connection;
+pub mod hub;
+pub mod input;
+mod limit;
+mod mrtr;
+mod problems;
+pub(crate) mod sse;
