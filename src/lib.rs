@@ -6,18 +6,18 @@
 pub mod app;
 pub mod audio;
 pub mod cache;
-pub mod catalog;
 pub mod cli;
 pub mod config;
 pub mod export;
 #[cfg(any(test, feature = "fuzzing"))]
 #[doc(hidden)]
 pub mod fuzzing;
+pub mod library;
 pub mod mcp;
 pub mod model;
 pub mod render;
+pub mod search;
 pub mod secrets;
-pub mod serve;
 pub mod sys;
 pub mod text;
 pub mod tui;

@@ -804,7 +804,7 @@ fn select_1_acts_on_catalogs_fresh_by_their_ttl_without_waiting_for_the_servers(
 fn a_named_prompt_opens_from_its_servers_fresh_catalog_at_once() {
     let open = crate::app::Start {
         open: Some(crate::app::OpenPrompt {
-            reference: crate::catalog::PromptRef::parse("py/greet").unwrap(),
+            reference: crate::search::PromptRef::parse("py/greet").unwrap(),
             values: [("name".to_string(), "Ada".to_string())].into(),
             sources: Default::default(),
             no_form: false,

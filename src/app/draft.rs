@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use ratatui::text::Line;
 
 use crate::mcp::{Content, Message, PromptInfo, PromptMessages, Role};
-use crate::render::layout::BodyLayout;
+use crate::render::rows::BodyLayout;
 
 /// A review kept on disk while it has unexported edits, to be restored after a crash.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]

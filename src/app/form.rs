@@ -203,7 +203,7 @@ pub struct FormState {
     /// The server's live list no longer offers this prompt: a submit is refused.
     pub gone: bool,
     /// The live preview of the filled prompt (opt-in per server).
-    pub preview: super::preview::LivePreview,
+    pub preview: super::live_preview::LivePreview,
 }
 
 /// A field for `arg`, pre-filled with the value used last time.

@@ -15,9 +15,9 @@ pub mod inputs;
 pub mod keys;
 pub mod layout;
 pub mod line;
+pub mod live_preview;
 mod logs;
 mod msg;
-pub mod preview;
 mod questions;
 pub mod review;
 pub mod source;
@@ -31,13 +31,13 @@ use std::sync::Arc;
 
 use crossterm::event::{KeyCode, KeyEvent};
 
-use crate::catalog::{self, Entry, Query, Ranked};
 use crate::config::InputSpec;
 use crate::export::clipboard::Copied;
 use crate::export::sink::WriteError;
 use crate::mcp::{
     GetOutcome, InputAnswers, LogLine, McpError, McpEvent, PromptInfo, ServerDetails, ServerId,
 };
+use crate::search::{self, Entry, Query, Ranked};
 
 pub use cached::{CatalogMark, RowMark, short_duration};
 pub use command::{CommandPrompt, CommandStage};
@@ -46,9 +46,9 @@ pub use form::{Field, FormState, PendingRead, Suggestions};
 pub use history::History;
 pub use inputs::{InputField, InputsPrompt};
 pub use keys::{Action, KeyMap, KeyScreen};
+pub use live_preview::{LivePreview, PreviewAnswer, PreviewOutcome, PreviewRequest};
 pub use logs::{LogsView, ServerLines, log_matches};
 pub use msg::{Effect, Msg};
-pub use preview::{LivePreview, PreviewAnswer, PreviewOutcome, PreviewRequest};
 pub use questions::{QuestionField, QuestionValue, QuestionsState};
 pub use review::{
     Draft, LineInput, LinePurpose, ReviewItem, ReviewState, editable_text, format_extension,
@@ -128,7 +128,7 @@ pub struct App {
     /// The merged menu, in server order.
     pub entries: Vec<Entry>,
     /// The widths of the menu's columns over all of [`App::entries`].
-    pub menu_widths: catalog::MenuWidths,
+    pub menu_widths: search::MenuWidths,
     /// When the search matches nothing: the commands closest to it (`/translate`).
     pub closest_commands: Vec<String>,
     /// What is typed in the menu's search line.
@@ -138,7 +138,7 @@ pub struct App {
     /// The menu's rows, best first.
     pub ranked: Arc<Vec<Ranked>>,
     /// Remembers the last results, so typing one more key only looks at them.
-    ranker: catalog::Ranker,
+    ranker: search::Ranker,
     /// The selected row.
     pub selected: usize,
     /// The user moved the selection: keep it on the same prompt when the list changes.

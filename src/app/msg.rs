@@ -50,12 +50,12 @@ pub enum Msg {
     /// A body's whole layout ([`Effect::LayOutBody`]'s answer): put in place of the rows
     /// drawn with code left plain.
     BodyLaidOut {
-        /// The body ([`crate::render::layout::BodyLayout::id`]).
+        /// The body ([`crate::render::rows::BodyLayout::id`]).
         body: u64,
         /// The layout it is.
-        key: crate::render::layout::RowsKey,
+        key: crate::render::rows::RowsKey,
         /// Its rows.
-        rows: crate::render::layout::Rows,
+        rows: crate::render::rows::Rows,
     },
     /// Something happened to a server.
     Mcp(McpEvent),
@@ -191,10 +191,10 @@ pub enum Effect {
     /// Lay a body out whole, its code highlighted (CPU work, off the loop): answered by
     /// [`Msg::BodyLaidOut`].
     LayOutBody {
-        /// The body ([`crate::render::layout::BodyLayout::id`]).
+        /// The body ([`crate::render::rows::BodyLayout::id`]).
         body: u64,
         /// The layout wanted.
-        key: crate::render::layout::RowsKey,
+        key: crate::render::rows::RowsKey,
         /// What it holds (boxed: a content is large beside the other effects).
         content: Box<crate::mcp::Content>,
     },

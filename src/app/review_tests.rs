@@ -772,7 +772,7 @@ fn the_export_keeps_the_base64_the_preview_folds() {
 }
 
 /// The whole layouts the app asks for after a frame: the body and the layout of each.
-fn layouts_asked(app: &App) -> Vec<(u64, crate::render::layout::RowsKey, Content)> {
+fn layouts_asked(app: &App) -> Vec<(u64, crate::render::rows::RowsKey, Content)> {
     app.layouts_wanted()
         .into_iter()
         .filter_map(|effect| match effect {
@@ -819,7 +819,7 @@ fn code_past_what_the_loop_affords_is_highlighted_by_a_task_and_put_in_place() {
     let (body, layout, content) = asked.into_iter().next().unwrap();
     assert_eq!(content, review(&app).items[0].message().content);
     // …and the task's answer takes their place, every block highlighted.
-    let rows = crate::render::layout::whole_rows(&content, layout);
+    let rows = crate::render::rows::whole_rows(&content, layout);
     app.update(Msg::BodyLaidOut {
         body,
         key: layout,

@@ -104,7 +104,7 @@ fn review_of_skill(task: &str) -> App {
         Vec::new(),
         Some(task),
         // What the runner passes: the task filled in as the prompt route fills it.
-        crate::serve::skills::fill_skill,
+        crate::library::skills::fill_skill,
     );
     let id = *id;
     app.update(Msg::Fetched {

@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 
 use super::ValueSource;
-use crate::catalog::PromptRef;
+use crate::search::PromptRef;
 
 /// What the command line asked the menu to start with.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -203,7 +203,7 @@ fn clear(config: Option<&Config>, server: Option<&str>) -> Result<ExitCode, CliE
     }
     known.sort();
     known.dedup();
-    let hint = crate::catalog::did_you_mean(server, known.iter().map(String::as_str));
+    let hint = crate::search::did_you_mean(server, known.iter().map(String::as_str));
     Err(CliError::usage(format!(
         "no server `{server}` in the config or the cache{hint}"
     )))

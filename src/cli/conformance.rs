@@ -161,7 +161,7 @@ async fn pick_skills(connection: &Connection) -> Result<(), McpError> {
             .map(|(path, _)| path)
             .collect();
         let messages = connection
-            .load_skill(manifest, None, &attach, crate::serve::skills::fill_skill)
+            .load_skill(manifest, None, &attach, crate::library::skills::fill_skill)
             .await?;
         eprintln!(
             "conformance-client: loaded skill `{}` verified, {} attached",

@@ -229,7 +229,7 @@ pub enum Command {
         /// again (the `ttlMs` hint), e.g. 30s, 5m, 500ms, or 0 to have them ask every time; at
         /// most 365 days. Default: 1m for the lists when serving files (changes are also
         /// announced to clients that listen), 1h for --builtin alone and for discover.
-        #[arg(long, value_name = "DURATION", value_parser = crate::serve::parse_ttl)]
+        #[arg(long, value_name = "DURATION", value_parser = crate::library::parse_ttl)]
         ttl: Option<std::time::Duration>,
         /// Limits of --http.
         #[command(flatten)]

@@ -12,8 +12,6 @@ use super::locate::locate;
 use super::locate::no_such_prompt;
 use super::locate::open_prompt;
 use super::output;
-use crate::catalog::PromptRef;
-use crate::catalog::find_preferring;
 use crate::config::Config;
 use crate::config::ServerConfig;
 use crate::export::Format;
@@ -24,6 +22,8 @@ use crate::mcp::EntryKind;
 use crate::mcp::Hub;
 use crate::mcp::McpError;
 use crate::mcp::PromptInfo;
+use crate::search::PromptRef;
+use crate::search::find_preferring;
 use std::collections::BTreeMap;
 use std::process::ExitCode;
 
@@ -250,7 +250,7 @@ pub(super) fn skill_uri_reference<'a>(
         ))),
         None => Err(CliError::usage(format!(
             "no server `{name}` in the config{}",
-            crate::catalog::did_you_mean(name, config.servers.iter().map(|s| s.name.as_str()))
+            crate::search::did_you_mean(name, config.servers.iter().map(|s| s.name.as_str()))
         ))),
     }
 }
@@ -307,7 +307,7 @@ pub(super) async fn load_skill_on(
 ) -> Result<Result<crate::mcp::PromptMessages, (McpError, String)>, CliError> {
     request_on(hub, server, |connection| async move {
         connection
-            .load_skill(manifest, task, attach, crate::serve::skills::fill_skill)
+            .load_skill(manifest, task, attach, crate::library::skills::fill_skill)
             .await
     })
     .await

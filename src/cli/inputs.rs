@@ -525,7 +525,7 @@ fn answer_round(
         .iter()
         .find(|(name, _)| !used.contains(&name.as_str()) && !flags.decline)
     {
-        let hint = crate::catalog::did_you_mean(name, asked.iter().copied());
+        let hint = crate::search::did_you_mean(name, asked.iter().copied());
         return Err(NotAnswered::UnknownName(format!(
             "--answer {name}: no question asks for `{name}`{hint}; the server asked for {}",
             if asked.is_empty() {

@@ -2,10 +2,10 @@
 
 use super::CliError;
 use super::output;
-use crate::catalog::PromptRef;
 use crate::config;
 use crate::config::Config;
 use crate::config::ServerConfig;
+use crate::search::PromptRef;
 use std::path::Path;
 
 /// Loads the config; with no config file at all, the bundled library (this binary's
@@ -81,7 +81,7 @@ pub(super) fn check_server_named(
     if reference.separator == Some(':') {
         return Ok(());
     }
-    let hint = crate::catalog::did_you_mean(server, enabled.iter().map(|s| s.name.as_str()));
+    let hint = crate::search::did_you_mean(server, enabled.iter().map(|s| s.name.as_str()));
     if config.path.is_none() {
         return Err(CliError::usage(format!(
             "{}{hint}",

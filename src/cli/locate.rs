@@ -9,15 +9,15 @@ use super::connect::report_failure;
 use super::loading::no_server_without_a_config;
 use super::loading::no_servers;
 use crate::cache::Freshness;
-use crate::catalog::PromptRef;
-use crate::catalog::closest;
-use crate::catalog::find_preferring;
 use crate::config::Config;
 use crate::config::ServerConfig;
 use crate::mcp::CatalogUse;
 use crate::mcp::EntryKind;
 use crate::mcp::Hub;
 use crate::mcp::PromptInfo;
+use crate::search::PromptRef;
+use crate::search::closest;
+use crate::search::find_preferring;
 use std::collections::BTreeMap;
 
 /// Where a reference points.
@@ -315,9 +315,9 @@ pub(super) fn no_such_argument(prompt: &PromptInfo, name: &str) -> CliError {
     ))
 }
 
-/// [`crate::catalog::did_you_mean`] among the prompt's argument names.
+/// [`crate::search::did_you_mean`] among the prompt's argument names.
 pub(super) fn argument_hint(prompt: &PromptInfo, name: &str) -> String {
-    crate::catalog::did_you_mean(name, prompt.arguments.iter().map(|a| a.name.as_str()))
+    crate::search::did_you_mean(name, prompt.arguments.iter().map(|a| a.name.as_str()))
 }
 
 /// Checks the arguments against the prompt before anything is sent.

@@ -16,7 +16,7 @@ use super::args::merge;
 use super::popup::PopupSize;
 use super::{Cli, CliError};
 use crate::app::{OpenPrompt, Start};
-use crate::catalog::PromptRef;
+use crate::search::PromptRef;
 pub use crate::tui::Height;
 use crate::tui::ScreenMode;
 

@@ -8,11 +8,11 @@ use tokio_util::sync::CancellationToken;
 
 use super::{CliError, output};
 use crate::config::expand_tilde;
+use crate::library::{
+    CacheHints, Embedded, Library, SharedLibrary, builtin_library, load_paths, watch_paths,
+};
 use crate::mcp::{
     BearerToken, HttpAccess, PromptServer, ServeTls, TOKEN_ENV, serve_http, serve_stdio,
-};
-use crate::serve::{
-    CacheHints, Embedded, Library, SharedLibrary, builtin_library, load_paths, watch_paths,
 };
 
 fn load(paths: &[PathBuf], builtin: bool) -> Library {
@@ -83,7 +83,7 @@ fn parse_count(text: &str) -> Result<usize, String> {
 }
 
 fn parse_idle(text: &str) -> Result<std::time::Duration, String> {
-    match crate::serve::parse_ttl(text)? {
+    match crate::library::parse_ttl(text)? {
         idle if idle.is_zero() => Err("a session needs some time to live: give at least 1s".into()),
         idle => Ok(idle),
     }

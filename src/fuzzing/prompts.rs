@@ -2,13 +2,13 @@
 
 use std::collections::BTreeMap;
 
-use crate::mcp::{Content, KnownContent};
-use crate::serve::native::FileReader;
-use crate::serve::template::{self, Segment, Template};
-use crate::serve::{
+use crate::library::native::FileReader;
+use crate::library::template::{self, Segment, Template};
+use crate::library::{
     ArgumentError, Library, LoadError, MessageTemplate, PromptDef, SourceFormat, claude,
     frontmatter, native, vscode,
 };
+use crate::mcp::{Content, KnownContent};
 
 /// Fuzz entry point: the input as the text of a prompt file of every format.
 pub fn prompt_files(data: &[u8]) {

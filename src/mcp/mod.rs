@@ -26,7 +26,7 @@ pub use client::connection::{
     looks_like_another_era,
 };
 pub use client::hub::{CatalogUse, CatalogWriteFailure, Hub, McpEvent, RestartPolicy};
-pub use client::input::{
+pub use client::questions::{
     Answer, FieldKind, FormField, GetOutcome, InputAnswers, InputRequest, Question, QuestionKind,
 };
 pub use error::McpError;

@@ -356,7 +356,7 @@ pub struct Attachment {
 /// How a verified `SKILL.md` and the task typed for it become the text sent: its body
 /// without the front matter (which the listing carries, and the details show), the task
 /// filled in as the skill's author wrote it in (`$ARGUMENTS`). Given by the caller, which
-/// knows the placeholder rules (`crate::serve::skills::fill_skill`).
+/// knows the placeholder rules (`crate::library::skills::fill_skill`).
 pub type SkillFill = fn(skill_md: &str, task: &str) -> String;
 
 /// The messages a picked skill becomes: its `SKILL.md` filled by `fill` with the task, as a

@@ -5,9 +5,9 @@
 pub mod body;
 pub mod highlight;
 pub mod json;
-pub mod layout;
 pub mod markdown;
 mod pieces;
+pub mod rows;
 
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};

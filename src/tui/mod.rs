@@ -423,7 +423,7 @@ fn last_resize_only(pending: Vec<Msg>) -> Vec<Msg> {
 /// A body's whole layout asked for ([`Effect::LayOutBody`]).
 struct LayoutJob {
     body: u64,
-    key: crate::render::layout::RowsKey,
+    key: crate::render::rows::RowsKey,
     content: crate::mcp::Content,
 }
 
@@ -453,7 +453,7 @@ fn start_layouts(
             while let Ok(first) = jobs.recv() {
                 let waiting = std::iter::once(first).chain(jobs.try_iter()).collect();
                 for LayoutJob { body, key, content } in still_kept(waiting) {
-                    let rows = crate::render::layout::whole_rows(&content, key);
+                    let rows = crate::render::rows::whole_rows(&content, key);
                     if results.send(Msg::BodyLaidOut { body, key, rows }).is_err() {
                         return;
                     }
@@ -622,7 +622,7 @@ impl Runner {
                                     manifest,
                                     task,
                                     &attach,
-                                    crate::serve::skills::fill_skill,
+                                    crate::library::skills::fill_skill,
                                 )
                                 .await
                             {
@@ -1097,7 +1097,7 @@ mod tests {
     fn of_the_layouts_waiting_only_each_body_s_last_two_are_done() {
         let job = |body: u64, width: usize| LayoutJob {
             body,
-            key: crate::render::layout::RowsKey {
+            key: crate::render::rows::RowsKey {
                 width,
                 style: crate::render::RowStyle {
                     rendered: true,

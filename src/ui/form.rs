@@ -749,7 +749,7 @@ fn draw_preview(app: &App, form: &FormState, frame: &mut Frame, area: Rect, them
 /// The preview's rows: a line drawn here, or a message body's kept layout.
 enum PreviewRows {
     One(Line<'static>),
-    Body(crate::render::layout::Rows),
+    Body(crate::render::rows::Rows),
 }
 
 impl PreviewRows {

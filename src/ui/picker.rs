@@ -9,8 +9,8 @@ use super::{Theme, one_line, titled_block};
 use crate::app::areas;
 use crate::app::layout::{MenuAreas, MenuRow as Row, row_at, row_of};
 use crate::app::{Action, App, CatalogMark, KeyScreen, RowMark, ServerState, spinner};
-use crate::catalog::Highlighter;
 use crate::mcp::PromptInfo;
+use crate::search::Highlighter;
 use crate::text::cut_columns as cut;
 
 pub(super) fn draw(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
@@ -90,7 +90,7 @@ fn draw_search(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
 
 /// `city*, state`: the arguments, required ones starred.
 pub(super) fn argument_summary(prompt: &PromptInfo) -> String {
-    crate::catalog::argument_summary(prompt)
+    crate::search::argument_summary(prompt)
 }
 
 /// `text` with the characters at `positions` in the match style, cut to `width` chars.
@@ -256,7 +256,7 @@ fn draw_list(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
         // The command is what the user types: a longer one than the column keeps its whole
         // text (cut only at the list's edge) and takes its room from its own title.
         let badge = if prompt.skill.is_some() {
-            crate::catalog::SKILL_BADGE_WIDTH
+            crate::search::SKILL_BADGE_WIDTH
         } else {
             0
         };
@@ -286,7 +286,7 @@ fn draw_list(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
         // A title cut to a few letters says nothing (the details show it whole): a blank
         // keeps the arguments in their column.
         let title = if row_title_width >= MIN_TITLE {
-            cut(&crate::catalog::title_of(prompt), row_title_width)
+            cut(&crate::search::title_of(prompt), row_title_width)
         } else {
             String::new()
         };

@@ -1264,7 +1264,7 @@ pub(crate) fn form_with_a_live_preview() -> App {
     app.update(key(KeyCode::Enter));
     type_text(&mut app, "Paris");
     let mut id = None;
-    for _ in 0..crate::app::preview::PREVIEW_DEBOUNCE_TICKS {
+    for _ in 0..crate::app::live_preview::PREVIEW_DEBOUNCE_TICKS {
         for effect in app.update(Msg::Tick) {
             if let crate::app::Effect::Fetch { id: i, .. } = effect {
                 id = Some(i);

@@ -7,19 +7,19 @@ mod command;
 mod export;
 mod fetch;
 mod files;
+mod live_preview;
 mod logs;
 mod notices;
 mod picker;
-mod preview;
 mod servers;
 mod start;
 
 use crate::app::keys::is_typing;
 use crate::app::logs::{filter_key, logs_action};
 use crate::app::*;
-use crate::catalog::{self, Query};
 use crate::mcp::ServerId;
 use crate::render;
+use crate::search::{self, Query};
 use crossterm::event::{KeyCode, KeyEvent};
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
@@ -61,7 +61,7 @@ impl App {
                 needle: String::new(),
             },
             ranked: Arc::default(),
-            ranker: catalog::Ranker::default(),
+            ranker: search::Ranker::default(),
             selected: 0,
             selection_pinned: false,
             screen: Screen::Picker,
@@ -114,12 +114,7 @@ impl App {
     }
 
     /// Puts a body's whole layout in place, if the body and that layout are still there.
-    fn body_laid_out(
-        &mut self,
-        body: u64,
-        key: render::layout::RowsKey,
-        rows: render::layout::Rows,
-    ) {
+    fn body_laid_out(&mut self, body: u64, key: render::rows::RowsKey, rows: render::rows::Rows) {
         for (layout, _) in self.bodies_on_screen() {
             if layout.id() == body {
                 layout.finished(key, std::sync::Arc::clone(&rows));
@@ -129,7 +124,7 @@ impl App {
 
     /// The message bodies the screen lays out, with their content: the review's messages,
     /// or the form's live preview.
-    fn bodies_on_screen(&self) -> Vec<(&render::layout::BodyLayout, &crate::mcp::Content)> {
+    fn bodies_on_screen(&self) -> Vec<(&render::rows::BodyLayout, &crate::mcp::Content)> {
         match &self.screen {
             Screen::Review(review) => review
                 .items
@@ -137,8 +132,8 @@ impl App {
                 .map(|item| (item.layout(), &item.message().content))
                 .collect(),
             Screen::Form(form) => match &form.preview.answer {
-                Some(crate::app::preview::PreviewAnswer {
-                    outcome: crate::app::preview::PreviewOutcome::Messages(messages),
+                Some(crate::app::live_preview::PreviewAnswer {
+                    outcome: crate::app::live_preview::PreviewOutcome::Messages(messages),
                     layouts,
                     ..
                 }) => layouts

@@ -218,9 +218,9 @@ impl App {
             .cloned()
             .map(Entry::new)
             .collect();
-        catalog::mark_unique_names(&mut self.entries);
-        self.menu_widths = catalog::MenuWidths::of(&self.entries);
-        self.ranker = catalog::Ranker::new(&self.entries);
+        search::mark_unique_names(&mut self.entries);
+        self.menu_widths = search::MenuWidths::of(&self.entries);
+        self.ranker = search::Ranker::new(&self.entries);
         self.refilter_keeping(keep);
     }
 
@@ -251,7 +251,7 @@ impl App {
                         .is_none_or(|s| &e.prompt.server == s)
                 })
                 .collect();
-            catalog::closest(
+            search::closest(
                 &self.parsed_query.needle,
                 in_scope.iter().map(|e| e.prompt.name.as_str()),
                 3,

@@ -2,7 +2,7 @@
 
 use crate::app::start::*;
 use crate::app::{App, Effect, Exit, FormState, Screen, ServerState};
-use crate::catalog::PromptRef;
+use crate::search::PromptRef;
 
 impl App {
     /// Acts on the start request once no server is connecting any more; until then, and
@@ -164,7 +164,7 @@ impl App {
                     .iter()
                     .filter(|e| e.prompt.server == server.name)
                     .map(|e| e.prompt.name.as_str());
-                let near = crate::catalog::closest(&wanted.prompt, names, 1);
+                let near = crate::search::closest(&wanted.prompt, names, 1);
                 format!(
                     "{} has no prompt `{}`{}",
                     crate::text::one_line(&server.name),
@@ -176,7 +176,7 @@ impl App {
             }
             None => {
                 let names = self.entries.iter().map(|e| e.prompt.name.as_str());
-                let near = crate::catalog::closest(&wanted.whole, names, 1);
+                let near = crate::search::closest(&wanted.whole, names, 1);
                 let hint = match (near.first(), near_command) {
                     (Some(n), _) => format!(" (did you mean {}?)", crate::text::one_line(n)),
                     (None, Some(command)) => format!(" (did you mean `mcpick {command}`?)"),

@@ -25,8 +25,8 @@ use tokio::sync::{Notify, mpsc};
 use crate::cache::{Era, Hints, PromptPage, ServerEntry};
 use crate::config::ServerConfig;
 use crate::mcp::client::child::ChildProcess;
-use crate::mcp::client::input::{Answer, InputAnswers};
 use crate::mcp::client::limit::{TOO_LARGE_CODE, TOO_LARGE_MARKER};
+use crate::mcp::client::questions::{Answer, InputAnswers};
 use crate::mcp::error::McpError;
 use crate::mcp::log::ServerLog;
 use crate::model::{

@@ -5,8 +5,8 @@ use super::connect::{
 };
 use super::*;
 use crate::cache::Scope;
-use crate::mcp::client::input::{FieldKind, QuestionKind};
 use crate::mcp::client::mrtr;
+use crate::mcp::client::questions::{FieldKind, QuestionKind};
 use rmcp::service::ClientInitializeError;
 use serde_json::json;
 
@@ -42,7 +42,7 @@ fn protocol_version_pins_the_handshake() {
 }
 
 /// What `prompts_get` sees of an `input_required` result, through the SDK's types.
-fn asked(result: serde_json::Value) -> (bool, crate::mcp::client::input::InputRequest) {
+fn asked(result: serde_json::Value) -> (bool, crate::mcp::client::questions::InputRequest) {
     let result: ServerResult = serde_json::from_value(result).unwrap();
     match result {
         ServerResult::InputRequiredResult(typed) => (

@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::mcp::client::input::{
+use crate::mcp::client::questions::{
     Answer, FieldKind, FormField, InputAnswers, InputRequest, Question, QuestionKind,
 };
 

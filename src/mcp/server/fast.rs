@@ -29,8 +29,8 @@ use rmcp::model::{
     JsonRpcVersion2_0, ProtocolVersion, ServerResult,
 };
 
+use crate::library::Library;
 use crate::mcp::server::service::PromptServer;
-use crate::serve::Library;
 
 /// The protocol revision whose requests are stateless, the only one answered here.
 const STATELESS_VERSION: &str = "2026-07-28";
@@ -292,7 +292,7 @@ mod tests {
     const PAGE_SIZE: usize = 2;
 
     fn server() -> PromptServer {
-        let library = crate::serve::SharedLibrary::new(crate::serve::builtin_library());
+        let library = crate::library::SharedLibrary::new(crate::library::builtin_library());
         PromptServer::new(library, PAGE_SIZE)
     }
 
@@ -530,7 +530,7 @@ mod tests {
         )
         .unwrap();
         let paths = [folder.path().to_path_buf()];
-        let library = crate::serve::SharedLibrary::new(crate::serve::load_paths(&paths));
+        let library = crate::library::SharedLibrary::new(crate::library::load_paths(&paths));
         let fast = FastReads::new(PromptServer::new(library.clone(), PAGE_SIZE), None, 1 << 20);
         let router = fast.layer(axum::Router::new());
         let (mut headers, _) = plain_get();
@@ -557,7 +557,7 @@ mod tests {
                 "---\ndescription: Two\n---\nho",
             )
             .unwrap();
-            assert!(library.replace(crate::serve::load_paths(&paths)));
+            assert!(library.replace(crate::library::load_paths(&paths)));
             let after = answer(router.clone(), request(&headers, &list)).await;
             assert_eq!(names(&after.2), ["first", "second"]);
         });

@@ -494,7 +494,7 @@ mod tests {
     /// token), over the bundled library, without a socket.
     fn router(limits: &HttpLimits, with_token: bool) -> axum::Router {
         use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
-        let library = crate::serve::SharedLibrary::new(crate::serve::builtin_library());
+        let library = crate::library::SharedLibrary::new(crate::library::builtin_library());
         let server = crate::mcp::PromptServer::new(library, 50);
         let limiter = Limiter::new(limits);
         let config = StreamableHttpServerConfig::default()

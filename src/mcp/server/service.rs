@@ -10,7 +10,7 @@
 //! a `skill://` resource (in `resources/list` and `resources/read`), and
 //! `resources/directory/read` for the folders. This is mcpick's own code on rmcp's model
 //! types and handler hooks, not rmcp's `skills-fs` `SkillCatalog`: the library in
-//! `crate::serve` reads and checks the folders (and reloads them on change, as it does
+//! `crate::library` reads and checks the folders (and reloads them on change, as it does
 //! prompt files), so the wire layer only answers from the snapshot it holds, and no
 //! second filesystem layer (cap-std) is built. A skill change is told as a resources list
 //! change, in both eras: SEP-2640 defines no notice of its own.
@@ -33,12 +33,14 @@ use rmcp::{ServerHandler, ServiceExt};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
+use crate::library::skills::{SKILL_SCHEME, SkillDef};
+use crate::library::{
+    ArgumentError, CacheHints, Library, PromptDef, ServedResource, SharedLibrary,
+};
 use crate::model::{
     MAX_PROBLEMS_LISTED, PROBLEMS_LEFT_OUT_META_KEY, PROBLEMS_META_KEY, SKILL_PROMPT_META_KEY,
     ServedProblem,
 };
-use crate::serve::skills::{SKILL_SCHEME, SkillDef};
-use crate::serve::{ArgumentError, CacheHints, Library, PromptDef, ServedResource, SharedLibrary};
 
 /// How `mcpick serve` answers.
 #[derive(Debug, Clone)]
@@ -408,7 +410,7 @@ impl ServerHandler for PromptServer {
         resources.extend(skill_resources_json(&library));
         let cursor = request.as_ref().and_then(|r| r.cursor.as_deref());
         let (page, next) =
-            crate::serve::page_of(&resources, cursor, self.page_size).map_err(invalid_params)?;
+            crate::library::page_of(&resources, cursor, self.page_size).map_err(invalid_params)?;
         let mut result = json!({ "resources": page });
         self.add_hints(&mut result);
         if let Some(next) = next {
@@ -467,7 +469,7 @@ impl ServerHandler for PromptServer {
         let library = self.library.current();
         let cursor = request.as_ref().and_then(|r| r.cursor.as_deref());
         // Whole entries per page: an entry's files are never split across pages.
-        let (page, next) = crate::serve::page_of(library.skills(), cursor, self.page_size)
+        let (page, next) = crate::library::page_of(library.skills(), cursor, self.page_size)
             .map_err(invalid_params)?;
         let mut result = json!({ "skills": page.iter().map(skill_json).collect::<Vec<_>>() });
         self.add_hints(&mut result);
@@ -515,7 +517,7 @@ impl ServerHandler for PromptServer {
             ));
         };
         let (page, next) =
-            crate::serve::page_of(&children, request.cursor.as_deref(), self.page_size)
+            crate::library::page_of(&children, request.cursor.as_deref(), self.page_size)
                 .map_err(invalid_params)?;
         let resources: Vec<Value> = page
             .iter()

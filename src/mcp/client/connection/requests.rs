@@ -1,7 +1,7 @@
 //! Requests on an open connection: `prompts/get` in either era (with the questions a server asks on the way), tools, resources, completion.
 
-use crate::mcp::client::input::{GetOutcome, InputAnswers, InputRequest};
 use crate::mcp::client::mrtr;
+use crate::mcp::client::questions::{GetOutcome, InputAnswers, InputRequest};
 use crate::mcp::error::McpError;
 use crate::model::{Completion, EmbeddedResource, PromptMessages};
 use rmcp::model::{
@@ -42,7 +42,7 @@ impl Connection {
     /// A 2026-07-28 server asks with an `input_required` result (form elicitation is
     /// declared on this request); rounds that carry only `requestState` are retried here at
     /// once. A legacy server asks with `elicitation/create` while the request waits: the
-    /// question comes back the same way, as one [`Question`](crate::mcp::client::input::Question) keyed
+    /// question comes back the same way, as one [`Question`](crate::mcp::client::questions::Question) keyed
     /// [`LEGACY_QUESTION_KEY`], while the request stays open on the connection; the next
     /// call with the answers sends them to the server and waits on. The timeout restarts
     /// after each answer (the user's time is not the server's), and a server that asks

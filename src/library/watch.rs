@@ -12,7 +12,7 @@ use notify::{RecursiveMode, Watcher};
 use tokio::sync::mpsc;
 
 use super::folders::skipped_folder;
-use super::library::{classify, relative_to_root};
+use super::loaded::{classify, relative_to_root};
 
 /// How long to wait after the last relevant event before reloading.
 pub const SETTLE: Duration = Duration::from_millis(150);

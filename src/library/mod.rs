@@ -8,7 +8,7 @@ pub(crate) mod claude;
 mod folders;
 pub(crate) mod frontmatter;
 mod hints;
-mod library;
+mod loaded;
 pub(crate) mod native;
 mod prompt;
 mod shared;
@@ -19,7 +19,7 @@ mod watch;
 
 pub use builtin::builtin_library;
 pub use hints::{CacheHints, parse_ttl};
-pub use library::{ArgumentError, Library, ServedResource, load_paths, page_of};
+pub use loaded::{ArgumentError, Library, ServedResource, load_paths, page_of};
 pub use prompt::{ArgDef, LoadError, MessageTemplate, PromptDef, SourceFormat};
 pub use shared::SharedLibrary;
 pub use watch::{Embedded, watch_paths};

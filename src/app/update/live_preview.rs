@@ -1,6 +1,6 @@
 //! The form's live preview: when to ask the server, and what its answers do.
 
-use crate::app::preview::*;
+use crate::app::live_preview::*;
 use crate::app::*;
 
 impl FormState {
@@ -105,7 +105,7 @@ impl FormState {
             PreviewOutcome::Messages(messages) => messages
                 .messages
                 .iter()
-                .map(|_| crate::render::layout::BodyLayout::default())
+                .map(|_| crate::render::rows::BodyLayout::default())
                 .collect(),
             _ => Vec::new(),
         };

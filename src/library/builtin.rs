@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use super::library::{Library, classify, parse_file};
+use super::loaded::{Library, classify, parse_file};
 use super::native::FileReader;
 
 mod files {

@@ -302,7 +302,7 @@ pub(crate) fn parse_as(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::serve::render_first as render;
+    use crate::library::render_first as render;
 
     #[test]
     fn arguments_placeholder_takes_everything() {

@@ -4,8 +4,8 @@ use std::collections::BTreeMap;
 use std::fs;
 
 use super::*;
+use crate::library::load_paths;
 use crate::mcp::{Content, KnownContent};
-use crate::serve::load_paths;
 
 fn write(dir: &Path, relative: &str, bytes: &[u8]) {
     let path = dir.join(relative);
@@ -266,7 +266,7 @@ fn folders_are_listed_one_level_at_a_time() {
     assert!(directory(&skills, "skill://nothing").is_none());
 }
 
-fn render_text(library: &crate::serve::Library, name: &str, pairs: &[(&str, &str)]) -> String {
+fn render_text(library: &crate::library::Library, name: &str, pairs: &[(&str, &str)]) -> String {
     let values: BTreeMap<String, String> = pairs
         .iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))

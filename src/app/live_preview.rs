@@ -54,7 +54,7 @@ pub struct PreviewAnswer {
     pub at_ms: u64,
     /// Each message's body laid out, kept while the answer stays (the form draws it every
     /// frame).
-    pub layouts: Vec<crate::render::layout::BodyLayout>,
+    pub layouts: Vec<crate::render::rows::BodyLayout>,
 }
 
 impl PreviewAnswer {
@@ -65,7 +65,7 @@ impl PreviewAnswer {
         content: &crate::mcp::Content,
         width: usize,
         style: crate::render::RowStyle,
-    ) -> crate::render::layout::Rows {
+    ) -> crate::render::rows::Rows {
         match self.layouts.get(index) {
             Some(layout) => layout.rows(content, width, style),
             None => std::sync::Arc::new(crate::render::message_rows(content, width, style)),
@@ -346,7 +346,7 @@ mod tests {
         let [Effect::LayOutBody { body, key, content }] = asked.as_slice() else {
             panic!("one whole layout expected, got {asked:?}");
         };
-        let whole = crate::render::layout::whole_rows(content, *key);
+        let whole = crate::render::rows::whole_rows(content, *key);
         app.update(Msg::BodyLaidOut {
             body: *body,
             key: *key,

@@ -110,7 +110,7 @@ pub fn trim_template(mut template: Template) -> Template {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::serve::render_first as body;
+    use crate::library::render_first as body;
 
     #[test]
     fn input_variables_become_arguments() {
