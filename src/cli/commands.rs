@@ -90,7 +90,7 @@ async fn run_loaded(config: &Config, command: Command) -> Result<ExitCode, CliEr
         } => {
             let format: Format = format.parse().map_err(CliError::usage)?;
             let answering =
-                super::inputs::AnswerFlags::parse(&answers, answers_json.as_deref(), decline)
+                super::questions::AnswerFlags::parse(&answers, answers_json.as_deref(), decline)
                     .map_err(CliError::usage)?;
             let words: Vec<String> = assignments.into_iter().chain(args).collect();
             let mut pairs = given_values(&words, &arg_files, StdinFrom::Anything)?.0;

@@ -39,7 +39,7 @@ pub(super) async fn get(
     arguments: BTreeMap<String, String>,
     format: Format,
     copy: bool,
-    answering: super::inputs::AnswerFlags,
+    answering: super::questions::AnswerFlags,
     skill: SkillGet,
 ) -> Result<ExitCode, CliError> {
     if let Some((server, uri)) = skill_uri_reference(config, reference)? {
@@ -319,7 +319,7 @@ pub(super) async fn fill_on(
     server: &str,
     prompt: &str,
     arguments: &BTreeMap<String, String>,
-    answering: &super::inputs::AnswerFlags,
+    answering: &super::questions::AnswerFlags,
 ) -> Result<Result<Filled, (McpError, String)>, CliError> {
     request_on(hub, server, |connection| async move {
         fill_answering(&connection, prompt, arguments, answering).await
@@ -344,9 +344,9 @@ pub(super) async fn fill_answering(
     connection: &Connection,
     name: &str,
     arguments: &BTreeMap<String, String>,
-    answering: &super::inputs::AnswerFlags,
+    answering: &super::questions::AnswerFlags,
 ) -> Result<Filled, McpError> {
-    use super::inputs::{Answered, NotAnswered, Rounds};
+    use super::questions::{Answered, NotAnswered, Rounds};
     use crate::mcp::GetOutcome;
     let mut answers = None;
     let mut rounds = Rounds::default();
@@ -372,7 +372,7 @@ pub(super) async fn fill_answering(
         };
         let server = connection.name().to_string();
         let (after, answered) =
-            super::inputs::answer(asked, answering.clone(), server, rounds).await;
+            super::questions::answer(asked, answering.clone(), server, rounds).await;
         rounds = after;
         match answered {
             Ok(Answered::Answers(given)) => answers = Some(given),

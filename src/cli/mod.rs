@@ -21,6 +21,7 @@ mod locate;
 mod menu;
 mod output;
 mod popup;
+mod questions;
 mod serve;
 mod servers;
 mod shell;
