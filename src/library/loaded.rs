@@ -583,7 +583,14 @@ pub fn load_paths(paths: &[PathBuf]) -> Library {
             let mut found = Vec::new();
             let mut seen = std::collections::HashSet::new();
             seen.insert(canonical.clone());
-            walk(canonical, given, &mut seen, &mut found, &mut diagnostics);
+            walk(
+                canonical,
+                given,
+                &canonical_roots,
+                &mut seen,
+                &mut found,
+                &mut diagnostics,
+            );
             found
         };
         // A folder holding a SKILL.md is a skill: its files are the skill's, not prompts.
@@ -760,6 +767,7 @@ fn place(skill: SkillDef, taken: &mut TakenPaths, diagnostics: &mut Vec<LoadErro
 fn walk(
     dir: &Path,
     shown: &Path,
+    roots: &[PathBuf],
     seen: &mut std::collections::HashSet<PathBuf>,
     out: &mut Vec<(PathBuf, PathBuf)>,
     diagnostics: &mut Vec<LoadError>,
@@ -797,6 +805,14 @@ fn walk(
                 continue;
             }
         };
+        // A link may lead anywhere: only what really lies in a served folder is served, so
+        // `mcpick serve .` on a checkout (git keeps links) hands out none of your other files.
+        // Where it leads is not said: the problems go to the clients too.
+        let leads_out = || {
+            path.canonicalize()
+                .map(|real| !roots.iter().any(|root| real.starts_with(root)))
+                .unwrap_or(true)
+        };
         if meta.is_dir() {
             if name.to_str().is_some_and(skipped_folder) {
                 continue;
@@ -804,11 +820,15 @@ fn walk(
             let Ok(canonical) = path.canonicalize() else {
                 continue;
             };
+            if leads_out() {
+                report("a link leading out of the served folders; not searched".into());
+                continue;
+            }
             if named_as_prompt {
                 report("a folder, not a prompt file (searched like any folder)".into());
             }
             if seen.insert(canonical.clone()) {
-                walk(&path, &shown_path, seen, out, diagnostics);
+                walk(&path, &shown_path, roots, seen, out, diagnostics);
             } else {
                 report(format!(
                     "a link to a folder already searched ({}); not searched again",
@@ -816,6 +836,14 @@ fn walk(
                 ));
             }
         } else if meta.is_file() {
+            if leads_out() {
+                // Only what could be a prompt is worth a word (every format is a `.md` file;
+                // under `commands/` any `.md` is one): other files are skipped anyway.
+                if named_as_prompt || Path::new(&name).extension().is_some_and(|e| e == "md") {
+                    report("a link leading out of the served folders; not served".into());
+                }
+                continue;
+            }
             out.push((shown_path, path));
         } else if named_as_prompt {
             // A FIFO would block the reader forever, a device never end.

@@ -318,6 +318,7 @@ fn links_are_followed_once_and_fifos_are_refused() {
     let shared = tempfile::tempdir().unwrap();
     write(shared.path(), "shared.prompt.md", "from a linked folder");
     write(dir.path(), "real.prompt.md", "real");
+    // A link into another served folder is followed (a link leading out is not: see below).
     std::os::unix::fs::symlink(shared.path(), dir.path().join("linked")).unwrap();
     std::os::unix::fs::symlink(dir.path(), dir.path().join("loop")).unwrap();
     std::os::unix::fs::symlink(
@@ -331,9 +332,16 @@ fn links_are_followed_once_and_fifos_are_refused() {
         .unwrap();
     assert!(status.success());
     write(dir.path(), "fifo.mcpick.md", "--- user: pipe.txt ---\n");
-    let library = load_paths(&[dir.path().to_path_buf()]);
+    let library = load_paths(&[
+        dir.path().to_path_buf(),
+        shared.path().join("shared.prompt.md"),
+    ]);
     let names: Vec<&str> = library.prompts().iter().map(|p| p.name.as_str()).collect();
-    assert_eq!(names, ["shared", "real"], "{:?}", library.diagnostics);
+    assert!(
+        names.contains(&"real") && names.contains(&"shared"),
+        "{:?}",
+        library.diagnostics
+    );
     let all = library.problem_lines().join("\n");
     assert!(all.contains("dangling.prompt.md: a broken link"), "{all}");
     assert!(
@@ -523,4 +531,50 @@ fn names_with_line_breaks_controls_or_invisibles_are_refused() {
     assert_eq!(library.diagnostics.len(), 4, "{all}");
     assert_eq!(all.lines().count(), 4, "each problem on one line:\n{all}");
     assert!(!all.contains('\u{1b}'), "{all}");
+}
+
+#[test]
+fn links_leading_out_of_the_served_folders_are_not_served_and_not_said_where() {
+    // `mcpick serve lib` on a checkout whose links point at the user's other files.
+    let home = tempfile::tempdir().unwrap();
+    write(home.path(), "outside/secret.txt", "the user's secret");
+    write(
+        home.path(),
+        "outside/notes/private.prompt.md",
+        "a private prompt",
+    );
+    write(home.path(), "lib/commands/fine.md", "a command");
+    let lib = home.path().join("lib");
+    std::os::unix::fs::symlink("../../outside/secret.txt", lib.join("commands/leak.md")).unwrap();
+    std::os::unix::fs::symlink("/etc/hostname", lib.join("host.prompt.md")).unwrap();
+    std::os::unix::fs::symlink("../outside/notes", lib.join("notes")).unwrap();
+    std::os::unix::fs::symlink("commands/fine.md", lib.join("again.prompt.md")).unwrap();
+    let library = load_paths(std::slice::from_ref(&lib));
+    let mut names: Vec<&str> = library.prompts().iter().map(|p| p.name.as_str()).collect();
+    names.sort();
+    // A link that stays inside is served as before.
+    assert_eq!(names, ["again", "fine"], "{:?}", library.diagnostics);
+    let all = library.problem_lines().join("\n");
+    for (entry, what) in [
+        ("leak.md", "not served"),
+        ("host.prompt.md", "not served"),
+        ("notes", "not searched"),
+    ] {
+        assert!(
+            all.contains(&format!(
+                "{entry}: a link leading out of the served folders; {what}"
+            )),
+            "{entry}: {all}"
+        );
+    }
+    assert!(
+        !all.contains("outside") && !all.contains("hostname") && !all.contains("secret"),
+        "a problem clients see says where a link leads: {all}"
+    );
+    assert!(
+        library
+            .resources()
+            .iter()
+            .all(|r| !r.uri.contains("secret"))
+    );
 }
