@@ -194,18 +194,20 @@ impl FastReads {
     }
 }
 
-/// The middleware: answers a qualifying `POST /mcp` itself, hands anything else on.
+/// The middleware: answers a qualifying `POST /mcp` itself, hands anything else on, and
+/// gives a JSON body the SDK cannot read the JSON-RPC error it deserves.
 async fn answer_or_pass(
     State(fast): State<Arc<FastReads>>,
     request: Request,
     next: Next,
 ) -> Response {
-    if request.method() != http::Method::POST
-        || request.uri().path() != "/mcp"
-        || !fast.headers_qualify(request.headers())
-    {
+    let json_post = request.method() == http::Method::POST
+        && request.uri().path() == "/mcp"
+        && single(request.headers(), header::CONTENT_TYPE.as_str()).is_some_and(is_json_media_type);
+    if !json_post {
         return next.run(request).await;
     }
+    let qualifies = fast.headers_qualify(request.headers());
     let (parts, body) = request.into_parts();
     // The limits in front have read the body whole already; this only takes it out.
     let Ok(collected) = http_body_util::BodyExt::collect(body).await else {
@@ -215,17 +217,57 @@ async fn answer_or_pass(
         );
     };
     let bytes = collected.to_bytes();
-    match fast.answer(&parts.headers, &bytes) {
-        Some(answer) => Response::builder()
+    if qualifies && let Some(answer) = fast.answer(&parts.headers, &bytes) {
+        return Response::builder()
             .status(StatusCode::OK)
             .header(header::CONTENT_TYPE, "application/json")
             .body(Body::from(answer))
-            .unwrap_or_else(|_| plain_response(StatusCode::INTERNAL_SERVER_ERROR, "")),
-        None => {
-            next.run(Request::from_parts(parts, Body::from(bytes)))
-                .await
-        }
+            .unwrap_or_else(|_| plain_response(StatusCode::INTERNAL_SERVER_ERROR, ""));
     }
+    let response = next
+        .run(Request::from_parts(parts, Body::from(bytes.clone())))
+        .await;
+    // The SDK says 415 `fail to deserialize` in text/plain for a JSON body it cannot read
+    // (its other checks, Host, Origin, Accept, come first and keep their answers).
+    if response.status() == StatusCode::UNSUPPORTED_MEDIA_TYPE {
+        return unreadable_message(&bytes);
+    }
+    response
+}
+
+/// HTTP 400 with the JSON-RPC error for a body that is not a message MCP takes: `-32700`
+/// when it is not JSON at all (a BOM too), `-32600` for a batch or anything else (a null or
+/// out-of-range `id`, no `method`), with `id: null`, as JSON-RPC 2.0 and the transport say.
+/// The body's text is never echoed: the parser says where it stopped, not what it read.
+pub(in crate::mcp) fn unreadable_message(body: &[u8]) -> Response {
+    let (code, message) = match serde_json::from_slice::<serde_json::Value>(body) {
+        Err(error) => (
+            -32700,
+            format!("Parse error: the body is not JSON ({error})"),
+        ),
+        Ok(serde_json::Value::Array(_)) => (
+            -32600,
+            "Invalid Request: a batch; MCP takes one JSON-RPC message per request (batches \
+             were removed in 2025-06-18)"
+                .to_string(),
+        ),
+        Ok(_) => (
+            -32600,
+            "Invalid Request: not a JSON-RPC 2.0 request, notification or response MCP takes \
+             (`\"jsonrpc\": \"2.0\"`, an `id` that is a string or an integer, a `method`)"
+                .to_string(),
+        ),
+    };
+    let error = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": null,
+        "error": { "code": code, "message": message },
+    });
+    Response::builder()
+        .status(StatusCode::BAD_REQUEST)
+        .header(header::CONTENT_TYPE, "application/json")
+        .body(Body::from(error.to_string()))
+        .unwrap_or_else(|_| plain_response(StatusCode::BAD_REQUEST, ""))
 }
 
 fn plain_response(status: StatusCode, text: &'static str) -> Response {
@@ -675,6 +717,91 @@ mod tests {
             )
     }
 
+    /// A request whose body is `raw`, with `plain_get`'s headers.
+    fn raw_request(raw: &[u8]) -> Request {
+        let mut request = http::Request::builder().method("POST").uri("/mcp");
+        for (name, value) in plain_get().0 {
+            request = request.header(name, value);
+        }
+        request.body(Body::from(raw.to_vec())).unwrap()
+    }
+
+    #[test]
+    fn a_body_that_is_no_mcp_message_gets_400_and_the_json_rpc_error_on_both_paths() {
+        let mut legacy = plain_get().0;
+        set_header(&mut legacy, "mcp-protocol-version", "2025-11-25");
+        let bom = [
+            b"\xef\xbb\xbf".as_slice(),
+            plain_get().1.to_string().as_bytes(),
+        ]
+        .concat();
+        let mut null_id = plain_get().1;
+        null_id["id"] = Value::Null;
+        let null_id = null_id.to_string();
+        let mut huge_id = plain_get().1.to_string();
+        huge_id = huge_id.replace("\"id\":7", "\"id\":9223372036854775808");
+        let cases: [(&[u8], i64); 5] = [
+            (b"{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\":", -32700),
+            (&bom, -32700),
+            (
+                b"[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}]",
+                -32600,
+            ),
+            (null_id.as_bytes(), -32600),
+            (huge_id.as_bytes(), -32600),
+        ];
+        run(async {
+            for (raw, code) in cases {
+                for headers in [plain_get().0, legacy.clone()] {
+                    let mut request = raw_request(raw);
+                    *request.headers_mut() = HeaderMap::new();
+                    for (name, value) in &headers {
+                        request
+                            .headers_mut()
+                            .insert(*name, HeaderValue::from_str(value).unwrap());
+                    }
+                    let (status, content_type, body) = answer(served(), request).await;
+                    let text = String::from_utf8_lossy(raw);
+                    assert_eq!(status, StatusCode::BAD_REQUEST, "{text}");
+                    assert_eq!(content_type.as_deref(), Some("application/json"));
+                    let error: Value = serde_json::from_slice(&body).unwrap();
+                    assert_eq!(error["jsonrpc"], "2.0");
+                    assert!(error["id"].is_null(), "{error}");
+                    assert_eq!(
+                        error["error"]["code"].as_i64(),
+                        Some(code),
+                        "{text}: {error}"
+                    );
+                }
+            }
+        });
+    }
+
+    #[test]
+    fn a_body_over_4_mib_is_taken_when_max_body_allows_it() {
+        let limits = crate::mcp::HttpLimits {
+            max_body: 16 << 20,
+            ..crate::mcp::HttpLimits::default()
+        };
+        let router = crate::mcp::server::router::mcp_router(server(), config(), &limits);
+        let (headers, mut body) = plain_get();
+        body["params"]["arguments"]["error"] = json!("x".repeat(5 << 20));
+        let mut legacy = headers.clone();
+        set_header(&mut legacy, "mcp-protocol-version", "2025-11-25");
+        run(async {
+            // The direct path, and the SDK's (where the SDK's own 4 MiB default refused it).
+            for headers in [headers, legacy] {
+                let (status, _, reply) = answer(router.clone(), request(&headers, &body)).await;
+                assert_ne!(
+                    status,
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    "{}",
+                    String::from_utf8_lossy(&reply[..reply.len().min(300)])
+                );
+            }
+        });
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig {
             cases: 400,
@@ -690,6 +817,19 @@ mod tests {
                 let sdk = answer(sdk_only(), request(&headers, &body)).await;
                 (served, sdk)
             });
+            let content_types: Vec<&String> =
+                headers.iter().filter(|(n, _)| *n == "content-type").map(|(_, v)| v).collect();
+            if sdk.0 == StatusCode::UNSUPPORTED_MEDIA_TYPE
+                && content_types.len() == 1
+                && is_json_media_type(content_types[0])
+            {
+                // Where the SDK cannot read a JSON body, the JSON-RPC error instead.
+                let error: Value = serde_json::from_slice(&served.2).unwrap();
+                prop_assert_eq!(served.0, StatusCode::BAD_REQUEST);
+                prop_assert_eq!(error["error"]["code"].as_i64(), Some(-32600), "{}", error);
+                prop_assert!(error["id"].is_null());
+                return Ok(());
+            }
             prop_assert_eq!(
                 (served.0, served.1, String::from_utf8_lossy(&served.2).into_owned()),
                 (sdk.0, sdk.1, String::from_utf8_lossy(&sdk.2).into_owned()),

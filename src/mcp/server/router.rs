@@ -94,6 +94,9 @@ pub(in crate::mcp) fn mcp_router(
     config: StreamableHttpServerConfig,
     limits: &crate::mcp::HttpLimits,
 ) -> axum::Router {
+    // The limits in front refuse a body over `--max-body` with their own JSON answer; the SDK
+    // gets the same limit, or its own 4 MiB default would refuse what `--max-body` allows.
+    let config = config.with_max_request_body_bytes(limits.max_body);
     // An empty list is how the SDK is told to take any Host (`--allow-remote`).
     let allowed_hosts = (!config.allowed_hosts.is_empty()).then(|| config.allowed_hosts.clone());
     let fast = crate::mcp::server::fast::FastReads::new(
