@@ -1259,6 +1259,12 @@ fn the_files_prompts_embed_are_resources_to_read_with_the_same_hints() {
     );
     // Only what the prompts embed is served: any other file is unknown.
     assert_eq!(read[&2]["error"]["code"], -32602, "{}", read[&2]);
+    // It names the URI asked for (SEP-2164), as the spec's example does.
+    assert_eq!(
+        read[&2]["error"]["data"]["uri"], "file:///etc/hostname",
+        "{}",
+        read[&2]
+    );
 }
 
 #[test]
@@ -1278,6 +1284,7 @@ fn a_legacy_client_gets_the_hints_too() {
     );
     // That era's code for an unknown resource.
     assert_eq!(answers[&3]["error"]["code"], -32002, "{}", answers[&3]);
+    assert_eq!(answers[&3]["error"]["data"]["uri"], "file:///etc/hostname");
     assert_eq!(answers[&1]["result"]["protocolVersion"], "2025-11-25");
     // Harmless to a client of that era, and kept in a catalog like any other list.
     assert_eq!(hints_of(&answers[&2]), (7_200_000, "public".to_string()));

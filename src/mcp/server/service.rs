@@ -170,7 +170,8 @@ impl PromptServer {
             }
             return Err(ErrorData::resource_not_found(
                 format!("no resource {uri}: skills/list names every skill file served"),
-                None,
+                // The URI asked for, as the spec's example carries it (SEP-2164).
+                Some(json!({ "uri": uri })),
             ));
         };
         let content = match std::str::from_utf8(&file.bytes) {
@@ -446,7 +447,7 @@ impl ServerHandler for PromptServer {
                     "no resource {}: only the files the prompts embed are served",
                     request.uri
                 ),
-                None,
+                Some(json!({ "uri": request.uri })),
             ));
         };
         let mut result = json!({
