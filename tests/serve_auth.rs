@@ -579,6 +579,9 @@ fn certificates(dir: &Path) -> (String, String, String) {
         "-out",
         &cert,
     ]);
+    // The key as a server keeps it: its owner's only (serve refuses one all can read).
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o600)).unwrap();
     (cert, key, ca)
 }
 
@@ -672,10 +675,23 @@ fn bad_tls_files_are_refused_at_startup_naming_them() {
     let (_, other_key, _) = certificates(other.path());
     let garbage = dir.path().join("garbage.pem");
     std::fs::write(&garbage, "not a certificate\n").unwrap();
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::set_permissions(&garbage, std::fs::Permissions::from_mode(0o600)).unwrap();
     let garbage = garbage.to_str().unwrap();
     let missing = dir.path().join("missing.pem");
     let missing = missing.to_str().unwrap();
-    let cases: [(&str, &str, &str, &str); 5] = [
+    // A key every user can read, whatever it holds.
+    let open_key = dir.path().join("open-key.pem");
+    std::fs::copy(&key, &open_key).unwrap();
+    std::fs::set_permissions(&open_key, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let open_key = open_key.to_str().unwrap();
+    let cases: [(&str, &str, &str, &str); 6] = [
+        (
+            &cert,
+            open_key,
+            open_key,
+            "can be read by every user (mode 644)",
+        ),
         (garbage, &key, garbage, "no certificate in"),
         (&cert, garbage, garbage, "no private key in"),
         (&key, &key, &key, "no certificate in"),

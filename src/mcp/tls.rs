@@ -46,6 +46,18 @@ impl ServeTls {
     pub fn load(cert: &Path, key: &Path) -> Result<Self, String> {
         let cert_shown = cert.display();
         let key_shown = key.display();
+        // As the token file: a private key every user can read is no longer private. Group
+        // read stays allowed (Debian's keys are root:ssl-cert 0640).
+        if let Ok(metadata) = std::fs::metadata(key) {
+            let mode = crate::sys::fs::mode(&metadata);
+            if mode & 0o004 != 0 {
+                return Err(format!(
+                    "the TLS key {key_shown} can be read by every user (mode {:03o}): run \
+                     `chmod 600 {key_shown}` (or 640 with a group the server runs in)",
+                    mode & 0o777
+                ));
+            }
+        }
         let cert_pem = std::fs::read(cert)
             .map_err(|e| format!("cannot read the TLS certificate {cert_shown}: {e}"))?;
         let chain = CertificateDer::pem_slice_iter(&cert_pem)
@@ -111,4 +123,33 @@ pub async fn serve_tls(
         }
     })
     .await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn a_key_every_user_can_read_is_refused_before_it_is_read() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().unwrap();
+        let (cert, key) = (dir.path().join("cert.pem"), dir.path().join("key.pem"));
+        std::fs::write(&cert, "not a certificate").unwrap();
+        std::fs::write(&key, "not a key").unwrap();
+        std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let problem = ServeTls::load(&cert, &key).err().unwrap();
+        assert!(
+            problem.contains("can be read by every user (mode 644)"),
+            "{problem}"
+        );
+        assert!(problem.contains("chmod 600"), "{problem}");
+        // Owner only, or with its group: on to the certificate's own checks.
+        for mode in [0o600, 0o640] {
+            std::fs::set_permissions(&key, std::fs::Permissions::from_mode(mode)).unwrap();
+            let problem = ServeTls::load(&cert, &key).err().unwrap();
+            assert!(problem.contains("certificate"), "{problem}");
+            assert!(!problem.contains("every user"), "{problem}");
+        }
+    }
 }

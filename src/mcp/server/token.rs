@@ -18,6 +18,36 @@ pub const TOKEN_ENV: &str = "MCPICK_SERVE_TOKEN";
 /// Fewer characters than this are refused: a short token can be guessed over the network.
 pub const MIN_TOKEN_LEN: usize = 16;
 
+/// The longest token taken (a header carries it on every request).
+pub const MAX_TOKEN_LEN: usize = 1024;
+
+/// The largest token file read: the longest token and a line ending.
+const MAX_TOKEN_FILE_BYTES: u64 = MAX_TOKEN_LEN as u64 + 2;
+
+/// The fewest bits a token's characters must carry by their own frequencies (see
+/// [`guessable_bits`]): 16 random hex characters carry about 50, `openssl rand -hex 32` about
+/// 250; `aaaaaaaaaaaaaaaa` none, `abababababababab` 16.
+const MIN_TOKEN_BITS: f64 = 40.0;
+
+/// An estimate of how hard `token` is to guess: its length times the Shannon entropy of its
+/// characters' frequencies. It cannot see a dictionary word, but it refuses a token that is
+/// one or two characters repeated.
+fn guessable_bits(token: &str) -> f64 {
+    let mut counts = std::collections::HashMap::new();
+    for c in token.chars() {
+        *counts.entry(c).or_insert(0usize) += 1;
+    }
+    let length = token.chars().count() as f64;
+    let per_character: f64 = counts
+        .values()
+        .map(|&n| {
+            let p = n as f64 / length;
+            -p * p.log2()
+        })
+        .sum();
+    per_character * length
+}
+
 /// The `realm` the `WWW-Authenticate` challenge names.
 const REALM: &str = "mcpick";
 
@@ -91,13 +121,27 @@ impl BearerToken {
                 token.len()
             ));
         }
+        if token.len() > MAX_TOKEN_LEN {
+            return Err(format!(
+                "the token in {source} is {} characters long, more than {MAX_TOKEN_LEN} (a header \
+                 carries it on every request): {hint}",
+                token.len()
+            ));
+        }
+        if guessable_bits(token) < MIN_TOKEN_BITS {
+            return Err(format!(
+                "the token in {source} repeats too few characters to be hard to guess (like \
+                 `aaaaaaaaaaaaaaaa` or `abababababababab`): {hint}"
+            ));
+        }
         Ok(BearerToken {
             digest: Sha256::digest(token.as_bytes()).into(),
         })
     }
 
     /// Reads the token from `path`: it must be readable, hold one token (a trailing newline
-    /// is fine) and be readable by its owner only (as ssh asks of private keys).
+    /// is fine), be readable by its owner only (as ssh asks of private keys) and lie in a
+    /// folder others cannot write to (they could put their own token in its place).
     pub fn from_file(path: &Path) -> Result<Self, String> {
         let shown = path.display();
         let metadata = std::fs::metadata(path)
@@ -112,6 +156,31 @@ impl BearerToken {
             return Err(format!(
                 "the token file {shown} can be read by other users (mode {:03o}): run `chmod 600 {shown}`",
                 mode & 0o777
+            ));
+        }
+        let folder = match path.parent() {
+            Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+            _ => std::path::PathBuf::from("."),
+        };
+        if let Ok(folder_metadata) = std::fs::metadata(&folder) {
+            let folder_mode = crate::sys::fs::mode(&folder_metadata);
+            // Writable by all without the sticky bit (as /tmp has): anyone may swap the file.
+            if folder_mode & 0o002 != 0 && folder_mode & 0o1000 == 0 {
+                return Err(format!(
+                    "the token file {shown} is in a folder every user can write to (mode {:03o}), \
+                     so anyone could replace it: keep it in a folder of yours (`chmod o-w {}`)",
+                    folder_mode & 0o777,
+                    folder.display()
+                ));
+            }
+        }
+        // A token is one short line: more is a mistake (a wrong file), and not read whole.
+        if metadata.len() > MAX_TOKEN_FILE_BYTES {
+            return Err(format!(
+                "the token file {shown} is {} bytes; a token is one line of at most \
+                 {MAX_TOKEN_LEN} characters: name the file holding it, or make one with \
+                 `openssl rand -hex 32 > {shown}`",
+                metadata.len()
             ));
         }
         let text = std::fs::read_to_string(path)
@@ -393,6 +462,55 @@ mod tests {
         let server = tokio::spawn(async move { axum::serve(listener, router).await });
         assert_eq!(get(address, "/mcp", None).await.0, 200);
         server.abort();
+    }
+
+    #[test]
+    fn weak_and_oversized_tokens_are_refused_with_the_command_that_makes_a_good_one() {
+        for weak in ["aaaaaaaaaaaaaaaa", "abababababababab", "abcdabcdabcdabcd"] {
+            let problem = BearerToken::new(weak, "the file t").unwrap_err();
+            assert!(problem.contains("too few characters"), "{weak}: {problem}");
+            assert!(problem.contains("openssl rand -hex 32"), "{problem}");
+        }
+        let long = "0123456789abcdef".repeat(65);
+        let problem = BearerToken::new(&long, "the file t").unwrap_err();
+        assert!(problem.contains("more than 1024"), "{problem}");
+        // What `openssl rand -hex 16` and `-hex 32` make are taken, and so is the test token.
+        for good in [
+            "3f9a1c07e2b84d5a9e61f0c2b7d83a4e",
+            "9b2f6e0d4c8a1f3e7b5d9c0a2e4f6b8d1c3e5a7f9b0d2c4e6a8f1b3d5c7e9a0f",
+            TOKEN,
+        ] {
+            assert!(BearerToken::new(good, "t").is_ok(), "{good}");
+        }
+        assert!(guessable_bits("aaaaaaaaaaaaaaaa") < 1.0);
+        assert!((guessable_bits("abababababababab") - 16.0).abs() < 1e-9);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_token_file_too_long_or_in_a_folder_all_can_write_is_refused() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().unwrap();
+        let big = dir.path().join("big");
+        std::fs::write(&big, "x".repeat(2 << 20)).unwrap();
+        std::fs::set_permissions(&big, std::fs::Permissions::from_mode(0o600)).unwrap();
+        let problem = BearerToken::from_file(&big).unwrap_err();
+        assert!(problem.contains("2097152 bytes"), "{problem}");
+        assert!(problem.contains("openssl rand -hex 32"), "{problem}");
+        let open = dir.path().join("open");
+        std::fs::create_dir(&open).unwrap();
+        let path = open.join("token");
+        std::fs::write(&path, format!("{TOKEN}\n")).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+        std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o777)).unwrap();
+        let problem = BearerToken::from_file(&path).unwrap_err();
+        assert!(problem.contains("every user can write to"), "{problem}");
+        assert!(problem.contains("chmod o-w"), "{problem}");
+        // The sticky bit (as /tmp has) keeps others from replacing it: taken.
+        std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o1777)).unwrap();
+        assert!(BearerToken::from_file(&path).is_ok());
+        std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o700)).unwrap();
+        assert!(BearerToken::from_file(&path).is_ok());
     }
 
     #[cfg(unix)]
