@@ -49,7 +49,8 @@ fn init_logging() -> Option<tracing_appender::non_blocking::WorkerGuard> {
         return None;
     }
     // One file a day, the last three kept; within a day a server's flood is counted, not
-    // written (see `mcpick::mcp::log::FILE_LINES_PER_WINDOW`).
+    // written (see `mcpick::mcp::log::FILE_LINES_PER_WINDOW`), and each event is cut at
+    // `MAX_LOG_LINE_BYTES`. A day's file has no size bound of its own yet.
     let appender = match tracing_appender::rolling::Builder::new()
         .rotation(tracing_appender::rolling::Rotation::DAILY)
         .filename_prefix("mcpick")

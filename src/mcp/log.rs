@@ -134,25 +134,44 @@ pub fn left_out_note(left_out: &[(String, u64)]) -> Option<String> {
 /// (`cat` or `less` of the file must not run a server's OSC 52 or title sequence, nor
 /// reorder a line), and a line break inside an event becomes `␊` (a server's text must not
 /// forge a line of its own). Tabs stay. The formatter writes each event whole, ending in
-/// its one `\n`, which stays.
+/// its one `\n`, which stays. An event longer than [`MAX_LOG_LINE_BYTES`] is cut there and
+/// says how much was left out: a client's 300 KB prompt name in an error must not write
+/// 300 KB of log a request.
 #[derive(Clone, Debug)]
 pub struct ControlFreeWriter<W>(pub W);
+
+/// The most bytes of one event the log file takes (the rest is counted, not written).
+pub const MAX_LOG_LINE_BYTES: usize = 1024;
 
 impl<W: std::io::Write> std::io::Write for ControlFreeWriter<W> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         let (body, end) = match buf.strip_suffix(b"\n") {
-            Some(body) => (body, &b"\n"[..]),
-            None => (buf, &b""[..]),
+            Some(body) => (body, "\n"),
+            None => (buf, ""),
+        };
+        let (body, cut) = if body.len() > MAX_LOG_LINE_BYTES {
+            // Back to a character's start, so the cut never splits one.
+            let mut at = MAX_LOG_LINE_BYTES;
+            while at > 0 && body[at] & 0xC0 == 0x80 {
+                at -= 1;
+            }
+            (&body[..at], Some(body.len() - at))
+        } else {
+            (body, None)
         };
         let text = String::from_utf8_lossy(body);
-        let clean = matches!(text, std::borrow::Cow::Borrowed(_))
+        let clean = cut.is_none()
+            && matches!(text, std::borrow::Cow::Borrowed(_))
             && !text.contains('\n')
             && crate::text::control_count(&text) == 0;
         if clean {
             return self.0.write(buf);
         }
         let mut safe = crate::text::visible_on_one_line(&text);
-        safe.push_str(std::str::from_utf8(end).unwrap_or_default());
+        if let Some(left_out) = cut {
+            safe.push_str(&format!(" … [{left_out} bytes cut]"));
+        }
+        safe.push_str(end);
         self.0.write_all(safe.as_bytes()).map(|()| buf.len())
     }
 
@@ -388,6 +407,35 @@ mod tests {
         );
         // Invalid UTF-8 becomes U+FFFD, not raw bytes.
         assert_eq!(written(b"a\xffb\n"), "a\u{FFFD}b\n");
+    }
+
+    #[test]
+    fn a_huge_event_is_cut_to_a_line_that_says_how_much_was_left_out() {
+        use std::io::Write;
+        // A client's 300 KB prompt name in an error, with a character across the cut.
+        let name = format!(
+            "{}é{}",
+            "n".repeat(MAX_LOG_LINE_BYTES - 20),
+            "x".repeat(300_000)
+        );
+        let event = format!("WARN prompts/get: unknown prompt {name}\n");
+        let mut writer = ControlFreeWriter(Vec::new());
+        assert_eq!(writer.write(event.as_bytes()).unwrap(), event.len());
+        let out = String::from_utf8(writer.0).unwrap();
+        assert!(out.len() < MAX_LOG_LINE_BYTES + 40, "{}", out.len());
+        assert!(
+            out.starts_with("WARN prompts/get: unknown prompt nnn"),
+            "{out}"
+        );
+        let kept = out.split(" … [").next().unwrap().len();
+        assert!(
+            out.ends_with(&format!(" … [{} bytes cut]\n", event.len() - 1 - kept)),
+            "{}",
+            &out[out.len() - 40..]
+        );
+        assert_eq!(out.matches('\n').count(), 1);
+        // 5,000 such requests write about 5 MB, not 1.5 GB.
+        assert!(5_000 * out.len() < 6_000_000);
     }
 
     #[test]
