@@ -75,21 +75,24 @@ fn code_of(text: &str) -> String {
         .join("\n")
 }
 
-/// `from` → the top-level modules its files name.
-fn imports() -> BTreeMap<String, BTreeSet<String>> {
-    fn walk(dir: &Path, files: &mut Vec<std::path::PathBuf>) {
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                walk(&path, files);
-            } else if path.extension().is_some_and(|e| e == "rs") {
-                files.push(path);
-            }
+/// Every `.rs` file under `dir`.
+fn rust_files(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            files.extend(rust_files(&path));
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            files.push(path);
         }
     }
+    files
+}
+
+/// `from` → the top-level modules its files name.
+fn imports() -> BTreeMap<String, BTreeSet<String>> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    walk(&src, &mut files);
+    let files = rust_files(&src);
     let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for file in files {
         let relative = file.strip_prefix(&src).unwrap();
@@ -882,19 +885,8 @@ fn the_file_reader_expands_use_trees_and_skips_strings_comments_and_tests() {
 
 #[test]
 fn every_file_of_src_is_short_enough_to_read_and_says_what_it_holds() {
-    fn walk(dir: &Path, files: &mut Vec<std::path::PathBuf>) {
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                walk(&path, files);
-            } else if path.extension().is_some_and(|e| e == "rs") {
-                files.push(path);
-            }
-        }
-    }
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut files = Vec::new();
-    walk(&root.join("src"), &mut files);
+    let files = rust_files(&root.join("src"));
     assert!(files.len() >= 100, "read too few files: {}", files.len());
     let mut long = Vec::new();
     let mut untold = Vec::new();

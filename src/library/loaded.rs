@@ -808,11 +808,10 @@ fn walk(
         // A link may lead anywhere: only what really lies in a served folder is served, so
         // `mcpick serve .` on a checkout (git keeps links) hands out none of your other files.
         // Where it leads is not said: the problems go to the clients too.
-        let leads_out = || {
-            path.canonicalize()
-                .map(|real| !roots.iter().any(|root| real.starts_with(root)))
-                .unwrap_or(true)
-        };
+        // Only a link can lead out (the walk starts at a served root and goes down only into
+        // folders inside one), so only a link's real path is looked up.
+        let is_link = entry.file_type().is_ok_and(|kind| kind.is_symlink());
+        let inside = |real: &Path| roots.iter().any(|root| real.starts_with(root));
         if meta.is_dir() {
             if name.to_str().is_some_and(skipped_folder) {
                 continue;
@@ -820,7 +819,7 @@ fn walk(
             let Ok(canonical) = path.canonicalize() else {
                 continue;
             };
-            if leads_out() {
+            if !inside(&canonical) {
                 report("a link leading out of the served folders; not searched".into());
                 continue;
             }
@@ -836,7 +835,7 @@ fn walk(
                 ));
             }
         } else if meta.is_file() {
-            if leads_out() {
+            if is_link && !path.canonicalize().is_ok_and(|real| inside(&real)) {
                 // Only what could be a prompt is worth a word (every format is a `.md` file;
                 // under `commands/` any `.md` is one): other files are skipped anyway.
                 if named_as_prompt || Path::new(&name).extension().is_some_and(|e| e == "md") {
