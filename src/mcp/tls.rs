@@ -113,9 +113,10 @@ pub async fn serve_tls(
         let acceptor = acceptor.clone();
         let router = router.clone();
         async move {
+            let client = crate::mcp::server::accept::ClientGone::of(&stream);
             match tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(stream)).await {
                 Ok(Ok(tls)) => {
-                    crate::mcp::server::accept::serve_connection(tls, router, watcher).await
+                    crate::mcp::server::accept::serve_connection(tls, client, router, watcher).await
                 }
                 Ok(Err(e)) => tracing::debug!(%peer, error = %e, "TLS handshake failed"),
                 Err(_) => tracing::debug!(%peer, "TLS handshake timed out"),

@@ -23,6 +23,8 @@ use rmcp::transport::streamable_http_server::session::{
     RestoreOutcome, ServerSseMessage, SessionId, SessionManager,
 };
 use tokio::sync::Semaphore;
+
+use crate::mcp::server::accept::ClientGone;
 use tokio_util::sync::CancellationToken;
 
 /// How much `serve --http` takes on at once (see docs/serve.md, "Limits").
@@ -81,17 +83,36 @@ struct Gate {
     limits: HttpLimits,
     requests: Arc<Semaphore>,
     streams: Arc<Semaphore>,
-    /// Open `subscriptions/listen` streams; told each time one ends.
-    listens: tokio::sync::watch::Sender<usize>,
+    /// Open `subscriptions/listen` streams.
+    listens: Count,
+    /// Request bodies on their way (they hold no request slot, yet a shutdown answers them).
+    bodies: Count,
 }
 
-/// Counts one open listen stream until dropped.
-struct ListenGuard(Arc<Gate>);
+/// How many of something are open now, watched by a shutdown that waits for none.
+#[derive(Clone, Default)]
+struct Count(Arc<tokio::sync::watch::Sender<usize>>);
 
-impl Drop for ListenGuard {
+impl Count {
+    /// Counts one more until the guard is dropped.
+    fn enter(&self) -> Counted {
+        self.0.send_modify(|open| *open += 1);
+        Counted(self.clone())
+    }
+
+    /// Returns once none is open.
+    async fn none(&self) {
+        let _ = self.0.subscribe().wait_for(|open| *open == 0).await;
+    }
+}
+
+/// One counted in a [`Count`] until dropped.
+struct Counted(Count);
+
+impl Drop for Counted {
     fn drop(&mut self) {
-        self.0
-            .listens
+        (self.0)
+            .0
             .send_modify(|open| *open = open.saturating_sub(1));
     }
 }
@@ -114,7 +135,8 @@ impl Limiter {
                 requests: Arc::new(Semaphore::new(limits.max_requests)),
                 streams: Arc::new(Semaphore::new(limits.max_streams)),
                 limits,
-                listens: tokio::sync::watch::Sender::new(0),
+                listens: Count::default(),
+                bodies: Count::default(),
             }),
         }
     }
@@ -126,6 +148,21 @@ impl Limiter {
             self.gate.clone(),
             limit_request,
         ))
+    }
+
+    /// Adds `GET /healthz` to `router`: 200 `ok`, or 503 with `Retry-After` while every
+    /// request slot is taken, so a load balancer sends the traffic elsewhere for a moment
+    /// instead of into refusals. Outside the limits (a probe needs no slot) and, when added
+    /// after the token check, outside the token.
+    pub fn with_healthz(&self, router: axum::Router) -> axum::Router {
+        let gate = self.gate.clone();
+        router.route(
+            "/healthz",
+            axum::routing::get(move || {
+                let gate = gate.clone();
+                async move { health(&gate) }
+            }),
+        )
     }
 
     /// The token to give the SDK's HTTP service, for a graceful end: once `shutdown` is
@@ -143,9 +180,9 @@ impl Limiter {
         tokio::spawn(async move {
             shutdown.cancelled().await;
             end_listens.cancel();
-            let mut listens = gate.listens.subscribe();
             let idle = async {
-                let _ = listens.wait_for(|open| *open == 0).await;
+                gate.listens.none().await;
+                gate.bodies.none().await;
                 // Every permit back: no request is being handled.
                 let all = gate.limits.max_requests as u32;
                 let _ = gate.requests.acquire_many(all).await;
@@ -200,6 +237,25 @@ fn too_large(limit: usize) -> Response {
     )
 }
 
+/// `/healthz`'s answer for the limits' state now.
+fn health(gate: &Gate) -> Response {
+    if gate.requests.available_permits() > 0 {
+        return "ok".into_response();
+    }
+    let mut response = (
+        StatusCode::SERVICE_UNAVAILABLE,
+        format!(
+            "busy: all {} request slots are taken (--max-requests)\n",
+            gate.limits.max_requests
+        ),
+    )
+        .into_response();
+    response
+        .headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+    response
+}
+
 /// The announced length of a request body, if it gives one that parses.
 fn content_length(request: &Request) -> Option<u64> {
     request
@@ -230,16 +286,16 @@ async fn limit_request(State(gate): State<Arc<Gate>>, request: Request, next: Ne
     if content_length(&request).is_some_and(|length| length > limits.max_body as u64) {
         return too_large(limits.max_body);
     }
-    let Ok(permit) = gate.requests.clone().try_acquire_owned() else {
-        return busy("too many requests at once");
-    };
-    // The whole body is read here, within the limits, so a chunked body that grows past
-    // the limit or trickles in byte by byte holds nothing for long (the SDK reads it whole
-    // anyway).
+    // The whole body is read first, within the limits and before the request counts
+    // against --max-requests: a body that trickles in holds a connection, never a slot
+    // (300 such clients would otherwise take every slot for the body timeout), and a
+    // chunked body that grows past the limit is cut there (the SDK reads it whole anyway).
     let (parts, body) = request.into_parts();
+    let arriving = gate.bodies.enter();
     let read =
         http_body_util::BodyExt::collect(http_body_util::Limited::new(body, limits.max_body));
-    let bytes = match tokio::time::timeout(limits.body_timeout, read).await {
+    let read = tokio::time::timeout(limits.body_timeout, read).await;
+    let bytes = match read {
         Err(_) => {
             return refusal(
                 StatusCode::REQUEST_TIMEOUT,
@@ -262,12 +318,19 @@ async fn limit_request(State(gate): State<Arc<Gate>>, request: Request, next: Ne
         }
         Ok(Ok(collected)) => collected.to_bytes(),
     };
-    let listen = listen_header || is_listen(&bytes);
-    // Streams that stay open for as long as the client wants: a listen, a legacy GET.
-    let long_lived = listen || parts.method == http::Method::GET;
-    let response = next
-        .run(Request::from_parts(parts, Body::from(bytes)))
-        .await;
+    let request = Request::from_parts(parts, Body::from(bytes.clone()));
+    if listen_header || is_listen(&bytes) {
+        return listen(&gate, request, next, arriving).await;
+    }
+    let Ok(permit) = gate.requests.clone().try_acquire_owned() else {
+        return busy("too many requests at once");
+    };
+    // Counted as a request now (a shutdown waits for none on the way, then for every slot).
+    drop(arriving);
+    // A legacy GET opens a stream that stays open for as long as the client wants.
+    let long_lived = request.method() == http::Method::GET;
+    let client_done = request.extensions().get::<ClientGone>().cloned();
+    let response = next.run(request).await;
     if !is_event_stream(&response) {
         return response;
     }
@@ -282,15 +345,51 @@ async fn limit_request(State(gate): State<Arc<Gate>>, request: Request, next: Ne
     let Ok(stream_permit) = gate.streams.clone().try_acquire_owned() else {
         return busy("too many open event streams");
     };
-    let listening = listen.then(|| {
-        gate.listens.send_modify(|open| *open += 1);
-        ListenGuard(gate.clone())
-    });
     let (parts, body) = response.into_parts();
     Response::from_parts(
         parts,
-        Body::from_stream(held(body, (stream_permit, listening))),
+        Body::from_stream(until_client_done(held(body, stream_permit), client_done)),
     )
+}
+
+/// A `subscriptions/listen`: counted against --max-streams from the start, never against
+/// --max-requests (a thousand clients that open their listen at once must not crowd out
+/// the requests), and against the open listens a shutdown waits for.
+async fn listen(gate: &Arc<Gate>, request: Request, next: Next, arriving: Counted) -> Response {
+    let Ok(stream_permit) = gate.streams.clone().try_acquire_owned() else {
+        return busy("too many open event streams");
+    };
+    let listening = gate.listens.enter();
+    drop(arriving);
+    let client_done = request.extensions().get::<ClientGone>().cloned();
+    let response = next.run(request).await;
+    if !is_event_stream(&response) {
+        // Refused or answered at once: nothing stays open.
+        return response;
+    }
+    let (parts, body) = response.into_parts();
+    Response::from_parts(
+        parts,
+        Body::from_stream(until_client_done(
+            held(body, (stream_permit, listening)),
+            client_done,
+        )),
+    )
+}
+
+/// `stream`, ended when the client shuts its side of the connection or goes away.
+fn until_client_done<S: Stream + Send + 'static>(
+    stream: S,
+    client: Option<ClientGone>,
+) -> impl Stream<Item = S::Item> + Send {
+    let done = async move {
+        match client {
+            Some(client) => client.gone().await,
+            // Served without the accept loop (a test's oneshot): never.
+            None => std::future::pending().await,
+        }
+    };
+    stream.take_until(done)
 }
 
 const LISTEN: &[u8] = b"subscriptions/listen";
@@ -488,6 +587,98 @@ mod tests {
             assert_eq!(sessions.open(), 3);
         }
         assert_eq!(sessions.inner.sessions.read().await.len(), 3);
+    }
+
+    /// A router behind `limits` whose `/slow` answers when `release` is notified, and
+    /// whose `/quick` answers at once; with `/healthz`.
+    fn gated_router(limits: &HttpLimits, release: Arc<tokio::sync::Notify>) -> axum::Router {
+        let limiter = Limiter::new(limits);
+        let routes = axum::Router::new()
+            .route(
+                "/slow",
+                axum::routing::post(move || {
+                    let release = release.clone();
+                    async move {
+                        release.notified().await;
+                        "slow"
+                    }
+                }),
+            )
+            .route("/quick", axum::routing::post(|| async { "quick" }));
+        limiter.with_healthz(limiter.bound(routes))
+    }
+
+    async fn status_of(router: &axum::Router, method: &str, path: &str) -> StatusCode {
+        use tower::ServiceExt as _;
+        let request = http::Request::builder()
+            .method(method)
+            .uri(path)
+            .body(Body::from("{}"))
+            .unwrap();
+        router.clone().oneshot(request).await.unwrap().status()
+    }
+
+    #[tokio::test]
+    async fn a_request_being_handled_holds_a_slot_and_healthz_says_so() {
+        let limits = HttpLimits {
+            max_requests: 1,
+            ..HttpLimits::default()
+        };
+        let release = Arc::new(tokio::sync::Notify::new());
+        let router = gated_router(&limits, release.clone());
+        assert_eq!(status_of(&router, "GET", "/healthz").await, StatusCode::OK);
+        let in_flight = tokio::spawn({
+            let router = router.clone();
+            async move { status_of(&router, "POST", "/slow").await }
+        });
+        // Until the slow one holds its slot.
+        while status_of(&router, "GET", "/healthz").await == StatusCode::OK {
+            tokio::task::yield_now().await;
+        }
+        assert_eq!(
+            status_of(&router, "POST", "/quick").await,
+            StatusCode::SERVICE_UNAVAILABLE
+        );
+        release.notify_one();
+        assert_eq!(in_flight.await.unwrap(), StatusCode::OK);
+        assert_eq!(status_of(&router, "POST", "/quick").await, StatusCode::OK);
+        assert_eq!(status_of(&router, "GET", "/healthz").await, StatusCode::OK);
+    }
+
+    #[tokio::test]
+    async fn a_body_still_arriving_holds_no_request_slot() {
+        use tower::ServiceExt as _;
+        let limits = HttpLimits {
+            max_requests: 1,
+            ..HttpLimits::default()
+        };
+        let router = gated_router(&limits, Arc::new(tokio::sync::Notify::new()));
+        // Ten bodies that send a byte and then nothing more.
+        let mut senders = Vec::new();
+        let mut pending = Vec::new();
+        for _ in 0..10 {
+            let (sender, receiver) =
+                futures::channel::mpsc::unbounded::<Result<axum::body::Bytes, std::io::Error>>();
+            sender
+                .unbounded_send(Ok(axum::body::Bytes::from_static(b"{")))
+                .unwrap();
+            senders.push(sender);
+            let request = http::Request::builder()
+                .method("POST")
+                .uri("/quick")
+                .body(Body::from_stream(receiver))
+                .unwrap();
+            pending.push(tokio::spawn(router.clone().oneshot(request)));
+        }
+        tokio::task::yield_now().await;
+        for _ in 0..20 {
+            assert_eq!(status_of(&router, "POST", "/quick").await, StatusCode::OK);
+        }
+        assert_eq!(status_of(&router, "GET", "/healthz").await, StatusCode::OK);
+        drop(senders);
+        for answer in pending {
+            assert_eq!(answer.await.unwrap().unwrap().status(), StatusCode::OK);
+        }
     }
 
     /// `serve --http`'s router as `serve_http` builds it (loopback checks, limits, a

@@ -76,8 +76,7 @@ pub async fn serve_http(
     }
     let router = limiter.bound(mcp_router(server, config, &access.limits));
     // The token guards the routes so far: `/healthz`, added after, stays open to balancers.
-    let router = crate::mcp::server::token::protect(router, access.token)
-        .route("/healthz", axum::routing::get(healthz));
+    let router = limiter.with_healthz(crate::mcp::server::token::protect(router, access.token));
     bound(local);
     match &access.tls {
         Some(tls) => crate::mcp::tls::serve_tls(listener, tls, router, shutdown).await,
@@ -110,10 +109,4 @@ pub(in crate::mcp) fn mcp_router(
         config,
     );
     fast.layer(axum::Router::new().nest_service("/mcp", service))
-}
-
-/// `GET /healthz`: 200 `ok` for load balancers, outside `/mcp` and its Host/Origin checks
-/// (a balancer probes by IP address, and the answer tells nothing about the library).
-async fn healthz() -> &'static str {
-    "ok"
 }
