@@ -32,8 +32,25 @@ impl Drop for Served {
 
 /// Starts `mcpick serve ARGS… --http 127.0.0.1:0` and waits for its banner.
 fn serve(args: &[&str]) -> Served {
+    serve_within(None, args)
+}
+
+/// [`serve`], under a limit of `open_files` (soft and hard) when given, as `ulimit -n`
+/// in a shell or systemd's `LimitNOFILE=` sets it.
+fn serve_within(open_files: Option<u64>, args: &[&str]) -> Served {
     let home = tempfile::tempdir().unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mcpick"))
+    let mut command = match open_files {
+        Some(limit) => {
+            let mut shell = Command::new("sh");
+            shell
+                .arg("-c")
+                .arg(format!("ulimit -n {limit} && exec \"$0\" \"$@\""))
+                .arg(env!("CARGO_BIN_EXE_mcpick"));
+            shell
+        }
+        None => Command::new(env!("CARGO_BIN_EXE_mcpick")),
+    };
+    let mut child = command
         .arg("serve")
         .args(args)
         .args(["--http", "127.0.0.1:0"])
@@ -578,4 +595,73 @@ fn a_listen_stream_whose_client_is_gone_frees_its_slot() {
         );
         std::thread::sleep(Duration::from_millis(100));
     }
+}
+
+#[test]
+fn past_the_open_file_limit_new_clients_are_served_and_the_idle_oldest_make_room() {
+    // This test holds 1,100 connections and its probes: it needs the descriptors.
+    let (soft, hard) =
+        nix::sys::resource::getrlimit(nix::sys::resource::Resource::RLIMIT_NOFILE).unwrap();
+    if soft < 4096 {
+        nix::sys::resource::setrlimit(
+            nix::sys::resource::Resource::RLIMIT_NOFILE,
+            hard.min(4096),
+            hard,
+        )
+        .unwrap();
+    }
+    // A process held to 1,024 open files, as a shell's `ulimit -n 1024` or a unit's
+    // `LimitNOFILE=1024` holds it (soft and hard: no raising).
+    let served = serve_within(Some(1024), &["--builtin"]);
+    // 1,100 clients that send half a request head and then nothing.
+    let mut silent = Vec::new();
+    for _ in 0..1_100 {
+        let mut stream = connect(&served);
+        stream.write_all(b"POST /mcp HTTP/1.1\r\nHo").unwrap();
+        silent.push(stream);
+    }
+    // Each probe is a client that gives up after 2 s: far less than the 10 s after which
+    // the server would close the silent ones by itself, so only making room serves it.
+    let list = modern(1, "prompts/list", json!({}));
+    let request = format!(
+        "{}{list}",
+        post_head(
+            &served,
+            list.len(),
+            &format!("Connection: close\r\n{}", modern_headers("prompts/list"))
+        )
+    );
+    let address = served.authority.parse().unwrap();
+    let mut answered = 0;
+    for _ in 0..100 {
+        let Ok(mut probe) = TcpStream::connect_timeout(&address, Duration::from_secs(2)) else {
+            continue;
+        };
+        probe
+            .set_read_timeout(Some(Duration::from_secs(2)))
+            .unwrap();
+        probe.write_all(request.as_bytes()).unwrap();
+        let mut answer = Vec::new();
+        let _ = probe.read_to_end(&mut answer);
+        answered += usize::from(answer.starts_with(b"HTTP/1.1 200"));
+    }
+    assert!(answered >= 99, "{answered} of 100 probes answered 200");
+    // The oldest silent ones were closed to make room (EOF or a reset when read).
+    let first = &mut silent[0];
+    first
+        .set_read_timeout(Some(Duration::from_secs(1)))
+        .unwrap();
+    let mut byte = [0u8; 1];
+    match first.read(&mut byte) {
+        Ok(0) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => {}
+        other => panic!("the oldest idle connection is still open: {other:?}"),
+    }
+    let stderr: Vec<String> = served.stderr.try_iter().collect();
+    assert!(
+        !stderr
+            .iter()
+            .any(|line| line.contains("accepting a connection failed")),
+        "the server ran out of descriptors: {stderr:?}"
+    );
 }

@@ -55,8 +55,9 @@ pub struct LimitFlags {
     /// The largest HTTP request body taken, in bytes; larger ones get 413.
     #[arg(long, value_name = "BYTES", default_value_t = crate::mcp::HttpLimits::DEFAULT_MAX_BODY, value_parser = parse_count)]
     pub max_body: usize,
-    /// HTTP requests handled at once (until their answer starts); more get 503 with
-    /// Retry-After. Open event streams count against --max-streams instead.
+    /// HTTP requests handled at once (from when the whole body has arrived until the
+    /// answer is written); more get 503 with Retry-After. Open event streams count
+    /// against --max-streams instead.
     #[arg(long, value_name = "N", default_value_t = crate::mcp::HttpLimits::DEFAULT_MAX_REQUESTS, value_parser = parse_count)]
     pub max_requests: usize,
     /// Event streams (`subscriptions/listen`, legacy GET) open at once; more get 503.
@@ -69,9 +70,33 @@ pub struct LimitFlags {
     /// A legacy session no request has used for this long is closed (e.g. 5m, 90s).
     #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_idle)]
     pub session_idle: std::time::Duration,
+    /// Connections open at once; one more closes the connection idle longest. By default
+    /// what the limit on open files allows (raised to its hard limit at start), keeping
+    /// an eighth back, up to 16384.
+    #[arg(long, value_name = "N", value_parser = parse_count)]
+    pub max_connections: Option<usize>,
     /// How long a request body may take to arrive once its headers have (for tests).
     #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_idle, hide = true)]
     pub body_timeout: std::time::Duration,
+}
+
+/// `--max-connections`, or by default what the limit on open files allows, once that is
+/// raised to its hard limit. A number over what the files allow is kept, with a warning:
+/// past the limit `accept` fails and every new client waits.
+fn max_connections(given: Option<usize>) -> usize {
+    let fds = crate::sys::fds::raise_open_file_limit().unwrap_or(1024);
+    let within = crate::sys::fds::connections_within(fds);
+    match given {
+        None => within.min(crate::mcp::HttpLimits::MOST_CONNECTIONS_BY_DEFAULT),
+        Some(given) => {
+            if given > within {
+                output::error(&format!(
+                    "serve: warning: --max-connections {given} is more than the {within} this process's limit of {fds} open files leaves room for: raise the limit (`ulimit -n`, systemd's LimitNOFILE=) or give fewer"
+                ));
+            }
+            given
+        }
+    }
 }
 
 fn parse_count(text: &str) -> Result<usize, String> {
@@ -98,6 +123,7 @@ impl From<LimitFlags> for crate::mcp::HttpLimits {
             max_sessions: flags.max_sessions,
             session_idle: flags.session_idle,
             body_timeout: flags.body_timeout,
+            max_connections: max_connections(flags.max_connections),
         }
     }
 }

@@ -107,22 +107,29 @@ pub async fn serve_tls(
     tls: &ServeTls,
     router: axum::Router,
     shutdown: CancellationToken,
+    max_connections: usize,
 ) {
     let acceptor = tls.acceptor.clone();
-    crate::mcp::server::accept::accept_loop(listener, shutdown, move |stream, peer, watcher| {
-        let acceptor = acceptor.clone();
-        let router = router.clone();
-        async move {
-            let client = crate::mcp::server::accept::ClientGone::of(&stream);
-            match tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(stream)).await {
-                Ok(Ok(tls)) => {
-                    crate::mcp::server::accept::serve_connection(tls, client, router, watcher).await
+    let most = max_connections;
+    crate::mcp::server::accept::accept_loop(
+        listener,
+        shutdown,
+        most,
+        move |stream, tracked, peer, watcher| {
+            let acceptor = acceptor.clone();
+            let router = router.clone();
+            async move {
+                match tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(stream)).await {
+                    Ok(Ok(tls)) => {
+                        crate::mcp::server::accept::serve_connection(tls, tracked, router, watcher)
+                            .await
+                    }
+                    Ok(Err(e)) => tracing::debug!(%peer, error = %e, "TLS handshake failed"),
+                    Err(_) => tracing::debug!(%peer, "TLS handshake timed out"),
                 }
-                Ok(Err(e)) => tracing::debug!(%peer, error = %e, "TLS handshake failed"),
-                Err(_) => tracing::debug!(%peer, "TLS handshake timed out"),
             }
-        }
-    })
+        },
+    )
     .await;
 }
 

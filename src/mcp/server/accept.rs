@@ -19,6 +19,8 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
 
+use crate::mcp::server::connections::{Busy, Connection, Connections};
+
 /// How long a connection may take to send a request's headers, counted from the end of
 /// its previous response (so it also bounds an idle keep-alive connection).
 pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
@@ -38,21 +40,25 @@ pub fn prepare_accepted(stream: &TcpStream, peer: SocketAddr) {
 /// Serves one HTTP/1.1 connection over `io` (a TCP stream, or the TLS stream over one)
 /// with `router` until the client closes it, it times out, or `watcher`'s server shuts
 /// down (then the request in flight is answered first).
-pub async fn serve_connection<IO>(
-    io: IO,
-    client: ClientGone,
-    router: axum::Router,
-    watcher: Watcher,
-) where
+pub async fn serve_connection<IO>(io: IO, tracked: Tracked, router: axum::Router, watcher: Watcher)
+where
     IO: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
-    serve_connection_timed(io, client, router, watcher, HEADER_READ_TIMEOUT).await;
+    serve_connection_timed(io, tracked, router, watcher, HEADER_READ_TIMEOUT).await;
+}
+
+/// What serving an accepted connection needs besides its bytes: the watch for its
+/// client's going, and its entry in the table of connections (where each request marks
+/// it busy until its answer is all written).
+pub struct Tracked {
+    client: ClientGone,
+    connection: Arc<Connection>,
 }
 
 /// [`serve_connection`] with this header-read timeout (shorter in tests).
 async fn serve_connection_timed<IO>(
     io: IO,
-    client: ClientGone,
+    tracked: Tracked,
     router: axum::Router,
     watcher: Watcher,
     header_read_timeout: Duration,
@@ -68,8 +74,16 @@ async fn serve_connection_timed<IO>(
         // reads the end of input and closes the connection before writing it.
         .half_close(true);
     let service = hyper::service::service_fn(move |mut request: http::Request<_>| {
-        request.extensions_mut().insert(client.clone());
-        tower_service::Service::call(&mut router.clone(), request)
+        request.extensions_mut().insert(tracked.client.clone());
+        let busy = tracked.connection.begin();
+        let answer = tower_service::Service::call(&mut router.clone(), request);
+        async move {
+            let response = answer.await?;
+            // Busy until hyper has taken the answer's last byte (a stream's too).
+            Ok::<_, std::convert::Infallible>(
+                response.map(|body| axum::body::Body::new(HeldBody { body, _busy: busy })),
+            )
+        }
     });
     let connection = builder.serve_connection(TokioIo::new(io), service);
     if let Err(e) = watcher.watch(connection).await {
@@ -202,18 +216,23 @@ impl ClientGone {
 
 /// Accepts connections on `listener` and serves each on its own task through
 /// `serve_accepted` until `shutdown` is cancelled; then stops accepting and waits until
-/// every open connection has finished (idle keep-alive ones are closed at once).
-/// `serve_accepted` gets the prepared socket and a [`Watcher`] to pass to
-/// [`serve_connection`]: a TLS acceptor wraps the stream there.
+/// every open connection has finished (idle keep-alive ones are closed at once). At most
+/// `max_connections` are open: one over closes the longest idle (see
+/// [`crate::mcp::server::connections`]). `serve_accepted` gets the prepared socket, its
+/// [`Tracked`] and a [`Watcher`] to pass to [`serve_connection`]: a TLS acceptor wraps
+/// the stream there.
 pub async fn accept_loop<F, Fut>(
     listener: TcpListener,
     shutdown: CancellationToken,
+    max_connections: usize,
     serve_accepted: F,
 ) where
-    F: Fn(SharedTcp, SocketAddr, Watcher) -> Fut,
+    F: Fn(SharedTcp, Tracked, SocketAddr, Watcher) -> Fut,
     Fut: Future<Output = ()> + Send + 'static,
 {
     let graceful = GracefulShutdown::new();
+    let connections = Connections::new(max_connections);
+    let mut refused = Refusals::default();
     loop {
         let accepted = tokio::select! {
             accepted = listener.accept() => accepted,
@@ -221,9 +240,27 @@ pub async fn accept_loop<F, Fut>(
         };
         match accepted {
             Ok((stream, peer)) => {
+                let Some(admitted) = connections.admit() else {
+                    // Every open connection has a request in hand: this one waits its
+                    // turn outside (closed now, so it costs no descriptor).
+                    refused.note(peer, max_connections);
+                    continue;
+                };
                 prepare_accepted(&stream, peer);
                 let stream = SharedTcp(Arc::new(stream));
-                tokio::spawn(serve_accepted(stream, peer, graceful.watcher()));
+                let tracked = Tracked {
+                    client: ClientGone::of(&stream),
+                    connection: admitted.connection().clone(),
+                };
+                let serving = serve_accepted(stream, tracked, peer, graceful.watcher());
+                tokio::spawn(async move {
+                    tokio::select! {
+                        () = serving => {}
+                        () = admitted.shed() => {
+                            tracing::debug!(%peer, "closed an idle connection to make room for a new one (--max-connections)");
+                        }
+                    }
+                });
             }
             Err(e) => {
                 tracing::warn!("accepting a connection failed: {e}");
@@ -238,16 +275,76 @@ pub async fn accept_loop<F, Fut>(
     graceful.shutdown().await;
 }
 
+/// A response body that holds `_busy` until hyper drops it (its last byte written, or the
+/// client gone), and is otherwise the body itself: its length stays known, so a
+/// `Content-Length` answer stays one.
+struct HeldBody {
+    body: axum::body::Body,
+    _busy: Busy,
+}
+
+impl http_body::Body for HeldBody {
+    type Data = axum::body::Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
+        Pin::new(&mut self.get_mut().body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.body.size_hint()
+    }
+}
+
+/// Connections refused for want of an idle one to close, told in the log at most once a
+/// second (a flood must not become a flood of log lines).
+#[derive(Default)]
+struct Refusals {
+    since_told: u64,
+    told: Option<std::time::Instant>,
+}
+
+impl Refusals {
+    fn note(&mut self, peer: SocketAddr, cap: usize) {
+        self.since_told += 1;
+        if self
+            .told
+            .is_some_and(|told| told.elapsed() < Duration::from_secs(1))
+        {
+            return;
+        }
+        tracing::warn!(
+            %peer,
+            refused = self.since_told,
+            "{cap} connections are open, each with a request in hand (--max-connections): closing new ones until one is idle"
+        );
+        self.since_told = 0;
+        self.told = Some(std::time::Instant::now());
+    }
+}
+
 /// Serves `router` over plain HTTP on `listener` until `shutdown` is cancelled.
 pub async fn serve_router(
     listener: TcpListener,
     router: axum::Router,
     shutdown: CancellationToken,
+    max_connections: usize,
 ) {
-    accept_loop(listener, shutdown, move |stream, _peer, watcher| {
-        let client = ClientGone::of(&stream);
-        serve_connection(stream, client, router.clone(), watcher)
-    })
+    accept_loop(
+        listener,
+        shutdown,
+        max_connections,
+        move |stream, tracked, _peer, watcher| {
+            serve_connection(stream, tracked, router.clone(), watcher)
+        },
+    )
     .await;
 }
 
@@ -264,7 +361,7 @@ mod tests {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let shutdown = CancellationToken::new();
-        let task = tokio::spawn(serve_router(listener, router, shutdown.clone()));
+        let task = tokio::spawn(serve_router(listener, router, shutdown.clone(), 100));
         (addr, shutdown, task)
     }
 
@@ -277,7 +374,8 @@ mod tests {
         let looping = tokio::spawn(accept_loop(
             listener,
             shutdown.clone(),
-            move |stream, _peer, _watcher| {
+            100,
+            move |stream, _tracked, _peer, _watcher| {
                 let seen_tx = seen_tx.clone();
                 async move {
                     seen_tx
@@ -303,9 +401,9 @@ mod tests {
         let looping = tokio::spawn(accept_loop(
             listener,
             shutdown.clone(),
-            move |stream, _peer, watcher| {
-                let client = ClientGone::of(&stream);
-                serve_connection_timed(stream, client, axum::Router::new(), watcher, timeout)
+            100,
+            move |stream, tracked, _peer, watcher| {
+                serve_connection_timed(stream, tracked, axum::Router::new(), watcher, timeout)
             },
         ));
         let mut client = TcpStream::connect(addr).await.unwrap();

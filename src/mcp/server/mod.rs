@@ -3,6 +3,7 @@
 //! 2026-07-28 reads (fast.rs), its limits (limits.rs) and its bearer token (token.rs).
 
 pub(in crate::mcp) mod accept;
+pub(in crate::mcp) mod connections;
 mod fast;
 pub mod limits;
 pub mod router;

@@ -78,9 +78,10 @@ pub async fn serve_http(
     // The token guards the routes so far: `/healthz`, added after, stays open to balancers.
     let router = limiter.with_healthz(crate::mcp::server::token::protect(router, access.token));
     bound(local);
+    let most = access.limits.max_connections;
     match &access.tls {
-        Some(tls) => crate::mcp::tls::serve_tls(listener, tls, router, shutdown).await,
-        None => crate::mcp::server::accept::serve_router(listener, router, shutdown).await,
+        Some(tls) => crate::mcp::tls::serve_tls(listener, tls, router, shutdown, most).await,
+        None => crate::mcp::server::accept::serve_router(listener, router, shutdown, most).await,
     }
     Ok(())
 }
