@@ -48,9 +48,11 @@ fn init_logging() -> Option<tracing_appender::non_blocking::WorkerGuard> {
         unusable(&error);
         return None;
     }
-    // One file a day, the last three kept; within a day a server's flood is counted, not
-    // written (see `mcpick::mcp::log::FILE_LINES_PER_WINDOW`), and each event is cut at
-    // `MAX_LOG_LINE_BYTES`. A day's file has no size bound of its own yet.
+    // One file a day, the last three kept. Within a day a server's flood is counted, not
+    // written (`mcpick::mcp::log::FILE_LINES_PER_WINDOW`), each event is cut at
+    // `MAX_LOG_LINE_BYTES`, the same line repeated is written 10 times per 10 s and a
+    // process writes at most 16 MiB a day (`mcpick::mcp::log_gate`): a flood of bad
+    // requests to `serve --http`, or a server's, cannot fill the disk.
     let appender = match tracing_appender::rolling::Builder::new()
         .rotation(tracing_appender::rolling::Rotation::DAILY)
         .filename_prefix("mcpick")
@@ -74,8 +76,11 @@ fn init_logging() -> Option<tracing_appender::non_blocking::WorkerGuard> {
     });
     // Server text in the log (rmcp logs messages whole) has the config's secrets masked.
     // And no control from a server reaches it raw (`cat` of the file stays inert).
-    let writer =
-        move || mcpick::mcp::log::ControlFreeWriter(mcpick::secrets::MaskingWriter(writer.clone()));
+    let writer = move || {
+        mcpick::mcp::log_gate::GatedWriter(mcpick::mcp::log::ControlFreeWriter(
+            mcpick::secrets::MaskingWriter(writer.clone()),
+        ))
+    };
     tracing_subscriber::fmt()
         .with_writer(writer)
         .with_ansi(false)

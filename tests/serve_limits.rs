@@ -665,3 +665,58 @@ fn past_the_open_file_limit_new_clients_are_served_and_the_idle_oldest_make_room
         "the server ran out of descriptors: {stderr:?}"
     );
 }
+
+/// The bytes of every log file under `served`'s state folder.
+fn log_bytes(served: &Served) -> u64 {
+    let dir = served._home.path().join("state").join("mcpick");
+    std::fs::read_dir(&dir)
+        .map(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .filter(|e| e.file_name().to_string_lossy().ends_with(".log"))
+                .filter_map(|e| e.metadata().ok())
+                .map(|m| m.len())
+                .sum()
+        })
+        .unwrap_or(0)
+}
+
+#[test]
+fn a_flood_of_requests_with_huge_names_writes_little_log() {
+    let served = serve(&["--builtin"]);
+    let name = "x".repeat(300_000);
+    let body = modern(1, "prompts/get", json!({"name": name}));
+    let head = post_head(
+        &served,
+        body.len(),
+        &format!("{}Mcp-Name: {name}\r\n", modern_headers("prompts/get")),
+    );
+    let mut stream = connect(&served);
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    for _ in 0..300 {
+        stream.write_all(head.as_bytes()).unwrap();
+        stream.write_all(body.as_bytes()).unwrap();
+        let (status, headers) = read_head(&mut reader);
+        assert_eq!(status, 200, "{headers:?}");
+        let length: usize = header(&headers, "content-length").unwrap().parse().unwrap();
+        let mut answer = vec![0; length];
+        reader.read_exact(&mut answer).unwrap();
+        assert!(
+            String::from_utf8_lossy(&answer).contains("unknown prompt"),
+            "{}",
+            String::from_utf8_lossy(&answer[..answer.len().min(300)])
+        );
+    }
+    // 90 MB of names: the log takes a few lines (each cut at 1 KiB, the same one at most
+    // ten times per 10 s), not one a request.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while log_bytes(&served) == 0 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let written = log_bytes(&served);
+    assert!(written > 0, "nothing was logged: is the log elsewhere?");
+    assert!(
+        written < 32 * 1024,
+        "{written} bytes of log for 300 requests"
+    );
+}

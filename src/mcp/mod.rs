@@ -7,6 +7,7 @@
 pub mod client;
 mod error;
 pub mod log;
+pub mod log_gate;
 pub mod server;
 pub mod skill_verify;
 mod tls;
