@@ -29,6 +29,25 @@ pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
 /// an error that repeats does not spin a core.
 const ACCEPT_ERROR_PAUSE: Duration = Duration::from_millis(50);
 
+/// How many connections the kernel may hold for the server before it accepts them (the
+/// `listen` backlog; the kernel caps it at `net.core.somaxconn`). tokio's and the standard
+/// library's 128 fills in a burst of clients (a thousand listeners reconnecting after a
+/// restart), whose connections then wait a second or more for the kernel to retry them.
+pub const LISTEN_BACKLOG: u32 = 4096;
+
+/// A listener on `address` with [`LISTEN_BACKLOG`] (and `SO_REUSEADDR`, as tokio's own
+/// `bind` sets, so a restart can listen again at once).
+pub fn listen_on(address: SocketAddr) -> std::io::Result<TcpListener> {
+    let socket = if address.is_ipv4() {
+        tokio::net::TcpSocket::new_v4()?
+    } else {
+        tokio::net::TcpSocket::new_v6()?
+    };
+    socket.set_reuseaddr(true)?;
+    socket.bind(address)?;
+    socket.listen(LISTEN_BACKLOG)
+}
+
 /// Prepares an accepted socket for serving: `TCP_NODELAY`, so each response leaves as
 /// soon as hyper writes it. A socket that refuses the option is still served.
 pub fn prepare_accepted(stream: &TcpStream, peer: SocketAddr) {
@@ -363,6 +382,30 @@ mod tests {
         let shutdown = CancellationToken::new();
         let task = tokio::spawn(serve_router(listener, router, shutdown.clone(), 100));
         (addr, shutdown, task)
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_burst_of_clients_waits_in_the_backlog_not_in_retries() {
+        // A listener that accepts nothing yet: every client waits in the kernel's backlog,
+        // which the kernel caps at its somaxconn (4096 since Linux 5.4).
+        let cap: usize = std::fs::read_to_string("/proc/sys/net/core/somaxconn")
+            .ok()
+            .and_then(|text| text.trim().parse().ok())
+            .unwrap_or(4096);
+        let burst = cap.min(600);
+        let listener = listen_on("127.0.0.1:0".parse().unwrap()).unwrap();
+        let address = listener.local_addr().unwrap();
+        let connected = tokio::task::spawn_blocking(move || {
+            (0..burst)
+                .map(|_| std::net::TcpStream::connect_timeout(&address, Duration::from_millis(500)))
+                .filter_map(Result::ok)
+                .collect::<Vec<_>>()
+        })
+        .await
+        .unwrap();
+        // With a backlog of 128 the kernel drops the rest of the burst's handshakes.
+        assert_eq!(connected.len(), burst);
+        drop(listener);
     }
 
     #[tokio::test]

@@ -23,7 +23,7 @@ pub async fn serve_http(
     shutdown: CancellationToken,
     bound: impl FnOnce(SocketAddr),
 ) -> Result<(), String> {
-    let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| {
+    let listener = crate::mcp::server::accept::listen_on(addr).map_err(|e| {
         let hint = if e.kind() == std::io::ErrorKind::AddrInUse {
             " (another program uses that port: pick another, or port 0 for a free one)"
         } else {
