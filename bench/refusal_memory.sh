@@ -3,8 +3,10 @@
 # peak resident memory (VmHWM) of `mcpick get` for a 40 MB answer, next to a small answer
 # from the same server, over stdio (tests/peers/chaos_server.py `huge`) and over Streamable
 # HTTP (tests/peers/huge_http.py: a JSON body with its Content-Length, a chunked JSON body,
-# one SSE event) and over the legacy HTTP+SSE transport. Prints one line per case.
+# one SSE event) and over the legacy HTTP+SSE transport. Prints one line per case, and
+# exits 1 when a refusal costs more than the limit and 8 MiB (issue 35).
 #   bench/refusal_memory.sh [MCPICK]    the binary (default target/release/mcpick, built)
+#   LIMIT=4194304 bench/refusal_memory.sh   a max_response_bytes other than the default
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
@@ -45,15 +47,22 @@ measure() {
         echo "$label: unexpected exit codes $small_code / $big_code: $(cat "$work/stderr")" >&2
         exit 1
     fi
-    printf '%-28s small answer %6d KiB   refusing 40 MB %6d KiB   cost %6d KiB\n' \
-        "$label" "$small_kib" "$big_kib" $((big_kib - small_kib))
+    local cost=$((big_kib - small_kib)) verdict=ok
+    # Refusing may hold the answer up to the limit (to parse it), never much beyond.
+    [ "$cost" -le "$budget_kib" ] || { verdict=OVER; over=1; }
+    printf '%-28s small answer %6d KiB   refusing 40 MB %6d KiB   cost %6d KiB (budget %d KiB: %s)\n' \
+        "$label" "$small_kib" "$big_kib" "$cost" "$budget_kib" "$verdict"
 }
+# The budget of a refusal: the limit and 8 MiB.
+budget_kib=$(( (${LIMIT:-33554432} + 8388608) / 1024 ))
+over=0
 
 cat >"$work/stdio.toml" <<EOF
 [servers.chaos]
 command = "python3"
 args = ["$root/tests/peers/chaos_server.py", "huge:38.15"]
 timeout_ms = 30000
+${LIMIT:+max_response_bytes = $LIMIT}
 EOF
 measure "stdio" "$work/stdio.toml" chaos/hello chaos/huge
 
@@ -66,6 +75,8 @@ for framing in length chunked sse legacy-sse; do
 url = "http://127.0.0.1:$(cat "$work/port.$framing")/$([ "$framing" = legacy-sse ] && echo sse || echo mcp)"
 $([ "$framing" = legacy-sse ] && echo 'transport = "sse"')
 timeout_ms = 30000
+${LIMIT:+max_response_bytes = $LIMIT}
 EOF
     measure "http ($framing)" "$work/$framing.toml" h/hello h/huge
 done
+exit "$over"
