@@ -8,6 +8,10 @@
 #   DURATION=10 bench/serve.sh      longer cells
 #   MCPICK_BEFORE=path/to/old/mcpick bench/serve.sh   also rows for another mcpick build
 #   MCPICK=path/to/mcpick bench/serve.sh   that binary instead of building the release one
+#   MCPICK_BEFORE=old ROUNDS=5 CONNECTIONS=64 PEERS=0 bench/serve.sh
+#                                   the two mcpick builds alone, A B A B for 5 rounds, at 64
+#                                   connections (CONNECTIONS: any list; PEERS=0 skips the
+#                                   SDK servers and h2load)
 # The servers:
 #   mcpick        `mcpick serve --builtin --http`, 2026-07-28 requests (stateless)
 #   mcpick legacy the same server, one `initialize`d session (Mcp-Session-Id), 2025-11-25
@@ -137,7 +141,7 @@ measure() {
             ;;
     esac
     local connections threads out result
-    for connections in 1 16 64 256; do
+    for connections in ${CONNECTIONS:-1 16 64 256}; do
         threads=2
         [ "$connections" -eq 1 ] && threads=1
         out="$(BODY="$body" wrk -t "$threads" -c "$connections" -d "${duration}s" --timeout 10s \
@@ -189,9 +193,19 @@ bench_mcpick() {
 }
 
 say "== load: ${duration}s per cell"
-bench_mcpick mcpick "$mcpick"
-if [ -n "${MCPICK_BEFORE:-}" ]; then
-    bench_mcpick "mcpick before" "$MCPICK_BEFORE"
+for _ in $(seq "${ROUNDS:-1}"); do
+    bench_mcpick mcpick "$mcpick"
+    if [ -n "${MCPICK_BEFORE:-}" ]; then
+        bench_mcpick "mcpick before" "$MCPICK_BEFORE"
+    fi
+done
+if [ "${PEERS:-1}" = 0 ]; then
+    printf '\nmcpick serve --http, %s, %s cores, wrk %ss per cell, loopback\n\n' \
+        "$(date -u +%Y-%m-%d)" "$(nproc)" "$duration"
+    printf '| server | request | connections | requests/s | p50 | p99 | errors | peak RSS |\n'
+    printf '|---|---|---:|---:|---:|---:|---:|---:|\n'
+    printf '%s\n' "${rows[@]}"
+    exit 0
 fi
 for method in get list; do
     port="$(free_port)"
