@@ -339,6 +339,19 @@ pub fn fingerprint(config: &ServerConfig) -> String {
                 "client_metadata_url",
                 oauth.client_metadata_url.as_deref().unwrap_or(""),
             );
+            // A machine grant is another identity; its changing parts (a workload's JWT, an
+            // ID token) are not hashed, or every run would start from an outdated cache.
+            // Nothing is added for a browser sign-in, so caches written before stay good.
+            if oauth.grant != crate::config::OAuthGrant::AuthorizationCode {
+                hash.field("grant", oauth.grant.name());
+                if let Some(key) = &oauth.private_key {
+                    hash.field("private_key", &key.to_string_lossy());
+                }
+                if let crate::config::OAuthGrant::Enterprise(idp) = &oauth.grant {
+                    hash.field("idp_token_endpoint", &idp.token_endpoint);
+                    hash.field("idp_client_id", idp.client_id.as_deref().unwrap_or(""));
+                }
+            }
         }
     }
     hash.field(

@@ -21,6 +21,24 @@ pub async fn run(config_path: Option<&Path>, action: AuthCommand) -> Result<Exit
             {
                 return Err(CliError::runtime(format!("`{}`: {problem}", server.name)));
             }
+            if crate::mcp::client::grant::is_machine(&server) {
+                // No person needed: the configured grant, once.
+                let obtained = tokio::select! {
+                    result = crate::mcp::client::grant::obtain(&server) => result,
+                    code = crate::sys::signals::stopped() => {
+                        return Err(CliError { code, message: "sign-in stopped".into() });
+                    }
+                };
+                obtained.map_err(|e| CliError::config(e.to_string()))?;
+                let context = auth::authorization_context(&server);
+                let _ = crate::cache::forget_private(&server, context.as_deref());
+                output::error(&format!(
+                    "signed in to `{}`: {}",
+                    server.name,
+                    auth::sign_in_state(&server).describe()
+                ));
+                return Ok(ExitCode::SUCCESS);
+            }
             let browser = if no_browser {
                 Browser::None
             } else {

@@ -228,6 +228,7 @@ mod tests {
         let signed = SignInState::SignedIn {
             expires_at: None,
             refreshable: true,
+            grant: None,
         };
         assert_eq!(
             words(&signed, Some(&ready), true).as_deref(),

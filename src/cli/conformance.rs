@@ -53,7 +53,10 @@ pub async fn run(url: String) -> Result<ExitCode, CliError> {
                 eprintln!("conformance-client: scenario `{scenario}` done");
                 return Ok(ExitCode::SUCCESS);
             }
-            Err(McpError::SignInRequired { challenge, .. }) if sign_ins < MAX_SIGN_INS => {
+            // A machine grant asks no person: connecting ran it, and its failure stands.
+            Err(McpError::SignInRequired { challenge, .. })
+                if sign_ins < MAX_SIGN_INS && !crate::mcp::client::grant::is_machine(&server) =>
+            {
                 sign_ins += 1;
                 eprintln!("conformance-client: the server asks for sign-in (#{sign_ins})");
                 let show = |url: &str| eprintln!("conformance-client: authorizing at {url}");
@@ -74,13 +77,43 @@ fn server_config(
     context: &serde_json::Value,
 ) -> Result<ServerConfig, CliError> {
     let quote = |s: &str| serde_json::Value::String(s.to_string()).to_string();
+    let given = |key: &str| context.get(key).and_then(|v| v.as_str());
     let mut oauth = vec![format!(
         "client_metadata_url = {}",
         quote(CLIENT_METADATA_URL)
     )];
-    for key in ["client_id", "client_secret"] {
-        if let Some(value) = context.get(key).and_then(|v| v.as_str()) {
-            oauth.push(format!("{key} = {}", quote(value)));
+    // The context's keys, as `oauth` keys of the config (context key, config key).
+    let mut keys = vec![
+        ("client_id", "client_id"),
+        ("client_secret", "client_secret"),
+    ];
+    // The machine grants (the suite's auth extension scenarios): configured as a user
+    // configures them.
+    match given("name").unwrap_or_default() {
+        "auth/client-credentials-basic" => oauth.push(r#"grant = "client_credentials""#.into()),
+        "auth/client-credentials-jwt" => {
+            oauth.push(r#"grant = "client_credentials""#.into());
+            let pem = given("private_key_pem").unwrap_or_default();
+            let path = key_file(pem)?;
+            oauth.push(format!("private_key = {}", quote(&path.to_string_lossy())));
+        }
+        "auth/wif-jwt-bearer" => {
+            oauth.push(r#"grant = "jwt_bearer""#.into());
+            keys.push(("valid_jwt", "assertion"));
+        }
+        "auth/enterprise-managed-authorization" => {
+            oauth.push(r#"grant = "enterprise""#.into());
+            keys.extend([
+                ("idp_token_endpoint", "idp_token_endpoint"),
+                ("idp_client_id", "idp_client_id"),
+                ("idp_id_token", "id_token"),
+            ]);
+        }
+        _ => {}
+    }
+    for (key, config_key) in keys {
+        if let Some(value) = given(key) {
+            oauth.push(format!("{config_key} = {}", quote(value)));
         }
     }
     let mut text = format!(
@@ -97,6 +130,17 @@ fn server_config(
         .server(SERVER_NAME)
         .cloned()
         .ok_or_else(|| CliError::usage("cannot build the server's config"))
+}
+
+/// Writes the scenario's private key where only this user reads it, for `oauth.private_key`.
+fn key_file(pem: &str) -> Result<std::path::PathBuf, CliError> {
+    let path = config::data_dir()
+        .ok_or_else(|| CliError::usage("no data directory to keep the scenario's key in"))?
+        .join("conformance")
+        .join("client-key.pem");
+    crate::cache::write_private(&path, pem.as_bytes())
+        .map_err(|e| CliError::usage(format!("cannot write {}: {e}", path.display())))?;
+    Ok(path)
 }
 
 /// One connection's worth of work: handshake, prompts (list, get each), tools (list, call

@@ -136,6 +136,16 @@ pub(super) async fn connect_all_reading(
     Ok((hub, outcomes))
 }
 
+/// The exit code of a command that failed with `error`: 2 when the config must change (a
+/// machine grant refused), else 1.
+pub(super) fn failure_code(error: &McpError) -> u8 {
+    if matches!(error, McpError::Grant(_)) {
+        2
+    } else {
+        1
+    }
+}
+
 pub(super) fn report_failure(server: &str, error: &McpError, stderr: &[String]) {
     output::error(&format!("server `{server}` failed: {error}"));
     report_stderr(server, stderr);

@@ -127,7 +127,12 @@ pub(super) async fn get(
         }
     }
     hub.shutdown().await;
-    let result = result?.map_err(|(error, stderr)| format!("{error}{stderr}"));
+    let result = result?.map_err(|(error, stderr)| {
+        (
+            super::connect::failure_code(&error),
+            format!("{error}{stderr}"),
+        )
+    });
     match result {
         Ok(Filled::Stopped) => Err(CliError {
             code: 130,
@@ -136,10 +141,10 @@ pub(super) async fn get(
         }),
         Ok(Filled::WrongFlag(words)) => Err(CliError::usage(words)),
         Ok(Filled::Messages(messages)) => print_messages(config, &messages, format, copy).await,
-        Err(error) => Err(CliError::runtime(format!(
-            "{}/{}: {error}",
-            server.name, prompt.name
-        ))),
+        Err((code, error)) => Err(CliError {
+            code,
+            message: format!("{}/{}: {error}", server.name, prompt.name),
+        }),
     }
 }
 
@@ -218,12 +223,17 @@ pub(super) async fn get_skill(
         result = load_skill_on(&hub, &server.name, fresh, task, attach).await;
     }
     hub.shutdown().await;
-    match result?.map_err(|(error, stderr)| format!("{error}{stderr}")) {
+    match result?.map_err(|(error, stderr)| {
+        (
+            super::connect::failure_code(&error),
+            format!("{error}{stderr}"),
+        )
+    }) {
         Ok(messages) => print_messages(config, &messages, format, copy).await,
-        Err(error) => Err(CliError::runtime(format!(
-            "{}/{}: {error}",
-            server.name, prompt.name
-        ))),
+        Err((code, error)) => Err(CliError {
+            code,
+            message: format!("{}/{}: {error}", server.name, prompt.name),
+        }),
     }
 }
 
@@ -271,10 +281,10 @@ pub(super) async fn get_skill_by_uri(
     if let Some(Outcome::Failed { error, stderr }) = outcomes.remove(&server.name) {
         hub.shutdown().await;
         report_failure(&server.name, &error, &stderr);
-        return Err(CliError::runtime(format!(
-            "cannot get `{uri}`: server `{}` failed",
-            server.name
-        )));
+        return Err(CliError {
+            code: super::connect::failure_code(&error),
+            message: format!("cannot get `{uri}`: server `{}` failed", server.name),
+        });
     }
     let entry = request_on(&hub, &server.name, |connection| async move {
         connection.skill_by_uri(uri).await

@@ -25,6 +25,8 @@ pub(super) async fn list(config: &Config, json: bool) -> Result<ExitCode, CliErr
     let mut prompts = Vec::new();
     let mut answered = Vec::new();
     let mut failed = 0;
+    // 1, or 2 when a failure asks for a config change (a machine grant refused).
+    let mut code = 1;
     for name in &order {
         match outcomes.get(name) {
             Some(Outcome::Ready {
@@ -40,6 +42,7 @@ pub(super) async fn list(config: &Config, json: bool) -> Result<ExitCode, CliErr
             }
             Some(Outcome::Failed { error, stderr }) => {
                 failed += 1;
+                code = code.max(super::connect::failure_code(error));
                 report_failure(name, error, stderr);
             }
             None => {}
@@ -58,7 +61,7 @@ pub(super) async fn list(config: &Config, json: bool) -> Result<ExitCode, CliErr
     Ok(if !answered.is_empty() {
         ExitCode::SUCCESS
     } else {
-        ExitCode::from(1)
+        ExitCode::from(code)
     })
 }
 

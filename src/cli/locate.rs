@@ -199,10 +199,10 @@ pub(super) async fn open_prompt(
             hub.shutdown().await;
             report_failure(&server.name, &error, &stderr);
             // Said above: why (it may have been reached, and answered wrongly).
-            return Err(CliError::runtime(format!(
-                "cannot use `{prompt}`: server `{}` failed",
-                server.name
-            )));
+            return Err(CliError {
+                code: super::connect::failure_code(&error),
+                message: format!("cannot use `{prompt}`: server `{}` failed", server.name),
+            });
         }
         None => {
             hub.shutdown().await;

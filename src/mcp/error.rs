@@ -81,6 +81,10 @@ pub enum McpError {
     /// Signing in failed.
     #[error("sign-in: {0}")]
     Auth(String),
+    /// A machine grant (`oauth.grant`) failed: the config or the authorization server
+    /// must change, so it is not tried again, nor another way.
+    #[error("sign-in with {0}")]
+    Grant(String),
     /// Anything else the transport or protocol layer reported.
     #[error("{0}")]
     Protocol(String),
@@ -136,6 +140,7 @@ impl McpError {
             McpError::InputRequired(text) => McpError::InputRequired(mask(text)),
             McpError::Config(text) => McpError::Config(mask(text)),
             McpError::Auth(text) => McpError::Auth(mask(text)),
+            McpError::Grant(text) => McpError::Grant(mask(text)),
             McpError::Protocol(text) => McpError::Protocol(mask(text)),
             McpError::UnknownVersion { offered, known } => McpError::UnknownVersion {
                 offered: mask(offered),

@@ -16,10 +16,6 @@ trap 'rm -rf "$work"' EXIT
 
 # SCENARIO[@VERSION]: without a version the suite picks the scenario's default.
 # Client scenarios of the suite not run here, and why:
-#   auth/client-credentials-jwt, auth/client-credentials-basic, auth/wif-jwt-bearer,
-#   auth/enterprise-managed-authorization: extension grants for machine clients
-#   (client_credentials, JWT bearer, token exchange); mcpick signs a person in with the
-#   authorization code flow.
 #   auth/dpop, auth/dpop-nonce: extension; rmcp has no DPoP.
 #   tools_call, elicitation-sep1034-client-defaults, sep-2322-client-request-state,
 #   http-custom-headers, http-invalid-tool-headers, json-schema-*: about tools or
@@ -57,6 +53,12 @@ default_cases=(
     auth/iss-unexpected
     auth/iss-normalized
     auth/metadata-issuer-mismatch
+    # Machine grants (extension scenarios, run at their default version only: the suite
+    # skips extensions at a given one): `oauth.grant` other than a person in a browser.
+    auth/client-credentials-basic
+    auth/client-credentials-jwt
+    auth/wif-jwt-bearer
+    auth/enterprise-managed-authorization
     # The same on the 2026-07-28 wire (stateless, server/discover), where they exist there.
     auth/metadata-default@2026-07-28
     auth/metadata-var1@2026-07-28
@@ -93,6 +95,10 @@ required_checks() {
         http-standard-headers) echo "ClientMcpMethodHeader_prompts_list ClientMcpMethodHeader_prompts_get ClientMcpNameHeader_prompts_get" ;;
         # A client that never lists or never reads would have these SKIPPED or untestable.
         sep-2640-client-no-prefetch) echo "sep-2640-host-no-prefetch" ;;
+        auth/client-credentials-basic) echo "client-credentials-basic-auth" ;;
+        auth/client-credentials-jwt) echo "client-credentials-jwt-verified" ;;
+        auth/wif-jwt-bearer) echo "wif-assertion-verified" ;;
+        auth/enterprise-managed-authorization) echo "complete-flow-token-exchange complete-flow-jwt-bearer" ;;
         sep-2640-client-verify-digest) echo "sep-2640-host-verify-digest" ;;
         sep-2640-client-verify-size) echo "sep-2640-host-size-mismatch-failure" ;;
         sep-2640-client-verify-frontmatter) echo "sep-2640-host-frontmatter-comparison" ;;

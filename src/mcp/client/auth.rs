@@ -45,6 +45,8 @@ pub enum SignInState {
         expires_at: Option<u64>,
         /// Whether a refresh token renews it without the browser.
         refreshable: bool,
+        /// The machine grant that obtained it (and obtains the next), if not a browser.
+        grant: Option<&'static str>,
     },
 }
 
@@ -56,6 +58,7 @@ impl SignInState {
             SignInState::SignedIn {
                 expires_at,
                 refreshable,
+                grant,
             } => {
                 let now = now_secs();
                 let expiry = match expires_at {
@@ -63,12 +66,13 @@ impl SignInState {
                     Some(at) if *at <= now => ", access token expired".into(),
                     Some(at) => format!(", access token expires in {}", duration_words(at - now)),
                 };
-                let renew = if *refreshable {
+                let renew = if *refreshable || grant.is_some() {
                     " (renewed automatically)"
                 } else {
                     ""
                 };
-                format!("signed in{expiry}{renew}")
+                let with = grant.map(|g| format!(" with {g}")).unwrap_or_default();
+                format!("signed in{with}{expiry}{renew}")
             }
         }
     }
@@ -91,14 +95,27 @@ fn now_secs() -> u64 {
 
 /// The sign-in state of `server` from its token file.
 pub fn sign_in_state(server: &ServerConfig) -> SignInState {
-    let Some((url, _)) = http_parts(server) else {
+    let Some((url, oauth)) = http_parts(server) else {
         return SignInState::SignedOut;
     };
     let Some(path) = token_path(&server.name) else {
         return SignInState::SignedOut;
     };
+    let machine =
+        (oauth.grant != crate::config::OAuthGrant::AuthorizationCode).then(|| oauth.grant.name());
     match TokenFile::read(&path, url) {
-        Ok(Some(credentials)) => state_of(&credentials),
+        Ok(Some(credentials)) => match state_of(&credentials) {
+            SignInState::SignedIn {
+                expires_at,
+                refreshable,
+                ..
+            } => SignInState::SignedIn {
+                expires_at,
+                refreshable,
+                grant: machine,
+            },
+            signed_out => signed_out,
+        },
         _ => SignInState::SignedOut,
     }
 }
@@ -163,6 +180,7 @@ fn state_of(credentials: &StoredCredentials) -> SignInState {
     SignInState::SignedIn {
         expires_at,
         refreshable: json.get("refresh_token").is_some_and(|r| !r.is_null()),
+        grant: None,
     }
 }
 
@@ -498,7 +516,7 @@ fn step_up_scopes(
 
 /// Sends an unsigned request to see whether the server asks for sign-in: the
 /// `WWW-Authenticate` value of its 401 (or 403), or `None`.
-async fn probe_challenge(server: &ServerConfig) -> Result<Option<String>, McpError> {
+pub(super) async fn probe_challenge(server: &ServerConfig) -> Result<Option<String>, McpError> {
     crate::mcp::tls::install_crypto_provider();
     let TransportConfig::Http { url, headers, .. } = &server.transport else {
         return Ok(None);

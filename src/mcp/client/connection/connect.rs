@@ -41,7 +41,34 @@ impl Connection {
     /// fallback, or no handshake at all ([`Known::direct`]). A server that refuses the
     /// handshake of its remembered era has changed era: it gets the normal handshake, and
     /// [`Connection::era`] tells the caller which it speaks now.
+    ///
+    /// A server with a machine grant (`oauth.grant`) gets a token first when it has none
+    /// that lasts, and a new one once if it refuses the one it had (revoked, or expired
+    /// early); a refusal of the grant itself ends it, with no other way tried.
     pub async fn connect_known(
+        config: &ServerConfig,
+        log: Arc<ServerLog>,
+        lines: Option<mpsc::Sender<LogLine>>,
+        known: &Known,
+    ) -> Result<Connection, McpError> {
+        let fresh = crate::mcp::client::grant::ensure_token(config).await?;
+        let connected = Self::connect_known_once(config, log.clone(), lines.clone(), known).await;
+        match connected {
+            Err(McpError::SignInRequired { .. })
+                if !fresh && crate::mcp::client::grant::is_machine(config) =>
+            {
+                tracing::info!(server = %config.name, "the server refused the stored token; obtaining a new one");
+                crate::mcp::client::grant::obtain(config).await?;
+                Self::connect_known_once(config, log, lines, known)
+                    .await
+                    .map_err(|e| refused_fresh_token(config, e))
+            }
+            Err(error) if fresh => Err(refused_fresh_token(config, error)),
+            other => other,
+        }
+    }
+
+    async fn connect_known_once(
         config: &ServerConfig,
         log: Arc<ServerLog>,
         lines: Option<mpsc::Sender<LogLine>>,
@@ -751,4 +778,27 @@ pub(super) fn details(
         capabilities,
         served_problems: Vec::new(),
     })
+}
+
+/// A server that refuses a token its machine grant has just obtained: asking the person to
+/// sign in would not help, the grant's setup (scopes, audience, the client's rights) must.
+fn refused_fresh_token(config: &ServerConfig, error: McpError) -> McpError {
+    match error {
+        McpError::SignInRequired { more_scopes, .. } => {
+            let grant = match &config.transport {
+                TransportConfig::Http { oauth, .. } => oauth.grant.name(),
+                TransportConfig::Stdio { .. } => "its grant",
+            };
+            McpError::Grant(format!(
+                "`{}`: {grant}: the server refused the token just obtained{}: check `oauth.scopes` and what the client may do at the authorization server",
+                config.name,
+                if more_scopes {
+                    ", asking for more scopes"
+                } else {
+                    ""
+                }
+            ))
+        }
+        other => other,
+    }
 }

@@ -1,0 +1,432 @@
+//! Machine sign-in: the OAuth grants that need no person (`oauth.grant` other than
+//! `authorization_code`). Client credentials with a secret (`client_secret_basic`) or a
+//! signed assertion (`private_key_jwt`, RFC 7523); a workload's own JWT as the grant
+//! (`jwt_bearer`, RFC 7523 §2.1, SEP-1933); and enterprise-managed authorization (SEP-990:
+//! the company's identity provider exchanges an ID token for an identity assertion, the
+//! ID-JAG, which the server's authorization server takes as a jwt-bearer grant).
+//!
+//! Each runs once: a refusal ends it with the authorization server's error, with no retry
+//! and no fallback to another grant (least of all a browser). The token is stored as a
+//! browser sign-in's is (owner-only, bound to the issuer), so the connection code signs
+//! requests with it alike. Secrets (client secrets, keys, assertions, ID tokens, tokens)
+//! never reach an error or the log: errors say which step failed and quote only the
+//! server's `error` code and description, cut short and cleaned of control characters.
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use base64::Engine as _;
+use rmcp::transport::CredentialStore;
+use rmcp::transport::StoredCredentials;
+use rmcp::transport::auth::{AuthorizationManager, OAuthTokenResponse};
+
+use super::auth::{SignInState, TokenStore, auth_error, probe_challenge, sign_in_state};
+use super::jose::SigningKey;
+use crate::config::{OAuthConfig, OAuthGrant, SecretSource, ServerConfig, TransportConfig};
+use crate::mcp::error::McpError;
+
+/// A token that expires sooner than this is obtained anew before a connection uses it.
+const RENEW_BEFORE: Duration = Duration::from_secs(60);
+
+/// The most an authorization server's answer, a key file, an assertion or a command's
+/// output may be: anything larger is not what was asked for.
+const MOST_BYTES: usize = 64 * 1024;
+
+/// How much of a server's error description is quoted.
+const QUOTED_CHARS: usize = 300;
+
+const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
+const TOKEN_EXCHANGE: &str = "urn:ietf:params:oauth:grant-type:token-exchange";
+const ID_TOKEN_TYPE: &str = "urn:ietf:params:oauth:token-type:id_token";
+const ID_JAG_TYPE: &str = "urn:ietf:params:oauth:token-type:id-jag";
+const CLIENT_ASSERTION_TYPE: &str = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
+
+/// Whether `server` signs in with a machine grant.
+pub fn is_machine(server: &ServerConfig) -> bool {
+    oauth_of(server).is_some_and(|(_, oauth)| oauth.grant != OAuthGrant::AuthorizationCode)
+}
+
+/// For a machine-grant server, obtains a token unless a stored one lasts another minute;
+/// `Ok(true)` when one was obtained now. `Ok(false)` for other servers.
+pub async fn ensure_token(server: &ServerConfig) -> Result<bool, McpError> {
+    if !is_machine(server) {
+        return Ok(false);
+    }
+    let lasting = match sign_in_state(server) {
+        SignInState::SignedIn { expires_at, .. } => {
+            expires_at.is_none_or(|at| at > now_secs().saturating_add(RENEW_BEFORE.as_secs()))
+        }
+        SignInState::SignedOut => false,
+    };
+    if lasting {
+        return Ok(false);
+    }
+    obtain(server).await.map(|()| true)
+}
+
+/// Runs `server`'s machine grant once and stores the token. Whatever secret it read or
+/// was given is masked in its error, should a server's error description echo one.
+pub async fn obtain(server: &ServerConfig) -> Result<(), McpError> {
+    let mut secrets = server.secrets();
+    let result = obtain_unmasked(server, &mut secrets).await;
+    result.map_err(|e| e.masked(&secrets))
+}
+
+async fn obtain_unmasked(
+    server: &ServerConfig,
+    secrets: &mut crate::secrets::Secrets,
+) -> Result<(), McpError> {
+    crate::mcp::tls::install_crypto_provider();
+    let (url, oauth) = oauth_of(server)
+        .filter(|(_, oauth)| oauth.grant != OAuthGrant::AuthorizationCode)
+        .ok_or_else(|| McpError::Grant(format!("`{}` has no machine grant", server.name)))?;
+    let grant = oauth.grant.name();
+    let failed = |why: String| McpError::Grant(format!("`{}`: {grant}: {why}", server.name));
+    let challenge = probe_challenge(server).await?;
+    let manager = AuthorizationManager::new_allowing_private_addresses(url)
+        .await
+        .map_err(|e| failed(auth_error(e).to_string()))?;
+    let metadata = manager
+        .resolve_metadata_from_challenge(challenge.as_deref())
+        .await
+        .map_err(|e| {
+            failed(format!(
+                "cannot find the authorization server: {}",
+                auth_error(e)
+            ))
+        })?
+        .metadata;
+    let token_endpoint = metadata.token_endpoint.clone();
+    check_endpoint(&token_endpoint).map_err(&failed)?;
+    // The assertion's audience is the authorization server (its issuer; RFC 7523 also
+    // allows the token endpoint where no issuer is published).
+    let issuer = metadata.issuer.clone();
+    let audience = issuer.clone().unwrap_or_else(|| token_endpoint.clone());
+    let http = http_client(server.timeout).map_err(&failed)?;
+    let mut form: Vec<(&str, String)> = Vec::new();
+    let mut basic = None;
+    match &oauth.grant {
+        OAuthGrant::AuthorizationCode => unreachable!("filtered above"),
+        OAuthGrant::ClientCredentials => {
+            let client_id = oauth.client_id.clone().unwrap_or_default();
+            form.push(("grant_type", "client_credentials".into()));
+            if let Some(path) = &oauth.private_key {
+                let shown = path.display().to_string();
+                let pem =
+                    read_small(path).map_err(|e| failed(format!("`oauth.private_key`: {e}")))?;
+                let key = SigningKey::from_pem(&pem, &shown)
+                    .map_err(|e| failed(format!("`oauth.private_key`: {e}")))?;
+                let assertion = key
+                    .client_assertion(&client_id, &audience, now_secs())
+                    .map_err(&failed)?;
+                secrets.extend([assertion.clone()]);
+                form.push(("client_id", client_id.clone()));
+                form.push(("client_assertion_type", CLIENT_ASSERTION_TYPE.into()));
+                form.push(("client_assertion", assertion));
+            } else {
+                basic = Some((client_id, oauth.client_secret.clone().unwrap_or_default()));
+            }
+        }
+        OAuthGrant::JwtBearer => {
+            let source = oauth.assertion.as_ref().ok_or_else(|| {
+                failed("no `oauth.assertion`, `assertion_file` or `assertion_command`".into())
+            })?;
+            let assertion = secret_text(source, "assertion", server.timeout)
+                .await
+                .map_err(&failed)?;
+            secrets.extend([assertion.clone()]);
+            form.push(("grant_type", JWT_BEARER.into()));
+            form.push(("assertion", assertion));
+            client_auth(oauth, &mut form, &mut basic);
+        }
+        OAuthGrant::Enterprise(idp) => {
+            let Some(issuer) = &issuer else {
+                return Err(failed(
+                    "the authorization server publishes no `issuer`, which the identity provider needs as the audience".into(),
+                ));
+            };
+            check_endpoint(&idp.token_endpoint).map_err(&failed)?;
+            let id_token = secret_text(&idp.id_token, "id_token", server.timeout)
+                .await
+                .map_err(&failed)?;
+            secrets.extend([id_token.clone()]);
+            // Step 1, at the identity provider: the ID token for an ID-JAG meant for this
+            // server's authorization server and this server.
+            let mut exchange: Vec<(&str, String)> = vec![
+                ("grant_type", TOKEN_EXCHANGE.into()),
+                ("requested_token_type", ID_JAG_TYPE.into()),
+                ("subject_token", id_token),
+                ("subject_token_type", ID_TOKEN_TYPE.into()),
+                ("audience", issuer.clone()),
+                ("resource", url.to_string()),
+            ];
+            if !oauth.scopes.is_empty() {
+                exchange.push(("scope", oauth.scopes.join(" ")));
+            }
+            let idp_basic = match (&idp.client_id, &idp.client_secret) {
+                (Some(id), Some(secret)) => Some((id.clone(), secret.clone())),
+                (Some(id), None) => {
+                    exchange.push(("client_id", id.clone()));
+                    None
+                }
+                _ => None,
+            };
+            let answer = post_form(&http, &idp.token_endpoint, &exchange, idp_basic.as_ref())
+                .await
+                .map_err(|e| failed(format!("the identity provider refused the exchange: {e}")))?;
+            let issued = answer.get("issued_token_type").and_then(|v| v.as_str());
+            let jag = answer
+                .get("access_token")
+                .and_then(|v| v.as_str())
+                .filter(|_| issued == Some(ID_JAG_TYPE))
+                .ok_or_else(|| {
+                    failed(format!(
+                        "the identity provider answered without an ID-JAG (`issued_token_type` {})",
+                        issued.map_or("missing".to_string(), |t| format!("`{}`", quoted(t)))
+                    ))
+                })?
+                .to_string();
+            secrets.extend([jag.clone()]);
+            // Step 2, at the server's authorization server.
+            form.push(("grant_type", JWT_BEARER.into()));
+            form.push(("assertion", jag));
+            client_auth(oauth, &mut form, &mut basic);
+        }
+    }
+    if !oauth.scopes.is_empty() {
+        form.push(("scope", oauth.scopes.join(" ")));
+    }
+    // RFC 8707: the token is for this server.
+    form.push(("resource", url.to_string()));
+    let answer = post_form(&http, &token_endpoint, &form, basic.as_ref())
+        .await
+        .map_err(|e| failed(format!("the authorization server refused it: {e}")))?;
+    let response: OAuthTokenResponse = serde_json::from_value(answer)
+        .map_err(|_| failed("the authorization server's answer holds no usable token".into()))?;
+    let client_id = oauth.client_id.clone().unwrap_or_default();
+    let credentials = StoredCredentials::new(
+        client_id,
+        Some(response),
+        oauth.scopes.clone(),
+        Some(now_secs()),
+    )
+    .with_issuer(issuer);
+    TokenStore::new(&server.name, url)?
+        .save(credentials)
+        .await
+        .map_err(|e| failed(auth_error(e).to_string()))
+}
+
+/// The client's own authentication beside a jwt-bearer grant: Basic with a secret, else
+/// its id in the form (a public client), else nothing.
+fn client_auth(
+    oauth: &OAuthConfig,
+    form: &mut Vec<(&str, String)>,
+    basic: &mut Option<(String, String)>,
+) {
+    match (&oauth.client_id, &oauth.client_secret) {
+        (Some(id), Some(secret)) => *basic = Some((id.clone(), secret.clone())),
+        (Some(id), None) => form.push(("client_id", id.clone())),
+        _ => {}
+    }
+}
+
+fn oauth_of(server: &ServerConfig) -> Option<(&str, &OAuthConfig)> {
+    match &server.transport {
+        TransportConfig::Http {
+            url,
+            oauth,
+            legacy_sse: false,
+            ..
+        } => Some((url, oauth)),
+        _ => None,
+    }
+}
+
+fn now_secs() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// Secrets go only to https endpoints, or plain http on this machine.
+fn check_endpoint(endpoint: &str) -> Result<(), String> {
+    let parsed = url::Url::parse(endpoint)
+        .map_err(|_| format!("the token endpoint `{}` is not a URL", quoted(endpoint)))?;
+    let loopback = match parsed.host() {
+        Some(url::Host::Domain(name)) => name == "localhost",
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
+    };
+    if parsed.scheme() == "https" || (parsed.scheme() == "http" && loopback) {
+        Ok(())
+    } else {
+        Err(format!(
+            "the token endpoint `{}` is not https: no secret is sent there",
+            quoted(endpoint)
+        ))
+    }
+}
+
+fn http_client(timeout: Duration) -> Result<reqwest::Client, String> {
+    reqwest::Client::builder()
+        // A token endpoint that redirects could send the secret elsewhere.
+        .redirect(reqwest::redirect::Policy::none())
+        .timeout(timeout)
+        .build()
+        .map_err(|e| format!("cannot make an HTTP client: {e}"))
+}
+
+/// POSTs `form` to a token endpoint, with HTTP Basic client authentication when given
+/// (id and secret form-encoded first, RFC 6749 §2.3.1), and returns its JSON answer, or
+/// its `error` and description.
+async fn post_form(
+    http: &reqwest::Client,
+    endpoint: &str,
+    form: &[(&str, String)],
+    basic: Option<&(String, String)>,
+) -> Result<serde_json::Value, String> {
+    let body = url::form_urlencoded::Serializer::new(String::new())
+        .extend_pairs(form.iter().map(|(k, v)| (*k, v.as_str())))
+        .finish();
+    let mut request = http
+        .post(endpoint)
+        .header("Content-Type", "application/x-www-form-urlencoded")
+        .header("Accept", "application/json")
+        .body(body);
+    if let Some((id, secret)) = basic {
+        let encode =
+            |s: &str| url::form_urlencoded::byte_serialize(s.as_bytes()).collect::<String>();
+        let pair = format!("{}:{}", encode(id), encode(secret));
+        request = request.header(
+            "Authorization",
+            format!(
+                "Basic {}",
+                base64::engine::general_purpose::STANDARD.encode(pair)
+            ),
+        );
+    }
+    let mut response = request
+        .send()
+        .await
+        .map_err(|e| format!("cannot reach it: {}", e.without_url()))?;
+    let status = response.status();
+    let mut bytes = Vec::new();
+    while let Some(chunk) = response
+        .chunk()
+        .await
+        .map_err(|e| format!("its answer broke off: {}", e.without_url()))?
+    {
+        bytes.extend_from_slice(&chunk);
+        if bytes.len() > MOST_BYTES {
+            return Err(format!("its answer is over {} KiB", MOST_BYTES / 1024));
+        }
+    }
+    let json: Option<serde_json::Value> = serde_json::from_slice(&bytes).ok();
+    if status.is_success() {
+        return json.filter(serde_json::Value::is_object).ok_or_else(|| {
+            format!(
+                "HTTP {}, but its answer is not a JSON object",
+                status.as_u16()
+            )
+        });
+    }
+    let field = |name: &str| {
+        json.as_ref()
+            .and_then(|j| j.get(name))
+            .and_then(|v| v.as_str())
+            .map(quoted)
+    };
+    Err(match (field("error"), field("error_description")) {
+        (Some(error), Some(description)) => {
+            format!("HTTP {}: `{error}`: {description}", status.as_u16())
+        }
+        (Some(error), None) => format!("HTTP {}: `{error}`", status.as_u16()),
+        _ => format!("HTTP {} without an OAuth error", status.as_u16()),
+    })
+}
+
+/// A server's text as an error may quote it: control characters out, cut short.
+fn quoted(text: &str) -> String {
+    let clean = crate::text::strip_controls(text);
+    match clean.char_indices().nth(QUOTED_CHARS) {
+        Some((at, _)) => format!("{}…", &clean[..at]),
+        None => clean,
+    }
+}
+
+/// A file's bytes, refused over [`MOST_BYTES`].
+fn read_small(path: &std::path::Path) -> Result<Vec<u8>, String> {
+    let shown = path.display();
+    let size = std::fs::metadata(path)
+        .map_err(|e| format!("cannot read {shown}: {e}"))?
+        .len();
+    if size > MOST_BYTES as u64 {
+        return Err(format!("{shown} is {size} bytes, not a key or token"));
+    }
+    std::fs::read(path).map_err(|e| format!("cannot read {shown}: {e}"))
+}
+
+/// The text of a secret: as given, a file's contents, or a command's output, trimmed.
+async fn secret_text(
+    source: &SecretSource,
+    name: &str,
+    timeout: Duration,
+) -> Result<String, String> {
+    let text = match source {
+        SecretSource::Value(value) => value.clone(),
+        SecretSource::File(path) => {
+            let bytes = read_small(path).map_err(|e| format!("`oauth.{name}_file`: {e}"))?;
+            String::from_utf8(bytes)
+                .map_err(|_| format!("`oauth.{name}_file` {} is not text", path.display()))?
+        }
+        SecretSource::Command(command) => run_command(command, name, timeout).await?,
+    };
+    let text = text.trim().to_string();
+    if text.is_empty() {
+        return Err(format!("`oauth.{name}` came out empty"));
+    }
+    Ok(text)
+}
+
+/// Runs `command` with `sh -c`, no input, and returns what it printed.
+async fn run_command(command: &str, name: &str, timeout: Duration) -> Result<String, String> {
+    let child = tokio::process::Command::new("sh")
+        .arg("-c")
+        .arg(command)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(|e| format!("`oauth.{name}_command` cannot start: {e}"))?;
+    let output = tokio::time::timeout(timeout, child.wait_with_output())
+        .await
+        .map_err(|_| {
+            format!(
+                "`oauth.{name}_command` did not finish within {} s",
+                timeout.as_secs()
+            )
+        })?
+        .map_err(|e| format!("`oauth.{name}_command` failed: {e}"))?;
+    if !output.status.success() {
+        let said = String::from_utf8_lossy(&output.stderr);
+        let first = said.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+        return Err(format!(
+            "`oauth.{name}_command` failed ({}){}",
+            output.status,
+            if first.is_empty() {
+                String::new()
+            } else {
+                format!(": {}", quoted(first))
+            }
+        ));
+    }
+    if output.stdout.len() > MOST_BYTES {
+        return Err(format!(
+            "`oauth.{name}_command` printed over {} KiB",
+            MOST_BYTES / 1024
+        ));
+    }
+    String::from_utf8(output.stdout).map_err(|_| format!("`oauth.{name}_command` printed no text"))
+}

@@ -1,0 +1,213 @@
+//! Signed JSON Web Tokens for OAuth: the `private_key_jwt` client assertion (RFC 7523),
+//! signed with ring, which the TLS stack already builds. The algorithm follows the key:
+//! P-256 signs ES256, P-384 ES384, RSA RS256.
+
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use ring::rand::{SecureRandom, SystemRandom};
+use ring::signature::{self, EcdsaKeyPair, RsaKeyPair};
+use rustls::pki_types::PrivateKeyDer;
+use rustls::pki_types::pem::PemObject;
+use serde_json::{Value, json};
+
+/// How long a client assertion stays valid (RFC 7523 wants it short-lived).
+const ASSERTION_LIFETIME_SECS: u64 = 300;
+
+/// A private key that signs JWTs, with the JWS algorithm its kind implies.
+pub struct SigningKey {
+    key: Key,
+    rng: SystemRandom,
+}
+
+enum Key {
+    Ecdsa(EcdsaKeyPair, &'static str),
+    Rsa(RsaKeyPair),
+}
+
+impl SigningKey {
+    /// Reads a PEM private key: PKCS#8 (`BEGIN PRIVATE KEY`, EC P-256 or P-384, or RSA) or
+    /// PKCS#1 (`BEGIN RSA PRIVATE KEY`). `shown` names the file in errors. Errors never
+    /// quote the file's text.
+    pub fn from_pem(pem: &[u8], shown: &str) -> Result<SigningKey, String> {
+        let rng = SystemRandom::new();
+        let der = PrivateKeyDer::from_pem_slice(pem).map_err(|e| match e {
+            rustls::pki_types::pem::Error::NoItemsFound => format!(
+                "no private key in {shown}: give a PEM file with a `-----BEGIN PRIVATE KEY-----` block (`openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out key.pem` makes one)"
+            ),
+            _ => format!("{shown} is not a valid PEM private key"),
+        })?;
+        let key = match der {
+            PrivateKeyDer::Pkcs8(pkcs8) => {
+                let bytes = pkcs8.secret_pkcs8_der();
+                if let Ok(pair) = EcdsaKeyPair::from_pkcs8(
+                    &signature::ECDSA_P256_SHA256_FIXED_SIGNING,
+                    bytes,
+                    &rng,
+                ) {
+                    Key::Ecdsa(pair, "ES256")
+                } else if let Ok(pair) = EcdsaKeyPair::from_pkcs8(
+                    &signature::ECDSA_P384_SHA384_FIXED_SIGNING,
+                    bytes,
+                    &rng,
+                ) {
+                    Key::Ecdsa(pair, "ES384")
+                } else if let Ok(pair) = RsaKeyPair::from_pkcs8(bytes) {
+                    Key::Rsa(pair)
+                } else {
+                    return Err(format!(
+                        "the key in {shown} is neither EC P-256, P-384 (with its public key) nor RSA of 2048 bits or more: `openssl pkey -in OLD -out {shown}` rewrites an EC key with its public key"
+                    ));
+                }
+            }
+            PrivateKeyDer::Pkcs1(pkcs1) => Key::Rsa(
+                RsaKeyPair::from_der(pkcs1.secret_pkcs1_der())
+                    .map_err(|e| format!("the RSA key in {shown} cannot sign: {e}"))?,
+            ),
+            PrivateKeyDer::Sec1(_) => {
+                return Err(format!(
+                    "{shown} is an `EC PRIVATE KEY` (SEC1): convert it to PKCS#8 with `openssl pkcs8 -topk8 -nocrypt -in {shown} -out key.p8.pem` and name that"
+                ));
+            }
+            _ => return Err(format!("{shown} holds a kind of key mcpick cannot use")),
+        };
+        Ok(SigningKey { key, rng })
+    }
+
+    /// The JWS `alg` this key signs with.
+    pub fn algorithm(&self) -> &'static str {
+        match &self.key {
+            Key::Ecdsa(_, alg) => alg,
+            Key::Rsa(_) => "RS256",
+        }
+    }
+
+    /// A compact JWS of `claims` with `header` (its `alg` set here).
+    pub fn sign(&self, mut header: Value, claims: &Value) -> Result<String, String> {
+        header["alg"] = json!(self.algorithm());
+        let mut input = URL_SAFE_NO_PAD.encode(header.to_string());
+        input.push('.');
+        input.push_str(&URL_SAFE_NO_PAD.encode(claims.to_string()));
+        let signature = match &self.key {
+            Key::Ecdsa(pair, _) => pair
+                .sign(&self.rng, input.as_bytes())
+                .map_err(|_| "signing failed".to_string())?
+                .as_ref()
+                .to_vec(),
+            Key::Rsa(pair) => {
+                let mut out = vec![0; pair.public().modulus_len()];
+                pair.sign(
+                    &signature::RSA_PKCS1_SHA256,
+                    &self.rng,
+                    input.as_bytes(),
+                    &mut out,
+                )
+                .map_err(|_| "signing failed".to_string())?;
+                out
+            }
+        };
+        input.push('.');
+        input.push_str(&URL_SAFE_NO_PAD.encode(signature));
+        Ok(input)
+    }
+
+    /// A `private_key_jwt` client assertion (RFC 7523 §3): `iss` and `sub` the client id,
+    /// `aud` the authorization server's issuer, valid five minutes from `now` (seconds
+    /// since the epoch), with a fresh `jti`.
+    pub fn client_assertion(
+        &self,
+        client_id: &str,
+        audience: &str,
+        now: u64,
+    ) -> Result<String, String> {
+        let claims = json!({
+            "iss": client_id,
+            "sub": client_id,
+            "aud": audience,
+            "iat": now,
+            "exp": now + ASSERTION_LIFETIME_SECS,
+            "jti": random_id(&self.rng)?,
+        });
+        self.sign(json!({"typ": "JWT"}), &claims)
+    }
+}
+
+/// 128 random bits, base64url: a `jti`.
+fn random_id(rng: &SystemRandom) -> Result<String, String> {
+    let mut bytes = [0u8; 16];
+    rng.fill(&mut bytes)
+        .map_err(|_| "no randomness from the system".to_string())?;
+    Ok(URL_SAFE_NO_PAD.encode(bytes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decode(part: &str) -> Value {
+        serde_json::from_slice(&URL_SAFE_NO_PAD.decode(part).unwrap()).unwrap()
+    }
+
+    fn p256_pem() -> Vec<u8> {
+        let rng = SystemRandom::new();
+        let document =
+            EcdsaKeyPair::generate_pkcs8(&signature::ECDSA_P256_SHA256_FIXED_SIGNING, &rng)
+                .unwrap();
+        let base64 = base64::engine::general_purpose::STANDARD.encode(document.as_ref());
+        format!("-----BEGIN PRIVATE KEY-----\n{base64}\n-----END PRIVATE KEY-----\n").into_bytes()
+    }
+
+    #[test]
+    fn a_client_assertion_has_the_claims_rfc_7523_asks_for_and_verifies() {
+        let pem = p256_pem();
+        let key = SigningKey::from_pem(&pem, "key.pem").unwrap();
+        assert_eq!(key.algorithm(), "ES256");
+        let jwt = key
+            .client_assertion("ci-client", "https://as.example.com", 1_000)
+            .unwrap();
+        let parts: Vec<&str> = jwt.split('.').collect();
+        assert_eq!(parts.len(), 3);
+        assert_eq!(decode(parts[0]), json!({"alg": "ES256", "typ": "JWT"}));
+        let claims = decode(parts[1]);
+        assert_eq!(claims["iss"], "ci-client");
+        assert_eq!(claims["sub"], "ci-client");
+        assert_eq!(claims["aud"], "https://as.example.com");
+        assert_eq!(claims["iat"], 1_000);
+        assert_eq!(claims["exp"], 1_300);
+        let again = key
+            .client_assertion("ci-client", "https://as.example.com", 1_000)
+            .unwrap();
+        assert_ne!(
+            decode(again.split('.').nth(1).unwrap())["jti"],
+            claims["jti"]
+        );
+        // The signature verifies with the key's public half.
+        let KeyHolder(public) = public_of(&key);
+        let message = format!("{}.{}", parts[0], parts[1]);
+        signature::UnparsedPublicKey::new(&signature::ECDSA_P256_SHA256_FIXED, public)
+            .verify(
+                message.as_bytes(),
+                &URL_SAFE_NO_PAD.decode(parts[2]).unwrap(),
+            )
+            .expect("the signature verifies");
+    }
+
+    struct KeyHolder(Vec<u8>);
+
+    fn public_of(key: &SigningKey) -> KeyHolder {
+        use ring::signature::KeyPair as _;
+        match &key.key {
+            Key::Ecdsa(pair, _) => KeyHolder(pair.public_key().as_ref().to_vec()),
+            Key::Rsa(_) => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn unusable_keys_are_refused_with_what_to_do_and_never_quoted() {
+        let no_key = SigningKey::from_pem(b"not a key", "k.pem").err().unwrap();
+        assert!(no_key.contains("openssl genpkey"), "{no_key}");
+        let sec1 = b"-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIDeadBeefDeadBeefDeadBeefDeadBeefDeadBeefDeadBeefoAoGCCqGSM49\n-----END EC PRIVATE KEY-----\n";
+        let error = SigningKey::from_pem(sec1, "k.pem").err().unwrap();
+        assert!(error.contains("openssl pkcs8 -topk8"), "{error}");
+        assert!(!error.contains("DeadBeef"), "{error}");
+    }
+}
