@@ -106,6 +106,10 @@ required_checks() {
     esac
 }
 
+# What must never reach mcpick's own output: the suite's client secrets, the start of any
+# JWT (ID tokens, assertions, issued tokens), PEM keys, and the tokens its servers issue.
+leaks=(conformance-test-secret conformance-test-xaa-secret 'eyJ' 'PRIVATE KEY' cc-token- test-token-)
+
 passed=0
 failed=0
 for case in "${cases[@]}"; do
@@ -117,7 +121,7 @@ for case in "${cases[@]}"; do
     out_dir="$work/$(echo "$case" | tr '/@' '__')"
     mkdir -p "$out_dir" "$out_dir/data"
     ok=1
-    if ! out="$(XDG_DATA_HOME="$out_dir/data" timeout 180 "$node" "$suite" client \
+    if ! out="$(XDG_DATA_HOME="$out_dir/data" XDG_STATE_HOME="$out_dir/state" timeout 180 "$node" "$suite" client \
         --command "$mcpick conformance-client" "${args[@]}" -o "$out_dir" 2>&1)"; then
         ok=0
     fi
@@ -136,6 +140,17 @@ process.exit(checks.some(c => (c.id === id || c.name === id) && c.status === "SU
             ok=0
             out="$out
 run-client.sh: no SUCCESS check $id"
+        fi
+    done
+    # Secrets stay secret: nothing mcpick printed or logged holds the scenario's client
+    # secrets, keys, assertions, ID tokens or the tokens the servers issued (the suite's own
+    # output and checks.json do: they are not mcpick's).
+    said="$(find "$out_dir" \( -name stdout.txt -o -name stderr.txt -o -name '*.log*' \) -type f)"
+    for secret in "${leaks[@]}"; do
+        if [ -n "$said" ] && leaked="$(grep -l -F -- "$secret" $said)"; then
+            ok=0
+            out="$out
+run-client.sh: mcpick's output holds a secret (${secret:0:12}…) in: $leaked"
         fi
     done
     summary="$(echo "$out" | sed 's/\x1b\[[0-9;]*m//g' | grep -o 'Passed: [0-9]*/[0-9]*, [0-9]* failed, [0-9]* warnings' | tail -n1 || true)"
