@@ -740,3 +740,148 @@ fn private_cached_rows_are_not_reused_after_a_sign_out_and_a_new_sign_in() {
     );
     assert_ne!(new_auth, auth);
 }
+
+/// A sandbox whose `secure` server signs in with a machine grant: `oauth` holds the TOML
+/// of the table's keys.
+fn machine_sandbox(server: &AuthServer, oauth: &str) -> Sandbox {
+    Sandbox::new(&format!(
+        "{}oauth = {{ {oauth} }}\n",
+        http("secure", &server.url)
+    ))
+}
+
+/// [`run`] as a CI job runs it: `CI=true`, no terminal, no stdin, with `env` set.
+fn run_unattended(sandbox: &Sandbox, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut command = sandbox.command(args);
+    command
+        .env("CI", "true")
+        .envs(env.iter().copied())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = Running(command.spawn().expect("run mcpick"));
+    let out = drain(child.0.stdout.take().unwrap());
+    let err = drain(child.0.stderr.take().unwrap());
+    let status = wait_with_limit(&mut child.0, STEP_TIMEOUT, &format!("mcpick {args:?}"));
+    Output {
+        status,
+        stdout: out.join().unwrap(),
+        stderr: err.join().unwrap(),
+    }
+}
+
+#[test]
+fn a_ci_job_gets_a_prompt_with_client_credentials_and_no_person() {
+    let server = AuthServer::start(3600);
+    let sandbox = machine_sandbox(
+        &server,
+        r#"grant = "client_credentials", client_id = "ci-client", client_secret = "${CI_SECRET}""#,
+    );
+    let env = [("CI_SECRET", "ci-secret")];
+    let output = run_unattended(&sandbox, &["get", SECRET], &env);
+    assert!(
+        success(&output).contains("The secret is: signed requests work."),
+        "{}",
+        stderr(&output)
+    );
+    assert_eq!(server.count("client_credentials"), 1, "{}", server.log());
+    // No person, no browser, no registration.
+    assert_eq!(server.count("registrations"), 0);
+    assert_eq!(server.count("authorizations"), 0);
+    assert_owner_only(&sandbox);
+    assert!(
+        !stderr(&output).contains("ci-secret"),
+        "{}",
+        stderr(&output)
+    );
+
+    // The next run uses the stored token while it lasts.
+    let again = run_unattended(&sandbox, &["get", SECRET], &env);
+    assert!(success(&again).contains("The secret is"));
+    assert_eq!(server.count("client_credentials"), 1);
+    let row = servers_row_with(&sandbox, &env);
+    let sign_in = row["signIn"].as_str().unwrap_or_default();
+    assert!(
+        sign_in.starts_with("signed in with client_credentials, access token expires in"),
+        "{row}"
+    );
+
+    // Tokens the server revoked are replaced by the grant, once, without asking anyone.
+    server.revoke_everything();
+    let after = run_unattended(&sandbox, &["get", SECRET], &env);
+    assert!(
+        success(&after).contains("The secret is"),
+        "{}",
+        stderr(&after)
+    );
+    assert_eq!(server.count("client_credentials"), 2);
+}
+
+/// `mcpick servers --json`'s row for `secure`, run with `env`.
+fn servers_row_with(sandbox: &Sandbox, env: &[(&str, &str)]) -> serde_json::Value {
+    let output = run_unattended(sandbox, &["servers", "--json"], env);
+    let rows: serde_json::Value =
+        serde_json::from_str(&success(&output)).expect("servers --json is JSON");
+    rows.as_array()
+        .and_then(|rows| rows.iter().find(|r| r["name"] == "secure"))
+        .cloned()
+        .unwrap_or_else(|| panic!("no `secure` in {rows}"))
+}
+
+#[test]
+fn a_refused_machine_grant_exits_2_with_the_servers_error_and_tries_nothing_else() {
+    let server = AuthServer::start(3600);
+    let wrong = machine_sandbox(
+        &server,
+        r#"grant = "client_credentials", client_id = "ci-client", client_secret = "not-the-secret""#,
+    );
+    let output = run_unattended(&wrong, &["get", SECRET], &[]);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{err}");
+    assert!(err.contains("client_credentials"), "{err}");
+    assert!(
+        err.contains("sign-in with client_credentials for `secure`: the authorization server refused it: HTTP 401 `invalid_client`: client authentication failed (check `oauth.client_id`"),
+        "{err}"
+    );
+    assert!(!err.contains("not-the-secret"), "{err}");
+    assert!(!err.contains("mcpick auth login"), "{err}");
+    assert!(stdout(&output).is_empty());
+    assert_eq!(server.count("machine_refused"), 1, "one request, no retry");
+    assert!(!token_file(&wrong).exists());
+
+    // A workload's JWT the server does not trust: one request, then nothing else (no
+    // other grant, no registration, no browser).
+    let workload = machine_sandbox(
+        &server,
+        r#"grant = "jwt_bearer", assertion_command = "printf untrusted-workload-jwt""#,
+    );
+    let output = run_unattended(&workload, &["list"], &[]);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("HTTP 400 `invalid_grant`: the assertion is not trusted"),
+        "{err}"
+    );
+    assert!(!err.contains("untrusted-workload-jwt"), "{err}");
+    assert_eq!(server.count("machine_refused"), 2);
+    assert_eq!(server.count("registrations"), 0);
+    assert_eq!(server.count("authorizations"), 0);
+
+    // The trusted one, from a file, works.
+    let jwt = workload.dir.path().join("workload.jwt");
+    std::fs::write(&jwt, "workload-jwt-ok\n").unwrap();
+    let trusted = machine_sandbox(
+        &server,
+        &format!(
+            "grant = \"jwt_bearer\", assertion_file = {}",
+            common::toml_str(jwt.to_string_lossy())
+        ),
+    );
+    let output = run_unattended(&trusted, &["get", SECRET], &[]);
+    assert!(
+        success(&output).contains("The secret is"),
+        "{}",
+        stderr(&output)
+    );
+    assert_eq!(server.count("jwt_bearer"), 1);
+}

@@ -33,7 +33,7 @@ pub async fn run(config_path: Option<&Path>, action: AuthCommand) -> Result<Exit
                 let context = auth::authorization_context(&server);
                 let _ = crate::cache::forget_private(&server, context.as_deref());
                 output::error(&format!(
-                    "signed in to `{}`: {}",
+                    "`{}`: {}",
                     server.name,
                     auth::sign_in_state(&server).describe()
                 ));

@@ -80,7 +80,7 @@ async fn obtain_unmasked(
         .filter(|(_, oauth)| oauth.grant != OAuthGrant::AuthorizationCode)
         .ok_or_else(|| McpError::Grant(format!("`{}` has no machine grant", server.name)))?;
     let grant = oauth.grant.name();
-    let failed = |why: String| McpError::Grant(format!("`{}`: {grant}: {why}", server.name));
+    let failed = |why: String| McpError::Grant(format!("{grant} for `{}`: {why}", server.name));
     let challenge = probe_challenge(server).await?;
     let manager = AuthorizationManager::new_allowing_private_addresses(url)
         .await
@@ -337,12 +337,36 @@ async fn post_form(
             .and_then(|v| v.as_str())
             .map(quoted)
     };
-    Err(match (field("error"), field("error_description")) {
+    let code = field("error");
+    let said = match (&code, field("error_description")) {
         (Some(error), Some(description)) => {
-            format!("HTTP {}: `{error}`: {description}", status.as_u16())
+            format!("HTTP {} `{error}`: {description}", status.as_u16())
         }
-        (Some(error), None) => format!("HTTP {}: `{error}`", status.as_u16()),
+        (Some(error), None) => format!("HTTP {} `{error}`", status.as_u16()),
         _ => format!("HTTP {} without an OAuth error", status.as_u16()),
+    };
+    Err(match code.as_deref().and_then(what_to_check) {
+        Some(hint) => format!("{said} ({hint})"),
+        None => said,
+    })
+}
+
+/// What to look at for an OAuth error code (RFC 6749 §5.2).
+fn what_to_check(code: &str) -> Option<&'static str> {
+    Some(match code {
+        "invalid_client" => {
+            "check `oauth.client_id` and its `client_secret` or `private_key` in the config"
+        }
+        "invalid_grant" => {
+            "the assertion or ID token was refused: check where it comes from, its audience and that it has not expired"
+        }
+        "unauthorized_client" => {
+            "the client may not use this grant: ask the authorization server's admin"
+        }
+        "unsupported_grant_type" => "the authorization server does not offer this grant",
+        "invalid_scope" => "check `oauth.scopes`",
+        "invalid_target" => "the authorization server does not issue tokens for this server's URL",
+        _ => return None,
     })
 }
 

@@ -23,6 +23,12 @@ What makes it a test server, all in memory:
                          revocations, requests that carried a bearer token
                          (`bearer_checks`), live access and refresh tokens
       POST /test/revoke  revokes every access and refresh token (clients stay registered)
+  * machine grants at /token, besides the SDK's (which knows only the two above):
+    `client_credentials` for the client `ci-client` with the secret `ci-secret` sent as
+    HTTP Basic (anything else: 401 `invalid_client`), and the RFC 7523 `jwt-bearer` grant
+    for the assertion `workload-jwt-ok` (anything else: 400 `invalid_grant`); both want
+    `resource` to be this server's /mcp, and issue an access token with no refresh token.
+    Counted as `client_credentials`, `jwt_bearer` and `machine_refused`.
 
 Prompts: `secret_prompt` (no arguments) and `greet_member` (required `name`).
 
@@ -35,6 +41,8 @@ stderr protocol for test harnesses:
 from __future__ import annotations
 
 import argparse
+import base64
+import urllib.parse
 import secrets
 import socket
 import sys
@@ -103,6 +111,9 @@ class InMemoryProvider:
             "refresh_refused": 0,
             "revocations": 0,
             "bearer_checks": 0,
+            "client_credentials": 0,
+            "jwt_bearer": 0,
+            "machine_refused": 0,
         }
 
     def stats(self) -> dict[str, int]:
@@ -227,6 +238,77 @@ class InMemoryProvider:
         )
 
 
+MACHINE_CLIENT = ("ci-client", "ci-secret")
+MACHINE_ASSERTION = "workload-jwt-ok"
+JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer"
+
+
+class MachineGrants:
+    """ASGI wrapper answering the machine grants at POST /token; the rest goes to `app`."""
+
+    def __init__(self, app: Any, provider: InMemoryProvider, resource: str) -> None:
+        self.app = app
+        self.provider = provider
+        self.resource = resource
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST" or scope["path"] != "/token":
+            await self.app(scope, receive, send)
+            return
+        body = b""
+        while True:
+            message = await receive()
+            body += message.get("body", b"")
+            if not message.get("more_body"):
+                break
+        form = dict(urllib.parse.parse_qsl(body.decode("utf-8", "replace")))
+        grant = form.get("grant_type")
+        if grant not in ("client_credentials", JWT_BEARER):
+            replayed = False
+
+            async def replay() -> Any:
+                nonlocal replayed
+                if replayed:
+                    return await receive()
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+
+            await self.app(scope, replay, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        response = self.answer(grant, form, headers.get("authorization", ""))
+        await response(scope, receive, send)
+
+    def answer(self, grant: str, form: dict[str, str], authorization: str) -> Response:
+        def refuse(status: int, error: str, description: str) -> Response:
+            self.provider.counts["machine_refused"] += 1
+            return JSONResponse({"error": error, "error_description": description}, status_code=status)
+
+        if grant == "client_credentials":
+            try:
+                scheme, _, encoded = authorization.partition(" ")
+                pair = base64.b64decode(encoded).decode() if scheme.lower() == "basic" else ""
+            except ValueError:
+                pair = ""
+            client_id, _, secret = pair.partition(":")
+            client = (urllib.parse.unquote_plus(client_id), urllib.parse.unquote_plus(secret))
+            if client != MACHINE_CLIENT:
+                return refuse(401, "invalid_client", "client authentication failed")
+        elif form.get("assertion") != MACHINE_ASSERTION:
+            return refuse(400, "invalid_grant", "the assertion is not trusted")
+        if form.get("resource") != self.resource:
+            return refuse(400, "invalid_target", "the token must be asked for this server's /mcp")
+        self.provider.counts["client_credentials" if grant == "client_credentials" else "jwt_bearer"] += 1
+        token = self.provider._issue(MACHINE_CLIENT[0], [SCOPE], self.resource)
+        # No refresh token: a machine asks again.
+        self.provider.pairs.pop(token.access_token, None)
+        assert token.refresh_token is not None
+        self.provider.refresh_tokens.pop(token.refresh_token, None)
+        return JSONResponse(
+            {"access_token": token.access_token, "token_type": "Bearer", "expires_in": token.expires_in, "scope": SCOPE}
+        )
+
+
 def build_server(provider: InMemoryProvider, base: str, list_ttl: int = 0) -> MCPServer[Any]:
     # `--list-ttl`: prompts/list results fresh that long, private to the sign-in.
     hints = {"prompts/list": CacheHint(ttl_ms=list_ttl, scope="private")} if list_ttl else None
@@ -283,6 +365,7 @@ async def serve(sock: socket.socket, token_lifetime: int, list_ttl: int) -> None
     base = f"http://{HOST}:{port}"
     provider = InMemoryProvider(base, token_lifetime)
     app = build_server(provider, base, list_ttl).streamable_http_app(streamable_http_path=HTTP_PATH, host=HOST)
+    app = MachineGrants(app, provider, f"{base}{HTTP_PATH}")
     config = uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=2)
     await _Uvicorn(config).serve(sockets=[sock])
 
