@@ -619,3 +619,109 @@ fn no_config_file_follows_the_terminals_background_as_an_empty_one_does() {
         "base = \"auto\": a light variant for a light background"
     );
 }
+
+#[test]
+fn machine_grants_parse_with_what_each_needs_and_refuse_the_rest() {
+    let config = parse_str(
+        r#"
+[servers.ci.oauth]
+grant = "client_credentials"
+client_id = "ci"
+client_secret = "${TOKEN}"
+
+[servers.ci]
+url = "https://mcp.example.com/mcp"
+
+[servers.keyed]
+url = "https://mcp.example.com/mcp"
+oauth = { grant = "client_credentials", client_id = "ci", private_key = "~/keys/ci.pem" }
+
+[servers.k8s]
+url = "https://mcp.example.com/mcp"
+oauth = { grant = "jwt_bearer", assertion_file = "/var/run/secrets/tokens/mcp" }
+
+[servers.gha]
+url = "https://mcp.example.com/mcp"
+oauth = { grant = "jwt_bearer", assertion = "${TOKEN}", client_id = "gha" }
+
+[servers.corp]
+url = "https://mcp.example.com/mcp"
+oauth = { grant = "enterprise", client_id = "mcpick", client_secret = "${TOKEN}", idp_token_endpoint = "https://idp.example.com/oauth2/token", idp_client_id = "idp-mcpick", id_token_command = "corp-login --print-id-token" }
+"#,
+    )
+    .unwrap();
+    let oauth = |name: &str| match &config.server(name).unwrap().transport {
+        TransportConfig::Http { oauth, .. } => oauth.clone(),
+        TransportConfig::Stdio { .. } => panic!("{name} is not http"),
+    };
+    assert_eq!(oauth("ci").grant, OAuthGrant::ClientCredentials);
+    assert_eq!(oauth("ci").client_secret.as_deref(), Some("abc123"));
+    let keyed = oauth("keyed");
+    assert!(
+        !keyed.private_key.as_ref().unwrap().starts_with("~"),
+        "{keyed:?}"
+    );
+    assert!(keyed.private_key.unwrap().ends_with("keys/ci.pem"));
+    assert_eq!(oauth("k8s").grant, OAuthGrant::JwtBearer);
+    assert_eq!(
+        oauth("k8s").assertion,
+        Some(SecretSource::File("/var/run/secrets/tokens/mcp".into()))
+    );
+    assert_eq!(
+        oauth("gha").assertion,
+        Some(SecretSource::Value("abc123".into()))
+    );
+    let OAuthGrant::Enterprise(idp) = oauth("corp").grant else {
+        panic!("not enterprise")
+    };
+    assert_eq!(idp.token_endpoint, "https://idp.example.com/oauth2/token");
+    assert_eq!(
+        idp.id_token,
+        SecretSource::Command("corp-login --print-id-token".into())
+    );
+    // Secrets given in the config are masked, and never in debug output.
+    let gha = config.server("gha").unwrap();
+    assert!(!gha.secrets().mask("a abc123 b").contains("abc123"));
+    assert!(!format!("{config:?}").contains("abc123"));
+
+    for (oauth, expected) in [
+        (r#"grant = "password""#, "not a grant mcpick knows"),
+        (r#"grant = "client_credentials""#, "needs `oauth.client_id`"),
+        (
+            r#"grant = "client_credentials", client_id = "c""#,
+            "needs `oauth.client_secret` or `oauth.private_key`",
+        ),
+        (
+            r#"grant = "client_credentials", client_id = "c", client_secret = "s", private_key = "k.pem""#,
+            "not both",
+        ),
+        (r#"grant = "jwt_bearer""#, "needs the workload's JWT"),
+        (
+            r#"grant = "jwt_bearer", assertion = "a", assertion_file = "f""#,
+            "give one of `oauth.assertion`, `oauth.assertion_file` and `oauth.assertion_command`",
+        ),
+        (
+            r#"private_key = "k.pem""#,
+            "`oauth.private_key` is not used by `grant = \"authorization_code\"`: it is for `grant = \"client_credentials\"`",
+        ),
+        (
+            r#"grant = "client_credentials", client_id = "c", client_secret = "s", assertion = "a""#,
+            "it is for `grant = \"jwt_bearer\"`",
+        ),
+        (
+            r#"grant = "enterprise", client_id = "c", id_token = "t""#,
+            "needs `oauth.idp_token_endpoint`",
+        ),
+        (
+            r#"grant = "enterprise", client_id = "c", idp_token_endpoint = "https://i/t""#,
+            "needs the user's ID token",
+        ),
+    ] {
+        let error = parse_str(&format!(
+            "[servers.s]\nurl = \"https://h/mcp\"\noauth = {{ {oauth} }}\n"
+        ))
+        .unwrap_err()
+        .to_string();
+        assert!(error.contains(expected), "{oauth}: {error}");
+    }
+}
