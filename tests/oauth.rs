@@ -805,6 +805,16 @@ fn a_ci_job_gets_a_prompt_with_client_credentials_and_no_person() {
         sign_in.starts_with("signed in with client_credentials, access token expires in"),
         "{row}"
     );
+    // `auth status` says as much without connecting, and shows no token.
+    let status = run_unattended(&sandbox, &["auth", "status"], &env);
+    let said = success(&status);
+    assert!(
+        said.starts_with("secure  client_credentials  signed in, access token expires in"),
+        "{said}"
+    );
+    for token in stored_tokens(&sandbox) {
+        assert!(!said.contains(&token));
+    }
 
     // Tokens the server revoked are replaced by the grant, once, without asking anyone.
     server.revoke_everything();

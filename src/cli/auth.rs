@@ -69,6 +69,10 @@ pub async fn run(config_path: Option<&Path>, action: AuthCommand) -> Result<Exit
             output::error(&format!("signed in to `{}`{place}", server.name));
             Ok(ExitCode::SUCCESS)
         }
+        AuthCommand::Status { json } => {
+            status(&config, json)?;
+            Ok(ExitCode::SUCCESS)
+        }
         AuthCommand::Logout { server } => {
             let server = find(&config, &server)?;
             if auth::sign_out(&server.name).map_err(|e| CliError::runtime(e.to_string()))? {
@@ -123,4 +127,62 @@ fn find(config: &Config, name: &str) -> Result<ServerConfig, CliError> {
         _ => {}
     }
     Ok(server.clone())
+}
+
+/// `mcpick auth status`: one line (or JSON object) per server that signs in over OAuth.
+fn status(config: &Config, json: bool) -> Result<(), CliError> {
+    use crate::config::TransportConfig;
+    let mut rows = Vec::new();
+    for server in &config.servers {
+        let TransportConfig::Http {
+            oauth,
+            legacy_sse: false,
+            ..
+        } = &server.transport
+        else {
+            continue;
+        };
+        let state = auth::sign_in_state(server);
+        let (signed_in, expires_at) = match &state {
+            auth::SignInState::SignedOut => (false, None),
+            auth::SignInState::SignedIn { expires_at, .. } => (true, *expires_at),
+        };
+        rows.push((
+            server.name.clone(),
+            oauth.grant.name(),
+            state,
+            signed_in,
+            expires_at,
+        ));
+    }
+    let body = if json {
+        let entries: Vec<serde_json::Value> = rows
+            .iter()
+            .map(|(name, grant, _, signed_in, expires_at)| {
+                serde_json::json!({
+                    "server": name,
+                    "grant": grant,
+                    "signedIn": signed_in,
+                    "expiresAt": expires_at,
+                })
+            })
+            .collect();
+        format!(
+            "{}\n",
+            serde_json::to_string_pretty(&entries).unwrap_or_default()
+        )
+    } else if rows.is_empty() {
+        output::error("no HTTP server in the config signs in with OAuth");
+        String::new()
+    } else {
+        let width = rows.iter().map(|r| r.0.chars().count()).max().unwrap_or(0);
+        rows.iter()
+            .map(|(name, grant, state, ..)| {
+                // The grant has its column.
+                let said = state.describe().replacen(&format!(" with {grant}"), "", 1);
+                format!("{name:width$}  {grant:18}  {said}\n")
+            })
+            .collect()
+    };
+    output::result(&body).map_err(|e| CliError::runtime(format!("cannot write the output: {e}")))
 }

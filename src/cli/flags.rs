@@ -326,6 +326,13 @@ pub enum AuthCommand {
         #[arg(add = ArgValueCandidates::new(candidates::server_candidates))]
         server: String,
     },
+    /// How each HTTP server signs in (its grant) and the state of its stored token, without
+    /// connecting; never the token.
+    Status {
+        /// Print one JSON array.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// `mcpick cache` subcommands.

@@ -809,7 +809,8 @@ impl Runner {
                             });
                         }
                     };
-                    let result = crate::mcp::auth::sign_in(
+                    // A machine grant runs as it does at connect time: no browser.
+                    let result = crate::mcp::client::grant::sign_in(
                         &config,
                         challenge,
                         crate::mcp::auth::Browser::System,

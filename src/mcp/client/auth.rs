@@ -120,6 +120,14 @@ pub fn sign_in_state(server: &ServerConfig) -> SignInState {
     }
 }
 
+/// The stored access token of `server`, if any.
+pub(super) fn stored_access_token(server: &ServerConfig) -> Option<String> {
+    let (url, _) = http_parts(server)?;
+    let credentials = TokenFile::read(&token_path(&server.name)?, url).ok()??;
+    let json = serde_json::to_value(credentials.token_response?).ok()?;
+    json.get("access_token")?.as_str().map(str::to_string)
+}
+
 /// The stored access and refresh tokens of `server` (to mask: a server may echo them).
 pub(in crate::mcp) fn stored_tokens(server: &ServerConfig) -> Vec<String> {
     let Some((url, _)) = http_parts(server) else {

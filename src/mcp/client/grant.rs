@@ -63,6 +63,21 @@ pub async fn ensure_token(server: &ServerConfig) -> Result<bool, McpError> {
     obtain(server).await.map(|()| true)
 }
 
+/// Signs in to `server` as its config says: with its machine grant when it has one (no
+/// browser), else a person through `browser` ([`super::auth::sign_in`]).
+pub async fn sign_in(
+    server: &ServerConfig,
+    challenge: Option<String>,
+    browser: super::auth::Browser,
+    show_url: &(dyn Fn(&str) + Send + Sync),
+) -> Result<(), McpError> {
+    if is_machine(server) {
+        obtain(server).await
+    } else {
+        super::auth::sign_in(server, challenge, browser, show_url).await
+    }
+}
+
 /// Runs `server`'s machine grant once and stores the token. Whatever secret it read or
 /// was given is masked in its error, should a server's error description echo one.
 pub async fn obtain(server: &ServerConfig) -> Result<(), McpError> {

@@ -10,6 +10,7 @@ pub mod grant;
 pub mod hub;
 mod jose;
 mod limit;
+mod machine_http;
 mod mrtr;
 mod problems;
 pub mod questions;

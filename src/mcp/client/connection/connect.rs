@@ -162,7 +162,11 @@ impl Connection {
                 // Stored tokens sign every request (and are refreshed as they expire); they
                 // need the authorization server's metadata first: bounded by
                 // the server's timeout, and a failure is a connection problem.
-                let signed =
+                let signed = if crate::mcp::client::grant::is_machine(config) {
+                    // Its token came from the grant just now, or lasts: no metadata needed.
+                    Ok(crate::mcp::client::machine_http::MachineClient::new(config)
+                        .map(Signer::Machine))
+                } else {
                     tokio::time::timeout_at(deadline.at, crate::mcp::auth::signed_client(config))
                         .await
                         .map_err(|_| McpError::Timeout {
@@ -174,14 +178,23 @@ impl Connection {
                                 "cannot reach the server's authorization server: {e}"
                             ))
                             .hiding_url_query(url)
-                        })?;
+                        })
+                        .map(|client| client.map(Signer::Person))
+                }?;
                 let streamable = |start: Start| {
                     let signed = signed.clone();
                     let transport_config = transport_config.clone();
                     let handler = handler();
                     async move {
                         match signed {
-                            Some(client) => {
+                            Some(Signer::Person(client)) => {
+                                let transport = StreamableHttpClientTransport::with_client(
+                                    client,
+                                    transport_config,
+                                );
+                                begin(handler, transport, start, deadline).await
+                            }
+                            Some(Signer::Machine(client)) => {
                                 let transport = StreamableHttpClientTransport::with_client(
                                     client,
                                     transport_config,
@@ -801,4 +814,12 @@ fn refused_fresh_token(config: &ServerConfig, error: McpError) -> McpError {
         }
         other => other,
     }
+}
+
+/// What signs an HTTP server's requests: a person's sign-in (rmcp refreshes it), or a
+/// machine grant (run again when its token is refused).
+#[derive(Clone)]
+enum Signer {
+    Person(rmcp::transport::AuthClient<reqwest::Client>),
+    Machine(crate::mcp::client::machine_http::MachineClient),
 }

@@ -1,0 +1,204 @@
+//! The HTTP client of a server with a machine grant (`oauth.grant`): every request carries
+//! the stored token, and when the server refuses it (expired, revoked) the grant runs again,
+//! once per refused token however many requests were refused together, and the request is
+//! sent again with the new one. rmcp's `AuthClient` can only refresh, and machine grants
+//! have no refresh token: without this a long session would end at the token's expiry.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use futures::stream::BoxStream;
+use http::{HeaderName, HeaderValue};
+use rmcp::model::ClientJsonRpcMessage;
+use rmcp::transport::auth::AuthError;
+use rmcp::transport::streamable_http_client::{
+    SseError, StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse,
+    StreamableHttpResponseLimits,
+};
+use sse_stream::Sse;
+
+use crate::config::ServerConfig;
+
+type Error = StreamableHttpError<reqwest::Error>;
+
+/// A reqwest client signing with a machine grant's token, obtaining a new one on refusal.
+#[derive(Clone)]
+pub struct MachineClient {
+    http: reqwest::Client,
+    server: Arc<ServerConfig>,
+    /// The token in use; replaced under the lock when the grant runs again.
+    token: Arc<tokio::sync::Mutex<String>>,
+}
+
+impl MachineClient {
+    /// The client of `server`, signing with its stored token; `None` without one.
+    pub fn new(server: &ServerConfig) -> Option<MachineClient> {
+        let token = super::auth::stored_access_token(server)?;
+        Some(MachineClient {
+            http: reqwest::Client::new(),
+            server: Arc::new(server.clone()),
+            token: Arc::new(tokio::sync::Mutex::new(token)),
+        })
+    }
+
+    /// Runs `call` with the token; on a refusal, a new token (unless another request got
+    /// one meanwhile) and one more try.
+    async fn signed<T, F, Fut>(&self, call: F) -> Result<T, Error>
+    where
+        F: Fn(String) -> Fut,
+        Fut: Future<Output = Result<T, Error>>,
+    {
+        let sent = self.token.lock().await.clone();
+        match call(sent.clone()).await {
+            Err(StreamableHttpError::AuthRequired(challenge)) => {
+                let fresh = {
+                    let mut token = self.token.lock().await;
+                    if *token == sent {
+                        tracing::info!(server = %self.server.name, "the server refused the token; running the grant again");
+                        super::grant::obtain(&self.server)
+                            .await
+                            .map_err(|e| AuthError::InternalError(e.to_string()))?;
+                        match super::auth::stored_access_token(&self.server) {
+                            Some(new) => *token = new,
+                            None => return Err(StreamableHttpError::AuthRequired(challenge)),
+                        }
+                    }
+                    token.clone()
+                };
+                if fresh == sent {
+                    return Err(StreamableHttpError::AuthRequired(challenge));
+                }
+                call(fresh).await
+            }
+            other => other,
+        }
+    }
+}
+
+impl StreamableHttpClient for MachineClient {
+    type Error = reqwest::Error;
+
+    async fn post_message(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        _auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<StreamableHttpPostResponse, Error> {
+        self.signed(|token| {
+            self.http.post_message(
+                uri.clone(),
+                message.clone(),
+                session_id.clone(),
+                Some(token),
+                custom_headers.clone(),
+            )
+        })
+        .await
+    }
+
+    async fn post_message_with_max_sse_event_size(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        _auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        max_sse_event_size: usize,
+    ) -> Result<StreamableHttpPostResponse, Error> {
+        self.signed(|token| {
+            self.http.post_message_with_max_sse_event_size(
+                uri.clone(),
+                message.clone(),
+                session_id.clone(),
+                Some(token),
+                custom_headers.clone(),
+                max_sse_event_size,
+            )
+        })
+        .await
+    }
+
+    async fn post_message_with_response_limits(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        _auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        limits: StreamableHttpResponseLimits,
+    ) -> Result<StreamableHttpPostResponse, Error> {
+        self.signed(|token| {
+            self.http.post_message_with_response_limits(
+                uri.clone(),
+                message.clone(),
+                session_id.clone(),
+                Some(token),
+                custom_headers.clone(),
+                limits,
+            )
+        })
+        .await
+    }
+
+    async fn delete_session(
+        &self,
+        uri: Arc<str>,
+        session_id: Arc<str>,
+        _auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<(), Error> {
+        self.signed(|token| {
+            self.http.delete_session(
+                uri.clone(),
+                session_id.clone(),
+                Some(token),
+                custom_headers.clone(),
+            )
+        })
+        .await
+    }
+
+    async fn get_stream(
+        &self,
+        uri: Arc<str>,
+        session_id: Option<Arc<str>>,
+        last_event_id: Option<String>,
+        _auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<BoxStream<'static, Result<Sse, SseError>>, Error> {
+        self.signed(|token| {
+            self.http.get_stream(
+                uri.clone(),
+                session_id.clone(),
+                last_event_id.clone(),
+                Some(token),
+                custom_headers.clone(),
+            )
+        })
+        .await
+    }
+
+    async fn get_stream_with_max_sse_event_size(
+        &self,
+        uri: Arc<str>,
+        session_id: Option<Arc<str>>,
+        last_event_id: Option<String>,
+        _auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        max_sse_event_size: usize,
+    ) -> Result<BoxStream<'static, Result<Sse, SseError>>, Error> {
+        self.signed(|token| {
+            self.http.get_stream_with_max_sse_event_size(
+                uri.clone(),
+                session_id.clone(),
+                last_event_id.clone(),
+                Some(token),
+                custom_headers.clone(),
+                max_sse_event_size,
+            )
+        })
+        .await
+    }
+}
