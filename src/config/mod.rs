@@ -2,9 +2,11 @@
 
 mod expand;
 pub mod import;
+mod oauth;
 mod theme;
 
 pub use expand::{ExpandError, InputSpec, InputValues, expand, input_variable, is_input_id};
+pub use oauth::{EnterpriseIdp, OAuthConfig, OAuthGrant, SecretSource};
 pub use theme::{Theme, ThemeBase, ThemeColors};
 
 use std::collections::BTreeMap;
@@ -281,121 +283,6 @@ pub enum TransportConfig {
     },
 }
 
-/// OAuth client settings of one server (`oauth = { ... }`); all optional: by default mcpick
-/// registers itself with the authorization server.
-#[derive(Clone, Default, PartialEq, Eq)]
-pub struct OAuthConfig {
-    /// A client id registered with the authorization server beforehand.
-    pub client_id: Option<String>,
-    /// Its secret, for a confidential client.
-    pub client_secret: Option<String>,
-    /// Scopes to ask for instead of those the server suggests.
-    pub scopes: Vec<String>,
-    /// An HTTPS URL of a Client ID Metadata Document describing mcpick, used as the client
-    /// id where the authorization server supports it.
-    pub client_metadata_url: Option<String>,
-    /// How tokens are obtained: a person in a browser, or a machine grant.
-    pub grant: OAuthGrant,
-    /// A PEM private key signing `private_key_jwt` client assertions (client credentials).
-    pub private_key: Option<PathBuf>,
-    /// The workload's JWT for the `jwt_bearer` grant.
-    pub assertion: Option<SecretSource>,
-}
-
-/// How a server's tokens are obtained (`oauth.grant`).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub enum OAuthGrant {
-    /// `authorization_code`: a person signs in in a browser (`mcpick auth login`).
-    #[default]
-    AuthorizationCode,
-    /// `client_credentials`: the client's own secret or signed assertion.
-    ClientCredentials,
-    /// `jwt_bearer`: a JWT the workload holds (Kubernetes, GitHub Actions, a cloud's
-    /// metadata service) is the grant (RFC 7523, SEP-1933).
-    JwtBearer,
-    /// `enterprise`: the company's identity provider exchanges an ID token for an identity
-    /// assertion (ID-JAG), which the server's authorization server takes (SEP-990).
-    Enterprise(Box<EnterpriseIdp>),
-}
-
-impl OAuthGrant {
-    /// The grant's name as the config spells it.
-    pub fn name(&self) -> &'static str {
-        match self {
-            OAuthGrant::AuthorizationCode => "authorization_code",
-            OAuthGrant::ClientCredentials => "client_credentials",
-            OAuthGrant::JwtBearer => "jwt_bearer",
-            OAuthGrant::Enterprise(_) => "enterprise",
-        }
-    }
-}
-
-/// The identity provider of enterprise-managed authorization.
-#[derive(Clone, PartialEq, Eq)]
-pub struct EnterpriseIdp {
-    /// Its token endpoint, where the ID token is exchanged (`oauth.idp_token_endpoint`).
-    pub token_endpoint: String,
-    /// mcpick's client id there, if it needs one.
-    pub client_id: Option<String>,
-    /// And its secret, for a confidential client.
-    pub client_secret: Option<String>,
-    /// The user's ID token from it (`oauth.id_token`, `id_token_file`, `id_token_command`).
-    pub id_token: SecretSource,
-}
-
-impl fmt::Debug for EnterpriseIdp {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("EnterpriseIdp")
-            .field("token_endpoint", &self.token_endpoint)
-            .field("client_id", &self.client_id)
-            .field(
-                "client_secret",
-                &self.client_secret.as_ref().map(|_| "<hidden>"),
-            )
-            .field("id_token", &self.id_token)
-            .finish()
-    }
-}
-
-/// Where a secret that changes (a workload's JWT, an ID token) comes from, read each time
-/// a token is obtained.
-#[derive(Clone, PartialEq, Eq)]
-pub enum SecretSource {
-    /// Given in the config (usually as `${VAR}`).
-    Value(String),
-    /// A file's contents, trimmed (Kubernetes' projected service account token).
-    File(PathBuf),
-    /// What a `sh -c` command prints, trimmed.
-    Command(String),
-}
-
-impl fmt::Debug for SecretSource {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SecretSource::Value(_) => f.write_str("Value(<hidden>)"),
-            SecretSource::File(path) => f.debug_tuple("File").field(path).finish(),
-            SecretSource::Command(command) => f.debug_tuple("Command").field(command).finish(),
-        }
-    }
-}
-
-impl fmt::Debug for OAuthConfig {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("OAuthConfig")
-            .field("client_id", &self.client_id)
-            .field(
-                "client_secret",
-                &self.client_secret.as_ref().map(|_| "<hidden>"),
-            )
-            .field("scopes", &self.scopes)
-            .field("client_metadata_url", &self.client_metadata_url)
-            .field("grant", &self.grant)
-            .field("private_key", &self.private_key)
-            .field("assertion", &self.assertion)
-            .finish()
-    }
-}
-
 impl TransportConfig {
     /// A short name of the transport kind: `stdio`, `http` or `sse`.
     pub fn kind(&self) -> &'static str {
@@ -636,28 +523,8 @@ struct RawServer {
     enabled: Option<bool>,
     cache: Option<bool>,
     live_preview: Option<bool>,
-    oauth: Option<RawOAuth>,
+    oauth: Option<oauth::RawOAuth>,
     protocol_version: Option<String>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawOAuth {
-    client_id: Option<String>,
-    client_secret: Option<String>,
-    scopes: Option<Vec<String>>,
-    client_metadata_url: Option<String>,
-    grant: Option<String>,
-    private_key: Option<String>,
-    assertion: Option<String>,
-    assertion_file: Option<String>,
-    assertion_command: Option<String>,
-    idp_token_endpoint: Option<String>,
-    idp_client_id: Option<String>,
-    idp_client_secret: Option<String>,
-    id_token: Option<String>,
-    id_token_file: Option<String>,
-    id_token_command: Option<String>,
 }
 
 /// Where the config file is read from when neither `--config` nor `MCPICK_CONFIG` says.
@@ -1010,22 +877,7 @@ fn input_references(raw: &RawServer) -> Vec<String> {
         .chain(raw.cwd.iter())
         .chain(raw.url.iter())
         .chain(raw.headers.iter().flat_map(|h| h.values()))
-        .chain(raw.oauth.iter().flat_map(|o| {
-            o.client_id
-                .iter()
-                .chain(o.client_secret.iter())
-                .chain(o.client_metadata_url.iter())
-                .chain(o.private_key.iter())
-                .chain(o.assertion.iter())
-                .chain(o.assertion_file.iter())
-                .chain(o.assertion_command.iter())
-                .chain(o.idp_token_endpoint.iter())
-                .chain(o.idp_client_id.iter())
-                .chain(o.idp_client_secret.iter())
-                .chain(o.id_token.iter())
-                .chain(o.id_token_file.iter())
-                .chain(o.id_token_command.iter())
-        }));
+        .chain(raw.oauth.iter().flat_map(|o| o.strings()));
     for value in strings {
         // Malformed text is reported when the table is built.
         while let Err(ExpandError::NoInput(id)) = expand(value, &record) {
@@ -1208,174 +1060,12 @@ fn build_server(
                 .collect::<Result<BTreeMap<_, _>, ConfigError>>()?;
             let oauth = match raw.oauth {
                 None => OAuthConfig::default(),
-                Some(oauth) => {
-                    let field = |name: &str, value: Option<String>| {
-                        value
-                            .map(|v| expand_field(&format!("oauth.{name}"), &v))
-                            .transpose()
-                    };
-                    let client_metadata_url =
-                        field("client_metadata_url", oauth.client_metadata_url)?;
-                    if let Some(cimd) = &client_metadata_url
-                        && !cimd.starts_with("https://")
-                    {
-                        return Err(server_error(format!(
-                            "`oauth.client_metadata_url` must be an https:// URL (got {cimd:?})"
-                        )));
-                    }
-                    let client_id = field("client_id", oauth.client_id)?;
-                    let client_secret = field("client_secret", oauth.client_secret)?;
-                    if client_secret.is_some() && client_id.is_none() {
-                        return Err(server_error(
-                            "`oauth.client_secret` needs the `oauth.client_id` it belongs to"
-                                .into(),
-                        ));
-                    }
-                    let source = |name: &str,
-                                  value: Option<String>,
-                                  file: Option<String>,
-                                  command: Option<String>|
-                     -> Result<Option<SecretSource>, ConfigError> {
-                        let given = [value.is_some(), file.is_some(), command.is_some()];
-                        if given.iter().filter(|g| **g).count() > 1 {
-                            return Err(server_error(format!(
-                                "give one of `oauth.{name}`, `oauth.{name}_file` and `oauth.{name}_command`, not several"
-                            )));
-                        }
-                        Ok(if let Some(value) = field(name, value)? {
-                            Some(SecretSource::Value(value))
-                        } else if let Some(file) = field(&format!("{name}_file"), file)? {
-                            Some(SecretSource::File(PathBuf::from(expand_tilde(&file))))
-                        } else {
-                            field(&format!("{name}_command"), command)?.map(SecretSource::Command)
-                        })
-                    };
-                    let private_key = field("private_key", oauth.private_key)?
-                        .map(|p| PathBuf::from(expand_tilde(&p)));
-                    let assertion = source(
-                        "assertion",
-                        oauth.assertion,
-                        oauth.assertion_file,
-                        oauth.assertion_command,
-                    )?;
-                    let id_token = source(
-                        "id_token",
-                        oauth.id_token,
-                        oauth.id_token_file,
-                        oauth.id_token_command,
-                    )?;
-                    let idp_token_endpoint = field("idp_token_endpoint", oauth.idp_token_endpoint)?;
-                    let idp_client_id = field("idp_client_id", oauth.idp_client_id)?;
-                    let idp_client_secret = field("idp_client_secret", oauth.idp_client_secret)?;
-                    let grant_name = oauth.grant.as_deref().unwrap_or("authorization_code");
-                    // What each grant takes; anything else given is a mistake worth saying.
-                    let given: Vec<&str> = [
-                        ("private_key", private_key.is_some()),
-                        ("assertion", assertion.is_some()),
-                        ("idp_token_endpoint", idp_token_endpoint.is_some()),
-                        ("idp_client_id", idp_client_id.is_some()),
-                        ("idp_client_secret", idp_client_secret.is_some()),
-                        ("id_token", id_token.is_some()),
-                    ]
-                    .into_iter()
-                    .filter_map(|(name, given)| given.then_some(name))
-                    .collect();
-                    let takes: &[&str] = match grant_name {
-                        "authorization_code" => &[],
-                        "client_credentials" => &["private_key"],
-                        "jwt_bearer" => &["assertion"],
-                        "enterprise" => &[
-                            "idp_token_endpoint",
-                            "idp_client_id",
-                            "idp_client_secret",
-                            "id_token",
-                        ],
-                        other => {
-                            return Err(server_error(format!(
-                                "`oauth.grant = {other:?}` is not a grant mcpick knows: use \"authorization_code\" (a person signs in; the default), \"client_credentials\", \"jwt_bearer\" or \"enterprise\""
-                            )));
-                        }
-                    };
-                    if let Some(stray) = given.iter().find(|name| !takes.contains(name)) {
-                        return Err(server_error(format!(
-                            "`oauth.{stray}` is not used by `grant = \"{grant_name}\"`{}",
-                            match *stray {
-                                "private_key" => ": it is for `grant = \"client_credentials\"`",
-                                "assertion" => ": it is for `grant = \"jwt_bearer\"`",
-                                _ => ": it is for `grant = \"enterprise\"`",
-                            }
-                        )));
-                    }
-                    let need = |what: &str| {
-                        server_error(format!("`grant = \"{grant_name}\"` needs {what}"))
-                    };
-                    let grant = match grant_name {
-                        "client_credentials" => {
-                            if client_id.is_none() {
-                                return Err(need("`oauth.client_id`"));
-                            }
-                            match (&client_secret, &private_key) {
-                                (None, None) => {
-                                    return Err(need(
-                                        "`oauth.client_secret` or `oauth.private_key` (a PEM key file)",
-                                    ));
-                                }
-                                (Some(_), Some(_)) => {
-                                    return Err(server_error(
-                                        "give `oauth.client_secret` or `oauth.private_key`, not both".into(),
-                                    ));
-                                }
-                                _ => OAuthGrant::ClientCredentials,
-                            }
-                        }
-                        "jwt_bearer" => {
-                            if assertion.is_none() {
-                                return Err(need(
-                                    "the workload's JWT: `oauth.assertion_file` (a path), `oauth.assertion_command` or `oauth.assertion`",
-                                ));
-                            }
-                            OAuthGrant::JwtBearer
-                        }
-                        "enterprise" => {
-                            if client_id.is_none() {
-                                return Err(need(
-                                    "`oauth.client_id` (mcpick's client at the server's authorization server)",
-                                ));
-                            }
-                            let Some(token_endpoint) = idp_token_endpoint else {
-                                return Err(need(
-                                    "`oauth.idp_token_endpoint` (the identity provider's token endpoint)",
-                                ));
-                            };
-                            let Some(id_token) = id_token else {
-                                return Err(need(
-                                    "the user's ID token: `oauth.id_token_file`, `oauth.id_token_command` or `oauth.id_token`",
-                                ));
-                            };
-                            if idp_client_secret.is_some() && idp_client_id.is_none() {
-                                return Err(server_error(
-                                    "`oauth.idp_client_secret` needs the `oauth.idp_client_id` it belongs to".into(),
-                                ));
-                            }
-                            OAuthGrant::Enterprise(Box::new(EnterpriseIdp {
-                                token_endpoint,
-                                client_id: idp_client_id,
-                                client_secret: idp_client_secret,
-                                id_token,
-                            }))
-                        }
-                        _ => OAuthGrant::AuthorizationCode,
-                    };
-                    OAuthConfig {
-                        client_id,
-                        client_secret,
-                        scopes: oauth.scopes.unwrap_or_default(),
-                        client_metadata_url,
-                        grant,
-                        private_key,
-                        assertion,
-                    }
-                }
+                Some(oauth) => oauth::parse(
+                    oauth,
+                    &|name: &str, value: &str| expand_field(&format!("oauth.{name}"), value),
+                    &server_error,
+                    &|p: &str| PathBuf::from(expand_tilde(p)),
+                )?,
             };
             TransportConfig::Http {
                 url,
