@@ -406,7 +406,14 @@ fn the_example_config_is_valid() {
         None
     })
     .expect("config.example.toml must parse with no variables set");
-    assert_eq!(config.servers.len(), 2);
+    assert_eq!(config.servers.len(), 3);
+    // The unattended example is a machine grant (its secret's variable unset here).
+    let ci = config.server("ci-prompts").expect("the unattended example");
+    assert!(matches!(
+        &ci.transport,
+        mcpick::config::TransportConfig::Http { oauth, .. }
+            if oauth.grant == mcpick::config::OAuthGrant::ClientCredentials
+    ));
     mcpick::app::KeyMap::with_overrides(&config.keys)
         .expect("the example's [keys] tables must name real screens, actions and keys");
     assert!(!config.keys.is_empty(), "the example shows a [keys] table");

@@ -895,3 +895,49 @@ fn a_refused_machine_grant_exits_2_with_the_servers_error_and_tries_nothing_else
     );
     assert_eq!(server.count("jwt_bearer"), 1);
 }
+
+#[test]
+fn a_revoked_token_whose_new_grant_is_refused_exits_2_after_one_try() {
+    let server = AuthServer::start(3600);
+    let oauth = |secret: &str| {
+        format!(
+            r#"grant = "client_credentials", client_id = "ci-client", client_secret = "{secret}""#
+        )
+    };
+    let sandbox = machine_sandbox(&server, &oauth("ci-secret"));
+    let first = run_unattended(&sandbox, &["get", SECRET], &[]);
+    assert!(success(&first).contains("The secret is"), "{}", stderr(&first));
+    // The token is revoked, and the client's secret changed where the config did not
+    // follow: the stored token is refused, the grant runs once more and is refused.
+    server.revoke_everything();
+    let config = format!(
+        "{}oauth = {{ {} }}\n",
+        http("secure", &server.url),
+        oauth("outdated-secret")
+    );
+    std::fs::write(sandbox.config(), config).unwrap();
+    let output = run_unattended(&sandbox, &["get", SECRET], &[]);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{err}");
+    assert!(err.contains("HTTP 401 `invalid_client`"), "{err}");
+    assert!(!err.contains("outdated-secret"), "{err}");
+    assert_eq!(server.count("machine_refused"), 1, "the grant ran once: {err}");
+    assert_eq!(server.count("client_credentials"), 1);
+    assert_eq!(server.count("registrations"), 0);
+}
+
+#[test]
+fn a_token_a_person_signed_in_for_is_not_a_machine_grants() {
+    let server = AuthServer::start(3600);
+    let sandbox = server.sandbox();
+    login(&sandbox);
+    // The same server, now configured for a machine: the person's token is not used.
+    let config = format!(
+        "{}oauth = {{ grant = \"client_credentials\", client_id = \"ci-client\", client_secret = \"ci-secret\" }}\n",
+        http("secure", &server.url)
+    );
+    std::fs::write(sandbox.config(), config).unwrap();
+    let output = run_unattended(&sandbox, &["get", SECRET], &[]);
+    assert!(success(&output).contains("The secret is"), "{}", stderr(&output));
+    assert_eq!(server.count("client_credentials"), 1, "a token of its own");
+}

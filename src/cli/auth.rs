@@ -143,9 +143,13 @@ fn status(config: &Config, json: bool) -> Result<(), CliError> {
             continue;
         };
         let state = auth::sign_in_state(server);
-        let (signed_in, expires_at) = match &state {
-            auth::SignInState::SignedOut => (false, None),
-            auth::SignInState::SignedIn { expires_at, .. } => (true, *expires_at),
+        let (signed_in, expires_at, renewed) = match &state {
+            auth::SignInState::SignedOut => (false, None, false),
+            auth::SignInState::SignedIn {
+                expires_at,
+                refreshable,
+                grant,
+            } => (true, *expires_at, *refreshable || grant.is_some()),
         };
         rows.push((
             server.name.clone(),
@@ -153,17 +157,19 @@ fn status(config: &Config, json: bool) -> Result<(), CliError> {
             state,
             signed_in,
             expires_at,
+            renewed,
         ));
     }
     let body = if json {
         let entries: Vec<serde_json::Value> = rows
             .iter()
-            .map(|(name, grant, _, signed_in, expires_at)| {
+            .map(|(name, grant, _, signed_in, expires_at, renewed)| {
                 serde_json::json!({
                     "server": name,
                     "grant": grant,
                     "signedIn": signed_in,
                     "expiresAt": expires_at,
+                    "renewed": renewed,
                 })
             })
             .collect();

@@ -45,6 +45,17 @@ pub async fn run(url: String) -> Result<ExitCode, CliError> {
         _ => serde_json::Value::Null,
     };
     let server = server_config(&url, version.as_deref(), &context)?;
+    let outcome = run_with(&server, &scenario).await;
+    // The scenario's key is the suite's, for this run only.
+    if let Some(path) = key_path() {
+        let _ = std::fs::remove_file(path);
+    }
+    outcome
+}
+
+/// The client flow against `server`, signing in as its config says.
+async fn run_with(server: &ServerConfig, scenario: &str) -> Result<ExitCode, CliError> {
+    let server = server.clone();
     let fail = |e: McpError| CliError::runtime(format!("scenario `{scenario}`: {e}"));
     let mut sign_ins = 0;
     loop {
@@ -132,12 +143,19 @@ fn server_config(
         .ok_or_else(|| CliError::usage("cannot build the server's config"))
 }
 
+/// Where the scenario's private key is kept while it runs.
+fn key_path() -> Option<std::path::PathBuf> {
+    Some(
+        config::data_dir()?
+            .join("conformance")
+            .join("client-key.pem"),
+    )
+}
+
 /// Writes the scenario's private key where only this user reads it, for `oauth.private_key`.
 fn key_file(pem: &str) -> Result<std::path::PathBuf, CliError> {
-    let path = config::data_dir()
-        .ok_or_else(|| CliError::usage("no data directory to keep the scenario's key in"))?
-        .join("conformance")
-        .join("client-key.pem");
+    let path = key_path()
+        .ok_or_else(|| CliError::usage("no data directory to keep the scenario's key in"))?;
     crate::cache::write_private(&path, pem.as_bytes())
         .map_err(|e| CliError::usage(format!("cannot write {}: {e}", path.display())))?;
     Ok(path)

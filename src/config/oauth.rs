@@ -99,7 +99,8 @@ impl fmt::Debug for SecretSource {
         match self {
             SecretSource::Value(_) => f.write_str("Value(<hidden>)"),
             SecretSource::File(path) => f.debug_tuple("File").field(path).finish(),
-            SecretSource::Command(command) => f.debug_tuple("Command").field(command).finish(),
+            // `${VAR}`s are expanded in it: it may hold a secret.
+            SecretSource::Command(_) => f.write_str("Command(<hidden>)"),
         }
     }
 }

@@ -145,9 +145,15 @@ run-client.sh: no SUCCESS check $id"
     # Secrets stay secret: nothing mcpick printed or logged holds the scenario's client
     # secrets, keys, assertions, ID tokens or the tokens the servers issued (the suite's own
     # output and checks.json do: they are not mcpick's).
-    said="$(find "$out_dir" \( -name stdout.txt -o -name stderr.txt -o -name '*.log*' \) -type f)"
+    said=()
+    while IFS= read -r file; do said+=("$file"); done < <(find "$out_dir" \( -name stdout.txt -o -name stderr.txt -o -name '*.log*' \) -type f)
+    if [ "${#said[@]}" -eq 0 ]; then
+        ok=0
+        out="$out
+run-client.sh: found none of mcpick's output to search for secrets"
+    fi
     for secret in "${leaks[@]}"; do
-        if [ -n "$said" ] && leaked="$(grep -l -F -- "$secret" $said)"; then
+        if [ "${#said[@]}" -gt 0 ] && leaked="$(grep -l -F -- "$secret" "${said[@]}")"; then
             ok=0
             out="$out
 run-client.sh: mcpick's output holds a secret (${secret:0:12}…) in: $leaked"

@@ -95,16 +95,13 @@ fn now_secs() -> u64 {
 
 /// The sign-in state of `server` from its token file.
 pub fn sign_in_state(server: &ServerConfig) -> SignInState {
-    let Some((url, oauth)) = http_parts(server) else {
-        return SignInState::SignedOut;
-    };
-    let Some(path) = token_path(&server.name) else {
+    let Some((_, oauth)) = http_parts(server) else {
         return SignInState::SignedOut;
     };
     let machine =
         (oauth.grant != crate::config::OAuthGrant::AuthorizationCode).then(|| oauth.grant.name());
-    match TokenFile::read(&path, url) {
-        Ok(Some(credentials)) => match state_of(&credentials) {
+    match stored(server) {
+        Some(credentials) => match state_of(&credentials) {
             SignInState::SignedIn {
                 expires_at,
                 refreshable,
@@ -122,21 +119,14 @@ pub fn sign_in_state(server: &ServerConfig) -> SignInState {
 
 /// The stored access token of `server`, if any.
 pub(super) fn stored_access_token(server: &ServerConfig) -> Option<String> {
-    let (url, _) = http_parts(server)?;
-    let credentials = TokenFile::read(&token_path(&server.name)?, url).ok()??;
+    let credentials = stored(server)?;
     let json = serde_json::to_value(credentials.token_response?).ok()?;
     json.get("access_token")?.as_str().map(str::to_string)
 }
 
 /// The stored access and refresh tokens of `server` (to mask: a server may echo them).
 pub(in crate::mcp) fn stored_tokens(server: &ServerConfig) -> Vec<String> {
-    let Some((url, _)) = http_parts(server) else {
-        return Vec::new();
-    };
-    let Some(path) = token_path(&server.name) else {
-        return Vec::new();
-    };
-    let Ok(Some(credentials)) = TokenFile::read(&path, url) else {
+    let Some(credentials) = stored(server) else {
         return Vec::new();
     };
     // The token response's fields, read through its JSON form.
@@ -154,13 +144,18 @@ pub(in crate::mcp) fn stored_tokens(server: &ServerConfig) -> Vec<String> {
 /// a new context at each refresh: its private lists are fetched again, never shown to the
 /// wrong sign-in.
 pub fn authorization_context(server: &ServerConfig) -> Option<String> {
-    let (url, _) = http_parts(server)?;
-    let path = token_path(&server.name)?;
-    let credentials = TokenFile::read(&path, url).ok()??;
+    let (url, oauth) = http_parts(server)?;
+    let credentials = stored(server)?;
     let json = serde_json::to_value(credentials.token_response.as_ref()?).ok()?;
-    let token = ["refresh_token", "access_token"]
-        .iter()
-        .find_map(|field| json.get(field)?.as_str())?;
+    // A machine grant's identity is its grant and client: each new token (there is no
+    // refresh token) is the same identity, and keeps the private lists.
+    let owner = token_owner(oauth);
+    let token = match &owner {
+        Some(owner) => owner.as_str(),
+        None => ["refresh_token", "access_token"]
+            .iter()
+            .find_map(|field| json.get(field)?.as_str())?,
+    };
     let mut scopes = credentials.granted_scopes.clone();
     scopes.sort();
     let mut hash = crate::cache::Fields::default();
@@ -207,16 +202,50 @@ pub fn sign_out(server: &str) -> Result<bool, McpError> {
     }
 }
 
-/// The tokens of one server, as stored: the URL they were issued for, and rmcp's
-/// credentials. A token file for another URL is ignored (never sent elsewhere).
+/// The tokens of one server, as stored: the URL they were issued for, the machine grant
+/// and client that obtained them (none for a person's sign-in), and rmcp's credentials. A
+/// token file for another URL is ignored (never sent elsewhere), and so is one obtained
+/// another way than the config says now (a person's token is not a machine's, nor one
+/// client's another's).
 #[derive(Serialize, Deserialize)]
 struct TokenFile {
     url: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    obtained_by: Option<String>,
     credentials: StoredCredentials,
 }
 
+/// Who obtains `oauth`'s tokens, as a token file records it: `None` for a person in a
+/// browser, else the grant and the client id.
+pub(super) fn token_owner(oauth: &OAuthConfig) -> Option<String> {
+    (oauth.grant != crate::config::OAuthGrant::AuthorizationCode).then(|| {
+        format!(
+            "{} {}",
+            oauth.grant.name(),
+            oauth.client_id.as_deref().unwrap_or("")
+        )
+    })
+}
+
+/// `server`'s stored credentials, if its token file is for its URL and its way of
+/// signing in.
+fn stored(server: &ServerConfig) -> Option<StoredCredentials> {
+    let (url, oauth) = http_parts(server)?;
+    TokenFile::read(
+        &token_path(&server.name)?,
+        url,
+        token_owner(oauth).as_deref(),
+    )
+    .ok()
+    .flatten()
+}
+
 impl TokenFile {
-    fn read(path: &Path, url: &str) -> Result<Option<StoredCredentials>, AuthError> {
+    fn read(
+        path: &Path,
+        url: &str,
+        owner: Option<&str>,
+    ) -> Result<Option<StoredCredentials>, AuthError> {
         let text = match std::fs::read_to_string(path) {
             Ok(text) => text,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -233,7 +262,7 @@ impl TokenFile {
                 path.display()
             ))
         })?;
-        Ok((file.url == url).then_some(file.credentials))
+        Ok((file.url == url && file.obtained_by.as_deref() == owner).then_some(file.credentials))
     }
 }
 
@@ -241,23 +270,26 @@ impl TokenFile {
 pub(in crate::mcp) struct TokenStore {
     path: PathBuf,
     url: String,
+    owner: Option<String>,
 }
 
 impl TokenStore {
-    /// The store of `server` (its name and URL).
-    pub fn new(server: &str, url: &str) -> Result<TokenStore, McpError> {
+    /// The store of `server` (its name, URL, and who obtains its tokens: [`token_owner`]).
+    pub fn new(server: &str, url: &str, owner: Option<String>) -> Result<TokenStore, McpError> {
         let path = token_path(server).ok_or_else(|| {
             McpError::Auth("this platform has no data directory to keep tokens in".into())
         })?;
         Ok(TokenStore {
             path,
             url: url.to_string(),
+            owner,
         })
     }
 
     fn write(&self, credentials: StoredCredentials) -> std::io::Result<()> {
         let file = TokenFile {
             url: self.url.clone(),
+            obtained_by: self.owner.clone(),
             credentials,
         };
         let json = serde_json::to_vec_pretty(&file).map_err(std::io::Error::other)?;
@@ -269,7 +301,7 @@ impl TokenStore {
 #[async_trait::async_trait]
 impl CredentialStore for TokenStore {
     async fn load(&self) -> Result<Option<StoredCredentials>, AuthError> {
-        TokenFile::read(&self.path, &self.url)
+        TokenFile::read(&self.path, &self.url, self.owner.as_deref())
     }
 
     async fn save(&self, credentials: StoredCredentials) -> Result<(), AuthError> {
@@ -289,7 +321,7 @@ impl CredentialStore for TokenStore {
                 .ok()
                 .and_then(|v| v.get("refresh_token").cloned())
         };
-        if let Some(stored) = TokenFile::read(&self.path, &self.url)?
+        if let Some(stored) = TokenFile::read(&self.path, &self.url, self.owner.as_deref())?
             && refresh(&stored) == refresh(credentials)
         {
             self.clear().await?;
@@ -332,7 +364,7 @@ pub(in crate::mcp) async fn signed_client(
     let mut manager = AuthorizationManager::new_allowing_private_addresses(url)
         .await
         .map_err(auth_error)?;
-    manager.set_credential_store(TokenStore::new(&server.name, url)?);
+    manager.set_credential_store(TokenStore::new(&server.name, url, None)?);
     // Loads the client id and checks the tokens still belong to the server's issuer.
     if !manager.initialize_from_store().await.map_err(auth_error)? {
         return Ok(None);
@@ -390,7 +422,7 @@ async fn sign_in_unhidden(
     let mut manager = AuthorizationManager::new_allowing_private_addresses(url)
         .await
         .map_err(auth_error)?;
-    manager.set_credential_store(TokenStore::new(&server.name, url)?);
+    manager.set_credential_store(TokenStore::new(&server.name, url, None)?);
     let resolution = manager
         .resolve_metadata_from_challenge(challenge.as_deref())
         .await
@@ -418,7 +450,7 @@ async fn sign_in_unhidden(
     }
     if !oauth.scopes.is_empty() {
         request = request.with_scopes(oauth.scopes.iter().cloned());
-    } else if let Some(scopes) = step_up_scopes(server, url, challenge.as_deref(), &manager) {
+    } else if let Some(scopes) = step_up_scopes(server, challenge.as_deref(), &manager) {
         request = request.with_scopes(scopes);
     }
     if let Some(client_id) = &oauth.client_id {
@@ -501,15 +533,13 @@ async fn sign_in_unhidden(
 /// before: then rmcp picks the scopes from the challenge and metadata.
 fn step_up_scopes(
     server: &ServerConfig,
-    url: &str,
     challenge: Option<&str>,
     manager: &AuthorizationManager,
 ) -> Option<Vec<String>> {
     if !challenge.is_some_and(|c| c.contains("insufficient_scope")) {
         return None;
     }
-    let path = token_path(&server.name)?;
-    let granted = TokenFile::read(&path, url).ok()??.granted_scopes;
+    let granted = stored(server)?.granted_scopes;
     if granted.is_empty() {
         return None;
     }

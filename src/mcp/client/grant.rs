@@ -93,8 +93,16 @@ async fn obtain_unmasked(
     crate::mcp::tls::install_crypto_provider();
     let (url, oauth) = oauth_of(server)
         .filter(|(_, oauth)| oauth.grant != OAuthGrant::AuthorizationCode)
-        .ok_or_else(|| McpError::Grant(format!("`{}` has no machine grant", server.name)))?;
+        .ok_or_else(|| {
+            McpError::Grant(format!(
+                "a machine grant for `{}`: it has none (`oauth.grant`)",
+                server.name
+            ))
+        })?;
     let grant = oauth.grant.name();
+    // The server the token is for (RFC 8707): its URL without a query or fragment, which
+    // may hold a key that is for the server alone.
+    let resource = url.split(['?', '#']).next().unwrap_or(url).to_string();
     let failed = |why: String| McpError::Grant(format!("{grant} for `{}`: {why}", server.name));
     let challenge = probe_challenge(server).await?;
     let manager = AuthorizationManager::new_allowing_private_addresses(url)
@@ -172,7 +180,7 @@ async fn obtain_unmasked(
                 ("subject_token", id_token),
                 ("subject_token_type", ID_TOKEN_TYPE.into()),
                 ("audience", issuer.clone()),
-                ("resource", url.to_string()),
+                ("resource", resource.clone()),
             ];
             if !oauth.scopes.is_empty() {
                 exchange.push(("scope", oauth.scopes.join(" ")));
@@ -211,7 +219,7 @@ async fn obtain_unmasked(
         form.push(("scope", oauth.scopes.join(" ")));
     }
     // RFC 8707: the token is for this server.
-    form.push(("resource", url.to_string()));
+    form.push(("resource", resource));
     let answer = post_form(&http, &token_endpoint, &form, basic.as_ref())
         .await
         .map_err(|e| failed(format!("the authorization server refused it: {e}")))?;
@@ -225,7 +233,7 @@ async fn obtain_unmasked(
         Some(now_secs()),
     )
     .with_issuer(issuer);
-    TokenStore::new(&server.name, url)?
+    TokenStore::new(&server.name, url, super::auth::token_owner(oauth))?
         .save(credentials)
         .await
         .map_err(|e| failed(auth_error(e).to_string()))

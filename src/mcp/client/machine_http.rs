@@ -18,6 +18,7 @@ use rmcp::transport::streamable_http_client::{
 use sse_stream::Sse;
 
 use crate::config::ServerConfig;
+use crate::mcp::error::McpError;
 
 type Error = StreamableHttpError<reqwest::Error>;
 
@@ -28,6 +29,9 @@ pub struct MachineClient {
     server: Arc<ServerConfig>,
     /// The token in use; replaced under the lock when the grant runs again.
     token: Arc<tokio::sync::Mutex<String>>,
+    /// The refused token whose grant then failed, and why: the grant is not run again
+    /// for it (every request refused with it gets this answer at once).
+    failed: Arc<std::sync::Mutex<Option<(String, String)>>>,
 }
 
 impl MachineClient {
@@ -38,7 +42,14 @@ impl MachineClient {
             http: reqwest::Client::new(),
             server: Arc::new(server.clone()),
             token: Arc::new(tokio::sync::Mutex::new(token)),
+            failed: Arc::default(),
         })
+    }
+
+    /// Why the grant failed when run again, if it did: the words of [`McpError::Grant`].
+    pub fn grant_failure(&self) -> Option<String> {
+        let failed = self.failed.lock().unwrap_or_else(|e| e.into_inner());
+        failed.as_ref().map(|(_, why)| why.clone())
     }
 
     /// Runs `call` with the token; on a refusal, a new token (unless another request got
@@ -54,10 +65,26 @@ impl MachineClient {
                 let fresh = {
                     let mut token = self.token.lock().await;
                     if *token == sent {
+                        let known = self
+                            .failed
+                            .lock()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .as_ref()
+                            .filter(|(refused, _)| *refused == sent)
+                            .map(|(_, why)| why.clone());
+                        if let Some(why) = known {
+                            return Err(AuthError::InternalError(why).into());
+                        }
                         tracing::info!(server = %self.server.name, "the server refused the token; running the grant again");
-                        super::grant::obtain(&self.server)
-                            .await
-                            .map_err(|e| AuthError::InternalError(e.to_string()))?;
+                        if let Err(error) = super::grant::obtain(&self.server).await {
+                            let why = match error {
+                                McpError::Grant(why) => why,
+                                other => other.to_string(),
+                            };
+                            *self.failed.lock().unwrap_or_else(|e| e.into_inner()) =
+                                Some((sent.clone(), why.clone()));
+                            return Err(AuthError::InternalError(why).into());
+                        }
                         match super::auth::stored_access_token(&self.server) {
                             Some(new) => *token = new,
                             None => return Err(StreamableHttpError::AuthRequired(challenge)),

@@ -51,19 +51,20 @@ impl Connection {
         lines: Option<mpsc::Sender<LogLine>>,
         known: &Known,
     ) -> Result<Connection, McpError> {
-        let fresh = crate::mcp::client::grant::ensure_token(config).await?;
-        let connected = Self::connect_known_once(config, log.clone(), lines.clone(), known).await;
+        use crate::mcp::client::{grant, machine_http::MachineClient};
+        grant::ensure_token(config).await?;
+        // A refused token is replaced by this client (once); what still fails is final.
+        let machine = grant::is_machine(config)
+            .then(|| MachineClient::new(config))
+            .flatten();
+        let connected = Self::connect_known_once(config, log, lines, known, machine.clone()).await;
+        if let Some(why) = machine.as_ref().and_then(MachineClient::grant_failure) {
+            return Err(McpError::Grant(why));
+        }
         match connected {
-            Err(McpError::SignInRequired { .. })
-                if !fresh && crate::mcp::client::grant::is_machine(config) =>
-            {
-                tracing::info!(server = %config.name, "the server refused the stored token; obtaining a new one");
-                crate::mcp::client::grant::obtain(config).await?;
-                Self::connect_known_once(config, log, lines, known)
-                    .await
-                    .map_err(|e| refused_fresh_token(config, e))
+            Err(error @ McpError::SignInRequired { .. }) if grant::is_machine(config) => {
+                Err(refused_fresh_token(config, error))
             }
-            Err(error) if fresh => Err(refused_fresh_token(config, error)),
             other => other,
         }
     }
@@ -73,6 +74,7 @@ impl Connection {
         log: Arc<ServerLog>,
         lines: Option<mpsc::Sender<LogLine>>,
         known: &Known,
+        machine: Option<crate::mcp::client::machine_http::MachineClient>,
     ) -> Result<Connection, McpError> {
         crate::mcp::tls::install_crypto_provider();
         let list_changed = Arc::new(Notify::new());
@@ -164,8 +166,7 @@ impl Connection {
                 // the server's timeout, and a failure is a connection problem.
                 let signed = if crate::mcp::client::grant::is_machine(config) {
                     // Its token came from the grant just now, or lasts: no metadata needed.
-                    Ok(crate::mcp::client::machine_http::MachineClient::new(config)
-                        .map(Signer::Machine))
+                    Ok(machine.map(Signer::Machine))
                 } else {
                     tokio::time::timeout_at(deadline.at, crate::mcp::auth::signed_client(config))
                         .await
@@ -803,7 +804,7 @@ fn refused_fresh_token(config: &ServerConfig, error: McpError) -> McpError {
                 TransportConfig::Stdio { .. } => "its grant",
             };
             McpError::Grant(format!(
-                "`{}`: {grant}: the server refused the token just obtained{}: check `oauth.scopes` and what the client may do at the authorization server",
+                "{grant} for `{}`: the server refused the token the grant gave{}: check `oauth.scopes` and what the client may do at the authorization server",
                 config.name,
                 if more_scopes {
                     ", asking for more scopes"
