@@ -407,8 +407,15 @@ fn the_example_config_is_valid() {
     })
     .expect("config.example.toml must parse with no variables set");
     assert_eq!(config.servers.len(), 3);
-    // The unattended example is a machine grant (its secret's variable unset here).
-    let ci = config.server("ci-prompts").expect("the unattended example");
+    // The unattended example is a machine grant, once its secret's variable is set.
+    let with_secret = mcpick::config::parse(
+        &text,
+        std::path::Path::new("config.example.toml"),
+        &|name| (name == "PROMPTS_CLIENT_SECRET").then(|| "s3cret".to_string()),
+    )
+    .expect("config.example.toml parses");
+    let ci = with_secret.server("ci-prompts").expect("the unattended example");
+    assert_eq!(ci.problem, None);
     assert!(matches!(
         &ci.transport,
         mcpick::config::TransportConfig::Http { oauth, .. }
