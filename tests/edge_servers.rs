@@ -414,7 +414,9 @@ fn the_example_config_is_valid() {
         &|name| (name == "PROMPTS_CLIENT_SECRET").then(|| "s3cret".to_string()),
     )
     .expect("config.example.toml parses");
-    let ci = with_secret.server("ci-prompts").expect("the unattended example");
+    let ci = with_secret
+        .server("ci-prompts")
+        .expect("the unattended example");
     assert_eq!(ci.problem, None);
     assert!(matches!(
         &ci.transport,

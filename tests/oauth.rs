@@ -906,7 +906,11 @@ fn a_revoked_token_whose_new_grant_is_refused_exits_2_after_one_try() {
     };
     let sandbox = machine_sandbox(&server, &oauth("ci-secret"));
     let first = run_unattended(&sandbox, &["get", SECRET], &[]);
-    assert!(success(&first).contains("The secret is"), "{}", stderr(&first));
+    assert!(
+        success(&first).contains("The secret is"),
+        "{}",
+        stderr(&first)
+    );
     // The token is revoked, and the client's secret changed where the config did not
     // follow: the stored token is refused, the grant runs once more and is refused.
     server.revoke_everything();
@@ -921,7 +925,11 @@ fn a_revoked_token_whose_new_grant_is_refused_exits_2_after_one_try() {
     assert_eq!(output.status.code(), Some(2), "{err}");
     assert!(err.contains("HTTP 401 `invalid_client`"), "{err}");
     assert!(!err.contains("outdated-secret"), "{err}");
-    assert_eq!(server.count("machine_refused"), 1, "the grant ran once: {err}");
+    assert_eq!(
+        server.count("machine_refused"),
+        1,
+        "the grant ran once: {err}"
+    );
     assert_eq!(server.count("client_credentials"), 1);
     assert_eq!(server.count("registrations"), 0);
 }
@@ -938,6 +946,10 @@ fn a_token_a_person_signed_in_for_is_not_a_machine_grants() {
     );
     std::fs::write(sandbox.config(), config).unwrap();
     let output = run_unattended(&sandbox, &["get", SECRET], &[]);
-    assert!(success(&output).contains("The secret is"), "{}", stderr(&output));
+    assert!(
+        success(&output).contains("The secret is"),
+        "{}",
+        stderr(&output)
+    );
     assert_eq!(server.count("client_credentials"), 1, "a token of its own");
 }

@@ -23,8 +23,24 @@ pub struct OAuthConfig {
     pub grant: OAuthGrant,
     /// A PEM private key signing `private_key_jwt` client assertions (client credentials).
     pub private_key: Option<PathBuf>,
+    /// Whom those assertions are for (`aud`): the authorization server's issuer (the
+    /// default, RFC 7523bis) or its token endpoint (as Okta wants).
+    pub assertion_audience: AssertionAudience,
+    /// The key's id at the authorization server (the assertion's `kid`), where it holds
+    /// more than one of the client's keys.
+    pub key_id: Option<String>,
     /// The workload's JWT for the `jwt_bearer` grant.
     pub assertion: Option<SecretSource>,
+}
+
+/// The `aud` of a `private_key_jwt` assertion (`oauth.assertion_audience`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum AssertionAudience {
+    /// `"issuer"`: the authorization server's issuer identifier.
+    #[default]
+    Issuer,
+    /// `"token_endpoint"`: its token endpoint's URL.
+    TokenEndpoint,
 }
 
 /// How a server's tokens are obtained (`oauth.grant`).
@@ -117,6 +133,8 @@ impl fmt::Debug for OAuthConfig {
             .field("client_metadata_url", &self.client_metadata_url)
             .field("grant", &self.grant)
             .field("private_key", &self.private_key)
+            .field("assertion_audience", &self.assertion_audience)
+            .field("key_id", &self.key_id)
             .field("assertion", &self.assertion)
             .finish()
     }
@@ -131,6 +149,8 @@ pub(super) struct RawOAuth {
     client_metadata_url: Option<String>,
     grant: Option<String>,
     private_key: Option<String>,
+    assertion_audience: Option<String>,
+    key_id: Option<String>,
     assertion: Option<String>,
     assertion_file: Option<String>,
     assertion_command: Option<String>,
@@ -150,6 +170,8 @@ impl RawOAuth {
             &self.client_secret,
             &self.client_metadata_url,
             &self.private_key,
+            &self.assertion_audience,
+            &self.key_id,
             &self.assertion,
             &self.assertion_file,
             &self.assertion_command,
@@ -210,6 +232,31 @@ pub(super) fn parse<E>(
         })
     };
     let private_key = field("private_key", oauth.private_key)?.map(|p| path(&p));
+    let key_id = field("key_id", oauth.key_id)?;
+    let assertion_audience = match field("assertion_audience", oauth.assertion_audience)?.as_deref()
+    {
+        None | Some("issuer") => AssertionAudience::Issuer,
+        Some("token_endpoint") => AssertionAudience::TokenEndpoint,
+        Some(other) => {
+            return Err(server_error(format!(
+                "`oauth.assertion_audience = {other:?}` is neither \"issuer\" (the default) nor \"token_endpoint\""
+            )));
+        }
+    };
+    if private_key.is_none() {
+        let stray = if key_id.is_some() {
+            Some("key_id")
+        } else if assertion_audience != AssertionAudience::Issuer {
+            Some("assertion_audience")
+        } else {
+            None
+        };
+        if let Some(stray) = stray {
+            return Err(server_error(format!(
+                "`oauth.{stray}` is about the assertion `oauth.private_key` signs, and there is no `private_key`"
+            )));
+        }
+    }
     let assertion = source(
         "assertion",
         oauth.assertion,
@@ -330,6 +377,8 @@ pub(super) fn parse<E>(
         client_metadata_url,
         grant,
         private_key,
+        assertion_audience,
+        key_id,
         assertion,
     })
 }

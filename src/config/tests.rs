@@ -634,7 +634,7 @@ url = "https://mcp.example.com/mcp"
 
 [servers.keyed]
 url = "https://mcp.example.com/mcp"
-oauth = { grant = "client_credentials", client_id = "ci", private_key = "~/keys/ci.pem" }
+oauth = { grant = "client_credentials", client_id = "ci", private_key = "~/keys/ci.pem", assertion_audience = "token_endpoint", key_id = "ci-2026" }
 
 [servers.k8s]
 url = "https://mcp.example.com/mcp"
@@ -661,7 +661,10 @@ oauth = { grant = "enterprise", client_id = "mcpick", client_secret = "${TOKEN}"
         !keyed.private_key.as_ref().unwrap().starts_with("~"),
         "{keyed:?}"
     );
+    assert_eq!(keyed.assertion_audience, AssertionAudience::TokenEndpoint);
+    assert_eq!(keyed.key_id.as_deref(), Some("ci-2026"));
     assert!(keyed.private_key.unwrap().ends_with("keys/ci.pem"));
+    assert_eq!(oauth("ci").assertion_audience, AssertionAudience::Issuer);
     assert_eq!(oauth("k8s").grant, OAuthGrant::JwtBearer);
     assert_eq!(
         oauth("k8s").assertion,
@@ -696,6 +699,14 @@ oauth = { grant = "enterprise", client_id = "mcpick", client_secret = "${TOKEN}"
             "not both",
         ),
         (r#"grant = "jwt_bearer""#, "needs the workload's JWT"),
+        (
+            r#"grant = "client_credentials", client_id = "c", private_key = "k.pem", assertion_audience = "token""#,
+            "is neither \"issuer\" (the default) nor \"token_endpoint\"",
+        ),
+        (
+            r#"grant = "client_credentials", client_id = "c", client_secret = "s", key_id = "k""#,
+            "`oauth.key_id` is about the assertion `oauth.private_key` signs",
+        ),
         (
             r#"grant = "jwt_bearer", assertion = "a", assertion_file = "f""#,
             "give one of `oauth.assertion`, `oauth.assertion_file` and `oauth.assertion_command`",

@@ -21,7 +21,9 @@ use rmcp::transport::auth::{AuthorizationManager, OAuthTokenResponse};
 
 use super::auth::{SignInState, TokenStore, auth_error, probe_challenge, sign_in_state};
 use super::jose::SigningKey;
-use crate::config::{OAuthConfig, OAuthGrant, SecretSource, ServerConfig, TransportConfig};
+use crate::config::{
+    AssertionAudience, OAuthConfig, OAuthGrant, SecretSource, ServerConfig, TransportConfig,
+};
 use crate::mcp::error::McpError;
 
 /// A token that expires sooner than this is obtained anew before a connection uses it.
@@ -139,7 +141,15 @@ async fn obtain_unmasked(
                 let key = SigningKey::from_pem(&pem, &shown)
                     .map_err(|e| failed(format!("`oauth.private_key`: {e}")))?;
                 let assertion = key
-                    .client_assertion(&client_id, &audience, now_secs())
+                    .client_assertion(
+                        &client_id,
+                        match oauth.assertion_audience {
+                            AssertionAudience::Issuer => &audience,
+                            AssertionAudience::TokenEndpoint => &token_endpoint,
+                        },
+                        oauth.key_id.as_deref(),
+                        now_secs(),
+                    )
                     .map_err(&failed)?;
                 secrets.extend([assertion.clone()]);
                 form.push(("client_id", client_id.clone()));

@@ -111,12 +111,14 @@ impl SigningKey {
     }
 
     /// A `private_key_jwt` client assertion (RFC 7523 §3): `iss` and `sub` the client id,
-    /// `aud` the authorization server's issuer, valid five minutes from `now` (seconds
-    /// since the epoch), with a fresh `jti`.
+    /// `aud` the authorization server (its issuer, or token endpoint), valid five minutes
+    /// from `now` (seconds since the epoch), with a fresh `jti`; `kid` names the key when
+    /// given.
     pub fn client_assertion(
         &self,
         client_id: &str,
         audience: &str,
+        key_id: Option<&str>,
         now: u64,
     ) -> Result<String, String> {
         let claims = json!({
@@ -127,7 +129,11 @@ impl SigningKey {
             "exp": now + ASSERTION_LIFETIME_SECS,
             "jti": random_id(&self.rng)?,
         });
-        self.sign(json!({"typ": "JWT"}), &claims)
+        let mut header = json!({"typ": "JWT"});
+        if let Some(id) = key_id {
+            header["kid"] = json!(id);
+        }
+        self.sign(header, &claims)
     }
 }
 
@@ -162,7 +168,7 @@ mod tests {
         let key = SigningKey::from_pem(&pem, "key.pem").unwrap();
         assert_eq!(key.algorithm(), "ES256");
         let jwt = key
-            .client_assertion("ci-client", "https://as.example.com", 1_000)
+            .client_assertion("ci-client", "https://as.example.com", None, 1_000)
             .unwrap();
         let parts: Vec<&str> = jwt.split('.').collect();
         assert_eq!(parts.len(), 3);
@@ -174,11 +180,15 @@ mod tests {
         assert_eq!(claims["iat"], 1_000);
         assert_eq!(claims["exp"], 1_300);
         let again = key
-            .client_assertion("ci-client", "https://as.example.com", 1_000)
+            .client_assertion("ci-client", "https://as.example.com", Some("key-2"), 1_000)
             .unwrap();
         assert_ne!(
             decode(again.split('.').nth(1).unwrap())["jti"],
             claims["jti"]
+        );
+        assert_eq!(
+            decode(again.split('.').next().unwrap()),
+            json!({"alg": "ES256", "typ": "JWT", "kid": "key-2"})
         );
         // The signature verifies with the key's public half.
         let KeyHolder(public) = public_of(&key);
