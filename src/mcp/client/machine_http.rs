@@ -229,3 +229,194 @@ impl StreamableHttpClient for MachineClient {
         .await
     }
 }
+
+/// What signs an HTTP server's requests: a person's sign-in (rmcp's `AuthClient`, which
+/// refreshes it) or a machine grant ([`MachineClient`]). One type for both, so the
+/// Streamable HTTP transport (large and generic over its client) is built once for them.
+#[derive(Clone)]
+pub enum SignedClient {
+    /// Tokens a person signed in for.
+    Person(rmcp::transport::AuthClient<reqwest::Client>),
+    /// Tokens a machine grant obtains.
+    Machine(MachineClient),
+}
+
+impl StreamableHttpClient for SignedClient {
+    type Error = reqwest::Error;
+
+    async fn post_message(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<StreamableHttpPostResponse, Error> {
+        match self {
+            SignedClient::Person(client) => {
+                client
+                    .post_message(uri, message, session_id, auth_header, custom_headers)
+                    .await
+            }
+            SignedClient::Machine(client) => {
+                client
+                    .post_message(uri, message, session_id, auth_header, custom_headers)
+                    .await
+            }
+        }
+    }
+
+    async fn post_message_with_max_sse_event_size(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        max_sse_event_size: usize,
+    ) -> Result<StreamableHttpPostResponse, Error> {
+        match self {
+            SignedClient::Person(client) => {
+                client
+                    .post_message_with_max_sse_event_size(
+                        uri,
+                        message,
+                        session_id,
+                        auth_header,
+                        custom_headers,
+                        max_sse_event_size,
+                    )
+                    .await
+            }
+            SignedClient::Machine(client) => {
+                client
+                    .post_message_with_max_sse_event_size(
+                        uri,
+                        message,
+                        session_id,
+                        auth_header,
+                        custom_headers,
+                        max_sse_event_size,
+                    )
+                    .await
+            }
+        }
+    }
+
+    async fn post_message_with_response_limits(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        limits: StreamableHttpResponseLimits,
+    ) -> Result<StreamableHttpPostResponse, Error> {
+        match self {
+            SignedClient::Person(client) => {
+                client
+                    .post_message_with_response_limits(
+                        uri,
+                        message,
+                        session_id,
+                        auth_header,
+                        custom_headers,
+                        limits,
+                    )
+                    .await
+            }
+            SignedClient::Machine(client) => {
+                client
+                    .post_message_with_response_limits(
+                        uri,
+                        message,
+                        session_id,
+                        auth_header,
+                        custom_headers,
+                        limits,
+                    )
+                    .await
+            }
+        }
+    }
+
+    async fn delete_session(
+        &self,
+        uri: Arc<str>,
+        session_id: Arc<str>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<(), Error> {
+        match self {
+            SignedClient::Person(client) => {
+                client
+                    .delete_session(uri, session_id, auth_header, custom_headers)
+                    .await
+            }
+            SignedClient::Machine(client) => {
+                client
+                    .delete_session(uri, session_id, auth_header, custom_headers)
+                    .await
+            }
+        }
+    }
+
+    async fn get_stream(
+        &self,
+        uri: Arc<str>,
+        session_id: Option<Arc<str>>,
+        last_event_id: Option<String>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<BoxStream<'static, Result<Sse, SseError>>, Error> {
+        match self {
+            SignedClient::Person(client) => {
+                client
+                    .get_stream(uri, session_id, last_event_id, auth_header, custom_headers)
+                    .await
+            }
+            SignedClient::Machine(client) => {
+                client
+                    .get_stream(uri, session_id, last_event_id, auth_header, custom_headers)
+                    .await
+            }
+        }
+    }
+
+    async fn get_stream_with_max_sse_event_size(
+        &self,
+        uri: Arc<str>,
+        session_id: Option<Arc<str>>,
+        last_event_id: Option<String>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        max_sse_event_size: usize,
+    ) -> Result<BoxStream<'static, Result<Sse, SseError>>, Error> {
+        match self {
+            SignedClient::Person(client) => {
+                client
+                    .get_stream_with_max_sse_event_size(
+                        uri,
+                        session_id,
+                        last_event_id,
+                        auth_header,
+                        custom_headers,
+                        max_sse_event_size,
+                    )
+                    .await
+            }
+            SignedClient::Machine(client) => {
+                client
+                    .get_stream_with_max_sse_event_size(
+                        uri,
+                        session_id,
+                        last_event_id,
+                        auth_header,
+                        custom_headers,
+                        max_sse_event_size,
+                    )
+                    .await
+            }
+        }
+    }
+}

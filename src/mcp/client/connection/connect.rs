@@ -166,7 +166,7 @@ impl Connection {
                 // the server's timeout, and a failure is a connection problem.
                 let signed = if crate::mcp::client::grant::is_machine(config) {
                     // Its token came from the grant just now, or lasts: no metadata needed.
-                    Ok(machine.map(Signer::Machine))
+                    Ok(machine.map(crate::mcp::client::machine_http::SignedClient::Machine))
                 } else {
                     tokio::time::timeout_at(deadline.at, crate::mcp::auth::signed_client(config))
                         .await
@@ -180,7 +180,9 @@ impl Connection {
                             ))
                             .hiding_url_query(url)
                         })
-                        .map(|client| client.map(Signer::Person))
+                        .map(|client| {
+                            client.map(crate::mcp::client::machine_http::SignedClient::Person)
+                        })
                 }?;
                 let streamable = |start: Start| {
                     let signed = signed.clone();
@@ -188,14 +190,7 @@ impl Connection {
                     let handler = handler();
                     async move {
                         match signed {
-                            Some(Signer::Person(client)) => {
-                                let transport = StreamableHttpClientTransport::with_client(
-                                    client,
-                                    transport_config,
-                                );
-                                begin(handler, transport, start, deadline).await
-                            }
-                            Some(Signer::Machine(client)) => {
+                            Some(client) => {
                                 let transport = StreamableHttpClientTransport::with_client(
                                     client,
                                     transport_config,
@@ -815,12 +810,4 @@ fn refused_fresh_token(config: &ServerConfig, error: McpError) -> McpError {
         }
         other => other,
     }
-}
-
-/// What signs an HTTP server's requests: a person's sign-in (rmcp refreshes it), or a
-/// machine grant (run again when its token is refused).
-#[derive(Clone)]
-enum Signer {
-    Person(rmcp::transport::AuthClient<reqwest::Client>),
-    Machine(crate::mcp::client::machine_http::MachineClient),
 }
