@@ -85,6 +85,8 @@ pub async fn sign_in(
 pub async fn obtain(server: &ServerConfig) -> Result<(), McpError> {
     let mut secrets = server.secrets();
     let result = obtain_unmasked(server, &mut secrets).await;
+    // The log file masks them too, the new token included, should anything print them.
+    crate::secrets::register(&secrets);
     result.map_err(|e| e.masked(&secrets))
 }
 
@@ -233,6 +235,9 @@ async fn obtain_unmasked(
     let answer = post_form(&http, &token_endpoint, &form, basic.as_ref())
         .await
         .map_err(|e| failed(format!("the authorization server refused it: {e}")))?;
+    if let Some(token) = answer.get("access_token").and_then(|t| t.as_str()) {
+        secrets.extend([token.to_string()]);
+    }
     let response: OAuthTokenResponse = serde_json::from_value(answer)
         .map_err(|_| failed("the authorization server's answer holds no usable token".into()))?;
     let client_id = oauth.client_id.clone().unwrap_or_default();
