@@ -310,8 +310,8 @@ pub enum Command {
 /// `mcpick auth` subcommands.
 #[derive(Debug, Subcommand)]
 pub enum AuthCommand {
-    /// Sign in to SERVER in the browser; its tokens are kept in mcpick's data dir, readable
-    /// by you only.
+    /// Sign in to SERVER: in the browser, or with its machine grant (`oauth.grant`) when it
+    /// has one; its tokens are kept in mcpick's data dir, readable by you only.
     Login {
         /// The server's name in the config.
         #[arg(add = ArgValueCandidates::new(candidates::server_candidates))]
