@@ -125,8 +125,10 @@ impl SharedTcp {
 }
 
 /// hyper's buffer can be large and tokio's `ReadBuf` must be initialized before a safe
-/// read: each read fills at most this much, so it does not zero far more than it reads.
-const READ_CHUNK: usize = 16 * 1024;
+/// read, and hyper hands an uninitialized one each time: each read fills (and zeroes) at
+/// most this much. 4 KiB holds a usual request whole; 16 KiB made a request on one
+/// connection 0.93× as fast as tokio's own stream (zeroing it twice a request), 4 KiB 1.09×.
+const READ_CHUNK: usize = 4 * 1024;
 
 impl AsyncRead for SharedTcp {
     fn poll_read(
