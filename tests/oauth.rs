@@ -174,9 +174,13 @@ fn wait_with_limit(child: &mut Child, limit: Duration, what: &str) -> ExitStatus
 
 /// Runs mcpick to completion within [`STEP_TIMEOUT`] (a hang fails the test).
 fn run(sandbox: &Sandbox, args: &[&str]) -> Output {
+    output_of(sandbox.command(args), args)
+}
+
+/// What `command` (mcpick with `args`) printed and how it ended, within [`STEP_TIMEOUT`].
+fn output_of(mut command: Command, args: &[&str]) -> Output {
     let mut child = Running(
-        sandbox
-            .command(args)
+        command
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -389,9 +393,13 @@ fn assert_servers_row_asks_for_sign_in(sandbox: &Sandbox) {
 }
 
 fn servers_row(sandbox: &Sandbox) -> serde_json::Value {
-    let output = run(sandbox, &["servers", "--json"]);
+    secure_row(&run(sandbox, &["servers", "--json"]))
+}
+
+/// The row for `secure` in what `mcpick servers --json` printed.
+fn secure_row(output: &Output) -> serde_json::Value {
     let rows: serde_json::Value =
-        serde_json::from_str(&success(&output)).expect("servers --json is JSON");
+        serde_json::from_str(&success(output)).expect("servers --json is JSON");
     rows.as_array()
         .and_then(|rows| rows.iter().find(|r| r["name"] == "secure"))
         .cloned()
@@ -756,18 +764,8 @@ fn run_unattended(sandbox: &Sandbox, args: &[&str], env: &[(&str, &str)]) -> Out
     command
         .env("CI", "true")
         .envs(env.iter().copied())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = Running(command.spawn().expect("run mcpick"));
-    let out = drain(child.0.stdout.take().unwrap());
-    let err = drain(child.0.stderr.take().unwrap());
-    let status = wait_with_limit(&mut child.0, STEP_TIMEOUT, &format!("mcpick {args:?}"));
-    Output {
-        status,
-        stdout: out.join().unwrap(),
-        stderr: err.join().unwrap(),
-    }
+        .stdin(Stdio::null());
+    output_of(command, args)
 }
 
 #[test]
@@ -829,13 +827,7 @@ fn a_ci_job_gets_a_prompt_with_client_credentials_and_no_person() {
 
 /// `mcpick servers --json`'s row for `secure`, run with `env`.
 fn servers_row_with(sandbox: &Sandbox, env: &[(&str, &str)]) -> serde_json::Value {
-    let output = run_unattended(sandbox, &["servers", "--json"], env);
-    let rows: serde_json::Value =
-        serde_json::from_str(&success(&output)).expect("servers --json is JSON");
-    rows.as_array()
-        .and_then(|rows| rows.iter().find(|r| r["name"] == "secure"))
-        .cloned()
-        .unwrap_or_else(|| panic!("no `secure` in {rows}"))
+    secure_row(&run_unattended(sandbox, &["servers", "--json"], env))
 }
 
 #[test]

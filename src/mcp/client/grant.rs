@@ -140,7 +140,7 @@ async fn obtain_unmasked(
                 let shown = path.display().to_string();
                 let pem =
                     read_small(path).map_err(|e| failed(format!("`oauth.private_key`: {e}")))?;
-                let key = SigningKey::from_pem(&pem, &shown)
+                let key = SigningKey::from_pem(pem.as_bytes(), &shown)
                     .map_err(|e| failed(format!("`oauth.private_key`: {e}")))?;
                 let assertion = key
                     .client_assertion(
@@ -417,18 +417,6 @@ fn quoted(text: &str) -> String {
     }
 }
 
-/// A file's bytes, refused over [`MOST_BYTES`].
-fn read_small(path: &std::path::Path) -> Result<Vec<u8>, String> {
-    let shown = path.display();
-    let size = std::fs::metadata(path)
-        .map_err(|e| format!("cannot read {shown}: {e}"))?
-        .len();
-    if size > MOST_BYTES as u64 {
-        return Err(format!("{shown} is {size} bytes, not a key or token"));
-    }
-    std::fs::read(path).map_err(|e| format!("cannot read {shown}: {e}"))
-}
-
 /// The text of a secret: as given, a file's contents, or a command's output, trimmed.
 async fn secret_text(
     source: &SecretSource,
@@ -438,9 +426,7 @@ async fn secret_text(
     let text = match source {
         SecretSource::Value(value) => value.clone(),
         SecretSource::File(path) => {
-            let bytes = read_small(path).map_err(|e| format!("`oauth.{name}_file`: {e}"))?;
-            String::from_utf8(bytes)
-                .map_err(|_| format!("`oauth.{name}_file` {} is not text", path.display()))?
+            read_small(path).map_err(|e| format!("`oauth.{name}_file`: {e}"))?
         }
         SecretSource::Command(command) => run_command(command, name, timeout).await?,
     };
@@ -451,44 +437,28 @@ async fn secret_text(
     Ok(text)
 }
 
-/// Runs `command` with `sh -c`, no input, and returns what it printed.
+/// A file's text (a key or a token), refused over [`MOST_BYTES`] or when not text.
+fn read_small(path: &std::path::Path) -> Result<String, String> {
+    crate::value_io::read_file(&path.to_string_lossy(), MOST_BYTES)
+}
+
+/// Runs `command` as a form's value commands run (`sh -c` in its own process group, no
+/// input, output bounded) and returns what it printed.
 async fn run_command(command: &str, name: &str, timeout: Duration) -> Result<String, String> {
-    let child = tokio::process::Command::new("sh")
-        .arg("-c")
-        .arg(command)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .map_err(|e| format!("`oauth.{name}_command` cannot start: {e}"))?;
-    let output = tokio::time::timeout(timeout, child.wait_with_output())
+    match crate::value_io::run_command(command, std::path::Path::new("."), timeout, MOST_BYTES)
         .await
-        .map_err(|_| {
-            format!(
-                "`oauth.{name}_command` did not finish within {} s",
-                timeout.as_secs()
-            )
-        })?
-        .map_err(|e| format!("`oauth.{name}_command` failed: {e}"))?;
-    if !output.status.success() {
-        let said = String::from_utf8_lossy(&output.stderr);
-        let first = said.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-        return Err(format!(
-            "`oauth.{name}_command` failed ({}){}",
-            output.status,
-            if first.is_empty() {
-                String::new()
-            } else {
-                format!(": {}", quoted(first))
-            }
-        ));
+    {
+        crate::value_io::CommandOutcome::Done { output } => Ok(output),
+        crate::value_io::CommandOutcome::Failed { why, stderr } => {
+            let first = stderr.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+            Err(format!(
+                "`oauth.{name}_command` {why}{}",
+                if first.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {}", quoted(first))
+                }
+            ))
+        }
     }
-    if output.stdout.len() > MOST_BYTES {
-        return Err(format!(
-            "`oauth.{name}_command` printed over {} KiB",
-            MOST_BYTES / 1024
-        ));
-    }
-    String::from_utf8(output.stdout).map_err(|_| format!("`oauth.{name}_command` printed no text"))
 }
