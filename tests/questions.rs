@@ -170,11 +170,16 @@ fn a_server_that_keeps_asking_is_stopped_after_the_cap() {
     let err = stderr(&output);
     assert!(err.contains(KEPT_ASKING), "{err}");
     let answers = elicit_answers(&traffic);
-    // Eight answered, then declined (the server may ask once more before the cancel lands).
-    let accepted = answers.iter().filter(|a| a["action"] == "accept").count();
-    assert_eq!(accepted, 8, "{answers:?}");
+    // Eight answered, never a ninth. The ninth question is declined as the request is
+    // cancelled and the connection closed; under load the decline can lose that race to
+    // the closing pipe (CI saw it), so it is checked only when it got through.
+    assert!(answers.len() >= 8, "{answers:?}");
     assert!(
-        answers.len() > 8 && answers[8..].iter().all(|a| a["action"] == "decline"),
+        answers[..8].iter().all(|a| a["action"] == "accept"),
+        "{answers:?}"
+    );
+    assert!(
+        answers[8..].iter().all(|a| a["action"] == "decline"),
         "{answers:?}"
     );
 }
