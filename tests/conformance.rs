@@ -44,5 +44,5 @@ fn conformance_client_scenarios_pass() {
         "conformance client scenarios failed:\n{stdout}\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    assert!(stdout.contains("55 passed, 0 failed"), "{stdout}");
+    assert!(stdout.contains("57 passed, 0 failed"), "{stdout}");
 }

@@ -143,13 +143,14 @@ fn status(config: &Config, json: bool) -> Result<(), CliError> {
             continue;
         };
         let state = auth::sign_in_state(server);
-        let (signed_in, expires_at, renewed) = match &state {
-            auth::SignInState::SignedOut => (false, None, false),
+        let (signed_in, expires_at, renewed, dpop) = match &state {
+            auth::SignInState::SignedOut => (false, None, false, false),
             auth::SignInState::SignedIn {
                 expires_at,
                 refreshable,
                 grant,
-            } => (true, *expires_at, *refreshable || grant.is_some()),
+                dpop,
+            } => (true, *expires_at, *refreshable || grant.is_some(), *dpop),
         };
         rows.push((
             server.name.clone(),
@@ -158,18 +159,20 @@ fn status(config: &Config, json: bool) -> Result<(), CliError> {
             signed_in,
             expires_at,
             renewed,
+            dpop,
         ));
     }
     let body = if json {
         let entries: Vec<serde_json::Value> = rows
             .iter()
-            .map(|(name, grant, _, signed_in, expires_at, renewed)| {
+            .map(|(name, grant, _, signed_in, expires_at, renewed, dpop)| {
                 serde_json::json!({
                     "server": name,
                     "grant": grant,
                     "signedIn": signed_in,
                     "expiresAt": expires_at,
                     "renewed": renewed,
+                    "dpop": dpop,
                 })
             })
             .collect();

@@ -229,6 +229,7 @@ mod tests {
             expires_at: None,
             refreshable: true,
             grant: None,
+            dpop: false,
         };
         assert_eq!(
             words(&signed, Some(&ready), true).as_deref(),

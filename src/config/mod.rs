@@ -6,7 +6,7 @@ mod oauth;
 mod theme;
 
 pub use expand::{ExpandError, InputSpec, InputValues, expand, input_variable, is_input_id};
-pub use oauth::{AssertionAudience, EnterpriseIdp, OAuthConfig, OAuthGrant, SecretSource};
+pub use oauth::{AssertionAudience, Dpop, EnterpriseIdp, OAuthConfig, OAuthGrant, SecretSource};
 pub use theme::{Theme, ThemeBase, ThemeColors};
 
 use std::collections::BTreeMap;

@@ -31,6 +31,34 @@ pub struct OAuthConfig {
     pub key_id: Option<String>,
     /// The workload's JWT for the `jwt_bearer` grant.
     pub assertion: Option<SecretSource>,
+    /// Whether tokens are bound to a key of mcpick's (DPoP, RFC 9449).
+    pub dpop: Dpop,
+}
+
+/// DPoP (RFC 9449) for a server's tokens (`oauth.dpop`): each token is bound to a key
+/// mcpick keeps for the server, and every request proves it holds that key, so a token
+/// that leaks is of no use to whoever finds it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Dpop {
+    /// `"auto"`: when the authorization server offers it (ES256 among its
+    /// `dpop_signing_alg_values_supported`).
+    #[default]
+    Auto,
+    /// `"required"`: sign-in fails where it is not offered, and an unbound token is not used.
+    Required,
+    /// `"off"`: plain bearer tokens, even where DPoP is offered.
+    Off,
+}
+
+impl Dpop {
+    /// The setting as the config spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Dpop::Auto => "auto",
+            Dpop::Required => "required",
+            Dpop::Off => "off",
+        }
+    }
 }
 
 /// The `aud` of a `private_key_jwt` assertion (`oauth.assertion_audience`).
@@ -136,6 +164,7 @@ impl fmt::Debug for OAuthConfig {
             .field("assertion_audience", &self.assertion_audience)
             .field("key_id", &self.key_id)
             .field("assertion", &self.assertion)
+            .field("dpop", &self.dpop)
             .finish()
     }
 }
@@ -160,6 +189,7 @@ pub(super) struct RawOAuth {
     id_token: Option<String>,
     id_token_file: Option<String>,
     id_token_command: Option<String>,
+    dpop: Option<String>,
 }
 
 impl RawOAuth {
@@ -181,6 +211,7 @@ impl RawOAuth {
             &self.id_token,
             &self.id_token_file,
             &self.id_token_command,
+            &self.dpop,
         ]
         .into_iter()
         .flatten()
@@ -272,6 +303,16 @@ pub(super) fn parse<E>(
     let idp_token_endpoint = field("idp_token_endpoint", oauth.idp_token_endpoint)?;
     let idp_client_id = field("idp_client_id", oauth.idp_client_id)?;
     let idp_client_secret = field("idp_client_secret", oauth.idp_client_secret)?;
+    let dpop = match field("dpop", oauth.dpop)?.as_deref() {
+        None | Some("auto") => Dpop::Auto,
+        Some("required") => Dpop::Required,
+        Some("off") => Dpop::Off,
+        Some(other) => {
+            return Err(server_error(format!(
+                "`oauth.dpop = {other:?}` is none of \"auto\" (the default: when the authorization server offers it), \"required\" and \"off\""
+            )));
+        }
+    };
     let grant_name = oauth.grant.as_deref().unwrap_or("authorization_code");
     // What each grant takes; anything else given is a mistake worth saying.
     let given: Vec<&str> = [
@@ -380,5 +421,6 @@ pub(super) fn parse<E>(
         assertion_audience,
         key_id,
         assertion,
+        dpop,
     })
 }

@@ -16,7 +16,6 @@ trap 'rm -rf "$work"' EXIT
 
 # SCENARIO[@VERSION]: without a version the suite picks the scenario's default.
 # Client scenarios of the suite not run here, and why:
-#   auth/dpop, auth/dpop-nonce: extension; rmcp has no DPoP.
 #   tools_call, elicitation-sep1034-client-defaults, sep-2322-client-request-state,
 #   http-custom-headers, http-invalid-tool-headers, json-schema-*: about tools or
 #   elicitation, not a prompts host.
@@ -59,6 +58,9 @@ default_cases=(
     auth/client-credentials-jwt
     auth/wif-jwt-bearer
     auth/enterprise-managed-authorization
+    # DPoP (extension too): tokens bound to mcpick's key when the server offers it.
+    auth/dpop
+    auth/dpop-nonce
     # The same on the 2026-07-28 wire (stateless, server/discover), where they exist there.
     auth/metadata-default@2026-07-28
     auth/metadata-var1@2026-07-28
@@ -99,6 +101,8 @@ required_checks() {
         auth/client-credentials-jwt) echo "client-credentials-jwt-verified" ;;
         auth/wif-jwt-bearer) echo "wif-assertion-verified" ;;
         auth/enterprise-managed-authorization) echo "complete-flow-token-exchange complete-flow-jwt-bearer" ;;
+        auth/dpop) echo "sep-1932-client-token-request-proof sep-1932-client-dpop-auth-scheme sep-1932-client-fresh-proof" ;;
+        auth/dpop-nonce) echo "sep-1932-client-token-request-proof sep-1932-client-dpop-auth-scheme sep-1932-client-fresh-proof sep-1932-client-as-nonce sep-1932-client-rs-nonce" ;;
         sep-2640-client-verify-digest) echo "sep-2640-host-verify-digest" ;;
         sep-2640-client-verify-size) echo "sep-2640-host-size-mismatch-failure" ;;
         sep-2640-client-verify-frontmatter) echo "sep-2640-host-frontmatter-comparison" ;;

@@ -17,6 +17,8 @@ use serde::{Deserialize, Serialize};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
+use super::dpop::Prover;
+use super::dpop_http::{DpopHttp, DpopOAuthHttp};
 use crate::config::{OAuthConfig, ServerConfig, TransportConfig};
 use crate::mcp::error::McpError;
 
@@ -47,6 +49,8 @@ pub enum SignInState {
         refreshable: bool,
         /// The machine grant that obtained it (and obtains the next), if not a browser.
         grant: Option<&'static str>,
+        /// Whether the token is bound to mcpick's key for the server (DPoP, RFC 9449).
+        dpop: bool,
     },
 }
 
@@ -59,6 +63,7 @@ impl SignInState {
                 expires_at,
                 refreshable,
                 grant,
+                dpop,
             } => {
                 let now = now_secs();
                 let expiry = match expires_at {
@@ -72,7 +77,12 @@ impl SignInState {
                     ""
                 };
                 let with = grant.map(|g| format!(" with {g}")).unwrap_or_default();
-                format!("signed in{with}{expiry}{renew}")
+                let bound = if *dpop {
+                    ", bound to this machine's key (DPoP)"
+                } else {
+                    ""
+                };
+                format!("signed in{with}{expiry}{renew}{bound}")
             }
         }
     }
@@ -105,11 +115,13 @@ pub fn sign_in_state(server: &ServerConfig) -> SignInState {
             SignInState::SignedIn {
                 expires_at,
                 refreshable,
+                dpop,
                 ..
             } => SignInState::SignedIn {
                 expires_at,
                 refreshable,
                 grant: machine,
+                dpop,
             },
             signed_out => signed_out,
         },
@@ -184,6 +196,10 @@ fn state_of(credentials: &StoredCredentials) -> SignInState {
         expires_at,
         refreshable: json.get("refresh_token").is_some_and(|r| !r.is_null()),
         grant: None,
+        dpop: json
+            .get("token_type")
+            .and_then(serde_json::Value::as_str)
+            .is_some_and(super::dpop::is_bound_type),
     }
 }
 
@@ -192,12 +208,44 @@ pub fn sign_out(server: &str) -> Result<bool, McpError> {
     let Some(path) = token_path(server) else {
         return Ok(false);
     };
+    // The DPoP key goes with the tokens bound to it; the next sign-in makes a new one.
+    super::dpop::remove_key(server).map_err(|e| {
+        McpError::Auth(format!(
+            "cannot delete {}: {e}",
+            super::dpop::key_path(server).unwrap_or_default().display()
+        ))
+    })?;
     match std::fs::remove_file(&path) {
         Ok(()) => Ok(true),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
         Err(e) => Err(McpError::Auth(format!(
             "cannot delete {}: {e}",
             path.display()
+        ))),
+    }
+}
+
+/// The key `server`'s stored token is bound to (DPoP), if it is a bound one: `Ok(None)`
+/// for a bearer token; an error when it is bound and the key is gone or unreadable.
+pub(super) fn stored_binding(
+    server: &ServerConfig,
+) -> Result<Option<std::sync::Arc<Prover>>, McpError> {
+    let bound = matches!(
+        sign_in_state(server),
+        SignInState::SignedIn { dpop: true, .. }
+    );
+    if !bound {
+        return Ok(None);
+    }
+    match Prover::stored(&server.name) {
+        Some(prover) => Ok(Some(std::sync::Arc::new(prover))),
+        None => Err(McpError::Auth(format!(
+            "`{}`'s token is bound to a DPoP key that is gone ({}): sign in again with `mcpick auth login {}`",
+            server.name,
+            super::dpop::key_path(&server.name)
+                .unwrap_or_default()
+                .display(),
+            server.name
         ))),
     }
 }
@@ -353,23 +401,41 @@ fn http_parts(server: &ServerConfig) -> Option<(&str, &OAuthConfig)> {
 /// means sign-in is needed.
 pub(in crate::mcp) async fn signed_client(
     server: &ServerConfig,
-) -> Result<Option<AuthClient<reqwest::Client>>, McpError> {
+) -> Result<Option<AuthClient<DpopHttp>>, McpError> {
     crate::mcp::tls::install_crypto_provider();
-    let Some((url, _)) = http_parts(server) else {
+    let Some((url, oauth)) = http_parts(server) else {
         return Ok(None);
     };
     if sign_in_state(server) == SignInState::SignedOut {
         return Ok(None);
     }
-    let mut manager = AuthorizationManager::new_allowing_private_addresses(url)
+    let binding = stored_binding(server)?;
+    // `dpop = "required"`: a bearer token is not used (a sign-in gets a bound one).
+    if binding.is_none() && oauth.dpop == crate::config::Dpop::Required {
+        return Ok(None);
+    }
+    let mut manager = match &binding {
+        // A bound token's refresh needs a proof too.
+        Some(prover) => AuthorizationManager::new_with_oauth_http_client(
+            url,
+            std::sync::Arc::new(DpopOAuthHttp::new(prover.clone()).map_err(auth_error)?),
+        )
         .await
-        .map_err(auth_error)?;
+        .map_err(auth_error)?,
+        None => AuthorizationManager::new_allowing_private_addresses(url)
+            .await
+            .map_err(auth_error)?,
+    };
     manager.set_credential_store(TokenStore::new(&server.name, url, None)?);
     // Loads the client id and checks the tokens still belong to the server's issuer.
     if !manager.initialize_from_store().await.map_err(auth_error)? {
         return Ok(None);
     }
-    Ok(Some(AuthClient::new(reqwest::Client::new(), manager)))
+    let http = match binding {
+        Some(prover) => DpopHttp::bound(prover),
+        None => DpopHttp::bearer(),
+    };
+    Ok(Some(AuthClient::new(http, manager)))
 }
 
 /// How the browser step is done.
@@ -433,7 +499,33 @@ async fn sign_in_unhidden(
         resolution.source,
         AuthorizationMetadataSource::LegacyEndpointFallback
     );
-    manager.set_metadata(resolution.metadata);
+    let bind = super::dpop::wanted(
+        oauth.dpop,
+        super::dpop::offered(&resolution.metadata.additional_fields),
+    )
+    .map_err(|why| McpError::Auth(format!("cannot sign in to `{}`: {why}", server.name)))?;
+    if bind {
+        // Token requests carry proofs: rmcp sends them through mcpick's client, which
+        // finds the server again (rmcp keeps what discovery learnt in the manager).
+        let prover = std::sync::Arc::new(
+            Prover::for_server(&server.name)
+                .map_err(|why| McpError::Auth(format!("DPoP for `{}`: {why}", server.name)))?,
+        );
+        manager = AuthorizationManager::new_with_oauth_http_client(
+            url,
+            std::sync::Arc::new(DpopOAuthHttp::new(prover).map_err(auth_error)?),
+        )
+        .await
+        .map_err(auth_error)?;
+        manager.set_credential_store(TokenStore::new(&server.name, url, None)?);
+        let resolution = manager
+            .resolve_metadata_from_challenge(challenge.as_deref())
+            .await
+            .map_err(auth_error)?;
+        manager.set_metadata(resolution.metadata);
+    } else {
+        manager.set_metadata(resolution.metadata);
+    }
 
     let listener = TcpListener::bind(("127.0.0.1", 0))
         .await
@@ -511,6 +603,20 @@ async fn sign_in_unhidden(
             .map_err(auth_error),
         Err(error) => Err(error),
     };
+    let outcome = outcome.and_then(|()| {
+        let bound = matches!(sign_in_state(server), SignInState::SignedIn { dpop: true, .. });
+        if bind && !bound && oauth.dpop == crate::config::Dpop::Required {
+            // Not kept: `required` means an unbound token is never sent.
+            if let Some(path) = token_path(&server.name) {
+                let _ = std::fs::remove_file(path);
+            }
+            return Err(McpError::Auth(format!(
+                "`{}`'s authorization server gave a bearer token, not one bound to mcpick's key, and `oauth.dpop = \"required\"`",
+                server.name
+            )));
+        }
+        Ok(())
+    });
     // The browser hears how it ended only once the tokens are (or are not) in hand.
     let page = if outcome.is_ok() {
         "Signed in. You can close this tab and go back to mcpick."

@@ -20,9 +20,10 @@ use rmcp::transport::StoredCredentials;
 use rmcp::transport::auth::{AuthorizationManager, OAuthTokenResponse};
 
 use super::auth::{SignInState, TokenStore, auth_error, probe_challenge, sign_in_state};
+use super::dpop::Prover;
 use super::jose::SigningKey;
 use crate::config::{
-    AssertionAudience, OAuthConfig, OAuthGrant, SecretSource, ServerConfig, TransportConfig,
+    AssertionAudience, Dpop, OAuthConfig, OAuthGrant, SecretSource, ServerConfig, TransportConfig,
 };
 use crate::mcp::error::McpError;
 
@@ -129,8 +130,22 @@ async fn obtain_unmasked(
     let issuer = metadata.issuer.clone();
     let audience = issuer.clone().unwrap_or_else(|| token_endpoint.clone());
     let http = http_client(server.timeout).map_err(&failed)?;
+    // DPoP (RFC 9449): the token is bound to mcpick's key for this server when the
+    // authorization server offers it (or the config requires it).
+    let bind = super::dpop::wanted(
+        oauth.dpop,
+        super::dpop::offered(&metadata.additional_fields),
+    )
+    .map_err(&failed)?;
+    let prover = if bind {
+        Some(Prover::for_server(&server.name).map_err(|why| failed(format!("DPoP: {why}")))?)
+    } else {
+        None
+    };
     let mut form: Vec<(&str, String)> = Vec::new();
     let mut basic = None;
+    // A client assertion is signed anew for each request (its `jti` is single-use).
+    let mut assertion_key: Option<(SigningKey, String, String)> = None;
     match &oauth.grant {
         OAuthGrant::AuthorizationCode => unreachable!("filtered above"),
         OAuthGrant::ClientCredentials => {
@@ -142,21 +157,13 @@ async fn obtain_unmasked(
                     read_small(path).map_err(|e| failed(format!("`oauth.private_key`: {e}")))?;
                 let key = SigningKey::from_pem(pem.as_bytes(), &shown)
                     .map_err(|e| failed(format!("`oauth.private_key`: {e}")))?;
-                let assertion = key
-                    .client_assertion(
-                        &client_id,
-                        match oauth.assertion_audience {
-                            AssertionAudience::Issuer => &audience,
-                            AssertionAudience::TokenEndpoint => &token_endpoint,
-                        },
-                        oauth.key_id.as_deref(),
-                        now_secs(),
-                    )
-                    .map_err(&failed)?;
-                secrets.extend([assertion.clone()]);
+                let aud = match oauth.assertion_audience {
+                    AssertionAudience::Issuer => audience.clone(),
+                    AssertionAudience::TokenEndpoint => token_endpoint.clone(),
+                };
                 form.push(("client_id", client_id.clone()));
                 form.push(("client_assertion_type", CLIENT_ASSERTION_TYPE.into()));
-                form.push(("client_assertion", assertion));
+                assertion_key = Some((key, client_id, aud));
             } else {
                 basic = Some((client_id, oauth.client_secret.clone().unwrap_or_default()));
             }
@@ -205,9 +212,15 @@ async fn obtain_unmasked(
                 }
                 _ => None,
             };
-            let answer = post_form(&http, &idp.token_endpoint, &exchange, idp_basic.as_ref())
-                .await
-                .map_err(|e| failed(format!("the identity provider refused the exchange: {e}")))?;
+            let answer = post_form(
+                &http,
+                &idp.token_endpoint,
+                &exchange,
+                idp_basic.as_ref(),
+                None,
+            )
+            .await
+            .map_err(|e| failed(format!("the identity provider refused the exchange: {e}")))?;
             let issued = answer.get("issued_token_type").and_then(|v| v.as_str());
             let jag = answer
                 .get("access_token")
@@ -232,11 +245,50 @@ async fn obtain_unmasked(
     }
     // RFC 8707: the token is for this server.
     form.push(("resource", resource));
-    let answer = post_form(&http, &token_endpoint, &form, basic.as_ref())
-        .await
-        .map_err(|e| failed(format!("the authorization server refused it: {e}")))?;
+    let sign_assertion = |secrets: &mut crate::secrets::Secrets| -> Result<Option<String>, String> {
+        let Some((key, client_id, aud)) = &assertion_key else {
+            return Ok(None);
+        };
+        let assertion =
+            key.client_assertion(client_id, aud, oauth.key_id.as_deref(), now_secs())?;
+        secrets.extend([assertion.clone()]);
+        Ok(Some(assertion))
+    };
+    let mut answer = None;
+    // Once, and once more only when the authorization server asks for a DPoP nonce.
+    for attempt in 0..2 {
+        let mut sent = form.clone();
+        if let Some(assertion) = sign_assertion(secrets).map_err(&failed)? {
+            sent.push(("client_assertion", assertion));
+        }
+        let proof = prover.as_ref().map(|p| (p, token_endpoint.as_str()));
+        match post_form(&http, &token_endpoint, &sent, basic.as_ref(), proof).await {
+            Err(Refusal::NonceAsked) if attempt == 0 => continue,
+            Err(refusal) => {
+                return Err(failed(format!(
+                    "the authorization server refused it: {refusal}"
+                )));
+            }
+            Ok(json) => {
+                answer = Some(json);
+                break;
+            }
+        }
+    }
+    let answer = answer.ok_or_else(|| {
+        failed("the authorization server refused it: it asked for a DPoP nonce twice".into())
+    })?;
     if let Some(token) = answer.get("access_token").and_then(|t| t.as_str()) {
         secrets.extend([token.to_string()]);
+    }
+    let bound = answer
+        .get("token_type")
+        .and_then(|t| t.as_str())
+        .is_some_and(super::dpop::is_bound_type);
+    if bind && !bound && oauth.dpop == Dpop::Required {
+        return Err(failed(
+            "the authorization server gave a bearer token, not one bound to mcpick's key, and `oauth.dpop = \"required\"`".into(),
+        ));
     }
     let response: OAuthTokenResponse = serde_json::from_value(answer)
         .map_err(|_| failed("the authorization server's answer holds no usable token".into()))?;
@@ -315,15 +367,39 @@ fn http_client(timeout: Duration) -> Result<reqwest::Client, String> {
         .map_err(|e| format!("cannot make an HTTP client: {e}"))
 }
 
+/// Why a token endpoint gave no token.
+enum Refusal {
+    /// It asks for a DPoP nonce it has not been sent yet (now learnt): send again.
+    NonceAsked,
+    /// Anything else, in words.
+    Said(String),
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Refusal::NonceAsked => f.write_str("it asked for a DPoP nonce"),
+            Refusal::Said(said) => f.write_str(said),
+        }
+    }
+}
+
+impl From<String> for Refusal {
+    fn from(said: String) -> Refusal {
+        Refusal::Said(said)
+    }
+}
+
 /// POSTs `form` to a token endpoint, with HTTP Basic client authentication when given
-/// (id and secret form-encoded first, RFC 6749 §2.3.1), and returns its JSON answer, or
-/// its `error` and description.
+/// (id and secret form-encoded first, RFC 6749 §2.3.1) and a DPoP proof when a key is
+/// given, and returns its JSON answer, or its `error` and description.
 async fn post_form(
     http: &reqwest::Client,
     endpoint: &str,
     form: &[(&str, String)],
     basic: Option<&(String, String)>,
-) -> Result<serde_json::Value, String> {
+    dpop: Option<(&Prover, &str)>,
+) -> Result<serde_json::Value, Refusal> {
     let body = url::form_urlencoded::Serializer::new(String::new())
         .extend_pairs(form.iter().map(|(k, v)| (*k, v.as_str())))
         .finish();
@@ -344,11 +420,21 @@ async fn post_form(
             ),
         );
     }
+    if let Some((prover, url)) = dpop {
+        request = request.header("DPoP", prover.proof("POST", url, None)?);
+    }
     let mut response = request
         .send()
         .await
         .map_err(|e| format!("cannot reach it: {}", e.without_url()))?;
     let status = response.status();
+    let nonce_learnt = dpop.is_some_and(|(prover, url)| {
+        response
+            .headers()
+            .get("dpop-nonce")
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|nonce| prover.learn_nonce(url, nonce))
+    });
     let mut bytes = Vec::new();
     while let Some(chunk) = response
         .chunk()
@@ -357,16 +443,16 @@ async fn post_form(
     {
         bytes.extend_from_slice(&chunk);
         if bytes.len() > MOST_BYTES {
-            return Err(format!("its answer is over {} KiB", MOST_BYTES / 1024));
+            return Err(format!("its answer is over {} KiB", MOST_BYTES / 1024).into());
         }
     }
     let json: Option<serde_json::Value> = serde_json::from_slice(&bytes).ok();
     if status.is_success() {
         return json.filter(serde_json::Value::is_object).ok_or_else(|| {
-            format!(
+            Refusal::Said(format!(
                 "HTTP {}, but its answer is not a JSON object",
                 status.as_u16()
-            )
+            ))
         });
     }
     let field = |name: &str| {
@@ -383,10 +469,18 @@ async fn post_form(
         (Some(error), None) => format!("HTTP {} `{error}`", status.as_u16()),
         _ => format!("HTTP {} without an OAuth error", status.as_u16()),
     };
-    Err(match code.as_deref().and_then(what_to_check) {
-        Some(hint) => format!("{said} ({hint})"),
-        None => said,
-    })
+    if nonce_learnt
+        && status == reqwest::StatusCode::BAD_REQUEST
+        && code.as_deref().is_some_and(super::dpop::asks_for_nonce)
+    {
+        return Err(Refusal::NonceAsked);
+    }
+    Err(Refusal::Said(
+        match code.as_deref().and_then(what_to_check) {
+            Some(hint) => format!("{said} ({hint})"),
+            None => said,
+        },
+    ))
 }
 
 /// What to look at for an OAuth error code (RFC 6749 §5.2).

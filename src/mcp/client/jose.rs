@@ -81,6 +81,46 @@ impl SigningKey {
         }
     }
 
+    /// A fresh P-256 key (ES256) as PKCS#8 in PEM, for [`SigningKey::from_pem`].
+    pub fn generate_p256_pem() -> Result<String, String> {
+        let rng = SystemRandom::new();
+        let document =
+            EcdsaKeyPair::generate_pkcs8(&signature::ECDSA_P256_SHA256_FIXED_SIGNING, &rng)
+                .map_err(|_| "cannot make a key: no randomness from the system".to_string())?;
+        let base64 = base64::engine::general_purpose::STANDARD.encode(document.as_ref());
+        let mut pem = String::from("-----BEGIN PRIVATE KEY-----\n");
+        for line in base64.as_bytes().chunks(64) {
+            pem.push_str(&String::from_utf8_lossy(line));
+            pem.push('\n');
+        }
+        pem.push_str("-----END PRIVATE KEY-----\n");
+        Ok(pem)
+    }
+
+    /// The public half as a JWK (RFC 7517), members in RFC 7638's order: what a DPoP
+    /// proof carries. Only EC keys: DPoP keys are made here, P-256.
+    pub fn public_jwk(&self) -> Option<Value> {
+        use ring::signature::KeyPair as _;
+        let Key::Ecdsa(pair, alg) = &self.key else {
+            return None;
+        };
+        // Uncompressed point: 0x04, then x and y of equal length.
+        let point = pair.public_key().as_ref();
+        let half = (point.len().checked_sub(1)?) / 2;
+        let crv = if *alg == "ES384" { "P-384" } else { "P-256" };
+        Some(json!({
+            "crv": crv,
+            "kty": "EC",
+            "x": URL_SAFE_NO_PAD.encode(&point[1..1 + half]),
+            "y": URL_SAFE_NO_PAD.encode(&point[1 + half..]),
+        }))
+    }
+
+    /// 128 fresh random bits, base64url: a `jti`.
+    pub fn fresh_id(&self) -> Result<String, String> {
+        random_id(&self.rng)
+    }
+
     /// A compact JWS of `claims` with `header` (its `alg` set here).
     pub fn sign(&self, mut header: Value, claims: &Value) -> Result<String, String> {
         header["alg"] = json!(self.algorithm());

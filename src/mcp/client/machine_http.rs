@@ -17,6 +17,7 @@ use rmcp::transport::streamable_http_client::{
 };
 use sse_stream::Sse;
 
+use super::dpop_http::DpopHttp;
 use crate::config::ServerConfig;
 use crate::mcp::error::McpError;
 
@@ -25,7 +26,8 @@ type Error = StreamableHttpError<reqwest::Error>;
 /// A reqwest client signing with a machine grant's token, obtaining a new one on refusal.
 #[derive(Clone)]
 pub struct MachineClient {
-    http: reqwest::Client,
+    /// Sends the token as a bearer token, or bound to the server's DPoP key.
+    http: DpopHttp,
     server: Arc<ServerConfig>,
     /// The token in use; replaced under the lock when the grant runs again.
     token: Arc<tokio::sync::Mutex<String>>,
@@ -35,15 +37,21 @@ pub struct MachineClient {
 }
 
 impl MachineClient {
-    /// The client of `server`, signing with its stored token; `None` without one.
-    pub fn new(server: &ServerConfig) -> Option<MachineClient> {
-        let token = super::auth::stored_access_token(server)?;
-        Some(MachineClient {
-            http: reqwest::Client::new(),
+    /// The client of `server`, signing with its stored token; `Ok(None)` without one.
+    pub fn new(server: &ServerConfig) -> Result<Option<MachineClient>, McpError> {
+        let Some(token) = super::auth::stored_access_token(server) else {
+            return Ok(None);
+        };
+        let http = match super::auth::stored_binding(server)? {
+            Some(prover) => DpopHttp::bound(prover),
+            None => DpopHttp::bearer(),
+        };
+        Ok(Some(MachineClient {
+            http,
             server: Arc::new(server.clone()),
             token: Arc::new(tokio::sync::Mutex::new(token)),
             failed: Arc::default(),
-        })
+        }))
     }
 
     /// Why the grant failed when run again, if it did: the words of [`McpError::Grant`].
@@ -236,7 +244,7 @@ impl StreamableHttpClient for MachineClient {
 #[derive(Clone)]
 pub enum SignedClient {
     /// Tokens a person signed in for.
-    Person(rmcp::transport::AuthClient<reqwest::Client>),
+    Person(rmcp::transport::AuthClient<DpopHttp>),
     /// Tokens a machine grant obtains.
     Machine(MachineClient),
 }

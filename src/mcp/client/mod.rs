@@ -6,6 +6,8 @@ pub mod auth;
 mod catalog_write;
 mod child;
 pub mod connection;
+mod dpop;
+mod dpop_http;
 pub mod grant;
 pub mod hub;
 mod jose;

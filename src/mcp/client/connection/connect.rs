@@ -54,9 +54,11 @@ impl Connection {
         use crate::mcp::client::{grant, machine_http::MachineClient};
         grant::ensure_token(config).await?;
         // A refused token is replaced by this client (once); what still fails is final.
-        let machine = grant::is_machine(config)
-            .then(|| MachineClient::new(config))
-            .flatten();
+        let machine = if grant::is_machine(config) {
+            MachineClient::new(config)?
+        } else {
+            None
+        };
         let connected = Self::connect_known_once(config, log, lines, known, machine.clone()).await;
         if let Some(why) = machine.as_ref().and_then(MachineClient::grant_failure) {
             return Err(McpError::Grant(why));

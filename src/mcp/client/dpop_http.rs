@@ -1,0 +1,448 @@
+//! The HTTP clients that carry DPoP proofs (see [`super::dpop`]): [`DpopOAuthHttp`] for
+//! rmcp's OAuth requests (a proof on every token request, one retry with the nonce the
+//! authorization server asks for), and [`DpopHttp`] under the Streamable HTTP transport
+//! (`Authorization: DPoP` and a fresh proof on every request, one retry with the nonce
+//! the server asks for).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::stream::BoxStream;
+use http::{HeaderName, HeaderValue};
+use rmcp::model::ClientJsonRpcMessage;
+use rmcp::transport::auth::{
+    AuthError, OAuthHttpClient, OAuthHttpClientError, OAuthHttpClientFuture,
+    OAuthHttpRedirectPolicy, OAuthHttpRequest,
+};
+use rmcp::transport::streamable_http_client::{
+    SseError, StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse,
+    StreamableHttpResponseLimits,
+};
+use sse_stream::Sse;
+
+use super::dpop::{Prover, asks_for_nonce};
+
+type Error = StreamableHttpError<reqwest::Error>;
+
+/// How long one OAuth request may take (as rmcp's own client).
+const OAUTH_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The most an OAuth answer may be (as rmcp's own client).
+const MOST_OAUTH_BYTES: usize = 1024 * 1024;
+
+/// How long the request that learns a server's nonce may take.
+const NONCE_PROBE_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The header a proof travels in, and the one a server's nonce comes back in.
+const DPOP: &str = "dpop";
+const DPOP_NONCE: &str = "dpop-nonce";
+
+/// rmcp's OAuth requests with a DPoP proof on each token request (any POST of a form with a
+/// `grant_type`: the code exchange, a refresh, a client credentials grant).
+pub struct DpopOAuthHttp {
+    follow: reqwest::Client,
+    stop: reqwest::Client,
+    prover: Arc<Prover>,
+}
+
+impl DpopOAuthHttp {
+    /// The client proving with `prover`'s key.
+    pub fn new(prover: Arc<Prover>) -> Result<DpopOAuthHttp, AuthError> {
+        let build = |policy| {
+            reqwest::Client::builder()
+                .timeout(OAUTH_TIMEOUT)
+                .redirect(policy)
+                .build()
+                .map_err(|e| AuthError::InternalError(e.to_string()))
+        };
+        Ok(DpopOAuthHttp {
+            follow: build(reqwest::redirect::Policy::limited(10))?,
+            stop: build(reqwest::redirect::Policy::none())?,
+            prover,
+        })
+    }
+}
+
+/// Whether a request body is a token request's form.
+fn is_token_request(method: &http::Method, body: &[u8]) -> bool {
+    method == http::Method::POST
+        && url::form_urlencoded::parse(body).any(|(name, _)| name == "grant_type")
+}
+
+/// Whether an authorization server's answer asks for a nonce (RFC 9449 §8).
+fn as_asks_for_nonce(status: http::StatusCode, body: &[u8]) -> bool {
+    status == http::StatusCode::BAD_REQUEST
+        && serde_json::from_slice::<serde_json::Value>(body)
+            .ok()
+            .and_then(|v| v.get("error").and_then(|e| e.as_str()).map(asks_for_nonce))
+            .unwrap_or(false)
+}
+
+impl OAuthHttpClient for DpopOAuthHttp {
+    fn execute(&self, request: OAuthHttpRequest) -> OAuthHttpClientFuture<'_> {
+        Box::pin(async move {
+            let boxed = |e: reqwest::Error| Box::new(e) as OAuthHttpClientError;
+            let OAuthHttpRequest {
+                request,
+                redirect_policy,
+                ..
+            } = request;
+            let client = match redirect_policy {
+                OAuthHttpRedirectPolicy::Stop => &self.stop,
+                _ => &self.follow,
+            };
+            let (parts, body) = request.into_parts();
+            let url = parts.uri.to_string();
+            let token_request = is_token_request(&parts.method, &body);
+            // A nonce asked for is sent once more with it; never a third time.
+            for attempt in 0..2 {
+                let mut builder = client
+                    .request(parts.method.clone(), &url)
+                    .headers(parts.headers.clone())
+                    .body(body.clone());
+                if token_request {
+                    let proof = self
+                        .prover
+                        .proof(parts.method.as_str(), &url, None)
+                        .map_err(|e| {
+                            Box::new(AuthError::InternalError(e)) as OAuthHttpClientError
+                        })?;
+                    builder = builder.header(DPOP, proof);
+                }
+                let mut response = builder.send().await.map_err(boxed)?;
+                let nonce = response
+                    .headers()
+                    .get(DPOP_NONCE)
+                    .and_then(|v| v.to_str().ok())
+                    .map(str::to_string);
+                let learned = nonce
+                    .as_deref()
+                    .is_some_and(|n| self.prover.learn_nonce(&url, n));
+                let status = response.status();
+                let mut answer = http::Response::builder()
+                    .status(status)
+                    .version(response.version());
+                for (name, value) in response.headers() {
+                    answer = answer.header(name, value);
+                }
+                let mut bytes = Vec::new();
+                while let Some(chunk) = response.chunk().await.map_err(boxed)? {
+                    if chunk.len() > MOST_OAUTH_BYTES - bytes.len() {
+                        return Err(Box::new(AuthError::InternalError(format!(
+                            "the authorization server's answer is over {} KiB",
+                            MOST_OAUTH_BYTES / 1024
+                        ))) as OAuthHttpClientError);
+                    }
+                    bytes.extend_from_slice(&chunk);
+                }
+                if token_request && attempt == 0 && learned && as_asks_for_nonce(status, &bytes) {
+                    tracing::debug!(
+                        "the authorization server asked for a DPoP nonce; sending again"
+                    );
+                    continue;
+                }
+                return answer
+                    .body(bytes)
+                    .map_err(|e| Box::new(e) as OAuthHttpClientError);
+            }
+            unreachable!("the loop returns on its second pass")
+        })
+    }
+}
+
+/// The Streamable HTTP client under rmcp's `AuthClient` (and mcpick's machine client):
+/// plain reqwest with bearer tokens, or, for a DPoP-bound token, `Authorization: DPoP` and
+/// a fresh proof on every request.
+#[derive(Clone, Default)]
+pub struct DpopHttp {
+    http: reqwest::Client,
+    prover: Option<Arc<Prover>>,
+}
+
+impl DpopHttp {
+    /// Tokens sent as bearer tokens.
+    pub fn bearer() -> DpopHttp {
+        DpopHttp::default()
+    }
+
+    /// Tokens bound to `prover`'s key.
+    pub fn bound(prover: Arc<Prover>) -> DpopHttp {
+        DpopHttp {
+            http: reqwest::Client::new(),
+            prover: Some(prover),
+        }
+    }
+
+    /// Sends `call` with `token` as the DPoP scheme wants it (or as is, for a bearer
+    /// token, or no token); when the server asks for a nonce, learns it and sends once
+    /// more with a new proof.
+    async fn sent<T, F, Fut>(
+        &self,
+        method: &'static str,
+        uri: &str,
+        session_id: Option<&str>,
+        token: Option<String>,
+        headers: HashMap<HeaderName, HeaderValue>,
+        call: F,
+    ) -> Result<T, Error>
+    where
+        F: Fn(Option<String>, HashMap<HeaderName, HeaderValue>) -> Fut,
+        Fut: Future<Output = Result<T, Error>>,
+    {
+        let (Some(prover), Some(token)) = (&self.prover, token.clone()) else {
+            return call(token, headers).await;
+        };
+        let signed = |headers: &HashMap<HeaderName, HeaderValue>| {
+            with_proof(prover, method, uri, &token, headers.clone())
+        };
+        match call(None, signed(&headers)?).await {
+            Err(StreamableHttpError::AuthRequired(challenge))
+                if asks_for_nonce(&challenge.www_authenticate_header) =>
+            {
+                if !self
+                    .learn_nonce(prover, uri, session_id, &token, &headers)
+                    .await
+                {
+                    return Err(StreamableHttpError::AuthRequired(challenge));
+                }
+                tracing::debug!("the server asked for a DPoP nonce; sending again");
+                call(None, signed(&headers)?).await
+            }
+            other => other,
+        }
+    }
+
+    /// Asks the server for the nonce it wants: rmcp's answer to the refused request does
+    /// not keep the `DPoP-Nonce` header, so a `ping` that the server refuses the same way
+    /// (or answers, harmlessly) brings it. `true` when a new nonce was learned.
+    async fn learn_nonce(
+        &self,
+        prover: &Prover,
+        uri: &str,
+        session_id: Option<&str>,
+        token: &str,
+        headers: &HashMap<HeaderName, HeaderValue>,
+    ) -> bool {
+        let Ok(signed) = with_proof(prover, "POST", uri, token, headers.clone()) else {
+            return false;
+        };
+        let mut request = self
+            .http
+            .post(uri)
+            .timeout(NONCE_PROBE_TIMEOUT)
+            .header(http::header::CONTENT_TYPE, "application/json")
+            .header(http::header::ACCEPT, "application/json, text/event-stream")
+            .body(r#"{"jsonrpc":"2.0","id":"mcpick-dpop-nonce","method":"ping"}"#);
+        for (name, value) in signed {
+            request = request.header(name, value);
+        }
+        if let Some(session) = session_id {
+            request = request.header("mcp-session-id", session);
+        }
+        let Ok(response) = request.send().await else {
+            return false;
+        };
+        response
+            .headers()
+            .get(DPOP_NONCE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|nonce| prover.learn_nonce(uri, nonce))
+    }
+}
+
+/// `headers` with `Authorization: DPoP <token>` and a fresh proof for `method` `uri`.
+fn with_proof(
+    prover: &Prover,
+    method: &str,
+    uri: &str,
+    token: &str,
+    mut headers: HashMap<HeaderName, HeaderValue>,
+) -> Result<HashMap<HeaderName, HeaderValue>, Error> {
+    let value = |text: String| {
+        HeaderValue::from_str(&text).map_err(|_| {
+            StreamableHttpError::from(AuthError::InternalError(
+                "the access token cannot be sent in a header".into(),
+            ))
+        })
+    };
+    let proof = prover
+        .proof(method, uri, Some(token))
+        .map_err(|e| StreamableHttpError::from(AuthError::InternalError(e)))?;
+    let mut authorization = value(format!("DPoP {token}"))?;
+    authorization.set_sensitive(true);
+    headers.insert(http::header::AUTHORIZATION, authorization);
+    headers.insert(HeaderName::from_static(DPOP), value(proof)?);
+    Ok(headers)
+}
+
+impl StreamableHttpClient for DpopHttp {
+    type Error = reqwest::Error;
+
+    async fn post_message(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<StreamableHttpPostResponse, Error> {
+        let session = session_id.as_deref();
+        self.sent(
+            "POST",
+            &uri,
+            session,
+            auth_header,
+            custom_headers,
+            |token, headers| {
+                self.http.post_message(
+                    uri.clone(),
+                    message.clone(),
+                    session_id.clone(),
+                    token,
+                    headers,
+                )
+            },
+        )
+        .await
+    }
+
+    async fn post_message_with_max_sse_event_size(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        max_sse_event_size: usize,
+    ) -> Result<StreamableHttpPostResponse, Error> {
+        let session = session_id.as_deref();
+        self.sent(
+            "POST",
+            &uri,
+            session,
+            auth_header,
+            custom_headers,
+            |token, headers| {
+                self.http.post_message_with_max_sse_event_size(
+                    uri.clone(),
+                    message.clone(),
+                    session_id.clone(),
+                    token,
+                    headers,
+                    max_sse_event_size,
+                )
+            },
+        )
+        .await
+    }
+
+    async fn post_message_with_response_limits(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        limits: StreamableHttpResponseLimits,
+    ) -> Result<StreamableHttpPostResponse, Error> {
+        let session = session_id.as_deref();
+        self.sent(
+            "POST",
+            &uri,
+            session,
+            auth_header,
+            custom_headers,
+            |token, headers| {
+                self.http.post_message_with_response_limits(
+                    uri.clone(),
+                    message.clone(),
+                    session_id.clone(),
+                    token,
+                    headers,
+                    limits,
+                )
+            },
+        )
+        .await
+    }
+
+    async fn delete_session(
+        &self,
+        uri: Arc<str>,
+        session_id: Arc<str>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<(), Error> {
+        self.sent(
+            "DELETE",
+            &uri,
+            Some(&session_id),
+            auth_header,
+            custom_headers,
+            |token, headers| {
+                self.http
+                    .delete_session(uri.clone(), session_id.clone(), token, headers)
+            },
+        )
+        .await
+    }
+
+    async fn get_stream(
+        &self,
+        uri: Arc<str>,
+        session_id: Option<Arc<str>>,
+        last_event_id: Option<String>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<BoxStream<'static, Result<Sse, SseError>>, Error> {
+        let session = session_id.as_deref();
+        self.sent(
+            "GET",
+            &uri,
+            session,
+            auth_header,
+            custom_headers,
+            |token, headers| {
+                self.http.get_stream(
+                    uri.clone(),
+                    session_id.clone(),
+                    last_event_id.clone(),
+                    token,
+                    headers,
+                )
+            },
+        )
+        .await
+    }
+
+    async fn get_stream_with_max_sse_event_size(
+        &self,
+        uri: Arc<str>,
+        session_id: Option<Arc<str>>,
+        last_event_id: Option<String>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        max_sse_event_size: usize,
+    ) -> Result<BoxStream<'static, Result<Sse, SseError>>, Error> {
+        let session = session_id.as_deref();
+        self.sent(
+            "GET",
+            &uri,
+            session,
+            auth_header,
+            custom_headers,
+            |token, headers| {
+                self.http.get_stream_with_max_sse_event_size(
+                    uri.clone(),
+                    session_id.clone(),
+                    last_event_id.clone(),
+                    token,
+                    headers,
+                    max_sse_event_size,
+                )
+            },
+        )
+        .await
+    }
+}
