@@ -49,6 +49,7 @@ pub struct DpopOAuthHttp {
 impl DpopOAuthHttp {
     /// The client proving with `prover`'s key.
     pub fn new(prover: Arc<Prover>) -> Result<DpopOAuthHttp, AuthError> {
+        crate::mcp::tls::install_crypto_provider();
         let build = |policy| {
             reqwest::Client::builder()
                 .timeout(OAUTH_TIMEOUT)
@@ -154,7 +155,7 @@ impl OAuthHttpClient for DpopOAuthHttp {
 /// The Streamable HTTP client under rmcp's `AuthClient` (and mcpick's machine client):
 /// plain reqwest with bearer tokens, or, for a DPoP-bound token, `Authorization: DPoP` and
 /// a fresh proof on every request.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct DpopHttp {
     http: reqwest::Client,
     prover: Option<Arc<Prover>>,
@@ -163,14 +164,18 @@ pub struct DpopHttp {
 impl DpopHttp {
     /// Tokens sent as bearer tokens.
     pub fn bearer() -> DpopHttp {
-        DpopHttp::default()
+        crate::mcp::tls::install_crypto_provider();
+        DpopHttp {
+            http: reqwest::Client::new(),
+            prover: None,
+        }
     }
 
     /// Tokens bound to `prover`'s key.
     pub fn bound(prover: Arc<Prover>) -> DpopHttp {
         DpopHttp {
-            http: reqwest::Client::new(),
             prover: Some(prover),
+            ..DpopHttp::bearer()
         }
     }
 
@@ -444,5 +449,167 @@ impl StreamableHttpClient for DpopHttp {
             },
         )
         .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::http::{HeaderMap, StatusCode};
+    use axum::response::IntoResponse;
+    use base64::Engine as _;
+    use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+
+    /// What a test server saw of each request: its `Authorization` and its proof's claims.
+    type Seen = Arc<std::sync::Mutex<Vec<(String, serde_json::Value)>>>;
+
+    fn claims_of(headers: &HeaderMap) -> serde_json::Value {
+        let proof = headers.get(DPOP).unwrap().to_str().unwrap();
+        let part = proof.split('.').nth(1).unwrap();
+        serde_json::from_slice(&URL_SAFE_NO_PAD.decode(part).unwrap()).unwrap()
+    }
+
+    /// A server at `/mcp` that wants the nonce `want` in proofs; `None`: it asks for a
+    /// new nonce every time, however often it is given one.
+    async fn server(want: Option<&'static str>) -> (String, Seen) {
+        let seen: Seen = Arc::default();
+        let log = seen.clone();
+        let asked = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let route = axum::routing::post(move |headers: HeaderMap| {
+            let log = log.clone();
+            let asked = asked.clone();
+            async move {
+                let authorization = headers
+                    .get(http::header::AUTHORIZATION)
+                    .map(|v| v.to_str().unwrap().to_string())
+                    .unwrap_or_default();
+                let claims = claims_of(&headers);
+                log.lock().unwrap().push((authorization, claims.clone()));
+                let nonce = match want {
+                    Some(nonce) if claims["nonce"] == nonce => {
+                        return (
+                            [(http::header::CONTENT_TYPE, "application/json")],
+                            r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
+                        )
+                            .into_response();
+                    }
+                    Some(nonce) => nonce.to_string(),
+                    None => format!(
+                        "n-{}",
+                        asked.fetch_add(1, std::sync::atomic::Ordering::SeqCst)
+                    ),
+                };
+                (
+                    StatusCode::UNAUTHORIZED,
+                    [
+                        (
+                            http::header::WWW_AUTHENTICATE.as_str(),
+                            r#"DPoP error="use_dpop_nonce", error_description="Resource server requires nonce in DPoP proof""#.to_string(),
+                        ),
+                        (DPOP_NONCE, nonce),
+                    ],
+                    r#"{"error":"use_dpop_nonce"}"#,
+                )
+                    .into_response()
+            }
+        });
+        let app = axum::Router::new().route("/mcp", route);
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        (format!("http://{addr}/mcp"), seen)
+    }
+
+    async fn post(client: &DpopHttp, uri: &str) -> Result<StreamableHttpPostResponse, Error> {
+        let ping: ClientJsonRpcMessage = serde_json::from_value(serde_json::json!({
+            "jsonrpc": "2.0", "id": 1, "method": "ping"
+        }))
+        .unwrap();
+        client
+            .post_message_with_response_limits(
+                uri.into(),
+                ping,
+                None,
+                Some("the-token".into()),
+                HashMap::new(),
+                StreamableHttpResponseLimits::default(),
+            )
+            .await
+    }
+
+    #[tokio::test]
+    async fn a_nonce_the_server_asks_for_is_learnt_and_the_request_sent_once_more() {
+        let (uri, seen) = server(Some("rs-nonce")).await;
+        let prover = Arc::new(Prover::ephemeral().unwrap());
+        let client = DpopHttp::bound(prover.clone());
+        post(&client, &uri).await.expect("answered after the nonce");
+        let seen = seen.lock().unwrap().clone();
+        // The request, the ping that brings the nonce, the request again with it.
+        assert_eq!(seen.len(), 3, "{seen:?}");
+        let ath = URL_SAFE_NO_PAD.encode(ring::digest::digest(&ring::digest::SHA256, b"the-token"));
+        for (authorization, claims) in &seen {
+            assert_eq!(authorization, "DPoP the-token");
+            assert_eq!(claims["htm"], "POST");
+            assert_eq!(claims["htu"], uri);
+            assert_eq!(claims["ath"], ath);
+        }
+        assert!(seen[0].1.get("nonce").is_none());
+        assert_eq!(seen[2].1["nonce"], "rs-nonce");
+        let jtis: std::collections::HashSet<_> =
+            seen.iter().map(|(_, c)| c["jti"].to_string()).collect();
+        assert_eq!(jtis.len(), 3, "every proof is fresh");
+        // Later requests carry it from the start.
+        post(&client, &uri).await.expect("answered at once");
+        assert_eq!(prover.nonce_for(&uri).as_deref(), Some("rs-nonce"));
+    }
+
+    #[tokio::test]
+    async fn a_server_that_asks_for_a_nonce_again_gets_no_third_try() {
+        let (uri, seen) = server(None).await;
+        let client = DpopHttp::bound(Arc::new(Prover::ephemeral().unwrap()));
+        let error = post(&client, &uri).await.unwrap_err();
+        assert!(
+            matches!(&error, StreamableHttpError::AuthRequired(c) if asks_for_nonce(&c.www_authenticate_header)),
+            "{error:?}"
+        );
+        assert_eq!(seen.lock().unwrap().len(), 3);
+    }
+
+    #[tokio::test]
+    async fn a_bearer_client_sends_no_proof() {
+        let seen: Seen = Arc::default();
+        let log = seen.clone();
+        let route = axum::routing::post(move |headers: HeaderMap| {
+            let log = log.clone();
+            async move {
+                let authorization = headers
+                    .get(http::header::AUTHORIZATION)
+                    .map(|v| v.to_str().unwrap().to_string())
+                    .unwrap_or_default();
+                let proof = headers.get(DPOP).is_some();
+                log.lock()
+                    .unwrap()
+                    .push((authorization, serde_json::json!(proof)));
+                (
+                    [(http::header::CONTENT_TYPE, "application/json")],
+                    r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
+                )
+            }
+        });
+        let app = axum::Router::new().route("/mcp", route);
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        post(&DpopHttp::bearer(), &format!("http://{addr}/mcp"))
+            .await
+            .unwrap();
+        assert_eq!(
+            *seen.lock().unwrap(),
+            [("Bearer the-token".to_string(), serde_json::json!(false))]
+        );
     }
 }

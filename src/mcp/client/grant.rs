@@ -245,7 +245,7 @@ async fn obtain_unmasked(
     }
     // RFC 8707: the token is for this server.
     form.push(("resource", resource));
-    let sign_assertion = |secrets: &mut crate::secrets::Secrets| -> Result<Option<String>, String> {
+    let mut sign_assertion = || -> Result<Option<String>, String> {
         let Some((key, client_id, aud)) = &assertion_key else {
             return Ok(None);
         };
@@ -254,30 +254,16 @@ async fn obtain_unmasked(
         secrets.extend([assertion.clone()]);
         Ok(Some(assertion))
     };
-    let mut answer = None;
-    // Once, and once more only when the authorization server asks for a DPoP nonce.
-    for attempt in 0..2 {
-        let mut sent = form.clone();
-        if let Some(assertion) = sign_assertion(secrets).map_err(&failed)? {
-            sent.push(("client_assertion", assertion));
-        }
-        let proof = prover.as_ref().map(|p| (p, token_endpoint.as_str()));
-        match post_form(&http, &token_endpoint, &sent, basic.as_ref(), proof).await {
-            Err(Refusal::NonceAsked) if attempt == 0 => continue,
-            Err(refusal) => {
-                return Err(failed(format!(
-                    "the authorization server refused it: {refusal}"
-                )));
-            }
-            Ok(json) => {
-                answer = Some(json);
-                break;
-            }
-        }
-    }
-    let answer = answer.ok_or_else(|| {
-        failed("the authorization server refused it: it asked for a DPoP nonce twice".into())
-    })?;
+    let answer = ask_for_token(
+        &http,
+        &token_endpoint,
+        &form,
+        basic.as_ref(),
+        prover.as_ref(),
+        &mut sign_assertion,
+    )
+    .await
+    .map_err(|e| failed(format!("the authorization server refused it: {e}")))?;
     if let Some(token) = answer.get("access_token").and_then(|t| t.as_str()) {
         secrets.extend([token.to_string()]);
     }
@@ -367,6 +353,31 @@ fn http_client(timeout: Duration) -> Result<reqwest::Client, String> {
         .map_err(|e| format!("cannot make an HTTP client: {e}"))
 }
 
+/// The token request: `form` (with a freshly signed `client_assertion` when
+/// `fresh_assertion` gives one) and a DPoP proof when a key is given; sent once more, with
+/// a new proof and assertion, only when the server asks for a DPoP nonce it had not given.
+async fn ask_for_token(
+    http: &reqwest::Client,
+    endpoint: &str,
+    form: &[(&str, String)],
+    basic: Option<&(String, String)>,
+    prover: Option<&Prover>,
+    fresh_assertion: &mut (dyn FnMut() -> Result<Option<String>, String> + Send),
+) -> Result<serde_json::Value, String> {
+    for attempt in 0..2 {
+        let mut sent = form.to_vec();
+        if let Some(assertion) = fresh_assertion()? {
+            sent.push(("client_assertion", assertion));
+        }
+        match post_form(http, endpoint, &sent, basic, prover.map(|p| (p, endpoint))).await {
+            Err(Refusal::NonceAsked) if attempt == 0 => continue,
+            Err(refusal) => return Err(refusal.to_string()),
+            Ok(json) => return Ok(json),
+        }
+    }
+    unreachable!("the second pass returns")
+}
+
 /// Why a token endpoint gave no token.
 enum Refusal {
     /// It asks for a DPoP nonce it has not been sent yet (now learnt): send again.
@@ -378,7 +389,9 @@ enum Refusal {
 impl std::fmt::Display for Refusal {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Refusal::NonceAsked => f.write_str("it asked for a DPoP nonce"),
+            Refusal::NonceAsked => f.write_str(
+                "HTTP 400 `use_dpop_nonce`: it asked for a new DPoP nonce again after the request was sent with the one it gave",
+            ),
             Refusal::Said(said) => f.write_str(said),
         }
     }
@@ -554,5 +567,128 @@ async fn run_command(command: &str, name: &str, timeout: Duration) -> Result<Str
                 }
             ))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::http::{HeaderMap, StatusCode};
+    use axum::response::IntoResponse;
+    use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    use std::sync::{Arc, Mutex};
+
+    /// Each token request a test server saw: its proof's claims and its form.
+    type Seen = Arc<Mutex<Vec<(serde_json::Value, String)>>>;
+
+    /// A token endpoint that wants the DPoP nonce `want`; `None`: a new one every time.
+    async fn token_endpoint(want: Option<&'static str>) -> (String, Seen) {
+        let seen: Seen = Arc::default();
+        let log = seen.clone();
+        let route = axum::routing::post(move |headers: HeaderMap, body: String| {
+            let log = log.clone();
+            async move {
+                let proof = headers.get("dpop").unwrap().to_str().unwrap().to_string();
+                let part = proof.split('.').nth(1).unwrap();
+                let claims: serde_json::Value =
+                    serde_json::from_slice(&URL_SAFE_NO_PAD.decode(part).unwrap()).unwrap();
+                let count = {
+                    let mut log = log.lock().unwrap();
+                    log.push((claims.clone(), body));
+                    log.len()
+                };
+                if want.is_some() && claims["nonce"] == want.unwrap() {
+                    return (
+                        [("content-type", "application/json")],
+                        r#"{"access_token":"bound-token","token_type":"DPoP","expires_in":60}"#,
+                    )
+                        .into_response();
+                }
+                let nonce = want.map_or_else(|| format!("as-{count}"), str::to_string);
+                (
+                    StatusCode::BAD_REQUEST,
+                    [
+                        ("dpop-nonce", nonce),
+                        ("content-type", "application/json".into()),
+                    ],
+                    r#"{"error":"use_dpop_nonce"}"#,
+                )
+                    .into_response()
+            }
+        });
+        let app = axum::Router::new().route("/token", route);
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        (format!("http://{addr}/token"), seen)
+    }
+
+    fn assertions() -> impl FnMut() -> Result<Option<String>, String> + Send {
+        let mut n = 0;
+        move || {
+            n += 1;
+            Ok(Some(format!("assertion-{n}")))
+        }
+    }
+
+    #[tokio::test]
+    async fn a_nonce_asked_for_at_the_token_endpoint_gets_one_more_request_with_it() {
+        crate::mcp::tls::install_crypto_provider();
+        let (endpoint, seen) = token_endpoint(Some("as-nonce")).await;
+        let prover = Prover::ephemeral().unwrap();
+        let form = [("grant_type", "client_credentials".to_string())];
+        let answer = ask_for_token(
+            &http_client(Duration::from_secs(5)).unwrap(),
+            &endpoint,
+            &form,
+            None,
+            Some(&prover),
+            &mut assertions(),
+        )
+        .await
+        .unwrap();
+        assert_eq!(answer["token_type"], "DPoP");
+        let seen = seen.lock().unwrap().clone();
+        assert_eq!(seen.len(), 2);
+        assert!(seen[0].0.get("nonce").is_none());
+        assert_eq!(seen[1].0["nonce"], "as-nonce");
+        assert_ne!(seen[0].0["jti"], seen[1].0["jti"]);
+        for (claims, _) in &seen {
+            assert_eq!(claims["htm"], "POST");
+            assert_eq!(claims["htu"], endpoint);
+            assert!(claims.get("ath").is_none(), "no token yet");
+        }
+        // The client assertion is signed anew: its `jti` is single-use.
+        assert!(
+            seen[0].1.contains("client_assertion=assertion-1"),
+            "{}",
+            seen[0].1
+        );
+        assert!(
+            seen[1].1.contains("client_assertion=assertion-2"),
+            "{}",
+            seen[1].1
+        );
+    }
+
+    #[tokio::test]
+    async fn a_token_endpoint_that_asks_for_a_nonce_again_gets_no_third_request() {
+        crate::mcp::tls::install_crypto_provider();
+        let (endpoint, seen) = token_endpoint(None).await;
+        let prover = Prover::ephemeral().unwrap();
+        let error = ask_for_token(
+            &http_client(Duration::from_secs(5)).unwrap(),
+            &endpoint,
+            &[("grant_type", "client_credentials".to_string())],
+            None,
+            Some(&prover),
+            &mut || Ok(None),
+        )
+        .await
+        .unwrap_err();
+        assert_eq!(seen.lock().unwrap().len(), 2);
+        assert!(error.contains("use_dpop_nonce"), "{error}");
     }
 }
