@@ -48,6 +48,15 @@ impl AuthServer {
     /// [`AuthServer::start`], its `prompts/list` results fresh for `list_ttl_ms` and
     /// private (0: the SDK's own hints).
     fn start_with(token_lifetime: u64, list_ttl_ms: u64) -> AuthServer {
+        AuthServer::start_args(token_lifetime, list_ttl_ms, &[])
+    }
+
+    /// [`AuthServer::start`] with DPoP in front (`--dpop`): bound tokens, nonces asked for.
+    fn start_dpop(token_lifetime: u64) -> AuthServer {
+        AuthServer::start_args(token_lifetime, 0, &["--dpop"])
+    }
+
+    fn start_args(token_lifetime: u64, list_ttl_ms: u64, more: &[&str]) -> AuthServer {
         let mut child = Command::new(python())
             .arg(root().join("tests/peers/py_server/auth_server.py"))
             .arg("0")
@@ -55,6 +64,7 @@ impl AuthServer {
             .arg(token_lifetime.to_string())
             .arg("--list-ttl")
             .arg(list_ttl_ms.to_string())
+            .args(more)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -944,4 +954,140 @@ fn a_token_a_person_signed_in_for_is_not_a_machine_grants() {
         stderr(&output)
     );
     assert_eq!(server.count("client_credentials"), 1, "a token of its own");
+}
+
+/// `<XDG_DATA_HOME>/mcpick/auth/secure.dpop.pem`: the key `secure`'s tokens are bound to.
+fn dpop_key(sandbox: &Sandbox) -> PathBuf {
+    sandbox
+        .dir
+        .path()
+        .join("xdg-data/mcpick/auth/secure.dpop.pem")
+}
+
+/// The stored token's `token_type`, as stored (lower case).
+fn stored_token_type(sandbox: &Sandbox) -> String {
+    let text = std::fs::read_to_string(token_file(sandbox)).expect("read the token file");
+    let json: serde_json::Value = serde_json::from_str(&text).expect("the token file is JSON");
+    json["credentials"]["token_response"]["token_type"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no token_type in {json}"))
+        .to_string()
+}
+
+#[test]
+fn a_ci_job_gets_a_dpop_bound_token_and_proves_every_request() {
+    let server = AuthServer::start_dpop(3600);
+    let oauth =
+        r#"grant = "client_credentials", client_id = "ci-client", client_secret = "${CI_SECRET}""#;
+    let sandbox = machine_sandbox(&server, oauth);
+    let env = [("CI_SECRET", "ci-secret")];
+    let output = run_unattended(&sandbox, &["get", SECRET], &env);
+    assert!(
+        success(&output).contains("The secret is: signed requests work."),
+        "{}\n{}",
+        stderr(&output),
+        server.log()
+    );
+    // One grant, with a proof, after the authorization server asked for its nonce; then
+    // the server asked for its own, and every request carried a valid fresh proof.
+    assert_eq!(server.count("client_credentials"), 1, "{}", server.stats());
+    assert_eq!(server.count("dpop_token_proofs"), 1, "{}", server.stats());
+    assert!(server.count("dpop_nonces_asked") >= 2, "{}", server.stats());
+    assert!(server.count("dpop_mcp_proofs") >= 2, "{}", server.stats());
+    assert_eq!(server.count("dpop_refused"), 0, "{}", server.log());
+    assert_eq!(stored_token_type(&sandbox), "dpop");
+    let key = dpop_key(&sandbox);
+    assert_eq!(mode(&key), 0o600, "the key is the owner's alone");
+    let key_text = std::fs::read_to_string(&key).unwrap();
+    assert!(key_text.starts_with("-----BEGIN PRIVATE KEY-----"));
+
+    // The next run proves with the same key and the stored token.
+    let again = run_unattended(&sandbox, &["get", SECRET], &env);
+    assert!(
+        success(&again).contains("The secret is"),
+        "{}",
+        stderr(&again)
+    );
+    assert_eq!(server.count("client_credentials"), 1);
+    assert_eq!(server.count("dpop_refused"), 0, "{}", server.log());
+
+    // Said by `servers` and `auth status`, with neither token nor key shown.
+    let row = servers_row_with(&sandbox, &env);
+    assert!(
+        row["signIn"]
+            .as_str()
+            .unwrap_or_default()
+            .ends_with("bound to this machine's key (DPoP)"),
+        "{row}"
+    );
+    let status = run_unattended(&sandbox, &["auth", "status", "--json"], &env);
+    let said = success(&status);
+    let rows: serde_json::Value = serde_json::from_str(&said).unwrap();
+    assert_eq!(rows[0]["dpop"], true, "{said}");
+    let key_body = key_text.lines().nth(1).unwrap();
+    for output in [&output, &again, &status] {
+        let all = format!("{}{}", stdout(output), stderr(output));
+        for token in stored_tokens(&sandbox) {
+            assert!(!all.contains(&token), "a token was shown: {all}");
+        }
+        assert!(!all.contains(key_body), "the key was shown: {all}");
+    }
+
+    // `auth logout` takes the key with the tokens.
+    let logout = run_unattended(&sandbox, &["auth", "logout", "secure"], &env);
+    success(&logout);
+    assert!(!key.exists());
+    assert!(!token_file(&sandbox).exists());
+}
+
+#[test]
+fn a_person_signs_in_with_dpop_and_the_refresh_carries_a_proof() {
+    let lifetime = 2;
+    let server = AuthServer::start_dpop(lifetime);
+    let sandbox = server.sandbox();
+    signed_in(&sandbox);
+    assert_eq!(stored_token_type(&sandbox), "dpop");
+    assert_eq!(server.count("dpop_token_proofs"), 1, "{}", server.stats());
+    assert_eq!(mode(&dpop_key(&sandbox)), 0o600);
+
+    // Past the access token's lifetime: refreshed, with a proof, and still bound.
+    std::thread::sleep(Duration::from_secs(lifetime + 1));
+    let list = run(&sandbox, &["list"]);
+    assert!(success(&list).contains(SECRET), "{}", server.log());
+    assert!(server.count("refresh_token") >= 1, "{}", server.stats());
+    assert!(server.count("dpop_token_proofs") >= 2, "{}", server.stats());
+    assert!(server.count("dpop_mcp_proofs") >= 1, "{}", server.stats());
+    assert_eq!(server.count("dpop_refused"), 0, "{}", server.log());
+    assert_eq!(stored_token_type(&sandbox), "dpop");
+}
+
+#[test]
+fn dpop_off_sends_bearer_tokens_and_required_refuses_a_server_without_it() {
+    let server = AuthServer::start_dpop(3600);
+    let oauth =
+        r#"grant = "client_credentials", client_id = "ci-client", client_secret = "ci-secret""#;
+    let off = machine_sandbox(&server, &format!(r#"{oauth}, dpop = "off""#));
+    let output = run_unattended(&off, &["get", SECRET], &[]);
+    assert!(
+        success(&output).contains("The secret is"),
+        "{}",
+        stderr(&output)
+    );
+    assert_eq!(stored_token_type(&off), "bearer");
+    assert_eq!(server.count("dpop_token_proofs"), 0);
+    assert!(!dpop_key(&off).exists());
+
+    let plain = AuthServer::start(3600);
+    let required = machine_sandbox(&plain, &format!(r#"{oauth}, dpop = "required""#));
+    let output = run_unattended(&required, &["get", SECRET], &[]);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{err}");
+    assert!(err.contains(r#"`oauth.dpop = "required"`"#), "{err}");
+    assert!(err.contains("does not offer DPoP"), "{err}");
+    assert_eq!(
+        plain.count("client_credentials"),
+        0,
+        "nothing was asked for"
+    );
+    assert!(!token_file(&required).exists());
 }

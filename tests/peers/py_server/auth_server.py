@@ -1,7 +1,7 @@
 """An MCP server behind OAuth, for mcpick's sign-in tests, on the official Python SDK (`mcp==2.3.0`).
 
 Usage:
-    python auth_server.py PORT [--token-lifetime SECONDS] [--list-ttl MS]
+    python auth_server.py PORT [--token-lifetime SECONDS] [--list-ttl MS] [--dpop]
 
 Serves Streamable HTTP on http://127.0.0.1:PORT/mcp (PORT may be 0: any free port) and is
 its own OAuth 2.1 authorization server at http://127.0.0.1:PORT, with the SDK's routes
@@ -29,6 +29,14 @@ What makes it a test server, all in memory:
     for the assertion `workload-jwt-ok` (anything else: 400 `invalid_grant`); both want
     `resource` to be this server's /mcp, and issue an access token with no refresh token.
     Counted as `client_credentials`, `jwt_bearer` and `machine_refused`.
+  * with --dpop, DPoP (RFC 9449) in front of it all: the metadata offers ES256
+    (`dpop_signing_alg_values_supported`); a token request with a valid proof gets a token
+    bound to the proof's key (`token_type: "DPoP"`), after first asking for the nonce
+    `as-nonce` (400 `use_dpop_nonce`); an /mcp request with `Authorization: DPoP` must
+    carry a valid proof (method, URL, `ath`, the bound key, a `jti` never seen, the nonce
+    `rs-nonce`, asked for with 401 `use_dpop_nonce`); a bound token sent as Bearer is
+    refused. Counted as `dpop_token_proofs`, `dpop_mcp_proofs`, `dpop_nonces_asked`,
+    `dpop_refused` (bad proofs, bound tokens without one).
 
 Prompts: `secret_prompt` (no arguments) and `greet_member` (required `name`).
 
@@ -42,6 +50,8 @@ from __future__ import annotations
 
 import argparse
 import base64
+import hashlib
+import json
 import urllib.parse
 import secrets
 import socket
@@ -114,6 +124,10 @@ class InMemoryProvider:
             "client_credentials": 0,
             "jwt_bearer": 0,
             "machine_refused": 0,
+            "dpop_token_proofs": 0,
+            "dpop_mcp_proofs": 0,
+            "dpop_nonces_asked": 0,
+            "dpop_refused": 0,
         }
 
     def stats(self) -> dict[str, int]:
@@ -309,6 +323,139 @@ class MachineGrants:
         )
 
 
+AS_NONCE = "as-nonce"
+RS_NONCE = "rs-nonce"
+
+
+def b64url(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+class DpopGate:
+    """ASGI wrapper adding DPoP (see the module's doc) in front of `app`."""
+
+    def __init__(self, app: Any, provider: InMemoryProvider, base: str) -> None:
+        self.app = app
+        self.provider = provider
+        self.base = base
+        self.bound: dict[str, str] = {}  # access token -> its key's thumbprint
+        self.jtis: set[str] = set()
+
+    def verify(self, proof: str, method: str, url: str, token: str | None) -> tuple[str | None, str, str | None]:
+        """(thumbprint or None, why not, the proof's nonce)."""
+        import jwt
+        from jwt.algorithms import ECAlgorithm
+
+        try:
+            header = jwt.get_unverified_header(proof)
+            jwk = header.get("jwk") or {}
+            if header.get("typ") != "dpop+jwt" or header.get("alg") != "ES256" or "d" in jwk:
+                return None, "bad header", None
+            key = ECAlgorithm.from_jwk(json.dumps(jwk))
+            claims = jwt.decode(proof, key=key, algorithms=["ES256"], options={"verify_aud": False})
+        except Exception as error:  # noqa: BLE001 - any bad proof is refused alike
+            return None, f"bad proof: {error}", None
+        if claims.get("htm") != method or claims.get("htu") != url:
+            return None, f"htm/htu {claims.get('htm')} {claims.get('htu')}", None
+        if abs(int(claims.get("iat", 0)) - time.time()) > 300:
+            return None, "iat", None
+        jti = claims.get("jti")
+        if not isinstance(jti, str) or jti in self.jtis:
+            return None, "jti replayed", None
+        self.jtis.add(jti)
+        if token is not None:
+            ath = b64url(hashlib.sha256(token.encode()).digest())
+            if claims.get("ath") != ath:
+                return None, "ath", None
+        canonical = json.dumps({k: jwk[k] for k in ("crv", "kty", "x", "y")}, separators=(",", ":"), sort_keys=True)
+        return b64url(hashlib.sha256(canonical.encode()).digest()), "", claims.get("nonce")
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        path = scope["path"]
+        if path == "/.well-known/oauth-authorization-server":
+            await self.rewrite(scope, receive, send, lambda j: {**j, "dpop_signing_alg_values_supported": ["ES256"]})
+            return
+        if path == "/token" and scope["method"] == "POST" and "dpop" in headers:
+            thumbprint, why, nonce = self.verify(headers["dpop"], "POST", f"{self.base}/token", None)
+            if thumbprint is None:
+                self.provider.counts["dpop_refused"] += 1
+                log(f"auth-server: token request proof refused: {why}")
+                await JSONResponse({"error": "invalid_dpop_proof"}, status_code=400)(scope, receive, send)
+                return
+            if nonce != AS_NONCE:
+                self.provider.counts["dpop_nonces_asked"] += 1
+                response = JSONResponse({"error": "use_dpop_nonce"}, status_code=400, headers={"DPoP-Nonce": AS_NONCE})
+                await response(scope, receive, send)
+                return
+            self.provider.counts["dpop_token_proofs"] += 1
+
+            def bind(answer: dict[str, Any]) -> dict[str, Any]:
+                if "access_token" in answer:
+                    self.bound[answer["access_token"]] = thumbprint
+                    answer = {**answer, "token_type": "DPoP"}
+                return answer
+
+            await self.rewrite(scope, receive, send, bind)
+            return
+        if path.startswith("/mcp"):
+            scheme, _, token = headers.get("authorization", "").partition(" ")
+            if scheme.lower() == "bearer" and token in self.bound:
+                self.provider.counts["dpop_refused"] += 1
+                await self.refuse_mcp(scope, receive, send, 'DPoP error="invalid_token"', None)
+                return
+            if scheme.lower() == "dpop":
+                thumbprint, why, nonce = self.verify(headers.get("dpop", ""), scope["method"], f"{self.base}{path}", token)
+                if thumbprint is None or self.bound.get(token) != thumbprint:
+                    self.provider.counts["dpop_refused"] += 1
+                    log(f"auth-server: MCP request proof refused: {why or 'not the bound key'}")
+                    await self.refuse_mcp(scope, receive, send, 'DPoP error="invalid_dpop_proof"', None)
+                    return
+                if nonce != RS_NONCE:
+                    self.provider.counts["dpop_nonces_asked"] += 1
+                    await self.refuse_mcp(scope, receive, send, 'DPoP error="use_dpop_nonce"', RS_NONCE)
+                    return
+                self.provider.counts["dpop_mcp_proofs"] += 1
+                scope = dict(scope)
+                scope["headers"] = [
+                    (k, f"Bearer {token}".encode() if k.lower() == b"authorization" else v) for k, v in scope["headers"]
+                ]
+        await self.app(scope, receive, send)
+
+    async def refuse_mcp(self, scope: Any, receive: Any, send: Any, challenge: str, nonce: str | None) -> None:
+        headers = {"WWW-Authenticate": f'{challenge}, resource_metadata="{self.base}/.well-known/oauth-protected-resource/mcp"'}
+        if nonce is not None:
+            headers["DPoP-Nonce"] = nonce
+        await JSONResponse({"error": challenge.split('"')[1]}, status_code=401, headers=headers)(scope, receive, send)
+
+    async def rewrite(self, scope: Any, receive: Any, send: Any, change: Any) -> None:
+        """Runs `app`, passing its JSON answer through `change`."""
+        start: dict[str, Any] = {}
+        body = b""
+
+        async def keep(message: dict[str, Any]) -> None:
+            nonlocal body
+            if message["type"] == "http.response.start":
+                start.update(message)
+            elif message["type"] == "http.response.body":
+                body += message.get("body", b"")
+
+        await self.app(scope, receive, keep)
+        try:
+            answer = json.loads(body)
+            if isinstance(answer, dict) and 200 <= start.get("status", 500) < 300:
+                body = json.dumps(change(answer)).encode()
+        except ValueError:
+            pass
+        headers = [(k, v) for k, v in start.get("headers", []) if k.lower() != b"content-length"]
+        headers.append((b"content-length", str(len(body)).encode()))
+        await send({"type": "http.response.start", "status": start.get("status", 500), "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+
+
 def build_server(provider: InMemoryProvider, base: str, list_ttl: int = 0) -> MCPServer[Any]:
     # `--list-ttl`: prompts/list results fresh that long, private to the sign-in.
     hints = {"prompts/list": CacheHint(ttl_ms=list_ttl, scope="private")} if list_ttl else None
@@ -359,13 +506,15 @@ class _Uvicorn(uvicorn.Server):
             log(f"auth-server ready http://{HOST}:{port}{HTTP_PATH}")
 
 
-async def serve(sock: socket.socket, token_lifetime: int, list_ttl: int) -> None:
+async def serve(sock: socket.socket, token_lifetime: int, list_ttl: int, dpop: bool = False) -> None:
     port = sock.getsockname()[1]
     # No trailing slash: RFC 8414/9207 compare issuers as exact strings.
     base = f"http://{HOST}:{port}"
     provider = InMemoryProvider(base, token_lifetime)
     app = build_server(provider, base, list_ttl).streamable_http_app(streamable_http_path=HTTP_PATH, host=HOST)
     app = MachineGrants(app, provider, f"{base}{HTTP_PATH}")
+    if dpop:
+        app = DpopGate(app, provider, base)
     config = uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=2)
     await _Uvicorn(config).serve(sockets=[sock])
 
@@ -376,6 +525,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("port", type=int, help="port on 127.0.0.1 (0: any free port)")
     parser.add_argument("--token-lifetime", type=int, default=3600, help="access token lifetime in seconds")
     parser.add_argument("--list-ttl", type=int, default=0, help="ttlMs of prompts/list (private); 0: the SDK's default")
+    parser.add_argument("--dpop", action="store_true", help="DPoP in front (see the module's doc)")
     args = parser.parse_args(argv[1:])
     if args.token_lifetime < 1:
         parser.error("--token-lifetime must be at least 1")
@@ -384,7 +534,7 @@ def main(argv: list[str]) -> int:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((HOST, args.port))
     sock.listen(128)
-    anyio.run(serve, sock, args.token_lifetime, args.list_ttl)
+    anyio.run(serve, sock, args.token_lifetime, args.list_ttl, args.dpop)
     return 0
 
 
