@@ -638,7 +638,7 @@ oauth = { grant = "client_credentials", client_id = "ci", private_key = "~/keys/
 
 [servers.k8s]
 url = "https://mcp.example.com/mcp"
-oauth = { grant = "jwt_bearer", assertion_file = "/var/run/secrets/tokens/mcp" }
+oauth = { grant = "jwt_bearer", assertion_file = "/var/run/secrets/tokens/mcp", dpop = "required" }
 
 [servers.gha]
 url = "https://mcp.example.com/mcp"
@@ -665,6 +665,8 @@ oauth = { grant = "enterprise", client_id = "mcpick", client_secret = "${TOKEN}"
     assert_eq!(keyed.key_id.as_deref(), Some("ci-2026"));
     assert!(keyed.private_key.unwrap().ends_with("keys/ci.pem"));
     assert_eq!(oauth("ci").assertion_audience, AssertionAudience::Issuer);
+    assert_eq!(oauth("ci").dpop, crate::config::Dpop::Auto);
+    assert_eq!(oauth("k8s").dpop, crate::config::Dpop::Required);
     assert_eq!(oauth("k8s").grant, OAuthGrant::JwtBearer);
     assert_eq!(
         oauth("k8s").assertion,
@@ -722,6 +724,10 @@ oauth = { grant = "enterprise", client_id = "mcpick", client_secret = "${TOKEN}"
         (
             r#"grant = "enterprise", client_id = "c", id_token = "t""#,
             "needs `oauth.idp_token_endpoint`",
+        ),
+        (
+            r#"dpop = "yes""#,
+            "`oauth.dpop = \"yes\"` is none of \"auto\" (the default: when the authorization server offers it), \"required\" and \"off\"",
         ),
         (
             r#"grant = "enterprise", client_id = "c", idp_token_endpoint = "https://i/t""#,
