@@ -1077,6 +1077,26 @@ fn dpop_off_sends_bearer_tokens_and_required_refuses_a_server_without_it() {
     assert_eq!(server.count("dpop_token_proofs"), 0);
     assert!(!dpop_key(&off).exists());
 
+    // Made `required` while that bearer token still lasts: it is not used, a bound one is
+    // obtained.
+    std::fs::write(
+        off.config(),
+        format!(
+            "{}oauth = {{ {oauth}, dpop = \"required\" }}\n",
+            http("secure", &server.url)
+        ),
+    )
+    .unwrap();
+    let output = run_unattended(&off, &["get", SECRET], &[]);
+    assert!(
+        success(&output).contains("The secret is"),
+        "{}",
+        stderr(&output)
+    );
+    assert_eq!(stored_token_type(&off), "dpop");
+    assert_eq!(server.count("client_credentials"), 2);
+    assert_eq!(server.count("dpop_refused"), 0, "{}", server.log());
+
     let plain = AuthServer::start(3600);
     let required = machine_sandbox(&plain, &format!(r#"{oauth}, dpop = "required""#));
     let output = run_unattended(&required, &["get", SECRET], &[]);

@@ -208,21 +208,25 @@ pub fn sign_out(server: &str) -> Result<bool, McpError> {
     let Some(path) = token_path(server) else {
         return Ok(false);
     };
-    // The DPoP key goes with the tokens bound to it; the next sign-in makes a new one.
+    let removed = match std::fs::remove_file(&path) {
+        Ok(()) => true,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
+        Err(e) => {
+            return Err(McpError::Auth(format!(
+                "cannot delete {}: {e}",
+                path.display()
+            )));
+        }
+    };
+    // The DPoP key goes with the tokens bound to it (after them: a token is never left
+    // without its key); the next sign-in makes a new one.
     super::dpop::remove_key(server).map_err(|e| {
         McpError::Auth(format!(
             "cannot delete {}: {e}",
             super::dpop::key_path(server).unwrap_or_default().display()
         ))
     })?;
-    match std::fs::remove_file(&path) {
-        Ok(()) => Ok(true),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
-        Err(e) => Err(McpError::Auth(format!(
-            "cannot delete {}: {e}",
-            path.display()
-        ))),
-    }
+    Ok(removed)
 }
 
 /// The key `server`'s stored token is bound to (DPoP), if it is a bound one: `Ok(None)`
@@ -414,11 +418,20 @@ pub(in crate::mcp) async fn signed_client(
     if binding.is_none() && oauth.dpop == crate::config::Dpop::Required {
         return Ok(None);
     }
-    let mut manager = match &binding {
-        // A bound token's refresh needs a proof too.
+    // A refresh goes with a proof wherever the sign-in did: a bound token's refresh token
+    // is bound too, and so is a public client's, even beside a bearer access token (RFC
+    // 9449 §5).
+    let refresh_key = match &binding {
+        Some(prover) => Some(prover.clone()),
+        None if oauth.dpop != crate::config::Dpop::Off => {
+            Prover::stored(&server.name).map(std::sync::Arc::new)
+        }
+        None => None,
+    };
+    let mut manager = match refresh_key {
         Some(prover) => AuthorizationManager::new_with_oauth_http_client(
             url,
-            std::sync::Arc::new(DpopOAuthHttp::new(prover.clone()).map_err(auth_error)?),
+            std::sync::Arc::new(DpopOAuthHttp::new(prover, url).map_err(auth_error)?),
         )
         .await
         .map_err(auth_error)?,
@@ -513,7 +526,7 @@ async fn sign_in_unhidden(
         );
         manager = AuthorizationManager::new_with_oauth_http_client(
             url,
-            std::sync::Arc::new(DpopOAuthHttp::new(prover).map_err(auth_error)?),
+            std::sync::Arc::new(DpopOAuthHttp::new(prover, url).map_err(auth_error)?),
         )
         .await
         .map_err(auth_error)?;

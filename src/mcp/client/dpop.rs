@@ -70,21 +70,19 @@ pub fn asks_for_nonce(text: &str) -> bool {
     text.contains("use_dpop_nonce")
 }
 
-/// A URL as a proof's `htu` names it: without query and fragment (RFC 9449 §4.2).
+/// A URL as a proof's `htu` names it: without query and fragment (RFC 9449 §4.2), and
+/// without a user name or password.
 pub fn htu(url: &str) -> String {
     match url::Url::parse(url) {
         Ok(mut parsed) => {
             parsed.set_query(None);
             parsed.set_fragment(None);
+            let _ = parsed.set_username("");
+            let _ = parsed.set_password(None);
             parsed.to_string()
         }
         Err(_) => url.split(['?', '#']).next().unwrap_or(url).to_string(),
     }
-}
-
-/// The origin a nonce belongs to (each server hands out its own).
-fn origin(url: &str) -> String {
-    url::Url::parse(url).map_or_else(|_| url.to_string(), |u| u.origin().ascii_serialization())
 }
 
 fn now_secs() -> u64 {
@@ -136,16 +134,23 @@ impl Prover {
         Prover::new(key).ok()
     }
 
-    /// `server`'s prover: its kept key, or a new one, kept owner-only. A key file that
-    /// cannot be read as a key is replaced (tokens bound to it were useless anyway).
+    /// `server`'s prover: its kept key, or a new one, kept owner-only, when there is
+    /// none or the file holds no key (tokens bound to it were useless anyway). A key file
+    /// that cannot be read is an error, not replaced: its tokens may still be good.
     pub fn for_server(server: &str) -> Result<Prover, String> {
-        if let Some(prover) = Prover::stored(server) {
-            return Ok(prover);
-        }
         let path = key_path(server)
             .ok_or_else(|| "this platform has no data directory to keep a key in".to_string())?;
-        if path.exists() {
-            tracing::warn!(server, path = %path.display(), "the DPoP key file is not a key; making a new one");
+        match std::fs::read(&path) {
+            Ok(pem) => match SigningKey::from_pem(&pem, &path.display().to_string())
+                .and_then(Prover::new)
+            {
+                Ok(prover) => return Ok(prover),
+                Err(why) => {
+                    tracing::warn!(server, path = %path.display(), %why, "the DPoP key file holds no usable key; making a new one");
+                }
+            },
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(format!("cannot read the DPoP key {}: {e}", path.display())),
         }
         let pem = SigningKey::generate_p256_pem()?;
         crate::cache::write_private(&path, pem.as_bytes())
@@ -167,33 +172,32 @@ impl Prover {
         ))
     }
 
-    /// The nonce `url`'s server asked for last, if any.
+    /// The nonce asked for at `url` last, if any. Kept per URL (without its query), not
+    /// per origin: an authorization server and an MCP server often share one, each with
+    /// nonces of its own.
     pub fn nonce_for(&self, url: &str) -> Option<String> {
         let nonces = self.nonces.lock().unwrap_or_else(|e| e.into_inner());
-        nonces.get(&origin(url)).cloned()
+        nonces.get(&htu(url)).cloned()
     }
 
-    /// Remembers the nonce `url`'s server gave; `true` when it is new.
-    pub fn learn_nonce(&self, url: &str, nonce: &str) -> bool {
+    /// Remembers the nonce the server at `url` gave.
+    pub fn learn_nonce(&self, url: &str, nonce: &str) {
         let mut nonces = self.nonces.lock().unwrap_or_else(|e| e.into_inner());
-        nonces.insert(origin(url), nonce.to_string()).as_deref() != Some(nonce)
+        nonces.insert(htu(url), nonce.to_string());
     }
 
-    /// A proof for a `method` request to `url`, now, with the nonce its server asked for
-    /// and, beside an access token, the token's hash.
+    /// A proof for a `method` request to `url`, now, with the nonce asked for there and,
+    /// beside an access token, the token's hash; and the nonce it carries (a server that
+    /// asks for another one is worth one more try).
     pub fn proof(
         &self,
         method: &str,
         url: &str,
         access_token: Option<&str>,
-    ) -> Result<String, String> {
-        self.proof_at(
-            method,
-            url,
-            access_token,
-            self.nonce_for(url).as_deref(),
-            now_secs(),
-        )
+    ) -> Result<(String, Option<String>), String> {
+        let nonce = self.nonce_for(url);
+        let proof = self.proof_at(method, url, access_token, nonce.as_deref(), now_secs())?;
+        Ok((proof, nonce))
     }
 
     /// [`Prover::proof`] with its nonce and time given.
@@ -284,8 +288,12 @@ mod tests {
         let prover = Prover::ephemeral().unwrap();
         let jtis: std::collections::HashSet<String> = (0..50)
             .map(|_| {
-                let (_, claims) =
-                    verified(&prover.proof("GET", "http://127.0.0.1:1/mcp", None).unwrap());
+                let (_, claims) = verified(
+                    &prover
+                        .proof("GET", "http://127.0.0.1:1/mcp", None)
+                        .unwrap()
+                        .0,
+                );
                 assert!(claims.get("ath").is_none());
                 assert!(claims.get("nonce").is_none());
                 claims["jti"].as_str().unwrap().to_string()
@@ -295,26 +303,32 @@ mod tests {
     }
 
     #[test]
-    fn nonces_are_kept_per_server() {
+    fn nonces_are_kept_per_url_and_a_proof_says_which_it_carries() {
         let prover = Prover::ephemeral().unwrap();
-        assert!(prover.learn_nonce("http://as.test:1/token", "as-n"));
-        assert!(
-            !prover.learn_nonce("http://as.test:1/other", "as-n"),
-            "same nonce, not new"
+        // One origin, two servers (the authorization server and the MCP server).
+        prover.learn_nonce("http://one.test:1/token", "as-n");
+        prover.learn_nonce("http://one.test:1/mcp?key=k", "rs-n");
+        let (proof, used) = prover
+            .proof("POST", "http://one.test:1/token", None)
+            .unwrap();
+        assert_eq!(verified(&proof).1["nonce"], "as-n");
+        assert_eq!(used.as_deref(), Some("as-n"));
+        let (proof, used) = prover
+            .proof("POST", "http://one.test:1/mcp", Some("t"))
+            .unwrap();
+        assert_eq!(verified(&proof).1["nonce"], "rs-n");
+        assert_eq!(used.as_deref(), Some("rs-n"));
+        let (proof, used) = prover.proof("GET", "http://other.test/mcp", None).unwrap();
+        assert!(verified(&proof).1.get("nonce").is_none());
+        assert_eq!(used, None);
+    }
+
+    #[test]
+    fn htu_has_no_query_fragment_or_credentials() {
+        assert_eq!(
+            htu("https://user:pw@mcp.example.com:8443/mcp?key=k#f"),
+            "https://mcp.example.com:8443/mcp"
         );
-        assert!(prover.learn_nonce("http://rs.test:2/mcp", "rs-n"));
-        let (_, claims) = verified(
-            &prover
-                .proof("POST", "http://as.test:1/token", None)
-                .unwrap(),
-        );
-        assert_eq!(claims["nonce"], "as-n");
-        let (_, claims) = verified(
-            &prover
-                .proof("POST", "http://rs.test:2/mcp", Some("t"))
-                .unwrap(),
-        );
-        assert_eq!(claims["nonce"], "rs-n");
     }
 
     #[test]

@@ -38,28 +38,112 @@ const NONCE_PROBE_TIMEOUT: Duration = Duration::from_secs(30);
 const DPOP: &str = "dpop";
 const DPOP_NONCE: &str = "dpop-nonce";
 
+/// Where OAuth requests may go, as rmcp's own client allows with private addresses
+/// allowed (mcpick's choice for every sign-in): never link-local addresses (a cloud's
+/// metadata service at 169.254.169.254), unspecified, multicast or broadcast ones; this
+/// machine only when the server is on it.
+#[derive(Clone, Copy)]
+struct AddressPolicy {
+    loopback: bool,
+}
+
+impl AddressPolicy {
+    /// The policy for the OAuth requests of the MCP server at `server_url`.
+    fn for_server(server_url: &str) -> AddressPolicy {
+        let loopback = url::Url::parse(server_url).is_ok_and(|url| match url.host() {
+            Some(url::Host::Domain(name)) => name.eq_ignore_ascii_case("localhost"),
+            Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+            Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+            None => false,
+        });
+        AddressPolicy { loopback }
+    }
+
+    fn allows(self, ip: std::net::IpAddr) -> bool {
+        use std::net::IpAddr;
+        let ip = match ip {
+            IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
+            v4 => v4,
+        };
+        if ip.is_loopback() {
+            return self.loopback;
+        }
+        let reserved = match ip {
+            IpAddr::V4(v4) => v4.is_link_local() || v4.is_broadcast() || v4.is_unspecified(),
+            // fe80::/10 is link-local.
+            IpAddr::V6(v6) => (v6.segments()[0] & 0xffc0) == 0xfe80 || v6.is_unspecified(),
+        };
+        !reserved && !ip.is_multicast()
+    }
+
+    /// Whether `url` may be asked, as far as its host says (names are checked as they
+    /// resolve).
+    fn allows_url(self, url: &url::Url) -> bool {
+        match url.host() {
+            Some(url::Host::Ipv4(ip)) => self.allows(ip.into()),
+            Some(url::Host::Ipv6(ip)) => self.allows(ip.into()),
+            Some(url::Host::Domain(_)) => true,
+            None => false,
+        }
+    }
+}
+
+impl reqwest::dns::Resolve for AddressPolicy {
+    fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
+        let policy = *self;
+        Box::pin(async move {
+            let found = tokio::net::lookup_host((name.as_str(), 0)).await?;
+            let allowed: Vec<std::net::SocketAddr> =
+                found.filter(|addr| policy.allows(addr.ip())).collect();
+            if allowed.is_empty() {
+                return Err(format!(
+                    "`{}` resolves to no address OAuth requests may go to",
+                    name.as_str()
+                )
+                .into());
+            }
+            Ok(Box::new(allowed.into_iter()) as reqwest::dns::Addrs)
+        })
+    }
+}
+
 /// rmcp's OAuth requests with a DPoP proof on each token request (any POST of a form with a
-/// `grant_type`: the code exchange, a refresh, a client credentials grant).
+/// `grant_type`: the code exchange, a refresh, a client credentials grant). Addresses are
+/// checked as rmcp's own client checks them ([`AddressPolicy`]).
 pub struct DpopOAuthHttp {
     follow: reqwest::Client,
     stop: reqwest::Client,
+    policy: AddressPolicy,
     prover: Arc<Prover>,
 }
 
 impl DpopOAuthHttp {
-    /// The client proving with `prover`'s key.
-    pub fn new(prover: Arc<Prover>) -> Result<DpopOAuthHttp, AuthError> {
+    /// The client proving with `prover`'s key, for the OAuth requests of the MCP server
+    /// at `server_url`.
+    pub fn new(prover: Arc<Prover>, server_url: &str) -> Result<DpopOAuthHttp, AuthError> {
         crate::mcp::tls::install_crypto_provider();
-        let build = |policy| {
+        let policy = AddressPolicy::for_server(server_url);
+        let build = |redirect| {
             reqwest::Client::builder()
                 .timeout(OAUTH_TIMEOUT)
-                .redirect(policy)
+                .redirect(redirect)
+                .dns_resolver(Arc::new(policy))
                 .build()
                 .map_err(|e| AuthError::InternalError(e.to_string()))
         };
+        let follow = reqwest::redirect::Policy::custom(move |attempt| {
+            if !policy.allows_url(attempt.url()) {
+                attempt.error("a redirect to an address OAuth requests may not go to")
+            } else if attempt.previous().len() > 10 {
+                attempt.error("too many redirects")
+            } else {
+                attempt.follow()
+            }
+        });
         Ok(DpopOAuthHttp {
-            follow: build(reqwest::redirect::Policy::limited(10))?,
+            follow: build(follow)?,
             stop: build(reqwest::redirect::Policy::none())?,
+            policy,
             prover,
         })
     }
@@ -80,10 +164,20 @@ fn as_asks_for_nonce(status: http::StatusCode, body: &[u8]) -> bool {
             .unwrap_or(false)
 }
 
+/// The `DPoP-Nonce` a response carries.
+fn nonce_in(headers: &http::HeaderMap) -> Option<String> {
+    headers
+        .get(DPOP_NONCE)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string)
+}
+
 impl OAuthHttpClient for DpopOAuthHttp {
     fn execute(&self, request: OAuthHttpRequest) -> OAuthHttpClientFuture<'_> {
         Box::pin(async move {
             let boxed = |e: reqwest::Error| Box::new(e) as OAuthHttpClientError;
+            let refused =
+                |why: String| Box::new(AuthError::InternalError(why)) as OAuthHttpClientError;
             let OAuthHttpRequest {
                 request,
                 redirect_policy,
@@ -95,6 +189,14 @@ impl OAuthHttpClient for DpopOAuthHttp {
             };
             let (parts, body) = request.into_parts();
             let url = parts.uri.to_string();
+            match url::Url::parse(&url) {
+                Ok(parsed) if self.policy.allows_url(&parsed) => {}
+                _ => {
+                    return Err(refused(format!(
+                        "`{url}` is not an address OAuth requests may go to"
+                    )));
+                }
+            }
             let token_request = is_token_request(&parts.method, &body);
             // A nonce asked for is sent once more with it; never a third time.
             for attempt in 0..2 {
@@ -102,24 +204,20 @@ impl OAuthHttpClient for DpopOAuthHttp {
                     .request(parts.method.clone(), &url)
                     .headers(parts.headers.clone())
                     .body(body.clone());
+                let mut used = None;
                 if token_request {
-                    let proof = self
+                    let (proof, nonce) = self
                         .prover
                         .proof(parts.method.as_str(), &url, None)
-                        .map_err(|e| {
-                            Box::new(AuthError::InternalError(e)) as OAuthHttpClientError
-                        })?;
+                        .map_err(refused)?;
+                    used = nonce;
                     builder = builder.header(DPOP, proof);
                 }
                 let mut response = builder.send().await.map_err(boxed)?;
-                let nonce = response
-                    .headers()
-                    .get(DPOP_NONCE)
-                    .and_then(|v| v.to_str().ok())
-                    .map(str::to_string);
-                let learned = nonce
-                    .as_deref()
-                    .is_some_and(|n| self.prover.learn_nonce(&url, n));
+                let given = nonce_in(response.headers());
+                if let Some(nonce) = &given {
+                    self.prover.learn_nonce(&url, nonce);
+                }
                 let status = response.status();
                 let mut answer = http::Response::builder()
                     .status(status)
@@ -130,14 +228,15 @@ impl OAuthHttpClient for DpopOAuthHttp {
                 let mut bytes = Vec::new();
                 while let Some(chunk) = response.chunk().await.map_err(boxed)? {
                     if chunk.len() > MOST_OAUTH_BYTES - bytes.len() {
-                        return Err(Box::new(AuthError::InternalError(format!(
+                        return Err(refused(format!(
                             "the authorization server's answer is over {} KiB",
                             MOST_OAUTH_BYTES / 1024
-                        ))) as OAuthHttpClientError);
+                        )));
                     }
                     bytes.extend_from_slice(&chunk);
                 }
-                if token_request && attempt == 0 && learned && as_asks_for_nonce(status, &bytes) {
+                let new_nonce = given.is_some() && given != used;
+                if token_request && attempt == 0 && new_nonce && as_asks_for_nonce(status, &bytes) {
                     tracing::debug!(
                         "the authorization server asked for a DPoP nonce; sending again"
                     );
@@ -171,11 +270,17 @@ impl DpopHttp {
         }
     }
 
-    /// Tokens bound to `prover`'s key.
+    /// Tokens bound to `prover`'s key. Redirects are not followed: a proof names the URL
+    /// it is for, and is no one else's business.
     pub fn bound(prover: Arc<Prover>) -> DpopHttp {
+        crate::mcp::tls::install_crypto_provider();
+        let http = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .unwrap_or_default();
         DpopHttp {
+            http,
             prover: Some(prover),
-            ..DpopHttp::bearer()
         }
     }
 
@@ -198,21 +303,25 @@ impl DpopHttp {
         let (Some(prover), Some(token)) = (&self.prover, token.clone()) else {
             return call(token, headers).await;
         };
-        let signed = |headers: &HashMap<HeaderName, HeaderValue>| {
-            with_proof(prover, method, uri, &token, headers.clone())
-        };
-        match call(None, signed(&headers)?).await {
+        let (signed, used) = with_proof(prover, method, uri, &token, headers.clone())?;
+        match call(None, signed).await {
             Err(StreamableHttpError::AuthRequired(challenge))
                 if asks_for_nonce(&challenge.www_authenticate_header) =>
             {
-                if !self
-                    .learn_nonce(prover, uri, session_id, &token, &headers)
-                    .await
-                {
+                // Another request may have learnt the nonce meanwhile; else ask for it.
+                let known = prover.nonce_for(uri);
+                let nonce = if known.is_some() && known != used {
+                    known
+                } else {
+                    self.ask_nonce(prover, uri, session_id, &token, &headers)
+                        .await
+                };
+                if nonce.is_none() || nonce == used {
                     return Err(StreamableHttpError::AuthRequired(challenge));
                 }
                 tracing::debug!("the server asked for a DPoP nonce; sending again");
-                call(None, signed(&headers)?).await
+                let (signed, _) = with_proof(prover, method, uri, &token, headers)?;
+                call(None, signed).await
             }
             other => other,
         }
@@ -220,18 +329,16 @@ impl DpopHttp {
 
     /// Asks the server for the nonce it wants: rmcp's answer to the refused request does
     /// not keep the `DPoP-Nonce` header, so a `ping` that the server refuses the same way
-    /// (or answers, harmlessly) brings it. `true` when a new nonce was learned.
-    async fn learn_nonce(
+    /// (or answers, harmlessly) brings it; learnt and returned.
+    async fn ask_nonce(
         &self,
         prover: &Prover,
         uri: &str,
         session_id: Option<&str>,
         token: &str,
         headers: &HashMap<HeaderName, HeaderValue>,
-    ) -> bool {
-        let Ok(signed) = with_proof(prover, "POST", uri, token, headers.clone()) else {
-            return false;
-        };
+    ) -> Option<String> {
+        let (signed, _) = with_proof(prover, "POST", uri, token, headers.clone()).ok()?;
         let mut request = self
             .http
             .post(uri)
@@ -245,25 +352,22 @@ impl DpopHttp {
         if let Some(session) = session_id {
             request = request.header("mcp-session-id", session);
         }
-        let Ok(response) = request.send().await else {
-            return false;
-        };
-        response
-            .headers()
-            .get(DPOP_NONCE)
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|nonce| prover.learn_nonce(uri, nonce))
+        let response = request.send().await.ok()?;
+        let nonce = nonce_in(response.headers())?;
+        prover.learn_nonce(uri, &nonce);
+        Some(nonce)
     }
 }
 
-/// `headers` with `Authorization: DPoP <token>` and a fresh proof for `method` `uri`.
+/// `headers` with `Authorization: DPoP <token>` and a fresh proof for `method` `uri`, and
+/// the nonce the proof carries.
 fn with_proof(
     prover: &Prover,
     method: &str,
     uri: &str,
     token: &str,
     mut headers: HashMap<HeaderName, HeaderValue>,
-) -> Result<HashMap<HeaderName, HeaderValue>, Error> {
+) -> Result<(HashMap<HeaderName, HeaderValue>, Option<String>), Error> {
     let value = |text: String| {
         HeaderValue::from_str(&text).map_err(|_| {
             StreamableHttpError::from(AuthError::InternalError(
@@ -271,14 +375,16 @@ fn with_proof(
             ))
         })
     };
-    let proof = prover
+    let (proof, used) = prover
         .proof(method, uri, Some(token))
         .map_err(|e| StreamableHttpError::from(AuthError::InternalError(e)))?;
     let mut authorization = value(format!("DPoP {token}"))?;
     authorization.set_sensitive(true);
     headers.insert(http::header::AUTHORIZATION, authorization);
-    headers.insert(HeaderName::from_static(DPOP), value(proof)?);
-    Ok(headers)
+    let mut proof = value(proof)?;
+    proof.set_sensitive(true);
+    headers.insert(HeaderName::from_static(DPOP), proof);
+    Ok((headers, used))
 }
 
 impl StreamableHttpClient for DpopHttp {
@@ -566,6 +672,23 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn requests_refused_together_each_get_their_one_retry() {
+        let (uri, seen) = server(Some("rs-nonce")).await;
+        let client = DpopHttp::bound(Arc::new(Prover::ephemeral().unwrap()));
+        let (a, b, c) = tokio::join!(
+            post(&client, &uri),
+            post(&client, &uri),
+            post(&client, &uri)
+        );
+        for answer in [a, b, c] {
+            answer.expect("each answered after the nonce");
+        }
+        // Three refused, at most three pings, three answered.
+        let seen = seen.lock().unwrap().len();
+        assert!((6..=9).contains(&seen), "{seen} requests");
+    }
+
+    #[tokio::test]
     async fn a_server_that_asks_for_a_nonce_again_gets_no_third_try() {
         let (uri, seen) = server(None).await;
         let client = DpopHttp::bound(Arc::new(Prover::ephemeral().unwrap()));
@@ -575,6 +698,33 @@ mod tests {
             "{error:?}"
         );
         assert_eq!(seen.lock().unwrap().len(), 3);
+    }
+
+    #[test]
+    fn oauth_requests_never_go_to_link_local_addresses_and_to_this_machine_only_from_it() {
+        let remote = AddressPolicy::for_server("https://mcp.example.com/mcp");
+        let local = AddressPolicy::for_server("http://localhost:8000/mcp");
+        let ip = |text: &str| text.parse::<std::net::IpAddr>().unwrap();
+        for policy in [remote, local] {
+            for refused in [
+                "169.254.169.254",
+                "fe80::1",
+                "0.0.0.0",
+                "224.0.0.1",
+                "::ffff:169.254.169.254",
+            ] {
+                assert!(!policy.allows(ip(refused)), "{refused}");
+            }
+            for allowed in ["10.0.0.9", "192.168.1.2", "93.184.216.34", "2001:db8::1"] {
+                assert!(policy.allows(ip(allowed)), "{allowed}");
+            }
+        }
+        assert!(!remote.allows(ip("127.0.0.1")));
+        assert!(!remote.allows(ip("::1")));
+        assert!(local.allows(ip("127.0.0.1")));
+        let url = |text: &str| url::Url::parse(text).unwrap();
+        assert!(!remote.allows_url(&url("http://169.254.169.254/latest/meta-data")));
+        assert!(remote.allows_url(&url("https://login.example.com/token")));
     }
 
     #[tokio::test]

@@ -49,15 +49,26 @@ pub fn is_machine(server: &ServerConfig) -> bool {
     oauth_of(server).is_some_and(|(_, oauth)| oauth.grant != OAuthGrant::AuthorizationCode)
 }
 
-/// For a machine-grant server, obtains a token unless a stored one lasts another minute;
-/// `Ok(true)` when one was obtained now. `Ok(false)` for other servers.
+/// For a machine-grant server, obtains a token unless a stored one lasts another minute
+/// (and is usable: bound to a key that is still there, or bound at all where
+/// `oauth.dpop = "required"`); `Ok(true)` when one was obtained now. `Ok(false)` for other
+/// servers.
 pub async fn ensure_token(server: &ServerConfig) -> Result<bool, McpError> {
-    if !is_machine(server) {
+    let Some((_, oauth)) = oauth_of(server).filter(|_| is_machine(server)) else {
         return Ok(false);
-    }
+    };
     let lasting = match sign_in_state(server) {
-        SignInState::SignedIn { expires_at, .. } => {
-            expires_at.is_none_or(|at| at > now_secs().saturating_add(RENEW_BEFORE.as_secs()))
+        SignInState::SignedIn {
+            expires_at, dpop, ..
+        } => {
+            let usable = if dpop {
+                Prover::stored(&server.name).is_some()
+            } else {
+                oauth.dpop != Dpop::Required
+            };
+            usable
+                && expires_at
+                    .is_none_or(|at| at > now_secs().saturating_add(RENEW_BEFORE.as_secs()))
         }
         SignInState::SignedOut => false,
     };
@@ -440,21 +451,27 @@ async fn post_form(
             ),
         );
     }
+    let mut used = None;
     if let Some((prover, url)) = dpop {
-        request = request.header("DPoP", prover.proof("POST", url, None)?);
+        let (proof, nonce) = prover.proof("POST", url, None)?;
+        used = nonce;
+        request = request.header("DPoP", proof);
     }
     let mut response = request
         .send()
         .await
         .map_err(|e| format!("cannot reach it: {}", e.without_url()))?;
     let status = response.status();
-    let nonce_learnt = dpop.is_some_and(|(prover, url)| {
-        response
-            .headers()
-            .get("dpop-nonce")
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|nonce| prover.learn_nonce(url, nonce))
-    });
+    let given = response
+        .headers()
+        .get("dpop-nonce")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
+    if let (Some((prover, url)), Some(nonce)) = (dpop, &given) {
+        prover.learn_nonce(url, nonce);
+    }
+    // A nonce other than the one this request carried: worth one more try.
+    let nonce_learnt = dpop.is_some() && given.is_some() && given != used;
     let mut bytes = Vec::new();
     while let Some(chunk) = response
         .chunk()

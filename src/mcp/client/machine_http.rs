@@ -26,11 +26,11 @@ type Error = StreamableHttpError<reqwest::Error>;
 /// A reqwest client signing with a machine grant's token, obtaining a new one on refusal.
 #[derive(Clone)]
 pub struct MachineClient {
-    /// Sends the token as a bearer token, or bound to the server's DPoP key.
-    http: DpopHttp,
     server: Arc<ServerConfig>,
-    /// The token in use; replaced under the lock when the grant runs again.
-    token: Arc<tokio::sync::Mutex<String>>,
+    /// The token in use, and the client that sends it (as a bearer token, or bound to
+    /// the server's DPoP key, as the token is); replaced under the lock when the grant
+    /// runs again.
+    token: Arc<tokio::sync::Mutex<(String, DpopHttp)>>,
     /// The refused token whose grant then failed, and why: the grant is not run again
     /// for it (every request refused with it gets this answer at once).
     failed: Arc<std::sync::Mutex<Option<(String, String)>>>,
@@ -42,14 +42,9 @@ impl MachineClient {
         let Some(token) = super::auth::stored_access_token(server) else {
             return Ok(None);
         };
-        let http = match super::auth::stored_binding(server)? {
-            Some(prover) => DpopHttp::bound(prover),
-            None => DpopHttp::bearer(),
-        };
         Ok(Some(MachineClient {
-            http,
             server: Arc::new(server.clone()),
-            token: Arc::new(tokio::sync::Mutex::new(token)),
+            token: Arc::new(tokio::sync::Mutex::new((token, sender(server)?))),
             failed: Arc::default(),
         }))
     }
@@ -60,19 +55,19 @@ impl MachineClient {
         failed.as_ref().map(|(_, why)| why.clone())
     }
 
-    /// Runs `call` with the token; on a refusal, a new token (unless another request got
-    /// one meanwhile) and one more try.
+    /// Runs `call` with the token and its client; on a refusal, a new token (unless
+    /// another request got one meanwhile) and one more try.
     async fn signed<T, F, Fut>(&self, call: F) -> Result<T, Error>
     where
-        F: Fn(String) -> Fut,
+        F: Fn(DpopHttp, String) -> Fut,
         Fut: Future<Output = Result<T, Error>>,
     {
-        let sent = self.token.lock().await.clone();
-        match call(sent.clone()).await {
+        let (sent, http) = self.token.lock().await.clone();
+        match call(http, sent.clone()).await {
             Err(StreamableHttpError::AuthRequired(challenge)) => {
                 let fresh = {
                     let mut token = self.token.lock().await;
-                    if *token == sent {
+                    if token.0 == sent {
                         let known = self
                             .failed
                             .lock()
@@ -93,21 +88,33 @@ impl MachineClient {
                                 Some((sent.clone(), why.clone()));
                             return Err(AuthError::InternalError(why).into());
                         }
-                        match super::auth::stored_access_token(&self.server) {
-                            Some(new) => *token = new,
+                        let new = super::auth::stored_access_token(&self.server);
+                        let http = sender(&self.server).map_err(|e| {
+                            StreamableHttpError::from(AuthError::InternalError(e.to_string()))
+                        })?;
+                        match new {
+                            Some(new) => *token = (new, http),
                             None => return Err(StreamableHttpError::AuthRequired(challenge)),
                         }
                     }
                     token.clone()
                 };
-                if fresh == sent {
+                if fresh.0 == sent {
                     return Err(StreamableHttpError::AuthRequired(challenge));
                 }
-                call(fresh).await
+                call(fresh.1, fresh.0).await
             }
             other => other,
         }
     }
+}
+
+/// The client that sends `server`'s stored token as it is bound (or not).
+fn sender(server: &ServerConfig) -> Result<DpopHttp, McpError> {
+    Ok(match super::auth::stored_binding(server)? {
+        Some(prover) => DpopHttp::bound(prover),
+        None => DpopHttp::bearer(),
+    })
 }
 
 impl StreamableHttpClient for MachineClient {
@@ -121,14 +128,17 @@ impl StreamableHttpClient for MachineClient {
         _auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> Result<StreamableHttpPostResponse, Error> {
-        self.signed(|token| {
-            self.http.post_message(
+        self.signed(|http, token| {
+            let (uri, message, session, headers) = (
                 uri.clone(),
                 message.clone(),
                 session_id.clone(),
-                Some(token),
                 custom_headers.clone(),
-            )
+            );
+            async move {
+                http.post_message(uri, message, session, Some(token), headers)
+                    .await
+            }
         })
         .await
     }
@@ -142,15 +152,24 @@ impl StreamableHttpClient for MachineClient {
         custom_headers: HashMap<HeaderName, HeaderValue>,
         max_sse_event_size: usize,
     ) -> Result<StreamableHttpPostResponse, Error> {
-        self.signed(|token| {
-            self.http.post_message_with_max_sse_event_size(
+        self.signed(|http, token| {
+            let (uri, message, session, headers) = (
                 uri.clone(),
                 message.clone(),
                 session_id.clone(),
-                Some(token),
                 custom_headers.clone(),
-                max_sse_event_size,
-            )
+            );
+            async move {
+                http.post_message_with_max_sse_event_size(
+                    uri,
+                    message,
+                    session,
+                    Some(token),
+                    headers,
+                    max_sse_event_size,
+                )
+                .await
+            }
         })
         .await
     }
@@ -164,15 +183,24 @@ impl StreamableHttpClient for MachineClient {
         custom_headers: HashMap<HeaderName, HeaderValue>,
         limits: StreamableHttpResponseLimits,
     ) -> Result<StreamableHttpPostResponse, Error> {
-        self.signed(|token| {
-            self.http.post_message_with_response_limits(
+        self.signed(|http, token| {
+            let (uri, message, session, headers) = (
                 uri.clone(),
                 message.clone(),
                 session_id.clone(),
-                Some(token),
                 custom_headers.clone(),
-                limits,
-            )
+            );
+            async move {
+                http.post_message_with_response_limits(
+                    uri,
+                    message,
+                    session,
+                    Some(token),
+                    headers,
+                    limits,
+                )
+                .await
+            }
         })
         .await
     }
@@ -184,13 +212,12 @@ impl StreamableHttpClient for MachineClient {
         _auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> Result<(), Error> {
-        self.signed(|token| {
-            self.http.delete_session(
-                uri.clone(),
-                session_id.clone(),
-                Some(token),
-                custom_headers.clone(),
-            )
+        self.signed(|http, token| {
+            let (uri, session, headers) = (uri.clone(), session_id.clone(), custom_headers.clone());
+            async move {
+                http.delete_session(uri, session, Some(token), headers)
+                    .await
+            }
         })
         .await
     }
@@ -203,14 +230,17 @@ impl StreamableHttpClient for MachineClient {
         _auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> Result<BoxStream<'static, Result<Sse, SseError>>, Error> {
-        self.signed(|token| {
-            self.http.get_stream(
+        self.signed(|http, token| {
+            let (uri, session, last, headers) = (
                 uri.clone(),
                 session_id.clone(),
                 last_event_id.clone(),
-                Some(token),
                 custom_headers.clone(),
-            )
+            );
+            async move {
+                http.get_stream(uri, session, last, Some(token), headers)
+                    .await
+            }
         })
         .await
     }
@@ -224,15 +254,24 @@ impl StreamableHttpClient for MachineClient {
         custom_headers: HashMap<HeaderName, HeaderValue>,
         max_sse_event_size: usize,
     ) -> Result<BoxStream<'static, Result<Sse, SseError>>, Error> {
-        self.signed(|token| {
-            self.http.get_stream_with_max_sse_event_size(
+        self.signed(|http, token| {
+            let (uri, session, last, headers) = (
                 uri.clone(),
                 session_id.clone(),
                 last_event_id.clone(),
-                Some(token),
                 custom_headers.clone(),
-                max_sse_event_size,
-            )
+            );
+            async move {
+                http.get_stream_with_max_sse_event_size(
+                    uri,
+                    session,
+                    last,
+                    Some(token),
+                    headers,
+                    max_sse_event_size,
+                )
+                .await
+            }
         })
         .await
     }
