@@ -1111,3 +1111,33 @@ fn dpop_off_sends_bearer_tokens_and_required_refuses_a_server_without_it() {
     );
     assert!(!token_file(&required).exists());
 }
+
+#[test]
+fn a_machine_grant_sends_no_secret_to_a_server_that_names_no_authorization_server() {
+    // `serve --auth-token-file` takes a token but publishes no OAuth metadata: the SDK's
+    // discovery then guesses `/token` at the server itself, where no secret may go.
+    let dir = tempfile::tempdir().unwrap();
+    let token_file = dir.path().join("token");
+    std::fs::write(&token_file, "Zq3vR8kT1mW9xY2bN5cH7jL4pS6dF0gA-uE\n").unwrap();
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&token_file, std::fs::Permissions::from_mode(0o600)).unwrap();
+    }
+    let served = common::mcpick_serve_http(&[
+        "--builtin",
+        "--auth-token-file",
+        token_file.to_str().unwrap(),
+    ]);
+    let sandbox = Sandbox::new(&format!(
+        "{}oauth = {{ grant = \"client_credentials\", client_id = \"ci-client\", client_secret = \"do-not-send\" }}\n",
+        http("tokened", &served.url)
+    ));
+    let output = run_unattended(&sandbox, &["get", "tokened/explain-error"], &[]);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("publishes no authorization server metadata mcpick can read"),
+        "{err}"
+    );
+    assert!(!err.contains("do-not-send"), "{err}");
+}

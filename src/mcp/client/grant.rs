@@ -131,7 +131,7 @@ async fn obtain_unmasked(
     let manager = AuthorizationManager::new_allowing_private_addresses(url)
         .await
         .map_err(|e| failed(auth_error(e).to_string()))?;
-    let metadata = manager
+    let resolution = manager
         .resolve_metadata_from_challenge(challenge.as_deref())
         .await
         .map_err(|e| {
@@ -139,8 +139,16 @@ async fn obtain_unmasked(
                 "cannot find the authorization server: {}",
                 auth_error(e)
             ))
-        })?
-        .metadata;
+        })?;
+    // Nothing published (or nothing the SDK could read: it wants an
+    // `authorization_endpoint` even of a server without browser sign-in): the SDK then
+    // guesses `/token` at the server's own address, and a secret is not sent to a guess.
+    if !resolution.source.is_discovered() {
+        return Err(failed(
+            "the server publishes no authorization server metadata mcpick can read (RFC 9728 protected resource metadata naming an authorization server whose RFC 8414 metadata has `token_endpoint` and `authorization_endpoint`), so no secret is sent".into(),
+        ));
+    }
+    let metadata = resolution.metadata;
     let token_endpoint = metadata.token_endpoint.clone();
     check_endpoint(&token_endpoint).map_err(&failed)?;
     // The assertion's audience is the authorization server (its issuer; RFC 7523 also
