@@ -428,7 +428,27 @@ pub(in crate::mcp) async fn signed_client(
         }
         None => None,
     };
-    let mut manager = match refresh_key {
+    let mut manager = manager_for(&server.name, url, refresh_key).await?;
+    // Loads the client id and checks the tokens still belong to the server's issuer.
+    if !manager.initialize_from_store().await.map_err(auth_error)? {
+        return Ok(None);
+    }
+    let http = match binding {
+        Some(prover) => DpopHttp::bound(prover),
+        None => DpopHttp::bearer(),
+    };
+    Ok(Some(AuthClient::new(http, manager)))
+}
+
+/// rmcp's OAuth state for a person's sign-in to the server `name` at `url`, over its
+/// token file: its requests go through the SDK's client, or with DPoP proofs signed by
+/// `prover` through mcpick's ([`DpopOAuthHttp`]).
+async fn manager_for(
+    name: &str,
+    url: &str,
+    prover: Option<std::sync::Arc<Prover>>,
+) -> Result<AuthorizationManager, McpError> {
+    let mut manager = match prover {
         Some(prover) => AuthorizationManager::new_with_oauth_http_client(
             url,
             std::sync::Arc::new(DpopOAuthHttp::new(prover, url).map_err(auth_error)?),
@@ -439,16 +459,8 @@ pub(in crate::mcp) async fn signed_client(
             .await
             .map_err(auth_error)?,
     };
-    manager.set_credential_store(TokenStore::new(&server.name, url, None)?);
-    // Loads the client id and checks the tokens still belong to the server's issuer.
-    if !manager.initialize_from_store().await.map_err(auth_error)? {
-        return Ok(None);
-    }
-    let http = match binding {
-        Some(prover) => DpopHttp::bound(prover),
-        None => DpopHttp::bearer(),
-    };
-    Ok(Some(AuthClient::new(http, manager)))
+    manager.set_credential_store(TokenStore::new(name, url, None)?);
+    Ok(manager)
 }
 
 /// How the browser step is done.
@@ -498,10 +510,7 @@ async fn sign_in_unhidden(
         Some(challenge) => Some(challenge),
         None => probe_challenge(server).await?,
     };
-    let mut manager = AuthorizationManager::new_allowing_private_addresses(url)
-        .await
-        .map_err(auth_error)?;
-    manager.set_credential_store(TokenStore::new(&server.name, url, None)?);
+    let mut manager = manager_for(&server.name, url, None).await?;
     let resolution = manager
         .resolve_metadata_from_challenge(challenge.as_deref())
         .await
@@ -524,13 +533,7 @@ async fn sign_in_unhidden(
             Prover::for_server(&server.name)
                 .map_err(|why| McpError::Auth(format!("DPoP for `{}`: {why}", server.name)))?,
         );
-        manager = AuthorizationManager::new_with_oauth_http_client(
-            url,
-            std::sync::Arc::new(DpopOAuthHttp::new(prover, url).map_err(auth_error)?),
-        )
-        .await
-        .map_err(auth_error)?;
-        manager.set_credential_store(TokenStore::new(&server.name, url, None)?);
+        manager = manager_for(&server.name, url, Some(prover)).await?;
         let resolution = manager
             .resolve_metadata_from_challenge(challenge.as_deref())
             .await
