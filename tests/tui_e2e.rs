@@ -3,6 +3,8 @@
 //! server-everything and the Python-SDK server as peers.
 
 mod common;
+#[path = "tui_e2e/pick_fill_copy.rs"]
+mod pick_fill_copy;
 
 use std::path::Path;
 use std::time::{Duration, Instant};

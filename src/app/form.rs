@@ -147,10 +147,10 @@ pub struct PendingRead {
 /// Suggestions shown under the focused field.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Suggestions {
-    /// The values: remembered ones first, then the server's.
+    /// The values, best match for what is typed first (remembered and the server's alike).
     pub values: Vec<String>,
-    /// How many of `values` come from history.
-    pub from_history: usize,
+    /// For each of `values`: whether it was used before (remembered), so it is labelled so.
+    pub remembered: Vec<bool>,
     /// The server said more exist than it sent.
     pub has_more: bool,
     /// The server's total, if given.
@@ -204,6 +204,32 @@ pub struct FormState {
     pub gone: bool,
     /// The live preview of the filled prompt (opt-in per server).
     pub preview: super::live_preview::LivePreview,
+}
+
+/// How well `value` matches `typed` (already lower-case), best first: the same text, then
+/// starting with it, then a word of it starting with it, then holding it elsewhere, then
+/// not holding it (a server may suggest by its own rules).
+fn match_rank(value: &str, typed: &str) -> u8 {
+    if typed.is_empty() {
+        return 0;
+    }
+    let value = value.to_lowercase();
+    if value == typed {
+        0
+    } else if value.starts_with(typed) {
+        1
+    } else if value.match_indices(typed).any(|(at, _)| {
+        !value[..at]
+            .chars()
+            .next_back()
+            .is_some_and(char::is_alphanumeric)
+    }) {
+        2
+    } else if value.contains(typed) {
+        3
+    } else {
+        4
+    }
 }
 
 /// A field for `arg`, pre-filled with the value used last time.
@@ -581,8 +607,9 @@ impl FormState {
         self.suggestions.dismissed = dismissed;
     }
 
-    /// Rebuilds the suggestion list: remembered values containing what is typed, then the
-    /// server's values.
+    /// Rebuilds the suggestion list: remembered values containing what is typed and the
+    /// server's values, ranked together by how well each matches what is typed
+    /// ([`match_rank`]); within a rank the remembered ones first, then the server's order.
     fn refresh_suggestions(&mut self, history: &History) {
         let Some(field) = self.fields.get(self.focus) else {
             self.suggestions = Suggestions::default();
@@ -590,31 +617,35 @@ impl FormState {
         };
         let value = field.value();
         let lower = value.to_lowercase();
-        let mut values: Vec<String> = history
+        let mut candidates: Vec<(String, bool)> = history
             .values(&self.slash_name, &field.arg.name)
             .iter()
             .filter(|v| **v != value && v.to_lowercase().contains(&lower))
             .take(HISTORY_SUGGESTIONS)
-            .cloned()
+            .map(|v| (v.clone(), true))
             .collect();
-        let from_history = values.len();
+        let from_history = candidates.len();
         let (mut has_more, mut total) = (false, None);
         if let Some(completion) = &self.server_suggestions {
             for v in &completion.values {
-                if values.len() >= MAX_SUGGESTIONS + from_history {
+                if candidates.len() >= MAX_SUGGESTIONS + from_history {
                     has_more = true;
                     break;
                 }
-                if !values.contains(v) {
-                    values.push(v.clone());
+                if !candidates.iter().any(|(c, _)| c == v) {
+                    candidates.push((v.clone(), false));
                 }
             }
             has_more |= completion.has_more.unwrap_or(false);
             total = completion.total;
         }
+        // A stable sort: equal matches keep remembered-first, then the server's own order.
+        candidates.sort_by_key(|(v, _)| match_rank(v, &lower));
+        let (mut values, mut remembered): (Vec<String>, Vec<bool>) = candidates.into_iter().unzip();
         // A lone suggestion equal to the value offers nothing.
         if values.len() == 1 && values[0] == value {
             values.clear();
+            remembered.clear();
         }
         let highlighted = self
             .suggestions
@@ -622,7 +653,7 @@ impl FormState {
             .and_then(|h| values.len().checked_sub(1).map(|last| h.min(last)));
         self.suggestions = Suggestions {
             values,
-            from_history,
+            remembered,
             has_more,
             total,
             highlighted,
@@ -832,17 +863,16 @@ impl FormState {
                 self.move_focus(self.focus + 1, history, tick)
             }
             Action::Submit => return Outcome::Submit,
+            // Tab always moves on, taking the highlighted (or first) suggestion on the way,
+            // so what is typed next lands in the next field (as Shift-Tab never takes one).
             Action::NextField => {
-                if self.accept_suggestion(history, tick) {
-                    Vec::new()
+                self.accept_suggestion(history, tick);
+                let next = if self.focus >= last {
+                    0
                 } else {
-                    let next = if self.focus >= last {
-                        0
-                    } else {
-                        self.focus + 1
-                    };
-                    self.move_focus(next, history, tick)
-                }
+                    self.focus + 1
+                };
+                self.move_focus(next, history, tick)
             }
             Action::PrevField => {
                 let prev = if self.focus == 0 {

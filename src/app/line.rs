@@ -162,6 +162,25 @@ impl LineEditor {
         at
     }
 
+    /// Where Ctrl-W deletes back to (readline's `unix-word-rubout`): over the whitespace
+    /// before the cursor, then over everything up to the whitespace before that, so
+    /// `x = print(add(` keeps `x = `.
+    fn whitespace_back(&self) -> usize {
+        let (starts, _) = clusters(&self.text);
+        let blank = |start: usize| self.text[self.byte(start)..].starts_with(char::is_whitespace);
+        let mut at = self.cursor;
+        let mut in_word = false;
+        for &(start, _) in starts.iter().rev().filter(|(at, _)| *at < self.cursor) {
+            let is_blank = blank(start);
+            if in_word && is_blank {
+                break;
+            }
+            in_word |= !is_blank;
+            at = start;
+        }
+        at
+    }
+
     /// Where a word move forward lands: the end of the word after the cursor.
     fn word_forward(&self) -> usize {
         let (starts, len) = clusters(&self.text);
@@ -195,8 +214,9 @@ impl LineEditor {
                 'b' => self.cursor = self.back(),
                 'f' => self.cursor = self.forward(),
                 'h' => return self.kill_char_back(),
-                // As in the text areas: Ctrl-W is Alt-Backspace.
-                'w' => return self.kill(self.word_back(), self.cursor),
+                // readline's unix-word-rubout: back to whitespace (Alt-Backspace stops at
+                // punctuation).
+                'w' => return self.kill(self.whitespace_back(), self.cursor),
                 'u' => return self.kill(0, self.cursor),
                 'k' => return self.kill(self.cursor, self.len()),
                 'y' => {
@@ -306,7 +326,7 @@ pub fn move_area(area: &mut TextArea<'_>, movement: CursorMove) {
 ///
 /// Moves and deletes of one step go by grapheme cluster (the area's own go by char), and no
 /// other key leaves the cursor inside a cluster.
-pub fn edit_area(area: &mut TextArea<'_>, key: KeyEvent) -> bool {
+fn edit_area_by_cluster(area: &mut TextArea<'_>, key: KeyEvent) -> bool {
     let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
     let alt = key.modifiers.contains(KeyModifiers::ALT);
     let plain = !ctrl && !alt;
@@ -339,16 +359,20 @@ pub fn edit_area(area: &mut TextArea<'_>, key: KeyEvent) -> bool {
     changed
 }
 
-/// Applies one key to a one-line `TextArea` (the file-name line): as [`edit_area`], but its
-/// word moves and kills are readline's, as in [`LineEditor`] (Alt-F stops at the end of each
-/// run of letters and digits: `out|/tabs|.md|`), since a path's punctuation parts its words.
-pub fn edit_line_area(area: &mut TextArea<'_>, key: KeyEvent) -> bool {
+/// Applies one key to a `TextArea` (form fields, the review's editor and file-name line,
+/// the questions) in the shared language: its word moves and kills are readline's, as in
+/// [`LineEditor`] (Alt-F stops at the end of each run of letters and digits:
+/// `out|/tabs|.md|`; Alt-Backspace deletes back as far; Ctrl-W back to whitespace), within
+/// the cursor's line; at the line's edge they cross the line break.
+pub fn edit_area(area: &mut TextArea<'_>, key: KeyEvent) -> bool {
     let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
     let alt = key.modifiers.contains(KeyModifiers::ALT);
-    /// What a word key does: move, or delete, back or forward.
+    /// What a word key does: move, or delete, back or forward; or delete back to
+    /// whitespace (Ctrl-W).
     enum Word {
         Move(bool),
         Kill(bool),
+        Rubout,
     }
     let word = match key.code {
         KeyCode::Char('f') if alt && !ctrl => Word::Move(true),
@@ -357,11 +381,21 @@ pub fn edit_line_area(area: &mut TextArea<'_>, key: KeyEvent) -> bool {
         KeyCode::Left if ctrl || alt => Word::Move(false),
         KeyCode::Char('d') if alt && !ctrl => Word::Kill(true),
         KeyCode::Delete if alt => Word::Kill(true),
-        KeyCode::Char('w') if ctrl && !alt => Word::Kill(false),
+        KeyCode::Char('w') if ctrl && !alt => Word::Rubout,
         KeyCode::Backspace if ctrl || alt => Word::Kill(false),
-        _ => return edit_area(area, key),
+        _ => return edit_area_by_cluster(area, key),
     };
     let (row, col) = position(area);
+    let len = area.lines().get(row).map_or(0, |l| l.chars().count());
+    let back = matches!(word, Word::Move(false) | Word::Kill(false) | Word::Rubout);
+    // At the line's edge the word is on the next or previous line: the area's own keys
+    // cross the line break (a one-line area has none to cross).
+    if (back && col == 0) || (!back && col == len) {
+        let before = position(area);
+        let changed = area_key(area, key, ctrl, alt);
+        snap(area, before);
+        return changed;
+    }
     let line = LineEditor {
         text: area.lines().get(row).cloned().unwrap_or_default(),
         cursor: col,
@@ -374,6 +408,11 @@ pub fn edit_line_area(area: &mut TextArea<'_>, key: KeyEvent) -> bool {
         Word::Kill(true) => return area.delete_str(line.word_forward() - col),
         Word::Kill(false) => {
             let chars = col - line.word_back();
+            step(area, false, chars);
+            return area.delete_str(chars);
+        }
+        Word::Rubout => {
+            let chars = col - line.whitespace_back();
             step(area, false, chars);
             return area.delete_str(chars);
         }
@@ -449,7 +488,7 @@ mod tests {
         line.key(ctrl('y'));
         line.key(alt('b'));
         line.key(alt('b'));
-        line.key(ctrl('w'));
+        line.key(KeyEvent::new(KeyCode::Backspace, KeyModifiers::ALT));
         assert_eq!(line.text(), "/git:all now");
         line.key(ctrl('y'));
         line.key(ctrl('e'));
@@ -519,27 +558,55 @@ mod tests {
     #[test]
     fn the_file_name_line_moves_and_kills_by_word_as_readline() {
         let mut area = TextArea::new(vec!["out/tabs.md".to_string()]);
-        edit_line_area(&mut area, ctrl('a'));
+        edit_area(&mut area, ctrl('a'));
         let mut stops = Vec::new();
         for _ in 0..4 {
-            edit_line_area(&mut area, alt('f'));
+            edit_area(&mut area, alt('f'));
             stops.push(area.cursor().1);
         }
         assert_eq!(stops, [3, 8, 11, 11], "out|/tabs|.md|");
-        edit_line_area(&mut area, alt('b'));
+        edit_area(&mut area, alt('b'));
         assert_eq!(area.cursor().1, 9, "the start of md");
-        edit_line_area(&mut area, alt('b'));
+        edit_area(&mut area, alt('b'));
         assert_eq!(area.cursor().1, 4, "the start of tabs");
-        edit_line_area(&mut area, alt('d'));
+        edit_area(&mut area, alt('d'));
         assert_eq!(area.lines(), ["out/.md"]);
-        edit_line_area(&mut area, ctrl('e'));
-        edit_line_area(&mut area, ctrl('w'));
+        edit_area(&mut area, ctrl('e'));
+        edit_area(
+            &mut area,
+            KeyEvent::new(KeyCode::Backspace, KeyModifiers::ALT),
+        );
         assert_eq!(area.lines(), ["out/."]);
-        edit_line_area(&mut area, ctrl('y'));
+        edit_area(&mut area, ctrl('y'));
         assert_eq!(area.lines(), ["out/.md"]);
         // Other keys are the shared language's.
-        edit_line_area(&mut area, ctrl('u'));
+        edit_area(&mut area, ctrl('u'));
         assert_eq!(area.lines(), [""]);
+    }
+
+    #[test]
+    fn ctrl_w_deletes_back_to_whitespace_and_alt_backspace_to_a_word_start_everywhere() {
+        let alt_backspace = KeyEvent::new(KeyCode::Backspace, KeyModifiers::ALT);
+        let mut line = LineEditor::new("x = print(add(");
+        line.key(ctrl('w'));
+        assert_eq!(line.text(), "x = ");
+        line.key(ctrl('w'));
+        assert_eq!(line.text(), "x ");
+        let mut line = LineEditor::new("x = print(add(");
+        line.key(alt_backspace);
+        assert_eq!(line.text(), "x = print(");
+        // The text areas alike, in any line of several; at a line's start they join lines.
+        let mut area = TextArea::new(vec!["first".into(), "x = print(add(".into()]);
+        area.move_cursor(ratatui_textarea::CursorMove::Bottom);
+        area.move_cursor(ratatui_textarea::CursorMove::End);
+        edit_area(&mut area, ctrl('w'));
+        assert_eq!(area.lines(), ["first", "x = "]);
+        edit_area(&mut area, ctrl('y'));
+        edit_area(&mut area, alt_backspace);
+        assert_eq!(area.lines(), ["first", "x = print("]);
+        edit_area(&mut area, ctrl('a'));
+        edit_area(&mut area, ctrl('w'));
+        assert_eq!(area.lines(), ["firstx = print("]);
     }
 
     const FAMILY: &str = "👩\u{200d}👩\u{200d}👧";

@@ -1281,7 +1281,7 @@ impl ReviewState {
                 };
                 return self.save(path, input.contents, purpose);
             }
-            super::line::edit_line_area(&mut input.editor, key);
+            super::line::edit_area(&mut input.editor, key);
             return Outcome::Nothing;
         }
         if let Some(editor) = &mut self.editor {

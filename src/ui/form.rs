@@ -320,7 +320,11 @@ fn draw_field(
         let text: Vec<Line> = lines
             .iter()
             .take(MAX_VALUE_LINES)
-            .map(|l| Line::raw(crate::text::as_drawn(&crate::text::sanitize(l)).into_owned()))
+            .map(|l| {
+                // As the focused editor draws it: a tab is spaces to the next stop, not nothing.
+                let shown = crate::text::as_drawn(&crate::text::sanitize(l)).into_owned();
+                Line::raw(crate::text::expand_tabs(&shown))
+            })
             .collect();
         frame.render_widget(Paragraph::new(text), inner);
         (0, lines.len().saturating_sub(MAX_VALUE_LINES))
@@ -501,12 +505,12 @@ fn draw_suggestions(form: &FormState, rows: u16, frame: &mut Frame, area: Rect, 
             Span::styled(if selected { "  ▸ " } else { "    " }, style),
             Span::styled(one_line(value), style),
         ];
-        if i < s.from_history {
+        if s.remembered.get(i).copied().unwrap_or(false) {
             spans.push(Span::styled("  (used before)", theme.dim()));
         }
         lines.push(Line::from(spans));
     }
-    let server_count = count - s.from_history;
+    let server_count = s.remembered.iter().filter(|r| !**r).count();
     let mut meta = match s.highlighted {
         Some(h) => format!("    {} of {count}", h + 1),
         None => format!(

@@ -497,7 +497,7 @@ fn draw_details(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
         lines.extend(
             crate::text::as_drawn(&crate::text::sanitize(description))
                 .lines()
-                .map(|l| Line::raw(l.to_string())),
+                .map(|l| Line::raw(crate::text::expand_tabs(l))),
         );
     }
     if let Some(skill) = &prompt.skill {

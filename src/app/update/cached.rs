@@ -80,10 +80,14 @@ impl App {
     }
 
     /// The selected prompt (`server:name`) to keep selected through a rebuild: when the user
-    /// moved to it, or when the menu already shows cached rows (it was complete from the
-    /// first frame: a live list arriving must not move the user).
+    /// moved to it, or when the menu already shows cached rows for a search (it was complete
+    /// from the first frame: a live list arriving must not move the user). But on an empty
+    /// search with prompts used before, a selection the user has not moved stays on the
+    /// first row, the prompt used last, however many servers add rows (and whichever of
+    /// them lists it).
     pub(in crate::app) fn selection_to_keep(&self) -> Option<String> {
-        let keep = self.selection_pinned || !self.catalog_marks.is_empty();
+        let recent_first = self.parsed_query.needle.is_empty() && !self.history.recent.is_empty();
+        let keep = self.selection_pinned || (!self.catalog_marks.is_empty() && !recent_first);
         self.selected_entry()
             .filter(|_| keep)
             .map(|e| e.slash_name.clone())
