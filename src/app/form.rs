@@ -766,6 +766,31 @@ impl FormState {
         self.on_focus(history, tick)
     }
 
+    /// A click on field `index`: focuses it (nothing while fetching).
+    pub(super) fn click_field(
+        &mut self,
+        index: usize,
+        history: &History,
+        tick: u64,
+    ) -> Vec<Effect> {
+        if self.fetching.is_some() || self.files.is_some() || self.command.is_some() {
+            return Vec::new();
+        }
+        self.move_focus(index, history, tick)
+    }
+
+    /// A click on the focused field's suggestion `index`: takes it, as choosing it and
+    /// Enter do (the focus stays, so a second look is possible).
+    pub(super) fn click_suggestion(&mut self, index: usize, history: &History, tick: u64) {
+        if self.fetching.is_some() || !self.suggestions.visible() {
+            return;
+        }
+        if index < self.suggestions.values.len() {
+            self.suggestions.highlighted = Some(index);
+            self.accept_suggestion(history, tick);
+        }
+    }
+
     /// Takes the highlighted suggestion, or the first when none is (Tab, →); returns whether
     /// the value changed.
     fn accept_suggestion(&mut self, history: &History, tick: u64) -> bool {

@@ -48,7 +48,7 @@ pub use inputs::{InputField, InputsPrompt};
 pub use keys::{Action, KeyMap, KeyScreen};
 pub use live_preview::{LivePreview, PreviewAnswer, PreviewOutcome, PreviewRequest};
 pub use logs::{LogsView, ServerLines, log_matches};
-pub use msg::{Effect, Msg};
+pub use msg::{ClickTarget, Effect, Hits, Msg};
 pub use questions::{QuestionField, QuestionValue, QuestionsState};
 pub use review::{
     Draft, LineInput, LinePurpose, ReviewItem, ReviewState, editable_text, format_extension,

@@ -37,6 +37,9 @@ pub enum Msg {
         row: u16,
         /// When, in ms since the run began.
         at_ms: u64,
+        /// What the last frame drew there, when it is a thing a click acts on (a field, a
+        /// suggestion, a message, a hint); the menu's rows are found from the cell.
+        target: Option<ClickTarget>,
     },
     /// Time passed (spinners, debounced completion, notices).
     Tick,
@@ -337,4 +340,42 @@ pub enum Effect {
         /// The columns the picture may take.
         columns: u16,
     },
+}
+
+/// What a left click can land on, besides the menu's rows: found in the [`Hits`] the last
+/// frame drew, so a click acts on what the user saw under the mouse.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClickTarget {
+    /// The form's field at this index (its title or its box).
+    Field(usize),
+    /// The focused field's suggestion at this index.
+    Suggestion(usize),
+    /// The review's message at this index.
+    Message(usize),
+    /// A hint of the bottom line naming a key: the click does what the key does.
+    Hint(super::Action),
+}
+
+/// Where a frame drew what a click can land on, in terminal cells. Drawing fills it, the
+/// event loop keeps the last frame's and looks each click up in it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Hits(Vec<(ratatui::layout::Rect, ClickTarget)>);
+
+impl Hits {
+    /// `target` is drawn over `area` (drawn later than what it covers).
+    pub fn push(&mut self, area: ratatui::layout::Rect, target: ClickTarget) {
+        if !area.is_empty() {
+            self.0.push((area, target));
+        }
+    }
+
+    /// What is drawn at the cell (`column`, `row`): the last one pushed there.
+    pub fn at(&self, column: u16, row: u16) -> Option<ClickTarget> {
+        let cell = ratatui::layout::Position::new(column, row);
+        self.0
+            .iter()
+            .rev()
+            .find(|(area, _)| area.contains(cell))
+            .map(|(_, target)| *target)
+    }
 }

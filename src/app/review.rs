@@ -932,6 +932,17 @@ impl ReviewState {
         }
     }
 
+    /// A click on message `index`: selects it (from its first line, as ↑/↓ do), unless an
+    /// edit, a file name or a question has the keys.
+    pub(super) fn click_message(&mut self, index: usize) {
+        let busy = self.editor.is_some() || self.input.is_some() || self.confirm.is_some();
+        if busy || index >= self.items.len() || index == self.selected {
+            return;
+        }
+        self.selected = index;
+        self.scroll = 0;
+    }
+
     /// Runs a review action.
     pub(super) fn action(&mut self, action: Action, options: &Options) -> Outcome {
         if action == Action::ExternalEditor

@@ -1427,7 +1427,12 @@ pub(crate) fn app_with_prompts(count: usize) -> App {
 }
 
 pub(crate) fn click(column: u16, row: u16, at_ms: u64) -> Msg {
-    Msg::Click { column, row, at_ms }
+    Msg::Click {
+        column,
+        row,
+        at_ms,
+        target: None,
+    }
 }
 
 /// Answers every completion request the next few ticks send with `values`.

@@ -156,7 +156,7 @@ pub async fn run(
         let shows_ages = app.shows_catalog_age();
         let first = tokio::select! {
             event = events.next() => match event {
-                Some(Ok(event)) => translate(event, guard.top(), started.elapsed()),
+                Some(Ok(event)) => translate(event, guard.top(), guard.hits(), started.elapsed()),
                 Some(Err(error)) => return finish(guard, runner.hubs, Err(format!("cannot read the terminal: {error}"))).await,
                 None => { app.exit = Some(Exit::Quit); None }
             },
@@ -286,8 +286,14 @@ async fn finish(
 
 /// Terminal events as app messages; key releases and repeats of nothing are dropped.
 /// `top` is the first terminal row the app draws in (inline mode draws below the prompt),
-/// `since_start` the time of the event, so a click carries both as the app sees them.
-fn translate(event: Event, top: u16, since_start: std::time::Duration) -> Option<Msg> {
+/// `since_start` the time of the event, so a click carries both as the app sees them, and
+/// `hits` what the last frame drew under it.
+fn translate(
+    event: Event,
+    top: u16,
+    hits: &crate::app::Hits,
+    since_start: std::time::Duration,
+) -> Option<Msg> {
     match event {
         Event::Key(key) if key.kind != KeyEventKind::Release => Some(Msg::Key(key)),
         Event::Paste(text) => Some(Msg::Paste(text)),
@@ -299,6 +305,8 @@ fn translate(event: Event, top: u16, since_start: std::time::Duration) -> Option
                 column: mouse.column,
                 row: mouse.row.checked_sub(top)?,
                 at_ms: since_start.as_millis() as u64,
+                // The frame was drawn in terminal cells, inline rows included.
+                target: hits.at(mouse.column, mouse.row),
             }),
             _ => None,
         },

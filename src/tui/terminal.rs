@@ -162,6 +162,8 @@ pub struct TerminalGuard {
     mode: ScreenMode,
     /// Inline: the rows drawn in.
     inline: Option<InlineArea>,
+    /// Where the last frame drew what a click can land on (terminal cells).
+    hits: crate::app::Hits,
 }
 
 impl TerminalGuard {
@@ -216,6 +218,7 @@ impl TerminalGuard {
             terminal,
             mode,
             inline,
+            hits: crate::app::Hits::default(),
         })
     }
 
@@ -254,10 +257,17 @@ impl TerminalGuard {
 
     /// Draws one frame.
     pub fn draw(&mut self, app: &App) -> Result<(), String> {
+        let mut hits = crate::app::Hits::default();
         self.terminal
-            .draw(|frame| crate::ui::draw(app, frame))
-            .map(|_| ())
-            .map_err(|e| format!("cannot draw: {e}"))
+            .draw(|frame| hits = crate::ui::draw_with_hits(app, frame))
+            .map_err(|e| format!("cannot draw: {e}"))?;
+        self.hits = hits;
+        Ok(())
+    }
+
+    /// Where the last frame drew what a click can land on.
+    pub fn hits(&self) -> &crate::app::Hits {
+        &self.hits
     }
 
     /// Writes bytes straight to the terminal (OSC 52).

@@ -8,7 +8,7 @@ use ratatui::widgets::{Paragraph, Wrap};
 use ratatui_textarea::{CursorMove, TextArea};
 
 use super::{Theme, one_line, titled_block};
-use crate::app::{App, FormState, ServerState, spinner};
+use crate::app::{App, ClickTarget, FormState, Hits, ServerState, spinner};
 
 /// Lines a value box shows at most before it scrolls.
 const MAX_VALUE_LINES: usize = 6;
@@ -17,7 +17,14 @@ const MIN_SHOWN_SUGGESTIONS: u16 = 5;
 /// Rows of the form's area below which its header and footer shrink to a line each.
 const COMPACT_BELOW: u16 = 12;
 
-pub(super) fn draw(app: &App, form: &FormState, frame: &mut Frame, main: Rect, theme: &Theme) {
+pub(super) fn draw(
+    app: &App,
+    form: &FormState,
+    frame: &mut Frame,
+    main: Rect,
+    theme: &Theme,
+    hits: &mut Hits,
+) {
     let areas = crate::app::layout::form(form, main);
     if !areas.preview.is_empty() {
         draw_preview(app, form, frame, areas.preview, theme);
@@ -37,7 +44,7 @@ pub(super) fn draw(app: &App, form: &FormState, frame: &mut Frame, main: Rect, t
         let note = Paragraph::new(Line::styled("This prompt takes no arguments.", theme.dim()));
         frame.render_widget(note, fields.inner(ratatui::layout::Margin::new(2, 1)));
     } else {
-        draw_fields(form, frame, fields, theme, app.overlay.is_none());
+        draw_fields(form, frame, fields, theme, app.overlay.is_none(), hits);
     }
     draw_footer(app, form, frame, footer, theme);
 }
@@ -153,7 +160,14 @@ fn window(form: &FormState, area: Rect) -> Window {
     }
 }
 
-fn draw_fields(form: &FormState, frame: &mut Frame, area: Rect, theme: &Theme, show_cursor: bool) {
+fn draw_fields(
+    form: &FormState,
+    frame: &mut Frame,
+    area: Rect,
+    theme: &Theme,
+    show_cursor: bool,
+    hits: &mut Hits,
+) {
     let shown = window(form, area);
     let more = |count: usize, arrow: &str| {
         Paragraph::new(Line::styled(
@@ -184,6 +198,7 @@ fn draw_fields(form: &FormState, frame: &mut Frame, area: Rect, theme: &Theme, s
             width: area.width,
             height: (*height).min(area.bottom().saturating_sub(y)),
         };
+        hits.push(rect, ClickTarget::Field(shown.first + offset));
         draw_field(
             form,
             shown.first + offset,
@@ -192,6 +207,7 @@ fn draw_fields(form: &FormState, frame: &mut Frame, area: Rect, theme: &Theme, s
             rect,
             theme,
             show_cursor,
+            hits,
         );
         y += height;
     }
@@ -207,6 +223,7 @@ fn draw_fields(form: &FormState, frame: &mut Frame, area: Rect, theme: &Theme, s
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn draw_field(
     form: &FormState,
     index: usize,
@@ -215,6 +232,7 @@ fn draw_field(
     area: Rect,
     theme: &Theme,
     show_cursor: bool,
+    hits: &mut Hits,
 ) {
     let field = &form.fields[index];
     let focused = index == form.focus;
@@ -354,7 +372,7 @@ fn draw_field(
         }
     }
     if focused && form.suggestions.visible() {
-        draw_suggestions(form, list_rows, frame, rest, theme);
+        draw_suggestions(form, list_rows, frame, rest, theme, hits);
     }
 }
 
@@ -487,14 +505,35 @@ fn drawn_editor(editor: &TextArea<'_>) -> Option<TextArea<'static>> {
     Some(drawn)
 }
 
-fn draw_suggestions(form: &FormState, rows: u16, frame: &mut Frame, area: Rect, theme: &Theme) {
+fn draw_suggestions(
+    form: &FormState,
+    rows: u16,
+    frame: &mut Frame,
+    area: Rect,
+    theme: &Theme,
+    hits: &mut Hits,
+) {
     let s = &form.suggestions;
     let count = s.values.len();
     let shown = (rows as usize).min(count);
     // Keep the highlighted one in the window.
     let start = s.highlighted.map_or(0, |h| (h + 1).saturating_sub(shown));
     let mut lines = Vec::new();
-    for (i, value) in s.values.iter().enumerate().skip(start).take(shown) {
+    for (row, (i, value)) in s
+        .values
+        .iter()
+        .enumerate()
+        .skip(start)
+        .take(shown)
+        .enumerate()
+    {
+        let y = area.y.saturating_add(row as u16);
+        if y < area.bottom() {
+            hits.push(
+                Rect::new(area.x, y, area.width, 1),
+                ClickTarget::Suggestion(i),
+            );
+        }
         let selected = s.highlighted == Some(i);
         let style = if selected {
             theme.selected()

@@ -23,7 +23,9 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 
-use crate::app::{Action, App, KeyScreen, Overlay, Screen, ServerState, spinner};
+use crate::app::{
+    Action, App, ClickTarget, Hits, KeyScreen, Overlay, Screen, ServerState, spinner,
+};
 pub use theme::Theme;
 
 pub(crate) use chrome::{centered, cursor_column, titled_block, waited};
@@ -32,6 +34,18 @@ pub use crate::app::layout::{MIN_HEIGHT, MIN_WIDTH};
 
 /// Draws the whole screen.
 pub fn draw(app: &App, frame: &mut Frame) {
+    draw_with_hits(app, frame);
+}
+
+/// [`draw`], returning where it drew what a click can land on (fields, suggestions,
+/// messages, the hints naming keys), for the event loop to look clicks up in.
+pub fn draw_with_hits(app: &App, frame: &mut Frame) -> Hits {
+    let mut hits = Hits::default();
+    draw_into(app, frame, &mut hits);
+    hits
+}
+
+fn draw_into(app: &App, frame: &mut Frame, hits: &mut Hits) {
     let area = frame.area();
     let theme = Theme::new(app.options.color, app.options.theme);
     // The same split update uses for the menu's page size and clicks.
@@ -43,13 +57,13 @@ pub fn draw(app: &App, frame: &mut Frame) {
         Some(Overlay::Logs(view)) => logs::draw(app, view, frame, main, &theme),
         _ => match &app.screen {
             Screen::Picker => picker::draw(app, frame, main, &theme),
-            Screen::Form(form) => form::draw(app, form, frame, main, &theme),
+            Screen::Form(form) => form::draw(app, form, frame, main, &theme, hits),
             Screen::Questions(q) => questions::draw(app, q, frame, main, &theme),
-            Screen::Review(review) => review::draw(app, review, frame, main, &theme),
+            Screen::Review(review) => review::draw(app, review, frame, main, &theme, hits),
         },
     }
     draw_status(app, frame, status, main, &theme);
-    draw_hints(app, frame, hints, &theme);
+    draw_hints(app, frame, hints, &theme, hits);
     if let (None | Some(Overlay::Help), Screen::Form(form)) = (&app.overlay, &app.screen) {
         if let Some(picker) = &form.files {
             files::draw(form, picker, frame, main, &theme);
@@ -416,7 +430,7 @@ fn hinted(app: &App) -> Vec<Action> {
     }
 }
 
-fn draw_hints(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
+fn draw_hints(app: &App, frame: &mut Frame, area: Rect, theme: &Theme, hits: &mut Hits) {
     let screen = app.key_screen();
     let mut spans = Vec::new();
     let extra = match (&app.overlay, &app.screen) {
@@ -492,6 +506,13 @@ fn draw_hints(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
         if separator > 0 {
             spans.push(Span::styled(" · ", theme.dim()));
         }
+        // A click on the hint (its key and label) does what the key does.
+        let hint_width = (width - separator) as u16;
+        let x = area.x.saturating_add((used + separator) as u16);
+        hits.push(
+            Rect::new(x, area.y, hint_width.min(area.right().saturating_sub(x)), 1),
+            ClickTarget::Hint(action),
+        );
         spans.push(Span::styled(key, theme.key()));
         spans.push(Span::raw(format!(" {label}")));
         used += width;
@@ -499,7 +520,14 @@ fn draw_hints(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
     if let Some(help) = help {
         if !spans.is_empty() {
             spans.push(Span::styled(" · ", theme.dim()));
+            used += 3;
         }
+        let x = area.x.saturating_add(used as u16);
+        let width = (help.chars().count() as u16).min(area.right().saturating_sub(x));
+        hits.push(
+            Rect::new(x, area.y, width, 1),
+            ClickTarget::Hint(Action::Help),
+        );
         spans.push(Span::styled(help, theme.key()));
     }
     frame.render_widget(Paragraph::new(Line::from(spans)), area);

@@ -7,10 +7,17 @@ use ratatui::widgets::Paragraph;
 
 use super::{Theme, one_line, titled_block};
 use crate::app::review::ViewRow;
-use crate::app::{App, ReviewState, spinner};
+use crate::app::{App, ClickTarget, Hits, ReviewState, spinner};
 use crate::mcp::{Message, Role};
 
-pub(super) fn draw(app: &App, review: &ReviewState, frame: &mut Frame, area: Rect, theme: &Theme) {
+pub(super) fn draw(
+    app: &App,
+    review: &ReviewState,
+    frame: &mut Frame,
+    area: Rect,
+    theme: &Theme,
+    hits: &mut Hits,
+) {
     // The split update scrolls with.
     let areas = review.areas_in(area);
     draw_header(app, review, frame, areas.header, theme);
@@ -38,7 +45,7 @@ pub(super) fn draw(app: &App, review: &ReviewState, frame: &mut Frame, area: Rec
             let drawn = Drawn {
                 toggle: toggle.as_deref(),
             };
-            draw_messages(review, frame, areas.messages, drawn, theme);
+            draw_messages(review, frame, areas.messages, drawn, theme, hits);
         }
         if !areas.preview.is_empty() {
             draw_preview(
@@ -167,7 +174,14 @@ fn header_line<'a>(
     line
 }
 
-fn draw_messages(review: &ReviewState, frame: &mut Frame, area: Rect, drawn: Drawn, theme: &Theme) {
+fn draw_messages(
+    review: &ReviewState,
+    frame: &mut Frame,
+    area: Rect,
+    drawn: Drawn,
+    theme: &Theme,
+    hits: &mut Hits,
+) {
     if review.items.is_empty() {
         frame.render_widget(
             Paragraph::new(vec![
@@ -183,6 +197,20 @@ fn draw_messages(review: &ReviewState, frame: &mut Frame, area: Rect, drawn: Dra
     }
     // The layout update scrolls with, from where the last draw left it.
     let view = review.messages_view_in(area.width, area.height);
+    // Each row a click can select its message on.
+    for (at, row) in view.visible().iter().enumerate() {
+        let index = match *row {
+            ViewRow::Header(index) | ViewRow::Body { index, .. } => index,
+            _ => continue,
+        };
+        let y = area.y.saturating_add(at as u16);
+        if y < area.bottom() {
+            hits.push(
+                Rect::new(area.x, y, area.width, 1),
+                ClickTarget::Message(index),
+            );
+        }
+    }
     let lines: Vec<Line> = view
         .visible()
         .iter()

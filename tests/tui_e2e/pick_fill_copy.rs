@@ -267,3 +267,73 @@ fn the_first_selection_is_the_last_prompt_used_with_several_servers() {
         tui.wait_exit(STEP);
     }
 }
+
+/// An SGR mouse press and release of the left button at 0-based `column`, `row`, as a
+/// terminal sends it (1-based).
+fn click_at(tui: &mut Tui, column: usize, row: usize) {
+    let (x, y) = (column + 1, row + 1);
+    tui.send(&format!("\x1b[<0;{x};{y}M\x1b[<0;{x};{y}m"));
+}
+
+/// The 0-based row and column where `needle` is drawn on the screen (the first such row).
+fn cell_of(screen: &str, needle: &str) -> (usize, usize) {
+    screen
+        .lines()
+        .enumerate()
+        .find_map(|(row, line)| {
+            let at = line.find(needle)?;
+            Some((row, line[..at].chars().count()))
+        })
+        .unwrap_or_else(|| panic!("{needle:?} not on screen:\n{screen}"))
+}
+
+#[test]
+fn clicks_focus_fields_take_suggestions_press_hints_and_select_messages() {
+    let sandbox = builtin_library();
+    let mut tui = Tui::start(&sandbox, &[]);
+    open_translate(&mut tui);
+    tui.send("Hallo");
+    // A click in Tone's box focuses it: typing lands there.
+    let screen = tui.wait_for("│Hallo", STEP);
+    let (row, _) = cell_of(&screen, "Tone (tone)");
+    click_at(&mut tui, 5, row + 2);
+    tui.send("casual");
+    let screen = tui.wait_until("casual in Tone", STEP, |s| {
+        s.lines().any(|l| l.starts_with("│casual"))
+    });
+    assert_eq!(field_value(&screen, "Tone"), "casual", "\n{screen}");
+    assert_eq!(field_value(&screen, "Text"), "Hallo", "\n{screen}");
+    // A click on Into's title focuses it; a click on a suggestion takes that one.
+    let (row, _) = cell_of(&screen, "Into * (to)");
+    click_at(&mut tui, 2, row);
+    tui.send("G");
+    let screen = tui.wait_for("3 suggestions", STEP);
+    let (row, column) = cell_of(&screen, "English");
+    click_at(&mut tui, column, row);
+    let screen = tui.wait_gone("3 suggestions", STEP);
+    assert_eq!(field_value(&screen, "Into"), "English", "\n{screen}");
+    // A click on the hint `Ctrl-S submit` submits, as the key does.
+    let (row, column) = cell_of(&screen, "Ctrl-S submit");
+    click_at(&mut tui, column + 2, row);
+    let review = tui.wait_for("#1 user", STEP);
+    assert!(
+        review.contains("into English in a casual tone"),
+        "\n{review}"
+    );
+    // `a add` adds a second message; a click on the first selects it again.
+    let (row, column) = cell_of(&review, "a add");
+    click_at(&mut tui, column, row);
+    tui.wait_for("Editing #2", STEP);
+    tui.send_esc();
+    let screen = tui.wait_for("▌#2 assistant", STEP);
+    let (row, column) = cell_of(&screen, "Reply with the translation only.");
+    click_at(&mut tui, column, row);
+    let screen = tui.wait_for("▌#1 user", STEP);
+    assert!(screen.contains(" #2 assistant"), "\n{screen}");
+    // The wheel still scrolls (here: moves the selection on).
+    tui.send("\x1b[<65;10;5M");
+    tui.wait_for("▌#2 assistant", STEP);
+    tui.send(CTRL_C);
+    tui.send(CTRL_C);
+    tui.wait_exit(STEP);
+}

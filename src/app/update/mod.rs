@@ -309,7 +309,12 @@ impl App {
                     _ => self.on_action(if up { Action::Up } else { Action::Down }),
                 }
             }
-            Msg::Click { column, row, at_ms } => self.on_click(column, row, at_ms),
+            Msg::Click {
+                column,
+                row,
+                at_ms,
+                target,
+            } => self.on_click(column, row, at_ms, target),
             Msg::Mcp(event) => self.on_mcp(event),
             Msg::Completed { id, result } => {
                 if let Screen::Form(form) = &mut self.screen {

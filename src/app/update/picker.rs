@@ -36,13 +36,39 @@ impl App {
         Vec::new()
     }
 
-    /// A left click: on a menu entry it selects it, a second click on it soon after opens it
-    /// as Enter does. Anywhere else (a header, outside the list, another screen) it does
-    /// nothing.
-    pub(in crate::app) fn on_click(&mut self, column: u16, row: u16, at_ms: u64) -> Vec<Effect> {
+    /// A left click. On a hint naming a key it does what the key does; in the form it
+    /// focuses the field or takes the suggestion under it; in the review it selects the
+    /// message under it; on a menu entry it selects it, and a second click on it soon
+    /// after opens it as Enter does. Anywhere else it does nothing.
+    pub(in crate::app) fn on_click(
+        &mut self,
+        column: u16,
+        row: u16,
+        at_ms: u64,
+        target: Option<ClickTarget>,
+    ) -> Vec<Effect> {
         let last = self.last_click.take();
-        if self.overlay.is_some() || !matches!(self.screen, Screen::Picker) {
+        if let Some(ClickTarget::Hint(action)) = target {
+            return self.on_action(action);
+        }
+        if self.overlay.is_some() {
             return Vec::new();
+        }
+        let tick = self.tick;
+        match (&mut self.screen, target) {
+            (Screen::Form(form), Some(ClickTarget::Field(index))) => {
+                return form.click_field(index, &self.history, tick);
+            }
+            (Screen::Form(form), Some(ClickTarget::Suggestion(index))) => {
+                form.click_suggestion(index, &self.history, tick);
+                return Vec::new();
+            }
+            (Screen::Review(review), Some(ClickTarget::Message(index))) => {
+                review.click_message(index);
+                return Vec::new();
+            }
+            (Screen::Picker, _) => {}
+            _ => return Vec::new(),
         }
         let Some(rank) = areas::entry_at(self, column, row) else {
             return Vec::new();
