@@ -661,8 +661,13 @@ fn completion_waits_for_the_server_then_is_asked() {
         ],
     ));
     let effects = app.update(Msg::Tick);
+    // (Beside the unsent values kept on disk.)
+    let asked: Vec<&Effect> = effects
+        .iter()
+        .filter(|e| !matches!(e, Effect::SaveFormDrafts(_)))
+        .collect();
     assert!(
-        matches!(&effects[..], [Effect::Complete { server, value, .. }] if server == "py" && value == "A"),
+        matches!(&asked[..], [Effect::Complete { server, value, .. }] if server == "py" && value == "A"),
         "{effects:?}"
     );
 }

@@ -204,6 +204,11 @@ pub struct FormState {
     pub gone: bool,
     /// The live preview of the filled prompt (opt-in per server).
     pub preview: super::live_preview::LivePreview,
+    /// Every field's value as the form opened (the last run's): what is typed beyond it
+    /// is kept as unsent when the form is left.
+    pub opened_with: BTreeMap<String, String>,
+    /// The fields show values typed last time and not sent (the footer says so).
+    pub restored_unsent: bool,
 }
 
 /// How well `value` matches `typed` (already lower-case), best first: the same text, then
@@ -309,9 +314,41 @@ impl FormState {
             awaiting_server: false,
             gone: false,
             preview: Default::default(),
+            opened_with: BTreeMap::new(),
+            restored_unsent: false,
         };
+        form.opened_with = form.values();
         form.refresh_suggestions(history);
         form
+    }
+
+    /// Every field's value, empty ones included (the arguments to send leave those out).
+    pub fn values(&self) -> BTreeMap<String, String> {
+        self.fields
+            .iter()
+            .map(|f| (f.arg.name.clone(), f.value()))
+            .collect()
+    }
+
+    /// Whether anything typed differs from what the form opened with.
+    pub fn has_unsent(&self) -> bool {
+        self.values() != self.opened_with
+    }
+
+    /// Shows `values` typed last time and not sent, in the fields they were typed in (as
+    /// typed: not selected, so typing goes on after them); `opened_with` stays the last
+    /// run's, so leaving again keeps them.
+    pub(super) fn restore_unsent(&mut self, values: &BTreeMap<String, String>) {
+        for field in &mut self.fields {
+            if let Some(value) = values.get(&field.arg.name) {
+                if field.value() != *value {
+                    self.restored_unsent = true;
+                }
+                field.replace_value(value);
+                field.prefilled = false;
+                field.source = None;
+            }
+        }
     }
 
     /// Ends a submit that waits for the server (nothing was sent); returns whether one did.

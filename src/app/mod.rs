@@ -41,6 +41,7 @@ use crate::search::{self, Entry, Query, Ranked};
 
 pub use cached::{CatalogMark, RowMark, short_duration};
 pub use command::{CommandPrompt, CommandStage};
+pub use draft::{FormDraft, FormDrafts};
 pub use files::{FileList, FilePicker, FileRow, is_typed_path};
 pub use form::{Field, FormState, PendingRead, Suggestions};
 pub use history::History;
@@ -152,6 +153,10 @@ pub struct App {
     pub logs: BTreeMap<ServerId, ServerLines>,
     /// Remembered prompts and values.
     pub history: History,
+    /// Values typed into forms and not sent, per prompt (shown again when it is reopened).
+    pub form_drafts: FormDrafts,
+    /// The tick at which the open form's unsent values are due to be kept on disk.
+    form_draft_due: Option<u64>,
     /// The current notice.
     pub flash: Option<Flash>,
     /// Notices waiting for the current one to have been read, oldest first.

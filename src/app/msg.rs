@@ -265,6 +265,8 @@ pub enum Effect {
     },
     /// Keep this draft of the review on disk (replacing the one there).
     SaveDraft(Box<Draft>),
+    /// Keep the forms' unsent values on disk (replacing the file there).
+    SaveFormDrafts(super::FormDrafts),
     /// The review was exported or discarded: remove its draft.
     DeleteDraft,
     /// Start the servers that waited for these inputs (kept in memory only).

@@ -1458,3 +1458,45 @@ pub(crate) fn form_cursor(app: &App) -> usize {
     let form = form(app);
     form.fields[form.focus].editor.cursor().1
 }
+
+#[test]
+pub(crate) fn values_left_unsent_come_back_and_go_once_sent() {
+    let mut app = ready_app();
+    type_text(&mut app, "args-prompt");
+    app.update(key(KeyCode::Enter));
+    type_text(&mut app, "Paris");
+    let effects = app.update(key(KeyCode::Esc));
+    assert!(
+        effects.iter().any(|e| matches!(e, Effect::SaveFormDrafts(d)
+            if d.get("everything:args-prompt").is_some_and(|v| v["city"] == "Paris"))),
+        "{effects:?}"
+    );
+    assert!(matches!(app.screen, Screen::Picker));
+    app.update(key(KeyCode::Enter));
+    assert_eq!(form(&app).fields[0].value(), "Paris");
+    assert!(form(&app).restored_unsent);
+    // Sent, the values are the last run's: nothing is unsent any more.
+    app.update(key(KeyCode::Enter));
+    let effects = app.update(key(KeyCode::Enter));
+    let id = fetch_id(&effects);
+    let effects = app.update(Msg::Fetched {
+        id,
+        result: Ok(GetOutcome::Messages(messages(&[(Role::User, "Hi")]))),
+    });
+    assert!(app.form_drafts.get("everything:args-prompt").is_none());
+    assert!(
+        effects
+            .iter()
+            .any(|e| matches!(e, Effect::SaveFormDrafts(_)))
+    );
+    app.update(key(KeyCode::Esc));
+    for _ in 0..10 {
+        app.update(Msg::Tick);
+    }
+    app.update(key(KeyCode::Esc));
+    assert!(matches!(app.screen, Screen::Picker));
+    assert!(app.form_drafts.get("everything:args-prompt").is_none());
+    app.update(key(KeyCode::Enter));
+    assert_eq!(form(&app).fields[0].value(), "Paris");
+    assert!(!form(&app).restored_unsent);
+}

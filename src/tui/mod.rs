@@ -16,7 +16,9 @@ use futures::StreamExt;
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 
-use crate::app::{App, Draft, Effect, Exit, History, KeyMap, Msg, Options, Screen, TICK_MS};
+use crate::app::{
+    App, Draft, Effect, Exit, FormDrafts, History, KeyMap, Msg, Options, Screen, TICK_MS,
+};
 use crate::config::{InputValues, ServerConfig};
 use crate::export::clipboard::{self, Copied};
 use crate::export::sink;
@@ -72,6 +74,16 @@ pub async fn run(
         app.warn(problem);
     } else if let Some(notice) = notice {
         app.notify_until_a_key(notice);
+    }
+    match read_data_file(form_drafts_path()).and_then(|file| {
+        file.map(|(path, text)| {
+            FormDrafts::from_json(&text)
+                .map_err(|e| format!("{e}; {} is left there", path.display()))
+        })
+        .transpose()
+    }) {
+        Ok(drafts) => app.form_drafts = drafts.unwrap_or_default(),
+        Err(problem) => app.warn(problem),
     }
     match load_draft() {
         Ok(Some(draft)) => app.restore_draft(draft),
@@ -362,6 +374,11 @@ fn delete_draft() {
     if let Some(path) = draft_path() {
         let _ = std::fs::remove_file(path);
     }
+}
+
+/// Where the forms' unsent values are kept.
+fn form_drafts_path() -> Option<PathBuf> {
+    crate::config::data_dir().map(|d| d.join(FormDrafts::FILE))
 }
 
 fn history_path() -> Option<PathBuf> {
@@ -849,6 +866,19 @@ impl Runner {
             }
             Effect::DeleteDraft => {
                 delete_draft();
+                None
+            }
+            Effect::SaveFormDrafts(drafts) => {
+                // At once, as the review's draft: small, and the next must not be overtaken.
+                if let Some(path) = form_drafts_path() {
+                    if let Some(dir) = path.parent() {
+                        let _ = std::fs::create_dir_all(dir);
+                    }
+                    if let Err(error) = sink::write_atomic(&path, drafts.to_json().as_bytes(), true)
+                    {
+                        tracing::warn!(?error, "cannot keep the unsent form values");
+                    }
+                }
                 None
             }
             Effect::GiveInputs { values, again } => {

@@ -606,6 +606,12 @@ fn draw_footer(app: &App, form: &FormState, frame: &mut Frame, area: Rect, theme
         )
     } else if let Some(error) = &form.error {
         Line::styled(one_line(error), theme.error())
+    } else if form.restored_unsent {
+        Line::styled(
+            "Your unsent values from last time · Ctrl-U clears a field · Enter on the last \
+             field (or Ctrl-S) fetches the prompt",
+            theme.busy(),
+        )
     } else if starting {
         // A prompt from the catalog: it can be filled now and is sent once the server is up.
         Line::styled(

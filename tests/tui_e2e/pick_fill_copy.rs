@@ -146,7 +146,7 @@ fn tab_indented_text_keeps_its_indentation_in_the_field_the_review_and_the_edito
     tui.send("English");
     tui.send(CTRL_S);
     // Rendered, the tab-indented lines are a Markdown code block, its inner tab kept.
-    let review = tui.wait_for("#1 user", STEP);
+    let review = tui.wait_for("export: markdown", STEP);
     assert!(
         review
             .lines()
@@ -200,7 +200,7 @@ fn ctrl_w_deletes_back_to_whitespace_in_the_search_a_field_and_the_editor() {
     tui.send(TAB);
     tui.send("English");
     tui.send(CTRL_S);
-    tui.wait_for("#1 user", STEP);
+    tui.wait_for("export: markdown", STEP);
     tui.send("e");
     tui.wait_for("editing: type freely", STEP);
     tui.send(CTRL_E);
@@ -315,7 +315,7 @@ fn clicks_focus_fields_take_suggestions_press_hints_and_select_messages() {
     // A click on the hint `Ctrl-S submit` submits, as the key does.
     let (row, column) = cell_of(&screen, "Ctrl-S submit");
     click_at(&mut tui, column + 2, row);
-    let review = tui.wait_for("#1 user", STEP);
+    let review = tui.wait_for("export: markdown", STEP);
     assert!(
         review.contains("into English in a casual tone"),
         "\n{review}"
@@ -336,4 +336,56 @@ fn clicks_focus_fields_take_suggestions_press_hints_and_select_messages() {
     tui.send(CTRL_C);
     tui.send(CTRL_C);
     tui.wait_exit(STEP);
+}
+
+#[test]
+fn values_left_unsent_by_esc_or_a_kill_come_back_when_the_prompt_is_reopened() {
+    let sandbox = builtin_library();
+    let mut tui = Tui::start(&sandbox, &[]);
+    open_translate(&mut tui);
+    tui.send("Guten Morgen");
+    tui.send(TAB);
+    tui.send("Fre");
+    tui.wait_for("│Fre", STEP);
+    tui.send_esc(); // hides the suggestions
+    tui.send_esc(); // back to the menu
+    tui.wait_for("type to search", STEP);
+    open_prompt(&mut tui, "translate", "/builtin:translate");
+    let screen = tui.wait_for("Ctrl-U clears a field", STEP);
+    assert_eq!(field_value(&screen, "Text"), "Guten Morgen", "\n{screen}");
+    assert_eq!(field_value(&screen, "Into"), "Fre", "\n{screen}");
+    // Typed on, then the process is killed: the next run has that too.
+    tui.send(" und Tschüss");
+    tui.wait_for("│Guten Morgen und Tschüss", STEP);
+    let unsent = sandbox.dir.path().join("xdg-data/mcpick/form-drafts.json");
+    let deadline = Instant::now() + STEP;
+    while !std::fs::read_to_string(&unsent).is_ok_and(|t| t.contains("und Tschüss")) {
+        assert!(Instant::now() < deadline, "never kept: {unsent:?}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::process::Command::new("kill")
+        .args(["-9", &tui.pid().to_string()])
+        .status()
+        .unwrap();
+    tui.wait_exit(STEP);
+    let mut again = Tui::start(&sandbox, &[]);
+    open_translate(&mut again);
+    let screen = again.wait_for("Ctrl-U clears a field", STEP);
+    assert_eq!(
+        field_value(&screen, "Text"),
+        "Guten Morgen und Tschüss",
+        "\n{screen}"
+    );
+    // Sent, they are no longer unsent: the next form shows the last run's values quietly.
+    again.send(TAB);
+    again.send(CTRL_U);
+    again.send("French");
+    again.send(CTRL_S);
+    again.wait_for("export: markdown", STEP);
+    again.send_esc();
+    again.send_esc();
+    again.wait_for("1/9 prompts", STEP);
+    again.send(ENTER);
+    let screen = again.wait_for("Into * (to)", STEP);
+    assert!(!screen.contains("Ctrl-U clears a field"), "\n{screen}");
 }

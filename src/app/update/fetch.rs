@@ -122,6 +122,10 @@ impl App {
         match result {
             Ok(GetOutcome::Messages(messages)) => {
                 let arguments = form.arguments();
+                // Sent: nothing of it is unsent any more.
+                let forgot = self.form_drafts.forget(&form.slash_name);
+                form.opened_with = form.values();
+                form.restored_unsent = false;
                 self.history
                     .record_with_sources(&form.slash_name, &arguments, &form.sources());
                 let mut review = ReviewState::new(form, arguments, messages, self.options.format);
@@ -133,7 +137,11 @@ impl App {
                 if let Some(notes) = notes {
                     self.notify(notes);
                 }
-                vec![Effect::SaveHistory(self.history.clone())]
+                let mut effects = vec![Effect::SaveHistory(self.history.clone())];
+                if forgot {
+                    effects.push(Effect::SaveFormDrafts(self.form_drafts.clone()));
+                }
+                effects
             }
             Ok(GetOutcome::InputRequired(request)) => {
                 let arguments = form.arguments();
@@ -164,6 +172,32 @@ impl App {
                 self.screen = Screen::Form(Box::new(form));
                 relist.into_iter().collect()
             }
+        }
+    }
+}
+
+impl App {
+    /// Keeps the open form's unsent values (or forgets them, when it is back to what it
+    /// opened with); the effect that writes them down, when they changed.
+    pub(in crate::app) fn keep_unsent(&mut self) -> Option<Effect> {
+        let Screen::Form(form) = &self.screen else {
+            return None;
+        };
+        if form.fetching.is_some() && !form.awaiting_server {
+            return None;
+        }
+        let changed = if form.has_unsent() {
+            self.form_drafts.keep(&form.slash_name, form.values())
+        } else {
+            self.form_drafts.forget(&form.slash_name)
+        };
+        changed.then(|| Effect::SaveFormDrafts(self.form_drafts.clone()))
+    }
+
+    /// Puts `form`'s values left unsent last time back in its fields.
+    pub(in crate::app) fn restore_unsent(&self, form: &mut FormState) {
+        if let Some(values) = self.form_drafts.get(&form.slash_name) {
+            form.restore_unsent(values);
         }
     }
 }

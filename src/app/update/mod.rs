@@ -68,6 +68,8 @@ impl App {
             overlay: None,
             logs: BTreeMap::new(),
             history,
+            form_drafts: FormDrafts::default(),
+            form_draft_due: None,
             flash: None,
             queued_notices: VecDeque::new(),
             notices: VecDeque::new(),
@@ -153,6 +155,7 @@ impl App {
         self.flash.as_ref().is_some_and(|f| f.until != u64::MAX)
             || !self.queued_notices.is_empty()
             || self.draft_due.is_some()
+            || self.form_draft_due.is_some()
             || self
                 .servers
                 .iter()
@@ -256,6 +259,10 @@ impl App {
             review.settle();
             // The pictures the review shows now, decoded once per image and width.
             effects.extend(review.wanted_pictures(self.options.graphics, &mut self.next_id));
+        }
+        // A form's typing is kept shortly after it stops, so a crash loses none of it.
+        if typed && matches!(self.screen, Screen::Form(_)) {
+            self.form_draft_due = Some(self.tick + DRAFT_TICKS);
         }
         // A review with edits is saved as a draft shortly after the typing stops, and its
         // draft goes once the review is left (exported or discarded).
@@ -386,15 +393,20 @@ impl App {
         if let Some(effect) = self.draft_effect() {
             return vec![effect];
         }
+        let mut effects = Vec::new();
+        if self.form_draft_due.is_some_and(|due| self.tick >= due) {
+            self.form_draft_due = None;
+            effects.extend(self.keep_unsent());
+        }
         let tick = self.tick;
         let id = self.next_id + 1;
         if let Screen::Form(form) = &mut self.screen
             && let Some(effect) = form.due_completion(tick, id, &self.servers)
         {
             self.next_id = id;
-            return vec![effect];
+            effects.push(effect);
         }
-        Vec::new()
+        effects
     }
 
     fn on_paste(&mut self, text: &str) -> Vec<Effect> {
@@ -526,6 +538,8 @@ impl App {
                     self.warn("You edited these messages: quit again to leave without exporting them (Enter accepts, s saves).");
                 } else {
                     self.exit = Some(Exit::Quit);
+                    // A form's typing is kept for the next run.
+                    return self.keep_unsent().into_iter().collect();
                 }
                 return Vec::new();
             }
@@ -589,8 +603,11 @@ impl App {
             Screen::Form(form) => match form.action(action, &self.history, tick) {
                 form::Outcome::Effects(effects) => effects,
                 form::Outcome::Back => {
+                    // What was typed and not sent is kept for the next time it opens.
+                    let kept = self.keep_unsent();
+                    self.form_draft_due = None;
                     self.screen = Screen::Picker;
-                    Vec::new()
+                    kept.into_iter().collect()
                 }
                 form::Outcome::Submit => self.submit_form(),
             },

@@ -220,6 +220,7 @@ impl App {
         let prompt = entry.prompt.clone();
         let slash = entry.slash_name.clone();
         let mut form = FormState::new((*prompt).clone(), slash, &self.history);
+        self.restore_unsent(&mut form);
         // A cached prompt of a server that is down opens (its values can be typed), saying
         // why it cannot be sent yet and how to bring the server back.
         form.error = self.down_message(&prompt.server);
