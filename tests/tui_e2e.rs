@@ -1430,3 +1430,111 @@ fn the_default_theme_follows_the_terminals_background() {
         tui.wait_exit(STEP);
     }
 }
+
+/// mcpick in a kitty-like terminal (the kitty query is sent: not inside GNU screen) with
+/// the background `rgb`, whose answers to the start's queries come `delay` late (a long
+/// round trip over SSH); `height` for the inline mode. Returns once all five answers are
+/// written, so keys typed then reach mcpick after them.
+fn start_answering_late(
+    sandbox: &Sandbox,
+    rgb: &str,
+    delay: Duration,
+    height: Option<&str>,
+) -> Tui {
+    let mut command = CommandBuilder::new(env!("CARGO_BIN_EXE_mcpick"));
+    command.arg("--config");
+    command.arg(sandbox.config());
+    if let Some(height) = height {
+        command.args(["--height", height]);
+    }
+    command.env_remove("STY");
+    let answers = Answers::kitty_with_background(rgb).delayed(delay);
+    let mut tui = Tui::spawn_answering(sandbox, command, answers);
+    tui.wait_for("/translate", SERVER_START);
+    tui.wait_answered(5, STEP);
+    tui
+}
+
+/// Answers that come after the start stopped waiting for them (OSC 11, the kitty APC
+/// string, the CSI size reports, DA1) are swallowed, never typed into the search line,
+/// however late they come, full screen and inline.
+#[test]
+fn late_answers_of_the_terminal_are_never_typed() {
+    let sandbox = builtin_library();
+    for (delay, height) in [(50, None), (300, None), (1000, None), (1000, Some("15"))] {
+        let mut tui = start_answering_late(
+            &sandbox,
+            "0000/0000/0000",
+            Duration::from_millis(delay),
+            height,
+        );
+        tui.send("trans");
+        let screen = tui.wait_for("1/9 prompts", STEP);
+        let search = screen
+            .lines()
+            .find(|l| l.contains('❯'))
+            .unwrap_or_else(|| panic!("no search line:\n{screen}"));
+        // The search as typed, and its count at the right.
+        assert_eq!(
+            search
+                .trim_end()
+                .strip_suffix("1/9 prompts")
+                .map(str::trim_end),
+            Some("❯ trans"),
+            "{delay} ms late, --height {height:?}:\n{screen}"
+        );
+        let rows: Vec<&str> = screen
+            .lines()
+            .filter(|l| l.trim_start_matches('▌').trim_start().starts_with('/'))
+            .collect();
+        assert!(
+            rows.len() == 1 && rows[0].contains("/translate"),
+            "{delay} ms late, --height {height:?}:\n{screen}"
+        );
+        tui.send(CTRL_C);
+        tui.wait_exit(STEP);
+    }
+}
+
+/// The background of the selected row's cells, once a row is selected.
+fn selection_background(tui: &Tui) -> Option<vt100::Color> {
+    let screen = tui.screen();
+    let row = screen.lines().position(|l| l.starts_with('▌'))?;
+    tui.cell_colors(row as u16, 4)
+        .map(|(_, background)| background)
+}
+
+/// `base = "auto"` (the default) with a background that comes after the start stopped
+/// waiting: the light base once it comes. A background told after the start's own changes
+/// nothing (and is never typed either).
+#[test]
+fn a_late_light_background_still_switches_the_auto_theme() {
+    let sandbox = builtin_library();
+    let mut tui = start_answering_late(&sandbox, "ffff/ffff/ffff", Duration::from_secs(1), None);
+    let deadline = Instant::now() + STEP;
+    while selection_background(&tui) != Some(vt100::Color::Idx(254)) {
+        assert!(
+            Instant::now() < deadline,
+            "not the light base's selection: {:?}\n{}",
+            selection_background(&tui),
+            tui.screen()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    tui.send(CTRL_C);
+    tui.wait_exit(STEP);
+
+    let dark = Answers::with_background(Some("1e1e/1e1e/1e1e"));
+    let mut tui = Tui::start_in(&sandbox, &[], dark);
+    tui.wait_for("/translate", SERVER_START);
+    tui.send("\x1b]11;rgb:ffff/ffff/ffff\x1b\\trans");
+    let screen = tui.wait_for("1/9 prompts", STEP);
+    assert!(screen.starts_with("❯ trans "), "{screen}");
+    assert_eq!(
+        selection_background(&tui),
+        Some(vt100::Color::Idx(237)),
+        "{screen}"
+    );
+    tui.send(CTRL_C);
+    tui.wait_exit(STEP);
+}

@@ -50,6 +50,9 @@ pub enum Msg {
     /// The syntax highlighter finished loading (off the loop): rows laid out with code
     /// plain are laid out again, highlighted, at the next draw.
     HighlighterReady,
+    /// The terminal's background (OSC 11), as relative luminance (0 black … 1 white): at
+    /// start, or late (an answer that came after the start stopped waiting).
+    Background(f64),
     /// A body's whole layout ([`Effect::LayOutBody`]'s answer): put in place of the rows
     /// drawn with code left plain.
     BodyLaidOut {

@@ -25,7 +25,7 @@ pub struct Options {
     /// The config's `[theme]` colours (unused when `color` is off).
     pub theme: ThemeColors,
     /// With `base = "auto"`: the colours to switch to when the terminal says its
-    /// background is light.
+    /// background is light (taken once it said, [`super::Msg::Background`]).
     pub light_theme: Option<ThemeColors>,
     /// The config's clipboard route and command (the runner carries out copies).
     pub clipboard: ClipboardSettings,

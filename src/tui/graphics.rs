@@ -1,7 +1,8 @@
 //! Which graphics protocol the terminal speaks, asked once at start through `/dev/tty`
 //! (never stdin), before the event reader starts, so the answers are read here and never
 //! arrive as keys. A short timeout bounds it; the DA1 answer (which every terminal sends,
-//! after the others it answers) ends it at once.
+//! after the others it answers) ends it at once. Answers that come later reach the event
+//! reader, which tells them from keys ([`super::answers`]).
 
 use std::io::{Read, Write};
 use std::os::fd::AsFd;
@@ -45,7 +46,7 @@ pub fn background_queries() -> String {
 
 /// The relative luminance (0 black … 1 white) of an OSC 11 answer's colour,
 /// `rgb:R/G/B` with 1 to 4 hex digits a channel.
-fn background_luminance(body: &[u8]) -> Option<f64> {
+pub(super) fn background_luminance(body: &[u8]) -> Option<f64> {
     let text = std::str::from_utf8(body).ok()?;
     let colour = text.strip_prefix("11;")?.strip_prefix("rgb:")?;
     let channels: Vec<f64> = colour

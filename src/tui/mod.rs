@@ -1,6 +1,7 @@
 //! The full-screen runner: owns the terminal, runs the loop, and carries out the app's
 //! effects as tasks whose results come back as messages. The loop never awaits the network.
 
+mod answers;
 mod graphics;
 mod terminal;
 
@@ -111,12 +112,8 @@ pub async fn run(
     } = graphics::detect_all(app.options.image_protocol, wants_background);
     app.options.graphics = detected;
     // `base = "auto"`: the light base's colours on a light background.
-    if let Some(light) = app.options.light_theme {
-        let auto = crate::config::Theme {
-            colors: app.options.theme,
-            light_variant: Some(light),
-        };
-        app.options.theme = auto.for_background(background);
+    if let Some(luminance) = background {
+        app.update(Msg::Background(luminance));
     }
     tracing::info!(?background, light = app.options.theme.light, "theme chosen");
 
@@ -162,13 +159,16 @@ pub async fn run(
     let mut job_control = crate::sys::signals::JobControl::new();
     let mut signal_code = None;
     let mut panic_check = tokio::time::interval(PANIC_CHECK);
+    // Answers to the start's queries that come later are no keys.
+    let mut late = answers::LateAnswers::new();
 
     while app.exit.is_none() {
         let wants_ticks = app.wants_ticks();
         let shows_ages = app.shows_catalog_age();
+        let held = late.deadline();
         let first = tokio::select! {
             event = events.next() => match event {
-                Some(Ok(event)) => translate(event, guard.top(), guard.hits(), started.elapsed()),
+                Some(Ok(event)) => { late.feed(event, started.elapsed()); None }
                 Some(Err(error)) => return finish(guard, runner.hubs, Err(format!("cannot read the terminal: {error}"))).await,
                 None => { app.exit = Some(Exit::Quit); None }
             },
@@ -194,8 +194,16 @@ pub async fn run(
                 }
                 None
             }
+            _ = tokio::time::sleep(held.unwrap_or_default().saturating_sub(started.elapsed())), if held.is_some() => {
+                late.expire(started.elapsed());
+                None
+            }
         };
         let mut pending: Vec<Msg> = first.into_iter().collect();
+        pending.extend(late.take().into_iter().filter_map(|passed| match passed {
+            answers::Passed::Event(event, at) => translate(event, guard.top(), guard.hits(), at),
+            answers::Passed::Background(luminance) => Some(Msg::Background(luminance)),
+        }));
         // Coalesce what is already waiting, then draw once.
         while pending.len() < BATCH {
             if let Ok(event) = mcp_rx.try_recv() {

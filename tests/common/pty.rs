@@ -3,7 +3,7 @@
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -93,6 +93,8 @@ impl vt100::Callbacks for Requests {
 pub struct Tui {
     output: Arc<Mutex<Output>>,
     eof: Arc<AtomicBool>,
+    /// How many of the fixed answers ([`Answers`]) were written so far.
+    answered: Arc<AtomicUsize>,
     writer: Arc<Mutex<Box<dyn Write + Send>>>,
     /// The process.
     pub child: Box<dyn Child + Send + Sync>,
@@ -143,9 +145,11 @@ impl Tui {
             raw: Vec::new(),
         }));
         let eof = Arc::new(AtomicBool::new(false));
+        let answered = Arc::new(AtomicUsize::new(0));
         {
             let output = output.clone();
             let eof = eof.clone();
+            let answered = answered.clone();
             let answers = writer.clone();
             std::thread::spawn(move || {
                 let mut buffer = [0u8; 8192];
@@ -195,10 +199,28 @@ impl Tui {
                                 })
                                 .collect();
                             due.sort_by_key(|(end, _)| *end);
-                            for (_, answer) in due {
-                                let mut w = answers.lock().unwrap();
-                                let _ = w.write_all(answer);
-                                let _ = w.flush();
+                            let due: Vec<Vec<u8>> =
+                                due.into_iter().map(|(_, a)| a.to_vec()).collect();
+                            let answers = answers.clone();
+                            let answered = answered.clone();
+                            let write = move || {
+                                for answer in due {
+                                    let mut w = answers.lock().unwrap();
+                                    let _ = w.write_all(&answer);
+                                    let _ = w.flush();
+                                    answered.fetch_add(1, Ordering::SeqCst);
+                                }
+                            };
+                            // A slow terminal (a long round trip over SSH) answers later,
+                            // while the reader goes on.
+                            match terminal.1 {
+                                Duration::ZERO => write(),
+                                delay => {
+                                    std::thread::spawn(move || {
+                                        std::thread::sleep(delay);
+                                        write();
+                                    });
+                                }
                             }
                         }
                     }
@@ -209,6 +231,7 @@ impl Tui {
         Tui {
             output,
             eof,
+            answered,
             writer,
             child,
             _master: pair.master,
@@ -299,6 +322,15 @@ impl Tui {
         }
     }
 
+    /// Waits until `count` of the fixed answers ([`Answers`]) were written to the program,
+    /// so keys sent afterwards reach it after them.
+    pub fn wait_answered(&mut self, count: usize, timeout: Duration) {
+        let answered = self.answered.clone();
+        self.wait_until(&format!("{count} answers written"), timeout, |_| {
+            answered.load(Ordering::SeqCst) >= count
+        });
+    }
+
     /// Sends bytes as typed keys.
     pub fn send(&mut self, keys: &str) {
         let mut writer = self.writer.lock().unwrap();
@@ -348,23 +380,47 @@ impl Drop for Tui {
 }
 
 /// Queries a terminal answers with fixed bytes (beyond the cursor position, always
-/// answered): each query's bytes, and the answer written once they have been seen.
+/// answered at once): each query's bytes, and the answer written once they have been seen,
+/// after the delay (see [`Answers::delayed`]).
 #[derive(Debug, Clone, Default)]
-pub struct Answers(pub Vec<(Vec<u8>, Vec<u8>)>);
+pub struct Answers(pub Vec<(Vec<u8>, Vec<u8>)>, Duration);
 
 impl Answers {
+    /// These answers, each written `delay` after its query was seen (a terminal over a
+    /// slow SSH link, or behind GNU screen).
+    pub fn delayed(self, delay: Duration) -> Answers {
+        Answers(self.0, delay)
+    }
+
+    /// A kitty terminal ([`Answers::kitty`]) that also answers OSC 11 with the background
+    /// `rgb` (as `rgb:RRRR/GGGG/BBBB`, ended by ST).
+    pub fn kitty_with_background(rgb: &str) -> Answers {
+        let mut answers = Answers::kitty();
+        answers.0.insert(
+            0,
+            (
+                b"\x1b]11;?\x1b\\".to_vec(),
+                format!("\x1b]11;rgb:{rgb}\x1b\\").into_bytes(),
+            ),
+        );
+        answers
+    }
+
     /// A terminal speaking the kitty graphics protocol, with 10×20-pixel cells, that
     /// answers DA1 without sixel (as kitty does).
     pub fn kitty() -> Answers {
-        Answers(vec![
-            (
-                b"\x1b_Gi=31,s=1,v=1,a=q,t=d,f=24;AAAA\x1b\\".to_vec(),
-                b"\x1b_Gi=31;OK\x1b\\".to_vec(),
-            ),
-            (b"\x1b[16t".to_vec(), b"\x1b[6;20;10t".to_vec()),
-            (b"\x1b[14t".to_vec(), b"\x1b[4;800;1200t".to_vec()),
-            (b"\x1b[c".to_vec(), b"\x1b[?62;22c".to_vec()),
-        ])
+        Answers(
+            vec![
+                (
+                    b"\x1b_Gi=31,s=1,v=1,a=q,t=d,f=24;AAAA\x1b\\".to_vec(),
+                    b"\x1b_Gi=31;OK\x1b\\".to_vec(),
+                ),
+                (b"\x1b[16t".to_vec(), b"\x1b[6;20;10t".to_vec()),
+                (b"\x1b[14t".to_vec(), b"\x1b[4;800;1200t".to_vec()),
+                (b"\x1b[c".to_vec(), b"\x1b[?62;22c".to_vec()),
+            ],
+            Duration::ZERO,
+        )
     }
 
     /// A terminal that answers DA1, and OSC 11 with the background `rgb` (as
@@ -380,7 +436,7 @@ impl Answers {
                 ),
             );
         }
-        Answers(answers)
+        Answers(answers, Duration::ZERO)
     }
 
     fn longest_query(&self) -> usize {

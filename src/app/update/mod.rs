@@ -288,6 +288,18 @@ impl App {
             Msg::Clock => Vec::new(),
             // The cached rows know they were laid out without it; the next draw redoes them.
             Msg::HighlighterReady => Vec::new(),
+            // `base = "auto"` chooses once: by the first background told (the start's, or
+            // a late answer when the start got none).
+            Msg::Background(luminance) => {
+                if let Some(light) = self.options.light_theme.take() {
+                    let auto = crate::config::Theme {
+                        colors: self.options.theme,
+                        light_variant: Some(light),
+                    };
+                    self.options.theme = auto.for_background(Some(luminance));
+                }
+                Vec::new()
+            }
             Msg::BodyLaidOut { body, key, rows } => {
                 self.body_laid_out(body, key, rows);
                 Vec::new()
