@@ -39,7 +39,6 @@ fn expected_export(home: &Path) -> String {
     success(&command.output().expect("run mcpick get"))
 }
 
-/// Single quotes for `sh`.
 /// A tmux server of the test's own (`-L` with a unique name, no config file), killed on drop.
 struct TmuxServer {
     tmux: PathBuf,
@@ -135,10 +134,13 @@ impl TmuxServer {
         self.run(&["show-buffer"])
     }
 
-    /// A client attached to the session in a PTY of its own (a terminal tmux can pass the
-    /// buffer on to); detaches when dropped.
-    fn attach(&self, sandbox: &Sandbox) -> Tui {
-        let mut command = CommandBuilder::new(&self.tmux);
+    /// A client attached to the session in a PTY of its own, its terminal named `term` (tmux
+    /// sends OSC 52 only to a terminal it has a clipboard sequence for); detaches when dropped.
+    fn attach(&self, sandbox: &Sandbox, term: &str) -> Tui {
+        // `env` names the terminal: the PTY helper sets TERM=xterm-256color itself.
+        let mut command = CommandBuilder::new(on_path("env"));
+        command.arg(format!("TERM={term}"));
+        command.arg(&self.tmux);
         command.args(["-L", &self.socket, "attach"]);
         let client = Tui::spawn(sandbox, command);
         let deadline = Instant::now() + STEP;
@@ -194,15 +196,41 @@ fn fill_translate_in_tmux(tmux: &TmuxServer) {
     tmux.wait_for("Reply with the translation only.");
 }
 
+/// The first `program` on PATH.
+fn on_path(program: &str) -> PathBuf {
+    std::env::var_os("PATH")
+        .and_then(|p| {
+            std::env::split_paths(&p)
+                .map(|d| d.join(program))
+                .find(|c| c.is_file())
+        })
+        .unwrap_or_else(|| panic!("{program} on PATH"))
+}
+
+/// What the status line says after a copy into a tmux buffer.
+const TMUX_COPIED: &str = "Copied to a tmux buffer (prefix ] pastes it)";
+
+/// A copy inside tmux, seen from both ends: mcpick's status and the attached terminal.
+struct TmuxCopy {
+    server: TmuxServer,
+    /// The pane after the copy.
+    screen: String,
+    /// What the attached client's terminal was sent by OSC 52, decoded (none without one).
+    received: Vec<String>,
+    /// The export the copy holds.
+    export: String,
+}
+
 /// The menu inside tmux with `set-clipboard` as given: `y` puts the export in a tmux buffer,
-/// byte for byte, and says so. Returns the server and the screen after the copy.
-/// With `attached`, a client is attached first (a terminal for tmux to pass it on to).
+/// byte for byte, and says so. With `client_term`, a client whose terminal has that name is
+/// attached first, and what the status says about the terminal's clipboard must be what that
+/// terminal was sent.
 fn copy_in_tmux(
     tmux: PathBuf,
     home: &Path,
     set_clipboard: &str,
-    attached: bool,
-) -> (TmuxServer, Option<Tui>, String) {
+    client_term: Option<&str>,
+) -> TmuxCopy {
     let server = TmuxServer::start(
         tmux,
         home,
@@ -210,12 +238,73 @@ fn copy_in_tmux(
         &sh_quote(env!("CARGO_BIN_EXE_mcpick")),
     );
     let client_env = Sandbox::new("");
-    let client = attached.then(|| server.attach(&client_env));
+    let client = client_term.map(|term| server.attach(&client_env, term));
     fill_translate_in_tmux(&server);
     server.type_text("y");
-    let screen = server.wait_for("Copied to a tmux buffer (prefix ] pastes it)");
-    assert_eq!(server.buffer(), expected_export(home));
-    (server, client, screen)
+    let screen = server.wait_for(TMUX_COPIED);
+    let export = expected_export(home);
+    assert_eq!(server.buffer(), export);
+    let received = match client {
+        Some(mut client) => {
+            // tmux writes an OSC 52 for the copy to the client before it draws the status
+            // that follows the copy (one stream, in order): once the client shows the
+            // status, whatever was sent has been read.
+            client.wait_for(TMUX_COPIED, STEP);
+            let received = decoded_osc52(&client);
+            assert_status_agrees(&screen, &received, &export);
+            received
+        }
+        None => Vec::new(),
+    };
+    TmuxCopy {
+        server,
+        screen,
+        received,
+        export,
+    }
+}
+
+/// The texts of the OSC 52 writes `terminal` received.
+fn decoded_osc52(terminal: &Tui) -> Vec<String> {
+    use base64::Engine;
+    terminal
+        .requests()
+        .clipboard
+        .iter()
+        .map(|data| {
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(data)
+                .expect("OSC 52 carries base64");
+            String::from_utf8(bytes).expect("OSC 52 carries UTF-8")
+        })
+        .collect()
+}
+
+/// The status claims the terminal's clipboard exactly when the terminal was sent the export,
+/// and says NOT exactly when it was sent nothing.
+fn assert_status_agrees(screen: &str, received: &[String], export: &str) {
+    let claimed = screen.contains("and your terminal's clipboard");
+    let denied = screen.contains("NOT your terminal's clipboard");
+    assert!(
+        claimed != denied,
+        "the status must say whether the terminal's clipboard got it:\n{screen}"
+    );
+    if claimed {
+        assert_eq!(
+            received,
+            [export],
+            "the status says the terminal's clipboard got it, but the terminal was sent \
+             {} OSC 52:\n{screen}",
+            received.len()
+        );
+    } else {
+        assert!(
+            received.is_empty(),
+            "the status says NOT your terminal's clipboard, but the attached terminal was \
+             sent the copy by OSC 52 ({} times):\n{screen}",
+            received.len()
+        );
+    }
 }
 
 #[cfg_attr(
@@ -226,15 +315,36 @@ fn copy_in_tmux(
 fn inside_tmux_y_fills_a_tmux_buffer_and_says_the_terminal_got_it_too() {
     let tmux = system_tool("tmux");
     let home = tempfile::tempdir().unwrap();
-    let (server, _client, screen) = copy_in_tmux(tmux, home.path(), "external", true);
+    let copy = copy_in_tmux(tmux, home.path(), "external", Some("xterm-256color"));
     assert!(
-        screen.contains("and your terminal's clipboard (set-clipboard external)"),
-        "{screen}"
+        copy.screen
+            .contains("and your terminal's clipboard (set-clipboard external)"),
+        "{}",
+        copy.screen
     );
+    assert_eq!(copy.received, [copy.export]);
     // Enter accepts: copied again, and back to the menu once it worked.
-    server.press("Enter");
-    let menu = server.wait_for("1/9 prompts");
-    assert!(menu.contains("Copied to a tmux buffer"), "{menu}");
+    copy.server.press("Enter");
+    let menu = copy.server.wait_for("1/9 prompts");
+    assert!(menu.contains(TMUX_COPIED), "{menu}");
+}
+
+#[cfg_attr(
+    mcpick_missing_tmux,
+    ignore = "`tmux` is not installed (MCPICK_ALLOW_SKIP=1)"
+)]
+#[test]
+fn with_set_clipboard_on_the_attached_terminal_is_sent_the_copy_and_the_status_says_so() {
+    let tmux = system_tool("tmux");
+    let home = tempfile::tempdir().unwrap();
+    let copy = copy_in_tmux(tmux, home.path(), "on", Some("xterm-256color"));
+    assert!(
+        copy.screen
+            .contains("and your terminal's clipboard (set-clipboard on)"),
+        "{}",
+        copy.screen
+    );
+    assert_eq!(copy.received, [copy.export]);
 }
 
 #[cfg_attr(
@@ -245,11 +355,35 @@ fn inside_tmux_y_fills_a_tmux_buffer_and_says_the_terminal_got_it_too() {
 fn with_set_clipboard_off_the_status_says_the_terminal_did_not_get_it_and_how_to_fix_it() {
     let tmux = system_tool("tmux");
     let home = tempfile::tempdir().unwrap();
-    let (_server, _client, screen) = copy_in_tmux(tmux, home.path(), "off", true);
+    // An attached terminal tmux could send OSC 52 to: off must keep it from it, as the
+    // status says.
+    let copy = copy_in_tmux(tmux, home.path(), "off", Some("xterm-256color"));
     assert!(
-        screen.contains("NOT your terminal's clipboard (set -g set-clipboard on)"),
-        "{screen}"
+        copy.screen
+            .contains("NOT your terminal's clipboard (set -g set-clipboard on)"),
+        "{}",
+        copy.screen
     );
+    assert!(copy.received.is_empty(), "{:?}", copy.received);
+}
+
+#[cfg_attr(
+    mcpick_missing_tmux,
+    ignore = "`tmux` is not installed (MCPICK_ALLOW_SKIP=1)"
+)]
+#[test]
+fn a_terminal_tmux_has_no_clipboard_sequence_for_is_never_said_to_have_it() {
+    let tmux = system_tool("tmux");
+    let home = tempfile::tempdir().unwrap();
+    // screen-256color has no `Ms` in terminfo nor in tmux's default terminal-features.
+    let copy = copy_in_tmux(tmux, home.path(), "on", Some("screen-256color"));
+    assert!(
+        copy.screen.contains("NOT your terminal's clipboard"),
+        "{}",
+        copy.screen
+    );
+    assert!(copy.screen.contains("screen-256color"), "{}", copy.screen);
+    assert!(copy.received.is_empty(), "{:?}", copy.received);
 }
 
 #[cfg_attr(
@@ -260,14 +394,17 @@ fn with_set_clipboard_off_the_status_says_the_terminal_did_not_get_it_and_how_to
 fn in_a_session_no_client_sees_the_status_never_claims_a_terminal_got_it() {
     let tmux = system_tool("tmux");
     let home = tempfile::tempdir().unwrap();
-    let (_server, _client, screen) = copy_in_tmux(tmux, home.path(), "external", false);
+    let copy = copy_in_tmux(tmux, home.path(), "external", None);
     assert!(
-        screen.contains("no tmux client is attached, so no terminal's clipboard got it"),
-        "{screen}"
+        copy.screen
+            .contains("no tmux client is attached, so no terminal's clipboard got it"),
+        "{}",
+        copy.screen
     );
     assert!(
-        !screen.contains("and your terminal's clipboard"),
-        "{screen}"
+        !copy.screen.contains("and your terminal's clipboard"),
+        "{}",
+        copy.screen
     );
 }
 
@@ -398,13 +535,7 @@ fn holders_on(display: &str) -> Vec<u32> {
 /// builtin/translate, then quit. Returns the status line after the copy.
 fn copy_on_x11_then_quit(display: &str, path: &std::ffi::OsStr) -> String {
     let sandbox = Sandbox::new("");
-    let env = std::env::var_os("PATH")
-        .and_then(|p| {
-            std::env::split_paths(&p)
-                .map(|d| d.join("env"))
-                .find(|c| c.is_file())
-        })
-        .expect("env on PATH");
+    let env = on_path("env");
     // `env` sets what the PTY helper clears (DISPLAY) and the PATH; mcpick runs without
     // --config, so the sandbox's empty XDG config dir means the bundled library.
     let mut command = CommandBuilder::new(env);
@@ -502,13 +633,7 @@ fn without_clipboard_tools_mcpicks_detached_holder_keeps_the_copy_after_it_exits
 fn get_copy_in_a_terminal(screen_session: Option<&str>) -> (String, Tui, u32) {
     let sandbox = Sandbox::new("");
     let out = sandbox.dir.path().join("out.md");
-    let sh = std::env::var_os("PATH")
-        .and_then(|p| {
-            std::env::split_paths(&p)
-                .map(|d| d.join("sh"))
-                .find(|c| c.is_file())
-        })
-        .expect("sh on PATH");
+    let sh = on_path("sh");
     let mut command = CommandBuilder::new(sh);
     for name in ["STY", "SSH_CONNECTION", "SSH_TTY"] {
         command.env_remove(name);

@@ -377,21 +377,11 @@ async fn clipboard_part(
     let env = clipboard::Environment::detect();
     let route = clipboard::choose(&env, settings);
     let tmux = if route == Route::Tmux {
-        Some(
-            tmux_ask(&[
-                "display-message",
-                "-p",
-                "#{session_attached} #{set-clipboard}",
-            ])
-            .await,
-        )
+        Some(clipboard::ask_tmux().await)
     } else {
         None
     };
-    let outer = tmux.as_ref().map(|answer| match answer {
-        Some(answer) => clipboard::outer_of(answer),
-        None => OuterClipboard::Unknown,
-    });
+    let outer = tmux.as_ref().map(|answer| answer.outer.clone());
     let (name, why) = describe_route(&route, &env, settings);
     for problem in clipboard_problems(&route, outer.as_ref()) {
         problems.push(problem);
@@ -399,12 +389,7 @@ async fn clipboard_part(
     ClipboardPart {
         route: name,
         why,
-        tmux_set_clipboard: tmux.flatten().map(|answer| {
-            answer
-                .split_once(' ')
-                .map(|(_, setting)| setting.trim().to_string())
-                .unwrap_or_default()
-        }),
+        tmux_set_clipboard: tmux.and_then(|answer| answer.setting),
     }
 }
 
@@ -435,7 +420,7 @@ fn describe_route(
             "the config's clipboard_command is always the route".into(),
         ),
         Route::Tmux => (
-            "a tmux buffer (tmux load-buffer -w)".into(),
+            "a tmux buffer (tmux load-buffer, with -w unless set-clipboard is off)".into(),
             format!("{chosen_by}inside tmux ($TMUX is set)"),
         ),
         Route::Tool { program, .. } => (
@@ -504,6 +489,11 @@ fn clipboard_problems(route: &Route, tmux_outer: Option<&OuterClipboard>) -> Vec
             part: "clipboard".into(),
             what: "no client is attached to this tmux session: a copy stays in tmux's buffer".into(),
             fix: "attach to the session (tmux attach), or copy from an attached one".into(),
+        }),
+        Some(OuterClipboard::NoClipboard(terminal)) => problems.push(Problem {
+            part: "clipboard".into(),
+            what: format!("tmux has no clipboard feature for the attached terminal ({terminal}): it sends a copy no OSC 52, so it stays in tmux's buffer"),
+            fix: clipboard::no_clipboard_fix(terminal),
         }),
         _ => {}
     }
@@ -811,6 +801,12 @@ mod tests {
         assert!(problems[0].fix.contains("set-clipboard on"), "{problems:?}");
         let problems = clipboard_problems(&Route::Tmux, Some(&OuterClipboard::NoClient));
         assert!(problems[0].fix.contains("attach"), "{problems:?}");
+        let no_ms = OuterClipboard::NoClipboard("screen-256color".into());
+        let problems = clipboard_problems(&Route::Tmux, Some(&no_ms));
+        assert!(
+            problems[0].fix.contains("',screen-256color:clipboard'"),
+            "{problems:?}"
+        );
         assert!(
             clipboard_problems(&Route::Tmux, Some(&OuterClipboard::Sent("external".into())))
                 .is_empty()

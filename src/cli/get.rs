@@ -442,7 +442,7 @@ pub(super) async fn copy_to_clipboard(config: &Config, text: &str) -> Result<(),
         Ok(copied) => {
             output::error(&copied.summary());
             if let Some(advice) = copied.advice() {
-                output::detail(advice);
+                output::detail(&advice);
             }
             Ok(())
         }

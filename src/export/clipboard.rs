@@ -35,6 +35,7 @@ const TMUX_COPIED: &str = "Copied to a tmux buffer (prefix ] pastes it)";
 const TMUX_OUTER_NOT_SET: &str = "NOT your terminal's clipboard (set -g set-clipboard on)";
 const TMUX_OUTER_HOW: &str =
     "to set your terminal's clipboard too, add `set -g set-clipboard on` to ~/.tmux.conf";
+const TMUX_NO_MS: &str = "NOT your terminal's clipboard (tmux has no clipboard feature for";
 const TMUX_OUTER_UNKNOWN: &str = "tmux did not say whether it reached your terminal's clipboard";
 const TMUX_NO_CLIENT: &str = "no tmux client is attached, so no terminal's clipboard got it";
 const TERMINAL_SENT: &str =
@@ -97,7 +98,8 @@ pub fn find_on_path(path: &OsString, program: &str) -> Option<PathBuf> {
 pub enum Route {
     /// The config's `clipboard_command`: the text on its stdin, confirmed by its exit status.
     Command(Vec<String>),
-    /// `tmux load-buffer -w -`: a tmux buffer, which tmux passes on to the outer terminal.
+    /// `tmux load-buffer -`: a tmux buffer, with `-w` (tmux passes it on to the attached
+    /// terminal) unless `set-clipboard` is off.
     Tmux,
     /// A desktop tool that forks and keeps serving the selection (wl-copy, xclip, xsel).
     Tool {
@@ -168,15 +170,20 @@ impl Route {
     }
 }
 
-/// Whether tmux passed the buffer on to the terminal outside it (`set-clipboard`).
+/// Whether tmux passed the buffer on to the terminal outside it. `load-buffer -w` sends OSC 52
+/// to one client (the one tmux picks for the session) whatever `set-clipboard` says, and only
+/// if that client's terminal has `Ms`; so mcpick passes `-w` only when `set-clipboard` is not
+/// `off`, and asks which client and whether its terminal has `Ms`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum OuterClipboard {
-    /// `set-clipboard` is `on` or `external` (the value is kept).
+    /// Sent by OSC 52 to the attached terminal; `set-clipboard` (`on` or `external`) is kept.
     Sent(String),
-    /// `set-clipboard off`: only the tmux buffer holds it.
+    /// `set-clipboard off`: mcpick did not ask tmux to pass it on; only the buffer holds it.
     NotSet,
-    /// No client is attached to the session: no terminal to pass it to.
+    /// No client is attached: no terminal to pass it to.
     NoClient,
+    /// The attached terminal (this `TERM`) has no `Ms`, so tmux sent it nothing.
+    NoClipboard(String),
     /// tmux did not say.
     Unknown,
 }
@@ -220,6 +227,9 @@ impl Copied {
                     format!("{TMUX_COPIED} and your terminal's clipboard (set-clipboard {setting})")
                 }
                 OuterClipboard::NotSet => format!("{TMUX_COPIED}, {TMUX_OUTER_NOT_SET}"),
+                OuterClipboard::NoClipboard(terminal) => {
+                    format!("{TMUX_COPIED}, {TMUX_NO_MS} {terminal})")
+                }
                 OuterClipboard::Unknown => format!("{TMUX_COPIED}; {TMUX_OUTER_UNKNOWN}"),
                 OuterClipboard::NoClient => format!("{TMUX_COPIED}; {TMUX_NO_CLIENT}"),
             },
@@ -231,11 +241,14 @@ impl Copied {
     }
 
     /// What to do about it, when the summary is not the whole story (said where there is room).
-    pub fn advice(&self) -> Option<&'static str> {
+    pub fn advice(&self) -> Option<String> {
         match self {
             Copied::TmuxBuffer {
                 outer: OuterClipboard::NotSet,
-            } => Some(TMUX_OUTER_HOW),
+            } => Some(TMUX_OUTER_HOW.to_string()),
+            Copied::TmuxBuffer {
+                outer: OuterClipboard::NoClipboard(terminal),
+            } => Some(no_clipboard_fix(terminal)),
             _ => None,
         }
     }
@@ -306,10 +319,27 @@ fn first_line(stderr: &[u8]) -> Option<String> {
         .map(crate::text::one_line)
 }
 
-/// `tmux load-buffer -w -`, then `set-clipboard` to say where else it went. Plain `tmux`
-/// talks to the server of `$TMUX`, the one mcpick runs in.
+/// How to let tmux send OSC 52 to `terminal`, a `TERM` whose terminfo has no `Ms`.
+pub fn no_clipboard_fix(terminal: &str) -> String {
+    format!(
+        "if {terminal} takes OSC 52, add `set -as terminal-features ',{terminal}:clipboard'` \
+         to ~/.tmux.conf"
+    )
+}
+
+/// `tmux load-buffer -`, with `-w` unless `set-clipboard` is off, after asking tmux what it
+/// does with it beyond the buffer. Plain `tmux` talks to the server of `$TMUX`, the one mcpick
+/// runs in.
 async fn copy_to_tmux(text: &str) -> Result<Copied, String> {
-    let written = load_buffer(text, &["-w"]).await?;
+    let outer = ask_tmux().await.outer;
+    // `off` is the user's word that programs are not to set the terminal's clipboard; tmux
+    // would send OSC 52 for `-w` all the same.
+    let flags: &[&str] = if outer == OuterClipboard::NotSet {
+        &[]
+    } else {
+        &["-w"]
+    };
+    let written = load_buffer(text, flags).await?;
     if !written.status.success() {
         let why = first_line(&written.stderr).unwrap_or_else(|| written.status.to_string());
         // tmux before 3.2 has no -w (nor passes buffers on): a buffer alone, then.
@@ -323,14 +353,56 @@ async fn copy_to_tmux(text: &str) -> Result<Copied, String> {
         }
         return Err(format!("tmux load-buffer failed: {why}"));
     }
-    // One question: how many clients see this session, and what `set-clipboard` says.
-    let outer = match within("tmux display-message", async {
+    Ok(Copied::TmuxBuffer { outer })
+}
+
+/// What tmux answers about passing a buffer on: `set-clipboard` and [`OuterClipboard`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TmuxAnswer {
+    /// `set-clipboard` (`on`, `external`, `off`), when tmux answered.
+    pub setting: Option<String>,
+    /// What `load-buffer -w` does (or, with `off`, what mcpick's plain `load-buffer` does).
+    pub outer: OuterClipboard,
+}
+
+/// The first question for tmux: `set-clipboard`, the client `load-buffer -w` would send to
+/// (display-message finds the same one: the best client of this pane's session) and the name
+/// of its terminal.
+const TMUX_QUESTION: [&str; 3] = [
+    "display-message",
+    "-p",
+    "#{set-clipboard}\t#{client_name}\t#{client_termname}",
+];
+
+impl TmuxAnswer {
+    const UNKNOWN: TmuxAnswer = TmuxAnswer {
+        setting: None,
+        outer: OuterClipboard::Unknown,
+    };
+}
+
+/// Asks the tmux of `$TMUX` what it does with a buffer beyond keeping it.
+pub async fn ask_tmux() -> TmuxAnswer {
+    let Some(said) = tmux_says(&TMUX_QUESTION).await else {
+        return TmuxAnswer::UNKNOWN;
+    };
+    let mut fields = said.split('\t');
+    let (setting, client) = (fields.next().unwrap_or_default(), fields.next());
+    // The terminal's capabilities matter only when tmux would send it the buffer.
+    let capabilities = match (outer_clipboard(setting), client) {
+        (OuterClipboard::Sent(_), Some(client)) if !client.is_empty() => {
+            tmux_says(&["show-messages", "-T", "-t", client]).await
+        }
+        _ => None,
+    };
+    tmux_answer(&said, capabilities.as_deref().unwrap_or_default())
+}
+
+/// What `tmux ARGS` prints, when it succeeds within [`ANSWER_WAIT`].
+async fn tmux_says(args: &[&str]) -> Option<String> {
+    let out = within("tmux", async {
         tokio::process::Command::new("tmux")
-            .args([
-                "display-message",
-                "-p",
-                "#{session_attached} #{set-clipboard}",
-            ])
+            .args(args)
             .stdin(Stdio::null())
             .stderr(Stdio::null())
             .kill_on_drop(true)
@@ -338,11 +410,9 @@ async fn copy_to_tmux(text: &str) -> Result<Copied, String> {
             .await
     })
     .await
-    {
-        Ok(out) if out.status.success() => outer_of(&String::from_utf8_lossy(&out.stdout)),
-        _ => OuterClipboard::Unknown,
-    };
-    Ok(Copied::TmuxBuffer { outer })
+    .ok()
+    .filter(|out| out.status.success())?;
+    Some(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
 /// `tmux load-buffer FLAGS -` with `text` on stdin (`-w` also to the outer terminal's
@@ -369,13 +439,41 @@ pub async fn load_buffer(text: &str, flags: &[&str]) -> Result<std::process::Out
     .await
 }
 
-/// What `#{session_attached} #{set-clipboard}` means for the outer terminal: `off` wins
-/// (nothing is passed on), then no attached client (nobody to pass it to).
-pub fn outer_of(answer: &str) -> OuterClipboard {
-    let (clients, setting) = answer.trim().split_once(' ').unwrap_or(("", answer));
-    match outer_clipboard(setting) {
-        OuterClipboard::Sent(_) if clients.trim() == "0" => OuterClipboard::NoClient,
+/// What tmux's answer to [`TMUX_QUESTION`] (`said`) and `show-messages -T -t CLIENT`
+/// (`capabilities`, asked when it matters) mean: `off` wins (mcpick does not pass `-w`), then
+/// no client (nobody to send to), then whether the client's terminal has `Ms` (in the block
+/// `Terminal N: TERM for CLIENT, flags=…:`, the line `Ms: (string) …` or `Ms: [missing]`).
+pub fn tmux_answer(said: &str, capabilities: &str) -> TmuxAnswer {
+    let first = said.lines().next().unwrap_or_default();
+    let mut fields = first.split('\t');
+    let setting = fields.next().unwrap_or_default().trim();
+    let (Some(client), Some(terminal)) = (fields.next(), fields.next()) else {
+        return TmuxAnswer::UNKNOWN;
+    };
+    let outer = match outer_clipboard(setting) {
+        OuterClipboard::Sent(_) if client.is_empty() => OuterClipboard::NoClient,
+        OuterClipboard::Sent(setting) => {
+            let heading = format!(" for {client}, flags=");
+            let ms = capabilities
+                .lines()
+                .skip_while(|l| !(l.starts_with("Terminal ") && l.contains(&heading)))
+                .skip(1)
+                .take_while(|l| !l.starts_with("Terminal "))
+                .find_map(|l| l.trim_start().split_once(": ")?.1.strip_prefix("Ms: "));
+            match ms {
+                Some(ms) if ms.starts_with("(string)") => OuterClipboard::Sent(setting),
+                Some(ms) if ms.starts_with("[missing]") => {
+                    OuterClipboard::NoClipboard(terminal.trim().to_string())
+                }
+                // A client with no terminal of its own (control mode), or no answer.
+                _ => OuterClipboard::Unknown,
+            }
+        }
         outer => outer,
+    };
+    TmuxAnswer {
+        setting: (!setting.is_empty()).then(|| setting.to_string()),
+        outer,
     }
 }
 
@@ -716,22 +814,47 @@ mod tests {
         "\x1bP\x1b]52;c;aGk=\x07\x1b\\".to_string()
     }
 
+    /// `show-messages -T` as tmux 3.3a prints it for two clients (cut short).
+    const CAPABILITIES: &str = "Terminal 0: xterm-256color for /dev/pts/3, flags=0x20:\n\
+        \x20191: Mouse: [missing]\n\
+        \x20192: Ms: (string) \\033]52;%p1%s;%p2%s\\a\n\
+        \x20193: Nobr: (flag) false\n\
+        Terminal 1: screen-256color for /dev/pts/2, flags=0x20:\n\
+        \x20192: Ms: [missing]\n";
+
     #[test]
-    fn tmux_set_clipboard_says_where_the_copy_went() {
+    fn tmux_says_where_the_copy_went() {
+        let outer = |said: &str| tmux_answer(said, CAPABILITIES).outer;
         assert_eq!(
-            outer_clipboard("external\n"),
+            outer("external\t/dev/pts/3\txterm-256color\n"),
             OuterClipboard::Sent("external".into())
         );
-        assert_eq!(outer_clipboard("on"), OuterClipboard::Sent("on".into()));
-        assert_eq!(outer_clipboard("off\n"), OuterClipboard::NotSet);
-        assert_eq!(outer_clipboard(""), OuterClipboard::Unknown);
         assert_eq!(
-            outer_of("1 external\n"),
-            OuterClipboard::Sent("external".into())
+            outer("on\t/dev/pts/3\txterm-256color\n"),
+            OuterClipboard::Sent("on".into())
         );
-        assert_eq!(outer_of("0 external\n"), OuterClipboard::NoClient);
-        assert_eq!(outer_of("0 off\n"), OuterClipboard::NotSet);
-        assert_eq!(outer_of("garbage"), OuterClipboard::Unknown);
+        // The client tmux picks has a terminal without Ms: tmux sends it nothing.
+        assert_eq!(
+            outer("on\t/dev/pts/2\tscreen-256color\n"),
+            OuterClipboard::NoClipboard("screen-256color".into())
+        );
+        assert_eq!(outer("external\t\t\n"), OuterClipboard::NoClient);
+        assert_eq!(
+            outer("off\t/dev/pts/3\txterm-256color\n"),
+            OuterClipboard::NotSet
+        );
+        assert_eq!(outer("off\t\t\n"), OuterClipboard::NotSet);
+        // A client not in the list (control mode has no terminal), or no list: not known.
+        assert_eq!(
+            outer("on\tclient-1234\txterm-256color\n"),
+            OuterClipboard::Unknown
+        );
+        assert_eq!(
+            tmux_answer("on\t/dev/pts/3\txterm\n", "").outer,
+            OuterClipboard::Unknown
+        );
+        assert_eq!(tmux_answer("garbage", CAPABILITIES), TmuxAnswer::UNKNOWN);
+        assert_eq!(tmux_answer("off\t\t\n", "").setting.as_deref(), Some("off"));
     }
 
     #[test]
@@ -747,6 +870,19 @@ mod tests {
         assert!(tmux.summary().contains("NOT your terminal's clipboard"));
         assert!(tmux.summary().contains("set -g set-clipboard on"));
         assert!(tmux.advice().unwrap().contains("~/.tmux.conf"));
+        let tmux = Copied::TmuxBuffer {
+            outer: OuterClipboard::NoClipboard("screen-256color".into()),
+        };
+        assert_eq!(
+            tmux.summary(),
+            "Copied to a tmux buffer (prefix ] pastes it), NOT your terminal's clipboard \
+             (tmux has no clipboard feature for screen-256color)"
+        );
+        assert!(
+            tmux.advice()
+                .unwrap()
+                .contains("set -as terminal-features ',screen-256color:clipboard'")
+        );
         let tmux = Copied::TmuxBuffer {
             outer: OuterClipboard::Sent("external".into()),
         };
