@@ -82,6 +82,17 @@ const COPY_FAILED_WAYS_OUT: &str = "s saves it; mcpick --print prints it.";
 /// Said while an accept's copy runs (a program may take a moment).
 const COPYING: &str = "Copying…";
 
+/// A refresh (Ctrl-R) or restart (F5) by hand, until every server in it answered.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct RefreshRound {
+    /// The servers asked to list again.
+    listing: std::collections::BTreeSet<ServerId>,
+    /// The failed servers started again.
+    restarting: std::collections::BTreeSet<ServerId>,
+    /// The progress notice shown last, updated in place as the servers answer.
+    said: String,
+}
+
 /// The whole state of the TUI.
 #[derive(Debug, Clone)]
 pub struct App {
@@ -126,6 +137,9 @@ pub struct App {
     signing_in: std::collections::BTreeSet<ServerId>,
     /// Servers restarted by hand and not answered yet: how that ends gets a notice.
     restarted_by_hand: std::collections::BTreeSet<ServerId>,
+    /// The refresh (Ctrl-R) or restart (F5) under way: its progress and then its outcome
+    /// are one notice each, not one per server.
+    refresh_round: Option<RefreshRound>,
     /// The merged menu, in server order.
     pub entries: Vec<Entry>,
     /// The widths of the menu's columns over all of [`App::entries`].

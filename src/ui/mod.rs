@@ -202,9 +202,19 @@ fn draw_status(app: &App, frame: &mut Frame, area: Rect, above: Rect, theme: &Th
             waiting => (format!("{text} (+{waiting})"), f.error),
         }
     });
-    // A notice takes what it needs, leaving room for the servers' counts at least, so both
-    // stay in sight (the servers' names come back when the notice is gone).
+    // The servers keep their whole line whenever it fits the bar: a notice goes beside them
+    // when there is room, else above the bar (below), never squeezing them to their counts.
+    // Only servers too many for the bar alone are counted, and a notice takes what it needs
+    // beside the counts, leaving room for them at least.
+    let full: usize = spans.iter().map(|s| crate::text::width(&s.content)).sum();
+    let fits_alone = full <= usize::from(area.width);
     let flash_width = flash.as_ref().map_or(0, |(text, _)| {
+        let text = crate::text::width(text) + SEPARATOR_WIDTH;
+        if fits_alone {
+            // Beside the whole line, or nothing here (it goes above).
+            let room = usize::from(area.width) - full;
+            return if text <= room { text as u16 } else { 0 };
+        }
         let counts: usize = compact_status(app, theme)
             .iter()
             .map(|s| crate::text::width(&s.content))
@@ -213,12 +223,10 @@ fn draw_status(app: &App, frame: &mut Frame, area: Rect, above: Rect, theme: &Th
             .width
             .saturating_sub(u16::try_from(counts).unwrap_or(u16::MAX))
             .max(area.width / 3);
-        // Room for the separator too, when the notice meets the servers.
-        (crate::text::width(text) as u16 + SEPARATOR_WIDTH as u16).min(room)
+        (text as u16).min(room)
     });
     let [servers, notice] =
         Layout::horizontal([Constraint::Fill(1), Constraint::Length(flash_width)]).areas(area);
-    let full: usize = spans.iter().map(|s| crate::text::width(&s.content)).sum();
     if full > usize::from(servers.width) {
         spans = compact_status(app, theme);
     }

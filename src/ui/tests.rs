@@ -532,7 +532,10 @@ pub(crate) fn a_long_notice_is_never_cut_it_wraps_above_the_bar_and_the_counts_s
         let drawn = screen(&app, width, height);
         let lines: Vec<&str> = drawn.lines().collect();
         let bar = lines[lines.len() - 2];
-        assert!(bar.contains("ready"), "the server counts stay: {bar}");
+        assert!(
+            bar.contains("● everything"),
+            "the servers keep their line: {bar}"
+        );
         assert!(!drawn.contains('…'), "cut at {width}×{height}:\n{drawn}");
         // The rows above the bar hold the notice whole, under a rule.
         let start = lines
@@ -558,14 +561,16 @@ pub(crate) fn a_notice_beside_a_failed_server_is_set_apart_from_it() {
         stderr: vec![],
     }));
     app.warn("You edited these messages: Esc again discards the edits (Enter accepts, s saves).");
-    // Wide enough that the notice sits on the bar beside the servers.
-    let drawn = screen(&app, 130, 24);
+    // Wide enough that the notice sits on the bar beside the servers' whole line.
+    let drawn = screen(&app, 140, 24);
     let bar = drawn
         .lines()
         .find(|l| l.contains("You edited"))
         .unwrap_or_else(|| panic!("no notice:\n{drawn}"));
-    let between =
-        &bar[bar.find("failed").unwrap() + "failed".len()..bar.find("You edited").unwrap()];
+    let end = bar
+        .find("1 stale")
+        .unwrap_or_else(|| panic!("not beside the servers:\n{drawn}"));
+    let between = &bar[end + "1 stale".len()..bar.find("You edited").unwrap()];
     assert!(
         between == " │ " || (between.len() >= 3 && between.trim().is_empty()),
         "ran together: {bar}"

@@ -389,3 +389,36 @@ fn values_left_unsent_by_esc_or_a_kill_come_back_when_the_prompt_is_reopened() {
     let screen = again.wait_for("Into * (to)", STEP);
     assert!(!screen.contains("Ctrl-U clears a field"), "\n{screen}");
 }
+
+#[test]
+fn ctrl_r_with_a_server_down_shows_progress_then_the_outcome_and_keeps_the_bar_whole() {
+    // `broken` takes a second to fail, so the refresh is seen under way.
+    let config = format!(
+        "{}[servers.broken]\ncommand = \"sh\"\nargs = [\"-c\", \"sleep 1; echo 'cannot open the database' >&2; exit 3\"]\n",
+        mcpick_serve("builtin", &["--builtin"])
+    );
+    let sandbox = Sandbox::new(&config);
+    let mut tui = Tui::start(&sandbox, &[]);
+    tui.wait_for("✗ broken failed", SERVER_START);
+    tui.send("\x12"); // Ctrl-R
+    tui.wait_for("Refreshing 2 servers…", STEP);
+    // The library lists again at once; broken is still on its way down.
+    tui.wait_for("Refreshing 2 servers… (1 answered)", STEP);
+    let screen = tui.wait_for("Refreshed 1 of 2 servers; broken failed again", STEP);
+    let bar = screen
+        .lines()
+        .find(|l| l.contains("✗ broken"))
+        .unwrap_or_else(|| panic!("no status bar:\n{screen}"));
+    assert!(
+        bar.contains("● builtin 9") && bar.contains("✗ broken failed (F5 restarts)"),
+        "the bar keeps every server's name at 120 columns: {bar}"
+    );
+    assert!(
+        !screen.contains("handshake"),
+        "the long failure is in the logs, not repeated:\n{screen}"
+    );
+    // F5 alike: progress, then how it ended.
+    tui.send("\x1b[15~");
+    tui.wait_for("Restarting broken…", STEP);
+    tui.wait_for("broken failed again (Ctrl-L shows why).", STEP);
+}

@@ -225,10 +225,12 @@ impl App {
             .map(|s| s.name.clone())
             .collect();
         let mut effects: Vec<Effect> = listing
-            .into_iter()
+            .iter()
             .map(|server| {
                 self.refreshing.insert(server.clone());
-                Effect::Relist { server }
+                Effect::Relist {
+                    server: server.clone(),
+                }
             })
             .collect();
         let any_failed = self
@@ -239,8 +241,165 @@ impl App {
             effects.extend(self.restart_failed());
         } else if effects.is_empty() {
             self.notify("No server is up to list its prompts again.");
+            return effects;
         }
+        let round = self.refresh_round.get_or_insert_with(RefreshRound::default);
+        round.listing.extend(listing);
+        self.say_refresh_progress();
         effects
+    }
+
+    /// Shows what the refresh under way is at, as a notice of what is under way.
+    pub(in crate::app) fn say_refresh_progress(&mut self) {
+        let progress = self.refresh_progress();
+        if let Some(round) = &mut self.refresh_round {
+            round.said = progress.clone();
+        }
+        self.notify_transient(progress);
+    }
+
+    /// What the refresh under way is at: `Refreshing 6 servers… (2 answered)`.
+    fn refresh_progress(&self) -> String {
+        let Some(round) = &self.refresh_round else {
+            return String::new();
+        };
+        let all = round.listing.len() + round.restarting.len();
+        let waiting = round
+            .listing
+            .iter()
+            .filter(|s| self.refreshing.contains(*s))
+            .chain(
+                round
+                    .restarting
+                    .iter()
+                    .filter(|s| self.restarted_by_hand.contains(*s)),
+            )
+            .count();
+        let verb = if round.listing.is_empty() {
+            "Restarting"
+        } else {
+            "Refreshing"
+        };
+        let what = if all == 1 {
+            round
+                .listing
+                .iter()
+                .chain(&round.restarting)
+                .map(|s| crate::text::one_line(s))
+                .collect::<String>()
+        } else {
+            format!("{all} servers")
+        };
+        match all - waiting {
+            0 => format!("{verb} {what}…"),
+            answered => format!("{verb} {what}… ({answered} answered)"),
+        }
+    }
+
+    /// Once every server of the refresh under way answered: one notice says how it
+    /// ended (how many listed, which failed again and where to read why); until then the
+    /// progress notice counts the answers.
+    pub(in crate::app) fn settle_refresh_round(&mut self) {
+        let Some(round) = &self.refresh_round else {
+            return;
+        };
+        let waiting = round.listing.iter().any(|s| self.refreshing.contains(s))
+            || round
+                .restarting
+                .iter()
+                .any(|s| self.restarted_by_hand.contains(s));
+        if waiting {
+            let progress = self.refresh_progress();
+            if let Some(flash) = &mut self.flash
+                && flash.text == round.said
+                && progress != round.said
+            {
+                // In place: the logs pane keeps the first words, not every count.
+                flash.text = progress.clone();
+                if let Some(round) = &mut self.refresh_round {
+                    round.said = progress;
+                }
+            }
+            return;
+        }
+        let Some(round) = self.refresh_round.take() else {
+            return;
+        };
+        let servers: Vec<&ServerId> = round.listing.iter().chain(&round.restarting).collect();
+        let up: Vec<&ServerId> = servers
+            .iter()
+            .copied()
+            .filter(|s| {
+                self.servers.iter().any(|status| {
+                    &status.name == *s && matches!(status.state, ServerState::Ready { .. })
+                })
+            })
+            .collect();
+        let down: Vec<String> = servers
+            .iter()
+            .filter(|s| !up.contains(s))
+            .map(|s| crate::text::one_line(s))
+            .collect();
+        // Up, but its list could not be fetched again: its rows are the old ones.
+        let stale: Vec<String> = up
+            .iter()
+            .filter(|s| matches!(self.catalog_marks.get(**s), Some(CatalogMark::Stale { .. })))
+            .map(|s| crate::text::one_line(s))
+            .collect();
+        let up: Vec<&ServerId> = up
+            .into_iter()
+            .filter(|s| !stale.contains(&crate::text::one_line(s)))
+            .collect();
+        let prompts: usize = up.iter().map(|s| self.rows_of(s)).sum();
+        let listed = match (up.len(), servers.len()) {
+            (0, _) => String::new(),
+            (1, 1) => format!(
+                "{} {}: {}",
+                crate::text::one_line(up[0]),
+                if round.restarting.contains(up[0]) {
+                    "is back"
+                } else {
+                    "listed again"
+                },
+                crate::text::counted(prompts, "prompt", "prompts")
+            ),
+            (n, all) if n == all => format!(
+                "Refreshed {all} servers: {}",
+                crate::text::counted(prompts, "prompt", "prompts")
+            ),
+            (n, all) => format!("Refreshed {n} of {all} servers"),
+        };
+        if down.is_empty() && stale.is_empty() {
+            self.notify(format!("{listed}."));
+            return;
+        }
+        let logs = self
+            .keys
+            .hint(KeyScreen::Picker, Action::Logs)
+            .map(|key| format!(" ({key} shows why)"))
+            .unwrap_or_default();
+        let mut parts: Vec<String> = Vec::new();
+        if !listed.is_empty() {
+            parts.push(listed);
+        }
+        if !down.is_empty() {
+            parts.push(format!("{} failed again", down.join(", ")));
+        }
+        if !stale.is_empty() {
+            parts.push(format!("{} could not list its prompts", stale.join(", ")));
+        }
+        // A state notice of each server it names: one that comes back withdraws it.
+        let text = format!("{}{logs}.", parts.join("; "));
+        self.warn(text.clone());
+        for server in servers.iter().filter(|s| {
+            let name = crate::text::one_line(s);
+            down.contains(&name) || stale.contains(&name)
+        }) {
+            let said = self.state_notices.entry((*server).clone()).or_default();
+            if !said.contains(&text) {
+                said.push(text.clone());
+            }
+        }
     }
 
     /// What stops a prompt of `server` from being sent now and what to do about it, for a

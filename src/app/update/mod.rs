@@ -50,6 +50,7 @@ impl App {
             sign_ins: BTreeMap::new(),
             signing_in: Default::default(),
             restarted_by_hand: Default::default(),
+            refresh_round: None,
             input_servers: BTreeMap::new(),
             retrying: Vec::new(),
             entries: Vec::new(),
@@ -239,6 +240,7 @@ impl App {
             // in the logs pane); one the key brought, or one waiting its turn, still shows.
             self.drop_seen_notice();
         }
+        self.settle_refresh_round();
         if self.pending_start.is_some() {
             effects.extend(self.settle_start());
         }

@@ -191,9 +191,10 @@ impl App {
             self.notify("No server has failed.");
             return Vec::new();
         }
-        // Under way: how each restart ends (back, failed again) replaces it at once.
-        self.notify_transient(format!("Restarting {}…", failed.join(", ")));
-        failed
+        // Under way: the round's progress, then how it ended, replace it.
+        let round = self.refresh_round.get_or_insert_with(RefreshRound::default);
+        round.restarting.extend(failed.iter().cloned());
+        let effects = failed
             .into_iter()
             .map(|server| {
                 self.set_state(&server, ServerState::Connecting);
@@ -201,7 +202,9 @@ impl App {
                 self.log_event(&server, "restarting (by hand)".into());
                 Effect::Restart { server }
             })
-            .collect()
+            .collect();
+        self.say_refresh_progress();
+        effects
     }
 
     pub(in crate::app) fn pick(&mut self) -> Vec<Effect> {

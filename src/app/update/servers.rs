@@ -39,7 +39,8 @@ impl App {
                 );
                 // It is up: what was said of its failure no longer holds.
                 self.withdraw_state_notices(&server);
-                if self.restarted_by_hand.remove(&server) {
+                // (A refresh or restart by hand says how it ended once all answered.)
+                if self.restarted_by_hand.remove(&server) && self.refresh_round.is_none() {
                     self.notify(format!(
                         "{} is back: {}.",
                         crate::text::one_line(&server),
@@ -92,7 +93,7 @@ impl App {
                         restart: None,
                     },
                 };
-                if self.restarted_by_hand.remove(&server) {
+                if self.restarted_by_hand.remove(&server) && self.refresh_round.is_none() {
                     // The status bar only keeps its ✗: say that the restart did not help.
                     let logs = self
                         .keys
