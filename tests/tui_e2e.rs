@@ -248,10 +248,10 @@ fn completion_suggestions_follow_what_is_typed_and_the_other_fields() {
         !screen.contains("Engineering"),
         "only matches of what is typed:\n{screen}"
     );
-    // With none chosen, Tab takes the first; the next field's suggestions use it as context.
+    // With none chosen, Tab takes the first and moves on; the next field's suggestions use
+    // it as context.
     tui.send(TAB);
     tui.wait_for("│Sales", STEP);
-    tui.send(TAB);
     tui.send("E");
     let screen = tui.wait_for("    Eve", STEP);
     assert!(
@@ -273,9 +273,9 @@ fn ctrl_n_then_tab_takes_the_first_suggestion_and_enter_takes_a_chosen_one() {
     // Asked on focus, shown by the first Ctrl-N with the first one highlighted.
     tui.send(CTRL_N);
     tui.wait_for("▸ Engineering", STEP);
+    // Tab takes it and moves on to the next field.
     tui.send(TAB);
     tui.wait_for("│Engineering", STEP);
-    tui.send(TAB);
     tui.send(CTRL_N);
     tui.wait_for("▸ Alice", STEP);
     tui.send(CTRL_N);
