@@ -183,3 +183,36 @@ fn healthz_answers_ok_outside_the_host_checks_of_mcp() {
     let (status, _, _) = split_response(&bytes);
     assert!(status.starts_with("HTTP/1.1 403"), "{status}");
 }
+
+/// A page has one cursor: `00`, `+0`, ` 0` (each once a page cache entry of its own, so a
+/// thousand clients sending their own took the server past a gigabyte) are invalid params.
+#[test]
+fn a_cursor_is_only_the_one_the_server_gave() {
+    let server = mcpick_serve_http(&["--builtin"]);
+    let mut stream = connect(&server.url);
+    for (id, cursor) in ["00", "+0", " 0", "0 ", "000000000000000000000"]
+        .into_iter()
+        .enumerate()
+    {
+        let request = modern_post(
+            &server.url,
+            id as u64 + 1,
+            "prompts/list",
+            json!({"cursor": cursor}),
+        );
+        let (_, _, body) = split_response(&one_read(&mut stream, &request));
+        let answer: Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(answer["error"]["code"], -32602, "{cursor:?}: {answer}");
+        assert!(answer["result"].is_null(), "{cursor:?}: {answer}");
+    }
+    // The real first page still answers, by no cursor or the offset itself.
+    let request = modern_post(&server.url, 99, "prompts/list", json!({"cursor": "0"}));
+    let (_, _, body) = split_response(&one_read(&mut stream, &request));
+    let answer: Value = serde_json::from_slice(&body).unwrap();
+    assert!(
+        answer["result"]["prompts"]
+            .as_array()
+            .is_some_and(|p| !p.is_empty()),
+        "{answer}"
+    );
+}

@@ -49,6 +49,9 @@ pub enum ArgumentError {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Library {
     prompts: Vec<PromptDef>,
+    /// Each prompt's index in `prompts` by name (names are unique): `prompts/get` of the
+    /// last of 20,000 prompts costs what the first does.
+    by_name: std::collections::HashMap<String, usize>,
     /// The skill folders, each at a unique `skill://` path (each is a prompt too).
     skills: Vec<SkillDef>,
     /// Files skipped and names changed, each with its file (shown as `file:line: problem`).
@@ -98,6 +101,9 @@ impl Library {
                             });
                         }
                     }
+                    library
+                        .by_name
+                        .insert(prompt.name.clone(), library.prompts.len());
                     library.prompts.push(prompt);
                 }
                 Err(error) => library.diagnostics.push(LoadError {
@@ -164,7 +170,7 @@ impl Library {
 
     /// The prompt called `name`.
     pub fn find(&self, name: &str) -> Option<&PromptDef> {
-        self.prompts.iter().find(|p| p.name == name)
+        self.by_name.get(name).and_then(|&at| self.prompts.get(at))
     }
 
     /// Whether `other` lists the same prompts (names, titles, descriptions, arguments).
@@ -242,7 +248,18 @@ pub struct ServedResource {
     pub embedded_by: Vec<String>,
 }
 
-/// One page of `items`; the cursor is the offset of the page's first item.
+/// The offset a cursor names, when it is one this server issues: a page's first item,
+/// written as [`page_of`] writes it (no sign, no leading zero or blank), so each page has
+/// exactly one cursor and whatever caches pages by cursor holds at most one entry a page.
+pub fn cursor_offset(cursor: &str, page_size: usize) -> Option<usize> {
+    cursor
+        .parse::<usize>()
+        .ok()
+        .filter(|n| n % page_size.max(1) == 0 && n.to_string() == cursor)
+}
+
+/// One page of `items`; the cursor is the offset of the page's first item, as this function
+/// issued it (anything else, `00` or `+2` or an offset inside a page, is a bad cursor).
 pub fn page_of<'a, T>(
     items: &'a [T],
     cursor: Option<&str>,
@@ -250,9 +267,7 @@ pub fn page_of<'a, T>(
 ) -> Result<(&'a [T], Option<String>), ArgumentError> {
     let start = match cursor {
         None => 0,
-        Some(cursor) => cursor
-            .parse::<usize>()
-            .ok()
+        Some(cursor) => cursor_offset(cursor, page_size)
             .filter(|&n| n <= items.len())
             .ok_or_else(|| ArgumentError::BadCursor(cursor.to_string()))?,
     };

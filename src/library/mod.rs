@@ -19,7 +19,7 @@ mod watch;
 
 pub use builtin::builtin_library;
 pub use hints::{CacheHints, parse_ttl};
-pub use loaded::{ArgumentError, Library, ServedResource, load_paths, page_of};
+pub use loaded::{ArgumentError, Library, ServedResource, cursor_offset, load_paths, page_of};
 pub use prompt::{ArgDef, LoadError, MessageTemplate, PromptDef, SourceFormat};
 pub use shared::SharedLibrary;
 pub use watch::{Embedded, watch_paths};

@@ -275,6 +275,17 @@ fn pages_follow_cursors_and_reject_strangers() {
         library.page(Some("99"), 2),
         Err(ArgumentError::BadCursor(_))
     ));
+    // One cursor a page: other spellings of an offset, and offsets inside a page, are not
+    // cursors this server gave (each would be a page cache entry of its own).
+    for stranger in ["00", "02", "+2", " 2", "2 ", "1", "3", "2.0"] {
+        assert!(
+            matches!(
+                library.page(Some(stranger), 2),
+                Err(ArgumentError::BadCursor(_))
+            ),
+            "{stranger:?}"
+        );
+    }
 }
 
 #[test]

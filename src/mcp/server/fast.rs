@@ -51,7 +51,9 @@ pub struct FastReads {
 #[derive(Default)]
 struct ListPages {
     library: Option<Arc<Library>>,
-    /// By cursor; only pages that were served, so no more than the library has.
+    /// By cursor; only pages that were served, so no more than the library has: a page
+    /// has one cursor ([`crate::library::cursor_offset`] refuses other spellings), so no
+    /// client can grow this by sending `0`, `00`, `+0`…
     pages: HashMap<Option<String>, Arc<ServerResult>>,
 }
 
