@@ -720,3 +720,27 @@ fn a_flood_of_requests_with_huge_names_writes_little_log() {
         "{written} bytes of log for 300 requests"
     );
 }
+
+/// A limit of `--http` given without it is a usage error naming `--http`, not a limit
+/// silently ignored by the stdio server.
+#[test]
+fn http_limits_without_http_are_refused() {
+    for flag in [
+        ["--max-body", "100"],
+        ["--max-requests", "4"],
+        ["--max-streams", "4"],
+        ["--max-sessions", "4"],
+        ["--session-idle", "10s"],
+        ["--max-connections", "10"],
+    ] {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_mcpick"))
+            .args(["serve", "--builtin"])
+            .args(flag)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{flag:?}: {stderr}");
+        assert!(stderr.contains("--http <ADDR>"), "{flag:?}: {stderr}");
+    }
+}
