@@ -216,3 +216,25 @@ fn a_cursor_is_only_the_one_the_server_gave() {
         "{answer}"
     );
 }
+
+/// A legacy session the server does not have (its replica died, it expired) is a 404 with a
+/// JSON-RPC error body, as the spec says, not the SDK's plain text.
+#[test]
+fn an_unknown_legacy_session_is_a_404_with_a_json_rpc_error() {
+    let server = mcpick_serve_http(&["--builtin"]);
+    let mut stream = connect(&server.url);
+    let body =
+        json!({"jsonrpc": "2.0", "id": 7, "method": "prompts/list", "params": {}}).to_string();
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-06-18\r\nMcp-Session-Id: gone-with-its-replica\r\nContent-Length: {}\r\n\r\n{body}",
+        authority(&server.url),
+        body.len()
+    );
+    let (status, headers, body) = split_response(&one_read(&mut stream, request.as_bytes()));
+    assert_eq!(status, "HTTP/1.1 404 Not Found");
+    assert_eq!(header(&headers, "content-type"), Some("application/json"));
+    let answer: Value = serde_json::from_slice(&body)
+        .unwrap_or_else(|e| panic!("{e}: {:?}", String::from_utf8_lossy(&body)));
+    assert_eq!(answer["error"]["code"], -32001, "{answer}");
+    assert_eq!(answer["jsonrpc"], "2.0", "{answer}");
+}

@@ -109,5 +109,47 @@ pub(in crate::mcp) fn mcp_router(
         crate::mcp::server::limits::sessions(limits).into(),
         config,
     );
-    fast.layer(axum::Router::new().nest_service("/mcp", service))
+    fast.layer(
+        axum::Router::new()
+            .nest_service("/mcp", service)
+            .layer(axum::middleware::from_fn(session_gone_as_json_rpc)),
+    )
+}
+
+/// JSON-RPC's code for a session the server does not have, as the official TypeScript
+/// SDK answers it.
+const SESSION_NOT_FOUND: i64 = -32001;
+
+/// A legacy session the server does not have (expired, closed, or held by a replica that
+/// died) is answered 404 as the spec says, with a JSON-RPC error body instead of the SDK's
+/// plain text, so a client that reads JSON learns to initialize again.
+async fn session_gone_as_json_rpc(
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let had_session = request.headers().contains_key("mcp-session-id");
+    let response = next.run(request).await;
+    let json = response
+        .headers()
+        .get(http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.contains("json"));
+    if !had_session || response.status() != http::StatusCode::NOT_FOUND || json {
+        return response;
+    }
+    let body = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": null,
+        "error": {
+            "code": SESSION_NOT_FOUND,
+            "message": "Session not found: initialize again without Mcp-Session-Id",
+        },
+    });
+    (
+        http::StatusCode::NOT_FOUND,
+        [(http::header::CONTENT_TYPE, "application/json")],
+        body.to_string(),
+    )
+        .into_response()
 }
