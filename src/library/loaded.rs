@@ -514,16 +514,29 @@ impl FileReader for DiskFiles<'_> {
                 roots.join(", ")
             ));
         }
-        let bytes = read_capped(&path)?;
+        let bytes = read_capped(&path, self.roots)?;
         Ok((file_uri(&path), bytes))
     }
 }
 
-/// Reads a regular file of at most [`MAX_FILE_BYTES`]. Anything else (a FIFO would block
-/// forever, a device never end) is refused; the cap holds even if the file grows meanwhile.
-fn read_capped(path: &Path) -> Result<Vec<u8>, String> {
+/// Reads a regular file of at most [`MAX_FILE_BYTES`] that is inside `roots` as opened:
+/// the check is of the file opened, not of its path before (a file replaced by a link
+/// between a check and the open would otherwise be read from wherever the link leads).
+/// Anything else (a FIFO would block forever, a device never end) is refused; the cap
+/// holds even if the file grows meanwhile.
+fn read_capped(path: &Path, roots: &[PathBuf]) -> Result<Vec<u8>, String> {
     use std::io::Read as _;
-    let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
+    let (file, real) = crate::sys::fs::open_real(path).map_err(|e| {
+        if crate::sys::fs::is_link_loop(&e) {
+            "it became a link while it was read".to_string()
+        } else {
+            e.to_string()
+        }
+    })?;
+    if !roots.iter().any(|root| real.starts_with(root)) {
+        return Err("it leads outside the served folders".into());
+    }
+    let meta = file.metadata().map_err(|e| e.to_string())?;
     if !meta.is_file() {
         return Err("it is not a regular file".into());
     }
@@ -533,7 +546,6 @@ fn read_capped(path: &Path) -> Result<Vec<u8>, String> {
             meta.len()
         ));
     }
-    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
     let mut bytes = Vec::new();
     file.take(MAX_FILE_BYTES + 1)
         .read_to_end(&mut bytes)
@@ -628,7 +640,7 @@ pub fn load_paths(paths: &[PathBuf]) -> Library {
                 roots: &canonical_roots,
                 asked: Default::default(),
             };
-            let result = read_capped(&file)
+            let result = read_capped(&file, &canonical_roots)
                 .and_then(|bytes| {
                     String::from_utf8(bytes)
                         .map_err(|_| "it is not UTF-8 text (save it as UTF-8)".to_string())

@@ -456,7 +456,7 @@ fn read_below(
                 read_below(root, &canonical, &relative, source, seen, out, total)?;
             }
         } else if meta.is_file() {
-            let bytes = read_capped(&target, MAX_SKILL_BYTES.saturating_sub(*total))
+            let bytes = read_capped(&target, root, MAX_SKILL_BYTES.saturating_sub(*total))
                 .map_err(|why| problem(source, None, format!("`{relative}`: {why}")))?;
             *total += bytes.len() as u64;
             out.push((relative, bytes));
@@ -480,12 +480,21 @@ fn read_below(
     Ok(())
 }
 
-/// Reads a file of at most `left` bytes, the cap holding even if it grows meanwhile.
-fn read_capped(path: &Path, left: u64) -> Result<Vec<u8>, String> {
+/// Reads a file of at most `left` bytes inside `root` as opened (a file swapped for a link
+/// after the folder was read is caught, not followed), the cap holding even if it grows
+/// meanwhile.
+fn read_capped(path: &Path, root: &Path, left: u64) -> Result<Vec<u8>, String> {
     use std::io::Read as _;
     let too_large = || "the skill's files would add up to more than 16 MiB (move large files out)";
-    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
-    if file.metadata().map_err(|e| e.to_string())?.len() > left {
+    let (file, real) = crate::sys::fs::open_real(path).map_err(|e| e.to_string())?;
+    if !real.starts_with(root) {
+        return Err("it leads out of the skill folder".into());
+    }
+    let meta = file.metadata().map_err(|e| e.to_string())?;
+    if !meta.is_file() {
+        return Err("it is not a regular file".into());
+    }
+    if meta.len() > left {
         return Err(too_large().into());
     }
     let mut bytes = Vec::new();

@@ -51,6 +51,45 @@ pub fn open_nonblocking(path: &Path) -> io::Result<File> {
         .open(path)
 }
 
+/// Opens `path` for reading, never through a link as its last component and never blocking
+/// (a FIFO), and returns the file with where it really is: the path of what was opened,
+/// not of what `path` named a moment before. A caller that checks this path (inside the
+/// served folders?) checks the file it reads, so a file swapped for a link between a check
+/// and the open is caught.
+pub fn open_real(path: &Path) -> io::Result<(File, std::path::PathBuf)> {
+    use nix::fcntl::OFlag;
+    let file = OpenOptions::new()
+        .read(true)
+        .custom_flags((OFlag::O_NOFOLLOW | OFlag::O_NONBLOCK).bits())
+        .open(path)?;
+    let real = opened_path(&file, path)?;
+    Ok((file, real))
+}
+
+/// The path of an open file: the kernel's own name for it where `/proc` tells it (Linux),
+/// else `path` resolved when that is the very file opened.
+fn opened_path(file: &File, path: &Path) -> io::Result<std::path::PathBuf> {
+    use std::os::fd::AsRawFd;
+    #[cfg(target_os = "linux")]
+    if let Ok(real) = std::fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd())) {
+        return Ok(real);
+    }
+    let _ = file.as_raw_fd();
+    same_file_path(file, path)
+}
+
+/// `path` resolved, when it is the very file that was opened (same device and inode),
+/// else an error.
+fn same_file_path(file: &File, path: &Path) -> io::Result<std::path::PathBuf> {
+    use std::os::unix::fs::MetadataExt;
+    let real = path.canonicalize()?;
+    let (opened, named) = (file.metadata()?, std::fs::metadata(&real)?);
+    if (opened.dev(), opened.ino()) != (named.dev(), named.ino()) {
+        return Err(io::Error::other("the file changed while it was opened"));
+    }
+    Ok(real)
+}
+
 /// Whether a failed `metadata` or `open` means links that lead back to each other (`ELOOP`).
 pub fn is_link_loop(error: &io::Error) -> bool {
     error.raw_os_error() == Some(nix::libc::ELOOP)

@@ -589,3 +589,45 @@ fn links_leading_out_of_the_served_folders_are_not_served_and_not_said_where() {
             .all(|r| !r.uri.contains("secret"))
     );
 }
+
+/// A user who can write in the served folder swaps a prompt file for a link to a file
+/// outside it, over and over, while the library loads: what is read is checked as opened,
+/// so no load ever holds the outside file's text (it did in about one in four before).
+#[test]
+fn a_file_swapped_for_a_link_while_loading_is_never_read_through_it() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let dir = tempfile::tempdir().unwrap();
+    let served = dir.path().join("served");
+    let outside = dir.path().join("outside");
+    std::fs::create_dir_all(&served).unwrap();
+    std::fs::create_dir_all(&outside).unwrap();
+    let secret = outside.join("secret.prompt.md");
+    std::fs::write(&secret, "SECRET-OUTSIDE-THE-FOLDER").unwrap();
+    let swapped = served.join("p.prompt.md");
+    std::fs::write(&swapped, "safe").unwrap();
+    let stop = std::sync::Arc::new(AtomicBool::new(false));
+    let swapper = {
+        let (stop, swapped, secret) = (stop.clone(), swapped.clone(), secret.clone());
+        std::thread::spawn(move || {
+            let staged = swapped.with_extension("staged");
+            while !stop.load(Ordering::Relaxed) {
+                // Each swap is a rename, so the name always exists: a file, then a link.
+                let _ = std::fs::remove_file(&staged);
+                let _ = std::os::unix::fs::symlink(&secret, &staged);
+                let _ = std::fs::rename(&staged, &swapped);
+                let _ = std::fs::write(&staged, "safe");
+                let _ = std::fs::rename(&staged, &swapped);
+            }
+        })
+    };
+    let mut leaks = 0;
+    for _ in 0..1500 {
+        let library = load_paths(std::slice::from_ref(&served));
+        if format!("{library:?}").contains("SECRET-OUTSIDE") {
+            leaks += 1;
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    swapper.join().unwrap();
+    assert_eq!(leaks, 0, "loads that read the file outside the folder");
+}
