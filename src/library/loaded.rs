@@ -526,7 +526,10 @@ impl FileReader for DiskFiles<'_> {
 /// holds even if the file grows meanwhile.
 fn read_capped(path: &Path, roots: &[PathBuf]) -> Result<Vec<u8>, String> {
     use std::io::Read as _;
-    let (file, real) = crate::sys::fs::open_real(path).map_err(|e| {
+    // A link that stays inside is served: resolved first, then its target is opened (and
+    // checked) without following anything that became a link since.
+    let path = path.canonicalize().map_err(|e| e.to_string())?;
+    let (file, real) = crate::sys::fs::open_real(&path).map_err(|e| {
         if crate::sys::fs::is_link_loop(&e) {
             "it became a link while it was read".to_string()
         } else {
