@@ -142,7 +142,26 @@ pub fn control_count(text: &str) -> usize {
 /// Whether `c` has no place in a name: a line break, a tab, or anything [`sanitize`]
 /// replaces (a control, a bidi control, a hiding character).
 pub fn is_unfit_for_a_name(c: char) -> bool {
-    c.is_control() || is_control(c)
+    c.is_control() || is_control(c) || is_invisible(c)
+}
+
+/// Characters drawn as nothing that a name could hold unseen, so that two names look alike:
+/// zero-width spaces and joiners, word joiners and invisible operators, the soft hyphen,
+/// variation selectors, and the Mongolian vowel separator and Hangul fillers.
+fn is_invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{ad}'
+            | '\u{115f}'
+            | '\u{1160}'
+            | '\u{180e}'
+            | '\u{200b}'..='\u{200d}'
+            | '\u{2060}'..='\u{2064}'
+            | '\u{3164}'
+            | '\u{fe00}'..='\u{fe0f}'
+            | '\u{ffa0}'
+            | '\u{e0100}'..='\u{e01ef}'
+    )
 }
 
 fn is_control(c: char) -> bool {

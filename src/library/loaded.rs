@@ -74,8 +74,31 @@ impl Library {
             .filter_map(|r| r.as_ref().ok().map(|p| p.name.clone()))
             .collect();
         let mut first_source: HashMap<String, String> = HashMap::new();
+        // Names by their NFC form: `café` written with a composed é and with e + U+0301
+        // are two prompts no one can tell apart, so the second is refused.
+        let mut by_look: HashMap<String, (String, String)> = HashMap::new();
         for result in results {
-            let result = result.and_then(fit_name);
+            let result = result.and_then(fit_name).and_then(|prompt| {
+                use unicode_normalization::UnicodeNormalization;
+                let look: String = prompt.name.nfc().collect();
+                match by_look.get(&look) {
+                    Some((name, source)) if *name != prompt.name => Err(LoadError {
+                        file: prompt.source.clone(),
+                        line: None,
+                        message: format!(
+                            "the prompt name `{}` looks the same as `{}` of {source} but is encoded otherwise (composed and decomposed accents); rename one",
+                            crate::text::visible_on_one_line(&prompt.name),
+                            crate::text::visible_on_one_line(name),
+                        ),
+                    }),
+                    _ => {
+                        by_look
+                            .entry(look)
+                            .or_insert_with(|| (prompt.name.clone(), prompt.source.clone()));
+                        Ok(prompt)
+                    }
+                }
+            });
             match result {
                 Ok(mut prompt) => {
                     match first_source.get(&prompt.name).cloned() {

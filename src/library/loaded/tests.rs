@@ -631,3 +631,33 @@ fn a_file_swapped_for_a_link_while_loading_is_never_read_through_it() {
     swapper.join().unwrap();
     assert_eq!(leaks, 0, "loads that read the file outside the folder");
 }
+
+/// Two names a user cannot tell apart are one prompt and a problem: the same accent
+/// composed and decomposed, or a name holding a character drawn as nothing.
+#[test]
+fn names_that_look_alike_or_hide_characters_are_problems() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "a.mcpick.md", "---\nname: caf\u{e9}\n---\none");
+    write(
+        dir.path(),
+        "b.mcpick.md",
+        "---\nname: cafe\u{301}\n---\ntwo",
+    );
+    write(
+        dir.path(),
+        "c.mcpick.md",
+        "---\nname: de\u{200b}ploy\n---\nthree",
+    );
+    write(
+        dir.path(),
+        "d.mcpick.md",
+        "---\nname: go\u{fe0f}\n---\nfour",
+    );
+    let library = load_paths(&[dir.path().to_path_buf()]);
+    let names: Vec<&str> = library.prompts().iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["caf\u{e9}"], "{:?}", library.diagnostics);
+    let all = library.problem_lines().join("\n");
+    assert!(all.contains("looks the same as"), "{all}");
+    assert!(all.contains("U+200B"), "{all}");
+    assert!(all.contains("U+FE0F"), "{all}");
+}
