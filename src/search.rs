@@ -159,7 +159,8 @@ pub struct MenuWidths {
     /// Each distinct width of a command cell (`/name`, and ` [skill]` on a skill's), in
     /// increasing order: the column takes the widest within its share of the row.
     pub commands: Vec<usize>,
-    /// The widest title that says more than the name.
+    /// The widest [`title_column`]: a title that says more than the name, or a
+    /// description.
     pub title: usize,
     /// The widest [`argument_summary`].
     pub arguments: usize,
@@ -184,7 +185,9 @@ impl MenuWidths {
                 0
             };
             commands.insert(crate::text::width(&crate::text::one_line(&entry.command())) + badge);
-            widths.title = widths.title.max(crate::text::width(&title_of(prompt)));
+            widths.title = widths
+                .title
+                .max(crate::text::width(&title_column(prompt).text));
             widths.arguments = widths
                 .arguments
                 .max(crate::text::width(&argument_summary(prompt)));
@@ -212,6 +215,65 @@ pub fn title_of(prompt: &PromptInfo) -> String {
         .filter(|t| *t != prompt.name)
         .map(crate::text::one_line)
         .unwrap_or_default()
+}
+
+/// What a row's title column says of a prompt: see [`title_column`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TitleColumn {
+    /// The text, on one line (empty when the prompt has neither).
+    pub text: String,
+    /// It is the description, not a title (not matched letter by letter, so not
+    /// highlighted so).
+    pub description: bool,
+}
+
+/// The most characters of a description a row's title column keeps: more is never drawn,
+/// and 100,000 rows must not each copy a long description.
+const DESCRIPTION_CHARS: usize = 240;
+
+/// A prompt's title when it says more than its name, else its description: many servers
+/// give no title, and a row with neither would say nothing of what the prompt does. The
+/// description's lines and runs of blanks are one space each.
+pub fn title_column(prompt: &PromptInfo) -> TitleColumn {
+    let title = title_of(prompt);
+    if !title.is_empty() {
+        return TitleColumn {
+            text: title,
+            description: false,
+        };
+    }
+    let description = prompt.description.as_deref().unwrap_or("").trim();
+    let mut text = String::new();
+    let (mut count, mut blank) = (0, false);
+    for c in description.chars() {
+        if c.is_whitespace() {
+            blank = true;
+            continue;
+        }
+        if count + usize::from(blank) >= DESCRIPTION_CHARS {
+            // Past any row's width: the `…` says there is more.
+            text.push('…');
+            break;
+        }
+        if blank {
+            text.push(' ');
+            count += 1;
+            blank = false;
+        }
+        text.push(c);
+        count += 1;
+    }
+    let text = crate::text::one_line(&text);
+    if text == prompt.name {
+        return TitleColumn {
+            text: String::new(),
+            description: false,
+        };
+    }
+    TitleColumn {
+        description: !text.is_empty(),
+        text,
+    }
 }
 
 /// Marks the entries whose prompt name no other entry has ([`Entry::unique_name`]).
@@ -564,6 +626,55 @@ mod tests {
             Some(&plain)
         );
         assert_eq!(find(&list, "other"), None);
+    }
+
+    #[test]
+    fn a_row_without_a_title_says_its_description() {
+        let titled = prompt("s", "plan", Some("Plan a trip"), "More.");
+        assert_eq!(
+            title_column(&titled),
+            TitleColumn {
+                text: "Plan a trip".into(),
+                description: false
+            }
+        );
+        // No title, or one that is only the name: the description, on one line.
+        for title in [None, Some("plan_booking")] {
+            let p = prompt(
+                "s",
+                "plan_booking",
+                title,
+                "Plan a booking\n  for\tthe room.\n",
+            );
+            assert_eq!(
+                title_column(&p),
+                TitleColumn {
+                    text: "Plan a booking for the room.".into(),
+                    description: true
+                }
+            );
+        }
+        // Neither: nothing.
+        let mut bare = prompt("s", "p", None, "");
+        assert_eq!(title_column(&bare).text, "");
+        bare.description = None;
+        assert!(!title_column(&bare).description);
+        // A long description is kept no longer than a row can show, ending in `…`.
+        let long = prompt("s", "p", None, &"word ".repeat(100));
+        let text = title_column(&long).text;
+        assert!(text.chars().count() <= DESCRIPTION_CHARS + 1, "{text}");
+        assert!(text.ends_with('…'), "{text}");
+    }
+
+    #[test]
+    fn menu_widths_count_descriptions_where_titles_are_missing() {
+        let mut entries = vec![
+            Entry::new(prompt("a", "x", Some("Twelve chars"), "")),
+            Entry::new(prompt("b", "y", None, "A description of thirty-four chars")),
+        ];
+        assert_eq!(MenuWidths::of(&entries).title, 34);
+        entries.pop();
+        assert_eq!(MenuWidths::of(&entries).title, 12);
     }
 
     #[test]

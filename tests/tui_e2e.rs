@@ -1538,3 +1538,136 @@ fn a_late_light_background_still_switches_the_auto_theme() {
     tui.send(CTRL_C);
     tui.wait_exit(STEP);
 }
+
+/// `NAME.mcpick.md` in `folder`: a prompt with `title` (none when empty), a description
+/// and required arguments.
+fn write_prompt(folder: &Path, name: &str, title: &str, description: &str, arguments: &[&str]) {
+    let title = if title.is_empty() {
+        String::new()
+    } else {
+        format!("title: {title}\n")
+    };
+    let arguments: String = arguments
+        .iter()
+        .map(|a| format!("  - name: {a}\n    required: true\n"))
+        .collect();
+    let text =
+        format!("---\n{title}description: {description}\narguments:\n{arguments}---\nDo it.\n");
+    std::fs::write(folder.join(format!("{name}.mcpick.md")), text).expect("write the prompt");
+}
+
+/// Issue 51: six servers at 120 columns, long server and command names. A prompt with no
+/// title shows its description where a title goes, and titles are not cut short beside
+/// an arguments cell that says nothing but `…`: that room is the title's.
+#[test]
+fn rows_show_the_description_of_an_untitled_prompt_and_titles_before_a_bare_ellipsis() {
+    let folders = tempfile::tempdir().expect("temp dir");
+    // (server, prompt, title, arguments): long server and command names, as a team has.
+    let prompts: [(&str, &str, &str, &[&str]); 7] = [
+        ("seed-bookings", "plan_booking", "", &["room"]),
+        (
+            "seed-bookings",
+            "check_availability",
+            "Check room availability",
+            &["building", "date"],
+        ),
+        (
+            "travel-desk",
+            "book_flight",
+            "Book a flight for a trip",
+            &["destination", "departure_date"],
+        ),
+        (
+            "docs-library",
+            "summarize_document",
+            "Summarize a long document",
+            &["document"],
+        ),
+        (
+            "ops-runbooks",
+            "incident_report",
+            "Write an incident report",
+            &["timeline", "impact"],
+        ),
+        (
+            "ops-runbooks",
+            "quarterly_review_notes",
+            "Prepare the quarterly review notes",
+            &["quarter"],
+        ),
+        (
+            "team-rituals",
+            "standup_notes",
+            "Turn standup notes into a summary",
+            &["notes"],
+        ),
+    ];
+    let mut config = mcpick_serve("builtin", &["--builtin"]);
+    for (server, name, title, arguments) in prompts {
+        let folder = folders.path().join(server);
+        if !folder.exists() {
+            std::fs::create_dir(&folder).unwrap();
+            config.push_str(&mcpick_serve(server, &[&folder.to_string_lossy()]));
+        }
+        // Only the untitled prompt's description is seen in the menu.
+        let description = if title.is_empty() {
+            "Plan a meeting-room booking that suits everyone invited"
+        } else {
+            "More in the details."
+        };
+        write_prompt(&folder, name, title, description, arguments);
+    }
+    let sandbox = Sandbox::new(&config);
+    let mut tui = Tui::start(&sandbox, &[]);
+    let screen = tui.wait_for("16/16 prompts", SERVER_START);
+    // The list, left of the details pane.
+    let rows: Vec<&str> = screen
+        .lines()
+        .filter(|l| l.starts_with("  /") || l.starts_with("▌ /"))
+        .map(|l| l.split(['│', '┌']).next().unwrap_or(l))
+        .collect();
+    let row = |command: &str| {
+        rows.iter()
+            .find(|r| r.split_whitespace().nth(usize::from(r.starts_with('▌'))) == Some(command))
+            .unwrap_or_else(|| panic!("no row of {command}:\n{screen}"))
+    };
+    let mut wrong = Vec::new();
+    // Where its title would be, cut to the column like a title.
+    if !row("/plan_booking").contains("Plan a meeting-") {
+        wrong.push(format!("no description: {}", row("/plan_booking")));
+    }
+    // A cell of `…` alone (`diff*, …` says something: one argument, and more).
+    for r in rows.iter().filter(|r| r.contains("  … ")) {
+        wrong.push(format!("a bare …: {r}"));
+    }
+    for (command, title) in [
+        ("/incident_report", "Write an incident report"),
+        ("/check_availability", "Check room availability"),
+        ("/book_flight", "Book a flight for a trip"),
+    ] {
+        if !row(command).contains(title) {
+            wrong.push(format!("title cut: {}", row(command)));
+        }
+    }
+    // Nothing took the server column's place.
+    let servers = [
+        "builtin",
+        "seed-bookings",
+        "travel-desk",
+        "docs-library",
+        "ops-runbooks",
+        "team-rituals",
+    ];
+    for r in &rows {
+        if !r
+            .split_whitespace()
+            .last()
+            .is_some_and(|w| servers.contains(&w))
+        {
+            wrong.push(format!("no server: {r}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}\n{screen}", wrong.join("\n"));
+    tui.send(CTRL_C);
+    tui.wait_exit(STEP);
+}

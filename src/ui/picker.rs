@@ -147,6 +147,46 @@ fn command_column(widths: impl Iterator<Item = usize>, width: usize) -> usize {
     widths.filter(|w| *w <= share).max().unwrap_or(share)
 }
 
+/// The columns the arguments keep at least when title and arguments cannot both be
+/// whole (room allowing): a short first argument and the `, …` that says more follow
+/// (`topic*, …`).
+const ARGUMENTS_KEPT: usize = 10;
+
+/// The widths of the title and arguments columns in `room` columns (the two and the gap
+/// between them), given the widest title and arguments. Both whole when they fit; else
+/// the title comes first, as it says what a prompt does (the arguments are in the
+/// details and the form): the arguments keep a quarter of the room, at least
+/// [`ARGUMENTS_KEPT`] columns and at most a third, and the title takes the rest. Until
+/// issue 51 they kept a third, which cut titles to 16 columns at 120 with six servers
+/// while most arguments cells said `…` alone; no title is cut shorter than that rule cut
+/// it, and a wide list still has room for two arguments.
+fn title_and_arguments(title: usize, arguments: usize, room: usize) -> (usize, usize) {
+    if title + 2 + arguments <= room {
+        return (title, arguments);
+    }
+    let kept = arguments.min((room / 4).max(ARGUMENTS_KEPT)).min(room / 3);
+    let title = title.min(room.saturating_sub(kept + 2));
+    (title, arguments.min(room.saturating_sub(title + 2)))
+}
+
+/// One row's title width and arguments text, given its title column (`title`, less what a
+/// long command took of it), the arguments column, and the columns from the title's start
+/// to the server's gap (`room`). An arguments cell that would say nothing (no arguments,
+/// or `…` alone: not even the first fits) gives its columns and the gap before them to
+/// the title, so a `…` alone is never drawn beside a cut title.
+fn row_cells(title: usize, arguments: usize, room: usize, prompt: &PromptInfo) -> (usize, String) {
+    // The arguments start after the title and its gap of two; with no title, where it
+    // would have started.
+    let gap = if title > 0 { 2 } else { 0 };
+    let cell = arguments.min(room.saturating_sub(title + gap));
+    let args = arguments_within(prompt, cell);
+    if args.is_empty() || args == "…" {
+        (title + gap + cell, String::new())
+    } else {
+        (title, args)
+    }
+}
+
 /// [`argument_summary`] in `columns`: cut between two arguments and ended with `…`, so a
 /// required argument's `*` is never cut off with the end of its name.
 fn arguments_within(prompt: &PromptInfo, columns: usize) -> String {
@@ -216,22 +256,19 @@ fn draw_list(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
         0
     };
     let server_width = widths.server.min(full_width / 5);
-    // The marker, the gaps around the title, the one before the server, and a blank after
-    // it (so it does not touch the details pane's border) unless a badge column ends it.
+    // The marker, the gap before the title, the one before the server (two, as between
+    // the other columns; with no server column, one blank), and a blank after it (so it
+    // does not touch the details pane's border) unless a badge column ends it. The gap
+    // between title and arguments is the room's: until issue 51 it was counted here too,
+    // two columns that no title or argument could use.
     let trailing = usize::from(badge_width == 0);
-    let fixed = 2 + 2 + 2 + 1 + server_width + badge_width + trailing;
+    let server_gap = if server_width > 0 { 2 } else { 1 };
+    let before_server =
+        full_width.saturating_sub(server_gap + server_width + badge_width + trailing);
     let command_width = command_column(widths.commands.iter().copied(), full_width);
-    let room = full_width.saturating_sub(fixed + command_width);
-    // Titles first: cut only when title and arguments cannot both be whole, and then the
-    // arguments keep at most a third of the room.
-    let (title_width, args_width) = if widths.title + 2 + widths.arguments <= room {
-        (widths.title, widths.arguments)
-    } else {
-        let args = widths
-            .arguments
-            .min((room / 3).max(room.saturating_sub(widths.title + 2)));
-        (room.saturating_sub(args + 2).min(widths.title), args)
-    };
+    // Title, gap and arguments.
+    let room = before_server.saturating_sub(2 + command_width + 2);
+    let (title_width, args_width) = title_and_arguments(widths.title, widths.arguments, room);
     let mut lines = Vec::with_capacity(height);
     for row in &visible {
         let rank = match row {
@@ -280,17 +317,29 @@ fn draw_list(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
             .sum::<usize>();
         let pad = command_width.saturating_sub(shown_width) + 2;
         spans.push(Span::styled(" ".repeat(pad), base));
-        // The title, when there is one that says more than the name.
+        // The title (or, for a prompt without one, its description).
         let overflow = shown_width.saturating_sub(command_width);
-        let row_title_width = title_width.saturating_sub(overflow);
+        let (row_title_width, args) = row_cells(
+            title_width.saturating_sub(overflow),
+            args_width,
+            before_server.saturating_sub(2 + shown_width.max(command_width) + 2),
+            prompt,
+        );
+        let column = crate::search::title_column(prompt);
         // A title cut to a few letters says nothing (the details show it whole): a blank
         // keeps the arguments in their column.
         let title = if row_title_width >= MIN_TITLE {
-            cut(&crate::search::title_of(prompt), row_title_width)
+            cut(&column.text, row_title_width)
         } else {
             String::new()
         };
-        let title_positions = highlighter.positions(&title);
+        // A description is searched by whole words, not letter by letter: no letters of
+        // it are marked as matched.
+        let title_positions = if column.description {
+            Vec::new()
+        } else {
+            highlighter.positions(&title)
+        };
         spans.extend(highlighted(
             &title,
             &title_positions,
@@ -298,19 +347,16 @@ fn draw_list(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
             base,
             theme,
         ));
-        if row_title_width > 0 {
+        if row_title_width > 0 && !args.is_empty() {
             let pad = row_title_width.saturating_sub(crate::text::width(&title)) + 2;
             spans.push(Span::styled(" ".repeat(pad), base));
         }
-        let used: usize = spans.iter().map(|s| crate::text::width(&s.content)).sum();
-        let before_server = full_width.saturating_sub(1 + server_width + badge_width + trailing);
-        let args = arguments_within(prompt, args_width.min(before_server.saturating_sub(used)));
         spans.push(Span::styled(args, base.patch(theme.dim())));
         // The server, in a column of its own: where `/translate` comes from.
         let used: usize = spans.iter().map(|s| crate::text::width(&s.content)).sum();
         let server = cut(&one_line(&prompt.server), server_width);
         if server_width > 0 && used + 1 < full_width {
-            let gap = before_server.saturating_sub(used) + 1;
+            let gap = before_server.saturating_sub(used) + server_gap;
             spans.push(Span::styled(" ".repeat(gap), base));
             let pad = server_width.saturating_sub(crate::text::width(&server));
             spans.push(Span::styled(server, base.patch(theme.dim())));
@@ -736,6 +782,67 @@ mod tests {
         assert_eq!(command_column([14, 20].into_iter(), 72), 20);
         // None fits: the share.
         assert_eq!(command_column([40, 50].into_iter(), 72), 28);
+    }
+
+    #[test]
+    fn the_title_gets_its_room_before_the_arguments() {
+        // Both fit whole: both whole.
+        assert_eq!(title_and_arguments(20, 12, 40), (20, 12));
+        // Not both: the arguments keep 10 columns, the title takes the rest (the rule
+        // before issue 51 kept them a third, 14, and cut the title to 26).
+        assert_eq!(title_and_arguments(55, 29, 42), (30, 10));
+        // A wide room: a quarter.
+        assert_eq!(title_and_arguments(80, 29, 64), (46, 16));
+        // A short title leaves the arguments the rest of the room.
+        assert_eq!(title_and_arguments(12, 40, 42), (12, 28));
+        // Narrow: the arguments keep no more than a third.
+        assert_eq!(title_and_arguments(55, 29, 17), (10, 5));
+        // Arguments narrower than that keep their width.
+        assert_eq!(title_and_arguments(55, 6, 42), (34, 6));
+    }
+
+    #[test]
+    fn no_title_is_cut_shorter_than_the_rule_before_issue_51_cut_it() {
+        // The rule until issue 51: the arguments kept up to a third of the room.
+        let before = |title: usize, arguments: usize, room: usize| {
+            if title + 2 + arguments <= room {
+                return title;
+            }
+            let args = arguments.min((room / 3).max(room.saturating_sub(title + 2)));
+            room.saturating_sub(args + 2).min(title)
+        };
+        for room in 0..120 {
+            for title in (0..100).step_by(3) {
+                for arguments in (0..60).step_by(3) {
+                    let (now, args) = title_and_arguments(title, arguments, room);
+                    assert!(
+                        now >= before(title, arguments, room),
+                        "{title} {arguments} {room}"
+                    );
+                    assert!(
+                        now <= title && args <= arguments,
+                        "{title} {arguments} {room}"
+                    );
+                    assert!(now + 2 + args <= room.max(2), "{title} {arguments} {room}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn an_arguments_cell_that_would_say_only_an_ellipsis_is_the_titles() {
+        use crate::app::tests::{arg, prompt};
+        let p = prompt("s", "p", vec![arg("timeline", true), arg("impact", false)]);
+        // `timeline*, …` needs 12 columns: in 10, the title takes them and the gap.
+        assert_eq!(row_cells(18, 10, 40, &p), (30, String::new()));
+        assert_eq!(row_cells(18, 12, 40, &p), (18, "timeline*, …".to_string()));
+        // The row's room, not the column, bounds the cell (a long command took some).
+        assert_eq!(row_cells(18, 12, 25, &p), (25, String::new()));
+        // No arguments: the title has their cell too.
+        let none = prompt("s", "p", vec![]);
+        assert_eq!(row_cells(18, 12, 40, &none), (32, String::new()));
+        // No title column: the arguments' columns alone.
+        assert_eq!(row_cells(0, 10, 40, &p), (10, String::new()));
     }
 
     #[test]

@@ -145,7 +145,7 @@ fn menu_columns_stay_put_and_titles_stay_whole_beside_a_skill_row() {
     // Titles are there (the longest cut only by what the arguments' column needs).
     for shown in [
         "Translate a text",
-        "Summarise a long docu…",
+        "Summarise a long docum…",
         "Write tests for code",
         "[skill]",
     ] {
