@@ -744,3 +744,61 @@ fn http_limits_without_http_are_refused() {
         assert!(stderr.contains("--http <ADDR>"), "{flag:?}: {stderr}");
     }
 }
+
+/// A client that sends requests and reads none of the answers does not keep them: once an
+/// answer's write has stalled for the write timeout, the connection is closed (its memory
+/// freed), where before it stayed open, holding every answer, for as long as the client
+/// liked.
+#[test]
+fn a_client_that_reads_no_answers_is_closed_after_the_write_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    // A 512 KiB answer: a few of them fill the socket buffers of both ends.
+    let big = "word ".repeat(100 * 1024);
+    std::fs::write(dir.path().join("big.prompt.md"), &big).unwrap();
+    let served = serve(&[&dir.path().to_string_lossy(), "--write-timeout", "1s"]);
+    let mut stream = connect(&served);
+    let body = modern(1, "prompts/get", json!({"name": "big"}));
+    let request = format!(
+        "{}{body}",
+        post_head(
+            &served,
+            body.len(),
+            &format!("{}Mcp-Name: big\r\n", modern_headers("prompts/get"))
+        )
+    );
+    // 64 answers, 32 MiB: far more than the sockets hold, so the server's writes stall.
+    for _ in 0..64 {
+        stream.write_all(request.as_bytes()).unwrap();
+    }
+    std::thread::sleep(Duration::from_secs(3));
+    // Now read it all: it ends (the server closed it), rather than waiting for more.
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let mut buffer = vec![0u8; 1 << 20];
+    let mut read = 0usize;
+    let ended = loop {
+        match stream.read(&mut buffer) {
+            Ok(0) => break true,
+            Ok(n) => read += n,
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => break true,
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                break false;
+            }
+            Err(e) => panic!("{e}"),
+        }
+    };
+    assert!(
+        ended,
+        "the connection was still open after {read} bytes, waiting for the client to read"
+    );
+    assert!(
+        read < 64 * big.len(),
+        "the connection stayed open through the stall: every answer was written once the client read"
+    );
+}

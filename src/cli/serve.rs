@@ -79,6 +79,9 @@ pub struct LimitFlags {
     /// How long a request body may take to arrive once its headers have (for tests).
     #[arg(long, requires = "http", value_name = "DURATION", default_value = "30s", value_parser = parse_idle, hide = true)]
     pub body_timeout: std::time::Duration,
+    /// How long an answer's write may stall before the connection is closed (for tests).
+    #[arg(long, requires = "http", value_name = "DURATION", default_value = "30s", value_parser = parse_idle, hide = true)]
+    pub write_timeout: std::time::Duration,
 }
 
 /// `--max-connections`, or by default what the limit on open files allows, once that is
@@ -124,6 +127,7 @@ impl From<LimitFlags> for crate::mcp::HttpLimits {
             max_sessions: flags.max_sessions,
             session_idle: flags.session_idle,
             body_timeout: flags.body_timeout,
+            write_timeout: flags.write_timeout,
             max_connections: max_connections(flags.max_connections),
         }
     }

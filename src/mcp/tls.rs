@@ -108,6 +108,7 @@ pub async fn serve_tls(
     router: axum::Router,
     shutdown: CancellationToken,
     max_connections: usize,
+    write_timeout: std::time::Duration,
 ) {
     let acceptor = tls.acceptor.clone();
     let most = max_connections;
@@ -121,8 +122,14 @@ pub async fn serve_tls(
             async move {
                 match tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(stream)).await {
                     Ok(Ok(tls)) => {
-                        crate::mcp::server::accept::serve_connection(tls, tracked, router, watcher)
-                            .await
+                        crate::mcp::server::accept::serve_connection(
+                            tls,
+                            tracked,
+                            router,
+                            watcher,
+                            write_timeout,
+                        )
+                        .await
                     }
                     Ok(Err(e)) => tracing::debug!(%peer, error = %e, "TLS handshake failed"),
                     Err(_) => tracing::debug!(%peer, "TLS handshake timed out"),

@@ -271,8 +271,7 @@ fn the_first_selection_is_the_last_prompt_used_with_several_servers() {
 /// An SGR mouse press and release of the left button at 0-based `column`, `row`, as a
 /// terminal sends it (1-based).
 fn click_at(tui: &mut Tui, column: usize, row: usize) {
-    let (x, y) = (column + 1, row + 1);
-    tui.send(&format!("\x1b[<0;{x};{y}M\x1b[<0;{x};{y}m"));
+    tui.send(&sgr_click(column + 1, row + 1));
 }
 
 /// The 0-based row and column where `needle` is drawn on the screen (the first such row).
@@ -392,9 +391,9 @@ fn values_left_unsent_by_esc_or_a_kill_come_back_when_the_prompt_is_reopened() {
 
 #[test]
 fn ctrl_r_with_a_server_down_shows_progress_then_the_outcome_and_keeps_the_bar_whole() {
-    // `broken` takes a second to fail, so the refresh is seen under way.
+    // `broken` takes seconds to fail, so the refresh is seen under way.
     let config = format!(
-        "{}[servers.broken]\ncommand = \"sh\"\nargs = [\"-c\", \"sleep 1; echo 'cannot open the database' >&2; exit 3\"]\n",
+        "{}[servers.broken]\ncommand = \"sh\"\nargs = [\"-c\", \"sleep 3; echo 'cannot open the database' >&2; exit 3\"]\n",
         mcpick_serve("builtin", &["--builtin"])
     );
     let sandbox = Sandbox::new(&config);

@@ -59,11 +59,107 @@ pub fn prepare_accepted(stream: &TcpStream, peer: SocketAddr) {
 /// Serves one HTTP/1.1 connection over `io` (a TCP stream, or the TLS stream over one)
 /// with `router` until the client closes it, it times out, or `watcher`'s server shuts
 /// down (then the request in flight is answered first).
-pub async fn serve_connection<IO>(io: IO, tracked: Tracked, router: axum::Router, watcher: Watcher)
-where
+/// An answer whose write stalls for `write_timeout` (a client that reads nothing) ends the
+/// connection.
+pub async fn serve_connection<IO>(
+    io: IO,
+    tracked: Tracked,
+    router: axum::Router,
+    watcher: Watcher,
+    write_timeout: Duration,
+) where
     IO: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
+    let io = WriteDeadline::new(io, write_timeout);
     serve_connection_timed(io, tracked, router, watcher, HEADER_READ_TIMEOUT).await;
+}
+
+/// A connection's bytes, whose writes may stall for at most `limit`: a client that sends
+/// requests and reads none of the answers would otherwise hold each answer, its memory and
+/// its request slot, for as long as it keeps the connection. A timer exists only while a
+/// write waits (the usual write takes none).
+pub struct WriteDeadline<IO> {
+    io: IO,
+    limit: Duration,
+    stalled: Option<Pin<Box<tokio::time::Sleep>>>,
+}
+
+impl<IO> WriteDeadline<IO> {
+    /// `io` with writes that may stall for at most `limit`.
+    pub fn new(io: IO, limit: Duration) -> WriteDeadline<IO> {
+        WriteDeadline {
+            io,
+            limit,
+            stalled: None,
+        }
+    }
+
+    /// What a write's poll gives: done (the stall, if any, is over), or waiting, when it
+    /// may until the deadline.
+    fn within<T>(
+        &mut self,
+        cx: &mut Context<'_>,
+        poll: Poll<std::io::Result<T>>,
+    ) -> Poll<std::io::Result<T>> {
+        if poll.is_ready() {
+            self.stalled = None;
+            return poll;
+        }
+        let limit = self.limit;
+        let stalled = self
+            .stalled
+            .get_or_insert_with(|| Box::pin(tokio::time::sleep(limit)));
+        match stalled.as_mut().poll(cx) {
+            Poll::Ready(()) => Poll::Ready(Err(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                "the client read nothing of the answer for the write timeout",
+            ))),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
+impl<IO: AsyncRead + Unpin> AsyncRead for WriteDeadline<IO> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.io).poll_read(cx, buf)
+    }
+}
+
+impl<IO: AsyncWrite + Unpin> AsyncWrite for WriteDeadline<IO> {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        let poll = Pin::new(&mut self.io).poll_write(cx, buf);
+        self.within(cx, poll)
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> Poll<std::io::Result<usize>> {
+        let poll = Pin::new(&mut self.io).poll_write_vectored(cx, bufs);
+        self.within(cx, poll)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.io.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        let poll = Pin::new(&mut self.io).poll_flush(cx);
+        self.within(cx, poll)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.io).poll_shutdown(cx)
+    }
 }
 
 /// What serving an accepted connection needs besides its bytes: the watch for its
@@ -357,13 +453,14 @@ pub async fn serve_router(
     router: axum::Router,
     shutdown: CancellationToken,
     max_connections: usize,
+    write_timeout: Duration,
 ) {
     accept_loop(
         listener,
         shutdown,
         max_connections,
         move |stream, tracked, _peer, watcher| {
-            serve_connection(stream, tracked, router.clone(), watcher)
+            serve_connection(stream, tracked, router.clone(), watcher, write_timeout)
         },
     )
     .await;
@@ -382,7 +479,13 @@ mod tests {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let shutdown = CancellationToken::new();
-        let task = tokio::spawn(serve_router(listener, router, shutdown.clone(), 100));
+        let task = tokio::spawn(serve_router(
+            listener,
+            router,
+            shutdown.clone(),
+            100,
+            Duration::from_secs(30),
+        ));
         (addr, shutdown, task)
     }
 

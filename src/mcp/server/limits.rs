@@ -42,6 +42,9 @@ pub struct HttpLimits {
     pub session_idle: Duration,
     /// How long a request body may take to arrive once its headers have.
     pub body_timeout: Duration,
+    /// How long an answer's write may stall (the client reads nothing) before the
+    /// connection is closed, its memory and its request slot freed.
+    pub write_timeout: Duration,
     /// Connections open at once; one more closes the longest idle.
     pub max_connections: usize,
 }
@@ -59,6 +62,8 @@ impl HttpLimits {
     pub const DEFAULT_SESSION_IDLE: Duration = Duration::from_secs(300);
     /// A body's time to arrive: 30 s.
     pub const DEFAULT_BODY_TIMEOUT: Duration = Duration::from_secs(30);
+    /// How long a write may stall: 30 s.
+    pub const DEFAULT_WRITE_TIMEOUT: Duration = Duration::from_secs(30);
     /// The most `--max-connections` is by default, however many files the process may
     /// open (each idle connection holds some memory too).
     pub const MOST_CONNECTIONS_BY_DEFAULT: usize = 16_384;
@@ -73,6 +78,7 @@ impl Default for HttpLimits {
             max_sessions: Self::DEFAULT_MAX_SESSIONS,
             session_idle: Self::DEFAULT_SESSION_IDLE,
             body_timeout: Self::DEFAULT_BODY_TIMEOUT,
+            write_timeout: Self::DEFAULT_WRITE_TIMEOUT,
             max_connections: Self::MOST_CONNECTIONS_BY_DEFAULT,
         }
     }

@@ -79,9 +79,12 @@ pub async fn serve_http(
     let router = limiter.with_healthz(crate::mcp::server::token::protect(router, access.token));
     bound(local);
     let most = access.limits.max_connections;
+    let stall = access.limits.write_timeout;
     match &access.tls {
-        Some(tls) => crate::mcp::tls::serve_tls(listener, tls, router, shutdown, most).await,
-        None => crate::mcp::server::accept::serve_router(listener, router, shutdown, most).await,
+        Some(tls) => crate::mcp::tls::serve_tls(listener, tls, router, shutdown, most, stall).await,
+        None => {
+            crate::mcp::server::accept::serve_router(listener, router, shutdown, most, stall).await
+        }
     }
     Ok(())
 }
