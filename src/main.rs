@@ -67,18 +67,15 @@ fn init_logging() -> Option<tracing_appender::non_blocking::WorkerGuard> {
         }
     };
     let (writer, guard) = tracing_appender::non_blocking(appender);
-    let filter = tracing_subscriber::EnvFilter::try_from_env("MCPICK_LOG").unwrap_or_else(|_| {
-        tracing_subscriber::EnvFilter::new(
-            // rmcp's transport worker logs failing URLs whole, queries (keys) included;
-            // its service logs every notification whole at info (a flood fills the file).
-            "info,rmcp::transport::worker=off,rmcp::service=warn",
-        )
-    });
-    // Server text in the log (rmcp logs messages whole) has the config's secrets masked.
-    // And no control from a server reaches it raw (`cat` of the file stays inert).
+    let filter = tracing_subscriber::EnvFilter::new(mcpick::mcp::log::filter_directives(
+        std::env::var("MCPICK_LOG").ok().as_deref(),
+    ));
+    // Server text in the log (rmcp logs messages whole) has the config's secrets masked,
+    // before anything cuts an event (a cut first left most of a key in the file). And no
+    // control from a server reaches it raw (`cat` of the file stays inert).
     let writer = move || {
-        mcpick::mcp::log_gate::GatedWriter(mcpick::mcp::log::ControlFreeWriter(
-            mcpick::secrets::MaskingWriter(writer.clone()),
+        mcpick::mcp::log_gate::GatedWriter(mcpick::secrets::MaskingWriter(
+            mcpick::mcp::log::ControlFreeWriter(writer.clone()),
         ))
     };
     tracing_subscriber::fmt()

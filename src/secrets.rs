@@ -9,6 +9,8 @@ pub const MASK: &str = "‹hidden›";
 
 /// Values shorter than this are not masked: `1` or `on` would mangle every text.
 pub const MIN_SECRET_CHARS: usize = 4;
+/// A secret's start longer than this that ends a text cut short is masked too.
+pub const MIN_CUT_PREFIX_CHARS: usize = 8;
 
 /// Words of an env variable's name (split at `_`, `-`…) that mark its value as a secret.
 const SECRET_NAME_WORDS: [&str; 17] = [
@@ -87,6 +89,33 @@ impl Secrets {
         masked
     }
 
+    /// [`Secrets::mask`], and also a secret's start of more than [`MIN_CUT_PREFIX_CHARS`]
+    /// characters that ends `text` (before its line end): text cut short somewhere before
+    /// (a line limit, a ring buffer) would else leave most of a secret unmasked.
+    pub fn mask_with_cut_ends<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        let masked = self.mask(text);
+        let body = masked.trim_end_matches(['\n', '\r']);
+        let cut_start = self.values.iter().find_map(|value| {
+            let chars: Vec<(usize, char)> = value.char_indices().collect();
+            // The longest start of this secret that ends the text, if long enough.
+            (MIN_CUT_PREFIX_CHARS + 1..chars.len())
+                .rev()
+                .map(|n| chars.get(n).map_or(value.len(), |(at, _)| *at))
+                .find(|&end| body.ends_with(&value[..end]))
+                .map(|end| body.len() - end)
+        });
+        match cut_start {
+            None => masked,
+            Some(at) => {
+                let mut out = String::with_capacity(masked.len());
+                out.push_str(&masked[..at]);
+                out.push_str(MASK);
+                out.push_str(&masked[body.len()..]);
+                Cow::Owned(out)
+            }
+        }
+    }
+
     /// Masks every string (keys too) of a JSON value in place.
     pub fn mask_json(&self, value: &mut serde_json::Value) {
         use serde_json::Value;
@@ -124,7 +153,9 @@ pub fn register(secrets: &Secrets) {
 }
 
 /// A [`std::io::Write`] that masks every registered secret in what passes through it (the
-/// log formatter writes each event whole, so no secret is split between two writes).
+/// log formatter writes each event whole, so no secret is split between two writes), and
+/// the start of one that ends an event cut short before. It comes before anything that
+/// cuts the event (a cut first would leave a secret's start unmasked).
 #[derive(Clone, Debug)]
 pub struct MaskingWriter<W>(pub W);
 
@@ -135,7 +166,7 @@ impl<W: std::io::Write> std::io::Write for MaskingWriter<W> {
             if registered.is_empty() {
                 None
             } else {
-                match registered.mask(&String::from_utf8_lossy(buf)) {
+                match registered.mask_with_cut_ends(&String::from_utf8_lossy(buf)) {
                     Cow::Owned(masked) => Some(masked),
                     Cow::Borrowed(_) => None,
                 }

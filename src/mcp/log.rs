@@ -140,6 +140,27 @@ pub fn left_out_note(left_out: &[(String, u64)]) -> Option<String> {
 #[derive(Clone, Debug)]
 pub struct ControlFreeWriter<W>(pub W);
 
+/// The log file's filter: `MCPICK_LOG` (`info` when unset or empty), with the targets
+/// that keep secrets out of the file kept quiet whatever level is asked, unless the
+/// variable names them itself: rmcp's transport worker logs failing URLs whole, query
+/// keys included (`off`), and its service logs every notification whole (`warn`).
+pub fn filter_directives(asked: Option<&str>) -> String {
+    let asked = asked
+        .map(str::trim)
+        .filter(|a| !a.is_empty())
+        .unwrap_or("info");
+    let mut directives = asked.to_string();
+    for (target, level) in [
+        ("rmcp::transport::worker", "off"),
+        ("rmcp::service", "warn"),
+    ] {
+        if !asked.contains(target) {
+            directives.push_str(&format!(",{target}={level}"));
+        }
+    }
+    directives
+}
+
 /// The most bytes of one event the log file takes (the rest is counted, not written).
 pub const MAX_LOG_LINE_BYTES: usize = 1024;
 
@@ -337,6 +358,49 @@ impl ServerLog {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_filter_keeps_the_secret_keeping_targets_quiet_at_any_level() {
+        let quiet = ",rmcp::transport::worker=off,rmcp::service=warn";
+        assert_eq!(filter_directives(None), format!("info{quiet}"));
+        assert_eq!(filter_directives(Some(" ")), format!("info{quiet}"));
+        assert_eq!(filter_directives(Some("info")), format!("info{quiet}"));
+        assert_eq!(filter_directives(Some("debug")), format!("debug{quiet}"));
+        // Named, a target is the user's to lift.
+        assert_eq!(
+            filter_directives(Some("debug,rmcp::transport::worker=debug")),
+            "debug,rmcp::transport::worker=debug,rmcp::service=warn"
+        );
+    }
+
+    #[test]
+    fn a_secret_across_the_cut_is_masked_at_every_offset() {
+        use std::io::Write;
+        // The log file's chain: masked first, then cut and made control-free.
+        let secret = "sk-live-4f9a2c7e1b8d3f6a0c5e9b2d7a1f";
+        crate::secrets::register(&crate::secrets::Secrets::new([secret.to_string()]));
+        for offset in 900..=MAX_LOG_LINE_BYTES + 40 {
+            let event = format!("{}{secret} and more after it\n", "x".repeat(offset));
+            let mut file = Vec::new();
+            crate::secrets::MaskingWriter(ControlFreeWriter(&mut file))
+                .write_all(event.as_bytes())
+                .unwrap();
+            let written = String::from_utf8(file).unwrap();
+            for start in 0..=secret.len() - 9 {
+                let piece = &secret[start..start + 9];
+                assert!(
+                    !written.contains(piece),
+                    "offset {offset}: {piece:?} is in the log: {written:?}"
+                );
+            }
+        }
+        // A line cut short before it reached the log, ending in most of the key.
+        let mut file = Vec::new();
+        crate::secrets::MaskingWriter(ControlFreeWriter(&mut file))
+            .write_all(format!("the key is {}\n", &secret[..20]).as_bytes())
+            .unwrap();
+        assert_eq!(String::from_utf8(file).unwrap(), "the key is ‹hidden›\n");
+    }
 
     #[test]
     fn secrets_are_masked_in_every_line() {
