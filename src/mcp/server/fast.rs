@@ -832,6 +832,16 @@ mod tests {
                 prop_assert!(error["id"].is_null());
                 return Ok(());
             }
+            let with_session = headers.iter().any(|(n, _)| *n == "mcp-session-id");
+            if with_session && sdk.0 == StatusCode::NOT_FOUND && sdk.1.is_none() {
+                // A session the SDK does not have: the same 404, with a JSON-RPC error body
+                // (`router::session_gone_as_json_rpc`) instead of the SDK's plain text.
+                let error: Value = serde_json::from_slice(&served.2).unwrap();
+                prop_assert_eq!(served.0, StatusCode::NOT_FOUND);
+                prop_assert_eq!(served.1.as_deref(), Some("application/json"));
+                prop_assert_eq!(error["error"]["code"].as_i64(), Some(-32001), "{}", error);
+                return Ok(());
+            }
             prop_assert_eq!(
                 (served.0, served.1, String::from_utf8_lossy(&served.2).into_owned()),
                 (sdk.0, sdk.1, String::from_utf8_lossy(&sdk.2).into_owned()),
