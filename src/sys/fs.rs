@@ -69,12 +69,13 @@ pub fn open_real(path: &Path) -> io::Result<(File, std::path::PathBuf)> {
 /// The path of an open file: the kernel's own name for it where `/proc` tells it (Linux),
 /// else `path` resolved when that is the very file opened.
 fn opened_path(file: &File, path: &Path) -> io::Result<std::path::PathBuf> {
-    use std::os::fd::AsRawFd;
     #[cfg(target_os = "linux")]
-    if let Ok(real) = std::fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd())) {
-        return Ok(real);
+    {
+        use std::os::fd::AsRawFd;
+        if let Ok(real) = std::fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd())) {
+            return Ok(real);
+        }
     }
-    let _ = file.as_raw_fd();
     same_file_path(file, path)
 }
 
@@ -98,6 +99,24 @@ pub fn is_link_loop(error: &io::Error) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_file_opened_is_named_where_it_really_is_and_never_through_a_last_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().canonicalize().unwrap().join("real.md");
+        std::fs::write(&real, "x").unwrap();
+        let (file, named) = open_real(&real).unwrap();
+        assert_eq!(named, real);
+        // The way other systems name it: the same file, by device and inode.
+        assert_eq!(same_file_path(&file, &real).unwrap(), real);
+        let link = dir.path().join("link.md");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        assert!(is_link_loop(&open_real(&link).unwrap_err()));
+        // A path that names another file than the one opened is refused.
+        let other = dir.path().join("other.md");
+        std::fs::write(&other, "y").unwrap();
+        assert!(same_file_path(&file, &other).is_err());
+    }
 
     #[test]
     fn private_files_and_folders_are_the_owners_alone() {
