@@ -36,6 +36,13 @@ pub fn visible_on_one_line(text: &str) -> String {
     sanitize(text).replace('\n', "␊").replace('\t', "␉")
 }
 
+/// Server text inside a line of mcpick's own (an error on stderr): quoted, on one line,
+/// its controls and line breaks shown as pictures ([`visible_on_one_line`]), so a server
+/// cannot end mcpick's line and print one that reads as mcpick's (`mcpick: signed in…`).
+pub fn quoted_server_text(text: &str) -> String {
+    format!("\"{}\"", visible_on_one_line(text.trim()))
+}
+
 /// Whether `c` is left out when text is drawn (see [`as_drawn`]).
 pub fn is_undrawn(c: char) -> bool {
     // ZWJ, the emoji variation selector, and the five skin-tone modifiers.

@@ -361,7 +361,7 @@ fn a_prompt_the_server_refuses_refreshes_the_catalog_and_tells_its_error() {
     // Refused as a live list refuses it (exit 2, what it has), with the server's words.
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(
-        stderr(&out).contains("server error -32602: Unknown prompt: gone")
+        stderr(&out).contains("server error -32602: \"Unknown prompt: gone\"")
             && stderr(&out).contains("server `s` has no prompt `gone`"),
         "{}",
         stderr(&out)

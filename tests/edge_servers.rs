@@ -1639,3 +1639,24 @@ fn a_misspelt_subcommand_without_a_terminal_is_named() {
     );
     assert!(!said.contains("did you mean"), "{said}");
 }
+
+/// A server's error text on stderr is one line, quoted, its controls shown as pictures: it
+/// cannot end mcpick's line and print one of its own (`mcpick: signed in to …`).
+#[test]
+fn a_server_cannot_forge_mcpicks_lines_on_stderr() {
+    let sandbox = Sandbox::new(&fake("fake", "forger"));
+    let output = sandbox.mcpick(&["get", "fake/hello"]);
+    let stderr = stderr(&output);
+    assert_ne!(output.status.code(), Some(0), "{stderr}");
+    assert!(
+        !stderr
+            .lines()
+            .any(|line| line.starts_with("mcpick: signed in") || line.starts_with("mcpick: done")),
+        "a forged line:\n{stderr}"
+    );
+    assert!(!stderr.contains('\u{1b}'), "{stderr:?}");
+    assert!(
+        stderr.contains("\"boom␊mcpick: signed in to evil.example␊␛[2Kmcpick: done\""),
+        "{stderr}"
+    );
+}

@@ -35,7 +35,11 @@ pub enum McpError {
         ms: u128,
     },
     /// The server answered with a JSON-RPC error.
-    #[error("server error {code}: {message}{}", data_suffix(.data.as_deref()))]
+    #[error(
+        "server error {code}: {}{}",
+        crate::text::quoted_server_text(message),
+        data_suffix(.data.as_deref())
+    )]
     Server {
         /// The JSON-RPC error code.
         code: i32,

@@ -789,12 +789,14 @@ async fn wait_for_redirect(
         let outcome = match param("error") {
             Some(error) => {
                 let description = param("error_description").unwrap_or_default();
+                // Its words are the authorization server's: quoted, on one line.
                 Err(McpError::Auth(format!(
-                    "the authorization server refused: {error}{}",
+                    "the authorization server refused: {}{}",
+                    crate::text::quoted_server_text(&error),
                     if description.is_empty() {
                         String::new()
                     } else {
-                        format!(" ({description})")
+                        format!(" ({})", crate::text::quoted_server_text(&description))
                     }
                 )))
             }
