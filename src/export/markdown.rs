@@ -40,19 +40,108 @@ pub fn markdown(prompt: &PromptMessages) -> String {
     out
 }
 
+/// A `data:` URI of `data` as `mime_type`, when both are what they claim: a MIME type
+/// (`type/subtype`, no blank or bracket) and base64 that decodes. Server text that is not
+/// would break out of the Markdown link, or export as an image what no viewer can show.
+fn data_uri(mime_type: &str, data: &str) -> Option<String> {
+    use base64::Engine as _;
+    let token = |part: &str| {
+        !part.is_empty()
+            && part
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "!#$&^_.+-".contains(c))
+    };
+    let mime_ok = mime_type
+        .split_once('/')
+        .is_some_and(|(t, s)| token(t) && token(s));
+    let data_ok = base64::engine::general_purpose::STANDARD
+        .decode(data)
+        .is_ok();
+    (mime_ok && data_ok).then(|| format!("data:{mime_type};base64,{data}"))
+}
+
+/// What stands in the export for data that is not what it claims (see [`data_uri`]).
+fn bad_data_note(content: &Content) -> String {
+    format!(
+        "_({}: the server's data is not valid base64 of a MIME type, so it is left out)_",
+        described(content)
+    )
+}
+
+/// Schemes a link in the export is never made of: a click would run script or open data.
+const UNSAFE_LINK_SCHEMES: [&str; 3] = ["javascript", "data", "vbscript"];
+
+/// Whether `uri` starts with a scheme a link is never made of (any case, blanks and
+/// controls ignored, as browsers read it).
+fn unsafe_scheme(uri: &str) -> bool {
+    let squeezed: String = uri
+        .chars()
+        .filter(|c| !c.is_whitespace() && !c.is_control())
+        .take(16)
+        .collect::<String>()
+        .to_ascii_lowercase();
+    UNSAFE_LINK_SCHEMES
+        .iter()
+        .any(|scheme| squeezed.starts_with(&format!("{scheme}:")))
+}
+
+/// A resource link's URI as a Markdown link destination, when it may be one: no unsafe
+/// scheme (any case, blanks and controls ignored, as browsers read it) and nothing that
+/// would end the destination (`<`, `>`, a line break).
+fn link_destination(uri: &str) -> Option<String> {
+    let breaks_out = uri.contains(['<', '>', '\n', '\r']);
+    if unsafe_scheme(uri) || breaks_out {
+        return None;
+    }
+    // Plain where nothing in it could end it early; in angle brackets where a blank or a
+    // parenthesis would.
+    let plain = !uri
+        .chars()
+        .any(|c| c.is_whitespace() || c == '(' || c == ')');
+    Some(if plain {
+        uri.to_string()
+    } else {
+        format!("<{uri}>")
+    })
+}
+
+/// [`describe`] as Markdown text: what it quotes of the server (a name, a URI, a MIME
+/// type) can make no link or autolink (`[…](…)`, `<scheme:…>`).
+fn described(content: &Content) -> String {
+    let text = link_label(&describe(content));
+    let mut out = String::with_capacity(text.len());
+    for (at, c) in text.char_indices() {
+        // An autolink to a safe URI stays one; one that would run script is text.
+        if c == '<' && unsafe_scheme(&text[at + 1..]) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Text put in a link's label: its brackets escaped, so it ends where the link does.
+fn link_label(text: &str) -> String {
+    text.replace('\\', "\\\\")
+        .replace('[', "\\[")
+        .replace(']', "\\]")
+}
+
 fn markdown_block(content: &Content) -> String {
     match content {
         Content::Known(KnownContent::Text { text, .. }) => text.clone(),
         Content::Known(KnownContent::Image {
             data, mime_type, ..
-        }) => {
-            format!("![{}](data:{mime_type};base64,{data})", describe(content))
-        }
+        }) => match data_uri(mime_type, data) {
+            Some(uri) => format!("![{}]({uri})", described(content)),
+            None => bad_data_note(content),
+        },
         Content::Known(KnownContent::Audio {
             data, mime_type, ..
-        }) => {
-            format!("[{}](data:{mime_type};base64,{data})", describe(content))
-        }
+        }) => match data_uri(mime_type, data) {
+            Some(uri) => format!("[{}]({uri})", described(content)),
+            None => bad_data_note(content),
+        },
         Content::Known(KnownContent::Resource { resource, .. }) => match resource {
             EmbeddedResource::Text {
                 text, mime_type, ..
@@ -61,16 +150,18 @@ fn markdown_block(content: &Content) -> String {
                 let lang = mime_type.as_deref().map(fence_language).unwrap_or("");
                 format!(
                     "**{}**\n\n{fence}{lang}\n{text}\n{fence}",
-                    describe(content)
+                    described(content)
                 )
             }
             EmbeddedResource::Blob {
                 blob, mime_type, ..
-            } => format!(
-                "[{}](data:{};base64,{blob})",
-                describe(content),
-                mime_type.as_deref().unwrap_or("application/octet-stream")
-            ),
+            } => match data_uri(
+                mime_type.as_deref().unwrap_or("application/octet-stream"),
+                blob,
+            ) {
+                Some(uri) => format!("[{}]({uri})", described(content)),
+                None => bad_data_note(content),
+            },
         },
         Content::Known(KnownContent::ResourceLink {
             uri,
@@ -79,18 +170,22 @@ fn markdown_block(content: &Content) -> String {
             description,
             ..
         }) => {
-            let label = title.as_deref().unwrap_or(name);
-            let mut out = format!("[{label}]({uri})");
+            let label = link_label(title.as_deref().unwrap_or(name));
+            // A link that would run script (or that cannot be one) is written as text.
+            let mut out = match link_destination(uri) {
+                Some(destination) => format!("[{label}]({destination})"),
+                None => format!("{label} (`{}`, not made a link)", uri.replace('`', "'")),
+            };
             if let Some(description) = description {
                 out.push_str(&format!(": {description}"));
             }
-            out.push_str(&format!("\n\n_{}_", describe(content)));
+            out.push_str(&format!("\n\n_{}_", described(content)));
             out
         }
         Content::Unknown(value) => {
             let json = serde_json::to_string_pretty(value).unwrap_or_default();
             let fence = fence_for(&json);
-            format!("**{}**\n\n{fence}json\n{json}\n{fence}", describe(content))
+            format!("**{}**\n\n{fence}json\n{json}\n{fence}", described(content))
         }
     }
 }

@@ -544,3 +544,61 @@ fn one_user_message_is_exported_as_exactly_its_text_and_labels_come_back_with_ro
     // The JSON formats always carry roles.
     assert!(render(&one, Format::OpenAi).contains("\"role\": \"user\""));
 }
+
+/// A resource link whose scheme would run script or open data is text in the Markdown
+/// export, not a link; data that is not base64 of a MIME type is a note, not an image.
+#[test]
+fn markdown_makes_no_link_of_script_and_no_image_of_bad_data() {
+    let blocks = [
+        json!({"type":"resource_link","uri":"javascript:alert(1)","name":"click me"}),
+        json!({"type":"resource_link","uri":" JaVaScRiPt:alert(2)","name":"x"}),
+        json!({"type":"resource_link","uri":"data:text/html,<script>","name":"d"}),
+        json!({"type":"resource_link","uri":"vbscript:msgbox","name":"v"}),
+        json!({"type":"resource_link","uri":"https://ok.example/a b","name":"fine](javascript:x)"}),
+        json!({"type":"image","data":"not base64 at all!","mimeType":"image/png"}),
+        json!({"type":"image","data":"iVBORw0KGgo=","mimeType":"image/png)[x](javascript:y"}),
+    ];
+    let prompt = PromptMessages {
+        description: None,
+        messages: blocks
+            .iter()
+            .map(|block| Message {
+                role: Role::Assistant,
+                content: serde_json::from_value(block.clone()).unwrap(),
+            })
+            .collect(),
+    };
+    let out = markdown(&prompt);
+    // A link or an autolink to them, unescaped, anywhere.
+    let unescaped = |needle: &str| {
+        out.match_indices(needle)
+            .any(|(at, _)| at == 0 || !out[..at].ends_with('\\'))
+    };
+    for unsafe_link in [
+        "](javascript",
+        "]( JaVaScRiPt",
+        "](data:text",
+        "](vbscript",
+        "<javascript",
+        "< JaVaScRiPt",
+        "<data:",
+        "<vbscript",
+    ] {
+        assert!(!unescaped(unsafe_link), "{unsafe_link} in:\n{out}");
+    }
+    assert!(
+        out.contains("click me (`javascript:alert(1)`, not made a link)"),
+        "{out}"
+    );
+    // A label cannot end the link early; a blank in the URI is taken in angle brackets.
+    assert!(
+        out.contains("[fine\\](javascript:x)](<https://ok.example/a b>)"),
+        "{out}"
+    );
+    assert!(!out.contains("![image"), "no image of bad data:\n{out}");
+    assert_eq!(
+        out.matches("is not valid base64 of a MIME type").count(),
+        2,
+        "{out}"
+    );
+}
