@@ -110,9 +110,14 @@ required_checks() {
     esac
 }
 
-# What must never reach mcpick's own output: the suite's client secrets, the start of any
-# JWT (ID tokens, assertions, issued tokens), PEM keys, and the tokens its servers issue.
-leaks=(conformance-test-secret conformance-test-xaa-secret 'eyJ' 'PRIVATE KEY' cc-token- test-token-)
+# What must never reach mcpick's own output: the suite's client secrets, PEM keys, the
+# tokens its servers issue, and (below) anything shaped like a JWT (ID tokens, assertions,
+# issued tokens).
+leaks=(conformance-test-secret conformance-test-xaa-secret 'PRIVATE KEY' cc-token- test-token-)
+# A JWT: `eyJ` (a JSON header, base64url) at a token's start, then a dot and more. A bare
+# `eyJ` is no test: a random OAuth `state` or PKCE challenge holds one now and then
+# (`state=4f0eyJq33…` failed a run).
+jwt_shape='(^|[^A-Za-z0-9_-])eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+'
 
 passed=0
 failed=0
@@ -163,6 +168,11 @@ run-client.sh: found none of mcpick's output to search for secrets"
 run-client.sh: mcpick's output holds a secret (${secret:0:12}…) in: $leaked"
         fi
     done
+    if [ "${#said[@]}" -gt 0 ] && leaked="$(grep -l -E -- "$jwt_shape" "${said[@]}")"; then
+        ok=0
+        out="$out
+run-client.sh: mcpick's output holds a JWT in: $leaked"
+    fi
     summary="$(echo "$out" | sed 's/\x1b\[[0-9;]*m//g' | grep -o 'Passed: [0-9]*/[0-9]*, [0-9]* failed, [0-9]* warnings' | tail -n1 || true)"
     if [ "$ok" -eq 1 ]; then
         passed=$((passed + 1))
