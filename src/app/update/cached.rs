@@ -326,30 +326,30 @@ impl App {
             return;
         };
         let servers: Vec<&ServerId> = round.listing.iter().chain(&round.restarting).collect();
-        let up: Vec<&ServerId> = servers
-            .iter()
-            .copied()
-            .filter(|s| {
-                self.servers.iter().any(|status| {
-                    &status.name == *s && matches!(status.state, ServerState::Ready { .. })
-                })
-            })
-            .collect();
-        let down: Vec<String> = servers
-            .iter()
-            .filter(|s| !up.contains(s))
-            .map(|s| crate::text::one_line(s))
-            .collect();
-        // Up, but its list could not be fetched again: its rows are the old ones.
-        let stale: Vec<String> = up
-            .iter()
-            .filter(|s| matches!(self.catalog_marks.get(**s), Some(CatalogMark::Stale { .. })))
-            .map(|s| crate::text::one_line(s))
-            .collect();
-        let up: Vec<&ServerId> = up
-            .into_iter()
-            .filter(|s| !stale.contains(&crate::text::one_line(s)))
-            .collect();
+        // Each server once: listed again, failed again, or up with its old rows (its list
+        // could not be fetched again).
+        let (mut up, mut down, mut stale) = (Vec::new(), Vec::new(), Vec::new());
+        for server in servers.iter().copied() {
+            let ready = self.servers.iter().any(|status| {
+                &status.name == server && matches!(status.state, ServerState::Ready { .. })
+            });
+            let old_rows = matches!(
+                self.catalog_marks.get(server),
+                Some(CatalogMark::Stale { .. })
+            );
+            match (ready, old_rows) {
+                (false, _) => down.push(server),
+                (true, true) => stale.push(server),
+                (true, false) => up.push(server),
+            }
+        }
+        let names = |servers: &[&ServerId]| {
+            servers
+                .iter()
+                .map(|s| crate::text::one_line(s))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
         let prompts: usize = up.iter().map(|s| self.rows_of(s)).sum();
         let listed = match (up.len(), servers.len()) {
             (0, _) => String::new(),
@@ -383,18 +383,15 @@ impl App {
             parts.push(listed);
         }
         if !down.is_empty() {
-            parts.push(format!("{} failed again", down.join(", ")));
+            parts.push(format!("{} failed again", names(&down)));
         }
         if !stale.is_empty() {
-            parts.push(format!("{} could not list its prompts", stale.join(", ")));
+            parts.push(format!("{} could not list its prompts", names(&stale)));
         }
         // A state notice of each server it names: one that comes back withdraws it.
         let text = format!("{}{logs}.", parts.join("; "));
         self.warn(text.clone());
-        for server in servers.iter().filter(|s| {
-            let name = crate::text::one_line(s);
-            down.contains(&name) || stale.contains(&name)
-        }) {
+        for server in down.iter().chain(&stale) {
             let said = self.state_notices.entry((*server).clone()).or_default();
             if !said.contains(&text) {
                 said.push(text.clone());
