@@ -387,6 +387,23 @@ fn health_checks_need_no_token_and_tell_nothing() {
     let answer = exchange(&server, &request);
     assert_eq!(answer.status, 200, "{}", answer.body);
     assert_eq!(answer.body, "ok");
+    // With the token, it says what the server holds against each bound.
+    let with_token = request.replace(
+        "Connection: close\r\n",
+        &format!("Connection: close\r\nAuthorization: Bearer {TOKEN}\r\n"),
+    );
+    let answer = exchange(&server, &with_token);
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    assert!(
+        answer.body.starts_with("ok\nrequests: 0/256\n"),
+        "{}",
+        answer.body
+    );
+    assert!(
+        answer.body.contains("\narriving_bytes: "),
+        "{}",
+        answer.body
+    );
     // The library itself stays behind the token.
     assert_challenged(&post(&server, None), false);
 }

@@ -76,6 +76,18 @@ pub struct LimitFlags {
     /// an eighth back, up to 16384.
     #[arg(long, requires = "http", value_name = "N", value_parser = parse_count)]
     pub max_connections: Option<usize>,
+    /// Connections idle or with a request still arriving, at once; one more closes the
+    /// one idle longest, else the slowest sender.
+    #[arg(long, requires = "http", value_name = "N", default_value_t = crate::mcp::HttpLimits::DEFAULT_MAX_WAITING, value_parser = parse_count)]
+    pub max_waiting: usize,
+    /// Bytes held by requests still arriving (heads and bodies), in all; past it the
+    /// connection holding the most is closed.
+    #[arg(long, requires = "http", value_name = "BYTES", default_value_t = crate::mcp::HttpLimits::DEFAULT_MAX_ARRIVING, value_parser = parse_count)]
+    pub max_arriving: usize,
+    /// The slowest a request body may arrive after its first 5 s, in bytes a second;
+    /// slower gets 408 (0: no minimum).
+    #[arg(long, requires = "http", value_name = "BYTES", default_value_t = crate::mcp::HttpLimits::DEFAULT_MIN_BODY_RATE)]
+    pub min_body_rate: u64,
     /// How long a request body may take to arrive once its headers have (for tests).
     #[arg(long, requires = "http", value_name = "DURATION", default_value = "30s", value_parser = parse_idle, hide = true)]
     pub body_timeout: std::time::Duration,
@@ -129,6 +141,9 @@ impl From<LimitFlags> for crate::mcp::HttpLimits {
             body_timeout: flags.body_timeout,
             write_timeout: flags.write_timeout,
             max_connections: max_connections(flags.max_connections),
+            max_waiting: flags.max_waiting,
+            max_arriving: flags.max_arriving,
+            min_body_rate: flags.min_body_rate,
         }
     }
 }

@@ -107,15 +107,14 @@ pub async fn serve_tls(
     tls: &ServeTls,
     router: axum::Router,
     shutdown: CancellationToken,
-    max_connections: usize,
+    connections: Arc<crate::mcp::server::connections::Connections>,
     write_timeout: std::time::Duration,
 ) {
     let acceptor = tls.acceptor.clone();
-    let most = max_connections;
     crate::mcp::server::accept::accept_loop(
         listener,
         shutdown,
-        most,
+        connections,
         move |stream, tracked, peer, watcher| {
             let acceptor = acceptor.clone();
             let router = router.clone();

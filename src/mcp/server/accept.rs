@@ -184,16 +184,31 @@ async fn serve_connection_timed<IO>(
     builder
         .timer(TokioTimer::new())
         .header_read_timeout(header_read_timeout)
+        // hyper's own bound is ~400 KiB a connection; the bytes of a head count against
+        // the table's bytes of requests arriving too (see `connections`).
+        .max_header_size(MAX_HEADER_BYTES)
+        .max_buf_size(MAX_HEADER_BYTES + READ_CHUNK)
         // A client that sends its request and then shuts its side (`shutdown(SHUT_WR)`,
         // as a proxy or a one-shot script may) still gets the answer: without this hyper
         // reads the end of input and closes the connection before writing it.
         .half_close(true);
     let service = hyper::service::service_fn(move |mut request: http::Request<_>| {
         request.extensions_mut().insert(tracked.client.clone());
-        let busy = tracked.connection.begin();
-        let answer = tower_service::Service::call(&mut router.clone(), request);
+        let connection = tracked.connection.clone();
+        let busy = connection.begin();
+        if http_body::Body::is_end_stream(request.body()) {
+            connection.arrived();
+        }
+        let refused = connection.is_reserve() && request.uri().path() != "/healthz";
+        request.extensions_mut().insert(connection.clone());
+        let answer = (!refused).then(|| tower_service::Service::call(&mut router.clone(), request));
         async move {
-            let response = answer.await?;
+            let response = match answer {
+                Some(answer) => answer.await?,
+                None => reserved_for_health(),
+            };
+            // Answered: whatever of its body was not read is no longer arriving.
+            connection.arrived();
             // Busy until hyper has taken the answer's last byte (a stream's too).
             Ok::<_, std::convert::Infallible>(
                 response.map(|body| axum::body::Body::new(HeldBody { body, _busy: busy })),
@@ -209,21 +224,29 @@ async fn serve_connection_timed<IO>(
 
 /// An accepted TCP stream, shared: hyper reads and writes it (through
 /// [`SharedTcp`]'s `AsyncRead`/`AsyncWrite`) while an open event stream watches it for the
-/// client's going away ([`ClientGone`]). One socket, one file descriptor.
+/// client's going away ([`ClientGone`]). One socket, one file descriptor. What it reads
+/// is counted on its connection's entry in the table (the bytes of a request arriving).
 #[derive(Clone)]
-pub struct SharedTcp(Arc<TcpStream>);
+pub struct SharedTcp {
+    socket: Arc<TcpStream>,
+    connection: Arc<Connection>,
+}
 
 impl SharedTcp {
     /// The socket.
     pub fn stream(&self) -> &TcpStream {
-        &self.0
+        &self.socket
     }
 }
 
-/// hyper's buffer can be large and tokio's `ReadBuf` must be initialized before a safe
-/// read, and hyper hands an uninitialized one each time: each read fills (and zeroes) at
-/// most this much. 4 KiB holds a usual request whole; 16 KiB made a request on one
-/// connection 0.93× as fast as tokio's own stream (zeroing it twice a request), 4 KiB 1.09×.
+/// The most bytes a request's head may have (431 beyond): nginx allows 32 KiB, Node
+/// 16 KiB; hyper's own default, ~400 KiB, let each connection hold that much.
+pub const MAX_HEADER_BYTES: usize = 64 * 1024;
+
+/// Each read takes at most this much: 4 KiB holds a usual request whole. It is read into
+/// the stack and copied into hyper's buffer, so only the bytes that came are written
+/// there: zeroing hyper's uninitialized buffer first (a safe read must) made every
+/// connection's 8 KiB buffer resident, even one that sent a single byte.
 const READ_CHUNK: usize = 4 * 1024;
 
 impl AsyncRead for SharedTcp {
@@ -233,11 +256,17 @@ impl AsyncRead for SharedTcp {
         buf: &mut ReadBuf<'_>,
     ) -> Poll<std::io::Result<()>> {
         loop {
-            std::task::ready!(self.0.poll_read_ready(cx))?;
-            let room = buf.initialize_unfilled_to(buf.remaining().min(READ_CHUNK));
-            match self.0.try_read(room) {
+            std::task::ready!(self.socket.poll_read_ready(cx))?;
+            let mut chunk = [0u8; READ_CHUNK];
+            let room = buf.remaining().min(READ_CHUNK);
+            match self.socket.try_read(&mut chunk[..room]) {
                 Ok(read) => {
-                    buf.advance(read);
+                    if !self.connection.received(read) {
+                        return Poll::Ready(Err(std::io::Error::other(
+                            "closed: the requests still arriving hold too much (--max-arriving)",
+                        )));
+                    }
+                    buf.put_slice(&chunk[..read]);
                     return Poll::Ready(Ok(()));
                 }
                 // The readiness was stale: `try_read` cleared it, so wait again.
@@ -255,8 +284,8 @@ impl AsyncWrite for SharedTcp {
         buf: &[u8],
     ) -> Poll<std::io::Result<usize>> {
         loop {
-            std::task::ready!(self.0.poll_write_ready(cx))?;
-            match self.0.try_write(buf) {
+            std::task::ready!(self.socket.poll_write_ready(cx))?;
+            match self.socket.try_write(buf) {
                 Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
                 written => return Poll::Ready(written),
             }
@@ -269,8 +298,8 @@ impl AsyncWrite for SharedTcp {
         bufs: &[std::io::IoSlice<'_>],
     ) -> Poll<std::io::Result<usize>> {
         loop {
-            std::task::ready!(self.0.poll_write_ready(cx))?;
-            match self.0.try_write_vectored(bufs) {
+            std::task::ready!(self.socket.poll_write_ready(cx))?;
+            match self.socket.try_write_vectored(bufs) {
                 Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
                 written => return Poll::Ready(written),
             }
@@ -287,7 +316,7 @@ impl AsyncWrite for SharedTcp {
     }
 
     fn poll_shutdown(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        let shut = socket2::SockRef::from(&*self.0).shutdown(std::net::Shutdown::Write);
+        let shut = socket2::SockRef::from(&*self.socket).shutdown(std::net::Shutdown::Write);
         // Already gone is as good as shut.
         Poll::Ready(match shut {
             Err(e) if e.kind() == std::io::ErrorKind::NotConnected => Ok(()),
@@ -333,22 +362,21 @@ impl ClientGone {
 
 /// Accepts connections on `listener` and serves each on its own task through
 /// `serve_accepted` until `shutdown` is cancelled; then stops accepting and waits until
-/// every open connection has finished (idle keep-alive ones are closed at once). At most
-/// `max_connections` are open: one over closes the longest idle (see
-/// [`crate::mcp::server::connections`]). `serve_accepted` gets the prepared socket, its
-/// [`Tracked`] and a [`Watcher`] to pass to [`serve_connection`]: a TLS acceptor wraps
-/// the stream there.
+/// every open connection has finished (idle keep-alive ones are closed at once). The
+/// `connections` table decides who may stay: a newcomer over its bounds first makes room
+/// (see [`crate::mcp::server::connections`]). `serve_accepted` gets the prepared socket,
+/// its [`Tracked`] and a [`Watcher`] to pass to [`serve_connection`]: a TLS acceptor
+/// wraps the stream there.
 pub async fn accept_loop<F, Fut>(
     listener: TcpListener,
     shutdown: CancellationToken,
-    max_connections: usize,
+    connections: Arc<Connections>,
     serve_accepted: F,
 ) where
     F: Fn(SharedTcp, Tracked, SocketAddr, Watcher) -> Fut,
     Fut: Future<Output = ()> + Send + 'static,
 {
     let graceful = GracefulShutdown::new();
-    let connections = Connections::new(max_connections);
     let mut refused = Refusals::default();
     loop {
         let accepted = tokio::select! {
@@ -360,11 +388,14 @@ pub async fn accept_loop<F, Fut>(
                 let Some(admitted) = connections.admit() else {
                     // Every open connection has a request in hand: this one waits its
                     // turn outside (closed now, so it costs no descriptor).
-                    refused.note(peer, max_connections);
+                    refused.note(peer, connections.census().limits.max_connections);
                     continue;
                 };
                 prepare_accepted(&stream, peer);
-                let stream = SharedTcp(Arc::new(stream));
+                let stream = SharedTcp {
+                    socket: Arc::new(stream),
+                    connection: admitted.connection().clone(),
+                };
                 let tracked = Tracked {
                     client: ClientGone::of(&stream),
                     connection: admitted.connection().clone(),
@@ -374,7 +405,7 @@ pub async fn accept_loop<F, Fut>(
                     tokio::select! {
                         () = serving => {}
                         () = admitted.shed() => {
-                            tracing::debug!(%peer, "closed an idle connection to make room for a new one (--max-connections)");
+                            tracing::debug!(%peer, "closed an idle or slow connection to make room for a new one (--max-connections, --max-waiting, --max-arriving)");
                         }
                     }
                 });
@@ -390,6 +421,32 @@ pub async fn accept_loop<F, Fut>(
     }
     drop(listener);
     graceful.shutdown().await;
+}
+
+/// The answer on a connection taken into the health reserve to anything but
+/// `GET /healthz`: 503, try again in a moment, and the connection closes.
+fn reserved_for_health() -> axum::response::Response {
+    let body = serde_json::json!({
+        "error": "busy",
+        "message": "the server is busy (every connection has a request in hand): try again shortly",
+    })
+    .to_string();
+    let mut response = axum::response::Response::new(axum::body::Body::from(body));
+    *response.status_mut() = http::StatusCode::SERVICE_UNAVAILABLE;
+    let headers = response.headers_mut();
+    headers.insert(
+        http::header::CONTENT_TYPE,
+        http::HeaderValue::from_static("application/json"),
+    );
+    headers.insert(
+        http::header::RETRY_AFTER,
+        http::HeaderValue::from_static("1"),
+    );
+    headers.insert(
+        http::header::CONNECTION,
+        http::HeaderValue::from_static("close"),
+    );
+    response
 }
 
 /// A response body that holds `_busy` until hyper drops it (its last byte written, or the
@@ -447,18 +504,19 @@ impl Refusals {
     }
 }
 
-/// Serves `router` over plain HTTP on `listener` until `shutdown` is cancelled.
+/// Serves `router` over plain HTTP on `listener` until `shutdown` is cancelled, with
+/// `connections` deciding who may stay open.
 pub async fn serve_router(
     listener: TcpListener,
     router: axum::Router,
     shutdown: CancellationToken,
-    max_connections: usize,
+    connections: Arc<Connections>,
     write_timeout: Duration,
 ) {
     accept_loop(
         listener,
         shutdown,
-        max_connections,
+        connections,
         move |stream, tracked, _peer, watcher| {
             serve_connection(stream, tracked, router.clone(), watcher, write_timeout)
         },
@@ -471,6 +529,16 @@ mod tests {
     use std::io::{Read, Write};
 
     use super::*;
+    use crate::mcp::server::connections::ConnectionLimits;
+
+    /// A table with room for every test here.
+    fn test_table() -> Arc<Connections> {
+        Connections::new(ConnectionLimits {
+            max_connections: 100,
+            max_waiting: 100,
+            max_arriving_bytes: 1 << 20,
+        })
+    }
 
     /// Starts `serve_router` with `router` on a free loopback port.
     async fn start(
@@ -483,7 +551,7 @@ mod tests {
             listener,
             router,
             shutdown.clone(),
-            100,
+            test_table(),
             Duration::from_secs(30),
         ));
         (addr, shutdown, task)
@@ -522,7 +590,7 @@ mod tests {
         let looping = tokio::spawn(accept_loop(
             listener,
             shutdown.clone(),
-            100,
+            test_table(),
             move |stream, _tracked, _peer, _watcher| {
                 let seen_tx = seen_tx.clone();
                 async move {
@@ -549,7 +617,7 @@ mod tests {
         let looping = tokio::spawn(accept_loop(
             listener,
             shutdown.clone(),
-            100,
+            test_table(),
             move |stream, tracked, _peer, watcher| {
                 serve_connection_timed(stream, tracked, axum::Router::new(), watcher, timeout)
             },

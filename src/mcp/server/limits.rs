@@ -25,6 +25,7 @@ use rmcp::transport::streamable_http_server::session::{
 use tokio::sync::Semaphore;
 
 use crate::mcp::server::accept::ClientGone;
+use crate::mcp::server::connections::{Connection, ConnectionLimits, Connections};
 use tokio_util::sync::CancellationToken;
 
 /// How much `serve --http` takes on at once (see docs/serve.md, "Limits").
@@ -45,8 +46,18 @@ pub struct HttpLimits {
     /// How long an answer's write may stall (the client reads nothing) before the
     /// connection is closed, its memory and its request slot freed.
     pub write_timeout: Duration,
-    /// Connections open at once; one more closes the longest idle.
+    /// Connections open at once; one more closes the longest idle, else the slowest
+    /// arriving.
     pub max_connections: usize,
+    /// Connections idle or with a request arriving, at once; one more makes room the
+    /// same way (each holds buffers for nothing yet).
+    pub max_waiting: usize,
+    /// Bytes of requests still arriving (heads and bodies), in all; past it the
+    /// connection holding the most is closed.
+    pub max_arriving: usize,
+    /// The slowest a body may arrive, in bytes a second, once it has had
+    /// [`HttpLimits::BODY_RATE_GRACE`]; slower gets 408 (Kestrel's rule).
+    pub min_body_rate: u64,
 }
 
 impl HttpLimits {
@@ -67,6 +78,14 @@ impl HttpLimits {
     /// The most `--max-connections` is by default, however many files the process may
     /// open (each idle connection holds some memory too).
     pub const MOST_CONNECTIONS_BY_DEFAULT: usize = 16_384;
+    /// `--max-waiting`'s default.
+    pub const DEFAULT_MAX_WAITING: usize = 1_024;
+    /// `--max-arriving`'s default: 16 MiB.
+    pub const DEFAULT_MAX_ARRIVING: usize = 16 << 20;
+    /// `--min-body-rate`'s default, ASP.NET Kestrel's: 240 bytes a second.
+    pub const DEFAULT_MIN_BODY_RATE: u64 = 240;
+    /// How long a body may arrive at any pace before `min_body_rate` applies.
+    pub const BODY_RATE_GRACE: Duration = Duration::from_secs(5);
 }
 
 impl Default for HttpLimits {
@@ -80,6 +99,9 @@ impl Default for HttpLimits {
             body_timeout: Self::DEFAULT_BODY_TIMEOUT,
             write_timeout: Self::DEFAULT_WRITE_TIMEOUT,
             max_connections: Self::MOST_CONNECTIONS_BY_DEFAULT,
+            max_waiting: Self::DEFAULT_MAX_WAITING,
+            max_arriving: Self::DEFAULT_MAX_ARRIVING,
+            min_body_rate: Self::DEFAULT_MIN_BODY_RATE,
         }
     }
 }
@@ -99,6 +121,8 @@ struct Gate {
     listens: Count,
     /// Request bodies on their way (they hold no request slot, yet a shutdown answers them).
     bodies: Count,
+    /// The open connections (for `/healthz`, and handed to the accept loop).
+    connections: Arc<Connections>,
 }
 
 /// How many of something are open now, watched by a shutdown that waits for none.
@@ -146,11 +170,21 @@ impl Limiter {
             gate: Arc::new(Gate {
                 requests: Arc::new(Semaphore::new(limits.max_requests)),
                 streams: Arc::new(Semaphore::new(limits.max_streams)),
-                limits,
                 listens: Count::default(),
                 bodies: Count::default(),
+                connections: Connections::new(ConnectionLimits {
+                    max_connections: limits.max_connections,
+                    max_waiting: limits.max_waiting,
+                    max_arriving_bytes: limits.max_arriving,
+                }),
+                limits,
             }),
         }
+    }
+
+    /// The table of open connections these limits bound, for the accept loop.
+    pub fn connections(&self) -> Arc<Connections> {
+        self.gate.connections.clone()
     }
 
     /// Wraps every route `router` has so far in the request limits: the concurrency
@@ -165,14 +199,24 @@ impl Limiter {
     /// Adds `GET /healthz` to `router`: 200 `ok`, or 503 with `Retry-After` while every
     /// request slot is taken, so a load balancer sends the traffic elsewhere for a moment
     /// instead of into refusals. Outside the limits (a probe needs no slot) and, when added
-    /// after the token check, outside the token.
-    pub fn with_healthz(&self, router: axum::Router) -> axum::Router {
+    /// after the token check, outside the token. What the server holds against each bound
+    /// follows, for a request with `token` (or to anyone when there is none): a stranger
+    /// learns only whether it is up.
+    pub fn with_healthz(
+        &self,
+        router: axum::Router,
+        token: Option<crate::mcp::server::token::BearerToken>,
+    ) -> axum::Router {
         let gate = self.gate.clone();
+        let token = token.map(Arc::new);
         router.route(
             "/healthz",
-            axum::routing::get(move || {
+            axum::routing::get(move |headers: http::HeaderMap| {
                 let gate = gate.clone();
-                async move { health(&gate) }
+                let told = token.as_ref().is_none_or(|token| {
+                    token.check(&headers) == crate::mcp::server::token::Credentials::Accepted
+                });
+                async move { health(&gate, told) }
             }),
         )
     }
@@ -249,16 +293,42 @@ fn too_large(limit: usize) -> Response {
     )
 }
 
-/// `/healthz`'s answer for the limits' state now.
-fn health(gate: &Gate) -> Response {
-    if gate.requests.available_permits() > 0 {
-        return "ok".into_response();
+/// `/healthz`'s answer for the limits' state now: `ok` (or why not) on its first line,
+/// then, when `told`, what the server holds against each bound, one `name: now/most` a
+/// line.
+fn health(gate: &Gate, told: bool) -> Response {
+    let census = gate.connections.census();
+    let limits = &gate.limits;
+    let free = gate.requests.available_permits();
+    let streams = limits.max_streams - gate.streams.available_permits();
+    let mut held = format!(
+        "requests: {}/{}\nstreams: {streams}/{}\nconnections: {}/{}\nwaiting: {}/{}\narriving_bytes: {}/{}\n",
+        limits.max_requests - free,
+        limits.max_requests,
+        limits.max_streams,
+        census.open,
+        census.limits.max_connections,
+        census.waiting,
+        census.limits.max_waiting,
+        census.arriving_bytes,
+        census.limits.max_arriving_bytes,
+    );
+    if !told {
+        held.clear();
+    }
+    if free > 0 {
+        return if told {
+            format!("ok\n{held}")
+        } else {
+            "ok".to_owned()
+        }
+        .into_response();
     }
     let mut response = (
         StatusCode::SERVICE_UNAVAILABLE,
         format!(
-            "busy: all {} request slots are taken (--max-requests)\n",
-            gate.limits.max_requests
+            "busy: all {} request slots are taken (--max-requests)\n{held}",
+            limits.max_requests
         ),
     )
         .into_response();
@@ -304,32 +374,23 @@ async fn limit_request(State(gate): State<Arc<Gate>>, request: Request, next: Ne
     // chunked body that grows past the limit is cut there (the SDK reads it whole anyway).
     let (parts, body) = request.into_parts();
     let arriving = gate.bodies.enter();
-    let read =
-        http_body_util::BodyExt::collect(http_body_util::Limited::new(body, limits.max_body));
-    let read = tokio::time::timeout(limits.body_timeout, read).await;
-    let bytes = match read {
-        Err(_) => {
-            return refusal(
-                StatusCode::REQUEST_TIMEOUT,
-                "request_timeout",
-                format!(
-                    "the request body took over {:?} to arrive",
-                    limits.body_timeout
-                ),
-            );
+    let bytes = match read_body(body, limits).await {
+        Ok(bytes) => bytes,
+        Err(Unread::TooLarge) => return too_large(limits.max_body),
+        Err(Unread::TooSlow(why)) => {
+            return refusal(StatusCode::REQUEST_TIMEOUT, "request_timeout", why);
         }
-        Ok(Err(error)) if error.is::<http_body_util::LengthLimitError>() => {
-            return too_large(limits.max_body);
-        }
-        Ok(Err(error)) => {
+        Err(Unread::Broken(why)) => {
             return refusal(
                 StatusCode::BAD_REQUEST,
                 "bad_request",
-                format!("the request body could not be read: {error}"),
+                format!("the request body could not be read: {why}"),
             );
         }
-        Ok(Ok(collected)) => collected.to_bytes(),
     };
+    if let Some(connection) = parts.extensions.get::<Arc<Connection>>() {
+        connection.arrived();
+    }
     let request = Request::from_parts(parts, Body::from(bytes.clone()));
     if listen_header || is_listen(&bytes) {
         return listen(&gate, request, next, arriving).await;
@@ -347,9 +408,11 @@ async fn limit_request(State(gate): State<Arc<Gate>>, request: Request, next: Ne
         return response;
     }
     if !long_lived {
-        // An answer streamed (progress, then the result): in flight until it ends.
+        // An answer streamed (progress, then the result): in flight until the server has
+        // made all of it, however slowly the client reads it (the write timeout bounds
+        // that), so clients that never read hold no request slots.
         let (parts, body) = response.into_parts();
-        return Response::from_parts(parts, Body::from_stream(held(body, permit)));
+        return Response::from_parts(parts, Body::from_stream(produced(body, permit)));
     }
     // A long-lived stream no longer counts as a request being handled, but against the
     // stream cap, for as long as it is open.
@@ -416,6 +479,85 @@ fn is_listen(body: &[u8]) -> bool {
     memchr::memmem::find(body, LISTEN).is_some()
         && serde_json::from_slice::<Method>(body)
             .is_ok_and(|m| m.method.as_deref().map(str::as_bytes) == Some(LISTEN))
+}
+
+/// `body`'s data, read on a task of its own as fast as the server makes it, holding
+/// `kept` until it is all made (or its reader is gone); the reader takes it at its pace.
+fn produced<T: Send + 'static>(
+    body: Body,
+    kept: T,
+) -> impl Stream<Item = Result<axum::body::Bytes, axum::Error>> + Send {
+    let (made, mut taken) = tokio::sync::mpsc::unbounded_channel();
+    tokio::spawn(async move {
+        let mut data = body.into_data_stream();
+        while let Some(chunk) = data.next().await {
+            if made.send(chunk).is_err() {
+                break;
+            }
+        }
+        drop(kept);
+    });
+    futures::stream::poll_fn(move |cx| taken.poll_recv(cx))
+}
+
+/// Why a request body was not read whole.
+enum Unread {
+    /// Over `--max-body`.
+    TooLarge,
+    /// Over the body timeout, or below the minimum rate: what to tell the client.
+    TooSlow(String),
+    /// The connection failed while it came.
+    Broken(String),
+}
+
+/// Reads `body` whole within `limits`: at most `max_body` bytes, within the body timeout
+/// and, after [`HttpLimits::BODY_RATE_GRACE`], at `min_body_rate` bytes a second or more.
+/// A body in one piece is kept as it came; one in pieces is copied into a buffer that
+/// grows with what arrived (each piece hyper hands over pins its 8 KiB read buffer, so a
+/// body sent a byte at a time held 8 KiB a byte).
+async fn read_body(mut body: Body, limits: &HttpLimits) -> Result<axum::body::Bytes, Unread> {
+    use http_body_util::BodyExt;
+    let started = tokio::time::Instant::now();
+    let timeout = started + limits.body_timeout;
+    let mut gathered: Vec<u8> = Vec::new();
+    let mut received: u64 = 0;
+    loop {
+        // When the body is too slow, if nothing more comes before then.
+        let slow = (limits.min_body_rate > 0).then(|| {
+            let due = Duration::from_secs_f64((received + 1) as f64 / limits.min_body_rate as f64);
+            started + due.max(HttpLimits::BODY_RATE_GRACE)
+        });
+        let until = slow.map_or(timeout, |slow| slow.min(timeout));
+        let frame = match tokio::time::timeout_at(until, body.frame()).await {
+            Err(_) if until < timeout => {
+                return Err(Unread::TooSlow(format!(
+                    "the request body arrived slower than {} bytes a second (--min-body-rate)",
+                    limits.min_body_rate
+                )));
+            }
+            Err(_) => {
+                return Err(Unread::TooSlow(format!(
+                    "the request body took over {:?} to arrive",
+                    limits.body_timeout
+                )));
+            }
+            Ok(None) => return Ok(gathered.into()),
+            Ok(Some(Err(error))) => return Err(Unread::Broken(error.to_string())),
+            Ok(Some(Ok(frame))) => frame,
+        };
+        let Ok(data) = frame.into_data() else {
+            // Trailers carry nothing the server reads.
+            continue;
+        };
+        received += data.len() as u64;
+        if received > limits.max_body as u64 {
+            return Err(Unread::TooLarge);
+        }
+        if gathered.is_empty() && http_body::Body::is_end_stream(&body) {
+            return Ok(data);
+        }
+        gathered.extend_from_slice(&data);
+    }
 }
 
 /// `body`'s data, holding `kept` until the stream ends or the client goes.
@@ -617,7 +759,7 @@ mod tests {
                 }),
             )
             .route("/quick", axum::routing::post(|| async { "quick" }));
-        limiter.with_healthz(limiter.bound(routes))
+        limiter.with_healthz(limiter.bound(routes), None)
     }
 
     async fn status_of(router: &axum::Router, method: &str, path: &str) -> StatusCode {
@@ -691,6 +833,53 @@ mod tests {
         for answer in pending {
             assert_eq!(answer.await.unwrap().unwrap().status(), StatusCode::OK);
         }
+    }
+
+    #[tokio::test]
+    async fn a_streamed_answer_nobody_reads_frees_its_slot_once_made() {
+        use tower::ServiceExt as _;
+        let limits = HttpLimits {
+            max_requests: 1,
+            ..HttpLimits::default()
+        };
+        let limiter = Limiter::new(&limits);
+        // A POST answered as an event stream of three events, as the SDK answers a legacy
+        // session's request (progress, then the result).
+        let routes = axum::Router::new().route(
+            "/events",
+            axum::routing::post(|| async {
+                let events = futures::stream::iter(
+                    ["data: 1\n\n", "data: 2\n\n", "data: result\n\n"]
+                        .map(|event| Ok::<_, std::io::Error>(axum::body::Bytes::from(event))),
+                );
+                (
+                    [(header::CONTENT_TYPE, "text/event-stream")],
+                    Body::from_stream(events),
+                )
+            }),
+        );
+        let router = limiter.with_healthz(limiter.bound(routes), None);
+        let request = http::Request::builder()
+            .method("POST")
+            .uri("/events")
+            .body(Body::from("{}"))
+            .unwrap();
+        // Its client reads none of it (the body is never polled).
+        let unread = router.clone().oneshot(request).await.unwrap();
+        assert_eq!(unread.status(), StatusCode::OK);
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        while status_of(&router, "POST", "/events").await != StatusCode::OK {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "the slot was never freed"
+            );
+            tokio::task::yield_now().await;
+        }
+        // And what was made is all there for when it reads.
+        let read = http_body_util::BodyExt::collect(unread.into_body())
+            .await
+            .unwrap();
+        assert_eq!(read.to_bytes(), "data: 1\n\ndata: 2\n\ndata: result\n\n");
     }
 
     /// `serve --http`'s router as `serve_http` builds it (loopback checks, limits, a

@@ -76,14 +76,19 @@ pub async fn serve_http(
     }
     let router = limiter.bound(mcp_router(server, config, &access.limits));
     // The token guards the routes so far: `/healthz`, added after, stays open to balancers.
-    let router = limiter.with_healthz(crate::mcp::server::token::protect(router, access.token));
+    let router = limiter.with_healthz(
+        crate::mcp::server::token::protect(router, access.token.clone()),
+        access.token,
+    );
     bound(local);
-    let most = access.limits.max_connections;
+    let table = limiter.connections();
     let stall = access.limits.write_timeout;
     match &access.tls {
-        Some(tls) => crate::mcp::tls::serve_tls(listener, tls, router, shutdown, most, stall).await,
+        Some(tls) => {
+            crate::mcp::tls::serve_tls(listener, tls, router, shutdown, table, stall).await
+        }
         None => {
-            crate::mcp::server::accept::serve_router(listener, router, shutdown, most, stall).await
+            crate::mcp::server::accept::serve_router(listener, router, shutdown, table, stall).await
         }
     }
     Ok(())
