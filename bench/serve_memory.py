@@ -13,7 +13,7 @@ The attacks (sizes as the issue measured them, or larger):
   cursors      1,000 clients each listing prompts with a cursor of its own spelling of page 0
   trickle      2,000 connections sending a 1,000-byte body a byte at a time
   headers      2,000 connections each sending 60 KB of headers and never ending them
-  nonreaders   300 legacy sessions asking for answers and never reading them
+  nonreaders   300 legacy sessions asking for two ~1 MB answers and never reading them
   idle         15,000 connections that asked once and stay open (keep-alive)
   slow-bodies  1,100 connections under `ulimit -n 1024` trickling bodies (the door test)
   mix          trickle + headers + nonreaders + cursors at once
@@ -169,7 +169,7 @@ async def nonreaders(server, count, hold, keep):
     init = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {},
         "clientInfo": {"name": "bench", "version": "0"}}})
-    big = "x" * 200_000
+    big = "x" * 900_000
     ask = json.dumps({"jsonrpc": "2.0", "id": 2, "method": "prompts/get",
                       "params": {"name": "translate", "arguments": {"text": big, "to": "German"}}})
     for _ in range(count):
@@ -197,8 +197,13 @@ async def nonreaders(server, count, hold, keep):
         request = (f"POST /mcp HTTP/1.1\r\nHost: {server.authority}\r\n"
                    "Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"
                    f"{extra}Content-Length: {len(ask)}\r\n\r\n{ask}").encode()
-        # Asks four times and reads nothing more.
-        for _ in range(4):
+        note = json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        writer.write((f"POST /mcp HTTP/1.1\r\nHost: {server.authority}\r\n"
+                      "Content-Type: application/json\r\n"
+                      "Accept: application/json, text/event-stream\r\n"
+                      f"{extra}Content-Length: {len(note)}\r\n\r\n{note}").encode())
+        # Asks twice and reads nothing more.
+        for _ in range(2):
             writer.write(request)
         keep.append((reader, writer))
     await asyncio.sleep(hold)

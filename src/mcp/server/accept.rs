@@ -239,9 +239,9 @@ impl SharedTcp {
     }
 }
 
-/// The most bytes a request's head may have (431 beyond): nginx allows 32 KiB, Node
+/// The most bytes a request's head may have (431 beyond), as nginx allows; Node
 /// 16 KiB; hyper's own default, ~400 KiB, let each connection hold that much.
-pub const MAX_HEADER_BYTES: usize = 64 * 1024;
+pub const MAX_HEADER_BYTES: usize = 32 * 1024;
 
 /// Each read takes at most this much: 4 KiB holds a usual request whole. It is read into
 /// the stack and copied into hyper's buffer, so only the bytes that came are written

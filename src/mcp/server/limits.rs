@@ -79,9 +79,9 @@ impl HttpLimits {
     /// open (each idle connection holds some memory too).
     pub const MOST_CONNECTIONS_BY_DEFAULT: usize = 16_384;
     /// `--max-waiting`'s default.
-    pub const DEFAULT_MAX_WAITING: usize = 1_024;
-    /// `--max-arriving`'s default: 16 MiB.
-    pub const DEFAULT_MAX_ARRIVING: usize = 16 << 20;
+    pub const DEFAULT_MAX_WAITING: usize = 512;
+    /// `--max-arriving`'s default: 8 MiB.
+    pub const DEFAULT_MAX_ARRIVING: usize = 8 << 20;
     /// `--min-body-rate`'s default, ASP.NET Kestrel's: 240 bytes a second.
     pub const DEFAULT_MIN_BODY_RATE: u64 = 240;
     /// How long a body may arrive at any pace before `min_body_rate` applies.
