@@ -1,13 +1,17 @@
 //! Making untrusted text (from servers) safe to show on a terminal.
 
-/// Replaces every character that could drive a terminal or reorder text with a visible
-/// stand-in: C0 controls (but `\n` and `\t`) become control pictures (`␛`), DEL becomes `␡`,
-/// C1 controls, bidi controls (marks, embeddings, overrides, isolates) and the characters
-/// that hide text (Unicode tags, U+2028, U+2029, the BOM) become `<U+XXXX>`. Everything else
-/// is kept.
+/// Replaces every character that could drive a terminal, reorder text or hide it with a
+/// visible stand-in: C0 controls (but `\n` and `\t`) become control pictures (`␛`), DEL
+/// becomes `␡`, C1 controls, bidi controls (marks, embeddings, overrides, isolates), the
+/// characters that hide text (Unicode tags, U+2028, U+2029, the BOM) and invisible ones
+/// that carry nothing visible where they stand (see [`is_hidden_at`]: zero-width spaces
+/// and joiners, the soft hyphen, stray variation selectors) become `<U+XXXX>`. Everything
+/// else is kept, a real emoji's joiners and selector too.
 pub fn sanitize(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
+    let mut previous = None;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
         match c {
             '\n' | '\t' => out.push(c),
             '\u{0}'..='\u{1f}' => {
@@ -15,13 +19,97 @@ pub fn sanitize(text: &str) -> String {
             }
             '\u{7f}' => out.push('␡'),
             // The C1 controls, the bidi controls and the hiding ones: `is_control`'s.
-            c if is_control(c) => {
+            c if is_control(c) || is_hidden_at(previous, c, chars.peek().copied()) => {
                 out.push_str(&format!("<U+{:04X}>", c as u32));
             }
             _ => out.push(c),
         }
+        previous = Some(c);
     }
     out
+}
+
+/// Whether `c`, between `previous` and `next`, is an invisible character that carries
+/// nothing visible there, so it can only hide something (data for a model, or two names
+/// that look alike): a zero-width space, word joiner, soft hyphen or filler always; a
+/// zero-width joiner or non-joiner unless it joins two visible non-ASCII characters (an
+/// emoji sequence such as 👩‍💻, or Persian and Indic words); U+FE0E/U+FE0F unless right
+/// after an emoji (or in a keycap, `1️⃣`); other variation selectors unless right after the
+/// character they select a form of (a CJK ideograph for U+E0100–E01EF). A second selector
+/// in a row selects nothing.
+pub fn is_hidden_at(previous: Option<char>, c: char, next: Option<char>) -> bool {
+    if !is_invisible(c) {
+        return false;
+    }
+    let visible_non_ascii = |c: Option<char>| {
+        c.is_some_and(|c| !c.is_ascii() && !c.is_whitespace() && !is_invisible(c) && !is_control(c))
+    };
+    match c {
+        '\u{200c}' | '\u{200d}' => {
+            let joined_emoji = previous == Some('\u{fe0f}') && next.is_some_and(is_pictographic);
+            !(joined_emoji || (visible_non_ascii(previous) && visible_non_ascii(next)))
+        }
+        '\u{fe0e}' | '\u{fe0f}' => {
+            let keycap = previous.is_some_and(|p| p.is_ascii_digit() || p == '#' || p == '*')
+                && next == Some('\u{20e3}');
+            !(previous.is_some_and(is_pictographic) || keycap)
+        }
+        '\u{fe00}'..='\u{fe0d}' => {
+            !visible_non_ascii(previous) || previous.is_some_and(is_pictographic)
+        }
+        '\u{e0100}'..='\u{e01ef}' => !previous.is_some_and(is_ideograph),
+        _ => true,
+    }
+}
+
+/// Whether `c` is drawn as an emoji (or can be, with U+FE0F): Unicode's pictographs, the
+/// arrows, symbols and dingbats, the skin tones, ©, ®, ™ and the like.
+fn is_pictographic(c: char) -> bool {
+    matches!(
+        c,
+        '\u{a9}'
+            | '\u{ae}'
+            | '\u{203c}'
+            | '\u{2049}'
+            | '\u{2122}'
+            | '\u{2139}'
+            | '\u{2194}'..='\u{21aa}'
+            | '\u{231a}'..='\u{23ff}'
+            | '\u{24c2}'
+            | '\u{25aa}'..='\u{27bf}'
+            | '\u{2934}'
+            | '\u{2935}'
+            | '\u{2b05}'..='\u{2b55}'
+            | '\u{3030}'
+            | '\u{303d}'
+            | '\u{3297}'
+            | '\u{3299}'
+            | '\u{1f000}'..='\u{1faff}'
+    )
+}
+
+/// Whether `c` is a CJK ideograph (whose forms the ideographic variation selectors pick).
+fn is_ideograph(c: char) -> bool {
+    matches!(
+        c,
+        '\u{3400}'..='\u{4dbf}'
+            | '\u{4e00}'..='\u{9fff}'
+            | '\u{f900}'..='\u{faff}'
+            | '\u{20000}'..='\u{3ffff}'
+    )
+}
+
+/// The invisible characters of `text` that carry nothing visible where they stand
+/// ([`is_hidden_at`]), counted.
+pub fn hidden_count(text: &str) -> usize {
+    let mut previous = None;
+    let mut chars = text.chars().peekable();
+    let mut count = 0;
+    while let Some(c) = chars.next() {
+        count += usize::from(is_hidden_at(previous, c, chars.peek().copied()));
+        previous = Some(c);
+    }
+    count
 }
 
 /// Server text on one line: controls made visible, line breaks and tabs as spaces, and
@@ -213,7 +301,10 @@ pub fn unsanitize(shown: &str) -> String {
             && let Ok(value) = u32::from_str_radix(&rest[3..3 + digits], 16)
             && let Some(control) = char::from_u32(value)
             && format!("<U+{value:04X}>") == rest[..4 + digits]
-            && ((0x80..=0x9f).contains(&value) || is_bidi_control(control) || is_hiding(control))
+            && ((0x80..=0x9f).contains(&value)
+                || is_bidi_control(control)
+                || is_hiding(control)
+                || is_invisible(control))
         {
             out.push(control);
             rest = &rest[4 + digits..];
@@ -234,14 +325,19 @@ pub fn sanitize_reversibly(text: &str) -> Option<String> {
     (unsanitize(&shown) == text).then_some(shown)
 }
 
-/// `text` without escape sequences and other control characters: a CSI (`ESC [ … final`)
-/// or an OSC (`ESC ] … BEL` or `ESC \\`) goes whole, so no `[31m` is left behind; other
-/// controls ([`sanitize`]'s) go one by one. Line breaks and tabs stay.
+/// `text` without escape sequences, other control characters and hidden ones: a CSI
+/// (`ESC [ … final`) or an OSC (`ESC ] … BEL` or `ESC \\`) goes whole, so no `[31m` is left
+/// behind; other controls and the invisible characters that carry nothing visible
+/// ([`sanitize`]'s) go one by one. Line breaks and tabs stay.
 pub fn strip_controls(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
+    let mut previous = None;
     while let Some(c) = chars.next() {
+        let hidden = is_hidden_at(previous, c, chars.peek().copied());
+        previous = Some(c);
         match c {
+            _ if hidden => {}
             '\u{1b}' => match chars.next() {
                 Some('[') => skip_csi(&mut chars),
                 Some(']') | Some('P') | Some('_') | Some('^') => {
@@ -593,6 +689,36 @@ mod tests {
             unsanitize("<U+E0041 <U+0E0041> <U+41>"),
             "<U+E0041 <U+0E0041> <U+41>"
         );
+    }
+
+    #[test]
+    fn invisible_characters_that_carry_nothing_are_marked_and_emoji_keep_theirs() {
+        // Each hides in plain text: zero-width space, non-joiner and joiner between ASCII
+        // letters, word joiner, a BOM inside text, the soft hyphen, variation selectors after
+        // a letter, a second one after an emoji, and an ideographic one after a letter.
+        let hiding = "a\u{200b}b\u{200c}c\u{200d}d\u{2060}e\u{feff}f\u{ad}g\u{fe01}h\u{fe0f}😀\u{fe0f}\u{fe0f}x\u{e0100}";
+        assert_eq!(
+            sanitize(hiding),
+            "a<U+200B>b<U+200C>c<U+200D>d<U+2060>e<U+FEFF>f<U+00AD>g<U+FE01>h<U+FE0F>😀\u{fe0f}<U+FE0F>x<U+E0100>"
+        );
+        // The BOM is counted with the controls, as before.
+        assert_eq!((hidden_count(hiding), control_count(hiding)), (9, 1));
+        assert_eq!(unsanitize(&sanitize(hiding)), hiding);
+        assert_eq!(strip_controls(hiding), "abcdefgh😀\u{fe0f}x");
+        // What they do in real text stays: a flag, a family and a coder (ZWJ sequences), a
+        // heart with its emoji selector, a keycap, Persian with its non-joiner, Devanagari
+        // with its joiner, and an ideograph with its variation selector.
+        for text in [
+            "🇯🇵 👨\u{200d}👩\u{200d}👧 👩\u{200d}💻 🏳\u{fe0f}\u{200d}🌈",
+            "❤\u{fe0f} 1\u{fe0f}\u{20e3}",
+            "می\u{200c}خواهم",
+            "क\u{94d}\u{200d}ष",
+            "葛\u{e0100}",
+        ] {
+            assert_eq!(sanitize(text), text, "{text:?}");
+            assert_eq!(hidden_count(text), 0, "{text:?}");
+            assert_eq!(strip_controls(text), text, "{text:?}");
+        }
     }
 
     #[test]

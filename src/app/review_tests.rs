@@ -962,6 +962,28 @@ fn the_control_characters_warning_says_whose_they_are() {
         said.contains("(1 from what you typed or pasted, 1 from the server)"),
         "{said}"
     );
+    // Hidden characters, counted and named apart: zero-width spaces and a stray selector
+    // from the server; an emoji's own joiner and selector are not counted.
+    let mut app = review_of(
+        messages(&[(
+            Role::User,
+            "Sum\u{200b}mar\u{200b}ize a\u{fe01} 👩\u{200d}💻 ❤\u{fe0f}",
+        )]),
+        80,
+        24,
+    );
+    let said = warning(&mut app);
+    assert!(
+        said.contains("x strips the 3 hidden characters first (hidden characters from the server)"),
+        "{said}"
+    );
+    // Both kinds: each named.
+    let mut app = review_of(messages(&[(Role::User, "\u{1b}[31m a\u{200b}b")]), 80, 24);
+    let said = warning(&mut app);
+    assert!(
+        said.contains("1 control and 1 hidden characters first (escape sequences from the server; hidden characters from the server)"),
+        "{said}"
+    );
 }
 
 #[test]

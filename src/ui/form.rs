@@ -477,7 +477,7 @@ fn drawn_editor(editor: &TextArea<'_>) -> Option<TextArea<'static>> {
     let as_drawn: Vec<std::borrow::Cow<'_, str>> = lines
         .iter()
         .map(|l| {
-            if crate::text::control_count(l) > 0 {
+            if crate::text::control_count(l) > 0 || crate::text::hidden_count(l) > 0 {
                 std::borrow::Cow::Owned(shown(l))
             } else {
                 crate::text::as_drawn(l)

@@ -421,3 +421,42 @@ fn ctrl_r_with_a_server_down_shows_progress_then_the_outcome_and_keeps_the_bar_w
     tui.wait_for("Restarting broken…", STEP);
     tui.wait_for("broken failed again (Ctrl-L shows why).", STEP);
 }
+
+/// Invisible characters that carry nothing are drawn as marks in the form and the review,
+/// and the export warning counts them and says whose they are; an emoji's own joiner is
+/// drawn as the emoji's parts, not marked.
+#[test]
+fn hidden_characters_are_shown_as_marks_and_counted_before_an_export() {
+    let sandbox = builtin_library();
+    let mut tui = Tui::start(&sandbox, &[]);
+    open_translate(&mut tui);
+    let (start, end) = BRACKETED_PASTE;
+    tui.send(&format!(
+        "{start}Sum\u{200b}mar\u{2060}ize 👩\u{200d}💻{end}"
+    ));
+    tui.send(TAB);
+    tui.send("English");
+    let screen = tui.wait_until("English typed in Into", STEP, |s| {
+        field_value(s, "Into") == "English"
+    });
+    assert_eq!(
+        field_row(&screen, "Text", 0),
+        "Sum<U+200B>mar<U+2060>ize 👩💻",
+        "\n{screen}"
+    );
+    tui.send(CTRL_S);
+    let review = tui.wait_for("export: markdown", STEP);
+    assert!(
+        review.contains("Sum<U+200B>mar<U+2060>ize"),
+        "the review shows the marks:\n{review}"
+    );
+    tui.send("y");
+    let warned = tui.wait_for("hidden characters", STEP);
+    assert!(
+        warned.contains("x strips the 2 hidden characters first"),
+        "\n{warned}"
+    );
+    tui.send(CTRL_C);
+    tui.send(CTRL_C);
+    tui.wait_exit(STEP);
+}
