@@ -44,7 +44,9 @@ fn init_logging() -> Option<tracing_appender::non_blocking::WorkerGuard> {
             dir.display()
         ));
     };
-    if let Err(error) = std::fs::create_dir_all(&dir) {
+    // The log may quote what servers and users said: the owner's alone (0700), as its
+    // files are (0600) however the umask would make them.
+    if let Err(error) = mcpick::sys::fs::create_private_dir(&dir) {
         unusable(&error);
         return None;
     }
@@ -66,6 +68,13 @@ fn init_logging() -> Option<tracing_appender::non_blocking::WorkerGuard> {
             return None;
         }
     };
+    if let Ok(entries) = std::fs::read_dir(&dir) {
+        for entry in entries.flatten() {
+            if entry.file_name().to_string_lossy().ends_with(".log") {
+                let _ = mcpick::sys::fs::set_owner_only(&entry.path());
+            }
+        }
+    }
     let (writer, guard) = tracing_appender::non_blocking(appender);
     let filter = tracing_subscriber::EnvFilter::new(mcpick::mcp::log::filter_directives(
         std::env::var("MCPICK_LOG").ok().as_deref(),

@@ -1141,3 +1141,68 @@ fn a_machine_grant_sends_no_secret_to_a_server_that_names_no_authorization_serve
     );
     assert!(!err.contains("do-not-send"), "{err}");
 }
+
+#[test]
+fn a_corrupt_dpop_key_is_kept_aside_replaced_and_said_on_stderr() {
+    let server = AuthServer::start_dpop(3600);
+    let oauth =
+        r#"grant = "client_credentials", client_id = "ci-client", client_secret = "ci-secret""#;
+    let sandbox = machine_sandbox(&server, oauth);
+    let key = dpop_key(&sandbox);
+    std::fs::create_dir_all(key.parent().unwrap()).unwrap();
+    std::fs::write(&key, "not a key\n").unwrap();
+    let output = run_unattended(&sandbox, &["get", SECRET], &[]);
+    assert!(
+        success(&output).contains("The secret is"),
+        "{}",
+        stderr(&output)
+    );
+    let said = stderr(&output);
+    assert!(
+        said.contains("mcpick: warning: the DPoP key for `secure`")
+            && said.contains("held no usable key"),
+        "{said}"
+    );
+    assert!(said.contains("it is kept as "), "{said}");
+    let kept = key.with_extension("pem.corrupt");
+    assert_eq!(std::fs::read_to_string(&kept).unwrap(), "not a key\n");
+    assert!(
+        std::fs::read_to_string(&key)
+            .unwrap()
+            .starts_with("-----BEGIN PRIVATE KEY-----")
+    );
+    // Said once: the next run uses the new key without a word.
+    let again = run_unattended(&sandbox, &["get", SECRET], &[]);
+    assert!(!stderr(&again).contains("DPoP key"), "{}", stderr(&again));
+}
+
+#[test]
+fn a_private_key_every_user_can_read_is_refused_with_the_chmod_that_mends_it() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let server = AuthServer::start(3600);
+    let sandbox = Sandbox::new("");
+    let pem = sandbox.dir.path().join("client.pem");
+    std::fs::write(
+        &pem,
+        "-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEIA==\n-----END PRIVATE KEY-----\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&pem, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let oauth = format!(
+        r#"grant = "client_credentials", client_id = "ci-client", private_key = "{}""#,
+        pem.display()
+    );
+    std::fs::write(
+        sandbox.config(),
+        format!("{}oauth = {{ {oauth} }}\n", http("secure", &server.url)),
+    )
+    .unwrap();
+    let output = run_unattended(&sandbox, &["get", SECRET], &[]);
+    assert!(!output.status.success());
+    let said = stderr(&output);
+    assert!(
+        said.contains("can be read by every user (mode 644): run `chmod 600"),
+        "{said}"
+    );
+    assert_eq!(server.count("client_credentials"), 0, "no key was sent");
+}

@@ -742,9 +742,27 @@ fn init_writes_a_starter_config_once() {
     let written = xdg.join("mcpick/config.toml");
     let text = std::fs::read_to_string(&written).unwrap();
     assert!(text.contains("[servers.builtin]"), "{text}");
+    // It may come to hold secrets: the owner's alone (it was 0644).
+    let mode = |path: &std::path::Path| {
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+    };
+    assert_eq!(mode(&written), 0o600);
     // The starter config works as it is.
     let output = run(&["list"]);
     assert!(success(&output).contains("builtin/review-diff"));
+    // The log it wrote is the owner's alone too: folder 0700, files 0600.
+    let logs = sandbox.dir.path().join("state/mcpick");
+    assert_eq!(mode(&logs), 0o700);
+    let files: Vec<_> = std::fs::read_dir(&logs)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".log"))
+        .collect();
+    assert!(!files.is_empty(), "no log file in {}", logs.display());
+    for file in files {
+        assert_eq!(mode(&file.path()), 0o600, "{}", file.path().display());
+    }
     assert!(
         !stderr(&output).contains("no config file"),
         "{}",

@@ -59,6 +59,7 @@ pub async fn run(config_path: Option<&Path>, action: AuthCommand) -> Result<Exit
                     return Err(CliError { code, message: "sign-in stopped".into() });
                 }
             };
+            output::tell_dpop_notices();
             signed_in.map_err(|e| CliError::runtime(format!("`{}`: {e}", server.name)))?;
             // A new sign-in may be another identity: what the old one saw privately goes.
             let context = auth::authorization_context(&server);

@@ -47,11 +47,9 @@ pub fn init(config_path: Option<&Path>) -> Result<ExitCode, CliError> {
         std::fs::create_dir_all(dir)
             .map_err(|e| CliError::runtime(format!("cannot create {}: {e}", dir.display())))?;
     }
-    // create_new: never clobber a file that appeared since the check above.
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&path)
+    // A new file only (never one that appeared since the check above), the owner's alone
+    // from the start: a config may come to hold secrets (headers, client secrets).
+    let mut file = crate::sys::fs::create_private_new(&path)
         .map_err(|e| CliError::runtime(format!("cannot write {}: {e}", path.display())))?;
     use std::io::Write as _;
     file.write_all(config::starter_config(&exe).as_bytes())
@@ -65,6 +63,7 @@ pub async fn run(config_path: Option<&Path>, command: Command) -> Result<ExitCod
     let config = load_config(config_path)?;
     let result = run_loaded(&config, command).await;
     tell_catalog_write_failure();
+    output::tell_dpop_notices();
     result
 }
 

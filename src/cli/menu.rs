@@ -232,6 +232,8 @@ pub async fn tui(config_path: Option<&Path>, request: TuiRequest) -> Result<Exit
     let outcome = crate::tui::run(servers, options, keys, note, offer, screen)
         .await
         .map_err(CliError::usage)?;
+    // Said once the terminal is given back: over the screen it would be lost.
+    super::output::tell_dpop_notices();
     if let Some(text) = outcome.print {
         let stdout = std::io::stdout();
         let for_terminal = std::io::IsTerminal::is_terminal(&stdout);

@@ -21,6 +21,22 @@ use crate::config::Dpop;
 /// The only algorithm mcpick's proofs use.
 const ALGORITHM: &str = "ES256";
 
+/// What happened to a DPoP key that the user must hear (a corrupt key replaced), kept
+/// until a command says it on stderr ([`take_notices`]): the log alone is not read.
+static NOTICES: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+fn tell(notice: String) {
+    NOTICES
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(notice);
+}
+
+/// The notices about DPoP keys since the last call, to say on stderr.
+pub fn take_notices() -> Vec<String> {
+    std::mem::take(&mut *NOTICES.lock().unwrap_or_else(|e| e.into_inner()))
+}
+
 /// The file holding `server`'s DPoP key: `<data dir>/auth/<server>.dpop.pem`.
 pub fn key_path(server: &str) -> Option<PathBuf> {
     crate::config::data_dir().map(|dir| dir.join("auth").join(format!("{server}.dpop.pem")))
@@ -147,6 +163,18 @@ impl Prover {
                 Ok(prover) => return Ok(prover),
                 Err(why) => {
                     tracing::warn!(server, path = %path.display(), %why, "the DPoP key file holds no usable key; making a new one");
+                    // Kept, not overwritten: it may be a key another copy still uses.
+                    let kept = path.with_extension("pem.corrupt");
+                    let moved = std::fs::rename(&path, &kept).is_ok();
+                    tell(format!(
+                        "the DPoP key for `{server}` ({}) held no usable key ({why}); {}a new key was made, so tokens bound to the old one are signed in again",
+                        path.display(),
+                        if moved {
+                            format!("it is kept as {}, and ", kept.display())
+                        } else {
+                            String::new()
+                        }
+                    ));
                 }
             },
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}

@@ -179,6 +179,7 @@ async fn obtain_unmasked(
             form.push(("grant_type", "client_credentials".into()));
             if let Some(path) = &oauth.private_key {
                 let shown = path.display().to_string();
+                refuse_if_everyone_reads(path).map_err(&failed)?;
                 let pem =
                     read_small(path).map_err(|e| failed(format!("`oauth.private_key`: {e}")))?;
                 let key = SigningKey::from_pem(pem.as_bytes(), &shown)
@@ -577,6 +578,24 @@ async fn secret_text(
 }
 
 /// A file's text (a key or a token), refused over [`MOST_BYTES`] or when not text.
+/// A private key file every user can read is no longer private: refused with the `chmod`
+/// that mends it, as `serve` refuses such a TLS key (group read stays allowed).
+fn refuse_if_everyone_reads(path: &std::path::Path) -> Result<(), String> {
+    let Ok(metadata) = std::fs::metadata(path) else {
+        // Unreadable or missing: reading it says so.
+        return Ok(());
+    };
+    let mode = crate::sys::fs::mode(&metadata);
+    if mode & 0o004 == 0 {
+        return Ok(());
+    }
+    let shown = path.display();
+    Err(format!(
+        "`oauth.private_key` {shown} can be read by every user (mode {:03o}): run `chmod 600 {shown}`",
+        mode & 0o777
+    ))
+}
+
 fn read_small(path: &std::path::Path) -> Result<String, String> {
     crate::value_io::read_file(&path.to_string_lossy(), MOST_BYTES)
 }

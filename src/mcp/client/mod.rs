@@ -6,7 +6,7 @@ pub mod auth;
 mod catalog_write;
 mod child;
 pub mod connection;
-mod dpop;
+pub mod dpop;
 mod dpop_http;
 pub mod grant;
 pub mod hub;
