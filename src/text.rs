@@ -9,24 +9,50 @@
 /// else is kept, a real emoji's joiners and selector too.
 pub fn sanitize(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    let mut previous = None;
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
+    for (c, marked) in Marked::new(text) {
         match c {
             '\n' | '\t' => out.push(c),
             '\u{0}'..='\u{1f}' => {
                 out.push(char::from_u32(0x2400 + c as u32).unwrap_or('?'));
             }
             '\u{7f}' => out.push('␡'),
-            // The C1 controls, the bidi controls and the hiding ones: `is_control`'s.
-            c if is_control(c) || is_hidden_at(previous, c, chars.peek().copied()) => {
+            // The C1 controls, the bidi controls, the hiding ones and the hidden ones.
+            c if marked => {
                 out.push_str(&format!("<U+{:04X}>", c as u32));
             }
             _ => out.push(c),
         }
-        previous = Some(c);
     }
     out
+}
+
+/// The characters of a text, each with whether [`sanitize`] replaces it: a control, or an
+/// invisible character hidden where it stands ([`is_hidden_at`]). A character right after
+/// a replaced one is judged as standing after the stand-in's `>`, so that sanitized text
+/// sanitizes to itself.
+struct Marked<'a> {
+    chars: std::iter::Peekable<std::str::Chars<'a>>,
+    previous: Option<char>,
+}
+
+impl<'a> Marked<'a> {
+    fn new(text: &'a str) -> Marked<'a> {
+        Marked {
+            chars: text.chars().peekable(),
+            previous: None,
+        }
+    }
+}
+
+impl Iterator for Marked<'_> {
+    type Item = (char, bool);
+
+    fn next(&mut self) -> Option<(char, bool)> {
+        let c = self.chars.next()?;
+        let marked = is_control(c) || is_hidden_at(self.previous, c, self.chars.peek().copied());
+        self.previous = Some(if marked { '>' } else { c });
+        Some((c, marked))
+    }
 }
 
 /// Whether `c`, between `previous` and `next`, is an invisible character that carries
@@ -102,14 +128,9 @@ fn is_ideograph(c: char) -> bool {
 /// The invisible characters of `text` that carry nothing visible where they stand
 /// ([`is_hidden_at`]), counted.
 pub fn hidden_count(text: &str) -> usize {
-    let mut previous = None;
-    let mut chars = text.chars().peekable();
-    let mut count = 0;
-    while let Some(c) = chars.next() {
-        count += usize::from(is_hidden_at(previous, c, chars.peek().copied()));
-        previous = Some(c);
-    }
-    count
+    Marked::new(text)
+        .filter(|&(c, marked)| marked && !is_control(c))
+        .count()
 }
 
 /// Server text on one line: controls made visible, line breaks and tabs as spaces, and
@@ -334,8 +355,9 @@ pub fn strip_controls(text: &str) -> String {
     let mut chars = text.chars().peekable();
     let mut previous = None;
     while let Some(c) = chars.next() {
+        // As `Marked` judges: after a character that goes, as after a stand-in.
         let hidden = is_hidden_at(previous, c, chars.peek().copied());
-        previous = Some(c);
+        previous = Some(if hidden || is_control(c) { '>' } else { c });
         match c {
             _ if hidden => {}
             '\u{1b}' => match chars.next() {
