@@ -10,6 +10,7 @@ mod completions;
 mod conformance;
 mod connect;
 mod doctor;
+mod entry;
 mod error;
 mod flags;
 mod get;
@@ -30,6 +31,7 @@ use std::process::ExitCode;
 
 pub use args::{Given, GivenValue, parse_all, parse_args_json, parse_assignment, read_given};
 pub use completions::answer_if_asked as answer_completion_request;
+pub use entry::main_entry;
 pub use error::CliError;
 pub use flags::{AuthCommand, CacheCommand, Cli, Command, ConfigCommand};
 pub use menu::with_tmux_size_spelled_out;
