@@ -200,22 +200,19 @@ impl Limiter {
     /// request slot is taken, so a load balancer sends the traffic elsewhere for a moment
     /// instead of into refusals. Outside the limits (a probe needs no slot) and, when added
     /// after the token check, outside the token. What the server holds against each bound
-    /// follows, for a request with `token` (or to anyone when there is none): a stranger
+    /// follows for a request `may_know` lets know it (the token's holder): a stranger
     /// learns only whether it is up.
     pub fn with_healthz(
         &self,
         router: axum::Router,
-        token: Option<crate::mcp::server::token::BearerToken>,
+        may_know: impl Fn(&http::HeaderMap) -> bool + Clone + Send + Sync + 'static,
     ) -> axum::Router {
         let gate = self.gate.clone();
-        let token = token.map(Arc::new);
         router.route(
             "/healthz",
             axum::routing::get(move |headers: http::HeaderMap| {
                 let gate = gate.clone();
-                let told = token.as_ref().is_none_or(|token| {
-                    token.check(&headers) == crate::mcp::server::token::Credentials::Accepted
-                });
+                let told = may_know(&headers);
                 async move { health(&gate, told) }
             }),
         )
@@ -759,7 +756,7 @@ mod tests {
                 }),
             )
             .route("/quick", axum::routing::post(|| async { "quick" }));
-        limiter.with_healthz(limiter.bound(routes), None)
+        limiter.with_healthz(limiter.bound(routes), |_| true)
     }
 
     async fn status_of(router: &axum::Router, method: &str, path: &str) -> StatusCode {
@@ -858,7 +855,7 @@ mod tests {
                 )
             }),
         );
-        let router = limiter.with_healthz(limiter.bound(routes), None);
+        let router = limiter.with_healthz(limiter.bound(routes), |_| true);
         let request = http::Request::builder()
             .method("POST")
             .uri("/events")

@@ -76,9 +76,15 @@ pub async fn serve_http(
     }
     let router = limiter.bound(mcp_router(server, config, &access.limits));
     // The token guards the routes so far: `/healthz`, added after, stays open to balancers.
+    let token = access.token.clone().map(std::sync::Arc::new);
+    let may_know = move |headers: &http::HeaderMap| {
+        token.as_ref().is_none_or(|token| {
+            token.check(headers) == crate::mcp::server::token::Credentials::Accepted
+        })
+    };
     let router = limiter.with_healthz(
-        crate::mcp::server::token::protect(router, access.token.clone()),
-        access.token,
+        crate::mcp::server::token::protect(router, access.token),
+        may_know,
     );
     bound(local);
     let table = limiter.connections();
