@@ -1469,7 +1469,12 @@ fn late_answers_of_the_terminal_are_never_typed() {
             height,
         );
         tui.send("trans");
-        let screen = tui.wait_for("1/9 prompts", STEP);
+        // "tran" already counts 1/9: wait for the whole word, or a late answer typed after
+        // it, on the search line.
+        let screen = tui.wait_until("the search typed", STEP, |s| {
+            s.lines()
+                .any(|l| l.contains("❯ trans") && l.contains("1/9 prompts"))
+        });
         let search = screen
             .lines()
             .find(|l| l.contains('❯'))
