@@ -32,7 +32,7 @@ pub(super) fn config() -> Option<crate::config::Config> {
     let path = config_path_from_command_line();
     super::loading::load_config_quietly(path.as_deref())
         .ok()
-        .map(|(config, _)| config)
+        .map(|loaded| loaded.config)
 }
 
 /// `--config PATH` (or `--config=PATH`) among the words being completed, else
