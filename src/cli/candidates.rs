@@ -201,3 +201,11 @@ pub fn server_candidates() -> Vec<CompletionCandidate> {
         .map(CompletionCandidate::new)
         .collect()
 }
+
+/// The man pages `mcpick man` can print (`get`, `auth-login`).
+pub fn page_candidates() -> Vec<CompletionCandidate> {
+    super::man::page_names()
+        .into_iter()
+        .map(CompletionCandidate::new)
+        .collect()
+}

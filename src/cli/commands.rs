@@ -122,7 +122,7 @@ async fn run_loaded(config: &Config, command: Command) -> Result<ExitCode, CliEr
         | Command::Cache { .. }
         | Command::ShellInit { .. }
         | Command::Completions { .. }
-        | Command::Man
+        | Command::Man { .. }
         | Command::Doctor { .. }
         | Command::ConformanceClient { .. }
         | Command::ClipboardHold => {

@@ -1,4 +1,4 @@
-//! `mcpick completions SHELL` and `mcpick man`: the shell completion script and the man page.
+//! `mcpick completions SHELL`: the shell completion script, and the answers at each Tab.
 //!
 //! The scripts are clap_complete's dynamic ones: at each Tab the shell runs mcpick again
 //! with `MCPICK_COMPLETE` set, and clap completes subcommands and flags from the command line
@@ -93,15 +93,6 @@ fn completer() -> String {
         called
     };
     path.to_string_lossy().into_owned()
-}
-
-/// Writes mcpick's man page (roff) on stdout: `mcpick man | man -l -`.
-pub fn man() -> Result<ExitCode, CliError> {
-    let mut page = Vec::new();
-    clap_mangen::Man::new(Cli::command())
-        .render(&mut page)
-        .map_err(|e| CliError::runtime(format!("cannot write the man page: {e}")))?;
-    write_out(&String::from_utf8_lossy(&page), "man page")
 }
 
 fn write_out(text: &str, what: &str) -> Result<ExitCode, CliError> {
@@ -235,17 +226,5 @@ mod tests {
             "{zsh}"
         );
         assert!(zsh.contains("assignments+=("), "{zsh}");
-    }
-
-    #[test]
-    fn the_man_page_names_every_subcommand() {
-        let mut page = Vec::new();
-        clap_mangen::Man::new(Cli::command())
-            .render(&mut page)
-            .unwrap();
-        let page = String::from_utf8(page).unwrap();
-        for word in ["mcpick", "list", "get", "serve", "completions"] {
-            assert!(page.contains(word), "the man page misses {word}");
-        }
     }
 }
