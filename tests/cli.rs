@@ -5,6 +5,7 @@
 
 mod common;
 
+use std::path::Path;
 use std::process::Command;
 
 use common::pty::{STEP, Tui};
@@ -289,4 +290,48 @@ fn man_prints_the_page_of_one_subcommand_or_says_which_there_are() {
     // The main page says where the others come from.
     let page = success(&run(&[]));
     assert!(page.contains("mcpick man \\-\\-dir"), "{page}");
+}
+
+#[test]
+fn init_from_a_build_folder_writes_no_path_of_it() {
+    let sandbox = Sandbox::new("");
+    let xdg = sandbox.dir.path().join("fresh");
+    let exe = Path::new(env!("CARGO_BIN_EXE_mcpick"));
+    let build_folder = exe.parent().unwrap().parent().unwrap();
+    assert!(
+        build_folder.join("CACHEDIR.TAG").exists(),
+        "the test binary is in a cargo build folder"
+    );
+    let run = |args: &[&str]| {
+        Command::new(exe)
+            .args(args)
+            .env_remove("MCPICK_CONFIG")
+            // No mcpick on PATH, as with `cargo run` before `cargo install`.
+            .env("PATH", "/usr/bin:/bin")
+            .env("XDG_CONFIG_HOME", &xdg)
+            .env("XDG_STATE_HOME", sandbox.dir.path().join("state"))
+            .env("XDG_CACHE_HOME", sandbox.dir.path().join("cache"))
+            .output()
+            .unwrap()
+    };
+    let output = run(&["init"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let note = stderr(&output);
+    assert!(note.contains("build folder"), "{note}");
+    assert!(note.contains("cargo install"), "{note}");
+    let text = std::fs::read_to_string(xdg.join("mcpick/config.toml")).unwrap();
+    assert!(
+        !text.contains(&*build_folder.to_string_lossy()),
+        "the config names the build folder:\n{text}"
+    );
+    assert!(text.contains("command = \"mcpick\""), "{text}");
+    // It works as it is: `mcpick` that PATH does not find is this very program.
+    let listed = success(&run(&["list"]));
+    assert!(listed.contains("builtin/translate"), "{listed}");
+    let doctor = run(&["doctor"]);
+    assert!(
+        !stdout(&doctor).contains("not found on PATH"),
+        "{}",
+        stdout(&doctor)
+    );
 }

@@ -331,7 +331,7 @@ fn shown_url(url: &str) -> String {
 
 /// Whether `command` can be started: a path that is a file, or a name found on PATH.
 fn program_exists(command: &str, cwd: Option<&Path>) -> bool {
-    let expanded = config::expand_tilde(command);
+    let expanded = config::expand_tilde(&config::program_for(command));
     let path = Path::new(&expanded);
     if path.components().count() > 1 {
         let full = match cwd {

@@ -3,10 +3,12 @@
 mod expand;
 pub mod import;
 mod oauth;
+mod program;
 mod theme;
 
 pub use expand::{ExpandError, InputSpec, InputValues, expand, input_variable, is_input_id};
 pub use oauth::{AssertionAudience, Dpop, EnterpriseIdp, OAuthConfig, OAuthGrant, SecretSource};
+pub use program::{SelfCommand, program_for, self_command};
 pub use theme::{Theme, ThemeBase, ThemeColors};
 
 use std::collections::BTreeMap;
