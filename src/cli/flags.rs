@@ -322,7 +322,7 @@ pub enum Command {
     /// (mcpick-get.1, mcpick-auth-login.1…) into DIR, e.g. a `man1` folder in MANPATH.
     Man {
         /// The subcommand whose page to print (`get`, `auth-login`)
-        #[arg(value_name = "SUBCOMMAND", conflicts_with = "dir", add = ArgValueCandidates::new(candidates::page_candidates))]
+        #[arg(value_name = "SUBCOMMAND", conflicts_with = "dir", add = ArgValueCandidates::new(page_candidates))]
         page: Option<String>,
         /// Write every page into this folder instead (made if missing)
         #[arg(long, value_name = "DIR")]
@@ -352,6 +352,15 @@ pub enum Command {
     ClipboardHold,
 }
 
+/// The man pages `mcpick man` prints (`get`, `auth-login`), for Tab.
+fn page_candidates() -> Vec<clap_complete::CompletionCandidate> {
+    use clap::CommandFactory as _;
+    super::man::page_names(Cli::command())
+        .into_iter()
+        .map(clap_complete::CompletionCandidate::new)
+        .collect()
+}
+
 /// `mcpick auth` subcommands.
 #[derive(Debug, Subcommand)]
 pub enum AuthCommand {
@@ -361,7 +370,7 @@ pub enum AuthCommand {
     /// tokens are kept in mcpick's data dir, readable by you only.
     Login {
         /// The server's name in the config.
-        #[arg(add = ArgValueCandidates::new(candidates::server_candidates))]
+        #[arg(add = ArgValueCandidates::new(candidates::http_server_candidates))]
         server: String,
         /// Print the sign-in URL without opening a browser (for SSH sessions).
         #[arg(long)]
@@ -370,7 +379,7 @@ pub enum AuthCommand {
     /// Delete SERVER's stored tokens.
     Logout {
         /// The server's name in the config.
-        #[arg(add = ArgValueCandidates::new(candidates::server_candidates))]
+        #[arg(add = ArgValueCandidates::new(candidates::http_server_candidates))]
         server: String,
     },
     /// How each HTTP server signs in, and its stored token's state

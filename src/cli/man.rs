@@ -7,9 +7,7 @@ use std::io::Write as _;
 use std::path::Path;
 use std::process::ExitCode;
 
-use clap::CommandFactory as _;
-
-use super::{Cli, CliError, output};
+use super::{CliError, output};
 
 /// One page: its name (`mcpick-auth-login`) and the command it documents.
 struct Page {
@@ -17,17 +15,10 @@ struct Page {
     command: clap::Command,
 }
 
-/// The command line as the pages show it: built, without clap's `help` subcommand (it has
-/// no page).
-fn command() -> clap::Command {
-    let mut command = Cli::command().disable_help_subcommand(true);
-    command.build();
-    command
-}
-
-/// Every page: mcpick's, then each visible subcommand's, depth first (`mcpick-auth`,
-/// `mcpick-auth-login`…).
-fn pages() -> Vec<Page> {
+/// Every page of `command` (mcpick's command line): mcpick's, then each visible
+/// subcommand's, depth first (`mcpick-auth`, `mcpick-auth-login`…). clap's `help`
+/// subcommand has none.
+fn pages(command: clap::Command) -> Vec<Page> {
     fn add(command: &clap::Command, name: String, pages: &mut Vec<Page>) {
         for sub in command.get_subcommands().filter(|s| !s.is_hide_set()) {
             add(sub, format!("{name}-{}", sub.get_name()), pages);
@@ -37,38 +28,48 @@ fn pages() -> Vec<Page> {
             name,
         });
     }
+    let mut command = command.disable_help_subcommand(true);
+    command.build();
     let mut pages = Vec::new();
-    add(&command(), "mcpick".into(), &mut pages);
+    add(&command, "mcpick".into(), &mut pages);
     pages.reverse();
     pages
 }
 
 /// The page names a user may ask for: `get`, `auth-login` (without `mcpick-`).
-pub fn page_names() -> Vec<String> {
-    pages()
+pub fn page_names(command: clap::Command) -> Vec<String> {
+    pages(command)
         .into_iter()
         .filter_map(|page| page.name.strip_prefix("mcpick-").map(str::to_string))
         .collect()
 }
 
-/// Runs `mcpick man [SUBCOMMAND] [--dir DIR]`.
-pub fn run(page: Option<&str>, dir: Option<&Path>) -> Result<ExitCode, CliError> {
+/// Runs `mcpick man [SUBCOMMAND] [--dir DIR]` for `command`, mcpick's command line.
+pub fn run(
+    command: clap::Command,
+    page: Option<&str>,
+    dir: Option<&Path>,
+) -> Result<ExitCode, CliError> {
+    let pages = pages(command);
     if let Some(dir) = dir {
-        return write_all(dir);
+        return write_all(&pages, dir);
     }
     let wanted = match page {
         None => "mcpick".to_string(),
         Some(name) => format!("mcpick-{}", name.strip_prefix("mcpick-").unwrap_or(name)),
     };
-    let Some(page) = pages().into_iter().find(|p| p.name == wanted) else {
+    let Some(page) = pages.iter().find(|p| p.name == wanted) else {
+        let names: Vec<&str> = pages
+            .iter()
+            .filter_map(|p| p.name.strip_prefix("mcpick-"))
+            .collect();
         return Err(CliError::usage(format!(
             "no page `{}`: the pages are {} (`mcpick man` alone prints mcpick's own)",
             page.unwrap_or_default(),
-            page_names().join(", ")
+            names.join(", ")
         )));
     };
-    let text =
-        render(&page).map_err(|e| CliError::runtime(format!("cannot make the page: {e}")))?;
+    let text = render(page).map_err(|e| CliError::runtime(format!("cannot make the page: {e}")))?;
     let mut stdout = std::io::stdout().lock();
     match stdout.write_all(&text).and_then(|()| stdout.flush()) {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
@@ -79,11 +80,10 @@ pub fn run(page: Option<&str>, dir: Option<&Path>) -> Result<ExitCode, CliError>
 }
 
 /// Writes every page into `dir` as `NAME.1`, saying on stderr how many and where.
-fn write_all(dir: &Path) -> Result<ExitCode, CliError> {
+fn write_all(pages: &[Page], dir: &Path) -> Result<ExitCode, CliError> {
     std::fs::create_dir_all(dir)
         .map_err(|e| CliError::runtime(format!("cannot create {}: {e}", dir.display())))?;
-    let pages = pages();
-    for page in &pages {
+    for page in pages {
         let path = dir.join(format!("{}.1", page.name));
         let text =
             render(page).map_err(|e| CliError::runtime(format!("cannot make the page: {e}")))?;
@@ -210,12 +210,17 @@ fn see_also(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use clap::CommandFactory as _;
+
+    fn all() -> Vec<Page> {
+        pages(crate::cli::Cli::command())
+    }
 
     #[test]
     fn every_page_named_is_one_of_the_pages() {
-        let names: Vec<String> = pages().into_iter().map(|p| p.name).collect();
+        let names: Vec<String> = all().into_iter().map(|p| p.name).collect();
         assert_eq!(names[0], "mcpick");
-        for page in pages() {
+        for page in all() {
             let text = String::from_utf8(render(&page).unwrap())
                 .unwrap()
                 .replace("\\-", "-");

@@ -6,6 +6,7 @@ mod cache;
 mod candidates;
 mod commands;
 mod complete;
+mod completion_program;
 mod completions;
 mod conformance;
 mod connect;
@@ -116,7 +117,10 @@ pub async fn run(cli: Cli) -> ExitCode {
             completions,
         }) => shell::run(&shell, key.as_deref(), completions),
         Some(Command::Completions { shell }) => completions::run(&shell),
-        Some(Command::Man { page, dir }) => man::run(page.as_deref(), dir.as_deref()),
+        Some(Command::Man { page, dir }) => {
+            use clap::CommandFactory as _;
+            man::run(Cli::command(), page.as_deref(), dir.as_deref())
+        }
         Some(Command::Doctor { json }) => doctor::run(cli.config.as_deref(), json).await,
         Some(Command::ConformanceClient { url }) => conformance::run(url).await,
         Some(Command::ClipboardHold) => get::clipboard_hold().await,
