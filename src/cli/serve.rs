@@ -79,16 +79,19 @@ pub struct LimitFlags {
     /// keeping an eighth back, up to 16384.
     #[arg(long, requires = "http", value_name = "N", value_parser = parse_count)]
     pub max_connections: Option<usize>,
-    /// Connections idle or with a request still arriving, at once; one more closes the
-    /// one idle longest, else the slowest sender.
+    /// Connections idle or with a request still arriving, at once
+    ///
+    /// One more closes the one idle longest, else the slowest sender.
     #[arg(long, requires = "http", value_name = "N", default_value_t = crate::mcp::HttpLimits::DEFAULT_MAX_WAITING, value_parser = parse_count)]
     pub max_waiting: usize,
-    /// Bytes held by requests still arriving (heads and bodies), in all; past it the
-    /// connection holding the most is closed.
+    /// Bytes held by requests still arriving (heads and bodies), in all
+    ///
+    /// Past it the connection holding the most is closed.
     #[arg(long, requires = "http", value_name = "BYTES", default_value_t = crate::mcp::HttpLimits::DEFAULT_MAX_ARRIVING, value_parser = parse_count)]
     pub max_arriving: usize,
-    /// The slowest a request body may arrive after its first 5 s, in bytes a second;
-    /// slower gets 408 (0: no minimum).
+    /// The slowest a request body may arrive after its first 5 s, in bytes a second
+    ///
+    /// Slower gets 408 (0: no minimum).
     #[arg(long, requires = "http", value_name = "BYTES", default_value_t = crate::mcp::HttpLimits::DEFAULT_MIN_BODY_RATE)]
     pub min_body_rate: u64,
     /// How long a request body may take to arrive once its headers have (for tests).
