@@ -1105,6 +1105,72 @@ fn check_header_value(name: &str, value: &str, expanded: bool) -> Result<(), Str
     ))
 }
 
+/// Checks which fields a server table combines, whatever they hold: one of `command` and
+/// `url`, a `transport` that fits, fields of the other kind left out. Gives `Some(true)`
+/// for `transport = "sse"`, `Some(false)` for `"http"`, `None` when it is not written.
+fn check_table_shape(raw: &RawServer) -> Result<Option<bool>, String> {
+    let legacy_sse = match raw.transport.as_deref() {
+        None => None,
+        Some("stdio") if raw.command.is_some() => None,
+        Some("http") if raw.url.is_some() => Some(false),
+        Some("sse") if raw.url.is_some() => Some(true),
+        Some(kind @ ("stdio" | "http" | "sse")) => {
+            return Err(format!(
+                "`transport = \"{kind}\"` needs {}",
+                if kind == "stdio" {
+                    "`command`"
+                } else {
+                    "`url`"
+                }
+            ));
+        }
+        Some(other) => {
+            return Err(format!(
+                "`transport` is \"stdio\", \"http\" (Streamable HTTP) or \"sse\" (the legacy HTTP+SSE transport), not {other:?}"
+            ));
+        }
+    };
+    if raw.oauth.is_some() && legacy_sse == Some(true) {
+        return Err(
+            "`oauth` does not apply to `transport = \"sse\"`: give its token in `headers`".into(),
+        );
+    }
+    if raw.oauth.is_some() && raw.url.is_none() {
+        return Err(
+            "`oauth` only applies to `url` servers; stdio servers take credentials from `env`"
+                .into(),
+        );
+    }
+    match (&raw.command, &raw.url) {
+        (Some(_), Some(_)) => {
+            return Err("has both `command` (stdio) and `url` (HTTP); keep one".into());
+        }
+        (None, None) => {
+            return Err(
+                "needs `command` (a stdio server) or `url` (a Streamable HTTP server)".into(),
+            );
+        }
+        (Some(_), None) if raw.headers.is_some() => {
+            return Err("`headers` only applies to `url` servers; stdio servers take `env`".into());
+        }
+        _ => {}
+    }
+    if raw.url.is_some() {
+        for (field, written) in [
+            ("args", raw.args.is_some()),
+            ("env", raw.env.is_some()),
+            ("cwd", raw.cwd.is_some()),
+        ] {
+            if written {
+                return Err(format!(
+                    "`{field}` only applies to `command` servers, not `url` ones"
+                ));
+            }
+        }
+    }
+    Ok(legacy_sse)
+}
+
 fn build_server(
     path: &Path,
     name: String,
@@ -1126,55 +1192,9 @@ fn build_server(
             source,
         })
     };
-    let legacy_sse = match raw.transport.as_deref() {
-        None => None,
-        Some("stdio") if raw.command.is_some() => None,
-        Some("http") if raw.url.is_some() => Some(false),
-        Some("sse") if raw.url.is_some() => Some(true),
-        Some(kind @ ("stdio" | "http" | "sse")) => {
-            return Err(server_error(format!(
-                "`transport = \"{kind}\"` needs {}",
-                if kind == "stdio" {
-                    "`command`"
-                } else {
-                    "`url`"
-                }
-            )));
-        }
-        Some(other) => {
-            return Err(server_error(format!(
-                "`transport` is \"stdio\", \"http\" (Streamable HTTP) or \"sse\" (the legacy HTTP+SSE transport), not {other:?}"
-            )));
-        }
-    };
-    if raw.oauth.is_some() && legacy_sse == Some(true) {
-        return Err(server_error(
-            "`oauth` does not apply to `transport = \"sse\"`: give its token in `headers`".into(),
-        ));
-    }
-    if raw.oauth.is_some() && raw.url.is_none() {
-        return Err(server_error(
-            "`oauth` only applies to `url` servers; stdio servers take credentials from `env`"
-                .into(),
-        ));
-    }
+    let legacy_sse = check_table_shape(&raw).map_err(server_error)?;
     let transport = match (raw.command, raw.url) {
-        (Some(_), Some(_)) => {
-            return Err(server_error(
-                "has both `command` (stdio) and `url` (HTTP); keep one".into(),
-            ));
-        }
-        (None, None) => {
-            return Err(server_error(
-                "needs `command` (a stdio server) or `url` (a Streamable HTTP server)".into(),
-            ));
-        }
-        (Some(command), None) => {
-            if raw.headers.is_some() {
-                return Err(server_error(
-                    "`headers` only applies to `url` servers; stdio servers take `env`".into(),
-                ));
-            }
+        (Some(command), _) => {
             let command = expand_tilde(&expand_field("command", &command)?);
             if command.trim().is_empty() {
                 return Err(server_error("`command` is empty".into()));
@@ -1203,20 +1223,9 @@ fn build_server(
                 cwd,
             }
         }
-        (None, Some(url)) => {
-            for field in [
-                ("args", raw.args.is_some()),
-                ("env", raw.env.is_some()),
-                ("cwd", raw.cwd.is_some()),
-            ] {
-                if field.1 {
-                    return Err(server_error(format!(
-                        "`{}` only applies to `command` servers, not `url` ones",
-                        field.0
-                    )));
-                }
-            }
-            let written = url;
+        (None, url) => {
+            // `check_table_shape` made sure there is one.
+            let written = url.unwrap_or_default();
             let url = expand_field("url", &written)?;
             if !(url.starts_with("http://") || url.starts_with("https://")) {
                 // A value typed for an input may be a secret: show the URL as written.
