@@ -45,21 +45,46 @@ enum Route {
     ShellInit,
 }
 
+/// What the shell's rc sets up besides completion.
+struct Setup {
+    /// The mcpick that writes the completion script (run by this path).
+    program: PathBuf,
+    /// Whether MCPICK_CONFIG names the sandbox's config (else there is no config file).
+    config: bool,
+    /// PATH for the shell, when it must not be the test's own.
+    path: Option<String>,
+}
+
+impl Setup {
+    /// The test's binary, the sandbox's config, the test's PATH.
+    fn usual() -> Setup {
+        Setup {
+            program: PathBuf::from(env!("CARGO_BIN_EXE_mcpick")),
+            config: true,
+            path: None,
+        }
+    }
+}
+
 /// An interactive `shell` in a PTY over `sandbox`, its rc setting completion up by `route`.
 fn start(shell: &str, sandbox: &Sandbox, route: Route) -> Tui {
+    start_with(shell, sandbox, route, Setup::usual())
+}
+
+/// [`start`] with the rc as `setup` says.
+fn start_with(shell: &str, sandbox: &Sandbox, route: Route, setup: Setup) -> Tui {
     let program = if shell == "bash" {
         PathBuf::from("bash")
     } else {
         system_tool(shell)
     };
     let dir = sandbox.dir.path();
-    let mcpick = env!("CARGO_BIN_EXE_mcpick");
     let args: Vec<&str> = match route {
         Route::Completions => vec!["completions", shell],
         Route::ShellInit => vec!["shell-init", shell, "--completions"],
     };
     let script = success(
-        &std::process::Command::new(mcpick)
+        &std::process::Command::new(&setup.program)
             .args(&args)
             .output()
             .expect("run mcpick"),
@@ -68,10 +93,31 @@ fn start(shell: &str, sandbox: &Sandbox, route: Route) -> Tui {
     std::fs::write(&script_path, script).unwrap();
     let config = sh_quote(sandbox.config().to_string_lossy());
     let script_path = sh_quote(script_path.to_string_lossy());
+    let (config_line, path_line) = match shell {
+        "fish" => (
+            format!("set -gx MCPICK_CONFIG {config}\n"),
+            setup.path.as_ref().map(|path| {
+                let dirs: Vec<String> = path.split(':').map(sh_quote).collect();
+                format!("set -gx PATH {}\n", dirs.join(" "))
+            }),
+        ),
+        _ => (
+            format!("export MCPICK_CONFIG={config}\n"),
+            setup
+                .path
+                .as_ref()
+                .map(|path| format!("export PATH={}\n", sh_quote(path))),
+        ),
+    };
+    let env_lines = format!(
+        "{}{}",
+        if setup.config { &config_line } else { "" },
+        path_line.unwrap_or_default()
+    );
     let mut command = CommandBuilder::new(&program);
     match shell {
         "bash" => {
-            let rc = format!("PS1='$ '\nexport MCPICK_CONFIG={config}\nsource {script_path}\n");
+            let rc = format!("PS1='$ '\n{env_lines}source {script_path}\n");
             std::fs::write(dir.join("bashrc"), rc).unwrap();
             command.args(["--noprofile", "--rcfile"]);
             command.arg(dir.join("bashrc"));
@@ -82,7 +128,7 @@ fn start(shell: &str, sandbox: &Sandbox, route: Route) -> Tui {
             std::fs::create_dir_all(&zdotdir).unwrap();
             std::fs::write(zdotdir.join(".zshenv"), "unsetopt GLOBAL_RCS\n").unwrap();
             let rc = format!(
-                "PS1='$ '\nexport MCPICK_CONFIG={config}\nautoload -Uz compinit && compinit -u -D\nsource {script_path}\n"
+                "PS1='$ '\n{env_lines}autoload -Uz compinit && compinit -u -D\nsource {script_path}\n"
             );
             std::fs::write(zdotdir.join(".zshrc"), rc).unwrap();
             command.env("ZDOTDIR", &zdotdir);
@@ -93,7 +139,7 @@ fn start(shell: &str, sandbox: &Sandbox, route: Route) -> Tui {
             std::fs::create_dir_all(&fish_dir).unwrap();
             let rc = format!(
                 "set -g fish_greeting ''\nfunction fish_prompt; echo -n '$ '; end\n\
-                 set -gx MCPICK_CONFIG {config}\nsource {script_path}\n"
+                 {env_lines}source {script_path}\n"
             );
             std::fs::write(fish_dir.join("config.fish"), rc).unwrap();
             command.arg("-i");
@@ -158,4 +204,227 @@ fn zsh_completes_prompts_and_arguments_from_shell_init() {
 #[test]
 fn fish_completes_prompts_and_arguments_from_the_cache() {
     completes_from_the_cached_catalog("fish", Route::Completions);
+}
+
+/// A sandbox with `lib` (the bundled library, listed once so the catalog holds it) and
+/// `remote`, an HTTP server nothing listens on.
+fn lib_and_remote() -> Sandbox {
+    let sandbox = counting_sandbox();
+    let config = std::fs::read_to_string(sandbox.config()).unwrap();
+    std::fs::write(
+        sandbox.config(),
+        format!("{config}\n[servers.remote]\nurl = \"http://127.0.0.1:9/mcp\"\n"),
+    )
+    .unwrap();
+    sandbox
+}
+
+fn after_a_prompt_offers_its_argument_names(shell: &str) {
+    let sandbox = lib_and_remote();
+    let mut tui = start(shell, &sandbox, Route::Completions);
+    // Not the subcommands `complete`, `completions`, `config` and `cache`, which also start
+    // with `co`.
+    tab(
+        &mut tui,
+        "mcpick lib/explain-error co",
+        "mcpick lib/explain-error code=",
+    );
+}
+
+fn completes_a_bare_prompt_name(shell: &str) {
+    let sandbox = lib_and_remote();
+    let mut tui = start(shell, &sandbox, Route::Completions);
+    // As `get` reads it when one server offers it; then its arguments.
+    tab(&mut tui, "mcpick get transl", "mcpick get translate");
+    tab(&mut tui, "te", "mcpick get translate text=");
+}
+
+fn auth_login_offers_http_servers_only(shell: &str) {
+    let sandbox = lib_and_remote();
+    let mut tui = start(shell, &sandbox, Route::Completions);
+    tab(&mut tui, "mcpick auth login ", "mcpick auth login remote");
+}
+
+#[test]
+fn bash_after_a_prompt_offers_its_argument_names() {
+    after_a_prompt_offers_its_argument_names("bash");
+}
+
+#[test]
+fn bash_completes_a_bare_prompt_name() {
+    completes_a_bare_prompt_name("bash");
+}
+
+#[test]
+fn bash_auth_login_offers_http_servers_only() {
+    auth_login_offers_http_servers_only("bash");
+}
+
+#[cfg_attr(
+    mcpick_missing_zsh,
+    ignore = "`zsh` is not installed (MCPICK_ALLOW_SKIP=1)"
+)]
+#[test]
+fn zsh_after_a_prompt_offers_its_argument_names() {
+    after_a_prompt_offers_its_argument_names("zsh");
+}
+
+#[cfg_attr(
+    mcpick_missing_zsh,
+    ignore = "`zsh` is not installed (MCPICK_ALLOW_SKIP=1)"
+)]
+#[test]
+fn zsh_completes_a_bare_prompt_name() {
+    completes_a_bare_prompt_name("zsh");
+}
+
+#[cfg_attr(
+    mcpick_missing_zsh,
+    ignore = "`zsh` is not installed (MCPICK_ALLOW_SKIP=1)"
+)]
+#[test]
+fn zsh_auth_login_offers_http_servers_only() {
+    auth_login_offers_http_servers_only("zsh");
+}
+
+#[cfg_attr(
+    mcpick_missing_fish,
+    ignore = "`fish` is not installed (MCPICK_ALLOW_SKIP=1)"
+)]
+#[test]
+fn fish_after_a_prompt_offers_its_argument_names() {
+    after_a_prompt_offers_its_argument_names("fish");
+}
+
+#[cfg_attr(
+    mcpick_missing_fish,
+    ignore = "`fish` is not installed (MCPICK_ALLOW_SKIP=1)"
+)]
+#[test]
+fn fish_completes_a_bare_prompt_name() {
+    completes_a_bare_prompt_name("fish");
+}
+
+#[cfg_attr(
+    mcpick_missing_fish,
+    ignore = "`fish` is not installed (MCPICK_ALLOW_SKIP=1)"
+)]
+#[test]
+fn fish_auth_login_offers_http_servers_only() {
+    auth_login_offers_http_servers_only("fish");
+}
+
+fn offers_the_bundled_library_before_any_run(shell: &str) {
+    // No config file and nothing cached: the bundled library is `builtin`.
+    let sandbox = Sandbox::new("");
+    let setup = Setup {
+        config: false,
+        ..Setup::usual()
+    };
+    let mut tui = start_with(shell, &sandbox, Route::Completions, setup);
+    tab(
+        &mut tui,
+        "mcpick builtin/transl",
+        "mcpick builtin/translate",
+    );
+    tab(&mut tui, "te", "mcpick builtin/translate text=");
+    tui.send("\x15");
+    assert!(
+        !sandbox.dir.path().join("xdg-cache/mcpick").exists(),
+        "completing wrote a catalog"
+    );
+}
+
+#[test]
+fn bash_offers_the_bundled_library_before_any_run() {
+    offers_the_bundled_library_before_any_run("bash");
+}
+
+#[cfg_attr(
+    mcpick_missing_zsh,
+    ignore = "`zsh` is not installed (MCPICK_ALLOW_SKIP=1)"
+)]
+#[test]
+fn zsh_offers_the_bundled_library_before_any_run() {
+    offers_the_bundled_library_before_any_run("zsh");
+}
+
+#[cfg_attr(
+    mcpick_missing_fish,
+    ignore = "`fish` is not installed (MCPICK_ALLOW_SKIP=1)"
+)]
+#[test]
+fn fish_offers_the_bundled_library_before_any_run() {
+    offers_the_bundled_library_before_any_run("fish");
+}
+
+/// The message a script whose mcpick has moved prints, once.
+const MOVED: &str = "mcpick completions: no mcpick at";
+
+fn a_script_whose_mcpick_moved_says_so_once_or_finds_it_on_path(shell: &str) {
+    let sandbox = Sandbox::new(&mcpick_serve("lib", &["--builtin"]));
+    let dir = sandbox.dir.path();
+    // The script is made by an mcpick that then goes away (a rebuilt or moved binary).
+    let old = dir.join("old-bin");
+    std::fs::create_dir_all(&old).unwrap();
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_mcpick"), old.join("mcpick")).unwrap();
+    let setup = Setup {
+        program: old.join("mcpick"),
+        path: Some("/usr/bin:/bin".into()),
+        ..Setup::usual()
+    };
+    let mut tui = start_with(shell, &sandbox, Route::Completions, setup);
+    std::fs::remove_file(old.join("mcpick")).unwrap();
+    tui.send("mcpick shell-i\t");
+    let screen = tui.wait_for(MOVED, STEP);
+    assert!(
+        screen.contains(&format!("mcpick completions {shell}")),
+        "it says how to make the script again:\n{screen}"
+    );
+    tui.send("\t");
+    tui.send("\t");
+    // A moment for anything a further Tab would print.
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let screen = tui.screen();
+    assert_eq!(screen.matches(MOVED).count(), 1, "said once:\n{screen}");
+    assert!(!screen.contains("No such file"), "{screen}");
+    drop(tui);
+
+    // With an mcpick on PATH, that one answers.
+    let new = dir.join("new-bin");
+    std::fs::create_dir_all(&new).unwrap();
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_mcpick"), new.join("mcpick")).unwrap();
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_mcpick"), old.join("mcpick")).unwrap();
+    let setup = Setup {
+        program: old.join("mcpick"),
+        path: Some(format!("{}:/usr/bin:/bin", new.display())),
+        ..Setup::usual()
+    };
+    let mut tui = start_with(shell, &sandbox, Route::Completions, setup);
+    std::fs::remove_file(old.join("mcpick")).unwrap();
+    tab(&mut tui, "mcpick shell-i", "mcpick shell-init");
+    assert!(!tui.screen().contains(MOVED), "{}", tui.screen());
+}
+
+#[test]
+fn bash_script_whose_mcpick_moved_says_so_once_or_finds_it_on_path() {
+    a_script_whose_mcpick_moved_says_so_once_or_finds_it_on_path("bash");
+}
+
+#[cfg_attr(
+    mcpick_missing_zsh,
+    ignore = "`zsh` is not installed (MCPICK_ALLOW_SKIP=1)"
+)]
+#[test]
+fn zsh_script_whose_mcpick_moved_says_so_once_or_finds_it_on_path() {
+    a_script_whose_mcpick_moved_says_so_once_or_finds_it_on_path("zsh");
+}
+
+#[cfg_attr(
+    mcpick_missing_fish,
+    ignore = "`fish` is not installed (MCPICK_ALLOW_SKIP=1)"
+)]
+#[test]
+fn fish_script_whose_mcpick_moved_says_so_once_or_finds_it_on_path() {
+    a_script_whose_mcpick_moved_says_so_once_or_finds_it_on_path("fish");
 }

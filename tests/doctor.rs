@@ -313,3 +313,120 @@ fn inside_tmux_with_set_clipboard_off_it_says_how_to_turn_it_on() {
     assert!(text.contains("stdout is not a terminal"), "{text}");
     assert_eq!(text.trim_end().lines().last(), Some("1"), "{text}");
 }
+
+#[test]
+fn what_stops_the_commands_is_a_problem_here_too() {
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path();
+    let config = home.join("config.toml");
+    let cases = [
+        (
+            "[servers.lib]\ncommand = \"sh\"\n\n[keys.picker]\nno-such-action = \"ctrl-x\"\n",
+            "config.toml:5:1:",
+            "no-such-action",
+        ),
+        (
+            "[servers.remote]\nurl = \"http://127.0.0.1:9/mcp\"\nprotocol_version = \"1999-01-01\"\n",
+            "config.toml:3:1:",
+            "1999-01-01",
+        ),
+        (
+            "[servers.remote]\nurl = \"http://127.0.0.1:9/mcp\"\nheaders = { \"Bad Name\" = \"x\" }\n",
+            "config.toml:3:1:",
+            "Bad Name",
+        ),
+        (
+            "[servers.remote]\nurl = \"http://127.0.0.1:9/mcp\"\nheaders = { Good = \"a\\nb\" }\n",
+            "config.toml:3:13:",
+            "headers.Good",
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (text, place, named) in cases {
+        std::fs::write(&config, text).unwrap();
+        let (code, report) = doctor_json(home, &["--config", config.to_str().unwrap()], &[]);
+        let found = problems(&report);
+        let reported = found.iter().any(|(part, what, _)| {
+            part == "config" && what.contains(place) && what.contains(named)
+        });
+        if code != Some(1) || !reported {
+            failures.push(format!("{text}: exit {code:?}, {found:?}"));
+        }
+        // The text report says so too, never "No problems found".
+        let output = Command::new(env!("CARGO_BIN_EXE_mcpick"))
+            .args(["--config", config.to_str().unwrap(), "doctor"])
+            .env("HOME", home)
+            .env("XDG_STATE_HOME", home.join("xdg-state"))
+            .env("XDG_CACHE_HOME", home.join("xdg-cache"))
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        if output.status.code() != Some(1) || stdout(&output).contains("No problems found") {
+            failures.push(format!("{text}: {}", stdout(&output)));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // A config with a bad key table still shows its servers.
+    std::fs::write(&config, cases[0].0).unwrap();
+    let (_, report) = doctor_json(home, &["--config", config.to_str().unwrap()], &[]);
+    assert_eq!(report["servers"][0]["name"], "lib", "{report}");
+}
+
+#[test]
+fn an_unset_variable_is_the_environment_s_and_an_http_server_stays_http() {
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path();
+    let config = home.join("config.toml");
+    std::fs::write(
+        &config,
+        "[servers.remote]\nurl = \"https://example.com/mcp\"\nheaders = { Authorization = \"Bearer ${MCPICK_TEST_UNSET_TOKEN}\", X-Team = \"${MCPICK_TEST_UNSET_TEAM}\" }\n",
+    )
+    .unwrap();
+    let (code, report) = doctor_json(home, &["--config", config.to_str().unwrap()], &[]);
+    assert_eq!(code, Some(1), "{report}");
+    assert_eq!(report["servers"][0]["transport"], "http", "{report}");
+    assert_eq!(
+        report["servers"][0]["target"], "https://example.com/…",
+        "{report}"
+    );
+    let found = problems(&report);
+    let (_, what, fix) = found
+        .iter()
+        .find(|(part, ..)| part == "server remote")
+        .unwrap_or_else(|| panic!("{found:?}"));
+    assert!(what.contains("not set in the environment"), "{what}");
+    assert!(
+        what.contains("MCPICK_TEST_UNSET_TOKEN") && what.contains("MCPICK_TEST_UNSET_TEAM"),
+        "every variable it needs is named: {what}"
+    );
+    assert!(!fix.contains("correct its table"), "{fix}");
+    assert!(fix.contains("export MCPICK_TEST_UNSET_TOKEN="), "{fix}");
+}
+
+#[test]
+fn a_missing_config_named_on_the_command_line_is_one_init_away() {
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path();
+    let missing = home.join("elsewhere/my config.toml");
+    let (code, report) = doctor_json(home, &["--config", missing.to_str().unwrap()], &[]);
+    assert_eq!(code, Some(1), "{report}");
+    let found = problems(&report);
+    let (_, what, fix) = &found[0];
+    assert!(what.contains("does not exist"), "{what}");
+    let quoted = format!("'{}'", missing.display());
+    assert!(
+        fix.contains(&format!("mcpick init --config {quoted}")),
+        "{fix}"
+    );
+    // The commands say the same.
+    let output = Command::new(env!("CARGO_BIN_EXE_mcpick"))
+        .args(["--config", missing.to_str().unwrap(), "list"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains(&format!("mcpick init --config {quoted}")),
+        "{}",
+        stderr(&output)
+    );
+}

@@ -498,7 +498,13 @@ fn the_config_is_found_through_mcpick_config_and_the_default_location() {
         .unwrap();
     // A config error is a usage error (2), as in every mode; 1 is "nothing matched".
     assert_eq!(output.status.code(), Some(2));
-    assert!(stderr(&output).contains("cannot read config file /nonexistent/mcpick.toml"));
+    let err = stderr(&output);
+    assert!(
+        err.contains(
+            "config file /nonexistent/mcpick.toml does not exist ($MCPICK_CONFIG names it): `mcpick init` writes a starter config there"
+        ),
+        "{err}"
+    );
 }
 
 #[test]

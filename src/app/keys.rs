@@ -646,12 +646,29 @@ impl Default for KeyMap {
     }
 }
 
+/// A `[keys]` entry that names a screen, an action or a key mcpick does not know.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyOverrideError {
+    /// The screen's table as written (`picker`).
+    pub screen: String,
+    /// The binding's action as written, when the fault is in one.
+    pub action: Option<String>,
+    /// What is wrong and what to write instead.
+    pub message: String,
+}
+
+impl std::fmt::Display for KeyOverrideError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
 impl KeyMap {
     /// The defaults with `overrides` (screen → action → keys) applied. An override replaces
     /// the action's keys on that screen; the same keys are taken away from other actions.
     pub fn with_overrides(
         overrides: &BTreeMap<String, BTreeMap<String, Vec<String>>>,
-    ) -> Result<KeyMap, String> {
+    ) -> Result<KeyMap, KeyOverrideError> {
         let mut map = KeyMap::default();
         for (screen_name, actions) in overrides {
             let screen = KeyScreen::ALL
@@ -660,30 +677,39 @@ impl KeyMap {
                 .map(|(_, s)| *s)
                 .ok_or_else(|| {
                     let names: Vec<_> = KeyScreen::ALL.iter().map(|(n, _)| *n).collect();
-                    format!(
-                        "[keys.{screen_name}]: unknown screen (use one of: {})",
-                        names.join(", ")
-                    )
+                    KeyOverrideError {
+                        screen: screen_name.clone(),
+                        action: None,
+                        message: format!(
+                            "[keys.{screen_name}]: unknown screen (use one of: {})",
+                            names.join(", ")
+                        ),
+                    }
                 })?;
             let table = map
                 .screens
                 .get_mut(&screen)
                 .expect("every screen has a table");
             for (action_name, key_names) in actions {
+                let error = |message: String| KeyOverrideError {
+                    screen: screen_name.clone(),
+                    action: Some(action_name.clone()),
+                    message,
+                };
                 let action = Action::from_name(action_name)
                     .filter(|a| table.iter().any(|(known, _)| known == a))
                     .ok_or_else(|| {
                         let names: Vec<_> = table.iter().map(|(a, _)| a.name()).collect();
-                        format!(
+                        error(format!(
                             "[keys.{screen_name}]: `{action_name}` is not an action of this screen (use one of: {})",
                             names.join(", ")
-                        )
+                        ))
                     })?;
                 let keys = key_names
                     .iter()
                     .map(|k| {
                         Key::parse(k)
-                            .map_err(|e| format!("[keys.{screen_name}] {action_name}: {e}"))
+                            .map_err(|e| error(format!("[keys.{screen_name}] {action_name}: {e}")))
                     })
                     .collect::<Result<Vec<_>, _>>()?;
                 for (other, other_keys) in table.iter_mut() {
@@ -917,6 +943,7 @@ mod tests {
         assert!(
             KeyMap::with_overrides(&bad_screen)
                 .unwrap_err()
+                .message
                 .contains("unknown screen")
         );
         let bad_action = BTreeMap::from([(
@@ -926,6 +953,7 @@ mod tests {
         assert!(
             KeyMap::with_overrides(&bad_action)
                 .unwrap_err()
+                .message
                 .contains("not an action of this screen")
         );
         let bad_key = BTreeMap::from([(
@@ -935,6 +963,7 @@ mod tests {
         assert!(
             KeyMap::with_overrides(&bad_key)
                 .unwrap_err()
+                .message
                 .contains("unknown key")
         );
     }

@@ -46,7 +46,7 @@ pub use files::{FileList, FilePicker, FileRow, is_typed_path};
 pub use form::{Field, FormState, PendingRead, Suggestions};
 pub use history::History;
 pub use inputs::{InputField, InputsPrompt};
-pub use keys::{Action, KeyMap, KeyScreen};
+pub use keys::{Action, KeyMap, KeyOverrideError, KeyScreen};
 pub use live_preview::{LivePreview, PreviewAnswer, PreviewOutcome, PreviewRequest};
 pub use logs::{LogsView, ServerLines, log_matches};
 pub use msg::{ClickTarget, Effect, Hits, Msg};

@@ -14,7 +14,7 @@ pub fn run(config_path: Option<&Path>, action: CacheCommand) -> Result<ExitCode,
     // A broken config must not stop anyone from looking at or clearing the cache; with no
     // config file, the bundled library is the one server (no note: nothing connects).
     let loaded = super::loading::load_config_quietly(config_path);
-    let config = loaded.as_ref().ok().map(|(config, _)| config.clone());
+    let config = loaded.as_ref().ok().map(|loaded| loaded.config.clone());
     if let Err(error) = &loaded {
         output::error(&format!(
             "the config could not be read, so how each cached catalog stands against it is unknown: {}",

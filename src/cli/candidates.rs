@@ -32,7 +32,7 @@ pub(super) fn config() -> Option<crate::config::Config> {
     let path = config_path_from_command_line();
     super::loading::load_config_quietly(path.as_deref())
         .ok()
-        .map(|(config, _)| config)
+        .map(|loaded| loaded.config)
 }
 
 /// `--config PATH` (or `--config=PATH`) among the words being completed, else
@@ -61,16 +61,58 @@ pub(super) fn words_being_completed() -> Vec<OsString> {
     }
 }
 
-/// Every prompt and skill of every enabled server that the catalog cache holds.
+/// Every prompt and skill of every enabled server that the catalog cache holds; for a
+/// server of the bundled library that no run has listed yet (the first run, with no config
+/// file), the bundled prompts, read from this binary.
 pub(super) fn cached_prompts(config: &crate::config::Config) -> Vec<PromptInfo> {
     config
         .servers
         .iter()
         .filter(|server| server.enabled)
-        .filter_map(|server| {
-            crate::cache::at_start(server, || crate::mcp::auth::authorization_context(server)).0
+        .flat_map(|server| {
+            let cached =
+                crate::cache::at_start(server, || crate::mcp::auth::authorization_context(server))
+                    .0;
+            match cached {
+                Some(entry) => entry.prompts(),
+                None if serves_the_bundled_library(server) => bundled_prompts(&server.name),
+                None => Vec::new(),
+            }
         })
-        .flat_map(|entry| entry.prompts())
+        .collect()
+}
+
+/// Whether `server` runs `mcpick serve … --builtin`: its prompts are known without asking.
+fn serves_the_bundled_library(server: &crate::config::ServerConfig) -> bool {
+    let crate::config::TransportConfig::Stdio { args, .. } = &server.transport else {
+        return false;
+    };
+    crate::config::runs_mcpick_serve(&server.transport) && args.iter().any(|a| a == "--builtin")
+}
+
+/// The bundled library's prompts as `server` offers them.
+fn bundled_prompts(server: &str) -> Vec<PromptInfo> {
+    crate::library::builtin_library()
+        .prompts()
+        .iter()
+        .map(|prompt| PromptInfo {
+            server: server.to_string(),
+            name: prompt.name.clone(),
+            title: prompt.title.clone(),
+            description: prompt.description.clone(),
+            arguments: prompt
+                .arguments
+                .iter()
+                .map(|arg| crate::mcp::PromptArg {
+                    name: arg.name.clone(),
+                    title: arg.title.clone(),
+                    description: arg.description.clone(),
+                    required: arg.required,
+                })
+                .collect(),
+            skill: None,
+            mirrors_skill: None,
+        })
         .collect()
 }
 
@@ -86,23 +128,39 @@ pub fn prompt_candidates(current: &OsStr) -> Vec<CompletionCandidate> {
     prompts_starting_with(&cached_prompts(&config), &current.to_string_lossy())
 }
 
+/// `SERVER/PROMPT` names that start with `typed`; once something is typed that names no
+/// server, also the bare names that start with it and that one server alone offers (as
+/// `get` reads a bare name), so `get tr<Tab>` gives `translate`.
 pub(super) fn prompts_starting_with(
     prompts: &[PromptInfo],
     typed: &str,
 ) -> Vec<CompletionCandidate> {
-    prompts
+    let candidate = |name: String, prompt: &PromptInfo| {
+        let help = prompt
+            .description
+            .as_deref()
+            .or(prompt.title.as_deref())
+            .map(help_of);
+        CompletionCandidate::new(name).help(help)
+    };
+    let mut offered: Vec<CompletionCandidate> = prompts
         .iter()
         .map(|prompt| (full_name(prompt), prompt))
         .filter(|(name, _)| name.starts_with(typed) && fits_a_command_line(name))
-        .map(|(name, prompt)| {
-            let help = prompt
-                .description
-                .as_deref()
-                .or(prompt.title.as_deref())
-                .map(help_of);
-            CompletionCandidate::new(name).help(help)
-        })
-        .collect()
+        .map(|(name, prompt)| candidate(name, prompt))
+        .collect();
+    let bare = typed.strip_prefix('/').unwrap_or(typed);
+    if !bare.is_empty() && !bare.contains(['/', ':']) {
+        let slash = if typed.starts_with('/') { "/" } else { "" };
+        offered.extend(
+            prompts
+                .iter()
+                .filter(|prompt| prompt.name.starts_with(bare) && fits_a_command_line(&prompt.name))
+                .filter(|prompt| prompts.iter().filter(|p| p.name == prompt.name).count() == 1)
+                .map(|prompt| candidate(format!("{slash}{}", prompt.name), prompt)),
+        );
+    }
+    offered
 }
 
 /// `NAME=` for each argument of the prompt named earlier on the line that is not given
@@ -185,6 +243,29 @@ pub(super) fn arguments_of_named_prompt(
             let help = (!help.is_empty()).then(|| help_of(&help));
             CompletionCandidate::new(format!("{}{suffix}", arg.name)).help(help)
         })
+        .collect()
+}
+
+/// The Streamable HTTP servers' names: the ones that can sign in (`auth login`, `logout`).
+pub fn http_server_candidates() -> Vec<CompletionCandidate> {
+    let Some(config) = config() else {
+        return Vec::new();
+    };
+    config
+        .servers
+        .iter()
+        .filter(|server| {
+            matches!(
+                server.transport,
+                crate::config::TransportConfig::Http {
+                    legacy_sse: false,
+                    ..
+                }
+            )
+        })
+        .map(|server| server.name.as_str())
+        .filter(|name| fits_a_command_line(name))
+        .map(CompletionCandidate::new)
         .collect()
 }
 

@@ -34,15 +34,9 @@ pub fn init(config_path: Option<&Path>) -> Result<ExitCode, CliError> {
     }
     let exe = std::env::current_exe()
         .map_err(|e| CliError::runtime(format!("cannot find mcpick's own binary: {e}")))?;
-    // Write `mcpick` when that is what PATH finds, so the config survives reinstalls;
-    // otherwise (e.g. a build in target/) the full path.
-    let on_path = std::env::var_os("PATH").and_then(|path| {
-        let me = exe.canonicalize().ok()?;
-        std::env::split_paths(&path)
-            .any(|dir| dir.join("mcpick").canonicalize().ok().as_ref() == Some(&me))
-            .then(|| std::path::PathBuf::from("mcpick"))
-    });
-    let exe = on_path.unwrap_or(exe);
+    // `mcpick` when that is what PATH finds or this is a build in target/ (whose path is no
+    // place for a config to keep); otherwise the full path.
+    let named = config::self_command(&exe);
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)
             .map_err(|e| CliError::runtime(format!("cannot create {}: {e}", dir.display())))?;
@@ -52,9 +46,15 @@ pub fn init(config_path: Option<&Path>) -> Result<ExitCode, CliError> {
     let mut file = crate::sys::fs::create_private_new(&path)
         .map_err(|e| CliError::runtime(format!("cannot write {}: {e}", path.display())))?;
     use std::io::Write as _;
-    file.write_all(config::starter_config(&exe).as_bytes())
+    file.write_all(config::starter_config(Path::new(&named.command)).as_bytes())
         .map_err(|e| CliError::runtime(format!("cannot write {}: {e}", path.display())))?;
     output::error(&format!("wrote a starter config to {}", path.display()));
+    if let Some(folder) = named.build_folder {
+        output::error(&format!(
+            "this mcpick runs from a build folder ({}), so the config runs the bundled library as `mcpick`, not by a path there: until PATH finds an mcpick, `mcpick` is whichever mcpick reads the config; `cargo install --locked --path .` installs one",
+            folder.display()
+        ));
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -122,7 +122,7 @@ async fn run_loaded(config: &Config, command: Command) -> Result<ExitCode, CliEr
         | Command::Cache { .. }
         | Command::ShellInit { .. }
         | Command::Completions { .. }
-        | Command::Man
+        | Command::Man { .. }
         | Command::Doctor { .. }
         | Command::ConformanceClient { .. }
         | Command::ClipboardHold => {

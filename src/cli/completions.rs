@@ -1,4 +1,4 @@
-//! `mcpick completions SHELL` and `mcpick man`: the shell completion script and the man page.
+//! `mcpick completions SHELL`: the shell completion script, and the answers at each Tab.
 //!
 //! The scripts are clap_complete's dynamic ones: at each Tab the shell runs mcpick again
 //! with `MCPICK_COMPLETE` set, and clap completes subcommands and flags from the command line
@@ -24,9 +24,76 @@ pub const COMPLETE_ENV: &str = "MCPICK_COMPLETE";
 /// Answers the shell's completion request and exits, when `MCPICK_COMPLETE` is set; else
 /// returns at once. Runs before anything else writes to stdout.
 pub fn answer_if_asked() {
-    CompleteEnv::with_factory(Cli::command)
+    CompleteEnv::with_factory(command_for_this_tab)
         .var(COMPLETE_ENV)
         .complete();
+}
+
+/// The command line's definition as the line being completed needs it.
+fn command_for_this_tab() -> clap::Command {
+    let words = super::candidates::words_being_completed();
+    // bash, zsh and elvish say which word is being completed; fish and PowerShell complete
+    // the last one.
+    let index = std::env::var("_CLAP_COMPLETE_INDEX")
+        .ok()
+        .and_then(|index| index.parse().ok())
+        .unwrap_or(words.len().saturating_sub(1));
+    shaped_for(Cli::command(), &words, index)
+}
+
+/// `command` as the Tab on `words[index]` needs it. Flags are offered to a word that starts
+/// with `-` (or when nothing else fits, as after `mcpick list`), so an empty word gets what
+/// the line needs next: subcommands and prompts, a prompt's argument names, server names.
+/// And once the words before it name a prompt on the menu's line (`mcpick PROMPT …`), no
+/// subcommand can follow.
+fn shaped_for(command: clap::Command, words: &[std::ffi::OsString], index: usize) -> clap::Command {
+    let before = &words[..index.min(words.len())];
+    let typing_a_flag = words
+        .get(index)
+        .is_some_and(|word| word.to_string_lossy().starts_with('-'));
+    let names_a_prompt = command
+        .clone()
+        .ignore_errors(true)
+        .try_get_matches_from(before)
+        .is_ok_and(|matches| {
+            matches.subcommand().is_none()
+                && matches
+                    .try_get_raw("prompt")
+                    .ok()
+                    .flatten()
+                    .is_some_and(|mut values| values.next().is_some())
+        });
+    let command = if names_a_prompt {
+        // The menu's arguments alone.
+        command
+            .get_arguments()
+            .fold(clap::Command::new("mcpick"), |menu, arg| {
+                menu.arg(arg.clone())
+            })
+    } else {
+        command
+    };
+    if typing_a_flag {
+        command
+    } else {
+        flags_hidden(command)
+    }
+}
+
+/// `command` and its subcommands with every flag hidden: offered only when nothing visible
+/// fits (clap_complete drops hidden candidates when there are others).
+fn flags_hidden(command: clap::Command) -> clap::Command {
+    command
+        .disable_help_flag(true)
+        .disable_version_flag(true)
+        .mut_args(|arg| {
+            if arg.is_positional() {
+                arg
+            } else {
+                arg.hide(true)
+            }
+        })
+        .mut_subcommands(flags_hidden)
 }
 
 /// Writes the completion script for `shell` on stdout.
@@ -37,12 +104,24 @@ pub fn run(shell: &str) -> Result<ExitCode, CliError> {
 
 /// The completion script of `shell`, which runs `completer` at each Tab.
 pub fn script(shell: &str, completer: &str) -> Result<String, CliError> {
+    use super::completion_program;
     let adapter = adapter(shell)?;
     let mut script = Vec::new();
+    // bash, zsh and fish run `completer` when it is still there, else the mcpick on PATH.
+    let program = if completion_program::applies_to(shell) {
+        completion_program::PLACEHOLDER
+    } else {
+        completer
+    };
     adapter
-        .write_registration(COMPLETE_ENV, "mcpick", "mcpick", completer, &mut script)
+        .write_registration(COMPLETE_ENV, "mcpick", "mcpick", program, &mut script)
         .map_err(|e| CliError::runtime(format!("cannot write the {shell} script: {e}")))?;
-    let mut script = String::from_utf8_lossy(&script).into_owned();
+    let mut script = completion_program::resolve(
+        shell,
+        &String::from_utf8_lossy(&script),
+        completer,
+        COMPLETE_ENV,
+    );
     if shell == "zsh" {
         // `NAME=` is followed by its value, not a space (bash and fish know this already).
         script = script
@@ -93,15 +172,6 @@ fn completer() -> String {
         called
     };
     path.to_string_lossy().into_owned()
-}
-
-/// Writes mcpick's man page (roff) on stdout: `mcpick man | man -l -`.
-pub fn man() -> Result<ExitCode, CliError> {
-    let mut page = Vec::new();
-    clap_mangen::Man::new(Cli::command())
-        .render(&mut page)
-        .map_err(|e| CliError::runtime(format!("cannot write the man page: {e}")))?;
-    write_out(&String::from_utf8_lossy(&page), "man page")
 }
 
 fn write_out(text: &str, what: &str) -> Result<ExitCode, CliError> {
@@ -215,6 +285,54 @@ mod tests {
         );
     }
 
+    /// What clap_complete offers for `line`'s last word, with the command shaped for it.
+    fn offered(line: &str) -> Vec<String> {
+        let words: Vec<std::ffi::OsString> = line.split(' ').map(Into::into).collect();
+        let index = words.len() - 1;
+        let mut command = shaped_for(Cli::command(), &words, index);
+        values(&clap_complete::engine::complete(&mut command, words, index, None).unwrap())
+    }
+
+    #[test]
+    fn after_a_prompt_no_subcommand_and_flags_only_after_a_dash() {
+        let top = offered("mcpick co");
+        for name in ["complete", "completions", "config"] {
+            assert!(top.contains(&name.to_string()), "{top:?}");
+        }
+        assert!(!top.iter().any(|c| c.starts_with('-')), "{top:?}");
+        let after = offered("mcpick b/t co");
+        assert!(!after.iter().any(|c| c.starts_with("co")), "{after:?}");
+        let after = offered("mcpick --config c.toml b/t --no");
+        assert_eq!(after, ["--no-form"]);
+        // Nothing else to offer: the flags, though hidden.
+        let list = offered("mcpick list ");
+        assert!(list.contains(&"--json".to_string()), "{list:?}");
+        assert!(offered("mcpick list --j").contains(&"--json".to_string()));
+    }
+
+    #[test]
+    fn a_bare_name_one_server_offers_completes_to_itself() {
+        let prompts = [
+            prompt("builtin", "translate", &[]),
+            prompt("docs", "tr", &[]),
+            prompt("builtin", "tr", &[]),
+            prompt("tr", "x", &[]),
+        ];
+        assert_eq!(
+            values(&prompts_starting_with(&prompts, "tr")),
+            ["tr/x", "translate"],
+            "`tr` is on two servers: not offered bare"
+        );
+        assert_eq!(
+            values(&prompts_starting_with(&prompts, "/tra")),
+            ["/translate"]
+        );
+        assert!(
+            !values(&prompts_starting_with(&prompts, "")).contains(&"translate".to_string()),
+            "an empty word gets the full names only"
+        );
+    }
+
     #[test]
     fn every_shell_gets_a_script_that_runs_the_given_mcpick() {
         for shell in COMPLETION_SHELLS {
@@ -235,17 +353,5 @@ mod tests {
             "{zsh}"
         );
         assert!(zsh.contains("assignments+=("), "{zsh}");
-    }
-
-    #[test]
-    fn the_man_page_names_every_subcommand() {
-        let mut page = Vec::new();
-        clap_mangen::Man::new(Cli::command())
-            .render(&mut page)
-            .unwrap();
-        let page = String::from_utf8(page).unwrap();
-        for word in ["mcpick", "list", "get", "serve", "completions"] {
-            assert!(page.contains(word), "the man page misses {word}");
-        }
     }
 }

@@ -158,32 +158,33 @@ fn config_part(
         },
     };
     let exists = path.as_deref().is_some_and(Path::exists);
-    let loaded = super::loading::load_config_quietly(config_arg);
-    let (config, error) = match loaded {
-        Ok((config, _)) => (Some(config), None),
-        Err(error) => {
-            // Without the source lines a TOML error quotes (`12 | token = "…"`): a value
-            // there may be a secret, and a report is made to be shared.
-            let message = error
-                .message
-                .lines()
-                .filter(|line| {
-                    let line = line.trim_start();
-                    let number = line.trim_start_matches(|c: char| c.is_ascii_digit());
-                    !(line.starts_with('|')
-                        || (number.len() < line.len() && number.trim_start().starts_with('|')))
-                })
-                .map(str::trim)
-                .filter(|line| !line.is_empty())
-                .collect::<Vec<_>>()
-                .join(" ");
-            problems.push(Problem {
-                part: "config".into(),
-                what: message.clone(),
-                fix: "correct the file at the place named (`mcpick init` writes a commented starter config elsewhere to compare)".into(),
-            });
-            (None, Some(message))
-        }
+    let mut report = |message: &str, fix: &str| {
+        let message = shareable(message);
+        problems.push(Problem {
+            part: "config".into(),
+            what: message.clone(),
+            fix: fix.to_string(),
+        });
+        Some(message)
+    };
+    const FIX: &str = "correct the file at the place named (`mcpick init` writes a commented starter config elsewhere to compare)";
+    // The loader every command runs, in two steps, so a `[keys]` table the commands refuse
+    // is a problem here while the servers are still shown.
+    let (config, error) = match super::loading::read_config(config_arg) {
+        Ok((config, _)) => match super::loading::check_keys(&config) {
+            Ok(_) => (Some(config), None),
+            Err(error) => {
+                let error = report(&error.message, FIX);
+                (Some(config), error)
+            }
+        },
+        Err(error) => match config_arg.filter(|_| !exists) {
+            Some(named) => {
+                let (what, fix) = super::loading::missing_config(named);
+                (None, report(&what, &fix))
+            }
+            None => (None, report(&error.message, FIX)),
+        },
     };
     (
         ConfigPart {
@@ -196,6 +197,23 @@ fn config_part(
     )
 }
 
+/// A config error without the source lines a TOML error quotes (`12 | token = "…"`): a
+/// value there may be a secret, and a report is made to be shared.
+fn shareable(message: &str) -> String {
+    message
+        .lines()
+        .filter(|line| {
+            let line = line.trim_start();
+            let number = line.trim_start_matches(|c: char| c.is_ascii_digit());
+            !(line.starts_with('|')
+                || (number.len() < line.len() && number.trim_start().starts_with('|')))
+        })
+        .map(str::trim)
+        .filter(|line| !line.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// Each configured server: its transport, and what the catalog last learned of it.
 fn servers_part(config: &Config, problems: &mut Vec<Problem>) -> Vec<ServerPart> {
     let now = cache::now_ms();
@@ -204,12 +222,8 @@ fn servers_part(config: &Config, problems: &mut Vec<Problem>) -> Vec<ServerPart>
         .iter()
         .map(|server| {
             let (transport, target) = transport_of(server);
-            if let Some(problem) = &server.problem {
-                problems.push(Problem {
-                    part: format!("server {}", server.name),
-                    what: problem.clone(),
-                    fix: "correct its table in the config".into(),
-                });
+            if let Some(problem) = server_problem(server) {
+                problems.push(problem);
             }
             // A server still waiting for `${input:…}` values, or with a problem of its own,
             // has no command yet to look for.
@@ -244,6 +258,40 @@ fn servers_part(config: &Config, problems: &mut Vec<Problem>) -> Vec<ServerPart>
         .collect()
 }
 
+/// Why `server` cannot start as configured, and whose it is to mend: an unset variable is
+/// the environment's, anything else its table's.
+fn server_problem(server: &ServerConfig) -> Option<Problem> {
+    let problem = server.problem.as_ref()?;
+    let part = format!("server {}", server.name);
+    let Some(first) = server.unset_variables.first() else {
+        return Some(Problem {
+            part,
+            what: problem.clone(),
+            fix: "correct its table in the config".into(),
+        });
+    };
+    let names: Vec<String> = server
+        .unset_variables
+        .iter()
+        .map(|name| format!("`{name}`"))
+        .collect();
+    let (these, are) = match names.len() {
+        1 => ("the variable", "is"),
+        _ => ("the variables", "are"),
+    };
+    Some(Problem {
+        part,
+        what: format!(
+            "its table uses {these} {}, which {are} not set in the environment mcpick runs in",
+            names.join(", ")
+        ),
+        fix: format!(
+            "set {} before starting mcpick (`export {first}=…` in your shell or its profile), or give a default in the config: ${{{first}:-default}}",
+            if names.len() == 1 { "it" } else { "them" }
+        ),
+    })
+}
+
 /// The transport's name and what it reaches, with nothing secret: a program's name (not its
 /// arguments or environment), a URL without its query or credentials.
 fn transport_of(server: &ServerConfig) -> (&'static str, String) {
@@ -267,6 +315,10 @@ fn transport_of(server: &ServerConfig) -> (&'static str, String) {
 /// `url`'s scheme, host and port only: user, password, path, query and fragment can all
 /// hold keys (some services put the key in the path), and a report is made to be shared.
 fn shown_url(url: &str) -> String {
+    if url.is_empty() {
+        // Built from a variable or an input that has no value yet.
+        return "(URL not known yet)".to_string();
+    }
     match url::Url::parse(url) {
         Ok(parsed) => {
             let origin = parsed.origin().ascii_serialization();
@@ -279,7 +331,7 @@ fn shown_url(url: &str) -> String {
 
 /// Whether `command` can be started: a path that is a file, or a name found on PATH.
 fn program_exists(command: &str, cwd: Option<&Path>) -> bool {
-    let expanded = config::expand_tilde(command);
+    let expanded = config::expand_tilde(&config::program_for(command));
     let path = Path::new(&expanded);
     if path.components().count() > 1 {
         let full = match cwd {
@@ -300,6 +352,9 @@ fn last_state(
 ) -> String {
     if !server.enabled {
         return "disabled (`enabled = false`)".into();
+    }
+    if server.problem.is_some() {
+        return "cannot start as it is: see its problem below".into();
     }
     if !cache::applies_to(server) {
         return "not cached (`cache = false`, or it asks for ${input:…} values): listed at each start".into();

@@ -11,9 +11,16 @@ pub fn main_entry() -> ExitCode {
     // At a Tab in the shell (`MCPICK_COMPLETE` set): answer and exit.
     crate::cli::answer_completion_request();
     crate::mcp::install_crypto_provider();
-    let cli = <super::Cli as clap::Parser>::parse_from(crate::cli::with_tmux_size_spelled_out(
+    // What the chosen subcommand would not read (`mcpick --print list`) is refused here.
+    let cli = match super::parse_command_line(crate::cli::with_tmux_size_spelled_out(
         std::env::args_os().collect(),
-    ));
+    )) {
+        Ok(cli) => cli,
+        Err(error) => {
+            super::output::error(&error.message);
+            return ExitCode::from(error.code);
+        }
+    };
     // Log lines carry milliseconds since here.
     crate::mcp::since_start_ms();
     let _log_guard = init_logging();

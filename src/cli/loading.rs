@@ -8,21 +8,39 @@ use crate::config::ServerConfig;
 use crate::search::PromptRef;
 use std::path::Path;
 
+/// The config a command runs with, checked as every command checks it.
+pub(super) struct Loaded {
+    /// The config (with no config file, the bundled library as the one server).
+    pub config: Config,
+    /// The key bindings its `[keys]` table makes.
+    pub keys: crate::app::KeyMap,
+    /// Said on stderr by commands that connect: there is no config file.
+    pub note: Option<String>,
+}
+
 /// Loads the config; with no config file at all, the bundled library (this binary's
 /// `serve --builtin`) is the one server, and a note on stderr says where a config would go.
 pub(super) fn load_config(config_path: Option<&Path>) -> Result<Config, CliError> {
-    let (config, note) = load_config_quietly(config_path)?;
-    if let Some(note) = note {
+    let loaded = load_config_quietly(config_path)?;
+    if let Some(note) = loaded.note {
         output::error(&note);
     }
-    Ok(config)
+    Ok(loaded.config)
+}
+
+/// The one loader of every command, the menu and `doctor` alike: [`read_config`], then
+/// [`check_keys`]. A config that fails either stops the command (exit 2) at its place.
+pub(super) fn load_config_quietly(config_path: Option<&Path>) -> Result<Loaded, CliError> {
+    let (config, note) = read_config(config_path)?;
+    let keys = check_keys(&config)?;
+    Ok(Loaded { config, keys, note })
 }
 
 /// The config, or the bundled library when there is no config file (with a note saying so).
-pub(super) fn load_config_quietly(
+pub(super) fn read_config(
     config_path: Option<&Path>,
 ) -> Result<(Config, Option<String>), CliError> {
-    let mut config = config::load(config_path).map_err(|e| CliError::config(e.to_string()))?;
+    let mut config = config::load(config_path).map_err(|e| config_error(config_path, e))?;
     let mut note = None;
     if config.path.is_none() {
         let exe = std::env::current_exe().map_err(|e| {
@@ -39,6 +57,54 @@ pub(super) fn load_config_quietly(
         ));
     }
     Ok((config, note))
+}
+
+/// The `[keys]` table checked as the menu reads it: a screen, action or key mcpick does not
+/// know stops every command, not only the menu, pointed at its line and column.
+pub(super) fn check_keys(config: &Config) -> Result<crate::app::KeyMap, CliError> {
+    crate::app::KeyMap::with_overrides(&config.keys).map_err(|error| {
+        let error = config.keys_error(&error.screen, error.action.as_deref(), error.message);
+        CliError::config(error.to_string())
+    })
+}
+
+/// A config that cannot be loaded, as a command error. A file named by `--config` or
+/// `MCPICK_CONFIG` that is not there gets the `init` that writes it.
+fn config_error(config_path: Option<&Path>, error: config::ConfigError) -> CliError {
+    match (&error, config_path) {
+        (config::ConfigError::Read { source, .. }, Some(named))
+            if source.kind() == std::io::ErrorKind::NotFound =>
+        {
+            let (what, fix) = missing_config(named);
+            CliError::config(format!("{what}: {fix}"))
+        }
+        _ => CliError::config(error.to_string()),
+    }
+}
+
+/// What is wrong when the config file `named` by `--config` or `MCPICK_CONFIG` is not
+/// there, and the `mcpick init` that writes it.
+pub(super) fn missing_config(named: &Path) -> (String, String) {
+    let from_env =
+        std::env::var_os(config::CONFIG_ENV).is_some_and(|value| Path::new(&value) == named);
+    let (who, init) = if from_env {
+        (
+            format!("${} names it", config::CONFIG_ENV),
+            "`mcpick init` writes a starter config there".to_string(),
+        )
+    } else {
+        (
+            "--config names it".to_string(),
+            format!(
+                "`mcpick init --config {}` writes a starter config there",
+                output::shell_word(&named.display().to_string())
+            ),
+        )
+    };
+    (
+        format!("config file {} does not exist ({who})", named.display()),
+        format!("{init}, or name another file"),
+    )
 }
 
 /// Other hosts' config files with servers, in the usual places.

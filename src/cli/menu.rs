@@ -188,15 +188,7 @@ pub async fn tui(config_path: Option<&Path>, request: TuiRequest) -> Result<Exit
             "the full-screen menu needs a terminal; in scripts use `mcpick list`, `mcpick get` or `mcpick complete`",
         ));
     }
-    let (config, note) = load_config_quietly(config_path)?;
-    let keys = crate::app::KeyMap::with_overrides(&config.keys).map_err(|e| {
-        let place = config
-            .path
-            .as_ref()
-            .map(|p| format!("{}: ", p.display()))
-            .unwrap_or_default();
-        CliError::usage(format!("{place}{e}"))
-    })?;
+    let super::loading::Loaded { config, keys, note } = load_config_quietly(config_path)?;
     let servers: Vec<_> = config.enabled_servers().cloned().collect();
     if let Some(open) = &start.open {
         check_server_named(&config, &servers, &open.reference)?;

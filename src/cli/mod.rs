@@ -6,6 +6,7 @@ mod cache;
 mod candidates;
 mod commands;
 mod complete;
+mod completion_program;
 mod completions;
 mod conformance;
 mod connect;
@@ -19,7 +20,9 @@ mod inputs;
 mod list;
 mod loading;
 mod locate;
+mod man;
 mod menu;
+mod misplaced;
 mod output;
 mod popup;
 mod questions;
@@ -35,6 +38,7 @@ pub use entry::main_entry;
 pub use error::CliError;
 pub use flags::{AuthCommand, CacheCommand, Cli, Command, ConfigCommand};
 pub use menu::with_tmux_size_spelled_out;
+pub use misplaced::parse_command_line;
 
 /// Runs a parsed command line and returns the process exit code.
 pub async fn run(cli: Cli) -> ExitCode {
@@ -113,7 +117,10 @@ pub async fn run(cli: Cli) -> ExitCode {
             completions,
         }) => shell::run(&shell, key.as_deref(), completions),
         Some(Command::Completions { shell }) => completions::run(&shell),
-        Some(Command::Man) => completions::man(),
+        Some(Command::Man { page, dir }) => {
+            use clap::CommandFactory as _;
+            man::run(Cli::command(), page.as_deref(), dir.as_deref())
+        }
         Some(Command::Doctor { json }) => doctor::run(cli.config.as_deref(), json).await,
         Some(Command::ConformanceClient { url }) => conformance::run(url).await,
         Some(Command::ClipboardHold) => get::clipboard_hold().await,

@@ -46,3 +46,17 @@ pub fn tell_dpop_notices() {
         error(&format!("warning: {notice}"));
     }
 }
+
+/// `text` as one shell word (bash, zsh, fish): as it is when it holds nothing a shell reads
+/// otherwise, else single-quoted, for commands a message tells the user to run.
+pub fn shell_word(text: &str) -> String {
+    let plain = !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:@+,%=".contains(c));
+    if plain {
+        text.to_string()
+    } else {
+        format!("'{}'", text.replace('\'', r"'\''"))
+    }
+}

@@ -56,36 +56,42 @@ pub struct LimitFlags {
     /// The largest HTTP request body taken, in bytes; larger ones get 413.
     #[arg(long, requires = "http", value_name = "BYTES", default_value_t = crate::mcp::HttpLimits::DEFAULT_MAX_BODY, value_parser = parse_count)]
     pub max_body: usize,
-    /// HTTP requests handled at once (from when the whole body has arrived until the
-    /// answer is written); more get 503 with Retry-After. Open event streams count
-    /// against --max-streams instead.
+    /// HTTP requests handled at once; more get 503 with Retry-After
+    ///
+    /// Each from when its whole body has arrived until the answer is written. Open event
+    /// streams count against --max-streams instead.
     #[arg(long, requires = "http", value_name = "N", default_value_t = crate::mcp::HttpLimits::DEFAULT_MAX_REQUESTS, value_parser = parse_count)]
     pub max_requests: usize,
     /// Event streams (`subscriptions/listen`, legacy GET) open at once; more get 503.
     #[arg(long, requires = "http", value_name = "N", default_value_t = crate::mcp::HttpLimits::DEFAULT_MAX_STREAMS, value_parser = parse_count)]
     pub max_streams: usize,
-    /// Legacy sessions (`Mcp-Session-Id`) kept at once; a new one closes the least
-    /// recently used.
+    /// Legacy sessions (`Mcp-Session-Id`) kept at once
+    ///
+    /// A new one closes the least recently used.
     #[arg(long, requires = "http", value_name = "N", default_value_t = crate::mcp::HttpLimits::DEFAULT_MAX_SESSIONS, value_parser = parse_count)]
     pub max_sessions: usize,
     /// A legacy session no request has used for this long is closed (e.g. 5m, 90s).
     #[arg(long, requires = "http", value_name = "DURATION", default_value = "5m", value_parser = parse_idle)]
     pub session_idle: std::time::Duration,
-    /// Connections open at once; one more closes the connection idle longest. By default
-    /// what the limit on open files allows (raised to its hard limit at start), keeping
-    /// an eighth back, up to 16384.
+    /// Connections open at once; one more closes the one idle longest
+    ///
+    /// By default what the limit on open files allows (raised to its hard limit at start),
+    /// keeping an eighth back, up to 16384.
     #[arg(long, requires = "http", value_name = "N", value_parser = parse_count)]
     pub max_connections: Option<usize>,
-    /// Connections idle or with a request still arriving, at once; one more closes the
-    /// one idle longest, else the slowest sender.
+    /// Connections idle or with a request still arriving, at once
+    ///
+    /// One more closes the one idle longest, else the slowest sender.
     #[arg(long, requires = "http", value_name = "N", default_value_t = crate::mcp::HttpLimits::DEFAULT_MAX_WAITING, value_parser = parse_count)]
     pub max_waiting: usize,
-    /// Bytes held by requests still arriving (heads and bodies), in all; past it the
-    /// connection holding the most is closed.
+    /// Bytes held by requests still arriving (heads and bodies), in all
+    ///
+    /// Past it the connection holding the most is closed.
     #[arg(long, requires = "http", value_name = "BYTES", default_value_t = crate::mcp::HttpLimits::DEFAULT_MAX_ARRIVING, value_parser = parse_count)]
     pub max_arriving: usize,
-    /// The slowest a request body may arrive after its first 5 s, in bytes a second;
-    /// slower gets 408 (0: no minimum).
+    /// The slowest a request body may arrive after its first 5 s, in bytes a second
+    ///
+    /// Slower gets 408 (0: no minimum).
     #[arg(long, requires = "http", value_name = "BYTES", default_value_t = crate::mcp::HttpLimits::DEFAULT_MIN_BODY_RATE)]
     pub min_body_rate: u64,
     /// How long a request body may take to arrive once its headers have (for tests).

@@ -3,10 +3,12 @@
 mod expand;
 pub mod import;
 mod oauth;
+mod program;
 mod theme;
 
 pub use expand::{ExpandError, InputSpec, InputValues, expand, input_variable, is_input_id};
 pub use oauth::{AssertionAudience, Dpop, EnterpriseIdp, OAuthConfig, OAuthGrant, SecretSource};
+pub use program::{SelfCommand, program_for, self_command};
 pub use theme::{Theme, ThemeBase, ThemeColors};
 
 use std::collections::BTreeMap;
@@ -29,6 +31,16 @@ pub const MIN_MAX_RESPONSE_BYTES: u64 = 64 * 1024;
 
 /// The environment variable that points at a config file, like `--config`.
 pub const CONFIG_ENV: &str = "MCPICK_CONFIG";
+
+/// The protocol versions mcpick speaks, oldest first: what `protocol_version` may name (the
+/// SDK's known versions; a test in `mcp` checks that the two lists agree).
+pub const PROTOCOL_VERSIONS: [&str; 5] = [
+    "2024-11-05",
+    "2025-03-26",
+    "2025-06-18",
+    "2025-11-25",
+    "2026-07-28",
+];
 
 /// Which clipboard route the config asks for (`clipboard = "…"`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
@@ -76,6 +88,9 @@ pub struct Config {
     pub audio_player: Option<Vec<String>>,
     /// `image_protocol`: how the review draws images (`auto` asks the terminal).
     pub image_protocol: ImageProtocol,
+    /// Where each `[keys]` screen (`picker`) and binding (`picker.accept`) is written in
+    /// the file, as line and column, for errors found in them.
+    keys_at: BTreeMap<String, (usize, usize)>,
 }
 
 /// How images are drawn in the review (`image_protocol = "…"`).
@@ -107,6 +122,23 @@ impl Config {
     pub fn server(&self, name: &str) -> Option<&ServerConfig> {
         self.servers.iter().find(|s| s.name == name)
     }
+
+    /// An error in the `[keys]` table (found by the layer that knows the screens and
+    /// actions), pointed at the binding of `action` on `screen`, or at the screen's table.
+    pub fn keys_error(&self, screen: &str, action: Option<&str>, message: String) -> ConfigError {
+        let at = action
+            .and_then(|action| self.keys_at.get(&format!("{screen}.{action}")))
+            .or_else(|| self.keys_at.get(screen))
+            .copied();
+        ConfigError::Keys {
+            path: self
+                .path
+                .clone()
+                .unwrap_or_else(|| PathBuf::from("<config>")),
+            message,
+            at,
+        }
+    }
 }
 
 /// One `[servers.NAME]` table after expansion.
@@ -133,6 +165,9 @@ pub struct ServerConfig {
     /// Why it cannot start (a `${VAR}` that is not set): it is reported as failed, with this
     /// message, while the other servers start.
     pub problem: Option<String>,
+    /// The environment variables its table names that are not set (and have no default),
+    /// when that is its `problem`: the environment's to mend, not the config's.
+    pub unset_variables: Vec<String>,
     /// The inputs (`${input:ID}`) it needs before it can start; empty when it can start.
     /// Until they have values its `transport` holds empty strings in their place.
     pub inputs: Vec<InputSpec>,
@@ -377,6 +412,16 @@ pub enum ConfigError {
         /// name), when the text was at hand.
         at: Option<(usize, usize)>,
     },
+    /// The `[keys]` table names a screen, an action or a key mcpick does not know.
+    #[error("config file {}: {message}", at_place(.path, *.at))]
+    Keys {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong and how to fix it.
+        message: String,
+        /// The 1-based line and column of the binding (or the screen's table).
+        at: Option<(usize, usize)>,
+    },
     /// A `${VAR}` reference could not be expanded.
     #[error("config file {path}: server `{server}`, field `{field}`: {source}")]
     Expand {
@@ -440,6 +485,16 @@ fn server_field_place(text: &str, server: &str, field: &str) -> Option<(usize, u
 /// tables; `None` unless at least `at_least` of them are there.
 fn key_place(text: &str, keys: &[&str], at_least: usize) -> Option<(usize, usize)> {
     let document = toml_edit::Document::parse(text).ok()?;
+    key_place_in(&document, text, keys, at_least)
+}
+
+/// [`key_place`] in a document already parsed from `text`.
+fn key_place_in(
+    document: &toml_edit::Document<&str>,
+    text: &str,
+    keys: &[&str],
+    at_least: usize,
+) -> Option<(usize, usize)> {
     let mut item = document.as_item();
     let mut span = None;
     for (depth, part) in keys.iter().enumerate() {
@@ -730,6 +785,7 @@ pub fn parse(
         })
         .collect::<Result<Vec<_>, _>>()
         .map_err(|error| error.located_in(text))?;
+    let keys_at = keys_places(text, &raw.keys);
     let keys = raw
         .keys
         .into_iter()
@@ -771,7 +827,34 @@ pub fn parse(
         theme: raw.theme.resolve_both(),
         audio_player: raw.audio_player,
         image_protocol: raw.image_protocol,
+        keys_at,
     })
+}
+
+/// Where each screen table and binding of `[keys]` is written in `text` (`picker`,
+/// `picker.accept`), the file parsed once.
+fn keys_places(
+    text: &str,
+    keys: &BTreeMap<String, BTreeMap<String, KeyList>>,
+) -> BTreeMap<String, (usize, usize)> {
+    let mut places = BTreeMap::new();
+    if keys.is_empty() {
+        return places;
+    }
+    let Ok(document) = toml_edit::Document::parse(text) else {
+        return places;
+    };
+    for (screen, actions) in keys {
+        if let Some(at) = key_place_in(&document, text, &["keys", screen], 2) {
+            places.insert(screen.clone(), at);
+        }
+        for action in actions.keys() {
+            if let Some(at) = key_place_in(&document, text, &["keys", screen, action], 3) {
+                places.insert(format!("{screen}.{action}"), at);
+            }
+        }
+    }
+    places
 }
 
 /// Builds one server table. `Err` is a table that is wrong whatever the environment holds;
@@ -785,12 +868,16 @@ fn build_from_template(
     lookup: &dyn Fn(&str) -> Option<String>,
 ) -> Result<ServerConfig, ConfigError> {
     // A bad name is wrong whatever the inputs are: not deferred like the other checks.
-    check_server_name(&name).map_err(|message| ConfigError::Server {
-        path: path.to_path_buf(),
-        server: name.clone(),
-        message,
-        at: None,
-    })?;
+    // So are a protocol version mcpick does not speak and a header name HTTP cannot carry.
+    check_server_name(&name)
+        .and_then(|()| check_protocol_version(raw.protocol_version.as_deref()))
+        .and_then(|()| check_header_names(raw.headers.as_ref()))
+        .map_err(|message| ConfigError::Server {
+            path: path.to_path_buf(),
+            server: name.clone(),
+            message,
+            at: None,
+        })?;
     let input_value = |id: &str| {
         values
             .get(id)
@@ -811,7 +898,21 @@ fn build_from_template(
     match built {
         // An unset variable: no input value will help.
         Err(error @ ConfigError::Expand { .. }) => {
-            Ok(stand_in(&name, raw, Some(error.to_string())))
+            let mut server = stand_in(&name, raw, Some(error.to_string()));
+            if let ConfigError::Expand {
+                source: ExpandError::Unset(_),
+                ..
+            } = &error
+            {
+                server.unset_variables = unset_variables(raw, lookup);
+            }
+            // Its URL when that much can be told (for `servers` and `doctor`).
+            if let (TransportConfig::Http { url, .. }, Some(written)) =
+                (&mut server.transport, &raw.url)
+            {
+                *url = expand(written, &resolve).unwrap_or_default();
+            }
+            Ok(server)
         }
         _ if !missing.is_empty() => {
             let template = Template {
@@ -822,18 +923,8 @@ fn build_from_template(
             // The table is checked again once the inputs have values: an error now may
             // come from the empty stand-ins.
             let mut server = stand_in(&name, raw, None);
-            match transport {
-                Some(transport) => server.transport = transport,
-                // Keep the kind (an HTTP server whose URL is an input is not stdio).
-                None if raw.url.is_some() => {
-                    server.transport = TransportConfig::Http {
-                        url: String::new(),
-                        headers: BTreeMap::new(),
-                        legacy_sse: raw.transport.as_deref() == Some("sse"),
-                        oauth: OAuthConfig::default(),
-                    }
-                }
-                None => {}
+            if let Some(transport) = transport {
+                server.transport = transport;
             }
             server.inputs = missing
                 .into_iter()
@@ -859,6 +950,39 @@ fn build_from_template(
     }
 }
 
+/// Every string of a server table that `${…}` expands in.
+fn expanded_strings(raw: &RawServer) -> impl Iterator<Item = &String> {
+    raw.command
+        .iter()
+        .chain(raw.args.iter().flatten())
+        .chain(raw.env.iter().flat_map(|e| e.values()))
+        .chain(raw.cwd.iter())
+        .chain(raw.url.iter())
+        .chain(raw.headers.iter().flat_map(|h| h.values()))
+        .chain(raw.oauth.iter().flat_map(|o| o.strings()))
+}
+
+/// The environment variables a server table names that `lookup` does not know and that
+/// have no default, each once, in the order they appear.
+fn unset_variables(raw: &RawServer, lookup: &dyn Fn(&str) -> Option<String>) -> Vec<String> {
+    let found = std::cell::RefCell::new(Vec::<String>::new());
+    // Variables found so far look set, and inputs are not the environment's: each round
+    // finds one more.
+    let record = |variable: &str| {
+        if variable.starts_with("input:") || found.borrow().iter().any(|f| f == variable) {
+            Some(String::new())
+        } else {
+            lookup(variable)
+        }
+    };
+    for value in expanded_strings(raw) {
+        while let Err(ExpandError::Unset(name)) = expand(value, &record) {
+            found.borrow_mut().push(name);
+        }
+    }
+    found.into_inner()
+}
+
 /// The ids of the inputs a server table needs, in the order they appear (an input with a
 /// default, `${input:ID:-default}`, is not needed).
 fn input_references(raw: &RawServer) -> Vec<String> {
@@ -869,16 +993,7 @@ fn input_references(raw: &RawServer) -> Vec<String> {
         Some(id) if !found.borrow().iter().any(|f| f == id) => None,
         _ => Some(String::new()),
     };
-    let strings = raw
-        .command
-        .iter()
-        .chain(raw.args.iter().flatten())
-        .chain(raw.env.iter().flat_map(|e| e.values()))
-        .chain(raw.cwd.iter())
-        .chain(raw.url.iter())
-        .chain(raw.headers.iter().flat_map(|h| h.values()))
-        .chain(raw.oauth.iter().flat_map(|o| o.strings()));
-    for value in strings {
+    for value in expanded_strings(raw) {
         // Malformed text is reported when the table is built.
         while let Err(ExpandError::NoInput(id)) = expand(value, &record) {
             found.borrow_mut().push(id);
@@ -890,14 +1005,26 @@ fn input_references(raw: &RawServer) -> Vec<String> {
 /// A server that cannot start as it is: reported failed with `problem`, or (without one)
 /// waiting for its inputs.
 fn stand_in(name: &str, raw: &RawServer, problem: Option<String>) -> ServerConfig {
-    ServerConfig {
-        name: name.to_string(),
-        transport: TransportConfig::Stdio {
+    // Its kind is kept: an HTTP server whose URL or headers cannot be built yet is no stdio
+    // server.
+    let transport = if raw.url.is_some() {
+        TransportConfig::Http {
+            url: String::new(),
+            headers: BTreeMap::new(),
+            legacy_sse: raw.transport.as_deref() == Some("sse"),
+            oauth: OAuthConfig::default(),
+        }
+    } else {
+        TransportConfig::Stdio {
             command: String::new(),
             args: Vec::new(),
             env: BTreeMap::new(),
             cwd: None,
-        },
+        }
+    };
+    ServerConfig {
+        name: name.to_string(),
+        transport,
         timeout: Duration::from_millis(raw.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS).max(1)),
         max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
         enabled: raw.enabled.unwrap_or(true),
@@ -905,6 +1032,7 @@ fn stand_in(name: &str, raw: &RawServer, problem: Option<String>) -> ServerConfi
         live_preview: raw.live_preview.unwrap_or(false),
         source: None,
         problem,
+        unset_variables: Vec::new(),
         inputs: Vec::new(),
         protocol_version: raw.protocol_version.clone(),
         template: None,
@@ -928,6 +1056,121 @@ fn check_server_name(name: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// Checks that `protocol_version`, when set, names a version mcpick speaks.
+fn check_protocol_version(version: Option<&str>) -> Result<(), String> {
+    match version {
+        Some(version) if !PROTOCOL_VERSIONS.contains(&version) => Err(format!(
+            "`protocol_version = {version:?}` is not a version mcpick speaks: use one of {}, or leave it out to have mcpick find the server's",
+            PROTOCOL_VERSIONS.join(", ")
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Checks that every name of `headers` is one HTTP can carry (a token: letters, digits and
+/// `` !#$%&'*+-.^_`|~ ``).
+fn check_header_names(headers: Option<&BTreeMap<String, String>>) -> Result<(), String> {
+    match headers
+        .into_iter()
+        .flatten()
+        .find(|(name, _)| http::HeaderName::from_bytes(name.as_bytes()).is_err())
+    {
+        Some((name, _)) => Err(format!(
+            "`headers`: {name:?} is not a header name HTTP can carry (letters, digits and !#$%&'*+-.^_`|~ only; no spaces, colons or controls)"
+        )),
+        None => Ok(()),
+    }
+}
+
+/// Checks that a header's value, `${…}` filled in, is one HTTP can carry. The value is
+/// never quoted: it is a secret more often than not.
+fn check_header_value(name: &str, value: &str, expanded: bool) -> Result<(), String> {
+    if http::HeaderValue::from_str(value).is_ok() {
+        return Ok(());
+    }
+    let what = if value.contains(['\n', '\r']) {
+        "a line break"
+    } else if !value.is_ascii() {
+        "a character outside ASCII"
+    } else {
+        "a control character"
+    };
+    let whence = if expanded {
+        " once its `${…}` is filled in (check the variable's value too)"
+    } else {
+        ""
+    };
+    Err(format!(
+        "`headers.{name}`: its value holds {what}{whence}, which HTTP cannot carry in a header; take it out"
+    ))
+}
+
+/// Checks which fields a server table combines, whatever they hold: one of `command` and
+/// `url`, a `transport` that fits, fields of the other kind left out. Gives `Some(true)`
+/// for `transport = "sse"`, `Some(false)` for `"http"`, `None` when it is not written.
+fn check_table_shape(raw: &RawServer) -> Result<Option<bool>, String> {
+    let legacy_sse = match raw.transport.as_deref() {
+        None => None,
+        Some("stdio") if raw.command.is_some() => None,
+        Some("http") if raw.url.is_some() => Some(false),
+        Some("sse") if raw.url.is_some() => Some(true),
+        Some(kind @ ("stdio" | "http" | "sse")) => {
+            return Err(format!(
+                "`transport = \"{kind}\"` needs {}",
+                if kind == "stdio" {
+                    "`command`"
+                } else {
+                    "`url`"
+                }
+            ));
+        }
+        Some(other) => {
+            return Err(format!(
+                "`transport` is \"stdio\", \"http\" (Streamable HTTP) or \"sse\" (the legacy HTTP+SSE transport), not {other:?}"
+            ));
+        }
+    };
+    if raw.oauth.is_some() && legacy_sse == Some(true) {
+        return Err(
+            "`oauth` does not apply to `transport = \"sse\"`: give its token in `headers`".into(),
+        );
+    }
+    if raw.oauth.is_some() && raw.url.is_none() {
+        return Err(
+            "`oauth` only applies to `url` servers; stdio servers take credentials from `env`"
+                .into(),
+        );
+    }
+    match (&raw.command, &raw.url) {
+        (Some(_), Some(_)) => {
+            return Err("has both `command` (stdio) and `url` (HTTP); keep one".into());
+        }
+        (None, None) => {
+            return Err(
+                "needs `command` (a stdio server) or `url` (a Streamable HTTP server)".into(),
+            );
+        }
+        (Some(_), None) if raw.headers.is_some() => {
+            return Err("`headers` only applies to `url` servers; stdio servers take `env`".into());
+        }
+        _ => {}
+    }
+    if raw.url.is_some() {
+        for (field, written) in [
+            ("args", raw.args.is_some()),
+            ("env", raw.env.is_some()),
+            ("cwd", raw.cwd.is_some()),
+        ] {
+            if written {
+                return Err(format!(
+                    "`{field}` only applies to `command` servers, not `url` ones"
+                ));
+            }
+        }
+    }
+    Ok(legacy_sse)
+}
+
 fn build_server(
     path: &Path,
     name: String,
@@ -949,55 +1192,9 @@ fn build_server(
             source,
         })
     };
-    let legacy_sse = match raw.transport.as_deref() {
-        None => None,
-        Some("stdio") if raw.command.is_some() => None,
-        Some("http") if raw.url.is_some() => Some(false),
-        Some("sse") if raw.url.is_some() => Some(true),
-        Some(kind @ ("stdio" | "http" | "sse")) => {
-            return Err(server_error(format!(
-                "`transport = \"{kind}\"` needs {}",
-                if kind == "stdio" {
-                    "`command`"
-                } else {
-                    "`url`"
-                }
-            )));
-        }
-        Some(other) => {
-            return Err(server_error(format!(
-                "`transport` is \"stdio\", \"http\" (Streamable HTTP) or \"sse\" (the legacy HTTP+SSE transport), not {other:?}"
-            )));
-        }
-    };
-    if raw.oauth.is_some() && legacy_sse == Some(true) {
-        return Err(server_error(
-            "`oauth` does not apply to `transport = \"sse\"`: give its token in `headers`".into(),
-        ));
-    }
-    if raw.oauth.is_some() && raw.url.is_none() {
-        return Err(server_error(
-            "`oauth` only applies to `url` servers; stdio servers take credentials from `env`"
-                .into(),
-        ));
-    }
+    let legacy_sse = check_table_shape(&raw).map_err(server_error)?;
     let transport = match (raw.command, raw.url) {
-        (Some(_), Some(_)) => {
-            return Err(server_error(
-                "has both `command` (stdio) and `url` (HTTP); keep one".into(),
-            ));
-        }
-        (None, None) => {
-            return Err(server_error(
-                "needs `command` (a stdio server) or `url` (a Streamable HTTP server)".into(),
-            ));
-        }
-        (Some(command), None) => {
-            if raw.headers.is_some() {
-                return Err(server_error(
-                    "`headers` only applies to `url` servers; stdio servers take `env`".into(),
-                ));
-            }
+        (Some(command), _) => {
             let command = expand_tilde(&expand_field("command", &command)?);
             if command.trim().is_empty() {
                 return Err(server_error("`command` is empty".into()));
@@ -1026,20 +1223,9 @@ fn build_server(
                 cwd,
             }
         }
-        (None, Some(url)) => {
-            for field in [
-                ("args", raw.args.is_some()),
-                ("env", raw.env.is_some()),
-                ("cwd", raw.cwd.is_some()),
-            ] {
-                if field.1 {
-                    return Err(server_error(format!(
-                        "`{}` only applies to `command` servers, not `url` ones",
-                        field.0
-                    )));
-                }
-            }
-            let written = url;
+        (None, url) => {
+            // `check_table_shape` made sure there is one.
+            let written = url.unwrap_or_default();
             let url = expand_field("url", &written)?;
             if !(url.starts_with("http://") || url.starts_with("https://")) {
                 // A value typed for an input may be a secret: show the URL as written.
@@ -1056,7 +1242,11 @@ fn build_server(
                 .headers
                 .unwrap_or_default()
                 .into_iter()
-                .map(|(k, v)| Ok((k.clone(), expand_field(&format!("headers.{k}"), &v)?)))
+                .map(|(k, written)| {
+                    let value = expand_field(&format!("headers.{k}"), &written)?;
+                    check_header_value(&k, &value, written.contains("${")).map_err(server_error)?;
+                    Ok((k, value))
+                })
                 .collect::<Result<BTreeMap<_, _>, ConfigError>>()?;
             let oauth = match raw.oauth {
                 None => OAuthConfig::default(),
@@ -1103,6 +1293,7 @@ fn build_server(
         live_preview,
         source: None,
         problem: None,
+        unset_variables: Vec::new(),
         inputs: Vec::new(),
         protocol_version: raw.protocol_version.clone(),
         template: None,
@@ -1157,6 +1348,7 @@ pub fn builtin_server(exe: &Path) -> ServerConfig {
         live_preview: true,
         source: None,
         problem: None,
+        unset_variables: Vec::new(),
         inputs: Vec::new(),
         protocol_version: None,
         template: None,

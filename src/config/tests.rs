@@ -97,6 +97,77 @@ fn unset_variable_in_env_and_headers_names_the_key() {
 }
 
 #[test]
+fn a_server_with_unset_variables_keeps_its_kind_and_names_them_all() {
+    let config = parse_str(
+        "[servers.b]\nurl = \"${HOSTX:-https://x.example}/mcp\"\nheaders = { A = \"${NOPE}\", B = \"${TOKEN} ${ALSO_NOPE}\", C = \"${NOPE}\" }\n",
+    )
+    .unwrap();
+    let server = &config.servers[0];
+    assert!(server.problem.is_some());
+    assert_eq!(server.transport.kind(), "http");
+    let TransportConfig::Http { url, .. } = &server.transport else {
+        unreachable!()
+    };
+    assert_eq!(url, "https://x.example/mcp");
+    assert_eq!(server.unset_variables, ["NOPE", "ALSO_NOPE"]);
+    // A malformed reference is the table's fault, not the environment's.
+    let config = parse_str("[servers.a]\ncommand = \"${1BAD}\"\n").unwrap();
+    assert!(config.servers[0].problem.is_some());
+    assert!(config.servers[0].unset_variables.is_empty());
+}
+
+#[test]
+fn headers_and_versions_http_cannot_carry_are_refused_at_load_without_the_value() {
+    let error = parse_str("[servers.b]\nurl = \"http://h\"\nheaders = { \"Bad Name\" = \"x\" }\n")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.starts_with(
+            "config file config.toml:3:1: server `b`: `headers`: \"Bad Name\" is not a header name"
+        ),
+        "{error}"
+    );
+    let error = parse_str(
+        "[servers.b]\nurl = \"http://h\"\n\n[servers.b.headers]\nX = \"sec\\u0000ret\"\n",
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        error.starts_with("config file config.toml:5:1: server `b`: `headers.X`: its value holds a control character,"),
+        "{error}"
+    );
+    assert!(!error.contains("sec"), "{error}");
+    // From the environment: said so, still at load.
+    let lookup = |name: &str| (name == "SPLIT").then(|| "a\r\nInjected: 1".to_string());
+    let error = parse(
+        "[servers.b]\nurl = \"http://h\"\nheaders = { Authorization = \"Bearer ${SPLIT}\" }\n",
+        Path::new("config.toml"),
+        &lookup,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        error.contains("a line break once its `${…}` is filled in"),
+        "{error}"
+    );
+    assert!(!error.contains("Injected"), "{error}");
+    // Not even an unset variable makes these wait for the server to start.
+    let error = parse_str("[servers.b]\nurl = \"${NOPE}\"\nprotocol_version = \"2020-01-01\"\n")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("config.toml:3:1: server `b`: `protocol_version"),
+        "{error}"
+    );
+    for version in PROTOCOL_VERSIONS {
+        parse_str(&format!(
+            "[servers.b]\nurl = \"http://h\"\nprotocol_version = \"{version}\"\n"
+        ))
+        .unwrap();
+    }
+}
+
+#[test]
 fn an_unset_variable_spoils_only_its_server() {
     let config =
         parse_str("[servers.a]\ncommand = \"${NOPE}\"\n[servers.b]\ncommand = \"ok\"\n").unwrap();

@@ -963,7 +963,11 @@ impl Runner {
         }
         let exe =
             std::env::current_exe().map_err(|e| format!("cannot find mcpick's own binary: {e}"))?;
-        let text = crate::config::starter_config_with_sources(&exe, sources);
+        let named = crate::config::self_command(&exe);
+        let text = crate::config::starter_config_with_sources(
+            std::path::Path::new(&named.command),
+            sources,
+        );
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir)
                 .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;

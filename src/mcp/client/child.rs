@@ -56,7 +56,8 @@ impl ChildProcess {
         log: Arc<ServerLog>,
         on_line: Option<mpsc::Sender<LogLine>>,
     ) -> Result<(ChildProcess, ChildPipes), McpError> {
-        let mut command = Command::new(spec.command);
+        // `mcpick` that PATH does not find is this program (a config from `cargo run`).
+        let mut command = Command::new(&*crate::config::program_for(spec.command));
         command
             .args(spec.args)
             .envs(spec.env)

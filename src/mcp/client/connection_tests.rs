@@ -34,9 +34,20 @@ fn protocol_version_pins_the_handshake() {
         }
     );
     assert_eq!(version, None);
-    let error = pinned_lifecycle(&http_server("protocol_version = \"1999-01-01\"")).unwrap_err();
+}
+
+#[test]
+fn the_config_knows_the_versions_the_sdk_speaks_and_refuses_others_at_load() {
+    assert_eq!(
+        crate::config::PROTOCOL_VERSIONS.map(String::from).to_vec(),
+        known_versions()
+    );
+    let text = "[servers.s]\nurl = \"http://127.0.0.1:1/mcp\"\nprotocol_version = \"1999-01-01\"\n";
+    let error = crate::config::parse(text, std::path::Path::new("t.toml"), &|_| None)
+        .unwrap_err()
+        .to_string();
     assert!(
-        error.to_string().contains("not a version mcpick speaks"),
+        error.starts_with("config file t.toml:3:1: server `s`: `protocol_version = \"1999-01-01\"` is not a version mcpick speaks"),
         "{error}"
     );
 }
