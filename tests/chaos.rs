@@ -966,6 +966,45 @@ fn a_response_whose_id_has_another_type_is_not_the_answer() {
     chaos.assert_gone("chaos");
 }
 
+/// A malformed answer to `prompts/get` (`malformed:KIND`) fails the request at once with
+/// the error naming why, in words holding `why`; before, the SDK dropped it and the request
+/// waited for its whole `timeout_ms` ("timed out").
+fn an_unreadable_answer_fails_at_once(kind: &str, why: &str) {
+    let chaos = Chaos::new(&format!("malformed:{kind}"), "timeout_ms = 20000");
+    let run = chaos.run(&["get", "chaos/hello"]);
+    let stderr = run.stderr();
+    assert_eq!(run.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("the server sent an answer mcpick cannot read: \""),
+        "{stderr}"
+    );
+    assert!(stderr.contains(why), "{stderr}");
+    assert!(!stderr.contains("timed out"), "{stderr}");
+    // Well before the 20 s timeout (a Python start takes a second or two under load).
+    assert!(run.elapsed < Duration::from_secs(10), "{:?}", run.elapsed);
+    chaos.assert_gone("chaos");
+}
+
+#[test]
+fn an_answer_with_a_lone_surrogate_fails_at_once() {
+    an_unreadable_answer_fails_at_once("surrogate", "holds a lone surrogate");
+}
+
+#[test]
+fn an_answer_with_a_string_error_code_fails_at_once() {
+    an_unreadable_answer_fails_at_once("string-code", "its error `code`");
+}
+
+#[test]
+fn an_answer_with_a_result_and_an_error_fails_at_once() {
+    an_unreadable_answer_fails_at_once("both", "both a `result` and an `error`");
+}
+
+#[test]
+fn an_answer_nested_too_deep_fails_at_once() {
+    an_unreadable_answer_fails_at_once("deep", "nested deeper than 128 levels");
+}
+
 // ───────────────────────────── floods ─────────────────────────────
 
 #[test]
@@ -1175,6 +1214,36 @@ fn a_large_answer_under_the_line_limit_is_printed_whole() {
     eprintln!(
         "huge:10 (CLI get to a pipe): {:?}, VmHWM {} KiB",
         run.elapsed, run.peak_kib
+    );
+    chaos.assert_gone("chaos");
+}
+
+#[test]
+fn many_tiny_messages_take_a_small_multiple_of_the_answer() {
+    // 480,000 messages of a few bytes: a 31 MiB answer, within the default
+    // max_response_bytes (32 MiB). It peaked at 1.2 GB (the SDK's buffered tree, its typed
+    // result, a JSON tree of that, a copy per message; a message took 376 bytes).
+    let chaos = Chaos::new("tiny", "timeout_ms = 60000");
+    let run = chaos.run(&["get", "chaos/tiny", "--format", "text"]);
+    let out = run.success();
+    assert!(
+        out.ends_with("m479999\n"),
+        "{}",
+        &out[out.len().saturating_sub(80)..]
+    );
+    let answer_kib = 31 * 1024;
+    eprintln!(
+        "tiny (480,000 messages, CLI get to a pipe): {:?}, VmHWM {} KiB ({:.1} x the answer)",
+        run.elapsed,
+        run.peak_kib,
+        run.peak_kib as f64 / answer_kib as f64
+    );
+    // Generous (6x) so a debug build on a busy machine passes; bench/many_messages.sh
+    // measures the release build (under 4x).
+    assert!(
+        run.peak_kib < 6 * answer_kib,
+        "VmHWM {} KiB for a {answer_kib} KiB answer",
+        run.peak_kib
     );
     chaos.assert_gone("chaos");
 }

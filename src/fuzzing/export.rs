@@ -117,8 +117,8 @@ impl Builder<'_> {
             .collect()
     }
 
-    fn extra(&mut self) -> Option<Value> {
-        (self.byte() % 4 == 3).then(|| Value::Object(self.object(1)))
+    fn extra(&mut self) -> Option<Box<Value>> {
+        (self.byte() % 4 == 3).then(|| Box::new(Value::Object(self.object(1))))
     }
 
     fn content(&mut self) -> Content {
@@ -167,7 +167,7 @@ impl Builder<'_> {
                 description: self.maybe_string(),
                 mime_type: self.maybe_string(),
                 size: (self.byte() % 2 == 1).then(|| u64::from(self.byte()) << 20),
-                icons: self.extra().map(|icon| Value::Array(vec![icon])),
+                icons: self.extra().map(|icon| Box::new(Value::Array(vec![*icon]))),
                 annotations: None,
                 meta: None,
             },

@@ -60,6 +60,14 @@ pub enum McpError {
         /// The answer's size in bytes, when known.
         size: Option<usize>,
     },
+    /// The server answered a request with something no JSON-RPC reader can take (invalid
+    /// JSON, a lone surrogate, nesting too deep, a malformed `error`, both `result` and
+    /// `error`): the request failed at once, not after its `timeout_ms`.
+    #[error(
+        "the server sent an answer mcpick cannot read: {} (a fault of the server's: its log in `mcpick doctor` or the menu's logs pane shows the rest)",
+        crate::text::quoted_server_text(.0)
+    )]
+    Unreadable(String),
     /// The server closed the connection or exited.
     #[error("the server closed the connection{0}")]
     Closed(String),
@@ -146,6 +154,7 @@ impl McpError {
             McpError::Auth(text) => McpError::Auth(mask(text)),
             McpError::Grant(text) => McpError::Grant(mask(text)),
             McpError::Protocol(text) => McpError::Protocol(mask(text)),
+            McpError::Unreadable(text) => McpError::Unreadable(mask(text)),
             McpError::UnknownVersion { offered, known } => McpError::UnknownVersion {
                 offered: mask(offered),
                 known,

@@ -167,7 +167,8 @@ pub struct PromptMessages {
 /// so nothing the server sent is lost.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
-// Blocks are few per prompt; boxing would only complicate every match on them.
+// A message is kept small (its rare JSON parts boxed: `annotations`, `_meta`, `icons`), as
+// a prompt may have hundreds of thousands; the rare unknown kind is bigger.
 #[allow(clippy::large_enum_variant)]
 pub enum Content {
     /// A kind mcpick knows.
@@ -186,10 +187,10 @@ pub enum KnownContent {
         text: String,
         /// Display hints (audience, priority, lastModified).
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        annotations: Option<Value>,
+        annotations: Option<Box<Value>>,
         /// Extension metadata.
         #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-        meta: Option<Value>,
+        meta: Option<Box<Value>>,
     },
     /// A base64 image.
     Image {
@@ -200,10 +201,10 @@ pub enum KnownContent {
         mime_type: String,
         /// Display hints.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        annotations: Option<Value>,
+        annotations: Option<Box<Value>>,
         /// Extension metadata.
         #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-        meta: Option<Value>,
+        meta: Option<Box<Value>>,
     },
     /// Base64 audio.
     Audio {
@@ -214,10 +215,10 @@ pub enum KnownContent {
         mime_type: String,
         /// Display hints.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        annotations: Option<Value>,
+        annotations: Option<Box<Value>>,
         /// Extension metadata.
         #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-        meta: Option<Value>,
+        meta: Option<Box<Value>>,
     },
     /// A resource whose contents are embedded.
     Resource {
@@ -225,10 +226,10 @@ pub enum KnownContent {
         resource: EmbeddedResource,
         /// Display hints.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        annotations: Option<Value>,
+        annotations: Option<Box<Value>>,
         /// Extension metadata.
         #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-        meta: Option<Value>,
+        meta: Option<Box<Value>>,
     },
     /// A link to a resource the client may fetch.
     ResourceLink {
@@ -250,13 +251,13 @@ pub enum KnownContent {
         size: Option<u64>,
         /// Icons for it (2025-11-25).
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        icons: Option<Value>,
+        icons: Option<Box<Value>>,
         /// Display hints.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        annotations: Option<Value>,
+        annotations: Option<Box<Value>>,
         /// Extension metadata.
         #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-        meta: Option<Value>,
+        meta: Option<Box<Value>>,
     },
 }
 
@@ -275,7 +276,7 @@ pub enum EmbeddedResource {
         text: String,
         /// Extension metadata.
         #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-        meta: Option<Value>,
+        meta: Option<Box<Value>>,
     },
     /// Binary contents.
     Blob {
@@ -288,7 +289,7 @@ pub enum EmbeddedResource {
         blob: String,
         /// Extension metadata.
         #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-        meta: Option<Value>,
+        meta: Option<Box<Value>>,
     },
 }
 
@@ -437,5 +438,13 @@ mod tests {
         let content: Content = serde_json::from_value(json!({"type":"hologram"})).unwrap();
         assert_eq!(content.kind(), "hologram");
         assert!(matches!(content, Content::Unknown(_)));
+    }
+
+    #[test]
+    fn a_message_stays_small() {
+        // A prompt may hold hundreds of thousands of messages (issue 53: 480,000 in 31 MiB
+        // peaked at 1.2 GB, 376 bytes a message): the rare JSON parts are boxed.
+        let size = std::mem::size_of::<Message>();
+        assert!(size <= 184, "a Message takes {size} bytes");
     }
 }

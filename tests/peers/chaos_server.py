@@ -24,6 +24,13 @@ Every server has the prompts `hello` (no arguments: "hello from chaos") and `gre
   huge:MB           a prompt `huge` whose prompts/get result is one text message of MB MiB
                     (default 50; fractions allowed): lines of 99 `x` and a newline, the last
                     one without its newline.
+  tiny:N            a prompt `tiny` whose prompts/get result is N tiny text messages
+                    (default 480000; roles alternate, texts `m0`, `m1`, …): 480,000 make an
+                    answer of about 31 MiB, within the default max_response_bytes.
+  malformed:KIND    prompts/get is answered with a response no JSON-RPC reader can take, of
+                    KIND: `surrogate` (a lone surrogate, \ud800, in the message text),
+                    `string-code` (an error whose code is the string "E42"), `both` (a
+                    result and an error), `deep` (a result nested 300 levels deep).
   many:N            N prompts (default 100000) `prompt-00000`…, plus `needle-42` titled
                     "Needle in the haystack"; `page:SIZE` pages prompts/list (nextCursor).
   page:SIZE         prompts/list returns at most SIZE prompts a page.
@@ -244,6 +251,8 @@ def prompt_list():
         prompts = prompts + many_cache[n]
     if "huge" in modes:
         prompts.append({"name": "huge", "description": "One very large message"})
+    if "tiny" in modes:
+        prompts.append({"name": "tiny", "description": "Very many tiny messages"})
     if "bad-utf8" in modes:
         description = "Bad bytes: " + (BAD_MARK if modes["bad-utf8"] == "" else "none here")
         prompts.append({"name": "bad", "description": description})
@@ -288,6 +297,41 @@ def huge_result(rid):
         out.flush()
 
 
+def tiny_result(rid):
+    """Writes the `tiny` answer: N messages of a few bytes each, in a few large writes."""
+    count = param("tiny", 480000)
+    roles = ("user", "assistant")
+    parts = ['{"role": "%s", "content": {"type": "text", "text": "m%d"}}' % (roles[i % 2], i)
+             for i in range(count)]
+    head = '{"jsonrpc": "2.0", "id": %s, "result": {"messages": [' % json.dumps(rid)
+    with out_lock:
+        out.write(head.encode())
+        for at in range(0, count, 10000):
+            chunk = ", ".join(parts[at:at + 10000])
+            out.write(((", " if at else "") + chunk).encode())
+        out.write(b"]}}\n")
+        out.flush()
+
+
+def malformed(rid):
+    """Writes a malformed answer to request `rid`, of the kind `malformed:KIND` names."""
+    kind = modes["malformed"]
+    head = '{"jsonrpc": "2.0", "id": %s, ' % json.dumps(rid)
+    if kind == "surrogate":
+        body = ('"result": {"messages": [{"role": "user", "content": {"type": "text", '
+                '"text": "lone \\ud800 surrogate"}}]}}')
+    elif kind == "string-code":
+        body = '"error": {"code": "E42", "message": "a string code"}}'
+    elif kind == "both":
+        body = ('"result": {"messages": []}, '
+                '"error": {"code": -32603, "message": "and an error"}}')
+    elif kind == "deep":
+        body = '"result": {"messages": [], "x": %s}}' % ("[" * 300 + "]" * 300)
+    else:
+        raise SystemExit("unknown malformed kind: %s" % kind)
+    write_raw((head + body + "\n").encode())
+
+
 def text_messages(*texts):
     roles = ["user", "assistant"]
     return {"messages": [{"role": roles[i % 2], "content": {"type": "text", "text": t}}
@@ -303,6 +347,8 @@ def get_prompt(rid, params):
         return respond(rid, text_messages("Hello, %s!" % arguments.get("name", "?")))
     if name == "huge" and "huge" in modes:
         return huge_result(rid)
+    if name == "tiny" and "tiny" in modes:
+        return tiny_result(rid)
     if name == "bad" and "bad-utf8" in modes:
         if modes["bad-utf8"] == "lines":
             return respond(rid, text_messages("no bad bytes here"))
@@ -509,6 +555,8 @@ def handle(request):
     if method == "prompts/get":
         if "never-answers" in modes:
             return
+        if "malformed" in modes:
+            return malformed(rid)
         if "exit-mid-request" in modes:
             log("chaos: serving prompts/get")
             last = "chaos: lost the backend while filling %s" % params.get("name")

@@ -389,6 +389,8 @@ pub struct Connection {
     modern_rounds: std::sync::Mutex<usize>,
     /// What a served prompt library said was wrong with its files, on the last list.
     served_problems: crate::mcp::client::problems::ServedProblems,
+    /// `prompts/get` answers read at the transport seam (stdio), by request id.
+    decoded: crate::mcp::client::answer::DecodedAnswers,
 }
 
 impl Connection {
@@ -557,8 +559,22 @@ impl Connection {
         request: ClientRequest,
         options: PeerRequestOptions,
     ) -> Result<ServerResult, McpError> {
+        self.request_with_id(method, request, options)
+            .await
+            .map(|(_, result)| result)
+    }
+
+    /// [`Connection::request_with`], with the request's id (to find its answer in
+    /// [`Connection::decoded`]).
+    async fn request_with_id(
+        &self,
+        method: &str,
+        request: ClientRequest,
+        options: PeerRequestOptions,
+    ) -> Result<(RequestId, ServerResult), McpError> {
         let deadline = tokio::time::Instant::now() + self.timeout;
         let handle = self.send_within(method, deadline, request, options).await?;
+        let id = handle.id.clone();
         let mut in_flight = InFlight {
             peer: self.peer.clone(),
             id: Some(handle.id.clone()),
@@ -571,7 +587,7 @@ impl Connection {
             }
             Ok(result) => {
                 in_flight.id = None;
-                result.map_err(|e| self.service_error(e))
+                result.map(|r| (id, r)).map_err(|e| self.service_error(e))
             }
             Err(_) => {
                 in_flight.cancel("timed out");
@@ -625,6 +641,9 @@ impl Connection {
 
     fn service_error_unhidden(&self, error: ServiceError) -> McpError {
         match error {
+            ServiceError::McpError(data) if unreadable(&data).is_some() => {
+                unreadable(&data).unwrap_or_else(|| McpError::Unreadable(String::new()))
+            }
             ServiceError::McpError(data) if is_too_large(&data) => McpError::TooLarge {
                 limit: data_number(&data, "limit").unwrap_or(0),
                 size: data_number(&data, "size"),
@@ -697,6 +716,18 @@ fn is_too_large(data: &rmcp::model::ErrorData) -> bool {
             .and_then(|d| d.get("mcpick"))
             .and_then(|m| m.as_str())
             == Some(TOO_LARGE_MARKER)
+}
+
+/// The error a JSON-RPC error stands for when it is the seam's stand-in for an answer
+/// nothing can read ([`crate::mcp::client::answer`]).
+pub(super) fn unreadable(data: &rmcp::model::ErrorData) -> Option<McpError> {
+    use crate::mcp::client::answer::{UNREADABLE_CODE, UNREADABLE_MARKER};
+    let marked = data.data.as_ref().filter(|d| {
+        data.code.0 == UNREADABLE_CODE
+            && d.get("mcpick").and_then(|m| m.as_str()) == Some(UNREADABLE_MARKER)
+    })?;
+    let reason = marked.get("reason").and_then(serde_json::Value::as_str);
+    Some(McpError::Unreadable(reason.unwrap_or_default().to_string()))
 }
 
 fn data_number(data: &rmcp::model::ErrorData, field: &str) -> Option<usize> {

@@ -17,7 +17,7 @@
 //! sent with another type (`"3"` for `3`), which rmcp would otherwise take for an answer or
 //! fail a handshake over.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::{HashMap, VecDeque};
 use std::io;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
@@ -26,6 +26,9 @@ use std::task::{Context, Poll, ready};
 use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
+use crate::mcp::client::answer::{
+    DecodedAnswers, Reading, decoded_stand_in, read_answer, unreadable_answer,
+};
 use crate::mcp::log::ServerLog;
 
 /// The JSON-RPC error code of the stand-in answer (implementation-defined range).
@@ -40,22 +43,24 @@ const ID_SUFFIX_BYTES: usize = 256;
 /// Room the transport needs beyond the limit: a passed line may reach the limit exactly.
 pub const TRANSPORT_SLACK: usize = 64 * 1024;
 
-/// The ids of requests mcpick sent and has no answer to yet, as JSON text (`3`, `"a"`).
+/// The ids of requests mcpick sent and has no answer to yet, as JSON text (`3`, `"a"`),
+/// each with whether it is a `prompts/get`.
 #[derive(Clone, Default)]
-pub struct SentIds(Arc<Mutex<HashSet<String>>>);
+pub struct SentIds(Arc<Mutex<HashMap<String, bool>>>);
 
 impl SentIds {
-    fn insert(&self, id: &Value) {
+    fn insert(&self, id: &Value, prompts_get: bool) {
         let mut ids = self.0.lock().unwrap_or_else(|e| e.into_inner());
         // Requests that never get an answer (timed out) must not pile up forever.
         if ids.len() >= 100_000 {
             ids.clear();
         }
-        ids.insert(id.to_string());
+        ids.insert(id.to_string(), prompts_get);
     }
 
-    /// Takes `id` out: true when it was waiting for an answer.
-    fn answer(&self, id: &Value) -> bool {
+    /// Takes `id` out: `Some` when it was waiting for an answer, with whether it is a
+    /// `prompts/get`.
+    fn answer(&self, id: &Value) -> Option<bool> {
         let mut ids = self.0.lock().unwrap_or_else(|e| e.into_inner());
         ids.remove(&id.to_string())
     }
@@ -83,8 +88,11 @@ pub struct LineLimit<R> {
     /// When set, responses are passed only to ids in it.
     sent: Option<SentIds>,
     verdict: Verdict,
-    /// The id the current line answers, when it was found waiting in `sent`.
-    answers: Option<Value>,
+    /// The id the current line answers, when it was found waiting in `sent`, and whether
+    /// it is a `prompts/get`'s.
+    answers: Option<(Value, bool)>,
+    /// Where `prompts/get` answers read here go (see [`LineLimit::reading_answers`]).
+    decoded: Option<DecodedAnswers>,
     /// The current line's start, held while undecided.
     held: Vec<u8>,
     /// Bytes of the current line seen so far (passed or skipped).
@@ -117,6 +125,7 @@ impl<R> LineLimit<R> {
             sent: None,
             verdict: Verdict::Undecided,
             answers: None,
+            decoded: None,
             held: Vec::new(),
             line_len: 0,
             passed: 0,
@@ -134,6 +143,15 @@ impl<R> LineLimit<R> {
     /// Passes responses only to the ids in `sent` (what [`RecordIds`] saw mcpick send).
     pub fn answering(mut self, sent: SentIds) -> LineLimit<R> {
         self.sent = Some(sent);
+        self
+    }
+
+    /// Reads each answer to a request in `sent` before passing it on (see
+    /// [`crate::mcp::client::answer`]): one nothing can read is answered at once with an
+    /// error naming why, and a `prompts/get`'s messages are decoded into `decoded`, the SDK
+    /// getting an empty result for it.
+    pub fn reading_answers(mut self, decoded: DecodedAnswers) -> LineLimit<R> {
+        self.decoded = Some(decoded);
         self
     }
 
@@ -215,12 +233,13 @@ impl<R> LineLimit<R> {
             // A request or notification, or not known to be a response.
             return Verdict::Pass;
         }
-        match self.id.found() {
-            Some(id) if sent.answer(&id) => {
-                self.answers = Some(id);
+        let found = self.id.found();
+        match found.map(|id| (sent.answer(&id), id)) {
+            Some((Some(prompts_get), id)) => {
+                self.answers = Some((id, prompts_get));
                 Verdict::Pass
             }
-            Some(id) => {
+            Some((None, id)) => {
                 self.log.push(
                     "mcpick",
                     &format!("ignored a response to id {id}, which is no request of mcpick's waiting for an answer"),
@@ -258,7 +277,43 @@ impl<R> LineLimit<R> {
         }
         self.passed += content.len();
         if ends {
-            self.release_line(true);
+            match self.read_whole_answer() {
+                Some(stand_in) => {
+                    self.line = HeldBytes::default();
+                    self.ready.push_back(Ready::Bytes(stand_in, 0));
+                }
+                None => self.release_line(true),
+            }
+        }
+    }
+
+    /// Reads the held line when it answers a request mcpick waits for: the line to hand
+    /// the SDK in its place (an error for one nothing can read, an empty result for a
+    /// `prompts/get` decoded here), or `None` to pass it on as it came.
+    fn read_whole_answer(&mut self) -> Option<Vec<u8>> {
+        let decoded = self.decoded.as_ref()?;
+        let (id, prompts_get) = self.answers.clone()?;
+        let reading = match self.line.reader() {
+            Ok(reader) => read_answer(reader, prompts_get),
+            Err(error) => {
+                tracing::warn!("cannot read a held message back: {error}");
+                return None;
+            }
+        };
+        match reading {
+            Reading::AsItIs => None,
+            Reading::Decoded(messages) => {
+                decoded.put(&id, messages);
+                Some(decoded_stand_in(&id))
+            }
+            Reading::Unreadable(reason) => {
+                let note = format!(
+                    "the answer to request {id} cannot be read ({reason}); the request was answered with an error saying so"
+                );
+                tracing::info!(target: "mcpick::server", "{note}");
+                self.log.push("mcpick", &note);
+                Some(unreadable_answer(&id, &reason))
+            }
         }
     }
 
@@ -300,8 +355,13 @@ impl<R> LineLimit<R> {
             let size = self.line_len;
             // Over stdio an id is waited for only if mcpick sent it (and has no answer yet).
             let waited = |id: &Value| {
-                self.answers.as_ref() == Some(id)
-                    || self.sent.as_ref().is_none_or(|sent| sent.answer(id))
+                self.answers
+                    .as_ref()
+                    .is_some_and(|(answers, _)| answers == id)
+                    || self
+                        .sent
+                        .as_ref()
+                        .is_none_or(|sent| sent.answer(id).is_some())
             };
             let answered = match &id {
                 Some(id) if waited(id) => {
@@ -437,7 +497,8 @@ impl<W> RecordIds<W> {
                 if self.scanner.seen_method
                     && let Some(id) = self.scanner.found()
                 {
-                    self.sent.insert(&id);
+                    let prompts_get = self.scanner.method.as_deref() == Some("prompts/get");
+                    self.sent.insert(&id, prompts_get);
                 }
                 self.scanner = IdScanner::default();
                 self.line_len = 0;
@@ -537,6 +598,23 @@ impl HeldBytes {
             self.rest.extend_from_slice(bytes);
         }
         written
+    }
+
+    /// Everything held, as a stream (the file read from its start).
+    fn reader(&mut self) -> io::Result<impl io::Read + '_> {
+        use std::io::{Read, Seek};
+        let file = match &mut self.file {
+            Some((file, len)) => {
+                file.rewind()?;
+                Some(Read::take(&*file, *len))
+            }
+            None => None,
+        };
+        let file: Box<dyn Read + '_> = match file {
+            Some(file) => Box::new(file),
+            None => Box::new(io::empty()),
+        };
+        Ok(self.head.as_slice().chain(file).chain(self.rest.as_slice()))
     }
 
     /// Everything held, in one buffer (read back from the file).
@@ -639,9 +717,14 @@ struct IdScanner {
     expecting_key: bool,
     key: Vec<u8>,
     key_is_id: bool,
+    key_is_method: bool,
     in_id_value: bool,
+    /// The value being read is the `method`'s, not the `id`'s.
+    in_method_value: bool,
     value: Vec<u8>,
     found: Option<Value>,
+    /// The top-level `method`, when it was read whole.
+    method: Option<String>,
     /// The message is done (its closing brace seen).
     done: bool,
     /// A top-level `method` key: a request or notification.
@@ -678,6 +761,7 @@ impl IdScanner {
                 self.in_string = false;
                 if self.depth == 1 && self.expecting_key {
                     self.key_is_id = self.key == b"id";
+                    self.key_is_method = self.key == b"method";
                     self.seen_method |= self.key == b"method";
                     self.seen_outcome |= self.key == b"result" || self.key == b"error";
                 }
@@ -708,8 +792,9 @@ impl IdScanner {
             }
             b':' if self.depth == 1 && self.expecting_key => {
                 self.expecting_key = false;
-                if self.key_is_id {
+                if self.key_is_id || self.key_is_method {
                     self.in_id_value = true;
+                    self.in_method_value = self.key_is_method;
                     self.value.clear();
                 }
             }
@@ -717,6 +802,7 @@ impl IdScanner {
                 self.finish_value(1);
                 self.expecting_key = true;
                 self.key_is_id = false;
+                self.key_is_method = false;
             }
             _ => {}
         }
@@ -728,7 +814,11 @@ impl IdScanner {
             self.in_id_value = false;
             let text = self.value.strip_suffix(b",").unwrap_or(&self.value);
             let text = text.strip_suffix(b"}").unwrap_or(text);
-            self.found = usable_id(text);
+            if std::mem::take(&mut self.in_method_value) {
+                self.method = serde_json::from_slice::<String>(text.trim_ascii()).ok();
+            } else {
+                self.found = usable_id(text);
+            }
         }
     }
 

@@ -2,6 +2,7 @@
 //! protocol era; listing, getting and completing; the questions servers ask mid-request;
 //! OAuth sign-in; and the hub that runs every configured server and reports to the app.
 
+mod answer;
 pub mod auth;
 mod catalog_write;
 mod child;

@@ -2,6 +2,7 @@
 
 use crate::cache::Scope;
 use crate::config::{ServerConfig, TransportConfig};
+use crate::mcp::client::answer::DecodedAnswers;
 use crate::mcp::client::child::{ChildProcess, SpawnSpec};
 use crate::mcp::client::limit::{LineLimit, RecordIds, SentIds, TRANSPORT_SLACK};
 use crate::mcp::error::McpError;
@@ -110,6 +111,8 @@ impl Connection {
             lines: lines.clone(),
             questions: questions.clone(),
         };
+        // Over stdio, `prompts/get` answers are read at the seam and kept here.
+        let decoded = DecodedAnswers::default();
         let (service, child) = match &config.transport {
             TransportConfig::Stdio {
                 command,
@@ -126,6 +129,7 @@ impl Connection {
                 let limits = StdioLimits {
                     timeout: config.timeout,
                     max_response_bytes: config.max_response_bytes,
+                    decoded: decoded.clone(),
                 };
                 let first = remembered.then_some(&start);
                 let (service, child) =
@@ -299,6 +303,7 @@ impl Connection {
             waiting_for_answer: std::sync::Mutex::new(None),
             modern_rounds: std::sync::Mutex::new(0),
             served_problems: Default::default(),
+            decoded,
         };
         Ok(connection)
     }
@@ -318,13 +323,7 @@ pub(super) async fn connect_stdio(
     handler: impl Fn() -> Handler,
 ) -> Result<(RunningService<RoleClient, Handler>, ChildProcess), McpError> {
     let deadline = Deadline::after(limits.timeout);
-    let transport = |(stdout, stdin): crate::mcp::client::child::ChildPipes| {
-        let limit = limits.max_response_bytes;
-        let sent = SentIds::default();
-        let stdout = LineLimit::new(stdout, limit, log.clone()).answering(sent.clone());
-        AsyncRwTransport::<RoleClient, _, _>::new(stdout, RecordIds::new(stdin, sent))
-            .with_max_line_length(limit.saturating_add(TRANSPORT_SLACK))
-    };
+    let transport = |pipes| stdio_transport(pipes, &limits, log);
     let (child, pipes) = ChildProcess::spawn(server, spec, log.clone(), lines.clone())?;
     // The remembered era first: one process, one handshake (or none).
     if let Some(start) = remembered {
@@ -390,13 +389,7 @@ pub(super) async fn connect_stdio_auto(
     deadline: Deadline,
     (child, pipes): (ChildProcess, crate::mcp::client::child::ChildPipes),
 ) -> Result<(RunningService<RoleClient, Handler>, ChildProcess), McpError> {
-    let transport = |(stdout, stdin): crate::mcp::client::child::ChildPipes| {
-        let limit = limits.max_response_bytes;
-        let sent = SentIds::default();
-        let stdout = LineLimit::new(stdout, limit, log.clone()).answering(sent.clone());
-        AsyncRwTransport::<RoleClient, _, _>::new(stdout, RecordIds::new(stdin, sent))
-            .with_max_line_length(limit.saturating_add(TRANSPORT_SLACK))
-    };
+    let transport = |pipes| stdio_transport(pipes, &limits, log);
     let probe = discover_probe(limits.timeout);
     let first = match handshake(
         handler(),
@@ -548,11 +541,30 @@ impl Deadline {
     }
 }
 
-/// The bounds of a stdio server's requests and messages.
-#[derive(Clone, Copy)]
+/// The bounds of a stdio server's requests and messages, and where its `prompts/get`
+/// answers go once read at the seam.
+#[derive(Clone)]
 pub(super) struct StdioLimits {
     timeout: Duration,
     max_response_bytes: usize,
+    decoded: DecodedAnswers,
+}
+
+/// The transport over a stdio server's pipes: its lines bounded by `max_response_bytes`,
+/// answers only to requests mcpick sent, each read before the SDK sees it
+/// ([`crate::mcp::client::answer`]).
+fn stdio_transport(
+    (stdout, stdin): crate::mcp::client::child::ChildPipes,
+    limits: &StdioLimits,
+    log: &Arc<ServerLog>,
+) -> impl rmcp::transport::Transport<RoleClient, Error = std::io::Error> + 'static {
+    let limit = limits.max_response_bytes;
+    let sent = SentIds::default();
+    let stdout = LineLimit::new(stdout, limit, log.clone())
+        .answering(sent.clone())
+        .reading_answers(limits.decoded.clone());
+    AsyncRwTransport::<RoleClient, _, _>::new(stdout, RecordIds::new(stdin, sent))
+        .with_max_line_length(limit.saturating_add(TRANSPORT_SLACK))
 }
 
 /// The handshake an HTTP server's `protocol_version` pins, with the version `initialize`
@@ -669,6 +681,9 @@ pub(super) fn handshake_error(error: ClientInitializeError) -> McpError {
         };
     }
     match error {
+        ClientInitializeError::JsonRpcError(data) if unreadable(&data).is_some() => {
+            unreadable(&data).unwrap_or_else(|| McpError::Unreadable(String::new()))
+        }
         ClientInitializeError::JsonRpcError(data) => McpError::Handshake(format!(
             "{REFUSED_HANDSHAKE}{}: {}",
             data.code.0, data.message

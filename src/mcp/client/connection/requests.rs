@@ -8,7 +8,7 @@ use rmcp::model::{
     ArgumentInfo, CallToolRequest, CallToolRequestParams, ClientRequest, CompleteRequest,
     CompleteRequestParams, CompletionContext, ElicitResult, ElicitationAction, GetPromptRequest,
     GetPromptRequestParams, ListToolsRequest, PaginatedRequestParams, ReadResourceRequest,
-    ReadResourceRequestParams, Reference, ServerResult,
+    ReadResourceRequestParams, Reference, RequestId, ServerResult,
 };
 use rmcp::service::{PeerRequestOptions, ServiceError};
 use std::collections::BTreeMap;
@@ -188,13 +188,11 @@ impl Connection {
         let timeout = tokio::time::sleep_until(exchange.deadline);
         tokio::select! {
             result = &mut response => {
-                if let Some(in_flight) = exchange.in_flight.as_mut() {
-                    in_flight.id = None;
-                }
+                let id = exchange.in_flight.as_mut().and_then(|in_flight| in_flight.id.take());
                 match result {
                     Err(ServiceError::TransportClosed) => Err(self.closed_error().await),
                     Err(error) => Err(self.service_error(error)),
-                    Ok(result) => self.read_get_result(result),
+                    Ok(result) => self.read_get_answer(id.as_ref(), result),
                 }
             }
             Some(question) = exchange.questions.recv() => {
@@ -224,6 +222,40 @@ impl Connection {
                 Err(self.timed_out("prompts/get"))
             }
         }
+    }
+
+    /// The answer to `prompts/get` request `id`: the messages read at the transport seam
+    /// when they were (stdio), else `result` as the SDK read it.
+    pub(super) fn read_get_answer(
+        &self,
+        id: Option<&RequestId>,
+        result: ServerResult,
+    ) -> Result<GetOutcome, McpError> {
+        let decoded = id
+            .and_then(|id| serde_json::to_value(id).ok())
+            .and_then(|id| self.decoded.take(&id));
+        match decoded {
+            Some(Ok(messages)) => self.masked_messages(messages).map(GetOutcome::Messages),
+            Some(Err(fault)) => Err(McpError::Protocol(fault)),
+            None => self.read_get_result(result),
+        }
+    }
+
+    /// Messages decoded at the seam, with config values (and tokens) masked as in
+    /// [`Connection::read_get_result`]: one message at a time.
+    fn masked_messages(&self, mut messages: PromptMessages) -> Result<PromptMessages, McpError> {
+        if self.secrets.is_empty() {
+            return Ok(messages);
+        }
+        messages.description = self.mask(messages.description);
+        for message in &mut messages.messages {
+            let mut value = serde_json::to_value(&*message)
+                .map_err(|e| McpError::Protocol(format!("cannot read the messages: {e}")))?;
+            self.secrets.mask_json(&mut value);
+            *message = serde_json::from_value(value)
+                .map_err(|e| McpError::Protocol(format!("cannot read the messages: {e}")))?;
+        }
+        Ok(messages)
     }
 
     /// A `prompts/get` result: the messages, or (2026-07-28) the questions asked first.
@@ -283,8 +315,10 @@ impl Connection {
             } else {
                 self.plain_options()
             };
-            let result = self.request_with("prompts/get", request, options).await?;
-            let asked = match self.read_get_result(result)? {
+            let (id, result) = self
+                .request_with_id("prompts/get", request, options)
+                .await?;
+            let asked = match self.read_get_answer(Some(&id), result)? {
                 GetOutcome::InputRequired(asked) => asked,
                 messages => return Ok(messages),
             };
