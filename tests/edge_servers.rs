@@ -36,6 +36,71 @@ fn a_legacy_server_that_exits_on_discover_is_restarted_with_initialize() {
     assert_eq!(servers[0]["protocolVersion"], "2025-06-18");
 }
 
+/// A 2026-07-28 server that answers `server/discover` after `seconds` (tests/peers/
+/// fake_server.py `late-discover`): on its first start only, or on every start without
+/// `marker`.
+fn late_discover(sandbox: &Sandbox, seconds: &str, once: bool, timeout_ms: u64) -> String {
+    let marker = if once {
+        sandbox
+            .dir
+            .path()
+            .join("started-once")
+            .to_string_lossy()
+            .into_owned()
+    } else {
+        "-".to_string()
+    };
+    format!(
+        "[servers.slow]\ncommand = \"python3\"\nargs = [{}, \"late-discover\", {}, {}]\ntimeout_ms = {timeout_ms}\n",
+        toml_str(root().join("tests/peers/fake_server.py").to_string_lossy()),
+        toml_str(marker),
+        toml_str(seconds),
+    )
+}
+
+#[test]
+fn a_2026_server_that_answers_discover_past_the_first_contact_window_is_discovered_again() {
+    // The SDK waits 10 s for `server/discover`, then sends `initialize`: an answer after
+    // that failed the handshake ("conflict initialized response id: expected 1, got 0").
+    let sandbox = Sandbox::new("");
+    std::fs::write(
+        sandbox.config(),
+        late_discover(&sandbox, "11", true, 40_000),
+    )
+    .unwrap();
+    let started = std::time::Instant::now();
+    let output = sandbox.mcpick(&["get", "slow/busy"]);
+    assert_eq!(success(&output), "served after shedding\n");
+    assert!(
+        started.elapsed() > std::time::Duration::from_secs(10),
+        "the first start was not slow: {:?}",
+        started.elapsed()
+    );
+    assert!(sandbox.dir.path().join("started-once").exists());
+}
+
+#[test]
+fn a_2026_server_slow_on_every_start_says_what_happened() {
+    let sandbox = Sandbox::new("");
+    std::fs::write(
+        sandbox.config(),
+        late_discover(&sandbox, "11", false, 20_000),
+    )
+    .unwrap();
+    let output = sandbox.mcpick(&["get", "slow/busy"]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let err = stderr(&output);
+    assert!(
+        err.contains("answered server/discover only after the first-contact window (10 s, which `timeout_ms` does not extend)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("started again, it did not answer server/discover within the rest of timeout_ms (20000 ms in all)"),
+        "{err}"
+    );
+    assert!(!err.contains("conflict initialized response id"), "{err}");
+}
+
 #[test]
 fn config_errors_exit_1_and_name_the_problem() {
     let sandbox =

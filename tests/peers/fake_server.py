@@ -39,6 +39,11 @@ will not produce. The mode is the first argument:
                   odd-ask  a question with a method no revision has.
                   pester   asks `confirmed` (yes/no) again after every answer; each
                            request is counted on stderr ("fake: pester request N").
+  late-discover MARKER SECONDS
+                the 2026-07-28 `input-required` server, slow to start: the first time
+                (while the file MARKER does not exist; it is then made) it answers
+                `server/discover` only after SECONDS, answering the requests after it in
+                turn; a later start answers at once. MARKER `-`: every start is slow.
   legacy-elicit a minimal legacy server that sends `elicitation/create` during
                 `prompts/get` and puts the client's answer in the prompt's text.
   stubborn      a minimal legacy server that ignores stdin EOF and SIGTERM and starts a
@@ -178,6 +183,12 @@ def modern(request):
     return error(rid, -32602, "Unknown prompt: %s" % name)
 
 
+slow_discover = 0.0
+if mode == "late-discover" and (sys.argv[2] == "-" or not os.path.exists(sys.argv[2])):
+    if sys.argv[2] != "-":
+        open(sys.argv[2], "w").close()
+    slow_discover = float(sys.argv[3])
+
 for line in sys.stdin:
     try:
         request = json.loads(line)
@@ -185,7 +196,11 @@ for line in sys.stdin:
         continue
     method = request.get("method")
     rid = request.get("id")
-    if mode == "input-required":
+    if mode in ("input-required", "late-discover"):
+        if method == "server/discover" and slow_discover:
+            print("fake: starting slowly", file=sys.stderr, flush=True)
+            time.sleep(slow_discover)
+            slow_discover = 0.0
         if rid is not None:
             modern(request)
         continue

@@ -402,6 +402,10 @@ pub(super) async fn connect_stdio_auto(
         Ok(service) => return Ok((service, child)),
         Err(error) => error,
     };
+    if let Some(modern) = answered_late(&first) {
+        child.terminate().await;
+        return discover_again(server, spec, log, lines, &limits, handler, deadline, modern).await;
+    }
     let reason = if matches!(first, McpError::Timeout { .. }) {
         child.terminate().await;
         // The SDK fell back to `initialize` itself within the probe: the server is just
@@ -435,6 +439,55 @@ pub(super) async fn connect_stdio_auto(
         deadline,
     )
     .await
+}
+
+/// A stdio server that answered `server/discover` only after the SDK's first-contact
+/// window ([`SDK_DISCOVER_PROBE`], which `timeout_ms` does not extend), when the SDK had
+/// already sent `initialize` on the same pipe: started once more with the handshake its
+/// late answer called for (`server/discover` alone when it was a result, `initialize` when
+/// an error), which may take the rest of `timeout_ms`. Said in the server's log; when the
+/// second start fails too, its error says what happened first.
+#[allow(clippy::too_many_arguments)]
+async fn discover_again(
+    server: &str,
+    spec: &SpawnSpec<'_>,
+    log: &Arc<ServerLog>,
+    lines: &Option<mpsc::Sender<LogLine>>,
+    limits: &StdioLimits,
+    handler: impl Fn() -> Handler,
+    deadline: Deadline,
+    modern: bool,
+) -> Result<(RunningService<RoleClient, Handler>, ChildProcess), McpError> {
+    let (again, mode) = if modern {
+        (
+            "server/discover",
+            ClientLifecycleMode::Discover {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            },
+        )
+    } else {
+        ("initialize", ClientLifecycleMode::Initialize)
+    };
+    let what = format!(
+        "the server answered server/discover only after the first-contact window ({} s, which \
+         `timeout_ms` does not extend), when mcpick had already sent initialize",
+        SDK_DISCOVER_PROBE.as_secs()
+    );
+    let note = log.push(
+        "mcpick",
+        &format!("{what}; starting it again with {again}, for the rest of timeout_ms"),
+    );
+    tracing::info!(target: "mcpick::server", server, "{}", note.text);
+    log.forward(note, lines);
+    let (child, pipes) = ChildProcess::spawn(server, spec, log.clone(), lines.clone())?;
+    let transport = stdio_transport(pipes, limits, log);
+    match last_handshake(handler(), transport, child, mode, deadline).await {
+        Err(McpError::Timeout { ms, .. }) => Err(McpError::Handshake(format!(
+            "{what}; started again, it did not answer {again} within the rest of timeout_ms \
+             ({ms} ms in all): raise `timeout_ms` for this server if it is this slow to start"
+        ))),
+        other => other,
+    }
 }
 
 /// The last handshake of a stdio start, on the process started again: its failure names
@@ -664,6 +717,23 @@ pub(super) fn scope_of(scope: rmcp::model::CacheScope) -> Scope {
     }
 }
 
+/// How [`handshake_error`] words a handshake request answered after the SDK had moved on
+/// to the next (a `server/discover` answered past the SDK's first-contact window, when
+/// `initialize` was already sent).
+pub(super) const ANSWERED_LATE: &str = "the server answered an earlier handshake request late: ";
+
+/// Whether a handshake failed on an answer that came too late ([`ANSWERED_LATE`]):
+/// `Some(true)` when it was a result (a 2026-07-28 server answering `server/discover`),
+/// `Some(false)` when an error (a legacy server refusing it).
+pub(super) fn answered_late(error: &McpError) -> Option<bool> {
+    match error {
+        McpError::Handshake(text) if text.starts_with(ANSWERED_LATE) => {
+            Some(text.contains("its result for"))
+        }
+        _ => None,
+    }
+}
+
 /// How [`handshake_error`] words a handshake answered with a JSON-RPC error.
 pub(super) const REFUSED_HANDSHAKE: &str = "the server refused the handshake: error ";
 
@@ -699,6 +769,16 @@ pub(super) fn handshake_error(error: ClientInitializeError) -> McpError {
                 .join(", "),
             known_versions().join(", ")
         )),
+        ClientInitializeError::ConflictInitResponseId(expected, got) => {
+            McpError::Handshake(format!(
+                "{ANSWERED_LATE}its result for request {got} came while mcpick waited for request {expected}"
+            ))
+        }
+        ClientInitializeError::UncorrelatedErrorResponse { expected, received } => {
+            McpError::Handshake(format!(
+                "{ANSWERED_LATE}its error for request {received} came while mcpick waited for request {expected}"
+            ))
+        }
         ClientInitializeError::ConnectionClosed(_) => {
             McpError::Closed(" during the handshake".into())
         }
