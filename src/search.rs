@@ -62,6 +62,8 @@ pub fn closest<'a>(
     let max_distance = (wanted.chars().count() / 3).max(2);
     let mut scored: Vec<(usize, &str)> = candidates
         .into_iter()
+        // An empty name is in every name, and no request can name it.
+        .filter(|name| !name.is_empty())
         .filter_map(|name| {
             let lower = name.to_lowercase();
             let distance = levenshtein(&wanted_lower, &lower);
@@ -409,6 +411,8 @@ mod tests {
         assert_eq!(closest("args-promt", names, 3), vec!["args-prompt"]);
         assert_eq!(closest("prompt", names, 2).len(), 2);
         assert!(closest("zzz", names, 3).is_empty());
+        // An empty name is in every name; no request can reach it.
+        assert!(closest("zzz", ["", "a"], 3).is_empty());
     }
 
     fn prompt(server: &str, name: &str, title: Option<&str>, description: &str) -> PromptInfo {

@@ -1005,6 +1005,55 @@ fn an_answer_nested_too_deep_fails_at_once() {
     an_unreadable_answer_fails_at_once("deep", "nested deeper than 128 levels");
 }
 
+#[test]
+fn prompts_no_request_can_name_are_the_servers_problems_and_never_suggested() {
+    let chaos = Chaos::new("odd-names", "");
+    let list = chaos.run(&["list"]);
+    let out = list.success();
+    let err = list.stderr();
+    // Said, as the server's problems, where the other ones are said.
+    assert!(
+        err.contains("server `chaos`: left out 1 prompt with an empty name"),
+        "{err}"
+    );
+    assert!(
+        err.contains("server `chaos`: the server lists 2 prompts named `twin`: kept the first"),
+        "{err}"
+    );
+    // Listed once, the first; no nameless row.
+    assert_eq!(out.matches("chaos/twin").count(), 1, "{out}");
+    assert!(
+        !out.lines()
+            .any(|l| l.starts_with("chaos/ ") || l == "chaos/"),
+        "{out}"
+    );
+    assert!(
+        out.contains("The first twin") && !out.contains("The second twin"),
+        "{out}"
+    );
+    // "Did you mean" offers only names a request can reach (an empty name is in every
+    // name: it was offered for any typo).
+    let get = chaos.run(&["get", "chaos/zzz"]);
+    assert_eq!(get.code(), Some(2), "{}", get.stderr());
+    assert!(!get.stderr().contains("chaos/?"), "{}", get.stderr());
+    assert!(!get.stderr().contains("chaos/,"), "{}", get.stderr());
+    let get = chaos.run(&["get", "chaos/twn"]);
+    assert!(
+        get.stderr().contains("Did you mean: chaos/twin?"),
+        "{}",
+        get.stderr()
+    );
+    // `doctor` reads them from the catalog the list wrote.
+    let doctor = chaos.run(&["doctor"]);
+    let said = format!("{}{}", doctor.stdout(), doctor.stderr());
+    assert!(
+        said.contains("left out 1 prompt with an empty name"),
+        "{said}"
+    );
+    assert!(said.contains("2 prompts named `twin`"), "{said}");
+    chaos.assert_gone("chaos");
+}
+
 // ───────────────────────────── floods ─────────────────────────────
 
 #[test]

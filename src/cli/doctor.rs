@@ -377,6 +377,15 @@ fn last_state(
             "cached catalog broken (ignored)".into()
         }
         Loaded::Found(entry) => {
+            // What its last list left out is the server's to mend (issue 53).
+            for warning in &entry.warnings {
+                problems.push(Problem {
+                    part: format!("server {}", server.name),
+                    what: format!("its last prompts/list: {}", crate::text::one_line(warning)),
+                    fix: "the server's to mend (tell its authors); mcpick keeps leaving it out"
+                        .into(),
+                });
+            }
             part.protocol_version = Some(entry.details.protocol_version.clone());
             part.listed_ms = Some(entry.written_ms);
             let ago = super::cache::span(now.saturating_sub(entry.written_ms));

@@ -31,6 +31,9 @@ Every server has the prompts `hello` (no arguments: "hello from chaos") and `gre
                     KIND: `surrogate` (a lone surrogate, \ud800, in the message text),
                     `string-code` (an error whose code is the string "E42"), `both` (a
                     result and an error), `deep` (a result nested 300 levels deep).
+  odd-names         prompts/list also holds a prompt with an empty name and two prompts named
+                    `twin` (their descriptions say which); prompts/get `twin` answers
+                    "the first twin".
   many:N            N prompts (default 100000) `prompt-00000`…, plus `needle-42` titled
                     "Needle in the haystack"; `page:SIZE` pages prompts/list (nextCursor).
   page:SIZE         prompts/list returns at most SIZE prompts a page.
@@ -253,6 +256,10 @@ def prompt_list():
         prompts.append({"name": "huge", "description": "One very large message"})
     if "tiny" in modes:
         prompts.append({"name": "tiny", "description": "Very many tiny messages"})
+    if "odd-names" in modes:
+        prompts += [{"name": "", "description": "A prompt with no name"},
+                    {"name": "twin", "description": "The first twin"},
+                    {"name": "twin", "description": "The second twin"}]
     if "bad-utf8" in modes:
         description = "Bad bytes: " + (BAD_MARK if modes["bad-utf8"] == "" else "none here")
         prompts.append({"name": "bad", "description": description})
@@ -349,6 +356,8 @@ def get_prompt(rid, params):
         return huge_result(rid)
     if name == "tiny" and "tiny" in modes:
         return tiny_result(rid)
+    if name == "twin" and "odd-names" in modes:
+        return respond(rid, text_messages("the first twin"))
     if name == "bad" and "bad-utf8" in modes:
         if modes["bad-utf8"] == "lines":
             return respond(rid, text_messages("no bad bytes here"))

@@ -933,6 +933,57 @@ fn drop_skill_mirrors(list: &mut PromptList) {
     list.prompts = kept;
 }
 
+/// Leaves out the prompts no request can name, and says so (the server's problems): one
+/// with an empty name, and every prompt after the first of a name listed more than once
+/// (`prompts/get` names a prompt by its name alone, so only one of them can be asked
+/// for). Each page's count follows.
+fn drop_unreachable(list: &mut PromptList) {
+    let mut count: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for prompt in &list.prompts {
+        *count.entry(prompt.name.as_str()).or_default() += 1;
+    }
+    let empty = count.get("").copied().unwrap_or(0);
+    let mut repeated: Vec<(String, usize)> = count
+        .iter()
+        .filter(|(name, n)| !name.is_empty() && **n > 1)
+        .map(|(name, n)| (name.to_string(), *n))
+        .collect();
+    if empty == 0 && repeated.is_empty() {
+        return;
+    }
+    // In the order the server listed them.
+    let first_at = |name: &str| list.prompts.iter().position(|p| p.name == name);
+    repeated.sort_by_key(|(name, _)| first_at(name));
+    if empty > 0 {
+        list.warnings.push(format!(
+            "left out {} with an empty name: no request can name {}; the server should name {}",
+            crate::text::counted(empty, "prompt", "prompts"),
+            if empty == 1 { "it" } else { "them" },
+            if empty == 1 { "it" } else { "each" },
+        ));
+    }
+    for (name, n) in &repeated {
+        list.warnings.push(format!(
+            "the server lists {n} prompts named `{}`: kept the first, left out the other {}, as \
+             prompts/get can name only one of them; the server should give each its own name",
+            crate::text::one_line(name),
+            n - 1
+        ));
+    }
+    let mut seen = HashSet::new();
+    let mut keep =
+        |prompt: &PromptInfo| !prompt.name.is_empty() && seen.insert(prompt.name.clone());
+    let mut rest = std::mem::take(&mut list.prompts).into_iter();
+    let mut kept = Vec::with_capacity(rest.len());
+    for (_, count) in &mut list.pages {
+        let before = kept.len();
+        kept.extend(rest.by_ref().take(*count).filter(|p| keep(p)));
+        *count = kept.len() - before;
+    }
+    kept.extend(rest.filter(|p| keep(p)));
+    list.prompts = kept;
+}
+
 impl PromptList {
     /// The list as the catalog keeps it: page by page, each with its hints.
     pub fn catalog_pages(&self) -> Vec<PromptPage> {

@@ -277,6 +277,59 @@ fn a_list_keeps_its_pages_and_is_fresh_until_its_first_page_expires() {
 }
 
 #[test]
+fn prompts_no_request_can_name_are_left_out_and_said() {
+    let prompt = |name: &str, description: &str| PromptInfo {
+        server: "s".into(),
+        name: name.into(),
+        title: None,
+        description: Some(description.into()),
+        arguments: Vec::new(),
+        skill: None,
+        mirrors_skill: None,
+    };
+    let now = crate::cache::now_ms();
+    let mut list = PromptList {
+        prompts: vec![
+            prompt("a", "1"),
+            prompt("", "2"),
+            prompt("b", "3"),
+            prompt("a", "4"),
+            prompt("", "5"),
+            prompt("a", "6"),
+        ],
+        warnings: Vec::new(),
+        pages: vec![(hints(0, now), 3), (hints(0, now), 3)],
+    };
+    drop_unreachable(&mut list);
+    let kept: Vec<(&str, &str)> = list
+        .prompts
+        .iter()
+        .map(|p| (p.name.as_str(), p.description.as_deref().unwrap_or("")))
+        .collect();
+    assert_eq!(kept, [("a", "1"), ("b", "3")]);
+    assert_eq!(
+        list.pages.iter().map(|(_, n)| *n).collect::<Vec<_>>(),
+        [2, 0]
+    );
+    assert_eq!(list.warnings.len(), 2, "{:?}", list.warnings);
+    assert!(list.warnings[0].starts_with("left out 2 prompts with an empty name"));
+    assert!(
+        list.warnings[1].starts_with(
+            "the server lists 3 prompts named `a`: kept the first, left out the other 2"
+        )
+    );
+    // A clean list is left as it is, without a word.
+    let mut clean = PromptList {
+        prompts: vec![prompt("a", "1"), prompt("b", "2")],
+        warnings: Vec::new(),
+        pages: vec![(hints(0, now), 2)],
+    };
+    drop_unreachable(&mut clean);
+    assert_eq!(clean.prompts.len(), 2);
+    assert!(clean.warnings.is_empty());
+}
+
+#[test]
 fn only_a_readable_2026_discover_result_starts_without_a_handshake() {
     let config = http_server("");
     let details = ServerDetails {

@@ -339,15 +339,16 @@ impl Connection {
             },
         )
         .await?;
-        Ok(PromptList {
+        let mut list = PromptList {
             pages: listed.pages,
             prompts: listed.items,
-            warnings: listed
-                .warnings
-                .into_iter()
-                .map(|w| self.secrets.mask(&w).into_owned())
-                .collect(),
-        })
+            warnings: listed.warnings,
+        };
+        drop_unreachable(&mut list);
+        for warning in &mut list.warnings {
+            *warning = self.secrets.mask(warning).into_owned();
+        }
+        Ok(list)
     }
 
     /// A page's cache hints, received now. A legacy server's hints count for nothing
