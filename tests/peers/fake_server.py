@@ -44,6 +44,7 @@ will not produce. The mode is the first argument:
                 (while the file MARKER does not exist; it is then made) it answers
                 `server/discover` only after SECONDS, answering the requests after it in
                 turn; a later start answers at once. MARKER `-`: every start is slow.
+                It lingers a second after its stdin closes, as a busy server may.
   legacy-elicit a minimal legacy server that sends `elicitation/create` during
                 `prompts/get` and puts the client's answer in the prompt's text.
   stubborn      a minimal legacy server that ignores stdin EOF and SIGTERM and starts a
@@ -329,3 +330,5 @@ for line in sys.stdin:
 
 if mode == "stubborn":
     time.sleep(300)  # stdin is closed; a polite server would exit now
+if mode == "late-discover":
+    time.sleep(1)
