@@ -334,17 +334,19 @@ fn large_result() -> PromptMessages {
                     annotations: None,
                     meta: None,
                 }),
-                9 => Content::Known(KnownContent::ResourceLink {
-                    uri: format!("file:///docs/{}.md", rng.pick(&NOUNS)),
-                    name: rng.pick(&NOUNS).to_string(),
-                    title: Some(sentence(&mut rng, 20, 40)),
-                    description: Some(sentence(&mut rng, 60, 150)),
-                    mime_type: Some("text/markdown".into()),
-                    size: Some(12_345),
-                    icons: None,
-                    annotations: None,
-                    meta: None,
-                }),
+                9 => Content::Known(KnownContent::ResourceLink(Box::new(
+                    mcpick::model::ResourceLink {
+                        uri: format!("file:///docs/{}.md", rng.pick(&NOUNS)),
+                        name: rng.pick(&NOUNS).to_string(),
+                        title: Some(sentence(&mut rng, 20, 40)),
+                        description: Some(sentence(&mut rng, 60, 150)),
+                        mime_type: Some("text/markdown".into()),
+                        size: Some(12_345),
+                        icons: None,
+                        annotations: None,
+                        meta: None,
+                    },
+                ))),
                 _ => Content::text(text_of(&mut rng, 10_000)),
             };
             Message { role, content }

@@ -1138,8 +1138,7 @@ impl ReviewState {
                 let Some(item) = self.items.get(self.selected) else {
                     return Outcome::Nothing;
                 };
-                let Content::Known(KnownContent::ResourceLink { uri, .. }) =
-                    &item.message().content
+                let Content::Known(KnownContent::ResourceLink(link)) = &item.message().content
                 else {
                     return Outcome::Warning(
                         "o fetches resource links; this block is not one.".into(),
@@ -1149,10 +1148,10 @@ impl ReviewState {
                     return Outcome::Nothing;
                 }
                 self.reading_index = self.selected;
-                self.reading_uri = uri.clone();
+                self.reading_uri = link.uri.clone();
                 return Outcome::ReadResource {
                     server: self.form.prompt.server.clone(),
-                    uri: uri.clone(),
+                    uri: link.uri.clone(),
                 };
             }
             Action::Back => {
@@ -1261,7 +1260,7 @@ impl ReviewState {
             contents
         };
         // The messages may have moved since `o`: find the link again by its URI.
-        let is_link = |item: &ReviewItem| matches!(&item.message().content, Content::Known(KnownContent::ResourceLink { uri, .. }) if *uri == self.reading_uri);
+        let is_link = |item: &ReviewItem| matches!(&item.message().content, Content::Known(KnownContent::ResourceLink(link)) if link.uri == self.reading_uri);
         let index = if self.items.get(self.reading_index).is_some_and(is_link) {
             self.reading_index
         } else if let Some(found) = self.items.iter().position(is_link) {

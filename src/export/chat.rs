@@ -101,10 +101,8 @@ fn embedded_text(uri: &str, mime: Option<&str>, text: &str) -> String {
 
 fn link_text(content: &Content) -> String {
     match content {
-        Content::Known(KnownContent::ResourceLink {
-            description: Some(d),
-            ..
-        }) => {
+        Content::Known(KnownContent::ResourceLink(link)) if link.description.is_some() => {
+            let d = link.description.as_deref().unwrap_or_default();
             format!("[{}: {d}]", describe(content))
         }
         _ => format!("[{}]", describe(content)),
@@ -220,7 +218,7 @@ fn openai_part(speaker: &Speaker, content: &Content) -> Value {
             )),
             EmbeddedResource::Blob { .. } => only_text(),
         },
-        Content::Known(KnownContent::ResourceLink { .. }) => text(link_text(content)),
+        Content::Known(KnownContent::ResourceLink(_)) => text(link_text(content)),
         Content::Unknown(_) => text(placeholder(content, "not representable")),
         _ => only_text(),
     }
@@ -388,7 +386,7 @@ fn anthropic_block(speaker: &Speaker, content: &Content) -> Value {
                 &format!("{} turns carry no files", speaker.api_role()),
             )),
         },
-        Content::Known(KnownContent::ResourceLink { .. }) => text(link_text(content)),
+        Content::Known(KnownContent::ResourceLink(_)) => text(link_text(content)),
         Content::Unknown(_) => text(placeholder(content, "not representable")),
     }
 }

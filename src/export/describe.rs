@@ -50,13 +50,14 @@ pub fn describe(content: &Content) -> String {
                 bytes(decoded_len(blob))
             ),
         },
-        Content::Known(KnownContent::ResourceLink {
-            uri,
-            name,
-            mime_type,
-            size,
-            ..
-        }) => {
+        Content::Known(KnownContent::ResourceLink(link)) => {
+            let crate::model::ResourceLink {
+                uri,
+                name,
+                mime_type,
+                size,
+                ..
+            } = &**link;
             let mut out = format!("resource link {name} <{uri}>");
             match (mime_type, size) {
                 (Some(m), Some(s)) => out.push_str(&format!(" ({m}, {})", bytes(*s as usize))),

@@ -163,13 +163,14 @@ fn markdown_block(content: &Content) -> String {
                 None => bad_data_note(content),
             },
         },
-        Content::Known(KnownContent::ResourceLink {
-            uri,
-            name,
-            title,
-            description,
-            ..
-        }) => {
+        Content::Known(KnownContent::ResourceLink(link)) => {
+            let crate::model::ResourceLink {
+                uri,
+                name,
+                title,
+                description,
+                ..
+            } = &**link;
             let label = link_label(title.as_deref().unwrap_or(name));
             // A link that would run script (or that cannot be one) is written as text.
             let mut out = match link_destination(uri) {

@@ -160,7 +160,7 @@ impl Builder<'_> {
                 annotations: None,
                 meta: self.extra(),
             },
-            6 => KnownContent::ResourceLink {
+            6 => KnownContent::ResourceLink(Box::new(crate::model::ResourceLink {
                 uri: self.string(),
                 name: self.string(),
                 title: self.maybe_string(),
@@ -170,7 +170,7 @@ impl Builder<'_> {
                 icons: self.extra().map(|icon| Box::new(Value::Array(vec![*icon]))),
                 annotations: None,
                 meta: None,
-            },
+            })),
             _ => {
                 let mut object = self.object(2);
                 if self.byte() % 2 == 1 {

@@ -406,17 +406,19 @@ pub fn skill_messages(
                 annotations: None,
                 meta: None,
             },
-            None => crate::model::KnownContent::ResourceLink {
-                uri: file.uri.clone(),
-                name: path,
-                title: None,
-                description: None,
-                mime_type: None,
-                size: file.size,
-                icons: None,
-                annotations: None,
-                meta: None,
-            },
+            None => {
+                crate::model::KnownContent::ResourceLink(Box::new(crate::model::ResourceLink {
+                    uri: file.uri.clone(),
+                    name: path,
+                    title: None,
+                    description: None,
+                    mime_type: None,
+                    size: file.size,
+                    icons: None,
+                    annotations: None,
+                    meta: None,
+                }))
+            }
         };
         messages.push(Message {
             role: Role::User,

@@ -116,15 +116,16 @@ pub fn body_lines(content: &Content) -> Box<dyn Iterator<Item = String> + '_> {
                 )))
             }
         },
-        Content::Known(KnownContent::ResourceLink {
-            uri,
-            name,
-            title,
-            description,
-            mime_type,
-            size,
-            ..
-        }) => {
+        Content::Known(KnownContent::ResourceLink(link)) => {
+            let crate::model::ResourceLink {
+                uri,
+                name,
+                title,
+                description,
+                mime_type,
+                size,
+                ..
+            } = &**link;
             let mut lines = vec![format!(
                 "link {} <{}>",
                 crate::text::one_line(title.as_deref().unwrap_or(name)),
