@@ -64,7 +64,7 @@ pub enum McpError {
     /// JSON, a lone surrogate, nesting too deep, a malformed `error`, both `result` and
     /// `error`): the request failed at once, not after its `timeout_ms`.
     #[error(
-        "the server sent an answer mcpick cannot read: {} (a fault of the server's: its log in `mcpick doctor` or the menu's logs pane shows the rest)",
+        "the server sent an answer mcpick cannot read: {} (the server's fault: tell its authors)",
         crate::text::quoted_server_text(.0)
     )]
     Unreadable(String),
