@@ -1307,7 +1307,7 @@ fn a_config_error_exits_2_in_the_menu_and_with_print() {
     for (config, says) in [
         (&toml, "TOML parse error"),
         (&semantic, "has both `command` (stdio) and `url` (HTTP)"),
-        (&missing, "cannot read config file"),
+        (&missing, "does not exist (--config names it)"),
     ] {
         for flags in [&[][..], &["--print"][..]] {
             let mut command = CommandBuilder::new(env!("CARGO_BIN_EXE_mcpick"));
