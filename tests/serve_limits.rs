@@ -597,9 +597,9 @@ fn a_listen_stream_whose_client_is_gone_frees_its_slot() {
     }
 }
 
-#[test]
-fn past_the_open_file_limit_new_clients_are_served_and_the_idle_oldest_make_room() {
-    // This test holds 1,100 connections and its probes: it needs the descriptors.
+/// Raises this test process's limit on open files to 4096 (or its hard limit): the tests
+/// that hold 1,100 connections and their probes need the descriptors.
+fn room_for_many_connections() {
     let (soft, hard) =
         nix::sys::resource::getrlimit(nix::sys::resource::Resource::RLIMIT_NOFILE).unwrap();
     if soft < 4096 {
@@ -610,6 +610,11 @@ fn past_the_open_file_limit_new_clients_are_served_and_the_idle_oldest_make_room
         )
         .unwrap();
     }
+}
+
+#[test]
+fn past_the_open_file_limit_new_clients_are_served_and_the_idle_oldest_make_room() {
+    room_for_many_connections();
     // A process held to 1,024 open files, as a shell's `ulimit -n 1024` or a unit's
     // `LimitNOFILE=1024` holds it (soft and hard: no raising).
     let served = serve_within(Some(1024), &["--builtin"]);
@@ -881,16 +886,7 @@ fn trickled_bodies_hold_what_came_and_the_slowest_get_408() {
 /// slowest sender shed for it (12 of 321 probes were answered before).
 #[test]
 fn slow_bodies_past_the_open_file_limit_cannot_shut_the_door() {
-    let (soft, hard) =
-        nix::sys::resource::getrlimit(nix::sys::resource::Resource::RLIMIT_NOFILE).unwrap();
-    if soft < 4096 {
-        nix::sys::resource::setrlimit(
-            nix::sys::resource::Resource::RLIMIT_NOFILE,
-            hard.min(4096),
-            hard,
-        )
-        .unwrap();
-    }
+    room_for_many_connections();
     let served = serve_within(Some(1024), &["--builtin"]);
     let head = post_head(&served, 100_000, &modern_headers("prompts/list"));
     let mut slow = Vec::new();

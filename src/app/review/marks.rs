@@ -79,35 +79,25 @@ impl ReviewState {
             _ => "s",
         };
         let what = match (controls, hidden) {
-            (_, 0) => format!(
-                "{controls} control {}",
-                crate::text::plural(controls, "character", "characters")
-            ),
-            (0, _) => format!(
-                "{hidden} hidden {}",
-                crate::text::plural(hidden, "character", "characters")
-            ),
+            (_, 0) => crate::text::counted(controls, "control character", "control characters"),
+            (0, _) => crate::text::counted(hidden, "hidden character", "hidden characters"),
             _ => format!("{controls} control and {hidden} hidden characters"),
         };
-        let mut whose = Vec::new();
-        if controls > 0 {
-            let labelled = hidden > 0;
-            whose.push(self.whose(
+        // Each kind is named when both are there.
+        let both = controls > 0 && hidden > 0;
+        let kinds = [
+            (
                 controls,
-                crate::text::control_count,
+                crate::text::control_count as fn(&str) -> usize,
                 "escape sequences",
-                labelled,
-            ));
-        }
-        if hidden > 0 {
-            let labelled = controls > 0;
-            whose.push(self.whose(
-                hidden,
-                crate::text::hidden_count,
-                "hidden characters",
-                labelled,
-            ));
-        }
+            ),
+            (hidden, crate::text::hidden_count, "hidden characters"),
+        ];
+        let whose: Vec<String> = kinds
+            .into_iter()
+            .filter(|&(count, _, _)| count > 0)
+            .map(|(count, count_in, what)| self.whose(count, count_in, what, both))
+            .collect();
         Some(Outcome::Warning(format!(
             // What to press first: a narrow status bar cuts the end.
             "{again} again exports as is, x strips the {what} first ({}).",
