@@ -9,9 +9,11 @@
 #   MCPICK_BEFORE=path/to/old/mcpick bench/serve.sh   also rows for another mcpick build
 #   MCPICK=path/to/mcpick bench/serve.sh   that binary instead of building the release one
 #   MCPICK_BEFORE=old ROUNDS=5 CONNECTIONS=64 PEERS=0 bench/serve.sh
-#                                   the two mcpick builds alone, A B A B for 5 rounds, at 64
-#                                   connections (CONNECTIONS: any list; PEERS=0 skips the
-#                                   SDK servers and h2load)
+#                                   the two mcpick builds (and the C floor) alone, A B A B
+#                                   for 5 rounds, at 64 connections (CONNECTIONS: any list;
+#                                   PEERS=0 skips the SDK servers and h2load); with ROUNDS over
+#                                   1 a last table gives each row's median requests/s
+#   FLOOR=0 bench/serve.sh          without the C floor
 # The servers:
 #   mcpick        `mcpick serve --builtin --http`, 2026-07-28 requests (stateless)
 #   mcpick legacy the same server, one `initialize`d session (Mcp-Session-Id), 2025-11-25
@@ -19,6 +21,12 @@
 #                 stateless_http, json_response) under uvicorn, one prompt, 2026-07-28
 #   ts-everything @modelcontextprotocol/server-everything `streamableHttp` (TypeScript SDK,
 #                 Express): sessions only, so one `initialize`d session, 2025-11-25
+#   C floor       bench/http_floor.c (when gcc is there): an epoll HTTP/1.1 server, a thread
+#                 per core, that reads each request and answers a fixed JSON body as long as
+#                 mcpick's `prompts/get` answer; the same wrk script and headers as mcpick's
+#                 `prompts/get` cell. What the HTTP alone costs on this machine.
+# mcpick, mcpick before, the C floor and python-sdk run once a round (A B A B with ROUNDS);
+# ts-everything and h2load once, after.
 # Installs wrk and h2load (apt-get) and the SDK servers (tests/peers/setup.sh), builds the
 # release binary. Exits 1 when a server cannot be started or answers wrongly before load.
 set -euo pipefail
@@ -48,7 +56,7 @@ if [ -n "${MCPICK:-}" ]; then
 else
     say "== release build"
     (cd "$root" && cargo build --release --bin mcpick >&2)
-    mcpick="$root/target/release/mcpick"
+    mcpick="${CARGO_TARGET_DIR:-$root/target}/release/mcpick"
 fi
 everything="$peers/node/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
 python="$peers/venv/bin/python"
@@ -134,7 +142,11 @@ measure() {
     local answer
     answer="$(curl -s "$url" "${headers[@]}" --data-binary @"$body")"
     case "$answer" in
-        *"$expect"*) ;;
+        *"$expect"*)
+            if [ "$name" = mcpick ] && [ "$method" = prompts/get ] && [ -z "${get_answer_bytes:-}" ]; then
+                get_answer_bytes="$(printf '%s' "$answer" | wc -c)"
+            fi
+            ;;
         *)
             say "bench/serve.sh: $name answered $method with: ${answer:0:400}"
             exit 1
@@ -192,12 +204,72 @@ bench_mcpick() {
     done
 }
 
+# bench_floor: the C floor's row, the 2026-07-28 `prompts/get` cell's request and headers,
+# answered with as many bytes as mcpick answered it.
+floor=""
+if [ "${FLOOR:-1}" != 0 ] && command -v gcc >/dev/null; then
+    floor="$work/http_floor"
+    gcc -O2 -pthread -o "$floor" "$here/http_floor.c"
+fi
+bench_floor() {
+    local port pid
+    port="$(free_port)"
+    "$floor" "$port" "$(nproc)" "${get_answer_bytes:-541}" &
+    pid=$!
+    pids+=("$pid")
+    wait_port "$port"
+    measure "C floor" "$pid" "http://127.0.0.1:$port/mcp" "$work/modern-get.json" prompts/get '"result"' \
+        'MCP-Protocol-Version: 2026-07-28'
+    kill "$pid"
+    wait "$pid" 2>/dev/null || true
+}
+
+# bench_python: the Python SDK server's rows.
+bench_python() {
+    local method port pid
+    for method in get list; do
+        port="$(free_port)"
+        "$python" "$here/py_prompt_server.py" "$port" 2>/dev/null &
+        pid=$!
+        pids+=("$pid")
+        wait_port "$port"
+        measure python-sdk "$pid" "http://127.0.0.1:$port/mcp" "$work/modern-$method.json" "prompts/$method" \
+            '"result"' 'MCP-Protocol-Version: 2026-07-28'
+        kill "$pid"
+        wait "$pid" 2>/dev/null || true
+    done
+}
+
+# medians: with more than one round, each (server, request, connections)'s median
+# requests/s, and its rounds' figures.
+medians() {
+    [ "${ROUNDS:-1}" -gt 1 ] || return 0
+    printf '\nMedians over %s rounds (requests/s, each round in order)\n\n' "$ROUNDS"
+    printf '| server | request | connections | median requests/s | rounds |\n'
+    printf '|---|---|---:|---:|---|\n'
+    printf '%s\n' "${rows[@]}" | awk -F' *[|] *' '
+        { key = $2 " | " $3 " | " $4; if (!(key in n)) order[++keys] = key
+          v[key, ++n[key]] = $5; all[key] = all[key] (n[key] > 1 ? " " : "") $5 }
+        END {
+            for (k = 1; k <= keys; k++) {
+                key = order[k]; m = n[key]
+                for (i = 1; i <= m; i++) s[i] = v[key, i]
+                for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++)
+                    if (s[j] + 0 < s[i] + 0) { t = s[i]; s[i] = s[j]; s[j] = t }
+                median = m % 2 ? s[(m + 1) / 2] : (s[m / 2] + s[m / 2 + 1]) / 2
+                printf "| %s | %.0f | %s |\n", key, median, all[key]
+            }
+        }'
+}
+
 say "== load: ${duration}s per cell"
 for _ in $(seq "${ROUNDS:-1}"); do
     bench_mcpick mcpick "$mcpick"
     if [ -n "${MCPICK_BEFORE:-}" ]; then
         bench_mcpick "mcpick before" "$MCPICK_BEFORE"
     fi
+    if [ -n "$floor" ]; then bench_floor; fi
+    if [ "${PEERS:-1}" != 0 ]; then bench_python; fi
 done
 if [ "${PEERS:-1}" = 0 ]; then
     printf '\nmcpick serve --http, %s, %s cores, wrk %ss per cell, loopback\n\n' \
@@ -205,19 +277,9 @@ if [ "${PEERS:-1}" = 0 ]; then
     printf '| server | request | connections | requests/s | p50 | p99 | errors | peak RSS |\n'
     printf '|---|---|---:|---:|---:|---:|---:|---:|\n'
     printf '%s\n' "${rows[@]}"
+    medians
     exit 0
 fi
-for method in get list; do
-    port="$(free_port)"
-    "$python" "$here/py_prompt_server.py" "$port" 2>/dev/null &
-    pid=$!
-    pids+=("$pid")
-    wait_port "$port"
-    measure python-sdk "$pid" "http://127.0.0.1:$port/mcp" "$work/modern-$method.json" "prompts/$method" \
-        '"result"' 'MCP-Protocol-Version: 2026-07-28'
-    kill "$pid"
-    wait "$pid" 2>/dev/null || true
-done
 for method in get list; do
     port="$(free_port)"
     # It logs a line per request to stdout, as shipped; that goes nowhere here.
@@ -257,3 +319,4 @@ printf -- '- -n 20000 -c 64: %s\n' "$(grep -E '^finished in' <<<"$h2load_many")"
 printf -- '- -n 2000 -c 1: %s; time for request (min max mean sd): %s\n' \
     "$(grep -E '^finished in' <<<"$h2load_one")" \
     "$(grep -E '^time for request' <<<"$h2load_one" | awk '{ print $4, $5, $6, $7 }')"
+medians
