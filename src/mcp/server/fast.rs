@@ -16,6 +16,10 @@
 //! progress token or log level, no member the shape below does not name) and the result
 //! must be a success. Anything else, errors included, goes on to the SDK untouched, so its
 //! error shapes stay its own.
+//!
+//! Over plain HTTP the router's `Front` (router.rs) asks [`FastReads::takes`] and
+//! [`FastReads::answer`] before any router layer runs; over TLS (and in tests) the same
+//! answer sits in the router as a layer ([`FastReads::layer`]).
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
@@ -186,11 +190,28 @@ impl FastReads {
     }
 
     /// Puts the direct path in front of every route `router` has so far (`/mcp`).
+    #[cfg(test)]
     pub fn layer(self, router: axum::Router) -> axum::Router {
+        Arc::new(self).layer_shared(router)
+    }
+
+    /// [`FastReads::layer`] for a `FastReads` also used elsewhere (router.rs's `Front`).
+    pub(in crate::mcp) fn layer_shared(self: &Arc<Self>, router: axum::Router) -> axum::Router {
         router.layer(axum::middleware::from_fn_with_state(
-            Arc::new(self),
+            self.clone(),
             answer_or_pass,
         ))
+    }
+
+    /// Whether a request with this head may be one this path answers (its body decides):
+    /// a `POST /mcp` of JSON whose headers are those of a plain stateless `prompts/get` or
+    /// `prompts/list`.
+    pub(in crate::mcp) fn takes(&self, head: &http::request::Parts) -> bool {
+        head.method == http::Method::POST
+            && head.uri.path() == "/mcp"
+            && single(&head.headers, &MCP_METHOD)
+                .is_some_and(|m| m == "prompts/get" || m == "prompts/list")
+            && self.headers_qualify(&head.headers)
     }
 
     /// Whether the headers are those of a plain stateless request this path may answer.
@@ -221,7 +242,7 @@ impl FastReads {
     }
 
     /// The response body for `body` with these `headers`, when this path answers it.
-    fn answer(&self, headers: &HeaderMap, body: &[u8]) -> Option<Bytes> {
+    pub(in crate::mcp) fn answer(&self, headers: &HeaderMap, body: &[u8]) -> Option<Bytes> {
         if body.len() > self.max_body {
             return None;
         }

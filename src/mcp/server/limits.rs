@@ -269,9 +269,8 @@ fn health(gate: &Gate) -> Response {
 }
 
 /// The announced length of a request body, if it gives one that parses.
-fn content_length(request: &Request) -> Option<u64> {
-    request
-        .headers()
+fn content_length(headers: &http::HeaderMap) -> Option<u64> {
+    headers
         .get(header::CONTENT_LENGTH)?
         .to_str()
         .ok()?
@@ -288,50 +287,94 @@ fn is_event_stream(response: &Response) -> bool {
         .is_some_and(|v| v.starts_with("text/event-stream"))
 }
 
-async fn limit_request(State(gate): State<Arc<Gate>>, request: Request, next: Next) -> Response {
+/// A request's body read whole within the limits, counted as arriving until the guard is
+/// dropped; `Err` is the refusal to answer instead.
+async fn read_body<B>(
+    gate: &Gate,
+    headers: &http::HeaderMap,
+    body: B,
+) -> Result<(axum::body::Bytes, Counted), Response>
+where
+    B: http_body::Body<Data = axum::body::Bytes>,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
     let limits = &gate.limits;
-    let listen_header = request
-        .headers()
-        .get("mcp-method")
-        .is_some_and(|v| v.as_bytes() == LISTEN);
     // Said too large up front: answered before a byte of the body is read.
-    if content_length(&request).is_some_and(|length| length > limits.max_body as u64) {
-        return too_large(limits.max_body);
+    if content_length(headers).is_some_and(|length| length > limits.max_body as u64) {
+        return Err(too_large(limits.max_body));
     }
     // The whole body is read first, within the limits and before the request counts
     // against --max-requests: a body that trickles in holds a connection, never a slot
     // (300 such clients would otherwise take every slot for the body timeout), and a
     // chunked body that grows past the limit is cut there (the SDK reads it whole anyway).
-    let (parts, body) = request.into_parts();
     let arriving = gate.bodies.enter();
     let read =
         http_body_util::BodyExt::collect(http_body_util::Limited::new(body, limits.max_body));
     let read = tokio::time::timeout(limits.body_timeout, read).await;
-    let bytes = match read {
-        Err(_) => {
-            return refusal(
-                StatusCode::REQUEST_TIMEOUT,
-                "request_timeout",
-                format!(
-                    "the request body took over {:?} to arrive",
-                    limits.body_timeout
-                ),
-            );
-        }
+    match read {
+        Err(_) => Err(refusal(
+            StatusCode::REQUEST_TIMEOUT,
+            "request_timeout",
+            format!(
+                "the request body took over {:?} to arrive",
+                limits.body_timeout
+            ),
+        )),
         Ok(Err(error)) if error.is::<http_body_util::LengthLimitError>() => {
-            return too_large(limits.max_body);
+            Err(too_large(limits.max_body))
         }
-        Ok(Err(error)) => {
-            return refusal(
-                StatusCode::BAD_REQUEST,
-                "bad_request",
-                format!("the request body could not be read: {error}"),
-            );
+        Ok(Err(error)) => Err(refusal(
+            StatusCode::BAD_REQUEST,
+            "bad_request",
+            format!("the request body could not be read: {error}"),
+        )),
+        Ok(Ok(collected)) => Ok((collected.to_bytes(), arriving)),
+    }
+}
+
+/// Whether a request is a `subscriptions/listen`, by its `Mcp-Method` or its body.
+fn is_listen_request(headers: &http::HeaderMap, body: &[u8]) -> bool {
+    headers
+        .get("mcp-method")
+        .is_some_and(|v| v.as_bytes() == LISTEN)
+        || is_listen(body)
+}
+
+impl Limiter {
+    /// What [`Limiter::bound`] does before a request is handled, for one answered without
+    /// the router (accept.rs's direct path): its body read within the limits, then a
+    /// request slot, held until the answer is given. `Err` is the limits' own refusal;
+    /// `Ok((body, None))` a `subscriptions/listen`, which takes no request slot (the router's
+    /// limits count it as a stream: hand it on).
+    pub(in crate::mcp) async fn admit<B>(
+        &self,
+        headers: &http::HeaderMap,
+        body: B,
+    ) -> Result<(axum::body::Bytes, Option<tokio::sync::OwnedSemaphorePermit>), Response>
+    where
+        B: http_body::Body<Data = axum::body::Bytes>,
+        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
+        let (bytes, _arriving) = read_body(&self.gate, headers, body).await?;
+        if is_listen_request(headers, &bytes) {
+            return Ok((bytes, None));
         }
-        Ok(Ok(collected)) => collected.to_bytes(),
+        let Ok(permit) = self.gate.requests.clone().try_acquire_owned() else {
+            return Err(busy("too many requests at once"));
+        };
+        Ok((bytes, Some(permit)))
+    }
+}
+
+async fn limit_request(State(gate): State<Arc<Gate>>, request: Request, next: Next) -> Response {
+    let (parts, body) = request.into_parts();
+    let (bytes, arriving) = match read_body(&gate, &parts.headers, body).await {
+        Ok(read) => read,
+        Err(refusal) => return refusal,
     };
-    let request = Request::from_parts(parts, Body::from(bytes.clone()));
-    if listen_header || is_listen(&bytes) {
+    let listening = is_listen_request(&parts.headers, &bytes);
+    let request = Request::from_parts(parts, Body::from(bytes));
+    if listening {
         return listen(&gate, request, next, arriving).await;
     }
     let Ok(permit) = gate.requests.clone().try_acquire_owned() else {
@@ -412,8 +455,10 @@ fn is_listen(body: &[u8]) -> bool {
     struct Method {
         method: Option<String>,
     }
-    // Most bodies are not: the cheap look first.
-    memchr::memmem::find(body, LISTEN).is_some()
+    // Most bodies are not: the cheap look first (with a searcher built once).
+    static FINDER: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(LISTEN));
+    FINDER.find(body).is_some()
         && serde_json::from_slice::<Method>(body)
             .is_ok_and(|m| m.method.as_deref().map(str::as_bytes) == Some(LISTEN))
 }
