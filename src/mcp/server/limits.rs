@@ -101,20 +101,37 @@ struct Gate {
     bodies: Count,
 }
 
-/// How many of something are open now, watched by a shutdown that waits for none.
+/// How many of something are open now, watched by a shutdown that waits for none. A count
+/// and a wake-up when it drops to none: a `watch` channel took a write lock and woke eight
+/// lists of waiters at each change, twice a request.
 #[derive(Clone, Default)]
-struct Count(Arc<tokio::sync::watch::Sender<usize>>);
+struct Count(Arc<CountInner>);
+
+#[derive(Default)]
+struct CountInner {
+    open: std::sync::atomic::AtomicUsize,
+    none_open: tokio::sync::Notify,
+}
 
 impl Count {
     /// Counts one more until the guard is dropped.
     fn enter(&self) -> Counted {
-        self.0.send_modify(|open| *open += 1);
+        self.0
+            .open
+            .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
         Counted(self.clone())
     }
 
     /// Returns once none is open.
     async fn none(&self) {
-        let _ = self.0.subscribe().wait_for(|open| *open == 0).await;
+        loop {
+            // Made before the look, so a drop to none after the look still wakes it.
+            let dropped = self.0.none_open.notified();
+            if self.0.open.load(std::sync::atomic::Ordering::Acquire) == 0 {
+                return;
+            }
+            dropped.await;
+        }
     }
 }
 
@@ -123,9 +140,10 @@ struct Counted(Count);
 
 impl Drop for Counted {
     fn drop(&mut self) {
-        (self.0)
-            .0
-            .send_modify(|open| *open = open.saturating_sub(1));
+        let inner = &(self.0).0;
+        if inner.open.fetch_sub(1, std::sync::atomic::Ordering::AcqRel) == 1 {
+            inner.none_open.notify_waiters();
+        }
     }
 }
 
