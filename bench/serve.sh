@@ -2,8 +2,8 @@
 # `mcpick serve --http` against the official SDK servers, side by side, in one run: the same
 # `prompts/get` (with arguments) and `prompts/list` at 1, 16, 64 and 256 connections over
 # loopback, through wrk (a keep-alive HTTP/1.1 load client; percentiles from its own
-# histogram). Prints one Markdown table: requests/s, p50/p99 latency, errors, and each
-# server's peak RSS (VmHWM) so far in its run.
+# histogram). Prints one Markdown table: requests/s, p50/p99 latency, errors, each server's
+# peak RSS (VmHWM) so far in its run, and its CPU time (user + system) per request.
 #   bench/serve.sh                  every server, 5 s per cell
 #   DURATION=10 bench/serve.sh      longer cells
 #   MCPICK_BEFORE=path/to/old/mcpick bench/serve.sh   also rows for another mcpick build
@@ -129,9 +129,13 @@ open_session() {
     printf '%s' "$sid"
 }
 
+# The CPU time (user and system, in clock ticks) process PID has used so far.
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+
 rows=()
 # measure NAME PID URL BODYFILE METHOD EXPECT [HEADER...]: one answer checked, then wrk at
-# each connection count; a row per count.
+# each connection count; a row per count, with the server's CPU time per request (user and
+# system, from /proc: less disturbed than requests/s by other work on the machine).
 measure() {
     local name="$1" pid="$2" url="$3" body="$4" method="$5" expect="$6"
     shift 6
@@ -156,8 +160,10 @@ measure() {
     for connections in ${CONNECTIONS:-1 16 64 256}; do
         threads=2
         [ "$connections" -eq 1 ] && threads=1
+        ticks_before="$(cpu_ticks "$pid")"
         out="$(BODY="$body" wrk -t "$threads" -c "$connections" -d "${duration}s" --timeout 10s \
             -s "$work/post.lua" "${headers[@]}" "$url")"
+        ticks_after="$(cpu_ticks "$pid")"
         result="$(grep '^RESULT' <<<"$out")" || {
             say "$out"
             exit 1
@@ -165,11 +171,13 @@ measure() {
         local requests micros p50 p99 errors hwm
         read -r _ requests micros p50 p99 errors <<<"$result"
         hwm="$(awk '/VmHWM/ { printf "%.0f", $2 / 1024 }' "/proc/$pid/status")"
-        rows+=("$(printf '| %s | %s | %d | %s | %s | %s | %s | %s MB |' "$name" "$method" "$connections" \
+        rows+=("$(printf '| %s | %s | %d | %s | %s | %s | %s | %s MB | %s µs |' "$name" "$method" "$connections" \
             "$(awk -v r="$requests" -v d="$micros" 'BEGIN { printf "%.0f", r / (d / 1e6) }')" \
             "$(awk -v v="$p50" 'BEGIN { printf "%.2f ms", v / 1000 }')" \
             "$(awk -v v="$p99" 'BEGIN { printf "%.2f ms", v / 1000 }')" \
-            "$errors" "$hwm")")
+            "$errors" "$hwm" \
+            "$(awk -v a="$ticks_before" -v b="$ticks_after" -v t="$(getconf CLK_TCK)" -v r="$requests" \
+                'BEGIN { printf "%.1f", (b - a) / t * 1e6 / r }')")")
         say "${rows[-1]}"
     done
 }
@@ -245,19 +253,23 @@ bench_python() {
 medians() {
     [ "${ROUNDS:-1}" -gt 1 ] || return 0
     printf '\nMedians over %s rounds (requests/s, each round in order)\n\n' "$ROUNDS"
-    printf '| server | request | connections | median requests/s | rounds |\n'
-    printf '|---|---|---:|---:|---|\n'
+    printf '| server | request | connections | median requests/s | rounds | median CPU/request |\n'
+    printf '|---|---|---:|---:|---|---:|\n'
     printf '%s\n' "${rows[@]}" | awk -F' *[|] *' '
+        function median(key, column,    i, j, m, s, t) {
+            m = n[key]
+            for (i = 1; i <= m; i++) s[i] = v[key, i, column] + 0
+            for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++)
+                if (s[j] < s[i]) { t = s[i]; s[i] = s[j]; s[j] = t }
+            return m % 2 ? s[(m + 1) / 2] : (s[m / 2] + s[m / 2 + 1]) / 2
+        }
         { key = $2 " | " $3 " | " $4; if (!(key in n)) order[++keys] = key
-          v[key, ++n[key]] = $5; all[key] = all[key] (n[key] > 1 ? " " : "") $5 }
+          n[key]++; v[key, n[key], 5] = $5; v[key, n[key], 10] = $10
+          all[key] = all[key] (n[key] > 1 ? " " : "") $5 }
         END {
             for (k = 1; k <= keys; k++) {
-                key = order[k]; m = n[key]
-                for (i = 1; i <= m; i++) s[i] = v[key, i]
-                for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++)
-                    if (s[j] + 0 < s[i] + 0) { t = s[i]; s[i] = s[j]; s[j] = t }
-                median = m % 2 ? s[(m + 1) / 2] : (s[m / 2] + s[m / 2 + 1]) / 2
-                printf "| %s | %.0f | %s |\n", key, median, all[key]
+                key = order[k]
+                printf "| %s | %.0f | %s | %.1f µs |\n", key, median(key, 5), all[key], median(key, 10)
             }
         }'
 }
@@ -274,8 +286,8 @@ done
 if [ "${PEERS:-1}" = 0 ]; then
     printf '\nmcpick serve --http, %s, %s cores, wrk %ss per cell, loopback\n\n' \
         "$(date -u +%Y-%m-%d)" "$(nproc)" "$duration"
-    printf '| server | request | connections | requests/s | p50 | p99 | errors | peak RSS |\n'
-    printf '|---|---|---:|---:|---:|---:|---:|---:|\n'
+    printf '| server | request | connections | requests/s | p50 | p99 | errors | peak RSS | CPU/request |\n'
+    printf '|---|---|---:|---:|---:|---:|---:|---:|---:|\n'
     printf '%s\n' "${rows[@]}"
     medians
     exit 0
@@ -311,8 +323,8 @@ wait "$pid" 2>/dev/null || true
 
 printf '\nmcpick serve --http benchmark, %s, %s (%s cores), wrk %ss per cell, loopback\n\n' \
     "$(date -u +%Y-%m-%d)" "$(lscpu | sed -n 's/^Model name: *//p' | head -1)" "$(nproc)" "$duration"
-printf '| server | request | connections | requests/s | p50 | p99 | errors | peak RSS |\n'
-printf '|---|---|---:|---:|---:|---:|---:|---:|\n'
+printf '| server | request | connections | requests/s | p50 | p99 | errors | peak RSS | CPU/request |\n'
+printf '|---|---|---:|---:|---:|---:|---:|---:|---:|\n'
 printf '%s\n' "${rows[@]}"
 printf '\nh2load --h1, mcpick serve --builtin --http, 2026-07-28 prompts/get:\n'
 printf -- '- -n 20000 -c 64: %s\n' "$(grep -E '^finished in' <<<"$h2load_many")"
