@@ -30,7 +30,7 @@ use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::Response;
 use http::{HeaderMap, HeaderName, StatusCode, header};
-use rmcp::model::{MetaObject, ProtocolVersion, RequestMetaObject, ServerResult};
+use rmcp::model::ServerResult;
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -91,14 +91,56 @@ struct PlainRequest<'a> {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct PlainParams<'a> {
-    #[serde(rename = "_meta")]
-    meta: rmcp::model::JsonObject,
+    #[serde(rename = "_meta", borrow)]
+    meta: PlainMeta<'a>,
     #[serde(borrow, default)]
     name: Option<&'a str>,
     #[serde(default)]
     arguments: Option<BTreeMap<String, Value>>,
     #[serde(borrow, default)]
     cursor: Option<&'a str>,
+}
+
+/// The `_meta` of a [`PlainRequest`] as far as the checks go: the members rmcp's
+/// `RequestMetaObject` looks at, each at most once; any other is skipped, not kept (as a
+/// map of values, with a hash of each key, it was a third of reading the body).
+#[derive(Deserialize)]
+struct PlainMeta<'a> {
+    /// A version written with escapes is the SDK's to read.
+    #[serde(rename = "io.modelcontextprotocol/protocolVersion", borrow, default)]
+    protocol_version: Option<&'a str>,
+    /// Kept as a value, to be read as rmcp reads it (`decode_value`).
+    #[serde(rename = "io.modelcontextprotocol/clientCapabilities", default)]
+    client_capabilities: Option<Value>,
+    /// Present at all (`null` too), as `contains_key` sees it.
+    #[serde(rename = "progressToken", default, deserialize_with = "present")]
+    progress_token: bool,
+    #[serde(
+        rename = "io.modelcontextprotocol/logLevel",
+        default,
+        deserialize_with = "present"
+    )]
+    log_level: bool,
+}
+
+impl PlainMeta<'_> {
+    /// What rmcp's checks say of the same `_meta`: protocol version 2026-07-28, the required
+    /// keys there (`missing_required_keys`: the version, and client capabilities that read
+    /// as such), and no progress token or log level, which ask for messages before the result.
+    fn is_plain(&self) -> bool {
+        self.protocol_version == Some(STATELESS_VERSION)
+            && self
+                .client_capabilities
+                .as_ref()
+                .is_some_and(|c| rmcp::model::ClientCapabilities::deserialize(c).is_ok())
+            && !self.progress_token
+            && !self.log_level
+    }
+}
+
+/// A member that is there, whatever its value.
+fn present<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {
+    serde::de::IgnoredAny::deserialize(deserializer).map(|_| true)
 }
 
 /// A request's `id` as the SDK reads one it echoes unchanged: an integer within `i64`
@@ -248,15 +290,8 @@ impl FastReads {
         }
         let request = serde_json::from_slice::<PlainRequest>(body).ok()?;
         let params = request.params;
-        let meta = RequestMetaObject(MetaObject(params.meta));
         let plain = request.jsonrpc == "2.0"
-            && meta.protocol_version() == Some(ProtocolVersion::V_2026_07_28)
-            && meta
-                .missing_required_keys(&ProtocolVersion::V_2026_07_28)
-                .is_empty()
-            // A progress token or a log level asks for messages before the result.
-            && !meta.contains_key("progressToken")
-            && !meta.contains_key("io.modelcontextprotocol/logLevel")
+            && params.meta.is_plain()
             && single(headers, &MCP_METHOD) == Some(request.method);
         if !plain {
             return None;
@@ -677,6 +712,12 @@ mod tests {
             ("a progress token", |_, b| {
                 b["params"]["_meta"]["progressToken"] = json!(1)
             }),
+            ("a null progress token", |_, b| {
+                b["params"]["_meta"]["progressToken"] = json!(null)
+            }),
+            ("client capabilities that are not any", |_, b| {
+                b["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] = json!(5)
+            }),
             ("a log level", |_, b| {
                 b["params"]["_meta"]["io.modelcontextprotocol/logLevel"] = json!("debug")
             }),
@@ -815,7 +856,24 @@ mod tests {
             arguments,
             cursors,
             versions,
-            proptest::bool::weighted(0.8),
+            (
+                // Client capabilities: right, missing, or not capabilities at all.
+                prop_oneof![
+                    1 => Just(None),
+                    8 => Just(Some(json!({}))),
+                    1 => Just(Some(json!(null))),
+                    1 => Just(Some(json!(5))),
+                    1 => Just(Some(json!({ "roots": { "listChanged": true } }))),
+                    1 => Just(Some(json!({ "roots": 5 }))),
+                ],
+                // Another `_meta` member, one that asks for more or one that does not.
+                prop_oneof![
+                    6 => Just(None),
+                    1 => Just(Some(("progressToken", json!(null)))),
+                    1 => Just(Some(("io.modelcontextprotocol/logLevel", json!("debug")))),
+                    1 => Just(Some(("traceparent", json!("00-x")))),
+                ],
+            ),
             prop_oneof![
                 Just(json!(3)),
                 Just(json!(-3)),
@@ -851,8 +909,12 @@ mod tests {
                 )| {
                     let method = if list { "prompts/list" } else { "prompts/get" };
                     let mut meta = json!({ "io.modelcontextprotocol/protocolVersion": version });
-                    if capabilities {
-                        meta["io.modelcontextprotocol/clientCapabilities"] = json!({});
+                    let (capabilities, meta_member) = capabilities;
+                    if let Some(capabilities) = capabilities {
+                        meta["io.modelcontextprotocol/clientCapabilities"] = capabilities;
+                    }
+                    if let Some((member, value)) = meta_member {
+                        meta[member] = value;
                     }
                     let mut params = json!({ "_meta": meta });
                     if list {
