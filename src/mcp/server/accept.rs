@@ -56,22 +56,88 @@ pub fn prepare_accepted(stream: &TcpStream, peer: SocketAddr) {
     }
 }
 
+/// What answers the requests of a connection: the router, or something in front of it.
+pub trait Handler: Clone + Send + Sync + 'static {
+    /// The answer to `request`; `client` is the watch for the client's going, which a
+    /// long-lived answer finds in the request's extensions.
+    fn handle(
+        &self,
+        request: http::Request<hyper::body::Incoming>,
+        client: &ClientGone,
+    ) -> impl Future<Output = http::Response<Reply>> + Send + use<Self>;
+}
+
+impl Handler for axum::Router {
+    fn handle(
+        &self,
+        mut request: http::Request<hyper::body::Incoming>,
+        client: &ClientGone,
+    ) -> impl Future<Output = http::Response<Reply>> + Send + use<> {
+        request.extensions_mut().insert(client.clone());
+        let answer = tower_service::Service::call(&mut self.clone(), request);
+        async move {
+            let Ok(response) = answer.await;
+            response.map(Reply::Body)
+        }
+    }
+}
+
+/// A response's body: bytes in hand (a direct answer: no box, no stream), or a body
+/// from the router.
+pub enum Reply {
+    /// The whole body, until hyper takes it.
+    Bytes(Option<axum::body::Bytes>),
+    /// The router's body.
+    Body(axum::body::Body),
+}
+
+impl http_body::Body for Reply {
+    type Data = axum::body::Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
+        match self.get_mut() {
+            Reply::Bytes(bytes) => Poll::Ready(bytes.take().map(|b| Ok(http_body::Frame::data(b)))),
+            Reply::Body(body) => Pin::new(body).poll_frame(cx),
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        match self {
+            Reply::Bytes(bytes) => bytes.is_none(),
+            Reply::Body(body) => body.is_end_stream(),
+        }
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        match self {
+            Reply::Bytes(bytes) => {
+                http_body::SizeHint::with_exact(bytes.as_ref().map_or(0, |b| b.len() as u64))
+            }
+            Reply::Body(body) => body.size_hint(),
+        }
+    }
+}
+
 /// Serves one HTTP/1.1 connection over `io` (a TCP stream, or the TLS stream over one)
-/// with `router` until the client closes it, it times out, or `watcher`'s server shuts
+/// with `handler` until the client closes it, it times out, or `watcher`'s server shuts
 /// down (then the request in flight is answered first).
 /// An answer whose write stalls for `write_timeout` (a client that reads nothing) ends the
 /// connection.
-pub async fn serve_connection<IO>(
+pub async fn serve_connection<IO, H: Handler>(
     io: IO,
     tracked: Tracked,
-    router: axum::Router,
+    handler: H,
     watcher: Watcher,
     write_timeout: Duration,
 ) where
     IO: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
     let io = WriteDeadline::new(io, write_timeout);
-    serve_connection_timed(io, tracked, router, watcher, HEADER_READ_TIMEOUT).await;
+    serve_connection_timed(io, tracked, handler, watcher, HEADER_READ_TIMEOUT).await;
 }
 
 /// A connection's bytes, whose writes may stall for at most `limit`: a client that sends
@@ -171,10 +237,10 @@ pub struct Tracked {
 }
 
 /// [`serve_connection`] with this header-read timeout (shorter in tests).
-async fn serve_connection_timed<IO>(
+async fn serve_connection_timed<IO, H: Handler>(
     io: IO,
     tracked: Tracked,
-    router: axum::Router,
+    handler: H,
     watcher: Watcher,
     header_read_timeout: Duration,
 ) where
@@ -193,7 +259,6 @@ async fn serve_connection_timed<IO>(
         // reads the end of input and closes the connection before writing it.
         .half_close(true);
     let service = hyper::service::service_fn(move |mut request: http::Request<_>| {
-        request.extensions_mut().insert(tracked.client.clone());
         let connection = tracked.connection.clone();
         let busy = connection.begin();
         if http_body::Body::is_end_stream(request.body()) {
@@ -201,18 +266,16 @@ async fn serve_connection_timed<IO>(
         }
         let refused = connection.is_reserve() && request.uri().path() != "/healthz";
         request.extensions_mut().insert(connection.clone());
-        let answer = (!refused).then(|| tower_service::Service::call(&mut router.clone(), request));
+        let answer = (!refused).then(|| handler.handle(request, &tracked.client));
         async move {
             let response = match answer {
-                Some(answer) => answer.await?,
-                None => reserved_for_health(),
+                Some(answer) => answer.await,
+                None => reserved_for_health().map(Reply::Body),
             };
             // Answered: whatever of its body was not read is no longer arriving.
             connection.arrived();
             // Busy until hyper has taken the answer's last byte (a stream's too).
-            Ok::<_, std::convert::Infallible>(
-                response.map(|body| axum::body::Body::new(HeldBody { body, _busy: busy })),
-            )
+            Ok::<_, std::convert::Infallible>(response.map(|body| HeldBody { body, _busy: busy }))
         }
     });
     let connection = builder.serve_connection(TokioIo::new(io), service);
@@ -453,7 +516,7 @@ fn reserved_for_health() -> axum::response::Response {
 /// client gone), and is otherwise the body itself: its length stays known, so a
 /// `Content-Length` answer stays one.
 struct HeldBody {
-    body: axum::body::Body,
+    body: Reply,
     _busy: Busy,
 }
 
@@ -504,11 +567,11 @@ impl Refusals {
     }
 }
 
-/// Serves `router` over plain HTTP on `listener` until `shutdown` is cancelled, with
-/// `connections` deciding who may stay open.
-pub async fn serve_router(
+/// Serves `handler` (the router, or what is in front of it) over plain HTTP on `listener`
+/// until `shutdown` is cancelled, with `connections` deciding who may stay open.
+pub async fn serve_router<H: Handler>(
     listener: TcpListener,
-    router: axum::Router,
+    handler: H,
     shutdown: CancellationToken,
     connections: Arc<Connections>,
     write_timeout: Duration,
@@ -518,7 +581,7 @@ pub async fn serve_router(
         shutdown,
         connections,
         move |stream, tracked, _peer, watcher| {
-            serve_connection(stream, tracked, router.clone(), watcher, write_timeout)
+            serve_connection(stream, tracked, handler.clone(), watcher, write_timeout)
         },
     )
     .await;

@@ -5,35 +5,48 @@
 //! service for it (a task, channels, a one-message transport and its serve loop); on
 //! this 2-core machine that, with the allocations it makes, was most of the CPU a
 //! request cost, and kept 64 connections near 13,000 requests/s. Here such a request is
-//! parsed with the SDK's own message types and answered by the same [`PromptServer`]
-//! code the SDK's handler calls, serialized as the SDK serializes it: the same bytes,
-//! without the machinery.
+//! read into a narrow shape of its own and answered by the same [`PromptServer`] code the
+//! SDK's handler calls, written as the SDK writes it: the same bytes, without the
+//! machinery (tests hold the two to the same bytes).
 //!
 //! Only a request that the SDK would certainly answer with that result is taken: every
 //! check below is as strict as the SDK's or stricter (a plain `Accept` listing both
 //! types, the protocol version header and `_meta` both 2026-07-28, `Mcp-Method` and
 //! `Mcp-Name` exactly as the body says, an allowed `Host`, no `Origin`, no session, no
-//! progress token or log level) and the result must be a success. Anything else,
-//! errors included, goes on to the SDK untouched, so its error shapes stay its own.
+//! progress token or log level, no member the shape below does not name) and the result
+//! must be a success. Anything else, errors included, goes on to the SDK untouched, so its
+//! error shapes stay its own.
+//!
+//! Over plain HTTP the router's `Front` (router.rs) asks [`FastReads::takes`] and
+//! [`FastReads::answer`] before any router layer runs; over TLS (and in tests) the same
+//! answer sits in the router as a layer ([`FastReads::layer`]).
 
-use std::collections::HashMap;
+use std::borrow::Cow;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 
-use axum::body::Body;
+use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::Response;
-use http::{HeaderMap, StatusCode, header};
-use rmcp::model::{
-    ClientJsonRpcMessage, ClientRequest, GetMeta, JsonRpcMessage, JsonRpcResponse,
-    JsonRpcVersion2_0, ProtocolVersion, ServerResult,
-};
+use http::{HeaderMap, HeaderName, StatusCode, header};
+use rmcp::model::ServerResult;
+use serde::Deserialize;
+use serde_json::Value;
 
 use crate::library::Library;
 use crate::mcp::server::service::PromptServer;
+use crate::model::{Content, KnownContent, PromptMessages};
 
 /// The protocol revision whose requests are stateless, the only one answered here.
 const STATELESS_VERSION: &str = "2026-07-28";
+
+// The MCP headers, named once (a name given as text is parsed again at each look).
+const MCP_PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
+const MCP_SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
+const LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
+const MCP_METHOD: HeaderName = HeaderName::from_static("mcp-method");
+const MCP_NAME: HeaderName = HeaderName::from_static("mcp-name");
 
 /// What the direct path needs: the server whose answers it gives, the `Host` names the
 /// SDK is told to accept (`None`: any, as with `--allow-remote`) and the largest body
@@ -45,16 +58,124 @@ pub struct FastReads {
     pages: Mutex<ListPages>,
 }
 
-/// The `prompts/list` pages of one library, built once: a page only changes with the
-/// library (each change on disk makes a new one), and building it (every prompt and
-/// argument as JSON, then as the SDK's types) was most of what a list request cost.
+/// The `prompts/list` pages of one library, built and written once: a page only changes
+/// with the library (each change on disk makes a new one), and building it (every prompt
+/// and argument as JSON, then as the SDK's types, then as text) was most of what a list
+/// request cost.
 #[derive(Default)]
 struct ListPages {
     library: Option<Arc<Library>>,
-    /// By cursor; only pages that were served, so no more than the library has: a page
-    /// has one cursor ([`crate::library::cursor_offset`] refuses other spellings), so no
-    /// client can grow this by sending `0`, `00`, `+0`…
-    pages: HashMap<Option<String>, Arc<ServerResult>>,
+    /// Each page's result as the SDK writes it, by cursor; only pages that were served, so
+    /// no more than the library has: a page has one cursor
+    /// ([`crate::library::cursor_offset`] refuses other spellings), so no client can grow
+    /// this by sending `0`, `00`, `+0`…
+    pages: HashMap<Option<String>, Bytes>,
+}
+
+/// A 2026-07-28 `prompts/get` or `prompts/list` request in the one shape this path reads:
+/// these members, each once, and no other (a member the SDK would read or ignore, a
+/// `method` or `name` written with escapes, an `id` in float form: the SDK's to answer).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PlainRequest<'a> {
+    jsonrpc: &'a str,
+    #[serde(borrow)]
+    id: PlainId<'a>,
+    method: &'a str,
+    #[serde(borrow)]
+    params: PlainParams<'a>,
+}
+
+/// The `params` of a [`PlainRequest`]: `_meta` always; `name` and `arguments` for a get,
+/// `cursor` for a list.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PlainParams<'a> {
+    #[serde(rename = "_meta", borrow)]
+    meta: PlainMeta<'a>,
+    #[serde(borrow, default)]
+    name: Option<&'a str>,
+    #[serde(default)]
+    arguments: Option<BTreeMap<String, Value>>,
+    #[serde(borrow, default)]
+    cursor: Option<&'a str>,
+}
+
+/// The `_meta` of a [`PlainRequest`] as far as the checks go: the members rmcp's
+/// `RequestMetaObject` looks at, each at most once; any other is skipped, not kept (as a
+/// map of values, with a hash of each key, it was a third of reading the body).
+#[derive(Deserialize)]
+struct PlainMeta<'a> {
+    /// A version written with escapes is the SDK's to read.
+    #[serde(rename = "io.modelcontextprotocol/protocolVersion", borrow, default)]
+    protocol_version: Option<&'a str>,
+    /// Kept as a value, to be read as rmcp reads it (`decode_value`).
+    #[serde(rename = "io.modelcontextprotocol/clientCapabilities", default)]
+    client_capabilities: Option<Value>,
+    /// Present at all (`null` too), as `contains_key` sees it.
+    #[serde(rename = "progressToken", default, deserialize_with = "present")]
+    progress_token: bool,
+    #[serde(
+        rename = "io.modelcontextprotocol/logLevel",
+        default,
+        deserialize_with = "present"
+    )]
+    log_level: bool,
+}
+
+impl PlainMeta<'_> {
+    /// What rmcp's checks say of the same `_meta`: protocol version 2026-07-28, the required
+    /// keys there (`missing_required_keys`: the version, and client capabilities that read
+    /// as such), and no progress token or log level, which ask for messages before the result.
+    fn is_plain(&self) -> bool {
+        self.protocol_version == Some(STATELESS_VERSION)
+            && self
+                .client_capabilities
+                .as_ref()
+                .is_some_and(|c| rmcp::model::ClientCapabilities::deserialize(c).is_ok())
+            && !self.progress_token
+            && !self.log_level
+    }
+}
+
+/// A member that is there, whatever its value.
+fn present<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {
+    serde::de::IgnoredAny::deserialize(deserializer).map(|_| true)
+}
+
+/// A request's `id` as the SDK reads one it echoes unchanged: an integer within `i64`
+/// written as one, or a string.
+enum PlainId<'a> {
+    Number(i64),
+    Text(Cow<'a, str>),
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for PlainId<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = PlainId<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an integer or a string")
+            }
+            fn visit_i64<E>(self, n: i64) -> Result<Self::Value, E> {
+                Ok(PlainId::Number(n))
+            }
+            fn visit_u64<E: serde::de::Error>(self, n: u64) -> Result<Self::Value, E> {
+                // Over `i64` the SDK refuses it.
+                i64::try_from(n)
+                    .map(PlainId::Number)
+                    .map_err(|_| E::custom("over i64"))
+            }
+            fn visit_borrowed_str<E>(self, s: &'de str) -> Result<Self::Value, E> {
+                Ok(PlainId::Text(Cow::Borrowed(s)))
+            }
+            fn visit_str<E>(self, s: &str) -> Result<Self::Value, E> {
+                Ok(PlainId::Text(Cow::Owned(s.to_owned())))
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
 }
 
 impl FastReads {
@@ -75,11 +196,11 @@ impl FastReads {
         }
     }
 
-    /// The `prompts/list` result at `cursor` for a 2026-07-28 client, from the built pages
-    /// of the library as it is now; `None` when the page cannot be served (a bad cursor).
-    fn list_page(&self, cursor: Option<&str>) -> Option<Arc<ServerResult>> {
+    /// The `prompts/list` result at `cursor` for a 2026-07-28 client, as the SDK writes it,
+    /// from the built pages of the library as it is now; `None` when the page cannot be
+    /// served (a bad cursor).
+    fn list_page(&self, cursor: Option<&str>) -> Option<Bytes> {
         let library = self.server.library_now();
-        let key = cursor.map(str::to_owned);
         {
             let mut built = self.pages.lock().unwrap_or_else(|e| e.into_inner());
             if !built
@@ -92,39 +213,56 @@ impl FastReads {
                     pages: HashMap::new(),
                 };
             }
-            if let Some(page) = built.pages.get(&key) {
+            if let Some(page) = built.pages.get(&cursor.map(str::to_owned)) {
                 return Some(page.clone());
             }
         }
         // Built outside the lock; two requests may build the same page once each.
         let page = self.server.prompts_page_of(&library, cursor, true).ok()?;
-        let page = Arc::new(ServerResult::ListPromptsResult(page));
+        let page = Bytes::from(serde_json::to_vec(&ServerResult::ListPromptsResult(page)).ok()?);
         let mut built = self.pages.lock().unwrap_or_else(|e| e.into_inner());
         if built
             .library
             .as_ref()
             .is_some_and(|l| Arc::ptr_eq(l, &library))
         {
-            built.pages.insert(key, page.clone());
+            built.pages.insert(cursor.map(str::to_owned), page.clone());
         }
         Some(page)
     }
 
     /// Puts the direct path in front of every route `router` has so far (`/mcp`).
+    #[cfg(test)]
     pub fn layer(self, router: axum::Router) -> axum::Router {
+        Arc::new(self).layer_shared(router)
+    }
+
+    /// [`FastReads::layer`] for a `FastReads` also used elsewhere (router.rs's `Front`).
+    pub(in crate::mcp) fn layer_shared(self: &Arc<Self>, router: axum::Router) -> axum::Router {
         router.layer(axum::middleware::from_fn_with_state(
-            Arc::new(self),
+            self.clone(),
             answer_or_pass,
         ))
     }
 
+    /// Whether a request with this head may be one this path answers (its body decides):
+    /// a `POST /mcp` of JSON whose headers are those of a plain stateless `prompts/get` or
+    /// `prompts/list`.
+    pub(in crate::mcp) fn takes(&self, head: &http::request::Parts) -> bool {
+        head.method == http::Method::POST
+            && head.uri.path() == "/mcp"
+            && single(&head.headers, &MCP_METHOD)
+                .is_some_and(|m| m == "prompts/get" || m == "prompts/list")
+            && self.headers_qualify(&head.headers)
+    }
+
     /// Whether the headers are those of a plain stateless request this path may answer.
     fn headers_qualify(&self, headers: &HeaderMap) -> bool {
-        single(headers, "mcp-protocol-version").is_some_and(|v| v == STATELESS_VERSION)
-            && !headers.contains_key("mcp-session-id")
-            && !headers.contains_key("last-event-id")
+        single(headers, &MCP_PROTOCOL_VERSION).is_some_and(|v| v == STATELESS_VERSION)
+            && !headers.contains_key(MCP_SESSION_ID)
+            && !headers.contains_key(LAST_EVENT_ID)
             && !headers.contains_key(header::ORIGIN)
-            && single(headers, header::CONTENT_TYPE.as_str()).is_some_and(is_json_media_type)
+            && single(headers, &header::CONTENT_TYPE).is_some_and(is_json_media_type)
             && accepts_json_and_event_stream(headers)
             && self.host_allowed(headers)
     }
@@ -132,7 +270,7 @@ impl FastReads {
     /// The SDK's DNS-rebinding check, or stricter: a `Host` header naming an allowed
     /// host exactly (any port).
     fn host_allowed(&self, headers: &HeaderMap) -> bool {
-        let Some(authority) = single(headers, header::HOST.as_str())
+        let Some(authority) = single(headers, &header::HOST)
             .and_then(|host| http::uri::Authority::try_from(host).ok())
         else {
             return false;
@@ -140,60 +278,98 @@ impl FastReads {
         let Some(allowed) = &self.allowed_hosts else {
             return true;
         };
-        let host = normalized_host(authority.host());
-        allowed.contains(&host)
+        // As `normalized_host` then equality, without the lower-cased copy.
+        let host = authority.host().trim_matches(['[', ']']);
+        allowed.iter().any(|name| name.eq_ignore_ascii_case(host))
     }
 
     /// The response body for `body` with these `headers`, when this path answers it.
-    fn answer(&self, headers: &HeaderMap, body: &[u8]) -> Option<Vec<u8>> {
+    pub(in crate::mcp) fn answer(&self, headers: &HeaderMap, body: &[u8]) -> Option<Bytes> {
         if body.len() > self.max_body {
             return None;
         }
-        let Ok(JsonRpcMessage::Request(request)) =
-            serde_json::from_slice::<ClientJsonRpcMessage>(body)
-        else {
-            return None;
-        };
-        let meta = request.request.get_meta();
-        let plain_meta = meta.protocol_version() == Some(ProtocolVersion::V_2026_07_28)
-            && meta
-                .missing_required_keys(&ProtocolVersion::V_2026_07_28)
-                .is_empty()
-            // A progress token or a log level asks for messages before the result.
-            && !meta.contains_key("progressToken")
-            && !meta.contains_key("io.modelcontextprotocol/logLevel");
-        if !plain_meta {
+        let request = serde_json::from_slice::<PlainRequest>(body).ok()?;
+        let params = request.params;
+        let plain = request.jsonrpc == "2.0"
+            && params.meta.is_plain()
+            && single(headers, &MCP_METHOD) == Some(request.method);
+        if !plain {
             return None;
         }
-        let result = match request.request {
-            ClientRequest::ListPromptsRequest(list) => {
-                if single(headers, "mcp-method") != Some("prompts/list") {
-                    return None;
-                }
-                let cursor = list.params.as_ref().and_then(|p| p.cursor.as_deref());
-                self.list_page(cursor)?
+        // `{"jsonrpc":"2.0","id":…,"result":` then the result, as the SDK writes
+        // `ServerJsonRpcMessage::Response` (a test holds the two to the same bytes).
+        let mut reply = Vec::with_capacity(1024);
+        reply.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+        match &request.id {
+            PlainId::Number(n) => serde_json::to_writer(&mut reply, n).ok()?,
+            PlainId::Text(s) => serde_json::to_writer(&mut reply, s).ok()?,
+        }
+        reply.extend_from_slice(br#","result":"#);
+        match (request.method, params.name, params.cursor) {
+            ("prompts/list", None, cursor) if params.arguments.is_none() => {
+                reply.extend_from_slice(&self.list_page(cursor)?);
             }
-            ClientRequest::GetPromptRequest(get) => {
-                let name = &get.params.name;
+            ("prompts/get", Some(name), None) => {
                 let named_plainly =
-                    single(headers, "mcp-name") == Some(name.as_str()) && !name.starts_with("=?");
-                if single(headers, "mcp-method") != Some("prompts/get") || !named_plainly {
+                    single(headers, &MCP_NAME) == Some(name) && !name.starts_with("=?");
+                if !named_plainly {
                     return None;
                 }
-                let filled = self.server.filled_prompt(get.params, true).ok()?;
-                Arc::new(ServerResult::GetPromptResult(filled))
+                let arguments = params.arguments.unwrap_or_default();
+                let filled = self.server.rendered_prompt(name, arguments).ok()?;
+                if !write_text_result(&mut reply, &filled) {
+                    // Another kind of content: through the SDK's types, as its handler does.
+                    let result = crate::mcp::server::service::prompt_result(filled, true).ok()?;
+                    serde_json::to_writer(&mut reply, &ServerResult::GetPromptResult(result))
+                        .ok()?;
+                }
             }
             _ => return None,
-        };
-        // What the SDK writes for `ServerJsonRpcMessage::Response` (a test holds the two
-        // to the same bytes), with the result borrowed from the built page.
-        let reply = JsonRpcResponse {
-            jsonrpc: JsonRpcVersion2_0,
-            id: request.id,
-            result: &*result,
-        };
-        serde_json::to_vec(&reply).ok()
+        }
+        reply.push(b'}');
+        Some(Bytes::from(reply))
     }
+}
+
+/// Writes `filled` as the SDK writes a 2026-07-28 `prompts/get` result when each message
+/// is plain text (no annotations, no `_meta`) from `user` or `assistant`, as the built-in
+/// prompts and prompt files give; false, with nothing written, for anything else. Strings
+/// go through serde_json, as the SDK's do; a test holds the two to the same bytes.
+fn write_text_result(out: &mut Vec<u8>, filled: &PromptMessages) -> bool {
+    let plain = filled.messages.iter().all(|m| {
+        m.role.is_mcp()
+            && matches!(
+                &m.content,
+                Content::Known(KnownContent::Text {
+                    annotations: None,
+                    meta: None,
+                    ..
+                })
+            )
+    });
+    if !plain {
+        return false;
+    }
+    out.extend_from_slice(br#"{"resultType":"complete""#);
+    if let Some(description) = &filled.description {
+        out.extend_from_slice(br#","description":"#);
+        let _ = serde_json::to_writer(&mut *out, description);
+    }
+    out.extend_from_slice(br#","messages":["#);
+    for (i, message) in filled.messages.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(br#"{"role":"#);
+        let _ = serde_json::to_writer(&mut *out, message.role.as_str());
+        out.extend_from_slice(br#","content":{"type":"text","text":"#);
+        if let Content::Known(KnownContent::Text { text, .. }) = &message.content {
+            let _ = serde_json::to_writer(&mut *out, text);
+        }
+        out.extend_from_slice(b"}}");
+    }
+    out.extend_from_slice(b"]}");
+    true
 }
 
 /// The middleware: answers a qualifying `POST /mcp` itself, hands anything else on, and
@@ -205,7 +381,7 @@ async fn answer_or_pass(
 ) -> Response {
     let json_post = request.method() == http::Method::POST
         && request.uri().path() == "/mcp"
-        && single(request.headers(), header::CONTENT_TYPE.as_str()).is_some_and(is_json_media_type);
+        && single(request.headers(), &header::CONTENT_TYPE).is_some_and(is_json_media_type);
     if !json_post {
         return next.run(request).await;
     }
@@ -279,7 +455,7 @@ fn plain_response(status: StatusCode, text: &'static str) -> Response {
 }
 
 /// The one value of header `name`, as text; `None` if absent, repeated or not text.
-fn single<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+fn single<'a>(headers: &'a HeaderMap, name: &HeaderName) -> Option<&'a str> {
     let mut values = headers.get_all(name).iter();
     let first = values.next()?;
     if values.next().is_some() {
@@ -536,6 +712,12 @@ mod tests {
             ("a progress token", |_, b| {
                 b["params"]["_meta"]["progressToken"] = json!(1)
             }),
+            ("a null progress token", |_, b| {
+                b["params"]["_meta"]["progressToken"] = json!(null)
+            }),
+            ("client capabilities that are not any", |_, b| {
+                b["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] = json!(5)
+            }),
             ("a log level", |_, b| {
                 b["params"]["_meta"]["io.modelcontextprotocol/logLevel"] = json!("debug")
             }),
@@ -674,16 +856,65 @@ mod tests {
             arguments,
             cursors,
             versions,
-            proptest::bool::weighted(0.8),
-            prop_oneof![Just(json!(3)), Just(json!("id")), Just(json!(null))],
+            (
+                // Client capabilities: right, missing, or not capabilities at all.
+                prop_oneof![
+                    1 => Just(None),
+                    8 => Just(Some(json!({}))),
+                    1 => Just(Some(json!(null))),
+                    1 => Just(Some(json!(5))),
+                    1 => Just(Some(json!({ "roots": { "listChanged": true } }))),
+                    1 => Just(Some(json!({ "roots": 5 }))),
+                ],
+                // Another `_meta` member, one that asks for more or one that does not.
+                prop_oneof![
+                    6 => Just(None),
+                    1 => Just(Some(("progressToken", json!(null)))),
+                    1 => Just(Some(("io.modelcontextprotocol/logLevel", json!("debug")))),
+                    1 => Just(Some(("traceparent", json!("00-x")))),
+                ],
+            ),
+            prop_oneof![
+                Just(json!(3)),
+                Just(json!(-3)),
+                Just(json!(3.0)),
+                Just(json!(u64::MAX)),
+                Just(json!("id")),
+                Just(json!("é\"\\\n")),
+                Just(json!(null)),
+            ],
             header_sets,
+            // A member the shape read here does not take (the SDK reads or ignores it).
+            prop_oneof![
+                4 => Just(None),
+                1 => proptest::sample::select(
+                    &["extra", "cursor", "name", "arguments", "requestState"][..]
+                )
+                .prop_map(Some),
+            ],
+            any::<bool>(),
         )
             .prop_map(
-                |(list, name, arguments, cursor, version, capabilities, id, changes)| {
+                |(
+                    list,
+                    name,
+                    arguments,
+                    cursor,
+                    version,
+                    capabilities,
+                    id,
+                    changes,
+                    extra,
+                    top,
+                )| {
                     let method = if list { "prompts/list" } else { "prompts/get" };
                     let mut meta = json!({ "io.modelcontextprotocol/protocolVersion": version });
-                    if capabilities {
-                        meta["io.modelcontextprotocol/clientCapabilities"] = json!({});
+                    let (capabilities, meta_member) = capabilities;
+                    if let Some(capabilities) = capabilities {
+                        meta["io.modelcontextprotocol/clientCapabilities"] = capabilities;
+                    }
+                    if let Some((member, value)) = meta_member {
+                        meta[member] = value;
                     }
                     let mut params = json!({ "_meta": meta });
                     if list {
@@ -696,8 +927,12 @@ mod tests {
                             params["arguments"] = arguments;
                         }
                     }
-                    let body =
+                    let mut body =
                         json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
+                    if let Some(member) = extra {
+                        let target = if top { &mut body } else { &mut body["params"] };
+                        target[member] = json!("0");
+                    }
                     let mut headers = vec![
                         ("host", "localhost".to_string()),
                         ("accept", "application/json, text/event-stream".into()),
@@ -800,6 +1035,168 @@ mod tests {
                     "{}",
                     String::from_utf8_lossy(&reply[..reply.len().min(300)])
                 );
+            }
+        });
+    }
+
+    /// Values that JSON writes with escapes, or not at all in ASCII.
+    const AWKWARD: [&str; 4] = [
+        "a \"quoted\" \\ back\\slash\n\ttab \u{1} \u{7f}",
+        "é ü 漢字 \u{1F600} \u{2028}\u{2029}",
+        "</script><!-- & ' `",
+        "",
+    ];
+
+    #[test]
+    fn text_results_are_written_as_the_sdk_writes_them() {
+        let server = server();
+        let library = server.library_now();
+        let mut written = 0;
+        for prompt in library.prompts() {
+            for value in AWKWARD {
+                let arguments: BTreeMap<String, Value> = prompt
+                    .arguments
+                    .iter()
+                    .map(|a| (a.name.clone(), json!(value)))
+                    .collect();
+                let filled = server.rendered_prompt(&prompt.name, arguments).unwrap();
+                let sdk = crate::mcp::server::service::prompt_result(filled.clone(), true).unwrap();
+                let sdk = serde_json::to_vec(&ServerResult::GetPromptResult(sdk)).unwrap();
+                let mut direct = Vec::new();
+                if write_text_result(&mut direct, &filled) {
+                    written += 1;
+                    assert_eq!(
+                        String::from_utf8_lossy(&direct),
+                        String::from_utf8_lossy(&sdk),
+                        "{} with {value:?}",
+                        prompt.name
+                    );
+                } else {
+                    assert!(direct.is_empty());
+                }
+            }
+        }
+        assert!(written >= 4 * 5, "only {written} results were plain text");
+    }
+
+    #[test]
+    fn only_plain_text_from_user_or_assistant_is_written_directly() {
+        let message = |role: &str, content: Value| json!({ "role": role, "content": content });
+        let text = json!({ "type": "text", "text": "hi" });
+        let plain = json!({
+            "messages": [message("user", text.clone()), message("assistant", text.clone())],
+        });
+        let not_plain = [
+            json!({ "messages": [message("system", text.clone())] }),
+            json!({ "messages": [message("user", json!({
+                "type": "text", "text": "hi", "annotations": { "priority": 1.0 },
+            }))] }),
+            json!({ "messages": [message("user", json!({
+                "type": "text", "text": "hi", "_meta": { "a": 1 },
+            }))] }),
+            json!({ "messages": [message("user", json!({
+                "type": "image", "data": "aGk=", "mimeType": "image/png",
+            }))] }),
+        ];
+        let filled: PromptMessages = serde_json::from_value(plain).unwrap();
+        let mut out = Vec::new();
+        assert!(write_text_result(&mut out, &filled));
+        let sdk = crate::mcp::server::service::prompt_result(filled, true).unwrap();
+        assert_eq!(
+            out,
+            serde_json::to_vec(&ServerResult::GetPromptResult(sdk)).unwrap()
+        );
+        for other in not_plain {
+            let filled: PromptMessages = serde_json::from_value(other.clone()).unwrap();
+            let mut out = Vec::new();
+            assert!(!write_text_result(&mut out, &filled), "{other}");
+            assert!(out.is_empty());
+        }
+    }
+
+    #[test]
+    fn the_answer_carries_the_request_id_as_the_sdk_writes_it() {
+        use rmcp::model::{JsonRpcResponse, JsonRpcVersion2_0, NumberOrString};
+        let fast = FastReads::new(server(), None, 1 << 20);
+        let (mut headers, _) = plain_get();
+        headers.retain(|(name, _)| *name != "mcp-name");
+        set_header(&mut headers, "mcp-method", "prompts/list");
+        let mut map = HeaderMap::new();
+        for (name, value) in &headers {
+            map.insert(*name, HeaderValue::from_str(value).unwrap());
+        }
+        let meta = &plain_get().1["params"]["_meta"];
+        let page = fast.list_page(None).unwrap();
+        let page: ServerResult = serde_json::from_slice(&page).unwrap();
+        let ids = [
+            ("0", NumberOrString::Number(0)),
+            ("-1", NumberOrString::Number(-1)),
+            ("9223372036854775807", NumberOrString::Number(i64::MAX)),
+            ("-9223372036854775808", NumberOrString::Number(i64::MIN)),
+            (r#""x""#, NumberOrString::String("x".into())),
+            (r#""\u0041\"\\""#, NumberOrString::String("A\"\\".into())),
+        ];
+        let mut ids: Vec<(String, NumberOrString)> = ids
+            .into_iter()
+            .map(|(raw, id)| (raw.to_string(), id))
+            .collect();
+        for value in AWKWARD {
+            ids.push((
+                json!(value).to_string(),
+                NumberOrString::String(value.into()),
+            ));
+        }
+        for (raw, id) in ids {
+            let body = format!(
+                r#"{{"jsonrpc":"2.0","id":{raw},"method":"prompts/list","params":{{"_meta":{meta}}}}}"#
+            );
+            let direct = fast.answer(&map, body.as_bytes()).expect(&body);
+            let sdk = JsonRpcResponse {
+                jsonrpc: JsonRpcVersion2_0,
+                id,
+                result: &page,
+            };
+            assert_eq!(
+                String::from_utf8_lossy(&direct),
+                serde_json::to_string(&sdk).unwrap(),
+                "{raw}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_body_outside_the_one_shape_read_here_is_passed_on() {
+        let (headers, body) = plain_get();
+        let plain = body.to_string();
+        let meta = body["params"]["_meta"].to_string();
+        let get = |rest: &str| {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{{"name":"explain-error","arguments":{{"error":"x"}},"_meta":{meta}{rest}}}}}"#
+            )
+        };
+        let cases = [
+            plain.replacen('{', r#"{"extra":1,"#, 1),
+            plain.replacen(r#""id":7"#, r#""id":7,"id":8"#, 1),
+            plain.replacen(r#""id":7"#, r#""id":7.0"#, 1),
+            plain.replacen(r#""id":7"#, r#""id":9223372036854775808"#, 1),
+            plain.replacen(r#""id":7"#, r#""id":true"#, 1),
+            plain.replacen(r#""2.0""#, r#""2.1""#, 1),
+            plain.replacen(r#""prompts/get""#, r#""prompts\/get""#, 1),
+            get(r#","inputResponses":{}"#),
+            get(r#","requestState":"s""#),
+            get(r#","cursor":"0""#),
+            get(r#","name":"explain-error""#),
+            get(r#","arguments":{}"#),
+        ];
+        run(async {
+            for raw in cases {
+                let mut request = http::Request::builder().method("POST").uri("/mcp");
+                for (name, value) in &headers {
+                    request = request.header(*name, value);
+                }
+                let request = request.body(Body::from(raw.clone())).unwrap();
+                let (status, _, _) = answer(direct_or_teapot(), request).await;
+                assert_eq!(status, StatusCode::IM_A_TEAPOT, "{raw} was answered here");
             }
         });
     }

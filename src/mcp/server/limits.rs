@@ -125,20 +125,37 @@ struct Gate {
     connections: Arc<Connections>,
 }
 
-/// How many of something are open now, watched by a shutdown that waits for none.
+/// How many of something are open now, watched by a shutdown that waits for none. A count
+/// and a wake-up when it drops to none: a `watch` channel took a write lock and woke eight
+/// lists of waiters at each change, twice a request.
 #[derive(Clone, Default)]
-struct Count(Arc<tokio::sync::watch::Sender<usize>>);
+struct Count(Arc<CountInner>);
+
+#[derive(Default)]
+struct CountInner {
+    open: std::sync::atomic::AtomicUsize,
+    none_open: tokio::sync::Notify,
+}
 
 impl Count {
     /// Counts one more until the guard is dropped.
     fn enter(&self) -> Counted {
-        self.0.send_modify(|open| *open += 1);
+        self.0
+            .open
+            .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
         Counted(self.clone())
     }
 
     /// Returns once none is open.
     async fn none(&self) {
-        let _ = self.0.subscribe().wait_for(|open| *open == 0).await;
+        loop {
+            // Made before the look, so a drop to none after the look still wakes it.
+            let dropped = self.0.none_open.notified();
+            if self.0.open.load(std::sync::atomic::Ordering::Acquire) == 0 {
+                return;
+            }
+            dropped.await;
+        }
     }
 }
 
@@ -147,9 +164,10 @@ struct Counted(Count);
 
 impl Drop for Counted {
     fn drop(&mut self) {
-        (self.0)
-            .0
-            .send_modify(|open| *open = open.saturating_sub(1));
+        let inner = &(self.0).0;
+        if inner.open.fetch_sub(1, std::sync::atomic::Ordering::AcqRel) == 1 {
+            inner.none_open.notify_waiters();
+        }
     }
 }
 
@@ -336,9 +354,8 @@ fn health(gate: &Gate, told: bool) -> Response {
 }
 
 /// The announced length of a request body, if it gives one that parses.
-fn content_length(request: &Request) -> Option<u64> {
-    request
-        .headers()
+fn content_length(headers: &http::HeaderMap) -> Option<u64> {
+    headers
         .get(header::CONTENT_LENGTH)?
         .to_str()
         .ok()?
@@ -355,41 +372,93 @@ fn is_event_stream(response: &Response) -> bool {
         .is_some_and(|v| v.starts_with("text/event-stream"))
 }
 
-async fn limit_request(State(gate): State<Arc<Gate>>, request: Request, next: Next) -> Response {
+/// A request's body read whole within the limits, counted as arriving until the guard is
+/// dropped; `Err` is the refusal to answer instead.
+async fn read_body<B>(
+    gate: &Gate,
+    headers: &http::HeaderMap,
+    extensions: &http::Extensions,
+    body: B,
+) -> Result<(axum::body::Bytes, Counted), Response>
+where
+    B: http_body::Body<Data = axum::body::Bytes> + Unpin,
+    B::Error: std::fmt::Display,
+{
     let limits = &gate.limits;
-    let listen_header = request
-        .headers()
-        .get("mcp-method")
-        .is_some_and(|v| v.as_bytes() == LISTEN);
     // Said too large up front: answered before a byte of the body is read.
-    if content_length(&request).is_some_and(|length| length > limits.max_body as u64) {
-        return too_large(limits.max_body);
+    if content_length(headers).is_some_and(|length| length > limits.max_body as u64) {
+        return Err(too_large(limits.max_body));
     }
     // The whole body is read first, within the limits and before the request counts
     // against --max-requests: a body that trickles in holds a connection, never a slot
     // (300 such clients would otherwise take every slot for the body timeout), and a
     // chunked body that grows past the limit is cut there (the SDK reads it whole anyway).
-    let (parts, body) = request.into_parts();
     let arriving = gate.bodies.enter();
-    let bytes = match read_body(body, limits).await {
+    let bytes = match gather_body(body, limits).await {
         Ok(bytes) => bytes,
-        Err(Unread::TooLarge) => return too_large(limits.max_body),
+        Err(Unread::TooLarge) => return Err(too_large(limits.max_body)),
         Err(Unread::TooSlow(why)) => {
-            return refusal(StatusCode::REQUEST_TIMEOUT, "request_timeout", why);
+            return Err(refusal(StatusCode::REQUEST_TIMEOUT, "request_timeout", why));
         }
         Err(Unread::Broken(why)) => {
-            return refusal(
+            return Err(refusal(
                 StatusCode::BAD_REQUEST,
                 "bad_request",
                 format!("the request body could not be read: {why}"),
-            );
+            ));
         }
     };
-    if let Some(connection) = parts.extensions.get::<Arc<Connection>>() {
+    // Arrived whole: the connection no longer counts as one a body is trickling on.
+    if let Some(connection) = extensions.get::<Arc<Connection>>() {
         connection.arrived();
     }
-    let request = Request::from_parts(parts, Body::from(bytes.clone()));
-    if listen_header || is_listen(&bytes) {
+    Ok((bytes, arriving))
+}
+
+/// Whether a request is a `subscriptions/listen`, by its `Mcp-Method` or its body.
+fn is_listen_request(headers: &http::HeaderMap, body: &[u8]) -> bool {
+    headers
+        .get("mcp-method")
+        .is_some_and(|v| v.as_bytes() == LISTEN)
+        || is_listen(body)
+}
+
+impl Limiter {
+    /// What [`Limiter::bound`] does before a request is handled, for one answered without
+    /// the router (accept.rs's direct path): its body read within the limits, then a
+    /// request slot, held until the answer is given. `Err` is the limits' own refusal;
+    /// `Ok((body, None))` a `subscriptions/listen`, which takes no request slot (the router's
+    /// limits count it as a stream: hand it on).
+    pub(in crate::mcp) async fn admit<B>(
+        &self,
+        headers: &http::HeaderMap,
+        extensions: &http::Extensions,
+        body: B,
+    ) -> Result<(axum::body::Bytes, Option<tokio::sync::OwnedSemaphorePermit>), Response>
+    where
+        B: http_body::Body<Data = axum::body::Bytes> + Unpin,
+        B::Error: std::fmt::Display,
+    {
+        let (bytes, _arriving) = read_body(&self.gate, headers, extensions, body).await?;
+        if is_listen_request(headers, &bytes) {
+            return Ok((bytes, None));
+        }
+        let Ok(permit) = self.gate.requests.clone().try_acquire_owned() else {
+            return Err(busy("too many requests at once"));
+        };
+        Ok((bytes, Some(permit)))
+    }
+}
+
+async fn limit_request(State(gate): State<Arc<Gate>>, request: Request, next: Next) -> Response {
+    let (parts, body) = request.into_parts();
+    let (bytes, arriving) = match read_body(&gate, &parts.headers, &parts.extensions, body).await {
+        Ok(read) => read,
+        Err(refusal) => return refusal,
+    };
+    let listening = is_listen_request(&parts.headers, &bytes);
+    let request = Request::from_parts(parts, Body::from(bytes));
+    if listening {
         return listen(&gate, request, next, arriving).await;
     }
     let Ok(permit) = gate.requests.clone().try_acquire_owned() else {
@@ -472,8 +541,10 @@ fn is_listen(body: &[u8]) -> bool {
     struct Method {
         method: Option<String>,
     }
-    // Most bodies are not: the cheap look first.
-    memchr::memmem::find(body, LISTEN).is_some()
+    // Most bodies are not: the cheap look first (with a searcher built once).
+    static FINDER: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(LISTEN));
+    FINDER.find(body).is_some()
         && serde_json::from_slice::<Method>(body)
             .is_ok_and(|m| m.method.as_deref().map(str::as_bytes) == Some(LISTEN))
 }
@@ -512,7 +583,11 @@ enum Unread {
 /// A body in one piece is kept as it came; one in pieces is copied into a buffer that
 /// grows with what arrived (each piece hyper hands over pins its 8 KiB read buffer, so a
 /// body sent a byte at a time held 8 KiB a byte).
-async fn read_body(mut body: Body, limits: &HttpLimits) -> Result<axum::body::Bytes, Unread> {
+async fn gather_body<B>(mut body: B, limits: &HttpLimits) -> Result<axum::body::Bytes, Unread>
+where
+    B: http_body::Body<Data = axum::body::Bytes> + Unpin,
+    B::Error: std::fmt::Display,
+{
     use http_body_util::BodyExt;
     let started = tokio::time::Instant::now();
     let timeout = started + limits.body_timeout;

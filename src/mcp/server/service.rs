@@ -121,9 +121,18 @@ impl PromptServer {
         request: GetPromptRequestParams,
         modern: bool,
     ) -> Result<GetPromptResult, ErrorData> {
-        let values: BTreeMap<String, String> = request
-            .arguments
-            .unwrap_or_default()
+        let filled = self.rendered_prompt(&request.name, request.arguments.unwrap_or_default())?;
+        prompt_result(filled, modern)
+    }
+
+    /// The prompt `name` of the library as it is now, filled with `arguments` (a value that
+    /// is not a string is filled in as its JSON text).
+    pub(in crate::mcp) fn rendered_prompt(
+        &self,
+        name: &str,
+        arguments: impl IntoIterator<Item = (String, Value)>,
+    ) -> Result<crate::model::PromptMessages, ErrorData> {
+        let values: BTreeMap<String, String> = arguments
             .into_iter()
             .map(|(k, v)| {
                 let text = match v {
@@ -133,15 +142,10 @@ impl PromptServer {
                 (k, text)
             })
             .collect();
-        let filled = self
-            .library
+        self.library
             .current()
-            .render(&request.name, &values)
-            .map_err(invalid_params)?;
-        from_json(mark_complete_for(
-            serde_json::to_value(&filled).unwrap_or_default(),
-            modern,
-        ))
+            .render(name, &values)
+            .map_err(invalid_params)
     }
 
     /// Adds the list hints to a cacheable result (`prompts/list`, `resources/*`).
@@ -223,6 +227,18 @@ fn is_modern(context: &RequestContext<RoleServer>) -> bool {
 }
 
 /// [`mark_complete`] for a request whose era is already known.
+/// The `prompts/get` result of a filled prompt, as the SDK's type; `modern` as for
+/// [`PromptServer::prompts_page_of`].
+pub(in crate::mcp) fn prompt_result(
+    filled: crate::model::PromptMessages,
+    modern: bool,
+) -> Result<GetPromptResult, ErrorData> {
+    from_json(mark_complete_for(
+        serde_json::to_value(&filled).unwrap_or_default(),
+        modern,
+    ))
+}
+
 fn mark_complete_for(mut result: Value, modern: bool) -> Value {
     if modern {
         result["resultType"] = json!("complete");
