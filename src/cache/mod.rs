@@ -133,7 +133,7 @@ pub struct ServerEntry {
     /// [`fingerprint`] of the config it was learned with.
     pub fingerprint: String,
     /// A hash of the sign-in its private results were fetched with (`None`: signed out),
-    /// from the sign-in's own module (`mcp::auth::authorization_context`).
+    /// from the sign-in's own module (`mcp::oauth::authorization_context`).
     pub auth: Option<String>,
     /// When the file was written, ms since the epoch.
     pub written_ms: u64,

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use super::{AuthCommand, CliError, output};
 use crate::config::{Config, ServerConfig};
-use crate::mcp::auth::{self, Browser};
+use crate::mcp::oauth::{self, Browser};
 
 /// Runs an `auth` subcommand.
 pub async fn run(config_path: Option<&Path>, action: AuthCommand) -> Result<ExitCode, CliError> {
@@ -21,21 +21,21 @@ pub async fn run(config_path: Option<&Path>, action: AuthCommand) -> Result<Exit
             {
                 return Err(CliError::runtime(format!("`{}`: {problem}", server.name)));
             }
-            if crate::mcp::client::grant::is_machine(&server) {
+            if crate::mcp::oauth::is_machine(&server) {
                 // No person needed: the configured grant, once.
                 let obtained = tokio::select! {
-                    result = crate::mcp::client::grant::obtain(&server) => result,
+                    result = crate::mcp::oauth::obtain(&server) => result,
                     code = crate::sys::signals::stopped() => {
                         return Err(CliError { code, message: "sign-in stopped".into() });
                     }
                 };
                 obtained.map_err(|e| CliError::config(e.to_string()))?;
-                let context = auth::authorization_context(&server);
+                let context = oauth::authorization_context(&server);
                 let _ = crate::cache::forget_private(&server, context.as_deref());
                 output::error(&format!(
                     "`{}`: {}",
                     server.name,
-                    auth::sign_in_state(&server).describe()
+                    oauth::sign_in_state(&server).describe()
                 ));
                 return Ok(ExitCode::SUCCESS);
             }
@@ -54,7 +54,7 @@ pub async fn run(config_path: Option<&Path>, action: AuthCommand) -> Result<Exit
                 output::detail("waiting for the browser to come back (Ctrl-C stops)…");
             };
             let signed_in = tokio::select! {
-                result = auth::sign_in(&server, None, browser, &show) => result,
+                result = oauth::sign_in(&server, None, browser, &show) => result,
                 code = crate::sys::signals::stopped() => {
                     return Err(CliError { code, message: "sign-in stopped".into() });
                 }
@@ -62,9 +62,9 @@ pub async fn run(config_path: Option<&Path>, action: AuthCommand) -> Result<Exit
             output::tell_dpop_notices();
             signed_in.map_err(|e| CliError::runtime(format!("`{}`: {e}", server.name)))?;
             // A new sign-in may be another identity: what the old one saw privately goes.
-            let context = auth::authorization_context(&server);
+            let context = oauth::authorization_context(&server);
             let _ = crate::cache::forget_private(&server, context.as_deref());
-            let place = auth::token_path(&server.name)
+            let place = oauth::token_path(&server.name)
                 .map(|p| format!(" (tokens in {}, readable by you only)", p.display()))
                 .unwrap_or_default();
             output::error(&format!("signed in to `{}`{place}", server.name));
@@ -76,7 +76,7 @@ pub async fn run(config_path: Option<&Path>, action: AuthCommand) -> Result<Exit
         }
         AuthCommand::Logout { server } => {
             let server = find(&config, &server)?;
-            if auth::sign_out(&server.name).map_err(|e| CliError::runtime(e.to_string()))? {
+            if oauth::sign_out(&server.name).map_err(|e| CliError::runtime(e.to_string()))? {
                 // Private results of that sign-in leave the disk with it.
                 let forgot = crate::cache::forget_private(&server, None).unwrap_or(false);
                 output::error(&format!(
@@ -143,10 +143,10 @@ fn status(config: &Config, json: bool) -> Result<(), CliError> {
         else {
             continue;
         };
-        let state = auth::sign_in_state(server);
+        let state = oauth::sign_in_state(server);
         let (signed_in, expires_at, renewed, dpop) = match &state {
-            auth::SignInState::SignedOut => (false, None, false, false),
-            auth::SignInState::SignedIn {
+            oauth::SignInState::SignedOut => (false, None, false, false),
+            oauth::SignInState::SignedIn {
                 expires_at,
                 refreshable,
                 grant,

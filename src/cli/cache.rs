@@ -43,7 +43,7 @@ fn standing(entry: &ServerEntry, config: Option<&Config>) -> &'static str {
         Some(server) if !cache::matches(entry, server) => "outdated: the server's config changed",
         Some(server) if !cache::applies_to(server) => "unused: the server has `cache = false`",
         Some(server) => {
-            let context = crate::mcp::auth::authorization_context(server);
+            let context = crate::mcp::oauth::authorization_context(server);
             if entry.auth != context && entry.scope() == Scope::Private {
                 "private to another sign-in: not shown"
             } else {

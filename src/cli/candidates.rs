@@ -71,7 +71,7 @@ pub(super) fn cached_prompts(config: &crate::config::Config) -> Vec<PromptInfo> 
         .filter(|server| server.enabled)
         .flat_map(|server| {
             let cached =
-                crate::cache::at_start(server, || crate::mcp::auth::authorization_context(server))
+                crate::cache::at_start(server, || crate::mcp::oauth::authorization_context(server))
                     .0;
             match cached {
                 Some(entry) => entry.prompts(),

@@ -137,7 +137,7 @@ mod tests {
     use super::super::connect::{Outcome, sign_in_words};
     use super::super::locate::no_such_prompt;
 
-    use crate::mcp::auth::SignInState;
+    use crate::mcp::oauth::SignInState;
     use crate::mcp::{McpError, PromptInfo};
     use serde_json::json;
 

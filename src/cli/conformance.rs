@@ -22,7 +22,7 @@ use std::sync::Arc;
 
 use super::CliError;
 use crate::config::{self, ServerConfig};
-use crate::mcp::auth::{self, Browser};
+use crate::mcp::oauth::{self, Browser};
 use crate::mcp::{Connection, McpError, ServerLog};
 
 /// The most sign-ins one run does before giving up (a server that keeps asking).
@@ -66,12 +66,12 @@ async fn run_with(server: &ServerConfig, scenario: &str) -> Result<ExitCode, Cli
             }
             // A machine grant asks no person: connecting ran it, and its failure stands.
             Err(McpError::SignInRequired { challenge, .. })
-                if sign_ins < MAX_SIGN_INS && !crate::mcp::client::grant::is_machine(&server) =>
+                if sign_ins < MAX_SIGN_INS && !crate::mcp::oauth::is_machine(&server) =>
             {
                 sign_ins += 1;
                 eprintln!("conformance-client: the server asks for sign-in (#{sign_ins})");
                 let show = |url: &str| eprintln!("conformance-client: authorizing at {url}");
-                auth::sign_in(&server, challenge, Browser::Follow, &show)
+                oauth::sign_in(&server, challenge, Browser::Follow, &show)
                     .await
                     .map_err(fail)?;
             }

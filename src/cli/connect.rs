@@ -69,7 +69,7 @@ pub(super) async fn connect_all_reading(
                 return (server, None);
             }
             let (entry, notice) = crate::cache::at_start(&server, || {
-                crate::mcp::auth::authorization_context(&server)
+                crate::mcp::oauth::authorization_context(&server)
             });
             if let Some(notice) = notice {
                 output::error(&notice);
@@ -210,11 +210,11 @@ pub(super) async fn relisted(hub: &Hub, server: &str) -> Option<Vec<PromptInfo>>
 /// signed in" only when it asked (a 401) on a transport mcpick signs in to. Nothing when
 /// that is not known (it failed before saying, or was not contacted).
 pub(super) fn sign_in_words(
-    state: &crate::mcp::auth::SignInState,
+    state: &crate::mcp::oauth::SignInState,
     outcome: Option<&Outcome>,
     signs_in: bool,
 ) -> Option<String> {
-    use crate::mcp::auth::SignInState;
+    use crate::mcp::oauth::SignInState;
     match (state, outcome) {
         (SignInState::SignedOut, Some(Outcome::Ready { .. })) => Some("not needed".to_string()),
         (

@@ -359,7 +359,7 @@ fn last_state(
     if !cache::applies_to(server) {
         return "not cached (`cache = false`, or it asks for ${input:…} values): listed at each start".into();
     }
-    let auth = crate::mcp::auth::authorization_context(server);
+    let auth = crate::mcp::oauth::authorization_context(server);
     match cache::load(server, auth.as_deref()) {
         Loaded::Missing => "never listed here yet: its prompts appear once it answers".into(),
         Loaded::Outdated => {

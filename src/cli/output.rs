@@ -42,7 +42,7 @@ pub fn result(body: &str) -> std::io::Result<()> {
 /// Says on stderr what became of a DPoP key the user must know about (a corrupt one
 /// replaced), once each.
 pub fn tell_dpop_notices() {
-    for notice in crate::mcp::take_dpop_notices() {
+    for notice in crate::mcp::oauth::take_dpop_notices() {
         error(&format!("warning: {notice}"));
     }
 }

@@ -26,7 +26,7 @@ pub(super) async fn servers(config: &Config, json: bool) -> Result<ExitCode, Cli
             base["source"] = json!(source);
         }
         if server.transport.kind() != "stdio" {
-            let state = crate::mcp::auth::sign_in_state(server);
+            let state = crate::mcp::oauth::sign_in_state(server);
             // HTTP+SSE has no sign-in flow: its token goes in `headers`.
             let signs_in = server.transport.kind() != "sse";
             if let Some(words) = sign_in_words(&state, outcomes.get(&server.name), signs_in) {

@@ -12,9 +12,7 @@ pub mod server;
 pub mod skill_verify;
 mod tls;
 
-// The client side's modules that the rest of mcpick names by their old paths.
-pub use client::auth;
-pub use client::dpop::take_notices as take_dpop_notices;
+pub mod oauth;
 pub(crate) use client::sse;
 
 pub use crate::model::skill_manifest;

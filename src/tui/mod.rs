@@ -505,7 +505,7 @@ fn load_catalog(
     let mut entries = HashMap::new();
     for server in servers {
         let (entry, notice) =
-            crate::cache::at_start(server, || crate::mcp::auth::authorization_context(server));
+            crate::cache::at_start(server, || crate::mcp::oauth::authorization_context(server));
         if let Some(notice) = notice {
             app.warn(notice);
         }
@@ -843,10 +843,10 @@ impl Runner {
                         }
                     };
                     // A machine grant runs as it does at connect time: no browser.
-                    let result = crate::mcp::client::grant::sign_in(
+                    let result = crate::mcp::oauth::sign_in(
                         &config,
                         challenge,
-                        crate::mcp::auth::Browser::System,
+                        crate::mcp::oauth::Browser::System,
                         &show,
                     )
                     .await

@@ -724,7 +724,7 @@ impl Catalog {
                 return;
             }
             *last = number;
-            let auth = crate::mcp::client::auth::authorization_context(&config);
+            let auth = crate::mcp::oauth::authorization_context(&config);
             let full = if on_disk {
                 match with_prompts_from_disk(&entry, &config, auth.as_deref()) {
                     Some(full) => Arc::new(full),
@@ -795,7 +795,7 @@ impl Catalog {
             return;
         }
         *last = number;
-        let auth = crate::mcp::client::auth::authorization_context(config);
+        let auth = crate::mcp::oauth::authorization_context(config);
         let stored = crate::mcp::client::catalog_write::store_list(
             &fresh,
             list,

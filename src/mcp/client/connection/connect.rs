@@ -52,7 +52,7 @@ impl Connection {
         lines: Option<mpsc::Sender<LogLine>>,
         known: &Known,
     ) -> Result<Connection, McpError> {
-        use crate::mcp::client::{grant, machine_http::MachineClient};
+        use crate::mcp::oauth::{self as grant, MachineClient};
         grant::ensure_token(config).await?;
         // A refused token is replaced by this client (once); what still fails is final.
         let machine = if grant::is_machine(config) {
@@ -77,13 +77,13 @@ impl Connection {
         log: Arc<ServerLog>,
         lines: Option<mpsc::Sender<LogLine>>,
         known: &Known,
-        machine: Option<crate::mcp::client::machine_http::MachineClient>,
+        machine: Option<crate::mcp::oauth::MachineClient>,
     ) -> Result<Connection, McpError> {
         crate::mcp::tls::install_crypto_provider();
         let list_changed = Arc::new(Notify::new());
         let questions = QuestionRoutes::default();
         let mut secrets = config.secrets();
-        secrets.extend(crate::mcp::auth::stored_tokens(config));
+        secrets.extend(crate::mcp::oauth::stored_tokens(config));
         // The log masks them from the first stderr line on.
         log.add_secrets(&secrets);
         let (pinned, pinned_version) = pinned_lifecycle(config)?;
@@ -170,11 +170,11 @@ impl Connection {
                 // Stored tokens sign every request (and are refreshed as they expire); they
                 // need the authorization server's metadata first: bounded by
                 // the server's timeout, and a failure is a connection problem.
-                let signed = if crate::mcp::client::grant::is_machine(config) {
+                let signed = if crate::mcp::oauth::is_machine(config) {
                     // Its token came from the grant just now, or lasts: no metadata needed.
-                    Ok(machine.map(crate::mcp::client::machine_http::SignedClient::Machine))
+                    Ok(machine.map(crate::mcp::oauth::SignedClient::Machine))
                 } else {
-                    tokio::time::timeout_at(deadline.at, crate::mcp::auth::signed_client(config))
+                    tokio::time::timeout_at(deadline.at, crate::mcp::oauth::signed_client(config))
                         .await
                         .map_err(|_| McpError::Timeout {
                             method: "finding the authorization server of the stored sign-in".into(),
@@ -186,9 +186,7 @@ impl Connection {
                             ))
                             .hiding_url_query(url)
                         })
-                        .map(|client| {
-                            client.map(crate::mcp::client::machine_http::SignedClient::Person)
-                        })
+                        .map(|client| client.map(crate::mcp::oauth::SignedClient::Person))
                 }?;
                 let streamable = |start: Start| {
                     let signed = signed.clone();

@@ -845,7 +845,7 @@ fn offers_no_sign_in(server: &str, why: &str) -> String {
     )
 }
 
-pub(crate) fn auth_error(error: AuthError) -> McpError {
+pub(super) fn auth_error(error: AuthError) -> McpError {
     McpError::Auth(match error {
         AuthError::AuthorizationRequired => "the server wants a new sign-in".into(),
         other => without_stutter(&other.to_string()),

@@ -20,7 +20,7 @@ use rmcp::transport::CredentialStore;
 use rmcp::transport::StoredCredentials;
 use rmcp::transport::auth::{AuthorizationManager, OAuthTokenResponse};
 
-use super::auth::{SignInState, TokenStore, auth_error, probe_challenge, sign_in_state};
+use super::browser::{SignInState, TokenStore, auth_error, probe_challenge, sign_in_state};
 use super::dpop::Prover;
 use super::jose::SigningKey;
 use crate::config::{
@@ -76,21 +76,6 @@ pub async fn ensure_token(server: &ServerConfig) -> Result<bool, McpError> {
         return Ok(false);
     }
     obtain(server).await.map(|()| true)
-}
-
-/// Signs in to `server` as its config says: with its machine grant when it has one (no
-/// browser), else a person through `browser` ([`super::auth::sign_in`]).
-pub async fn sign_in(
-    server: &ServerConfig,
-    challenge: Option<String>,
-    browser: super::auth::Browser,
-    show_url: &(dyn Fn(&str) + Send + Sync),
-) -> Result<(), McpError> {
-    if is_machine(server) {
-        obtain(server).await
-    } else {
-        super::auth::sign_in(server, challenge, browser, show_url).await
-    }
 }
 
 /// Runs `server`'s machine grant once and stores the token. Whatever secret it read or
@@ -313,7 +298,7 @@ async fn obtain_unmasked(
         Some(now_secs()),
     )
     .with_issuer(issuer);
-    TokenStore::new(&server.name, url, super::auth::token_owner(oauth))?
+    TokenStore::new(&server.name, url, super::browser::token_owner(oauth))?
         .save(credentials)
         .await
         .map_err(|e| failed(auth_error(e).to_string()))

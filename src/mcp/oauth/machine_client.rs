@@ -39,7 +39,7 @@ pub struct MachineClient {
 impl MachineClient {
     /// The client of `server`, signing with its stored token; `Ok(None)` without one.
     pub fn new(server: &ServerConfig) -> Result<Option<MachineClient>, McpError> {
-        let Some(token) = super::auth::stored_access_token(server) else {
+        let Some(token) = super::browser::stored_access_token(server) else {
             return Ok(None);
         };
         Ok(Some(MachineClient {
@@ -79,7 +79,7 @@ impl MachineClient {
                             return Err(AuthError::InternalError(why).into());
                         }
                         tracing::info!(server = %self.server.name, "the server refused the token; running the grant again");
-                        if let Err(error) = super::grant::obtain(&self.server).await {
+                        if let Err(error) = super::machine::obtain(&self.server).await {
                             let why = match error {
                                 McpError::Grant(why) => why,
                                 other => other.to_string(),
@@ -88,7 +88,7 @@ impl MachineClient {
                                 Some((sent.clone(), why.clone()));
                             return Err(AuthError::InternalError(why).into());
                         }
-                        let new = super::auth::stored_access_token(&self.server);
+                        let new = super::browser::stored_access_token(&self.server);
                         let http = sender(&self.server).map_err(|e| {
                             StreamableHttpError::from(AuthError::InternalError(e.to_string()))
                         })?;
@@ -111,7 +111,7 @@ impl MachineClient {
 
 /// The client that sends `server`'s stored token as it is bound (or not).
 fn sender(server: &ServerConfig) -> Result<DpopHttp, McpError> {
-    Ok(match super::auth::stored_binding(server)? {
+    Ok(match super::browser::stored_binding(server)? {
         Some(prover) => DpopHttp::bound(prover),
         None => DpopHttp::bearer(),
     })
