@@ -58,9 +58,10 @@ use ratatui::backend::TestBackend;
 
 use mcpick::app::{App, Effect, History, KeyMap, Msg, Options, Screen};
 use mcpick::export::{self, Format};
-use mcpick::mcp::{
-    Content, EmbeddedResource, GetOutcome, KnownContent, McpEvent, Message, PromptArg, PromptInfo,
-    PromptMessages, Role, ServerDetails,
+use mcpick::mcp::{GetOutcome, McpEvent};
+use mcpick::model::{
+    Content, EmbeddedResource, KnownContent, Message, PromptArg, PromptInfo, PromptMessages, Role,
+    ServerDetails,
 };
 use mcpick::ui;
 

@@ -1,7 +1,7 @@
 //! Prompt references (`SERVER/PROMPT`), finding prompts by name with suggestions, and the
 //! fuzzy ranking of the merged menu.
 
-use crate::mcp::PromptInfo;
+use crate::model::PromptInfo;
 
 mod rank;
 
@@ -88,14 +88,14 @@ pub fn closest<'a>(
 /// The prompt or skill named `name` in `prompts` (one server's list): a skill when the
 /// server offers both of one name (`mcpick serve` serves each skill folder both ways).
 pub fn find<'a>(prompts: &'a [PromptInfo], name: &str) -> Option<&'a PromptInfo> {
-    find_preferring(prompts, name, crate::mcp::EntryKind::Skill)
+    find_preferring(prompts, name, crate::model::EntryKind::Skill)
 }
 
 /// The entry named `name` in `prompts`, of kind `prefer` when there are both kinds.
 pub fn find_preferring<'a>(
     prompts: &'a [PromptInfo],
     name: &str,
-    prefer: crate::mcp::EntryKind,
+    prefer: crate::model::EntryKind,
 ) -> Option<&'a PromptInfo> {
     let mut named = prompts.iter().filter(|p| p.name == name);
     let first = named.next()?;
@@ -610,10 +610,10 @@ mod tests {
 
     #[test]
     fn of_a_prompt_and_a_skill_of_one_name_find_takes_the_kind_asked() {
-        use crate::mcp::EntryKind;
+        use crate::model::EntryKind;
         let plain = prompt("s", "review", None, "as a prompt");
         let mut skill = prompt("s", "review", None, "as a skill");
-        skill.skill = Some(Box::new(crate::mcp::skill_verify::SkillManifest {
+        skill.skill = Some(Box::new(crate::model::skill_manifest::SkillManifest {
             uri: "skill://review/SKILL.md".into(),
             frontmatter: Default::default(),
             files: None,

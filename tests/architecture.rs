@@ -910,3 +910,96 @@ fn every_file_of_src_is_short_enough_to_read_and_says_what_it_holds() {
         "files that do not start with a `//!` line saying what they hold: {untold:?}"
     );
 }
+
+// ---- One path per type: `model`'s types are named from `model` ----
+
+/// What `model` defines: the top-level items of its files and its modules' names.
+fn model_names(src: &Path) -> BTreeSet<String> {
+    let mut names = BTreeSet::new();
+    for file in rust_files(&src.join("model")) {
+        let text = std::fs::read_to_string(&file).unwrap();
+        let (tokens, _) = without_test_items(tokens(&text));
+        names.extend(read_file_code(&tokens).defines);
+        let stem = file.file_stem().unwrap().to_str().unwrap();
+        if stem != "mod" {
+            names.insert(stem.to_string());
+        }
+    }
+    names
+}
+
+/// Each place in `text` (tests included) that names one of `model_names` through `mcp`
+/// (`crate::mcp::Message`, `mcpick::mcp::Role`, `use crate::mcp::{Role, …}`), or that
+/// re-exports one of them from `model` (a second path to it).
+fn model_types_by_another_path(text: &str, model_names: &BTreeSet<String>) -> Vec<String> {
+    let file = read_file_code(&tokens(text));
+    let through_mcp = |path: &[String]| {
+        matches!(path, [root, mcp, name, ..]
+            if (root == "crate" || root == "mcpick") && mcp == "mcp" && model_names.contains(name))
+    };
+    let mut found = Vec::new();
+    for path in file
+        .paths
+        .iter()
+        .chain(file.imports.iter().map(|u| &u.path))
+    {
+        if through_mcp(path) {
+            found.push(path.join("::"));
+        }
+    }
+    for reexport in &file.reexports {
+        let from_model = matches!(reexport.path.as_slice(), [root, model, ..]
+            if (root == "crate" || root == "mcpick") && model == "model");
+        if through_mcp(&reexport.path) || from_model {
+            found.push(format!("pub use {}", reexport.path.join("::")));
+        }
+    }
+    found
+}
+
+#[test]
+fn model_types_are_named_from_model_only() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let names = model_names(&root.join("src"));
+    assert!(
+        names.contains("PromptInfo") && names.contains("skill_manifest"),
+        "read model's names wrong: {names:?}"
+    );
+    let mut files = rust_files(&root.join("src"));
+    files.extend(rust_files(&root.join("tests")));
+    files.extend(rust_files(&root.join("benches")));
+    let mut wrong = Vec::new();
+    for file in files {
+        let name = file.strip_prefix(root).unwrap().display().to_string();
+        if name.starts_with("src/model") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&file).unwrap();
+        for path in model_types_by_another_path(&text, &names) {
+            wrong.push(format!("{name}: {path}"));
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "a type `model` defines, named through `mcp` or re-exported (name it as `crate::model::…`, \
+         its one path): {wrong:#?}"
+    );
+}
+
+#[test]
+fn the_model_path_check_sees_a_type_named_through_mcp() {
+    let names: BTreeSet<String> = ["Role", "Message"].map(String::from).into();
+    let text = "use crate::mcp::{Hub, Role};\n\
+                fn f() -> crate::mcp::Message { todo!() }\n\
+                pub use crate::model::Role;\n\
+                use crate::model::Message;\n\
+                use crate::mcp::Hub as H;\n";
+    assert_eq!(
+        model_types_by_another_path(text, &names),
+        [
+            "crate::mcp::Message",
+            "crate::mcp::Role",
+            "pub use crate::model::Role"
+        ]
+    );
+}

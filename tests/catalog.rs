@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 use common::*;
 use mcpick::cache::{self, Era, Freshness, Hints, PromptPage, Scope, ServerEntry};
 use mcpick::config;
-use mcpick::mcp::{Hub, McpEvent, PromptInfo, ServerDetails};
+use mcpick::mcp::{Hub, McpEvent};
+use mcpick::model::{PromptInfo, ServerDetails};
 use tokio::sync::mpsc;
 
 const WAIT: Duration = Duration::from_secs(30);

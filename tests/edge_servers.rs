@@ -789,9 +789,11 @@ async fn connect_fake(mode: &str) -> mcpick::mcp::Connection {
         .unwrap_or_else(|e| panic!("connect: {e}"))
 }
 
-fn first_text(messages: &mcpick::mcp::PromptMessages) -> String {
+fn first_text(messages: &mcpick::model::PromptMessages) -> String {
     match &messages.messages[0].content {
-        mcpick::mcp::Content::Known(mcpick::mcp::KnownContent::Text { text, .. }) => text.clone(),
+        mcpick::model::Content::Known(mcpick::model::KnownContent::Text { text, .. }) => {
+            text.clone()
+        }
         other => panic!("not text: {other:?}"),
     }
 }

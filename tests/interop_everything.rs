@@ -298,7 +298,8 @@ fn legacy_sse_mode_lists_and_gets_with_transport_sse_and_by_fallback() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn read_resource_returns_text_and_blob_contents() {
-    use mcpick::mcp::{Connection, EmbeddedResource, McpError, ServerLog};
+    use mcpick::mcp::{Connection, McpError, ServerLog};
+    use mcpick::model::EmbeddedResource;
     let config = mcpick::config::parse(
         &everything_stdio("everything"),
         std::path::Path::new("t.toml"),

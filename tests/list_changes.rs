@@ -10,7 +10,8 @@ use std::time::Duration;
 
 use common::*;
 use mcpick::config;
-use mcpick::mcp::{Hub, McpEvent, PromptInfo, ServerDetails};
+use mcpick::mcp::{Hub, McpEvent};
+use mcpick::model::{PromptInfo, ServerDetails};
 use tokio::sync::mpsc;
 
 const WAIT: Duration = Duration::from_secs(30);

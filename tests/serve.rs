@@ -9,7 +9,8 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use common::*;
-use mcpick::mcp::{Hub, McpEvent, PromptInfo};
+use mcpick::mcp::{Hub, McpEvent};
+use mcpick::model::PromptInfo;
 use serde_json::Value;
 
 fn json(text: &str) -> Value {
@@ -480,7 +481,7 @@ async fn over_stdio_each_problem_is_logged_once_and_the_problems_follow_the_file
         .await
         .expect("the event did not arrive")
     };
-    let files_of = |problems: &[mcpick::mcp::ServedProblem]| -> Vec<String> {
+    let files_of = |problems: &[mcpick::model::ServedProblem]| -> Vec<String> {
         problems
             .iter()
             .map(|p| {
@@ -543,7 +544,7 @@ async fn over_stdio_each_problem_is_logged_once_and_the_problems_follow_the_file
     }
     hub.shutdown().await;
 
-    let lines: Vec<&mcpick::mcp::LogLine> = seen
+    let lines: Vec<&mcpick::model::LogLine> = seen
         .iter()
         .filter_map(|e| match e {
             McpEvent::Log { line, .. } => Some(line),
@@ -567,7 +568,9 @@ async fn over_stdio_each_problem_is_logged_once_and_the_problems_follow_the_file
     assert_eq!(changes, 2, "{seen:?}");
 }
 
-async fn next_warning(events: &mut tokio::sync::mpsc::Receiver<McpEvent>) -> mcpick::mcp::LogLine {
+async fn next_warning(
+    events: &mut tokio::sync::mpsc::Receiver<McpEvent>,
+) -> mcpick::model::LogLine {
     tokio::time::timeout(Duration::from_secs(30), async {
         loop {
             match events.recv().await.expect("hub stopped") {

@@ -854,7 +854,7 @@ fn gated_builtin(gate: &Path) -> String {
 ///
 /// Until the hub writes the catalog itself (branch i19-mcp), this stands in for the write
 /// of the first run; once it does, the first run's own file can be asserted instead.
-fn write_catalog(sandbox: &Sandbox, server: &str, prompts: Vec<mcpick::mcp::PromptInfo>) {
+fn write_catalog(sandbox: &Sandbox, server: &str, prompts: Vec<mcpick::model::PromptInfo>) {
     use mcpick::cache::{Era, Hints, PromptPage, Scope, ServerEntry};
     let config = mcpick::config::load(Some(&sandbox.config())).expect("the sandbox config");
     let config = config
@@ -862,7 +862,7 @@ fn write_catalog(sandbox: &Sandbox, server: &str, prompts: Vec<mcpick::mcp::Prom
         .into_iter()
         .find(|s| s.name == server)
         .expect("the server in the config");
-    let details = mcpick::mcp::ServerDetails {
+    let details = mcpick::model::ServerDetails {
         transport: "stdio".into(),
         protocol_version: "2026-07-28".into(),
         server_name: Some("mcpick-serve".into()),
@@ -900,7 +900,7 @@ fn the_second_start_shows_the_cached_prompts_at_once_and_a_submit_waits_for_the_
     // The first run lists (the server starts at once) and exits.
     std::fs::write(&gate, "").unwrap();
     let listed = success(&sandbox.mcpick(&["list", "--json"]));
-    let prompts: Vec<mcpick::mcp::PromptInfo> = serde_json::from_str(&listed).unwrap();
+    let prompts: Vec<mcpick::model::PromptInfo> = serde_json::from_str(&listed).unwrap();
     assert!(
         prompts.iter().any(|p| p.name == "explain-error"),
         "{listed}"

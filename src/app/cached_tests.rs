@@ -4,7 +4,8 @@ use super::*;
 use crate::app::tests::{arg, ctrl, details, form, key, prompt, type_text};
 use crate::app::*;
 use crate::cache::{Era, FORMAT, Freshness, Hints, PromptPage, Scope, ServerEntry};
-use crate::mcp::{McpEvent, PromptInfo};
+use crate::mcp::McpEvent;
+use crate::model::PromptInfo;
 use crossterm::event::KeyCode;
 
 /// When the test's clock says it is (ms since the epoch).

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use ratatui::text::Line;
 
-use crate::mcp::{Content, Message, PromptInfo, PromptMessages, Role};
+use crate::model::{Content, Message, PromptInfo, PromptMessages, Role};
 use crate::render::rows::BodyLayout;
 
 /// Values typed into forms and left unsent (Esc, a crash), per prompt, so reopening the

@@ -328,7 +328,7 @@ mod tests {
                 if let Effect::Complete { id, .. } = effect {
                     app.update(Msg::Completed {
                         id,
-                        result: Ok(crate::mcp::Completion {
+                        result: Ok(crate::model::Completion {
                             values: suggested.iter().map(|v| v.to_string()).collect(),
                             total: None,
                             has_more: None,

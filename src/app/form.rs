@@ -13,7 +13,7 @@ use super::history::History;
 use super::keys::Action;
 use super::source::{SourceMark, ValueSource};
 use super::{Effect, ServerState, ServerStatus};
-use crate::mcp::{Completion, PromptArg, PromptInfo};
+use crate::model::{Completion, PromptArg, PromptInfo};
 
 /// Ticks of quiet typing before completion is asked (a tick is 80 ms).
 const COMPLETION_DEBOUNCE_TICKS: u64 = 2;

@@ -15,7 +15,7 @@ use ratatui_image::{FontSize, Resize};
 
 use super::Effect;
 pub use super::graphics::{DEFAULT_FONT, Decoded, Graphics, Picture, SourceImage};
-use crate::mcp::Content;
+use crate::model::Content;
 pub use crate::render::body::{header_size, image_of};
 
 /// The most rows a picture takes in the review (its width follows, aspect kept).
@@ -452,7 +452,7 @@ pub(crate) mod tests {
     use crate::app::review_tests::review_of;
     use crate::app::tests::key;
     use crate::app::{App, Msg, Screen};
-    use crate::mcp::PromptMessages;
+    use crate::model::PromptMessages;
     use crossterm::event::KeyCode;
     use ratatui_image::picker::ProtocolType;
 

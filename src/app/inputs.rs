@@ -8,7 +8,7 @@ use crossterm::event::KeyEvent;
 use super::keys::Action;
 use super::line::LineEditor;
 use crate::config::{InputSpec, InputValues};
-use crate::mcp::ServerId;
+use crate::model::ServerId;
 
 /// One input being typed.
 #[derive(Clone, PartialEq, Eq)]

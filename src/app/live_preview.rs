@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use super::*;
-use crate::mcp::PromptMessages;
+use crate::model::PromptMessages;
 
 /// Ticks of quiet typing before the preview is asked (4 × 80 ms ≈ 300 ms).
 pub const PREVIEW_DEBOUNCE_TICKS: u64 = 4;
@@ -62,7 +62,7 @@ impl PreviewAnswer {
     pub fn rows(
         &self,
         index: usize,
-        content: &crate::mcp::Content,
+        content: &crate::model::Content,
         width: usize,
         style: crate::render::RowStyle,
     ) -> crate::render::rows::Rows {
@@ -115,7 +115,7 @@ mod tests {
     use super::*;
 
     use crate::app::tests::{arg, form, key, messages, prompt, ready_app, type_text};
-    use crate::mcp::Role;
+    use crate::model::Role;
     use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
     /// `ready_app` with the live preview on for `everything`, on args-prompt's form

@@ -34,9 +34,8 @@ use crossterm::event::{KeyCode, KeyEvent};
 use crate::config::InputSpec;
 use crate::export::clipboard::Copied;
 use crate::export::sink::WriteError;
-use crate::mcp::{
-    GetOutcome, InputAnswers, LogLine, McpError, McpEvent, PromptInfo, ServerDetails, ServerId,
-};
+use crate::mcp::{GetOutcome, InputAnswers, McpError, McpEvent};
+use crate::model::{LogLine, PromptInfo, ServerDetails, ServerId};
 use crate::search::{self, Entry, Query, Ranked};
 
 pub use cached::{CatalogMark, RowMark, short_duration};
@@ -219,6 +218,8 @@ pub fn spinner(tick: u64) -> char {
 
 #[cfg(test)]
 pub(crate) use cached::tests as cached_tests;
+#[cfg(test)]
+mod notice_tests;
 #[cfg(test)]
 pub(crate) mod review_tests;
 #[cfg(test)]

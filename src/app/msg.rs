@@ -8,9 +8,8 @@ use crossterm::event::KeyEvent;
 use crate::config::{InputSpec, InputValues};
 use crate::export::clipboard::Copied;
 use crate::export::sink::WriteError;
-use crate::mcp::{
-    Completion, EmbeddedResource, GetOutcome, InputAnswers, McpError, McpEvent, ServerId,
-};
+use crate::mcp::{GetOutcome, InputAnswers, McpError, McpEvent};
+use crate::model::{Completion, EmbeddedResource, ServerId};
 
 use super::source::CommandOutcome;
 use super::{Draft, FileList, History, SavePurpose};
@@ -192,7 +191,7 @@ pub enum Effect {
         answers: Option<InputAnswers>,
         /// Set for a skill (SEP-2640): its manifest. The skill's files are read and
         /// verified in place of `prompts/get`; `arguments` holds its task.
-        skill: Option<Box<crate::mcp::skill_verify::SkillManifest>>,
+        skill: Option<Box<crate::model::skill_manifest::SkillManifest>>,
     },
     /// Lay a body out whole, its code highlighted (CPU work, off the loop): answered by
     /// [`Msg::BodyLaidOut`].
@@ -202,7 +201,7 @@ pub enum Effect {
         /// The layout wanted.
         key: crate::render::rows::RowsKey,
         /// What it holds (boxed: a content is large beside the other effects).
-        content: Box<crate::mcp::Content>,
+        content: Box<crate::model::Content>,
     },
     /// Play audio bytes with the configured player or the first one found.
     PlayAudio {

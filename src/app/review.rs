@@ -15,9 +15,8 @@ use super::form::{FormState, editor_with};
 use super::keys::Action;
 use super::{Effect, Options, SavePurpose};
 use crate::export::{self, Format};
-use crate::mcp::{
-    Content, EmbeddedResource, KnownContent, McpError, Message, PromptMessages, Role,
-};
+use crate::mcp::McpError;
+use crate::model::{Content, EmbeddedResource, KnownContent, Message, PromptMessages, Role};
 pub use crate::render::body::{body_lines, body_rows, is_audio};
 
 /// Rows kept in view above and below the selected message while they fit (as vim's

@@ -4,7 +4,7 @@
 use super::review::ViewRow;
 use super::tests::{app_in_review, ctrl, key, messages, type_text};
 use super::*;
-use crate::mcp::{Content, PromptMessages, Role};
+use crate::model::{Content, PromptMessages, Role};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 fn review(app: &App) -> &ReviewState {
@@ -552,7 +552,7 @@ fn review_with_audio() -> App {
     }))
     .unwrap();
     let mut all = messages(&[(Role::User, "Listen:")]);
-    all.messages.push(crate::mcp::Message {
+    all.messages.push(crate::model::Message {
         role: Role::User,
         content: audio,
     });
@@ -689,7 +689,7 @@ fn m_on_a_block_markdown_does_not_render_says_so_and_changes_nothing() {
     let mut app = review_of(
         PromptMessages {
             description: None,
-            messages: vec![crate::mcp::Message {
+            messages: vec![crate::model::Message {
                 role: Role::User,
                 content: image,
             }],
@@ -734,7 +734,7 @@ fn the_export_keeps_the_base64_the_preview_folds() {
     )
     .unwrap();
     let mut prompt = messages(&[(Role::User, "look")]);
-    prompt.messages.push(crate::mcp::Message {
+    prompt.messages.push(crate::model::Message {
         role: Role::User,
         content: image,
     });

@@ -691,12 +691,12 @@ fn a_served_library_with_file_problems_says_so_in_the_status_bar() {
     let before = app.notices.len();
     let mut with_problems = details(false);
     with_problems.served_problems = vec![
-        crate::mcp::ServedProblem {
+        crate::model::ServedProblem {
             file: "lib/bad\u{1b}]0;x\u{7}.mcpick.md".into(),
             line: Some(4),
             error: "`{{nothing}}` is not a declared argument (file skipped)".into(),
         },
-        crate::mcp::ServedProblem {
+        crate::model::ServedProblem {
             file: "b.md".into(),
             line: None,
             error: "a broken link (not served)".into(),
@@ -727,7 +727,7 @@ fn a_served_library_with_file_problems_says_so_in_the_status_bar() {
 
 #[test]
 fn a_served_library_whose_files_break_or_are_fixed_while_open_says_so_once() {
-    let problem = |file: &str| crate::mcp::ServedProblem {
+    let problem = |file: &str| crate::model::ServedProblem {
         file: file.into(),
         line: Some(4),
         error: "`{{nothing}}` is not a declared argument (file skipped)".into(),

@@ -2,8 +2,9 @@
 
 use super::tests::{details, key, prompt, type_text};
 use super::*;
-use crate::mcp::skill_verify::{self, SkillFile, SkillManifest, sha256_digest};
-use crate::mcp::{EmbeddedResource, KnownContent, PromptArg};
+use crate::mcp::skill_verify::{self, sha256_digest};
+use crate::model::skill_manifest::{SkillFile, SkillManifest};
+use crate::model::{EmbeddedResource, KnownContent, PromptArg};
 use crossterm::event::KeyCode;
 
 pub(crate) const REVIEW_MD: &str =
@@ -261,7 +262,7 @@ fn o_embeds_a_supporting_file_only_when_it_matches_the_manifest() {
     };
     assert!(matches!(
         &review.items[1].message().content,
-        crate::mcp::Content::Known(KnownContent::Resource { .. })
+        crate::model::Content::Known(KnownContent::Resource { .. })
     ));
 }
 
@@ -315,11 +316,11 @@ fn a_skill_keeps_its_manifest_through_drafts_and_the_catalog() {
     let stored = serde_json::to_string(&review).unwrap();
     let restored: PromptInfo = serde_json::from_str(&stored).unwrap();
     assert_eq!(restored, review);
-    assert_eq!(restored.kind(), crate::mcp::EntryKind::Skill);
+    assert_eq!(restored.kind(), crate::model::EntryKind::Skill);
     // A prompt stored before skills existed reads back as a prompt.
     let old: PromptInfo = serde_json::from_str(
         r#"{"server":"s","name":"p","title":null,"description":null,"arguments":[]}"#,
     )
     .unwrap();
-    assert_eq!(old.kind(), crate::mcp::EntryKind::Prompt);
+    assert_eq!(old.kind(), crate::model::EntryKind::Prompt);
 }

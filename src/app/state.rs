@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use crate::config::ThemeColors;
 use crate::export::Format;
 use crate::export::clipboard::ClipboardSettings;
-use crate::mcp::{ServerDetails, ServerId};
+use crate::model::{ServerDetails, ServerId};
 
 use super::Start;
 

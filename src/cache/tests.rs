@@ -1,7 +1,7 @@
 //! Tests of the catalog cache: its files, fingerprints, hints and what is read at start.
 
 use super::*;
-use crate::mcp::PromptArg;
+use crate::model::PromptArg;
 
 fn config_of(text: &str) -> ServerConfig {
     config(text)

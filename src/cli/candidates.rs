@@ -1,6 +1,6 @@
 //! What a Tab offers on the command line: servers, prompts and argument names from the cached catalog, without starting any server.
 
-use crate::mcp::PromptInfo;
+use crate::model::PromptInfo;
 use clap_complete::CompletionCandidate;
 use std::ffi::{OsStr, OsString};
 
@@ -103,7 +103,7 @@ fn bundled_prompts(server: &str) -> Vec<PromptInfo> {
             arguments: prompt
                 .arguments
                 .iter()
-                .map(|arg| crate::mcp::PromptArg {
+                .map(|arg| crate::model::PromptArg {
                     name: arg.name.clone(),
                     title: arg.title.clone(),
                     description: arg.description.clone(),

@@ -137,8 +137,9 @@ mod tests {
     use super::super::connect::{Outcome, sign_in_words};
     use super::super::locate::no_such_prompt;
 
+    use crate::mcp::McpError;
     use crate::mcp::oauth::SignInState;
-    use crate::mcp::{McpError, PromptInfo};
+    use crate::model::PromptInfo;
     use serde_json::json;
 
     fn prompt(name: &str) -> PromptInfo {
@@ -176,7 +177,7 @@ mod tests {
     #[test]
     fn sign_in_is_not_needed_by_a_server_that_answered_without_asking() {
         let ready = Outcome::Ready {
-            details: crate::mcp::ServerDetails {
+            details: crate::model::ServerDetails {
                 transport: "http".into(),
                 protocol_version: "2025-06-18".into(),
                 server_name: None,
@@ -239,7 +240,7 @@ mod tests {
     #[test]
     fn a_completion_says_when_the_server_has_more() {
         let completion =
-            |sent: usize, total: Option<u32>, has_more: Option<bool>| crate::mcp::Completion {
+            |sent: usize, total: Option<u32>, has_more: Option<bool>| crate::model::Completion {
                 values: (0..sent).map(|n| n.to_string()).collect(),
                 total,
                 has_more,

@@ -7,8 +7,8 @@ use super::locate::argument_hint;
 use super::locate::locate;
 use super::output;
 use crate::config::Config;
-use crate::mcp::EntryKind;
-use crate::mcp::PromptInfo;
+use crate::model::EntryKind;
+use crate::model::PromptInfo;
 use std::collections::BTreeMap;
 use std::process::ExitCode;
 
@@ -117,7 +117,7 @@ pub(super) fn check_complete_arguments(
 
 /// What a completion left out, when the server says it has more values than it sent:
 /// `100 of 250; type more to narrow`.
-pub(super) fn completion_note(completion: &crate::mcp::Completion) -> Option<String> {
+pub(super) fn completion_note(completion: &crate::model::Completion) -> Option<String> {
     let sent = completion.values.len();
     match completion.total.map(|total| total as usize) {
         Some(total) if total > sent => Some(format!("{sent} of {total}; type more to narrow")),

@@ -187,7 +187,7 @@ fn write_out(text: &str, what: &str) -> Result<ExitCode, CliError> {
 mod tests {
     use super::super::candidates::{arguments_of_named_prompt, prompts_starting_with};
     use super::*;
-    use crate::mcp::{PromptArg, PromptInfo};
+    use crate::model::{PromptArg, PromptInfo};
     use clap_complete::CompletionCandidate;
 
     fn prompt(server: &str, name: &str, args: &[(&str, bool)]) -> PromptInfo {

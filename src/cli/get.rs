@@ -18,10 +18,10 @@ use crate::export::Format;
 use crate::export::render;
 use crate::mcp::CatalogUse;
 use crate::mcp::Connection;
-use crate::mcp::EntryKind;
 use crate::mcp::Hub;
 use crate::mcp::McpError;
-use crate::mcp::PromptInfo;
+use crate::model::EntryKind;
+use crate::model::PromptInfo;
 use crate::search::PromptRef;
 use crate::search::find_preferring;
 use std::collections::BTreeMap;
@@ -159,7 +159,7 @@ pub(super) async fn get_skill(
     hub: Hub,
     server: &ServerConfig,
     prompt: &PromptInfo,
-    manifest: &crate::mcp::skill_verify::SkillManifest,
+    manifest: &crate::model::skill_manifest::SkillManifest,
     cached: bool,
     arguments: BTreeMap<String, String>,
     format: Format,
@@ -176,7 +176,7 @@ pub(super) async fn get_skill(
     let attach = &skill.attach;
     // An --attach the skill does not list is the user's slip, not the server's: a usage
     // error naming the files it has (after listing again, when the listing was cached).
-    let unlisted = |m: &crate::mcp::skill_verify::SkillManifest| {
+    let unlisted = |m: &crate::model::skill_manifest::SkillManifest| {
         attach
             .iter()
             .find(|p| m.files.is_some() && m.file(&m.resolve(p)).is_none())
@@ -245,7 +245,7 @@ pub(super) fn skill_uri_reference<'a>(
 ) -> Result<Option<(&'a ServerConfig, String)>, CliError> {
     let parsed = PromptRef::parse(reference).map_err(CliError::usage)?;
     // A skill URI is a `SKILL.md`'s (the SEP): any other name, `://` or not, is a prompt's.
-    if crate::mcp::skill_verify::skill_path(&parsed.prompt).is_none() {
+    if crate::model::skill_manifest::skill_path(&parsed.prompt).is_none() {
         return Ok(None);
     }
     let Some(name) = &parsed.server else {
@@ -311,10 +311,10 @@ pub(super) async fn get_skill_by_uri(
 pub(super) async fn load_skill_on(
     hub: &Hub,
     server: &str,
-    manifest: &crate::mcp::skill_verify::SkillManifest,
+    manifest: &crate::model::skill_manifest::SkillManifest,
     task: Option<&str>,
     attach: &[String],
-) -> Result<Result<crate::mcp::PromptMessages, (McpError, String)>, CliError> {
+) -> Result<Result<crate::model::PromptMessages, (McpError, String)>, CliError> {
     request_on(hub, server, |connection| async move {
         connection
             .load_skill(manifest, task, attach, crate::library::skills::fill_skill)
@@ -340,7 +340,7 @@ pub(super) async fn fill_on(
 /// How [`fill_answering`] ended, short of a server's failure.
 pub(super) enum Filled {
     /// The prompt's messages.
-    Messages(crate::mcp::PromptMessages),
+    Messages(crate::model::PromptMessages),
     /// Ctrl-C stopped the asking.
     Stopped,
     /// An answer flag named no question: a usage error, in these words.
@@ -408,7 +408,7 @@ pub(super) async fn fill_answering(
 /// text on the clipboard with `--copy`.
 pub(super) async fn print_messages(
     config: &Config,
-    messages: &crate::mcp::PromptMessages,
+    messages: &crate::model::PromptMessages,
     format: Format,
     copy: bool,
 ) -> Result<ExitCode, CliError> {

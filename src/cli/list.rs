@@ -10,7 +10,7 @@ use super::output;
 use crate::config::Config;
 use crate::config::ServerConfig;
 use crate::mcp::CatalogUse;
-use crate::mcp::PromptInfo;
+use crate::model::PromptInfo;
 use serde_json::json;
 use std::process::ExitCode;
 

@@ -92,7 +92,7 @@ pub(super) fn served_problems_text(problems: &serde_json::Value) -> String {
     };
     let mut out = format!("  problems:     {} in its prompt files\n", problems.len());
     for problem in problems {
-        let shown = serde_json::from_value::<crate::mcp::ServedProblem>(problem.clone())
+        let shown = serde_json::from_value::<crate::model::ServedProblem>(problem.clone())
             .map(|p| p.to_string())
             .unwrap_or_else(|_| problem.to_string());
         out.push_str(&format!("    {}\n", crate::text::one_line(&shown)));

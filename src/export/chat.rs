@@ -5,7 +5,7 @@
 
 use serde_json::{Value, json};
 
-use crate::mcp::{Content, EmbeddedResource, KnownContent, Message, PromptMessages, Role};
+use crate::model::{Content, EmbeddedResource, KnownContent, Message, PromptMessages, Role};
 
 use super::describe;
 

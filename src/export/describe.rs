@@ -1,7 +1,7 @@
 //! A block that is not text, told in one line (`image: image/png, 68 bytes`): what every
 //! format writes in its place.
 
-use crate::mcp::{Content, EmbeddedResource, KnownContent};
+use crate::model::{Content, EmbeddedResource, KnownContent};
 use crate::text::counted;
 
 /// The size in bytes that a base64 string decodes to (padding and whitespace ignored).

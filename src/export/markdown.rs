@@ -1,6 +1,6 @@
 //! Markdown and plain text.
 
-use crate::mcp::{Content, EmbeddedResource, KnownContent, PromptMessages};
+use crate::model::{Content, EmbeddedResource, KnownContent, PromptMessages};
 
 use super::describe;
 
@@ -248,15 +248,15 @@ pub fn plain_text(prompt: &PromptMessages) -> String {
 
 /// The only message, when there is one and the user says it: what is pasted is then exactly
 /// its text, as a model's input box takes it. Labels are for telling roles apart.
-fn lone_user_message(prompt: &PromptMessages) -> Option<&crate::mcp::Message> {
+fn lone_user_message(prompt: &PromptMessages) -> Option<&crate::model::Message> {
     match prompt.messages.as_slice() {
-        [only] if only.role == crate::mcp::Role::User => Some(only),
+        [only] if only.role == crate::model::Role::User => Some(only),
         _ => None,
     }
 }
 
 /// A role as a one-line label: a server's own role name cannot add lines (and so fake a
 /// heading or another message) to the export.
-fn role_label(role: &crate::mcp::Role) -> String {
+fn role_label(role: &crate::model::Role) -> String {
     role.as_str().replace(['\r', '\n'], " ")
 }

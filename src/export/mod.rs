@@ -8,7 +8,7 @@ pub mod sink;
 
 use std::str::FromStr;
 
-use crate::mcp::PromptMessages;
+use crate::model::PromptMessages;
 
 pub use chat::{anthropic, anthropic_notes, openai};
 pub use describe::{decoded_len, describe};

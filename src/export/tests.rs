@@ -3,7 +3,7 @@
 use serde_json::json;
 
 use super::*;
-use crate::mcp::{Content, Message, Role};
+use crate::model::{Content, Message, Role};
 
 /// One message per content kind, in both roles, plus a kind from the future.
 fn every_kind() -> PromptMessages {

@@ -3,7 +3,7 @@
 use serde_json::{Map, Value};
 
 use crate::export::{Format, anthropic, markdown, openai, plain_text, render};
-use crate::mcp::{Content, EmbeddedResource, KnownContent, Message, PromptMessages, Role};
+use crate::model::{Content, EmbeddedResource, KnownContent, Message, PromptMessages, Role};
 
 /// Fuzz entry point: the input as a `prompts/get` result in JSON when it is one, else as
 /// the bytes [`Builder`] makes messages of; then every export format of them.
@@ -231,7 +231,7 @@ pub fn check_export(prompt: &PromptMessages) {
     check_markdown(prompt);
     let text = plain_text(prompt);
     if let [only] = prompt.messages.as_slice()
-        && only.role == crate::mcp::Role::User
+        && only.role == crate::model::Role::User
     {
         // One user message is pasted as exactly its text: no label, no comment.
         if let Some(t) = text_of(&only.content) {
@@ -399,7 +399,7 @@ fn longest_backtick_run(text: &str) -> usize {
 fn check_markdown(prompt: &PromptMessages) {
     let out = markdown(prompt);
     let lone_user =
-        matches!(prompt.messages.as_slice(), [only] if only.role == crate::mcp::Role::User);
+        matches!(prompt.messages.as_slice(), [only] if only.role == crate::model::Role::User);
     if prompt.description.is_some() && !lone_user {
         let rest = out
             .strip_prefix("<!-- ")

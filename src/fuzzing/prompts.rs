@@ -8,7 +8,7 @@ use crate::library::{
     ArgumentError, Library, LoadError, MessageTemplate, PromptDef, SourceFormat, claude,
     frontmatter, native, vscode,
 };
-use crate::mcp::{Content, KnownContent};
+use crate::model::{Content, KnownContent};
 
 /// Fuzz entry point: the input as the text of a prompt file of every format.
 pub fn prompt_files(data: &[u8]) {

@@ -15,12 +15,6 @@ mod tls;
 pub mod oauth;
 pub(crate) use client::sse;
 
-pub use crate::model::skill_manifest;
-pub use crate::model::{
-    Completion, Content, EmbeddedResource, EntryKind, KnownContent, LogLine, MAX_PROBLEMS_LISTED,
-    Message, PROBLEMS_LEFT_OUT_META_KEY, PROBLEMS_META_KEY, PromptArg, PromptInfo, PromptMessages,
-    Role, ServedProblem, ServerDetails, ServerId,
-};
 pub use client::connection::{
     Connection, Known, MAX_INPUT_ROUNDS, PromptList, STDERR_TAIL, known_versions,
     looks_like_another_era,

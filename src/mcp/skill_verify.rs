@@ -16,7 +16,7 @@
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
-pub use crate::model::skill_manifest::{SKILL_MD, SkillFile, SkillManifest, skill_path};
+use crate::model::skill_manifest::{SkillFile, SkillManifest, skill_path};
 use crate::model::{Content, EmbeddedResource, Message, PromptMessages, Role};
 
 /// The capability key under `capabilities.extensions` that declares the extension.
@@ -589,7 +589,7 @@ mod tests {
             None,
             |md, _| md.to_string(),
         );
-        let Content::Known(crate::mcp::KnownContent::Text { text, .. }) =
+        let Content::Known(crate::model::KnownContent::Text { text, .. }) =
             &messages.messages[0].content
         else {
             panic!("not text");
@@ -661,7 +661,7 @@ mod tests {
         );
         // The task goes where the fill puts it, not in a message of its own.
         assert_eq!(messages.messages.len(), 2);
-        let Content::Known(crate::mcp::KnownContent::Text { text, .. }) =
+        let Content::Known(crate::model::KnownContent::Text { text, .. }) =
             &messages.messages[0].content
         else {
             panic!("not text");
@@ -688,7 +688,7 @@ mod tests {
         assert_eq!(none.messages.len(), 2);
         assert_eq!(none.messages[1].content.kind(), "resource_link");
         assert!(
-            matches!(&none.messages[0].content, Content::Known(crate::mcp::KnownContent::Text { text, .. }) if text.ends_with("<task: >"))
+            matches!(&none.messages[0].content, Content::Known(crate::model::KnownContent::Text { text, .. }) if text.ends_with("<task: >"))
         );
     }
 }

@@ -7,7 +7,7 @@ use image::ImageReader;
 use std::io::Cursor;
 
 use crate::export::{decoded_len, describe};
-use crate::mcp::{Content, EmbeddedResource, KnownContent};
+use crate::model::{Content, EmbeddedResource, KnownContent};
 
 /// The base64 characters read for the caption's pixel size (headers sit at the start).
 const HEADER_PREFIX_CHARS: usize = 64 * 1024;

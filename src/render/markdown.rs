@@ -939,7 +939,7 @@ mod tests {
                 let text = line_text(&row);
                 proptest::prop_assert!(is_drawn_safely(&text), "rendered {:?}", text);
             }
-            let content = crate::mcp::Content::text(source.as_str());
+            let content = crate::model::Content::text(source.as_str());
             let raw = crate::render::RowStyle { rendered: false, color: true };
             for row in crate::render::message_rows(&content, width, raw) {
                 let text = line_text(&row);

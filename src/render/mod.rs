@@ -12,7 +12,7 @@ pub mod rows;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 
-use crate::mcp::{Content, EmbeddedResource, KnownContent};
+use crate::model::{Content, EmbeddedResource, KnownContent};
 
 pub use pieces::CodeBudget;
 pub(crate) use pieces::{Piece, is_plain_ascii, shown, wrap_pieces};

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use ratatui::text::Line;
 
 use super::{CodeBudget, RowStyle, message_rows_with};
-use crate::mcp::Content;
+use crate::model::Content;
 
 /// Rows laid out once, shared with the tasks and frames that read them.
 pub type Rows = Arc<Vec<Line<'static>>>;

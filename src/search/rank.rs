@@ -694,7 +694,7 @@ impl Highlighter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mcp::PromptInfo;
+    use crate::model::PromptInfo;
 
     fn entry(server: &str, name: &str, description: &str) -> Entry {
         Entry::new(PromptInfo {
@@ -839,7 +839,7 @@ mod tests {
         let mut with_argument = entry("builtin", "b-prompt", "Does things");
         std::sync::Arc::make_mut(&mut with_argument.prompt)
             .arguments
-            .push(crate::mcp::PromptArg {
+            .push(crate::model::PromptArg {
                 name: "focus".into(),
                 title: None,
                 description: None,

@@ -457,7 +457,7 @@ fn last_resize_only(pending: Vec<Msg>) -> Vec<Msg> {
 struct LayoutJob {
     body: u64,
     key: crate::render::rows::RowsKey,
-    content: crate::mcp::Content,
+    content: crate::model::Content,
 }
 
 /// Of `waiting` (oldest first), each body's last two jobs, in their order: the layouts a
@@ -1156,7 +1156,7 @@ mod tests {
                 },
                 highlighted: true,
             },
-            content: crate::mcp::Content::text("x"),
+            content: crate::model::Content::text("x"),
         };
         // A resize through five widths for body 1, one layout of body 2 between.
         let waiting = vec![job(1, 80), job(1, 81), job(2, 60), job(1, 82), job(1, 83)];

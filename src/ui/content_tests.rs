@@ -8,7 +8,8 @@ use ratatui::backend::TestBackend;
 use super::tests::*;
 use crate::app::tests::{app_in_review, ctrl, key, ready_app, type_text};
 use crate::app::{App, KeyMap, Msg, Options};
-use crate::mcp::{McpError, McpEvent, PromptMessages};
+use crate::mcp::{McpError, McpEvent};
+use crate::model::PromptMessages;
 use crossterm::event::KeyCode;
 
 #[test]
@@ -258,7 +259,7 @@ fn a_long_server_name_in_the_logs_at_60_columns_loses_no_word() {
     let text = "fatal: could not read the configuration file /home/user/.config/tool/settings.json: permission denied";
     app.update(Msg::Mcp(McpEvent::Log {
         server: "broken-server-with-a-long-name".into(),
-        line: crate::mcp::LogLine {
+        line: crate::model::LogLine {
             source: "stderr".into(),
             text: text.into(),
             at_ms: 1_500,
@@ -354,7 +355,7 @@ fn a_combining_mark_stays_on_its_letter_under_the_cursor_in_a_field_and_the_edit
     let drawn = screen(&app, 80, 24);
     assert!(drawn.contains("cafe\u{301} o\u{308}\u{304}k"), "{drawn}");
 
-    use crate::mcp::Role;
+    use crate::model::Role;
     let messages = crate::app::tests::messages(&[(Role::User, "cafe\u{301}")]);
     let mut app = crate::app::review_tests::review_of(messages, 80, 24);
     app.update(key(KeyCode::Char('e')));

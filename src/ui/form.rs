@@ -730,7 +730,7 @@ fn draw_preview(app: &App, form: &FormState, frame: &mut Frame, area: Rect, them
                         Span::styled(format!("#{} ", index + 1), theme.dim()),
                         Span::styled(
                             one_line(message.role.as_str()),
-                            theme.role(message.role == crate::mcp::Role::Assistant),
+                            theme.role(message.role == crate::model::Role::Assistant),
                         ),
                         Span::styled(
                             format!(" · {}", one_line(message.content.kind())),

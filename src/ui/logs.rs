@@ -81,7 +81,7 @@ pub(super) fn draw(app: &App, view: &LogsView, frame: &mut Frame, area: Rect, th
         // A server waiting for the user ends its lines with what it waits for (its
         // failures and restarts are events in its lines, with their times).
         let failure = match &status.state {
-            ServerState::NeedsSignIn => Some(crate::mcp::LogLine {
+            ServerState::NeedsSignIn => Some(crate::model::LogLine {
                 source: "mcpick".into(),
                 at_ms: 0,
                 text: format!(
@@ -91,7 +91,7 @@ pub(super) fn draw(app: &App, view: &LogsView, frame: &mut Frame, area: Rect, th
                         .unwrap_or_else(|| "the sign_in key".into())
                 ),
             }),
-            ServerState::NeedsInput { inputs } => Some(crate::mcp::LogLine {
+            ServerState::NeedsInput { inputs } => Some(crate::model::LogLine {
                 source: "mcpick".into(),
                 at_ms: 0,
                 text: format!("waits for inputs before it starts: {}", inputs.join(", ")),

@@ -9,7 +9,7 @@ use super::{Theme, one_line, titled_block};
 use crate::app::areas;
 use crate::app::layout::{MenuAreas, MenuRow as Row, row_at, row_of};
 use crate::app::{Action, App, CatalogMark, KeyScreen, RowMark, ServerState, spinner};
-use crate::mcp::PromptInfo;
+use crate::model::PromptInfo;
 use crate::search::Highlighter;
 use crate::text::cut_columns as cut;
 
@@ -622,7 +622,7 @@ pub(super) const SKILL_BADGE: &str = "[skill]";
 /// A skill's part of the details: where it is, its front matter, and its manifest's
 /// files (nothing of them is read before the skill is picked).
 fn skill_details(
-    skill: &crate::mcp::skill_verify::SkillManifest,
+    skill: &crate::model::skill_manifest::SkillManifest,
     lines: &mut Vec<Line<'_>>,
     width: usize,
     theme: &Theme,

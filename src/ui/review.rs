@@ -8,7 +8,7 @@ use ratatui::widgets::Paragraph;
 use super::{Theme, one_line, titled_block};
 use crate::app::review::ViewRow;
 use crate::app::{App, ClickTarget, Hits, ReviewState, spinner};
-use crate::mcp::{Message, Role};
+use crate::model::{Message, Role};
 
 pub(super) fn draw(
     app: &App,

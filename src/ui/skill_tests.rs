@@ -79,7 +79,7 @@ fn titled_and_a_skill() -> App {
             server,
             name,
             args.iter()
-                .map(|(arg, required)| crate::mcp::PromptArg {
+                .map(|(arg, required)| crate::model::PromptArg {
                     name: (*arg).into(),
                     title: None,
                     description: None,

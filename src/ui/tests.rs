@@ -5,7 +5,8 @@ use ratatui::backend::TestBackend;
 
 use crate::app::tests::{app_in_review, ctrl, key, ready_app, type_text};
 use crate::app::{App, KeyMap, Msg, Options};
-use crate::mcp::{Completion, GetOutcome, McpError, McpEvent, PromptMessages};
+use crate::mcp::{GetOutcome, McpError, McpEvent};
+use crate::model::{Completion, PromptMessages};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 pub(crate) fn screen(app: &App, width: u16, height: u16) -> String {
@@ -298,7 +299,7 @@ pub(crate) fn logs_app() -> App {
     let mut app = ready_app();
     app.update(Msg::Mcp(McpEvent::Log {
         server: "py".into(),
-        line: crate::mcp::LogLine {
+        line: crate::model::LogLine {
             source: "stderr".into(),
             text: "Traceback (most recent call last):\u{1b}]52;c;aGk=\u{7}".into(),
             at_ms: 1_500,
@@ -306,7 +307,7 @@ pub(crate) fn logs_app() -> App {
     }));
     app.update(Msg::Mcp(McpEvent::Log {
         server: "everything".into(),
-        line: crate::mcp::LogLine {
+        line: crate::model::LogLine {
             source: "info".into(),
             text: "ready".into(),
             at_ms: 62_345,
@@ -322,7 +323,7 @@ pub(crate) fn logs_app() -> App {
     // A stderr line read after the failure follows it.
     app.update(Msg::Mcp(McpEvent::Log {
         server: "py".into(),
-        line: crate::mcp::LogLine {
+        line: crate::model::LogLine {
             source: "stderr".into(),
             text: "ValueError: late line".into(),
             at_ms: 3_723_400,
@@ -348,7 +349,7 @@ pub(crate) fn logs_pane_filtered_while_typing() {
     ] {
         app.update(Msg::Mcp(McpEvent::Log {
             server: server.into(),
-            line: crate::mcp::LogLine {
+            line: crate::model::LogLine {
                 source: source.into(),
                 text: text.into(),
                 at_ms,
@@ -423,7 +424,7 @@ pub(crate) fn review_of_a_long_paragraph_wraps_and_scrolls() {
     app.update(Msg::Resize(80, 20));
     let words: Vec<String> = (1..=300).map(|n| format!("word{n}")).collect();
     if let crate::app::Screen::Review(review) = &mut app.screen {
-        review.items[0].set_content(crate::mcp::Content::text(words.join(" ")));
+        review.items[0].set_content(crate::model::Content::text(words.join(" ")));
     }
     app.update(key(KeyCode::PageDown));
     insta::assert_snapshot!(screen(&app, 80, 20));
@@ -721,7 +722,7 @@ const PYTHON_WITH_TABS: &str = "Fix this:\n```python\ndef area(r):\n\tif r < 0:\
 
 #[test]
 pub(crate) fn tab_indentation_shows_in_the_review_and_the_preview() {
-    use crate::mcp::Role;
+    use crate::model::Role;
     let messages = crate::app::tests::messages(&[
         (Role::User, PYTHON_WITH_TABS),
         (Role::Assistant, "x\ty\tz"),
@@ -751,7 +752,7 @@ pub(crate) fn the_end_of_a_200_message_review_fills_the_screen() {
 
 #[test]
 pub(crate) fn a_narrow_preview_takes_the_area_and_says_how_back() {
-    use crate::mcp::Role;
+    use crate::model::Role;
     let messages = crate::app::tests::messages(&[
         (Role::User, PYTHON_WITH_TABS),
         (Role::Assistant, "Use math.pi."),
@@ -766,7 +767,7 @@ pub(crate) fn the_logs_draw_tabs_to_their_stops() {
     let mut app = ready_app();
     app.update(Msg::Mcp(McpEvent::Log {
         server: "py".into(),
-        line: crate::mcp::LogLine {
+        line: crate::model::LogLine {
             source: "stderr".into(),
             text: "\tFile \"x.py\", line 1".into(),
             at_ms: 1_500,
@@ -820,7 +821,7 @@ pub(crate) fn cells(app: &App, width: u16, height: u16) -> (String, bool) {
 
 #[test]
 pub(crate) fn the_review_and_its_editor_draw_a_zwj_sequence_as_its_parts() {
-    use crate::mcp::Role;
+    use crate::model::Role;
     let family = "a👩\u{200d}👩\u{200d}👧b ❤\u{fe0f} 👍🏽";
     let messages = crate::app::tests::messages(&[(Role::User, family)]);
     let mut app = crate::app::review_tests::review_of(messages, 80, 24);
@@ -1192,7 +1193,7 @@ pub(crate) fn a_long_argument_description_is_cut_at_a_word_and_the_required_mark
 
 #[test]
 pub(crate) fn the_review_shows_roles_beyond_mcp_under_their_own_neutralised_names() {
-    use crate::mcp::Role;
+    use crate::model::Role;
     let messages = crate::app::tests::messages(&[
         (Role::System, "You are terse."),
         (Role::User, "Hi."),
@@ -1262,7 +1263,7 @@ pub(crate) fn stale_rows() -> App {
 /// args-prompt's form with the live preview on, `Paris` typed and its preview answered
 /// 0.3 s ago.
 pub(crate) fn form_with_a_live_preview() -> App {
-    use crate::mcp::Role;
+    use crate::model::Role;
     let mut app = ready_app();
     app.options.live_preview.insert("everything".into());
     type_text(&mut app, "args-prompt");
@@ -1296,7 +1297,7 @@ pub(crate) fn form_with_a_live_preview() -> App {
 const RICH_MARKDOWN: &str = "# Code review\n\nReview the change below. Be **brief** and *kind*; cite `file:line`.\n\n## Checklist\n\n1. Correctness\n   - edge cases\n   - error paths\n2. Style, see the [guide](https://example.com/style)\n\n| Area | Weight |\n|------|-------:|\n| tests | 2 |\n| docs | 1 |\n\n```rust\nfn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n```\n\n```python\ndef add(a, b):\n    return a + b\n```\n";
 
 pub(crate) fn rich_review(columns: u16, rows: u16) -> App {
-    use crate::mcp::Role;
+    use crate::model::Role;
     let messages = crate::app::tests::messages(&[
         (Role::User, RICH_MARKDOWN),
         (Role::Assistant, "Looks good."),
@@ -1306,7 +1307,7 @@ pub(crate) fn rich_review(columns: u16, rows: u16) -> App {
 
 /// A review holding an image block (4 KiB of base64) in `format`, with the preview shown.
 pub(crate) fn image_preview(format: crate::export::Format) -> String {
-    use crate::mcp::{Content, Message, Role};
+    use crate::model::{Content, Message, Role};
     let image: Content = serde_json::from_value(serde_json::json!({
         "type": "image", "mimeType": "image/png", "data": "QUJD".repeat(1024)
     }))

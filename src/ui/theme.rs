@@ -291,7 +291,7 @@ pub(crate) mod tests {
     /// its JSON preview: what the renderers colour.
     fn rendered_review(colors: ThemeColors) -> App {
         use crate::app::tests::messages;
-        use crate::mcp::Role;
+        use crate::model::Role;
         crate::render::highlight::load();
         let text = "# Title\n\n## Section\n\n### Part\n\nSee `inline code` and [a link](https://example.com).\n\n\
             ```rust\n// a comment\nfn main() {\n    let x: u32 = 42;\n    println!(\"{x} {}\", \"text\");\n}\n```\n\n\

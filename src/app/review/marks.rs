@@ -3,7 +3,7 @@
 
 use super::{Outcome, ReviewState, editable_text, set_text};
 use crate::app::keys::Action;
-use crate::mcp::Role;
+use crate::model::Role;
 
 impl ReviewState {
     /// How many control characters the messages' texts hold, with the role names a server

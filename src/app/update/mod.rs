@@ -17,7 +17,7 @@ mod start;
 use crate::app::keys::is_typing;
 use crate::app::logs::{filter_key, logs_action};
 use crate::app::*;
-use crate::mcp::ServerId;
+use crate::model::ServerId;
 use crate::render;
 use crate::search::{self, Query};
 use crossterm::event::{KeyCode, KeyEvent};
@@ -127,7 +127,7 @@ impl App {
 
     /// The message bodies the screen lays out, with their content: the review's messages,
     /// or the form's live preview.
-    fn bodies_on_screen(&self) -> Vec<(&render::rows::BodyLayout, &crate::mcp::Content)> {
+    fn bodies_on_screen(&self) -> Vec<(&render::rows::BodyLayout, &crate::model::Content)> {
         match &self.screen {
             Screen::Review(review) => review
                 .items

@@ -3,7 +3,7 @@
 
 use crate::app::logs::{mcpick_line, push_log};
 use crate::app::*;
-use crate::mcp::ServedProblem;
+use crate::model::ServedProblem;
 
 impl App {
     /// The details of a ready server.

@@ -5,7 +5,7 @@ use std::fs;
 
 use super::*;
 use crate::library::load_paths;
-use crate::mcp::{Content, KnownContent};
+use crate::model::{Content, KnownContent};
 
 fn write(dir: &Path, relative: &str, bytes: &[u8]) {
     let path = dir.join(relative);

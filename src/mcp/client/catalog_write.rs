@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use crate::cache::{Cached, Era, Hints, ServerEntry, write_private_with};
 use crate::mcp::client::connection::PromptList;
-use crate::mcp::{PromptInfo, ServerDetails};
+use crate::model::{PromptInfo, ServerDetails};
 
 /// [`ServerEntry`] by reference, with the two fields a write sets (its sign-in context and
 /// its time) given apart. Serialises to the same JSON (same names, same order).
@@ -192,7 +192,7 @@ mod tests {
         entry.pages = Some(vec![crate::cache::PromptPage {
             hints: crate::cache::Hints::now(Some(60_000), None),
             prompts: (0..3)
-                .map(|i| crate::mcp::PromptInfo {
+                .map(|i| crate::model::PromptInfo {
                     server: "many".into(),
                     name: format!("p{i}"),
                     title: None,

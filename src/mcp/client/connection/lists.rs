@@ -160,7 +160,7 @@ impl Connection {
     /// the task sent after its instructions.
     pub(super) fn skill_info(
         &self,
-        manifest: crate::mcp::skill_verify::SkillManifest,
+        manifest: crate::model::skill_manifest::SkillManifest,
         name: String,
     ) -> PromptInfo {
         PromptInfo {
@@ -195,7 +195,7 @@ impl Connection {
     /// that match neither are refused.
     pub async fn load_skill(
         &self,
-        manifest: &crate::mcp::skill_verify::SkillManifest,
+        manifest: &crate::model::skill_manifest::SkillManifest,
         task: Option<&str>,
         attach: &[String],
         fill: crate::mcp::skill_verify::SkillFill,
@@ -230,7 +230,7 @@ impl Connection {
     /// its check, `Err` when reading failed.
     pub(super) async fn load_skill_as(
         &self,
-        manifest: &crate::mcp::skill_verify::SkillManifest,
+        manifest: &crate::model::skill_manifest::SkillManifest,
         task: Option<&str>,
         attach: &[String],
         fill: crate::mcp::skill_verify::SkillFill,
