@@ -548,10 +548,17 @@ fn read_file_code(tokens: &[Token]) -> FileCode {
 /// The files of `src/` (tests and what only tests build left out) and for each the files
 /// its paths lead to. A re-export is followed to where the name is defined and ties nothing
 /// itself: a module's `pub use` is its front door, not an import.
-fn file_imports() -> BTreeMap<String, BTreeMap<String, BTreeSet<String>>> {
-    type Module = Vec<String>;
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    // Module path → file, walking down from lib.rs by the files each module declares.
+/// A module's path from the crate root (`["mcp", "oauth"]`).
+type Module = Vec<String>;
+
+/// The files of `src/`, walking down from lib.rs by the files each module declares (tests
+/// and what only tests build left out), each with what its code holds.
+fn house(
+    src: &Path,
+) -> (
+    BTreeMap<Module, std::path::PathBuf>,
+    BTreeMap<Module, FileCode>,
+) {
     let mut modules: BTreeMap<Module, std::path::PathBuf> = BTreeMap::new();
     let mut code: BTreeMap<Module, FileCode> = BTreeMap::new();
     let mut todo = vec![(Module::new(), src.join("lib.rs"))];
@@ -587,6 +594,12 @@ fn file_imports() -> BTreeMap<String, BTreeMap<String, BTreeSet<String>>> {
         modules.insert(module.clone(), file);
         code.insert(module, read_file_code(&tokens));
     }
+    (modules, code)
+}
+
+fn file_imports() -> BTreeMap<String, BTreeMap<String, BTreeSet<String>>> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let (modules, code) = house(&src);
 
     struct Reader<'a> {
         modules: &'a BTreeMap<Module, std::path::PathBuf>,
@@ -1002,4 +1015,249 @@ fn the_model_path_check_sees_a_type_named_through_mcp() {
             "pub use crate::model::Role"
         ]
     );
+}
+
+// ---- Seams: no glob import, no function too long to read ----
+
+#[test]
+fn no_glob_import_outside_tests() {
+    // What a glob brings in is invisible where it is used, and it ties a file to every name
+    // its parent holds. Test modules may (`use super::*`), and so may a table of one enum's
+    // variants.
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let (modules, code) = house(&src);
+    let mut globs = Vec::new();
+    for (module, file) in &code {
+        // The fuzz targets' properties are built for tests only.
+        if module.first().is_some_and(|m| m == "fuzzing") {
+            continue;
+        }
+        for used in file.imports.iter().chain(&file.reexports) {
+            // `use Action::*` before a table of one enum's variants names where they come
+            // from in the line itself: not a glob of a module's names.
+            let one_enum =
+                matches!(used.path.as_slice(), [name] if name.starts_with(char::is_uppercase));
+            if used.binds == "*" && !one_enum {
+                let name = modules[module].strip_prefix(&src).unwrap().display();
+                globs.push(format!("{name}: use {}::*", used.path.join("::")));
+            }
+        }
+    }
+    assert!(
+        globs.is_empty(),
+        "glob imports outside tests (name what the file uses, so a reader sees where each \
+         name comes from): {globs:#?}"
+    );
+}
+
+/// `text` with its comments, strings and character literals blanked (line breaks kept), so
+/// that braces count as code.
+fn blank_non_code(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let blank = |out: &mut String, run: &[char]| {
+        out.extend(run.iter().map(|&c| if c == '\n' { '\n' } else { ' ' }));
+    };
+    let mut i = 0;
+    while i < chars.len() {
+        let rest = &chars[i..];
+        let starts = |s: &str| s.chars().enumerate().all(|(k, c)| rest.get(k) == Some(&c));
+        let after_word = i > 0 && (chars[i - 1].is_alphanumeric() || chars[i - 1] == '_');
+        let end = if starts("//") {
+            rest.iter().position(|&c| c == '\n').unwrap_or(rest.len())
+        } else if starts("/*") {
+            (2..rest.len())
+                .find(|&k| rest[k - 1] == '*' && rest[k] == '/')
+                .map_or(rest.len(), |k| k + 1)
+        } else if !after_word && (starts("r\"") || starts("r#") || starts("br\"") || starts("br#"))
+        {
+            let open = rest.iter().position(|&c| c == '"').unwrap_or(0);
+            let hashes = rest[..open].iter().filter(|&&c| c == '#').count();
+            (open + 1..rest.len())
+                .find(|&k| {
+                    rest[k] == '"'
+                        && rest[k + 1..].iter().take_while(|&&c| c == '#').count() >= hashes
+                })
+                .map_or(rest.len(), |k| k + 1 + hashes)
+        } else if rest[0] == '"' || (!after_word && starts("b\"")) {
+            let mut k = if rest[0] == '"' { 1 } else { 2 };
+            while k < rest.len() && rest[k] != '"' {
+                k += if rest[k] == '\\' { 2 } else { 1 };
+            }
+            (k + 1).min(rest.len())
+        } else if rest[0] == '\'' && rest.get(1) == Some(&'\\') {
+            (2..rest.len())
+                .find(|&k| rest[k] == '\'')
+                .map_or(1, |k| k + 1)
+        } else if rest[0] == '\'' && rest.get(2) == Some(&'\'') {
+            3
+        } else {
+            out.push(rest[0]);
+            i += 1;
+            continue;
+        };
+        blank(&mut out, &rest[..end]);
+        i += end;
+    }
+    out
+}
+
+/// The functions of `code` (blanked by [`blank_non_code`]) longer than `most` lines, each
+/// with its first line, outside `#[cfg(test)]` items.
+fn long_functions(code: &str, most: usize) -> Vec<(String, usize, usize)> {
+    let bytes = code.as_bytes();
+    let line_at = |at: usize| code[..at].matches('\n').count() + 1;
+    // The byte ranges of `#[cfg(test)]` items.
+    let mut tests: Vec<(usize, usize)> = Vec::new();
+    for (at, _) in code.match_indices("#[cfg(test)]") {
+        let body = code[at..].find(['{', ';']).map_or(code.len(), |k| at + k);
+        tests.push((at, matching_brace(bytes, body)));
+    }
+    let mut long = Vec::new();
+    let mut from = 0;
+    while let Some(k) = code[from..].find("fn ") {
+        let at = from + k;
+        from = at + 3;
+        let before = at.checked_sub(1).map(|b| bytes[b]);
+        if before.is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_')
+            || tests.iter().any(|&(a, b)| a <= at && at < b)
+        {
+            continue;
+        }
+        let name: String = code[at + 3..]
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        if name.is_empty() {
+            continue;
+        }
+        // The body: the first `{` outside brackets, unless a `;` ends a declaration first.
+        let mut depth = 0i32;
+        let mut body = None;
+        for (j, &b) in bytes.iter().enumerate().skip(at) {
+            match b {
+                b'(' | b'[' => depth += 1,
+                b')' | b']' => depth -= 1,
+                b';' if depth == 0 => break,
+                b'{' if depth == 0 => {
+                    body = Some(j);
+                    break;
+                }
+                _ => {}
+            }
+        }
+        let Some(body) = body else { continue };
+        let end = matching_brace(bytes, body);
+        let lines = line_at(end.min(code.len().saturating_sub(1))) - line_at(at) + 1;
+        if lines > most {
+            long.push((name, line_at(at), lines));
+        }
+    }
+    long
+}
+
+/// Where the block opened at `open` (a `{`, or a `;` that ends an item) ends.
+fn matching_brace(bytes: &[u8], open: usize) -> usize {
+    if bytes.get(open) != Some(&b'{') {
+        return open + 1;
+    }
+    let mut depth = 0usize;
+    for (j, &b) in bytes.iter().enumerate().skip(open) {
+        match b {
+            b'{' => depth += 1,
+            b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return j;
+                }
+            }
+            _ => {}
+        }
+    }
+    bytes.len()
+}
+
+/// The most lines a function outside tests may have.
+const MOST_LINES_IN_A_FUNCTION: usize = 150;
+
+/// Functions over [`MOST_LINES_IN_A_FUNCTION`] that stay, and why: `(file, function)`.
+const LONG_FUNCTIONS_ALLOWED: &[(&str, &str, &str)] = &[
+    (
+        "app/keys.rs",
+        "defaults",
+        "a table: every screen's default bindings, one action a line, in the help's order",
+    ),
+    ("app/review.rs", "action", "to cut (issue 54)"),
+    ("cli/questions.rs", "answer_round", "to cut (issue 54)"),
+    ("config/import/mod.rs", "server", "to cut (issue 54)"),
+    ("config/oauth.rs", "parse", "to cut (issue 54)"),
+    ("library/native.rs", "parse", "to cut (issue 54)"),
+    (
+        "mcp/client/connection/connect.rs",
+        "connect_known_once",
+        "to cut (issue 54)",
+    ),
+    (
+        "mcp/oauth/browser.rs",
+        "sign_in_unhidden",
+        "to cut (issue 54)",
+    ),
+    (
+        "mcp/oauth/machine.rs",
+        "obtain_unmasked",
+        "to cut (issue 54)",
+    ),
+    ("mcp/server/service.rs", "complete", "to cut (issue 54)"),
+    ("tui/mod.rs", "run", "to cut (issue 54)"),
+    ("ui/mod.rs", "draw_status", "to cut (issue 54)"),
+    ("ui/form.rs", "draw_field", "to cut (issue 54)"),
+    ("ui/picker.rs", "draw_list", "to cut (issue 54)"),
+];
+
+#[test]
+fn no_function_outside_tests_is_over_150_lines() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let (modules, _) = house(&src);
+    let mut long = Vec::new();
+    let mut allowed_seen = BTreeSet::new();
+    for (module, path) in &modules {
+        if module.first().is_some_and(|m| m == "fuzzing") {
+            continue;
+        }
+        let name = path.strip_prefix(&src).unwrap().display().to_string();
+        let code = blank_non_code(&std::fs::read_to_string(path).unwrap());
+        for (function, line, lines) in long_functions(&code, MOST_LINES_IN_A_FUNCTION) {
+            if LONG_FUNCTIONS_ALLOWED
+                .iter()
+                .any(|(file, f, _)| *file == name && *f == function)
+            {
+                allowed_seen.insert((name.clone(), function));
+                continue;
+            }
+            long.push(format!("{name}:{line} fn {function}: {lines} lines"));
+        }
+    }
+    assert!(
+        long.is_empty(),
+        "functions over {MOST_LINES_IN_A_FUNCTION} lines (cut them where the data changes \
+         hands, or list one in LONG_FUNCTIONS_ALLOWED with why): {long:#?}"
+    );
+    let stale: Vec<_> = LONG_FUNCTIONS_ALLOWED
+        .iter()
+        .filter(|(file, f, _)| !allowed_seen.contains(&(file.to_string(), f.to_string())))
+        .collect();
+    assert!(
+        stale.is_empty(),
+        "allowed long functions that are short now or gone (strike them off): {stale:?}"
+    );
+}
+
+#[test]
+fn the_length_check_counts_code_and_skips_strings_comments_and_tests() {
+    let text = "fn short() {\n    let s = \"}}}\"; // }\n    let c = '}';\n}\n\
+                fn long<'a>(x: &'a str) -> Vec<u8> {\n    a();\n    b();\n    c();\n}\n\
+                #[cfg(test)]\nmod tests {\n    fn in_test() {\n        a();\n        b();\n        c();\n    }\n}\n";
+    let code = blank_non_code(text);
+    assert_eq!(code.lines().count(), text.lines().count());
+    assert_eq!(long_functions(&code, 4), [("long".to_string(), 5, 5)]);
 }

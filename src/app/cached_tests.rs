@@ -4,6 +4,7 @@ use super::*;
 use crate::app::tests::{arg, ctrl, details, form, key, prompt, type_text};
 use crate::app::*;
 use crate::cache::{Era, FORMAT, Freshness, Hints, PromptPage, Scope, ServerEntry};
+use crate::mcp::McpError;
 use crate::mcp::McpEvent;
 use crate::model::PromptInfo;
 use crossterm::event::KeyCode;

@@ -147,7 +147,8 @@ mod tests {
     use super::*;
     use crate::app::tests::{ctrl, form, key, ready_app, type_text};
     use crate::app::*;
-    use crate::app::{GetOutcome, KeyScreen, Msg};
+    use crate::app::{KeyScreen, Msg};
+    use crate::mcp::GetOutcome;
     use crossterm::event::KeyCode;
 
     fn picker(app: &App) -> &FilePicker {

@@ -3,9 +3,9 @@
 //! (`live_preview`), since a server's `prompts/get` may cost or have effects; F2 toggles it
 //! for the run. A submit with the values the preview was asked for takes its answer.
 
+use crate::app::Effect;
 use std::collections::BTreeMap;
 
-use super::*;
 use crate::model::PromptMessages;
 
 /// Ticks of quiet typing before the preview is asked (4 × 80 ms ≈ 300 ms).
@@ -115,6 +115,8 @@ mod tests {
     use super::*;
 
     use crate::app::tests::{arg, form, key, messages, prompt, ready_app, type_text};
+    use crate::app::{App, Msg, Screen};
+    use crate::mcp::{GetOutcome, McpError, McpEvent};
     use crate::model::Role;
     use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 

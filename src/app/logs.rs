@@ -2,7 +2,10 @@
 //! lines kept apart from mcpick's notes about it.
 
 use super::keys::is_typing;
-use super::*;
+use crate::app::{Action, Notice, ServerStatus, line};
+use crate::model::{LogLine, ServerId};
+use crossterm::event::{KeyCode, KeyEvent};
+use std::collections::{BTreeMap, VecDeque};
 
 /// What the logs pane shows.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

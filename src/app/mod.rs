@@ -26,16 +26,10 @@ mod state;
 mod update;
 
 use std::collections::{BTreeMap, VecDeque};
-use std::path::PathBuf;
 use std::sync::Arc;
 
-use crossterm::event::{KeyCode, KeyEvent};
-
 use crate::config::InputSpec;
-use crate::export::clipboard::Copied;
-use crate::export::sink::WriteError;
-use crate::mcp::{GetOutcome, InputAnswers, McpError, McpEvent};
-use crate::model::{LogLine, PromptInfo, ServerDetails, ServerId};
+use crate::model::{PromptInfo, ServerId};
 use crate::search::{self, Entry, Query, Ranked};
 
 pub use cached::{CatalogMark, RowMark, short_duration};

@@ -4,6 +4,7 @@
 use super::review::ViewRow;
 use super::tests::{app_in_review, ctrl, key, messages, type_text};
 use super::*;
+use crate::mcp::GetOutcome;
 use crate::model::{Content, PromptMessages, Role};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 

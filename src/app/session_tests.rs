@@ -3,6 +3,8 @@
 
 use super::tests::*;
 use super::*;
+use crate::export::clipboard::Copied;
+use crate::mcp::{McpError, McpEvent};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 #[test]

@@ -3,6 +3,7 @@
 use super::tests::{details, key, prompt, type_text};
 use super::*;
 use crate::mcp::skill_verify::{self, sha256_digest};
+use crate::mcp::{GetOutcome, McpError, McpEvent};
 use crate::model::skill_manifest::{SkillFile, SkillManifest};
 use crate::model::{EmbeddedResource, KnownContent, PromptArg};
 use crossterm::event::KeyCode;

@@ -2,8 +2,11 @@
 
 use super::logs::{LOG_LINES_PER_SERVER, NOTES_PER_SERVER};
 use super::*;
+use crate::export::{clipboard::Copied, sink::WriteError};
 use crate::mcp::Answer;
+use crate::mcp::{GetOutcome, McpError, McpEvent};
 use crate::model::{Completion, Content, Message, PromptArg, PromptMessages, Role};
+use crate::model::{LogLine, ServerDetails};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 pub(crate) fn details(completions: bool) -> ServerDetails {

@@ -1,10 +1,13 @@
 //! What the review shows and how it moves: the messages' rows per width, the export
 //! preview's rows, scrolling, paging and the wheel.
 
+use crate::app::ReviewState;
+use crate::app::review::{
+    FOLDED_LINES, MAX_PAGE_TRAIL, MessagesView, PagePlace, PreviewCache, PreviewView, SCROLL_OFF,
+    ViewRow, export_rows, preview_inner,
+};
 use crate::export::{self, Format};
 use ratatui::text::Line;
-
-use super::*;
 
 impl ReviewState {
     /// The messages pane laid out in the area the review draws it in.

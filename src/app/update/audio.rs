@@ -1,6 +1,6 @@
 //! Playing a review message's audio and stopping it.
 
-use crate::app::*;
+use crate::app::{App, Effect, Playing};
 
 impl App {
     /// Plays message `index`'s audio, stopping any that plays.

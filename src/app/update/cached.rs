@@ -1,8 +1,13 @@
 //! The catalog read at start: the rows it fills before the servers answer.
 
-use crate::app::cached::*;
-use crate::app::*;
+use crate::app::cached::gone_message;
+use crate::app::{
+    Action, App, CatalogMark, Effect, KeyScreen, RefreshRound, RowMark, Screen, ServerState,
+};
 use crate::cache::{Freshness, ServerEntry};
+use crate::mcp::McpError;
+use crate::model::ServerId;
+use std::sync::Arc;
 
 impl App {
     /// Puts `entry`'s prompts into the menu as its server's rows, marked as cached, before

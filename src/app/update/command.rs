@@ -1,9 +1,8 @@
 //! The `!` command prompt: opening it, running the command, and its outcome.
 
-use crate::app::command::*;
 use crate::app::keys::Action;
 use crate::app::source::{CommandOutcome, ValueSource};
-use crate::app::{App, Effect, Screen};
+use crate::app::{App, CommandPrompt, CommandStage, Effect, Screen};
 
 impl App {
     /// Opens the command prompt over the form, holding the command the focused field's

@@ -1,7 +1,13 @@
 //! What the review asks for and how it ends: exports (copy, save, print), resource reads,
 //! drafts kept while editing, and the answers of the copies and saves.
 
-use crate::app::*;
+use crate::app::{
+    Action, App, COPY_FAILED_WAYS_OUT, COPYING, Draft, Effect, Exit, KeyScreen, ReviewState,
+    SavePurpose, Screen, review,
+};
+use crate::export::clipboard::Copied;
+use crate::export::sink::WriteError;
+use std::path::PathBuf;
 
 impl App {
     /// Shows the review of `draft`, kept from a run that ended without exporting it.

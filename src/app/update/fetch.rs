@@ -1,7 +1,11 @@
 //! Filling a prompt: the form's submit, the answers to a server's questions, and what
 //! `prompts/get` answered (the review, the questions, or the error back on the form).
 
-use crate::app::*;
+use crate::app::{
+    App, Effect, FormState, QuestionsState, ReviewState, Screen, ServerState, cached,
+    describe_error,
+};
+use crate::mcp::{GetOutcome, InputAnswers, McpError};
 
 impl App {
     pub(in crate::app) fn submit_form(&mut self) -> Vec<Effect> {

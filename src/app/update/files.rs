@@ -1,9 +1,8 @@
 //! The file picker: opening it, choosing, and reading the chosen file into a field.
 
-use crate::app::files::*;
 use crate::app::keys::Action;
 use crate::app::source::ValueSource;
-use crate::app::{App, Effect, Screen};
+use crate::app::{App, Effect, FilePicker, Screen};
 
 impl App {
     /// Opens the file picker over the form; the runner lists the files.

@@ -1,7 +1,11 @@
 //! The form's live preview: when to ask the server, and what its answers do.
 
-use crate::app::live_preview::*;
-use crate::app::*;
+use crate::app::live_preview::PREVIEW_DEBOUNCE_TICKS;
+use crate::app::{
+    Action, App, Effect, FormState, PreviewAnswer, PreviewOutcome, PreviewRequest, Screen,
+    ServerState, areas, describe_error,
+};
+use crate::mcp::{GetOutcome, McpError};
 
 impl FormState {
     /// After an edit: the preview is asked once typing pauses (a new edit moves it on).

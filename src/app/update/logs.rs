@@ -1,7 +1,7 @@
 //! Server log lines and stderr as they arrive.
 
-use crate::app::logs::*;
-use crate::app::*;
+use crate::app::App;
+use crate::app::logs::mcpick_line;
 
 impl App {
     /// Notes one of mcpick's events about `server` in its logs (connecting, ready with

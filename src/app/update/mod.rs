@@ -1,6 +1,12 @@
 //! How the app changes: `App::update` takes each message and returns the effects for the runner;
 //! the files beside this one hold each screen's part of it.
 
+use crate::app::{
+    Action, App, CatalogMark, CommandStage, DRAFT_TICKS, Effect, Exit, FormDrafts, History, KeyMap,
+    KeyScreen, LogsView, Msg, Options, Overlay, Screen, ServerState, ServerStatus, areas, form,
+    line, questions,
+};
+
 mod audio;
 mod cached;
 mod command;
@@ -16,7 +22,6 @@ mod start;
 
 use crate::app::keys::is_typing;
 use crate::app::logs::{filter_key, logs_action};
-use crate::app::*;
 use crate::model::ServerId;
 use crate::render;
 use crate::search::{self, Query};

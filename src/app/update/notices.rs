@@ -1,7 +1,10 @@
 //! Notices: the status bar's line, one after another, each for as long as it takes to read,
 //! and every one kept for the logs pane.
 
-use crate::app::*;
+use crate::app::{
+    App, FLASH_TICKS, Flash, GLANCE_TICKS, NOTICES_KEPT, Notice, QUEUED_NOTICES,
+    READ_TICKS_PER_WORD,
+};
 
 impl App {
     /// Shows a notice in the status bar.

@@ -1,9 +1,15 @@
 //! The menu: its search, selection, paging and clicks, and opening the selected prompt.
 //! The state lives in [`App`] beside the other screens'; this is its update.
 
+use crate::app::{
+    Action, App, ClickTarget, DOUBLE_CLICK_MS, Effect, Exit, FormState, InputsPrompt, Overlay,
+    RefreshRound, Screen, ServerState, areas,
+};
+use crate::config::InputSpec;
+use crate::model::ServerId;
+use crate::search;
+use crate::search::{Entry, Query};
 use crossterm::event::KeyEvent;
-
-use crate::app::*;
 
 impl App {
     /// How many of the menu's first rows are recent prompts (shown under a "Recent" header):

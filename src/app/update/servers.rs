@@ -2,8 +2,15 @@
 //! in the menu, and the inputs some wait for.
 
 use crate::app::logs::{mcpick_line, push_log};
-use crate::app::*;
-use crate::model::ServedProblem;
+use crate::app::{
+    Action, App, Effect, InputsPrompt, KeyScreen, Overlay, PlannedRestart, ServerState,
+    ServerStatus, inputs,
+};
+use crate::config::InputSpec;
+use crate::mcp::{McpError, McpEvent};
+use crate::model::{PromptInfo, ServedProblem, ServerDetails, ServerId};
+use std::path::PathBuf;
+use std::sync::Arc;
 
 impl App {
     /// The details of a ready server.

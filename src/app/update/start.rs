@@ -1,7 +1,6 @@
 //! What the command line asked for at start: a prompt opened, a query typed, an exit when nothing matches.
 
-use crate::app::start::*;
-use crate::app::{App, Effect, Exit, FormState, Screen, ServerState};
+use crate::app::{App, Effect, Exit, FormState, OpenPrompt, Screen, ServerState, Start};
 use crate::search::PromptRef;
 
 impl App {

@@ -4,9 +4,14 @@ use crate::cache::Scope;
 use crate::config::{ServerConfig, TransportConfig};
 use crate::mcp::client::answer::DecodedAnswers;
 use crate::mcp::client::child::{ChildProcess, SpawnSpec};
+use crate::mcp::client::connection::{
+    Handler, PendingCancels, QuestionRoutes, SDK_DISCOVER_PROBE, Start, client_info, error_chain,
+    exit_soon, transport_failure, unreadable,
+};
 use crate::mcp::client::limit::{LineLimit, RecordIds, SentIds, TRANSPORT_SLACK};
 use crate::mcp::error::McpError;
 use crate::mcp::log::ServerLog;
+use crate::mcp::{Connection, Known, known_versions};
 use crate::model::{LogLine, ServerDetails};
 use crate::sys::process::describe_exit;
 use rmcp::model::ProtocolVersion;
@@ -21,8 +26,6 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{Notify, mpsc};
-
-use super::*;
 
 impl Connection {
     /// Connects and completes the handshake: `server/discover` first (2026-07-28), falling

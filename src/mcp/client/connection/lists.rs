@@ -1,12 +1,16 @@
 //! Listing: prompts and skills page by page, with their cache hints, and a skill's files loaded and checked.
 
 use crate::cache::{Hints, Scope};
+use crate::mcp::client::connection::{
+    Page, all_pages, drop_skill_mirrors, drop_unreachable, read_messages, read_prompts_page,
+    unexpected,
+};
 use crate::mcp::error::McpError;
+use crate::mcp::{Connection, PromptList};
 use crate::model::{EmbeddedResource, PromptArg, PromptInfo, PromptMessages, ServedProblem};
 use rmcp::model::{ClientRequest, ListPromptsRequest, PaginatedRequestParams, ServerResult};
 
 use super::connect::scope_of;
-use super::*;
 
 impl Connection {
     /// Every prompt, following `nextCursor` through all pages. Dropping the future cancels

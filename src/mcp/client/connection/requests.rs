@@ -1,8 +1,13 @@
 //! Requests on an open connection: `prompts/get` in either era (with the questions a server asks on the way), tools, resources, completion.
 
+use crate::mcp::client::connection::{
+    InFlight, LEGACY_QUESTION_KEY, LegacyExchange, Page, all_pages, elicitation_meta, kept_asking,
+    legacy_answer, lock, read_contents, read_messages, tidy_annotations, unexpected,
+};
 use crate::mcp::client::mrtr;
 use crate::mcp::client::questions::{GetOutcome, InputAnswers, InputRequest};
 use crate::mcp::error::McpError;
+use crate::mcp::{Connection, MAX_INPUT_ROUNDS};
 use crate::model::{Completion, EmbeddedResource, PromptMessages};
 use rmcp::model::{
     ArgumentInfo, CallToolRequest, CallToolRequestParams, ClientRequest, CompleteRequest,
@@ -13,8 +18,6 @@ use rmcp::model::{
 use rmcp::service::{PeerRequestOptions, ServiceError};
 use std::collections::BTreeMap;
 use tokio::sync::mpsc;
-
-use super::*;
 
 impl Connection {
     /// Fills a prompt. Dropping the future cancels the request (`notifications/cancelled`).
