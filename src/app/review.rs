@@ -856,36 +856,7 @@ impl ReviewState {
             return Outcome::Effects(vec![Effect::ExternalEditor { text }]);
         }
         if self.editor.is_some() || self.input.is_some() || self.confirm.is_some() {
-            // The file-name line is edited as the message text is.
-            let one_line = self.input.is_some();
-            let typing = match self.input.as_mut() {
-                Some(input) => Some(&mut input.editor),
-                None => self.editor.as_mut(),
-            };
-            if let Some(area) = typing
-                && self.confirm.is_none()
-            {
-                match action {
-                    Action::Undo => {
-                        area.undo();
-                    }
-                    Action::Redo => {
-                        area.redo();
-                    }
-                    Action::Newline if !one_line => area.insert_newline(),
-                    _ => {}
-                }
-            }
-            if action == Action::Back {
-                if self.editor.is_some() {
-                    self.finish_edit();
-                } else if self.input.take().is_some() {
-                    return Outcome::Notice("Not saved.".into());
-                } else if self.confirm.take().is_some() {
-                    return Outcome::Notice("Not replaced.".into());
-                }
-            }
-            return Outcome::Nothing;
+            return self.typing_action(action);
         }
         if action != Action::Back {
             self.discard_armed = false;
@@ -906,6 +877,98 @@ impl ReviewState {
         {
             return held;
         }
+        match action {
+            Action::Up
+            | Action::Down
+            | Action::Home
+            | Action::End
+            | Action::ScrollUp
+            | Action::PageUp
+            | Action::ScrollDown
+            | Action::PageDown => {
+                self.move_selection(action);
+                Outcome::Nothing
+            }
+            Action::Edit => self.start_edit(),
+            Action::ToggleRole
+            | Action::Delete
+            | Action::Add
+            | Action::MoveUp
+            | Action::MoveDown
+            | Action::Restore
+            | Action::RestoreAll => self.change_messages(action),
+            Action::Undo => self.step(true),
+            Action::Redo => self.step(false),
+            Action::ToggleRendered => self.toggle_rendered(),
+            Action::SwitchPane if self.preview && !self.preview_is_alone() => {
+                self.preview_focused = true;
+                Outcome::Notice(
+                    "Keys scroll the preview; Tab or Esc goes back to the messages.".into(),
+                )
+            }
+            Action::StripControls
+            | Action::Copy
+            | Action::Save
+            | Action::CycleFormat
+            | Action::Accept => self.export_action(action, options),
+            Action::Preview => {
+                self.preview = !self.preview;
+                self.preview_focused = false;
+                Outcome::Nothing
+            }
+            Action::SaveBytes | Action::PlayAudio | Action::FetchResource => {
+                self.block_action(action)
+            }
+            Action::Back => {
+                if self.has_changes() && !self.discard_armed {
+                    self.discard_armed = true;
+                    return Outcome::Warning(
+                        "You edited these messages: Esc again discards the edits (Enter accepts, s saves).".into(),
+                    );
+                }
+                Outcome::Back
+            }
+            _ => Outcome::Nothing,
+        }
+    }
+
+    /// An action while the message editor, the file-name line or the overwrite question
+    /// has the keys: undo, redo and a new line in what is typed, Esc to leave it.
+    fn typing_action(&mut self, action: Action) -> Outcome {
+        // The file-name line is edited as the message text is.
+        let one_line = self.input.is_some();
+        let typing = match self.input.as_mut() {
+            Some(input) => Some(&mut input.editor),
+            None => self.editor.as_mut(),
+        };
+        if let Some(area) = typing
+            && self.confirm.is_none()
+        {
+            match action {
+                Action::Undo => {
+                    area.undo();
+                }
+                Action::Redo => {
+                    area.redo();
+                }
+                Action::Newline if !one_line => area.insert_newline(),
+                _ => {}
+            }
+        }
+        if action == Action::Back {
+            if self.editor.is_some() {
+                self.finish_edit();
+            } else if self.input.take().is_some() {
+                return Outcome::Notice("Not saved.".into());
+            } else if self.confirm.take().is_some() {
+                return Outcome::Notice("Not replaced.".into());
+            }
+        }
+        Outcome::Nothing
+    }
+
+    /// Moves the selection (or scrolls the selected message) for a move action.
+    fn move_selection(&mut self, action: Action) {
         let count = self.items.len();
         match action {
             Action::Up => {
@@ -926,7 +989,14 @@ impl ReviewState {
             }
             Action::ScrollUp | Action::PageUp => self.page(false),
             Action::ScrollDown | Action::PageDown => self.page(true),
-            Action::Edit => return self.start_edit(),
+            _ => {}
+        }
+    }
+
+    /// Changes the list of messages: a role, a delete, an added message, a move, a restore.
+    fn change_messages(&mut self, action: Action) -> Outcome {
+        let count = self.items.len();
+        match action {
             Action::ToggleRole if self.selected < count => {
                 self.remember("the role change");
                 let item = &mut self.items[self.selected];
@@ -1009,15 +1079,14 @@ impl ReviewState {
                     "Every message restored as the server sent it; Ctrl-Z undoes it.".into(),
                 );
             }
-            Action::Undo => return self.step(true),
-            Action::Redo => return self.step(false),
-            Action::ToggleRendered => return self.toggle_rendered(),
-            Action::SwitchPane if self.preview && !self.preview_is_alone() => {
-                self.preview_focused = true;
-                return Outcome::Notice(
-                    "Keys scroll the preview; Tab or Esc goes back to the messages.".into(),
-                );
-            }
+            _ => {}
+        }
+        Outcome::Nothing
+    }
+
+    /// The export's actions: strip controls, copy, save, the next format, accept.
+    fn export_action(&mut self, action: Action, options: &Options) -> Outcome {
+        match action {
             Action::StripControls => {
                 let stripped = self.strip_controls();
                 if let Some(pending) = self.controls_armed.take() {
@@ -1064,10 +1133,6 @@ impl ReviewState {
                 }
                 return Outcome::Notice(notice);
             }
-            Action::Preview => {
-                self.preview = !self.preview;
-                self.preview_focused = false;
-            }
             Action::Accept => {
                 let text = self.export();
                 if let Some(path) = &options.output {
@@ -1082,6 +1147,14 @@ impl ReviewState {
                 }
                 return Outcome::CopyAndLeave(text);
             }
+            _ => {}
+        }
+        Outcome::Nothing
+    }
+
+    /// The selected block's own actions: save its bytes, play its audio, fetch its link.
+    fn block_action(&mut self, action: Action) -> Outcome {
+        match action {
             Action::SaveBytes => {
                 let Some(item) = self.items.get(self.selected) else {
                     return Outcome::Nothing;
@@ -1152,15 +1225,6 @@ impl ReviewState {
                     server: self.form.prompt.server.clone(),
                     uri: link.uri.clone(),
                 };
-            }
-            Action::Back => {
-                if self.has_changes() && !self.discard_armed {
-                    self.discard_armed = true;
-                    return Outcome::Warning(
-                        "You edited these messages: Esc again discards the edits (Enter accepts, s saves).".into(),
-                    );
-                }
-                return Outcome::Back;
             }
             _ => {}
         }
