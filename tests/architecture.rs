@@ -1187,7 +1187,6 @@ const LONG_FUNCTIONS_ALLOWED: &[(&str, &str, &str)] = &[
         "defaults",
         "a table: every screen's default bindings, one action a line, in the help's order",
     ),
-    ("cli/questions.rs", "answer_round", "to cut (issue 54)"),
     ("config/import/mod.rs", "server", "to cut (issue 54)"),
     ("config/oauth.rs", "parse", "to cut (issue 54)"),
     ("library/native.rs", "parse", "to cut (issue 54)"),

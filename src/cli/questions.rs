@@ -305,35 +305,13 @@ fn answer_round(
                 ));
                 asked_header = true;
             }
-            let prompt = format!("  {}: ", describe_field(field));
-            loop {
-                let text = match asker.read(&prompt).map_err(NotAnswered::Unanswered)? {
-                    AskedValue::Stop => return Ok(Answered::Stopped),
-                    AskedValue::Decline => {
-                        declined = true;
-                        break;
-                    }
-                    AskedValue::Empty => String::new(),
-                    AskedValue::Text(text) => text,
-                };
-                match field.value_from_text(&text) {
-                    Ok(Some(value)) => {
-                        content.insert(field.name.clone(), value);
-                        break;
-                    }
-                    Ok(None) => match &field.default {
-                        Some(default) => {
-                            content.insert(field.name.clone(), default.clone());
-                            break;
-                        }
-                        None if !field.required => break,
-                        None => asker.detail("required: type a value, or Esc to decline"),
-                    },
-                    Err(problem) => asker.detail(&problem),
+            match ask_field(asker, field, &mut content)? {
+                FieldAsked::Answered => {}
+                FieldAsked::Declined => {
+                    declined = true;
+                    break;
                 }
-            }
-            if declined {
-                break;
+                FieldAsked::Stopped => return Ok(Answered::Stopped),
             }
         }
         answers.push((
@@ -356,6 +334,66 @@ fn answer_round(
             problems.join("; ")
         )));
     }
+    if let Some(unknown) = unknown_answer_name(request, flags, &used) {
+        return Err(unknown);
+    }
+    if !unanswered.is_empty() {
+        return Err(no_terminal_to_ask(&unanswered, &missing));
+    }
+    Ok(Answered::Answers(InputAnswers {
+        answers,
+        request_state: request.request_state.clone(),
+    }))
+}
+
+/// What asking one field came to.
+enum FieldAsked {
+    /// A value (or the field's default, or nothing for an optional field) is in the answer.
+    Answered,
+    /// Esc: the whole question is declined.
+    Declined,
+    /// Ctrl-C: the command stops.
+    Stopped,
+}
+
+/// Asks `field` on the terminal until its answer fits it, putting the value in `content`.
+fn ask_field(
+    asker: &mut dyn Asker,
+    field: &FormField,
+    content: &mut Map<String, Value>,
+) -> Result<FieldAsked, NotAnswered> {
+    let prompt = format!("  {}: ", describe_field(field));
+    loop {
+        let text = match asker.read(&prompt).map_err(NotAnswered::Unanswered)? {
+            AskedValue::Stop => return Ok(FieldAsked::Stopped),
+            AskedValue::Decline => return Ok(FieldAsked::Declined),
+            AskedValue::Empty => String::new(),
+            AskedValue::Text(text) => text,
+        };
+        match field.value_from_text(&text) {
+            Ok(Some(value)) => {
+                content.insert(field.name.clone(), value);
+                return Ok(FieldAsked::Answered);
+            }
+            Ok(None) => match &field.default {
+                Some(default) => {
+                    content.insert(field.name.clone(), default.clone());
+                    return Ok(FieldAsked::Answered);
+                }
+                None if !field.required => return Ok(FieldAsked::Answered),
+                None => asker.detail("required: type a value, or Esc to decline"),
+            },
+            Err(problem) => asker.detail(&problem),
+        }
+    }
+}
+
+/// The error for an `--answer` name no question of `request` asks for, if one was given.
+fn unknown_answer_name(
+    request: &InputRequest,
+    flags: &AnswerFlags,
+    used: &[&str],
+) -> Option<NotAnswered> {
     let asked: Vec<&str> = request
         .questions
         .iter()
@@ -370,7 +408,7 @@ fn answer_round(
         .find(|(name, _)| !used.contains(&name.as_str()) && !flags.decline)
     {
         let hint = crate::search::did_you_mean(name, asked.iter().copied());
-        return Err(NotAnswered::UnknownName(format!(
+        return Some(NotAnswered::UnknownName(format!(
             "--answer {name}: no question asks for `{name}`{hint}; the server asked for {}",
             if asked.is_empty() {
                 "nothing mcpick can answer".to_string()
@@ -383,35 +421,35 @@ fn answer_round(
             }
         )));
     }
-    if !unanswered.is_empty() {
-        // A required field left without an answer, or else the first one left.
-        let example = missing
-            .iter()
-            .find(|(_, f)| f.required)
-            .or(missing.first())
-            .map(|(message, field)| (text::one_line(message), Some(example_value(field))));
-        let (message, flag) = match example {
-            Some((message, Some((name, value)))) => (message, format!("--answer {name}={value}")),
-            Some((message, None)) => (message, "--answer FIELD=VALUE".into()),
-            None => (String::new(), "--answer FIELD=VALUE".into()),
-        };
-        let what = if message.is_empty() {
-            String::new()
-        } else {
-            format!("\"{message}\" — ")
-        };
-        return Err(NotAnswered::Unanswered(format!(
-            "{what}{}. No terminal to ask on, so mcpick declined; answer with {flag} \
-             (repeatable) or --answers-json '{{…}}', or give --decline to let the server go on \
-             without {}",
-            unanswered.join("; "),
-            text::plural(unanswered.len(), "it", "them"),
-        )));
-    }
-    Ok(Answered::Answers(InputAnswers {
-        answers,
-        request_state: request.request_state.clone(),
-    }))
+    None
+}
+
+/// The error when fields were left without an answer and there is no terminal to ask on:
+/// it names them and gives an `--answer` for one (a required one if there is).
+fn no_terminal_to_ask(unanswered: &[String], missing: &[(&String, &FormField)]) -> NotAnswered {
+    // A required field left without an answer, or else the first one left.
+    let example = missing
+        .iter()
+        .find(|(_, f)| f.required)
+        .or(missing.first())
+        .map(|(message, field)| (text::one_line(message), Some(example_value(field))));
+    let (message, flag) = match example {
+        Some((message, Some((name, value)))) => (message, format!("--answer {name}={value}")),
+        Some((message, None)) => (message, "--answer FIELD=VALUE".into()),
+        None => (String::new(), "--answer FIELD=VALUE".into()),
+    };
+    let what = if message.is_empty() {
+        String::new()
+    } else {
+        format!("\"{message}\" — ")
+    };
+    NotAnswered::Unanswered(format!(
+        "{what}{}. No terminal to ask on, so mcpick declined; answer with {flag} \
+         (repeatable) or --answers-json '{{…}}', or give --decline to let the server go on \
+         without {}",
+        unanswered.join("; "),
+        text::plural(unanswered.len(), "it", "them"),
+    ))
 }
 
 /// A field's name and a value it could take, for the error that names `--answer`.
