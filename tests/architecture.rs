@@ -1209,7 +1209,6 @@ const LONG_FUNCTIONS_ALLOWED: &[(&str, &str, &str)] = &[
     ("tui/mod.rs", "run", "to cut (issue 54)"),
     ("ui/mod.rs", "draw_status", "to cut (issue 54)"),
     ("ui/form.rs", "draw_field", "to cut (issue 54)"),
-    ("ui/picker.rs", "draw_list", "to cut (issue 54)"),
 ];
 
 #[test]

@@ -269,6 +269,16 @@ fn draw_list(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
     // Title, gap and arguments.
     let room = before_server.saturating_sub(2 + command_width + 2);
     let (title_width, args_width) = title_and_arguments(widths.title, widths.arguments, room);
+    let columns = Columns {
+        full_width,
+        command_width,
+        title_width,
+        args_width,
+        before_server,
+        server_gap,
+        server_width,
+        badge_width,
+    };
     let mut lines = Vec::with_capacity(height);
     for row in &visible {
         let rank = match row {
@@ -278,109 +288,145 @@ fn draw_list(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
             }
             Row::Entry(rank) => *rank,
         };
-        let entry = &app.entries[app.ranked[rank].index()];
-        let prompt = &entry.prompt;
-        let selected = rank == app.selected;
-        let base = if selected {
-            theme.selected()
-        } else {
-            ratatui::style::Style::default()
-        };
-        let mut spans = vec![Span::styled(
-            if selected { "▌ " } else { "  " },
-            base.patch(theme.accent()),
-        )];
-        // The command is what the user types: a longer one than the column keeps its whole
-        // text (cut only at the list's edge) and takes its room from its own title.
-        let badge = if prompt.skill.is_some() {
-            crate::search::SKILL_BADGE_WIDTH
-        } else {
-            0
-        };
-        let command = cut(
-            &one_line(&entry.command()),
-            full_width.saturating_sub(2 + badge),
-        );
-        let positions = highlighter.positions(&command);
-        spans.extend(highlighted(&command, &positions, usize::MAX, base, theme));
-        // The badge ends the command column, so the badges line up too.
-        let command_only = crate::text::width(&command);
-        if badge > 0 {
-            let gap = command_width.saturating_sub(command_only + badge) + 1;
-            spans.push(Span::styled(" ".repeat(gap), base));
-            spans.push(Span::styled(SKILL_BADGE, base.patch(theme.accent())));
-        }
-        let shown_width = spans
-            .iter()
-            .skip(1)
-            .map(|s| crate::text::width(&s.content))
-            .sum::<usize>();
-        let pad = command_width.saturating_sub(shown_width) + 2;
-        spans.push(Span::styled(" ".repeat(pad), base));
-        // The title (or, for a prompt without one, its description).
-        let overflow = shown_width.saturating_sub(command_width);
-        let (row_title_width, args) = row_cells(
-            title_width.saturating_sub(overflow),
-            args_width,
-            before_server.saturating_sub(2 + shown_width.max(command_width) + 2),
-            prompt,
-        );
-        let column = crate::search::title_column(prompt);
-        // A title cut to a few letters says nothing (the details show it whole): a blank
-        // keeps the arguments in their column.
-        let title = if row_title_width >= MIN_TITLE {
-            cut(&column.text, row_title_width)
-        } else {
-            String::new()
-        };
-        // A description is searched by whole words, not letter by letter: no letters of
-        // it are marked as matched.
-        let title_positions = if column.description {
-            Vec::new()
-        } else {
-            highlighter.positions(&title)
-        };
-        spans.extend(highlighted(
-            &title,
-            &title_positions,
-            row_title_width,
-            base,
-            theme,
-        ));
-        if row_title_width > 0 && !args.is_empty() {
-            let pad = row_title_width.saturating_sub(crate::text::width(&title)) + 2;
-            spans.push(Span::styled(" ".repeat(pad), base));
-        }
-        spans.push(Span::styled(args, base.patch(theme.dim())));
-        // The server, in a column of its own: where `/translate` comes from.
-        let used: usize = spans.iter().map(|s| crate::text::width(&s.content)).sum();
-        let server = cut(&one_line(&prompt.server), server_width);
-        if server_width > 0 && used + 1 < full_width {
-            let gap = before_server.saturating_sub(used) + server_gap;
-            spans.push(Span::styled(" ".repeat(gap), base));
-            let pad = server_width.saturating_sub(crate::text::width(&server));
-            spans.push(Span::styled(server, base.patch(theme.dim())));
-            spans.push(Span::styled(" ".repeat(pad), base));
-        }
-        let used: usize = spans.iter().map(|s| crate::text::width(&s.content)).sum();
-        let stale = app.row_mark(&prompt.server) == Some(RowMark::Stale);
-        if badge_width > 0 {
-            let word = badge_width - 1;
-            let text = if stale { RowMark::Stale.word() } else { "" };
-            let start = full_width.saturating_sub(badge_width);
-            if used < start {
-                spans.push(Span::styled(" ".repeat(start - used), base));
-            }
-            spans.push(Span::styled(
-                format!("{text:>word$} "),
-                base.patch(theme.busy()),
-            ));
-        } else if selected && used < full_width {
-            spans.push(Span::styled(" ".repeat(full_width - used), base));
-        }
-        lines.push(Line::from(spans));
+        lines.push(entry_line(app, rank, &columns, &mut highlighter, theme));
     }
     frame.render_widget(Paragraph::new(lines), area);
+}
+
+/// The list's columns for this draw, sized over every entry (see [`draw_list`]).
+struct Columns {
+    full_width: usize,
+    command_width: usize,
+    title_width: usize,
+    args_width: usize,
+    /// Where the gap before the server column starts.
+    before_server: usize,
+    server_gap: usize,
+    server_width: usize,
+    /// The `stale` column's width, or 0 when no row shown is stale.
+    badge_width: usize,
+}
+
+/// The row of the entry ranked `rank`: marker, command (and skill badge), title,
+/// arguments, server and badge, each in its column, the matched letters marked.
+fn entry_line(
+    app: &App,
+    rank: usize,
+    columns: &Columns,
+    highlighter: &mut Highlighter,
+    theme: &Theme,
+) -> Line<'static> {
+    let Columns {
+        full_width,
+        command_width,
+        title_width,
+        args_width,
+        before_server,
+        server_gap,
+        server_width,
+        badge_width,
+    } = *columns;
+    let entry = &app.entries[app.ranked[rank].index()];
+    let prompt = &entry.prompt;
+    let selected = rank == app.selected;
+    let base = if selected {
+        theme.selected()
+    } else {
+        ratatui::style::Style::default()
+    };
+    let mut spans = vec![Span::styled(
+        if selected { "▌ " } else { "  " },
+        base.patch(theme.accent()),
+    )];
+    // The command is what the user types: a longer one than the column keeps its whole
+    // text (cut only at the list's edge) and takes its room from its own title.
+    let badge = if prompt.skill.is_some() {
+        crate::search::SKILL_BADGE_WIDTH
+    } else {
+        0
+    };
+    let command = cut(
+        &one_line(&entry.command()),
+        full_width.saturating_sub(2 + badge),
+    );
+    let positions = highlighter.positions(&command);
+    spans.extend(highlighted(&command, &positions, usize::MAX, base, theme));
+    // The badge ends the command column, so the badges line up too.
+    let command_only = crate::text::width(&command);
+    if badge > 0 {
+        let gap = command_width.saturating_sub(command_only + badge) + 1;
+        spans.push(Span::styled(" ".repeat(gap), base));
+        spans.push(Span::styled(SKILL_BADGE, base.patch(theme.accent())));
+    }
+    let shown_width = spans
+        .iter()
+        .skip(1)
+        .map(|s| crate::text::width(&s.content))
+        .sum::<usize>();
+    let pad = command_width.saturating_sub(shown_width) + 2;
+    spans.push(Span::styled(" ".repeat(pad), base));
+    // The title (or, for a prompt without one, its description).
+    let overflow = shown_width.saturating_sub(command_width);
+    let (row_title_width, args) = row_cells(
+        title_width.saturating_sub(overflow),
+        args_width,
+        before_server.saturating_sub(2 + shown_width.max(command_width) + 2),
+        prompt,
+    );
+    let column = crate::search::title_column(prompt);
+    // A title cut to a few letters says nothing (the details show it whole): a blank
+    // keeps the arguments in their column.
+    let title = if row_title_width >= MIN_TITLE {
+        cut(&column.text, row_title_width)
+    } else {
+        String::new()
+    };
+    // A description is searched by whole words, not letter by letter: no letters of
+    // it are marked as matched.
+    let title_positions = if column.description {
+        Vec::new()
+    } else {
+        highlighter.positions(&title)
+    };
+    spans.extend(highlighted(
+        &title,
+        &title_positions,
+        row_title_width,
+        base,
+        theme,
+    ));
+    if row_title_width > 0 && !args.is_empty() {
+        let pad = row_title_width.saturating_sub(crate::text::width(&title)) + 2;
+        spans.push(Span::styled(" ".repeat(pad), base));
+    }
+    spans.push(Span::styled(args, base.patch(theme.dim())));
+    // The server, in a column of its own: where `/translate` comes from.
+    let used: usize = spans.iter().map(|s| crate::text::width(&s.content)).sum();
+    let server = cut(&one_line(&prompt.server), server_width);
+    if server_width > 0 && used + 1 < full_width {
+        let gap = before_server.saturating_sub(used) + server_gap;
+        spans.push(Span::styled(" ".repeat(gap), base));
+        let pad = server_width.saturating_sub(crate::text::width(&server));
+        spans.push(Span::styled(server, base.patch(theme.dim())));
+        spans.push(Span::styled(" ".repeat(pad), base));
+    }
+    let used: usize = spans.iter().map(|s| crate::text::width(&s.content)).sum();
+    let stale = app.row_mark(&prompt.server) == Some(RowMark::Stale);
+    if badge_width > 0 {
+        let word = badge_width - 1;
+        let text = if stale { RowMark::Stale.word() } else { "" };
+        let start = full_width.saturating_sub(badge_width);
+        if used < start {
+            spans.push(Span::styled(" ".repeat(start - used), base));
+        }
+        spans.push(Span::styled(
+            format!("{text:>word$} "),
+            base.patch(theme.busy()),
+        ));
+    } else if selected && used < full_width {
+        spans.push(Span::styled(" ".repeat(full_width - used), base));
+    }
+    Line::from(spans)
 }
 
 fn draw_empty(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
