@@ -1208,7 +1208,6 @@ const LONG_FUNCTIONS_ALLOWED: &[(&str, &str, &str)] = &[
     ("mcp/server/service.rs", "complete", "to cut (issue 54)"),
     ("tui/mod.rs", "run", "to cut (issue 54)"),
     ("ui/mod.rs", "draw_status", "to cut (issue 54)"),
-    ("ui/form.rs", "draw_field", "to cut (issue 54)"),
 ];
 
 #[test]

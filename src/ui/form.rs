@@ -8,7 +8,7 @@ use ratatui::widgets::{Paragraph, Wrap};
 use ratatui_textarea::{CursorMove, TextArea};
 
 use super::{Theme, one_line, titled_block};
-use crate::app::{App, ClickTarget, FormState, Hits, ServerState, spinner};
+use crate::app::{App, ClickTarget, Field, FormState, Hits, ServerState, spinner};
 
 /// Lines a value box shows at most before it scrolls.
 const MAX_VALUE_LINES: usize = 6;
@@ -237,56 +237,8 @@ fn draw_field(
     let field = &form.fields[index];
     let focused = index == form.focus;
     let arg = &field.arg;
-    let mut label = vec![Span::styled(
-        one_line(arg.title.as_deref().unwrap_or(&arg.name)),
-        if focused {
-            theme.accent()
-        } else {
-            ratatui::style::Style::default()
-        },
-    )];
-    if arg.required {
-        label.push(Span::styled(" *", theme.error()));
-    }
-    if arg.title.is_some() {
-        label.push(Span::styled(
-            format!(" ({})", one_line(&arg.name)),
-            theme.dim(),
-        ));
-    }
-    // The description goes after the name, and takes the room the other marks leave.
-    let described_at = label.len();
-    if field.missing {
-        label.push(Span::styled("  required", theme.error()));
-    }
-    if field.prefilled && focused {
-        label.push(Span::styled(
-            "  (last value: typing replaces it)",
-            theme.busy(),
-        ));
-    }
-    // Where the value came from goes on the box's lower border: the label line is cut on
-    // a narrow screen, the border keeps it in sight.
-    let origin = if let Some(mark) = &field.source {
-        Some(Span::styled(format!(" {} ", mark.label()), theme.busy()))
-    } else if let Some(recalled) = field
-        .recalled
-        .as_ref()
-        .filter(|_| focused && field.editor.is_empty())
-    {
-        let note = match recalled {
-            crate::app::ValueSource::File(path) => {
-                format!("last time from {} (reading it again…)", one_line(path))
-            }
-            crate::app::ValueSource::Command(command) => {
-                format!("last time $ {} (Ctrl-R offers it)", one_line(command))
-            }
-            crate::app::ValueSource::Stdin => "last time from stdin".to_string(),
-        };
-        Some(Span::styled(format!(" {note} "), theme.dim()))
-    } else {
-        None
-    };
+    let (mut label, described_at) = field_label(field, focused, theme);
+    let origin = value_origin(field, focused, theme);
     let value_lines = field.editor.lines().len().clamp(1, MAX_VALUE_LINES) as u16;
     let [label_area, box_area, rest] = Layout::vertical([
         Constraint::Length(1),
@@ -347,8 +299,90 @@ fn draw_field(
         frame.render_widget(Paragraph::new(text), inner);
         (0, lines.len().saturating_sub(MAX_VALUE_LINES))
     };
+    mark_hidden_lines(frame, box_area, (above, below), origin_width, theme);
+    if focused && form.suggestions.visible() {
+        draw_suggestions(form, list_rows, frame, rest, theme, hits);
+    }
+}
+
+/// A field's label line: its name (and title), required star, the marks of a missing or
+/// remembered value; and where its description goes in it.
+fn field_label(
+    field: &crate::app::Field,
+    focused: bool,
+    theme: &Theme,
+) -> (Vec<Span<'static>>, usize) {
+    let arg = &field.arg;
+    let mut label = vec![Span::styled(
+        one_line(arg.title.as_deref().unwrap_or(&arg.name)),
+        if focused {
+            theme.accent()
+        } else {
+            ratatui::style::Style::default()
+        },
+    )];
+    if arg.required {
+        label.push(Span::styled(" *", theme.error()));
+    }
+    if arg.title.is_some() {
+        label.push(Span::styled(
+            format!(" ({})", one_line(&arg.name)),
+            theme.dim(),
+        ));
+    }
+    // The description goes after the name, and takes the room the other marks leave.
+    let described_at = label.len();
+    if field.missing {
+        label.push(Span::styled("  required", theme.error()));
+    }
+    if field.prefilled && focused {
+        label.push(Span::styled(
+            "  (last value: typing replaces it)",
+            theme.busy(),
+        ));
+    }
+    (label, described_at)
+}
+
+/// Where a field's value came from, for the box's lower border: a file or command it was
+/// read from, or what the last value was taken from.
+fn value_origin(field: &Field, focused: bool, theme: &Theme) -> Option<Span<'static>> {
+    // Where the value came from goes on the box's lower border: the label line is cut on
+    // a narrow screen, the border keeps it in sight.
+    if let Some(mark) = &field.source {
+        Some(Span::styled(format!(" {} ", mark.label()), theme.busy()))
+    } else if let Some(recalled) = field
+        .recalled
+        .as_ref()
+        .filter(|_| focused && field.editor.is_empty())
+    {
+        let note = match recalled {
+            crate::app::ValueSource::File(path) => {
+                format!("last time from {} (reading it again…)", one_line(path))
+            }
+            crate::app::ValueSource::Command(command) => {
+                format!("last time $ {} (Ctrl-R offers it)", one_line(command))
+            }
+            crate::app::ValueSource::Stdin => "last time from stdin".to_string(),
+        };
+        Some(Span::styled(format!(" {note} "), theme.dim()))
+    } else {
+        None
+    }
+}
+
+/// Marks on a value box's borders how many of its lines are hidden above and below it,
+/// clear of the origin's `origin_width` columns on the bottom's right.
+fn mark_hidden_lines(
+    frame: &mut Frame,
+    box_area: Rect,
+    hidden: (usize, usize),
+    origin_width: u16,
+    theme: &Theme,
+) {
     // Marked on the box's borders, left, clear of the origin on the bottom's right.
     let room = box_area.width.saturating_sub(4);
+    let (above, below) = hidden;
     for (hidden, arrow, y) in [
         (above, '↑', box_area.y),
         (below, '↓', box_area.bottom().saturating_sub(1)),
@@ -370,9 +404,6 @@ fn draw_field(
                 Rect::new(box_area.x + 2, y, width, 1),
             );
         }
-    }
-    if focused && form.suggestions.visible() {
-        draw_suggestions(form, list_rows, frame, rest, theme, hits);
     }
 }
 
