@@ -1206,7 +1206,6 @@ const LONG_FUNCTIONS_ALLOWED: &[(&str, &str, &str)] = &[
         "to cut (issue 54)",
     ),
     ("mcp/server/service.rs", "complete", "to cut (issue 54)"),
-    ("tui/mod.rs", "run", "to cut (issue 54)"),
     ("ui/mod.rs", "draw_status", "to cut (issue 54)"),
 ];
 

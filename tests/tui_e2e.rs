@@ -1533,8 +1533,10 @@ fn a_late_light_background_still_switches_the_auto_theme() {
     let mut tui = Tui::start_in(&sandbox, &[], dark);
     tui.wait_for("/translate", SERVER_START);
     tui.send("\x1b]11;rgb:ffff/ffff/ffff\x1b\\trans");
-    let screen = tui.wait_for("1/9 prompts", STEP);
-    assert!(screen.starts_with("❯ trans "), "{screen}");
+    // `tran` already counts 1/9: wait for the whole word.
+    let screen = tui.wait_until("the search `trans`, 1/9", STEP, |screen| {
+        screen.starts_with("❯ trans ") && screen.contains("1/9 prompts")
+    });
     assert_eq!(
         selection_background(&tui),
         Some(vt100::Color::Idx(237)),

@@ -63,37 +63,7 @@ pub async fn run(
     offer: Vec<crate::app::SourceOffer>,
     screen: ScreenMode,
 ) -> Result<Outcome, String> {
-    let (history, history_problem) = load_history();
-    let names = servers.iter().map(|s| s.name.clone()).collect();
-    let mut app = App::new(names, options, keys, history);
-    app.offer = offer;
-    app.server_sources = servers
-        .iter()
-        .filter_map(|s| Some((s.name.clone(), s.source.clone()?)))
-        .collect();
-    if let Some(problem) = history_problem {
-        app.warn(problem);
-    } else if let Some(notice) = notice {
-        app.notify_until_a_key(notice);
-    }
-    match read_data_file(form_drafts_path()).and_then(|file| {
-        file.map(|(path, text)| {
-            FormDrafts::from_json(&text)
-                .map_err(|e| format!("{e}; {} is left there", path.display()))
-        })
-        .transpose()
-    }) {
-        Ok(drafts) => app.form_drafts = drafts.unwrap_or_default(),
-        Err(problem) => app.warn(problem),
-    }
-    match load_draft() {
-        Ok(Some(draft)) => app.restore_draft(draft),
-        Ok(None) => {}
-        Err(problem) => app.warn(problem),
-    }
-    // The catalog on disk fills the menu before any server starts (small files, read here).
-    app.wall_ms = crate::cache::now_ms();
-    let catalog = load_catalog(&servers, &mut app);
+    let (mut app, catalog) = prepare_app(&servers, options, keys, notice, offer);
 
     let mut guard = TerminalGuard::enter(screen)?;
     if let Ok((columns, rows)) = crossterm::terminal::size() {
@@ -199,33 +169,7 @@ pub async fn run(
                 None
             }
         };
-        let mut pending: Vec<Msg> = first.into_iter().collect();
-        pending.extend(late.take().into_iter().filter_map(|passed| match passed {
-            answers::Passed::Event(event, at) => translate(event, guard.top(), guard.hits(), at),
-            answers::Passed::Background(luminance) => Some(Msg::Background(luminance)),
-        }));
-        // Coalesce what is already waiting, then draw once.
-        while pending.len() < BATCH {
-            if let Ok(event) = mcp_rx.try_recv() {
-                pending.push(Msg::Mcp(event));
-            } else if let Ok(msg) = msg_rx.try_recv() {
-                pending.push(msg);
-            } else {
-                break;
-            }
-        }
-        // Inline, the app draws in the rows it has, not the whole terminal: the terminal
-        // follows every size in turn, the app only the last.
-        let pending = pending
-            .into_iter()
-            .map(|msg| match msg {
-                Msg::Resize(columns, rows) => {
-                    let (columns, rows) = guard.resized(columns, rows);
-                    Msg::Resize(columns, rows)
-                }
-                msg => msg,
-            })
-            .collect();
+        let pending = gather(first, &mut late, &mut mcp_rx, &mut msg_rx, &mut guard);
         for msg in last_resize_only(pending) {
             // The app's clock for the times it keeps (logs, notices): the one the servers'
             // lines carry, so the pane's times are one timeline.
@@ -249,6 +193,97 @@ pub async fn run(
     if terminal::PANICKED.load(std::sync::atomic::Ordering::SeqCst) {
         return finish(guard, runner.hubs, Err(INTERNAL_ERROR.to_string())).await;
     }
+    let result = Ok(outcome_of(&mut app, signal_code));
+    finish(guard, runner.hubs, result).await
+}
+
+/// The messages to handle before the next frame: `first`, what the late answers let
+/// through, and what is already waiting (up to [`BATCH`]), each resize at the size the app
+/// draws in.
+fn gather(
+    first: Option<Msg>,
+    late: &mut answers::LateAnswers,
+    mcp_rx: &mut mpsc::Receiver<McpEvent>,
+    msg_rx: &mut mpsc::UnboundedReceiver<Msg>,
+    guard: &mut TerminalGuard,
+) -> Vec<Msg> {
+    let mut pending: Vec<Msg> = first.into_iter().collect();
+    pending.extend(late.take().into_iter().filter_map(|passed| match passed {
+        answers::Passed::Event(event, at) => translate(event, guard.top(), guard.hits(), at),
+        answers::Passed::Background(luminance) => Some(Msg::Background(luminance)),
+    }));
+    // Coalesce what is already waiting, then draw once.
+    while pending.len() < BATCH {
+        if let Ok(event) = mcp_rx.try_recv() {
+            pending.push(Msg::Mcp(event));
+        } else if let Ok(msg) = msg_rx.try_recv() {
+            pending.push(msg);
+        } else {
+            break;
+        }
+    }
+    // Inline, the app draws in the rows it has, not the whole terminal: the terminal
+    // follows every size in turn, the app only the last.
+    pending
+        .into_iter()
+        .map(|msg| match msg {
+            Msg::Resize(columns, rows) => {
+                let (columns, rows) = guard.resized(columns, rows);
+                Msg::Resize(columns, rows)
+            }
+            msg => msg,
+        })
+        .collect()
+}
+
+/// The app before the terminal is taken: the history, the unsent form values and the
+/// review's draft read back (each problem said on screen), and the catalog on disk in the
+/// menu before any server starts; with the catalog, for the servers' start.
+fn prepare_app(
+    servers: &[ServerConfig],
+    options: Options,
+    keys: KeyMap,
+    notice: Option<String>,
+    offer: Vec<crate::app::SourceOffer>,
+) -> (App, HashMap<String, crate::cache::ServerEntry>) {
+    let (history, history_problem) = load_history();
+    let names = servers.iter().map(|s| s.name.clone()).collect();
+    let mut app = App::new(names, options, keys, history);
+    app.offer = offer;
+    app.server_sources = servers
+        .iter()
+        .filter_map(|s| Some((s.name.clone(), s.source.clone()?)))
+        .collect();
+    if let Some(problem) = history_problem {
+        app.warn(problem);
+    } else if let Some(notice) = notice {
+        app.notify_until_a_key(notice);
+    }
+    match read_data_file(form_drafts_path()).and_then(|file| {
+        file.map(|(path, text)| {
+            FormDrafts::from_json(&text)
+                .map_err(|e| format!("{e}; {} is left there", path.display()))
+        })
+        .transpose()
+    }) {
+        Ok(drafts) => app.form_drafts = drafts.unwrap_or_default(),
+        Err(problem) => app.warn(problem),
+    }
+    match load_draft() {
+        Ok(Some(draft)) => app.restore_draft(draft),
+        Ok(None) => {}
+        Err(problem) => app.warn(problem),
+    }
+    // The catalog on disk fills the menu before any server starts (small files, read here).
+    app.wall_ms = crate::cache::now_ms();
+    let catalog = load_catalog(servers, &mut app);
+
+    (app, catalog)
+}
+
+/// What the run ended with, once the loop is left: the review's draft kept after a
+/// signal (deleted after a leave on purpose), the exit code as fzf's, the export's notes.
+fn outcome_of(app: &mut App, signal_code: Option<u8>) -> Outcome {
     // A signal keeps the edits (the newest too); leaving on purpose exported or discarded them.
     match (&signal_code, &app.screen) {
         (Some(_), Screen::Review(review)) if review.has_unsaved_work() => {
@@ -273,24 +308,22 @@ pub async fn run(
     let code = match (signal_code, app.exit.take()) {
         (Some(code), _) => code,
         (None, Some(Exit::Print(text))) => {
-            let result = Ok(Outcome {
+            return Outcome {
                 code: 0,
                 print: Some(text),
                 notes,
-            });
-            return finish(guard, runner.hubs, result).await;
+            };
         }
         (None, Some(Exit::Accepted)) => 0,
         (None, Some(Exit::NoMatch)) => NO_MATCH,
         (None, Some(Exit::Quit) | None) if !wanted_output && app.exported_any => 0,
         (None, Some(Exit::Quit) | None) => CANCELLED,
     };
-    let result = Ok(Outcome {
+    Outcome {
         code,
         print: None,
         notes,
-    });
-    finish(guard, runner.hubs, result).await
+    }
 }
 
 async fn finish(
@@ -597,6 +630,52 @@ impl Runner {
         events: &mut EventStream,
     ) -> Option<Msg> {
         match effect {
+            Effect::Copy { text, leave } => self.copy(text, leave, guard),
+            Effect::Suspend => {
+                // As a SIGTSTP from outside: the terminal given back, stopped until `fg`,
+                // then the whole screen drawn again at the size the terminal has now.
+                guard.suspend_for(crate::sys::signals::stop_now);
+                crossterm::terminal::size()
+                    .ok()
+                    .map(|(columns, rows)| Msg::Resize(columns, rows))
+            }
+            Effect::ExternalEditor { text } => {
+                // The editor reads the terminal: stop reading it here until the editor exits.
+                let stream = std::mem::replace(events, EventStream::new());
+                drop(stream);
+                let result = guard.suspend_for(|| edit_externally(&text));
+                *events = EventStream::new();
+                Some(Msg::Edited(result))
+            }
+            Effect::Complete { .. }
+            | Effect::Fetch { .. }
+            | Effect::CancelFetch { .. }
+            | Effect::ReadResource { .. } => self.run_request_effect(effect),
+            Effect::SignIn { .. }
+            | Effect::Relist { .. }
+            | Effect::Restart { .. }
+            | Effect::GiveInputs { .. }
+            | Effect::UseSources { .. } => self.run_server_effect(effect),
+            Effect::Save { .. }
+            | Effect::ListFiles { .. }
+            | Effect::ReadFile { .. }
+            | Effect::RunCommand { .. }
+            | Effect::CancelCommand
+            | Effect::SaveHistory(_)
+            | Effect::SaveDraft(_)
+            | Effect::DeleteDraft
+            | Effect::SaveFormDrafts(_) => self.run_files_effect(effect),
+            Effect::LayOutBody { .. }
+            | Effect::PlayAudio { .. }
+            | Effect::StopAudio { .. }
+            | Effect::DecodeImage { .. }
+            | Effect::EncodeImage { .. } => self.run_media_effect(effect),
+        }
+    }
+
+    /// Starts a request to a server: a completion, a fetch (or its cancel), a resource read.
+    fn run_request_effect(&mut self, effect: Effect) -> Option<Msg> {
+        match effect {
             Effect::Complete {
                 id,
                 server,
@@ -699,52 +778,78 @@ impl Runner {
                 });
                 None
             }
-            Effect::LayOutBody { body, key, content } => {
-                // CPU work (highlighting): a thread of its own, never the loop's.
-                if self.layouts.is_none() {
-                    match start_layouts(self.results.clone()) {
-                        Ok(jobs) => self.layouts = Some(jobs),
-                        // The code stays plain where it was left so: nothing else waits on it.
-                        Err(error) => tracing::warn!("cannot start the layouts' thread: {error}"),
-                    }
-                }
-                if let Some(jobs) = &self.layouts {
-                    let _ = jobs.send(LayoutJob {
-                        body,
-                        key,
-                        content: *content,
+            _ => unreachable!("run sends run_request_effect only its own effects"),
+        }
+    }
+
+    /// Starts an effect on the servers themselves: a sign-in, a relist, a restart, the inputs they wait for, new sources.
+    fn run_server_effect(&mut self, effect: Effect) -> Option<Msg> {
+        match effect {
+            Effect::SignIn { server, challenge } => {
+                let Some(config) = self.started.get(&server).cloned() else {
+                    return Some(Msg::SignedIn {
+                        server,
+                        result: Err("it is not a started server".into()),
                     });
-                }
-                None
-            }
-            Effect::PlayAudio {
-                id,
-                bytes,
-                extension,
-                player,
-            } => {
-                if let Some((_, handle)) = self.audio.take() {
-                    handle.abort();
-                }
+                };
                 let results = self.results.clone();
-                let task = tokio::spawn(async move {
-                    let result = play(bytes, &extension, player).await;
-                    let _ = results.send(Msg::AudioEnded { id, result });
+                tokio::spawn(async move {
+                    let show = {
+                        let results = results.clone();
+                        let server = server.clone();
+                        move |url: &str| {
+                            let _ = results.send(Msg::SignInUrl {
+                                server: server.clone(),
+                                url: url.to_string(),
+                            });
+                        }
+                    };
+                    // A machine grant runs as it does at connect time: no browser.
+                    let result = crate::mcp::oauth::sign_in(
+                        &config,
+                        challenge,
+                        crate::mcp::oauth::Browser::System,
+                        &show,
+                    )
+                    .await
+                    .map_err(|e| e.to_string());
+                    let _ = results.send(Msg::SignedIn { server, result });
                 });
-                self.audio = Some((id, task.abort_handle()));
                 None
             }
-            Effect::StopAudio { id } => {
-                if let Some((playing, handle)) = self.audio.take() {
-                    if playing == id {
-                        handle.abort();
-                    } else {
-                        self.audio = Some((playing, handle));
-                    }
+            Effect::Relist { server } => {
+                if let Some(hub) = self.hub(&server) {
+                    hub.relist(&server);
                 }
                 None
             }
-            Effect::Copy { text, leave } => self.copy(text, leave, guard),
+            Effect::Restart { server } => {
+                // Connect again (by hand, or after a sign-in, now with the tokens).
+                if let Some(config) = self.started.get(&server).cloned() {
+                    self.start(vec![config], false);
+                }
+                None
+            }
+            Effect::GiveInputs { values, again } => {
+                self.input_values.extend(values);
+                // The app already knows which servers still wait.
+                let mut servers = std::mem::take(&mut self.waiting);
+                servers.extend(
+                    again
+                        .iter()
+                        .filter_map(|name| self.with_inputs.get(name).cloned()),
+                );
+                self.start(servers, false);
+                None
+            }
+            Effect::UseSources { sources } => Some(Msg::SourcesAdded(self.use_sources(&sources))),
+            _ => unreachable!("run sends run_server_effect only its own effects"),
+        }
+    }
+
+    /// Starts an effect on files or a command: saves, listings, reads, the `!` command, history and drafts.
+    fn run_files_effect(&mut self, effect: Effect) -> Option<Msg> {
+        match effect {
             Effect::Save {
                 path,
                 contents,
@@ -822,52 +927,6 @@ impl Runner {
                 }
                 None
             }
-            Effect::UseSources { sources } => Some(Msg::SourcesAdded(self.use_sources(&sources))),
-            Effect::SignIn { server, challenge } => {
-                let Some(config) = self.started.get(&server).cloned() else {
-                    return Some(Msg::SignedIn {
-                        server,
-                        result: Err("it is not a started server".into()),
-                    });
-                };
-                let results = self.results.clone();
-                tokio::spawn(async move {
-                    let show = {
-                        let results = results.clone();
-                        let server = server.clone();
-                        move |url: &str| {
-                            let _ = results.send(Msg::SignInUrl {
-                                server: server.clone(),
-                                url: url.to_string(),
-                            });
-                        }
-                    };
-                    // A machine grant runs as it does at connect time: no browser.
-                    let result = crate::mcp::oauth::sign_in(
-                        &config,
-                        challenge,
-                        crate::mcp::oauth::Browser::System,
-                        &show,
-                    )
-                    .await
-                    .map_err(|e| e.to_string());
-                    let _ = results.send(Msg::SignedIn { server, result });
-                });
-                None
-            }
-            Effect::Relist { server } => {
-                if let Some(hub) = self.hub(&server) {
-                    hub.relist(&server);
-                }
-                None
-            }
-            Effect::Restart { server } => {
-                // Connect again (by hand, or after a sign-in, now with the tokens).
-                if let Some(config) = self.started.get(&server).cloned() {
-                    self.start(vec![config], false);
-                }
-                None
-            }
             Effect::SaveDraft(draft) => {
                 save_draft(&draft);
                 None
@@ -889,16 +948,56 @@ impl Runner {
                 }
                 None
             }
-            Effect::GiveInputs { values, again } => {
-                self.input_values.extend(values);
-                // The app already knows which servers still wait.
-                let mut servers = std::mem::take(&mut self.waiting);
-                servers.extend(
-                    again
-                        .iter()
-                        .filter_map(|name| self.with_inputs.get(name).cloned()),
-                );
-                self.start(servers, false);
+            _ => unreachable!("run sends run_files_effect only its own effects"),
+        }
+    }
+
+    /// Starts an effect on a message's media: laying out a body, audio, images.
+    fn run_media_effect(&mut self, effect: Effect) -> Option<Msg> {
+        match effect {
+            Effect::LayOutBody { body, key, content } => {
+                // CPU work (highlighting): a thread of its own, never the loop's.
+                if self.layouts.is_none() {
+                    match start_layouts(self.results.clone()) {
+                        Ok(jobs) => self.layouts = Some(jobs),
+                        // The code stays plain where it was left so: nothing else waits on it.
+                        Err(error) => tracing::warn!("cannot start the layouts' thread: {error}"),
+                    }
+                }
+                if let Some(jobs) = &self.layouts {
+                    let _ = jobs.send(LayoutJob {
+                        body,
+                        key,
+                        content: *content,
+                    });
+                }
+                None
+            }
+            Effect::PlayAudio {
+                id,
+                bytes,
+                extension,
+                player,
+            } => {
+                if let Some((_, handle)) = self.audio.take() {
+                    handle.abort();
+                }
+                let results = self.results.clone();
+                let task = tokio::spawn(async move {
+                    let result = play(bytes, &extension, player).await;
+                    let _ = results.send(Msg::AudioEnded { id, result });
+                });
+                self.audio = Some((id, task.abort_handle()));
+                None
+            }
+            Effect::StopAudio { id } => {
+                if let Some((playing, handle)) = self.audio.take() {
+                    if playing == id {
+                        handle.abort();
+                    } else {
+                        self.audio = Some((playing, handle));
+                    }
+                }
                 None
             }
             Effect::DecodeImage {
@@ -929,22 +1028,7 @@ impl Runner {
                 });
                 None
             }
-            Effect::Suspend => {
-                // As a SIGTSTP from outside: the terminal given back, stopped until `fg`,
-                // then the whole screen drawn again at the size the terminal has now.
-                guard.suspend_for(crate::sys::signals::stop_now);
-                crossterm::terminal::size()
-                    .ok()
-                    .map(|(columns, rows)| Msg::Resize(columns, rows))
-            }
-            Effect::ExternalEditor { text } => {
-                // The editor reads the terminal: stop reading it here until the editor exits.
-                let stream = std::mem::replace(events, EventStream::new());
-                drop(stream);
-                let result = guard.suspend_for(|| edit_externally(&text));
-                *events = EventStream::new();
-                Some(Msg::Edited(result))
-            }
+            _ => unreachable!("run sends run_media_effect only its own effects"),
         }
     }
 
