@@ -177,7 +177,7 @@ fn a_refused_skill_shows_the_file_on_the_form_and_lists_the_server_again() {
     };
     let effects = app.update(Msg::Fetched {
         id: *id,
-        result: Err(McpError::Protocol(refusal.advice())),
+        result: Err(McpError::SkillRefused(refusal.advice())),
     });
     assert_eq!(
         effects,

@@ -213,7 +213,7 @@ pub(super) async fn get_skill(
     }
     let mut result = load_skill_on(&hub, &server.name, manifest, task, attach).await;
     if cached
-        && matches!(&result, Ok(Err((McpError::Protocol(_), _))))
+        && matches!(&result, Ok(Err((McpError::SkillRefused(_), _))))
         && let Some(listed) = relisted(&hub, &server.name).await
         && let Some(fresh) = find_preferring(&listed, &prompt.name, EntryKind::Skill)
             .and_then(|p| p.skill.as_deref())

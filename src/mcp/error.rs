@@ -97,6 +97,18 @@ pub enum McpError {
     /// must change, so it is not tried again, nor another way.
     #[error("sign-in with {0}")]
     Grant(String),
+    /// A skill's files do not match what its server lists (size, digest, front matter):
+    /// the listing is out of date (or lies), and a fresh one is the way back.
+    #[error("{0}")]
+    SkillRefused(String),
+    /// The server is not connected (down, or never started): nothing was sent.
+    #[error("{server} is {why}")]
+    NotConnected {
+        /// The server's name.
+        server: String,
+        /// What the user can do about it, after "is" (`down (F5 starts it again)`).
+        why: String,
+    },
     /// Anything else the transport or protocol layer reported.
     #[error("{0}")]
     Protocol(String),
@@ -154,6 +166,7 @@ impl McpError {
             McpError::Auth(text) => McpError::Auth(mask(text)),
             McpError::Grant(text) => McpError::Grant(mask(text)),
             McpError::Protocol(text) => McpError::Protocol(mask(text)),
+            McpError::SkillRefused(text) => McpError::SkillRefused(mask(text)),
             McpError::Unreadable(text) => McpError::Unreadable(mask(text)),
             McpError::UnknownVersion { offered, known } => McpError::UnknownVersion {
                 offered: mask(offered),
@@ -161,7 +174,8 @@ impl McpError {
             },
             other @ (McpError::Timeout { .. }
             | McpError::TooLarge { .. }
-            | McpError::SignInRequired { .. }) => other,
+            | McpError::SignInRequired { .. }
+            | McpError::NotConnected { .. }) => other,
         }
     }
 

@@ -749,9 +749,11 @@ impl Runner {
                             Err(error) => Err(with_last_words(error, &c)),
                             ok => ok,
                         },
-                        None => Err(McpError::Protocol(format!(
-                            "{server} is down (Ctrl-L shows its logs; F5 in the menu starts it again)"
-                        ))),
+                        None => Err(McpError::NotConnected {
+                            server,
+                            why: "down (Ctrl-L shows its logs; F5 in the menu starts it again)"
+                                .into(),
+                        }),
                     };
                     let _ = results.send(Msg::Fetched { id, result });
                 });
@@ -772,7 +774,10 @@ impl Runner {
                 tokio::spawn(async move {
                     let result = match connection {
                         Some(c) => c.read_resource(&uri).await,
-                        None => Err(McpError::Protocol(format!("{server} is not connected"))),
+                        None => Err(McpError::NotConnected {
+                            server,
+                            why: "not connected".into(),
+                        }),
                     };
                     let _ = results.send(Msg::ResourceRead { id, result });
                 });

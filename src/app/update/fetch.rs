@@ -166,7 +166,7 @@ impl App {
                 // A skill refused by verification: its listing is out of date (or lies), and
                 // the SEP's way back is a fresh entry; the user picks again from that.
                 let refused_skill =
-                    form.prompt.skill.is_some() && matches!(&error, McpError::Protocol(_));
+                    form.prompt.skill.is_some() && matches!(&error, McpError::SkillRefused(_));
                 let relist = (refused_skill
                     || matches!(&error, McpError::Server { code: -32602, .. }))
                 .then(|| Effect::Relist {

@@ -224,9 +224,9 @@ impl Connection {
                 self.log.forward(line, &self.service.service().lines);
                 self.load_skill_as(&current, task, attach, fill)
                     .await?
-                    .map_err(McpError::Protocol)
+                    .map_err(McpError::SkillRefused)
             }
-            _ => Err(McpError::Protocol(refused)),
+            _ => Err(McpError::SkillRefused(refused)),
         }
     }
 
