@@ -5,10 +5,10 @@
 use ratatui::layout::{Constraint, Layout, Rect};
 
 use super::layout::{
-    DETAILS_BELOW, MenuAreas, MenuRow, NARROW_DETAILS_FROM, SIDE_BY_SIDE, form, row_at, row_of,
-    screen,
+    DETAILS_BELOW, FormAreas, MenuAreas, MenuRow, NARROW_DETAILS_FROM, SIDE_BY_SIDE, row_at,
+    row_of, screen,
 };
-use super::{App, Screen};
+use super::{App, FormState, Screen};
 
 /// How the menu splits `main`.
 pub fn menu(app: &App, main: Rect) -> MenuAreas {
@@ -98,6 +98,12 @@ pub fn form_preview_on_screen(app: &App) -> Rect {
     };
     let (columns, rows) = app.size;
     screen(Rect::new(0, 0, columns, rows))
-        .map(|[main, _, _]| self::form(form, main).preview)
+        .map(|[main, _, _]| form_areas(form, main).preview)
         .unwrap_or_default()
+}
+
+/// How `form` splits `main` between its fields and its live preview.
+pub fn form_areas(form: &FormState, main: Rect) -> FormAreas {
+    let value_lines = form.fields.iter().map(|f| f.editor.lines().len());
+    super::layout::form(form.preview.enabled, value_lines, main)
 }

@@ -152,10 +152,11 @@ pub struct FormAreas {
     pub preview: Rect,
 }
 
-/// How the form splits `main`: the preview beside the fields on a wide screen, below them
-/// on a narrow one, taking what the fields leave (at least a third of the rows).
-pub fn form(form: &super::FormState, main: Rect) -> FormAreas {
-    if !form.preview.enabled {
+/// How the form splits `main`: the preview (when `preview` is on) beside the fields on a
+/// wide screen, below them on a narrow one, taking what the fields leave (at least a third
+/// of the rows); `value_lines` is how many lines each field's value has.
+pub fn form(preview: bool, value_lines: impl IntoIterator<Item = usize>, main: Rect) -> FormAreas {
+    if !preview {
         return FormAreas {
             form: main,
             preview: Rect::default(),
@@ -178,10 +179,9 @@ pub fn form(form: &super::FormState, main: Rect) -> FormAreas {
         };
     }
     // Header (3) and footer (2), and each field's label and box (as `ui::form` draws them).
-    let fields: u16 = form
-        .fields
-        .iter()
-        .map(|f| 3 + f.editor.lines().len().clamp(1, 6) as u16)
+    let fields: u16 = value_lines
+        .into_iter()
+        .map(|lines| 3 + lines.clamp(1, 6) as u16)
         .sum();
     let natural = 5 + fields.max(2);
     let preview = main

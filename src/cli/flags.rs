@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand};
 use clap_complete::{ArgValueCandidates, ArgValueCompleter};
 
-use super::{candidates, menu, popup, serve};
+use super::{candidates, popup, serve};
 use crate::config::CONFIG_ENV;
 
 /// The shells `shell-init` knows, as named on its command line.
@@ -68,8 +68,8 @@ pub struct Cli {
     /// Menu: draw in the bottom N rows (or N%) instead of the whole screen
     ///
     /// Below what is on the terminal, which stays there.
-    #[arg(long, value_name = "N|N%", value_parser = menu::Height::parse, conflicts_with = "tmux")]
-    pub height: Option<menu::Height>,
+    #[arg(long, value_name = "N|N%", value_parser = crate::tui::Height::parse, conflicts_with = "tmux")]
+    pub height: Option<crate::tui::Height>,
 
     /// Menu: open in a tmux popup over this pane (default size 80%)
     ///

@@ -17,7 +17,6 @@ use super::popup::PopupSize;
 use super::{Cli, CliError};
 use crate::app::{OpenPrompt, Start};
 use crate::search::PromptRef;
-pub use crate::tui::Height;
 use crate::tui::ScreenMode;
 
 /// The command line with `--tmux WORD` spelled `--tmux=80% WORD` when WORD is no popup size,

@@ -25,7 +25,7 @@ pub(super) fn draw(
     theme: &Theme,
     hits: &mut Hits,
 ) {
-    let areas = crate::app::layout::form(form, main);
+    let areas = crate::app::areas::form_areas(form, main);
     if !areas.preview.is_empty() {
         draw_preview(app, form, frame, areas.preview, theme);
     }
