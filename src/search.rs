@@ -5,7 +5,7 @@ use crate::model::PromptInfo;
 
 mod rank;
 
-pub use rank::{Highlighter, Ranked, Ranker, rank};
+pub use rank::{MatchMarker, Ranked, Ranker, rank};
 
 /// A parsed `SERVER/PROMPT` reference.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -601,11 +601,11 @@ mod tests {
 
     #[test]
     fn highlighters_mark_the_matched_characters() {
-        let mut highlighter = Highlighter::new("sp");
+        let mut highlighter = MatchMarker::new("sp");
         assert_eq!(highlighter.positions("simple-prompt"), vec![0, 7]);
         assert!(highlighter.positions("zz-top").is_empty());
         assert_eq!(highlighter.positions("a-sp"), vec![2, 3]);
-        assert!(Highlighter::new("").positions("simple-prompt").is_empty());
+        assert!(MatchMarker::new("").positions("simple-prompt").is_empty());
     }
 
     #[test]

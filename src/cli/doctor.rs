@@ -438,7 +438,7 @@ async fn clipboard_part(
     settings: &clipboard::ClipboardSettings,
     problems: &mut Vec<Problem>,
 ) -> ClipboardPart {
-    let env = clipboard::Environment::detect();
+    let env = clipboard::ClipboardEnv::detect();
     let route = clipboard::choose(&env, settings);
     let tmux = if route == Route::Tmux {
         Some(clipboard::ask_tmux().await)
@@ -460,7 +460,7 @@ async fn clipboard_part(
 /// A route's name and the facts that chose it.
 fn describe_route(
     route: &Route,
-    env: &clipboard::Environment,
+    env: &clipboard::ClipboardEnv,
     settings: &clipboard::ClipboardSettings,
 ) -> (String, String) {
     let mode = match settings.mode {
@@ -892,7 +892,7 @@ mod tests {
     #[test]
     fn each_route_says_why_it_was_chosen() {
         let settings = clipboard::ClipboardSettings::default();
-        let env = clipboard::Environment {
+        let env = clipboard::ClipboardEnv {
             ssh: true,
             ..Default::default()
         };
@@ -910,7 +910,7 @@ mod tests {
         );
         let (_, why) = describe_route(
             &Route::Holder,
-            &clipboard::Environment::default(),
+            &clipboard::ClipboardEnv::default(),
             &settings,
         );
         assert!(why.contains("none of wl-copy, xclip or xsel"), "{why}");

@@ -425,7 +425,7 @@ pub(super) async fn print_messages(
 
 pub(super) async fn copy_to_clipboard(config: &Config, text: &str) -> Result<(), CliError> {
     use crate::export::clipboard;
-    let route = clipboard::choose(&clipboard::Environment::detect(), &config.clipboard);
+    let route = clipboard::choose(&clipboard::ClipboardEnv::detect(), &config.clipboard);
     let copied = match route.terminal_sequence(text) {
         Some(sequence) => {
             let screen = matches!(route, clipboard::Route::Osc52 { screen: true });

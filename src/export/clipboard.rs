@@ -45,7 +45,7 @@ const HOLDER_NAME: &str = "mcpick's clipboard holder";
 
 /// What the environment says about where mcpick runs: the facts the route depends on.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Environment {
+pub struct ClipboardEnv {
     /// `$TMUX` is set: inside tmux.
     pub tmux: bool,
     /// `$STY` is set: inside GNU screen.
@@ -66,13 +66,13 @@ pub struct Environment {
     pub xsel: Option<PathBuf>,
 }
 
-impl Environment {
+impl ClipboardEnv {
     /// The facts of this process: its environment variables and PATH.
-    pub fn detect() -> Environment {
+    pub fn detect() -> ClipboardEnv {
         let set = |name: &str| std::env::var_os(name).is_some_and(|v| !v.is_empty());
         let path = std::env::var_os("PATH").unwrap_or_default();
         let find = |program: &str| find_on_path(&path, program);
-        Environment {
+        ClipboardEnv {
             tmux: set("TMUX"),
             screen: set("STY"),
             wayland: set("WAYLAND_DISPLAY"),
@@ -119,7 +119,7 @@ pub enum Route {
 
 /// The route for `settings` in `env`: `clipboard_command` when set; else by `mode`, where
 /// `auto` takes tmux, then screen, then the desktop (not over SSH), then OSC 52.
-pub fn choose(env: &Environment, settings: &ClipboardSettings) -> Route {
+pub fn choose(env: &ClipboardEnv, settings: &ClipboardSettings) -> Route {
     if let Some(command) = settings.command.as_ref().filter(|c| !c.is_empty()) {
         return Route::Command(command.clone());
     }
@@ -140,7 +140,7 @@ pub fn choose(env: &Environment, settings: &ClipboardSettings) -> Route {
 
 /// The desktop clipboard: a tool that keeps serving the selection after mcpick exits, else
 /// mcpick's own holder.
-fn desktop(env: &Environment) -> Route {
+fn desktop(env: &ClipboardEnv) -> Route {
     let tool = |program: &Option<PathBuf>, args: &[&str]| {
         program.clone().map(|program| Route::Tool {
             program,
@@ -662,13 +662,13 @@ mod tests {
         }
     }
 
-    fn x11_desktop() -> Environment {
-        Environment {
+    fn x11_desktop() -> ClipboardEnv {
+        ClipboardEnv {
             x11: true,
             xclip: Some(PathBuf::from("/bin/xclip")),
             xsel: Some(PathBuf::from("/bin/xsel")),
             wl_copy: Some(PathBuf::from("/bin/wl-copy")),
-            ..Environment::default()
+            ..ClipboardEnv::default()
         }
     }
 
@@ -681,7 +681,7 @@ mod tests {
 
     #[test]
     fn inside_tmux_the_route_is_a_tmux_buffer_even_with_a_display() {
-        let env = Environment {
+        let env = ClipboardEnv {
             tmux: true,
             screen: true,
             ..x11_desktop()
@@ -691,7 +691,7 @@ mod tests {
 
     #[test]
     fn inside_screen_osc52_is_wrapped_for_screen() {
-        let env = Environment {
+        let env = ClipboardEnv {
             screen: true,
             ..x11_desktop()
         };
@@ -708,7 +708,7 @@ mod tests {
             choose(&x11_desktop(), &auto),
             tool("/bin/xclip", &["-selection", "clipboard"])
         );
-        let no_xclip = Environment {
+        let no_xclip = ClipboardEnv {
             xclip: None,
             ..x11_desktop()
         };
@@ -716,20 +716,20 @@ mod tests {
             choose(&no_xclip, &auto),
             tool("/bin/xsel", &["--clipboard", "--input"])
         );
-        let bare = Environment {
+        let bare = ClipboardEnv {
             x11: true,
-            ..Environment::default()
+            ..ClipboardEnv::default()
         };
         assert_eq!(choose(&bare, &auto), Route::Holder);
-        let wayland = Environment {
+        let wayland = ClipboardEnv {
             wayland: true,
             ..x11_desktop()
         };
         assert_eq!(choose(&wayland, &auto), tool("/bin/wl-copy", &[]));
-        let wayland_without_wl_copy = Environment {
+        let wayland_without_wl_copy = ClipboardEnv {
             wayland: true,
             wl_copy: None,
-            ..Environment::default()
+            ..ClipboardEnv::default()
         };
         assert_eq!(choose(&wayland_without_wl_copy, &auto), Route::Holder);
     }
@@ -737,13 +737,13 @@ mod tests {
     #[test]
     fn over_ssh_or_without_a_display_it_is_osc52() {
         let auto = settings(ClipboardMode::Auto);
-        let ssh = Environment {
+        let ssh = ClipboardEnv {
             ssh: true,
             ..x11_desktop()
         };
         assert_eq!(choose(&ssh, &auto), Route::Osc52 { screen: false });
         assert_eq!(
-            choose(&Environment::default(), &auto),
+            choose(&ClipboardEnv::default(), &auto),
             Route::Osc52 { screen: false }
         );
         // Forced native over SSH uses the (forwarded) display.
@@ -755,7 +755,7 @@ mod tests {
 
     #[test]
     fn the_config_overrides_the_environment() {
-        let env = Environment {
+        let env = ClipboardEnv {
             tmux: true,
             ..x11_desktop()
         };
@@ -764,7 +764,7 @@ mod tests {
             Route::Osc52 { screen: false }
         );
         assert_eq!(
-            choose(&Environment::default(), &settings(ClipboardMode::Tmux)),
+            choose(&ClipboardEnv::default(), &settings(ClipboardMode::Tmux)),
             Route::Tmux
         );
         assert_eq!(

@@ -9,7 +9,7 @@ use thiserror::Error;
 
 use super::folders::skipped_folder;
 use super::native::FileReader;
-use super::skills::{self, SKILL_FILE, SkillDef, SkillFile};
+use super::skills::{self, LoadedSkillFile, SKILL_FILE, SkillDef};
 use super::{LoadError, MessageTemplate, PromptDef, claude, native, vscode};
 use crate::model::{Completion, Content, EmbeddedResource, KnownContent, Message, PromptMessages};
 
@@ -170,7 +170,7 @@ impl Library {
 
     /// The skill file at this `skill://` URI, with the skill it belongs to (the first one,
     /// for a nested skill's files, which both it and the skill around it list).
-    pub fn skill_file(&self, uri: &str) -> Option<(&SkillDef, &SkillFile)> {
+    pub fn skill_file(&self, uri: &str) -> Option<(&SkillDef, &LoadedSkillFile)> {
         self.skills
             .iter()
             .find_map(|skill| skill.file(uri).map(|file| (skill, file)))

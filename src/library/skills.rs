@@ -37,7 +37,7 @@ const MAX_DESCRIPTION_CHARS: usize = 1024;
 
 /// One file of a skill, as read when the library was loaded.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SkillFile {
+pub struct LoadedSkillFile {
     /// Its path below the skill folder, `/`-separated (`references/guide.md`).
     pub path: String,
     /// Its bytes, exactly as read.
@@ -61,7 +61,7 @@ pub struct SkillDef {
     /// one its name (`review`, or `team/review` when two skills share a name).
     pub skill_path: String,
     /// Every file of the folder, `SKILL.md` included, sorted by path.
-    pub files: Vec<SkillFile>,
+    pub files: Vec<LoadedSkillFile>,
     /// The `SKILL.md` as shown in problems (`skills/review/SKILL.md`).
     pub source: String,
 }
@@ -78,7 +78,7 @@ impl SkillDef {
     }
 
     /// The URI of one of its files.
-    pub fn file_uri(&self, file: &SkillFile) -> String {
+    pub fn file_uri(&self, file: &LoadedSkillFile) -> String {
         format!(
             "{SKILL_SCHEME}{}/{}",
             self.skill_path,
@@ -87,7 +87,7 @@ impl SkillDef {
     }
 
     /// The file at `uri`, if it is one of this skill's.
-    pub fn file(&self, uri: &str) -> Option<&SkillFile> {
+    pub fn file(&self, uri: &str) -> Option<&LoadedSkillFile> {
         let relative = uri
             .strip_prefix(SKILL_SCHEME)?
             .strip_prefix(self.skill_path.as_str())?
@@ -278,7 +278,7 @@ pub fn parse_skill(
     prompt.description = Some(description.clone());
     let files = files
         .into_iter()
-        .map(|(path, bytes)| SkillFile {
+        .map(|(path, bytes)| LoadedSkillFile {
             digest: digest(&bytes),
             mime_type: mime_type(&path, &bytes).to_string(),
             path,

@@ -642,27 +642,27 @@ impl Words {
 
 /// Finds the characters of each text a needle matches, for highlighting the rows of a
 /// menu: one pattern and one matcher (whose buffers are large) serve every row.
-pub struct Highlighter {
+pub struct MatchMarker {
     pattern: Option<Pattern>,
     matcher: Matcher,
     buffer: Vec<char>,
     indices: Vec<u32>,
 }
 
-impl Highlighter {
+impl MatchMarker {
     /// A highlighter for `needle` (an empty one highlights nothing).
-    pub fn new(needle: &str) -> Highlighter {
-        Highlighter::with(needle, Config::DEFAULT)
+    pub fn new(needle: &str) -> MatchMarker {
+        MatchMarker::with(needle, Config::DEFAULT)
     }
 
     /// A highlighter for `needle` over file paths (nucleo's path bonuses, as the file
     /// picker ranks with).
-    pub fn for_paths(needle: &str) -> Highlighter {
-        Highlighter::with(needle, Config::DEFAULT.match_paths())
+    pub fn for_paths(needle: &str) -> MatchMarker {
+        MatchMarker::with(needle, Config::DEFAULT.match_paths())
     }
 
-    fn with(needle: &str, config: Config) -> Highlighter {
-        Highlighter {
+    fn with(needle: &str, config: Config) -> MatchMarker {
+        MatchMarker {
             pattern: (!needle.is_empty())
                 .then(|| Pattern::parse(needle, CaseMatching::Smart, Normalization::Smart)),
             matcher: Matcher::new(config),

@@ -24,7 +24,7 @@ const KITTY_QUERY_ID: u32 = 31;
 /// then DA1 last. Inside a multiplexer the kitty query is left out: it is an APC string,
 /// which tmux takes as a new pane title and screen as its hardstatus line, and neither
 /// draws kitty images anyway; the CSI queries are answered or ignored, changing nothing.
-pub fn queries(environment: &Environment) -> String {
+pub fn queries(environment: &TerminalEnv) -> String {
     let kitty = if environment.multiplexer() {
         String::new()
     } else {
@@ -221,7 +221,7 @@ pub fn typed_keys(bytes: &[u8]) -> Vec<crossterm::event::KeyEvent> {
 
 /// What the environment tells about the terminal.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Environment {
+pub struct TerminalEnv {
     /// Inside tmux (`$TMUX`): the answers are tmux's own.
     pub tmux: bool,
     /// Inside GNU screen (`$STY`) or zellij (`$ZELLIJ`), which also answer for the
@@ -234,17 +234,17 @@ pub struct Environment {
     pub konsole: bool,
 }
 
-impl Environment {
+impl TerminalEnv {
     /// Whether a terminal multiplexer stands between mcpick and the terminal.
     pub fn multiplexer(&self) -> bool {
         self.tmux || self.other_multiplexer
     }
 
     /// This process's environment.
-    pub fn detect() -> Environment {
+    pub fn detect() -> TerminalEnv {
         let var = |name: &str| std::env::var(name).unwrap_or_default();
         let program = var("TERM_PROGRAM");
-        Environment {
+        TerminalEnv {
             tmux: !var("TMUX").is_empty(),
             other_multiplexer: !var("STY").is_empty() || std::env::var_os("ZELLIJ").is_some(),
             iterm2: matches!(program.as_str(), "iTerm.app" | "WezTerm")
@@ -261,7 +261,7 @@ impl Environment {
 /// `columns` × `rows` and `window_px` (the winsize ioctl) size a cell when `CSI 16 t` did not.
 pub fn choose(
     replies: &Replies,
-    environment: &Environment,
+    environment: &TerminalEnv,
     (columns, rows): (u16, u16),
     window_px: Option<(u16, u16)>,
 ) -> Graphics {
@@ -346,7 +346,7 @@ fn detect(setting: ImageProtocol) -> (Graphics, Vec<u8>, Option<f64>) {
     let (cells, window_px) = window_size();
     let font = choose(
         &Replies::default(),
-        &Environment::default(),
+        &TerminalEnv::default(),
         cells,
         window_px,
     )
@@ -372,7 +372,7 @@ fn detect(setting: ImageProtocol) -> (Graphics, Vec<u8>, Option<f64>) {
                     Replies::default()
                 }
             };
-            let graphics = choose(&replies, &Environment::detect(), cells, window_px);
+            let graphics = choose(&replies, &TerminalEnv::detect(), cells, window_px);
             tracing::info!(?replies, ?graphics, "graphics detected");
             return (graphics, replies.typed, replies.background);
         }
@@ -401,14 +401,14 @@ pub fn ask_terminal(timeout: Duration) -> std::io::Result<(Replies, Graphics)> {
     drop(raw);
     let replies = replies?;
     let (cells, window_px) = window_size();
-    let graphics = choose(&replies, &Environment::detect(), cells, window_px);
+    let graphics = choose(&replies, &TerminalEnv::detect(), cells, window_px);
     Ok((replies, graphics))
 }
 
 /// Writes [`queries`] to `/dev/tty` and reads the answers until DA1's arrives or `timeout`
 /// passes. Never stdin, never blocking: no tty is an error at once.
 fn query_tty(timeout: Duration) -> std::io::Result<Replies> {
-    query_tty_with(&queries(&Environment::detect()), timeout)
+    query_tty_with(&queries(&TerminalEnv::detect()), timeout)
 }
 
 /// Writes `queries` (ending in DA1) to `/dev/tty` and reads the answers as [`query_tty`].
@@ -481,16 +481,16 @@ mod tests {
 
     #[test]
     fn inside_a_multiplexer_no_apc_string_is_sent() {
-        let plain = queries(&Environment::default());
+        let plain = queries(&TerminalEnv::default());
         assert!(plain.starts_with("\x1b_G"), "{plain:?}");
         for environment in [
-            Environment {
+            TerminalEnv {
                 tmux: true,
-                ..Environment::default()
+                ..TerminalEnv::default()
             },
-            Environment {
+            TerminalEnv {
                 other_multiplexer: true,
-                ..Environment::default()
+                ..TerminalEnv::default()
             },
         ] {
             let sent = queries(&environment);
@@ -507,7 +507,7 @@ mod tests {
         assert_eq!(replies.window, Some((1200, 800)));
         assert_eq!(replies.da1, Some(vec![62, 22]));
         assert!(!replies.sixel());
-        let graphics = choose(&replies, &Environment::default(), (120, 40), None);
+        let graphics = choose(&replies, &TerminalEnv::default(), (120, 40), None);
         assert_eq!(graphics.protocol, Some(ProtocolType::Kitty));
         assert_eq!(graphics.font, (10, 20));
     }
@@ -520,7 +520,7 @@ mod tests {
         // No cell size from CSI 16 t: the text area over the cells gives it.
         let graphics = choose(
             &replies,
-            &Environment::default(),
+            &TerminalEnv::default(),
             (100, 50),
             Some((900, 900)),
         );
@@ -532,12 +532,12 @@ mod tests {
     fn only_da1_means_half_blocks_and_the_default_cell() {
         let replies = parse_replies(DA1_PLAIN);
         assert_eq!(replies.kitty, None);
-        let graphics = choose(&replies, &Environment::default(), (80, 24), None);
+        let graphics = choose(&replies, &TerminalEnv::default(), (80, 24), None);
         assert_eq!(graphics.protocol, Some(ProtocolType::Halfblocks));
         assert_eq!(graphics.font, DEFAULT_FONT);
         // Sixel without any cell size would draw at the wrong size: half-blocks.
         let sixel = parse_replies(DA1_SIXEL);
-        let graphics = choose(&sixel, &Environment::default(), (80, 24), None);
+        let graphics = choose(&sixel, &TerminalEnv::default(), (80, 24), None);
         assert_eq!(graphics.protocol, Some(ProtocolType::Halfblocks));
     }
 
@@ -611,26 +611,26 @@ mod tests {
     #[test]
     fn tmux_answers_for_itself_and_iterm2_goes_by_its_name() {
         // tmux does not pass the kitty query on: no answer, and sixel only if tmux says so.
-        let tmux = Environment {
+        let tmux = TerminalEnv {
             tmux: true,
-            ..Environment::default()
+            ..TerminalEnv::default()
         };
         let replies = parse_replies(&joined(&[CELL, DA1_PLAIN]));
         assert_eq!(
             choose(&replies, &tmux, (80, 24), None).protocol,
             Some(ProtocolType::Halfblocks)
         );
-        let iterm = Environment {
+        let iterm = TerminalEnv {
             iterm2: true,
-            ..Environment::default()
+            ..TerminalEnv::default()
         };
         assert_eq!(
             choose(&replies, &iterm, (80, 24), None).protocol,
             Some(ProtocolType::Iterm2)
         );
-        let konsole = Environment {
+        let konsole = TerminalEnv {
             konsole: true,
-            ..Environment::default()
+            ..TerminalEnv::default()
         };
         let kitty = parse_replies(&joined(&[KITTY_OK, CELL, DA1_SIXEL]));
         assert_eq!(

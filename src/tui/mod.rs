@@ -1083,7 +1083,7 @@ impl Runner {
     /// the terminal guard at once (unconfirmed); the other routes run programs, off the
     /// loop, and answer with [`Msg::Copied`] later.
     fn copy(&mut self, text: String, leave: bool, guard: &mut TerminalGuard) -> Option<Msg> {
-        let route = clipboard::choose(&clipboard::Environment::detect(), &self.clipboard);
+        let route = clipboard::choose(&clipboard::ClipboardEnv::detect(), &self.clipboard);
         tracing::info!(?route, "copying");
         if let Some(sequence) = route.terminal_sequence(&text) {
             let screen = matches!(route, clipboard::Route::Osc52 { screen: true });

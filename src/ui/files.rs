@@ -99,7 +99,7 @@ pub(super) fn draw(
     // Keep the selected row in sight.
     let start = picker.selected.saturating_sub(room.saturating_sub(1));
     // The matched characters, found for the rows in sight only.
-    let mut highlighter = crate::search::Highlighter::for_paths(picker.query.text());
+    let mut highlighter = crate::search::MatchMarker::for_paths(picker.query.text());
     for (index, row) in picker.rows.iter().enumerate().skip(start).take(room) {
         let selected = index == picker.selected;
         let base = if selected {

@@ -10,7 +10,7 @@ use crate::app::areas;
 use crate::app::layout::{MenuAreas, MenuRow as Row, row_at, row_of};
 use crate::app::{Action, App, CatalogMark, KeyScreen, RowMark, ServerState, spinner};
 use crate::model::PromptInfo;
-use crate::search::Highlighter;
+use crate::search::MatchMarker;
 use crate::text::cut_columns as cut;
 
 pub(super) fn draw(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
@@ -238,7 +238,7 @@ fn draw_list(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
     let visible: Vec<Row> = (offset..offset + height)
         .map_while(|at| row_at(at, recent, app.ranked.len()))
         .collect();
-    let mut highlighter = Highlighter::new(&app.parsed_query.needle);
+    let mut highlighter = MatchMarker::new(&app.parsed_query.needle);
     let entries = || {
         visible.iter().filter_map(|row| match row {
             Row::Entry(rank) => Some(&app.entries[app.ranked[*rank].index()]),
@@ -313,7 +313,7 @@ fn entry_line(
     app: &App,
     rank: usize,
     columns: &Columns,
-    highlighter: &mut Highlighter,
+    highlighter: &mut MatchMarker,
     theme: &Theme,
 ) -> Line<'static> {
     let Columns {

@@ -19,7 +19,7 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
 
-use crate::mcp::server::connections::{Busy, Connection, Connections};
+use crate::mcp::server::connections::{Busy, Connections, OpenConnection};
 
 /// How long a connection may take to send a request's headers, counted from the end of
 /// its previous response (so it also bounds an idle keep-alive connection).
@@ -233,7 +233,7 @@ impl<IO: AsyncWrite + Unpin> AsyncWrite for WriteDeadline<IO> {
 /// it busy until its answer is all written).
 pub struct Tracked {
     client: ClientGone,
-    connection: Arc<Connection>,
+    connection: Arc<OpenConnection>,
 }
 
 /// [`serve_connection`] with this header-read timeout (shorter in tests).
@@ -292,7 +292,7 @@ async fn serve_connection_timed<IO, H: Handler>(
 #[derive(Clone)]
 pub struct SharedTcp {
     socket: Arc<TcpStream>,
-    connection: Arc<Connection>,
+    connection: Arc<OpenConnection>,
 }
 
 impl SharedTcp {

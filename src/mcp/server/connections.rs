@@ -47,7 +47,7 @@ pub struct ConnectionLimits {
 /// The open connections and their bounds.
 pub struct Connections {
     limits: ConnectionLimits,
-    open: Mutex<HashMap<u64, Arc<Connection>>>,
+    open: Mutex<HashMap<u64, Arc<OpenConnection>>>,
     next_id: AtomicU64,
     started: Instant,
     /// Connections idle or arriving (kept with each phase change).
@@ -64,7 +64,7 @@ const ARRIVING: u8 = 1;
 const HANDLING: u8 = 2;
 
 /// One open connection, as the table sees it.
-pub struct Connection {
+pub struct OpenConnection {
     id: u64,
     table: Weak<Connections>,
     /// [`IDLE`], [`ARRIVING`] or [`HANDLING`].
@@ -87,11 +87,11 @@ pub struct Connection {
 
 /// A connection's place in the table, given back when dropped.
 pub struct Admitted {
-    connection: Arc<Connection>,
+    connection: Arc<OpenConnection>,
 }
 
 /// One request in hand on a connection, until dropped (when its answer is all written).
-pub struct Busy(Arc<Connection>);
+pub struct Busy(Arc<OpenConnection>);
 
 /// What the table holds now, for `/healthz`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -172,7 +172,7 @@ impl Connections {
         }
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let now = self.now_ms();
-        let connection = Arc::new(Connection {
+        let connection = Arc::new(OpenConnection {
             id,
             table: self.me.clone(),
             // A new connection waits for its first request like an arriving one.
@@ -195,7 +195,7 @@ impl Connections {
     /// The connection to close to make room: the longest idle, else the one whose request
     /// arrives slowest (fewest bytes a second, once it has been arriving a while), else the
     /// one arriving longest.
-    fn make_way(&self, open: &HashMap<u64, Arc<Connection>>) -> Option<u64> {
+    fn make_way(&self, open: &HashMap<u64, Arc<OpenConnection>>) -> Option<u64> {
         let idle = open
             .values()
             .filter(|c| c.phase.load(Ordering::Acquire) == IDLE)
@@ -251,7 +251,7 @@ impl Connections {
     }
 }
 
-impl Connection {
+impl OpenConnection {
     fn table(&self) -> Option<Arc<Connections>> {
         self.table.upgrade()
     }
@@ -320,7 +320,7 @@ impl Connection {
     }
 
     /// Counts a request in hand (its head has arrived) until the returned guard is
-    /// dropped. Its body, if it has one, is still arriving until [`Connection::arrived`].
+    /// dropped. Its body, if it has one, is still arriving until [`OpenConnection::arrived`].
     pub fn begin(self: &Arc<Self>) -> Busy {
         self.busy.fetch_add(1, Ordering::AcqRel);
         if let Some(table) = self.table() {
@@ -358,7 +358,7 @@ impl Drop for Busy {
 
 impl Admitted {
     /// The connection admitted.
-    pub fn connection(&self) -> &Arc<Connection> {
+    pub fn connection(&self) -> &Arc<OpenConnection> {
         &self.connection
     }
 

@@ -25,7 +25,7 @@ use rmcp::transport::streamable_http_server::session::{
 use tokio::sync::Semaphore;
 
 use crate::mcp::server::accept::ClientGone;
-use crate::mcp::server::connections::{Connection, ConnectionLimits, Connections};
+use crate::mcp::server::connections::{ConnectionLimits, Connections, OpenConnection};
 use tokio_util::sync::CancellationToken;
 
 /// How much `serve --http` takes on at once (see docs/serve.md, "Limits").
@@ -409,7 +409,7 @@ where
         }
     };
     // Arrived whole: the connection no longer counts as one a body is trickling on.
-    if let Some(connection) = extensions.get::<Arc<Connection>>() {
+    if let Some(connection) = extensions.get::<Arc<OpenConnection>>() {
         connection.arrived();
     }
     Ok((bytes, arriving))
