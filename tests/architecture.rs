@@ -1193,11 +1193,6 @@ const LONG_FUNCTIONS_ALLOWED: &[(&str, &str, &str)] = &[
     ("config/oauth.rs", "parse", "to cut (issue 54)"),
     ("library/native.rs", "parse", "to cut (issue 54)"),
     (
-        "mcp/client/connection/connect.rs",
-        "connect_known_once",
-        "to cut (issue 54)",
-    ),
-    (
         "mcp/oauth/browser.rs",
         "sign_in_unhidden",
         "to cut (issue 54)",
