@@ -1207,11 +1207,6 @@ const LONG_FUNCTIONS_ALLOWED: &[(&str, &str, &str)] = &[
         "sign_in_unhidden",
         "to cut (issue 54)",
     ),
-    (
-        "mcp/oauth/machine.rs",
-        "obtain_unmasked",
-        "to cut (issue 54)",
-    ),
     ("tui/mod.rs", "run", "to cut (issue 54)"),
     ("ui/mod.rs", "draw_status", "to cut (issue 54)"),
     ("ui/form.rs", "draw_field", "to cut (issue 54)"),
