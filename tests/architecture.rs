@@ -1199,7 +1199,6 @@ const LONG_FUNCTIONS_ALLOWED: &[(&str, &str, &str)] = &[
     ),
     ("app/review.rs", "action", "to cut (issue 54)"),
     ("cli/questions.rs", "answer_round", "to cut (issue 54)"),
-    ("library/native.rs", "parse", "to cut (issue 54)"),
     (
         "mcp/oauth/browser.rs",
         "sign_in_unhidden",
