@@ -227,200 +227,308 @@ pub(super) fn parse<E>(
     server_error: &dyn Fn(String) -> E,
     path: &dyn Fn(&str) -> PathBuf,
 ) -> Result<OAuthConfig, E> {
-    let field = |name: &str, value: Option<String>| value.map(|v| expand(name, &v)).transpose();
-    let client_metadata_url = field("client_metadata_url", oauth.client_metadata_url)?;
-    if let Some(cimd) = &client_metadata_url
-        && !cimd.starts_with("https://")
-    {
-        return Err(server_error(format!(
-            "`oauth.client_metadata_url` must be an https:// URL (got {cimd:?})"
-        )));
-    }
-    let client_id = field("client_id", oauth.client_id)?;
-    let client_secret = field("client_secret", oauth.client_secret)?;
-    if client_secret.is_some() && client_id.is_none() {
-        return Err(server_error(
-            "`oauth.client_secret` needs the `oauth.client_id` it belongs to".into(),
-        ));
-    }
-    let source = |name: &str,
-                  value: Option<String>,
-                  file: Option<String>,
-                  command: Option<String>|
-     -> Result<Option<SecretSource>, E> {
-        let given = [value.is_some(), file.is_some(), command.is_some()];
-        if given.iter().filter(|g| **g).count() > 1 {
-            return Err(server_error(format!(
-                "give one of `oauth.{name}`, `oauth.{name}_file` and `oauth.{name}_command`, not several"
-            )));
-        }
-        Ok(if let Some(value) = field(name, value)? {
-            Some(SecretSource::Value(value))
-        } else if let Some(file) = field(&format!("{name}_file"), file)? {
-            Some(SecretSource::File(path(&file)))
-        } else {
-            field(&format!("{name}_command"), command)?.map(SecretSource::Command)
-        })
+    let read = Reader {
+        expand,
+        error: server_error,
+        path,
     };
-    let private_key = field("private_key", oauth.private_key)?.map(|p| path(&p));
-    let key_id = field("key_id", oauth.key_id)?;
-    let assertion_audience = match field("assertion_audience", oauth.assertion_audience)?.as_deref()
-    {
-        None | Some("issuer") => AssertionAudience::Issuer,
-        Some("token_endpoint") => AssertionAudience::TokenEndpoint,
-        Some(other) => {
-            return Err(server_error(format!(
-                "`oauth.assertion_audience = {other:?}` is neither \"issuer\" (the default) nor \"token_endpoint\""
-            )));
-        }
-    };
-    if private_key.is_none() {
-        let stray = if key_id.is_some() {
-            Some("key_id")
-        } else if assertion_audience != AssertionAudience::Issuer {
-            Some("assertion_audience")
-        } else {
-            None
-        };
-        if let Some(stray) = stray {
-            return Err(server_error(format!(
-                "`oauth.{stray}` is about the assertion `oauth.private_key` signs, and there is no `private_key`"
-            )));
-        }
-    }
-    let assertion = source(
+    let client = read.client(
+        oauth.client_metadata_url,
+        oauth.client_id,
+        oauth.client_secret,
+    )?;
+    let (private_key, key_id, assertion_audience) =
+        read.signing_key(oauth.private_key, oauth.key_id, oauth.assertion_audience)?;
+    let assertion = read.secret_source(
         "assertion",
         oauth.assertion,
         oauth.assertion_file,
         oauth.assertion_command,
     )?;
-    let id_token = source(
+    let id_token = read.secret_source(
         "id_token",
         oauth.id_token,
         oauth.id_token_file,
         oauth.id_token_command,
     )?;
-    let idp_token_endpoint = field("idp_token_endpoint", oauth.idp_token_endpoint)?;
-    let idp_client_id = field("idp_client_id", oauth.idp_client_id)?;
-    let idp_client_secret = field("idp_client_secret", oauth.idp_client_secret)?;
-    let dpop = match field("dpop", oauth.dpop)?.as_deref() {
-        None | Some("auto") => Dpop::Auto,
-        Some("required") => Dpop::Required,
-        Some("off") => Dpop::Off,
-        Some(other) => {
-            return Err(server_error(format!(
-                "`oauth.dpop = {other:?}` is none of \"auto\" (the default: when the authorization server offers it), \"required\" and \"off\""
-            )));
-        }
+    let idp = IdpSettings {
+        token_endpoint: read.field("idp_token_endpoint", oauth.idp_token_endpoint)?,
+        client_id: read.field("idp_client_id", oauth.idp_client_id)?,
+        client_secret: read.field("idp_client_secret", oauth.idp_client_secret)?,
+        id_token,
     };
-    let grant_name = oauth.grant.as_deref().unwrap_or("authorization_code");
-    // What each grant takes; anything else given is a mistake worth saying.
-    let given: Vec<&str> = [
-        ("private_key", private_key.is_some()),
-        ("assertion", assertion.is_some()),
-        ("idp_token_endpoint", idp_token_endpoint.is_some()),
-        ("idp_client_id", idp_client_id.is_some()),
-        ("idp_client_secret", idp_client_secret.is_some()),
-        ("id_token", id_token.is_some()),
-    ]
-    .into_iter()
-    .filter_map(|(name, given)| given.then_some(name))
-    .collect();
-    let takes: &[&str] = match grant_name {
-        "authorization_code" => &[],
-        "client_credentials" => &["private_key"],
-        "jwt_bearer" => &["assertion"],
-        "enterprise" => &[
-            "idp_token_endpoint",
-            "idp_client_id",
-            "idp_client_secret",
-            "id_token",
-        ],
-        other => {
-            return Err(server_error(format!(
-                "`oauth.grant = {other:?}` is not a grant mcpick knows: use \"authorization_code\" (a person signs in; the default), \"client_credentials\", \"jwt_bearer\" or \"enterprise\""
-            )));
-        }
-    };
-    if let Some(stray) = given.iter().find(|name| !takes.contains(name)) {
-        return Err(server_error(format!(
-            "`oauth.{stray}` is not used by `grant = \"{grant_name}\"`{}",
-            match *stray {
-                "private_key" => ": it is for `grant = \"client_credentials\"`",
-                "assertion" => ": it is for `grant = \"jwt_bearer\"`",
-                _ => ": it is for `grant = \"enterprise\"`",
-            }
-        )));
-    }
-    let need = |what: &str| server_error(format!("`grant = \"{grant_name}\"` needs {what}"));
-    let grant = match grant_name {
-        "client_credentials" => {
-            if client_id.is_none() {
-                return Err(need("`oauth.client_id`"));
-            }
-            match (&client_secret, &private_key) {
-                (None, None) => {
-                    return Err(need(
-                        "`oauth.client_secret` or `oauth.private_key` (a PEM key file)",
-                    ));
-                }
-                (Some(_), Some(_)) => {
-                    return Err(server_error(
-                        "give `oauth.client_secret` or `oauth.private_key`, not both".into(),
-                    ));
-                }
-                _ => OAuthGrant::ClientCredentials,
-            }
-        }
-        "jwt_bearer" => {
-            if assertion.is_none() {
-                return Err(need(
-                    "the workload's JWT: `oauth.assertion_file` (a path), `oauth.assertion_command` or `oauth.assertion`",
-                ));
-            }
-            OAuthGrant::JwtBearer
-        }
-        "enterprise" => {
-            if client_id.is_none() {
-                return Err(need(
-                    "`oauth.client_id` (mcpick's client at the server's authorization server)",
-                ));
-            }
-            let Some(token_endpoint) = idp_token_endpoint else {
-                return Err(need(
-                    "`oauth.idp_token_endpoint` (the identity provider's token endpoint)",
-                ));
-            };
-            let Some(id_token) = id_token else {
-                return Err(need(
-                    "the user's ID token: `oauth.id_token_file`, `oauth.id_token_command` or `oauth.id_token`",
-                ));
-            };
-            if idp_client_secret.is_some() && idp_client_id.is_none() {
-                return Err(server_error(
-                    "`oauth.idp_client_secret` needs the `oauth.idp_client_id` it belongs to"
-                        .into(),
-                ));
-            }
-            OAuthGrant::Enterprise(Box::new(EnterpriseIdp {
-                token_endpoint,
-                client_id: idp_client_id,
-                client_secret: idp_client_secret,
-                id_token,
-            }))
-        }
-        _ => OAuthGrant::AuthorizationCode,
-    };
-    Ok(OAuthConfig {
-        client_id,
-        client_secret,
+    let dpop = read.dpop(oauth.dpop)?;
+    let mut config = OAuthConfig {
+        client_id: client.id,
+        client_secret: client.secret,
         scopes: oauth.scopes.unwrap_or_default(),
-        client_metadata_url,
-        grant,
+        client_metadata_url: client.metadata_url,
+        grant: OAuthGrant::AuthorizationCode,
         private_key,
         assertion_audience,
         key_id,
         assertion,
         dpop,
-    })
+    };
+    let grant_name = oauth.grant.as_deref().unwrap_or("authorization_code");
+    read.check_grant_takes(grant_name, &config, &idp)?;
+    config.grant = read.grant(grant_name, &config, idp)?;
+    Ok(config)
+}
+
+/// How [`parse`] reads the table's values: `expand` expands a field's `${VAR}`s (named by
+/// its key), `error` makes the server's config error, `path` makes a path of a file
+/// setting.
+struct Reader<'a, E> {
+    expand: &'a dyn Fn(&str, &str) -> Result<String, E>,
+    error: &'a dyn Fn(String) -> E,
+    path: &'a dyn Fn(&str) -> PathBuf,
+}
+
+/// The client mcpick is at the authorization server, as given (expanded, checked).
+struct ClientSettings {
+    metadata_url: Option<String>,
+    id: Option<String>,
+    secret: Option<String>,
+}
+
+/// The identity provider's settings as given (`oauth.idp_*`, `oauth.id_token…`), which
+/// `grant = "enterprise"` takes.
+struct IdpSettings {
+    token_endpoint: Option<String>,
+    client_id: Option<String>,
+    client_secret: Option<String>,
+    id_token: Option<SecretSource>,
+}
+
+impl<E> Reader<'_, E> {
+    /// A field's value, expanded.
+    fn field(&self, name: &str, value: Option<String>) -> Result<Option<String>, E> {
+        value.map(|v| (self.expand)(name, &v)).transpose()
+    }
+
+    /// The client mcpick is at the authorization server: its metadata document's URL
+    /// (https only), its id, and the secret that needs that id.
+    fn client(
+        &self,
+        metadata_url: Option<String>,
+        id: Option<String>,
+        secret: Option<String>,
+    ) -> Result<ClientSettings, E> {
+        let client_metadata_url = self.field("client_metadata_url", metadata_url)?;
+        if let Some(cimd) = &client_metadata_url
+            && !cimd.starts_with("https://")
+        {
+            return Err((self.error)(format!(
+                "`oauth.client_metadata_url` must be an https:// URL (got {cimd:?})"
+            )));
+        }
+        let client_id = self.field("client_id", id)?;
+        let client_secret = self.field("client_secret", secret)?;
+        if client_secret.is_some() && client_id.is_none() {
+            return Err((self.error)(
+                "`oauth.client_secret` needs the `oauth.client_id` it belongs to".into(),
+            ));
+        }
+        Ok(ClientSettings {
+            metadata_url: client_metadata_url,
+            id: client_id,
+            secret: client_secret,
+        })
+    }
+
+    /// The `private_key_jwt` key file and what its assertions say (`key_id`,
+    /// `assertion_audience`), which are errors without the key.
+    fn signing_key(
+        &self,
+        private_key: Option<String>,
+        key_id: Option<String>,
+        assertion_audience: Option<String>,
+    ) -> Result<(Option<PathBuf>, Option<String>, AssertionAudience), E> {
+        let private_key = self
+            .field("private_key", private_key)?
+            .map(|p| (self.path)(&p));
+        let key_id = self.field("key_id", key_id)?;
+        let assertion_audience = match self
+            .field("assertion_audience", assertion_audience)?
+            .as_deref()
+        {
+            None | Some("issuer") => AssertionAudience::Issuer,
+            Some("token_endpoint") => AssertionAudience::TokenEndpoint,
+            Some(other) => {
+                return Err((self.error)(format!(
+                    "`oauth.assertion_audience = {other:?}` is neither \"issuer\" (the default) nor \"token_endpoint\""
+                )));
+            }
+        };
+        if private_key.is_none() {
+            let stray = if key_id.is_some() {
+                Some("key_id")
+            } else if assertion_audience != AssertionAudience::Issuer {
+                Some("assertion_audience")
+            } else {
+                None
+            };
+            if let Some(stray) = stray {
+                return Err((self.error)(format!(
+                    "`oauth.{stray}` is about the assertion `oauth.private_key` signs, and there is no `private_key`"
+                )));
+            }
+        }
+        Ok((private_key, key_id, assertion_audience))
+    }
+
+    /// A secret given one of three ways (`oauth.NAME`, `NAME_file`, `NAME_command`), or
+    /// none; several is an error.
+    fn secret_source(
+        &self,
+        name: &str,
+        value: Option<String>,
+        file: Option<String>,
+        command: Option<String>,
+    ) -> Result<Option<SecretSource>, E> {
+        let given = [value.is_some(), file.is_some(), command.is_some()];
+        if given.iter().filter(|g| **g).count() > 1 {
+            return Err((self.error)(format!(
+                "give one of `oauth.{name}`, `oauth.{name}_file` and `oauth.{name}_command`, not several"
+            )));
+        }
+        Ok(if let Some(value) = self.field(name, value)? {
+            Some(SecretSource::Value(value))
+        } else if let Some(file) = self.field(&format!("{name}_file"), file)? {
+            Some(SecretSource::File((self.path)(&file)))
+        } else {
+            self.field(&format!("{name}_command"), command)?
+                .map(SecretSource::Command)
+        })
+    }
+
+    /// `oauth.dpop`: "auto" (the default), "required" or "off".
+    fn dpop(&self, value: Option<String>) -> Result<Dpop, E> {
+        match self.field("dpop", value)?.as_deref() {
+            None | Some("auto") => Ok(Dpop::Auto),
+            Some("required") => Ok(Dpop::Required),
+            Some("off") => Ok(Dpop::Off),
+            Some(other) => Err((self.error)(format!(
+                "`oauth.dpop = {other:?}` is none of \"auto\" (the default: when the authorization server offers it), \"required\" and \"off\""
+            ))),
+        }
+    }
+
+    /// Whether `grant_name` is a grant mcpick knows, and takes every setting given of
+    /// those that belong to one grant: anything else given is a mistake worth saying.
+    fn check_grant_takes(
+        &self,
+        grant_name: &str,
+        config: &OAuthConfig,
+        idp: &IdpSettings,
+    ) -> Result<(), E> {
+        let given: Vec<&str> = [
+            ("private_key", config.private_key.is_some()),
+            ("assertion", config.assertion.is_some()),
+            ("idp_token_endpoint", idp.token_endpoint.is_some()),
+            ("idp_client_id", idp.client_id.is_some()),
+            ("idp_client_secret", idp.client_secret.is_some()),
+            ("id_token", idp.id_token.is_some()),
+        ]
+        .into_iter()
+        .filter_map(|(name, given)| given.then_some(name))
+        .collect();
+        let takes: &[&str] = match grant_name {
+            "authorization_code" => &[],
+            "client_credentials" => &["private_key"],
+            "jwt_bearer" => &["assertion"],
+            "enterprise" => &[
+                "idp_token_endpoint",
+                "idp_client_id",
+                "idp_client_secret",
+                "id_token",
+            ],
+            other => {
+                return Err((self.error)(format!(
+                    "`oauth.grant = {other:?}` is not a grant mcpick knows: use \"authorization_code\" (a person signs in; the default), \"client_credentials\", \"jwt_bearer\" or \"enterprise\""
+                )));
+            }
+        };
+        if let Some(stray) = given.iter().find(|name| !takes.contains(name)) {
+            return Err((self.error)(format!(
+                "`oauth.{stray}` is not used by `grant = \"{grant_name}\"`{}",
+                match *stray {
+                    "private_key" => ": it is for `grant = \"client_credentials\"`",
+                    "assertion" => ": it is for `grant = \"jwt_bearer\"`",
+                    _ => ": it is for `grant = \"enterprise\"`",
+                }
+            )));
+        }
+        Ok(())
+    }
+
+    /// The grant `grant_name` names (one [`Reader::check_grant_takes`] knows), with what
+    /// it needs of `config` and `idp` checked there.
+    fn grant(
+        &self,
+        grant_name: &str,
+        config: &OAuthConfig,
+        idp: IdpSettings,
+    ) -> Result<OAuthGrant, E> {
+        let need = |what: &str| (self.error)(format!("`grant = \"{grant_name}\"` needs {what}"));
+        Ok(match grant_name {
+            "client_credentials" => {
+                if config.client_id.is_none() {
+                    return Err(need("`oauth.client_id`"));
+                }
+                match (&config.client_secret, &config.private_key) {
+                    (None, None) => {
+                        return Err(need(
+                            "`oauth.client_secret` or `oauth.private_key` (a PEM key file)",
+                        ));
+                    }
+                    (Some(_), Some(_)) => {
+                        return Err((self.error)(
+                            "give `oauth.client_secret` or `oauth.private_key`, not both".into(),
+                        ));
+                    }
+                    _ => OAuthGrant::ClientCredentials,
+                }
+            }
+            "jwt_bearer" => {
+                if config.assertion.is_none() {
+                    return Err(need(
+                        "the workload's JWT: `oauth.assertion_file` (a path), `oauth.assertion_command` or `oauth.assertion`",
+                    ));
+                }
+                OAuthGrant::JwtBearer
+            }
+            "enterprise" => {
+                if config.client_id.is_none() {
+                    return Err(need(
+                        "`oauth.client_id` (mcpick's client at the server's authorization server)",
+                    ));
+                }
+                let Some(token_endpoint) = idp.token_endpoint else {
+                    return Err(need(
+                        "`oauth.idp_token_endpoint` (the identity provider's token endpoint)",
+                    ));
+                };
+                let Some(id_token) = idp.id_token else {
+                    return Err(need(
+                        "the user's ID token: `oauth.id_token_file`, `oauth.id_token_command` or `oauth.id_token`",
+                    ));
+                };
+                if idp.client_secret.is_some() && idp.client_id.is_none() {
+                    return Err((self.error)(
+                        "`oauth.idp_client_secret` needs the `oauth.idp_client_id` it belongs to"
+                            .into(),
+                    ));
+                }
+                OAuthGrant::Enterprise(Box::new(EnterpriseIdp {
+                    token_endpoint,
+                    client_id: idp.client_id,
+                    client_secret: idp.client_secret,
+                    id_token,
+                }))
+            }
+            _ => OAuthGrant::AuthorizationCode,
+        })
+    }
 }

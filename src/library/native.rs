@@ -119,11 +119,30 @@ pub fn parse(
         ));
     }
     let meta: Meta = frontmatter::parse(split.yaml, file)?;
+    let arguments = arguments(meta.arguments, split.yaml, &error)?;
+    let messages = messages(&split, &arguments, files, &error)?;
+    Ok(PromptDef {
+        name: meta.name.unwrap_or_else(|| stem.to_string()),
+        title: meta.title,
+        description: meta.description,
+        arguments,
+        messages,
+        source: file.to_string(),
+        format: SourceFormat::Mcpick,
+    })
+}
+
+/// The front matter's arguments, checked (each named, once, and a default only where it
+/// is optional), each description telling its default: clients cannot see defaults on
+/// the wire. `yaml` is the front matter, for the lines errors name.
+fn arguments(
+    declared: Vec<MetaArg>,
+    yaml: Option<&str>,
+    error: &impl Fn(usize, String) -> LoadError,
+) -> Result<Vec<ArgDef>, LoadError> {
     // The file lines of an argument's `name:` entries (front matter starts on line 2).
     let name_lines = |name: &str| {
-        split
-            .yaml
-            .unwrap_or("")
+        yaml.unwrap_or("")
             .lines()
             .enumerate()
             .filter(|(_, l)| {
@@ -136,7 +155,7 @@ pub fn parse(
     };
     let arg_line = |name: &str| name_lines(name).first().copied().unwrap_or(1);
     let mut arguments: Vec<ArgDef> = Vec::new();
-    for arg in meta.arguments {
+    for arg in declared {
         if arg.name.trim().is_empty() {
             return Err(error(
                 arg_line(""),
@@ -160,7 +179,6 @@ pub fn parse(
                 ),
             ));
         }
-        // Clients cannot see defaults on the wire, so the description tells them.
         let description = match (arg.description, &arg.default) {
             (Some(d), Some(default)) => Some(format!("{d} (default: {default})")),
             (None, Some(default)) => Some(format!("default: {default}")),
@@ -175,7 +193,18 @@ pub fn parse(
             default: arg.default,
         });
     }
+    Ok(arguments)
+}
 
+/// The body's messages: each separator starts one (or embeds a file, [`embedded`]), each
+/// other line is parsed as template text of `arguments`; a near-separator is an error,
+/// and so is a prompt with no message.
+fn messages(
+    split: &frontmatter::Split<'_>,
+    arguments: &[ArgDef],
+    files: &dyn FileReader,
+    error: &impl Fn(usize, String) -> LoadError,
+) -> Result<Vec<MessageTemplate>, LoadError> {
     let mut messages = Vec::new();
     let mut current: (Role, Template, usize) = (Role::User, Template::default(), split.body_line);
     let finish = |(role, template, _): (Role, Template, usize),
@@ -196,28 +225,11 @@ pub fn parse(
                 &mut messages,
             );
             if let Some(path) = path {
-                let embed_error =
-                    |why: String| error(line_number, format!("cannot embed `{path}`: {why}"));
-                let (uri, bytes) = files.read_relative(path).map_err(embed_error)?;
-                let mime_type = mime_for(path).to_string();
-                if mime_type.starts_with("image/") {
-                    use base64::Engine as _;
-                    messages.push(MessageTemplate::Image {
-                        role,
-                        mime_type,
-                        data: base64::engine::general_purpose::STANDARD.encode(bytes),
-                    });
-                } else {
-                    let text = String::from_utf8(bytes).map_err(|_| {
-                        embed_error("it is not UTF-8 text (images: png, jpeg, gif, webp)".into())
-                    })?;
-                    messages.push(MessageTemplate::Embedded {
-                        role,
-                        uri,
-                        mime_type,
-                        text,
-                    });
-                }
+                messages.push(
+                    embedded(role, path, files).map_err(|why| {
+                        error(line_number, format!("cannot embed `{path}`: {why}"))
+                    })?,
+                );
             }
             continue;
         }
@@ -229,22 +241,38 @@ pub fn parse(
                 ),
             ));
         }
-        parse_line(line, line_number, &arguments, &mut current.1)
+        parse_line(line, line_number, arguments, &mut current.1)
             .map_err(|m| error(line_number, m))?;
     }
     finish(current, &mut messages);
     if messages.is_empty() {
         return Err(error(split.body_line, "the prompt has no messages".into()));
     }
-    Ok(PromptDef {
-        name: meta.name.unwrap_or_else(|| stem.to_string()),
-        title: meta.title,
-        description: meta.description,
-        arguments,
-        messages,
-        source: file.to_string(),
-        format: SourceFormat::Mcpick,
-    })
+    Ok(messages)
+}
+
+/// The message a `--- ROLE: PATH ---` separator embeds: an image, or the file's text
+/// (UTF-8); an error says why not.
+fn embedded(role: Role, path: &str, files: &dyn FileReader) -> Result<MessageTemplate, String> {
+    let (uri, bytes) = files.read_relative(path)?;
+    let mime_type = mime_for(path).to_string();
+    if mime_type.starts_with("image/") {
+        use base64::Engine as _;
+        Ok(MessageTemplate::Image {
+            role,
+            mime_type,
+            data: base64::engine::general_purpose::STANDARD.encode(bytes),
+        })
+    } else {
+        let text = String::from_utf8(bytes)
+            .map_err(|_| "it is not UTF-8 text (images: png, jpeg, gif, webp)".to_string())?;
+        Ok(MessageTemplate::Embedded {
+            role,
+            uri,
+            mime_type,
+            text,
+        })
+    }
 }
 
 fn parse_line(

@@ -49,6 +49,43 @@ impl Dialect {
             .unwrap_or("?")
     }
 
+    /// The fields a server entry of this dialect may have.
+    fn entry_fields(self) -> &'static [&'static str] {
+        match self {
+            Dialect::ClaudeDesktop => &["command", "args", "env", "type"],
+            Dialect::ClaudeCode => &[
+                "command", "args", "env", "type", "url", "headers", "timeout", "oauth",
+            ],
+            Dialect::VsCode => &[
+                "type", "command", "args", "env", "envFile", "url", "headers", "cwd", "dev",
+                "gallery", "version",
+            ],
+            Dialect::Cursor => &[
+                "type", "command", "args", "env", "envFile", "url", "headers", "auth",
+            ],
+            Dialect::Gemini => &[
+                "command",
+                "args",
+                "env",
+                "cwd",
+                "url",
+                "httpUrl",
+                "headers",
+                "timeout",
+                "trust",
+                "includeTools",
+                "excludeTools",
+                "description",
+                "oauth",
+                "authProviderType",
+                "type",
+            ],
+            Dialect::Zed => &[
+                "source", "command", "args", "env", "url", "headers", "enabled", "settings",
+            ],
+        }
+    }
+
     /// The dialect called `name`.
     pub fn parse(name: &str) -> Result<Dialect, String> {
         Dialect::ALL
@@ -250,6 +287,67 @@ fn collect_entries<'v>(
     Ok(())
 }
 
+/// One server entry as written, with its JSON path: its fields read with errors that
+/// name them.
+struct Fields<'a> {
+    entry: &'a Map<String, Value>,
+    at: &'a str,
+}
+
+impl<'a> Fields<'a> {
+    /// A string field, or `None` when missing or null.
+    fn text(&self, key: &str) -> Result<Option<&'a str>, String> {
+        match self.entry.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s)),
+            Some(_) => Err(format!("`{}.{key}` must be a string", self.at)),
+        }
+    }
+
+    /// A list of strings, empty when missing or null.
+    fn list(&self, key: &str) -> Result<Vec<String>, String> {
+        let at = self.at;
+        match self.entry.get(key) {
+            None | Some(Value::Null) => Ok(Vec::new()),
+            Some(Value::Array(items)) => items
+                .iter()
+                .map(|v| {
+                    v.as_str()
+                        .map(str::to_string)
+                        .ok_or_else(|| format!("`{at}.{key}` must hold strings"))
+                })
+                .collect(),
+            Some(_) => Err(format!("`{at}.{key}` must be a list of strings")),
+        }
+    }
+
+    /// A table of strings (numbers and booleans taken as their text), empty when missing
+    /// or null.
+    fn map(&self, key: &str) -> Result<BTreeMap<String, String>, String> {
+        let at = self.at;
+        match self.entry.get(key) {
+            None | Some(Value::Null) => Ok(BTreeMap::new()),
+            Some(Value::Object(m)) => m
+                .iter()
+                .map(|(k, v)| match v {
+                    Value::String(s) => Ok((k.clone(), s.clone())),
+                    Value::Number(n) => Ok((k.clone(), n.to_string())),
+                    Value::Bool(b) => Ok((k.clone(), b.to_string())),
+                    _ => Err(format!("`{at}.{key}.{k}` must be a string")),
+                })
+                .collect(),
+            Some(_) => Err(format!("`{at}.{key}` must be an object")),
+        }
+    }
+}
+
+/// A stdio server's program as an entry writes it, not yet translated.
+struct Program {
+    command: Option<String>,
+    args: Vec<String>,
+    env: BTreeMap<String, String>,
+}
+
 impl Reader<'_> {
     fn read(&mut self, value: &Value) -> Result<Vec<Draft>, String> {
         let root = value.as_object().ok_or("the file is not a JSON object")?;
@@ -311,45 +409,16 @@ impl Reader<'_> {
         Ok(drafts)
     }
 
+    /// One server entry as a draft: its fields checked against the dialect's, its name
+    /// made a table name, the program or URL translated ([`Reader::translate_program`]),
+    /// then what applies to both ([`Reader::finish`]).
     fn server(
         &mut self,
         name: &str,
         entry: &Map<String, Value>,
         at: &str,
     ) -> Result<Option<Draft>, String> {
-        let known: &[&str] = match self.dialect {
-            Dialect::ClaudeDesktop => &["command", "args", "env", "type"],
-            Dialect::ClaudeCode => &[
-                "command", "args", "env", "type", "url", "headers", "timeout", "oauth",
-            ],
-            Dialect::VsCode => &[
-                "type", "command", "args", "env", "envFile", "url", "headers", "cwd", "dev",
-                "gallery", "version",
-            ],
-            Dialect::Cursor => &[
-                "type", "command", "args", "env", "envFile", "url", "headers", "auth",
-            ],
-            Dialect::Gemini => &[
-                "command",
-                "args",
-                "env",
-                "cwd",
-                "url",
-                "httpUrl",
-                "headers",
-                "timeout",
-                "trust",
-                "includeTools",
-                "excludeTools",
-                "description",
-                "oauth",
-                "authProviderType",
-                "type",
-            ],
-            Dialect::Zed => &[
-                "source", "command", "args", "env", "url", "headers", "enabled", "settings",
-            ],
-        };
+        let known = self.dialect.entry_fields();
         if let Some(unknown) = entry.keys().find(|k| !known.contains(&k.as_str())) {
             return Err(format!(
                 "unknown field `{unknown}` at `{at}.{unknown}` (known: {})",
@@ -367,44 +436,34 @@ impl Reader<'_> {
                 draft.name
             ));
         }
-        let text = |key: &str| -> Result<Option<&str>, String> {
-            match entry.get(key) {
-                None | Some(Value::Null) => Ok(None),
-                Some(Value::String(s)) => Ok(Some(s)),
-                Some(_) => Err(format!("`{at}.{key}` must be a string")),
-            }
-        };
-        let list = |key: &str| -> Result<Vec<String>, String> {
-            match entry.get(key) {
-                None | Some(Value::Null) => Ok(Vec::new()),
-                Some(Value::Array(items)) => items
-                    .iter()
-                    .map(|v| {
-                        v.as_str()
-                            .map(str::to_string)
-                            .ok_or_else(|| format!("`{at}.{key}` must hold strings"))
-                    })
-                    .collect(),
-                Some(_) => Err(format!("`{at}.{key}` must be a list of strings")),
-            }
-        };
-        let map = |key: &str| -> Result<BTreeMap<String, String>, String> {
-            match entry.get(key) {
-                None | Some(Value::Null) => Ok(BTreeMap::new()),
-                Some(Value::Object(m)) => m
-                    .iter()
-                    .map(|(k, v)| match v {
-                        Value::String(s) => Ok((k.clone(), s.clone())),
-                        Value::Number(n) => Ok((k.clone(), n.to_string())),
-                        Value::Bool(b) => Ok((k.clone(), b.to_string())),
-                        _ => Err(format!("`{at}.{key}.{k}` must be a string")),
-                    })
-                    .collect(),
-                Some(_) => Err(format!("`{at}.{key}` must be an object")),
-            }
-        };
-        // Zed's older shape nests the program: "command": {"path", "args", "env"}.
-        let (command, args, env) = match entry.get("command") {
+        let fields = Fields { entry, at };
+        let program = self.program(&fields)?;
+        let kind = fields.text("type")?.unwrap_or("");
+        let http_url = fields.text("httpUrl")?;
+        let url = fields.text("url")?;
+        if program.command.is_some() {
+            self.translate_program(&mut draft, program, &fields, name)?;
+        } else if let Some(url) = http_url.or(url) {
+            draft.legacy_sse =
+                kind == "sse" || (self.dialect == Dialect::Gemini && http_url.is_none());
+            draft.url = Some(self.translate(url, at, "url")?);
+            draft.headers = fields
+                .map("headers")?
+                .iter()
+                .map(|(k, v)| Ok((k.clone(), self.translate(v, at, &format!("headers.{k}"))?)))
+                .collect::<Result<_, String>>()?;
+        } else {
+            return Err("has neither `command` nor `url`".into());
+        }
+        self.finish(&mut draft, entry, name);
+        Ok(Some(draft))
+    }
+
+    /// The program an entry runs, as written: `command`, `args` and `env`, or Zed's older
+    /// shape that nests them (`"command": {"path", "args", "env"}`).
+    fn program(&self, fields: &Fields) -> Result<Program, String> {
+        let at = fields.at;
+        Ok(match fields.entry.get("command") {
             Some(Value::Object(nested)) if self.dialect == Dialect::Zed => {
                 let path = nested
                     .get("path")
@@ -429,46 +488,59 @@ impl Reader<'_> {
                             .collect()
                     })
                     .unwrap_or_default();
-                (Some(path.to_string()), args, env)
+                Program {
+                    command: Some(path.to_string()),
+                    args,
+                    env,
+                }
             }
-            _ => (
-                text("command")?.map(str::to_string),
-                list("args")?,
-                map("env")?,
-            ),
-        };
-        let kind = text("type")?.unwrap_or("");
-        let http_url = text("httpUrl")?;
-        let url = text("url")?;
-        if let Some(command) = command {
-            draft.command = Some(self.translate(&command, at, "command")?);
-            draft.args = args
-                .iter()
-                .map(|a| self.translate(a, at, "args"))
-                .collect::<Result<_, _>>()?;
-            draft.env = env
-                .iter()
-                .map(|(k, v)| Ok((k.clone(), self.translate(v, at, &format!("env.{k}"))?)))
-                .collect::<Result<_, String>>()?;
-            if let Some(cwd) = text("cwd")? {
-                draft.cwd = Some(self.translate(cwd, at, "cwd")?);
-            }
-            if entry.contains_key("envFile") {
-                self.notes.push(format!(
-                    "`{name}`: `envFile` is not read by mcpick; put those variables in `env` or your environment"
-                ));
-            }
-        } else if let Some(url) = http_url.or(url) {
-            draft.legacy_sse =
-                kind == "sse" || (self.dialect == Dialect::Gemini && http_url.is_none());
-            draft.url = Some(self.translate(url, at, "url")?);
-            draft.headers = map("headers")?
-                .iter()
-                .map(|(k, v)| Ok((k.clone(), self.translate(v, at, &format!("headers.{k}"))?)))
-                .collect::<Result<_, String>>()?;
-        } else {
-            return Err("has neither `command` nor `url`".into());
+            _ => Program {
+                command: fields.text("command")?.map(str::to_string),
+                args: fields.list("args")?,
+                env: fields.map("env")?,
+            },
+        })
+    }
+
+    /// A stdio server's program into the draft, each value translated, with its `cwd`;
+    /// an `envFile` is noted as not read.
+    fn translate_program(
+        &mut self,
+        draft: &mut Draft,
+        program: Program,
+        fields: &Fields,
+        name: &str,
+    ) -> Result<(), String> {
+        let at = fields.at;
+        draft.command = program
+            .command
+            .as_deref()
+            .map(|command| self.translate(command, at, "command"))
+            .transpose()?;
+        draft.args = program
+            .args
+            .iter()
+            .map(|a| self.translate(a, at, "args"))
+            .collect::<Result<_, _>>()?;
+        draft.env = program
+            .env
+            .iter()
+            .map(|(k, v)| Ok((k.clone(), self.translate(v, at, &format!("env.{k}"))?)))
+            .collect::<Result<_, String>>()?;
+        if let Some(cwd) = fields.text("cwd")? {
+            draft.cwd = Some(self.translate(cwd, at, "cwd")?);
         }
+        if fields.entry.contains_key("envFile") {
+            self.notes.push(format!(
+                "`{name}`: `envFile` is not read by mcpick; put those variables in `env` or your environment"
+            ));
+        }
+        Ok(())
+    }
+
+    /// What applies to every draft: the entry's `timeout` and `enabled = false`, and the
+    /// inputs its values asked for (taken from the reader), each noted.
+    fn finish(&mut self, draft: &mut Draft, entry: &Map<String, Value>, name: &str) {
         if let Some(timeout) = entry.get("timeout").and_then(Value::as_u64) {
             draft.timeout_ms = Some(timeout);
         }
@@ -484,7 +556,6 @@ impl Reader<'_> {
                 crate::config::input_variable(&input.id)
             ));
         }
-        Ok(Some(draft))
     }
 
     /// One string value in mcpick's syntax: the dialect's variables translated, literal

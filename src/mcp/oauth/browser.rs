@@ -494,6 +494,9 @@ pub async fn sign_in(
     }
 }
 
+/// [`sign_in`]'s steps, its errors not yet hiding the URL's query: the manager and its
+/// metadata, a listener for the redirect, the authorization request and session, the
+/// browser, its redirect, the tokens, and the page the browser is left with.
 async fn sign_in_unhidden(
     server: &ServerConfig,
     challenge: Option<String>,
@@ -510,13 +513,68 @@ async fn sign_in_unhidden(
         Some(challenge) => Some(challenge),
         None => probe_challenge(server).await?,
     };
+    let (manager, guessed, bind) =
+        sign_in_manager(server, url, oauth, challenge.as_deref()).await?;
+
+    let listener = TcpListener::bind(("127.0.0.1", 0))
+        .await
+        .map_err(|e| McpError::Auth(format!("cannot listen for the browser's redirect: {e}")))?;
+    let port = listener
+        .local_addr()
+        .map_err(|e| McpError::Auth(e.to_string()))?
+        .port();
+    let redirect_uri = format!("http://127.0.0.1:{port}/callback");
+
+    let request =
+        authorization_request(server, oauth, &redirect_uri, challenge.as_deref(), &manager);
+    let session = AuthorizationSession::new(manager, request)
+        .await
+        .map_err(|(_, e)| match auth_error(e) {
+            McpError::Auth(why) if guessed => McpError::Auth(offers_no_sign_in(&server.name, &why)),
+            other => other,
+        })?;
+    let authorization_url = session.get_authorization_url().to_string();
+    show_url(&authorization_url);
+    open_authorization_url(browser, &authorization_url);
+    let expected_state = url::Url::parse(&authorization_url).ok().and_then(|u| {
+        u.query_pairs()
+            .find(|(k, _)| k == "state")
+            .map(|(_, v)| v.into_owned())
+    });
+    let waited = tokio::time::timeout(
+        SIGN_IN_TIMEOUT,
+        wait_for_redirect(&listener, port, expected_state.as_deref()),
+    )
+    .await
+    .map_err(|_| {
+        McpError::Auth(format!(
+            "no answer from the browser within {} minutes; run the sign-in again",
+            SIGN_IN_TIMEOUT.as_secs() / 60
+        ))
+    })??;
+    let (mut stream, callback) = waited;
+    let outcome = take_tokens(server, oauth, &session, callback, bind).await;
+    // The browser hears how it ended only once the tokens are (or are not) in hand.
+    tell_browser(&mut stream, outcome.is_ok()).await;
+    outcome
+}
+
+/// The authorization manager of a sign-in, with the metadata found from `challenge`; then
+/// whether that metadata was only guessed (no metadata anywhere: rmcp tries the
+/// 2025-03-26 default endpoints, which a server that only takes a token, `mcpick serve
+/// --auth-token-file`, does not have), and whether tokens are bound to mcpick's key
+/// (DPoP), in which case the manager sends token requests with proofs.
+async fn sign_in_manager(
+    server: &ServerConfig,
+    url: &str,
+    oauth: &OAuthConfig,
+    challenge: Option<&str>,
+) -> Result<(AuthorizationManager, bool, bool), McpError> {
     let mut manager = manager_for(&server.name, url, None).await?;
     let resolution = manager
-        .resolve_metadata_from_challenge(challenge.as_deref())
+        .resolve_metadata_from_challenge(challenge)
         .await
         .map_err(auth_error)?;
-    // No metadata anywhere: rmcp tries the 2025-03-26 default endpoints, which a server
-    // that only takes a token (`mcpick serve --auth-token-file`) does not have.
     let guessed = matches!(
         resolution.source,
         AuthorizationMetadataSource::LegacyEndpointFallback
@@ -535,30 +593,33 @@ async fn sign_in_unhidden(
         );
         manager = manager_for(&server.name, url, Some(prover)).await?;
         let resolution = manager
-            .resolve_metadata_from_challenge(challenge.as_deref())
+            .resolve_metadata_from_challenge(challenge)
             .await
             .map_err(auth_error)?;
         manager.set_metadata(resolution.metadata);
     } else {
         manager.set_metadata(resolution.metadata);
     }
+    Ok((manager, guessed, bind))
+}
 
-    let listener = TcpListener::bind(("127.0.0.1", 0))
-        .await
-        .map_err(|e| McpError::Auth(format!("cannot listen for the browser's redirect: {e}")))?;
-    let port = listener
-        .local_addr()
-        .map_err(|e| McpError::Auth(e.to_string()))?
-        .port();
-    let redirect_uri = format!("http://127.0.0.1:{port}/callback");
-
-    let mut request = AuthorizationRequest::new(&redirect_uri).with_client_name(CLIENT_NAME);
-    if let Some(challenge) = &challenge {
-        request = request.with_challenge(challenge.clone());
+/// What the sign-in asks the authorization server for: the redirect back to mcpick, the
+/// challenge, the scopes (configured, or a step-up's), and the client (pre-registered,
+/// or a metadata document).
+fn authorization_request(
+    server: &ServerConfig,
+    oauth: &OAuthConfig,
+    redirect_uri: &str,
+    challenge: Option<&str>,
+    manager: &AuthorizationManager,
+) -> AuthorizationRequest {
+    let mut request = AuthorizationRequest::new(redirect_uri).with_client_name(CLIENT_NAME);
+    if let Some(challenge) = challenge {
+        request = request.with_challenge(challenge.to_string());
     }
     if !oauth.scopes.is_empty() {
         request = request.with_scopes(oauth.scopes.iter().cloned());
-    } else if let Some(scopes) = step_up_scopes(server, challenge.as_deref(), &manager) {
+    } else if let Some(scopes) = step_up_scopes(server, challenge, manager) {
         request = request.with_scopes(scopes);
     }
     if let Some(client_id) = &oauth.client_id {
@@ -570,19 +631,17 @@ async fn sign_in_unhidden(
     if let Some(metadata_url) = &oauth.client_metadata_url {
         request = request.with_client_metadata_url(metadata_url.clone());
     }
-    let session = AuthorizationSession::new(manager, request)
-        .await
-        .map_err(|(_, e)| match auth_error(e) {
-            McpError::Auth(why) if guessed => McpError::Auth(offers_no_sign_in(&server.name, &why)),
-            other => other,
-        })?;
-    let authorization_url = session.get_authorization_url().to_string();
-    show_url(&authorization_url);
+    request
+}
+
+/// Opens the authorization URL as `browser` says: the system browser, nothing (the user
+/// opens it), or an HTTP client that follows its redirects.
+fn open_authorization_url(browser: Browser, authorization_url: &str) {
     match browser {
-        Browser::System => open_in_browser(&authorization_url),
+        Browser::System => open_in_browser(authorization_url),
         Browser::None => {}
         Browser::Follow => {
-            let url = authorization_url.clone();
+            let url = authorization_url.to_string();
             tokio::spawn(async move {
                 if let Err(error) = reqwest::get(&url).await {
                     tracing::warn!(%error, "following the authorization URL failed");
@@ -590,23 +649,17 @@ async fn sign_in_unhidden(
             });
         }
     }
-    let expected_state = url::Url::parse(&authorization_url).ok().and_then(|u| {
-        u.query_pairs()
-            .find(|(k, _)| k == "state")
-            .map(|(_, v)| v.into_owned())
-    });
-    let waited = tokio::time::timeout(
-        SIGN_IN_TIMEOUT,
-        wait_for_redirect(&listener, port, expected_state.as_deref()),
-    )
-    .await
-    .map_err(|_| {
-        McpError::Auth(format!(
-            "no answer from the browser within {} minutes; run the sign-in again",
-            SIGN_IN_TIMEOUT.as_secs() / 60
-        ))
-    })??;
-    let (mut stream, callback) = waited;
+}
+
+/// Exchanges the browser's `callback` for tokens, which the session stores; a token
+/// that should be bound (`bind`) and is not is removed where `oauth.dpop = "required"`.
+async fn take_tokens(
+    server: &ServerConfig,
+    oauth: &OAuthConfig,
+    session: &AuthorizationSession,
+    callback: Result<AuthorizationCallback, McpError>,
+    bind: bool,
+) -> Result<(), McpError> {
     let outcome = match callback {
         Ok(callback) => session
             .handle_callback_with_issuer(
@@ -619,7 +672,7 @@ async fn sign_in_unhidden(
             .map_err(auth_error),
         Err(error) => Err(error),
     };
-    let outcome = outcome.and_then(|()| {
+    outcome.and_then(|()| {
         let bound = matches!(sign_in_state(server), SignInState::SignedIn { dpop: true, .. });
         if bind && !bound && oauth.dpop == crate::config::Dpop::Required {
             // Not kept: `required` means an unbound token is never sent.
@@ -632,9 +685,13 @@ async fn sign_in_unhidden(
             )));
         }
         Ok(())
-    });
-    // The browser hears how it ended only once the tokens are (or are not) in hand.
-    let page = if outcome.is_ok() {
+    })
+}
+
+/// Answers the browser's redirect with a page saying whether the sign-in worked, and
+/// closes the connection.
+async fn tell_browser(stream: &mut tokio::net::TcpStream, signed_in: bool) {
+    let page = if signed_in {
         "Signed in. You can close this tab and go back to mcpick."
     } else {
         "Sign-in failed; mcpick says why."
@@ -646,7 +703,6 @@ async fn sign_in_unhidden(
     );
     let _ = stream.write_all(response.as_bytes()).await;
     let _ = stream.shutdown().await;
-    outcome
 }
 
 /// On a 403 `insufficient_scope` challenge (step-up), the scopes to ask for: those already

@@ -24,7 +24,8 @@ use super::browser::{SignInState, TokenStore, auth_error, probe_challenge, sign_
 use super::dpop::Prover;
 use super::jose::SigningKey;
 use crate::config::{
-    AssertionAudience, Dpop, OAuthConfig, OAuthGrant, SecretSource, ServerConfig, TransportConfig,
+    AssertionAudience, Dpop, EnterpriseIdp, OAuthConfig, OAuthGrant, SecretSource, ServerConfig,
+    TransportConfig,
 };
 use crate::mcp::error::McpError;
 
@@ -94,214 +95,351 @@ pub fn obtain(server: &ServerConfig) -> BoxFuture<'_, Result<(), McpError>> {
     })
 }
 
+/// Runs the grant ([`obtain`]'s work): finds the authorization server, builds the
+/// request the grant makes, asks for the token and stores it. Every secret read or
+/// obtained on the way goes into `secrets`.
 async fn obtain_unmasked(
     server: &ServerConfig,
     secrets: &mut crate::secrets::Secrets,
 ) -> Result<(), McpError> {
     crate::mcp::tls::install_crypto_provider();
-    let (url, oauth) = oauth_of(server)
-        .filter(|(_, oauth)| oauth.grant != OAuthGrant::AuthorizationCode)
-        .ok_or_else(|| {
-            McpError::Grant(format!(
-                "a machine grant for `{}`: it has none (`oauth.grant`)",
-                server.name
-            ))
-        })?;
-    let grant = oauth.grant.name();
-    // The server the token is for (RFC 8707): its URL without a query or fragment, which
-    // may hold a key that is for the server alone.
-    let resource = url.split(['?', '#']).next().unwrap_or(url).to_string();
-    let failed = |why: String| McpError::Grant(format!("{grant} for `{}`: {why}", server.name));
-    let challenge = probe_challenge(server).await?;
-    let manager = AuthorizationManager::new_allowing_private_addresses(url)
+    let run = GrantRun::of(server)?;
+    let token_server = run.token_server().await?;
+    let http = http_client(server.timeout).map_err(|why| run.failed(why))?;
+    let prover = run.dpop_key(token_server.dpop_offered)?;
+    let request = run.request(&token_server, &http, secrets).await?;
+    let answer = run
+        .ask(&token_server, &http, prover.as_ref(), request, secrets)
+        .await?;
+    run.store(answer, prover.is_some(), token_server.issuer)
         .await
-        .map_err(|e| failed(auth_error(e).to_string()))?;
-    let resolution = manager
-        .resolve_metadata_from_challenge(challenge.as_deref())
-        .await
-        .map_err(|e| {
-            failed(format!(
-                "cannot find the authorization server: {}",
-                auth_error(e)
-            ))
-        })?;
-    // Nothing published (or nothing the SDK could read: it wants an
-    // `authorization_endpoint` even of a server without browser sign-in): the SDK then
-    // guesses `/token` at the server's own address, and a secret is not sent to a guess.
-    if !resolution.source.is_discovered() {
-        return Err(failed(
-            "the server publishes no authorization server metadata mcpick can read (RFC 9728 protected resource metadata naming an authorization server whose RFC 8414 metadata has `token_endpoint` and `authorization_endpoint`), so no secret is sent".into(),
-        ));
-    }
-    let metadata = resolution.metadata;
-    let token_endpoint = metadata.token_endpoint.clone();
-    check_endpoint(&token_endpoint).map_err(&failed)?;
-    // The assertion's audience is the authorization server (its issuer; RFC 7523 also
-    // allows the token endpoint where no issuer is published).
-    let issuer = metadata.issuer.clone();
-    let audience = issuer.clone().unwrap_or_else(|| token_endpoint.clone());
-    let http = http_client(server.timeout).map_err(&failed)?;
-    // DPoP (RFC 9449): the token is bound to mcpick's key for this server when the
-    // authorization server offers it (or the config requires it).
-    let bind = super::dpop::wanted(
-        oauth.dpop,
-        super::dpop::offered(&metadata.additional_fields),
-    )
-    .map_err(&failed)?;
-    let prover = if bind {
-        Some(Prover::for_server(&server.name).map_err(|why| failed(format!("DPoP: {why}")))?)
-    } else {
-        None
-    };
-    let mut form: Vec<(&str, String)> = Vec::new();
-    let mut basic = None;
-    // A client assertion is signed anew for each request (its `jti` is single-use).
-    let mut assertion_key: Option<(SigningKey, String, String)> = None;
-    match &oauth.grant {
-        OAuthGrant::AuthorizationCode => unreachable!("filtered above"),
-        OAuthGrant::ClientCredentials => {
-            let client_id = oauth.client_id.clone().unwrap_or_default();
-            form.push(("grant_type", "client_credentials".into()));
-            if let Some(path) = &oauth.private_key {
-                let shown = path.display().to_string();
-                refuse_if_everyone_reads(path).map_err(&failed)?;
-                let pem =
-                    read_small(path).map_err(|e| failed(format!("`oauth.private_key`: {e}")))?;
-                let key = SigningKey::from_pem(pem.as_bytes(), &shown)
-                    .map_err(|e| failed(format!("`oauth.private_key`: {e}")))?;
-                let aud = match oauth.assertion_audience {
-                    AssertionAudience::Issuer => audience.clone(),
-                    AssertionAudience::TokenEndpoint => token_endpoint.clone(),
-                };
-                form.push(("client_id", client_id.clone()));
-                form.push(("client_assertion_type", CLIENT_ASSERTION_TYPE.into()));
-                assertion_key = Some((key, client_id, aud));
-            } else {
-                basic = Some((client_id, oauth.client_secret.clone().unwrap_or_default()));
-            }
-        }
-        OAuthGrant::JwtBearer => {
-            let source = oauth.assertion.as_ref().ok_or_else(|| {
-                failed("no `oauth.assertion`, `assertion_file` or `assertion_command`".into())
+}
+
+/// One run of a server's machine grant: what each of its steps reads.
+struct GrantRun<'a> {
+    server: &'a ServerConfig,
+    url: &'a str,
+    oauth: &'a OAuthConfig,
+    /// The server the token is for (RFC 8707): its URL without a query or fragment, which
+    /// may hold a key that is for the server alone.
+    resource: String,
+}
+
+/// Where a grant asks for its token, from the authorization server's metadata.
+struct TokenServer {
+    token_endpoint: String,
+    issuer: Option<String>,
+    /// An assertion's audience: the authorization server (its issuer; RFC 7523 also
+    /// allows the token endpoint where no issuer is published).
+    audience: String,
+    /// Whether it offers DPoP (RFC 9449).
+    dpop_offered: bool,
+}
+
+/// What a grant sends to the token endpoint: the form, the client's Basic credentials if
+/// any, and the key, client id and audience of a client assertion, which is signed anew
+/// for each request (its `jti` is single-use).
+struct GrantRequest {
+    form: Vec<(&'static str, String)>,
+    basic: Option<(String, String)>,
+    assertion_key: Option<(SigningKey, String, String)>,
+}
+
+impl<'a> GrantRun<'a> {
+    /// The run of `server`'s machine grant; an error if it has none.
+    fn of(server: &'a ServerConfig) -> Result<GrantRun<'a>, McpError> {
+        let (url, oauth) = oauth_of(server)
+            .filter(|(_, oauth)| oauth.grant != OAuthGrant::AuthorizationCode)
+            .ok_or_else(|| {
+                McpError::Grant(format!(
+                    "a machine grant for `{}`: it has none (`oauth.grant`)",
+                    server.name
+                ))
             })?;
-            let assertion = secret_text(source, "assertion", server.timeout)
-                .await
-                .map_err(&failed)?;
-            secrets.extend([assertion.clone()]);
-            form.push(("grant_type", JWT_BEARER.into()));
-            form.push(("assertion", assertion));
-            client_auth(oauth, &mut form, &mut basic);
-        }
-        OAuthGrant::Enterprise(idp) => {
-            let Some(issuer) = &issuer else {
-                return Err(failed(
-                    "the authorization server publishes no `issuer`, which the identity provider needs as the audience".into(),
-                ));
-            };
-            check_endpoint(&idp.token_endpoint).map_err(&failed)?;
-            let id_token = secret_text(&idp.id_token, "id_token", server.timeout)
-                .await
-                .map_err(&failed)?;
-            secrets.extend([id_token.clone()]);
-            // Step 1, at the identity provider: the ID token for an ID-JAG meant for this
-            // server's authorization server and this server.
-            let mut exchange: Vec<(&str, String)> = vec![
-                ("grant_type", TOKEN_EXCHANGE.into()),
-                ("requested_token_type", ID_JAG_TYPE.into()),
-                ("subject_token", id_token),
-                ("subject_token_type", ID_TOKEN_TYPE.into()),
-                ("audience", issuer.clone()),
-                ("resource", resource.clone()),
-            ];
-            if !oauth.scopes.is_empty() {
-                exchange.push(("scope", oauth.scopes.join(" ")));
-            }
-            let idp_basic = match (&idp.client_id, &idp.client_secret) {
-                (Some(id), Some(secret)) => Some((id.clone(), secret.clone())),
-                (Some(id), None) => {
-                    exchange.push(("client_id", id.clone()));
-                    None
-                }
-                _ => None,
-            };
-            let answer = post_form(
-                &http,
-                &idp.token_endpoint,
-                &exchange,
-                idp_basic.as_ref(),
-                None,
-            )
+        Ok(GrantRun {
+            server,
+            url,
+            oauth,
+            resource: url.split(['?', '#']).next().unwrap_or(url).to_string(),
+        })
+    }
+
+    /// A step's failure, naming the grant and the server.
+    fn failed(&self, why: String) -> McpError {
+        McpError::Grant(format!(
+            "{} for `{}`: {why}",
+            self.oauth.grant.name(),
+            self.server.name
+        ))
+    }
+
+    /// Finds the authorization server from the server's challenge and metadata, and
+    /// checks its token endpoint.
+    async fn token_server(&self) -> Result<TokenServer, McpError> {
+        let challenge = probe_challenge(self.server).await?;
+        let manager = AuthorizationManager::new_allowing_private_addresses(self.url)
             .await
-            .map_err(|e| failed(format!("the identity provider refused the exchange: {e}")))?;
-            let issued = answer.get("issued_token_type").and_then(|v| v.as_str());
-            let jag = answer
-                .get("access_token")
-                .and_then(|v| v.as_str())
-                .filter(|_| issued == Some(ID_JAG_TYPE))
-                .ok_or_else(|| {
-                    failed(format!(
-                        "the identity provider answered without an ID-JAG (`issued_token_type` {})",
-                        issued.map_or("missing".to_string(), |t| format!("`{}`", quoted(t)))
-                    ))
-                })?
-                .to_string();
-            secrets.extend([jag.clone()]);
-            // Step 2, at the server's authorization server.
-            form.push(("grant_type", JWT_BEARER.into()));
-            form.push(("assertion", jag));
-            client_auth(oauth, &mut form, &mut basic);
+            .map_err(|e| self.failed(auth_error(e).to_string()))?;
+        let resolution = manager
+            .resolve_metadata_from_challenge(challenge.as_deref())
+            .await
+            .map_err(|e| {
+                self.failed(format!(
+                    "cannot find the authorization server: {}",
+                    auth_error(e)
+                ))
+            })?;
+        // Nothing published (or nothing the SDK could read: it wants an
+        // `authorization_endpoint` even of a server without browser sign-in): the SDK then
+        // guesses `/token` at the server's own address, and a secret is not sent to a guess.
+        if !resolution.source.is_discovered() {
+            return Err(self.failed(
+                "the server publishes no authorization server metadata mcpick can read (RFC 9728 protected resource metadata naming an authorization server whose RFC 8414 metadata has `token_endpoint` and `authorization_endpoint`), so no secret is sent".into(),
+            ));
+        }
+        let metadata = resolution.metadata;
+        let token_endpoint = metadata.token_endpoint.clone();
+        check_endpoint(&token_endpoint).map_err(|why| self.failed(why))?;
+        let issuer = metadata.issuer.clone();
+        Ok(TokenServer {
+            audience: issuer.clone().unwrap_or_else(|| token_endpoint.clone()),
+            token_endpoint,
+            issuer,
+            dpop_offered: super::dpop::offered(&metadata.additional_fields),
+        })
+    }
+
+    /// DPoP (RFC 9449): mcpick's key for this server, which the token is bound to, when
+    /// the authorization server offers it (or the config requires it); `None` for a
+    /// bearer token.
+    fn dpop_key(&self, offered: bool) -> Result<Option<Prover>, McpError> {
+        let bind = super::dpop::wanted(self.oauth.dpop, offered).map_err(|why| self.failed(why))?;
+        if bind {
+            Ok(Some(
+                Prover::for_server(&self.server.name)
+                    .map_err(|why| self.failed(format!("DPoP: {why}")))?,
+            ))
+        } else {
+            Ok(None)
         }
     }
-    if !oauth.scopes.is_empty() {
-        form.push(("scope", oauth.scopes.join(" ")));
+
+    /// The request the grant makes at the token endpoint: its grant type and what it
+    /// takes (a client secret or key, an assertion, an ID-JAG), the scopes and the
+    /// resource.
+    async fn request(
+        &self,
+        token_server: &TokenServer,
+        http: &reqwest::Client,
+        secrets: &mut crate::secrets::Secrets,
+    ) -> Result<GrantRequest, McpError> {
+        let oauth = self.oauth;
+        let mut form: Vec<(&'static str, String)> = Vec::new();
+        let mut basic = None;
+        let mut assertion_key: Option<(SigningKey, String, String)> = None;
+        match &oauth.grant {
+            OAuthGrant::AuthorizationCode => unreachable!("filtered above"),
+            OAuthGrant::ClientCredentials => {
+                let client_id = oauth.client_id.clone().unwrap_or_default();
+                form.push(("grant_type", "client_credentials".into()));
+                if let Some(path) = &oauth.private_key {
+                    let shown = path.display().to_string();
+                    refuse_if_everyone_reads(path).map_err(|why| self.failed(why))?;
+                    let pem = read_small(path)
+                        .map_err(|e| self.failed(format!("`oauth.private_key`: {e}")))?;
+                    let key = SigningKey::from_pem(pem.as_bytes(), &shown)
+                        .map_err(|e| self.failed(format!("`oauth.private_key`: {e}")))?;
+                    let aud = match oauth.assertion_audience {
+                        AssertionAudience::Issuer => token_server.audience.clone(),
+                        AssertionAudience::TokenEndpoint => token_server.token_endpoint.clone(),
+                    };
+                    form.push(("client_id", client_id.clone()));
+                    form.push(("client_assertion_type", CLIENT_ASSERTION_TYPE.into()));
+                    assertion_key = Some((key, client_id, aud));
+                } else {
+                    basic = Some((client_id, oauth.client_secret.clone().unwrap_or_default()));
+                }
+            }
+            OAuthGrant::JwtBearer => {
+                let source = oauth.assertion.as_ref().ok_or_else(|| {
+                    self.failed(
+                        "no `oauth.assertion`, `assertion_file` or `assertion_command`".into(),
+                    )
+                })?;
+                let assertion = secret_text(source, "assertion", self.server.timeout)
+                    .await
+                    .map_err(|why| self.failed(why))?;
+                secrets.extend([assertion.clone()]);
+                form.push(("grant_type", JWT_BEARER.into()));
+                form.push(("assertion", assertion));
+                client_auth(oauth, &mut form, &mut basic);
+            }
+            OAuthGrant::Enterprise(idp) => {
+                let jag = self
+                    .id_jag(idp, token_server.issuer.as_deref(), http, secrets)
+                    .await?;
+                // Step 2, at the server's authorization server.
+                form.push(("grant_type", JWT_BEARER.into()));
+                form.push(("assertion", jag));
+                client_auth(oauth, &mut form, &mut basic);
+            }
+        }
+        if !oauth.scopes.is_empty() {
+            form.push(("scope", oauth.scopes.join(" ")));
+        }
+        // RFC 8707: the token is for this server.
+        form.push(("resource", self.resource.clone()));
+        Ok(GrantRequest {
+            form,
+            basic,
+            assertion_key,
+        })
     }
-    // RFC 8707: the token is for this server.
-    form.push(("resource", resource));
-    let mut sign_assertion = || -> Result<Option<String>, String> {
-        let Some((key, client_id, aud)) = &assertion_key else {
-            return Ok(None);
+
+    /// Enterprise-managed authorization's step 1, at the identity provider: the user's ID
+    /// token exchanged for an ID-JAG meant for this server's authorization server (its
+    /// `issuer`) and this server.
+    async fn id_jag(
+        &self,
+        idp: &EnterpriseIdp,
+        issuer: Option<&str>,
+        http: &reqwest::Client,
+        secrets: &mut crate::secrets::Secrets,
+    ) -> Result<String, McpError> {
+        let oauth = self.oauth;
+        let Some(issuer) = issuer else {
+            return Err(self.failed(
+                "the authorization server publishes no `issuer`, which the identity provider needs as the audience".into(),
+            ));
         };
-        let assertion =
-            key.client_assertion(client_id, aud, oauth.key_id.as_deref(), now_secs())?;
-        secrets.extend([assertion.clone()]);
-        Ok(Some(assertion))
-    };
-    let answer = ask_for_token(
-        &http,
-        &token_endpoint,
-        &form,
-        basic.as_ref(),
-        prover.as_ref(),
-        &mut sign_assertion,
-    )
-    .await
-    .map_err(|e| failed(format!("the authorization server refused it: {e}")))?;
-    if let Some(token) = answer.get("access_token").and_then(|t| t.as_str()) {
-        secrets.extend([token.to_string()]);
+        check_endpoint(&idp.token_endpoint).map_err(|why| self.failed(why))?;
+        let id_token = secret_text(&idp.id_token, "id_token", self.server.timeout)
+            .await
+            .map_err(|why| self.failed(why))?;
+        secrets.extend([id_token.clone()]);
+        let mut exchange: Vec<(&str, String)> = vec![
+            ("grant_type", TOKEN_EXCHANGE.into()),
+            ("requested_token_type", ID_JAG_TYPE.into()),
+            ("subject_token", id_token),
+            ("subject_token_type", ID_TOKEN_TYPE.into()),
+            ("audience", issuer.to_string()),
+            ("resource", self.resource.clone()),
+        ];
+        if !oauth.scopes.is_empty() {
+            exchange.push(("scope", oauth.scopes.join(" ")));
+        }
+        let idp_basic = match (&idp.client_id, &idp.client_secret) {
+            (Some(id), Some(secret)) => Some((id.clone(), secret.clone())),
+            (Some(id), None) => {
+                exchange.push(("client_id", id.clone()));
+                None
+            }
+            _ => None,
+        };
+        let answer = post_form(
+            http,
+            &idp.token_endpoint,
+            &exchange,
+            idp_basic.as_ref(),
+            None,
+        )
+        .await
+        .map_err(|e| self.failed(format!("the identity provider refused the exchange: {e}")))?;
+        let issued = answer.get("issued_token_type").and_then(|v| v.as_str());
+        let jag = answer
+            .get("access_token")
+            .and_then(|v| v.as_str())
+            .filter(|_| issued == Some(ID_JAG_TYPE))
+            .ok_or_else(|| {
+                self.failed(format!(
+                    "the identity provider answered without an ID-JAG (`issued_token_type` {})",
+                    issued.map_or("missing".to_string(), |t| format!("`{}`", quoted(t)))
+                ))
+            })?
+            .to_string();
+        secrets.extend([jag.clone()]);
+        Ok(jag)
     }
-    let bound = answer
-        .get("token_type")
-        .and_then(|t| t.as_str())
-        .is_some_and(super::dpop::is_bound_type);
-    if bind && !bound && oauth.dpop == Dpop::Required {
-        return Err(failed(
-            "the authorization server gave a bearer token, not one bound to mcpick's key, and `oauth.dpop = \"required\"`".into(),
-        ));
+
+    /// Asks the token endpoint for the token (with a fresh client assertion, and a DPoP
+    /// proof when `prover` binds it) and returns its answer.
+    async fn ask(
+        &self,
+        token_server: &TokenServer,
+        http: &reqwest::Client,
+        prover: Option<&Prover>,
+        request: GrantRequest,
+        secrets: &mut crate::secrets::Secrets,
+    ) -> Result<serde_json::Value, McpError> {
+        let GrantRequest {
+            form,
+            basic,
+            assertion_key,
+        } = request;
+        let mut sign_assertion = || -> Result<Option<String>, String> {
+            let Some((key, client_id, aud)) = &assertion_key else {
+                return Ok(None);
+            };
+            let assertion =
+                key.client_assertion(client_id, aud, self.oauth.key_id.as_deref(), now_secs())?;
+            secrets.extend([assertion.clone()]);
+            Ok(Some(assertion))
+        };
+        let answer = ask_for_token(
+            http,
+            &token_server.token_endpoint,
+            &form,
+            basic.as_ref(),
+            prover,
+            &mut sign_assertion,
+        )
+        .await
+        .map_err(|e| self.failed(format!("the authorization server refused it: {e}")))?;
+        if let Some(token) = answer.get("access_token").and_then(|t| t.as_str()) {
+            secrets.extend([token.to_string()]);
+        }
+        Ok(answer)
     }
-    let response: OAuthTokenResponse = serde_json::from_value(answer)
-        .map_err(|_| failed("the authorization server's answer holds no usable token".into()))?;
-    let client_id = oauth.client_id.clone().unwrap_or_default();
-    let credentials = StoredCredentials::new(
-        client_id,
-        Some(response),
-        oauth.scopes.clone(),
-        Some(now_secs()),
-    )
-    .with_issuer(issuer);
-    TokenStore::new(&server.name, url, super::browser::token_owner(oauth))?
+
+    /// Checks the token endpoint's `answer` (bound to mcpick's key where that was asked
+    /// for and `oauth.dpop = "required"`) and stores its token as a browser sign-in's is,
+    /// bound to `issuer`.
+    async fn store(
+        &self,
+        answer: serde_json::Value,
+        bind: bool,
+        issuer: Option<String>,
+    ) -> Result<(), McpError> {
+        let oauth = self.oauth;
+        let bound = answer
+            .get("token_type")
+            .and_then(|t| t.as_str())
+            .is_some_and(super::dpop::is_bound_type);
+        if bind && !bound && oauth.dpop == Dpop::Required {
+            return Err(self.failed(
+                "the authorization server gave a bearer token, not one bound to mcpick's key, and `oauth.dpop = \"required\"`".into(),
+            ));
+        }
+        let response: OAuthTokenResponse = serde_json::from_value(answer).map_err(|_| {
+            self.failed("the authorization server's answer holds no usable token".into())
+        })?;
+        let client_id = oauth.client_id.clone().unwrap_or_default();
+        let credentials = StoredCredentials::new(
+            client_id,
+            Some(response),
+            oauth.scopes.clone(),
+            Some(now_secs()),
+        )
+        .with_issuer(issuer);
+        TokenStore::new(
+            &self.server.name,
+            self.url,
+            super::browser::token_owner(oauth),
+        )?
         .save(credentials)
         .await
-        .map_err(|e| failed(auth_error(e).to_string()))
+        .map_err(|e| self.failed(auth_error(e).to_string()))
+    }
 }
 
 /// The client's own authentication beside a jwt-bearer grant: Basic with a secret, else

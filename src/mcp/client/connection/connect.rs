@@ -11,8 +11,10 @@ use crate::mcp::client::connection::{
 use crate::mcp::client::limit::{LineLimit, RecordIds, SentIds, TRANSPORT_SLACK};
 use crate::mcp::error::McpError;
 use crate::mcp::log::ServerLog;
+use crate::mcp::oauth::{MachineClient, SignedClient};
 use crate::mcp::{Connection, Known, known_versions};
 use crate::model::{LogLine, ServerDetails};
+use crate::secrets::Secrets;
 use crate::sys::process::describe_exit;
 use rmcp::model::ProtocolVersion;
 use rmcp::service::{
@@ -55,7 +57,7 @@ impl Connection {
         lines: Option<mpsc::Sender<LogLine>>,
         known: &Known,
     ) -> Result<Connection, McpError> {
-        use crate::mcp::oauth::{self as grant, MachineClient};
+        use crate::mcp::oauth as grant;
         grant::ensure_token(config).await?;
         // A refused token is replaced by this client (once); what still fails is final.
         let machine = if grant::is_machine(config) {
@@ -75,35 +77,24 @@ impl Connection {
         }
     }
 
+    /// One connection attempt: the secrets to mask, how to start ([`Opening`]), the
+    /// transport `config` names and its handshake, then the connection around the service.
     async fn connect_known_once(
         config: &ServerConfig,
         log: Arc<ServerLog>,
         lines: Option<mpsc::Sender<LogLine>>,
         known: &Known,
-        machine: Option<crate::mcp::oauth::MachineClient>,
+        machine: Option<MachineClient>,
     ) -> Result<Connection, McpError> {
         crate::mcp::tls::install_crypto_provider();
         let list_changed = Arc::new(Notify::new());
         let questions = QuestionRoutes::default();
-        let mut secrets = config.secrets();
-        secrets.extend(crate::mcp::oauth::stored_tokens(config));
-        // The log masks them from the first stderr line on.
-        log.add_secrets(&secrets);
-        let (pinned, pinned_version) = pinned_lifecycle(config)?;
-        // A pinned version decides the handshake (a pinned 2026-07-28 may still skip it);
-        // otherwise the remembered era, if any.
-        let pinned_modern = matches!(pinned, ClientLifecycleMode::Discover { .. });
-        let (start, legacy_version) = match known.start() {
-            Some((start, version)) if config.protocol_version.is_none() => (start, version),
-            Some((start @ Start::Direct(_), version)) if pinned_modern => (start, version),
-            _ => (Start::Handshake(pinned.clone()), pinned_version),
-        };
-        let remembered = !matches!(&start, Start::Handshake(mode) if *mode == pinned);
-        let lifecycle = pinned;
+        let secrets = connection_secrets(config, &log);
+        let opening = Opening::of(config, known)?;
         let handler = || Handler {
             info: {
                 let mut info = client_info();
-                if let Some(version) = &legacy_version {
+                if let Some(version) = &opening.legacy_version {
                     info.protocol_version = version.clone();
                 }
                 info
@@ -134,7 +125,7 @@ impl Connection {
                     max_response_bytes: config.max_response_bytes,
                     decoded: decoded.clone(),
                 };
-                let first = remembered.then_some(&start);
+                let first = opening.remembered.then_some(&opening.start);
                 let (service, child) =
                     connect_stdio(&config.name, &spec, &log, &lines, limits, first, handler)
                         .await?;
@@ -145,128 +136,14 @@ impl Connection {
                 headers,
                 legacy_sse: true,
                 ..
-            } => {
-                let deadline = Deadline::after(config.timeout);
-                let transport = connect_sse(config, url, headers)
-                    .await
-                    .map_err(|e| e.hiding_url_query(url))?;
-                // An HTTP+SSE server is legacy whatever it was: no direct start.
-                let mode = match &start {
-                    Start::Handshake(mode) => mode.clone(),
-                    Start::Direct(_) => lifecycle.clone(),
-                };
-                let service = handshake(handler(), transport, mode, deadline)
-                    .await
-                    .map_err(|e| e.hiding_url_query(url))?;
-                (service, None)
-            }
-            TransportConfig::Http { url, headers, .. } => {
-                // Every attempt below (sign-in metadata, the handshake, its fallbacks)
-                // shares one `timeout_ms`.
-                let deadline = Deadline::after(config.timeout);
-                let custom = custom_headers(headers)?;
-                let transport_config = StreamableHttpClientTransportConfig::with_uri(url.as_str())
-                    .custom_headers(custom)
-                    // One bound for every transport's messages (rmcp's default is 16 MiB).
-                    .max_sse_event_size(config.max_response_bytes)
-                    .max_json_response_size(config.max_response_bytes);
-                // Stored tokens sign every request (and are refreshed as they expire); they
-                // need the authorization server's metadata first: bounded by
-                // the server's timeout, and a failure is a connection problem.
-                let signed = if crate::mcp::oauth::is_machine(config) {
-                    // Its token came from the grant just now, or lasts: no metadata needed.
-                    Ok(machine.map(crate::mcp::oauth::SignedClient::Machine))
-                } else {
-                    tokio::time::timeout_at(deadline.at, crate::mcp::oauth::signed_client(config))
-                        .await
-                        .map_err(|_| McpError::Timeout {
-                            method: "finding the authorization server of the stored sign-in".into(),
-                            ms: config.timeout.as_millis(),
-                        })?
-                        .map_err(|e| {
-                            McpError::Handshake(format!(
-                                "cannot reach the server's authorization server: {e}"
-                            ))
-                            .hiding_url_query(url)
-                        })
-                        .map(|client| client.map(crate::mcp::oauth::SignedClient::Person))
-                }?;
-                let streamable = |start: Start| {
-                    let signed = signed.clone();
-                    let transport_config = transport_config.clone();
-                    let handler = handler();
-                    async move {
-                        match signed {
-                            Some(client) => {
-                                let transport = StreamableHttpClientTransport::with_client(
-                                    client,
-                                    transport_config,
-                                );
-                                begin(handler, transport, start, deadline).await
-                            }
-                            None => {
-                                let transport =
-                                    StreamableHttpClientTransport::from_config(transport_config);
-                                begin(handler, transport, start, deadline).await
-                            }
-                        }
-                    }
-                };
-                let mut connected = streamable(start.clone()).await;
-                let mut remembered = remembered;
-                if remembered && connected.as_ref().is_err_and(refused_era) {
-                    tracing::info!(server = %config.name, "the server refused the handshake of its remembered era; trying both");
-                    remembered = false;
-                    connected = streamable(Start::Handshake(lifecycle.clone())).await;
-                }
-                // Some legacy servers answer `server/discover` with an empty success, which
-                // the probe cannot read: without a pinned version (or a remembered era),
-                // `initialize` gets a try.
-                if config.protocol_version.is_none()
-                    && !remembered
-                    && matches!(
-                        connected,
-                        Err(McpError::Handshake(_) | McpError::Protocol(_) | McpError::Closed(_))
-                    )
-                    && let Ok(service) =
-                        streamable(Start::Handshake(ClientLifecycleMode::Initialize)).await
-                {
-                    tracing::info!(server = %config.name, "the discover probe failed; initialize worked");
-                    connected = Ok(service);
-                }
-                let service = match connected {
-                    Ok(service) => service,
-                    Err(McpError::SignInRequired {
-                        challenge,
-                        more_scopes,
-                        ..
-                    }) => {
-                        if let Some(refused) =
-                            refused_static_token(&config.name, headers, challenge.as_deref())
-                        {
-                            return Err(refused);
-                        }
-                        return Err(McpError::SignInRequired {
-                            server: config.name.clone(),
-                            challenge,
-                            more_scopes,
-                        });
-                    }
-                    Err(error @ McpError::Timeout { .. }) => return Err(error),
-                    // A server refusing the POST may be an HTTP+SSE one (2024-11-05): the
-                    // spec's fallback is a GET that answers with an `endpoint` event.
-                    Err(error) => match connect_sse(config, url, headers).await {
-                        Ok(transport) => {
-                            tracing::info!(server = %config.name, "falling back to HTTP+SSE");
-                            handshake(handler(), transport, lifecycle.clone(), deadline)
-                                .await
-                                .map_err(|e| e.hiding_url_query(url))?
-                        }
-                        Err(_) => return Err(error.hiding_url_query(url)),
-                    },
-                };
-                (service, None)
-            }
+            } => (
+                connect_legacy_sse(config, url, headers, &opening, &handler).await?,
+                None,
+            ),
+            TransportConfig::Http { url, headers, .. } => (
+                connect_streamable(config, url, headers, &opening, machine, &handler).await?,
+                None,
+            ),
         };
         let peer = service.peer().clone();
         // mcpick keeps its own catalog (and sends its lists raw, past rmcp's cache): with
@@ -274,16 +151,9 @@ impl Connection {
         // can never disagree.
         peer.set_response_cache_config(ClientCacheConfig::disabled())
             .await;
-        // Every text of the handshake is the server's own: masked here, once, so no
-        // command or screen that shows the details can show a secret.
-        let mut details = details(&config.transport, &peer)?;
-        details.server_name = details.server_name.map(|t| secrets.mask(&t).into_owned());
-        details.server_version = details
-            .server_version
-            .map(|t| secrets.mask(&t).into_owned());
-        secrets.mask_json(&mut details.capabilities);
+        let details = masked_details(&config.transport, &peer, &secrets)?;
         let connection = Connection {
-            direct: matches!(start, Start::Direct(_)) && remembered,
+            direct: matches!(opening.start, Start::Direct(_)) && opening.remembered,
             name: config.name.clone(),
             service,
             peer,
@@ -308,6 +178,257 @@ impl Connection {
         };
         Ok(connection)
     }
+}
+
+/// What a connection to `config`'s server masks: the config's secrets and its stored
+/// tokens, handed to `log` at once so it masks them from the first stderr line on.
+fn connection_secrets(config: &ServerConfig, log: &ServerLog) -> Secrets {
+    let mut secrets = config.secrets();
+    secrets.extend(crate::mcp::oauth::stored_tokens(config));
+    log.add_secrets(&secrets);
+    secrets
+}
+
+/// How a connection starts, from the pinned `protocol_version` and what the catalog
+/// remembers.
+struct Opening {
+    /// The first start: the remembered era's, or the normal handshake.
+    start: Start,
+    /// The version `initialize` offers, when something pins it.
+    legacy_version: Option<ProtocolVersion>,
+    /// Whether `start` is the remembered era's rather than the normal handshake.
+    remembered: bool,
+    /// The normal handshake: the pinned one, or `server/discover` then `initialize`.
+    lifecycle: ClientLifecycleMode,
+}
+
+impl Opening {
+    /// The start `config` pins or `known` remembers: a pinned version decides the
+    /// handshake (a pinned 2026-07-28 may still skip it); otherwise the remembered era,
+    /// if any.
+    fn of(config: &ServerConfig, known: &Known) -> Result<Opening, McpError> {
+        let (pinned, pinned_version) = pinned_lifecycle(config)?;
+        let pinned_modern = matches!(pinned, ClientLifecycleMode::Discover { .. });
+        let (start, legacy_version) = match known.start() {
+            Some((start, version)) if config.protocol_version.is_none() => (start, version),
+            Some((start @ Start::Direct(_), version)) if pinned_modern => (start, version),
+            _ => (Start::Handshake(pinned.clone()), pinned_version),
+        };
+        let remembered = !matches!(&start, Start::Handshake(mode) if *mode == pinned);
+        Ok(Opening {
+            start,
+            legacy_version,
+            remembered,
+            lifecycle: pinned,
+        })
+    }
+}
+
+/// Connects to an HTTP+SSE server (2024-11-05): the stream, then the handshake. Such a
+/// server is legacy whatever it was, so a remembered direct start becomes the normal
+/// handshake.
+async fn connect_legacy_sse(
+    config: &ServerConfig,
+    url: &str,
+    headers: &BTreeMap<String, String>,
+    opening: &Opening,
+    handler: &impl Fn() -> Handler,
+) -> Result<RunningService<RoleClient, Handler>, McpError> {
+    let deadline = Deadline::after(config.timeout);
+    let transport = connect_sse(config, url, headers)
+        .await
+        .map_err(|e| e.hiding_url_query(url))?;
+    let mode = match &opening.start {
+        Start::Handshake(mode) => mode.clone(),
+        Start::Direct(_) => opening.lifecycle.clone(),
+    };
+    handshake(handler(), transport, mode, deadline)
+        .await
+        .map_err(|e| e.hiding_url_query(url))
+}
+
+/// Connects over Streamable HTTP: the opening's start, then (if the server refused its
+/// remembered era) the normal handshake, then (for a server whose answer to
+/// `server/discover` could not be read) `initialize`; a connection that still fails ends
+/// as [`streamable_failed`] says. Every attempt (sign-in metadata, the handshake, its
+/// fallbacks) shares one `timeout_ms`.
+async fn connect_streamable(
+    config: &ServerConfig,
+    url: &str,
+    headers: &BTreeMap<String, String>,
+    opening: &Opening,
+    machine: Option<MachineClient>,
+    handler: &impl Fn() -> Handler,
+) -> Result<RunningService<RoleClient, Handler>, McpError> {
+    let deadline = Deadline::after(config.timeout);
+    let custom = custom_headers(headers)?;
+    let transport_config = StreamableHttpClientTransportConfig::with_uri(url)
+        .custom_headers(custom)
+        // One bound for every transport's messages (rmcp's default is 16 MiB).
+        .max_sse_event_size(config.max_response_bytes)
+        .max_json_response_size(config.max_response_bytes);
+    let endpoint = Streamable {
+        signed: signed_client(config, url, machine, deadline).await?,
+        transport_config,
+        deadline,
+    };
+    let mut connected = endpoint.attempt(handler(), opening.start.clone()).await;
+    let mut remembered = opening.remembered;
+    if remembered && connected.as_ref().is_err_and(refused_era) {
+        tracing::info!(server = %config.name, "the server refused the handshake of its remembered era; trying both");
+        remembered = false;
+        connected = endpoint
+            .attempt(handler(), Start::Handshake(opening.lifecycle.clone()))
+            .await;
+    }
+    // Some legacy servers answer `server/discover` with an empty success, which the probe
+    // cannot read: without a pinned version (or a remembered era), `initialize` gets a
+    // try.
+    if config.protocol_version.is_none()
+        && !remembered
+        && matches!(
+            connected,
+            Err(McpError::Handshake(_) | McpError::Protocol(_) | McpError::Closed(_))
+        )
+        && let Ok(service) = endpoint
+            .attempt(handler(), Start::Handshake(ClientLifecycleMode::Initialize))
+            .await
+    {
+        tracing::info!(server = %config.name, "the discover probe failed; initialize worked");
+        connected = Ok(service);
+    }
+    match connected {
+        Ok(service) => Ok(service),
+        Err(error) => {
+            streamable_failed(
+                config,
+                url,
+                headers,
+                error,
+                &opening.lifecycle,
+                handler,
+                deadline,
+            )
+            .await
+        }
+    }
+}
+
+/// What signs a Streamable HTTP server's requests: its machine grant's client, or the
+/// stored sign-in's (refreshed as its tokens expire), or nothing. A stored sign-in needs
+/// the authorization server's metadata first: bounded by `deadline`, and a failure is a
+/// connection problem.
+async fn signed_client(
+    config: &ServerConfig,
+    url: &str,
+    machine: Option<MachineClient>,
+    deadline: Deadline,
+) -> Result<Option<SignedClient>, McpError> {
+    if crate::mcp::oauth::is_machine(config) {
+        // Its token came from the grant just now, or lasts: no metadata needed.
+        return Ok(machine.map(SignedClient::Machine));
+    }
+    tokio::time::timeout_at(deadline.at, crate::mcp::oauth::signed_client(config))
+        .await
+        .map_err(|_| McpError::Timeout {
+            method: "finding the authorization server of the stored sign-in".into(),
+            ms: config.timeout.as_millis(),
+        })?
+        .map_err(|e| {
+            McpError::Handshake(format!(
+                "cannot reach the server's authorization server: {e}"
+            ))
+            .hiding_url_query(url)
+        })
+        .map(|client| client.map(SignedClient::Person))
+}
+
+/// A Streamable HTTP server as [`connect_streamable`] reaches it: the transport's
+/// configuration, what signs its requests, and when all attempts must be done.
+struct Streamable {
+    transport_config: StreamableHttpClientTransportConfig,
+    signed: Option<SignedClient>,
+    deadline: Deadline,
+}
+
+impl Streamable {
+    /// One attempt: a new transport (signed or not), started as `start` says.
+    async fn attempt(
+        &self,
+        handler: Handler,
+        start: Start,
+    ) -> Result<RunningService<RoleClient, Handler>, McpError> {
+        let transport_config = self.transport_config.clone();
+        match self.signed.clone() {
+            Some(client) => {
+                let transport =
+                    StreamableHttpClientTransport::with_client(client, transport_config);
+                begin(handler, transport, start, self.deadline).await
+            }
+            None => {
+                let transport = StreamableHttpClientTransport::from_config(transport_config);
+                begin(handler, transport, start, self.deadline).await
+            }
+        }
+    }
+}
+
+/// What a Streamable HTTP connection that failed every attempt ends in: a sign-in the
+/// server asks for (or a refused static token), a timeout, or else the HTTP+SSE fallback
+/// (2024-11-05): a server refusing the POST may be an HTTP+SSE one, and the spec's
+/// fallback is a GET that answers with an `endpoint` event.
+async fn streamable_failed(
+    config: &ServerConfig,
+    url: &str,
+    headers: &BTreeMap<String, String>,
+    error: McpError,
+    lifecycle: &ClientLifecycleMode,
+    handler: &impl Fn() -> Handler,
+    deadline: Deadline,
+) -> Result<RunningService<RoleClient, Handler>, McpError> {
+    match error {
+        McpError::SignInRequired {
+            challenge,
+            more_scopes,
+            ..
+        } => {
+            if let Some(refused) = refused_static_token(&config.name, headers, challenge.as_deref())
+            {
+                return Err(refused);
+            }
+            Err(McpError::SignInRequired {
+                server: config.name.clone(),
+                challenge,
+                more_scopes,
+            })
+        }
+        error @ McpError::Timeout { .. } => Err(error),
+        error => match connect_sse(config, url, headers).await {
+            Ok(transport) => {
+                tracing::info!(server = %config.name, "falling back to HTTP+SSE");
+                handshake(handler(), transport, lifecycle.clone(), deadline)
+                    .await
+                    .map_err(|e| e.hiding_url_query(url))
+            }
+            Err(_) => Err(error.hiding_url_query(url)),
+        },
+    }
+}
+
+/// The server's handshake details ([`details`]), every text of its own masked with
+/// `secrets` here, once, so no command or screen that shows them can show a secret.
+fn masked_details(
+    transport: &TransportConfig,
+    peer: &Peer<RoleClient>,
+    secrets: &Secrets,
+) -> Result<ServerDetails, McpError> {
+    let mut details = details(transport, peer)?;
+    details.server_name = details.server_name.map(|t| secrets.mask(&t).into_owned());
+    details.server_version = details
+        .server_version
+        .map(|t| secrets.mask(&t).into_owned());
+    secrets.mask_json(&mut details.capabilities);
+    Ok(details)
 }
 
 /// Starts a stdio server and completes the handshake. Some legacy servers exit on any
