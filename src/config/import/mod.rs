@@ -178,7 +178,7 @@ impl Context {
 /// One server in mcpick's terms, ready to become a `[servers.NAME]` table. String values
 /// are in mcpick's `${VAR}` syntax.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Draft {
+pub struct ImportedServer {
     /// The table name.
     pub name: String,
     /// A stdio server's program.
@@ -209,7 +209,7 @@ pub struct Import {
     /// Its dialect.
     pub dialect: Dialect,
     /// Its servers, in the file's order.
-    pub servers: Vec<Draft>,
+    pub servers: Vec<ImportedServer>,
     /// Things the user should know (translations that need them, skipped entries).
     pub notes: Vec<String>,
 }
@@ -349,7 +349,7 @@ struct Program {
 }
 
 impl Reader<'_> {
-    fn read(&mut self, value: &Value) -> Result<Vec<Draft>, String> {
+    fn read(&mut self, value: &Value) -> Result<Vec<ImportedServer>, String> {
         let root = value.as_object().ok_or("the file is not a JSON object")?;
         let mut entries: Entries = Vec::new();
         match self.dialect {
@@ -417,7 +417,7 @@ impl Reader<'_> {
         name: &str,
         entry: &Map<String, Value>,
         at: &str,
-    ) -> Result<Option<Draft>, String> {
+    ) -> Result<Option<ImportedServer>, String> {
         let known = self.dialect.entry_fields();
         if let Some(unknown) = entry.keys().find(|k| !known.contains(&k.as_str())) {
             return Err(format!(
@@ -425,10 +425,10 @@ impl Reader<'_> {
                 known.join(", ")
             ));
         }
-        let mut draft = Draft {
+        let mut draft = ImportedServer {
             name: table_name(name),
             enabled: true,
-            ..Draft::default()
+            ..ImportedServer::default()
         };
         if draft.name != name {
             self.notes.push(format!(
@@ -506,7 +506,7 @@ impl Reader<'_> {
     /// an `envFile` is noted as not read.
     fn translate_program(
         &mut self,
-        draft: &mut Draft,
+        draft: &mut ImportedServer,
         program: Program,
         fields: &Fields,
         name: &str,
@@ -540,7 +540,7 @@ impl Reader<'_> {
 
     /// What applies to every draft: the entry's `timeout` and `enabled = false`, and the
     /// inputs its values asked for (taken from the reader), each noted.
-    fn finish(&mut self, draft: &mut Draft, entry: &Map<String, Value>, name: &str) {
+    fn finish(&mut self, draft: &mut ImportedServer, entry: &Map<String, Value>, name: &str) {
         if let Some(timeout) = entry.get("timeout").and_then(Value::as_u64) {
             draft.timeout_ms = Some(timeout);
         }
@@ -664,13 +664,13 @@ fn table_name(name: &str) -> String {
 }
 
 /// The drafts as TOML `[servers.NAME]` tables.
-pub fn to_toml(drafts: &[Draft]) -> String {
+pub fn to_toml(drafts: &[ImportedServer]) -> String {
     let mut document = toml_edit::DocumentMut::new();
     add_tables(&mut document, drafts);
     document.to_string()
 }
 
-fn add_tables(document: &mut toml_edit::DocumentMut, drafts: &[Draft]) {
+fn add_tables(document: &mut toml_edit::DocumentMut, drafts: &[ImportedServer]) {
     use toml_edit::{Array, InlineTable, Item, Table, value};
     if !document.contains_key("servers") {
         let mut servers = Table::new();
@@ -762,7 +762,7 @@ pub struct Merged {
 
 /// Adds `drafts` to the config text `existing`, keeping its comments and layout. A name
 /// already taken gets a `-2`, `-3`… suffix; the notices say which.
-pub fn merge(existing: &str, drafts: &[Draft]) -> Result<Merged, String> {
+pub fn merge(existing: &str, drafts: &[ImportedServer]) -> Result<Merged, String> {
     let mut document: toml_edit::DocumentMut = existing
         .parse()
         .map_err(|e| format!("the config is not valid TOML: {e}"))?;

@@ -266,17 +266,17 @@ fn errors_name_the_file_and_where() {
 fn merging_keeps_comments_and_renames_collisions() {
     let existing = "# my servers\n[servers.everything]\ncommand = \"npx\" # the reference server\n";
     let drafts = vec![
-        Draft {
+        ImportedServer {
             name: "everything".into(),
             command: Some("other".into()),
             enabled: true,
-            ..Draft::default()
+            ..ImportedServer::default()
         },
-        Draft {
+        ImportedServer {
             name: "new".into(),
             url: Some("https://x/mcp".into()),
             enabled: true,
-            ..Draft::default()
+            ..ImportedServer::default()
         },
     ];
     let Merged {
@@ -299,11 +299,11 @@ fn merging_keeps_comments_and_renames_collisions() {
 
 #[test]
 fn merging_into_a_file_of_comments_keeps_them_on_top() {
-    let drafts = vec![Draft {
+    let drafts = vec![ImportedServer {
         name: "a".into(),
         command: Some("x".into()),
         enabled: true,
-        ..Draft::default()
+        ..ImportedServer::default()
     }];
     let merged = merge("# header\n", &drafts).unwrap();
     assert_eq!(merged.text, "# header\n\n[servers.a]\ncommand = \"x\"\n");
