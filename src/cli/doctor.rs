@@ -795,7 +795,7 @@ fn render(report: &Report, columns: usize) -> String {
         ("screen reader", &report.accessibility.screen_reader_source),
         ("reduce motion", &report.accessibility.reduce_motion_source),
     ] {
-        hanging(&mut out, &format!("  {label:<14}"), value, columns);
+        hanging(&mut out, &format!("  {label:<15}"), value, columns);
     }
     out.push_str("\nServers\n");
     if report.servers.is_empty() {
