@@ -75,8 +75,7 @@ fn assert_linear(raw: &[u8]) {
         !text.contains("\x1b[?1049h"),
         "the alternate screen was entered"
     );
-    let mut chars = text.char_indices().peekable();
-    while let Some((at, c)) = chars.next() {
+    for (at, c) in text.char_indices() {
         if c == '\x1b' {
             let rest = &text[at..];
             assert!(
