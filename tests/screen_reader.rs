@@ -419,3 +419,65 @@ fn the_environment_and_the_config_turn_it_on_and_say_so_and_doctor_tells() {
         "{doctor}"
     );
 }
+
+#[cfg_attr(
+    mcpick_missing_espeak_ng,
+    ignore = "`espeak-ng` is not installed (MCPICK_ALLOW_SKIP=1)"
+)]
+#[test]
+fn a_transcript_of_one_loop_is_spoken_by_espeak_ng_without_error() {
+    let espeak = system_tool("espeak-ng");
+    let copy_dir = tempfile::tempdir().unwrap();
+    let sandbox = library_copying_to(&copy_dir.path().join("copied.md"));
+    let mut talk = Talk::start(&sandbox, &[]);
+    talk.hear("menu> ");
+    talk.type_line("/translate");
+    talk.hear("text> ");
+    talk.type_line("Bonjour");
+    talk.hear("to> ");
+    talk.type_line("1");
+    talk.hear("tone> ");
+    talk.type_line("formal");
+    talk.hear("action> ");
+    talk.type_line("1");
+    talk.hear("Copied with");
+    talk.hear("action> ");
+    talk.type_line("q");
+    assert_eq!(talk.tui.wait_exit(STEP), 0);
+    let transcript = transcript(&talk.tui);
+    // `-q` would be espeak-ng's "no sound at all": the audio goes to stdout as a WAV file.
+    let mut speaking = std::process::Command::new(espeak)
+        .arg("--stdout")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start espeak-ng");
+    let mut stdin = speaking.stdin.take().unwrap();
+    let text = transcript.clone();
+    let writer = std::thread::spawn(move || {
+        std::io::Write::write_all(&mut stdin, text.as_bytes()).expect("write to espeak-ng")
+    });
+    let spoken = speaking.wait_with_output().expect("run espeak-ng");
+    writer.join().unwrap();
+    assert!(
+        spoken.status.success() && spoken.stderr.is_empty(),
+        "espeak-ng failed ({}): {}\nthe transcript:\n{transcript}",
+        spoken.status,
+        String::from_utf8_lossy(&spoken.stderr)
+    );
+    let audio = &spoken.stdout;
+    assert!(
+        audio.starts_with(b"RIFF") && audio.get(8..12) == Some(b"WAVE"),
+        "no WAV audio from espeak-ng ({} bytes)",
+        audio.len()
+    );
+    // 22,050 samples a second of 16 bits: a transcript of this length speaks for a
+    // minute or more, so far more than a second of audio.
+    assert!(
+        audio.len() > 44_100 * 30,
+        "only {} bytes of audio for {} characters of transcript",
+        audio.len(),
+        transcript.len()
+    );
+}
