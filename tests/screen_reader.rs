@@ -481,3 +481,49 @@ fn a_transcript_of_one_loop_is_spoken_by_espeak_ng_without_error() {
         transcript.len()
     );
 }
+
+#[test]
+fn reduced_motion_keeps_the_full_screen_still() {
+    // A server that takes a while: the menu says it is still connecting, with a spinner.
+    let slow = format!(
+        "[servers.slow]\ncommand = \"sh\"\nargs = [\"-c\", {}]\n",
+        toml_str(format!(
+            "sleep 8; exec {} serve --builtin",
+            sh_quote(env!("CARGO_BIN_EXE_mcpick"))
+        ))
+    );
+    for (reduce, spins) in [("1", false), ("0", true)] {
+        // A sandbox each: no catalog of the other run shows the menu at once.
+        let sandbox = Sandbox::new(&slow);
+        let mut command = portable_pty::CommandBuilder::new(env!("CARGO_BIN_EXE_mcpick"));
+        command.arg("--config");
+        command.arg(sandbox.config());
+        command.env("MCPICK_REDUCE_MOTION", reduce);
+        let mut tui = Tui::spawn(&sandbox, command);
+        let screen = tui.wait_for("Connecting to 1 server", SERVER_START);
+        // Long enough for a spinner to turn several times.
+        std::thread::sleep(Duration::from_millis(1200));
+        tui.send(CTRL_C);
+        tui.wait_exit(STEP);
+        let raw = String::from_utf8_lossy(&tui.raw()).into_owned();
+        let frames: std::collections::BTreeSet<char> = raw
+            .chars()
+            .filter(|c| ('\u{2800}'..='\u{28ff}').contains(c))
+            .collect();
+        if spins {
+            assert!(
+                frames.len() > 1,
+                "without MCPICK_REDUCE_MOTION the spinner turns (the control): {frames:?}"
+            );
+        } else {
+            assert!(
+                frames.is_empty(),
+                "MCPICK_REDUCE_MOTION=1 drew spinner frames {frames:?}:\n{screen}"
+            );
+            assert!(
+                screen.contains("• Connecting to 1 server…"),
+                "no still mark:\n{screen}"
+            );
+        }
+    }
+}

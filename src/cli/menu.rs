@@ -243,6 +243,12 @@ pub async fn tui(config_path: Option<&Path>, request: TuiRequest) -> Result<Exit
         audio_player: config.audio_player.clone(),
         image_protocol: config.image_protocol,
         graphics: crate::app::images::Graphics::default(),
+        reduce_motion: super::access::reduce_motion(
+            super::access::env_value(super::access::REDUCE_MOTION_ENV).as_deref(),
+            &config.ui,
+            config.path.as_deref(),
+        )
+        .on,
     };
     // A TUI that cannot run is an error (2), as fzf's.
     let outcome = crate::tui::run(servers, options, keys, note, offer, screen)
