@@ -642,6 +642,7 @@ async fn terminal_part(config: Option<&Config>, problems: &mut Vec<Problem>) -> 
     );
     let image_protocol = config.map(|c| c.image_protocol).unwrap_or_default();
     let theme_auto = config.is_none_or(|c| c.theme.light_variant.is_some());
+    let high_contrast = config.is_some_and(|c| c.theme.colors.high_contrast);
     let theme_light = config.is_some_and(|c| c.theme.colors.light);
     let in_tmux = var("TMUX").is_some();
     let passthrough = if in_tmux {
@@ -718,6 +719,9 @@ async fn terminal_part(config: Option<&Config>, problems: &mut Vec<Problem>) -> 
         });
     }
     let theme = match (theme_auto, theme_light) {
+        _ if high_contrast => {
+            "high-contrast (7:1): its dark or light inks as the background answers".to_string()
+        }
         (true, _) => "auto: light or dark as the background answers".to_string(),
         (false, true) => "light".to_string(),
         (false, false) => "dark".to_string(),
