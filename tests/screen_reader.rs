@@ -213,7 +213,7 @@ fn the_whole_loop_reads_as_lines_in_the_scrollback() {
     // The copy says exactly where the text went, and it is there.
     let said = text
         .lines()
-        .find(|l| l.starts_with("Copied with sh (clipboard_command): "))
+        .find(|l| l.starts_with("Copied with sh (clipboard_command). "))
         .unwrap_or_else(|| panic!("no copy line:\n{text}"));
     let body = read(&copied);
     assert!(

@@ -99,7 +99,7 @@ impl Session {
         match copied {
             Ok(copied) => {
                 say(&format!(
-                    "{}: {} of {}.",
+                    "{}. {} of {}.",
                     copied.summary(),
                     counted(text.chars().count(), "character", "characters"),
                     format_name(self.format)
