@@ -527,3 +527,45 @@ fn reduced_motion_keeps_the_full_screen_still() {
         }
     }
 }
+
+#[test]
+fn with_stdout_a_pipe_the_talk_stays_on_the_terminal_and_print_sends_only_the_export() {
+    let copy_dir = tempfile::tempdir().unwrap();
+    let sandbox = library_copying_to(&copy_dir.path().join("unused"));
+    let piped = sandbox.dir.path().join("piped.md");
+    // `mcpick --screen-reader --print | …`: stdout is not the terminal.
+    let mut command = portable_pty::CommandBuilder::new("sh");
+    command.arg("-c");
+    command.arg(format!(
+        "{} --config {} --screen-reader --print > {}",
+        sh_quote(env!("CARGO_BIN_EXE_mcpick")),
+        sh_quote(sandbox.config().display().to_string()),
+        sh_quote(piped.display().to_string())
+    ));
+    let mut talk = Talk {
+        tui: Tui::spawn(&sandbox, command),
+        at: 0,
+    };
+    talk.hear("menu> ");
+    talk.type_line("/builtin:translate");
+    talk.hear("text> ");
+    talk.type_line("Hallo");
+    talk.hear("to> ");
+    talk.type_line("French");
+    talk.hear("tone> ");
+    talk.type_line("");
+    talk.hear("action> ");
+    talk.type_line("print");
+    talk.hear("The export in Markdown follows; then mcpick quits.");
+    assert_eq!(talk.tui.wait_exit(STEP), 0);
+    assert_linear(&talk.tui.raw());
+    let exported = read(&piped);
+    assert!(
+        exported.contains("into French") && exported.contains("Hallo"),
+        "{exported}"
+    );
+    assert!(
+        !exported.contains("menu>") && !exported.contains("Argument 1 of 3"),
+        "the conversation went down the pipe:\n{exported}"
+    );
+}

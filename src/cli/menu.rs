@@ -194,7 +194,7 @@ pub async fn tui(config_path: Option<&Path>, request: TuiRequest) -> Result<Exit
             check_server_named(&config, &servers, &open.reference)?;
         }
         let note = note.map(|_| NO_CONFIG_NOTE.to_string());
-        return super::linear::run(config, note, by, start, format).await;
+        return super::linear::run(config, note, by, start, format, output_path).await;
     }
     if !crate::tui::has_terminal() {
         // `mcpick lsit` in a script: the typo is the news, not the missing terminal.
@@ -224,7 +224,7 @@ pub async fn tui(config_path: Option<&Path>, request: TuiRequest) -> Result<Exit
     let note = note.map(|_| NO_CONFIG_NOTE.to_string());
     if switched.by.is_none() && config.ui.screen_reader {
         let by = super::access::Switch::Config(config.path.clone());
-        return super::linear::run(config, note, by, start, format).await;
+        return super::linear::run(config, note, by, start, format, output_path).await;
     }
     let options = crate::app::Options {
         output: output_path,

@@ -58,17 +58,29 @@ impl Lines {
     }
 }
 
-/// Prints `line` and a line end on stdout, its controls and invisible characters named
+/// Where the conversation is written: stdout when it is the terminal, else stderr, so
+/// `mcpick --screen-reader --print | llm` talks on the terminal and pipes only the export.
+fn conversation() -> Box<dyn Write> {
+    use std::io::IsTerminal;
+    let stdout = std::io::stdout();
+    if stdout.is_terminal() || !std::io::stderr().is_terminal() {
+        Box::new(stdout.lock())
+    } else {
+        Box::new(std::io::stderr().lock())
+    }
+}
+
+/// Prints `line` and a line end, its controls and invisible characters named
 /// (`text::sanitize`): nothing a server sent reaches the terminal raw.
 pub(super) fn say(line: &str) {
-    let mut out = std::io::stdout().lock();
+    let mut out = conversation();
     let _ = writeln!(out, "{}", crate::text::sanitize(line));
     let _ = out.flush();
 }
 
 /// Prints a prompt (`menu> `) with no line end, for the answer to follow on its line.
 pub(super) fn prompt(text: &str) {
-    let mut out = std::io::stdout().lock();
+    let mut out = conversation();
     let _ = write!(out, "{}", crate::text::sanitize(text));
     let _ = out.flush();
 }

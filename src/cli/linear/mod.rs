@@ -24,19 +24,21 @@ use crate::export::Format;
 use session::{Session, Step};
 
 /// Runs the loop in the screen reader mode: `by` turned it on, `note` is said after the
-/// first line (no config file), `start` holds `-q` and a prompt named on the command line.
+/// first line (no config file), `start` holds `-q` and a prompt named on the command line,
+/// `output` is `--output FILE` (the file the save action writes, then quits).
 pub async fn run(
     config: Config,
     note: Option<String>,
     by: Switch,
     start: Start,
     format: Format,
+    output: Option<std::path::PathBuf>,
 ) -> Result<ExitCode, CliError> {
     lines::say(&first_line(&by));
     if let Some(note) = note {
         lines::say(&words::sentence(&note));
     }
-    let mut session = Session::start(config, format);
+    let mut session = Session::start(config, format, output);
     let code = match session.wait_for_servers().await {
         Some(code) => code,
         None => main_loop(&mut session, start).await,

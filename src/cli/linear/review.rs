@@ -75,7 +75,14 @@ impl Session {
     fn say_actions(&self) {
         say("Actions:");
         for (at, action) in Action::ALL.iter().enumerate() {
-            say(&action.row(at + 1, self.format));
+            match (&self.output, action) {
+                (Some(path), Action::Save) => say(&format!(
+                    "{}. Save to {}, then quit.",
+                    at + 1,
+                    crate::text::visible_on_one_line(&path.display().to_string())
+                )),
+                _ => say(&action.row(at + 1, self.format)),
+            }
         }
     }
 
@@ -118,14 +125,20 @@ impl Session {
 
     /// Asks for a file name and saves the export there (asking before replacing a file).
     async fn save(&mut self, messages: &PromptMessages) -> Step<()> {
-        say(&format!(
-            "Save the export in {} to which file? Enter alone goes back.",
-            format_name(self.format)
-        ));
-        let name = match self.read("file> ").await {
-            Typed::Line(line) => line.trim().to_string(),
-            Typed::End => return Step::Quit(self.quit_code()),
-            Typed::Stopped(code) => return Step::Quit(code),
+        let name = match &self.output {
+            // `--output FILE`: that file, and the run ends once it is written.
+            Some(path) => path.display().to_string(),
+            None => {
+                say(&format!(
+                    "Save the export in {} to which file? Enter alone goes back.",
+                    format_name(self.format)
+                ));
+                match self.read("file> ").await {
+                    Typed::Line(line) => line.trim().to_string(),
+                    Typed::End => return Step::Quit(self.quit_code()),
+                    Typed::Stopped(code) => return Step::Quit(code),
+                }
+            }
         };
         if name.is_empty() {
             say("Not saved.");
@@ -152,6 +165,9 @@ impl Session {
                         crate::text::visible_on_one_line(&path.display().to_string())
                     ));
                     self.exported = true;
+                    if self.output.is_some() {
+                        return Step::Quit(0);
+                    }
                     return Step::Go(());
                 }
                 Err(WriteError::Exists(_)) => {

@@ -79,11 +79,17 @@ pub(super) struct Session {
     pub(super) format: Format,
     /// Something was copied, saved or printed: quitting is then a success.
     pub(super) exported: bool,
+    /// `--output FILE`: where the save action writes (then quits).
+    pub(super) output: Option<std::path::PathBuf>,
 }
 
 impl Session {
     /// Starts the servers (with what the catalog holds of them) and the line reader.
-    pub(super) fn start(config: Config, format: Format) -> Session {
+    pub(super) fn start(
+        config: Config,
+        format: Format,
+        output: Option<std::path::PathBuf>,
+    ) -> Session {
         let servers: Vec<_> = config.enabled_servers().cloned().collect();
         let (tx, rx) = mpsc::channel(256);
         let mut notices = Vec::new();
@@ -120,6 +126,7 @@ impl Session {
             history,
             format,
             exported: false,
+            output,
         }
     }
 
