@@ -67,20 +67,24 @@ impl Session {
         }
     }
 
-    /// Makes the listing for `query` (the whole menu for none) and reads its first page.
-    pub(super) fn list(&mut self, query: Option<&str>) {
+    /// The entries `query` matches, best first (every entry, recent first, for none).
+    pub(super) fn matches(&self, query: &str) -> Vec<Entry> {
         let servers: Vec<&str> = self
             .entries
             .iter()
             .map(|e| e.prompt.server.as_str())
             .collect();
-        let parsed = Query::parse(query.unwrap_or(""), servers);
-        let ranked = crate::search::rank(&self.entries, &parsed, &self.history.recent);
+        let parsed = Query::parse(query, servers);
+        crate::search::rank(&self.entries, &parsed, &self.history.recent)
+            .iter()
+            .map(|r| self.entries[r.index()].clone())
+            .collect()
+    }
+
+    /// Makes the listing for `query` (the whole menu for none) and reads its first page.
+    pub(super) fn list(&mut self, query: Option<&str>) {
         self.listing = Listing {
-            entries: ranked
-                .iter()
-                .map(|r| self.entries[r.index()].clone())
-                .collect(),
+            entries: self.matches(query.unwrap_or("")),
             shown: 0,
         };
         if query.is_none() && self.entries.is_empty() && !self.pending.is_empty() {

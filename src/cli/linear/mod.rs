@@ -38,7 +38,7 @@ pub async fn run(
     if let Some(note) = note {
         lines::say(&words::sentence(&note));
     }
-    let mut session = Session::start(config, format, output);
+    let mut session = Session::start(config, format, output)?;
     let code = match session.wait_for_servers().await {
         Some(code) => code,
         None => main_loop(&mut session, start).await,
@@ -63,6 +63,21 @@ async fn main_loop(session: &mut Session, start: Start) -> u8 {
             }
         }
     });
+    // fzf's `--exit-0` and `--select-1`, once the servers answered.
+    if start.exit_zero || start.select_one {
+        let matches = session.matches(query.as_deref().unwrap_or(""));
+        if matches.is_empty() && start.exit_zero {
+            session.say_news();
+            lines::say("No prompt matches; exiting (--exit-0).");
+            return 1;
+        }
+        if let [only] = matches.as_slice()
+            && start.select_one
+            && open.is_none()
+        {
+            open = Some((only.clone(), Default::default()));
+        }
+    }
     loop {
         let (entry, given) = match open.take() {
             Some(opened) => opened,

@@ -84,13 +84,14 @@ pub(super) struct Session {
 }
 
 impl Session {
-    /// Starts the servers (with what the catalog holds of them) and the line reader.
+    /// Starts the servers (with what the catalog holds of them; the `${input:ID}` values
+    /// they need asked first, as every command asks them) and the line reader.
     pub(super) fn start(
         config: Config,
         format: Format,
         output: Option<std::path::PathBuf>,
-    ) -> Session {
-        let servers: Vec<_> = config.enabled_servers().cloned().collect();
+    ) -> Result<Session, crate::cli::CliError> {
+        let servers = crate::cli::inputs::ask(config.enabled_servers().cloned().collect())?;
         let (tx, rx) = mpsc::channel(256);
         let mut notices = Vec::new();
         let pending = servers.iter().map(|s| s.name.clone()).collect();
@@ -110,7 +111,7 @@ impl Session {
             news.add(super::words::sentence(&notice));
         }
         let history = load_history(&mut news);
-        Session {
+        Ok(Session {
             config,
             hub,
             events: Some(rx),
@@ -127,7 +128,7 @@ impl Session {
             format,
             exported: false,
             output,
-        }
+        })
     }
 
     /// Says the announcements waiting.
