@@ -569,3 +569,52 @@ fn with_stdout_a_pipe_the_talk_stays_on_the_terminal_and_print_sends_only_the_ex
         "the conversation went down the pipe:\n{exported}"
     );
 }
+
+#[test]
+fn a_servers_questions_are_asked_one_per_line_and_the_answers_reach_it() {
+    // A 2026-07-28 server whose `ask` prompt answers `input_required` first: a form (name,
+    // colour, count with a default) and a sampling request mcpick declines.
+    let sandbox = Sandbox::new(&format!(
+        "[servers.new]\ncommand = \"python3\"\nargs = [{}, \"input-required\"]\n",
+        toml_str(root().join("tests/peers/fake_server.py").to_string_lossy())
+    ));
+    let mut talk = Talk::start(&sandbox, &[]);
+    talk.hear("menu> ");
+    talk.type_line("/new:ask");
+    talk.hear("Asking new for the messages…");
+    talk.hear("Server new asks: Who is asking?");
+    talk.hear("name> ");
+    talk.type_line("octocat");
+    talk.hear("color> ");
+    talk.type_line("Green");
+    talk.hear("count> ");
+    talk.type_line("");
+    talk.hear("1 message.");
+    talk.hear("Hello octocat, you like g (x2)");
+    talk.hear("action> ");
+    talk.type_line("q");
+    talk.tui.wait_exit(STEP);
+    assert_linear(&talk.tui.raw());
+    let text = transcript(&talk.tui);
+    assert!(
+        text.lines()
+            .any(|l| l
+                .starts_with("Server new asks what mcpick cannot answer here, so it is declined:")),
+        "the sampling request was not said declined:\n{text}"
+    );
+    assert_lines_in_order(
+        &text,
+        &[
+            "Server new asks: Who is asking?",
+            "3 questions. Type /decline to decline, /menu to cancel the request.",
+            "Sending the answers to new…",
+            "1 message.",
+            "Message 1 of 1, user, text:",
+        ],
+    );
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("Question 1 of 3: Name.")),
+        "{text}"
+    );
+}

@@ -206,7 +206,13 @@ fn field_words(field: &FormField) -> String {
         line.push(' ');
         line.push_str(&sentence(description));
     }
+    let about = about.join(", ");
+    let mut chars = about.chars();
+    let about: String = chars
+        .next()
+        .map(|first| first.to_uppercase().chain(chars).collect())
+        .unwrap_or_default();
     line.push(' ');
-    line.push_str(&sentence(&about.join(", ")));
+    line.push_str(&sentence(&about));
     line
 }
