@@ -252,3 +252,35 @@ fn say_choices(choices: &[Choice], server: &str) {
         say(&words::more_choices(choices.len() - CHOICES_SHOWN));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn remembered_values_come_first_and_a_suggestion_is_offered_once() {
+        let remembered = vec!["English".to_string(), "German".to_string()];
+        let choices = choices_of(
+            &remembered,
+            vec!["French".into(), "English".into(), "Spanish".into()],
+            "",
+        );
+        let said: Vec<(&str, bool)> = choices
+            .iter()
+            .map(|c| (c.value.as_str(), c.remembered))
+            .collect();
+        assert_eq!(
+            said,
+            [
+                ("English", true),
+                ("German", true),
+                ("French", false),
+                ("Spanish", false)
+            ]
+        );
+        // Narrowed by a start: the remembered values that start so (any case) stay.
+        let narrowed = choices_of(&remembered, vec!["Georgian".into()], "ge");
+        let said: Vec<&str> = narrowed.iter().map(|c| c.value.as_str()).collect();
+        assert_eq!(said, ["German", "Georgian"]);
+    }
+}
