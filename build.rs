@@ -24,13 +24,14 @@ fn collect(dir: &Path, base: &Path, out: &mut Vec<(String, String)>) {
 
 /// The programs the integration tests meet (each test that needs one carries
 /// `#[cfg_attr(mcpick_missing_NAME, ignore = …)]`), as their `cfg` name and the command.
-const TEST_TOOLS: [(&str, &str); 6] = [
+const TEST_TOOLS: [(&str, &str); 7] = [
     ("tmux", "tmux"),
     ("xvfb", "Xvfb"),
     ("xclip", "xclip"),
     ("zsh", "zsh"),
     ("fish", "fish"),
     ("openssl", "openssl"),
+    ("espeak_ng", "espeak-ng"),
 ];
 
 fn on_path(program: &str) -> bool {

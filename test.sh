@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite, as README.md gives it: installs what the tests need, then runs them.
 #   1. tests/peers/system.sh: the programs the tests meet (tmux, Xvfb, xclip, zsh, fish,
-#      openssl) from Debian's packages, when root (or passwordless sudo); otherwise it names
-#      the missing ones and this script stops, unless MCPICK_ALLOW_SKIP=1 (then the tests
+#      openssl, espeak-ng) from Debian's packages, when root (or passwordless sudo);
+#      otherwise it names the missing ones and this script stops, unless MCPICK_ALLOW_SKIP=1 (then the tests
 #      needing them are built as ignored and counted so in cargo's summary).
 #   2. tests/peers/setup.sh: the pinned third-party MCP servers under target/peers (npm, PyPI).
 #   3. cargo fetch --locked: every target's crates, which tests/msrv.rs reads offline.

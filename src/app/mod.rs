@@ -204,6 +204,19 @@ pub struct App {
     pub playing: Option<Playing>,
 }
 
+/// What shows that something is under way: the spinner's frame for the app's tick, or
+/// [`STILL_MARK`] under reduced motion (`[ui] reduce_motion`, `MCPICK_REDUCE_MOTION`).
+pub fn busy_mark(app: &App) -> char {
+    if app.options.reduce_motion {
+        STILL_MARK
+    } else {
+        spinner(app.tick)
+    }
+}
+
+/// The mark of work under way under reduced motion: it never changes.
+pub const STILL_MARK: char = '•';
+
 /// The spinner frame for `tick`.
 pub fn spinner(tick: u64) -> char {
     const FRAMES: [char; 10] = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];

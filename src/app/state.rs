@@ -40,6 +40,9 @@ pub struct Options {
     pub image_protocol: crate::config::ImageProtocol,
     /// How the review draws images, as the runner found out at start (off until then).
     pub graphics: super::images::Graphics,
+    /// Reduced motion (`[ui] reduce_motion`, `MCPICK_REDUCE_MOTION=1`): a still mark
+    /// where a spinner would turn.
+    pub reduce_motion: bool,
 }
 
 impl Default for Options {
@@ -57,6 +60,7 @@ impl Default for Options {
             audio_player: None,
             image_protocol: crate::config::ImageProtocol::default(),
             graphics: super::images::Graphics::default(),
+            reduce_motion: false,
         }
     }
 }

@@ -82,11 +82,25 @@ struct TerminalPart {
     tmux_allow_passthrough: Option<String>,
 }
 
+/// The screen reader mode and reduced motion, and what set them.
+#[derive(Debug, Clone, Serialize)]
+struct AccessPart {
+    #[serde(rename = "screenReader")]
+    screen_reader: bool,
+    #[serde(rename = "screenReaderSource")]
+    screen_reader_source: String,
+    #[serde(rename = "reduceMotion")]
+    reduce_motion: bool,
+    #[serde(rename = "reduceMotionSource")]
+    reduce_motion_source: String,
+}
+
 /// The whole report.
 #[derive(Debug, Clone, Serialize)]
 struct Report {
     version: &'static str,
     config: ConfigPart,
+    accessibility: AccessPart,
     servers: Vec<ServerPart>,
     files: FilesPart,
     clipboard: ClipboardPart,
@@ -95,9 +109,14 @@ struct Report {
 }
 
 /// Runs `mcpick doctor`.
-pub async fn run(config_arg: Option<&Path>, as_json: bool) -> Result<ExitCode, CliError> {
+pub async fn run(
+    config_arg: Option<&Path>,
+    as_json: bool,
+    screen_reader_flag: bool,
+) -> Result<ExitCode, CliError> {
     let mut problems = Vec::new();
     let (config_part, config) = config_part(config_arg, &mut problems);
+    let accessibility = access_part(config.as_ref(), screen_reader_flag);
     let servers = config
         .as_ref()
         .map(|c| servers_part(c, &mut problems))
@@ -112,6 +131,7 @@ pub async fn run(config_arg: Option<&Path>, as_json: bool) -> Result<ExitCode, C
     let report = Report {
         version: env!("CARGO_PKG_VERSION"),
         config: config_part,
+        accessibility,
         servers,
         files,
         clipboard,
@@ -138,6 +158,37 @@ pub async fn run(config_arg: Option<&Path>, as_json: bool) -> Result<ExitCode, C
     } else {
         ExitCode::from(1)
     })
+}
+
+/// The screen reader mode and reduced motion as a run here would have them, and which
+/// switch set each.
+fn access_part(config: Option<&Config>, flag: bool) -> AccessPart {
+    use super::access::{self, REDUCE_MOTION_ENV, SCREEN_READER_ENV};
+    let ui = config.map(|c| c.ui).unwrap_or_default();
+    let path = config.and_then(|c| c.path.as_deref());
+    let reader = access::screen_reader(
+        flag,
+        access::env_value(SCREEN_READER_ENV).as_deref(),
+        &ui,
+        path,
+    );
+    let motion = access::reduce_motion(access::env_value(REDUCE_MOTION_ENV).as_deref(), &ui, path);
+    AccessPart {
+        screen_reader: reader.on,
+        screen_reader_source: access::doctor_line(
+            &reader,
+            "screen_reader",
+            SCREEN_READER_ENV,
+            Some("--screen-reader"),
+        ),
+        reduce_motion: motion.on,
+        reduce_motion_source: access::doctor_line(
+            &motion,
+            "reduce_motion",
+            REDUCE_MOTION_ENV,
+            None,
+        ),
+    }
 }
 
 /// Which config file is read and why: `--config`, `MCPICK_CONFIG`, or the default place.
@@ -591,6 +642,7 @@ async fn terminal_part(config: Option<&Config>, problems: &mut Vec<Problem>) -> 
     );
     let image_protocol = config.map(|c| c.image_protocol).unwrap_or_default();
     let theme_auto = config.is_none_or(|c| c.theme.light_variant.is_some());
+    let high_contrast = config.is_some_and(|c| c.theme.colors.high_contrast);
     let theme_light = config.is_some_and(|c| c.theme.colors.light);
     let in_tmux = var("TMUX").is_some();
     let passthrough = if in_tmux {
@@ -667,6 +719,9 @@ async fn terminal_part(config: Option<&Config>, problems: &mut Vec<Problem>) -> 
         });
     }
     let theme = match (theme_auto, theme_light) {
+        _ if high_contrast => {
+            "high-contrast (7:1): its dark or light inks as the background answers".to_string()
+        }
         (true, _) => "auto: light or dark as the background answers".to_string(),
         (false, true) => "light".to_string(),
         (false, false) => "dark".to_string(),
@@ -738,6 +793,13 @@ fn render(report: &Report, columns: usize) -> String {
         );
     } else {
         line(&mut out, "state", "read");
+    }
+    out.push_str("\nAccessibility\n");
+    for (label, value) in [
+        ("screen reader", &report.accessibility.screen_reader_source),
+        ("reduce motion", &report.accessibility.reduce_motion_source),
+    ] {
+        hanging(&mut out, &format!("  {label:<15}"), value, columns);
     }
     out.push_str("\nServers\n");
     if report.servers.is_empty() {

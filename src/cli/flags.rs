@@ -100,6 +100,14 @@ pub struct Cli {
     #[arg(long)]
     pub refresh: bool,
 
+    /// Menu: the screen reader mode, linear in the scrollback
+    ///
+    /// The whole loop as plain lines, no full screen: the menu as a numbered list, one
+    /// question per argument, each message read out labelled, the actions numbered. Also
+    /// MCPICK_SCREEN_READER=1 or `[ui] screen_reader = true` (docs/accessibility.md).
+    #[arg(long, conflicts_with_all = ["tmux", "height"])]
+    pub screen_reader: bool,
+
     /// What to do (none: the full-screen menu).
     #[command(subcommand)]
     pub command: Option<Command>,

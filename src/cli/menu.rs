@@ -144,10 +144,15 @@ pub async fn run(cli: Cli) -> Result<ExitCode, CliError> {
             format: cli.tui_format,
             start,
             screen,
+            screen_reader: cli.screen_reader,
         },
     )
     .await
 }
+
+/// What the menu says when there is no config file.
+const NO_CONFIG_NOTE: &str =
+    "No config file: showing the bundled library (`mcpick init` writes one).";
 
 /// What the full-screen menu is asked to do, from the command line.
 pub struct TuiRequest {
@@ -161,6 +166,8 @@ pub struct TuiRequest {
     pub start: crate::app::Start,
     /// The whole screen, or `--height`.
     pub screen: crate::tui::ScreenMode,
+    /// `--screen-reader`.
+    pub screen_reader: bool,
 }
 
 /// The full-screen menu.
@@ -171,8 +178,23 @@ pub async fn tui(config_path: Option<&Path>, request: TuiRequest) -> Result<Exit
         format,
         start,
         screen,
+        screen_reader,
     } = request;
     let format: Format = format.parse().map_err(CliError::usage)?;
+    // The flag and the environment decide before the config is read (the screen reader
+    // mode needs no terminal); the config's `[ui]` table decides after.
+    let env = super::access::env_value(super::access::SCREEN_READER_ENV);
+    let switched =
+        super::access::screen_reader(screen_reader, env.as_deref(), &Default::default(), None);
+    if let Some(by) = switched.by.clone().filter(|_| switched.on) {
+        let super::loading::Loaded { config, note, .. } = load_config_quietly(config_path)?;
+        if let Some(open) = &start.open {
+            let servers: Vec<_> = config.enabled_servers().cloned().collect();
+            check_server_named(&config, &servers, &open.reference)?;
+        }
+        let note = note.map(|_| NO_CONFIG_NOTE.to_string());
+        return super::linear::run(config, note, by, start, format, output_path).await;
+    }
     if !crate::tui::has_terminal() {
         // `mcpick lsit` in a script: the typo is the news, not the missing terminal.
         if let Some(open) = &start.open
@@ -198,9 +220,11 @@ pub async fn tui(config_path: Option<&Path>, request: TuiRequest) -> Result<Exit
     } else {
         Vec::new()
     };
-    let note = note.map(|_| {
-        "No config file: showing the bundled library (`mcpick init` writes one).".to_string()
-    });
+    let note = note.map(|_| NO_CONFIG_NOTE.to_string());
+    if switched.by.is_none() && config.ui.screen_reader {
+        let by = super::access::Switch::Config(config.path.clone());
+        return super::linear::run(config, note, by, start, format, output_path).await;
+    }
     let options = crate::app::Options {
         output: output_path,
         print,
@@ -218,6 +242,12 @@ pub async fn tui(config_path: Option<&Path>, request: TuiRequest) -> Result<Exit
         audio_player: config.audio_player.clone(),
         image_protocol: config.image_protocol,
         graphics: crate::app::images::Graphics::default(),
+        reduce_motion: super::access::reduce_motion(
+            super::access::env_value(super::access::REDUCE_MOTION_ENV).as_deref(),
+            &config.ui,
+            config.path.as_deref(),
+        )
+        .on,
     };
     // A TUI that cannot run is an error (2), as fzf's.
     let outcome = crate::tui::run(servers, options, keys, note, offer, screen)

@@ -1,5 +1,6 @@
 //! The command line: `mcpick list`, `get`, `complete` and `servers`.
 
+mod access;
 mod args;
 mod auth;
 mod cache;
@@ -17,6 +18,7 @@ mod flags;
 mod get;
 mod import;
 mod inputs;
+mod linear;
 mod list;
 mod loading;
 mod locate;
@@ -121,7 +123,9 @@ pub async fn run(cli: Cli) -> ExitCode {
             use clap::CommandFactory as _;
             man::run(Cli::command(), page.as_deref(), dir.as_deref())
         }
-        Some(Command::Doctor { json }) => doctor::run(cli.config.as_deref(), json).await,
+        Some(Command::Doctor { json }) => {
+            doctor::run(cli.config.as_deref(), json, cli.screen_reader).await
+        }
         Some(Command::ConformanceClient { url }) => conformance::run(url).await,
         Some(Command::ClipboardHold) => get::clipboard_hold().await,
         Some(command) => {

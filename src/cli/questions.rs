@@ -157,7 +157,7 @@ fn describe_field(field: &FormField) -> String {
 }
 
 /// A schema's default as it would be typed (server text made safe to print).
-fn shown_default(default: &Value) -> String {
+pub(super) fn shown_default(default: &Value) -> String {
     match default {
         Value::Bool(true) => "yes".into(),
         Value::Bool(false) => "no".into(),

@@ -88,9 +88,25 @@ pub struct Config {
     pub audio_player: Option<Vec<String>>,
     /// `image_protocol`: how the review draws images (`auto` asks the terminal).
     pub image_protocol: ImageProtocol,
+    /// `[ui]`: the screen reader mode and reduced motion, as the config sets them.
+    pub ui: UiSettings,
     /// Where each `[keys]` screen (`picker`) and binding (`picker.accept`) is written in
     /// the file, as line and column, for errors found in them.
     keys_at: BTreeMap<String, (usize, usize)>,
+}
+
+/// The `[ui]` table: how mcpick presents itself (see docs/accessibility.md).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UiSettings {
+    /// `screen_reader = true`: the linear mode, in scrollback, instead of the full screen
+    /// (`--screen-reader` and `MCPICK_SCREEN_READER` come first).
+    #[serde(default)]
+    pub screen_reader: bool,
+    /// `reduce_motion = true`: the full screen without spinners, blinking or smooth
+    /// scrolling (`MCPICK_REDUCE_MOTION` comes first).
+    #[serde(default)]
+    pub reduce_motion: bool,
 }
 
 /// How images are drawn in the review (`image_protocol = "…"`).
@@ -535,6 +551,8 @@ struct RawConfig {
     audio_player: Option<Vec<String>>,
     #[serde(default)]
     image_protocol: ImageProtocol,
+    #[serde(default)]
+    ui: UiSettings,
 }
 
 /// A command as a list: a program first (checked while parsing, so an error has its line).
@@ -827,6 +845,7 @@ pub fn parse(
         theme: raw.theme.resolve_both(),
         audio_player: raw.audio_player,
         image_protocol: raw.image_protocol,
+        ui: raw.ui,
         keys_at,
     })
 }

@@ -19,6 +19,11 @@ pub enum ThemeBase {
     Dark,
     /// For light terminal backgrounds.
     Light,
+    /// WCAG AAA (7:1) for every text cell: brighter inks on dark backgrounds, darker ones
+    /// on light backgrounds (which one, the terminal is asked as for `auto`), and rendered
+    /// content in the terminal's own ink.
+    #[serde(rename = "high-contrast")]
+    HighContrast,
 }
 
 /// The colour of each role, resolved from the config once (cheap to copy every frame).
@@ -47,6 +52,9 @@ pub struct ThemeColors {
     /// The base is for a light background: rendered content (highlighted code, inline
     /// code, JSON) is drawn in inks readable there.
     pub light: bool,
+    /// The high-contrast base: rendered content is drawn in the terminal's own ink (its
+    /// colours and dim marks left out) so every cell reaches 7:1.
+    pub high_contrast: bool,
 }
 
 impl ThemeColors {
@@ -66,6 +74,7 @@ impl ThemeColors {
             user: Color::Indexed(75),
             assistant: Color::Indexed(170),
             light: false,
+            high_contrast: false,
         }
     }
 
@@ -95,6 +104,47 @@ impl ThemeColors {
             user: Color::Blue,
             assistant: Color::Indexed(127),
             light: true,
+            high_contrast: false,
+        }
+    }
+
+    /// The `high-contrast` base on a dark background: every ink at 7:1 or more on black
+    /// and on its selection (#000087), in xterm-256 indexes: #00ffff, #ffff00, #d0d0d0,
+    /// #ffafaf, #ffff5f, #87ff87, #afffff, #87ffff, #ffafff.
+    pub const fn high_contrast_dark() -> ThemeColors {
+        ThemeColors {
+            accent: Color::Indexed(51),
+            selection: Color::Indexed(18),
+            matched: Color::Indexed(226),
+            muted: Color::Indexed(252),
+            error: Color::Indexed(217),
+            warning: Color::Indexed(227),
+            ok: Color::Indexed(120),
+            key: Color::Indexed(159),
+            user: Color::Indexed(123),
+            assistant: Color::Indexed(219),
+            light: false,
+            high_contrast: true,
+        }
+    }
+
+    /// The `high-contrast` base on a light background: every ink at 7:1 or more on white
+    /// and on its selection (#e4e4e4): #000087, #870000, #444444, #5f0000, #005f00,
+    /// #5f005f.
+    pub const fn high_contrast_light() -> ThemeColors {
+        ThemeColors {
+            accent: Color::Indexed(18),
+            selection: Color::Indexed(254),
+            matched: Color::Indexed(88),
+            muted: Color::Indexed(238),
+            error: Color::Indexed(88),
+            warning: Color::Indexed(52),
+            ok: Color::Indexed(22),
+            key: Color::Indexed(18),
+            user: Color::Indexed(18),
+            assistant: Color::Indexed(53),
+            light: true,
+            high_contrast: true,
         }
     }
 
@@ -103,6 +153,7 @@ impl ThemeColors {
         match base {
             ThemeBase::Auto | ThemeBase::Dark => ThemeColors::dark(),
             ThemeBase::Light => ThemeColors::light(),
+            ThemeBase::HighContrast => ThemeColors::high_contrast_dark(),
         }
     }
 }
@@ -169,6 +220,10 @@ impl RawTheme {
                 colors: self.resolve_on(ThemeBase::Dark),
                 light_variant: Some(self.resolve_on(ThemeBase::Light)),
             },
+            ThemeBase::HighContrast => Theme {
+                colors: self.resolve_with(ThemeColors::high_contrast_dark()),
+                light_variant: Some(self.resolve_with(ThemeColors::high_contrast_light())),
+            },
             base => Theme {
                 colors: self.resolve_on(base),
                 light_variant: None,
@@ -178,7 +233,11 @@ impl RawTheme {
 
     /// `base`'s palette with the table's overrides applied.
     fn resolve_on(&self, base: ThemeBase) -> ThemeColors {
-        let base = ThemeColors::base(base);
+        self.resolve_with(ThemeColors::base(base))
+    }
+
+    /// `base` with the table's overrides applied.
+    fn resolve_with(&self, base: ThemeColors) -> ThemeColors {
         let pick = |set: Option<ThemeColor>, default: Color| set.map_or(default, |c| c.0);
         ThemeColors {
             accent: pick(self.accent, base.accent),
@@ -192,6 +251,7 @@ impl RawTheme {
             user: pick(self.user, base.user),
             assistant: pick(self.assistant, base.assistant),
             light: base.light,
+            high_contrast: base.high_contrast,
         }
     }
 }
@@ -287,6 +347,24 @@ mod tests {
         let auto = parse_str("[theme]\naccent = 208\n").unwrap().theme;
         assert_eq!(auto.colors.accent, Color::Indexed(208));
         assert_eq!(auto.light_variant.unwrap().accent, Color::Indexed(208));
+    }
+
+    #[test]
+    fn the_high_contrast_base_follows_the_background_like_auto() {
+        let chosen = parse_str("[theme]\nbase = \"high-contrast\"\n")
+            .unwrap()
+            .theme;
+        assert_eq!(chosen.colors, ThemeColors::high_contrast_dark());
+        assert_eq!(
+            chosen.for_background(Some(0.9)),
+            ThemeColors::high_contrast_light()
+        );
+        assert!(chosen.colors.high_contrast && chosen.for_background(Some(0.9)).high_contrast);
+        // A role set in the table wins there too.
+        let chosen = parse_str("[theme]\nbase = \"high-contrast\"\naccent = 15\n")
+            .unwrap()
+            .theme;
+        assert_eq!(chosen.for_background(None).accent, Color::Indexed(15));
     }
 
     #[test]

@@ -185,6 +185,22 @@ pub fn without_colors(line: Line<'static>) -> Line<'static> {
     restyled(line, plain)
 }
 
+/// `line` in the terminal's own ink, for the high-contrast base: no colours and no dim
+/// marks (the terminal's ink on its page reads best); bold, italic and underline stay, and
+/// a background colour (inline code) becomes reverse video.
+pub fn in_terminal_ink(line: Line<'static>) -> Line<'static> {
+    let plain = |style: Style| {
+        let mut out = Style::new()
+            .add_modifier(style.add_modifier - Modifier::DIM)
+            .remove_modifier(style.sub_modifier);
+        if style.bg.is_some() {
+            out = out.add_modifier(Modifier::REVERSED);
+        }
+        out
+    };
+    restyled(line, plain)
+}
+
 /// `line` in inks readable on a light background: the rows are laid out for a dark one
 /// (the highlighter's theme, inline code yellow on black, JSON in the bright ANSI colours),
 /// so each colour is swapped for a darker one of its hue, reaching a WCAG contrast of 4.5:1

@@ -1106,7 +1106,7 @@ impl Runner {
 }
 
 /// Runs `$VISUAL` or `$EDITOR` (else `vi`) on a temp file holding `text`; returns the result.
-fn edit_externally(text: &str) -> Result<String, String> {
+pub fn edit_externally(text: &str) -> Result<String, String> {
     let editor = std::env::var("VISUAL")
         .ok()
         .filter(|v| !v.trim().is_empty())

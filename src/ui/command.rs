@@ -7,7 +7,7 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
 use super::{Theme, one_line};
 use crate::app::source::{human_size, line_count};
-use crate::app::{CommandPrompt, CommandStage, FormState, spinner};
+use crate::app::{CommandPrompt, CommandStage, FormState};
 
 /// The prompt's box: at most this wide and this tall.
 const MAX_WIDTH: u16 = 100;
@@ -16,7 +16,7 @@ const MAX_HEIGHT: u16 = 20;
 pub(super) fn draw(
     form: &FormState,
     prompt: &CommandPrompt,
-    tick: u64,
+    busy: char,
     frame: &mut Frame,
     area: Rect,
     theme: &Theme,
@@ -40,7 +40,7 @@ pub(super) fn draw(
             theme.dim(),
         )),
         CommandStage::Running(_) => body.push(Line::styled(
-            format!("{} running… Esc stops it", spinner(tick)),
+            format!("{} running… Esc stops it", busy),
             theme.busy(),
         )),
         CommandStage::Confirm { output } => {

@@ -8,7 +8,7 @@ use ratatui::widgets::{Paragraph, Wrap};
 use ratatui_textarea::{CursorMove, TextArea};
 
 use super::{Theme, one_line, titled_block};
-use crate::app::{App, ClickTarget, Field, FormState, Hits, ServerState, spinner};
+use crate::app::{App, ClickTarget, Field, FormState, Hits, ServerState, busy_mark};
 
 /// Lines a value box shows at most before it scrolls.
 const MAX_VALUE_LINES: usize = 6;
@@ -621,7 +621,7 @@ fn draw_footer(app: &App, form: &FormState, frame: &mut Frame, area: Rect, theme
         Line::styled(
             format!(
                 "{} Waiting for {} to start, then asking it for the messages…{waited} Esc cancels.",
-                spinner(app.tick),
+                busy_mark(app),
                 one_line(&form.prompt.server)
             ),
             theme.busy(),
@@ -630,7 +630,7 @@ fn draw_footer(app: &App, form: &FormState, frame: &mut Frame, area: Rect, theme
         Line::styled(
             format!(
                 "{} Asking {} for the messages…{waited} Esc cancels.",
-                spinner(app.tick),
+                busy_mark(app),
                 one_line(&form.prompt.server)
             ),
             theme.busy(),
@@ -693,7 +693,7 @@ fn draw_preview(app: &App, form: &FormState, frame: &mut Frame, area: Rect, them
     let mut title = vec![Span::styled(" Preview", theme.accent())];
     let status = if preview.in_flight.is_some() {
         Span::styled(
-            format!(" · {} asking {server}… ", spinner(app.tick)),
+            format!(" · {} asking {server}… ", busy_mark(app)),
             theme.busy(),
         )
     } else if !missing.is_empty() {

@@ -24,7 +24,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 
 use crate::app::{
-    Action, App, ClickTarget, Hits, KeyScreen, Overlay, Screen, ServerState, spinner,
+    Action, App, ClickTarget, Hits, KeyScreen, Overlay, Screen, ServerState, busy_mark,
 };
 pub use theme::Theme;
 
@@ -68,7 +68,7 @@ fn draw_into(app: &App, frame: &mut Frame, hits: &mut Hits) {
         if let Some(picker) = &form.files {
             files::draw(form, picker, frame, main, &theme);
         } else if let Some(prompt) = &form.command {
-            command::draw(form, prompt, app.tick, frame, main, &theme);
+            command::draw(form, prompt, busy_mark(app), frame, main, &theme);
         }
     }
     match &app.overlay {
@@ -111,10 +111,7 @@ fn draw_status(app: &App, frame: &mut Frame, area: Rect, above: Rect, theme: &Th
         let cached_rows = app.rows_of(&server.name);
         match &server.state {
             ServerState::Connecting => {
-                spans.push(Span::styled(
-                    format!("{} ", spinner(app.tick)),
-                    theme.busy(),
-                ));
+                spans.push(Span::styled(format!("{} ", busy_mark(app)), theme.busy()));
                 spans.push(Span::raw(one_line(&server.name)));
                 // Its rows from the catalog are in the menu already, usable.
                 // (Restarting after a crash, its rows read stale.)
@@ -126,10 +123,7 @@ fn draw_status(app: &App, frame: &mut Frame, area: Rect, above: Rect, theme: &Th
                 }
             }
             ServerState::Ready { .. } if app.refreshing.contains(&server.name) => {
-                spans.push(Span::styled(
-                    format!("{} ", spinner(app.tick)),
-                    theme.busy(),
-                ));
+                spans.push(Span::styled(format!("{} ", busy_mark(app)), theme.busy()));
                 spans.push(Span::raw(one_line(&server.name)));
                 spans.push(Span::styled(" refreshing…", theme.busy()));
             }
@@ -333,10 +327,7 @@ fn compact_status<'a>(app: &App, theme: &Theme) -> Vec<Span<'a>> {
         Span::raw(format!("{ready} ready")),
     ];
     if connecting > 0 {
-        spans.push(Span::styled(
-            format!("  {} ", spinner(app.tick)),
-            theme.busy(),
-        ));
+        spans.push(Span::styled(format!("  {} ", busy_mark(app)), theme.busy()));
         spans.push(Span::raw(format!("{connecting} connecting")));
     }
     let waiting = app

@@ -8,7 +8,7 @@ use ratatui::widgets::{Paragraph, Wrap};
 use super::{Theme, one_line, titled_block};
 use crate::app::areas;
 use crate::app::layout::{MenuAreas, MenuRow as Row, row_at, row_of};
-use crate::app::{Action, App, CatalogMark, KeyScreen, RowMark, ServerState, spinner};
+use crate::app::{Action, App, CatalogMark, KeyScreen, RowMark, ServerState, busy_mark};
 use crate::model::PromptInfo;
 use crate::search::MatchMarker;
 use crate::text::cut_columns as cut;
@@ -480,7 +480,7 @@ fn draw_empty(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
                 ),
             )),
             ServerState::Connecting => Some((
-                format!("{} {name} is still connecting…", spinner(app.tick)),
+                format!("{} {name} is still connecting…", busy_mark(app)),
                 String::new(),
             )),
             ServerState::Ready { prompts: 0, .. } => {
@@ -524,7 +524,7 @@ fn draw_empty(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
         lines.push(Line::styled(
             format!(
                 "{} Connecting to {connecting} server{}…",
-                spinner(app.tick),
+                busy_mark(app),
                 if connecting == 1 { "" } else { "s" }
             ),
             theme.busy(),

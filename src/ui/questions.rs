@@ -6,7 +6,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
 use super::{Theme, one_line};
-use crate::app::{App, QuestionValue, QuestionsState, spinner};
+use crate::app::{App, QuestionValue, QuestionsState, busy_mark};
 use crate::mcp::{FieldKind, QuestionKind};
 
 pub(super) fn draw(app: &App, q: &QuestionsState, frame: &mut Frame, area: Rect, theme: &Theme) {
@@ -102,7 +102,7 @@ pub(super) fn draw(app: &App, q: &QuestionsState, frame: &mut Frame, area: Rect,
         Line::styled(
             format!(
                 "{} Sending the answers…{} Esc cancels.",
-                spinner(app.tick),
+                busy_mark(app),
                 super::waited(app, q.fetching)
             ),
             theme.busy(),

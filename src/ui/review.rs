@@ -7,7 +7,7 @@ use ratatui::widgets::Paragraph;
 
 use super::{Theme, one_line, titled_block};
 use crate::app::review::ViewRow;
-use crate::app::{App, ClickTarget, Hits, ReviewState, spinner};
+use crate::app::{App, ClickTarget, Hits, ReviewState, busy_mark};
 use crate::model::{Message, Role};
 
 pub(super) fn draw(
@@ -76,7 +76,7 @@ pub(super) fn draw(
     } else if review.reading.is_some() {
         frame.render_widget(
             Paragraph::new(Span::styled(
-                format!("{} Reading the resource…", spinner(app.tick)),
+                format!("{} Reading the resource…", busy_mark(app)),
                 theme.busy(),
             )),
             bottom_area,

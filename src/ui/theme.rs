@@ -88,12 +88,15 @@ impl Theme {
         )
     }
 
-    /// A row of rendered content as drawn: without colours under `NO_COLOR`, in inks
+    /// A row of rendered content as drawn: without colours under `NO_COLOR` (and in the
+    /// high-contrast base, without dim marks too: the terminal's own ink), in inks
     /// for a light background under a light base, else with its dimmest colours lifted
     /// to read on a dark one.
     pub fn ink(&self, line: ratatui::text::Line<'static>) -> ratatui::text::Line<'static> {
         if !self.color {
             crate::render::without_colors(line)
+        } else if self.colors.high_contrast {
+            crate::render::in_terminal_ink(line)
         } else if self.colors.light {
             crate::render::for_light_background(line)
         } else {
@@ -312,17 +315,29 @@ pub(crate) mod tests {
     /// draws `Reset` with.
     pub(crate) type Base = (ThemeColors, Rgb, Rgb);
 
-    /// The bases every screen is checked in.
-    pub(crate) fn bases() -> [Base; 2] {
+    /// The bases every screen is checked in: dark and light, and the high-contrast base
+    /// on either background.
+    pub(crate) fn bases() -> [Base; 4] {
         [
             (ThemeColors::dark(), (0, 0, 0), (229, 229, 229)),
             (ThemeColors::light(), (255, 255, 255), (0, 0, 0)),
+            (
+                ThemeColors::high_contrast_dark(),
+                (0, 0, 0),
+                (229, 229, 229),
+            ),
+            (
+                ThemeColors::high_contrast_light(),
+                (255, 255, 255),
+                (0, 0, 0),
+            ),
         ]
     }
 
     /// Fails where a text cell of `app` drawn at `width`×`height` in `colors` is below
     /// 4.5:1 against what it is drawn on (3:1 for secondary text: hints, the other
-    /// messages dimmed); `page` and `ink` are what `Reset` is in that base. `what` names the
+    /// messages dimmed; 7:1 for every cell in the high-contrast base, WCAG AAA); `page` and
+    /// `ink` are what `Reset` is in that base. `what` names the
     /// screen in the failure.
     pub(crate) fn assert_readable(
         app: &mut App,
@@ -349,7 +364,13 @@ pub(crate) mod tests {
                 let bg = rgb(cell.bg, page);
                 let ratio = contrast(fg, bg);
                 let dimmed = cell.fg == colors.muted || cell.modifier.contains(Modifier::DIM);
-                let needed = if dimmed { 3.0 } else { 4.5 };
+                let needed = if colors.high_contrast {
+                    7.0
+                } else if dimmed {
+                    3.0
+                } else {
+                    4.5
+                };
                 checked += 1;
                 if ratio < needed {
                     worst.push(format!(
@@ -364,8 +385,9 @@ pub(crate) mod tests {
         assert!(checked > 40, "{what}: only {checked} cells checked");
         assert!(
             worst.is_empty(),
-            "{what} at {width}x{height}, light: {}: {} cells below the contrast needed, e.g.\n{}",
+            "{what} at {width}x{height}, light: {}, high contrast: {}: {} cells below the contrast needed, e.g.\n{}",
             colors.light,
+            colors.high_contrast,
             worst.len(),
             worst
                 .iter()
@@ -379,7 +401,8 @@ pub(crate) mod tests {
     /// Every character drawn (the chrome, matches, the selection, highlighted code, inline
     /// code, headings, links) reaches 4.5:1 against what it is drawn on, 3:1 for secondary
     /// text, in both bases: rendered content is laid out for a dark background, and the
-    /// light base draws it in inks for a light one. (The other screens: `ui::tests`.)
+    /// light base draws it in inks for a light one. The high-contrast base reaches 7:1 for
+    /// every cell, on a dark and on a light background. (The other screens: `ui::tests`.)
     #[test]
     fn every_text_cell_of_the_menu_form_and_review_reaches_4_5_in_both_bases() {
         for base in bases() {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the programs the tests that meet other programs need (Debian packages), when they
 # are missing: tmux (clipboard route, --tmux popups), Xvfb and xclip (the X11 clipboard),
-# zsh and fish (shell widgets; bash is always there), openssl (the TLS test certificates).
+# zsh and fish (shell widgets; bash is always there), openssl (the TLS test certificates),
+# espeak-ng (the screen reader mode's transcript, spoken).
 # Needs root (or sudo) and apt-get for an install; without them it lists what is missing
 # and exits 1. Idempotent, locked.
 set -euo pipefail
@@ -13,7 +14,7 @@ exec 9>"$root/target/.system-tools.lock"
 flock 9
 
 # program:package
-wanted="tmux:tmux Xvfb:xvfb xclip:xclip zsh:zsh fish:fish openssl:openssl"
+wanted="tmux:tmux Xvfb:xvfb xclip:xclip zsh:zsh fish:fish openssl:openssl espeak-ng:espeak-ng"
 missing=()
 for pair in $wanted; do
     command -v "${pair%%:*}" >/dev/null 2>&1 || missing+=("${pair#*:}")
