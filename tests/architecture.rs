@@ -1201,7 +1201,6 @@ const LONG_FUNCTIONS_ALLOWED: &[(&str, &str, &str)] = &[
         "defaults",
         "a table: every screen's default bindings, one action a line, in the help's order",
     ),
-    ("ui/mod.rs", "draw_status", "to cut (issue 54)"),
 ];
 
 #[test]

@@ -108,82 +108,7 @@ fn draw_status(app: &App, frame: &mut Frame, area: Rect, above: Rect, theme: &Th
         if !spans.is_empty() {
             spans.push(Span::raw("  "));
         }
-        let cached_rows = app.rows_of(&server.name);
-        match &server.state {
-            ServerState::Connecting => {
-                spans.push(Span::styled(format!("{} ", busy_mark(app)), theme.busy()));
-                spans.push(Span::raw(one_line(&server.name)));
-                // Its rows from the catalog are in the menu already, usable.
-                // (Restarting after a crash, its rows read stale.)
-                if let Some(mark) = app.row_mark(&server.name) {
-                    spans.push(Span::styled(
-                        format!(" · {cached_rows} {}", mark.word()),
-                        theme.dim(),
-                    ));
-                }
-            }
-            ServerState::Ready { .. } if app.refreshing.contains(&server.name) => {
-                spans.push(Span::styled(format!("{} ", busy_mark(app)), theme.busy()));
-                spans.push(Span::raw(one_line(&server.name)));
-                spans.push(Span::styled(" refreshing…", theme.busy()));
-            }
-            ServerState::Ready { prompts, .. } => {
-                spans.push(Span::styled("● ", theme.ok()));
-                spans.push(Span::raw(one_line(&server.name)));
-                spans.push(Span::styled(format!(" {prompts}"), theme.dim()));
-                match app.row_mark(&server.name) {
-                    Some(crate::app::RowMark::Cached) => {
-                        spans.push(Span::styled(" cached", theme.dim()))
-                    }
-                    Some(crate::app::RowMark::Stale) => {
-                        spans.push(Span::styled(" stale", theme.busy()))
-                    }
-                    None => {}
-                }
-            }
-            ServerState::NeedsSignIn => {
-                let key = app
-                    .keys
-                    .hint(KeyScreen::Picker, Action::SignIn)
-                    .map(|k| format!(" ({k})"))
-                    .unwrap_or_default();
-                spans.push(Span::styled("◇ ", theme.busy()));
-                spans.push(Span::styled(
-                    format!("{} needs sign-in{key}", one_line(&server.name)),
-                    theme.busy(),
-                ));
-            }
-            ServerState::NeedsInput { .. } => {
-                spans.push(Span::styled("◇ ", theme.busy()));
-                spans.push(Span::styled(
-                    format!("{} needs input", one_line(&server.name)),
-                    theme.busy(),
-                ));
-            }
-            ServerState::Failed { restart, .. } => {
-                let what = match restart {
-                    Some(plan) => format!(
-                        "crashed, restart {}/{} in {} s",
-                        plan.attempt,
-                        plan.of,
-                        plan.delay.as_secs_f32().ceil()
-                    ),
-                    None => match app.keys.hint(KeyScreen::Picker, Action::Restart) {
-                        Some(key) => format!("failed ({key} restarts)"),
-                        None => "failed".to_string(),
-                    },
-                };
-                spans.push(Span::styled("✗ ", theme.error()));
-                spans.push(Span::styled(
-                    format!("{} {what}", one_line(&server.name)),
-                    theme.error(),
-                ));
-                // Its rows stay in the menu, stale, from the catalog.
-                if app.row_mark(&server.name).is_some() {
-                    spans.push(Span::styled(format!(" · {cached_rows} stale"), theme.dim()));
-                }
-            }
-        }
+        spans.extend(server_status(app, server, theme));
     }
     if app.servers.is_empty() {
         spans.push(Span::styled("no servers configured", theme.dim()));
@@ -261,6 +186,93 @@ fn draw_status(app: &App, frame: &mut Frame, area: Rect, above: Rect, theme: &Th
     // rows just above it, under a rule (never cut: a notice is read whole).
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
     draw_notice_above(frame, &text, style, area, above, theme);
+}
+
+/// One server's part of the status bar: its mark, its name, and what it is doing (with
+/// its rows' count and mark, the key that helps).
+fn server_status(
+    app: &App,
+    server: &crate::app::ServerStatus,
+    theme: &Theme,
+) -> Vec<Span<'static>> {
+    let mut spans = Vec::new();
+    let cached_rows = app.rows_of(&server.name);
+    match &server.state {
+        ServerState::Connecting => {
+            spans.push(Span::styled(format!("{} ", busy_mark(app)), theme.busy()));
+            spans.push(Span::raw(one_line(&server.name)));
+            // Its rows from the catalog are in the menu already, usable.
+            // (Restarting after a crash, its rows read stale.)
+            if let Some(mark) = app.row_mark(&server.name) {
+                spans.push(Span::styled(
+                    format!(" · {cached_rows} {}", mark.word()),
+                    theme.dim(),
+                ));
+            }
+        }
+        ServerState::Ready { .. } if app.refreshing.contains(&server.name) => {
+            spans.push(Span::styled(format!("{} ", busy_mark(app)), theme.busy()));
+            spans.push(Span::raw(one_line(&server.name)));
+            spans.push(Span::styled(" refreshing…", theme.busy()));
+        }
+        ServerState::Ready { prompts, .. } => {
+            spans.push(Span::styled("● ", theme.ok()));
+            spans.push(Span::raw(one_line(&server.name)));
+            spans.push(Span::styled(format!(" {prompts}"), theme.dim()));
+            match app.row_mark(&server.name) {
+                Some(crate::app::RowMark::Cached) => {
+                    spans.push(Span::styled(" cached", theme.dim()))
+                }
+                Some(crate::app::RowMark::Stale) => {
+                    spans.push(Span::styled(" stale", theme.busy()))
+                }
+                None => {}
+            }
+        }
+        ServerState::NeedsSignIn => {
+            let key = app
+                .keys
+                .hint(KeyScreen::Picker, Action::SignIn)
+                .map(|k| format!(" ({k})"))
+                .unwrap_or_default();
+            spans.push(Span::styled("◇ ", theme.busy()));
+            spans.push(Span::styled(
+                format!("{} needs sign-in{key}", one_line(&server.name)),
+                theme.busy(),
+            ));
+        }
+        ServerState::NeedsInput { .. } => {
+            spans.push(Span::styled("◇ ", theme.busy()));
+            spans.push(Span::styled(
+                format!("{} needs input", one_line(&server.name)),
+                theme.busy(),
+            ));
+        }
+        ServerState::Failed { restart, .. } => {
+            let what = match restart {
+                Some(plan) => format!(
+                    "crashed, restart {}/{} in {} s",
+                    plan.attempt,
+                    plan.of,
+                    plan.delay.as_secs_f32().ceil()
+                ),
+                None => match app.keys.hint(KeyScreen::Picker, Action::Restart) {
+                    Some(key) => format!("failed ({key} restarts)"),
+                    None => "failed".to_string(),
+                },
+            };
+            spans.push(Span::styled("✗ ", theme.error()));
+            spans.push(Span::styled(
+                format!("{} {what}", one_line(&server.name)),
+                theme.error(),
+            ));
+            // Its rows stay in the menu, stale, from the catalog.
+            if app.row_mark(&server.name).is_some() {
+                spans.push(Span::styled(format!(" · {cached_rows} stale"), theme.dim()));
+            }
+        }
+    }
+    spans
 }
 
 /// A notice too long for the status bar `bar`, wrapped over the bottom rows of `above`
