@@ -9,7 +9,7 @@ mod theme;
 pub use expand::{ExpandError, InputSpec, InputValues, expand, input_variable, is_input_id};
 pub use oauth::{AssertionAudience, Dpop, EnterpriseIdp, OAuthConfig, OAuthGrant, SecretSource};
 pub use program::{SelfCommand, program_for, self_command};
-pub use theme::{Theme, ThemeBase, ThemeColors};
+pub use theme::{ConfiguredTheme, ThemeBase, ThemeColors};
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -82,7 +82,7 @@ pub struct Config {
     pub clipboard: ClipboardSettings,
     /// `[theme]`: the colour of each role, its base's where the table sets none (and
     /// with `base = "auto"`, the light base's too).
-    pub theme: theme::Theme,
+    pub theme: theme::ConfiguredTheme,
     /// `audio_player = ["mpv", "--no-video"]`: what plays audio blocks (`P`); the file is
     /// its `{file}` word, or added last.
     pub audio_player: Option<Vec<String>>,

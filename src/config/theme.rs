@@ -187,7 +187,7 @@ pub(super) struct RawTheme {
 /// light base too (the same overrides applied), to use when the terminal's background is
 /// light.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Theme {
+pub struct ConfiguredTheme {
     /// The colours, for a dark background when the base is `auto`.
     pub colors: ThemeColors,
     /// With `auto`: the colours for a light background.
@@ -196,13 +196,13 @@ pub struct Theme {
 
 /// With no config file, as with a config without `[theme]`: `base = "auto"`, so the
 /// theme follows the terminal's background in the very first run too.
-impl Default for Theme {
+impl Default for ConfiguredTheme {
     fn default() -> Self {
         RawTheme::default().resolve_both()
     }
 }
 
-impl Theme {
+impl ConfiguredTheme {
     /// The colours for a terminal background of `luminance` (when it answered).
     pub fn for_background(&self, luminance: Option<f64>) -> ThemeColors {
         match (self.light_variant, ThemeColors::for_background(luminance)) {
@@ -214,17 +214,17 @@ impl Theme {
 
 impl RawTheme {
     /// The base's palette with the table's overrides applied (for `auto`, both).
-    pub(super) fn resolve_both(&self) -> Theme {
+    pub(super) fn resolve_both(&self) -> ConfiguredTheme {
         match self.base {
-            ThemeBase::Auto => Theme {
+            ThemeBase::Auto => ConfiguredTheme {
                 colors: self.resolve_on(ThemeBase::Dark),
                 light_variant: Some(self.resolve_on(ThemeBase::Light)),
             },
-            ThemeBase::HighContrast => Theme {
+            ThemeBase::HighContrast => ConfiguredTheme {
                 colors: self.resolve_with(ThemeColors::high_contrast_dark()),
                 light_variant: Some(self.resolve_with(ThemeColors::high_contrast_light())),
             },
-            base => Theme {
+            base => ConfiguredTheme {
                 colors: self.resolve_on(base),
                 light_variant: None,
             },

@@ -299,7 +299,7 @@ impl App {
             // a late answer when the start got none).
             Msg::Background(luminance) => {
                 if let Some(light) = self.options.light_theme.take() {
-                    let auto = crate::config::Theme {
+                    let auto = crate::config::ConfiguredTheme {
                         colors: self.options.theme,
                         light_variant: Some(light),
                     };
