@@ -5,12 +5,11 @@
 //! And it starts on a clean screen where the alternate screen holds a killed program's
 //! leftovers (tmux keeps them on a second `?1049h`, where vt100 and xterm clear).
 
-mod common;
 
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::{Sandbox, home_env, mcpick_serve, sh_quote, system_tool};
+use crate::common::{Sandbox, home_env, mcpick_serve, sh_quote, system_tool};
 
 /// A tmux server of the test's own with one bash pane; killed when dropped.
 struct Tmux {

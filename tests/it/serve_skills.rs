@@ -3,7 +3,6 @@
 //! files with their digests, `resources/directory/read`) and as prompts of the same name,
 //! and edits on disk announced in both protocol eras.
 
-mod common;
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
@@ -11,8 +10,8 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use common::pty::{ENTER, SERVER_START, STEP, Tui, out_file, read};
-use common::*;
+use crate::common::pty::{ENTER, SERVER_START, STEP, Tui, out_file, read};
+use crate::common::*;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 

@@ -3,9 +3,8 @@
 //! Python SDK behind tests/peers/legacy_gate.py) and a 2026-07-28 `input_required` result
 //! (tests/peers/fake_server.py), answered by the same flags. (On a terminal: tests/tui_e2e.rs.)
 
-mod common;
 
-use common::*;
+use crate::common::*;
 
 /// A sandbox with the legacy elicitation server as `ask`, and the file its stdin (what
 /// mcpick sends) is recorded in.

@@ -3,14 +3,13 @@
 //! in that pane's program as a paste. A popup needs an attached client, so the test attaches
 //! one in a pseudo-terminal and types there (`send-keys` reaches panes, not popups).
 
-mod common;
 
 use std::path::PathBuf;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::pty::{CTRL_C, ENTER, SERVER_START, STEP, Tui};
-use common::{Sandbox, home_env, mcpick_serve, python3, sh_quote, success, system_tool};
+use crate::common::pty::{CTRL_C, ENTER, SERVER_START, STEP, Tui};
+use crate::common::{Sandbox, home_env, mcpick_serve, python3, sh_quote, success, system_tool};
 use portable_pty::CommandBuilder;
 
 /// A tmux server of the test's own; killed when dropped.
