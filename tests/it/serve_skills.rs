@@ -615,7 +615,7 @@ fn a_skill_edited_while_its_form_is_open_is_loaded_as_it_is_now() {
     // Edited on disk while the form is open; the server reloads it within its watcher's
     // longest delay (1 s; the wait leaves room): the digest the form was opened with no
     // longer fits the bytes served. The server's notice brings the form the new entry (and
-    // were it late, the load asks for the current entry itself: tests/skills.rs).
+    // were it late, the load asks for the current entry itself: skills.rs).
     write(
         folder.path(),
         "skills/review/SKILL.md",

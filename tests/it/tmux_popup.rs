@@ -26,7 +26,7 @@ impl TmuxServer {
     /// terminal raw until a paste ends, and writes every byte it read to a file.
     fn with_reading_pane(sandbox: &Sandbox) -> TmuxServer {
         system_tool("tmux");
-        let socket = format!("mcpick-test-{}-{}", std::process::id(), unique());
+        let socket = format!("mcpick-popup-{}-{}", std::process::id(), unique());
         let received = sandbox.dir.path().join("received");
         let exit_code = sandbox.dir.path().join("exit-code");
         let reader = sandbox.dir.path().join("reader.py");
