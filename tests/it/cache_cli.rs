@@ -1,7 +1,6 @@
 //! `mcpick cache show|clear`, `--refresh`, `cache = false`, and the catalog folder holding
 //! what no catalog file should be: the commands a user runs to see and forget the cache.
 
-
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 

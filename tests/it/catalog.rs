@@ -3,7 +3,6 @@
 //! edited config, another `Authorization`, a broken file). Each server's traffic is logged
 //! by the server itself (tests/peers/catalog_server.py) or by a `tee` in front of it.
 
-
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 

@@ -6,7 +6,6 @@
 //!
 //! Time limits here are generous "did not hang" bounds for a busy 2-core machine, not budgets.
 
-
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::process::{Command, Output, Stdio};

@@ -3,7 +3,6 @@
 //! with what to write instead, help that fits the terminal, man pages that are all there, and
 //! `init` from a build folder.
 
-
 use std::path::Path;
 use std::process::Command;
 

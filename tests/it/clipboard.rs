@@ -3,7 +3,6 @@
 //! mcpick's detached holder, and `mcpick get --copy`. Every run is config-less, so the
 //! bundled library `builtin` is the one server.
 
-
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};

@@ -3,7 +3,6 @@
 //! --completions`); Tab on a typed line completes subcommands, `SERVER/PROMPT` and argument
 //! names from the catalog an earlier run cached, and no server starts while completing.
 
-
 use std::path::PathBuf;
 
 use crate::common::pty::*;

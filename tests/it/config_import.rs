@@ -1,6 +1,5 @@
 //! `mcpick config import`: other hosts' files in, mcpick tables out, servers usable.
 
-
 use crate::common::{Sandbox, everything_js, stderr, stdout};
 
 fn write(sandbox: &Sandbox, relative: &str, text: &str) -> std::path::PathBuf {

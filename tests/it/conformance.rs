@@ -3,7 +3,6 @@
 //! (tests/conformance/run-server.sh), and the client scenarios of a prompts host against
 //! `mcpick conformance-client` (tests/conformance/run-client.sh).
 
-
 /// The prompt, completion, caching and SEP-2640 skills server scenarios, in both eras, with
 /// tests/conformance/skills served beside the prompts (tests/conformance/run-server.sh).
 #[test]

@@ -3,7 +3,6 @@
 //! them, problems with their fixes and exit 1, the terminal's answers in a PTY that answers
 //! as a terminal does, and the clipboard route inside a real tmux.
 
-
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};

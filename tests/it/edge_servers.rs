@@ -1,6 +1,5 @@
 //! Handshake edge cases against small scripted servers (tests/peers/fake_server.py).
 
-
 use crate::common::*;
 
 fn fake(name: &str, mode: &str) -> String {

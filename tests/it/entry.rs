@@ -3,7 +3,6 @@
 //! the real binary in a pseudo-terminal against the bundled library (`mcpick serve
 //! --builtin`).
 
-
 use crate::common::pty::{
     CTRL_C, ENTER, SERVER_START, STEP, Tui, after_leaving_alternate_screen, read, strip_csi,
 };

@@ -2,7 +2,6 @@
 //! does, and one configured with `image_protocol = "none"`; what reaches the terminal is
 //! checked byte for byte.
 
-
 use crate::common::pty::*;
 use crate::common::*;
 

@@ -1,7 +1,6 @@
 //! The CLI against `@modelcontextprotocol/server-everything` (pinned, from npm), over stdio
 //! and Streamable HTTP on 127.0.0.1.
 
-
 use crate::common::*;
 use serde_json::Value;
 

@@ -2,7 +2,6 @@
 //! speaks 2026-07-28: several pages of prompts, multi-message results, every content kind,
 //! completion with context, over stdio and Streamable HTTP.
 
-
 use crate::common::*;
 use serde_json::Value;
 

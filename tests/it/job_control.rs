@@ -3,7 +3,6 @@
 //! back, whole, taking keys at once (raw mode again); a stop mcpick cannot catch
 //! (`kill -STOP`) is recovered from the same way; SIGTERM leaves a usable shell.
 
-
 use std::process::Command;
 use std::time::{Duration, Instant};
 

@@ -2,7 +2,6 @@
 //! `notifications/prompts/list_changed` in the legacy era, a `subscriptions/listen` stream in
 //! 2026-07-28. The Python-SDK server adds a prompt whenever `add_prompt` is fetched.
 
-
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;

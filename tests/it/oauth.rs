@@ -4,7 +4,6 @@
 //! Covers `mcpick auth login|logout`, the owner-only token file, signed requests, refresh on
 //! expiry, and a server that revokes the tokens.
 
-
 use std::io::{BufRead, BufReader, Read};
 use std::path::PathBuf;
 use std::process::{Child, Command, ExitStatus, Output, Stdio};

@@ -3,7 +3,6 @@
 //! Python SDK behind tests/peers/legacy_gate.py) and a 2026-07-28 `input_required` result
 //! (tests/peers/fake_server.py), answered by the same flags. (On a terminal: tui_e2e.rs.)
 
-
 use crate::common::*;
 
 /// A sandbox with the legacy elicitation server as `ask`, and the file its stdin (what

@@ -2,7 +2,6 @@
 //! mcpick's own client, list changes after edits on disk, the bundled library as the
 //! default when no config exists, and `mcpick init`.
 
-
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::{Duration, Instant};

@@ -4,7 +4,6 @@
 //! certificate files refused at startup, and TLS with a certificate made at test time
 //! (`openssl`, which `./test.sh` installs).
 
-
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};

@@ -2,7 +2,6 @@
 //! body that arrives in one read, which is what keeps a round trip free of the ~40 ms
 //! delayed-ACK stall), SSE kept for what streams, and `GET /healthz`.
 
-
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::Duration;

@@ -3,7 +3,6 @@
 //! files with their digests, `resources/directory/read`) and as prompts of the same name,
 //! and edits on disk announced in both protocol eras.
 
-
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};

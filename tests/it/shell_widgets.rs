@@ -3,7 +3,6 @@
 //! key opens mcpick over the bundled library, and the accepted export lands on the command
 //! line, quoted so that running the line passes it byte-exact as one argument.
 
-
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 

@@ -3,7 +3,6 @@
 //! skill whose SKILL.md changes after listing), and the menu in a pseudo-terminal picking
 //! a skill, attaching its supporting file with `o`, and refusing the tampered one.
 
-
 use std::path::{Path, PathBuf};
 
 use crate::common::pty::*;

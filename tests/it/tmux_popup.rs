@@ -3,7 +3,6 @@
 //! in that pane's program as a paste. A popup needs an attached client, so the test attaches
 //! one in a pseudo-terminal and types there (`send-keys` reaches panes, not popups).
 
-
 use std::path::PathBuf;
 use std::process::Command;
 use std::time::{Duration, Instant};

@@ -5,7 +5,6 @@
 //! And it starts on a clean screen where the alternate screen holds a killed program's
 //! leftovers (tmux keeps them on a second `?1049h`, where vt100 and xterm clear).
 
-
 use std::process::Command;
 use std::time::{Duration, Instant};
 
