@@ -5,8 +5,8 @@
 #      otherwise it names the missing ones and this script stops, unless MCPICK_ALLOW_SKIP=1 (then the tests
 #      needing them are built as ignored and counted so in cargo's summary).
 #   2. tests/peers/setup.sh: the pinned third-party MCP servers under target/peers (npm, PyPI).
-#   3. cargo fetch --locked: every target's crates, which tests/msrv.rs reads offline.
-#   4. cargo test --locked, with this script's arguments (e.g. ./test.sh --test serve).
+#   3. cargo fetch --locked: every target's crates, which tests/it/msrv.rs reads offline.
+#   4. cargo test --locked, with this script's arguments (e.g. ./test.sh --test it serve::).
 # The test binaries themselves install nothing.
 set -euo pipefail
 cd "$(dirname "$0")"

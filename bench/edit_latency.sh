@@ -5,7 +5,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cd "$here/.."
-cargo test --release --quiet --test serve edits_on_disk -- --nocapture --test-threads 1 2>/dev/null \
+cargo test --release --quiet --test it serve::edits_on_disk -- --nocapture --test-threads 1 2>/dev/null \
     | grep -o 'edit reached the client after [0-9.]*[mµn]*s' \
     | awk '{
         t = $6; ms = t + 0

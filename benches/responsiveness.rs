@@ -11,7 +11,7 @@
 //! cargo bench --bench responsiveness -- "form, live preview"
 //! ```
 
-#[path = "../tests/common/mod.rs"]
+#[path = "../tests/it/common/mod.rs"]
 mod common;
 
 use std::time::{Duration, Instant};

@@ -17,7 +17,7 @@
 //!
 //! With `MCPICK_BENCH_JSON=FILE` the samples are also written to FILE (for bench/run.sh).
 
-#[path = "../tests/common/mod.rs"]
+#[path = "../tests/it/common/mod.rs"]
 mod common;
 
 use std::io::Read;

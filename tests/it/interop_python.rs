@@ -2,9 +2,7 @@
 //! speaks 2026-07-28: several pages of prompts, multi-message results, every content kind,
 //! completion with context, over stdio and Streamable HTTP.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 
 fn json(text: &str) -> Value {

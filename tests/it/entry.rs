@@ -3,12 +3,10 @@
 //! the real binary in a pseudo-terminal against the bundled library (`mcpick serve
 //! --builtin`).
 
-mod common;
-
-use common::pty::{
+use crate::common::pty::{
     CTRL_C, ENTER, SERVER_START, STEP, Tui, after_leaving_alternate_screen, read, strip_csi,
 };
-use common::{Sandbox, mcpick_serve, stderr, stdout, success};
+use crate::common::{Sandbox, mcpick_serve, stderr, stdout, success};
 use portable_pty::CommandBuilder;
 
 fn builtin() -> Sandbox {
@@ -45,12 +43,12 @@ fn select_1_on_a_fresh_catalog_opens_the_form_before_the_server_is_up() {
     let gate = dir.path().join("slow");
     let script = format!(
         "if [ -e {} ]; then sleep 60; fi; exec {} serve --builtin --ttl 1h",
-        common::sh_quote(gate.display().to_string()),
-        common::sh_quote(env!("CARGO_BIN_EXE_mcpick")),
+        crate::common::sh_quote(gate.display().to_string()),
+        crate::common::sh_quote(env!("CARGO_BIN_EXE_mcpick")),
     );
     let sandbox = Sandbox::new(&format!(
         "[servers.builtin]\ncommand = \"sh\"\nargs = [\"-c\", {}]\n",
-        common::toml_str(&script)
+        crate::common::toml_str(&script)
     ));
     success(&sandbox.mcpick(&["list"]));
     std::fs::write(&gate, "").expect("gate");
@@ -477,7 +475,7 @@ fn with_no_config_file_an_unknown_server_is_not_said_to_be_missing_from_the_conf
     let sandbox = Sandbox::new("");
     let no_config = |args: &[&str]| {
         let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_mcpick"));
-        common::home_env(&mut command, sandbox.dir.path());
+        crate::common::home_env(&mut command, sandbox.dir.path());
         command
             .env_remove("MCPICK_CONFIG")
             .args(args)

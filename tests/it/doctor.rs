@@ -3,14 +3,12 @@
 //! them, problems with their fixes and exit 1, the terminal's answers in a PTY that answers
 //! as a terminal does, and the clipboard route inside a real tmux.
 
-mod common;
-
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::pty::*;
-use common::*;
+use crate::common::pty::*;
+use crate::common::*;
 use portable_pty::CommandBuilder;
 use serde_json::Value;
 

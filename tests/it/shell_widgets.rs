@@ -3,13 +3,11 @@
 //! key opens mcpick over the bundled library, and the accepted export lands on the command
 //! line, quoted so that running the line passes it byte-exact as one argument.
 
-mod common;
-
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use common::pty::*;
-use common::*;
+use crate::common::pty::*;
+use crate::common::*;
 use portable_pty::CommandBuilder;
 
 /// Ctrl-X Ctrl-P, the default binding.

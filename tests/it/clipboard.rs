@@ -3,15 +3,13 @@
 //! mcpick's detached holder, and `mcpick get --copy`. Every run is config-less, so the
 //! bundled library `builtin` is the one server.
 
-mod common;
-
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Instant;
 
-use common::pty::*;
-use common::*;
+use crate::common::pty::*;
+use crate::common::*;
 use portable_pty::CommandBuilder;
 
 /// The arguments the tests fill `builtin/translate` with.

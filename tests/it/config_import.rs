@@ -1,8 +1,6 @@
 //! `mcpick config import`: other hosts' files in, mcpick tables out, servers usable.
 
-mod common;
-
-use common::{Sandbox, everything_js, stderr, stdout};
+use crate::common::{Sandbox, everything_js, stderr, stdout};
 
 fn write(sandbox: &Sandbox, relative: &str, text: &str) -> std::path::PathBuf {
     let path = sandbox.dir.path().join(relative);
@@ -117,7 +115,7 @@ fn imported_servers_are_added_next_to_existing_ones_and_work() {
 fn an_unset_variable_fails_that_server_and_the_others_list() {
     let sandbox = Sandbox::new(&format!(
         "[servers.needs-key]\ncommand = \"x\"\nenv = {{ KEY = \"${{MCPICK_TEST_SURELY_UNSET}}\" }}\n\n{}",
-        common::py_stdio("py", &[])
+        crate::common::py_stdio("py", &[])
     ));
     let output = sandbox.mcpick(&["list"]);
     assert!(output.status.success(), "{}", stderr(&output));

@@ -3,13 +3,11 @@
 //! back, whole, taking keys at once (raw mode again); a stop mcpick cannot catch
 //! (`kill -STOP`) is recovered from the same way; SIGTERM leaves a usable shell.
 
-mod common;
-
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::pty::{STEP, Tui};
-use common::{Sandbox, mcpick_serve, sh_quote};
+use crate::common::pty::{STEP, Tui};
+use crate::common::{Sandbox, mcpick_serve, sh_quote};
 use portable_pty::CommandBuilder;
 
 /// An interactive bash (prompt `$ `) in a PTY, its history and rc files the test's own.
@@ -35,7 +33,7 @@ fn start_menu(shell: &mut Tui, sandbox: &Sandbox) {
         sh_quote(sandbox.config().to_string_lossy())
     );
     shell.send(&line);
-    shell.wait_for("/translate", common::pty::SERVER_START);
+    shell.wait_for("/translate", crate::common::pty::SERVER_START);
 }
 
 /// The pid of bash's one child (mcpick, once the shell has started it).

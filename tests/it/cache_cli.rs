@@ -1,12 +1,10 @@
 //! `mcpick cache show|clear`, `--refresh`, `cache = false`, and the catalog folder holding
 //! what no catalog file should be: the commands a user runs to see and forget the cache.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::common::*;
 
 fn catalog_server() -> PathBuf {
     root().join("tests/peers/catalog_server.py")

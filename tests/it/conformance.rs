@@ -3,14 +3,12 @@
 //! (tests/conformance/run-server.sh), and the client scenarios of a prompts host against
 //! `mcpick conformance-client` (tests/conformance/run-client.sh).
 
-mod common;
-
 /// The prompt, completion, caching and SEP-2640 skills server scenarios, in both eras, with
 /// tests/conformance/skills served beside the prompts (tests/conformance/run-server.sh).
 #[test]
 fn conformance_prompt_and_completion_server_scenarios_pass() {
     let output = std::process::Command::new("bash")
-        .arg(common::root().join("tests/conformance/run-server.sh"))
+        .arg(crate::common::root().join("tests/conformance/run-server.sh"))
         .env("MCPICK_BIN", env!("CARGO_BIN_EXE_mcpick"))
         .stdin(std::process::Stdio::null())
         .output()
@@ -32,7 +30,7 @@ fn conformance_prompt_and_completion_server_scenarios_pass() {
 #[test]
 fn conformance_client_scenarios_pass() {
     let output = std::process::Command::new("bash")
-        .arg(common::root().join("tests/conformance/run-client.sh"))
+        .arg(crate::common::root().join("tests/conformance/run-client.sh"))
         .env("MCPICK_BIN", env!("CARGO_BIN_EXE_mcpick"))
         .stdin(std::process::Stdio::null())
         .output()

@@ -1,11 +1,9 @@
 //! A server's questions while `mcpick get` fills a prompt, without a terminal: a legacy
 //! server's mid-request `elicitation/create` (tests/peers/py_server/elicit_server.py, the
 //! Python SDK behind tests/peers/legacy_gate.py) and a 2026-07-28 `input_required` result
-//! (tests/peers/fake_server.py), answered by the same flags. (On a terminal: tests/tui_e2e.rs.)
+//! (tests/peers/fake_server.py), answered by the same flags. (On a terminal: tui_e2e.rs.)
 
-mod common;
-
-use common::*;
+use crate::common::*;
 
 /// A sandbox with the legacy elicitation server as `ask`, and the file its stdin (what
 /// mcpick sends) is recorded in.

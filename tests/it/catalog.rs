@@ -3,12 +3,10 @@
 //! edited config, another `Authorization`, a broken file). Each server's traffic is logged
 //! by the server itself (tests/peers/catalog_server.py) or by a `tee` in front of it.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::common::*;
 use mcpick::cache::{self, Era, Freshness, Hints, PromptPage, Scope, ServerEntry};
 use mcpick::config;
 use mcpick::mcp::{Hub, McpEvent};

@@ -3,13 +3,11 @@
 //! with what to write instead, help that fits the terminal, man pages that are all there, and
 //! `init` from a build folder.
 
-mod common;
-
 use std::path::Path;
 use std::process::Command;
 
-use common::pty::{STEP, Tui};
-use common::{Sandbox, mcpick_serve, stderr, stdout, success};
+use crate::common::pty::{STEP, Tui};
+use crate::common::{Sandbox, mcpick_serve, stderr, stdout, success};
 
 /// Configs wrong in what they say, each with where the error must point: the line and
 /// column of the entry at fault. A working server comes with each, so a command that

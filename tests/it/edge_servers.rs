@@ -1,8 +1,6 @@
 //! Handshake edge cases against small scripted servers (tests/peers/fake_server.py).
 
-mod common;
-
-use common::*;
+use crate::common::*;
 
 fn fake(name: &str, mode: &str) -> String {
     format!(
@@ -334,7 +332,7 @@ fn every_file(dir: &std::path::Path) -> Vec<(std::path::PathBuf, String)> {
 
 #[test]
 fn a_server_repeating_its_key_never_gets_it_shown_logged_or_exported() {
-    use common::pty::*;
+    use crate::common::pty::*;
     // The server repeats both secrets in every text it sends: its serverInfo name and
     // version, instructions, capabilities, stderr, log messages, a served problem, a
     // description, messages and an error.
@@ -1219,7 +1217,7 @@ fn a_malformed_prompt_is_left_out_by_name_and_the_rest_of_its_page_kept() {
 
 #[test]
 fn a_malformed_prompt_is_named_in_the_menus_status_bar_and_logs() {
-    use common::pty::*;
+    use crate::common::pty::*;
     let (sandbox, _) = list_edges_sandbox("odd", "bad-prompt", "");
     let mut tui = Tui::start(&sandbox, &[]);
     tui.wait_for("odd: left out the prompt", SERVER_START);
@@ -1237,7 +1235,7 @@ fn a_malformed_prompt_is_named_in_the_menus_status_bar_and_logs() {
 
 #[test]
 fn complete_on_a_terminal_says_how_many_values_the_server_left_out() {
-    use common::pty::*;
+    use crate::common::pty::*;
     let (sandbox, _) = list_edges_sandbox("many", "many-completions", "");
     // In a pipe (a script): the values only.
     let output = sandbox.mcpick(&["complete", "many/pick", "city", "a"]);

@@ -2,15 +2,13 @@
 //! parsed by a terminal emulator (vt100) and read back as a screen, driven by key bytes, with
 //! server-everything and the Python-SDK server as peers.
 
-mod common;
-#[path = "tui_e2e/pick_fill_copy.rs"]
 mod pick_fill_copy;
 
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use common::pty::*;
-use common::*;
+use crate::common::pty::*;
+use crate::common::*;
 use portable_pty::CommandBuilder;
 
 /// server-everything's args-prompt filled with city "New York" and state "Texas", up to the

@@ -3,12 +3,10 @@
 //! skill whose SKILL.md changes after listing), and the menu in a pseudo-terminal picking
 //! a skill, attaching its supporting file with `o`, and refusing the tampered one.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 
-use common::pty::*;
-use common::*;
+use crate::common::pty::*;
+use crate::common::*;
 
 /// A sandbox whose server `sk` is the skills fixture, logging its requests to the file
 /// returned.

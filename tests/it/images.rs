@@ -2,10 +2,8 @@
 //! does, and one configured with `image_protocol = "none"`; what reaches the terminal is
 //! checked byte for byte.
 
-mod common;
-
-use common::pty::*;
-use common::*;
+use crate::common::pty::*;
+use crate::common::*;
 
 /// A kitty graphics sequence's start (APC G).
 const KITTY_APC: &[u8] = b"\x1b_G";

@@ -2,13 +2,11 @@
 //! body that arrives in one read, which is what keeps a round trip free of the ~40 ms
 //! delayed-ACK stall), SSE kept for what streams, and `GET /healthz`.
 
-mod common;
-
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::Duration;
 
-use common::*;
+use crate::common::*;
 use serde_json::{Value, json};
 
 /// The `host:port` of a served URL.

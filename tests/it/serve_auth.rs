@@ -4,8 +4,6 @@
 //! certificate files refused at startup, and TLS with a certificate made at test time
 //! (`openssl`, which `./test.sh` installs).
 
-mod common;
-
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -103,7 +101,7 @@ fn serve(address: &str, args: &[&str], env: &[(&str, &str)]) -> Served {
     let home = tempfile::tempdir().unwrap();
     let mut all = vec!["serve", "--builtin", "--http", address];
     all.extend_from_slice(args);
-    let (child, url, lines) = common::spawn_serving(&mut mcpick(home.path(), &all, env));
+    let (child, url, lines) = crate::common::spawn_serving(&mut mcpick(home.path(), &all, env));
     Served {
         child,
         url,
@@ -538,7 +536,7 @@ fn a_bad_token_file_is_refused_at_startup_naming_it() {
 
 /// Runs the system's `openssl` with `args`.
 fn openssl(args: &[&str]) {
-    let output = Command::new(common::system_tool("openssl"))
+    let output = Command::new(crate::common::system_tool("openssl"))
         .args(args)
         .stdin(Stdio::null())
         .output()

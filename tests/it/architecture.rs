@@ -2,6 +2,7 @@
 //! module's code names (its tests and comments left out) must be of its own layer or one
 //! below, and two modules of one layer never import each other both ways. An exception
 //! would be listed here, to be removed; a listed one that is gone fails too (strike it off).
+//! And the integration tests stay one test binary: every file of `tests/it/` a module of it.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -1255,4 +1256,47 @@ fn the_length_check_counts_code_and_skips_strings_comments_and_tests() {
     assert_eq!(code.lines().count(), raw.lines().count());
     assert_eq!(long_functions(&code, 4), [("after".to_string(), 5, 5)]);
     assert!(long_functions(&code, 3).contains(&("raw_ident".to_string(), 1, 4)));
+}
+
+/// The integration tests are one test binary (`tests/it/main.rs`): a file beside it that
+/// `main.rs` does not declare would never be built nor run, and a `tests/NAME.rs` would be
+/// a crate of its own, linking the whole library once more.
+#[test]
+fn every_integration_test_file_is_a_module_of_the_one_test_binary() {
+    let tests = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let crates: Vec<String> = std::fs::read_dir(&tests)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "rs"))
+        .map(|path| format!("tests/{}", path.file_name().unwrap().to_string_lossy()))
+        .collect();
+    assert!(
+        crates.is_empty(),
+        "test crates of their own (move them into tests/it/ as modules): {crates:?}"
+    );
+    let main = std::fs::read_to_string(tests.join("it/main.rs")).unwrap();
+    let declared: BTreeSet<&str> = main
+        .lines()
+        .filter_map(|line| line.strip_prefix("mod ")?.strip_suffix(';'))
+        .collect();
+    let mut files = BTreeSet::new();
+    for entry in std::fs::read_dir(tests.join("it")).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+        let source = path.extension().is_some_and(|ext| ext == "rs") && name != "main";
+        // A folder is a module when it holds a mod.rs (common/); tui_e2e/ holds
+        // tui_e2e.rs's own modules.
+        if source || path.join("mod.rs").is_file() {
+            files.insert(name);
+        }
+    }
+    let undeclared: Vec<&String> = files
+        .iter()
+        .filter(|name| !declared.contains(name.as_str()))
+        .collect();
+    assert!(
+        undeclared.is_empty(),
+        "files of tests/it/ that main.rs does not declare (add `mod NAME;`): {undeclared:?}"
+    );
+    assert!(files.len() >= 30, "read too few files: {files:?}");
 }

@@ -6,15 +6,13 @@
 //!
 //! Time limits here are generous "did not hang" bounds for a busy 2-core machine, not budgets.
 
-mod common;
-
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use common::pty::*;
-use common::*;
+use crate::common::pty::*;
+use crate::common::*;
 use portable_pty::CommandBuilder;
 
 /// What the `escapes` server puts in every string (tests/peers/chaos_server.py, `EVIL`).

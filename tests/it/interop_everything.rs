@@ -1,9 +1,7 @@
 //! The CLI against `@modelcontextprotocol/server-everything` (pinned, from npm), over stdio
 //! and Streamable HTTP on 127.0.0.1.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 
 fn json(text: &str) -> Value {

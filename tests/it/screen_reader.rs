@@ -4,12 +4,10 @@
 //! drawing, spinner frames, a server's raw controls) and its text read as the lines a user
 //! hears.
 
-mod common;
-
 use std::time::{Duration, Instant};
 
-use common::pty::*;
-use common::*;
+use crate::common::pty::*;
+use crate::common::*;
 
 /// Everything the terminal received so far, as text: CSI sequences removed, CRLF as LF.
 fn transcript(tui: &Tui) -> String {

@@ -1,16 +1,14 @@
 //! mcpick leaves a real tmux as it found it: run in a pane (the menu, `--height`, a named
 //! prompt, `--print`) and left with Ctrl-C, it changes neither the pane's title nor the
-//! window's name (`--tmux`, in a popup: tests/tmux_popup.rs). The graphics probe's kitty
+//! window's name (`--tmux`, in a popup: tmux_popup.rs). The graphics probe's kitty
 //! query is an APC string, which tmux takes as a new pane title; inside tmux it is not sent.
 //! And it starts on a clean screen where the alternate screen holds a killed program's
 //! leftovers (tmux keeps them on a second `?1049h`, where vt100 and xterm clear).
 
-mod common;
-
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::{Sandbox, home_env, mcpick_serve, sh_quote, system_tool};
+use crate::common::{Sandbox, home_env, mcpick_serve, sh_quote, system_tool};
 
 /// A tmux server of the test's own with one bash pane; killed when dropped.
 struct Tmux {

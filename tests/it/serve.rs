@@ -2,13 +2,11 @@
 //! mcpick's own client, list changes after edits on disk, the bundled library as the
 //! default when no config exists, and `mcpick init`.
 
-mod common;
-
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::common::*;
 use mcpick::mcp::{Hub, McpEvent};
 use mcpick::model::PromptInfo;
 use serde_json::Value;

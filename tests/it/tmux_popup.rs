@@ -3,14 +3,12 @@
 //! in that pane's program as a paste. A popup needs an attached client, so the test attaches
 //! one in a pseudo-terminal and types there (`send-keys` reaches panes, not popups).
 
-mod common;
-
 use std::path::PathBuf;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::pty::{CTRL_C, ENTER, SERVER_START, STEP, Tui};
-use common::{Sandbox, home_env, mcpick_serve, python3, sh_quote, success, system_tool};
+use crate::common::pty::{CTRL_C, ENTER, SERVER_START, STEP, Tui};
+use crate::common::{Sandbox, home_env, mcpick_serve, python3, sh_quote, success, system_tool};
 use portable_pty::CommandBuilder;
 
 /// A tmux server of the test's own; killed when dropped.
@@ -27,7 +25,7 @@ impl TmuxServer {
     /// terminal raw until a paste ends, and writes every byte it read to a file.
     fn with_reading_pane(sandbox: &Sandbox) -> TmuxServer {
         system_tool("tmux");
-        let socket = format!("mcpick-test-{}-{}", std::process::id(), unique());
+        let socket = format!("mcpick-popup-{}-{}", std::process::id(), unique());
         let received = sandbox.dir.path().join("received");
         let exit_code = sandbox.dir.path().join("exit-code");
         let reader = sandbox.dir.path().join("reader.py");

@@ -4,8 +4,6 @@
 //! Covers `mcpick auth login|logout`, the owner-only token file, signed requests, refresh on
 //! expiry, and a server that revokes the tokens.
 
-mod common;
-
 use std::io::{BufRead, BufReader, Read};
 use std::path::PathBuf;
 use std::process::{Child, Command, ExitStatus, Output, Stdio};
@@ -13,7 +11,7 @@ use std::sync::mpsc::{self, Receiver};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use common::{Sandbox, http, python, root, stderr, stdout, success};
+use crate::common::{Sandbox, http, python, root, stderr, stdout, success};
 
 /// Long enough for a slow machine, short enough that a hang fails the test rather than CI.
 const STEP_TIMEOUT: Duration = Duration::from_secs(60);
@@ -886,7 +884,7 @@ fn a_refused_machine_grant_exits_2_with_the_servers_error_and_tries_nothing_else
         &server,
         &format!(
             "grant = \"jwt_bearer\", assertion_file = {}",
-            common::toml_str(jwt.to_string_lossy())
+            crate::common::toml_str(jwt.to_string_lossy())
         ),
     );
     let output = run_unattended(&trusted, &["get", SECRET], &[]);
@@ -1123,7 +1121,7 @@ fn a_machine_grant_sends_no_secret_to_a_server_that_names_no_authorization_serve
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&token_file, std::fs::Permissions::from_mode(0o600)).unwrap();
     }
-    let served = common::mcpick_serve_http(&[
+    let served = crate::common::mcpick_serve_http(&[
         "--builtin",
         "--auth-token-file",
         token_file.to_str().unwrap(),

@@ -3,16 +3,14 @@
 //! files with their digests, `resources/directory/read`) and as prompts of the same name,
 //! and edits on disk announced in both protocol eras.
 
-mod common;
-
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use common::pty::{ENTER, SERVER_START, STEP, Tui, out_file, read};
-use common::*;
+use crate::common::pty::{ENTER, SERVER_START, STEP, Tui, out_file, read};
+use crate::common::*;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
@@ -616,7 +614,7 @@ fn a_skill_edited_while_its_form_is_open_is_loaded_as_it_is_now() {
     // Edited on disk while the form is open; the server reloads it within its watcher's
     // longest delay (1 s; the wait leaves room): the digest the form was opened with no
     // longer fits the bytes served. The server's notice brings the form the new entry (and
-    // were it late, the load asks for the current entry itself: tests/skills.rs).
+    // were it late, the load asks for the current entry itself: skills.rs).
     write(
         folder.path(),
         "skills/review/SKILL.md",

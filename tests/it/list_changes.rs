@@ -2,13 +2,11 @@
 //! `notifications/prompts/list_changed` in the legacy era, a `subscriptions/listen` stream in
 //! 2026-07-28. The Python-SDK server adds a prompt whenever `add_prompt` is fetched.
 
-mod common;
-
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
-use common::*;
+use crate::common::*;
 use mcpick::config;
 use mcpick::mcp::{Hub, McpEvent};
 use mcpick::model::{PromptInfo, ServerDetails};

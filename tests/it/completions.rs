@@ -3,12 +3,10 @@
 //! --completions`); Tab on a typed line completes subcommands, `SERVER/PROMPT` and argument
 //! names from the catalog an earlier run cached, and no server starts while completing.
 
-mod common;
-
 use std::path::PathBuf;
 
-use common::pty::*;
-use common::*;
+use crate::common::pty::*;
+use crate::common::*;
 use portable_pty::CommandBuilder;
 
 /// A config whose one server, `lib`, serves the bundled library and notes each start in
