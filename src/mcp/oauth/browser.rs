@@ -486,7 +486,11 @@ pub async fn sign_in(
     show_url: &(dyn Fn(&str) + Send + Sync),
 ) -> Result<(), McpError> {
     crate::mcp::tls::install_crypto_provider();
-    let result = sign_in_unhidden(server, challenge, browser, show_url).await;
+    // Boxed: its body (every step of the flow) was compiled into each of three codegen
+    // units that await it; boxed, it is compiled once.
+    let steps: futures::future::BoxFuture<'_, Result<(), McpError>> =
+        Box::pin(sign_in_unhidden(server, challenge, browser, show_url));
+    let result = steps.await;
     match http_parts(server) {
         // A URL's query may hold a key: errors quote the URL without it.
         Some((url, _)) => result.map_err(|e| e.hiding_url_query(url)),

@@ -65,7 +65,11 @@ impl Connection {
         } else {
             None
         };
-        let connected = Self::connect_known_once(config, log, lines, known, machine.clone()).await;
+        // Boxed: the attempt's body was compiled twice, once per codegen unit awaiting it.
+        let attempt: futures::future::BoxFuture<'_, Result<Connection, McpError>> = Box::pin(
+            Self::connect_known_once(config, log, lines, known, machine.clone()),
+        );
+        let connected = attempt.await;
         if let Some(why) = machine.as_ref().and_then(MachineClient::grant_failure) {
             return Err(McpError::Grant(why));
         }
