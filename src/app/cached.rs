@@ -21,6 +21,8 @@ pub enum CatalogMark {
         reason: String,
         /// When the rows shown were listed (ms since the epoch), if known.
         listed_ms: Option<u64>,
+        /// The server crashed while it was up (a restart that fails too keeps this).
+        crashed: bool,
     },
 }
 

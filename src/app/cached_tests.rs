@@ -240,7 +240,10 @@ fn a_failed_server_keeps_its_cached_rows_stale_and_opening_one_says_how_to_resta
     }));
     assert_eq!(app.entries.len(), 2, "the cached rows stay");
     assert_eq!(app.row_mark("py"), Some(RowMark::Stale));
-    let Some(CatalogMark::Stale { reason, listed_ms }) = app.catalog_mark("py") else {
+    let Some(CatalogMark::Stale {
+        reason, listed_ms, ..
+    }) = app.catalog_mark("py")
+    else {
         panic!("{:?}", app.catalog_mark("py"))
     };
     assert!(reason.contains("exited with status 1"), "{reason}");
@@ -293,6 +296,7 @@ fn a_server_that_crashes_keeps_its_rows_stale_through_its_restarts() {
                     "crashed (the server closed the connection: the server exited with status {status})"
                 ),
                 listed_ms: Some(NOW),
+                crashed: true,
             })
         );
     };

@@ -733,7 +733,12 @@ fn catalog_line<'a>(app: &App, server: &str, theme: &Theme) -> Option<Line<'a>> 
         .find(|s| s.name == server)
         .map(|s| &s.state);
     let (text, style) = match (mark, app.row_mark(server)) {
-        (CatalogMark::Stale { reason, listed_ms }, _) => {
+        (
+            CatalogMark::Stale {
+                reason, listed_ms, ..
+            },
+            _,
+        ) => {
             let next = match state {
                 Some(ServerState::Failed { .. }) => {
                     format!("{} starts it again", key(Action::Restart))

@@ -183,6 +183,7 @@ impl App {
             CatalogMark::Stale {
                 reason: phrase,
                 listed_ms,
+                crashed: false,
             },
         );
     }
@@ -205,7 +206,7 @@ impl App {
         let crashed = was_up
             || matches!(
                 self.catalog_marks.get(server),
-                Some(CatalogMark::Stale { reason, .. }) if reason.starts_with("crashed")
+                Some(CatalogMark::Stale { crashed: true, .. })
             );
         let text = error.to_string();
         let text = text.trim_end_matches('.');
@@ -215,8 +216,15 @@ impl App {
             _ => format!("it is down ({text})"),
         };
         let listed_ms = self.listed_ms_of(server);
-        self.catalog_marks
-            .insert(server.to_string(), CatalogMark::Stale { reason, listed_ms });
+        let crashed = crashed && !matches!(error, McpError::SignInRequired { .. });
+        self.catalog_marks.insert(
+            server.to_string(),
+            CatalogMark::Stale {
+                reason,
+                listed_ms,
+                crashed,
+            },
+        );
         true
     }
 
