@@ -316,21 +316,22 @@ fn health(gate: &Gate, told: bool) -> Response {
     let limits = &gate.limits;
     let free = gate.requests.available_permits();
     let streams = limits.max_streams - gate.streams.available_permits();
-    let mut held = format!(
-        "requests: {}/{}\nstreams: {streams}/{}\nconnections: {}/{}\nwaiting: {}/{}\narriving_bytes: {}/{}\n",
-        limits.max_requests - free,
-        limits.max_requests,
-        limits.max_streams,
-        census.open,
-        census.limits.max_connections,
-        census.waiting,
-        census.limits.max_waiting,
-        census.arriving_bytes,
-        census.limits.max_arriving_bytes,
-    );
-    if !told {
-        held.clear();
-    }
+    let held = if told {
+        format!(
+            "requests: {}/{}\nstreams: {streams}/{}\nconnections: {}/{}\nwaiting: {}/{}\narriving_bytes: {}/{}\n",
+            limits.max_requests - free,
+            limits.max_requests,
+            limits.max_streams,
+            census.open,
+            census.limits.max_connections,
+            census.waiting,
+            census.limits.max_waiting,
+            census.arriving_bytes,
+            census.limits.max_arriving_bytes,
+        )
+    } else {
+        String::new()
+    };
     if free > 0 {
         return if told {
             format!("ok\n{held}")

@@ -83,9 +83,7 @@ pub async fn serve_http(
     // The token guards the routes so far: `/healthz`, added after, stays open to balancers.
     let token = access.token.clone().map(std::sync::Arc::new);
     let may_know = move |headers: &http::HeaderMap| {
-        token.as_ref().is_none_or(|token| {
-            token.check(headers) == crate::mcp::server::token::Credentials::Accepted
-        })
+        crate::mcp::server::token::BearerToken::admits(token.as_deref(), headers)
     };
     let router = limiter.with_healthz(
         crate::mcp::server::token::protect(router, access.token.clone()),
@@ -147,12 +145,9 @@ impl FrontParts {
         request: http::Request<hyper::body::Incoming>,
         client: ClientGone,
     ) -> http::Response<Reply> {
-        use crate::mcp::server::token::Credentials;
+        use crate::mcp::server::token::BearerToken;
         let (head, body) = request.into_parts();
-        let token_accepted = self
-            .token
-            .as_ref()
-            .is_none_or(|token| token.check(&head.headers) == Credentials::Accepted);
+        let token_accepted = BearerToken::admits(self.token.as_ref(), &head.headers);
         if !token_accepted || !self.fast.takes(&head) {
             // The router answers as it did (a refusal without the token, too).
             let request = http::Request::from_parts(head, body);

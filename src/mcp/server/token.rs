@@ -188,6 +188,12 @@ impl BearerToken {
         Self::new(&text, &format!("the file {shown}"))
     }
 
+    /// Whether a server guarded by `token` (or by none) lets the request with `headers`
+    /// in: no token asked, or this one carried.
+    pub fn admits(token: Option<&BearerToken>, headers: &http::HeaderMap) -> bool {
+        token.is_none_or(|token| token.check(headers) == Credentials::Accepted)
+    }
+
     /// Whether `headers` carry this token as `Authorization: Bearer <token>`.
     pub fn check(&self, headers: &http::HeaderMap) -> Credentials {
         let Some(presented) = headers
