@@ -260,7 +260,7 @@ fn menu_app(per_server: usize) -> App {
     for (server, prompts) in lists {
         app.update(ready(server, prompts));
     }
-    assert_eq!(app.entries.len(), SERVERS.len() * per_server);
+    assert_eq!(app.menu.entries.len(), SERVERS.len() * per_server);
     app
 }
 
@@ -373,17 +373,17 @@ fn char_key(c: char) -> Msg {
 
 /// Types into the menu's search line until it reads `query` (Backspace, then keys).
 fn set_query(app: &mut App, query: &str) {
-    if app.query.text() == query {
+    if app.menu.query.text() == query {
         return;
     }
-    while !app.query.is_empty() && !query.starts_with(app.query.text()) {
+    while !app.menu.query.is_empty() && !query.starts_with(app.menu.query.text()) {
         app.update(key(KeyCode::Backspace));
     }
-    let typed = app.query.text().len();
+    let typed = app.menu.query.text().len();
     for c in query[typed..].chars() {
         app.update(char_key(c));
     }
-    assert_eq!(app.query.text(), query);
+    assert_eq!(app.menu.query.text(), query);
 }
 
 /// Times `timed` once per iteration; `untimed` brings the app back to where it was.
@@ -474,7 +474,7 @@ fn picker(c: &mut Criterion) {
                         },
                     )
                 });
-                assert_eq!(app.query.text(), before);
+                assert_eq!(app.menu.query.text(), before);
             });
         }
         group.finish();

@@ -60,16 +60,16 @@ pub fn menu_details(app: &App) -> Rect {
 /// over the selection in view too.
 pub fn first_row(app: &App, height: usize) -> usize {
     let recent = app.recent_rows();
-    let ranked = app.ranked.len();
+    let ranked = app.menu.ranked.len();
     let rows = match recent {
         0 => ranked,
         // Every prompt is a recent one: one header.
         _ if recent >= ranked => ranked + 1,
         _ => ranked + 2,
     };
-    let selected = row_of(app.selected, recent);
-    let mut top = app.menu_top.min(rows.saturating_sub(height));
-    let header_above = recent > 0 && (app.selected == 0 || app.selected == recent);
+    let selected = row_of(app.menu.selected, recent);
+    let mut top = app.menu.top.min(rows.saturating_sub(height));
+    let header_above = recent > 0 && (app.menu.selected == 0 || app.menu.selected == recent);
     top = top.min(selected.saturating_sub(usize::from(header_above)));
     if height > 0 && selected >= top + height {
         top = selected + 1 - height;
@@ -85,7 +85,7 @@ pub fn entry_at(app: &App, column: u16, row: u16) -> Option<usize> {
         return None;
     }
     let at = first_row(app, list.height as usize) + usize::from(row - list.y);
-    match row_at(at, app.recent_rows(), app.ranked.len())? {
+    match row_at(at, app.recent_rows(), app.menu.ranked.len())? {
         MenuRow::Entry(rank) => Some(rank),
         MenuRow::Header(_) => None,
     }

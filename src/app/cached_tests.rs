@@ -87,7 +87,12 @@ fn selected(app: &App) -> String {
 fn cached_rows_are_in_the_menu_while_their_server_starts_marked_cached() {
     let app = starting_with_cached_py();
     assert_eq!(app.servers[1].state, ServerState::Connecting);
-    let rows: Vec<&str> = app.entries.iter().map(|e| e.slash_name.as_str()).collect();
+    let rows: Vec<&str> = app
+        .menu
+        .entries
+        .iter()
+        .map(|e| e.slash_name.as_str())
+        .collect();
     assert_eq!(rows, ["py:greet", "py:farewell"]);
     // ttlMs 0: stale by the clock, but while the server starts the rows read "cached".
     assert_eq!(app.row_mark("py"), Some(RowMark::Cached));
@@ -114,7 +119,7 @@ fn cached_rows_are_in_the_menu_while_their_server_starts_marked_cached() {
             fresh_until: Some(NOW + 9 * 60_000)
         })
     );
-    assert_eq!(app.entries.len(), 4);
+    assert_eq!(app.menu.entries.len(), 4);
     // An entry of a server not in the config, or that listed nothing, adds nothing.
     app.show_cached(&entry(
         "stranger",
@@ -123,7 +128,7 @@ fn cached_rows_are_in_the_menu_while_their_server_starts_marked_cached() {
         0,
     ));
     app.show_cached(&entry("everything", vec![], 0, 0));
-    assert_eq!(app.entries.len(), 4);
+    assert_eq!(app.menu.entries.len(), 4);
 }
 
 #[test]
@@ -145,10 +150,10 @@ fn live_lists_replace_cached_rows_without_moving_the_selection_or_the_search() {
         ],
     ));
     assert_eq!(selected(&app), "py:farewell");
-    assert_eq!(app.query.text(), "e");
+    assert_eq!(app.menu.query.text(), "e");
     assert_eq!(app.catalog_mark("py"), None, "a live list clears the mark");
-    assert!(app.entries.iter().any(|e| e.slash_name == "py:hello"));
-    assert_eq!(app.entries.len(), 5);
+    assert!(app.menu.entries.iter().any(|e| e.slash_name == "py:hello"));
+    assert_eq!(app.menu.entries.len(), 5);
 }
 
 #[test]
@@ -194,7 +199,7 @@ fn from_catalog_keeps_the_mark_until_its_ttl_and_a_live_list_clears_it() {
         prompts: vec![prompt("py", "greet", vec![arg("name", true)])],
     }));
     assert_eq!(app.row_mark("py"), None);
-    assert_eq!(app.entries.len(), 1);
+    assert_eq!(app.menu.entries.len(), 1);
 }
 
 #[test]
@@ -208,7 +213,7 @@ fn a_failed_re_list_keeps_the_rows_marked_stale_and_says_why_once() {
     };
     stale(&mut app);
     assert_eq!(app.row_mark("py"), Some(RowMark::Stale));
-    assert!(app.entries.iter().any(|e| e.slash_name == "py:greet"));
+    assert!(app.menu.entries.iter().any(|e| e.slash_name == "py:greet"));
     let said = app.latest_notice().unwrap().clone();
     assert!(said.error);
     assert!(
@@ -238,7 +243,7 @@ fn a_failed_server_keeps_its_cached_rows_stale_and_opening_one_says_how_to_resta
         error: McpError::Closed(": the server exited with status 1".into()),
         stderr: vec![],
     }));
-    assert_eq!(app.entries.len(), 2, "the cached rows stay");
+    assert_eq!(app.menu.entries.len(), 2, "the cached rows stay");
     assert_eq!(app.row_mark("py"), Some(RowMark::Stale));
     let Some(CatalogMark::Stale {
         reason, listed_ms, ..
@@ -266,7 +271,7 @@ fn a_failed_server_keeps_its_cached_rows_stale_and_opening_one_says_how_to_resta
         error: McpError::Closed(" (exit status 1)".into()),
         stderr: vec![],
     }));
-    assert!(app.entries.iter().all(|e| e.prompt.server == "py"));
+    assert!(app.menu.entries.iter().all(|e| e.prompt.server == "py"));
     assert_eq!(app.catalog_mark("everything"), None);
 }
 
@@ -287,7 +292,7 @@ fn a_server_that_crashes_keeps_its_rows_stale_through_its_restarts() {
         }));
     };
     let greet_stays = |app: &App, status: u8| {
-        assert!(app.entries.iter().any(|e| e.slash_name == "py:greet"));
+        assert!(app.menu.entries.iter().any(|e| e.slash_name == "py:greet"));
         assert_eq!(app.row_mark("py"), Some(RowMark::Stale));
         assert_eq!(
             app.catalog_mark("py"),
@@ -808,7 +813,7 @@ fn select_1_acts_on_catalogs_fresh_by_their_ttl_without_waiting_for_the_servers(
     let mut app = starting_from_catalogs(select("e"), 60_000);
     app.update(Msg::Tick);
     assert!(matches!(app.screen, Screen::Picker));
-    assert_eq!(app.query.text(), "e");
+    assert_eq!(app.menu.query.text(), "e");
 }
 
 #[test]

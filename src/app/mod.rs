@@ -17,6 +17,7 @@ pub mod layout;
 pub mod line;
 pub mod live_preview;
 mod logs;
+mod menu;
 mod msg;
 mod questions;
 pub mod review;
@@ -30,7 +31,6 @@ use std::sync::Arc;
 
 use crate::config::InputSpec;
 use crate::model::{PromptInfo, ServerId};
-use crate::search::{self, Entry, Query, Ranked};
 
 pub use cached::{CatalogMark, RowMark, short_duration};
 pub use command::{CommandPrompt, CommandStage};
@@ -42,6 +42,7 @@ pub use inputs::{InputField, InputsPrompt};
 pub use keys::{Action, KeyMap, KeyOverrideError, KeyScreen};
 pub use live_preview::{LivePreview, PreviewAnswer, PreviewOutcome, PreviewRequest};
 pub use logs::{LogsView, ServerLines, log_matches};
+pub use menu::{MenuInput, MenuOutcome, MenuScope, MenuState};
 pub use msg::{ClickTarget, Effect, Hits, Msg};
 pub use questions::{QuestionField, QuestionValue, QuestionsState};
 pub use review::{
@@ -133,25 +134,8 @@ pub struct App {
     /// The refresh (Ctrl-R) or restart (F5) under way: its progress and then its outcome
     /// are one notice each, not one per server.
     refresh_round: Option<RefreshRound>,
-    /// The merged menu, in server order.
-    pub entries: Vec<Entry>,
-    /// The widths of the menu's columns over all of [`App::entries`].
-    pub menu_widths: search::MenuWidths,
-    /// When the search matches nothing: the commands closest to it (`/translate`).
-    pub closest_commands: Vec<String>,
-    /// What is typed in the menu's search line.
-    pub query: line::LineEditor,
-    /// The parsed query.
-    pub parsed_query: Query,
-    /// The menu's rows, best first.
-    pub ranked: Arc<Vec<Ranked>>,
-    /// Remembers the last results, so typing one more key only looks at them.
-    ranker: search::Ranker,
-    /// The selected row.
-    pub selected: usize,
-    /// The user moved the selection: keep it on the same prompt when the list changes.
-    /// Until then the first row stays selected as servers connect.
-    selection_pinned: bool,
+    /// The menu: its entries, search, ranked rows and selection.
+    pub menu: MenuState,
     /// The main screen.
     pub screen: Screen,
     /// A pane over the screen, if any.
@@ -179,10 +163,6 @@ pub struct App {
     pub now_ms: u64,
     /// The terminal's size (columns, rows), for what update must know of the layout.
     pub size: (u16, u16),
-    /// The menu's first visible row, kept so the list scrolls only as far as needed.
-    pub menu_top: usize,
-    /// The last left click on a menu entry (its rank, when in ms), to tell a double click.
-    last_click: Option<(usize, u64)>,
     next_id: u64,
     /// Quit was pressed once over unexported edits: the next quit leaves.
     quit_armed: bool,

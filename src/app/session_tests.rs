@@ -24,7 +24,7 @@ fn servers_waiting_for_inputs_ask_once_and_start_when_given() {
     );
     // Typing goes to the field, not the search line; `?` is a character of a secret.
     type_text(&mut app, "k?y");
-    assert!(app.query.is_empty());
+    assert!(app.menu.query.is_empty());
     // Esc keeps the servers waiting and says how to come back.
     assert!(app.update(key(KeyCode::Esc)).is_empty());
     assert!(app.overlay.is_none());
@@ -349,29 +349,29 @@ fn the_search_line_is_edited_in_the_middle_with_readline_keys() {
     app.update(key(KeyCode::Left));
     app.update(key(KeyCode::Left));
     type_text(&mut app, "e");
-    assert_eq!(app.query.text(), "gret all");
-    assert_eq!(app.query.cursor(), 3);
+    assert_eq!(app.menu.query.text(), "gret all");
+    assert_eq!(app.menu.query.cursor(), 3);
     // Ctrl-A goes to the start; Delete takes the char under the cursor.
     app.update(ctrl('a'));
     app.update(key(KeyCode::Delete));
-    assert_eq!(app.query.text(), "ret all");
+    assert_eq!(app.menu.query.text(), "ret all");
     type_text(&mut app, "g");
     app.update(ctrl('e'));
     app.update(ctrl('w'));
-    assert_eq!(app.query.text(), "gret ");
+    assert_eq!(app.menu.query.text(), "gret ");
     // Ctrl-Y yanks what Ctrl-W took.
     app.update(ctrl('y'));
-    assert_eq!(app.query.text(), "gret all");
+    assert_eq!(app.menu.query.text(), "gret all");
     // Ctrl-U deletes to the start (not the whole line), Alt-D a word: both yank back.
     app.update(alt('b'));
     app.update(ctrl('u'));
-    assert_eq!((app.query.text(), app.query.cursor()), ("all", 0));
+    assert_eq!((app.menu.query.text(), app.menu.query.cursor()), ("all", 0));
     app.update(ctrl('y'));
     app.update(alt('d'));
-    assert_eq!(app.query.text(), "gret ");
+    assert_eq!(app.menu.query.text(), "gret ");
     assert_eq!(
-        app.parsed_query,
-        Query::parse("gret ", app.servers.iter().map(|s| s.name.as_str()))
+        app.menu.parsed_query,
+        crate::search::Query::parse("gret ", app.servers.iter().map(|s| s.name.as_str()))
     );
 }
 
@@ -447,28 +447,28 @@ fn page_keys_move_by_the_visible_list_rows_at_each_height() {
     app.update(Msg::Resize(80, 24));
     assert_eq!(areas::menu_list(&app).height, 14);
     app.update(key(KeyCode::PageDown));
-    assert_eq!(app.selected, 14);
+    assert_eq!(app.menu.selected, 14);
     // The selection stays in view: the last visible row.
-    assert_eq!(app.menu_top, 1);
+    assert_eq!(app.menu.top, 1);
     app.update(key(KeyCode::PageDown));
-    assert_eq!(app.selected, 28);
+    assert_eq!(app.menu.selected, 28);
     app.update(key(KeyCode::PageUp));
-    assert_eq!(app.selected, 14);
-    assert_eq!(app.menu_top, 14);
+    assert_eq!(app.menu.selected, 14);
+    assert_eq!(app.menu.top, 14);
     // 80×14 (as inline `--height 14`): no details pane, 11 list rows.
     app.update(Msg::Resize(80, 14));
     app.update(key(KeyCode::PageUp));
-    assert_eq!(app.selected, 3);
+    assert_eq!(app.menu.selected, 3);
     app.update(key(KeyCode::PageUp));
     app.update(key(KeyCode::PageDown));
-    assert_eq!(app.selected, 11);
+    assert_eq!(app.menu.selected, 11);
     app.update(key(KeyCode::PageUp));
-    assert_eq!(app.selected, 0);
+    assert_eq!(app.menu.selected, 0);
     // Never past the end.
     for _ in 0..10 {
         app.update(key(KeyCode::PageDown));
     }
-    assert_eq!(app.selected, 59);
+    assert_eq!(app.menu.selected, 59);
 }
 
 #[test]
@@ -477,20 +477,20 @@ fn a_click_selects_the_row_under_it_and_elsewhere_does_nothing() {
     app.update(Msg::Resize(80, 24));
     // The list starts under the search line.
     assert!(app.update(click(5, 1 + 3, 0)).is_empty());
-    assert_eq!(app.selected, 3);
+    assert_eq!(app.menu.selected, 3);
     assert!(matches!(app.screen, Screen::Picker));
     // The search line, the details pane, the status lines: nothing.
     for row in [0, 16, 22, 23] {
         app.update(click(5, row, 10_000 + u64::from(row)));
-        assert_eq!(app.selected, 3, "row {row}");
+        assert_eq!(app.menu.selected, 3, "row {row}");
     }
     // Scrolled down, a click hits the row drawn there, and the list does not move.
     app.update(key(KeyCode::PageDown));
     app.update(key(KeyCode::PageDown));
-    let top = app.menu_top;
+    let top = app.menu.top;
     assert!(top > 0);
     app.update(click(5, 1, 20_000));
-    assert_eq!((app.selected, app.menu_top), (top, top));
+    assert_eq!((app.menu.selected, app.menu.top), (top, top));
 }
 
 #[test]
@@ -502,7 +502,7 @@ fn a_double_click_opens_the_row_as_enter_does_and_two_slow_clicks_do_not() {
     assert!(matches!(app.screen, Screen::Picker));
     // A second click on another row is a new first click.
     app.update(click(5, 4, 1_500));
-    assert_eq!(app.selected, 3);
+    assert_eq!(app.menu.selected, 3);
     assert!(matches!(app.screen, Screen::Picker));
     app.update(click(5, 4, 1_700));
     let form = form(&app);
@@ -518,11 +518,11 @@ fn a_click_on_a_header_row_does_nothing() {
     assert_eq!(app.recent_rows(), 1);
     // Row 1 "Recent", row 2 greet, row 3 "All prompts", row 4 the first of the rest.
     app.update(click(5, 4, 0));
-    assert_eq!(app.selected, 1);
+    assert_eq!(app.menu.selected, 1);
     for row in [1, 3] {
         app.update(click(5, row, 100));
         app.update(click(5, row, 200));
-        assert_eq!(app.selected, 1, "row {row}");
+        assert_eq!(app.menu.selected, 1, "row {row}");
         assert!(matches!(app.screen, Screen::Picker));
     }
     app.update(click(5, 2, 300));
@@ -805,17 +805,17 @@ fn a_served_library_whose_files_break_or_are_fixed_while_open_says_so_once() {
 #[test]
 fn the_menu_moves_with_ctrl_j_and_ctrl_k_as_fzf() {
     let mut app = ready_app();
-    assert_eq!(app.selected, 0);
+    assert_eq!(app.menu.selected, 0);
     app.update(ctrl('j'));
-    assert_eq!(app.selected, 1);
+    assert_eq!(app.menu.selected, 1);
     app.update(ctrl('n'));
-    assert_eq!(app.selected, 2);
+    assert_eq!(app.menu.selected, 2);
     app.update(ctrl('k'));
-    assert_eq!(app.selected, 1);
+    assert_eq!(app.menu.selected, 1);
     app.update(ctrl('p'));
-    assert_eq!(app.selected, 0);
+    assert_eq!(app.menu.selected, 0);
     // The search line is left as it was.
-    assert_eq!(app.query.text(), "");
+    assert_eq!(app.menu.query.text(), "");
 }
 
 #[test]

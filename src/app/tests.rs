@@ -151,9 +151,10 @@ pub(crate) fn app_in_review() -> App {
 pub(crate) fn the_menu_merges_servers_in_order_and_filters_as_you_type() {
     let mut app = ready_app();
     let names: Vec<_> = app
+        .menu
         .ranked
         .iter()
-        .map(|r| app.entries[r.index()].slash_name.clone())
+        .map(|r| app.menu.entries[r.index()].slash_name.clone())
         .collect();
     assert_eq!(
         names,
@@ -164,10 +165,10 @@ pub(crate) fn the_menu_merges_servers_in_order_and_filters_as_you_type() {
         ]
     );
     type_text(&mut app, "/py:");
-    assert_eq!(app.ranked.len(), 1);
+    assert_eq!(app.menu.ranked.len(), 1);
     assert_eq!(app.selected_entry().unwrap().slash_name, "py:greet");
     app.update(ctrl('u'));
-    assert_eq!(app.ranked.len(), 3);
+    assert_eq!(app.menu.ranked.len(), 3);
 }
 
 #[test]
@@ -186,7 +187,7 @@ pub(crate) fn selection_survives_a_list_change_and_a_crash() {
         stderr: vec!["Traceback: boom".into()],
     }));
     // Its rows stay, stale (see `cached_tests`), and the selection on them.
-    assert_eq!(app.entries.len(), 2);
+    assert_eq!(app.menu.entries.len(), 2);
     assert_eq!(app.selected_entry().unwrap().slash_name, "py:greet");
     assert!(matches!(app.servers[1].state, ServerState::Failed { .. }));
     // The stderr tail in the event repeats lines that came as `Log` events: not added
@@ -940,7 +941,7 @@ pub(crate) fn question_mark_opens_help_only_on_an_empty_search() {
     app.update(key(KeyCode::Char('x')));
     assert_eq!(app.overlay, None);
     type_text(&mut app, "a?");
-    assert_eq!(app.query.text(), "a?");
+    assert_eq!(app.menu.query.text(), "a?");
 }
 
 #[test]

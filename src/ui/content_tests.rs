@@ -188,7 +188,7 @@ fn the_json_previews_are_highlighted_with_their_base64_folded() {
 fn a_search_matching_nothing_names_the_closest_commands() {
     let mut app = crate::app::tests::ready_app();
     crate::app::tests::type_text(&mut app, "grete");
-    assert!(app.ranked.is_empty());
+    assert!(app.menu.ranked.is_empty());
     let drawn = screen(&app, 80, 24);
     assert!(drawn.contains("No prompt matches “grete”."), "{drawn}");
     assert!(drawn.contains("Did you mean /greet?"), "{drawn}");

@@ -388,7 +388,7 @@ fn hinted(app: &App) -> Vec<Action> {
     }
     match &app.screen {
         // Nothing to open or move to: what widens the search, then the rest.
-        Screen::Picker if app.ranked.is_empty() && !app.query.is_empty() => {
+        Screen::Picker if app.menu.ranked.is_empty() && !app.menu.query.is_empty() => {
             vec![Back, Logs, Help, Quit]
         }
         Screen::Picker => vec![Pick, Down, Logs, Help, Quit],

@@ -61,20 +61,24 @@ pub(super) fn draw(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
 }
 
 fn draw_search(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
-    let count = format!("  {}/{} prompts ", app.ranked.len(), app.entries.len());
+    let count = format!(
+        "  {}/{} prompts ",
+        app.menu.ranked.len(),
+        app.menu.entries.len()
+    );
     let [left, right] = Layout::horizontal([
         Constraint::Fill(1),
         Constraint::Length(count.chars().count() as u16),
     ])
     .areas(area);
     let mut spans = vec![Span::styled("❯ ", theme.accent())];
-    if app.query.is_empty() {
+    if app.menu.query.is_empty() {
         spans.push(Span::styled(
             "type to search, /server:prompt to go straight there",
             theme.dim(),
         ));
     } else {
-        spans.push(Span::raw(one_line(app.query.text())));
+        spans.push(Span::raw(one_line(app.menu.query.text())));
     }
     frame.render_widget(Paragraph::new(Line::from(spans)), left);
     frame.render_widget(
@@ -83,7 +87,7 @@ fn draw_search(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
     );
     if app.overlay.is_none() {
         // The cursor sits where the line is edited, not always at its end.
-        let typed = 2 + super::cursor_column(&app.query);
+        let typed = 2 + super::cursor_column(&app.menu.query);
         frame.set_cursor_position((left.x + typed.min(left.width.saturating_sub(1)), left.y));
     }
 }
@@ -220,7 +224,7 @@ fn arguments_within(prompt: &PromptInfo, columns: usize) -> String {
 }
 
 fn draw_list(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
-    if app.ranked.is_empty() {
+    if app.menu.ranked.is_empty() {
         draw_empty(app, frame, area, theme);
         return;
     }
@@ -230,24 +234,27 @@ fn draw_list(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
     // headers shift rows: the row of the selection is its rank plus the headers above it.
     let recent = app.recent_rows();
     debug_assert!(
-        row_at(row_of(app.selected, recent), recent, app.ranked.len())
-            == Some(Row::Entry(app.selected))
+        row_at(
+            row_of(app.menu.selected, recent),
+            recent,
+            app.menu.ranked.len()
+        ) == Some(Row::Entry(app.menu.selected))
     );
     // The same first row update uses for clicks, so a click hits the row drawn there.
     let offset = areas::first_row(app, height);
     let visible: Vec<Row> = (offset..offset + height)
-        .map_while(|at| row_at(at, recent, app.ranked.len()))
+        .map_while(|at| row_at(at, recent, app.menu.ranked.len()))
         .collect();
-    let mut highlighter = MatchMarker::new(&app.parsed_query.needle);
+    let mut highlighter = MatchMarker::new(&app.menu.parsed_query.needle);
     let entries = || {
         visible.iter().filter_map(|row| match row {
-            Row::Entry(rank) => Some(&app.entries[app.ranked[*rank].index()]),
+            Row::Entry(rank) => Some(&app.menu.entries[app.menu.ranked[*rank].index()]),
             Row::Header(_) => None,
         })
     };
     // The columns, sized over every entry so they stay put as results change:
     // ▌ /command [skill]  title  arguments …… server  stale
-    let widths = &app.menu_widths;
+    let widths = &app.menu.widths;
     // Only a list past its cached freshness marks rows (`stale`); the status line says how
     // old the lists are once.
     let badge_width = if entries().any(|e| app.row_mark(&e.prompt.server) == Some(RowMark::Stale)) {
@@ -326,9 +333,9 @@ fn entry_line(
         server_width,
         badge_width,
     } = *columns;
-    let entry = &app.entries[app.ranked[rank].index()];
+    let entry = &app.menu.entries[app.menu.ranked[rank].index()];
     let prompt = &entry.prompt;
-    let selected = rank == app.selected;
+    let selected = rank == app.menu.selected;
     let base = if selected {
         theme.selected()
     } else {
@@ -449,6 +456,7 @@ fn draw_empty(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
     };
     // `/server:` of a server that is not ready: its state, not "no match".
     let narrowed = app
+        .menu
         .parsed_query
         .server
         .as_ref()
@@ -499,13 +507,18 @@ fn draw_empty(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
         if !next.is_empty() {
             lines.push(Line::styled(next, theme.dim()));
         }
-    } else if !app.entries.is_empty() {
+    } else if !app.menu.entries.is_empty() {
         lines.push(Line::raw(format!(
             "No prompt matches “{}”.",
-            one_line(app.query.text())
+            one_line(app.menu.query.text())
         )));
-        if !app.closest_commands.is_empty() {
-            let names: Vec<String> = app.closest_commands.iter().map(|c| one_line(c)).collect();
+        if !app.menu.closest_commands.is_empty() {
+            let names: Vec<String> = app
+                .menu
+                .closest_commands
+                .iter()
+                .map(|c| one_line(c))
+                .collect();
             let said = match names.as_slice() {
                 [one] => one.clone(),
                 [rest @ .., last] => format!("{} or {last}", rest.join(", ")),

@@ -91,8 +91,10 @@ impl App {
     /// first row, the prompt used last, however many servers add rows (and whichever of
     /// them lists it).
     pub(in crate::app) fn selection_to_keep(&self) -> Option<String> {
-        let recent_first = self.parsed_query.needle.is_empty() && !self.history.recent.is_empty();
-        let keep = self.selection_pinned || (!self.catalog_marks.is_empty() && !recent_first);
+        let recent_first =
+            self.menu.parsed_query.needle.is_empty() && !self.history.recent.is_empty();
+        let keep =
+            self.menu.selection_pinned() || (!self.catalog_marks.is_empty() && !recent_first);
         self.selected_entry()
             .filter(|_| keep)
             .map(|e| e.slash_name.clone())

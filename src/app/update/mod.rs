@@ -3,8 +3,8 @@
 
 use crate::app::{
     Action, App, CatalogMark, CommandStage, DRAFT_TICKS, Effect, Exit, FormDrafts, History, KeyMap,
-    KeyScreen, LogsView, Msg, Options, Overlay, Screen, ServerState, ServerStatus, areas, form,
-    line, questions,
+    KeyScreen, LogsView, MenuInput, MenuState, Msg, Options, Overlay, Screen, ServerState,
+    ServerStatus, areas, form, questions,
 };
 
 mod audio;
@@ -24,10 +24,8 @@ use crate::app::keys::is_typing;
 use crate::app::logs::{filter_key, logs_action};
 use crate::model::ServerId;
 use crate::render;
-use crate::search::{self, Query};
 use crossterm::event::{KeyCode, KeyEvent};
 use std::collections::{BTreeMap, VecDeque};
-use std::sync::Arc;
 
 impl App {
     /// A new app for `servers` (all connecting), with the remembered `history`.
@@ -58,18 +56,7 @@ impl App {
             refresh_round: None,
             input_servers: BTreeMap::new(),
             retrying: Vec::new(),
-            entries: Vec::new(),
-            menu_widths: Default::default(),
-            closest_commands: Vec::new(),
-            query: line::LineEditor::default(),
-            parsed_query: Query {
-                server: None,
-                needle: String::new(),
-            },
-            ranked: Arc::default(),
-            ranker: search::Ranker::default(),
-            selected: 0,
-            selection_pinned: false,
+            menu: MenuState::new(""),
             screen: Screen::Picker,
             overlay: None,
             logs: BTreeMap::new(),
@@ -83,8 +70,6 @@ impl App {
             tick: 0,
             now_ms: 0,
             size: (80, 24),
-            menu_top: 0,
-            last_click: None,
             next_id: 0,
             quit_armed: false,
             draft_due: None,
@@ -96,9 +81,10 @@ impl App {
             preview_toggled: BTreeMap::new(),
             playing: None,
         };
-        app.query = line::LineEditor::new(&app.options.start.query);
         app.pending_start = Some(app.options.start.clone());
-        app.refilter();
+        let query = app.options.start.query.clone();
+        let (menu, scope) = app.menu_with_scope();
+        menu.set_query(&query, scope);
         app
     }
 
@@ -256,7 +242,7 @@ impl App {
         // Remember where the list was drawn from: the next draw scrolls only from there.
         if matches!(self.screen, Screen::Picker) {
             let height = areas::menu_list(self).height as usize;
-            self.menu_top = areas::first_row(self, height);
+            self.menu.top = areas::first_row(self, height);
         }
         // …and where the review's messages and preview were drawn from, likewise.
         // (A tick moves nothing there, and the preview's export is not rendered for it.)
@@ -438,12 +424,7 @@ impl App {
         }
         let tick = self.tick;
         match &mut self.screen {
-            Screen::Picker => {
-                // The search line is one line.
-                self.query.insert_str(&text.replace(['\r', '\n'], " "));
-                self.refilter();
-                Vec::new()
-            }
+            Screen::Picker => self.menu_update(MenuInput::Paste(text.to_string())),
             Screen::Form(form) => {
                 if let Some(picker) = form.files.as_mut() {
                     picker.paste(text);
@@ -477,9 +458,9 @@ impl App {
         if screen == KeyScreen::Picker
             && self.overlay.is_none()
             && is_typing(&key)
-            && !self.query.is_empty()
+            && !self.menu.query.is_empty()
         {
-            return self.picker_type(key);
+            return self.menu_update(MenuInput::Type(key));
         }
         if let Some(Overlay::Logs(view)) = &mut self.overlay
             && view.editing_filter
@@ -520,7 +501,7 @@ impl App {
         }
         let tick = self.tick;
         match &mut self.screen {
-            Screen::Picker => self.picker_type(key),
+            Screen::Picker => self.menu_update(MenuInput::Type(key)),
             Screen::Form(form) => {
                 if let Some(picker) = form.files.as_mut() {
                     picker.type_key(key);

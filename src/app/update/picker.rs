@@ -1,45 +1,47 @@
-//! The menu: its search, selection, paging and clicks, and opening the selected prompt.
-//! The state lives in [`App`] beside the other screens'; this is its update.
+//! The menu as the app sees it: the inputs it hands to [`MenuState`] (its own state and
+//! update, in `app/menu.rs`), and what reaches past the menu: opening the selected
+//! prompt's form, the servers (refresh, restart), sign-ins and inputs.
 
 use crate::app::{
-    Action, App, ClickTarget, DOUBLE_CLICK_MS, Effect, Exit, FormState, InputsPrompt, Overlay,
-    RefreshRound, Screen, ServerState, areas,
+    Action, App, ClickTarget, Effect, Exit, FormState, InputsPrompt, MenuInput, MenuOutcome,
+    MenuScope, MenuState, Overlay, RefreshRound, Screen, ServerState, areas,
 };
 use crate::config::InputSpec;
 use crate::model::ServerId;
-use crate::search;
-use crate::search::{Entry, Query};
-use crossterm::event::KeyEvent;
+use crate::search::Entry;
 
 impl App {
-    /// How many of the menu's first rows are recent prompts (shown under a "Recent" header):
-    /// only on an empty search, where the recent ones come first.
+    /// The menu, and what it knows of the app when it ranks (borrowed apart).
+    pub(in crate::app) fn menu_with_scope(&mut self) -> (&mut MenuState, MenuScope<'_>) {
+        let scope = MenuScope {
+            servers: &self.servers,
+            recent: &self.history.recent,
+        };
+        (&mut self.menu, scope)
+    }
+
+    /// How many of the menu's first rows are recent prompts (see
+    /// [`MenuState::recent_rows`](crate::app::MenuState::recent_rows)).
     pub fn recent_rows(&self) -> usize {
-        if !self.parsed_query.needle.is_empty() {
-            return 0;
-        }
-        self.ranked
-            .iter()
-            .take(self.history.recent.len())
-            .take_while(|r| {
-                let name = &self.entries[r.index()].slash_name;
-                self.history.recent.iter().any(|recent| recent == name)
-            })
-            .count()
+        self.menu.recent_rows(&self.history.recent)
     }
 
     /// The entry under the cursor in the menu.
     pub fn selected_entry(&self) -> Option<&Entry> {
-        self.ranked
-            .get(self.selected)
-            .and_then(|r| self.entries.get(r.index()))
+        self.menu.selected_entry()
     }
 
-    pub(in crate::app) fn picker_type(&mut self, key: KeyEvent) -> Vec<Effect> {
-        if self.query.key(key) {
-            self.refilter();
+    /// Hands the menu an input and does what it asks of the app.
+    pub(in crate::app) fn menu_update(&mut self, input: MenuInput) -> Vec<Effect> {
+        let (menu, scope) = self.menu_with_scope();
+        match menu.update(input, scope) {
+            MenuOutcome::Pick => self.pick(),
+            MenuOutcome::Quit => {
+                self.exit = Some(Exit::Quit);
+                Vec::new()
+            }
+            MenuOutcome::Done | MenuOutcome::NotMine => Vec::new(),
         }
-        Vec::new()
     }
 
     /// A left click. On a hint naming a key it does what the key does; in the form it
@@ -53,75 +55,56 @@ impl App {
         at_ms: u64,
         target: Option<ClickTarget>,
     ) -> Vec<Effect> {
-        let last = self.last_click.take();
         if let Some(ClickTarget::Hint(action)) = target {
+            self.menu.forget_click();
             return self.on_action(action);
         }
         if self.overlay.is_some() {
+            self.menu.forget_click();
             return Vec::new();
         }
         let tick = self.tick;
         match (&mut self.screen, target) {
-            (Screen::Form(form), Some(ClickTarget::Field(index))) => {
-                return form.click_field(index, &self.history, tick);
-            }
-            (Screen::Form(form), Some(ClickTarget::Suggestion(index))) => {
-                form.click_suggestion(index, &self.history, tick);
-                return Vec::new();
-            }
-            (Screen::Review(review), Some(ClickTarget::Message(index))) => {
-                review.click_message(index);
-                return Vec::new();
-            }
             (Screen::Picker, _) => {}
-            _ => return Vec::new(),
+            (screen, target) => {
+                self.menu.forget_click();
+                return match (screen, target) {
+                    (Screen::Form(form), Some(ClickTarget::Field(index))) => {
+                        form.click_field(index, &self.history, tick)
+                    }
+                    (Screen::Form(form), Some(ClickTarget::Suggestion(index))) => {
+                        form.click_suggestion(index, &self.history, tick);
+                        Vec::new()
+                    }
+                    (Screen::Review(review), Some(ClickTarget::Message(index))) => {
+                        review.click_message(index);
+                        Vec::new()
+                    }
+                    _ => Vec::new(),
+                };
+            }
         }
         let Some(rank) = areas::entry_at(self, column, row) else {
+            self.menu.forget_click();
             return Vec::new();
         };
-        self.selected = rank;
-        self.selection_pinned = true;
-        if let Some((last_rank, last_at)) = last
-            && last_rank == rank
-            && at_ms.saturating_sub(last_at) <= DOUBLE_CLICK_MS
-        {
-            return self.pick();
-        }
-        self.last_click = Some((rank, at_ms));
-        Vec::new()
+        self.menu_update(MenuInput::Click { rank, at_ms })
     }
 
     pub(in crate::app) fn picker_action(&mut self, action: Action) -> Vec<Effect> {
-        let rows = self.ranked.len();
         // A page is the list rows visible now, as fzf; at least one.
         let page = (areas::menu_list(self).height as usize).max(1);
-        if matches!(
-            action,
-            Action::Up
-                | Action::Down
-                | Action::PageUp
-                | Action::PageDown
-                | Action::Home
-                | Action::End
-        ) {
-            self.selection_pinned = true;
+        let (menu, scope) = self.menu_with_scope();
+        match menu.update(MenuInput::Act { action, page }, scope) {
+            MenuOutcome::Done => return Vec::new(),
+            MenuOutcome::Pick => return self.pick(),
+            MenuOutcome::Quit => {
+                self.exit = Some(Exit::Quit);
+                return Vec::new();
+            }
+            MenuOutcome::NotMine => {}
         }
         match action {
-            Action::Up => self.selected = self.selected.saturating_sub(1),
-            Action::Down => self.selected = (self.selected + 1).min(rows.saturating_sub(1)),
-            Action::PageUp => self.selected = self.selected.saturating_sub(page),
-            Action::PageDown => self.selected = (self.selected + page).min(rows.saturating_sub(1)),
-            Action::Home => self.selected = 0,
-            Action::End => self.selected = rows.saturating_sub(1),
-            Action::Back => {
-                if self.query.is_empty() {
-                    self.exit = Some(Exit::Quit);
-                } else {
-                    self.query.clear();
-                    self.refilter();
-                }
-            }
-            Action::Pick => return self.pick(),
             Action::UseSources if !self.offer.is_empty() => {
                 let mut sources: Vec<String> = Vec::new();
                 for offer in self.offer.drain(..) {
@@ -246,7 +229,7 @@ impl App {
     /// Rebuilds the merged menu after a server's list changed, keeping `keep`
     /// (`server:name`, from [`App::selection_to_keep`]) selected if it is still there.
     pub(in crate::app) fn rebuild_keeping(&mut self, keep: Option<String>) {
-        self.entries = self
+        let entries = self
             .servers
             .iter()
             .filter_map(|s| self.prompts.get(&s.name))
@@ -254,58 +237,7 @@ impl App {
             .cloned()
             .map(Entry::new)
             .collect();
-        search::mark_unique_names(&mut self.entries);
-        self.menu_widths = search::MenuWidths::of(&self.entries);
-        self.ranker = search::Ranker::new(&self.entries);
-        self.refilter_keeping(keep);
-    }
-
-    pub(in crate::app) fn refilter(&mut self) {
-        self.refilter_keeping(None);
-        self.selected = 0;
-        self.selection_pinned = false;
-    }
-
-    pub(in crate::app) fn refilter_keeping(&mut self, keep: Option<String>) {
-        self.parsed_query = Query::parse(
-            self.query.text(),
-            self.servers.iter().map(|s| s.name.as_str()),
-        );
-        self.ranked = self
-            .ranker
-            .rank(&self.entries, &self.parsed_query, &self.history.recent);
-        // Nothing matches: the names that look like what was typed, as the command line's
-        // "did you mean" (only then: it reads every name).
-        self.closest_commands = if self.ranked.is_empty() && !self.parsed_query.needle.is_empty() {
-            let in_scope: Vec<&Entry> = self
-                .entries
-                .iter()
-                .filter(|e| {
-                    self.parsed_query
-                        .server
-                        .as_ref()
-                        .is_none_or(|s| &e.prompt.server == s)
-                })
-                .collect();
-            search::closest(
-                &self.parsed_query.needle,
-                in_scope.iter().map(|e| e.prompt.name.as_str()),
-                3,
-            )
-            .into_iter()
-            .filter_map(|name| in_scope.iter().find(|e| e.prompt.name == name))
-            .map(|e| e.command())
-            .collect()
-        } else {
-            Vec::new()
-        };
-        self.selected = keep
-            .and_then(|name| {
-                self.ranked
-                    .iter()
-                    .position(|r| self.entries[r.index()].slash_name == name)
-            })
-            .unwrap_or(0)
-            .min(self.ranked.len().saturating_sub(1));
+        let (menu, scope) = self.menu_with_scope();
+        menu.set_entries(entries, keep, scope);
     }
 }

@@ -39,11 +39,12 @@ impl App {
         if let Some(open) = start.open {
             return self.open_at_start(open, start.exit_zero);
         }
-        if start.exit_zero && self.ranked.is_empty() {
+        if start.exit_zero && self.menu.ranked.is_empty() {
             self.exit = Some(Exit::NoMatch);
             return Vec::new();
         }
-        if start.select_one && self.ranked.len() == 1 && matches!(self.screen, Screen::Picker) {
+        if start.select_one && self.menu.ranked.len() == 1 && matches!(self.screen, Screen::Picker)
+        {
             return self.pick();
         }
         Vec::new()
@@ -52,6 +53,7 @@ impl App {
     fn open_at_start(&mut self, open: OpenPrompt, exit_zero: bool) -> Vec<Effect> {
         let wanted = &open.reference;
         let matches: Vec<usize> = self
+            .menu
             .entries
             .iter()
             .enumerate()
@@ -79,17 +81,18 @@ impl App {
                 return Vec::new();
             }
             // The menu's own spelling, so the search shows what is near.
-            self.query = crate::app::line::LineEditor::new(&match &wanted.server {
+            let spelled = match &wanted.server {
                 Some(server) if self.servers.iter().any(|s| &s.name == server) => {
                     format!("/{server}:{}", wanted.prompt)
                 }
                 _ => format!("/{}", wanted.whole),
-            });
-            self.refilter();
+            };
+            let (menu, scope) = self.menu_with_scope();
+            menu.set_query(&spelled, scope);
             self.warn(why);
             return Vec::new();
         };
-        let entry = &self.entries[index];
+        let entry = &self.menu.entries[index];
         let mut form = FormState::new(
             (*entry.prompt).clone(),
             entry.slash_name.clone(),
@@ -159,6 +162,7 @@ impl App {
             Some(_) => {
                 let server = server.expect("matched");
                 let names = self
+                    .menu
                     .entries
                     .iter()
                     .filter(|e| e.prompt.server == server.name)
@@ -174,7 +178,7 @@ impl App {
                 )
             }
             None => {
-                let names = self.entries.iter().map(|e| e.prompt.name.as_str());
+                let names = self.menu.entries.iter().map(|e| e.prompt.name.as_str());
                 let near = crate::search::closest(&wanted.whole, names, 1);
                 let hint = match (near.first(), near_command) {
                     (Some(n), _) => format!(" (did you mean {}?)", crate::text::one_line(n)),
