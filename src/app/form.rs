@@ -209,6 +209,8 @@ pub struct FormState {
     pub opened_with: BTreeMap<String, String>,
     /// The fields show values typed last time and not sent (the footer says so).
     pub restored_unsent: bool,
+    /// The tick at which what is typed and not sent is due to be kept on disk.
+    pub unsent_due: Option<u64>,
 }
 
 /// How well `value` matches `typed` (already lower-case), best first: the same text, then
@@ -316,6 +318,7 @@ impl FormState {
             preview: Default::default(),
             opened_with: BTreeMap::new(),
             restored_unsent: false,
+            unsent_due: None,
         };
         form.opened_with = form.values();
         form.refresh_suggestions(history);

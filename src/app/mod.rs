@@ -146,16 +146,12 @@ pub struct App {
     pub history: History,
     /// Values typed into forms and not sent, per prompt (shown again when it is reopened).
     pub form_drafts: FormDrafts,
-    /// The tick at which the open form's unsent values are due to be kept on disk.
-    form_draft_due: Option<u64>,
     /// The current notice.
     pub flash: Option<Flash>,
     /// Notices waiting for the current one to have been read, oldest first.
     pub queued_notices: VecDeque<Flash>,
     /// Every notice shown, oldest first (the last [`NOTICES_KEPT`]), for the logs pane.
     pub notices: VecDeque<Notice>,
-    /// Lines the help is scrolled by.
-    pub help_scroll: u16,
     /// Ticks since start (drives spinners and debouncing; they stop while nothing moves).
     pub tick: u64,
     /// Milliseconds since the run began, set by the runner before each message: when the
@@ -176,8 +172,6 @@ pub struct App {
     pending_start: Option<Start>,
     /// Something was exported (copied or saved) in this run: leaving is not a cancel.
     pub exported_any: bool,
-    /// An accept's copy is under way and nothing was typed since: its end leaves the review.
-    leave_after_copy: bool,
     /// Servers whose live preview F2 turned on or off in this run (over the config's).
     preview_toggled: BTreeMap<ServerId, bool>,
     /// The audio block playing (`P`), until it ends or Esc stops it.
@@ -232,8 +226,11 @@ pub enum Screen {
 /// A pane drawn over the screen.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Overlay {
-    /// The keys of the screen below.
-    Help,
+    /// The keys of the screen below, scrolled by this many lines.
+    Help {
+        /// Lines the help is scrolled by.
+        scroll: u16,
+    },
     /// The servers' stderr and log messages.
     Logs(LogsView),
     /// Values servers wait for before they start.

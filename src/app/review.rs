@@ -249,6 +249,8 @@ pub struct ReviewState {
     pending_contents: Vec<u8>,
     /// The images' pictures: decoded in tasks, kept per width.
     pub pictures: super::images::Pictures,
+    /// An accept's copy is under way and nothing was typed since: its end leaves the review.
+    pub leave_after_copy: bool,
 }
 
 /// What a review action leads to.
@@ -434,6 +436,7 @@ impl ReviewState {
             reading_uri: String::new(),
             pending_contents: Vec::new(),
             pictures: super::images::Pictures::default(),
+            leave_after_copy: false,
         }
     }
 

@@ -937,7 +937,7 @@ pub(crate) fn tick_until_clear(app: &mut App) -> usize {
 pub(crate) fn question_mark_opens_help_only_on_an_empty_search() {
     let mut app = ready_app();
     app.update(key(KeyCode::Char('?')));
-    assert_eq!(app.overlay, Some(Overlay::Help));
+    assert_eq!(app.overlay, Some(Overlay::Help { scroll: 0 }));
     app.update(key(KeyCode::Char('x')));
     assert_eq!(app.overlay, None);
     type_text(&mut app, "a?");

@@ -64,7 +64,7 @@ fn draw_into(app: &App, frame: &mut Frame, hits: &mut Hits) {
     }
     draw_status(app, frame, status, main, &theme);
     draw_hints(app, frame, hints, &theme, hits);
-    if let (None | Some(Overlay::Help), Screen::Form(form)) = (&app.overlay, &app.screen) {
+    if let (None | Some(Overlay::Help { .. }), Screen::Form(form)) = (&app.overlay, &app.screen) {
         if let Some(picker) = &form.files {
             files::draw(form, picker, frame, main, &theme);
         } else if let Some(prompt) = &form.command {
@@ -72,7 +72,7 @@ fn draw_into(app: &App, frame: &mut Frame, hits: &mut Hits) {
         }
     }
     match &app.overlay {
-        Some(Overlay::Help) => draw_help(app, frame, main, &theme),
+        Some(Overlay::Help { .. }) => draw_help(app, frame, main, &theme),
         Some(Overlay::Inputs(prompt)) => inputs::draw(prompt, frame, main, &theme),
         _ => {}
     }
@@ -378,7 +378,7 @@ fn hinted(app: &App) -> Vec<Action> {
     use Action::*;
     match &app.overlay {
         // The help's keys are its own (said in the hint line's text), not a screen's.
-        Some(Overlay::Help) => return Vec::new(),
+        Some(Overlay::Help { .. }) => return Vec::new(),
         Some(Overlay::Logs(view)) if view.editing_filter => return Vec::new(),
         Some(Overlay::Logs(_)) => return vec![NextServer, Filter, Up, Home, End, Back],
         _ => {}
@@ -445,7 +445,7 @@ fn draw_hints(app: &App, frame: &mut Frame, area: Rect, theme: &Theme, hits: &mu
     let screen = app.key_screen();
     let mut spans = Vec::new();
     let extra = match (&app.overlay, &app.screen) {
-        (Some(Overlay::Help), _) => Some("↑/↓ PgUp/PgDn scroll · any other key closes"),
+        (Some(Overlay::Help { .. }), _) => Some("↑/↓ PgUp/PgDn scroll · any other key closes"),
         (Some(Overlay::Logs(view)), _) if view.editing_filter => {
             Some("filter: type to narrow · Enter keeps it · Esc clears it")
         }
@@ -466,7 +466,7 @@ fn draw_hints(app: &App, frame: &mut Frame, area: Rect, theme: &Theme, hits: &mu
         .hint(screen, Action::Help)
         // Not under the help itself, nor while the logs filter takes typing (`?` is text).
         .filter(|_| match &app.overlay {
-            Some(Overlay::Help) => false,
+            Some(Overlay::Help { .. }) => false,
             Some(Overlay::Logs(view)) => !view.editing_filter,
             _ => true,
         })
@@ -658,7 +658,11 @@ fn draw_help(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
     let wanted = lines.len() as u16 + 2;
     let height = wanted.min(area.height);
     let hidden = wanted - height;
-    let scroll = app.help_scroll.min(hidden);
+    let scroll = match app.overlay {
+        Some(Overlay::Help { scroll }) => scroll,
+        _ => 0,
+    }
+    .min(hidden);
     let title = if hidden > 0 {
         // Which lines show, and which way more are (none below once the last shows).
         let shown = height.saturating_sub(2);

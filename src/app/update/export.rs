@@ -88,7 +88,9 @@ impl App {
             review::Outcome::CopyAndLeave(text) => {
                 // A copy through a program takes a moment: say so, and leave only if nothing
                 // else happens meanwhile.
-                self.leave_after_copy = true;
+                if let Screen::Review(review) = &mut self.screen {
+                    review.leave_after_copy = true;
+                }
                 self.notify_transient(COPYING);
                 vec![Effect::Copy { text, leave: true }]
             }
@@ -156,7 +158,11 @@ impl App {
     ) -> Vec<Effect> {
         // The user went on (a key since the accept): the review on screen may not be
         // the one copied, so it is neither left nor counted as exported.
-        let untouched = !leave || std::mem::take(&mut self.leave_after_copy);
+        let untouched = !leave
+            || match &mut self.screen {
+                Screen::Review(review) => std::mem::take(&mut review.leave_after_copy),
+                _ => false,
+            };
         // Leave the review only once its export is somewhere (or was sent as OSC 52,
         // which the message says cannot be confirmed); a failure keeps it open.
         if leave && untouched && result.is_ok() && matches!(self.screen, Screen::Review(_)) {

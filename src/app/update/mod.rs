@@ -62,11 +62,9 @@ impl App {
             logs: BTreeMap::new(),
             history,
             form_drafts: FormDrafts::default(),
-            form_draft_due: None,
             flash: None,
             queued_notices: VecDeque::new(),
             notices: VecDeque::new(),
-            help_scroll: 0,
             tick: 0,
             now_ms: 0,
             size: (80, 24),
@@ -77,7 +75,6 @@ impl App {
             exit: None,
             pending_start: None,
             exported_any: false,
-            leave_after_copy: false,
             preview_toggled: BTreeMap::new(),
             playing: None,
         };
@@ -147,7 +144,7 @@ impl App {
         self.flash.as_ref().is_some_and(|f| f.until != u64::MAX)
             || !self.queued_notices.is_empty()
             || self.draft_due.is_some()
-            || self.form_draft_due.is_some()
+            || matches!(&self.screen, Screen::Form(form) if form.unsent_due.is_some())
             || self
                 .servers
                 .iter()
@@ -220,7 +217,9 @@ impl App {
             // The user took over before the servers answered: the start request is void.
             self.pending_start = None;
             // …and a copy still under way no longer leaves the review.
-            self.leave_after_copy = false;
+            if let Screen::Review(review) = &mut self.screen {
+                review.leave_after_copy = false;
+            }
         }
         let screen_before = std::mem::discriminant(&self.screen);
         let preview_before = self.preview_in_flight();
@@ -254,8 +253,8 @@ impl App {
             effects.extend(review.wanted_pictures(self.options.graphics, &mut self.next_id));
         }
         // A form's typing is kept shortly after it stops, so a crash loses none of it.
-        if typed && matches!(self.screen, Screen::Form(_)) {
-            self.form_draft_due = Some(self.tick + DRAFT_TICKS);
+        if typed && let Screen::Form(form) = &mut self.screen {
+            form.unsent_due = Some(self.tick + DRAFT_TICKS);
         }
         // A review with edits is saved as a draft shortly after the typing stops, and its
         // draft goes once the review is left (exported or discarded).
@@ -306,7 +305,7 @@ impl App {
                 }
                 Vec::new()
             }
-            Msg::WheelUp | Msg::WheelDown if matches!(self.overlay, Some(Overlay::Help)) => {
+            Msg::WheelUp | Msg::WheelDown if matches!(self.overlay, Some(Overlay::Help { .. })) => {
                 let up = matches!(msg, Msg::WheelUp);
                 self.on_action(if up { Action::Up } else { Action::Down })
             }
@@ -399,8 +398,10 @@ impl App {
             return vec![effect];
         }
         let mut effects = Vec::new();
-        if self.form_draft_due.is_some_and(|due| self.tick >= due) {
-            self.form_draft_due = None;
+        if let Screen::Form(form) = &mut self.screen
+            && form.unsent_due.is_some_and(|due| self.tick >= due)
+        {
+            form.unsent_due = None;
             effects.extend(self.keep_unsent());
         }
         let tick = self.tick;
@@ -468,19 +469,13 @@ impl App {
         {
             return Vec::new();
         }
-        if self.overlay == Some(Overlay::Help) {
+        if let Some(Overlay::Help { scroll }) = &mut self.overlay {
             // Arrows and pages scroll a help taller than the screen; any other key closes it.
             match key.code {
-                KeyCode::Up | KeyCode::Char('k') => {
-                    self.help_scroll = self.help_scroll.saturating_sub(1)
-                }
-                KeyCode::Down | KeyCode::Char('j') => {
-                    self.help_scroll = self.help_scroll.saturating_add(1)
-                }
-                KeyCode::PageUp => self.help_scroll = self.help_scroll.saturating_sub(10),
-                KeyCode::PageDown | KeyCode::Char(' ') => {
-                    self.help_scroll = self.help_scroll.saturating_add(10)
-                }
+                KeyCode::Up | KeyCode::Char('k') => *scroll = scroll.saturating_sub(1),
+                KeyCode::Down | KeyCode::Char('j') => *scroll = scroll.saturating_add(1),
+                KeyCode::PageUp => *scroll = scroll.saturating_sub(10),
+                KeyCode::PageDown | KeyCode::Char(' ') => *scroll = scroll.saturating_add(10),
                 _ => self.overlay = None,
             }
             return Vec::new();
@@ -549,16 +544,17 @@ impl App {
                 return self.inputs_action(action);
             }
             Action::Help => {
-                self.overlay = Some(Overlay::Help);
-                self.help_scroll = 0;
+                self.overlay = Some(Overlay::Help { scroll: 0 });
                 return Vec::new();
             }
-            Action::Up | Action::Down if self.overlay == Some(Overlay::Help) => {
-                self.help_scroll = if action == Action::Up {
-                    self.help_scroll.saturating_sub(1)
-                } else {
-                    self.help_scroll.saturating_add(1)
-                };
+            Action::Up | Action::Down if matches!(self.overlay, Some(Overlay::Help { .. })) => {
+                if let Some(Overlay::Help { scroll }) = &mut self.overlay {
+                    *scroll = if action == Action::Up {
+                        scroll.saturating_sub(1)
+                    } else {
+                        scroll.saturating_add(1)
+                    };
+                }
                 return Vec::new();
             }
             Action::Logs => {
@@ -605,7 +601,6 @@ impl App {
                 form::Outcome::Back => {
                     // What was typed and not sent is kept for the next time it opens.
                     let kept = self.keep_unsent();
-                    self.form_draft_due = None;
                     self.screen = Screen::Picker;
                     kept.into_iter().collect()
                 }
