@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use crossterm::event::KeyEvent;
 
+use crate::app::keys::is_typing;
 use crate::app::line::LineEditor;
 use crate::app::{Action, DOUBLE_CLICK_MS, ServerStatus};
 use crate::search;
@@ -137,6 +138,12 @@ impl MenuState {
             }
         }
         MenuOutcome::Done
+    }
+
+    /// Whether `key` goes to the search line even when it is bound: typing goes there, and
+    /// a bound plain character (like `?`) acts only on an empty search.
+    pub fn takes_typed(&self, key: &KeyEvent) -> bool {
+        is_typing(key) && !self.query.is_empty()
     }
 
     /// Forgets a first click: anything else happened between it and the next one.

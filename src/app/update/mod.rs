@@ -20,7 +20,6 @@ mod picker;
 mod servers;
 mod start;
 
-use crate::app::keys::is_typing;
 use crate::app::logs::{filter_key, logs_action};
 use crate::model::ServerId;
 use crate::render;
@@ -454,13 +453,7 @@ impl App {
         if action != Some(Action::Quit) {
             self.quit_armed = false;
         }
-        // Typing goes to the search line; bound plain characters (like `?`) act only on
-        // an empty one.
-        if screen == KeyScreen::Picker
-            && self.overlay.is_none()
-            && is_typing(&key)
-            && !self.menu.query.is_empty()
-        {
+        if screen == KeyScreen::Picker && self.overlay.is_none() && self.menu.takes_typed(&key) {
             return self.menu_update(MenuInput::Type(key));
         }
         if let Some(Overlay::Logs(view)) = &mut self.overlay
