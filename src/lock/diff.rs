@@ -1,7 +1,5 @@
-//! What differs between a locked definition and the one listed now, and a line diff of
-//! rendered text, each change printable as one line.
+//! A change of a definition, printable as one line, and a line diff of rendered text.
 
-use super::{LockedPrompt, LockedSkill};
 use std::fmt;
 
 /// The most characters of server text a change line quotes.
@@ -175,103 +173,6 @@ pub(super) fn shown(text: Option<&str>) -> String {
         Some(text) => crate::text::quoted_server_text(&crate::text::cut_chars(text, QUOTE_CHARS)),
         None => "none".to_string(),
     }
-}
-
-/// The changes from `locked` to `now` (both built the same way, from a listing or a file).
-pub(super) fn prompt_changes(locked: &LockedPrompt, now: &LockedPrompt) -> Vec<DefinitionChange> {
-    let mut changes = Vec::new();
-    if locked.title != now.title {
-        changes.push(DefinitionChange::Title {
-            locked: locked.title.clone(),
-            now: now.title.clone(),
-        });
-    }
-    if locked.description != now.description {
-        changes.push(DefinitionChange::Description {
-            locked: locked.description.clone(),
-            now: now.description.clone(),
-        });
-    }
-    for old in &locked.arguments {
-        let Some(new) = now.arguments.iter().find(|a| a.name == old.name) else {
-            changes.push(DefinitionChange::ArgumentRemoved {
-                name: old.name.clone(),
-            });
-            continue;
-        };
-        match (old.required, new.required) {
-            (false, true) => changes.push(DefinitionChange::ArgumentNowRequired {
-                name: old.name.clone(),
-            }),
-            (true, false) => changes.push(DefinitionChange::ArgumentNowOptional {
-                name: old.name.clone(),
-            }),
-            _ => {}
-        }
-        for (field, was, is) in [
-            ("title", &old.title, &new.title),
-            ("description", &old.description, &new.description),
-        ] {
-            if was != is {
-                changes.push(DefinitionChange::ArgumentText {
-                    name: old.name.clone(),
-                    field,
-                    locked: was.clone(),
-                    now: is.clone(),
-                });
-            }
-        }
-    }
-    for new in &now.arguments {
-        if !locked.arguments.iter().any(|a| a.name == new.name) {
-            changes.push(DefinitionChange::ArgumentAdded {
-                name: new.name.clone(),
-                required: new.required,
-            });
-        }
-    }
-    let names =
-        |p: &LockedPrompt| -> Vec<String> { p.arguments.iter().map(|a| a.name.clone()).collect() };
-    let (was, is) = (names(locked), names(now));
-    let mut same_set = (was.clone(), is.clone());
-    same_set.0.sort();
-    same_set.1.sort();
-    if was != is && same_set.0 == same_set.1 {
-        changes.push(DefinitionChange::ArgumentsReordered {
-            locked: was,
-            now: is,
-        });
-    }
-    changes
-}
-
-/// The changes from skill `locked` to `now`.
-pub(super) fn skill_changes(locked: &LockedSkill, now: &LockedSkill) -> Vec<DefinitionChange> {
-    let mut changes = Vec::new();
-    if locked.description != now.description {
-        changes.push(DefinitionChange::Description {
-            locked: locked.description.clone(),
-            now: now.description.clone(),
-        });
-    }
-    if locked.dynamic != now.dynamic {
-        changes.push(DefinitionChange::Dynamic { now: now.dynamic });
-    }
-    for (path, digest) in &locked.files {
-        match now.files.get(path) {
-            None => changes.push(DefinitionChange::FileRemoved { path: path.clone() }),
-            Some(new) if new != digest => {
-                changes.push(DefinitionChange::FileChanged { path: path.clone() })
-            }
-            Some(_) => {}
-        }
-    }
-    for path in now.files.keys() {
-        if !locked.files.contains_key(path) {
-            changes.push(DefinitionChange::FileAdded { path: path.clone() });
-        }
-    }
-    changes
 }
 
 /// One line's fate in a diff.

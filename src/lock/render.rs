@@ -23,7 +23,10 @@ pub fn messages_text(messages: &PromptMessages) -> String {
 /// One content block as text.
 fn block_text(content: &Content) -> String {
     let binary = |kind: &str, mime: &str, data: &str| {
-        format!("({kind} {mime}, {})\n", super::sha256(data.as_bytes()))
+        format!(
+            "({kind} {mime}, {})\n",
+            super::digest::sha256(data.as_bytes())
+        )
     };
     match content {
         Content::Known(KnownContent::Text { text, .. }) => text.clone(),
