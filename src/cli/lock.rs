@@ -23,11 +23,11 @@ const MOST_BYTES: u64 = 64 * 1024 * 1024;
 /// `mcpick lock`'s flags.
 #[derive(Debug, clap::Args)]
 pub struct LockFlags {
-    /// Servers to lock (default: all), SERVER/PROMPT with example NAME=VALUE arguments
+    /// Servers to lock (default: all); SERVER/PROMPT NAME=VALUE… adds an example
     ///
     /// `mcpick lock builtin/translate text=Hallo to=English` locks server `builtin` and
-    /// records that example's rendered messages. Examples already in the file are kept and
-    /// rendered again.
+    /// records what that prompt renders from those arguments (a SERVER/PROMPT alone: from
+    /// none). Examples already in the file are kept and rendered again.
     #[arg(value_name = "SERVER[/PROMPT] [NAME=VALUE]…")]
     pub targets: Vec<String>,
     /// The lockfile to write.
@@ -97,11 +97,6 @@ fn plan(targets: &[String]) -> Result<Plan, String> {
                 .push(BTreeMap::new());
         }
     }
-    // A SERVER/PROMPT with no arguments after it names the server only.
-    for examples in plan.examples.values_mut() {
-        examples.retain(|example| !example.is_empty());
-    }
-    plan.examples.retain(|_, examples| !examples.is_empty());
     Ok(plan)
 }
 
@@ -355,6 +350,7 @@ mod tests {
     #[test]
     fn examples_follow_their_prompt_and_servers_are_named_once() {
         let read = plan(&words("a/p x=1 y=a=b a/p x=2 b a:q")).expect("a plan");
+        // A SERVER/PROMPT alone is an example with no arguments.
         let example = |pairs: &[(&str, &str)]| -> BTreeMap<String, String> {
             pairs
                 .iter()
@@ -365,10 +361,13 @@ mod tests {
             read,
             Plan {
                 servers: vec!["a".into(), "b".into()],
-                examples: BTreeMap::from([(
-                    ("a".to_string(), "p".to_string()),
-                    vec![example(&[("x", "1"), ("y", "a=b")]), example(&[("x", "2")])]
-                )]),
+                examples: BTreeMap::from([
+                    (
+                        ("a".to_string(), "p".to_string()),
+                        vec![example(&[("x", "1"), ("y", "a=b")]), example(&[("x", "2")])]
+                    ),
+                    (("a".to_string(), "q".to_string()), vec![example(&[])]),
+                ]),
             }
         );
         assert!(
