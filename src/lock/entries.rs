@@ -55,8 +55,8 @@ pub struct LockedExample {
     /// The messages as text ([`messages_text`]), when locked with `--with-output`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output: Option<String>,
-    /// The arguments, NAME = VALUE.
-    #[serde(default)]
+    /// The arguments, NAME = VALUE (none: the table is left out).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub arguments: BTreeMap<String, String>,
 }
 
