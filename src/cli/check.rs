@@ -359,3 +359,90 @@ fn summary(reports: &[ServerReport], path: &str) -> String {
     }
     line
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{ServerReport, compare_listing, report_text, summary};
+    use crate::lock::LockedServer;
+    use crate::model::{PromptArg, PromptInfo};
+
+    fn prompt(name: &str, required: &[&str]) -> PromptInfo {
+        PromptInfo {
+            server: "s".into(),
+            name: name.into(),
+            title: None,
+            description: None,
+            arguments: (required.iter())
+                .map(|a| PromptArg {
+                    name: (*a).into(),
+                    title: None,
+                    description: None,
+                    required: true,
+                })
+                .collect(),
+            skill: None,
+            mirrors_skill: None,
+        }
+    }
+
+    #[test]
+    fn gone_new_and_changed_prompts_are_reported_by_name_in_order() {
+        let details = crate::model::ServerDetails {
+            transport: "stdio".into(),
+            protocol_version: "2025-06-18".into(),
+            server_name: None,
+            server_version: None,
+            prompts: true,
+            prompts_list_changed: false,
+            completions: false,
+            resources: false,
+            skills: false,
+            capabilities: serde_json::json!({}),
+            served_problems: Vec::new(),
+        };
+        let locked = LockedServer::from_listing(
+            &details,
+            &[
+                prompt("same", &[]),
+                prompt("gone", &[]),
+                prompt("args", &[]),
+            ],
+        );
+        let listed = [
+            prompt("args", &["now"]),
+            prompt("same", &[]),
+            prompt("n\u{1b}[2Jew", &[]),
+        ];
+        let report = ServerReport {
+            server: "s".into(),
+            error: None,
+            identity: Vec::new(),
+            drifted: compare_listing(&locked, &listed),
+        };
+        assert_eq!(
+            report_text(std::slice::from_ref(&report)),
+            "s/args: changed\n  argument `now` added (required)\n\
+             s/gone: gone (locked, no longer listed)\n\
+             s/n␛[2Jew: new (listed, not locked)\n"
+        );
+        assert_eq!(
+            summary(&[report], "mcpick.lock"),
+            "drift from mcpick.lock: 1 changed, 1 gone, 1 new; \
+             `mcpick lock` accepts what the servers offer now"
+        );
+        let clean = ServerReport {
+            server: "s".into(),
+            error: None,
+            identity: Vec::new(),
+            drifted: compare_listing(
+                &locked,
+                &[
+                    prompt("same", &[]),
+                    prompt("gone", &[]),
+                    prompt("args", &[]),
+                ],
+            ),
+        };
+        assert_eq!(summary(&[clean], "x.lock"), "no drift from x.lock");
+    }
+}

@@ -272,3 +272,16 @@ fn messages_text_names_binary_content_by_digest() {
     });
     assert!(text.starts_with("[user]\nLook:\n\n[assistant]\n(image image/png, sha256:"));
 }
+
+#[test]
+fn a_new_server_version_is_told_as_identity_not_as_a_definition_change() {
+    let locked = LockedServer::from_listing(&details(), &[]);
+    let mut upgraded = details();
+    upgraded.server_version = Some("0.2.0".into());
+    let now = LockedServer::from_listing(&upgraded, &[]);
+    assert_eq!(
+        locked.identity_changes(&now),
+        ["server version: \"0.1.0\" → \"0.2.0\""]
+    );
+    assert_eq!(locked.identity_changes(&locked), Vec::<String>::new());
+}
