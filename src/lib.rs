@@ -13,6 +13,7 @@ pub mod export;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod library;
+pub mod lock;
 pub mod mcp;
 pub mod model;
 pub mod render;

@@ -115,6 +115,8 @@ async fn run_loaded(config: &Config, command: Command) -> Result<ExitCode, CliEr
             let context = merge(pairs).map_err(CliError::usage)?;
             complete(config, &prompt, &argument, &prefix, &context, json).await
         }
+        Command::Lock(flags) => super::lock::lock(config, flags).await,
+        Command::Check(flags) => super::check::check(config, flags).await,
         Command::Serve { .. }
         | Command::Init
         | Command::Config { .. }

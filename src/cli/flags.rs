@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand};
 use clap_complete::{ArgValueCandidates, ArgValueCompleter};
 
-use super::{candidates, popup, serve};
+use super::{candidates, lock, popup, serve};
 use crate::config::CONFIG_ENV;
 
 /// The shells `shell-init` knows, as named on its command line.
@@ -226,6 +226,10 @@ pub enum Command {
         #[arg(long)]
         refresh: bool,
     },
+    /// Write a lockfile of the servers' prompts and skills (docs/lock.md).
+    Lock(lock::LockFlags),
+    /// Compare the servers with the lockfile: exit 1 on drift, 2 when one is unreachable.
+    Check(lock::CheckFlags),
     /// Serve prompt files as an MCP server (stdio unless --http).
     ///
     /// Files and folders (searched recursively): VS Code `*.prompt.md`, Claude Code

@@ -173,7 +173,7 @@ fn misplaced(
         let prompt = words[0].clone();
         let written = words.join(" ");
         let fix = match subcommand {
-            "get" | "complete" => format!(
+            "get" | "complete" | "lock" => format!(
                 "write `{}`",
                 join(vec![
                     format!("mcpick {subcommand} {written}"),

@@ -23,6 +23,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("search", 20),
     ("export", 20),
     ("value_io", 20),
+    ("lock", 20),
     ("render", 21),
     ("library", 21),
     ("mcp", 22),

@@ -136,6 +136,12 @@ fn menu_flags_and_a_prompt_before_a_subcommand_are_refused_with_what_to_write() 
 
     let err = refused(&sandbox, &["builtin/translate", "get"]);
     assert!(err.contains("`mcpick get builtin/translate`"), "{err}");
+    // `lock` reads a prompt (and its example's arguments) after its name.
+    let err = refused(&sandbox, &["builtin/translate", "lock"]);
+    assert!(
+        err.contains("write `mcpick lock builtin/translate`"),
+        "{err}"
+    );
 
     // What is meant for every command still goes before it.
     success(&sandbox.mcpick(&["--refresh", "list"]));
@@ -158,6 +164,8 @@ fn subcommands() -> Vec<Vec<&'static str>> {
         vec!["get"],
         vec!["complete"],
         vec!["servers"],
+        vec!["lock"],
+        vec!["check"],
         vec!["serve"],
         vec!["init"],
         vec!["config"],

@@ -28,6 +28,7 @@ mod interop_everything;
 mod interop_python;
 mod job_control;
 mod list_changes;
+mod lock;
 mod msrv;
 mod oauth;
 mod questions;
