@@ -4,6 +4,7 @@
 //! hands it the menu's keys and does what reaches past the menu (opening a prompt's form,
 //! the servers, sign-ins).
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crossterm::event::KeyEvent;
@@ -11,6 +12,8 @@ use crossterm::event::KeyEvent;
 use crate::app::keys::is_typing;
 use crate::app::line::LineEditor;
 use crate::app::{Action, DOUBLE_CLICK_MS, ServerStatus};
+use crate::lock::Drift;
+use crate::model::ServerId;
 use crate::search;
 use crate::search::{Entry, MenuWidths, Query, Ranked, Ranker};
 
@@ -86,6 +89,8 @@ pub struct MenuState {
     pub top: usize,
     /// The last left click on an entry (its rank, when in ms), to tell a double click.
     last_click: Option<(usize, u64)>,
+    /// The entries that are not as the lockfile has them, by server and name.
+    pub drift: BTreeMap<(ServerId, String), Drift>,
 }
 
 impl MenuState {
@@ -106,6 +111,7 @@ impl MenuState {
             selection_pinned: false,
             top: 0,
             last_click: None,
+            drift: BTreeMap::new(),
         }
     }
 
@@ -196,6 +202,12 @@ impl MenuState {
         self.ranked
             .get(self.selected)
             .and_then(|r| self.entries.get(r.index()))
+    }
+
+    /// How `entry` differs from the lockfile, if it does.
+    pub fn drift_of(&self, entry: &Entry) -> Option<&Drift> {
+        self.drift
+            .get(&(entry.prompt.server.clone(), entry.prompt.name.clone()))
     }
 
     /// Whether the user moved the selection since the search last changed.

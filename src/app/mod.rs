@@ -52,7 +52,7 @@ pub use review::{
 pub use source::{CommandOutcome, SourceMark, ValueSource};
 pub use start::{OpenPrompt, Start};
 pub use state::{
-    DOUBLE_CLICK_MS, Exit, Flash, Notice, Options, PlannedRestart, Playing, SavePurpose,
+    DOUBLE_CLICK_MS, Exit, Flash, MenuLock, Notice, Options, PlannedRestart, Playing, SavePurpose,
     ServerState, ServerStatus, SourceOffer, describe_error,
 };
 

@@ -43,6 +43,21 @@ pub struct Options {
     /// Reduced motion (`[ui] reduce_motion`, `MCPICK_REDUCE_MOTION=1`): a still mark
     /// where a spinner would turn.
     pub reduce_motion: bool,
+    /// The lockfile the menu compares the servers' prompts with (`--lock`, `[lock]`, or
+    /// `mcpick.lock` in the current folder), if any.
+    pub lock: Option<MenuLock>,
+}
+
+/// A lockfile as the menu uses it: drifted prompts are marked, and with `enforce`
+/// refused.
+#[derive(Debug, Clone)]
+pub struct MenuLock {
+    /// The lockfile read at start.
+    pub lockfile: std::sync::Arc<crate::lock::Lockfile>,
+    /// Its path as the user would write it (relative where it was found relative).
+    pub shown_path: String,
+    /// `[lock] enforce = true`: a drifted prompt is not fetched until `mcpick lock`.
+    pub enforce: bool,
 }
 
 impl Default for Options {
@@ -61,6 +76,7 @@ impl Default for Options {
             image_protocol: crate::config::ImageProtocol::default(),
             graphics: super::images::Graphics::default(),
             reduce_motion: false,
+            lock: None,
         }
     }
 }

@@ -100,6 +100,13 @@ pub struct Cli {
     #[arg(long)]
     pub refresh: bool,
 
+    /// Menu: mark prompts that differ from this lockfile
+    ///
+    /// Default: `[lock] file` in the config, else mcpick.lock in the current folder when
+    /// there is one (docs/lock.md). A drifted prompt's row says `changed` (or `new`).
+    #[arg(long, value_name = "FILE")]
+    pub lock: Option<PathBuf>,
+
     /// Menu: the screen reader mode, linear in the scrollback
     ///
     /// The whole loop as plain lines, no full screen: the menu as a numbered list, one

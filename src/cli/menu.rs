@@ -145,9 +145,37 @@ pub async fn run(cli: Cli) -> Result<ExitCode, CliError> {
             start,
             screen,
             screen_reader: cli.screen_reader,
+            lock: cli.lock,
         },
     )
     .await
+}
+
+/// The lockfile the menu compares with: `--lock`, else `[lock] file`, else `mcpick.lock`
+/// here when there is one. One named but missing or unreadable is an error (exit 2).
+fn menu_lock(
+    flag: Option<std::path::PathBuf>,
+    settings: &crate::config::LockSettings,
+) -> Result<Option<crate::app::MenuLock>, CliError> {
+    let named = flag.or_else(|| settings.file.clone());
+    let path = named
+        .clone()
+        .unwrap_or_else(|| std::path::PathBuf::from(crate::lock::DEFAULT_FILE));
+    let Some(lockfile) = super::lock::read_lockfile(&path)? else {
+        return match named {
+            Some(path) => Err(CliError::usage(format!(
+                "no lockfile at {}: `mcpick lock --file {}` writes one",
+                path.display(),
+                super::output::shell_word(&path.display().to_string())
+            ))),
+            None => Ok(None),
+        };
+    };
+    Ok(Some(crate::app::MenuLock {
+        lockfile: std::sync::Arc::new(lockfile),
+        shown_path: path.display().to_string(),
+        enforce: settings.enforce,
+    }))
 }
 
 /// What the menu says when there is no config file.
@@ -168,6 +196,8 @@ pub struct TuiRequest {
     pub screen: crate::tui::ScreenMode,
     /// `--screen-reader`.
     pub screen_reader: bool,
+    /// `--lock FILE`.
+    pub lock: Option<std::path::PathBuf>,
 }
 
 /// The full-screen menu.
@@ -179,6 +209,7 @@ pub async fn tui(config_path: Option<&Path>, request: TuiRequest) -> Result<Exit
         start,
         screen,
         screen_reader,
+        lock,
     } = request;
     let format: Format = format.parse().map_err(CliError::usage)?;
     // The flag and the environment decide before the config is read (the screen reader
@@ -225,6 +256,7 @@ pub async fn tui(config_path: Option<&Path>, request: TuiRequest) -> Result<Exit
         let by = super::access::Switch::Config(config.path.clone());
         return super::linear::run(config, note, by, start, format, output_path).await;
     }
+    let lock = menu_lock(lock, &config.lock)?;
     let options = crate::app::Options {
         output: output_path,
         print,
@@ -248,6 +280,7 @@ pub async fn tui(config_path: Option<&Path>, request: TuiRequest) -> Result<Exit
             config.path.as_deref(),
         )
         .on,
+        lock,
     };
     // A TUI that cannot run is an error (2), as fzf's.
     let outcome = crate::tui::run(servers, options, keys, note, offer, screen)

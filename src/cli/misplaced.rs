@@ -11,7 +11,7 @@ use super::output::shell_word;
 use super::{Cli, CliError};
 
 /// The menu's own arguments (by clap id): before a subcommand nothing reads them.
-const MENU_ONLY: [&str; 10] = [
+const MENU_ONLY: [&str; 11] = [
     "output",
     "print",
     "tui_format",
@@ -22,6 +22,7 @@ const MENU_ONLY: [&str; 10] = [
     "height",
     "tmux",
     "arg_files",
+    "lock",
 ];
 
 /// Parses `args` as clap does (its own errors print and exit 2 there), then refuses menu

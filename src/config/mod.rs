@@ -90,6 +90,8 @@ pub struct Config {
     pub image_protocol: ImageProtocol,
     /// `[ui]`: the screen reader mode and reduced motion, as the config sets them.
     pub ui: UiSettings,
+    /// `[lock]`: which lockfile the menu compares with, and whether it refuses drift.
+    pub lock: LockSettings,
     /// Where each `[keys]` screen (`picker`) and binding (`picker.accept`) is written in
     /// the file, as line and column, for errors found in them.
     keys_at: BTreeMap<String, (usize, usize)>,
@@ -107,6 +109,20 @@ pub struct UiSettings {
     /// scrolling (`MCPICK_REDUCE_MOTION` comes first).
     #[serde(default)]
     pub reduce_motion: bool,
+}
+
+/// The `[lock]` table: the menu and the lockfile (see docs/lock.md).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LockSettings {
+    /// `file = "PATH"`: the lockfile the menu compares with (`--lock` comes first; else
+    /// `mcpick.lock` in the current folder, when there is one).
+    #[serde(default)]
+    pub file: Option<PathBuf>,
+    /// `enforce = true`: the menu refuses to fetch a prompt that is not as the lockfile has
+    /// it, until `mcpick lock` accepts it.
+    #[serde(default)]
+    pub enforce: bool,
 }
 
 /// How images are drawn in the review (`image_protocol = "…"`).
@@ -553,6 +569,8 @@ struct RawConfig {
     image_protocol: ImageProtocol,
     #[serde(default)]
     ui: UiSettings,
+    #[serde(default)]
+    lock: LockSettings,
 }
 
 /// A command as a list: a program first (checked while parsing, so an error has its line).
@@ -846,6 +864,7 @@ pub fn parse(
         audio_player: raw.audio_player,
         image_protocol: raw.image_protocol,
         ui: raw.ui,
+        lock: raw.lock,
         keys_at,
     })
 }

@@ -4,12 +4,14 @@
 
 mod diff;
 mod digest;
+mod drift;
 mod entries;
 mod file;
 mod render;
 
 pub use diff::{DefinitionChange, ExampleDrift, line_diff};
 pub use digest::messages_digest;
+pub use drift::Drift;
 pub use entries::{LockedArgument, LockedExample, LockedPrompt, LockedSkill};
 pub use file::{DEFAULT_FILE, LockError, LockedServer, Lockfile, VERSION};
 pub use render::messages_text;

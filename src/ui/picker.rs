@@ -257,7 +257,10 @@ fn draw_list(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
     let widths = &app.menu.widths;
     // Only a list past its cached freshness marks rows (`stale`); the status line says how
     // old the lists are once.
-    let badge_width = if entries().any(|e| app.row_mark(&e.prompt.server) == Some(RowMark::Stale)) {
+    // A prompt not as the lockfile has it says so there too (`changed`, `new`).
+    let badge_width = if entries().any(|e| {
+        app.row_mark(&e.prompt.server) == Some(RowMark::Stale) || app.menu.drift_of(e).is_some()
+    }) {
         BADGE_WIDTH
     } else {
         0
@@ -421,15 +424,17 @@ fn entry_line(
     let stale = app.row_mark(&prompt.server) == Some(RowMark::Stale);
     if badge_width > 0 {
         let word = badge_width - 1;
-        let text = if stale { RowMark::Stale.word() } else { "" };
+        // Drift is this prompt's own news; a stale list is said in the status line too.
+        let (text, style) = match app.menu.drift_of(entry) {
+            Some(drift) => (drift.word(), theme.error()),
+            None if stale => (RowMark::Stale.word(), theme.busy()),
+            None => ("", theme.busy()),
+        };
         let start = full_width.saturating_sub(badge_width);
         if used < start {
             spans.push(Span::styled(" ".repeat(start - used), base));
         }
-        spans.push(Span::styled(
-            format!("{text:>word$} "),
-            base.patch(theme.busy()),
-        ));
+        spans.push(Span::styled(format!("{text:>word$} "), base.patch(style)));
     } else if selected && used < full_width {
         spans.push(Span::styled(" ".repeat(full_width - used), base));
     }
@@ -591,6 +596,7 @@ fn draw_details(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
     if let Some(line) = catalog_line(app, &prompt.server, theme) {
         lines.push(line);
     }
+    lock_lines(app, entry, &mut lines, inner_width, theme);
     if let Some(source) = app.server_sources.get(&prompt.server) {
         lines.push(Line::styled(
             format!("server from {}", one_line(source)),
@@ -728,6 +734,38 @@ fn skill_details(
             theme.busy(),
         )),
     }
+}
+
+/// How the selected prompt differs from the lockfile, change by change, and what accepts
+/// it (or, with `[lock] enforce`, that it is refused until then).
+fn lock_lines(
+    app: &App,
+    entry: &crate::search::Entry,
+    lines: &mut Vec<Line<'static>>,
+    width: usize,
+    theme: &Theme,
+) {
+    let (Some(lock), Some(drift)) = (&app.options.lock, app.menu.drift_of(entry)) else {
+        return;
+    };
+    let file = one_line(&lock.shown_path);
+    let heading = match drift {
+        crate::lock::Drift::New => format!("new: not in {file}"),
+        crate::lock::Drift::Changed(_) => format!("changed since {file}:"),
+    };
+    lines.push(Line::styled(heading, theme.error()));
+    if let crate::lock::Drift::Changed(changes) = drift {
+        for change in changes {
+            let text = format!("• {}", one_line(&change.to_string()));
+            lines.extend(hanging(&[(text, theme.error())], width, 2, 4));
+        }
+    }
+    let next = if lock.enforce {
+        "[lock] enforce refuses it until `mcpick lock` accepts it"
+    } else {
+        "`mcpick lock` accepts it; `mcpick check` shows every change"
+    };
+    lines.extend(hanging(&[(next.to_string(), theme.dim())], width, 0, 2));
 }
 
 /// Where the selected prompt's row came from, when not from a list fetched now: the

@@ -29,6 +29,7 @@ mod interop_python;
 mod job_control;
 mod list_changes;
 mod lock;
+mod lock_menu;
 mod msrv;
 mod oauth;
 mod questions;

@@ -15,6 +15,10 @@ impl App {
             _ => return Vec::new(),
         };
         let down = self.down_message(&server);
+        let refused = match &self.screen {
+            Screen::Form(form) => self.lock_refusal(&form.prompt),
+            _ => None,
+        };
         let up = self
             .servers
             .iter()
@@ -31,8 +35,8 @@ impl App {
             form.error = Some(message);
             return Vec::new();
         }
-        if let Some(down) = down {
-            form.error = Some(down);
+        if let Some(message) = refused.or(down) {
+            form.error = Some(message);
             return Vec::new();
         }
         form.error = None;

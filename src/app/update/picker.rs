@@ -7,6 +7,8 @@ use crate::app::{
     MenuScope, MenuState, Overlay, RefreshRound, Screen, ServerState, areas,
 };
 use crate::config::InputSpec;
+use crate::lock::Drift;
+use crate::model::PromptInfo;
 use crate::model::ServerId;
 use crate::search::Entry;
 
@@ -211,6 +213,10 @@ impl App {
         };
         let prompt = entry.prompt.clone();
         let slash = entry.slash_name.clone();
+        if let Some(refusal) = self.lock_refusal(&prompt) {
+            self.warn(refusal);
+            return Vec::new();
+        }
         let mut form = FormState::new((*prompt).clone(), slash, &self.history);
         self.restore_unsent(&mut form);
         // A cached prompt of a server that is down opens (its values can be typed), saying
@@ -239,5 +245,36 @@ impl App {
             .collect();
         let (menu, scope) = self.menu_with_scope();
         menu.set_entries(entries, keep, scope);
+        self.menu.drift = match &self.options.lock {
+            Some(lock) => (self.menu.entries.iter())
+                .filter_map(|entry| {
+                    let drift = lock.lockfile.drift_of(&entry.prompt)?;
+                    Some((
+                        (entry.prompt.server.clone(), entry.prompt.name.clone()),
+                        drift,
+                    ))
+                })
+                .collect(),
+            None => Default::default(),
+        };
+    }
+
+    /// Why `prompt` is not fetched: with `[lock] enforce = true`, one that is not as the
+    /// lockfile has it.
+    pub(in crate::app) fn lock_refusal(&self, prompt: &PromptInfo) -> Option<String> {
+        let lock = self.options.lock.as_ref().filter(|lock| lock.enforce)?;
+        let drift = self
+            .menu
+            .drift
+            .get(&(prompt.server.clone(), prompt.name.clone()))?;
+        let what = match drift {
+            Drift::New => "is not in",
+            Drift::Changed(_) => "changed since",
+        };
+        Some(format!(
+            "/{} {what} {} and [lock] enforce is on: review it in the details, then run `mcpick lock` to accept it.",
+            crate::text::one_line(&prompt.name),
+            crate::text::one_line(&lock.shown_path)
+        ))
     }
 }

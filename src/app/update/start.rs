@@ -93,6 +93,11 @@ impl App {
             return Vec::new();
         };
         let entry = &self.menu.entries[index];
+        if let Some(refusal) = self.lock_refusal(&entry.prompt) {
+            self.warn(refusal);
+            return Vec::new();
+        }
+        let entry = &self.menu.entries[index];
         let mut form = FormState::new(
             (*entry.prompt).clone(),
             entry.slash_name.clone(),
