@@ -903,10 +903,21 @@ fn the_file_reader_expands_use_trees_and_skips_strings_comments_and_tests() {
 }
 
 #[test]
-fn every_file_of_src_is_short_enough_to_read_and_says_what_it_holds() {
+fn every_file_of_src_and_tests_is_short_enough_to_read_and_says_what_it_holds() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let files = rust_files(&root.join("src"));
-    assert!(files.len() >= 100, "read too few files: {}", files.len());
+    let sources = rust_files(&root.join("src"));
+    assert!(
+        sources.len() >= 100,
+        "read too few files: {}",
+        sources.len()
+    );
+    let tests = rust_files(&root.join("tests"));
+    assert!(
+        tests.len() >= 40,
+        "read too few test files: {}",
+        tests.len()
+    );
+    let files = [sources, tests].concat();
     let mut long = Vec::new();
     let mut untold = Vec::new();
     for file in &files {
