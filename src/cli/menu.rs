@@ -224,7 +224,8 @@ pub async fn tui(config_path: Option<&Path>, request: TuiRequest) -> Result<Exit
             check_server_named(&config, &servers, &open.reference)?;
         }
         let note = note.map(|_| NO_CONFIG_NOTE.to_string());
-        return super::linear::run(config, note, by, start, format, output_path).await;
+        let lock = menu_lock(lock, &config.lock)?;
+        return super::linear::run(config, note, by, start, format, output_path, lock).await;
     }
     if !crate::tui::has_terminal() {
         // `mcpick lsit` in a script: the typo is the news, not the missing terminal.
@@ -252,11 +253,11 @@ pub async fn tui(config_path: Option<&Path>, request: TuiRequest) -> Result<Exit
         Vec::new()
     };
     let note = note.map(|_| NO_CONFIG_NOTE.to_string());
+    let lock = menu_lock(lock, &config.lock)?;
     if switched.by.is_none() && config.ui.screen_reader {
         let by = super::access::Switch::Config(config.path.clone());
-        return super::linear::run(config, note, by, start, format, output_path).await;
+        return super::linear::run(config, note, by, start, format, output_path, lock).await;
     }
-    let lock = menu_lock(lock, &config.lock)?;
     let options = crate::app::Options {
         output: output_path,
         print,

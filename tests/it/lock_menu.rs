@@ -1,7 +1,7 @@
 //! The lockfile in the menu, in a real pseudo-terminal: a prompt whose server changed it
 //! since `mcpick lock` is marked `changed` on its row (one the lock has not seen, `new`),
 //! its details say what changed, and `[lock] enforce = true` refuses to open it until
-//! `mcpick lock` accepts the change.
+//! `mcpick lock` accepts the change; the screen reader mode reads the same and refuses alike.
 
 use crate::common::pty::{STEP, Tui};
 use crate::common::*;
@@ -123,4 +123,39 @@ fn a_lockfile_named_but_missing_is_refused_with_how_to_write_it() {
             .contains("no lockfile at nothere.lock: `mcpick lock --file nothere.lock` writes one"),
         "{screen}"
     );
+}
+
+#[test]
+fn the_screen_reader_mode_reads_the_drift_and_enforce_refuses_there_too() {
+    let (_folder, sandbox) = drifted("\n[lock]\nenforce = true\n");
+    let mut tui = Tui::start(&sandbox, &["--screen-reader", "--refresh"]);
+    let listed = tui.wait_for("menu>", STEP);
+    let listed = listed.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        listed.contains("3. /hello — Greet someone — served — arguments: who (required), mood (required) — changed since mcpick.lock: argument `mood` added (required)"),
+        "{listed}"
+    );
+    assert!(
+        listed.contains(
+            "2. /haiku — Write a haiku — served — no arguments — new, not in mcpick.lock"
+        ),
+        "{listed}"
+    );
+    assert!(
+        listed.contains("1. /bye — Say goodbye — served — no arguments 2."),
+        "{listed}"
+    );
+    tui.send("/hello\r");
+    let refused = tui.wait_for("[lock] enforce is on", STEP);
+    let refused = refused.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        refused.contains("/hello is refused: it is changed since mcpick.lock"),
+        "{refused}"
+    );
+    assert!(
+        !refused.contains("Argument 1 of"),
+        "no form opened:\n{refused}"
+    );
+    tui.send("\x03");
+    tui.wait_exit(STEP);
 }

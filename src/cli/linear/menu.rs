@@ -30,6 +30,7 @@ impl Session {
                 number if number.chars().all(|c| c.is_ascii_digit()) => {
                     let at = number.parse::<usize>().ok().and_then(|n| n.checked_sub(1));
                     match at.and_then(|at| self.listing.entries.get(at)) {
+                        Some(entry) if self.lock_refuses(entry) => {}
                         Some(entry) => return Step::Go(entry.clone()),
                         None => say(&format!(
                             "No prompt {number}: the list has {}.",
@@ -38,11 +39,28 @@ impl Session {
                     }
                 }
                 _ => match self.exact(typed) {
+                    Some(entry) if self.lock_refuses(&entry) => {}
                     Some(entry) => return Step::Go(entry),
                     None => self.list(Some(typed)),
                 },
             }
         }
+    }
+
+    /// With `[lock] enforce = true`, whether `entry` is refused for not being as the
+    /// lockfile has it (and then says so, and what accepts it).
+    pub(super) fn lock_refuses(&self, entry: &Entry) -> bool {
+        let Some(lock) = self.lock.as_ref().filter(|lock| lock.enforce) else {
+            return false;
+        };
+        let Some(drift) = words::drift_words(lock, &entry.prompt) else {
+            return false;
+        };
+        say(&format!(
+            "{} is refused: it is {drift}, and [lock] enforce is on. Run mcpick lock to accept it.",
+            crate::text::one_line(&entry.command())
+        ));
+        true
     }
 
     /// The entry `/server:prompt` (or a `/prompt` only one server has) names exactly.
@@ -107,7 +125,7 @@ impl Session {
         let from = self.listing.shown;
         let to = (from + PAGE).min(total);
         for (at, entry) in self.listing.entries[from..to].iter().enumerate() {
-            say(&words::menu_row(from + at + 1, entry));
+            say(&words::menu_row(from + at + 1, entry, self.lock.as_ref()));
         }
         self.listing.shown = to;
         say(&words::page_footer(to, total));

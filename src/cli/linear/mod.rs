@@ -33,12 +33,13 @@ pub async fn run(
     start: Start,
     format: Format,
     output: Option<std::path::PathBuf>,
+    lock: Option<crate::app::MenuLock>,
 ) -> Result<ExitCode, CliError> {
     lines::say(&first_line(&by));
     if let Some(note) = note {
         lines::say(&words::sentence(&note));
     }
-    let mut session = Session::start(config, format, output)?;
+    let mut session = Session::start(config, format, output, lock)?;
     let code = match session.wait_for_servers().await {
         Some(code) => code,
         None => main_loop(&mut session, start).await,
@@ -80,6 +81,7 @@ async fn main_loop(session: &mut Session, start: Start) -> u8 {
     }
     loop {
         let (entry, given) = match open.take() {
+            Some((entry, _)) if session.lock_refuses(&entry) => continue,
             Some(opened) => opened,
             None => match session.menu(query.take()).await {
                 Step::Go(entry) => (entry, Default::default()),

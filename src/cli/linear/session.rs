@@ -82,6 +82,8 @@ pub(super) struct Session {
     pub(super) exported: bool,
     /// `--output FILE`: where the save action writes (then quits).
     pub(super) output: Option<std::path::PathBuf>,
+    /// The lockfile the menu compares with, if any (docs/lock.md).
+    pub(super) lock: Option<crate::app::MenuLock>,
 }
 
 impl Session {
@@ -91,6 +93,7 @@ impl Session {
         config: Config,
         format: Format,
         output: Option<std::path::PathBuf>,
+        lock: Option<crate::app::MenuLock>,
     ) -> Result<Session, crate::cli::CliError> {
         let servers = crate::cli::inputs::ask(config.enabled_servers().cloned().collect())?;
         let (tx, rx) = mpsc::channel(256);
@@ -129,6 +132,7 @@ impl Session {
             format,
             exported: false,
             output,
+            lock,
         })
     }
 

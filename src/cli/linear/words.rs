@@ -1,7 +1,9 @@
 //! What the screen reader mode says, as pure functions of the model: each line meaningful
 //! on its own, server text neutralised (`text::one_line`), nothing drawn.
 
+use crate::app::MenuLock;
 use crate::export::Format;
+use crate::lock::Drift;
 use crate::model::{Content, EmbeddedResource, KnownContent, Message, PromptArg, PromptInfo};
 use crate::search::Entry;
 use crate::text::{counted, one_line};
@@ -43,7 +45,7 @@ pub(super) fn sentence(text: &str) -> String {
 
 /// One row of the menu: `12. /translate — Translate — builtin — arguments: text
 /// (required), to (required), tone`.
-pub(super) fn menu_row(number: usize, entry: &Entry) -> String {
+pub(super) fn menu_row(number: usize, entry: &Entry, lock: Option<&MenuLock>) -> String {
     let prompt = &entry.prompt;
     let mut parts = vec![format!("{number}. {}", one_line(&entry.command()))];
     if prompt.skill.is_some() {
@@ -55,7 +57,21 @@ pub(super) fn menu_row(number: usize, entry: &Entry) -> String {
     }
     parts.push(one_line(&prompt.server));
     parts.push(arguments_summary(prompt));
+    parts.extend(lock.and_then(|lock| drift_words(lock, prompt)));
     parts.join(" — ")
+}
+
+/// How a prompt differs from the lockfile, said in one piece of its menu row: `changed
+/// since mcpick.lock: argument `mood` added (required)`, or `new, not in mcpick.lock`.
+pub(super) fn drift_words(lock: &MenuLock, prompt: &PromptInfo) -> Option<String> {
+    let file = one_line(&lock.shown_path);
+    Some(match lock.lockfile.drift_of(prompt)? {
+        Drift::New => format!("new, not in {file}"),
+        Drift::Changed(changes) => {
+            let changes: Vec<String> = changes.iter().map(|c| one_line(&c.to_string())).collect();
+            format!("changed since {file}: {}", changes.join("; "))
+        }
+    })
 }
 
 /// `arguments: text (required), to (required), tone`, or `no arguments`.
@@ -421,7 +437,7 @@ mod tests {
         let mut entry = Entry::new(translate());
         entry.unique_name = true;
         assert_eq!(
-            menu_row(12, &entry),
+            menu_row(12, &entry, None),
             "12. /translate — Translate — builtin — arguments: text (required), to (required), tone"
         );
     }
@@ -444,7 +460,7 @@ mod tests {
     fn server_text_is_named_never_passed_through() {
         let mut prompt = translate();
         prompt.title = Some("Evil\x1b[2J\u{200b}title".into());
-        let row = menu_row(1, &Entry::new(prompt));
+        let row = menu_row(1, &Entry::new(prompt), None);
         assert!(!row.contains('\x1b') && !row.contains('\u{200b}'), "{row}");
         assert!(row.contains("␛[2J<U+200B>"), "{row}");
     }
