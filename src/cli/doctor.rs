@@ -57,6 +57,8 @@ struct FilesPart {
     logs: Option<PathBuf>,
     #[serde(rename = "logNote")]
     log_note: Option<String>,
+    /// The lockfile the menu would compare with, and what it locks (docs/lock.md).
+    lockfile: Option<String>,
 }
 
 /// The clipboard route a copy would take now.
@@ -121,7 +123,10 @@ pub async fn run(
         .as_ref()
         .map(|c| servers_part(c, &mut problems))
         .unwrap_or_default();
-    let files = files_part(&mut problems);
+    let mut files = files_part(&mut problems);
+    files.lockfile = config
+        .as_ref()
+        .and_then(|config| lockfile_part(config, &mut problems));
     let clipboard_settings = config
         .as_ref()
         .map(|c| c.clipboard.clone())
@@ -481,6 +486,37 @@ fn files_part(problems: &mut Vec<Problem>) -> FilesPart {
         data: config::data_dir(),
         logs: config::log_dir(),
         log_note,
+        lockfile: None,
+    }
+}
+
+/// The lockfile the menu would read here (`[lock] file`, else `mcpick.lock`), read as the
+/// menu reads it: one it cannot read stops the menu, so it is a problem here.
+fn lockfile_part(config: &Config, problems: &mut Vec<Problem>) -> Option<String> {
+    match super::menu::menu_lock(None, &config.lock) {
+        Ok(None) => None,
+        Ok(Some(lock)) => {
+            let servers = &lock.lockfile.servers;
+            let prompts: usize = servers.values().map(|s| s.prompts.len()).sum();
+            let skills: usize = servers.values().map(|s| s.skills.len()).sum();
+            Some(format!(
+                "{}: {}, {} and {} locked{}",
+                lock.shown_path,
+                crate::text::counted(servers.len(), "server", "servers"),
+                crate::text::counted(prompts, "prompt", "prompts"),
+                crate::text::counted(skills, "skill", "skills"),
+                if lock.enforce { "; enforced" } else { "" }
+            ))
+        }
+        Err(error) => {
+            problems.push(Problem {
+                part: "files".into(),
+                what: format!("the menu cannot use the lockfile: {}", error.message),
+                fix: "mend the line named, or run `mcpick lock` to write it again (docs/lock.md)"
+                    .into(),
+            });
+            Some(error.message)
+        }
     }
 }
 
@@ -823,6 +859,9 @@ fn render(report: &Report, columns: usize) -> String {
     line(&mut out, "catalog", &shown(&report.files.catalog));
     line(&mut out, "data", &shown(&report.files.data));
     line(&mut out, "logs", &shown(&report.files.logs));
+    if let Some(lockfile) = &report.files.lockfile {
+        line(&mut out, "lockfile", lockfile);
+    }
     out.push_str("\nClipboard\n");
     line(&mut out, "route", &report.clipboard.route);
     line(&mut out, "why", &report.clipboard.why);

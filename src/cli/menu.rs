@@ -153,7 +153,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode, CliError> {
 
 /// The lockfile the menu compares with: `--lock`, else `[lock] file`, else `mcpick.lock`
 /// here when there is one. One named but missing or unreadable is an error (exit 2).
-fn menu_lock(
+pub(super) fn menu_lock(
     flag: Option<std::path::PathBuf>,
     settings: &crate::config::LockSettings,
 ) -> Result<Option<crate::app::MenuLock>, CliError> {

@@ -159,3 +159,39 @@ fn the_screen_reader_mode_reads_the_drift_and_enforce_refuses_there_too() {
     tui.send("\x03");
     tui.wait_exit(STEP);
 }
+
+#[test]
+fn doctor_names_the_lockfile_the_menu_would_read_and_a_broken_one_as_a_problem() {
+    let (_folder, sandbox) = drifted("");
+    let out = sandbox
+        .command(&["doctor"])
+        .current_dir(sandbox.dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("lockfile    mcpick.lock: 1 server, 2 prompts and 0 skills locked\n"),
+        "{}",
+        stdout(&out)
+    );
+    std::fs::write(
+        sandbox.dir.path().join("mcpick.lock"),
+        "version = 1\n[servers\n",
+    )
+    .unwrap();
+    let out = sandbox
+        .command(&["doctor"])
+        .current_dir(sandbox.dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("✗ files: the menu cannot use the lockfile: mcpick.lock:2:"),
+        "{text}"
+    );
+    assert!(
+        text.contains("run `mcpick lock` to write it again"),
+        "{text}"
+    );
+}
