@@ -885,8 +885,10 @@ impl Runner {
             Effect::ReadFile { id, path } => {
                 let results = self.results.clone();
                 tokio::task::spawn_blocking(move || {
+                    // The app shows the words; nothing there branches on them.
                     let result =
-                        crate::value_io::read_file(&path, crate::app::source::DEFAULT_VALUE_LIMIT);
+                        crate::value_io::read_file(&path, crate::app::source::DEFAULT_VALUE_LIMIT)
+                            .map_err(|e| e.to_string());
                     let _ = results.send(Msg::FileRead { id, result });
                 });
                 None
