@@ -225,20 +225,20 @@ impl Connection {
                 let note = format!(
                     "skill {}: its files changed since it was listed ({}); loading it as the server lists it now",
                     crate::text::one_line(manifest.name()),
-                    refused
+                    refused.advice()
                 );
                 let line = self.log.push("mcpick", &note);
                 self.log.write_to_file(&self.name, &line);
                 self.log.forward(line, &self.service.service().lines);
                 self.load_skill_as(&current, task, attach, fill)
                     .await?
-                    .map_err(McpError::SkillRefused)
+                    .map_err(|refused| McpError::SkillRefused(refused.advice()))
             }
-            _ => Err(McpError::SkillRefused(refused)),
+            _ => Err(McpError::SkillRefused(refused.advice())),
         }
     }
 
-    /// [`Connection::load_skill`] against one manifest: `Ok(Err(advice))` when a file fails
+    /// [`Connection::load_skill`] against one manifest: `Ok(Err(check))` when a file fails
     /// its check, `Err` when reading failed.
     pub(super) async fn load_skill_as(
         &self,
@@ -246,14 +246,14 @@ impl Connection {
         task: Option<&str>,
         attach: &[String],
         fill: crate::mcp::skill_verify::SkillFill,
-    ) -> Result<Result<PromptMessages, String>, McpError> {
+    ) -> Result<Result<PromptMessages, crate::mcp::skill_verify::SkillCheckError>, McpError> {
         use crate::mcp::skill_verify as skill;
         // An unlisted attachment is refused before anything is read.
         let attach_uris: Vec<String> = attach.iter().map(|p| manifest.resolve(p)).collect();
         for uri in &attach_uris {
             if manifest.files.is_some() && manifest.file(uri).is_none() {
                 let error = skill::verify_file(manifest, uri, &[]).expect_err("unlisted");
-                return Ok(Err(error.advice()));
+                return Ok(Err(error));
             }
         }
         let contents = self.read_resource(&manifest.uri).await?;
@@ -261,7 +261,7 @@ impl Connection {
             .and_then(|bytes| skill::verify_skill_md(manifest, &bytes));
         let (text, verification) = match checked {
             Ok(checked) => checked,
-            Err(error) => return Ok(Err(error.advice())),
+            Err(error) => return Ok(Err(error)),
         };
         let mut attachments = Vec::new();
         for uri in &attach_uris {
@@ -270,7 +270,7 @@ impl Connection {
                 .and_then(|bytes| skill::verify_file(manifest, uri, &bytes));
             let verification = match checked {
                 Ok(verification) => verification,
-                Err(error) => return Ok(Err(error.advice())),
+                Err(error) => return Ok(Err(error)),
             };
             let resource = contents
                 .iter()
