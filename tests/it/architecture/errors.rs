@@ -133,11 +133,6 @@ const STRING_ERRORS_ALLOWED: &[(&str, usize, &str)] = &[
         "a skill folder's refusal, shown with it",
     ),
     (
-        "mcp/client/connection/lists.rs",
-        1,
-        "a skill's refusal words, shown",
-    ),
-    (
         "mcp/client/mrtr.rs",
         1,
         "a question's schema refused in words, shown",
