@@ -21,7 +21,8 @@ pub use client::connection::{
 };
 pub use client::hub::{CatalogUse, CatalogWriteFailure, Hub, McpEvent, RestartPolicy};
 pub use client::questions::{
-    Answer, FieldKind, FormField, GetOutcome, InputAnswers, InputRequest, Question, QuestionKind,
+    Answer, AnswerError, FieldKind, FormField, GetOutcome, InputAnswers, InputRequest, Question,
+    QuestionKind,
 };
 pub use error::McpError;
 pub use log::{

@@ -137,11 +137,6 @@ const STRING_ERRORS_ALLOWED: &[(&str, usize, &str)] = &[
         1,
         "a question's schema refused in words, shown",
     ),
-    (
-        "mcp/client/questions.rs",
-        3,
-        "an answer refused, the form shows why",
-    ),
     ("mcp/server/router.rs", 1, "serve's end, printed"),
     ("mcp/server/service.rs", 1, "serve's end, printed"),
     ("mcp/server/token.rs", 2, "a token file refused, printed"),
