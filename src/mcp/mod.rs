@@ -32,5 +32,7 @@ pub use log::{
 pub use server::limits::HttpLimits;
 pub use server::router::serve_http;
 pub use server::service::{PromptServer, serve_stdio};
-pub use server::token::{BearerToken, Credentials, HttpAccess, MIN_TOKEN_LEN, TOKEN_ENV};
-pub use tls::{ServeTls, install_crypto_provider, serve_tls};
+pub use server::token::{
+    BearerToken, Credentials, HttpAccess, MIN_TOKEN_LEN, TOKEN_ENV, TokenError,
+};
+pub use tls::{ServeTls, TlsError, install_crypto_provider, serve_tls};

@@ -139,13 +139,11 @@ const STRING_ERRORS_ALLOWED: &[(&str, usize, &str)] = &[
     ),
     ("mcp/server/router.rs", 1, "serve's end, printed"),
     ("mcp/server/service.rs", 1, "serve's end, printed"),
-    ("mcp/server/token.rs", 2, "a token file refused, printed"),
     (
         "mcp/skill_verify.rs",
         3,
         "a skill entry refused, shown as a warning",
     ),
-    ("mcp/tls.rs", 1, "a certificate refused, printed"),
     ("search.rs", 1, "a clap value parser (SERVER/PROMPT)"),
     (
         "tui/mod.rs",
