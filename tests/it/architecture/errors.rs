@@ -108,11 +108,6 @@ const STRING_ERRORS_ALLOWED: &[(&str, usize, &str)] = &[
         "a dialect name and the TOML merge: parse errors, shown",
     ),
     (
-        "config/mod.rs",
-        5,
-        "checks whose words ConfigError shows with the file",
-    ),
-    (
         "export/clipboard.rs",
         1,
         "the holder's words cross a pipe as text",
