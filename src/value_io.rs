@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
+use thiserror::Error;
 
 use crate::sys::process::OwnGroup;
 
@@ -91,22 +92,78 @@ pub fn too_large(what: &str, size: Option<u64>, limit: usize) -> String {
     )
 }
 
+/// Why a file or standard input gives no value; `what` names the source as messages do
+/// (`build.log`, `standard input`). Each says what to do.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum ValueError {
+    /// No file at that path.
+    #[error("{what}: no such file")]
+    NoSuchFile {
+        /// The source.
+        what: String,
+    },
+    /// The OS refused to open or read it.
+    #[error("cannot read {what}: {reason}")]
+    Unreadable {
+        /// The source.
+        what: String,
+        /// The OS error.
+        reason: String,
+    },
+    /// A folder where a file was wanted.
+    #[error("{what} is a folder, not a file")]
+    Folder {
+        /// The source.
+        what: String,
+    },
+    /// More than the limit.
+    #[error("{}", too_large(what, *size, *limit))]
+    TooLarge {
+        /// The source.
+        what: String,
+        /// Its size in bytes, when known.
+        size: Option<u64>,
+        /// The limit in bytes.
+        limit: usize,
+    },
+    /// NUL bytes: binary data.
+    #[error(
+        "{what} is binary (it holds NUL bytes), and argument values are text: give a text file, or encode it first (e.g. `base64 FILE`)"
+    )]
+    Binary {
+        /// The source.
+        what: String,
+    },
+    /// Not UTF-8.
+    #[error(
+        "{what} is not UTF-8 text (byte {valid_up_to} is not): convert it first (e.g. `iconv -f latin1 -t utf-8 FILE`)"
+    )]
+    NotUtf8 {
+        /// The source.
+        what: String,
+        /// The first byte that is not.
+        valid_up_to: usize,
+    },
+}
+
 /// `bytes` read from `what` as a value: text, at most `limit` bytes. Binary data (NUL bytes)
 /// and text that is not UTF-8 are refused with a message saying what to do.
-pub fn decode_value(bytes: Vec<u8>, what: &str, limit: usize) -> Result<String, String> {
+pub fn decode_value(bytes: Vec<u8>, what: &str, limit: usize) -> Result<String, ValueError> {
     if bytes.len() > limit {
-        return Err(too_large(what, Some(bytes.len() as u64), limit));
+        return Err(ValueError::TooLarge {
+            what: what.to_string(),
+            size: Some(bytes.len() as u64),
+            limit,
+        });
     }
     if memchr::memchr(0, &bytes).is_some() {
-        return Err(format!(
-            "{what} is binary (it holds NUL bytes), and argument values are text: give a text file, or encode it first (e.g. `base64 FILE`)"
-        ));
+        return Err(ValueError::Binary {
+            what: what.to_string(),
+        });
     }
-    String::from_utf8(bytes).map_err(|e| {
-        format!(
-            "{what} is not UTF-8 text (byte {} is not): convert it first (e.g. `iconv -f latin1 -t utf-8 FILE`)",
-            e.utf8_error().valid_up_to()
-        )
+    String::from_utf8(bytes).map_err(|e| ValueError::NotUtf8 {
+        what: what.to_string(),
+        valid_up_to: e.utf8_error().valid_up_to(),
     })
 }
 
@@ -124,41 +181,56 @@ pub fn resolve_path(path: &str) -> PathBuf {
 
 /// The text of the file at `path` (as the user wrote it), at most `limit` bytes; binary
 /// and non-UTF-8 files are refused. The error names the file and what to do.
-pub fn read_file(path: &str, limit: usize) -> Result<String, String> {
+pub fn read_file(path: &str, limit: usize) -> Result<String, ValueError> {
     // Named as every message names a file source.
     let shown = ValueSource::File(path.to_string()).describe();
     let full = resolve_path(path);
+    let unreadable = |e: std::io::Error| ValueError::Unreadable {
+        what: shown.clone(),
+        reason: e.to_string(),
+    };
     let file = std::fs::File::open(&full).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => format!("{shown}: no such file"),
-        _ => format!("cannot read {shown}: {e}"),
+        std::io::ErrorKind::NotFound => ValueError::NoSuchFile {
+            what: shown.clone(),
+        },
+        _ => unreadable(e),
     })?;
-    let metadata = file
-        .metadata()
-        .map_err(|e| format!("cannot read {shown}: {e}"))?;
+    let metadata = file.metadata().map_err(unreadable)?;
     if metadata.is_dir() {
-        return Err(format!("{shown} is a folder, not a file"));
+        return Err(ValueError::Folder { what: shown });
     }
     // A regular file's size is known before reading it; others (a FIFO) are read up to
     // one byte past the limit.
     if metadata.is_file() && metadata.len() > limit as u64 {
-        return Err(too_large(&shown, Some(metadata.len()), limit));
+        return Err(ValueError::TooLarge {
+            what: shown,
+            size: Some(metadata.len()),
+            limit,
+        });
     }
     read_limited(file, &shown, limit)
 }
 
 /// Standard input read to its end, at most `limit` bytes, as a value.
-pub fn read_stdin(limit: usize) -> Result<String, String> {
+pub fn read_stdin(limit: usize) -> Result<String, ValueError> {
     read_limited(std::io::stdin().lock(), "standard input", limit)
 }
 
-fn read_limited(reader: impl Read, what: &str, limit: usize) -> Result<String, String> {
+fn read_limited(reader: impl Read, what: &str, limit: usize) -> Result<String, ValueError> {
     let mut bytes = Vec::new();
     reader
         .take(limit as u64 + 1)
         .read_to_end(&mut bytes)
-        .map_err(|e| format!("cannot read {what}: {e}"))?;
+        .map_err(|e| ValueError::Unreadable {
+            what: what.to_string(),
+            reason: e.to_string(),
+        })?;
     if bytes.len() > limit {
-        return Err(too_large(what, None, limit));
+        return Err(ValueError::TooLarge {
+            what: what.to_string(),
+            size: None,
+            limit,
+        });
     }
     decode_value(bytes, what, limit)
 }
@@ -276,7 +348,7 @@ pub async fn run_command(
             Ok(text) => CommandOutcome::Done {
                 output: text.trim_end_matches('\n').to_string(),
             },
-            Err(why) => failed(why, stderr),
+            Err(why) => failed(why.to_string(), stderr),
         },
         Ok(status) => failed(crate::sys::process::describe_exit(status), stderr),
         Err(e) => failed(format!("cannot wait for it: {e}"), stderr),
@@ -314,17 +386,22 @@ mod tests {
             Ok("hello")
         );
         let nul = decode_value(b"a\0b".to_vec(), "img.png", 10).unwrap_err();
+        assert!(matches!(nul, ValueError::Binary { .. }), "{nul}");
+        let nul = nul.to_string();
         assert!(
             nul.contains("img.png is binary") && nul.contains("base64"),
             "{nul}"
         );
-        let latin = decode_value(vec![b'a', 0xe9], "old.txt", 10).unwrap_err();
+        let latin = decode_value(vec![b'a', 0xe9], "old.txt", 10)
+            .unwrap_err()
+            .to_string();
         assert!(
             latin.contains("not UTF-8") && latin.contains("iconv"),
             "{latin}"
         );
-        let big =
-            decode_value(vec![b'a'; 2 * 1024 * 1024], "big.log", DEFAULT_VALUE_LIMIT).unwrap_err();
+        let big = decode_value(vec![b'a'; 2 * 1024 * 1024], "big.log", DEFAULT_VALUE_LIMIT)
+            .unwrap_err()
+            .to_string();
         assert!(
             big.contains("big.log is 2.0 MiB, over the 1.0 MiB limit"),
             "{big}"
@@ -366,20 +443,21 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let big = dir.path().join("big.txt");
         std::fs::write(&big, vec![b'a'; 2048]).unwrap();
-        let err = read_file(big.to_str().unwrap(), 1024).unwrap_err();
+        let err = read_file(big.to_str().unwrap(), 1024)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("2.0 KiB, over the 1.0 KiB limit"), "{err}");
         let bin = dir.path().join("a.bin");
         std::fs::write(&bin, b"\x7fELF\0\0").unwrap();
         assert!(
             read_file(bin.to_str().unwrap(), 1024)
                 .unwrap_err()
+                .to_string()
                 .contains("binary")
         );
-        assert!(
-            read_file("/no/such/file", 10)
-                .unwrap_err()
-                .contains("no such file")
-        );
+        let missing = read_file("/no/such/file", 10).unwrap_err();
+        assert!(matches!(missing, ValueError::NoSuchFile { .. }));
+        assert!(missing.to_string().contains("no such file"));
     }
 
     #[tokio::test]

@@ -334,7 +334,10 @@ impl QuestionsState {
 fn typed_value(field: &QuestionField) -> Result<Option<Value>, String> {
     match (&field.value, &field.field.kind) {
         // The CLI reads `--answer` values with the same checks.
-        (QuestionValue::Text(editor), _) => field.field.value_from_text(&editor.lines().join("\n")),
+        (QuestionValue::Text(editor), _) => field
+            .field
+            .value_from_text(&editor.lines().join("\n"))
+            .map_err(|e| e.to_string()),
         (QuestionValue::Bool(value), _) => Ok(value.map(Value::Bool)),
         (QuestionValue::Choice(choice), FieldKind::Choice { values, .. }) => Ok(choice
             .and_then(|c| values.get(c))

@@ -23,7 +23,8 @@ use crate::model::{PromptInfo, ServerDetails};
 
 pub use start::{at_start, ignore_for_this_run};
 pub use store::{
-    CachedFile, Loaded, all, clear, forget_private, load, matches, parse, path_of, remove, store,
+    CachedFile, Loaded, StoreError, all, clear, forget_private, load, matches, parse, path_of,
+    remove, store,
 };
 pub(crate) use store::{write_private, write_private_with};
 

@@ -6,6 +6,60 @@ use std::path::{Path, PathBuf};
 use super::{FORMAT, Fields, MAX_FILE_BYTES, ServerEntry, dir, fingerprint};
 use crate::config::ServerConfig;
 
+/// Why a catalog file cannot be used. Nothing branches on which (a broken file is
+/// ignored and rewritten alike); the cases are typed so `mcpick cache show` and the
+/// tests name them, and the words stay with them.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StoreError {
+    /// The OS refused to open or read it.
+    #[error("cannot read {path}: {reason}")]
+    Unreadable {
+        /// The file.
+        path: String,
+        /// The OS error.
+        reason: String,
+    },
+    /// A FIFO, a device or a folder in its place.
+    #[error("{path} is not a regular file")]
+    NotRegular {
+        /// The file.
+        path: String,
+    },
+    /// Over [`MAX_FILE_BYTES`].
+    #[error("{path} is larger than {} MiB", MAX_FILE_BYTES / (1024 * 1024))]
+    TooLarge {
+        /// The file.
+        path: String,
+    },
+    /// Gone between listing the folder and reading it.
+    #[error("it was removed meanwhile")]
+    Removed,
+    /// JSON that ends early.
+    #[error("it is cut short")]
+    CutShort,
+    /// No catalog file: the parser's words, or what is missing.
+    #[error("it is not a catalog file ({0})")]
+    NotCatalog(String),
+    /// A catalog of another layout.
+    #[error("it is of format {found}, this mcpick reads format {FORMAT}")]
+    OtherFormat {
+        /// The file's `format`.
+        found: u32,
+    },
+    /// The catalog of a server other than the one asked for (its name, cut short).
+    #[error("it holds the catalog of another server ({0:?})")]
+    OtherServer(String),
+    /// More prompts than a catalog keeps.
+    #[error("it holds {0} prompts, more than {MAX_PROMPTS}")]
+    TooManyPrompts(usize),
+    /// A prompt that names another server (its name, cut short).
+    #[error("it holds a prompt of another server ({0:?})")]
+    StrangerPrompt(String),
+    /// A file whose name is not its server's.
+    #[error("its file name does not match the server it names")]
+    NameMismatch,
+}
+
 /// The most prompts one file may hold (ten times the 10,000 the memory budget is set for).
 const MAX_PROMPTS: usize = 100_000;
 
@@ -47,7 +101,11 @@ pub fn load(config: &ServerConfig, auth: Option<&str>) -> Loaded {
     let bytes = match read_bounded(&path) {
         Ok(Some(bytes)) => bytes,
         Ok(None) => return Loaded::Missing,
-        Err(reason) => return Loaded::Broken { reason },
+        Err(reason) => {
+            return Loaded::Broken {
+                reason: reason.to_string(),
+            };
+        }
     };
     match parse(&bytes, &config.name) {
         Ok(mut entry) => {
@@ -86,17 +144,21 @@ pub fn forget_private(config: &ServerConfig, auth: Option<&str>) -> std::io::Res
 /// Reads a file of at most [`MAX_FILE_BYTES`]; `Ok(None)` when there is none. Anything but
 /// a regular file (a FIFO, a device, a folder) is refused without reading, and opening never
 /// blocks: a FIFO put in the folder cannot hold up a start.
-fn read_bounded(path: &Path) -> Result<Option<Vec<u8>>, String> {
+fn read_bounded(path: &Path) -> Result<Option<Vec<u8>>, StoreError> {
+    let unreadable = |e: std::io::Error| StoreError::Unreadable {
+        path: path.display().to_string(),
+        reason: e.to_string(),
+    };
     let file = match open_nonblocking(path) {
         Ok(file) => file,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+        Err(e) => return Err(unreadable(e)),
     };
-    let meta = file
-        .metadata()
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let meta = file.metadata().map_err(unreadable)?;
     if !meta.is_file() {
-        return Err(format!("{} is not a regular file", path.display()));
+        return Err(StoreError::NotRegular {
+            path: path.display().to_string(),
+        });
     }
     if meta.len() > MAX_FILE_BYTES {
         return Err(too_large(path));
@@ -105,26 +167,24 @@ fn read_bounded(path: &Path) -> Result<Option<Vec<u8>>, String> {
     // One byte over the limit tells a file that grew meanwhile without reading it whole.
     file.take(MAX_FILE_BYTES + 1)
         .read_to_end(&mut bytes)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        .map_err(unreadable)?;
     if bytes.len() as u64 > MAX_FILE_BYTES {
         return Err(too_large(path));
     }
     Ok(Some(bytes))
 }
 
-fn too_large(path: &Path) -> String {
-    format!(
-        "{} is larger than {} MiB",
-        path.display(),
-        MAX_FILE_BYTES / (1024 * 1024)
-    )
+fn too_large(path: &Path) -> StoreError {
+    StoreError::TooLarge {
+        path: path.display().to_string(),
+    }
 }
 
 use crate::sys::fs::open_nonblocking;
 
 /// Reads a catalog file's bytes as `server`'s entry, or says in a few words why it cannot
 /// be used. Never panics, whatever the bytes (the fuzz target `cache` holds it to that).
-pub fn parse(bytes: &[u8], server: &str) -> Result<ServerEntry, String> {
+pub fn parse(bytes: &[u8], server: &str) -> Result<ServerEntry, StoreError> {
     // The version first, so a file of another layout says so rather than failing on a field.
     #[derive(serde::Deserialize)]
     struct Version {
@@ -132,33 +192,27 @@ pub fn parse(bytes: &[u8], server: &str) -> Result<ServerEntry, String> {
     }
     let version: Version = serde_json::from_slice(bytes).map_err(|e| {
         if e.is_eof() {
-            "it is cut short".to_string()
+            StoreError::CutShort
         } else {
-            format!("it is not a catalog file ({e})")
+            StoreError::NotCatalog(e.to_string())
         }
     })?;
     match version.format {
         Some(FORMAT) => {}
-        Some(other) => {
-            return Err(format!(
-                "it is of format {other}, this mcpick reads format {FORMAT}"
-            ));
-        }
-        None => return Err("it is not a catalog file (no `format`)".into()),
+        Some(found) => return Err(StoreError::OtherFormat { found }),
+        None => return Err(StoreError::NotCatalog("no `format`".into())),
     }
     let entry: ServerEntry =
-        serde_json::from_slice(bytes).map_err(|e| format!("it is not a catalog file ({e})"))?;
+        serde_json::from_slice(bytes).map_err(|e| StoreError::NotCatalog(e.to_string()))?;
     if entry.server != server {
-        return Err(format!(
-            "it holds the catalog of another server ({:?})",
-            crate::text::cut_chars(&entry.server, 40)
-        ));
+        return Err(StoreError::OtherServer(crate::text::cut_chars(
+            &entry.server,
+            40,
+        )));
     }
     let prompts: usize = entry.pages.iter().flatten().map(|p| p.prompts.len()).sum();
     if prompts > MAX_PROMPTS {
-        return Err(format!(
-            "it holds {prompts} prompts, more than {MAX_PROMPTS}"
-        ));
+        return Err(StoreError::TooManyPrompts(prompts));
     }
     if let Some(stranger) = entry
         .pages
@@ -167,10 +221,10 @@ pub fn parse(bytes: &[u8], server: &str) -> Result<ServerEntry, String> {
         .flat_map(|p| &p.prompts)
         .find(|p| p.server != server)
     {
-        return Err(format!(
-            "it holds a prompt of another server ({:?})",
-            crate::text::cut_chars(&stranger.server, 40)
-        ));
+        return Err(StoreError::StrangerPrompt(crate::text::cut_chars(
+            &stranger.server,
+            40,
+        )));
     }
     Ok(entry)
 }
@@ -246,7 +300,7 @@ pub struct CachedFile {
     pub path: PathBuf,
     /// What it holds, or why it cannot be used (read without a config to check against:
     /// the server is whatever the file says).
-    pub entry: Result<ServerEntry, String>,
+    pub entry: Result<ServerEntry, StoreError>,
 }
 
 /// Every file in the catalog folder, sorted by server name (broken ones last).
@@ -266,7 +320,7 @@ pub fn all() -> std::io::Result<Vec<CachedFile>> {
             continue;
         }
         let entry = read_bounded(&path)
-            .and_then(|bytes| bytes.ok_or_else(|| "it was removed meanwhile".to_string()))
+            .and_then(|bytes| bytes.ok_or(StoreError::Removed))
             .and_then(|bytes| {
                 // The name inside decides; the file name must then match it. (Read with
                 // every other field skipped: no second tree of the whole file.)
@@ -280,7 +334,7 @@ pub fn all() -> std::io::Result<Vec<CachedFile>> {
                     .unwrap_or_default();
                 let entry = parse(&bytes, &named)?;
                 if path_of(&named).as_deref() != Some(path.as_path()) {
-                    return Err("its file name does not match the server it names".into());
+                    return Err(StoreError::NameMismatch);
                 }
                 Ok(entry)
             });
@@ -318,6 +372,6 @@ pub fn matches(entry: &ServerEntry, config: &ServerConfig) -> bool {
 
 /// [`read_bounded`], for the unit tests.
 #[cfg(test)]
-pub(super) fn read_bounded_for_tests(path: &Path) -> Result<Option<Vec<u8>>, String> {
+pub(super) fn read_bounded_for_tests(path: &Path) -> Result<Option<Vec<u8>>, StoreError> {
     read_bounded(path)
 }

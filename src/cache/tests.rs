@@ -193,25 +193,48 @@ fn a_written_entry_reads_back_as_it_was() {
 fn every_broken_file_is_refused_with_a_reason() {
     let good = serde_json::to_vec(&entry(500, Scope::Public)).unwrap();
     let cut = &good[..good.len() / 2];
-    assert_eq!(parse(cut, "s"), Err("it is cut short".to_string()));
-    assert!(parse(b"", "s").unwrap_err().contains("cut short"));
+    assert_eq!(parse(cut, "s"), Err(store::StoreError::CutShort));
+    assert_eq!(store::StoreError::CutShort.to_string(), "it is cut short");
+    assert!(
+        parse(b"", "s")
+            .unwrap_err()
+            .to_string()
+            .contains("cut short")
+    );
     assert!(
         parse(b"\x00\xff garbage", "s")
             .unwrap_err()
+            .to_string()
             .contains("not a catalog file")
     );
     assert!(
         parse(b"[1,2]", "s")
             .unwrap_err()
+            .to_string()
             .contains("not a catalog file")
     );
-    assert!(parse(b"{}", "s").unwrap_err().contains("no `format`"));
+    assert!(
+        parse(b"{}", "s")
+            .unwrap_err()
+            .to_string()
+            .contains("no `format`")
+    );
     let mut foreign: serde_json::Value = serde_json::from_slice(&good).unwrap();
     foreign["format"] = serde_json::json!(99);
     let foreign = serde_json::to_vec(&foreign).unwrap();
-    assert!(parse(&foreign, "s").unwrap_err().contains("format 99"));
+    assert!(
+        parse(&foreign, "s")
+            .unwrap_err()
+            .to_string()
+            .contains("format 99")
+    );
     // Another server's file under this one's name (a hash clash, or a copied file).
-    assert!(parse(&good, "t").unwrap_err().contains("another server"));
+    assert!(
+        parse(&good, "t")
+            .unwrap_err()
+            .to_string()
+            .contains("another server")
+    );
     // A prompt claiming another server would be offered under the wrong name.
     let mut stranger = entry(500, Scope::Public);
     stranger.pages.as_mut().unwrap()[0].prompts[0].server = "t".into();
@@ -219,6 +242,7 @@ fn every_broken_file_is_refused_with_a_reason() {
     assert!(
         parse(&stranger, "s")
             .unwrap_err()
+            .to_string()
             .contains("prompt of another server")
     );
     // A wrong type deep inside.
@@ -228,6 +252,7 @@ fn every_broken_file_is_refused_with_a_reason() {
     assert!(
         parse(&wrong, "s")
             .unwrap_err()
+            .to_string()
             .contains("not a catalog file")
     );
 }
@@ -238,7 +263,9 @@ fn a_file_too_large_is_refused_without_being_read_whole() {
     let path = dir.path().join("big.json");
     let file = std::fs::File::create(&path).unwrap();
     file.set_len(MAX_FILE_BYTES + 10).unwrap();
-    let error = store::read_bounded_for_tests(&path).unwrap_err();
+    let error = store::read_bounded_for_tests(&path)
+        .unwrap_err()
+        .to_string();
     assert!(error.contains("larger than 16 MiB"), "{error}");
     assert_eq!(
         store::read_bounded_for_tests(&dir.path().join("none")),
@@ -254,10 +281,17 @@ fn a_fifo_or_a_folder_in_place_of_a_file_is_refused_without_blocking() {
     nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
     // Opening a FIFO for reading would wait for a writer: this returns at once.
     let error = store::read_bounded_for_tests(&fifo).unwrap_err();
+    assert!(
+        matches!(error, store::StoreError::NotRegular { .. }),
+        "{error}"
+    );
+    let error = error.to_string();
     assert!(error.contains("not a regular file"), "{error}");
     let folder = dir.path().join("folder.json");
     std::fs::create_dir(&folder).unwrap();
-    let error = store::read_bounded_for_tests(&folder).unwrap_err();
+    let error = store::read_bounded_for_tests(&folder)
+        .unwrap_err()
+        .to_string();
     assert!(error.contains("not a regular file"), "{error}");
 }
 

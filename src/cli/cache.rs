@@ -87,7 +87,7 @@ fn show(config: Option<&Config>, as_json: bool) -> Result<ExitCode, CliError> {
                 }
                 Err(reason) => json!({
                     "file": file.path.display().to_string(),
-                    "broken": reason,
+                    "broken": reason.to_string(),
                 }),
             })
             .collect();

@@ -434,7 +434,7 @@ pub(super) async fn copy_to_clipboard(config: &Config, text: &str) -> Result<(),
                 .open("/dev/tty")
                 .and_then(|mut tty| std::io::Write::write_all(&mut tty, sequence.as_bytes()))
                 .map(|()| clipboard::Copied::Terminal { screen })
-                .map_err(|e| format!("no terminal to send OSC 52 to ({e})"))
+                .map_err(|e| clipboard::ClipboardError::NoTerminal(e.to_string()))
         }
         None => clipboard::copy(&route, text).await,
     };

@@ -337,7 +337,7 @@ pub(super) fn given_values(
                     .to_string(),
             );
         }
-        crate::value_io::read_stdin(limit)
+        crate::value_io::read_stdin(limit).map_err(|e| e.to_string())
     })
     .map_err(CliError::usage)
 }

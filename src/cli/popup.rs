@@ -179,7 +179,7 @@ async fn paste(pane: &str, text: &str) -> Result<(), CliError> {
     let buffer = format!("mcpick-{}", std::process::id());
     let loaded = crate::export::clipboard::load_buffer(text, &["-b", &buffer])
         .await
-        .map_err(CliError::runtime)?;
+        .map_err(|e| CliError::runtime(e.to_string()))?;
     if !loaded.status.success() {
         return Err(tmux_failed("load-buffer", &loaded.stderr));
     }

@@ -383,7 +383,7 @@ fn ask_field(
                 None if !field.required => return Ok(FieldAsked::Answered),
                 None => asker.detail("required: type a value, or Esc to decline"),
             },
-            Err(problem) => asker.detail(&problem),
+            Err(problem) => asker.detail(&problem.to_string()),
         }
     }
 }

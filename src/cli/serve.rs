@@ -170,7 +170,9 @@ pub fn access_for(
         )));
     }
     let token = match (&exposure.auth_token_file, env_token) {
-        (Some(path), _) => Some(BearerToken::from_file(path).map_err(CliError::usage)?),
+        (Some(path), _) => {
+            Some(BearerToken::from_file(path).map_err(|e| CliError::usage(e.to_string()))?)
+        }
         (None, Some(_)) if exposure.insecure_no_auth => {
             return Err(CliError::usage(format!(
                 "{TOKEN_ENV} is set, but --insecure-no-auth asks for no token: unset one of them"
@@ -180,12 +182,14 @@ pub fn access_for(
             let value = value.into_string().map_err(|_| {
                 CliError::usage(format!("the token in {TOKEN_ENV} is not UTF-8 text"))
             })?;
-            Some(BearerToken::new(&value, TOKEN_ENV).map_err(CliError::usage)?)
+            Some(BearerToken::new(&value, TOKEN_ENV).map_err(|e| CliError::usage(e.to_string()))?)
         }
         (None, None) => None,
     };
     let tls = match &exposure.tls {
-        Some((cert, key)) => Some(ServeTls::load(cert, key).map_err(CliError::usage)?),
+        Some((cert, key)) => {
+            Some(ServeTls::load(cert, key).map_err(|e| CliError::usage(e.to_string()))?)
+        }
         None => None,
     };
     if remote {

@@ -910,10 +910,10 @@ fn build_from_template(
     check_server_name(&name)
         .and_then(|()| check_protocol_version(raw.protocol_version.as_deref()))
         .and_then(|()| check_header_names(raw.headers.as_ref()))
-        .map_err(|message| ConfigError::Server {
+        .map_err(|problem| ConfigError::Server {
             path: path.to_path_buf(),
             server: name.clone(),
-            message,
+            message: problem.to_string(),
             at: None,
         })?;
     let input_value = |id: &str| {
@@ -1078,51 +1078,116 @@ fn stand_in(name: &str, raw: &RawServer, problem: Option<String>) -> ServerConfi
     }
 }
 
+/// What is wrong with a server's table, whatever its values hold; [`ConfigError::Server`]
+/// says it with the file and the server.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+enum ServerProblem {
+    /// `[servers.""]`.
+    #[error("a server name cannot be empty")]
+    EmptyName,
+    /// A name that cannot be written as `SERVER/PROMPT`.
+    #[error(
+        "the name may only hold letters, digits, `-`, `_` and `.` (found {0:?}), because it is used as `SERVER/PROMPT`"
+    )]
+    BadName(char),
+    /// A `protocol_version` mcpick does not speak.
+    #[error(
+        "`protocol_version = {0:?}` is not a version mcpick speaks: use one of {known}, or leave it out to have mcpick find the server's",
+        known = PROTOCOL_VERSIONS.join(", ")
+    )]
+    UnknownVersion(String),
+    /// A header name HTTP cannot carry.
+    #[error(
+        "`headers`: {0:?} is not a header name HTTP can carry (letters, digits and !#$%&'*+-.^_`|~ only; no spaces, colons or controls)"
+    )]
+    BadHeaderName(String),
+    /// A header value HTTP cannot carry (never quoted: it is a secret more often than not).
+    #[error(
+        "`headers.{name}`: its value holds {what}{}, which HTTP cannot carry in a header; take it out",
+        if *.expanded { " once its `${…}` is filled in (check the variable's value too)" } else { "" }
+    )]
+    BadHeaderValue {
+        /// The header.
+        name: String,
+        /// What it holds (`a line break`, …).
+        what: &'static str,
+        /// Whether the value came through `${…}`.
+        expanded: bool,
+    },
+    /// `transport = "stdio"` without `command`, or `"http"`/`"sse"` without `url`.
+    #[error(
+        "`transport = \"{kind}\"` needs {}",
+        if kind == "stdio" { "`command`" } else { "`url`" }
+    )]
+    TransportNeeds {
+        /// The transport.
+        kind: String,
+    },
+    /// A transport mcpick does not know.
+    #[error(
+        "`transport` is \"stdio\", \"http\" (Streamable HTTP) or \"sse\" (the legacy HTTP+SSE transport), not {0:?}"
+    )]
+    UnknownTransport(String),
+    /// `oauth` beside `transport = "sse"`.
+    #[error("`oauth` does not apply to `transport = \"sse\"`: give its token in `headers`")]
+    OauthOnSse,
+    /// `oauth` on a stdio server.
+    #[error("`oauth` only applies to `url` servers; stdio servers take credentials from `env`")]
+    OauthOnStdio,
+    /// Both kinds at once.
+    #[error("has both `command` (stdio) and `url` (HTTP); keep one")]
+    CommandAndUrl,
+    /// Neither kind.
+    #[error("needs `command` (a stdio server) or `url` (a Streamable HTTP server)")]
+    NoCommandNorUrl,
+    /// `headers` on a stdio server.
+    #[error("`headers` only applies to `url` servers; stdio servers take `env`")]
+    HeadersOnStdio,
+    /// A stdio field (`args`, `env`, `cwd`) on a `url` server.
+    #[error("`{0}` only applies to `command` servers, not `url` ones")]
+    StdioFieldOnUrl(&'static str),
+}
+
 /// Checks that a server name can be used in `SERVER/PROMPT` references.
-fn check_server_name(name: &str) -> Result<(), String> {
+fn check_server_name(name: &str) -> Result<(), ServerProblem> {
     if name.is_empty() {
-        return Err("a server name cannot be empty".into());
+        return Err(ServerProblem::EmptyName);
     }
     if let Some(bad) = name
         .chars()
         .find(|c| !(c.is_alphanumeric() || matches!(c, '-' | '_' | '.')))
     {
-        return Err(format!(
-            "the name may only hold letters, digits, `-`, `_` and `.` (found {bad:?}), because it is used as `SERVER/PROMPT`"
-        ));
+        return Err(ServerProblem::BadName(bad));
     }
     Ok(())
 }
 
 /// Checks that `protocol_version`, when set, names a version mcpick speaks.
-fn check_protocol_version(version: Option<&str>) -> Result<(), String> {
+fn check_protocol_version(version: Option<&str>) -> Result<(), ServerProblem> {
     match version {
-        Some(version) if !PROTOCOL_VERSIONS.contains(&version) => Err(format!(
-            "`protocol_version = {version:?}` is not a version mcpick speaks: use one of {}, or leave it out to have mcpick find the server's",
-            PROTOCOL_VERSIONS.join(", ")
-        )),
+        Some(version) if !PROTOCOL_VERSIONS.contains(&version) => {
+            Err(ServerProblem::UnknownVersion(version.to_string()))
+        }
         _ => Ok(()),
     }
 }
 
 /// Checks that every name of `headers` is one HTTP can carry (a token: letters, digits and
 /// `` !#$%&'*+-.^_`|~ ``).
-fn check_header_names(headers: Option<&BTreeMap<String, String>>) -> Result<(), String> {
+fn check_header_names(headers: Option<&BTreeMap<String, String>>) -> Result<(), ServerProblem> {
     match headers
         .into_iter()
         .flatten()
         .find(|(name, _)| http::HeaderName::from_bytes(name.as_bytes()).is_err())
     {
-        Some((name, _)) => Err(format!(
-            "`headers`: {name:?} is not a header name HTTP can carry (letters, digits and !#$%&'*+-.^_`|~ only; no spaces, colons or controls)"
-        )),
+        Some((name, _)) => Err(ServerProblem::BadHeaderName(name.clone())),
         None => Ok(()),
     }
 }
 
 /// Checks that a header's value, `${…}` filled in, is one HTTP can carry. The value is
 /// never quoted: it is a secret more often than not.
-fn check_header_value(name: &str, value: &str, expanded: bool) -> Result<(), String> {
+fn check_header_value(name: &str, value: &str, expanded: bool) -> Result<(), ServerProblem> {
     if http::HeaderValue::from_str(value).is_ok() {
         return Ok(());
     }
@@ -1133,64 +1198,39 @@ fn check_header_value(name: &str, value: &str, expanded: bool) -> Result<(), Str
     } else {
         "a control character"
     };
-    let whence = if expanded {
-        " once its `${…}` is filled in (check the variable's value too)"
-    } else {
-        ""
-    };
-    Err(format!(
-        "`headers.{name}`: its value holds {what}{whence}, which HTTP cannot carry in a header; take it out"
-    ))
+    Err(ServerProblem::BadHeaderValue {
+        name: name.to_string(),
+        what,
+        expanded,
+    })
 }
 
 /// Checks which fields a server table combines, whatever they hold: one of `command` and
 /// `url`, a `transport` that fits, fields of the other kind left out. Gives `Some(true)`
 /// for `transport = "sse"`, `Some(false)` for `"http"`, `None` when it is not written.
-fn check_table_shape(raw: &RawServer) -> Result<Option<bool>, String> {
+fn check_table_shape(raw: &RawServer) -> Result<Option<bool>, ServerProblem> {
     let legacy_sse = match raw.transport.as_deref() {
         None => None,
         Some("stdio") if raw.command.is_some() => None,
         Some("http") if raw.url.is_some() => Some(false),
         Some("sse") if raw.url.is_some() => Some(true),
         Some(kind @ ("stdio" | "http" | "sse")) => {
-            return Err(format!(
-                "`transport = \"{kind}\"` needs {}",
-                if kind == "stdio" {
-                    "`command`"
-                } else {
-                    "`url`"
-                }
-            ));
+            return Err(ServerProblem::TransportNeeds {
+                kind: kind.to_string(),
+            });
         }
-        Some(other) => {
-            return Err(format!(
-                "`transport` is \"stdio\", \"http\" (Streamable HTTP) or \"sse\" (the legacy HTTP+SSE transport), not {other:?}"
-            ));
-        }
+        Some(other) => return Err(ServerProblem::UnknownTransport(other.to_string())),
     };
     if raw.oauth.is_some() && legacy_sse == Some(true) {
-        return Err(
-            "`oauth` does not apply to `transport = \"sse\"`: give its token in `headers`".into(),
-        );
+        return Err(ServerProblem::OauthOnSse);
     }
     if raw.oauth.is_some() && raw.url.is_none() {
-        return Err(
-            "`oauth` only applies to `url` servers; stdio servers take credentials from `env`"
-                .into(),
-        );
+        return Err(ServerProblem::OauthOnStdio);
     }
     match (&raw.command, &raw.url) {
-        (Some(_), Some(_)) => {
-            return Err("has both `command` (stdio) and `url` (HTTP); keep one".into());
-        }
-        (None, None) => {
-            return Err(
-                "needs `command` (a stdio server) or `url` (a Streamable HTTP server)".into(),
-            );
-        }
-        (Some(_), None) if raw.headers.is_some() => {
-            return Err("`headers` only applies to `url` servers; stdio servers take `env`".into());
-        }
+        (Some(_), Some(_)) => return Err(ServerProblem::CommandAndUrl),
+        (None, None) => return Err(ServerProblem::NoCommandNorUrl),
+        (Some(_), None) if raw.headers.is_some() => return Err(ServerProblem::HeadersOnStdio),
         _ => {}
     }
     if raw.url.is_some() {
@@ -1200,9 +1240,7 @@ fn check_table_shape(raw: &RawServer) -> Result<Option<bool>, String> {
             ("cwd", raw.cwd.is_some()),
         ] {
             if written {
-                return Err(format!(
-                    "`{field}` only applies to `command` servers, not `url` ones"
-                ));
+                return Err(ServerProblem::StdioFieldOnUrl(field));
             }
         }
     }
@@ -1221,7 +1259,7 @@ fn build_server(
         message,
         at: None,
     };
-    check_server_name(&name).map_err(server_error)?;
+    check_server_name(&name).map_err(|problem| server_error(problem.to_string()))?;
     let expand_field = |field: &str, value: &str| {
         expand(value, lookup).map_err(|source| ConfigError::Expand {
             path: path.to_path_buf(),
@@ -1230,7 +1268,8 @@ fn build_server(
             source,
         })
     };
-    let legacy_sse = check_table_shape(&raw).map_err(server_error)?;
+    let legacy_sse =
+        check_table_shape(&raw).map_err(|problem| server_error(problem.to_string()))?;
     let transport = match (raw.command, raw.url) {
         (Some(command), _) => {
             let command = expand_tilde(&expand_field("command", &command)?);
@@ -1282,7 +1321,8 @@ fn build_server(
                 .into_iter()
                 .map(|(k, written)| {
                     let value = expand_field(&format!("headers.{k}"), &written)?;
-                    check_header_value(&k, &value, written.contains("${")).map_err(server_error)?;
+                    check_header_value(&k, &value, written.contains("${"))
+                        .map_err(|problem| server_error(problem.to_string()))?;
                     Ok((k, value))
                 })
                 .collect::<Result<BTreeMap<_, _>, ConfigError>>()?;

@@ -43,6 +43,71 @@ const TERMINAL_SENT: &str =
 const SCREEN_SENT: &str = "Sent to the terminal through screen (OSC 52; terminals may refuse it, so this copy cannot be confirmed)";
 const HOLDER_NAME: &str = "mcpick's clipboard holder";
 
+/// Why a copy did not happen. Shown as it is (the menu's status line, the CLI's error);
+/// typed so each route's failures are named in one place.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ClipboardError {
+    /// `clipboard_command = []`.
+    #[error("clipboard_command is empty")]
+    EmptyCommand,
+    /// OSC 52 handed to the routes that run programs.
+    #[error("OSC 52 is written to the terminal, not run")]
+    Osc52NotRun,
+    /// No terminal to write OSC 52 to.
+    #[error("no terminal to send OSC 52 to ({0})")]
+    NoTerminal(String),
+    /// The program could not be started.
+    #[error("cannot run {program}: {reason}")]
+    CannotRun {
+        /// Its name.
+        program: String,
+        /// The OS error.
+        reason: String,
+    },
+    /// Its stdin could not be had (`tmux`, `the program`).
+    #[error("cannot write to {0}")]
+    NoInput(String),
+    /// Writing to it or waiting for it failed.
+    #[error("{what}: {reason}")]
+    Io {
+        /// The program.
+        what: String,
+        /// The OS error.
+        reason: String,
+    },
+    /// It did not answer within [`ANSWER_WAIT`].
+    #[error("{what} did not answer within {secs} s")]
+    NoAnswer {
+        /// The program.
+        what: String,
+        /// The wait, in seconds.
+        secs: u64,
+    },
+    /// `tmux load-buffer` exited with an error: its first stderr line, or its status.
+    #[error("tmux load-buffer failed: {0}")]
+    TmuxFailed(String),
+    /// A clipboard tool or command exited with an error.
+    #[error("{program} failed: {why}")]
+    ToolFailed {
+        /// Its name.
+        program: String,
+        /// Its first stderr line, or its status.
+        why: String,
+    },
+    /// mcpick's own binary cannot be found to start the holder.
+    #[error("cannot find mcpick's own binary: {0}")]
+    NoOwnBinary(String),
+    /// The holder could not be started.
+    #[error("cannot start {HOLDER_NAME}: {0}")]
+    HolderNotStarted(String),
+    /// The holder's pipes were not there.
+    #[error("cannot talk to {HOLDER_NAME}")]
+    HolderMute,
+    /// The holder stopped: what it said on stdout (see [`hold`]).
+    #[error("{0}")]
+    HolderSaid(String),
+}
+
 /// What the environment says about where mcpick runs: the facts the route depends on.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ClipboardEnv {
@@ -276,7 +341,7 @@ pub fn screen_passthrough(sequence: &str) -> String {
 
 /// Carries out a route that runs a program (all but OSC 52, which the terminal's owner
 /// writes), within [`ANSWER_WAIT`] for each program.
-pub async fn copy(route: &Route, text: &str) -> Result<Copied, String> {
+pub async fn copy(route: &Route, text: &str) -> Result<Copied, ClipboardError> {
     match route {
         Route::Tmux => copy_to_tmux(text).await,
         Route::Tool { program, args } => {
@@ -286,7 +351,7 @@ pub async fn copy(route: &Route, text: &str) -> Result<Copied, String> {
             })
         }
         Route::Command(command) => {
-            let (program, args) = command.split_first().ok_or("clipboard_command is empty")?;
+            let (program, args) = command.split_first().ok_or(ClipboardError::EmptyCommand)?;
             let program = PathBuf::from(crate::config::expand_tilde(program));
             feed(&program, args, text).await?;
             Ok(Copied::Command {
@@ -299,7 +364,7 @@ pub async fn copy(route: &Route, text: &str) -> Result<Copied, String> {
                 via: HOLDER_NAME.to_string(),
             })
         }
-        Route::Osc52 { .. } => Err("OSC 52 is written to the terminal, not run".to_string()),
+        Route::Osc52 { .. } => Err(ClipboardError::Osc52NotRun),
     }
 }
 
@@ -330,7 +395,7 @@ pub fn no_clipboard_fix(terminal: &str) -> String {
 /// `tmux load-buffer -`, with `-w` unless `set-clipboard` is off, after asking tmux what it
 /// does with it beyond the buffer. Plain `tmux` talks to the server of `$TMUX`, the one mcpick
 /// runs in.
-async fn copy_to_tmux(text: &str) -> Result<Copied, String> {
+async fn copy_to_tmux(text: &str) -> Result<Copied, ClipboardError> {
     let outer = ask_tmux().await.outer;
     // `off` is the user's word that programs are not to set the terminal's clipboard; tmux
     // would send OSC 52 for `-w` all the same.
@@ -351,7 +416,7 @@ async fn copy_to_tmux(text: &str) -> Result<Copied, String> {
                 });
             }
         }
-        return Err(format!("tmux load-buffer failed: {why}"));
+        return Err(ClipboardError::TmuxFailed(why));
     }
     Ok(Copied::TmuxBuffer { outer })
 }
@@ -417,7 +482,10 @@ async fn tmux_says(args: &[&str]) -> Option<String> {
 
 /// `tmux load-buffer FLAGS -` with `text` on stdin (`-w` also to the outer terminal's
 /// clipboard, `-b NAME` into a buffer of that name); within [`ANSWER_WAIT`].
-pub async fn load_buffer(text: &str, flags: &[&str]) -> Result<std::process::Output, String> {
+pub async fn load_buffer(
+    text: &str,
+    flags: &[&str],
+) -> Result<std::process::Output, ClipboardError> {
     let args: Vec<&str> = std::iter::once("load-buffer")
         .chain(flags.iter().copied())
         .chain(std::iter::once("-"))
@@ -429,8 +497,14 @@ pub async fn load_buffer(text: &str, flags: &[&str]) -> Result<std::process::Out
         .stderr(Stdio::piped())
         .kill_on_drop(true)
         .spawn()
-        .map_err(|e| format!("cannot run tmux: {e}"))?;
-    let mut stdin = child.stdin.take().ok_or("cannot write to tmux")?;
+        .map_err(|e| ClipboardError::CannotRun {
+            program: "tmux".into(),
+            reason: e.to_string(),
+        })?;
+    let mut stdin = child
+        .stdin
+        .take()
+        .ok_or_else(|| ClipboardError::NoInput("tmux".into()))?;
     within("tmux load-buffer", async {
         write_input(&mut stdin, text).await?;
         drop(stdin);
@@ -491,12 +565,14 @@ pub fn outer_clipboard(setting: &str) -> OuterClipboard {
 /// so reading a pipe to its end would wait for the next copy. It runs in its own process
 /// group, so the hangup that ends mcpick's group (its terminal closing, or mcpick leading its
 /// session) does not end the fork serving the copy.
-async fn feed(program: &Path, args: &[String], text: &str) -> Result<(), String> {
+async fn feed(program: &Path, args: &[String], text: &str) -> Result<(), ClipboardError> {
     let name = program_name(program);
-    let stderr = tempfile::tempfile().map_err(|e| format!("cannot run {name}: {e}"))?;
-    let stderr_copy = stderr
-        .try_clone()
-        .map_err(|e| format!("cannot run {name}: {e}"))?;
+    let cannot_run = |e: std::io::Error| ClipboardError::CannotRun {
+        program: name.clone(),
+        reason: e.to_string(),
+    };
+    let stderr = tempfile::tempfile().map_err(cannot_run)?;
+    let stderr_copy = stderr.try_clone().map_err(cannot_run)?;
     let mut child = tokio::process::Command::new(program)
         .args(args)
         .stdin(Stdio::piped())
@@ -505,9 +581,12 @@ async fn feed(program: &Path, args: &[String], text: &str) -> Result<(), String>
         .in_own_group()
         .kill_on_drop(true)
         .spawn()
-        .map_err(|e| format!("cannot run {name}: {e}"))?;
+        .map_err(cannot_run)?;
     let group = child.id();
-    let mut stdin = child.stdin.take().ok_or("cannot write to the program")?;
+    let mut stdin = child
+        .stdin
+        .take()
+        .ok_or_else(|| ClipboardError::NoInput("the program".into()))?;
     let status = within(&name, async {
         write_input(&mut stdin, text).await?;
         drop(stdin);
@@ -528,14 +607,13 @@ async fn feed(program: &Path, args: &[String], text: &str) -> Result<(), String>
     let _ = tokio::io::AsyncSeekExt::rewind(&mut stderr).await;
     let _ = stderr.read_to_end(&mut said).await;
     let why = first_line(&said).unwrap_or_else(|| status.to_string());
-    Err(format!("{name} failed: {why}"))
+    Err(ClipboardError::ToolFailed { program: name, why })
 }
 
 /// Starts mcpick's own holder, detached (its own process group, so the terminal's Ctrl-C
 /// does not reach it), and waits for its ready byte, or its reason on failure.
-async fn start_holder(text: &str) -> Result<(), String> {
-    let exe =
-        std::env::current_exe().map_err(|e| format!("cannot find mcpick's own binary: {e}"))?;
+async fn start_holder(text: &str) -> Result<(), ClipboardError> {
+    let exe = std::env::current_exe().map_err(|e| ClipboardError::NoOwnBinary(e.to_string()))?;
     let mut command = std::process::Command::new(exe);
     command
         .arg(HOLD_COMMAND)
@@ -545,9 +623,9 @@ async fn start_holder(text: &str) -> Result<(), String> {
         .in_own_group();
     let mut child = tokio::process::Command::from(command)
         .spawn()
-        .map_err(|e| format!("cannot start {HOLDER_NAME}: {e}"))?;
+        .map_err(|e| ClipboardError::HolderNotStarted(e.to_string()))?;
     let (Some(mut stdin), Some(mut stdout)) = (child.stdin.take(), child.stdout.take()) else {
-        return Err(format!("cannot talk to {HOLDER_NAME}"));
+        return Err(ClipboardError::HolderMute);
     };
     let answer = within(HOLDER_NAME, async {
         // A holder that stopped early says why on stdout.
@@ -572,8 +650,10 @@ async fn start_holder(text: &str) -> Result<(), String> {
             let _ = child.start_kill();
             let _ = child.wait().await;
             Err(match failed {
-                Ok(said) => first_line(&said)
-                    .unwrap_or_else(|| format!("{HOLDER_NAME} stopped without a word")),
+                Ok(said) => ClipboardError::HolderSaid(
+                    first_line(&said)
+                        .unwrap_or_else(|| format!("{HOLDER_NAME} stopped without a word")),
+                ),
                 Err(error) => error,
             })
         }
@@ -593,20 +673,25 @@ async fn write_input(stdin: &mut tokio::process::ChildStdin, text: &str) -> std:
 async fn within<T>(
     what: &str,
     work: impl std::future::Future<Output = std::io::Result<T>>,
-) -> Result<T, String> {
+) -> Result<T, ClipboardError> {
     match tokio::time::timeout(ANSWER_WAIT, work).await {
         Ok(Ok(value)) => Ok(value),
-        Ok(Err(error)) => Err(format!("{what}: {error}")),
-        Err(_) => Err(format!(
-            "{what} did not answer within {} s",
-            ANSWER_WAIT.as_secs()
-        )),
+        Ok(Err(error)) => Err(ClipboardError::Io {
+            what: what.to_string(),
+            reason: error.to_string(),
+        }),
+        Err(_) => Err(ClipboardError::NoAnswer {
+            what: what.to_string(),
+            secs: ANSWER_WAIT.as_secs(),
+        }),
     }
 }
 
 /// The holder's side (`mcpick __clipboard-hold`): puts `text` on the desktop clipboard,
 /// says so on `ready` (or why not), then serves the selection until another program takes
-/// it (Linux; elsewhere the system keeps the clipboard itself).
+/// it (Linux; elsewhere the system keeps the clipboard itself). Its error is words on
+/// purpose: they go to the menu's process through the pipe, as text
+/// ([`ClipboardError::HolderSaid`]).
 pub fn hold(text: &str, ready: &mut impl std::io::Write) -> Result<(), String> {
     let said = |ready: &mut dyn std::io::Write, message: String| {
         let _ = ready.write_all(message.as_bytes());
@@ -899,7 +984,11 @@ mod tests {
         let script = format!("sleep 60 & echo $! > '{}'; wait", pid_file.display());
         let route = Route::Command(vec!["sh".into(), "-c".into(), script]);
         let error = copy(&route, "x").await.unwrap_err();
-        assert!(error.contains("did not answer within 3 s"), "{error}");
+        assert!(matches!(error, ClipboardError::NoAnswer { .. }), "{error}");
+        assert!(
+            error.to_string().contains("did not answer within 3 s"),
+            "{error}"
+        );
         let pid: i32 = std::fs::read_to_string(&pid_file)
             .unwrap()
             .trim()
@@ -939,13 +1028,21 @@ mod tests {
             "-c".into(),
             "echo nope >&2; exit 3".into(),
         ]);
-        assert_eq!(copy(&failing, "x").await, Err("sh failed: nope".into()));
-        let missing = Route::Command(vec!["mcpick-no-such-program".into()]);
-        assert!(
-            copy(&missing, "x")
-                .await
-                .unwrap_err()
-                .contains("cannot run")
+        let failed = copy(&failing, "x").await.unwrap_err();
+        assert_eq!(
+            failed,
+            ClipboardError::ToolFailed {
+                program: "sh".into(),
+                why: "nope".into()
+            }
         );
+        assert_eq!(failed.to_string(), "sh failed: nope");
+        let missing = Route::Command(vec!["mcpick-no-such-program".into()]);
+        let missing = copy(&missing, "x").await.unwrap_err();
+        assert!(
+            matches!(missing, ClipboardError::CannotRun { .. }),
+            "{missing}"
+        );
+        assert!(missing.to_string().contains("cannot run"), "{missing}");
     }
 }

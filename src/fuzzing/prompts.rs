@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::library::native::FileReader;
+use crate::library::native::{EmbedError, FileReader};
 use crate::library::template::{self, Segment, Template};
 use crate::library::{
     ArgumentError, Library, LoadError, MessageTemplate, PromptDef, SourceFormat, claude,
@@ -20,9 +20,9 @@ pub fn prompt_files(data: &[u8]) {
 struct Files;
 
 impl FileReader for Files {
-    fn read_relative(&self, relative: &str) -> Result<(String, Vec<u8>), String> {
+    fn read_relative(&self, relative: &str) -> Result<(String, Vec<u8>), EmbedError> {
         if relative.contains("missing") {
-            return Err("No such file or directory".into());
+            return Err(EmbedError::Io("No such file or directory".into()));
         }
         let bytes = if native::mime_for(relative).starts_with("image/") {
             b"\x89PNG\r\n\x1a\n".to_vec()

@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use super::loaded::{Library, classify, parse_file};
-use super::native::FileReader;
+use super::native::{EmbedError, FileReader};
 
 mod files {
     include!(concat!(env!("OUT_DIR"), "/builtin_prompts.rs"));
@@ -15,13 +15,13 @@ struct BundledFiles {
 }
 
 impl FileReader for BundledFiles {
-    fn read_relative(&self, relative: &str) -> Result<(String, Vec<u8>), String> {
+    fn read_relative(&self, relative: &str) -> Result<(String, Vec<u8>), EmbedError> {
         let mut parts: Vec<&str> = self.folder.split('/').filter(|p| !p.is_empty()).collect();
         for part in relative.split('/') {
             match part {
                 "" | "." => {}
                 ".." => {
-                    parts.pop().ok_or("it is outside the bundled library")?;
+                    parts.pop().ok_or(EmbedError::OutsideBundle)?;
                 }
                 other => parts.push(other),
             }
@@ -31,7 +31,7 @@ impl FileReader for BundledFiles {
             .iter()
             .find(|(name, _)| *name == path)
             .map(|(name, text)| (format!("mcpick://builtin/{name}"), text.as_bytes().to_vec()))
-            .ok_or_else(|| format!("no bundled file `{path}`"))
+            .ok_or(EmbedError::NoBundledFile(path))
     }
 }
 

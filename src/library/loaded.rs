@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use thiserror::Error;
 
 use super::folders::skipped_folder;
-use super::native::FileReader;
+use super::native::{EmbedError, FileReader};
 use super::skills::{self, LoadedSkillFile, SKILL_FILE, SkillDef};
 use super::{LoadError, MessageTemplate, PromptDef, claude, native, vscode};
 use crate::model::{Completion, Content, EmbeddedResource, KnownContent, Message, PromptMessages};
@@ -522,20 +522,17 @@ struct DiskFiles<'a> {
 }
 
 impl FileReader for DiskFiles<'_> {
-    fn read_relative(&self, relative: &str) -> Result<(String, Vec<u8>), String> {
+    fn read_relative(&self, relative: &str) -> Result<(String, Vec<u8>), EmbedError> {
         if Path::new(relative).is_absolute() {
-            return Err("use a path relative to the prompt file".into());
+            return Err(EmbedError::Absolute);
         }
         let joined = self.folder.join(relative);
         self.asked.borrow_mut().push(joined.clone());
-        let path = joined.canonicalize().map_err(|e| e.to_string())?;
+        let path = joined.canonicalize().map_err(io)?;
         self.asked.borrow_mut().push(path.clone());
         if !self.roots.iter().any(|root| path.starts_with(root)) {
             let roots: Vec<String> = self.roots.iter().map(|r| r.display().to_string()).collect();
-            return Err(format!(
-                "it is outside the served folders ({})",
-                roots.join(", ")
-            ));
+            return Err(EmbedError::OutsideRoots(roots.join(", ")));
         }
         let bytes = read_capped(&path, self.roots)?;
         Ok((file_uri(&path), bytes))
@@ -547,39 +544,41 @@ impl FileReader for DiskFiles<'_> {
 /// between a check and the open would otherwise be read from wherever the link leads).
 /// Anything else (a FIFO would block forever, a device never end) is refused; the cap
 /// holds even if the file grows meanwhile.
-fn read_capped(path: &Path, roots: &[PathBuf]) -> Result<Vec<u8>, String> {
+fn read_capped(path: &Path, roots: &[PathBuf]) -> Result<Vec<u8>, EmbedError> {
     use std::io::Read as _;
     // A link that stays inside is served: resolved first, then its target is opened (and
     // checked) without following anything that became a link since.
-    let path = path.canonicalize().map_err(|e| e.to_string())?;
+    let path = path.canonicalize().map_err(io)?;
     let (file, real) = crate::sys::fs::open_real(&path).map_err(|e| {
         if crate::sys::fs::is_link_loop(&e) {
-            "it became a link while it was read".to_string()
+            EmbedError::BecameLink
         } else {
-            e.to_string()
+            io(e)
         }
     })?;
     if !roots.iter().any(|root| real.starts_with(root)) {
-        return Err("it leads outside the served folders".into());
+        return Err(EmbedError::LeadsOutside);
     }
-    let meta = file.metadata().map_err(|e| e.to_string())?;
+    let meta = file.metadata().map_err(io)?;
     if !meta.is_file() {
-        return Err("it is not a regular file".into());
+        return Err(EmbedError::NotRegular);
     }
     if meta.len() > MAX_FILE_BYTES {
-        return Err(format!(
-            "it is {} bytes; files may be at most 1 MiB",
-            meta.len()
-        ));
+        return Err(EmbedError::TooLarge(Some(meta.len())));
     }
     let mut bytes = Vec::new();
     file.take(MAX_FILE_BYTES + 1)
         .read_to_end(&mut bytes)
-        .map_err(|e| e.to_string())?;
+        .map_err(io)?;
     if bytes.len() as u64 > MAX_FILE_BYTES {
-        return Err("it is larger than 1 MiB".into());
+        return Err(EmbedError::TooLarge(None));
     }
     Ok(bytes)
+}
+
+/// An OS error as an embedded file's failure, in the OS's words.
+fn io(error: std::io::Error) -> EmbedError {
+    EmbedError::Io(error.to_string())
 }
 
 /// A `file://` URI for an absolute path, percent-encoding what URIs do not allow.
@@ -667,6 +666,7 @@ pub fn load_paths(paths: &[PathBuf]) -> Library {
                 asked: Default::default(),
             };
             let result = read_capped(&file, &canonical_roots)
+                .map_err(|why| why.to_string())
                 .and_then(|bytes| {
                     String::from_utf8(bytes)
                         .map_err(|_| "it is not UTF-8 text (save it as UTF-8)".to_string())

@@ -64,7 +64,44 @@ struct MetaArg {
 /// An embedded file a prompt asks for, resolved by the loader.
 pub trait FileReader {
     /// Reads `relative` (relative to the prompt file's folder): its URI and bytes, or why not.
-    fn read_relative(&self, relative: &str) -> Result<(String, Vec<u8>), String>;
+    fn read_relative(&self, relative: &str) -> Result<(String, Vec<u8>), EmbedError>;
+}
+
+/// Why a file a prompt embeds (`--- ROLE: PATH ---`) cannot be: said after
+/// "cannot embed `PATH`: ". The readers of the disk, the bundled library and the fuzz
+/// targets share it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EmbedError {
+    /// An absolute path.
+    #[error("use a path relative to the prompt file")]
+    Absolute,
+    /// Outside the folders `serve` was given (them, comma-separated).
+    #[error("it is outside the served folders ({0})")]
+    OutsideRoots(String),
+    /// A link that leads outside them, as opened.
+    #[error("it leads outside the served folders")]
+    LeadsOutside,
+    /// A `..` above the bundled library.
+    #[error("it is outside the bundled library")]
+    OutsideBundle,
+    /// No bundled file at that path.
+    #[error("no bundled file `{0}`")]
+    NoBundledFile(String),
+    /// Replaced by a link while it was read.
+    #[error("it became a link while it was read")]
+    BecameLink,
+    /// A FIFO, a device or a folder.
+    #[error("it is not a regular file")]
+    NotRegular,
+    /// Over 1 MiB: its size when known before reading.
+    #[error("{}", match .0 { Some(bytes) => format!("it is {bytes} bytes; files may be at most 1 MiB"), None => "it is larger than 1 MiB".to_string() })]
+    TooLarge(Option<u64>),
+    /// Text that is not UTF-8 (an image is embedded as one).
+    #[error("it is not UTF-8 text (images: png, jpeg, gif, webp)")]
+    NotUtf8,
+    /// The OS's words (no such file, no permission).
+    #[error("{0}")]
+    Io(String),
 }
 
 /// A separator line: `--- user ---`, `--- assistant ---`, or `--- ROLE: PATH ---`.
@@ -253,7 +290,7 @@ fn messages(
 
 /// The message a `--- ROLE: PATH ---` separator embeds: an image, or the file's text
 /// (UTF-8); an error says why not.
-fn embedded(role: Role, path: &str, files: &dyn FileReader) -> Result<MessageTemplate, String> {
+fn embedded(role: Role, path: &str, files: &dyn FileReader) -> Result<MessageTemplate, EmbedError> {
     let (uri, bytes) = files.read_relative(path)?;
     let mime_type = mime_for(path).to_string();
     if mime_type.starts_with("image/") {
@@ -264,8 +301,7 @@ fn embedded(role: Role, path: &str, files: &dyn FileReader) -> Result<MessageTem
             data: base64::engine::general_purpose::STANDARD.encode(bytes),
         })
     } else {
-        let text = String::from_utf8(bytes)
-            .map_err(|_| "it is not UTF-8 text (images: png, jpeg, gif, webp)".to_string())?;
+        let text = String::from_utf8(bytes).map_err(|_| EmbedError::NotUtf8)?;
         Ok(MessageTemplate::Embedded {
             role,
             uri,

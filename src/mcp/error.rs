@@ -109,7 +109,88 @@ pub enum McpError {
         /// What the user can do about it, after "is" (`down (F5 starts it again)`).
         why: String,
     },
-    /// Anything else the transport or protocol layer reported.
+    /// A handshake request answered with a JSON-RPC error: the server is there and speaks
+    /// another era than the one tried.
+    #[error("the server refused the handshake: error {code}: {message}")]
+    HandshakeRefused {
+        /// The JSON-RPC error code.
+        code: i32,
+        /// The server's message.
+        message: String,
+    },
+    /// A handshake request answered after the SDK had moved on to the next (a
+    /// `server/discover` answered when `initialize` was already sent).
+    #[error(
+        "the server answered an earlier handshake request late: its {} for request {received} came while mcpick waited for request {expected}",
+        if *.result { "result" } else { "error" }
+    )]
+    AnsweredLate {
+        /// A result (a 2026-07-28 server), not an error (a legacy one refusing it).
+        result: bool,
+        /// The id the late answer carried.
+        received: String,
+        /// The id mcpick was waiting for.
+        expected: String,
+    },
+    /// The server answered with an HTTP error status: it was reached, but is no MCP
+    /// endpoint that serves mcpick.
+    #[error("{words}")]
+    HttpStatus {
+        /// The HTTP status.
+        status: u16,
+        /// The whole sentence (`crate::mcp::error::answered_http`), server text on one line.
+        words: String,
+    },
+    /// The server could not be reached at all: why, as the transport's errors say it.
+    #[error("cannot reach the server: {0}")]
+    Unreachable(String),
+    /// A result that lacks what its method's schema gives it (a list that is none, an
+    /// entry for another URI, a `resources/read` with no contents): what is wrong.
+    #[error("{0}")]
+    Malformed(String),
+    /// A message of a `prompts/get` result that is no prompt message.
+    #[error("message {index} is not a valid prompt message: {reason}")]
+    InvalidMessage {
+        /// Its place in the result's `messages`, from 0.
+        index: usize,
+        /// What the reader found wrong.
+        reason: String,
+    },
+    /// A result the SDK read that could not be turned back into JSON for mcpick's types.
+    #[error("cannot read {what}: {reason}")]
+    CannotRead {
+        /// What was read (`the messages`, `skills/list`, …).
+        what: &'static str,
+        /// The JSON error.
+        reason: String,
+    },
+    /// A request answered with another kind of result than its own.
+    #[error("{method} was answered with {kind}, not its own result")]
+    UnexpectedResult {
+        /// The JSON-RPC method.
+        method: String,
+        /// The result's `resultType`, or `an unrelated result`.
+        kind: String,
+    },
+    /// A server that still asked questions after every round of answers mcpick gives.
+    #[error(
+        "the server kept asking: prompts/get still asked for input after {rounds} rounds of answers, so mcpick gave up the request"
+    )]
+    KeptAsking {
+        /// The rounds answered.
+        rounds: usize,
+    },
+    /// A request that still asked for input (or only for a retry with its `requestState`)
+    /// after every round mcpick tries.
+    #[error("{method} still asked for input after {rounds} rounds")]
+    StillAsking {
+        /// The JSON-RPC method.
+        method: &'static str,
+        /// The rounds tried.
+        rounds: usize,
+    },
+    /// Anything else the transport or protocol layer reported, which no caller tells
+    /// apart from the rest: words to show.
     #[error("{0}")]
     Protocol(String),
 }
@@ -135,6 +216,16 @@ impl McpError {
             McpError::Protocol(text) => McpError::Protocol(hide(text)),
             McpError::Closed(text) => McpError::Closed(hide(text)),
             McpError::Auth(text) => McpError::Auth(hide(text)),
+            McpError::Unreachable(text) => McpError::Unreachable(hide(text)),
+            McpError::Malformed(text) => McpError::Malformed(hide(text)),
+            McpError::HttpStatus { status, words } => McpError::HttpStatus {
+                status,
+                words: hide(words),
+            },
+            McpError::HandshakeRefused { code, message } => McpError::HandshakeRefused {
+                code,
+                message: hide(message),
+            },
             other => other,
         }
     }
@@ -172,10 +263,35 @@ impl McpError {
                 offered: mask(offered),
                 known,
             },
+            McpError::HandshakeRefused { code, message } => McpError::HandshakeRefused {
+                code,
+                message: mask(message),
+            },
+            McpError::HttpStatus { status, words } => McpError::HttpStatus {
+                status,
+                words: mask(words),
+            },
+            McpError::Unreachable(text) => McpError::Unreachable(mask(text)),
+            McpError::Malformed(text) => McpError::Malformed(mask(text)),
+            McpError::InvalidMessage { index, reason } => McpError::InvalidMessage {
+                index,
+                reason: mask(reason),
+            },
+            McpError::CannotRead { what, reason } => McpError::CannotRead {
+                what,
+                reason: mask(reason),
+            },
+            McpError::UnexpectedResult { method, kind } => McpError::UnexpectedResult {
+                method,
+                kind: mask(kind),
+            },
             other @ (McpError::Timeout { .. }
             | McpError::TooLarge { .. }
             | McpError::SignInRequired { .. }
-            | McpError::NotConnected { .. }) => other,
+            | McpError::NotConnected { .. }
+            | McpError::AnsweredLate { .. }
+            | McpError::KeptAsking { .. }
+            | McpError::StillAsking { .. }) => other,
         }
     }
 

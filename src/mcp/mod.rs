@@ -21,7 +21,8 @@ pub use client::connection::{
 };
 pub use client::hub::{CatalogUse, CatalogWriteFailure, Hub, McpEvent, RestartPolicy};
 pub use client::questions::{
-    Answer, FieldKind, FormField, GetOutcome, InputAnswers, InputRequest, Question, QuestionKind,
+    Answer, AnswerError, FieldKind, FormField, GetOutcome, InputAnswers, InputRequest, Question,
+    QuestionKind,
 };
 pub use error::McpError;
 pub use log::{
@@ -31,5 +32,7 @@ pub use log::{
 pub use server::limits::HttpLimits;
 pub use server::router::serve_http;
 pub use server::service::{PromptServer, serve_stdio};
-pub use server::token::{BearerToken, Credentials, HttpAccess, MIN_TOKEN_LEN, TOKEN_ENV};
-pub use tls::{ServeTls, install_crypto_provider, serve_tls};
+pub use server::token::{
+    BearerToken, Credentials, HttpAccess, MIN_TOKEN_LEN, TOKEN_ENV, TokenError,
+};
+pub use tls::{ServeTls, TlsError, install_crypto_provider, serve_tls};

@@ -13,6 +13,86 @@ use tokio::net::TcpListener;
 use tokio_rustls::TlsAcceptor;
 use tokio_util::sync::CancellationToken;
 
+/// Why `serve --tls-cert/--tls-key` cannot serve TLS: each names the file and what to do.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TlsError {
+    /// A key every user can read.
+    #[error(
+        "the TLS key {key} can be read by every user (mode {mode:03o}): run `chmod 600 {key}` (or 640 with a group the server runs in)"
+    )]
+    KeyReadableByAll {
+        /// The key file.
+        key: String,
+        /// Its permission bits.
+        mode: u32,
+    },
+    /// The certificate file cannot be read.
+    #[error("cannot read the TLS certificate {cert}: {reason}")]
+    CertUnreadable {
+        /// The certificate file.
+        cert: String,
+        /// The OS error.
+        reason: String,
+    },
+    /// The certificate file is not PEM.
+    #[error(
+        "the TLS certificate {cert} is not valid PEM ({reason}): give --tls-cert a PEM file of `-----BEGIN CERTIFICATE-----` blocks"
+    )]
+    CertNotPem {
+        /// The certificate file.
+        cert: String,
+        /// The parser's words.
+        reason: String,
+    },
+    /// No certificate in it.
+    #[error(
+        "no certificate in {cert}: give --tls-cert a PEM file of `-----BEGIN CERTIFICATE-----` blocks (the server's certificate first)"
+    )]
+    NoCert {
+        /// The certificate file.
+        cert: String,
+    },
+    /// The key file cannot be read.
+    #[error("cannot read the TLS key {key}: {reason}")]
+    KeyUnreadable {
+        /// The key file.
+        key: String,
+        /// The OS error.
+        reason: String,
+    },
+    /// No private key in it.
+    #[error(
+        "no private key in {key}: give --tls-key a PEM file with a `-----BEGIN PRIVATE KEY-----` (or RSA/EC PRIVATE KEY) block"
+    )]
+    NoKey {
+        /// The key file.
+        key: String,
+    },
+    /// The key file is not PEM.
+    #[error("the TLS key {key} is not valid PEM ({reason}): give --tls-key a PEM private key")]
+    KeyNotPem {
+        /// The key file.
+        key: String,
+        /// The parser's words.
+        reason: String,
+    },
+    /// rustls refused its own defaults.
+    #[error("TLS setup failed: {0}")]
+    Setup(String),
+    /// Key and certificate are not a pair.
+    #[error(
+        "the TLS key {key} does not go with the certificate {cert} ({reason}): give --tls-key the private key of that certificate"
+    )]
+    NotAPair {
+        /// The key file.
+        key: String,
+        /// The certificate file.
+        cert: String,
+        /// rustls's words.
+        reason: String,
+    },
+}
+
 /// A client that has not finished its TLS handshake by then is dropped: a socket opened and
 /// left silent must not hold a task forever.
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -43,53 +123,56 @@ impl std::fmt::Debug for ServeTls {
 impl ServeTls {
     /// Loads a PEM certificate chain (the server's certificate first) and its PEM private
     /// key (PKCS#8, PKCS#1 or SEC1). Each problem names the file and what to do.
-    pub fn load(cert: &Path, key: &Path) -> Result<Self, String> {
-        let cert_shown = cert.display();
-        let key_shown = key.display();
+    pub fn load(cert: &Path, key: &Path) -> Result<Self, TlsError> {
+        let cert_shown = cert.display().to_string();
+        let key_shown = key.display().to_string();
         // As the token file: a private key every user can read is no longer private. Group
         // read stays allowed (Debian's keys are root:ssl-cert 0640).
         if let Ok(metadata) = std::fs::metadata(key) {
             let mode = crate::sys::fs::mode(&metadata);
             if mode & 0o004 != 0 {
-                return Err(format!(
-                    "the TLS key {key_shown} can be read by every user (mode {:03o}): run \
-                     `chmod 600 {key_shown}` (or 640 with a group the server runs in)",
-                    mode & 0o777
-                ));
+                return Err(TlsError::KeyReadableByAll {
+                    key: key_shown,
+                    mode: mode & 0o777,
+                });
             }
         }
-        let cert_pem = std::fs::read(cert)
-            .map_err(|e| format!("cannot read the TLS certificate {cert_shown}: {e}"))?;
+        let cert_pem = std::fs::read(cert).map_err(|e| TlsError::CertUnreadable {
+            cert: cert_shown.clone(),
+            reason: e.to_string(),
+        })?;
         let chain = CertificateDer::pem_slice_iter(&cert_pem)
             .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| {
-                format!("the TLS certificate {cert_shown} is not valid PEM ({e}): give --tls-cert a PEM file of `-----BEGIN CERTIFICATE-----` blocks")
+            .map_err(|e| TlsError::CertNotPem {
+                cert: cert_shown.clone(),
+                reason: e.to_string(),
             })?;
         if chain.is_empty() {
-            return Err(format!(
-                "no certificate in {cert_shown}: give --tls-cert a PEM file of `-----BEGIN CERTIFICATE-----` blocks (the server's certificate first)"
-            ));
+            return Err(TlsError::NoCert { cert: cert_shown });
         }
-        let key_pem =
-            std::fs::read(key).map_err(|e| format!("cannot read the TLS key {key_shown}: {e}"))?;
+        let key_pem = std::fs::read(key).map_err(|e| TlsError::KeyUnreadable {
+            key: key_shown.clone(),
+            reason: e.to_string(),
+        })?;
         let private_key = PrivateKeyDer::from_pem_slice(&key_pem).map_err(|e| match e {
-            rustls::pki_types::pem::Error::NoItemsFound => format!(
-                "no private key in {key_shown}: give --tls-key a PEM file with a `-----BEGIN PRIVATE KEY-----` (or RSA/EC PRIVATE KEY) block"
-            ),
-            e => format!(
-                "the TLS key {key_shown} is not valid PEM ({e}): give --tls-key a PEM private key"
-            ),
+            rustls::pki_types::pem::Error::NoItemsFound => TlsError::NoKey {
+                key: key_shown.clone(),
+            },
+            e => TlsError::KeyNotPem {
+                key: key_shown.clone(),
+                reason: e.to_string(),
+            },
         })?;
         let provider = Arc::new(rustls::crypto::ring::default_provider());
         let mut config = rustls::ServerConfig::builder_with_provider(provider)
             .with_safe_default_protocol_versions()
-            .map_err(|e| format!("TLS setup failed: {e}"))?
+            .map_err(|e| TlsError::Setup(e.to_string()))?
             .with_no_client_auth()
             .with_single_cert(chain, private_key)
-            .map_err(|e| {
-                format!(
-                    "the TLS key {key_shown} does not go with the certificate {cert_shown} ({e}): give --tls-key the private key of that certificate"
-                )
+            .map_err(|e| TlsError::NotAPair {
+                key: key_shown,
+                cert: cert_shown,
+                reason: e.to_string(),
             })?;
         config.alpn_protocols = vec![b"http/1.1".to_vec()];
         Ok(ServeTls {
@@ -154,6 +237,11 @@ mod tests {
         std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o644)).unwrap();
         let problem = ServeTls::load(&cert, &key).err().unwrap();
         assert!(
+            matches!(problem, TlsError::KeyReadableByAll { mode: 0o644, .. }),
+            "{problem}"
+        );
+        let problem = problem.to_string();
+        assert!(
             problem.contains("can be read by every user (mode 644)"),
             "{problem}"
         );
@@ -161,7 +249,7 @@ mod tests {
         // Owner only, or with its group: on to the certificate's own checks.
         for mode in [0o600, 0o640] {
             std::fs::set_permissions(&key, std::fs::Permissions::from_mode(mode)).unwrap();
-            let problem = ServeTls::load(&cert, &key).err().unwrap();
+            let problem = ServeTls::load(&cert, &key).err().unwrap().to_string();
             assert!(problem.contains("certificate"), "{problem}");
             assert!(!problem.contains("every user"), "{problem}");
         }

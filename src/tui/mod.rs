@@ -885,8 +885,10 @@ impl Runner {
             Effect::ReadFile { id, path } => {
                 let results = self.results.clone();
                 tokio::task::spawn_blocking(move || {
+                    // The app shows the words; nothing there branches on them.
                     let result =
-                        crate::value_io::read_file(&path, crate::app::source::DEFAULT_VALUE_LIMIT);
+                        crate::value_io::read_file(&path, crate::app::source::DEFAULT_VALUE_LIMIT)
+                            .map_err(|e| e.to_string());
                     let _ = results.send(Msg::FileRead { id, result });
                 });
                 None
@@ -1095,7 +1097,10 @@ impl Runner {
         }
         let results = self.results.clone();
         tokio::spawn(async move {
-            let result = clipboard::copy(&route, &text).await;
+            // The app shows the words; nothing there branches on them.
+            let result = clipboard::copy(&route, &text)
+                .await
+                .map_err(|e| e.to_string());
             if let Err(error) = &result {
                 tracing::info!(%error, "copy failed");
             }

@@ -7,6 +7,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
+mod errors;
+
 /// Each top-level module of `src/` and its layer, lowest first (as docs/architecture.md):
 /// the tens are the layer, the units the order inside it (layer 2 has three floors).
 const LAYERS: &[(&str, u8)] = &[

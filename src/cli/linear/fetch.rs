@@ -161,7 +161,7 @@ impl Session {
                             None if !field.required => break,
                             None => say(&format!("Required: type a value, or {DECLINE}.")),
                         },
-                        Err(problem) => say(&sentence(&problem)),
+                        Err(problem) => say(&sentence(&problem.to_string())),
                     }
                 }
             }

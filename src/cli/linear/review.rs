@@ -99,7 +99,7 @@ impl Session {
                     .open("/dev/tty")
                     .and_then(|mut tty| std::io::Write::write_all(&mut tty, sequence.as_bytes()))
                     .map(|()| clipboard::Copied::Terminal { screen })
-                    .map_err(|e| format!("no terminal to send OSC 52 to ({e})"))
+                    .map_err(|e| clipboard::ClipboardError::NoTerminal(e.to_string()))
             }
             None => clipboard::copy(&route, &text).await,
         };
@@ -119,7 +119,10 @@ impl Session {
                 }
                 self.exported = true;
             }
-            Err(error) => say(&format!("The copy failed: {}", words::sentence(&error))),
+            Err(error) => say(&format!(
+                "The copy failed: {}",
+                words::sentence(&error.to_string())
+            )),
         }
     }
 

@@ -248,7 +248,9 @@ pub fn import(
         inputs: BTreeMap::new(),
         used_inputs: Vec::new(),
     };
-    let servers = reader.read(&value).map_err(error)?;
+    let servers = reader
+        .read(&value)
+        .map_err(|problem| error(problem.to_string()))?;
     Ok(Import {
         dialect,
         servers,
@@ -268,20 +270,91 @@ struct Reader<'a> {
 
 type Entries<'v> = Vec<(String, &'v Map<String, Value>, String)>;
 
+/// What is wrong with a server entry of another host's file; every path is the JSON path
+/// of the field at fault (`mcpServers.x.args`). [`import`] puts the file's name before it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum EntryProblem {
+    /// The top level is no object.
+    #[error("the file is not a JSON object")]
+    NotJsonObject,
+    /// A table of servers, or a server, that is no object.
+    #[error("`{0}` is not an object")]
+    NotAnObject(String),
+    /// A field that must be a string.
+    #[error("`{0}` must be a string")]
+    NotAString(String),
+    /// A list with something else than strings.
+    #[error("`{0}` must hold strings")]
+    NotStrings(String),
+    /// A field that must be a list of strings.
+    #[error("`{0}` must be a list of strings")]
+    NotAList(String),
+    /// A field that must be an object.
+    #[error("`{0}` must be an object")]
+    NotATable(String),
+    /// A field the dialect does not have.
+    #[error("unknown field `{field}` at `{at}.{field}` (known: {known})")]
+    UnknownField {
+        /// The field.
+        field: String,
+        /// The entry's path.
+        at: String,
+        /// The dialect's fields, comma-separated.
+        known: String,
+    },
+    /// A required field that is not there.
+    #[error("`{0}` is missing")]
+    Missing(String),
+    /// An entry that runs nothing and names no URL.
+    #[error("has neither `command` nor `url`")]
+    NoCommandNorUrl,
+    /// A `${` never closed.
+    #[error("`{0}`: `${{` without a closing `}}`")]
+    Unclosed(String),
+    /// An input id mcpick does not take.
+    #[error(
+        "`{at}` uses input `{id}`: mcpick takes input ids of letters, digits, `_`, `-` and `.`"
+    )]
+    InputId {
+        /// The field's path.
+        at: String,
+        /// The id.
+        id: String,
+    },
+    /// A VS Code variable mcpick cannot resolve.
+    #[error(
+        "`{at}` uses `${{{variable}}}`, which mcpick cannot resolve (it knows env:, input:, workspaceFolder, userHome, pathSeparator)"
+    )]
+    Unresolvable {
+        /// The field's path.
+        at: String,
+        /// The variable as written.
+        variable: String,
+    },
+    /// A problem of the entry at `at`.
+    #[error("`{at}`: {problem}")]
+    InEntry {
+        /// The entry's path.
+        at: String,
+        /// What is wrong.
+        problem: Box<EntryProblem>,
+    },
+}
+
 /// Adds the servers of one `name: {entry}` table to `entries`, with their JSON paths.
 fn collect_entries<'v>(
     entries: &mut Entries<'v>,
     table: Option<&'v Value>,
     at: &str,
-) -> Result<(), String> {
+) -> Result<(), EntryProblem> {
     let Some(table) = table else { return Ok(()) };
     let table = table
         .as_object()
-        .ok_or_else(|| format!("`{at}` is not an object"))?;
+        .ok_or_else(|| EntryProblem::NotAnObject(at.to_string()))?;
     for (name, entry) in table {
         let entry = entry
             .as_object()
-            .ok_or_else(|| format!("`{at}.{name}` is not an object"))?;
+            .ok_or_else(|| EntryProblem::NotAnObject(format!("{at}.{name}")))?;
         entries.push((name.clone(), entry, format!("{at}.{name}")));
     }
     Ok(())
@@ -296,16 +369,16 @@ struct Fields<'a> {
 
 impl<'a> Fields<'a> {
     /// A string field, or `None` when missing or null.
-    fn text(&self, key: &str) -> Result<Option<&'a str>, String> {
+    fn text(&self, key: &str) -> Result<Option<&'a str>, EntryProblem> {
         match self.entry.get(key) {
             None | Some(Value::Null) => Ok(None),
             Some(Value::String(s)) => Ok(Some(s)),
-            Some(_) => Err(format!("`{}.{key}` must be a string", self.at)),
+            Some(_) => Err(EntryProblem::NotAString(format!("{}.{key}", self.at))),
         }
     }
 
     /// A list of strings, empty when missing or null.
-    fn list(&self, key: &str) -> Result<Vec<String>, String> {
+    fn list(&self, key: &str) -> Result<Vec<String>, EntryProblem> {
         let at = self.at;
         match self.entry.get(key) {
             None | Some(Value::Null) => Ok(Vec::new()),
@@ -314,16 +387,16 @@ impl<'a> Fields<'a> {
                 .map(|v| {
                     v.as_str()
                         .map(str::to_string)
-                        .ok_or_else(|| format!("`{at}.{key}` must hold strings"))
+                        .ok_or_else(|| EntryProblem::NotStrings(format!("{at}.{key}")))
                 })
                 .collect(),
-            Some(_) => Err(format!("`{at}.{key}` must be a list of strings")),
+            Some(_) => Err(EntryProblem::NotAList(format!("{at}.{key}"))),
         }
     }
 
     /// A table of strings (numbers and booleans taken as their text), empty when missing
     /// or null.
-    fn map(&self, key: &str) -> Result<BTreeMap<String, String>, String> {
+    fn map(&self, key: &str) -> Result<BTreeMap<String, String>, EntryProblem> {
         let at = self.at;
         match self.entry.get(key) {
             None | Some(Value::Null) => Ok(BTreeMap::new()),
@@ -333,10 +406,10 @@ impl<'a> Fields<'a> {
                     Value::String(s) => Ok((k.clone(), s.clone())),
                     Value::Number(n) => Ok((k.clone(), n.to_string())),
                     Value::Bool(b) => Ok((k.clone(), b.to_string())),
-                    _ => Err(format!("`{at}.{key}.{k}` must be a string")),
+                    _ => Err(EntryProblem::NotAString(format!("{at}.{key}.{k}"))),
                 })
                 .collect(),
-            Some(_) => Err(format!("`{at}.{key}` must be an object")),
+            Some(_) => Err(EntryProblem::NotATable(format!("{at}.{key}"))),
         }
     }
 }
@@ -349,8 +422,8 @@ struct Program {
 }
 
 impl Reader<'_> {
-    fn read(&mut self, value: &Value) -> Result<Vec<ImportedServer>, String> {
-        let root = value.as_object().ok_or("the file is not a JSON object")?;
+    fn read(&mut self, value: &Value) -> Result<Vec<ImportedServer>, EntryProblem> {
+        let root = value.as_object().ok_or(EntryProblem::NotJsonObject)?;
         let mut entries: Entries = Vec::new();
         match self.dialect {
             Dialect::VsCode => {
@@ -403,7 +476,12 @@ impl Reader<'_> {
             match self.server(&name, entry, &at) {
                 Ok(Some(draft)) => drafts.push(draft),
                 Ok(None) => {}
-                Err(e) => return Err(format!("`{at}`: {e}")),
+                Err(problem) => {
+                    return Err(EntryProblem::InEntry {
+                        at,
+                        problem: Box::new(problem),
+                    });
+                }
             }
         }
         Ok(drafts)
@@ -417,13 +495,14 @@ impl Reader<'_> {
         name: &str,
         entry: &Map<String, Value>,
         at: &str,
-    ) -> Result<Option<ImportedServer>, String> {
+    ) -> Result<Option<ImportedServer>, EntryProblem> {
         let known = self.dialect.entry_fields();
         if let Some(unknown) = entry.keys().find(|k| !known.contains(&k.as_str())) {
-            return Err(format!(
-                "unknown field `{unknown}` at `{at}.{unknown}` (known: {})",
-                known.join(", ")
-            ));
+            return Err(EntryProblem::UnknownField {
+                field: unknown.clone(),
+                at: at.to_string(),
+                known: known.join(", "),
+            });
         }
         let mut draft = ImportedServer {
             name: table_name(name),
@@ -451,9 +530,9 @@ impl Reader<'_> {
                 .map("headers")?
                 .iter()
                 .map(|(k, v)| Ok((k.clone(), self.translate(v, at, &format!("headers.{k}"))?)))
-                .collect::<Result<_, String>>()?;
+                .collect::<Result<_, EntryProblem>>()?;
         } else {
-            return Err("has neither `command` nor `url`".into());
+            return Err(EntryProblem::NoCommandNorUrl);
         }
         self.finish(&mut draft, entry, name);
         Ok(Some(draft))
@@ -461,14 +540,14 @@ impl Reader<'_> {
 
     /// The program an entry runs, as written: `command`, `args` and `env`, or Zed's older
     /// shape that nests them (`"command": {"path", "args", "env"}`).
-    fn program(&self, fields: &Fields) -> Result<Program, String> {
+    fn program(&self, fields: &Fields) -> Result<Program, EntryProblem> {
         let at = fields.at;
         Ok(match fields.entry.get("command") {
             Some(Value::Object(nested)) if self.dialect == Dialect::Zed => {
                 let path = nested
                     .get("path")
                     .and_then(Value::as_str)
-                    .ok_or_else(|| format!("`{at}.command.path` is missing"))?;
+                    .ok_or_else(|| EntryProblem::Missing(format!("{at}.command.path")))?;
                 let args = nested
                     .get("args")
                     .and_then(Value::as_array)
@@ -510,7 +589,7 @@ impl Reader<'_> {
         program: Program,
         fields: &Fields,
         name: &str,
-    ) -> Result<(), String> {
+    ) -> Result<(), EntryProblem> {
         let at = fields.at;
         draft.command = program
             .command
@@ -526,7 +605,7 @@ impl Reader<'_> {
             .env
             .iter()
             .map(|(k, v)| Ok((k.clone(), self.translate(v, at, &format!("env.{k}"))?)))
-            .collect::<Result<_, String>>()?;
+            .collect::<Result<_, EntryProblem>>()?;
         if let Some(cwd) = fields.text("cwd")? {
             draft.cwd = Some(self.translate(cwd, at, "cwd")?);
         }
@@ -560,7 +639,7 @@ impl Reader<'_> {
 
     /// One string value in mcpick's syntax: the dialect's variables translated, literal
     /// `${` escaped.
-    fn translate(&mut self, value: &str, at: &str, field: &str) -> Result<String, String> {
+    fn translate(&mut self, value: &str, at: &str, field: &str) -> Result<String, EntryProblem> {
         match self.dialect {
             // Claude Code's `${VAR}` and `${VAR:-default}` are mcpick's own.
             Dialect::ClaudeCode => Ok(value.to_string()),
@@ -575,7 +654,7 @@ impl Reader<'_> {
                     let after = &rest[start + 2..];
                     let end = after
                         .find('}')
-                        .ok_or_else(|| format!("`{at}.{field}`: `${{` without a closing `}}`"))?;
+                        .ok_or_else(|| EntryProblem::Unclosed(format!("{at}.{field}")))?;
                     let reference = &after[..end];
                     out.push_str(&self.vscode_variable(reference, at, field)?);
                     rest = &after[end + 1..];
@@ -591,16 +670,17 @@ impl Reader<'_> {
         reference: &str,
         at: &str,
         field: &str,
-    ) -> Result<String, String> {
+    ) -> Result<String, EntryProblem> {
         let escape = |path: &Path| path.to_string_lossy().replace("${", "$${");
         if let Some(var) = reference.strip_prefix("env:") {
             return Ok(format!("${{{var}}}"));
         }
         if let Some(id) = reference.strip_prefix("input:") {
             if !crate::config::is_input_id(id) {
-                return Err(format!(
-                    "`{at}.{field}` uses input `{id}`: mcpick takes input ids of letters, digits, `_`, `-` and `.`"
-                ));
+                return Err(EntryProblem::InputId {
+                    at: format!("{at}.{field}"),
+                    id: id.to_string(),
+                });
             }
             let spec = self.inputs.get(id).cloned().unwrap_or(InputSpec {
                 id: id.to_string(),
@@ -619,9 +699,10 @@ impl Reader<'_> {
                 None => Ok("${HOME}".into()),
             },
             "pathSeparator" | "/" => Ok("/".into()),
-            other => Err(format!(
-                "`{at}.{field}` uses `${{{other}}}`, which mcpick cannot resolve (it knows env:, input:, workspaceFolder, userHome, pathSeparator)"
-            )),
+            other => Err(EntryProblem::Unresolvable {
+                at: format!("{at}.{field}"),
+                variable: other.to_string(),
+            }),
         }
     }
 }

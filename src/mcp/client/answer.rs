@@ -23,6 +23,7 @@ use std::sync::{Arc, Mutex};
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
+use crate::mcp::McpError;
 use crate::model::{Message, PromptMessages};
 
 /// The JSON-RPC error code of the stand-in for an answer mcpick cannot read.
@@ -35,11 +36,11 @@ pub const UNREADABLE_WORDS: &str = "the server sent an answer mcpick cannot read
 /// `prompts/get` answers decoded at the seam, by request id (as JSON text: `3`, `"a"`),
 /// until their request takes them: the messages, or why they are not prompt messages.
 #[derive(Clone, Default)]
-pub struct DecodedAnswers(Arc<Mutex<HashMap<String, Result<PromptMessages, String>>>>);
+pub struct DecodedAnswers(Arc<Mutex<HashMap<String, Result<PromptMessages, McpError>>>>);
 
 impl DecodedAnswers {
     /// Keeps what was read of the answer to request `id`.
-    pub fn put(&self, id: &Value, decoded: Result<PromptMessages, String>) {
+    pub fn put(&self, id: &Value, decoded: Result<PromptMessages, McpError>) {
         let mut answers = self.0.lock().unwrap_or_else(|e| e.into_inner());
         // Answers whose request was given up before they came are never taken: a few at
         // most, but they must not pile up.
@@ -50,7 +51,7 @@ impl DecodedAnswers {
     }
 
     /// Takes the answer decoded for request `id` (as JSON), if there is one.
-    pub fn take(&self, id: &Value) -> Option<Result<PromptMessages, String>> {
+    pub fn take(&self, id: &Value) -> Option<Result<PromptMessages, McpError>> {
         let mut answers = self.0.lock().unwrap_or_else(|e| e.into_inner());
         answers.remove(&id.to_string())
     }
@@ -63,7 +64,7 @@ pub enum Reading {
     AsItIs,
     /// A `prompts/get` answer read here: the messages (or why they are not), for
     /// [`DecodedAnswers`].
-    Decoded(Result<PromptMessages, String>),
+    Decoded(Result<PromptMessages, McpError>),
     /// Nothing can read it: why.
     Unreadable(String),
 }
@@ -136,7 +137,7 @@ pub fn decoded_stand_in(id: &Value) -> Vec<u8> {
 struct Response {
     jsonrpc: Option<Value>,
     /// A `result` was there; for a `prompts/get`, with its messages when it had a list.
-    result: Option<Option<Result<PromptMessages, String>>>,
+    result: Option<Option<Result<PromptMessages, McpError>>>,
     /// An `error` was there (and readable).
     error: bool,
 }
@@ -291,7 +292,7 @@ impl<'de> Visitor<'de> for ErrorVisitor {
 struct GetResultSeed;
 
 impl<'de> DeserializeSeed<'de> for GetResultSeed {
-    type Value = Option<Result<PromptMessages, String>>;
+    type Value = Option<Result<PromptMessages, McpError>>;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
         deserializer.deserialize_any(GetResultVisitor)
@@ -301,7 +302,7 @@ impl<'de> DeserializeSeed<'de> for GetResultSeed {
 struct GetResultVisitor;
 
 impl<'de> Visitor<'de> for GetResultVisitor {
-    type Value = Option<Result<PromptMessages, String>>;
+    type Value = Option<Result<PromptMessages, McpError>>;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a prompts/get result")
@@ -348,7 +349,7 @@ impl<'de> Visitor<'de> for GetResultVisitor {
 struct MessagesSeed;
 
 impl<'de> DeserializeSeed<'de> for MessagesSeed {
-    type Value = Option<Result<Vec<Message>, String>>;
+    type Value = Option<Result<Vec<Message>, McpError>>;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
         deserializer.deserialize_any(MessagesVisitor)
@@ -358,7 +359,7 @@ impl<'de> DeserializeSeed<'de> for MessagesSeed {
 struct MessagesVisitor;
 
 impl<'de> Visitor<'de> for MessagesVisitor {
-    type Value = Option<Result<Vec<Message>, String>>;
+    type Value = Option<Result<Vec<Message>, McpError>>;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a list of prompt messages")
@@ -379,9 +380,10 @@ impl<'de> Visitor<'de> for MessagesVisitor {
                 match serde_json::from_value::<Message>(value) {
                     Ok(message) => messages.push(message),
                     Err(e) => {
-                        fault = Some(format!(
-                            "message {index} is not a valid prompt message: {e}"
-                        ));
+                        fault = Some(McpError::InvalidMessage {
+                            index,
+                            reason: e.to_string(),
+                        });
                     }
                 }
             }
@@ -467,7 +469,12 @@ mod tests {
             panic!("not refused");
         };
         assert!(
-            why.starts_with("message 1 is not a valid prompt message"),
+            matches!(why, McpError::InvalidMessage { index: 1, .. }),
+            "{why}"
+        );
+        assert!(
+            why.to_string()
+                .starts_with("message 1 is not a valid prompt message"),
             "{why}"
         );
         // Questions first, or no list: the SDK reads them.

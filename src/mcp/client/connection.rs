@@ -120,10 +120,9 @@ impl Drop for LegacyExchange {
 /// `prompts/get`, in the same words for both eras (a legacy server's last question is
 /// declined and its request cancelled; a 2026-07-28 one is simply not retried).
 fn kept_asking() -> McpError {
-    McpError::Protocol(format!(
-        "the server kept asking: prompts/get still asked for input after \
-         {MAX_INPUT_ROUNDS} rounds of answers, so mcpick gave up the request"
-    ))
+    McpError::KeptAsking {
+        rounds: MAX_INPUT_ROUNDS,
+    }
 }
 
 /// The answer to a legacy question, from the answers of its round.
@@ -668,7 +667,7 @@ impl Connection {
                     challenge: Some(challenge),
                     more_scopes,
                 },
-                None => McpError::Protocol(transport_failure(error.error.as_ref())),
+                None => transport_failure(error.error.as_ref()),
             },
             other => McpError::Protocol(error_chain(&other)),
         }
@@ -745,7 +744,7 @@ fn read_messages(value: serde_json::Value) -> Result<PromptMessages, McpError> {
         .and_then(|d| d.as_str())
         .map(str::to_string);
     let Some(list) = value.get("messages").and_then(|m| m.as_array()) else {
-        return Err(McpError::Protocol(
+        return Err(McpError::Malformed(
             "the result has no `messages` list".into(),
         ));
     };
@@ -754,7 +753,10 @@ fn read_messages(value: serde_json::Value) -> Result<PromptMessages, McpError> {
         .enumerate()
         .map(|(i, message)| {
             serde_json::from_value::<Message>(message.clone()).map_err(|e| {
-                McpError::Protocol(format!("message {i} is not a valid prompt message: {e}"))
+                McpError::InvalidMessage {
+                    index: i,
+                    reason: e.to_string(),
+                }
             })
         })
         .collect::<Result<Vec<_>, _>>()?;
@@ -767,7 +769,7 @@ fn read_messages(value: serde_json::Value) -> Result<PromptMessages, McpError> {
 /// Reads a `resources/read` result's `contents` with mcpick's types.
 fn read_contents(value: &serde_json::Value) -> Result<Vec<EmbeddedResource>, McpError> {
     let Some(list) = value.get("contents").and_then(|c| c.as_array()) else {
-        return Err(McpError::Protocol(
+        return Err(McpError::Malformed(
             "the result has no `contents` list".into(),
         ));
     };
@@ -775,7 +777,7 @@ fn read_contents(value: &serde_json::Value) -> Result<Vec<EmbeddedResource>, Mcp
         .enumerate()
         .map(|(i, item)| {
             serde_json::from_value::<EmbeddedResource>(item.clone()).map_err(|e| {
-                McpError::Protocol(format!(
+                McpError::Malformed(format!(
                     "item {i} of the contents is neither text nor a blob: {e}"
                 ))
             })
@@ -861,9 +863,10 @@ fn unexpected(method: &str, result: &ServerResult) -> McpError {
                 .map(str::to_string)
         })
         .unwrap_or_else(|| "an unrelated result".to_string());
-    McpError::Protocol(format!(
-        "{method} was answered with {kind}, not its own result"
-    ))
+    McpError::UnexpectedResult {
+        method: method.to_string(),
+        kind,
+    }
 }
 
 /// Whether a request's failure on a connection started without a handshake
@@ -881,8 +884,13 @@ pub fn looks_like_another_era(error: &McpError) -> bool {
                 || ((*code == -32600 || *code == -32002 || *code == -32000)
                     && (message.contains("initializ") || message.contains("session")))
         }
-        McpError::Protocol(text) | McpError::Handshake(text) => {
-            text.contains("HTTP 400") || text.contains("HTTP 404") || text.contains("session")
+        McpError::HttpStatus { status, words } => {
+            matches!(status, 400 | 404) || words.contains("session")
+        }
+        // The transport's and the server's own words (a body's "missing session"), not
+        // mcpick's.
+        McpError::Protocol(text) | McpError::Handshake(text) | McpError::Unreachable(text) => {
+            text.contains("session")
         }
         McpError::Closed(_) => true,
         _ => false,
@@ -1089,7 +1097,7 @@ fn read_prompts_page(
     number: usize,
 ) -> Result<(Vec<rmcp::model::Prompt>, Vec<String>), McpError> {
     let Some(list) = page.get("prompts").and_then(|p| p.as_array()) else {
-        return Err(McpError::Protocol(
+        return Err(McpError::Malformed(
             "prompts/list was answered with a `prompts` that is not a list".into(),
         ));
     };
@@ -1172,10 +1180,13 @@ fn sign_in_challenge(error: &(dyn std::error::Error + 'static)) -> Option<(Strin
 
 /// What a transport error tells the user: the HTTP status the server answered with (it
 /// was reached, the URL or the server is wrong), or that it could not be reached at all.
-fn transport_failure(error: &(dyn std::error::Error + 'static)) -> String {
+fn transport_failure(error: &(dyn std::error::Error + 'static)) -> McpError {
     match answered_status(error) {
-        Some((status, said)) => crate::mcp::error::answered_http(status, &said),
-        None => format!("cannot reach the server: {}", error_chain(error)),
+        Some((status, said)) => McpError::HttpStatus {
+            status,
+            words: crate::mcp::error::answered_http(status, &said),
+        },
+        None => McpError::Unreachable(error_chain(error)),
     }
 }
 

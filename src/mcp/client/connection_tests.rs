@@ -393,7 +393,11 @@ fn a_failure_that_says_the_era_changed_is_told_from_others() {
             "Received request before initialization was complete",
         ),
         server(-32000, "Bad Request: No valid session ID provided"),
-        McpError::Protocol("the server answered HTTP 400: Bad Request: missing session".into()),
+        McpError::HttpStatus {
+            status: 400,
+            words: "the server answered HTTP 400 at this URL: Bad Request".into(),
+        },
+        McpError::Unreachable("error sending request: missing session id".into()),
         McpError::Closed(": the server exited with status 3".into()),
     ] {
         assert!(looks_like_another_era(&changed), "{changed}");
@@ -407,6 +411,10 @@ fn a_failure_that_says_the_era_changed_is_told_from_others() {
             ms: 1,
         },
         McpError::InputRequired("x".into()),
+        McpError::HttpStatus {
+            status: 500,
+            words: "the server answered HTTP 500 at this URL: Internal Server Error".into(),
+        },
     ] {
         assert!(!looks_like_another_era(&same), "{same}");
     }
@@ -417,9 +425,21 @@ fn a_failure_that_says_the_era_changed_is_told_from_others() {
             None
         ))
     )));
-    assert!(!refused_era(&McpError::Handshake(
-        "cannot reach the server: connection refused".into()
+    assert!(!refused_era(&McpError::Unreachable(
+        "connection refused".into()
     )));
+    // The words a refusal is shown in, kept as they were.
+    assert_eq!(
+        handshake_error(ClientInitializeError::JsonRpcError(
+            rmcp::model::ErrorData::new(
+                rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+                "Method not found: initialize",
+                None
+            )
+        ))
+        .to_string(),
+        "the server refused the handshake: error -32601: Method not found: initialize"
+    );
 }
 
 #[test]

@@ -7,6 +7,54 @@ use serde_json::{Map, Value};
 
 use crate::model::PromptMessages;
 
+/// Why an answer does not fit its question's schema: said after the field's name, in the
+/// form and on the command line alike.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum AnswerError {
+    /// Text that is no number.
+    #[error("`{0}` is not a number")]
+    NotANumber(String),
+    /// A fraction where a whole number is asked for.
+    #[error("must be a whole number")]
+    NotWhole,
+    /// A number outside the schema's bounds (as written: `-∞`, `∞` when open).
+    #[error("must be between {minimum} and {maximum}")]
+    OutOfRange {
+        /// The lower bound.
+        minimum: String,
+        /// The upper bound.
+        maximum: String,
+    },
+    /// Text shorter than `minLength`.
+    #[error("needs at least {0} characters")]
+    TooShort(u64),
+    /// Text longer than `maxLength`.
+    #[error("takes at most {0} characters")]
+    TooLong(u64),
+    /// Neither yes nor no.
+    #[error("`{0}` is not yes or no")]
+    NotYesOrNo(String),
+    /// A word that is none of the choices (which are listed).
+    #[error("`{word}` is not one of {choices}")]
+    NotAChoice {
+        /// The word given.
+        word: String,
+        /// The choices, comma-separated.
+        choices: String,
+    },
+    /// A JSON item of a list of choices that is no choice.
+    #[error("{0} is not one of the choices")]
+    NotAChoiceItem(String),
+    /// JSON of a kind the field does not take.
+    #[error("{given} is not {expected}")]
+    WrongKind {
+        /// The JSON given.
+        given: String,
+        /// What the field takes.
+        expected: String,
+    },
+}
+
 /// What one `prompts/get` round gave: the messages, or questions to answer first.
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetOutcome {
@@ -176,7 +224,7 @@ impl FormField {
     /// text length-checked, `yes`/`no` (`true`/`false`, `y`/`n`, `1`/`0`) for booleans, a
     /// choice by its value or label, several choices joined by commas. `Ok(None)` for
     /// blank text (nothing given).
-    pub fn value_from_text(&self, text: &str) -> Result<Option<Value>, String> {
+    pub fn value_from_text(&self, text: &str) -> Result<Option<Value>, AnswerError> {
         if text.trim().is_empty() {
             return Ok(None);
         }
@@ -189,16 +237,15 @@ impl FormField {
                 let number: f64 = text
                     .trim()
                     .parse()
-                    .map_err(|_| format!("`{}` is not a number", text.trim()))?;
+                    .map_err(|_| AnswerError::NotANumber(text.trim().to_string()))?;
                 if *integer && number.fract() != 0.0 {
-                    return Err("must be a whole number".into());
+                    return Err(AnswerError::NotWhole);
                 }
                 if minimum.is_some_and(|m| number < m) || maximum.is_some_and(|m| number > m) {
-                    return Err(format!(
-                        "must be between {} and {}",
-                        minimum.map_or("-∞".into(), |m| m.to_string()),
-                        maximum.map_or("∞".into(), |m| m.to_string())
-                    ));
+                    return Err(AnswerError::OutOfRange {
+                        minimum: minimum.map_or("-∞".into(), |m| m.to_string()),
+                        maximum: maximum.map_or("∞".into(), |m| m.to_string()),
+                    });
                 }
                 if *integer {
                     Value::from(number as i64)
@@ -215,33 +262,33 @@ impl FormField {
             } => {
                 let length = text.chars().count() as u64;
                 if let Some(min) = min_length.filter(|m| length < *m) {
-                    return Err(format!("needs at least {min} characters"));
+                    return Err(AnswerError::TooShort(min));
                 }
                 if let Some(max) = max_length.filter(|m| length > *m) {
-                    return Err(format!("takes at most {max} characters"));
+                    return Err(AnswerError::TooLong(max));
                 }
                 Value::String(text.to_string())
             }
             FieldKind::Boolean => match text.trim().to_lowercase().as_str() {
                 "yes" | "y" | "true" | "1" | "on" => Value::Bool(true),
                 "no" | "n" | "false" | "0" | "off" => Value::Bool(false),
-                other => return Err(format!("`{other}` is not yes or no")),
+                other => return Err(AnswerError::NotYesOrNo(other.to_string())),
             },
             FieldKind::Choice {
                 values,
                 labels,
                 multiple,
             } => {
-                let pick = |word: &str| -> Result<Value, String> {
+                let pick = |word: &str| -> Result<Value, AnswerError> {
                     let word = word.trim();
                     values
                         .iter()
                         .position(|v| v == word)
                         .or_else(|| labels.iter().position(|l| l.eq_ignore_ascii_case(word)))
                         .map(|i| Value::String(values[i].clone()))
-                        .ok_or_else(|| {
-                            let names = choice_names(values, labels).join(", ");
-                            format!("`{word}` is not one of {names}")
+                        .ok_or_else(|| AnswerError::NotAChoice {
+                            word: word.to_string(),
+                            choices: choice_names(values, labels).join(", "),
                         })
                 };
                 if *multiple {
@@ -262,7 +309,7 @@ impl FormField {
     /// A value given as JSON (`--answers-json`), checked per the schema: strings are read
     /// as [`FormField::value_from_text`] reads them, booleans, numbers and arrays of
     /// strings must fit the field.
-    pub fn value_from_json(&self, value: &Value) -> Result<Option<Value>, String> {
+    pub fn value_from_json(&self, value: &Value) -> Result<Option<Value>, AnswerError> {
         match (value, &self.kind) {
             (Value::Null, _) => Ok(None),
             (Value::String(text), _) => self.value_from_text(text),
@@ -275,7 +322,7 @@ impl FormField {
                     .iter()
                     .map(|item| match item {
                         Value::String(word) if !word.contains(',') => Ok(word.clone()),
-                        other => Err(format!("{other} is not one of the choices")),
+                        other => Err(AnswerError::NotAChoiceItem(other.to_string())),
                     })
                     .collect::<Result<_, _>>()?;
                 match self.value_from_text(&words.join(","))? {
@@ -283,7 +330,10 @@ impl FormField {
                     None => Ok(Some(Value::Array(Vec::new()))),
                 }
             }
-            (other, _) => Err(format!("{other} is not {}", self.expects())),
+            (other, _) => Err(AnswerError::WrongKind {
+                given: other.to_string(),
+                expected: self.expects(),
+            }),
         }
     }
 }
@@ -340,12 +390,13 @@ mod tests {
             maximum: Some(9.0),
         });
         assert_eq!(integer.value_from_text(" 7 "), Ok(Some(json!(7))));
+        assert_eq!(integer.value_from_text("7.5"), Err(AnswerError::NotWhole));
         assert_eq!(
-            integer.value_from_text("7.5"),
+            integer.value_from_text("7.5").map_err(|e| e.to_string()),
             Err("must be a whole number".into())
         );
         assert_eq!(
-            integer.value_from_text("10"),
+            integer.value_from_text("10").map_err(|e| e.to_string()),
             Err("must be between -∞ and 9".into())
         );
         let number = field(FieldKind::Number {
@@ -361,7 +412,7 @@ mod tests {
         });
         assert_eq!(multi.value_from_text("beta,a"), Ok(Some(json!(["b", "a"]))));
         assert_eq!(
-            multi.value_from_text("a,z"),
+            multi.value_from_text("a,z").map_err(|e| e.to_string()),
             Err("`z` is not one of Alpha, Beta".into())
         );
         // A person reads the labels (the menu's form shows them); either is accepted.
@@ -374,7 +425,7 @@ mod tests {
         assert_eq!(one.expects(), "one of Red, g");
         assert_eq!(one.value_from_text("red"), Ok(Some(json!("r"))));
         assert_eq!(
-            one.value_from_text("d"),
+            one.value_from_text("d").map_err(|e| e.to_string()),
             Err("`d` is not one of Red, g".into())
         );
     }
@@ -388,7 +439,9 @@ mod tests {
             Ok(Some(json!(false)))
         );
         assert_eq!(
-            boolean.value_from_json(&json!(3)),
+            boolean
+                .value_from_json(&json!(3))
+                .map_err(|e| e.to_string()),
             Err("3 is not yes or no".into())
         );
         let multi = field(FieldKind::Choice {

@@ -14,9 +14,45 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::{Value, json};
+use thiserror::Error;
 
-use super::jose::SigningKey;
+use super::jose::{JoseError, SigningKey};
 use crate::config::Dpop;
+
+/// Why tokens cannot be bound, or a proof cannot be made.
+#[derive(Debug, Clone, Error)]
+pub enum DpopError {
+    /// `oauth.dpop = "required"` where the authorization server does not offer it.
+    #[error(
+        "`oauth.dpop = \"required\"`, but the authorization server does not offer DPoP with ES256 (no `dpop_signing_alg_values_supported` with it in its metadata): set `oauth.dpop = \"auto\"` to sign in with plain bearer tokens"
+    )]
+    NotOffered,
+    /// A key that is no EC key.
+    #[error("a DPoP key must be an EC key")]
+    NotEc,
+    /// Nowhere to keep the key.
+    #[error("this platform has no data directory to keep a key in")]
+    NoDataDir,
+    /// The key file is there but cannot be read (its tokens may still be good).
+    #[error("cannot read the DPoP key {path}: {reason}")]
+    Unreadable {
+        /// The key file.
+        path: String,
+        /// The OS error.
+        reason: String,
+    },
+    /// A new key cannot be written.
+    #[error("cannot write the DPoP key {path}: {reason}")]
+    Unwritable {
+        /// The key file.
+        path: String,
+        /// The OS error.
+        reason: String,
+    },
+    /// The key could not be made or could not sign.
+    #[error(transparent)]
+    Key(#[from] JoseError),
+}
 
 /// The only algorithm mcpick's proofs use.
 const ALGORITHM: &str = "ES256";
@@ -64,15 +100,12 @@ pub fn offered(metadata_fields: &HashMap<String, Value>) -> bool {
 
 /// Whether tokens are to be bound under `mode`, given what the authorization server
 /// offers; an error for `required` where it is not offered.
-pub fn wanted(mode: Dpop, offered: bool) -> Result<bool, String> {
+pub fn wanted(mode: Dpop, offered: bool) -> Result<bool, DpopError> {
     match mode {
         Dpop::Off => Ok(false),
         Dpop::Auto => Ok(offered),
         Dpop::Required if offered => Ok(true),
-        Dpop::Required => Err(
-            "`oauth.dpop = \"required\"`, but the authorization server does not offer DPoP with ES256 (no `dpop_signing_alg_values_supported` with it in its metadata): set `oauth.dpop = \"auto\"` to sign in with plain bearer tokens"
-                .into(),
-        ),
+        Dpop::Required => Err(DpopError::NotOffered),
     }
 }
 
@@ -124,10 +157,8 @@ impl std::fmt::Debug for Prover {
 
 impl Prover {
     /// A prover signing with `key` (an EC key: DPoP keys are made here).
-    pub fn new(key: SigningKey) -> Result<Prover, String> {
-        let jwk = key
-            .public_jwk()
-            .ok_or_else(|| "a DPoP key must be an EC key".to_string())?;
+    pub fn new(key: SigningKey) -> Result<Prover, DpopError> {
+        let jwk = key.public_jwk().ok_or(DpopError::NotEc)?;
         Ok(Prover {
             key,
             jwk,
@@ -137,7 +168,7 @@ impl Prover {
 
     /// A prover with a key made now, kept nowhere (tests).
     #[cfg(test)]
-    pub fn ephemeral() -> Result<Prover, String> {
+    pub fn ephemeral() -> Result<Prover, DpopError> {
         let pem = SigningKey::generate_p256_pem()?;
         Prover::new(SigningKey::from_pem(pem.as_bytes(), "a new key")?)
     }
@@ -153,11 +184,11 @@ impl Prover {
     /// `server`'s prover: its kept key, or a new one, kept owner-only, when there is
     /// none or the file holds no key (tokens bound to it were useless anyway). A key file
     /// that cannot be read is an error, not replaced: its tokens may still be good.
-    pub fn for_server(server: &str) -> Result<Prover, String> {
-        let path = key_path(server)
-            .ok_or_else(|| "this platform has no data directory to keep a key in".to_string())?;
+    pub fn for_server(server: &str) -> Result<Prover, DpopError> {
+        let path = key_path(server).ok_or(DpopError::NoDataDir)?;
         match std::fs::read(&path) {
             Ok(pem) => match SigningKey::from_pem(&pem, &path.display().to_string())
+                .map_err(DpopError::from)
                 .and_then(Prover::new)
             {
                 Ok(prover) => return Ok(prover),
@@ -178,11 +209,18 @@ impl Prover {
                 }
             },
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(format!("cannot read the DPoP key {}: {e}", path.display())),
+            Err(e) => {
+                return Err(DpopError::Unreadable {
+                    path: path.display().to_string(),
+                    reason: e.to_string(),
+                });
+            }
         }
         let pem = SigningKey::generate_p256_pem()?;
-        crate::cache::write_private(&path, pem.as_bytes())
-            .map_err(|e| format!("cannot write the DPoP key {}: {e}", path.display()))?;
+        crate::cache::write_private(&path, pem.as_bytes()).map_err(|e| DpopError::Unwritable {
+            path: path.display().to_string(),
+            reason: e.to_string(),
+        })?;
         Prover::new(SigningKey::from_pem(pem.as_bytes(), "a new key")?)
     }
 
@@ -222,7 +260,7 @@ impl Prover {
         method: &str,
         url: &str,
         access_token: Option<&str>,
-    ) -> Result<(String, Option<String>), String> {
+    ) -> Result<(String, Option<String>), DpopError> {
         let nonce = self.nonce_for(url);
         let proof = self.proof_at(method, url, access_token, nonce.as_deref(), now_secs())?;
         Ok((proof, nonce))
@@ -236,7 +274,7 @@ impl Prover {
         access_token: Option<&str>,
         nonce: Option<&str>,
         now: u64,
-    ) -> Result<String, String> {
+    ) -> Result<String, DpopError> {
         let mut claims = json!({
             "jti": self.key.fresh_id()?,
             "htm": method,
@@ -252,8 +290,9 @@ impl Prover {
         if let Some(nonce) = nonce {
             claims["nonce"] = json!(nonce);
         }
-        self.key
-            .sign(json!({"typ": "dpop+jwt", "jwk": self.jwk}), &claims)
+        Ok(self
+            .key
+            .sign(json!({"typ": "dpop+jwt", "jwk": self.jwk}), &claims)?)
     }
 }
 
@@ -390,11 +429,15 @@ mod tests {
         assert!(offered(&offers));
         assert!(!offered(&only_rsa));
         assert!(!offered(&HashMap::new()));
-        assert_eq!(wanted(Dpop::Auto, true), Ok(true));
-        assert_eq!(wanted(Dpop::Auto, false), Ok(false));
-        assert_eq!(wanted(Dpop::Off, true), Ok(false));
-        assert_eq!(wanted(Dpop::Required, true), Ok(true));
+        assert!(matches!(wanted(Dpop::Auto, true), Ok(true)));
+        assert!(matches!(wanted(Dpop::Auto, false), Ok(false)));
+        assert!(matches!(wanted(Dpop::Off, true), Ok(false)));
+        assert!(matches!(wanted(Dpop::Required, true), Ok(true)));
         let refused = wanted(Dpop::Required, false).unwrap_err();
-        assert!(refused.contains("oauth.dpop = \"auto\""), "{refused}");
+        assert!(matches!(refused, DpopError::NotOffered), "{refused}");
+        assert!(
+            refused.to_string().contains("oauth.dpop = \"auto\""),
+            "{refused}"
+        );
     }
 }

@@ -209,7 +209,7 @@ impl OAuthHttpClient for DpopOAuthHttp {
                     let (proof, nonce) = self
                         .prover
                         .proof(parts.method.as_str(), &url, None)
-                        .map_err(refused)?;
+                        .map_err(|e| refused(e.to_string()))?;
                     used = nonce;
                     builder = builder.header(DPOP, proof);
                 }
@@ -377,7 +377,7 @@ fn with_proof(
     };
     let (proof, used) = prover
         .proof(method, uri, Some(token))
-        .map_err(|e| StreamableHttpError::from(AuthError::InternalError(e)))?;
+        .map_err(|e| StreamableHttpError::from(AuthError::InternalError(e.to_string())))?;
     let mut authorization = value(format!("DPoP {token}"))?;
     authorization.set_sensitive(true);
     headers.insert(http::header::AUTHORIZATION, authorization);

@@ -9,9 +9,69 @@ use ring::signature::{self, EcdsaKeyPair, RsaKeyPair};
 use rustls::pki_types::PrivateKeyDer;
 use rustls::pki_types::pem::PemObject;
 use serde_json::{Value, json};
+use thiserror::Error;
 
 /// How long a client assertion stays valid (RFC 7523 wants it short-lived).
 const ASSERTION_LIFETIME_SECS: u64 = 300;
+
+/// Why a key could not be read or could not sign. `file` is the key file as shown to the
+/// user; no error quotes the file's text.
+#[derive(Debug, Clone, Error)]
+pub enum JoseError {
+    /// No PEM block at all.
+    #[error(
+        "no private key in {file}: give a PEM file with a `-----BEGIN PRIVATE KEY-----` block (`openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out key.pem` makes one)"
+    )]
+    NoKey {
+        /// The key file.
+        file: String,
+    },
+    /// A PEM block that does not parse.
+    #[error("{file} is not a valid PEM private key")]
+    NotPem {
+        /// The key file.
+        file: String,
+    },
+    /// PKCS#8 of a curve or size mcpick does not sign with.
+    #[error(
+        "the key in {file} is neither EC P-256, P-384 (with its public key) nor RSA of 2048 bits or more: `openssl pkey -in OLD -out {file}` rewrites an EC key with its public key"
+    )]
+    UnusableKey {
+        /// The key file.
+        file: String,
+    },
+    /// A PKCS#1 RSA key ring refuses.
+    #[error("the RSA key in {file} cannot sign: {reason}")]
+    RsaRefused {
+        /// The key file.
+        file: String,
+        /// ring's reason.
+        reason: String,
+    },
+    /// A SEC1 `EC PRIVATE KEY`, which wants converting first.
+    #[error(
+        "{file} is an `EC PRIVATE KEY` (SEC1): convert it to PKCS#8 with `openssl pkcs8 -topk8 -nocrypt -in {file} -out key.p8.pem` and name that"
+    )]
+    Sec1 {
+        /// The key file.
+        file: String,
+    },
+    /// Any other kind of key.
+    #[error("{file} holds a kind of key mcpick cannot use")]
+    OtherKind {
+        /// The key file.
+        file: String,
+    },
+    /// A new key could not be made.
+    #[error("cannot make a key: no randomness from the system")]
+    NoKeyMade,
+    /// No random bits for a `jti`.
+    #[error("no randomness from the system")]
+    NoRandomness,
+    /// ring could not sign.
+    #[error("signing failed")]
+    SigningFailed,
+}
 
 /// A private key that signs JWTs, with the JWS algorithm its kind implies.
 pub struct SigningKey {
@@ -28,13 +88,12 @@ impl SigningKey {
     /// Reads a PEM private key: PKCS#8 (`BEGIN PRIVATE KEY`, EC P-256 or P-384, or RSA) or
     /// PKCS#1 (`BEGIN RSA PRIVATE KEY`). `shown` names the file in errors. Errors never
     /// quote the file's text.
-    pub fn from_pem(pem: &[u8], shown: &str) -> Result<SigningKey, String> {
+    pub fn from_pem(pem: &[u8], shown: &str) -> Result<SigningKey, JoseError> {
         let rng = SystemRandom::new();
+        let file = || shown.to_string();
         let der = PrivateKeyDer::from_pem_slice(pem).map_err(|e| match e {
-            rustls::pki_types::pem::Error::NoItemsFound => format!(
-                "no private key in {shown}: give a PEM file with a `-----BEGIN PRIVATE KEY-----` block (`openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out key.pem` makes one)"
-            ),
-            _ => format!("{shown} is not a valid PEM private key"),
+            rustls::pki_types::pem::Error::NoItemsFound => JoseError::NoKey { file: file() },
+            _ => JoseError::NotPem { file: file() },
         })?;
         let key = match der {
             PrivateKeyDer::Pkcs8(pkcs8) => {
@@ -54,21 +113,21 @@ impl SigningKey {
                 } else if let Ok(pair) = RsaKeyPair::from_pkcs8(bytes) {
                     Key::Rsa(pair)
                 } else {
-                    return Err(format!(
-                        "the key in {shown} is neither EC P-256, P-384 (with its public key) nor RSA of 2048 bits or more: `openssl pkey -in OLD -out {shown}` rewrites an EC key with its public key"
-                    ));
+                    return Err(JoseError::UnusableKey { file: file() });
                 }
             }
-            PrivateKeyDer::Pkcs1(pkcs1) => Key::Rsa(
-                RsaKeyPair::from_der(pkcs1.secret_pkcs1_der())
-                    .map_err(|e| format!("the RSA key in {shown} cannot sign: {e}"))?,
-            ),
-            PrivateKeyDer::Sec1(_) => {
-                return Err(format!(
-                    "{shown} is an `EC PRIVATE KEY` (SEC1): convert it to PKCS#8 with `openssl pkcs8 -topk8 -nocrypt -in {shown} -out key.p8.pem` and name that"
-                ));
+            PrivateKeyDer::Pkcs1(pkcs1) => {
+                Key::Rsa(RsaKeyPair::from_der(pkcs1.secret_pkcs1_der()).map_err(|e| {
+                    JoseError::RsaRefused {
+                        file: file(),
+                        reason: e.to_string(),
+                    }
+                })?)
             }
-            _ => return Err(format!("{shown} holds a kind of key mcpick cannot use")),
+            PrivateKeyDer::Sec1(_) => {
+                return Err(JoseError::Sec1 { file: file() });
+            }
+            _ => return Err(JoseError::OtherKind { file: file() }),
         };
         Ok(SigningKey { key, rng })
     }
@@ -82,11 +141,11 @@ impl SigningKey {
     }
 
     /// A fresh P-256 key (ES256) as PKCS#8 in PEM, for [`SigningKey::from_pem`].
-    pub fn generate_p256_pem() -> Result<String, String> {
+    pub fn generate_p256_pem() -> Result<String, JoseError> {
         let rng = SystemRandom::new();
         let document =
             EcdsaKeyPair::generate_pkcs8(&signature::ECDSA_P256_SHA256_FIXED_SIGNING, &rng)
-                .map_err(|_| "cannot make a key: no randomness from the system".to_string())?;
+                .map_err(|_| JoseError::NoKeyMade)?;
         let base64 = base64::engine::general_purpose::STANDARD.encode(document.as_ref());
         let mut pem = String::from("-----BEGIN PRIVATE KEY-----\n");
         for line in base64.as_bytes().chunks(64) {
@@ -117,12 +176,12 @@ impl SigningKey {
     }
 
     /// 128 fresh random bits, base64url: a `jti`.
-    pub fn fresh_id(&self) -> Result<String, String> {
+    pub fn fresh_id(&self) -> Result<String, JoseError> {
         random_id(&self.rng)
     }
 
     /// A compact JWS of `claims` with `header` (its `alg` set here).
-    pub fn sign(&self, mut header: Value, claims: &Value) -> Result<String, String> {
+    pub fn sign(&self, mut header: Value, claims: &Value) -> Result<String, JoseError> {
         header["alg"] = json!(self.algorithm());
         let mut input = URL_SAFE_NO_PAD.encode(header.to_string());
         input.push('.');
@@ -130,7 +189,7 @@ impl SigningKey {
         let signature = match &self.key {
             Key::Ecdsa(pair, _) => pair
                 .sign(&self.rng, input.as_bytes())
-                .map_err(|_| "signing failed".to_string())?
+                .map_err(|_| JoseError::SigningFailed)?
                 .as_ref()
                 .to_vec(),
             Key::Rsa(pair) => {
@@ -141,7 +200,7 @@ impl SigningKey {
                     input.as_bytes(),
                     &mut out,
                 )
-                .map_err(|_| "signing failed".to_string())?;
+                .map_err(|_| JoseError::SigningFailed)?;
                 out
             }
         };
@@ -160,7 +219,7 @@ impl SigningKey {
         audience: &str,
         key_id: Option<&str>,
         now: u64,
-    ) -> Result<String, String> {
+    ) -> Result<String, JoseError> {
         let claims = json!({
             "iss": client_id,
             "sub": client_id,
@@ -178,10 +237,9 @@ impl SigningKey {
 }
 
 /// 128 random bits, base64url: a `jti`.
-fn random_id(rng: &SystemRandom) -> Result<String, String> {
+fn random_id(rng: &SystemRandom) -> Result<String, JoseError> {
     let mut bytes = [0u8; 16];
-    rng.fill(&mut bytes)
-        .map_err(|_| "no randomness from the system".to_string())?;
+    rng.fill(&mut bytes).map_err(|_| JoseError::NoRandomness)?;
     Ok(URL_SAFE_NO_PAD.encode(bytes))
 }
 
@@ -254,6 +312,8 @@ mod tests {
     #[test]
     fn unusable_keys_are_refused_with_what_to_do_and_never_quoted() {
         let no_key = SigningKey::from_pem(b"not a key", "k.pem").err().unwrap();
+        assert!(matches!(no_key, JoseError::NoKey { .. }), "{no_key}");
+        let no_key = no_key.to_string();
         assert!(no_key.contains("openssl genpkey"), "{no_key}");
         let body = base64::engine::general_purpose::STANDARD.encode([0x5a; 48]);
         let sec1 =
@@ -261,6 +321,8 @@ mod tests {
         let error = SigningKey::from_pem(sec1.as_bytes(), "k.pem")
             .err()
             .unwrap();
+        assert!(matches!(error, JoseError::Sec1 { .. }), "{error}");
+        let error = error.to_string();
         assert!(error.contains("openssl pkcs8 -topk8"), "{error}");
         assert!(!error.contains(&body[..16]), "{error}");
     }

@@ -21,8 +21,8 @@ use rmcp::transport::StoredCredentials;
 use rmcp::transport::auth::{AuthorizationManager, OAuthTokenResponse};
 
 use super::browser::{SignInState, TokenStore, auth_error, probe_challenge, sign_in_state};
-use super::dpop::Prover;
-use super::jose::SigningKey;
+use super::dpop::{DpopError, Prover};
+use super::jose::{JoseError, SigningKey};
 use crate::config::{
     AssertionAudience, Dpop, EnterpriseIdp, OAuthConfig, OAuthGrant, SecretSource, ServerConfig,
     TransportConfig,
@@ -44,6 +44,59 @@ const TOKEN_EXCHANGE: &str = "urn:ietf:params:oauth:grant-type:token-exchange";
 const ID_TOKEN_TYPE: &str = "urn:ietf:params:oauth:token-type:id_token";
 const ID_JAG_TYPE: &str = "urn:ietf:params:oauth:token-type:id-jag";
 const CLIENT_ASSERTION_TYPE: &str = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
+
+/// Why a step of a grant failed, said after the grant's and the server's names
+/// ([`McpError::Grant`]). Every one ends the grant alike (no retry, no fallback), so
+/// nothing branches on which; they are typed so no secret can slip into one.
+#[derive(Debug, thiserror::Error)]
+enum GrantError {
+    /// An endpoint that is no URL (quoted, cleaned).
+    #[error("the token endpoint `{0}` is not a URL")]
+    NotAUrl(String),
+    /// An endpoint a secret must not go to (quoted, cleaned).
+    #[error("the token endpoint `{0}` is not https: no secret is sent there")]
+    NotHttps(String),
+    /// reqwest could not build a client.
+    #[error("cannot make an HTTP client: {0}")]
+    NoHttpClient(String),
+    /// A private key file every user can read.
+    #[error(
+        "`oauth.private_key` {path} can be read by every user (mode {mode:03o}): run `chmod 600 {path}`"
+    )]
+    KeyReadableByAll {
+        /// The key file.
+        path: String,
+        /// Its permission bits.
+        mode: u32,
+    },
+    /// `oauth.NAME_file` cannot be read.
+    #[error("`oauth.{name}_file`: {error}")]
+    SecretFile {
+        /// The secret's name (`assertion`, `id_token`).
+        name: String,
+        /// Why.
+        error: crate::value_io::ValueError,
+    },
+    /// `oauth.NAME_command` failed: how, and its first stderr line (quoted, cleaned).
+    #[error("`oauth.{name}_command` {why}{}", if first_line.is_empty() { String::new() } else { format!(": {first_line}") })]
+    SecretCommand {
+        /// The secret's name.
+        name: String,
+        /// How it failed.
+        why: String,
+        /// Its first line on stderr, or empty.
+        first_line: String,
+    },
+    /// A secret that came out empty.
+    #[error("`oauth.{0}` came out empty")]
+    EmptySecret(String),
+    /// The client assertion could not be signed.
+    #[error(transparent)]
+    Assertion(#[from] JoseError),
+    /// The authorization server refused the token request.
+    #[error("{0}")]
+    Refused(Refusal),
+}
 
 /// Whether `server` signs in with a machine grant.
 pub fn is_machine(server: &ServerConfig) -> bool {
@@ -165,7 +218,7 @@ impl<'a> GrantRun<'a> {
     }
 
     /// A step's failure, naming the grant and the server.
-    fn failed(&self, why: String) -> McpError {
+    fn failed(&self, why: impl std::fmt::Display) -> McpError {
         McpError::Grant(format!(
             "{} for `{}`: {why}",
             self.oauth.grant.name(),
@@ -194,7 +247,7 @@ impl<'a> GrantRun<'a> {
         // guesses `/token` at the server's own address, and a secret is not sent to a guess.
         if !resolution.source.is_discovered() {
             return Err(self.failed(
-                "the server publishes no authorization server metadata mcpick can read (RFC 9728 protected resource metadata naming an authorization server whose RFC 8414 metadata has `token_endpoint` and `authorization_endpoint`), so no secret is sent".into(),
+                "the server publishes no authorization server metadata mcpick can read (RFC 9728 protected resource metadata naming an authorization server whose RFC 8414 metadata has `token_endpoint` and `authorization_endpoint`), so no secret is sent",
             ));
         }
         let metadata = resolution.metadata;
@@ -262,9 +315,7 @@ impl<'a> GrantRun<'a> {
             }
             OAuthGrant::JwtBearer => {
                 let source = oauth.assertion.as_ref().ok_or_else(|| {
-                    self.failed(
-                        "no `oauth.assertion`, `assertion_file` or `assertion_command`".into(),
-                    )
+                    self.failed("no `oauth.assertion`, `assertion_file` or `assertion_command`")
                 })?;
                 let assertion = secret_text(source, "assertion", self.server.timeout)
                     .await
@@ -309,7 +360,7 @@ impl<'a> GrantRun<'a> {
         let oauth = self.oauth;
         let Some(issuer) = issuer else {
             return Err(self.failed(
-                "the authorization server publishes no `issuer`, which the identity provider needs as the audience".into(),
+                "the authorization server publishes no `issuer`, which the identity provider needs as the audience",
             ));
         };
         check_endpoint(&idp.token_endpoint).map_err(|why| self.failed(why))?;
@@ -376,7 +427,7 @@ impl<'a> GrantRun<'a> {
             basic,
             assertion_key,
         } = request;
-        let mut sign_assertion = || -> Result<Option<String>, String> {
+        let mut sign_assertion = || -> Result<Option<String>, GrantError> {
             let Some((key, client_id, aud)) = &assertion_key else {
                 return Ok(None);
             };
@@ -417,12 +468,11 @@ impl<'a> GrantRun<'a> {
             .is_some_and(super::dpop::is_bound_type);
         if bind && !bound && oauth.dpop == Dpop::Required {
             return Err(self.failed(
-                "the authorization server gave a bearer token, not one bound to mcpick's key, and `oauth.dpop = \"required\"`".into(),
+                "the authorization server gave a bearer token, not one bound to mcpick's key, and `oauth.dpop = \"required\"`",
             ));
         }
-        let response: OAuthTokenResponse = serde_json::from_value(answer).map_err(|_| {
-            self.failed("the authorization server's answer holds no usable token".into())
-        })?;
+        let response: OAuthTokenResponse = serde_json::from_value(answer)
+            .map_err(|_| self.failed("the authorization server's answer holds no usable token"))?;
         let client_id = oauth.client_id.clone().unwrap_or_default();
         let credentials = StoredCredentials::new(
             client_id,
@@ -475,9 +525,8 @@ fn now_secs() -> u64 {
 }
 
 /// Secrets go only to https endpoints, or plain http on this machine.
-fn check_endpoint(endpoint: &str) -> Result<(), String> {
-    let parsed = url::Url::parse(endpoint)
-        .map_err(|_| format!("the token endpoint `{}` is not a URL", quoted(endpoint)))?;
+fn check_endpoint(endpoint: &str) -> Result<(), GrantError> {
+    let parsed = url::Url::parse(endpoint).map_err(|_| GrantError::NotAUrl(quoted(endpoint)))?;
     let loopback = match parsed.host() {
         Some(url::Host::Domain(name)) => name == "localhost",
         Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
@@ -487,20 +536,17 @@ fn check_endpoint(endpoint: &str) -> Result<(), String> {
     if parsed.scheme() == "https" || (parsed.scheme() == "http" && loopback) {
         Ok(())
     } else {
-        Err(format!(
-            "the token endpoint `{}` is not https: no secret is sent there",
-            quoted(endpoint)
-        ))
+        Err(GrantError::NotHttps(quoted(endpoint)))
     }
 }
 
-fn http_client(timeout: Duration) -> Result<reqwest::Client, String> {
+fn http_client(timeout: Duration) -> Result<reqwest::Client, GrantError> {
     reqwest::Client::builder()
         // A token endpoint that redirects could send the secret elsewhere.
         .redirect(reqwest::redirect::Policy::none())
         .timeout(timeout)
         .build()
-        .map_err(|e| format!("cannot make an HTTP client: {e}"))
+        .map_err(|e| GrantError::NoHttpClient(e.to_string()))
 }
 
 /// The token request: `form` (with a freshly signed `client_assertion` when
@@ -512,8 +558,8 @@ async fn ask_for_token(
     form: &[(&str, String)],
     basic: Option<&(String, String)>,
     prover: Option<&Prover>,
-    fresh_assertion: &mut (dyn FnMut() -> Result<Option<String>, String> + Send),
-) -> Result<serde_json::Value, String> {
+    fresh_assertion: &mut (dyn FnMut() -> Result<Option<String>, GrantError> + Send),
+) -> Result<serde_json::Value, GrantError> {
     for attempt in 0..2 {
         let mut sent = form.to_vec();
         if let Some(assertion) = fresh_assertion()? {
@@ -521,7 +567,7 @@ async fn ask_for_token(
         }
         match post_form(http, endpoint, &sent, basic, prover.map(|p| (p, endpoint))).await {
             Err(Refusal::NonceAsked) if attempt == 0 => continue,
-            Err(refusal) => return Err(refusal.to_string()),
+            Err(refusal) => return Err(GrantError::Refused(refusal)),
             Ok(json) => return Ok(json),
         }
     }
@@ -529,10 +575,14 @@ async fn ask_for_token(
 }
 
 /// Why a token endpoint gave no token.
+#[derive(Debug)]
 enum Refusal {
     /// It asks for a DPoP nonce it has not been sent yet (now learnt): send again.
     NonceAsked,
-    /// Anything else, in words.
+    /// No proof could be made for it.
+    Proof(DpopError),
+    /// Anything else, in words (the server's `error` and description, quoted and cleaned,
+    /// or what broke off): shown, never branched on.
     Said(String),
 }
 
@@ -542,6 +592,7 @@ impl std::fmt::Display for Refusal {
             Refusal::NonceAsked => f.write_str(
                 "HTTP 400 `use_dpop_nonce`: it asked for a new DPoP nonce again after the request was sent with the one it gave",
             ),
+            Refusal::Proof(why) => write!(f, "{why}"),
             Refusal::Said(said) => f.write_str(said),
         }
     }
@@ -550,6 +601,12 @@ impl std::fmt::Display for Refusal {
 impl From<String> for Refusal {
     fn from(said: String) -> Refusal {
         Refusal::Said(said)
+    }
+}
+
+impl From<DpopError> for Refusal {
+    fn from(why: DpopError) -> Refusal {
+        Refusal::Proof(why)
     }
 }
 
@@ -685,17 +742,18 @@ async fn secret_text(
     source: &SecretSource,
     name: &str,
     timeout: Duration,
-) -> Result<String, String> {
+) -> Result<String, GrantError> {
     let text = match source {
         SecretSource::Value(value) => value.clone(),
-        SecretSource::File(path) => {
-            read_small(path).map_err(|e| format!("`oauth.{name}_file`: {e}"))?
-        }
+        SecretSource::File(path) => read_small(path).map_err(|error| GrantError::SecretFile {
+            name: name.to_string(),
+            error,
+        })?,
         SecretSource::Command(command) => run_command(command, name, timeout).await?,
     };
     let text = text.trim().to_string();
     if text.is_empty() {
-        return Err(format!("`oauth.{name}` came out empty"));
+        return Err(GrantError::EmptySecret(name.to_string()));
     }
     Ok(text)
 }
@@ -703,7 +761,7 @@ async fn secret_text(
 /// A file's text (a key or a token), refused over [`MOST_BYTES`] or when not text.
 /// A private key file every user can read is no longer private: refused with the `chmod`
 /// that mends it, as `serve` refuses such a TLS key (group read stays allowed).
-fn refuse_if_everyone_reads(path: &std::path::Path) -> Result<(), String> {
+fn refuse_if_everyone_reads(path: &std::path::Path) -> Result<(), GrantError> {
     let Ok(metadata) = std::fs::metadata(path) else {
         // Unreadable or missing: reading it says so.
         return Ok(());
@@ -712,34 +770,30 @@ fn refuse_if_everyone_reads(path: &std::path::Path) -> Result<(), String> {
     if mode & 0o004 == 0 {
         return Ok(());
     }
-    let shown = path.display();
-    Err(format!(
-        "`oauth.private_key` {shown} can be read by every user (mode {:03o}): run `chmod 600 {shown}`",
-        mode & 0o777
-    ))
+    Err(GrantError::KeyReadableByAll {
+        path: path.display().to_string(),
+        mode: mode & 0o777,
+    })
 }
 
-fn read_small(path: &std::path::Path) -> Result<String, String> {
+fn read_small(path: &std::path::Path) -> Result<String, crate::value_io::ValueError> {
     crate::value_io::read_file(&path.to_string_lossy(), MOST_BYTES)
 }
 
 /// Runs `command` as a form's value commands run (`sh -c` in its own process group, no
 /// input, output bounded) and returns what it printed.
-async fn run_command(command: &str, name: &str, timeout: Duration) -> Result<String, String> {
+async fn run_command(command: &str, name: &str, timeout: Duration) -> Result<String, GrantError> {
     match crate::value_io::run_command(command, std::path::Path::new("."), timeout, MOST_BYTES)
         .await
     {
         crate::value_io::CommandOutcome::Done { output } => Ok(output),
         crate::value_io::CommandOutcome::Failed { why, stderr } => {
             let first = stderr.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-            Err(format!(
-                "`oauth.{name}_command` {why}{}",
-                if first.is_empty() {
-                    String::new()
-                } else {
-                    format!(": {}", quoted(first))
-                }
-            ))
+            Err(GrantError::SecretCommand {
+                name: name.to_string(),
+                why,
+                first_line: quoted(first),
+            })
         }
     }
 }
@@ -799,7 +853,7 @@ mod tests {
         (format!("http://{addr}/token"), seen)
     }
 
-    fn assertions() -> impl FnMut() -> Result<Option<String>, String> + Send {
+    fn assertions() -> impl FnMut() -> Result<Option<String>, GrantError> + Send {
         let mut n = 0;
         move || {
             n += 1;
@@ -863,6 +917,10 @@ mod tests {
         .await
         .unwrap_err();
         assert_eq!(seen.lock().unwrap().len(), 2);
-        assert!(error.contains("use_dpop_nonce"), "{error}");
+        assert!(
+            matches!(error, GrantError::Refused(Refusal::NonceAsked)),
+            "{error}"
+        );
+        assert!(error.to_string().contains("use_dpop_nonce"), "{error}");
     }
 }

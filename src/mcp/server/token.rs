@@ -12,6 +12,104 @@ use http::{HeaderValue, StatusCode, header};
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
+/// Why `serve --http` refuses a token or its file, each with what to do: `origin` names
+/// where the token came from (`the file t.txt`, `MCPICK_SERVE_TOKEN`), `file` the file.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TokenError {
+    /// Nothing in it.
+    #[error("the token in {origin} is empty: {HINT}")]
+    Empty {
+        /// Where it came from.
+        origin: String,
+    },
+    /// More than one line, or a character a header cannot carry (as said).
+    #[error("the token in {origin} has {what}: {HINT}")]
+    Unsendable {
+        /// Where it came from.
+        origin: String,
+        /// `more than one line`, or the character.
+        what: String,
+    },
+    /// Fewer than [`MIN_TOKEN_LEN`] characters.
+    #[error(
+        "the token in {origin} is {length} characters long, fewer than {MIN_TOKEN_LEN}: {HINT}"
+    )]
+    TooShort {
+        /// Where it came from.
+        origin: String,
+        /// Its length.
+        length: usize,
+    },
+    /// More than [`MAX_TOKEN_LEN`] characters.
+    #[error(
+        "the token in {origin} is {length} characters long, more than {MAX_TOKEN_LEN} (a header carries it on every request): {HINT}"
+    )]
+    TooLong {
+        /// Where it came from.
+        origin: String,
+        /// Its length.
+        length: usize,
+    },
+    /// Too few different characters to be hard to guess.
+    #[error(
+        "the token in {origin} repeats too few characters to be hard to guess (like `aaaaaaaaaaaaaaaa` or `abababababababab`): {HINT}"
+    )]
+    Guessable {
+        /// Where it came from.
+        origin: String,
+    },
+    /// The file cannot be read.
+    #[error("cannot read the token file {file}: {reason}")]
+    Unreadable {
+        /// The file.
+        file: String,
+        /// The OS error.
+        reason: String,
+    },
+    /// A folder or a device, not a file.
+    #[error("the token file {file} is not a file: name a file holding the token")]
+    NotAFile {
+        /// The file.
+        file: String,
+    },
+    /// Others may read it.
+    #[error(
+        "the token file {file} can be read by other users (mode {mode:03o}): run `chmod 600 {file}`"
+    )]
+    OthersRead {
+        /// The file.
+        file: String,
+        /// Its permission bits.
+        mode: u32,
+    },
+    /// Anyone may replace it.
+    #[error(
+        "the token file {file} is in a folder every user can write to (mode {mode:03o}), so anyone could replace it: keep it in a folder of yours (`chmod o-w {folder}`)"
+    )]
+    FolderWritable {
+        /// The file.
+        file: String,
+        /// The folder's permission bits.
+        mode: u32,
+        /// The folder.
+        folder: String,
+    },
+    /// Far more than one token.
+    #[error(
+        "the token file {file} is {bytes} bytes; a token is one line of at most {MAX_TOKEN_LEN} characters: name the file holding it, or make one with `openssl rand -hex 32 > {file}`"
+    )]
+    TooBig {
+        /// The file.
+        file: String,
+        /// Its size.
+        bytes: u64,
+    },
+}
+
+/// What every refused token is told to become.
+const HINT: &str =
+    "put one line of at least 16 random characters there, e.g. `openssl rand -hex 32`";
+
 /// The environment variable that can hold the token instead of a file.
 pub const TOKEN_ENV: &str = "MCPICK_SERVE_TOKEN";
 
@@ -92,17 +190,16 @@ impl BearerToken {
     /// A token from its text (as read from the file or the environment). Refuses an empty
     /// one, one shorter than [`MIN_TOKEN_LEN`], and characters a header cannot carry
     /// plainly (only visible ASCII, no spaces); `source` names where it came from.
-    pub fn new(text: &str, source: &str) -> Result<Self, String> {
+    pub fn new(text: &str, source: &str) -> Result<Self, TokenError> {
         // Editors and `echo` end files with a newline; nothing else is trimmed, so a token
         // is never silently changed into another one.
         let token = text
             .strip_suffix('\n')
             .map(|t| t.strip_suffix('\r').unwrap_or(t))
             .unwrap_or(text);
-        let hint =
-            "put one line of at least 16 random characters there, e.g. `openssl rand -hex 32`";
+        let source = source.to_string();
         if token.is_empty() {
-            return Err(format!("the token in {source} is empty: {hint}"));
+            return Err(TokenError::Empty { origin: source });
         }
         if let Some(bad) = token.chars().find(|c| !c.is_ascii_graphic()) {
             let what = if bad == '\n' {
@@ -113,26 +210,25 @@ impl BearerToken {
                     bad.escape_debug().to_string()
                 )
             };
-            return Err(format!("the token in {source} has {what}: {hint}"));
+            return Err(TokenError::Unsendable {
+                origin: source,
+                what,
+            });
         }
         if token.len() < MIN_TOKEN_LEN {
-            return Err(format!(
-                "the token in {source} is {} characters long, fewer than {MIN_TOKEN_LEN}: {hint}",
-                token.len()
-            ));
+            return Err(TokenError::TooShort {
+                origin: source,
+                length: token.len(),
+            });
         }
         if token.len() > MAX_TOKEN_LEN {
-            return Err(format!(
-                "the token in {source} is {} characters long, more than {MAX_TOKEN_LEN} (a header \
-                 carries it on every request): {hint}",
-                token.len()
-            ));
+            return Err(TokenError::TooLong {
+                origin: source,
+                length: token.len(),
+            });
         }
         if guessable_bits(token) < MIN_TOKEN_BITS {
-            return Err(format!(
-                "the token in {source} repeats too few characters to be hard to guess (like \
-                 `aaaaaaaaaaaaaaaa` or `abababababababab`): {hint}"
-            ));
+            return Err(TokenError::Guessable { origin: source });
         }
         Ok(BearerToken {
             digest: Sha256::digest(token.as_bytes()).into(),
@@ -142,21 +238,23 @@ impl BearerToken {
     /// Reads the token from `path`: it must be readable, hold one token (a trailing newline
     /// is fine), be readable by its owner only (as ssh asks of private keys) and lie in a
     /// folder others cannot write to (they could put their own token in its place).
-    pub fn from_file(path: &Path) -> Result<Self, String> {
+    pub fn from_file(path: &Path) -> Result<Self, TokenError> {
         let shown = path.display();
-        let metadata = std::fs::metadata(path)
-            .map_err(|e| format!("cannot read the token file {shown}: {e}"))?;
+        let file = shown.to_string();
+        let unreadable = |e: std::io::Error| TokenError::Unreadable {
+            file: file.clone(),
+            reason: e.to_string(),
+        };
+        let metadata = std::fs::metadata(path).map_err(unreadable)?;
         if !metadata.is_file() {
-            return Err(format!(
-                "the token file {shown} is not a file: name a file holding the token"
-            ));
+            return Err(TokenError::NotAFile { file });
         }
         let mode = crate::sys::fs::mode(&metadata);
         if mode & 0o077 != 0 {
-            return Err(format!(
-                "the token file {shown} can be read by other users (mode {:03o}): run `chmod 600 {shown}`",
-                mode & 0o777
-            ));
+            return Err(TokenError::OthersRead {
+                file,
+                mode: mode & 0o777,
+            });
         }
         let folder = match path.parent() {
             Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
@@ -166,25 +264,21 @@ impl BearerToken {
             let folder_mode = crate::sys::fs::mode(&folder_metadata);
             // Writable by all without the sticky bit (as /tmp has): anyone may swap the file.
             if folder_mode & 0o002 != 0 && folder_mode & 0o1000 == 0 {
-                return Err(format!(
-                    "the token file {shown} is in a folder every user can write to (mode {:03o}), \
-                     so anyone could replace it: keep it in a folder of yours (`chmod o-w {}`)",
-                    folder_mode & 0o777,
-                    folder.display()
-                ));
+                return Err(TokenError::FolderWritable {
+                    file,
+                    mode: folder_mode & 0o777,
+                    folder: folder.display().to_string(),
+                });
             }
         }
         // A token is one short line: more is a mistake (a wrong file), and not read whole.
         if metadata.len() > MAX_TOKEN_FILE_BYTES {
-            return Err(format!(
-                "the token file {shown} is {} bytes; a token is one line of at most \
-                 {MAX_TOKEN_LEN} characters: name the file holding it, or make one with \
-                 `openssl rand -hex 32 > {shown}`",
-                metadata.len()
-            ));
+            return Err(TokenError::TooBig {
+                file,
+                bytes: metadata.len(),
+            });
         }
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read the token file {shown}: {e}"))?;
+        let text = std::fs::read_to_string(path).map_err(unreadable)?;
         Self::new(&text, &format!("the file {shown}"))
     }
 
@@ -363,16 +457,22 @@ mod tests {
             token.check(&headers(Some(&format!("Bearer {TOKEN}")))),
             Credentials::Accepted
         );
-        let problem = BearerToken::new(&format!("{TOKEN}\n\n"), "a test").unwrap_err();
+        let problem = BearerToken::new(&format!("{TOKEN}\n\n"), "a test")
+            .unwrap_err()
+            .to_string();
         assert!(problem.contains("more than one line"), "{problem}");
-        let problem = BearerToken::new(&format!(" {TOKEN}"), "a test").unwrap_err();
+        let problem = BearerToken::new(&format!(" {TOKEN}"), "a test")
+            .unwrap_err()
+            .to_string();
         assert!(problem.contains("cannot carry"), "{problem}");
     }
 
     #[test]
     fn empty_and_short_tokens_are_refused_saying_how_to_make_one() {
         for text in ["", "\n", "short\n"] {
-            let problem = BearerToken::new(text, "the file t").unwrap_err();
+            let problem = BearerToken::new(text, "the file t")
+                .unwrap_err()
+                .to_string();
             assert!(problem.contains("the file t"), "{problem}");
             assert!(problem.contains("openssl rand"), "{problem}");
         }
@@ -473,12 +573,16 @@ mod tests {
     #[test]
     fn weak_and_oversized_tokens_are_refused_with_the_command_that_makes_a_good_one() {
         for weak in ["aaaaaaaaaaaaaaaa", "abababababababab", "abcdabcdabcdabcd"] {
-            let problem = BearerToken::new(weak, "the file t").unwrap_err();
+            let problem = BearerToken::new(weak, "the file t")
+                .unwrap_err()
+                .to_string();
             assert!(problem.contains("too few characters"), "{weak}: {problem}");
             assert!(problem.contains("openssl rand -hex 32"), "{problem}");
         }
         let long = "0123456789abcdef".repeat(65);
-        let problem = BearerToken::new(&long, "the file t").unwrap_err();
+        let problem = BearerToken::new(&long, "the file t")
+            .unwrap_err()
+            .to_string();
         assert!(problem.contains("more than 1024"), "{problem}");
         // What `openssl rand -hex 16` and `-hex 32` make are taken, and so is the test token.
         for good in [
@@ -500,7 +604,7 @@ mod tests {
         let big = dir.path().join("big");
         std::fs::write(&big, "x".repeat(2 << 20)).unwrap();
         std::fs::set_permissions(&big, std::fs::Permissions::from_mode(0o600)).unwrap();
-        let problem = BearerToken::from_file(&big).unwrap_err();
+        let problem = BearerToken::from_file(&big).unwrap_err().to_string();
         assert!(problem.contains("2097152 bytes"), "{problem}");
         assert!(problem.contains("openssl rand -hex 32"), "{problem}");
         let open = dir.path().join("open");
@@ -509,7 +613,7 @@ mod tests {
         std::fs::write(&path, format!("{TOKEN}\n")).unwrap();
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
         std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o777)).unwrap();
-        let problem = BearerToken::from_file(&path).unwrap_err();
+        let problem = BearerToken::from_file(&path).unwrap_err().to_string();
         assert!(problem.contains("every user can write to"), "{problem}");
         assert!(problem.contains("chmod o-w"), "{problem}");
         // The sticky bit (as /tmp has) keeps others from replacing it: taken.
@@ -527,7 +631,7 @@ mod tests {
         let path = dir.path().join("token");
         std::fs::write(&path, format!("{TOKEN}\n")).unwrap();
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
-        let problem = BearerToken::from_file(&path).unwrap_err();
+        let problem = BearerToken::from_file(&path).unwrap_err().to_string();
         assert!(problem.contains("chmod 600"), "{problem}");
         assert!(problem.contains(&path.display().to_string()), "{problem}");
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
@@ -536,7 +640,9 @@ mod tests {
             token.check(&headers(Some(&format!("Bearer {TOKEN}")))),
             Credentials::Accepted
         );
-        let missing = BearerToken::from_file(&dir.path().join("nope")).unwrap_err();
+        let missing = BearerToken::from_file(&dir.path().join("nope"))
+            .unwrap_err()
+            .to_string();
         assert!(missing.contains("cannot read the token file"), "{missing}");
     }
 }

@@ -292,7 +292,19 @@ async fn connect_streamable(
         && !remembered
         && matches!(
             connected,
-            Err(McpError::Handshake(_) | McpError::Protocol(_) | McpError::Closed(_))
+            Err(McpError::Handshake(_)
+                | McpError::HandshakeRefused { .. }
+                | McpError::AnsweredLate { .. }
+                | McpError::HttpStatus { .. }
+                | McpError::Unreachable(_)
+                | McpError::Protocol(_)
+                | McpError::Malformed(_)
+                | McpError::InvalidMessage { .. }
+                | McpError::CannotRead { .. }
+                | McpError::UnexpectedResult { .. }
+                | McpError::KeptAsking { .. }
+                | McpError::StillAsking { .. }
+                | McpError::Closed(_))
         )
         && let Ok(service) = endpoint
             .attempt(handler(), Start::Handshake(ClientLifecycleMode::Initialize))
@@ -831,8 +843,10 @@ where
 /// version, a legacy one refusing `server/discover`), not because it could not be reached
 /// or timed out: the server is there and speaks another era than the one tried.
 pub(super) fn refused_era(error: &McpError) -> bool {
-    matches!(error, McpError::Handshake(text) if text.starts_with(REFUSED_HANDSHAKE))
-        || matches!(error, McpError::UnknownVersion { .. })
+    matches!(
+        error,
+        McpError::HandshakeRefused { .. } | McpError::UnknownVersion { .. }
+    )
 }
 
 /// The catalog's word for rmcp's `cacheScope`.
@@ -843,25 +857,15 @@ pub(super) fn scope_of(scope: rmcp::model::CacheScope) -> Scope {
     }
 }
 
-/// How [`handshake_error`] words a handshake request answered after the SDK had moved on
-/// to the next (a `server/discover` answered past the SDK's first-contact window, when
-/// `initialize` was already sent).
-pub(super) const ANSWERED_LATE: &str = "the server answered an earlier handshake request late: ";
-
-/// Whether a handshake failed on an answer that came too late ([`ANSWERED_LATE`]):
+/// Whether a handshake failed on an answer that came too late ([`McpError::AnsweredLate`]):
 /// `Some(true)` when it was a result (a 2026-07-28 server answering `server/discover`),
 /// `Some(false)` when an error (a legacy server refusing it).
 pub(super) fn answered_late(error: &McpError) -> Option<bool> {
     match error {
-        McpError::Handshake(text) if text.starts_with(ANSWERED_LATE) => {
-            Some(text.contains("its result for"))
-        }
+        McpError::AnsweredLate { result, .. } => Some(*result),
         _ => None,
     }
 }
-
-/// How [`handshake_error`] words a handshake answered with a JSON-RPC error.
-pub(super) const REFUSED_HANDSHAKE: &str = "the server refused the handshake: error ";
 
 pub(super) fn handshake_error(error: ClientInitializeError) -> McpError {
     if error.is_authorization_required() || error.auth_challenge().is_some() {
@@ -880,10 +884,10 @@ pub(super) fn handshake_error(error: ClientInitializeError) -> McpError {
         ClientInitializeError::JsonRpcError(data) if unreadable(&data).is_some() => {
             unreadable(&data).unwrap_or_else(|| McpError::Unreadable(String::new()))
         }
-        ClientInitializeError::JsonRpcError(data) => McpError::Handshake(format!(
-            "{REFUSED_HANDSHAKE}{}: {}",
-            data.code.0, data.message
-        )),
+        ClientInitializeError::JsonRpcError(data) => McpError::HandshakeRefused {
+            code: data.code.0,
+            message: data.message.into_owned(),
+        },
         ClientInitializeError::NoCompatibleProtocolVersion {
             server_supported, ..
         } => McpError::Handshake(format!(
@@ -895,22 +899,24 @@ pub(super) fn handshake_error(error: ClientInitializeError) -> McpError {
                 .join(", "),
             known_versions().join(", ")
         )),
-        ClientInitializeError::ConflictInitResponseId(expected, got) => {
-            McpError::Handshake(format!(
-                "{ANSWERED_LATE}its result for request {got} came while mcpick waited for request {expected}"
-            ))
-        }
+        ClientInitializeError::ConflictInitResponseId(expected, got) => McpError::AnsweredLate {
+            result: true,
+            received: got.to_string(),
+            expected: expected.to_string(),
+        },
         ClientInitializeError::UncorrelatedErrorResponse { expected, received } => {
-            McpError::Handshake(format!(
-                "{ANSWERED_LATE}its error for request {received} came while mcpick waited for request {expected}"
-            ))
+            McpError::AnsweredLate {
+                result: false,
+                received: received.to_string(),
+                expected: expected.to_string(),
+            }
         }
         ClientInitializeError::ConnectionClosed(_) => {
             McpError::Closed(" during the handshake".into())
         }
         ClientInitializeError::LegacyFallbackFailed { fallback, .. } => handshake_error(*fallback),
         ClientInitializeError::TransportError { error, .. } => {
-            McpError::Handshake(transport_failure(error.error.as_ref()))
+            transport_failure(error.error.as_ref())
         }
         other => McpError::Handshake(format!("handshake failed: {}", error_chain(&other))),
     }
@@ -935,8 +941,9 @@ pub(super) async fn connect_sse(
             crate::mcp::sse::SseError::Unauthorized { status, .. } => McpError::Handshake(format!(
                 "`{server}` refused the request (HTTP {status}): an HTTP+SSE server takes its token in `headers` (`Authorization = \"Bearer ${{TOKEN}}\"`); sign-in is for Streamable HTTP servers"
             )),
-            crate::mcp::sse::SseError::Status { status, body, .. } => McpError::Handshake(
-                crate::mcp::error::answered_http(
+            crate::mcp::sse::SseError::Status { status, body, .. } => McpError::HttpStatus {
+                status: status.as_u16(),
+                words: crate::mcp::error::answered_http(
                     status.as_u16(),
                     &[status.canonical_reason().unwrap_or_default(), body.as_str()]
                         .into_iter()
@@ -944,7 +951,7 @@ pub(super) async fn connect_sse(
                         .collect::<Vec<_>>()
                         .join(": "),
                 ),
-            ),
+            },
             crate::mcp::sse::SseError::Timeout { what, ms } => McpError::Timeout {
                 method: what.to_string(),
                 ms,

@@ -71,13 +71,17 @@ impl Connection {
                 .request("skills/list", ClientRequest::ListSkillsRequest(request))
                 .await?
             {
-                ServerResult::ListSkillsResult(page) => serde_json::to_value(&page)
-                    .map_err(|e| McpError::Protocol(format!("cannot read skills/list: {e}")))?,
+                ServerResult::ListSkillsResult(page) => {
+                    serde_json::to_value(&page).map_err(|e| McpError::CannotRead {
+                        what: "skills/list",
+                        reason: e.to_string(),
+                    })?
+                }
                 ServerResult::CustomResult(custom) if custom.0.get("skills").is_some() => custom.0,
                 other => return Err(unexpected("skills/list", &other)),
             };
             let Some(entries) = page.get("skills").and_then(|s| s.as_array()) else {
-                return Err(McpError::Protocol(
+                return Err(McpError::Malformed(
                     "skills/list answered without a `skills` list".into(),
                 ));
             };
@@ -137,21 +141,25 @@ impl Connection {
             .request("skills/get", ClientRequest::GetSkillRequest(request))
             .await?
         {
-            ServerResult::GetSkillResult(result) => serde_json::to_value(&result)
-                .map_err(|e| McpError::Protocol(format!("cannot read skills/get: {e}")))?,
+            ServerResult::GetSkillResult(result) => {
+                serde_json::to_value(&result).map_err(|e| McpError::CannotRead {
+                    what: "skills/get",
+                    reason: e.to_string(),
+                })?
+            }
             ServerResult::CustomResult(custom) if custom.0.get("skill").is_some() => custom.0,
             other => return Err(unexpected("skills/get", &other)),
         };
         let entry = value.get("skill").cloned().unwrap_or_default();
         let manifest = crate::mcp::skill_verify::read_entry(&entry).map_err(|why| {
-            McpError::Protocol(
+            McpError::Malformed(
                 self.secrets
                     .mask(&format!("skills/get: {why}"))
                     .into_owned(),
             )
         })?;
         if manifest.uri != uri {
-            return Err(McpError::Protocol(format!(
+            return Err(McpError::Malformed(format!(
                 "skills/get for {uri} answered the entry of {}",
                 crate::text::one_line(&manifest.uri)
             )));
@@ -217,20 +225,20 @@ impl Connection {
                 let note = format!(
                     "skill {}: its files changed since it was listed ({}); loading it as the server lists it now",
                     crate::text::one_line(manifest.name()),
-                    refused
+                    refused.advice()
                 );
                 let line = self.log.push("mcpick", &note);
                 self.log.write_to_file(&self.name, &line);
                 self.log.forward(line, &self.service.service().lines);
                 self.load_skill_as(&current, task, attach, fill)
                     .await?
-                    .map_err(McpError::SkillRefused)
+                    .map_err(|refused| McpError::SkillRefused(refused.advice()))
             }
-            _ => Err(McpError::SkillRefused(refused)),
+            _ => Err(McpError::SkillRefused(refused.advice())),
         }
     }
 
-    /// [`Connection::load_skill`] against one manifest: `Ok(Err(advice))` when a file fails
+    /// [`Connection::load_skill`] against one manifest: `Ok(Err(check))` when a file fails
     /// its check, `Err` when reading failed.
     pub(super) async fn load_skill_as(
         &self,
@@ -238,14 +246,14 @@ impl Connection {
         task: Option<&str>,
         attach: &[String],
         fill: crate::mcp::skill_verify::SkillFill,
-    ) -> Result<Result<PromptMessages, String>, McpError> {
+    ) -> Result<Result<PromptMessages, crate::mcp::skill_verify::SkillCheckError>, McpError> {
         use crate::mcp::skill_verify as skill;
         // An unlisted attachment is refused before anything is read.
         let attach_uris: Vec<String> = attach.iter().map(|p| manifest.resolve(p)).collect();
         for uri in &attach_uris {
             if manifest.files.is_some() && manifest.file(uri).is_none() {
                 let error = skill::verify_file(manifest, uri, &[]).expect_err("unlisted");
-                return Ok(Err(error.advice()));
+                return Ok(Err(error));
             }
         }
         let contents = self.read_resource(&manifest.uri).await?;
@@ -253,7 +261,7 @@ impl Connection {
             .and_then(|bytes| skill::verify_skill_md(manifest, &bytes));
         let (text, verification) = match checked {
             Ok(checked) => checked,
-            Err(error) => return Ok(Err(error.advice())),
+            Err(error) => return Ok(Err(error)),
         };
         let mut attachments = Vec::new();
         for uri in &attach_uris {
@@ -262,14 +270,14 @@ impl Connection {
                 .and_then(|bytes| skill::verify_file(manifest, uri, &bytes));
             let verification = match checked {
                 Ok(verification) => verification,
-                Err(error) => return Ok(Err(error.advice())),
+                Err(error) => return Ok(Err(error)),
             };
             let resource = contents
                 .iter()
                 .find(|c| matches!(c, EmbeddedResource::Text { uri: u, .. } | EmbeddedResource::Blob { uri: u, .. } if u == uri))
                 .or(contents.first())
                 .cloned()
-                .ok_or_else(|| McpError::Protocol(format!("{uri}: resources/read sent nothing")))?;
+                .ok_or_else(|| McpError::Malformed(format!("{uri}: resources/read sent nothing")))?;
             attachments.push(skill::Attachment {
                 resource,
                 verification,
@@ -286,8 +294,10 @@ impl Connection {
         );
         // Verified on the bytes as sent; config secrets a server echoes are masked in what
         // is shown and exported, as in a prompt's messages.
-        let mut value = serde_json::to_value(&messages)
-            .map_err(|e| McpError::Protocol(format!("cannot read the skill's messages: {e}")))?;
+        let mut value = serde_json::to_value(&messages).map_err(|e| McpError::CannotRead {
+            what: "the skill's messages",
+            reason: e.to_string(),
+        })?;
         self.secrets.mask_json(&mut value);
         read_messages(value).map(Ok)
     }

@@ -239,7 +239,7 @@ impl Connection {
             .and_then(|id| self.decoded.take(&id));
         match decoded {
             Some(Ok(messages)) => self.masked_messages(messages).map(GetOutcome::Messages),
-            Some(Err(fault)) => Err(McpError::Protocol(fault)),
+            Some(Err(fault)) => Err(fault),
             None => self.read_get_result(result),
         }
     }
@@ -252,11 +252,15 @@ impl Connection {
         }
         messages.description = self.mask(messages.description);
         for message in &mut messages.messages {
-            let mut value = serde_json::to_value(&*message)
-                .map_err(|e| McpError::Protocol(format!("cannot read the messages: {e}")))?;
+            let mut value = serde_json::to_value(&*message).map_err(|e| McpError::CannotRead {
+                what: "the messages",
+                reason: e.to_string(),
+            })?;
             self.secrets.mask_json(&mut value);
-            *message = serde_json::from_value(value)
-                .map_err(|e| McpError::Protocol(format!("cannot read the messages: {e}")))?;
+            *message = serde_json::from_value(value).map_err(|e| McpError::CannotRead {
+                what: "the messages",
+                reason: e.to_string(),
+            })?;
         }
         Ok(messages)
     }
@@ -265,8 +269,11 @@ impl Connection {
     pub(super) fn read_get_result(&self, result: ServerResult) -> Result<GetOutcome, McpError> {
         let asked = match result {
             ServerResult::GetPromptResult(result) => {
-                let mut value = serde_json::to_value(&result)
-                    .map_err(|e| McpError::Protocol(format!("cannot read the messages: {e}")))?;
+                let mut value =
+                    serde_json::to_value(&result).map_err(|e| McpError::CannotRead {
+                        what: "the messages",
+                        reason: e.to_string(),
+                    })?;
                 tidy_annotations(&mut value);
                 self.secrets.mask_json(&mut value);
                 return read_messages(value).map(GetOutcome::Messages);
@@ -274,8 +281,10 @@ impl Connection {
             // The SDK types questions it knows; one it does not (an unknown method, a
             // schema beyond its types) leaves the whole result raw.
             ServerResult::InputRequiredResult(request) => {
-                let value = serde_json::to_value(&request)
-                    .map_err(|e| McpError::Protocol(format!("cannot read the questions: {e}")))?;
+                let value = serde_json::to_value(&request).map_err(|e| McpError::CannotRead {
+                    what: "the questions",
+                    reason: e.to_string(),
+                })?;
                 mrtr::parse_input_required(&value)
             }
             ServerResult::CustomResult(custom) if mrtr::is_input_required(&custom.0) => {
@@ -332,9 +341,10 @@ impl Connection {
             params.request_state = asked.request_state;
             params.input_responses = None;
         }
-        Err(McpError::Protocol(format!(
-            "prompts/get still asked for input after {MAX_INPUT_ROUNDS} rounds"
-        )))
+        Err(McpError::StillAsking {
+            method: "prompts/get",
+            rounds: MAX_INPUT_ROUNDS,
+        })
     }
 
     /// The names of the server's tools (`tools/list`, every page). mcpick is a prompt host
@@ -381,8 +391,10 @@ impl Connection {
         params.arguments = Some(arguments);
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
         let result = self.request("tools/call", request).await?;
-        serde_json::to_value(&result)
-            .map_err(|e| McpError::Protocol(format!("cannot read the tool result: {e}")))
+        serde_json::to_value(&result).map_err(|e| McpError::CannotRead {
+            what: "the tool result",
+            reason: e.to_string(),
+        })
     }
 
     /// Reads a resource (`resources/read`): its contents, text or base64 blobs. Questions
@@ -394,10 +406,17 @@ impl Connection {
             let request =
                 ClientRequest::ReadResourceRequest(ReadResourceRequest::new(params.clone()));
             let value = match self.request("resources/read", request).await? {
-                ServerResult::ReadResourceResult(result) => serde_json::to_value(&result)
-                    .map_err(|e| McpError::Protocol(format!("cannot read the contents: {e}")))?,
+                ServerResult::ReadResourceResult(result) => {
+                    serde_json::to_value(&result).map_err(|e| McpError::CannotRead {
+                        what: "the contents",
+                        reason: e.to_string(),
+                    })?
+                }
                 ServerResult::InputRequiredResult(request) => serde_json::to_value(&request)
-                    .map_err(|e| McpError::Protocol(format!("cannot read the questions: {e}")))?,
+                    .map_err(|e| McpError::CannotRead {
+                        what: "the questions",
+                        reason: e.to_string(),
+                    })?,
                 ServerResult::CustomResult(custom)
                     if mrtr::is_input_required(&custom.0) || custom.0.get("contents").is_some() =>
                 {
@@ -414,9 +433,10 @@ impl Connection {
             }
             params.request_state = asked.request_state;
         }
-        Err(McpError::Protocol(format!(
-            "resources/read still asked for input after {MAX_INPUT_ROUNDS} rounds"
-        )))
+        Err(McpError::StillAsking {
+            method: "resources/read",
+            rounds: MAX_INPUT_ROUNDS,
+        })
     }
 
     /// Asks the server to complete `argument` of `prompt` from `value`, with the other
