@@ -6,12 +6,15 @@ mod diff;
 mod digest;
 mod entries;
 mod file;
+mod read;
 mod render;
+mod write;
 
 pub use diff::{DefinitionChange, ExampleDrift, line_diff};
 pub use digest::messages_digest;
 pub use entries::{LockedArgument, LockedExample, LockedPrompt, LockedSkill};
-pub use file::{DEFAULT_FILE, LockError, LockedServer, Lockfile, VERSION};
+pub use file::{DEFAULT_FILE, LockedServer, Lockfile, VERSION};
+pub use read::LockError;
 pub use render::messages_text;
 
 #[cfg(test)]
