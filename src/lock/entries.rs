@@ -143,7 +143,7 @@ impl LockedExample {
         })
     }
 
-    /// The arguments as `NAME=VALUE` words, each on one line.
+    /// The arguments as `NAME="VALUE"` words on one line, the values quoted as server text.
     pub fn arguments_text(&self) -> String {
         self.arguments
             .iter()
