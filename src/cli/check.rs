@@ -13,26 +13,24 @@ use crate::lock::{LockedServer, Lockfile};
 use crate::mcp::CatalogUse;
 use crate::mcp::Hub;
 use crate::model::PromptInfo;
-use serde::Serialize;
+use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
 use std::process::ExitCode;
 
 /// What `check` found of one server.
-#[derive(Debug, Serialize)]
+#[derive(Debug)]
 struct ServerReport {
     server: String,
     /// Why it could not be compared (unreachable, not configured).
-    #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<String>,
     /// Changes of who it says it is: told, not drift.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     identity: Vec<String>,
     /// The prompts and skills that drifted.
     drifted: Vec<EntryReport>,
 }
 
 /// One prompt or skill that drifted.
-#[derive(Debug, Serialize)]
+#[derive(Debug)]
 struct EntryReport {
     /// `prompt` or `skill`.
     kind: &'static str,
@@ -40,25 +38,68 @@ struct EntryReport {
     /// `changed`, `gone` (locked, no longer listed) or `new` (listed, not locked).
     status: &'static str,
     /// The definition's changes, one line each.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     changes: Vec<String>,
     /// The examples whose rendered messages drifted.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     examples: Vec<ExampleReport>,
 }
 
 /// One example that renders differently now, or not at all.
-#[derive(Debug, Serialize)]
+#[derive(Debug)]
 struct ExampleReport {
     arguments: BTreeMap<String, String>,
     /// `changed` or `fails`.
     status: &'static str,
     /// The line diff of the text, when it was locked with `--with-output`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     diff: Option<String>,
     /// Why it cannot be rendered now.
-    #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<String>,
+}
+
+impl ServerReport {
+    /// The report's JSON object; empty fields are left out.
+    fn to_json(&self) -> Value {
+        let mut object = Map::new();
+        object.insert("server".into(), json!(self.server));
+        if let Some(error) = &self.error {
+            object.insert("error".into(), json!(error));
+        }
+        if !self.identity.is_empty() {
+            object.insert("identity".into(), json!(self.identity));
+        }
+        let drifted: Vec<Value> = self.drifted.iter().map(EntryReport::to_json).collect();
+        object.insert("drifted".into(), Value::Array(drifted));
+        Value::Object(object)
+    }
+}
+
+impl EntryReport {
+    fn to_json(&self) -> Value {
+        let mut object = Map::new();
+        object.insert("kind".into(), json!(self.kind));
+        object.insert("name".into(), json!(self.name));
+        object.insert("status".into(), json!(self.status));
+        if !self.changes.is_empty() {
+            object.insert("changes".into(), json!(self.changes));
+        }
+        if !self.examples.is_empty() {
+            let examples: Vec<Value> = (self.examples.iter())
+                .map(|example| {
+                    let mut object = Map::new();
+                    object.insert("arguments".into(), json!(example.arguments));
+                    object.insert("status".into(), json!(example.status));
+                    if let Some(diff) = &example.diff {
+                        object.insert("diff".into(), json!(diff));
+                    }
+                    if let Some(error) = &example.error {
+                        object.insert("error".into(), json!(error));
+                    }
+                    Value::Object(object)
+                })
+                .collect();
+            object.insert("examples".into(), Value::Array(examples));
+        }
+        Value::Object(object)
+    }
 }
 
 /// `mcpick check`.
@@ -101,12 +142,12 @@ pub(super) async fn check(config: &Config, flags: CheckFlags) -> Result<ExitCode
     let unreachable = reports.iter().filter(|r| r.error.is_some()).count();
     let drifted: usize = reports.iter().map(|r| r.drifted.len()).sum();
     if flags.json {
-        let body = serde_json::json!({
+        let body = json!({
             "file": path,
             "drift": drifted > 0,
             "unreachable": unreachable,
             "notLocked": unlocked,
-            "servers": reports,
+            "servers": reports.iter().map(ServerReport::to_json).collect::<Vec<_>>(),
         });
         write(&format!(
             "{}\n",

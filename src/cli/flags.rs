@@ -235,7 +235,10 @@ pub enum Command {
     },
     /// Write a lockfile of the servers' prompts and skills (docs/lock.md).
     Lock(lock::LockFlags),
-    /// Compare the servers with the lockfile: exit 1 on drift, 2 when one is unreachable.
+    /// Compare the servers with the lockfile: exit 1 on drift (docs/lock.md)
+    ///
+    /// A diff per prompt and skill that changed, went or came; exit 2 when a server cannot
+    /// be reached or the lockfile cannot be read.
     Check(lock::CheckFlags),
     /// Serve prompt files as an MCP server (stdio unless --http).
     ///

@@ -6,84 +6,59 @@ use super::digest::{messages_digest, sha256};
 use super::render::messages_text;
 use crate::model::skill_manifest::SkillManifest;
 use crate::model::{PromptArg, PromptInfo, PromptMessages};
-use serde::{Deserialize, Serialize};
+use serde_json::json;
 use std::collections::BTreeMap;
 
 /// One prompt's definition as locked, and the examples rendered with it.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct LockedPrompt {
     /// Its title.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
     /// Its description.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// The digest of the definition (name, title, description, arguments).
     pub digest: String,
     /// Its arguments, in the server's order.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub arguments: Vec<LockedArgument>,
     /// Example arguments and what the server rendered from them.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub examples: Vec<LockedExample>,
 }
 
 /// One argument of a locked prompt.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct LockedArgument {
     /// Its name.
     pub name: String,
     /// Its title.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
     /// Its description.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// Whether the prompt needs it.
-    #[serde(default)]
     pub required: bool,
 }
 
 /// Example arguments of a prompt and the digest of the messages the server rendered.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct LockedExample {
     /// The rendered messages' digest.
     pub digest: String,
     /// The messages as text ([`messages_text`]), when locked with `--with-output`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output: Option<String>,
     /// The arguments, NAME = VALUE (none: the table is left out).
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub arguments: BTreeMap<String, String>,
 }
 
 /// One skill's definition as locked.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct LockedSkill {
     /// Its description (front matter).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// The digest of the definition (name, description, files).
     pub digest: String,
     /// A dynamic skill: its content has no stable digests, so no files are locked.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub dynamic: bool,
     /// Each file's digest, by its path in the skill (`SKILL.md`, `references/a.md`).
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub files: BTreeMap<String, String>,
-}
-
-/// What a definition digest is taken over, in this order (the wire's field names).
-#[derive(Serialize)]
-struct PromptDefinition<'a> {
-    name: &'a str,
-    title: Option<&'a str>,
-    description: Option<&'a str>,
-    arguments: &'a [LockedArgument],
 }
 
 impl LockedPrompt {
@@ -106,13 +81,23 @@ impl LockedPrompt {
 
     /// `sha256:` and the hex of the definition's canonical JSON.
     pub fn definition_digest(&self, name: &str) -> String {
-        let definition = PromptDefinition {
-            name,
-            title: self.title.as_deref(),
-            description: self.description.as_deref(),
-            arguments: &self.arguments,
-        };
-        sha256(&serde_json::to_vec(&definition).unwrap_or_default())
+        let arguments: Vec<serde_json::Value> = (self.arguments.iter())
+            .map(|a| {
+                json!({
+                    "name": a.name,
+                    "title": a.title,
+                    "description": a.description,
+                    "required": a.required,
+                })
+            })
+            .collect();
+        let definition = json!({
+            "name": name,
+            "title": self.title,
+            "description": self.description,
+            "arguments": arguments,
+        });
+        sha256(definition.to_string().as_bytes())
     }
 
     /// How `now` (the server's listing) differs from this definition, one change each;
@@ -158,7 +143,7 @@ impl LockedExample {
         })
     }
 
-    /// The arguments as `NAME=VALUE` words, each on one line.
+    /// The arguments as `NAME="VALUE"` words on one line, the values quoted as server text.
     pub fn arguments_text(&self) -> String {
         self.arguments
             .iter()
@@ -166,15 +151,6 @@ impl LockedExample {
             .collect::<Vec<_>>()
             .join(" ")
     }
-}
-
-/// What a skill's digest is taken over, in this order.
-#[derive(Serialize)]
-struct SkillDefinition<'a> {
-    name: &'a str,
-    description: Option<&'a str>,
-    dynamic: bool,
-    files: &'a BTreeMap<String, String>,
 }
 
 impl LockedSkill {
@@ -199,13 +175,13 @@ impl LockedSkill {
 
     /// `sha256:` and the hex of the definition's canonical JSON.
     pub fn definition_digest(&self, name: &str) -> String {
-        let definition = SkillDefinition {
-            name,
-            description: self.description.as_deref(),
-            dynamic: self.dynamic,
-            files: &self.files,
-        };
-        sha256(&serde_json::to_vec(&definition).unwrap_or_default())
+        let definition = json!({
+            "name": name,
+            "description": self.description,
+            "dynamic": self.dynamic,
+            "files": self.files,
+        });
+        sha256(definition.to_string().as_bytes())
     }
 
     /// How the skill listed now differs from this one, one change each.

@@ -7,13 +7,16 @@ mod digest;
 mod drift;
 mod entries;
 mod file;
+mod read;
 mod render;
+mod write;
 
 pub use diff::{DefinitionChange, ExampleDrift, line_diff};
 pub use digest::messages_digest;
 pub use drift::Drift;
 pub use entries::{LockedArgument, LockedExample, LockedPrompt, LockedSkill};
-pub use file::{DEFAULT_FILE, LockError, LockedServer, Lockfile, VERSION};
+pub use file::{DEFAULT_FILE, LockedServer, Lockfile, VERSION};
+pub use read::LockError;
 pub use render::messages_text;
 
 #[cfg(test)]

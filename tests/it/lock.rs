@@ -88,7 +88,7 @@ fn a_fresh_lock_checks_clean_and_holds_each_definition() {
         "[servers.served.skills.review.files]\n",
         "\"references/checklist.md\" = \"sha256:",
         "Hello World!\nHave a nice day.\n",
-        "who = \"World\"\n",
+        "arguments = { who = \"World\" }\n",
     ] {
         assert!(
             file.contains(expected),
