@@ -95,6 +95,11 @@ const STRING_ERRORS_ALLOWED: &[(&str, usize, &str)] = &[
         "NAME=VALUE parse errors, shown as usage errors",
     ),
     ("cli/connect.rs", 1, "a command's outcome, printed"),
+    (
+        "cli/lock.rs",
+        2,
+        "lock's command-line words (a usage error) and an example's failure, printed in the report",
+    ),
     ("cli/popup.rs", 1, "a clap value parser"),
     (
         "cli/questions.rs",
@@ -126,6 +131,11 @@ const STRING_ERRORS_ALLOWED: &[(&str, usize, &str)] = &[
         "library/skills.rs",
         1,
         "a skill folder's refusal, shown with it",
+    ),
+    (
+        "lock/file.rs",
+        1,
+        "a hand-edited digest, a parse error shown at the file's line",
     ),
     (
         "mcp/client/mrtr.rs",
