@@ -115,6 +115,19 @@ async fn run_loaded(config: &Config, command: Command) -> Result<ExitCode, CliEr
             let context = merge(pairs).map_err(CliError::usage)?;
             complete(config, &prompt, &argument, &prefix, &context, json).await
         }
+        Command::Test {
+            server,
+            args,
+            json,
+            snapshot,
+        } => {
+            let flags = super::server_test::TestFlags {
+                args,
+                json,
+                snapshot,
+            };
+            super::server_test::run(config, &server, flags).await
+        }
         Command::Serve { .. }
         | Command::Init
         | Command::Config { .. }
