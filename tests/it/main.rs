@@ -37,6 +37,7 @@ mod serve_auth;
 mod serve_http;
 mod serve_limits;
 mod serve_skills;
+mod server_test;
 mod shell_widgets;
 mod skills;
 mod tmux_popup;
