@@ -72,10 +72,11 @@ fn chat_losses(number: usize, message: &Message, format: Format) -> Vec<String> 
         Format::OpenAi => openai(&alone),
         _ => anthropic(&alone),
     };
-    let texts_only = !rendered.to_string().contains("\"type\":\"image")
-        && !rendered.to_string().contains("\"type\":\"input_audio\"")
-        && !rendered.to_string().contains("\"type\":\"file\"")
-        && !rendered.to_string().contains("\"type\":\"document\"");
+    // Only the API's media parts carry bytes; every other part is text.
+    let wire = rendered.to_string();
+    let texts_only = ["image", "image_url", "input_audio", "file", "document"]
+        .iter()
+        .all(|kind| !wire.contains(&format!("\"type\":\"{kind}\"")));
     let carried_as_text = matches!(
         &message.content,
         Content::Known(KnownContent::Text { .. })
@@ -86,7 +87,7 @@ fn chat_losses(number: usize, message: &Message, format: Format) -> Vec<String> 
             })
     );
     if !carried_as_text && texts_only {
-        let placeholder = first_text(&rendered).unwrap_or_default();
+        let placeholder = last_placeholder(&rendered).unwrap_or_default();
         out.push(format!(
             "#{number} ({}): sent as text {}",
             message.role.as_str(),
@@ -96,8 +97,9 @@ fn chat_losses(number: usize, message: &Message, format: Format) -> Vec<String> 
     out
 }
 
-/// The last text of a rendered chat export (a placeholder follows a role note, if any).
-fn first_text(rendered: &Value) -> Option<String> {
+/// The last bracketed text of a rendered chat export (a placeholder follows a role
+/// note, if any).
+fn last_placeholder(rendered: &Value) -> Option<String> {
     let mut texts = Vec::new();
     collect_texts(rendered, &mut texts);
     texts.pop()
@@ -105,7 +107,12 @@ fn first_text(rendered: &Value) -> Option<String> {
 
 fn collect_texts(value: &Value, out: &mut Vec<String>) {
     match value {
-        Value::String(text) if text.starts_with('[') => out.push(text.clone()),
+        // A turn of only text is one string, its parts joined by blank lines.
+        Value::String(text) => out.extend(
+            text.split("\n\n")
+                .filter(|part| part.starts_with('['))
+                .map(str::to_string),
+        ),
         Value::Array(items) => items.iter().for_each(|item| collect_texts(item, out)),
         Value::Object(fields) => fields.values().for_each(|item| collect_texts(item, out)),
         _ => {}
