@@ -4,6 +4,7 @@
 
 mod checks;
 mod report;
+mod results;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -15,6 +16,7 @@ use crate::config::{Config, ServerConfig};
 use crate::mcp::{Connection, McpError};
 use crate::model::PromptInfo;
 use checks::{Check, Verdict};
+use results::{EraReport, PromptReport, ValueFrom};
 
 /// The two eras tried, each pinned as `protocol_version` pins it: the stateless one
 /// (`server/discover`) and the newest with `initialize`.
@@ -31,48 +33,6 @@ pub(super) struct TestFlags {
     pub(super) json: bool,
     /// `--snapshot DIR`.
     pub(super) snapshot: Option<PathBuf>,
-}
-
-/// Where an argument's value came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum ValueFrom {
-    ArgsFile,
-    Completion,
-    Placeholder,
-}
-
-impl ValueFrom {
-    fn word(self) -> &'static str {
-        match self {
-            ValueFrom::ArgsFile => "args-file",
-            ValueFrom::Completion => "completion",
-            ValueFrom::Placeholder => "placeholder",
-        }
-    }
-}
-
-/// One prompt (or skill) tested in one era.
-struct PromptReport {
-    name: String,
-    skill: bool,
-    arguments: Vec<(String, String, ValueFrom)>,
-    checks: Vec<Check>,
-    /// Each export format and what it loses of the messages.
-    exports: Vec<(&'static str, Vec<String>)>,
-    messages: Option<crate::model::PromptMessages>,
-}
-
-/// One era's answer.
-struct EraReport {
-    era: &'static str,
-    /// The version the server answered with, when it did.
-    version: Option<String>,
-    /// Why it did not answer in this era.
-    unreachable: Option<String>,
-    checks: Vec<Check>,
-    prompts: Vec<PromptReport>,
-    /// What mcpick left out of the lists, in its words.
-    warnings: Vec<String>,
 }
 
 /// Runs `mcpick test SERVER`.

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use super::checks::{Check, NO_REQUIRED, NOT_THIS_ERA, Verdict};
-use super::{EraReport, PromptReport};
+use super::results::{EraReport, PromptReport, ValueFrom};
 
 /// Values per prompt and argument: `{prompt = {argument = "value"}}` in TOML, or the same
 /// object in JSON when the file's name ends in `.json`.
@@ -176,7 +176,7 @@ fn prompt_table(prompts: &[PromptReport]) -> String {
         out.push_str(row.trim_end());
         out.push('\n');
         for (argument, value, from) in &prompt.arguments {
-            if *from != super::ValueFrom::ArgsFile {
+            if *from != ValueFrom::ArgsFile {
                 out.push_str(&format!(
                     "      {argument} = {:?} ({})\n",
                     crate::text::cut_chars(&crate::text::one_line(value), 40),
