@@ -173,6 +173,7 @@ fn subcommands() -> Vec<Vec<&'static str>> {
         vec!["completions"],
         vec!["man"],
         vec!["doctor"],
+        vec!["test"],
     ]
 }
 
