@@ -234,7 +234,13 @@ async fn test_prompt(
                 .collect();
             report.messages = Some(messages);
         }
-        Err(error) => report.checks.push(get_failed(&error)),
+        Err(error) => {
+            let guessed: Vec<&str> = (report.arguments.iter())
+                .filter(|(_, _, from)| *from == ValueFrom::Placeholder)
+                .map(|(name, _, _)| name.as_str())
+                .collect();
+            report.checks.push(get_failed(&error, &guessed));
+        }
     }
     let refused = if required.is_empty() {
         None
@@ -250,18 +256,24 @@ async fn test_prompt(
 }
 
 /// A failed `prompts/get`: a question the server asks first is no violation (test has
-/// nobody to answer it), any other failure is.
-fn get_failed(error: &McpError) -> Check {
+/// nobody to answer it), nor a refusal of the placeholders test made up (`guessed`); any
+/// other failure is.
+fn get_failed(error: &McpError, guessed: &[&str]) -> Check {
+    let said = crate::text::cut_chars(&crate::text::one_line(&error.to_string()), 160);
     let (verdict, reason) = match error {
         McpError::InputRequired(_) => (
             Verdict::Skip,
             "the server asks questions first (input_required); answer them with `mcpick get`"
                 .to_string(),
         ),
-        other => (
-            Verdict::Fail,
-            crate::text::cut_chars(&crate::text::one_line(&other.to_string()), 160),
+        _ if !guessed.is_empty() => (
+            Verdict::Skip,
+            format!(
+                "refused with the placeholder {} ({said}); give values with --args FILE",
+                guessed.join(", ")
+            ),
         ),
+        _ => (Verdict::Fail, said),
     };
     Check {
         rule: "get",
