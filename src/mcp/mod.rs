@@ -23,7 +23,7 @@ pub use client::hub::{CatalogUse, CatalogWriteFailure, Hub, McpEvent, RestartPol
 pub use client::questions::{
     Answer, FieldKind, FormField, GetOutcome, InputAnswers, InputRequest, Question, QuestionKind,
 };
-pub use client::shapes::ResultShape;
+pub use client::shapes::{ResultShape, recording_shapes};
 pub use error::McpError;
 pub use log::{
     LOG_CAPACITY, MCPICK_SOURCE, NOTE_CAPACITY, ServerLog, merge_in_order, push_bounded,

@@ -128,15 +128,16 @@ async fn test_era(
     let details = connection.details().clone();
     let modern = details.protocol_version.as_str() >= "2026";
     report.version = Some(details.protocol_version.clone());
-    connection.record_shapes();
-    let listed = tokio::select! {
-        listed = connection.list_prompts_noting() => listed,
+    // Recorded for this task alone: the hub's own re-lists (a legacy server's list
+    // changes) on the same connection are not mixed in.
+    let listing = crate::mcp::recording_shapes(connection.list_prompts_noting());
+    let (listed, shapes) = tokio::select! {
+        listed = listing => listed,
         code = crate::sys::signals::stopped() => {
             hub.shutdown().await;
             return Err(CliError { code, message: "stopped by a signal; servers shut down".into() });
         }
     };
-    let shapes = connection.take_shapes();
     match listed {
         Ok(list) => {
             report.checks = checks::list_checks(&shapes, modern);
@@ -210,12 +211,9 @@ async fn test_prompt(
         .filter(|a| a.required)
         .map(|a| a.name.clone())
         .collect();
-    connection.take_shapes();
-    let got = connection.get_prompt(&prompt.name, &arguments).await;
-    let shape = connection
-        .take_shapes()
-        .into_iter()
-        .rfind(|s| s.method == "prompts/get");
+    let getting = connection.get_prompt(&prompt.name, &arguments);
+    let (got, shapes) = crate::mcp::recording_shapes(getting).await;
+    let shape = shapes.into_iter().rfind(|s| s.method == "prompts/get");
     match got {
         Ok(messages) => {
             report.checks.push(Check {
@@ -248,7 +246,6 @@ async fn test_prompt(
         let result = connection.get_prompt(&prompt.name, &BTreeMap::new()).await;
         Some(result.map(|_| ()).map_err(|e| e.to_string()))
     };
-    connection.take_shapes();
     report
         .checks
         .push(checks::required_refused(&required, refused));

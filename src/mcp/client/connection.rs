@@ -394,8 +394,6 @@ pub struct Connection {
     served_problems: crate::mcp::client::problems::ServedProblems,
     /// `prompts/get` answers read at the transport seam (stdio), by request id.
     decoded: crate::mcp::client::answer::DecodedAnswers,
-    /// The results' shapes, while [`Connection::record_shapes`] asked for them.
-    shapes: crate::mcp::client::shapes::ShapeLog,
     /// How many prompt list-change notices the server sent.
     prompt_list_changes: Arc<std::sync::atomic::AtomicUsize>,
 }

@@ -2,7 +2,7 @@
 //! mcpick reads past (it treats a missing `resultType` as `complete`, a bad `ttlMs` as 0)
 //! but `mcpick test` reports to the server's author.
 
-use std::sync::Mutex;
+use std::cell::RefCell;
 
 use serde_json::Value;
 
@@ -26,31 +26,33 @@ pub struct ResultShape {
     pub next_cursor: Option<String>,
 }
 
-/// The shapes a connection keeps while recording (see [`crate::mcp::Connection::record_shapes`]).
-#[derive(Debug, Default)]
-pub(in crate::mcp) struct ShapeLog(Mutex<Option<Vec<ResultShape>>>);
+tokio::task_local! {
+    /// The shapes kept for the task inside [`recording_shapes`]; other tasks (the hub's
+    /// own re-lists on the same connection) keep none.
+    static RECORDING: RefCell<Vec<ResultShape>>;
+}
 
-impl ShapeLog {
-    /// Starts keeping shapes (forgetting any kept).
-    pub(in crate::mcp) fn start(&self) {
-        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = Some(Vec::new());
-    }
+/// Runs `work`, keeping the shape of each list page and `prompts/get` result that this
+/// task reads meanwhile, in order (`resultType`, `ttlMs`, `cacheScope`, names, cursors):
+/// for `mcpick test`. Outside it nothing is kept.
+pub async fn recording_shapes<T>(work: impl Future<Output = T>) -> (T, Vec<ResultShape>) {
+    RECORDING
+        .scope(RefCell::new(Vec::new()), async {
+            let out = work.await;
+            (out, RECORDING.with(|kept| kept.take()))
+        })
+        .await
+}
 
-    /// Keeps `shape` when recording; `make` is not called otherwise.
-    pub(in crate::mcp) fn push(&self, make: impl FnOnce() -> ResultShape) {
-        let mut kept = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(shapes) = kept.as_mut()
-            && shapes.len() < MAX_SHAPES
-        {
-            shapes.push(make());
+/// Keeps the shape `make` gives when this task is recording; `make` is not called
+/// otherwise.
+pub(in crate::mcp) fn note(make: impl FnOnce() -> ResultShape) {
+    let _ = RECORDING.try_with(|kept| {
+        let mut kept = kept.borrow_mut();
+        if kept.len() < MAX_SHAPES {
+            kept.push(make());
         }
-    }
-
-    /// The shapes kept since the last take; recording goes on.
-    pub(in crate::mcp) fn take(&self) -> Vec<ResultShape> {
-        let mut kept = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        kept.as_mut().map(std::mem::take).unwrap_or_default()
-    }
+    });
 }
 
 /// The names of a raw list's entries under `key` (`prompts`, `skills`), as sent.
@@ -88,22 +90,24 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    #[test]
-    fn shapes_are_kept_only_while_recording() {
-        let log = ShapeLog::default();
-        log.push(|| unreachable!("not recording"));
-        assert!(log.take().is_empty());
-        log.start();
+    #[tokio::test]
+    async fn shapes_are_kept_only_while_recording() {
+        note(|| unreachable!("not recording"));
         let page = json!({"prompts": [{"name": "a"}, {"title": "no name"}], "ttlMs": -5,
             "cacheScope": "everyone", "nextCursor": "c1"});
-        log.push(|| of_raw("prompts/list", &page, "prompts"));
-        let shapes = log.take();
+        let ((), shapes) = recording_shapes(async {
+            note(|| of_raw("prompts/list", &page, "prompts"));
+            // Another task's results are not this recording's.
+            tokio::spawn(async { note(|| unreachable!("another task")) })
+                .await
+                .unwrap();
+        })
+        .await;
         assert_eq!(shapes.len(), 1);
         assert_eq!(shapes[0].names, [Some("a".to_string()), None]);
         assert_eq!(shapes[0].result_type, None);
         assert_eq!(shapes[0].ttl_ms, Some(json!(-5)));
         assert_eq!(shapes[0].cache_scope, Some(json!("everyone")));
         assert_eq!(shapes[0].next_cursor.as_deref(), Some("c1"));
-        assert!(log.take().is_empty());
     }
 }

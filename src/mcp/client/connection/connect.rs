@@ -183,7 +183,6 @@ impl Connection {
             modern_rounds: std::sync::Mutex::new(0),
             served_problems: Default::default(),
             decoded,
-            shapes: Default::default(),
             prompt_list_changes,
         };
         Ok(connection)

@@ -77,8 +77,7 @@ impl Connection {
                 ServerResult::CustomResult(custom) if custom.0.get("skills").is_some() => custom.0,
                 other => return Err(unexpected("skills/list", &other)),
             };
-            self.shapes
-                .push(|| shapes::of_raw("skills/list", &page, "skills"));
+            shapes::note(|| shapes::of_raw("skills/list", &page, "skills"));
             let Some(entries) = page.get("skills").and_then(|s| s.as_array()) else {
                 return Err(McpError::Protocol(
                     "skills/list answered without a `skills` list".into(),
@@ -311,7 +310,7 @@ impl Connection {
                         if number == 1 {
                             self.note_served_problems(page.meta.as_deref());
                         }
-                        self.shapes.push(|| ResultShape {
+                        shapes::note(|| ResultShape {
                             method: "prompts/list",
                             result_type: page.result_type.as_ref().map(|t| t.as_str().to_string()),
                             ttl_ms: page.ttl_ms.map(serde_json::Value::from),
@@ -335,8 +334,7 @@ impl Connection {
                     // A page the SDK cannot type (one prompt it cannot read spoils the whole
                     // page for it): read prompt by prompt, keeping the good ones.
                     ServerResult::CustomResult(custom) if custom.0.get("prompts").is_some() => {
-                        self.shapes
-                            .push(|| shapes::of_raw("prompts/list", &custom.0, "prompts"));
+                        shapes::note(|| shapes::of_raw("prompts/list", &custom.0, "prompts"));
                         if number == 1 {
                             let meta = custom.0.get("_meta").and_then(|m| m.as_object());
                             self.note_served_problems(meta);
@@ -437,17 +435,6 @@ impl Connection {
             self.log.write_to_file(&self.name, &line);
             self.log.forward(line, &self.service.service().lines);
         }
-    }
-
-    /// Starts keeping the shape of each list page and `prompts/get` result this connection
-    /// reads (`resultType`, `ttlMs`, `cacheScope`, names, cursors), for `mcpick test`.
-    pub fn record_shapes(&self) {
-        self.shapes.start();
-    }
-
-    /// The shapes kept since [`Connection::record_shapes`] or the last call, in order.
-    pub fn take_shapes(&self) -> Vec<ResultShape> {
-        self.shapes.take()
     }
 
     /// Whether the server sent `notifications/prompts/list_changed` since it connected.

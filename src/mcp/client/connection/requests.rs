@@ -6,7 +6,7 @@ use crate::mcp::client::connection::{
 };
 use crate::mcp::client::mrtr;
 use crate::mcp::client::questions::{GetOutcome, InputAnswers, InputRequest};
-use crate::mcp::client::shapes::ResultShape;
+use crate::mcp::client::shapes::{self, ResultShape};
 use crate::mcp::error::McpError;
 use crate::mcp::{Connection, MAX_INPUT_ROUNDS};
 use crate::model::{Completion, EmbeddedResource, PromptMessages};
@@ -241,7 +241,7 @@ impl Connection {
         let Some(decoded) = decoded else {
             return self.read_get_result(result);
         };
-        self.shapes.push(|| ResultShape {
+        shapes::note(|| ResultShape {
             method: "prompts/get",
             result_type: decoded.result_type_given.then(|| "complete".to_string()),
             ..ResultShape::default()
@@ -273,7 +273,7 @@ impl Connection {
     pub(super) fn read_get_result(&self, result: ServerResult) -> Result<GetOutcome, McpError> {
         let asked = match result {
             ServerResult::GetPromptResult(result) => {
-                self.shapes.push(|| ResultShape {
+                shapes::note(|| ResultShape {
                     method: "prompts/get",
                     result_type: result.result_type.as_ref().map(|t| t.as_str().to_string()),
                     ..ResultShape::default()
@@ -297,8 +297,7 @@ impl Connection {
             // A result the SDK has no type for (a content kind or role from beyond the
             // schema it knows) arrives raw: read it with mcpick's own, more tolerant types.
             ServerResult::CustomResult(mut custom) if custom.0.get("messages").is_some() => {
-                self.shapes
-                    .push(|| crate::mcp::client::shapes::of_raw("prompts/get", &custom.0, ""));
+                shapes::note(|| shapes::of_raw("prompts/get", &custom.0, ""));
                 self.secrets.mask_json(&mut custom.0);
                 return read_messages(custom.0).map(GetOutcome::Messages);
             }
