@@ -21,41 +21,21 @@ pub(super) fn read_args_file(path: &Path) -> Result<GivenArgs, String> {
         .map_err(|e| format!("--args {}: {e}", path.display()))
 }
 
-/// [`read_args_file`] on the file's text.
+/// [`read_args_file`] on the file's text: read straight into the table of tables of
+/// strings (no generic TOML tree: the release binary has a size budget).
 pub(super) fn parse_args(text: &str, is_json: bool) -> Result<GivenArgs, String> {
     const SHAPE: &str = "write a table per prompt of string values, e.g. \
         [translate] text = \"Hallo\" (TOML) or {\"translate\": {\"text\": \"Hallo\"}} (JSON)";
-    let value: Value = if is_json {
-        serde_json::from_str(text).map_err(|e| format!("not JSON ({e})"))?
+    if is_json {
+        serde_json::from_str(text).map_err(|e| format!("{e}: {SHAPE}"))
     } else {
-        let table: toml::Table = toml::from_str(text).map_err(|e| {
+        toml::from_str(text).map_err(|e| {
             format!(
-                "not TOML ({}); a name ending in .json is read as JSON",
-                e.message()
+                "{} ({SHAPE}; a name ending in .json is read as JSON)",
+                crate::text::one_line(e.message())
             )
-        })?;
-        serde_json::to_value(table).map_err(|e| e.to_string())?
-    };
-    let Value::Object(prompts) = value else {
-        return Err(format!("not a table of prompts: {SHAPE}"));
-    };
-    let mut given = GivenArgs::new();
-    for (prompt, arguments) in prompts {
-        let Value::Object(arguments) = arguments else {
-            return Err(format!("`{prompt}` is not a table of arguments: {SHAPE}"));
-        };
-        let mut values = BTreeMap::new();
-        for (name, value) in arguments {
-            let Value::String(value) = value else {
-                return Err(format!(
-                    "`{prompt}.{name}` is not a string (prompt arguments are strings): {SHAPE}"
-                ));
-            };
-            values.insert(name, value);
-        }
-        given.insert(prompt, values);
+        })
     }
-    Ok(given)
 }
 
 /// The era's heading line.
@@ -334,7 +314,9 @@ pub(super) fn write_snapshots(dir: &Path, eras: &[EraReport]) -> Result<(), Stri
             std::fs::create_dir_all(&folder)
                 .map_err(|e| format!("--snapshot: cannot create {}: {e}", folder.display()))?;
             let path = folder.join(snapshot_name(&prompt.name));
-            let body = serde_json::to_string_pretty(messages).unwrap_or_default() + "\n";
+            // Through a JSON tree, whose pretty printer the exports already have.
+            let tree = serde_json::to_value(messages).unwrap_or_default();
+            let body = serde_json::to_string_pretty(&tree).unwrap_or_default() + "\n";
             std::fs::write(&path, body)
                 .map_err(|e| format!("--snapshot: cannot write {}: {e}", path.display()))?;
         }
@@ -353,16 +335,20 @@ mod tests {
         let json = parse_args(r#"{"translate": {"text": "Hallo"}}"#, true).unwrap();
         assert_eq!(json["translate"]["text"], "Hallo");
         let number = parse_args("[translate]\ncount = 3\n", false).unwrap_err();
+        assert!(number.contains("invalid type: integer"), "{number}");
         assert!(
-            number.starts_with("`translate.count` is not a string"),
+            number.contains("write a table per prompt of string values"),
             "{number}"
         );
+        let flat = parse_args("text = \"x\"", false).unwrap_err();
+        assert!(flat.contains("invalid type"), "{flat}");
         assert!(
-            parse_args("text = \"x\"", false)
+            parse_args("[[", false)
                 .unwrap_err()
-                .contains("is not a table of arguments")
+                .contains("a name ending in .json")
         );
-        assert!(parse_args("[[", false).unwrap_err().starts_with("not TOML"));
+        let json = parse_args(r#"{"translate": {"text": 1}}"#, true).unwrap_err();
+        assert!(json.contains("invalid type: integer"), "{json}");
     }
 
     #[test]
