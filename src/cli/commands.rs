@@ -117,6 +117,19 @@ async fn run_loaded(config: &Config, command: Command) -> Result<ExitCode, CliEr
         }
         Command::Lock(flags) => super::lock::lock(config, flags).await,
         Command::Check(flags) => super::check::check(config, flags).await,
+        Command::Test {
+            server,
+            args,
+            json,
+            snapshot,
+        } => {
+            let flags = super::server_test::TestFlags {
+                args,
+                json,
+                snapshot,
+            };
+            super::server_test::run(config, &server, flags).await
+        }
         Command::Serve { .. }
         | Command::Init
         | Command::Config { .. }

@@ -59,8 +59,8 @@ pub(super) async fn connect_all_reading(
     read_catalog: bool,
 ) -> Result<(Hub, BTreeMap<String, Outcome>), CliError> {
     let servers = super::inputs::ask(servers)?;
-    let (tx, mut rx) = mpsc::channel(64);
-    let mut pending: std::collections::BTreeSet<String> =
+    let (tx, rx) = mpsc::channel(64);
+    let pending: std::collections::BTreeSet<String> =
         servers.iter().map(|s| s.name.clone()).collect();
     let servers: Vec<(ServerConfig, Option<crate::cache::ServerEntry>)> = servers
         .into_iter()
@@ -82,6 +82,26 @@ pub(super) async fn connect_all_reading(
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .push(hub.catalog_write_failure());
+    outcomes_of(hub, rx, pending).await
+}
+
+/// [`connect_all`] past the catalog, neither read nor written: for `mcpick test`, whose
+/// pinned eras must not become what the catalog remembers of the server.
+pub(super) async fn connect_uncached(
+    servers: Vec<ServerConfig>,
+) -> Result<(Hub, BTreeMap<String, Outcome>), CliError> {
+    let servers = super::inputs::ask(servers)?;
+    let (tx, rx) = mpsc::channel(64);
+    let pending = servers.iter().map(|s| s.name.clone()).collect();
+    outcomes_of(Hub::start_once(servers, tx), rx, pending).await
+}
+
+/// Waits until each `pending` server of `hub` is ready or failed (Ctrl-C stops waiting).
+async fn outcomes_of(
+    hub: Hub,
+    mut rx: mpsc::Receiver<McpEvent>,
+    mut pending: std::collections::BTreeSet<String>,
+) -> Result<(Hub, BTreeMap<String, Outcome>), CliError> {
     let mut outcomes = BTreeMap::new();
     // Warnings come before the server's Ready, and so does its FromCatalog.
     let mut warnings: BTreeMap<String, Vec<String>> = BTreeMap::new();

@@ -240,6 +240,25 @@ pub enum Command {
     /// A diff per prompt and skill that changed, went or came; exit 2 when a server cannot
     /// be reached or the lockfile cannot be read.
     Check(lock::CheckFlags),
+    /// Test a server against the spec, in both protocol eras (for server authors).
+    ///
+    /// Lists and fills every prompt, checks each answer (names, required arguments,
+    /// resultType, ttlMs/cacheScope, content, pagination, list_changed) and says what
+    /// each export format loses. Exit 1 on a violation, 2 when it cannot be reached.
+    Test {
+        /// The server's name in the config.
+        #[arg(add = ArgValueCandidates::new(candidates::server_candidates))]
+        server: String,
+        /// Argument values per prompt: TOML `[PROMPT] ARG = "value"`, or JSON (*.json).
+        #[arg(long, value_name = "FILE")]
+        args: Option<PathBuf>,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+        /// Write each filled prompt's messages to DIR/ERA/PROMPT.json.
+        #[arg(long, value_name = "DIR")]
+        snapshot: Option<PathBuf>,
+    },
     /// Serve prompt files as an MCP server (stdio unless --http).
     ///
     /// Files and folders (searched recursively): VS Code `*.prompt.md`, Claude Code

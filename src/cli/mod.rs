@@ -31,6 +31,7 @@ mod output;
 mod popup;
 mod questions;
 mod serve;
+mod server_test;
 mod servers;
 mod shell;
 

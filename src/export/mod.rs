@@ -3,6 +3,7 @@
 mod chat;
 pub mod clipboard;
 mod describe;
+mod losses;
 mod markdown;
 pub mod sink;
 
@@ -12,6 +13,7 @@ use crate::model::PromptMessages;
 
 pub use chat::{anthropic, anthropic_notes, openai};
 pub use describe::{decoded_len, describe};
+pub use losses::losses;
 pub use markdown::{markdown, plain_text};
 
 /// An export format.

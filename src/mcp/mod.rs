@@ -24,6 +24,7 @@ pub use client::questions::{
     Answer, AnswerError, FieldKind, FormField, GetOutcome, InputAnswers, InputRequest, Question,
     QuestionKind,
 };
+pub use client::shapes::{ResultShape, recording_shapes};
 pub use error::McpError;
 pub use log::{
     LOG_CAPACITY, MCPICK_SOURCE, NOTE_CAPACITY, ServerLog, merge_in_order, push_bounded,

@@ -181,6 +181,7 @@ fn subcommands() -> Vec<Vec<&'static str>> {
         vec!["completions"],
         vec!["man"],
         vec!["doctor"],
+        vec!["test"],
     ]
 }
 

@@ -43,6 +43,7 @@ mod serve_hints;
 mod serve_http;
 mod serve_limits;
 mod serve_skills;
+mod server_test;
 mod shell_widgets;
 mod skills;
 mod tmux_popup;

@@ -36,11 +36,21 @@ pub const UNREADABLE_WORDS: &str = "the server sent an answer mcpick cannot read
 /// `prompts/get` answers decoded at the seam, by request id (as JSON text: `3`, `"a"`),
 /// until their request takes them: the messages, or why they are not prompt messages.
 #[derive(Clone, Default)]
-pub struct DecodedAnswers(Arc<Mutex<HashMap<String, Result<PromptMessages, McpError>>>>);
+pub struct DecodedAnswers(Arc<Mutex<HashMap<String, DecodedGet>>>);
+
+/// A `prompts/get` answer read at the seam: its messages (or why they are not), and
+/// whether it said its `resultType` (2026-07-28 servers must; `mcpick test` checks it).
+#[derive(Debug)]
+pub struct DecodedGet {
+    /// The messages, or why they are not prompt messages.
+    pub messages: Result<PromptMessages, McpError>,
+    /// Whether the result carried `resultType` (it was `complete`: any other is the SDK's).
+    pub result_type_given: bool,
+}
 
 impl DecodedAnswers {
     /// Keeps what was read of the answer to request `id`.
-    pub fn put(&self, id: &Value, decoded: Result<PromptMessages, McpError>) {
+    pub fn put(&self, id: &Value, decoded: DecodedGet) {
         let mut answers = self.0.lock().unwrap_or_else(|e| e.into_inner());
         // Answers whose request was given up before they came are never taken: a few at
         // most, but they must not pile up.
@@ -51,7 +61,7 @@ impl DecodedAnswers {
     }
 
     /// Takes the answer decoded for request `id` (as JSON), if there is one.
-    pub fn take(&self, id: &Value) -> Option<Result<PromptMessages, McpError>> {
+    pub fn take(&self, id: &Value) -> Option<DecodedGet> {
         let mut answers = self.0.lock().unwrap_or_else(|e| e.into_inner());
         answers.remove(&id.to_string())
     }
@@ -64,7 +74,7 @@ pub enum Reading {
     AsItIs,
     /// A `prompts/get` answer read here: the messages (or why they are not), for
     /// [`DecodedAnswers`].
-    Decoded(Result<PromptMessages, McpError>),
+    Decoded(DecodedGet),
     /// Nothing can read it: why.
     Unreadable(String),
 }
@@ -137,7 +147,7 @@ pub fn decoded_stand_in(id: &Value) -> Vec<u8> {
 struct Response {
     jsonrpc: Option<Value>,
     /// A `result` was there; for a `prompts/get`, with its messages when it had a list.
-    result: Option<Option<Result<PromptMessages, McpError>>>,
+    result: Option<Option<DecodedGet>>,
     /// An `error` was there (and readable).
     error: bool,
 }
@@ -292,7 +302,7 @@ impl<'de> Visitor<'de> for ErrorVisitor {
 struct GetResultSeed;
 
 impl<'de> DeserializeSeed<'de> for GetResultSeed {
-    type Value = Option<Result<PromptMessages, McpError>>;
+    type Value = Option<DecodedGet>;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
         deserializer.deserialize_any(GetResultVisitor)
@@ -302,7 +312,7 @@ impl<'de> DeserializeSeed<'de> for GetResultSeed {
 struct GetResultVisitor;
 
 impl<'de> Visitor<'de> for GetResultVisitor {
-    type Value = Option<Result<PromptMessages, McpError>>;
+    type Value = Option<DecodedGet>;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a prompts/get result")
@@ -318,6 +328,7 @@ impl<'de> Visitor<'de> for GetResultVisitor {
         let mut messages = None;
         let mut description = None;
         let mut plain = true;
+        let mut result_type_given = false;
         while let Some(key) = map.next_key::<String>()? {
             match key.as_str() {
                 "messages" => messages = map.next_value_seed(MessagesSeed)?,
@@ -327,6 +338,7 @@ impl<'de> Visitor<'de> for GetResultVisitor {
                     }
                 }
                 "resultType" => {
+                    result_type_given = true;
                     plain &= matches!(map.next_value::<Value>()?, Value::String(kind) if kind == "complete");
                 }
                 _ => {
@@ -334,11 +346,12 @@ impl<'de> Visitor<'de> for GetResultVisitor {
                 }
             }
         }
-        Ok(messages.filter(|_| plain).map(|messages| {
-            messages.map(|messages| PromptMessages {
+        Ok(messages.filter(|_| plain).map(|messages| DecodedGet {
+            messages: messages.map(|messages| PromptMessages {
                 description,
                 messages,
-            })
+            }),
+            result_type_given,
         }))
     }
 }
@@ -457,7 +470,11 @@ mod tests {
         let line = r#"{"jsonrpc":"2.0","id":4,"result":{"description":"d","messages":[
             {"role":"user","content":{"type":"text","text":"hi"}},
             {"role":"assistant","content":{"type":"future","x":1}}]}}"#;
-        let Reading::Decoded(Ok(decoded)) = read(line, true) else {
+        let Reading::Decoded(DecodedGet {
+            messages: Ok(decoded),
+            result_type_given: false,
+        }) = read(line, true)
+        else {
             panic!("not decoded");
         };
         assert_eq!(decoded.description.as_deref(), Some("d"));
@@ -465,7 +482,10 @@ mod tests {
         assert_eq!(decoded.messages[1].content.kind(), "future");
         let bad = r#"{"jsonrpc":"2.0","id":4,"result":{"messages":[
             {"role":"user","content":{"type":"text","text":"hi"}},{"role":7}]}}"#;
-        let Reading::Decoded(Err(why)) = read(bad, true) else {
+        let Reading::Decoded(DecodedGet {
+            messages: Err(why), ..
+        }) = read(bad, true)
+        else {
             panic!("not refused");
         };
         assert!(

@@ -144,6 +144,8 @@ fn legacy_answer(answers: &InputAnswers) -> ElicitResult {
 struct Handler {
     info: ClientConfig,
     list_changed: Arc<Notify>,
+    /// How many `notifications/prompts/list_changed` the server sent (`mcpick test`).
+    prompt_list_changes: Arc<std::sync::atomic::AtomicUsize>,
     log: Arc<ServerLog>,
     server: ServerId,
     lines: Option<mpsc::Sender<LogLine>>,
@@ -157,6 +159,7 @@ impl ClientHandler for Handler {
     }
 
     async fn on_prompt_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        (self.prompt_list_changes).fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         self.list_changed.notify_one();
     }
 
@@ -390,6 +393,8 @@ pub struct Connection {
     served_problems: crate::mcp::client::problems::ServedProblems,
     /// `prompts/get` answers read at the transport seam (stdio), by request id.
     decoded: crate::mcp::client::answer::DecodedAnswers,
+    /// How many prompt list-change notices the server sent.
+    prompt_list_changes: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 impl Connection {

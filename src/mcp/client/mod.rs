@@ -11,4 +11,5 @@ mod limit;
 mod mrtr;
 mod problems;
 pub mod questions;
+pub mod shapes;
 pub(crate) mod sse;

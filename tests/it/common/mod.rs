@@ -31,7 +31,9 @@ pub fn peers() -> &'static Path {
             "{}",
             String::from_utf8_lossy(&output.stderr).trim()
         );
+        // Empty is unset, as setup.sh's `${MCPICK_PEERS_DIR:-…}` reads it.
         std::env::var_os("MCPICK_PEERS_DIR")
+            .filter(|dir| !dir.is_empty())
             .map(PathBuf::from)
             .unwrap_or_else(|| root().join("target/peers"))
     })

@@ -92,6 +92,7 @@ impl Connection {
     ) -> Result<Connection, McpError> {
         crate::mcp::tls::install_crypto_provider();
         let list_changed = Arc::new(Notify::new());
+        let prompt_list_changes: Arc<std::sync::atomic::AtomicUsize> = Arc::default();
         let questions = QuestionRoutes::default();
         let secrets = connection_secrets(config, &log);
         let opening = Opening::of(config, known)?;
@@ -104,6 +105,7 @@ impl Connection {
                 info
             },
             list_changed: list_changed.clone(),
+            prompt_list_changes: prompt_list_changes.clone(),
             log: log.clone(),
             server: config.name.clone(),
             lines: lines.clone(),
@@ -128,8 +130,10 @@ impl Connection {
                     timeout: config.timeout,
                     max_response_bytes: config.max_response_bytes,
                     decoded: decoded.clone(),
+                    pinned: config.protocol_version.is_some(),
                 };
-                let first = opening.remembered.then_some(&opening.start);
+                // A pinned version is the only handshake tried, as over HTTP.
+                let first = (opening.remembered || limits.pinned).then_some(&opening.start);
                 let (service, child) =
                     connect_stdio(&config.name, &spec, &log, &lines, limits, first, handler)
                         .await?;
@@ -179,6 +183,7 @@ impl Connection {
             modern_rounds: std::sync::Mutex::new(0),
             served_problems: Default::default(),
             decoded,
+            prompt_list_changes,
         };
         Ok(connection)
     }
@@ -471,7 +476,7 @@ pub(super) async fn connect_stdio(
         };
         let exited = exit_soon(&child).await;
         child.terminate().await;
-        if !(refused_era(&error) || exited.is_some()) {
+        if limits.pinned || !(refused_era(&error) || exited.is_some()) {
             return Err(error);
         }
         // Only the handshake not tried yet, on one new process: two starts in all, as
@@ -739,6 +744,8 @@ pub(super) struct StdioLimits {
     timeout: Duration,
     max_response_bytes: usize,
     decoded: DecodedAnswers,
+    /// `protocol_version` pins the handshake: no other era is tried.
+    pinned: bool,
 }
 
 /// The transport over a stdio server's pipes: its lines bounded by `max_response_bytes`,

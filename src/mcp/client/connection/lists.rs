@@ -11,6 +11,7 @@ use crate::model::{EmbeddedResource, PromptArg, PromptInfo, PromptMessages, Serv
 use rmcp::model::{ClientRequest, ListPromptsRequest, PaginatedRequestParams, ServerResult};
 
 use super::connect::scope_of;
+use crate::mcp::client::shapes::{self, ResultShape};
 
 impl Connection {
     /// Every prompt, following `nextCursor` through all pages. Dropping the future cancels
@@ -80,6 +81,7 @@ impl Connection {
                 ServerResult::CustomResult(custom) if custom.0.get("skills").is_some() => custom.0,
                 other => return Err(unexpected("skills/list", &other)),
             };
+            shapes::note(|| shapes::of_raw("skills/list", &page, "skills"));
             let Some(entries) = page.get("skills").and_then(|s| s.as_array()) else {
                 return Err(McpError::Malformed(
                     "skills/list answered without a `skills` list".into(),
@@ -318,6 +320,16 @@ impl Connection {
                         if number == 1 {
                             self.note_served_problems(page.meta.as_deref());
                         }
+                        shapes::note(|| ResultShape {
+                            method: "prompts/list",
+                            result_type: page.result_type.as_ref().map(|t| t.as_str().to_string()),
+                            ttl_ms: page.ttl_ms.map(serde_json::Value::from),
+                            cache_scope: page
+                                .cache_scope
+                                .and_then(|scope| serde_json::to_value(scope).ok()),
+                            names: page.prompts.iter().map(|p| Some(p.name.clone())).collect(),
+                            next_cursor: page.next_cursor.clone(),
+                        });
                         Ok(Page {
                             hints: self.hints(page.ttl_ms, page.cache_scope.map(scope_of)),
                             items: page
@@ -332,6 +344,7 @@ impl Connection {
                     // A page the SDK cannot type (one prompt it cannot read spoils the whole
                     // page for it): read prompt by prompt, keeping the good ones.
                     ServerResult::CustomResult(custom) if custom.0.get("prompts").is_some() => {
+                        shapes::note(|| shapes::of_raw("prompts/list", &custom.0, "prompts"));
                         if number == 1 {
                             let meta = custom.0.get("_meta").and_then(|m| m.as_object());
                             self.note_served_problems(meta);
@@ -432,6 +445,11 @@ impl Connection {
             self.log.write_to_file(&self.name, &line);
             self.log.forward(line, &self.service.service().lines);
         }
+    }
+
+    /// Whether the server sent `notifications/prompts/list_changed` since it connected.
+    pub fn heard_list_changed(&self) -> bool {
+        (self.prompt_list_changes).load(std::sync::atomic::Ordering::Relaxed) > 0
     }
 
     /// The problems with its prompt files that a served library (`mcpick serve`) listed

@@ -6,6 +6,7 @@ use crate::mcp::client::connection::{
 };
 use crate::mcp::client::mrtr;
 use crate::mcp::client::questions::{GetOutcome, InputAnswers, InputRequest};
+use crate::mcp::client::shapes::{self, ResultShape};
 use crate::mcp::error::McpError;
 use crate::mcp::{Connection, MAX_INPUT_ROUNDS};
 use crate::model::{Completion, EmbeddedResource, PromptMessages};
@@ -237,10 +238,17 @@ impl Connection {
         let decoded = id
             .and_then(|id| serde_json::to_value(id).ok())
             .and_then(|id| self.decoded.take(&id));
-        match decoded {
-            Some(Ok(messages)) => self.masked_messages(messages).map(GetOutcome::Messages),
-            Some(Err(fault)) => Err(fault),
-            None => self.read_get_result(result),
+        let Some(decoded) = decoded else {
+            return self.read_get_result(result);
+        };
+        shapes::note(|| ResultShape {
+            method: "prompts/get",
+            result_type: decoded.result_type_given.then(|| "complete".to_string()),
+            ..ResultShape::default()
+        });
+        match decoded.messages {
+            Ok(messages) => self.masked_messages(messages).map(GetOutcome::Messages),
+            Err(fault) => Err(fault),
         }
     }
 
@@ -269,6 +277,11 @@ impl Connection {
     pub(super) fn read_get_result(&self, result: ServerResult) -> Result<GetOutcome, McpError> {
         let asked = match result {
             ServerResult::GetPromptResult(result) => {
+                shapes::note(|| ResultShape {
+                    method: "prompts/get",
+                    result_type: result.result_type.as_ref().map(|t| t.as_str().to_string()),
+                    ..ResultShape::default()
+                });
                 let mut value =
                     serde_json::to_value(&result).map_err(|e| McpError::CannotRead {
                         what: "the messages",
@@ -293,6 +306,7 @@ impl Connection {
             // A result the SDK has no type for (a content kind or role from beyond the
             // schema it knows) arrives raw: read it with mcpick's own, more tolerant types.
             ServerResult::CustomResult(mut custom) if custom.0.get("messages").is_some() => {
+                shapes::note(|| shapes::of_raw("prompts/get", &custom.0, ""));
                 self.secrets.mask_json(&mut custom.0);
                 return read_messages(custom.0).map(GetOutcome::Messages);
             }
