@@ -96,6 +96,16 @@ const STRING_ERRORS_ALLOWED: &[(&str, usize, &str)] = &[
     ),
     ("cli/connect.rs", 1, "a command's outcome, printed"),
     (
+        "cli/server_test/checks.rs",
+        1,
+        "a server's refusal as its words, for the report",
+    ),
+    (
+        "cli/server_test/report.rs",
+        3,
+        "--args and --snapshot's usage errors, printed",
+    ),
+    (
         "cli/lock.rs",
         2,
         "lock's command-line words (a usage error) and an example's failure, printed in the report",
