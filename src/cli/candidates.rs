@@ -190,31 +190,68 @@ pub(super) fn argument_candidates(current: &OsStr, suffix: &str) -> Vec<Completi
     arguments_of_named_prompt(&cached_prompts(&config), &words, &typed, suffix)
 }
 
+/// The prompt `word` names: SERVER/NAME, SERVER:NAME, or a bare NAME (or /NAME) that one
+/// server alone offers, as `get` reads it.
+fn prompt_named<'a>(prompts: &'a [PromptInfo], word: &str) -> Option<&'a PromptInfo> {
+    let exact = prompts.iter().find(|p| {
+        let (server, name) = (p.server.as_str(), p.name.as_str());
+        word.strip_prefix(server)
+            .and_then(|rest| rest.strip_prefix(['/', ':']))
+            .is_some_and(|rest| rest == name)
+    });
+    exact.or_else(|| {
+        let bare = word.strip_prefix('/').unwrap_or(word);
+        let mut offering = prompts.iter().filter(|p| p.name == bare);
+        match (offering.next(), offering.next()) {
+            (Some(only), None) => Some(only),
+            _ => None,
+        }
+    })
+}
+
+/// `mcpick lock`'s targets: a `SERVER/PROMPT`, and after one, the argument names of an
+/// example of it (the last prompt named before the word: each example follows its
+/// prompt).
+pub fn lock_target_candidates(current: &OsStr) -> Vec<CompletionCandidate> {
+    let mut found = prompt_candidates(current);
+    let typed = current.to_string_lossy();
+    if typed.contains('=') {
+        return found;
+    }
+    let Some(config) = config() else {
+        return found;
+    };
+    let prompts = cached_prompts(&config);
+    let words: Vec<String> = words_being_completed()
+        .iter()
+        .map(|w| w.to_string_lossy().into_owned())
+        .collect();
+    // The words before the one being typed, from the last that names a prompt.
+    let before = &words[..words.len().saturating_sub(1)];
+    if let Some(last) = before
+        .iter()
+        .rposition(|word| !word.contains('=') && prompt_named(&prompts, word).is_some())
+    {
+        let example: Vec<String> = std::iter::once(String::new())
+            .chain(words[last..].iter().cloned())
+            .collect();
+        found.extend(arguments_of_named_prompt(&prompts, &example, &typed, "="));
+    }
+    found
+}
+
 pub(super) fn arguments_of_named_prompt(
     prompts: &[PromptInfo],
     words: &[String],
     typed: &str,
     suffix: &str,
 ) -> Vec<CompletionCandidate> {
-    // The prompt is the first word naming one: SERVER/NAME, SERVER:NAME, or a bare NAME
-    // (or /NAME) that one server alone offers, as `get` reads it.
-    let named = |word: &str| -> Option<&PromptInfo> {
-        let exact = prompts.iter().find(|p| {
-            let (server, name) = (p.server.as_str(), p.name.as_str());
-            word.strip_prefix(server)
-                .and_then(|rest| rest.strip_prefix(['/', ':']))
-                .is_some_and(|rest| rest == name)
-        });
-        exact.or_else(|| {
-            let bare = word.strip_prefix('/').unwrap_or(word);
-            let mut offering = prompts.iter().filter(|p| p.name == bare);
-            match (offering.next(), offering.next()) {
-                (Some(only), None) => Some(only),
-                _ => None,
-            }
-        })
-    };
-    let Some(prompt) = words.iter().skip(1).find_map(|word| named(word)) else {
+    // The prompt is the first word naming one.
+    let Some(prompt) = words
+        .iter()
+        .skip(1)
+        .find_map(|word| prompt_named(prompts, word))
+    else {
         return Vec::new();
     };
     let given: Vec<&str> = words

@@ -28,7 +28,7 @@ pub struct LockFlags {
     /// `mcpick lock builtin/translate text=Hallo to=English` locks server `builtin` and
     /// records what that prompt renders from those arguments (a SERVER/PROMPT alone: from
     /// none). Examples already in the file are kept and rendered again.
-    #[arg(value_name = "SERVER[/PROMPT] [NAME=VALUE]…", add = clap_complete::ArgValueCompleter::new(super::candidates::prompt_candidates))]
+    #[arg(value_name = "SERVER[/PROMPT] [NAME=VALUE]…", add = clap_complete::ArgValueCompleter::new(super::candidates::lock_target_candidates))]
     pub targets: Vec<String>,
     /// The lockfile to write.
     #[arg(long, value_name = "PATH", default_value = crate::lock::DEFAULT_FILE)]

@@ -243,6 +243,22 @@ fn auth_login_offers_http_servers_only(shell: &str) {
     tab(&mut tui, "mcpick auth login ", "mcpick auth login remote");
 }
 
+/// `lock` takes what `get` takes (a prompt, then an example's argument names); `test` and
+/// `check` are not completed from prompts (`test` takes a server).
+#[test]
+fn bash_completes_lock_targets_and_test_servers() {
+    let sandbox = lib_and_remote();
+    let mut tui = start("bash", &sandbox, Route::Completions);
+    tab(
+        &mut tui,
+        "mcpick lock lib/transl",
+        "mcpick lock lib/translate",
+    );
+    tab(&mut tui, "te", "mcpick lock lib/translate text=");
+    tui.send("\x15");
+    tab(&mut tui, "mcpick test l", "mcpick test lib");
+}
+
 #[test]
 fn bash_after_a_prompt_offers_its_argument_names() {
     after_a_prompt_offers_its_argument_names("bash");
