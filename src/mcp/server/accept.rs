@@ -489,23 +489,8 @@ pub async fn accept_loop<F, Fut>(
 /// The answer on a connection taken into the health reserve to anything but
 /// `GET /healthz`: 503, try again in a moment, and the connection closes.
 fn reserved_for_health() -> axum::response::Response {
-    let body = serde_json::json!({
-        "error": "busy",
-        "message": "the server is busy (every connection has a request in hand): try again shortly",
-    })
-    .to_string();
-    let mut response = axum::response::Response::new(axum::body::Body::from(body));
-    *response.status_mut() = http::StatusCode::SERVICE_UNAVAILABLE;
-    let headers = response.headers_mut();
-    headers.insert(
-        http::header::CONTENT_TYPE,
-        http::HeaderValue::from_static("application/json"),
-    );
-    headers.insert(
-        http::header::RETRY_AFTER,
-        http::HeaderValue::from_static("1"),
-    );
-    headers.insert(
+    let mut response = super::refusals::busy("every connection has a request in hand");
+    response.headers_mut().insert(
         http::header::CONNECTION,
         http::HeaderValue::from_static("close"),
     );

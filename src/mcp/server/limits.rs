@@ -26,6 +26,7 @@ use tokio::sync::Semaphore;
 
 use crate::mcp::server::accept::ClientGone;
 use crate::mcp::server::connections::{ConnectionLimits, Connections, OpenConnection};
+use crate::mcp::server::refusals::{busy, refusal};
 use tokio_util::sync::CancellationToken;
 
 /// How much `serve --http` takes on at once (see docs/serve.md, "Limits").
@@ -279,25 +280,6 @@ pub fn sessions(limits: &HttpLimits) -> CappedSessions {
         cap: limits.max_sessions.max(1),
         uses: Mutex::default(),
     }
-}
-
-/// A refusal as the token check words its own: a JSON body `{"error", "message"}`.
-fn refusal(status: StatusCode, error: &str, message: String) -> Response {
-    let body = serde_json::json!({ "error": error, "message": message }).to_string();
-    (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
-}
-
-/// 503 with `Retry-After: 1`: the server is full, try again in a moment.
-fn busy(what: &str) -> Response {
-    let mut response = refusal(
-        StatusCode::SERVICE_UNAVAILABLE,
-        "busy",
-        format!("the server is busy ({what}): try again shortly"),
-    );
-    response
-        .headers_mut()
-        .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
-    response
 }
 
 fn too_large(limit: usize) -> Response {
