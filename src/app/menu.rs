@@ -13,7 +13,7 @@ use crate::app::keys::is_typing;
 use crate::app::line::LineEditor;
 use crate::app::{Action, DOUBLE_CLICK_MS, ServerStatus};
 use crate::lock::Drift;
-use crate::model::ServerId;
+use crate::model::{PromptInfo, ServerId};
 use crate::search;
 use crate::search::{Entry, MenuWidths, Query, Ranked, Ranker};
 
@@ -204,10 +204,14 @@ impl MenuState {
             .and_then(|r| self.entries.get(r.index()))
     }
 
-    /// How `entry` differs from the lockfile, if it does.
-    pub fn drift_of(&self, entry: &Entry) -> Option<&Drift> {
+    /// How `prompt` differs from the lockfile, if it does.
+    pub fn drift_of(&self, prompt: &PromptInfo) -> Option<&Drift> {
+        // Asked for every row drawn: without a lockfile (or drift) there is nothing to key.
+        if self.drift.is_empty() {
+            return None;
+        }
         self.drift
-            .get(&(entry.prompt.server.clone(), entry.prompt.name.clone()))
+            .get(&(prompt.server.clone(), prompt.name.clone()))
     }
 
     /// Whether the user moved the selection since the search last changed.

@@ -259,7 +259,8 @@ fn draw_list(app: &App, frame: &mut Frame, area: Rect, theme: &Theme) {
     // old the lists are once.
     // A prompt not as the lockfile has it says so there too (`changed`, `new`).
     let badge_width = if entries().any(|e| {
-        app.row_mark(&e.prompt.server) == Some(RowMark::Stale) || app.menu.drift_of(e).is_some()
+        app.row_mark(&e.prompt.server) == Some(RowMark::Stale)
+            || app.menu.drift_of(&e.prompt).is_some()
     }) {
         BADGE_WIDTH
     } else {
@@ -425,7 +426,7 @@ fn entry_line(
     if badge_width > 0 {
         let word = badge_width - 1;
         // Drift is this prompt's own news; a stale list is said in the status line too.
-        let (text, style) = match app.menu.drift_of(entry) {
+        let (text, style) = match app.menu.drift_of(&entry.prompt) {
             Some(drift) => (drift.word(), theme.error()),
             None if stale => (RowMark::Stale.word(), theme.busy()),
             None => ("", theme.busy()),
@@ -745,7 +746,7 @@ fn lock_lines(
     width: usize,
     theme: &Theme,
 ) {
-    let (Some(lock), Some(drift)) = (&app.options.lock, app.menu.drift_of(entry)) else {
+    let (Some(lock), Some(drift)) = (&app.options.lock, app.menu.drift_of(&entry.prompt)) else {
         return;
     };
     let file = one_line(&lock.shown_path);

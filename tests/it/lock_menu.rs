@@ -5,16 +5,12 @@
 
 use crate::common::pty::{STEP, Tui};
 use crate::common::*;
-use std::path::Path;
+use crate::serve::write;
 
 const HELLO: &str = "---\ndescription: Greet someone\narguments:\n  - name: who\n    required: true\n---\nHello {{who}}!\n";
 const HELLO_WITH_MOOD: &str = "---\ndescription: Greet someone\narguments:\n  - name: who\n    required: true\n  - name: mood\n    required: true\n---\nHello {{who}}, {{mood}}!\n";
 const BYE: &str = "---\ndescription: Say goodbye\n---\nBye.\n";
 const HAIKU: &str = "---\ndescription: Write a haiku\n---\nA haiku.\n";
-
-fn write(dir: &Path, relative: &str, text: &str) {
-    std::fs::write(dir.join(relative), text).unwrap();
-}
 
 /// `mcpick ARGS` in the sandbox's folder (where `mcpick.lock` is written and found).
 fn mcpick_here(sandbox: &Sandbox, args: &[&str]) -> std::process::Output {

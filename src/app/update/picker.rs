@@ -263,10 +263,7 @@ impl App {
     /// lockfile has it.
     pub(in crate::app) fn lock_refusal(&self, prompt: &PromptInfo) -> Option<String> {
         let lock = self.options.lock.as_ref().filter(|lock| lock.enforce)?;
-        let drift = self
-            .menu
-            .drift
-            .get(&(prompt.server.clone(), prompt.name.clone()))?;
+        let drift = self.menu.drift_of(prompt)?;
         let what = match drift {
             Drift::New => "is not in",
             Drift::Changed(_) => "changed since",

@@ -92,8 +92,7 @@ impl App {
             self.warn(why);
             return Vec::new();
         };
-        let entry = &self.menu.entries[index];
-        if let Some(refusal) = self.lock_refusal(&entry.prompt) {
+        if let Some(refusal) = self.lock_refusal(&self.menu.entries[index].prompt) {
             self.warn(refusal);
             return Vec::new();
         }
